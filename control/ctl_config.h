@@ -1,0 +1,91 @@
+/* A scenario config: YAML loaded, validated against the Scala names, overridden by --set, into immutable structs. */
+#ifndef CTL_CONFIG_H
+#define CTL_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emu_sim.h"
+#include "emu_time.h"
+#include "nic_params.h"
+
+#define CTL_NAME_MAX 32
+#define CTL_DEV_MAX 256
+
+/** topology.hosts[i]: an emulated host with its Scala UET NIC. */
+struct ctl_host {
+	char name[CTL_NAME_MAX];   /* name, unique */
+	uint32_t ip;               /* ip, dotted IPv4, host byte order; unique */
+	uint8_t mac[6];            /* mac, "02:00:00:00:00:01"; default 02:00:00:00:<index+1 as 16 bits> */
+};
+
+/** topology.links[i]: a point-to-point link between two host NICs (switch ports come with the switch issue). */
+struct ctl_link {
+	char name[CTL_NAME_MAX];   /* name, unique */
+	uint32_t a, b;             /* a, b: host names, resolved to indexes into hosts[]; a != b */
+	uint64_t data_rate_bps;    /* DataRate, optional; 0 = the lower of the two NICs' DataRate */
+	emu_ps_t delay_ps;         /* Delay, optional; EMU_PS_NEVER = the NIC's Delay */
+};
+
+/** One message of a `messages` application. */
+struct ctl_message {
+	uint32_t src, dst;         /* src, dst: host names resolved to indexes; src != dst */
+	uint64_t bytes;            /* bytes: size, a number or a size with unit (1MiB); 0 allowed */
+	emu_ps_t start;            /* start: time the host rings the doorbell (timeval, default 0) */
+};
+
+enum ctl_app_type { CTL_APP_MESSAGES = 0 };
+
+/** applications[i]. */
+struct ctl_app {
+	uint8_t type;                  /* type: "messages" */
+	struct ctl_message *list;      /* list: owned */
+	uint32_t n_list;
+};
+
+/** ports[i]: bind a host's NIC link to a DPDK port in real time. */
+struct ctl_port {
+	uint32_t host;             /* attach: host name resolved */
+	char dev[CTL_DEV_MAX];     /* dev: DPDK devargs, e.g. "net_tap0,iface=uet0" */
+};
+
+/** captures[i]. */
+struct ctl_capture {
+	char name[CTL_NAME_MAX];   /* name: output file DIR/<name>.pcap; unique */
+	uint32_t link;             /* link: link name resolved */
+};
+
+/** The whole config. Everything is owned by it; free with ctl_config_free(). */
+struct ctl_config {
+	char path[256];
+	struct emu_sim_params sim;     /* simulation */
+	struct ctl_host *hosts;        /* topology.hosts */
+	uint32_t n_hosts;
+	struct ctl_link *links;        /* topology.links */
+	uint32_t n_links;
+	struct nic_params nic;         /* nic: applies to every host's NIC */
+	struct ctl_app *apps;          /* applications */
+	uint32_t n_apps;
+	struct ctl_port *ports;        /* ports */
+	uint32_t n_ports;
+	struct ctl_capture *captures;  /* captures */
+	uint32_t n_captures;
+};
+
+/**
+ * Load @p path, apply the @p n_sets overrides "a.b.0.c=value" in @p sets (in order, after the file), validate,
+ * and fill @p cfg (zeroed first). Every key not given takes its documented default.
+ * Returns 0, or -errno with a one-line message in @p err (size @p errlen) naming "file:line:col: key.path: what;
+ * suggestion" for a bad key or value, "--set a.b=c: ..." for a bad override, or "file: No such file or directory".
+ * On error @p cfg holds nothing to free.
+ */
+int ctl_config_load(struct ctl_config *cfg, const char *path, const char *const *sets, int n_sets, char *err,
+		    size_t errlen);
+
+/** Free what ctl_config_load() allocated. Accepts NULL and a zeroed config. */
+void ctl_config_free(struct ctl_config *cfg);
+
+/** Index of the host named @p name, or -1. */
+int ctl_config_host(const struct ctl_config *cfg, const char *name);
+
+#endif /* CTL_CONFIG_H */

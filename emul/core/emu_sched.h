@@ -1,0 +1,62 @@
+/* The deterministic event scheduler of one partition: total order (time, seq), O(1) cancellable timers. */
+#ifndef EMU_SCHED_H
+#define EMU_SCHED_H
+
+#include <stdint.h>
+
+#include "emu_time.h"
+
+struct emu_sched;
+
+/** Event callback. @p a and @p b are the two arguments given when it was scheduled; @p now is its time. */
+typedef void (*emu_event_fn)(void *a, void *b, emu_ps_t now);
+
+/** Timer handle: slot plus generation. 0 never names a live event, so a zeroed handle is "not armed". */
+typedef uint64_t emu_timer_t;
+
+/**
+ * Create a scheduler able to hold @p capacity pending events (rounded up to a power of two).
+ * Returns NULL with errno ENOMEM.
+ */
+struct emu_sched *emu_sched_create(uint32_t capacity);
+
+/** Free the scheduler and every pending event. Accepts NULL. */
+void emu_sched_destroy(struct emu_sched *s);
+
+/**
+ * Schedule @p fn(@p a, @p b, @p when). Events at one time run in the order they were scheduled.
+ * @p when earlier than the current time runs at the current time (never in the past).
+ * @p h, if not NULL, receives a handle for emu_sched_cancel().
+ * Returns 0, or -ENOSPC when capacity pending events already exist (the caller counts the drop).
+ */
+int emu_sched_at(struct emu_sched *s, emu_ps_t when, emu_event_fn fn, void *a, void *b, emu_timer_t *h);
+
+/**
+ * Cancel a pending event in O(1). Returns 0, or -ENOENT if @p h already fired, was cancelled, or is 0.
+ * Safe from inside any callback, including the cancelled event's own.
+ */
+int emu_sched_cancel(struct emu_sched *s, emu_timer_t h);
+
+/** Time of the event running now, or of the last one run. */
+emu_ps_t emu_sched_now(const struct emu_sched *s);
+
+/** Time of the earliest pending event, or EMU_PS_NEVER when none is pending. */
+emu_ps_t emu_sched_next(struct emu_sched *s);
+
+/**
+ * Run every event whose time is <= @p limit, in (time, seq) order, including events the callbacks add within
+ * the limit. Returns how many ran. Stops early after emu_sched_stop().
+ */
+uint64_t emu_sched_run_until(struct emu_sched *s, emu_ps_t limit);
+
+/** Make the running emu_sched_run_until() return after the current event. */
+void emu_sched_stop(struct emu_sched *s);
+
+/** Advance the current time to @p t if it is later (real time: the clock moved with no event). */
+void emu_sched_advance(struct emu_sched *s, emu_ps_t t);
+
+/** Events run so far, and events pending now. */
+uint64_t emu_sched_events_run(const struct emu_sched *s);
+uint32_t emu_sched_pending(const struct emu_sched *s);
+
+#endif /* EMU_SCHED_H */

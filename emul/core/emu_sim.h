@@ -1,0 +1,22 @@
+/* The global SimulationParameters of a run (Scala names), shared read-only by every device. */
+#ifndef EMU_SIM_H
+#define EMU_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "emu_time.h"
+
+struct emu_sim_params {
+	char simulation_name[64];            /* SimulationName: prefix of every record file */
+	uint64_t random_seed;                /* RandomSeed, default 18760 */
+	emu_ps_t duration;                   /* SimulationDuration: stop time; 0 = until every message completes */
+	emu_ps_t nd_stats_interval;          /* NDStatsReportInterval, default 1 ms */
+	bool enable_net_device_stat_logging; /* EnableNetDeviceStatLogging, default true */
+	uint64_t time_scale;                 /* TimeScale (uetemu): real time runs this many times slower, default 1 */
+};
+
+/** Fill @p p with the defaults (name "uetemu", seed 18760, duration 0, interval 1 ms). */
+void emu_sim_defaults(struct emu_sim_params *p);
+
+#endif /* EMU_SIM_H */
