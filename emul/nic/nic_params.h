@@ -7,6 +7,7 @@
 #define NIC_PARAMS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "emu_time.h"
@@ -128,5 +129,75 @@ struct nic_params {
 
 /** Fill @p p with every documented Scala default (and the uetemu extension defaults). */
 void nic_params_defaults(struct nic_params *p);
+
+/*
+ * The attribute table: one row per attribute of the configuration page (and of UETEncapsulation), giving its path,
+ * type, default text, range and field. nic_params_defaults() parses the default texts with the same parsers as a
+ * config file, so a default and a configured value cannot mean different things.
+ */
+
+#define NIC_PARAM_DEPTH 8 /* path components, NULL-terminated: the deepest (PCIe) paths have 7 */
+
+enum nic_ptype {
+	NIC_PT_BOOL = 0,
+	NIC_PT_UINT,
+	NIC_PT_DOUBLE,
+	NIC_PT_DATARATE,
+	NIC_PT_TIMEVAL,
+	NIC_PT_BYTES,      /* bytes and queuesize */
+	NIC_PT_ENUM,       /* string with a fixed set of values; the index is stored as uint8_t */
+	NIC_PT_FILTER_FEP, /* string: "All" or a FEP id */
+	NIC_PT_FILTER_IP,  /* string: "All" or a dotted IPv4 address */
+	NIC_PT_FILTER_PDC, /* string: "All" or "<IPv4>:<PDC id>" */
+	NIC_PT_LIST_FRAC,  /* list string of 8 fractions 0..1, stored as uint32_t ppm */
+	NIC_PT_LIST_UINT,  /* list string of 8 uints in [min, max], stored as uint32_t */
+	NIC_PT_LIST_FLAG,  /* list string of 8 entries, stored as uint8_t: 1 for an entry equal to 1, else 0 */
+};
+
+/** One attribute. */
+struct nic_param_def {
+	const char *path[NIC_PARAM_DEPTH]; /* Scala path under the NIC's typedParameters, attribute last */
+	uint8_t type;                      /* enum nic_ptype */
+	bool readonly;                     /* NumDownLinks: setting it is an error */
+	const char *def;                   /* Default, written as the page writes it */
+	uint64_t min, max;                 /* range of a uint (of each entry for NIC_PT_LIST_UINT), sizes, rates, times */
+	double dmin, dmax;                 /* range of a double */
+	const char *const *enums;          /* NIC_PT_ENUM: the accepted values, NULL-terminated */
+	const char *refused;               /* NIC_PT_ENUM: a value the page names that stops the run, or NULL */
+	size_t off, size;                  /* field in struct nic_params; size 0 = accepted but not stored */
+};
+
+/** The table, in the order of the configuration page; nic_param_count rows. */
+extern const struct nic_param_def nic_param_table[];
+extern const unsigned nic_param_count;
+
+/** True for the list types, which also accept their 8 entries one by one (nic_param_set_list()). */
+bool nic_param_is_list(const struct nic_param_def *d);
+
+/**
+ * Parse @p text as the attribute @p d and store it in @p p. A list attribute takes its Scala list string
+ * "[a, b, c, d, e, f, g, h]".
+ * Returns 0; -EPERM for a read-only attribute; -EINVAL or -ERANGE for a bad or out-of-range value. The message,
+ * "<what>; <suggestion>" without the attribute's path, is written into @p err (size @p errlen).
+ */
+int nic_param_set(struct nic_params *p, const struct nic_param_def *d, const char *text, char *err, size_t errlen);
+
+/**
+ * Store the @p n entries @p items of the list attribute @p d (n must be NIC_TC_COUNT). On error, @p bad receives
+ * the index of the bad entry (or -1 for a wrong count). Returns 0, -EINVAL or -ERANGE, message as nic_param_set().
+ */
+int nic_param_set_list(struct nic_params *p, const struct nic_param_def *d, const char *const *items, int n,
+		       int *bad, char *err, size_t errlen);
+
+#define NIC_CHECK_WHY_MAX 3
+
+/**
+ * Check the rules of the configuration page that stop a run and need more than one attribute or a list's shape:
+ * PoolAllocationVector shape, PrefetchBufferSize against RdmaDataMSS, the egress data and control pool sizes.
+ * Returns 0, or -EINVAL with "<what>; <suggestion>" in @p err and, in @p why, up to NIC_CHECK_WHY_MAX rows of the
+ * attributes involved, the one to blame first (NULL after the last).
+ */
+int nic_params_check(const struct nic_params *p, const struct nic_param_def *why[NIC_CHECK_WHY_MAX], char *err,
+		     size_t errlen);
 
 #endif /* NIC_PARAMS_H */

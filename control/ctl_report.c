@@ -1,0 +1,199 @@
+/* The end-of-run report: DIR/summary.json (a stable interface for scripts) and the table on stdout. */
+#include "ctl_run_pvt.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct host_sum {
+	uint64_t rx_msg_bytes;
+	emu_ps_t first_start, last_done;
+	double goodput_gbps;
+};
+
+struct totals {
+	uint64_t drops, trims, nacks, rtx, rto, ecn, pfc;
+	uint64_t drop_reason[NIC_C_COUNT];
+	double fct_p50, fct_p99, fct_max; /* microseconds */
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of the sorted @p v. */
+static uint64_t pct(const uint64_t *v, uint32_t n, uint32_t p)
+{
+	if (n == 0)
+		return 0;
+	uint64_t rank = ((uint64_t)p * n + 99) / 100;
+	return v[rank == 0 ? 0 : rank - 1];
+}
+
+static void sum_hosts(struct ctl_run_state *r, struct host_sum *hs)
+{
+	for (uint32_t i = 0; i < r->n_msgs; i++) {
+		const struct ctl_msg *m = &r->msgs[i];
+		if (!m->completed)
+			continue;
+		struct host_sum *h = &hs[m->m->dst];
+		if (h->rx_msg_bytes == 0 || m->m->start < h->first_start)
+			h->first_start = m->m->start;
+		if (m->done > h->last_done)
+			h->last_done = m->done;
+		h->rx_msg_bytes += m->m->bytes;
+	}
+	for (uint32_t i = 0; i < r->cfg->n_hosts; i++) {
+		emu_ps_t span = hs[i].last_done - hs[i].first_start;
+		/* payload bits / ps = Tb/s; x 1000 = Gb/s */
+		hs[i].goodput_gbps = span ? (double)hs[i].rx_msg_bytes * 8.0 * 1000.0 / (double)span : 0.0;
+	}
+}
+
+static void sum_totals(struct ctl_run_state *r, struct totals *t)
+{
+	uint64_t *fct = calloc(r->n_msgs ? r->n_msgs : 1, sizeof(*fct));
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < r->cfg->n_hosts; i++) {
+		const uint64_t *c = nic_counters(r->nics[i]);
+		for (int k = NIC_C_DROP_RX_POOL_FULL; k <= NIC_C_DROP_NO_PKT; k++) {
+			t->drop_reason[k] += c[k];
+			t->drops += c[k];
+		}
+		t->trims += c[NIC_C_TRIMS_RCVD];
+		t->nacks += c[NIC_C_NACK_PKTS_SENT];
+		t->rtx += c[NIC_C_NUM_RTX];
+		t->rto += c[NIC_C_NUM_RTO];
+		t->ecn += c[NIC_C_ECN_CE_RCVD];
+		t->pfc += c[NIC_C_PFC_PAUSES_RCVD];
+	}
+	for (int k = 1; k < NET_C_COUNT; k++)
+		t->drops += r->np.counters[k];
+	for (uint32_t i = 0; fct != NULL && i < r->n_msgs; i++)
+		if (r->msgs[i].completed)
+			fct[n++] = r->msgs[i].done - r->msgs[i].m->start;
+	if (fct != NULL) {
+		qsort(fct, n, sizeof(*fct), cmp_u64);
+		t->fct_p50 = (double)pct(fct, n, 50) / 1e6;
+		t->fct_p99 = (double)pct(fct, n, 99) / 1e6;
+		t->fct_max = n ? (double)fct[n - 1] / 1e6 : 0.0;
+	}
+	free(fct);
+}
+
+static void json_ip(FILE *f, uint32_t ip)
+{
+	fputc('"', f);
+	rec_fmt_ip(f, ip);
+	fputc('"', f);
+}
+
+static void json_hosts(FILE *f, struct ctl_run_state *r, const struct host_sum *hs)
+{
+	fprintf(f, "  \"hosts\": [\n");
+	for (uint32_t i = 0; i < r->cfg->n_hosts; i++) {
+		const uint64_t *c = nic_counters(r->nics[i]);
+		fprintf(f, "    {\"name\": \"%s\", \"ip\": ", r->cfg->hosts[i].name);
+		json_ip(f, r->cfg->hosts[i].ip);
+		fprintf(f, ", \"tx_bytes\": %llu, \"rx_bytes\": %llu, \"rx_payload_bytes\": %llu, \"goodput_gbps\": %.3f",
+			(unsigned long long)c[NIC_C_TX_BYTES], (unsigned long long)c[NIC_C_RX_BYTES],
+			(unsigned long long)c[NIC_C_RX_PAYLOAD_BYTES], hs[i].goodput_gbps);
+		fprintf(f, ", \"counters\": {");
+		for (int k = 1; k < NIC_C_COUNT; k++)
+			fprintf(f, "%s\"%s\": %llu", k > 1 ? ", " : "", nic_counter_name(k), (unsigned long long)c[k]);
+		fprintf(f, "}}%s\n", i + 1 < r->cfg->n_hosts ? "," : "");
+	}
+	fprintf(f, "  ],\n");
+}
+
+static void json_totals(FILE *f, struct ctl_run_state *r, const struct totals *t)
+{
+	fprintf(f, "  \"messages\": {\"posted\": %u, \"completed\": %u, \"post_failed\": %llu, "
+		   "\"fct_us\": {\"p50\": %.3f, \"p99\": %.3f, \"max\": %.3f}},\n",
+		r->n_posted, r->n_completed, (unsigned long long)r->post_fail, t->fct_p50, t->fct_p99, t->fct_max);
+	fprintf(f, "  \"counters\": {\"drops\": %llu, \"trims\": %llu, \"nacks\": %llu, \"retransmits\": %llu, "
+		   "\"timeouts\": %llu, \"ecn_marks\": %llu, \"pfc_pauses\": %llu},\n",
+		(unsigned long long)t->drops, (unsigned long long)t->trims, (unsigned long long)t->nacks,
+		(unsigned long long)t->rtx, (unsigned long long)t->rto, (unsigned long long)t->ecn,
+		(unsigned long long)t->pfc);
+	fprintf(f, "  \"drop_reasons\": {");
+	int first = 1;
+	for (int k = 1; k < NIC_C_COUNT; k++)
+		if (t->drop_reason[k]) {
+			fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", nic_counter_name(k),
+				(unsigned long long)t->drop_reason[k]);
+			first = 0;
+		}
+	for (int k = 1; k < NET_C_COUNT; k++)
+		if (r->np.counters[k]) {
+			fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", net_counter_name(k),
+				(unsigned long long)r->np.counters[k]);
+			first = 0;
+		}
+	fprintf(f, "}\n");
+}
+
+static void print_table(struct ctl_run_state *r, const struct host_sum *hs, const struct totals *t)
+{
+	printf("uetemu %s run '%s': seed %llu, simulated %.3f us in %.3f s wall, %llu events\n",
+	       r->opts->mode == CTL_MODE_REALTIME ? "real-time" : "virtual-time", r->cfg->sim.simulation_name,
+	       (unsigned long long)r->cfg->sim.random_seed, (double)r->end / 1e6, r->wall_s,
+	       (unsigned long long)emu_sched_events_run(r->np.sched));
+	printf("%-12s %-15s %14s %14s %12s\n", "host", "ip", "tx_bytes", "rx_payload", "goodput_Gbps");
+	for (uint32_t i = 0; i < r->cfg->n_hosts; i++) {
+		const uint64_t *c = nic_counters(r->nics[i]);
+		char ip[16];
+		uint32_t a = r->cfg->hosts[i].ip;
+		snprintf(ip, sizeof(ip), "%u.%u.%u.%u", a >> 24, (a >> 16) & 0xff, (a >> 8) & 0xff, a & 0xff);
+		printf("%-12s %-15s %14llu %14llu %12.3f\n", r->cfg->hosts[i].name, ip,
+		       (unsigned long long)c[NIC_C_TX_BYTES], (unsigned long long)c[NIC_C_RX_PAYLOAD_BYTES],
+		       hs[i].goodput_gbps);
+	}
+	printf("messages: %u posted, %u completed; FCT p50 %.3f us, p99 %.3f us, max %.3f us\n", r->n_posted,
+	       r->n_completed, t->fct_p50, t->fct_p99, t->fct_max);
+	printf("drops %llu, trims %llu, nacks %llu, retransmits %llu, timeouts %llu, ecn_marks %llu, pfc_pauses %llu\n",
+	       (unsigned long long)t->drops, (unsigned long long)t->trims, (unsigned long long)t->nacks,
+	       (unsigned long long)t->rtx, (unsigned long long)t->rto, (unsigned long long)t->ecn,
+	       (unsigned long long)t->pfc);
+}
+
+int ctl_report(struct ctl_run_state *r, char *err, size_t errlen)
+{
+	struct host_sum *hs = calloc(r->cfg->n_hosts, sizeof(*hs));
+	struct totals t = { 0 };
+	char path[PATH_MAX];
+
+	if (hs == NULL)
+		return -ENOMEM;
+	sum_hosts(r, hs);
+	sum_totals(r, &t);
+	snprintf(path, sizeof(path), "%s/summary.json", r->opts->out_dir);
+	FILE *f = fopen(path, "w");
+	if (f == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		free(hs);
+		return -errno;
+	}
+	fprintf(f, "{\n  \"mode\": \"%s\",\n  \"simulation\": \"%s\",\n  \"seed\": %llu,\n  \"sim_time_ps\": %llu,\n"
+		   "  \"wall_s\": %.6f,\n  \"events\": %llu,\n",
+		r->opts->mode == CTL_MODE_REALTIME ? "realtime" : "virtual", r->cfg->sim.simulation_name,
+		(unsigned long long)r->cfg->sim.random_seed, (unsigned long long)r->end, r->wall_s,
+		(unsigned long long)emu_sched_events_run(r->np.sched));
+	json_hosts(f, r, hs);
+	json_totals(f, r, &t);
+	fprintf(f, "}\n");
+	int bad = ferror(f);
+	if (fclose(f) != 0 || bad) {
+		snprintf(err, errlen, "%s: write failed", path);
+		free(hs);
+		return -EIO;
+	}
+	print_table(r, hs, &t);
+	free(hs);
+	return 0;
+}

@@ -1,0 +1,31 @@
+/* Running a loaded config: build the devices and links, run them in virtual or real time, report. */
+#ifndef CTL_RUN_H
+#define CTL_RUN_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctl_config.h"
+
+enum ctl_mode { CTL_MODE_VIRTUAL = 0, CTL_MODE_REALTIME };
+
+/** How to run. */
+struct ctl_run_opts {
+	enum ctl_mode mode;
+	const char *out_dir;            /* created if missing */
+	int eal_argc;                   /* EAL args after "--" (real time only) */
+	char **eal_argv;
+	volatile sig_atomic_t *quit;    /* set by the signal handler; polled by the run loops */
+	int progress;                   /* print a progress line to stderr about once a second */
+};
+
+/**
+ * Run @p cfg: write captures, records, DIR/summary.json, and the summary table on stdout. Captures and records
+ * written so far are flushed and closed on every return path.
+ * Returns 0, or -errno with a message in @p err (bad topology for the mode, cannot create outputs, EAL/port
+ * failure).
+ */
+int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, char *err, size_t errlen);
+
+#endif /* CTL_RUN_H */

@@ -1,0 +1,254 @@
+/* Building a run from its config: partition, NICs, links, capture points, records, message doorbells. */
+#include "ctl_run_pvt.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define UET_EVENTS_HEADER \
+	"time_utc,sim_time_ns,component_name,FEP_ID,local_PDC_ID,remote_PDC_ID,wqe_ID,wqe_size_bytes,ev_type"
+
+static void hook_event(void *arg, const struct nic_event *ev)
+{
+	struct ctl_run_state *r = arg;
+
+	if (r->events == NULL)
+		return;
+	FILE *f = rec_csv_file(r->events);
+
+	rec_csv_time_utc(r->events, ev->now);
+	fputc(',', f);
+	rec_fmt_ns(f, ev->now);
+	fprintf(f, ",%s,%u,", r->cfg->hosts[ev->fep_id].name, ev->fep_id);
+	rec_fmt_ip(f, ev->local_ip);
+	fprintf(f, ":%u,", ev->local_pdc);
+	rec_fmt_ip(f, ev->remote_ip);
+	fprintf(f, ":%u,", ev->remote_pdc);
+	if (ev->has_wqe)
+		fprintf(f, "%llu,%llu", (unsigned long long)ev->wqe_id, (unsigned long long)ev->wqe_size);
+	else
+		fputc(',', f);
+	fprintf(f, ",%s\n", nic_ev_name(ev->type));
+	rec_csv_row_done(r->events);
+}
+
+static void hook_msg_done(void *arg, uint64_t cookie, emu_ps_t now)
+{
+	struct ctl_run_state *r = arg;
+	struct ctl_msg *m = &r->msgs[cookie];
+
+	m->done = now;
+	m->completed = true;
+	r->n_completed++;
+}
+
+static void ev_post(void *a, void *b, emu_ps_t now)
+{
+	struct ctl_run_state *r = a;
+	struct ctl_msg *m = b;
+	const struct ctl_config *cfg = r->cfg;
+	uint64_t cookie = (uint64_t)(m - r->msgs);
+
+	if (nic_post(r->nics[m->m->src], cfg->hosts[m->m->dst].ip, m->m->bytes, cookie, now) < 0) {
+		r->post_fail++;
+		return;
+	}
+	m->posted = true;
+	r->n_posted++;
+}
+
+static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
+{
+	const struct ctl_config *cfg = r->cfg;
+
+	r->nics = calloc(cfg->n_hosts, sizeof(*r->nics));
+	r->neigh = calloc(cfg->n_hosts, sizeof(*r->neigh));
+	if (r->nics == NULL || r->neigh == NULL)
+		goto nomem;
+	for (uint32_t i = 0; i < cfg->n_hosts; i++) {
+		r->neigh[i].ip = cfg->hosts[i].ip;
+		memcpy(r->neigh[i].mac, cfg->hosts[i].mac, 6);
+	}
+	for (uint32_t i = 0; i < cfg->n_hosts; i++) {
+		struct nic_env env = {
+			.np = &r->np,
+			.params = &cfg->nic,
+			.fep_id = i,
+			.name = cfg->hosts[i].name,
+			.ip = cfg->hosts[i].ip,
+			.seed = cfg->sim.random_seed,
+			.neigh = r->neigh,
+			.n_neigh = cfg->n_hosts,
+			.max_pdcs = 8192,
+			.hooks = { .arg = r, .event = hook_event, .msg_done = hook_msg_done },
+		};
+		memcpy(env.mac, cfg->hosts[i].mac, 6);
+		r->nics[i] = nic_create(&env);
+		if (r->nics[i] == NULL)
+			goto nomem;
+	}
+	return 0;
+nomem:
+	snprintf(err, errlen, "out of memory creating %u NICs", cfg->n_hosts);
+	return -ENOMEM;
+}
+
+static struct net_endpoint nic_ep(struct ctl_run_state *r, uint32_t host)
+{
+	return (struct net_endpoint){ .dev = r->nics[host], .ops = &nic_dev_ops, .port = 0 };
+}
+
+/* A host bound to a DPDK port takes the port instead of its emulated link (real time only). */
+static bool host_has_port(const struct ctl_run_state *r, uint32_t host)
+{
+	if (r->opts->mode != CTL_MODE_REALTIME)
+		return false;
+	for (uint32_t i = 0; i < r->cfg->n_ports; i++)
+		if (r->cfg->ports[i].host == host)
+			return true;
+	return false;
+}
+
+static int make_links(struct ctl_run_state *r, char *err, size_t errlen)
+{
+	const struct ctl_config *cfg = r->cfg;
+
+	r->links = calloc(cfg->n_links ? cfg->n_links : 1, sizeof(*r->links));
+	if (r->links == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < cfg->n_links; i++) {
+		const struct ctl_link *cl = &cfg->links[i];
+		uint64_t bps = cl->data_rate_bps ? cl->data_rate_bps : cfg->nic.data_rate_bps;
+		emu_ps_t delay = cl->delay_ps != EMU_PS_NEVER ? cl->delay_ps : cfg->nic.delay_ps;
+		struct net_link *l = &r->links[i];
+
+		net_link_init(l, &r->np, bps, delay, nic_ep(r, cl->a), nic_ep(r, cl->b));
+		if (!host_has_port(r, cl->a))
+			nic_attach(r->nics[cl->a], &l->dir[0]);
+		if (!host_has_port(r, cl->b))
+			nic_attach(r->nics[cl->b], &l->dir[1]);
+	}
+	return 0;
+}
+
+static int make_outputs(struct ctl_run_state *r, char *err, size_t errlen)
+{
+	const struct ctl_config *cfg = r->cfg;
+	const char *dir = r->opts->out_dir;
+	char path[PATH_MAX];
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		snprintf(err, errlen, "%s: cannot create output directory: %s", dir, strerror(errno));
+		return -errno;
+	}
+	r->caps = calloc(cfg->n_captures ? cfg->n_captures : 1, sizeof(*r->caps));
+	if (r->caps == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < cfg->n_captures; i++) {
+		snprintf(path, sizeof(path), "%s/%s.pcap", dir, cfg->captures[i].name);
+		r->caps[i] = cap_pcap_open(path);
+		if (r->caps[i] == NULL) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			return -errno;
+		}
+		net_link_add_tap(&r->links[cfg->captures[i].link], cap_tap, r->caps[i]);
+	}
+	if (cfg->nic.enable_event_logging) {
+		r->events = rec_csv_open(dir, cfg->sim.simulation_name, "uet-events", UET_EVENTS_HEADER, r->epoch_s);
+		if (r->events == NULL) {
+			snprintf(err, errlen, "%s: cannot create the uet-events record: %s", dir, strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+/* Every message's sender must have somewhere to send in this mode. */
+static int check_reachable(struct ctl_run_state *r, char *err, size_t errlen)
+{
+	const struct ctl_config *cfg = r->cfg;
+
+	for (uint32_t a = 0; a < cfg->n_apps; a++)
+		for (uint32_t i = 0; i < cfg->apps[a].n_list; i++) {
+			uint32_t src = cfg->apps[a].list[i].src;
+			bool linked = host_has_port(r, src);
+			for (uint32_t l = 0; l < cfg->n_links && !linked; l++)
+				linked = cfg->links[l].a == src || cfg->links[l].b == src;
+			if (!linked) {
+				snprintf(err, errlen,
+					 "%s: applications.%u.list.%u: host '%s' sends but has no link in %s mode%s",
+					 cfg->path, a, i, cfg->hosts[src].name,
+					 r->opts->mode == CTL_MODE_REALTIME ? "real-time" : "virtual",
+					 cfg->n_ports ? " (ports are used only with --mode realtime)" : "");
+				return -EINVAL;
+			}
+		}
+	return 0;
+}
+
+static int schedule_messages(struct ctl_run_state *r, char *err, size_t errlen)
+{
+	const struct ctl_config *cfg = r->cfg;
+	uint32_t n = 0;
+
+	for (uint32_t a = 0; a < cfg->n_apps; a++)
+		n += cfg->apps[a].n_list;
+	r->msgs = calloc(n ? n : 1, sizeof(*r->msgs));
+	if (r->msgs == NULL)
+		return -ENOMEM;
+	for (uint32_t a = 0; a < cfg->n_apps; a++)
+		for (uint32_t i = 0; i < cfg->apps[a].n_list; i++) {
+			struct ctl_msg *m = &r->msgs[r->n_msgs++];
+			m->m = &cfg->apps[a].list[i];
+			if (net_sched(&r->np, m->m->start, ev_post, r, m, NULL) < 0) {
+				snprintf(err, errlen, "too many messages for the event scheduler");
+				return -ENOSPC;
+			}
+		}
+	return 0;
+}
+
+int ctl_run_build(struct ctl_run_state *r, char *err, size_t errlen)
+{
+	const struct ctl_config *cfg = r->cfg;
+	uint32_t n_msgs = 0;
+	int rc;
+
+	for (uint32_t a = 0; a < cfg->n_apps; a++)
+		n_msgs += cfg->apps[a].n_list;
+	/* Per NIC: up to ~54 fetches + their frames, held ACKs, frames in flight on its link: 8192 covers it with
+	 * room; plus one doorbell event per message. */
+	if (net_part_init(&r->np, 8192 * (cfg->n_hosts + 1) + n_msgs, 8192 * (cfg->n_hosts + 1)) < 0) {
+		snprintf(err, errlen, "out of memory for the event scheduler and packet pool");
+		return -ENOMEM;
+	}
+	if ((rc = check_reachable(r, err, errlen)) < 0 || (rc = make_nics(r, err, errlen)) < 0 ||
+	    (rc = make_links(r, err, errlen)) < 0 || (rc = make_outputs(r, err, errlen)) < 0 ||
+	    (rc = schedule_messages(r, err, errlen)) < 0)
+		return rc;
+	return 0;
+}
+
+void ctl_run_teardown(struct ctl_run_state *r)
+{
+	const struct ctl_config *cfg = r->cfg;
+
+	for (uint32_t i = 0; r->caps != NULL && i < cfg->n_captures; i++)
+		cap_pcap_close(r->caps[i]);
+	rec_csv_close(r->events);
+	r->events = NULL;
+	for (uint32_t i = 0; r->nics != NULL && i < cfg->n_hosts; i++)
+		nic_destroy(r->nics[i]);
+	free(r->caps);
+	free(r->nics);
+	free(r->neigh);
+	free(r->links);
+	free(r->msgs);
+	free(r->exts);
+	net_part_fini(&r->np);
+	memset(r, 0, sizeof(*r));
+}

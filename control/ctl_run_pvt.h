@@ -1,0 +1,66 @@
+/* State of one run, shared by the run files (build, loops, report). */
+#ifndef CTL_RUN_PVT_H
+#define CTL_RUN_PVT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cap.h"
+#include "ctl_run.h"
+#include "net.h"
+#include "nic.h"
+#include "rec.h"
+
+struct dp_ctx;
+
+/* One message of a messages application, as the run tracks it. */
+struct ctl_msg {
+	const struct ctl_message *m;
+	emu_ps_t done;      /* sender's completion (last ACK), 0 while open */
+	bool posted;
+	bool completed;
+};
+
+/* A host bound to a DPDK port in real time. */
+struct ctl_ext {
+	struct ctl_run_state *run;
+	int dp_port;
+	uint32_t host;
+	struct net_link link;  /* dir[0]: NIC -> port, dir[1]: port -> NIC */
+	uint64_t rx_bad[WIRE_R_COUNT];
+	uint8_t frame[WIRE_MAX_FRAME];
+};
+
+struct ctl_run_state {
+	const struct ctl_config *cfg;
+	const struct ctl_run_opts *opts;
+	struct net_part np;
+	struct nic **nics;
+	struct nic_neigh *neigh;
+	struct net_link *links;
+	struct cap_pcap **caps;
+	struct ctl_ext *exts;
+	uint32_t n_exts;
+	struct rec_csv *events;
+	struct ctl_msg *msgs;
+	uint32_t n_msgs;
+	uint32_t n_posted, n_completed;
+	struct dp_ctx *dp;
+	int64_t epoch_s;
+	double wall_s;
+	emu_ps_t end;
+	uint64_t post_fail;
+	emu_ps_t rt_now;        /* real time: the emulated time of the current poll pass */
+};
+
+/* ctl_run_build.c */
+int ctl_run_build(struct ctl_run_state *r, char *err, size_t errlen);
+void ctl_run_teardown(struct ctl_run_state *r);
+
+/* ctl_run_rt.c */
+int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen);
+
+/* ctl_report.c */
+int ctl_report(struct ctl_run_state *r, char *err, size_t errlen);
+
+#endif /* CTL_RUN_PVT_H */

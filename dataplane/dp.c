@@ -1,0 +1,311 @@
+/* The dataplane's control side: EAL bring-up and teardown, the mbuf pool, and probing, configuring and starting ports. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+
+#include "dp.h"
+#include "dp_pvt.h"
+
+static void dp_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Write a one-line message into the caller's buffer (which may be NULL or empty). */
+static void dp_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Build argv for rte_eal_init: "uetemu" then the user's args, or the documented defaults when there are none.
+ * The array lives in the context because the EAL permutes it while parsing.
+ */
+static int dp_eal_argv(struct dp_ctx *dp, int eal_argc, char **eal_argv, char *err, size_t errlen)
+{
+	static const char *const defaults[] = {
+		"--no-huge", "--no-pci", "-m", "256", "--file-prefix", NULL, "--log-level=lib.*:warning",
+	};
+	int argc = 0;
+
+	if (eal_argc < 0 || eal_argc > DP_EAL_ARGS_MAX - 1) {
+		dp_err(err, errlen, "EAL: %d arguments given, at most %d", eal_argc, DP_EAL_ARGS_MAX - 1);
+		return -E2BIG;
+	}
+	dp->argv[argc++] = (char *)"uetemu";
+	if (eal_argc > 0) {
+		for (int i = 0; i < eal_argc; i++)
+			dp->argv[argc++] = eal_argv[i];
+	} else {
+		/* A per-pid prefix so two runs on one machine do not share (or fight over) EAL runtime files. */
+		snprintf(dp->prefix_arg, sizeof(dp->prefix_arg), "uetemu-%ld", (long)getpid());
+		for (size_t i = 0; i < RTE_DIM(defaults); i++)
+			dp->argv[argc++] = defaults[i] != NULL ? (char *)defaults[i] : dp->prefix_arg;
+	}
+	dp->argv[argc] = NULL;
+	return argc;
+}
+
+/*
+ * The mbuf pool. Size formula: every port can hold a full RX ring, a full TX ring and one staged burst at once,
+ * plus what the per-lcore caches can hide (the mempool lets a cache grow to 1.5 x its size):
+ *     n = DP_MAX_PORTS x (DP_RX_DESC + DP_TX_DESC + DP_BURST) + lcores x 1.5 x DP_POOL_CACHE
+ * rounded up to 2^k - 1, the size the mempool's ring stores without waste. With 16 ports and 2 lcores that is
+ * 16 x 1056 + 768 = 17,664 -> 32,767 mbufs of about 4.7 KB (DP_MBUF_ROOM + headroom + header): ~155 MB, which is
+ * why the EAL needs -m 256 or more.
+ */
+static int dp_pool_create(struct dp_ctx *dp, char *err, size_t errlen)
+{
+	uint32_t n = DP_MAX_PORTS * (DP_RX_DESC + DP_TX_DESC + DP_BURST) + rte_lcore_count() * DP_POOL_CACHE * 3 / 2;
+
+	n = rte_align32pow2(n + 1) - 1;
+	dp->pool = rte_pktmbuf_pool_create("dp_mbuf", n, DP_POOL_CACHE, 0, RTE_PKTMBUF_HEADROOM + DP_MBUF_ROOM,
+					   SOCKET_ID_ANY);
+	if (dp->pool == NULL) {
+		int e = rte_errno;
+		dp_err(err, errlen, "mbuf pool of %u x %u B: %s (give the EAL more memory with -m)", n,
+		       RTE_PKTMBUF_HEADROOM + DP_MBUF_ROOM, rte_strerror(e));
+		return e > 0 ? -e : -ENOMEM;
+	}
+	return 0;
+}
+
+struct dp_ctx *dp_create(int eal_argc, char **eal_argv, char *err, size_t errlen)
+{
+	struct dp_ctx *dp;
+	int argc, rc;
+
+	dp = aligned_alloc(RTE_CACHE_LINE_SIZE, RTE_ALIGN_CEIL(sizeof(*dp), RTE_CACHE_LINE_SIZE));
+	if (dp == NULL) {
+		dp_err(err, errlen, "dataplane context: %s", strerror(ENOMEM));
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(dp, 0, sizeof(*dp));
+	argc = dp_eal_argv(dp, eal_argc, eal_argv, err, errlen);
+	if (argc < 0) {
+		rc = -argc;
+		goto fail_free;
+	}
+	if (rte_eal_init(argc, dp->argv) < 0) {
+		rc = rte_errno > 0 ? rte_errno : EINVAL;
+		dp_err(err, errlen, "rte_eal_init: %s (check the EAL args; the EAL can start once per process)",
+		       rte_strerror(rc));
+		goto fail_free;
+	}
+	dp->eal_up = true;
+	rc = dp_pool_create(dp, err, errlen);
+	if (rc < 0) {
+		rc = -rc;
+		goto fail_eal;
+	}
+	return dp;
+
+fail_eal:
+	rte_eal_cleanup();
+fail_free:
+	free(dp);
+	errno = rc;
+	return NULL;
+}
+
+/* Stop and close one port; remove its device if we were the ones who probed it. */
+static void dp_port_release(struct dp_port *p)
+{
+	(void)rte_eth_dev_stop(p->port_id);
+	(void)rte_eth_dev_close(p->port_id);
+	if (p->probed && p->dev != NULL)
+		(void)rte_dev_remove(p->dev);
+}
+
+void dp_destroy(struct dp_ctx *dp)
+{
+	if (dp == NULL)
+		return;
+	dp_flush(dp); /* staged frames go out rather than leak from the pool */
+	for (int i = dp->n_ports - 1; i >= 0; i--)
+		dp_port_release(&dp->port[i]);
+	rte_mempool_free(dp->pool);
+	if (dp->eal_up)
+		rte_eal_cleanup();
+	free(dp);
+}
+
+/*
+ * Find the ethdev for @p devargs, probing the device unless the EAL already has (a --vdev or a scanned PCI NIC):
+ * then the port is adopted as is. The ethdev name is the devargs up to the first comma.
+ */
+static int dp_port_find(struct dp_ctx *dp, struct dp_port *p, const char *devargs, char *err, size_t errlen)
+{
+	char name[RTE_ETH_NAME_MAX_LEN];
+	size_t n = strcspn(devargs, ",");
+	int rc;
+
+	if (n == 0 || n >= sizeof(name)) {
+		dp_err(err, errlen, "port \"%s\": bad device name", devargs);
+		return -EINVAL;
+	}
+	memcpy(name, devargs, n);
+	name[n] = '\0';
+	p->probed = false;
+	if (rte_eth_dev_get_port_by_name(name, &p->port_id) != 0) {
+		rc = rte_dev_probe(devargs);
+		if (rc < 0) {
+			dp_err(err, errlen, "port \"%s\": probe failed: %s", devargs, rte_strerror(-rc));
+			return rc;
+		}
+		p->probed = true;
+		if (rte_eth_dev_get_port_by_name(name, &p->port_id) != 0) {
+			dp_err(err, errlen, "port \"%s\": probed, but no ethdev is named \"%s\"", devargs, name);
+			return -ENODEV; /* the device stays probed (it may be a non-ethdev) until rte_eal_cleanup() */
+		}
+	}
+	for (int i = 0; i < dp->n_ports; i++) {
+		if (dp->port[i].port_id == p->port_id) {
+			dp_err(err, errlen, "port \"%s\": already added as port %d", devargs, i);
+			return -EEXIST;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The MTU to ask for: a DP_FRAME_MAX frame, cut to what the device takes and, unless it scatters RX into mbuf
+ * chains, to one mbuf. Overhead is computed the way ethdev does (max_rx_pktlen - max_mtu when the PMD gives both).
+ */
+static uint16_t dp_port_mtu(const struct rte_eth_dev_info *di, bool scatter)
+{
+	uint32_t overhead = RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+	uint32_t mtu = DP_FRAME_MAX - RTE_ETHER_HDR_LEN;
+
+	if (di->max_mtu != UINT16_MAX && di->max_rx_pktlen > di->max_mtu)
+		overhead = di->max_rx_pktlen - di->max_mtu;
+	if (!scatter && mtu + overhead > DP_MBUF_ROOM)
+		mtu = DP_MBUF_ROOM - overhead;
+	if (mtu + overhead > di->max_rx_pktlen)
+		mtu = di->max_rx_pktlen > overhead ? di->max_rx_pktlen - overhead : di->min_mtu;
+	return (uint16_t)RTE_MAX(RTE_MIN(mtu, (uint32_t)di->max_mtu), (uint32_t)di->min_mtu);
+}
+
+/* One RX queue and one TX queue of 512 descriptors (or what the device allows), offloads only for size and speed. */
+static int dp_port_configure(struct dp_ctx *dp, struct dp_port *p, const char *devargs, char *err, size_t errlen)
+{
+	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_dev_info di;
+	struct rte_eth_rxconf rxq;
+	struct rte_eth_txconf txq;
+	uint16_t nrxd = DP_RX_DESC, ntxd = DP_TX_DESC;
+	const char *step;
+	int rc, socket = rte_eth_dev_socket_id(p->port_id);
+
+	step = "dev_info_get";
+	rc = rte_eth_dev_info_get(p->port_id, &di);
+	if (rc < 0)
+		goto fail;
+	p->dev = di.device;
+	conf.rxmode.offloads = di.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER;
+	conf.rxmode.mtu = dp_port_mtu(&di, conf.rxmode.offloads != 0);
+	/* Our mbufs all come from one pool with refcnt 1, which is what fast free asks for. */
+	conf.txmode.offloads = di.tx_offload_capa & (RTE_ETH_TX_OFFLOAD_MULTI_SEGS | RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE);
+	p->multi_seg = (conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) != 0;
+	step = "configure";
+	rc = rte_eth_dev_configure(p->port_id, 1, 1, &conf);
+	if (rc < 0)
+		goto fail;
+	/* Some PMDs (tap) only push the MTU to the device here; failure is harmless, configure checked the value. */
+	(void)rte_eth_dev_set_mtu(p->port_id, conf.rxmode.mtu);
+	step = "adjust_nb_rx_tx_desc";
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &nrxd, &ntxd);
+	if (rc < 0)
+		goto fail;
+	rxq = di.default_rxconf;
+	rxq.offloads = conf.rxmode.offloads;
+	step = "rx_queue_setup";
+	rc = rte_eth_rx_queue_setup(p->port_id, 0, nrxd, socket, &rxq, dp->pool);
+	if (rc < 0)
+		goto fail;
+	txq = di.default_txconf;
+	txq.offloads = conf.txmode.offloads;
+	step = "tx_queue_setup";
+	rc = rte_eth_tx_queue_setup(p->port_id, 0, ntxd, socket, &txq);
+	if (rc < 0)
+		goto fail;
+	return 0;
+
+fail:
+	dp_err(err, errlen, "port \"%s\": %s: %s", devargs, step, rte_strerror(-rc));
+	return rc;
+}
+
+int dp_port_add(struct dp_ctx *dp, const char *devargs, char *err, size_t errlen)
+{
+	struct rte_ether_addr mac;
+	struct dp_port *p;
+	int rc;
+
+	if (dp->n_ports >= DP_MAX_PORTS) {
+		dp_err(err, errlen, "port \"%s\": at most %d ports", devargs, DP_MAX_PORTS);
+		return -ENOSPC;
+	}
+	p = &dp->port[dp->n_ports];
+	memset(p, 0, sizeof(*p));
+	rc = dp_port_find(dp, p, devargs, err, errlen);
+	if (rc < 0)
+		return rc;
+	rc = dp_port_configure(dp, p, devargs, err, errlen);
+	if (rc < 0)
+		goto fail_release;
+	/* Promiscuous so the emulated hosts' own MACs are received; some vdevs have no filter at all (-ENOTSUP). */
+	rc = rte_eth_promiscuous_enable(p->port_id);
+	if (rc < 0 && rc != -ENOTSUP) {
+		dp_err(err, errlen, "port \"%s\": promiscuous_enable: %s", devargs, rte_strerror(-rc));
+		goto fail_release;
+	}
+	rc = rte_eth_dev_start(p->port_id);
+	if (rc < 0) {
+		dp_err(err, errlen, "port \"%s\": start: %s", devargs, rte_strerror(-rc));
+		goto fail_release;
+	}
+	rc = rte_eth_macaddr_get(p->port_id, &mac);
+	if (rc == 0)
+		memcpy(p->mac, mac.addr_bytes, sizeof(p->mac));
+	return dp->n_ports++;
+
+fail_release:
+	if (p->probed)
+		dp_port_release(p);
+	return rc;
+}
+
+void dp_port_mac(const struct dp_ctx *dp, int port, uint8_t mac[6])
+{
+	memcpy(mac, dp->port[port].mac, 6);
+}
+
+void dp_port_stats(const struct dp_ctx *dp, int port, struct dp_port_stats *out)
+{
+	*out = dp->port[port].st;
+}
+
+uint64_t dp_tsc(void)
+{
+	return rte_rdtsc();
+}
+
+uint64_t dp_tsc_hz(void)
+{
+	return rte_get_tsc_hz();
+}

@@ -1,0 +1,44 @@
+/* Internals of the dataplane shared by dp.c (EAL, pool, ports) and dp_mbuf.c (frames <-> mbufs); not installed. */
+#ifndef DP_PVT_H
+#define DP_PVT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "dp.h"
+
+#define DP_RX_DESC 512   /* RX ring per port; adjusted to the device's limits */
+#define DP_TX_DESC 512   /* TX ring per port; adjusted to the device's limits */
+#define DP_POOL_CACHE 256 /* per-lcore mempool cache, in mbufs */
+#define DP_MBUF_ROOM 4352 /* data bytes per mbuf after the headroom: a 4198 B frame (4096 B MSS) fits in one */
+#define DP_TX_SEGS_MAX ((DP_FRAME_MAX + DP_MBUF_ROOM - 1) / DP_MBUF_ROOM) /* mbufs in the longest chain */
+#define DP_EAL_ARGS_MAX 64 /* argv[0] plus the user's EAL args */
+
+/** One port: its staged TX burst and its counters, written only by the lcore that polls it. */
+struct dp_port {
+	struct rte_mbuf *tx[DP_BURST]; /* staged frames, sent at DP_BURST or at dp_flush() */
+	uint32_t n_tx;                 /* how many are staged */
+	uint64_t tx_staged_bytes;      /* sum of their pkt_len, so the sent bytes are known without touching sent mbufs */
+	struct dp_port_stats st;
+	struct rte_device *dev;        /* the bus device behind the port, for rte_dev_remove() */
+	uint16_t port_id;              /* ethdev port id */
+	bool probed;                   /* we probed it (so we remove it); false when the EAL had already (--vdev, PCI scan) */
+	bool multi_seg;                /* TX takes mbuf chains, so frames above DP_MBUF_ROOM can go out */
+	uint8_t mac[6];
+} __rte_cache_aligned;
+
+/** The whole dataplane: no globals anywhere, everything hangs off this. */
+struct dp_ctx {
+	struct dp_port port[DP_MAX_PORTS];
+	struct rte_mempool *pool;
+	int n_ports;
+	bool eal_up;
+	char *argv[DP_EAL_ARGS_MAX + 1]; /* what rte_eal_init() saw (it permutes the array; the strings are not ours) */
+	char prefix_arg[48];             /* "uetemu-<pid>" for the default --file-prefix */
+} __rte_cache_aligned;
+
+#endif /* DP_PVT_H */

@@ -1,0 +1,131 @@
+/* Partitions, devices and links: how a packet descriptor gets from one device port to another in time. */
+#ifndef NET_H
+#define NET_H
+
+#include <stdint.h>
+
+#include "emu_pool.h"
+#include "emu_sched.h"
+#include "emu_time.h"
+#include "wire.h"
+
+/*
+ * One device entry point (STYLE 19): every device (NIC, switch) implements receive(). The device takes ownership
+ * of @p pkt: it queues, forwards, or counts and frees it. tx_done() tells the device that its port finished
+ * serializing and is idle again, so it can pick the next frame (one pending event per port).
+ */
+struct net_dev_ops {
+	void (*receive)(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t now);
+	void (*tx_done)(void *dev, uint32_t port, emu_ps_t now);
+};
+
+/* Counters of a partition, with named reasons. */
+#define NET_COUNTERS(X) \
+	X(NONE, "none") \
+	X(PKT_POOL_EMPTY, "packet pool empty: a packet could not be created") \
+	X(SCHED_FULL, "scheduler full: an event could not be scheduled") \
+	X(LINK_UNCONNECTED, "frame sent on a link direction with no receiver") \
+	X(EXT_RX_BAD_FRAME, "frame from an external port refused by the decoder") \
+	X(EXT_RX_NO_DEVICE, "frame from an external port with no device attached")
+
+#define NET_COUNTER_ENUM(n, s) NET_C_##n,
+enum net_counter { NET_COUNTERS(NET_COUNTER_ENUM) NET_C_COUNT };
+#undef NET_COUNTER_ENUM
+
+/** Name of counter @p c. */
+const char *net_counter_name(int c);
+
+/**
+ * A partition: one scheduler, one packet pool, its counters. Every device of the partition takes its packets and
+ * schedules its events here. Embedded by the run, hence public.
+ */
+struct net_part {
+	struct emu_sched *sched;
+	struct emu_pool *pkts;
+	uint64_t counters[NET_C_COUNT];
+};
+
+/**
+ * Create the scheduler and packet pool of @p np: @p max_events pending events, @p max_pkts descriptors.
+ * Returns 0 or -ENOMEM.
+ */
+int net_part_init(struct net_part *np, uint32_t max_events, uint32_t max_pkts);
+
+/** Free what net_part_init() took. Accepts a zeroed partition. */
+void net_part_fini(struct net_part *np);
+
+/** A zeroed descriptor from the pool, or NULL (counted as NET_C_PKT_POOL_EMPTY). */
+struct wire_pkt *net_pkt_alloc(struct net_part *np);
+
+/** Return @p p to the pool. Accepts NULL. */
+void net_pkt_free(struct net_part *np, struct wire_pkt *p);
+
+/** Schedule an event, counting NET_C_SCHED_FULL on failure. Returns 0 or -ENOSPC. */
+int net_sched(struct net_part *np, emu_ps_t when, emu_event_fn fn, void *a, void *b, emu_timer_t *h);
+
+/** A device port: the device, its ops and the port number passed back to them. */
+struct net_endpoint {
+	void *dev;
+	const struct net_dev_ops *ops;
+	uint32_t port;
+};
+
+/** Sees every frame entering a link direction, at the time its first bit enters (capture points). */
+typedef void (*net_tap_fn)(void *arg, uint32_t dir, const struct wire_pkt *pkt, emu_ps_t now);
+
+/** Takes frames a link direction sends off the model, to a real port; must not keep @p pkt. */
+typedef void (*net_ext_fn)(void *arg, const struct wire_pkt *pkt, emu_ps_t now);
+
+#define NET_LINK_MAX_TAPS 4
+
+/** One direction of a link. */
+struct net_dir {
+	struct net_link *link;
+	uint32_t index;            /* 0: a -> b, 1: b -> a */
+	struct net_endpoint from;  /* told tx_done */
+	struct net_endpoint to;    /* receives the frame, unless ext is set */
+	emu_ps_t busy_until;       /* end of the frame being serialized */
+	net_ext_fn ext;
+	void *ext_arg;
+	uint64_t frames, bytes;    /* frames and wire bytes (FCS included) sent */
+};
+
+/**
+ * A full-duplex point-to-point link: rate, propagation delay, no interframe gap (Scala). A frame of L wire bytes
+ * sent at t occupies the direction until t + ser(L), and arrives (last bit) at t + ser(L) + delay.
+ */
+struct net_link {
+	struct net_part *np;
+	uint64_t bps;
+	emu_ps_t delay;
+	struct net_dir dir[2];
+	net_tap_fn taps[NET_LINK_MAX_TAPS];
+	void *tap_args[NET_LINK_MAX_TAPS];
+	uint32_t n_taps;
+};
+
+/** Set up @p l between endpoints @p a and @p b. */
+void net_link_init(struct net_link *l, struct net_part *np, uint64_t bps, emu_ps_t delay, struct net_endpoint a,
+		   struct net_endpoint b);
+
+/** Add a tap; returns 0 or -ENOSPC past NET_LINK_MAX_TAPS. */
+int net_link_add_tap(struct net_link *l, net_tap_fn fn, void *arg);
+
+/**
+ * Send @p pkt on direction @p d at @p now. The direction must be idle (now >= busy_until; asserted). Takes
+ * ownership of @p pkt. Taps see it at @p now; the receiver gets it at the arrival time, or the external sink
+ * gets it at @p now and the descriptor is freed. The sender's tx_done runs when serialization ends.
+ * Returns the time serialization ends.
+ */
+emu_ps_t net_dir_xmit(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now);
+
+/** True when @p d can take a frame at @p now. */
+static inline int net_dir_idle(const struct net_dir *d, emu_ps_t now)
+{
+	return now >= d->busy_until;
+}
+
+/** Hand a frame that arrived from an external port to the receiving endpoint of @p d at @p now. */
+void net_dir_inject(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now);
+
+#endif /* NET_H */

@@ -1,0 +1,148 @@
+/* Partitions and links: serialization, propagation delay, taps and external sinks. */
+#include "net.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <string.h>
+
+#define NET_COUNTER_NAME(n, s) s,
+static const char *const net_counter_names[] = { NET_COUNTERS(NET_COUNTER_NAME) };
+#undef NET_COUNTER_NAME
+_Static_assert(sizeof(net_counter_names) / sizeof(net_counter_names[0]) == NET_C_COUNT, "counter names");
+
+const char *net_counter_name(int c)
+{
+	return c >= 0 && c < NET_C_COUNT ? net_counter_names[c] : "unknown";
+}
+
+int net_part_init(struct net_part *np, uint32_t max_events, uint32_t max_pkts)
+{
+	memset(np, 0, sizeof(*np));
+	np->sched = emu_sched_create(max_events);
+	if (np->sched == NULL)
+		return -ENOMEM;
+	np->pkts = emu_pool_create(sizeof(struct wire_pkt), max_pkts);
+	if (np->pkts == NULL) {
+		emu_sched_destroy(np->sched);
+		np->sched = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void net_part_fini(struct net_part *np)
+{
+	emu_pool_destroy(np->pkts);
+	emu_sched_destroy(np->sched);
+	np->pkts = NULL;
+	np->sched = NULL;
+}
+
+struct wire_pkt *net_pkt_alloc(struct net_part *np)
+{
+	struct wire_pkt *p = emu_pool_get(np->pkts);
+
+	if (p == NULL) {
+		np->counters[NET_C_PKT_POOL_EMPTY]++;
+		return NULL;
+	}
+	memset(p, 0, sizeof(*p));
+	return p;
+}
+
+void net_pkt_free(struct net_part *np, struct wire_pkt *p)
+{
+	emu_pool_put(np->pkts, p);
+}
+
+int net_sched(struct net_part *np, emu_ps_t when, emu_event_fn fn, void *a, void *b, emu_timer_t *h)
+{
+	int rc = emu_sched_at(np->sched, when, fn, a, b, h);
+
+	if (rc < 0)
+		np->counters[NET_C_SCHED_FULL]++;
+	return rc;
+}
+
+void net_link_init(struct net_link *l, struct net_part *np, uint64_t bps, emu_ps_t delay, struct net_endpoint a,
+		   struct net_endpoint b)
+{
+	memset(l, 0, sizeof(*l));
+	l->np = np;
+	l->bps = bps;
+	l->delay = delay;
+	for (uint32_t i = 0; i < 2; i++) {
+		l->dir[i].link = l;
+		l->dir[i].index = i;
+	}
+	l->dir[0].from = a;
+	l->dir[0].to = b;
+	l->dir[1].from = b;
+	l->dir[1].to = a;
+}
+
+int net_link_add_tap(struct net_link *l, net_tap_fn fn, void *arg)
+{
+	if (l->n_taps == NET_LINK_MAX_TAPS)
+		return -ENOSPC;
+	l->taps[l->n_taps] = fn;
+	l->tap_args[l->n_taps] = arg;
+	l->n_taps++;
+	return 0;
+}
+
+static void ev_arrive(void *a, void *b, emu_ps_t now)
+{
+	struct net_dir *d = a;
+
+	d->to.ops->receive(d->to.dev, d->to.port, b, now);
+}
+
+static void ev_tx_done(void *a, void *b, emu_ps_t now)
+{
+	struct net_dir *d = a;
+
+	(void)b;
+	if (d->from.ops != NULL && d->from.ops->tx_done != NULL)
+		d->from.ops->tx_done(d->from.dev, d->from.port, now);
+}
+
+emu_ps_t net_dir_xmit(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
+{
+	struct net_link *l = d->link;
+	struct net_part *np = l->np;
+	size_t wl = wire_wire_len(pkt);
+	emu_ps_t end = now + emu_ser_ps(wl, l->bps);
+
+	assert(now >= d->busy_until);
+	d->busy_until = end;
+	d->frames++;
+	d->bytes += wl;
+	for (uint32_t i = 0; i < l->n_taps; i++)
+		l->taps[i](l->tap_args[i], d->index, pkt, now);
+	if (d->ext != NULL) {
+		d->ext(d->ext_arg, pkt, now);
+		net_pkt_free(np, pkt);
+	} else if (d->to.ops == NULL) {
+		np->counters[NET_C_LINK_UNCONNECTED]++;
+		net_pkt_free(np, pkt);
+	} else if (net_sched(np, end + l->delay, ev_arrive, d, pkt, NULL) < 0) {
+		net_pkt_free(np, pkt);
+	}
+	net_sched(np, end, ev_tx_done, d, NULL, NULL);
+	return end;
+}
+
+void net_dir_inject(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
+{
+	struct net_link *l = d->link;
+
+	for (uint32_t i = 0; i < l->n_taps; i++)
+		l->taps[i](l->tap_args[i], d->index, pkt, now);
+	if (d->to.ops == NULL) {
+		l->np->counters[NET_C_EXT_RX_NO_DEVICE]++;
+		net_pkt_free(l->np, pkt);
+		return;
+	}
+	d->to.ops->receive(d->to.dev, d->to.port, pkt, now);
+}

@@ -1,0 +1,301 @@
+/* The Scala UET NIC device: creation, the network port with its egress classes, and receive dispatch. */
+#include "nic_pvt.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NIC_COUNTER_NAME(n, s) s,
+static const char *const nic_counter_names[] = { NIC_COUNTERS(NIC_COUNTER_NAME) };
+#undef NIC_COUNTER_NAME
+_Static_assert(sizeof(nic_counter_names) / sizeof(nic_counter_names[0]) == NIC_C_COUNT, "counter names");
+
+static const char *const nic_ev_names[NIC_EV_COUNT] = {
+	"PDC_CREATED", "WQE_CREATED", "SEND_COMPLETE", "WQE_COMPLETE", "RECV_COMPLETE", "PDC_TERMINATED",
+};
+
+const char *nic_counter_name(int c)
+{
+	return c >= 0 && c < NIC_C_COUNT ? nic_counter_names[c] : "unknown";
+}
+
+const char *nic_ev_name(int ev)
+{
+	return ev >= 0 && ev < NIC_EV_COUNT ? nic_ev_names[ev] : "UNKNOWN";
+}
+
+uint64_t nic_pcie_bytes(uint64_t payload)
+{
+	uint64_t n = (payload + NIC_PCIE_MAX_PAYLOAD - 1) / NIC_PCIE_MAX_PAYLOAD;
+
+	if (n == 0)
+		n = 1; /* an empty completion still carries one transfer header */
+	return payload + n * NIC_PCIE_OVERHEAD;
+}
+
+static uint64_t ppm_of(uint64_t total, uint32_t ppm)
+{
+	return (uint64_t)(((unsigned __int128)total * ppm) / 1000000u);
+}
+
+/* Ring size for a class: the most packets its pool can hold (smallest frame 62 B), as a power of two. */
+static int txq_init(struct nic_txq *q, uint64_t pool_size)
+{
+	uint64_t want = pool_size / 62 + 2;
+	uint32_t n = 16;
+
+	while (n < want && n < (1u << 24))
+		n <<= 1;
+	q->ring = calloc(n, sizeof(*q->ring));
+	if (q->ring == NULL)
+		return -ENOMEM;
+	q->mask = n - 1;
+	q->pool_size = pool_size;
+	return 0;
+}
+
+struct nic *nic_create(const struct nic_env *env)
+{
+	const struct nic_params *p = env->params;
+	struct nic *nic = calloc(1, sizeof(*nic));
+
+	if (nic == NULL)
+		goto fail;
+	nic->env = *env;
+	nic->p = p;
+	emu_rng_init(&nic->rng, env->seed, env->fep_id);
+	nic->pcie_n2h_bps = p->pcie_nic.lane_bps * p->pcie_nic.lane_count;
+	nic->pcie_h2n_bps = p->pcie_host.lane_bps * p->pcie_host.lane_count;
+	nic->link_bps = p->data_rate_bps;
+	for (int tc = 0; tc < NIC_TC_COUNT; tc++)
+		nic->in_pool_size[tc] = ppm_of(p->ingress.total_buffer_size, p->ingress.pool_alloc_ppm[tc]);
+	for (int tc = 0; tc < 2; tc++)
+		if (txq_init(&nic->txq[tc], ppm_of(p->egress.total_buffer_size, p->egress.pool_alloc_ppm[tc])) < 0)
+			goto fail_nic;
+	uint32_t max_pdcs = env->max_pdcs ? env->max_pdcs : 4096;
+	nic->pdc_pool = emu_pool_create(sizeof(struct nic_pdc), max_pdcs);
+	nic->grp_pool = emu_pool_create(sizeof(struct nic_group), max_pdcs);
+	if (nic->pdc_pool == NULL || nic->grp_pool == NULL)
+		goto fail_nic;
+	nic->next_snd_id = NIC_SND_ID_MIN;
+	nic->next_rcv_id = NIC_RCV_ID_MIN;
+	nic->next_wqe_id = 1;
+	return nic;
+
+fail_nic:
+	nic_destroy(nic);
+fail:
+	errno = ENOMEM;
+	return NULL;
+}
+
+void nic_destroy(struct nic *nic)
+{
+	if (nic == NULL)
+		return;
+	for (int tc = 0; tc < 2; tc++) {
+		struct nic_txq *q = &nic->txq[tc];
+		for (uint32_t i = q->head; q->ring != NULL && i != q->tail; i++)
+			net_pkt_free(nic->env.np, q->ring[i & q->mask]);
+		free(q->ring);
+	}
+	emu_pool_destroy(nic->pdc_pool);
+	emu_pool_destroy(nic->grp_pool);
+	free(nic);
+}
+
+void nic_attach(struct nic *nic, struct net_dir *out)
+{
+	nic->out = out;
+	if (out->link->bps < nic->link_bps)
+		nic->link_bps = out->link->bps;
+}
+
+const uint64_t *nic_counters(const struct nic *nic)
+{
+	return nic->c;
+}
+
+void nic_event(struct nic *nic, struct nic_pdc *pdc, int type, emu_ps_t now)
+{
+	if (!nic->p->enable_event_logging || nic->env.hooks.event == NULL)
+		return;
+	struct nic_event ev = {
+		.now = now,
+		.fep_id = nic->env.fep_id,
+		.local_ip = nic->env.ip,
+		.local_pdc = pdc->id,
+		.remote_ip = pdc->peer_ip,
+		.remote_pdc = pdc->remote_id,
+		.type = (uint8_t)type,
+	};
+	if (pdc->sender && (type == NIC_EV_WQE_CREATED || type == NIC_EV_SEND_COMPLETE || type == NIC_EV_WQE_COMPLETE)) {
+		ev.has_wqe = 1;
+		ev.wqe_id = pdc->wqe_id;
+		ev.wqe_size = pdc->bytes;
+	}
+	nic->env.hooks.event(nic->env.hooks.arg, &ev);
+}
+
+/* A descriptor with this NIC's Ethernet, IPv4 and UDP fields filled in. */
+struct wire_pkt *nic_pkt_new(struct nic *nic, uint8_t kind, uint32_t dst_ip)
+{
+	struct wire_pkt *p = net_pkt_alloc(nic->env.np);
+
+	if (p == NULL) {
+		nic->c[NIC_C_DROP_NO_PKT]++;
+		return NULL;
+	}
+	p->kind = kind;
+	memcpy(p->src_mac, nic->env.mac, 6);
+	for (uint32_t i = 0; i < nic->env.n_neigh; i++)
+		if (nic->env.neigh[i].ip == dst_ip) {
+			memcpy(p->dst_mac, nic->env.neigh[i].mac, 6);
+			break;
+		}
+	p->src_ip = nic->env.ip;
+	p->dst_ip = dst_ip;
+	p->ecn = WIRE_ECN_ECT1;
+	p->ttl = WIRE_TTL;
+	p->dport = nic->p->udp_port;
+	p->dscp = nic->p->dscp.dscp[WIRE_ROLE_CONTROL];
+	return p;
+}
+
+/* Queue a built packet in egress class @p tc. Data was reserved when its fetch was issued; control packets
+ * reserve here. Returns 0, or -ENOBUFS when a control packet does not fit (the caller counts and frees). */
+int nic_txq_push(struct nic *nic, uint32_t tc, struct wire_pkt *pkt, emu_ps_t now)
+{
+	struct nic_txq *q = &nic->txq[tc];
+
+	if (tc == NIC_TC_CTRL) {
+		uint64_t len = wire_wire_len(pkt);
+		if (q->reserved + len > q->pool_size || q->tail - q->head > q->mask)
+			return -ENOBUFS;
+		q->reserved += len;
+	}
+	q->ring[q->tail++ & q->mask] = pkt;
+	nic_port_kick(nic, now);
+	return 0;
+}
+
+static void nic_count_sent(struct nic *nic, const struct wire_pkt *pkt)
+{
+	switch (pkt->kind) {
+	case WIRE_KIND_DATA:
+		nic->c[NIC_C_WRITE_PKTS_SENT]++;
+		break;
+	case WIRE_KIND_ACK:
+		nic->c[NIC_C_ACK_PKTS_SENT]++;
+		break;
+	case WIRE_KIND_NACK:
+		nic->c[NIC_C_NACK_PKTS_SENT]++;
+		break;
+	case WIRE_KIND_CP:
+		nic->c[NIC_C_PROBE_SENT]++;
+		break;
+	default:
+		break;
+	}
+}
+
+/* Strict priority: control (class 1) before data (class 0). */
+void nic_port_kick(struct nic *nic, emu_ps_t now)
+{
+	if (nic->port_busy || nic->out == NULL)
+		return;
+	for (int tc = 1; tc >= 0; tc--) {
+		struct nic_txq *q = &nic->txq[tc];
+		if (q->head == q->tail)
+			continue;
+		struct wire_pkt *pkt = q->ring[q->head++ & q->mask];
+		nic->port_busy = true;
+		nic->sending_tc = (uint32_t)tc;
+		nic->sending_len = (uint32_t)wire_wire_len(pkt);
+		nic->c[NIC_C_TX_BYTES] += nic->sending_len;
+		nic_count_sent(nic, pkt);
+		net_dir_xmit(nic->out, pkt, now);
+		return;
+	}
+}
+
+static void ev_pump(void *a, void *b, emu_ps_t now)
+{
+	struct nic *nic = a;
+
+	(void)b;
+	nic->pump_armed = false;
+	nic_tx_pass(nic, now);
+}
+
+void nic_pump_arm(struct nic *nic, emu_ps_t when)
+{
+	if (nic->pump_armed)
+		return;
+	if (net_sched(nic->env.np, when, ev_pump, nic, NULL, NULL) == 0)
+		nic->pump_armed = true;
+}
+
+/* Serialization ended: release the frame's egress reservation and send the next one. */
+static void nic_tx_done(void *dev, uint32_t port, emu_ps_t now)
+{
+	struct nic *nic = dev;
+	struct nic_txq *q = &nic->txq[nic->sending_tc];
+
+	(void)port;
+	q->reserved -= nic->sending_len;
+	nic->port_busy = false;
+	/* A pass blocked on a full pool retries at the latest when the pool drains to half its size. */
+	if (nic->sending_tc == NIC_TC_DATA && nic->pump_blocked && q->reserved <= q->pool_size / 2)
+		nic_pump_arm(nic, now);
+	nic_port_kick(nic, now);
+}
+
+static int in_tc_of(const struct wire_pkt *pkt)
+{
+	return pkt->kind == WIRE_KIND_DATA ? NIC_TC_DATA : NIC_TC_CTRL;
+}
+
+static void nic_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t now)
+{
+	struct nic *nic = dev;
+	int tc = in_tc_of(pkt);
+	uint64_t ip_len = wire_ip_len(pkt);
+
+	(void)port;
+	nic->c[NIC_C_RX_BYTES] += wire_wire_len(pkt);
+	if (pkt->dst_ip != nic->env.ip) {
+		nic->c[NIC_C_DROP_NOT_FOR_US]++;
+		goto free;
+	}
+	if (nic->in_pool_used[tc] + ip_len > nic->in_pool_size[tc]) {
+		nic->c[NIC_C_DROP_RX_POOL_FULL]++;
+		goto free;
+	}
+	switch (pkt->kind) {
+	case WIRE_KIND_DATA:
+	case WIRE_KIND_TRIMMED:
+		nic_rx_data(nic, pkt, now);
+		break;
+	case WIRE_KIND_ACK:
+		nic_rx_ack(nic, pkt, now);
+		break;
+	case WIRE_KIND_CP:
+		nic_rx_cp(nic, pkt, now);
+		break;
+	case WIRE_KIND_NACK:
+		/* Counted; the sender's reaction to a trim NACK (retransmission) comes with issue #3. */
+		nic->c[NIC_C_NACK_PKTS_RCVD]++;
+		break;
+	default:
+		nic->c[NIC_C_DROP_BAD_KIND]++;
+		break;
+	}
+free:
+	net_pkt_free(nic->env.np, pkt);
+}
+
+const struct net_dev_ops nic_dev_ops = {
+	.receive = nic_receive,
+	.tx_done = nic_tx_done,
+};

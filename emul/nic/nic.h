@@ -1,0 +1,143 @@
+/* The Scala UET NIC model: segmentation, PCIe fetch, PDS transmit/receive, ACKs, egress and ingress pools. */
+#ifndef NIC_H
+#define NIC_H
+
+#include <stdint.h>
+
+#include "net.h"
+#include "nic_params.h"
+
+struct nic;
+
+/* Counters of one NIC, named as the uet-transport-stats columns where one exists. */
+#define NIC_COUNTERS(X) \
+	X(NONE, "none") \
+	X(WRITE_PKTS_SENT, "write_pkts_sent") \
+	X(WRITE_PKTS_RCVD, "write_pkts_rcvd") \
+	X(ACK_PKTS_SENT, "ack_pkts_sent") \
+	X(ACK_PKTS_RCVD, "ack_pkts_rcvd") \
+	X(NACK_PKTS_SENT, "nack_pkts_sent") \
+	X(NACK_PKTS_RCVD, "nack_pkts_rcvd") \
+	X(PROBE_SENT, "probe_sent") \
+	X(PROBE_ACK_RCVD, "probe_ack_rcvd") \
+	X(WQES_CREATED, "wqes_created") \
+	X(WQES_COMPLETED, "wqes_completed") \
+	X(OOO_EVENTS, "num_out_of_order_events_on_nic") \
+	X(DUP_EVENTS, "num_dup_events_on_nic") \
+	X(NUM_RTO, "num_rto") \
+	X(NUM_RTX, "num_rtx") \
+	X(TRIMS_RCVD, "trimmed packets received") \
+	X(ECN_CE_RCVD, "data packets received with ECN CE") \
+	X(PFC_PAUSES_RCVD, "PFC pause frames received") \
+	X(TX_BYTES, "bytes sent on the wire, FCS included") \
+	X(RX_BYTES, "bytes received from the wire, FCS included") \
+	X(RX_PAYLOAD_BYTES, "new payload bytes delivered to the host") \
+	X(DROP_RX_POOL_FULL, "drop: receive pool of the class full") \
+	X(DROP_TX_CTL_POOL_FULL, "drop: control egress pool full, ACK not sent") \
+	X(DROP_NOT_FOR_US, "drop: destination IP is not this NIC") \
+	X(DROP_UNKNOWN_PDC, "drop: ACK or NACK for no open PDC") \
+	X(DROP_PSN_OUT_OF_WINDOW, "drop: data PSN outside the receive window") \
+	X(DROP_BAD_KIND, "drop: packet kind the NIC does not take") \
+	X(DROP_NO_PDC, "drop: no PDC could be created (pool empty or ids exhausted)") \
+	X(DROP_NO_PKT, "drop: packet pool empty when building a packet")
+
+#define NIC_COUNTER_ENUM(n, s) NIC_C_##n,
+enum nic_counter { NIC_COUNTERS(NIC_COUNTER_ENUM) NIC_C_COUNT };
+#undef NIC_COUNTER_ENUM
+
+/** Name of counter @p c. */
+const char *nic_counter_name(int c);
+
+/* uet-events ev_type values (spec/scala/uet-nic-records.md). */
+enum nic_ev_type {
+	NIC_EV_PDC_CREATED = 0,
+	NIC_EV_WQE_CREATED,
+	NIC_EV_SEND_COMPLETE,
+	NIC_EV_WQE_COMPLETE,
+	NIC_EV_RECV_COMPLETE,
+	NIC_EV_PDC_TERMINATED,
+	NIC_EV_COUNT
+};
+
+/** Name of an ev_type, as the record writes it. */
+const char *nic_ev_name(int ev);
+
+/** One uet-events row. */
+struct nic_event {
+	emu_ps_t now;
+	uint32_t fep_id;
+	uint32_t local_ip;
+	uint16_t local_pdc;
+	uint32_t remote_ip;
+	uint16_t remote_pdc;  /* 0 until the sender learns it */
+	uint64_t wqe_id;      /* valid when has_wqe */
+	uint64_t wqe_size;
+	uint8_t has_wqe;
+	uint8_t type;         /* enum nic_ev_type */
+};
+
+/** What the run learns from a NIC. All optional; @p arg is hooks.arg. */
+struct nic_hooks {
+	void *arg;
+	/** A uet-events row (called only with EnableEventLogging). */
+	void (*event)(void *arg, const struct nic_event *ev);
+	/** The sender saw every byte of message @p cookie acknowledged. */
+	void (*msg_done)(void *arg, uint64_t cookie, emu_ps_t now);
+	/** The receiver has all @p bytes of a message from @p src_ip with no gap; @p cookie is the sender's wqe id. */
+	void (*msg_recv)(void *arg, uint32_t fep_id, uint32_t src_ip, uint64_t wqe_id, uint64_t bytes, emu_ps_t now);
+};
+
+/** IPv4 to MAC, for the Ethernet header (no ARP inside the model). */
+struct nic_neigh {
+	uint32_t ip;
+	uint8_t mac[6];
+};
+
+/** Everything a NIC is made from. Copied by nic_create(); @p params and @p neigh must outlive the NIC. */
+struct nic_env {
+	struct net_part *np;
+	const struct nic_params *params;
+	uint32_t fep_id;        /* node id, also the RNG stream id */
+	const char *name;       /* component name in records */
+	uint32_t ip;
+	uint8_t mac[6];
+	uint64_t seed;          /* RandomSeed */
+	const struct nic_neigh *neigh;
+	uint32_t n_neigh;
+	uint32_t max_pdcs;      /* PDCs open at once, sending and receiving together */
+	struct nic_hooks hooks;
+};
+
+/** Create a NIC; NULL with errno ENOMEM or EINVAL (bad params). */
+struct nic *nic_create(const struct nic_env *env);
+
+/** Free the NIC and what it holds, packets included. Accepts NULL. */
+void nic_destroy(struct nic *nic);
+
+/** The device entry points, for net_endpoint.ops. */
+extern const struct net_dev_ops nic_dev_ops;
+
+/** Attach the link direction this NIC sends on (its port 0). Its rate is the link rate the NIC computes with. */
+void nic_attach(struct nic *nic, struct net_dir *out);
+
+/**
+ * The host rings the doorbell for a message of @p bytes to @p dst_ip at @p now: a new PDC is created and the
+ * message queued on it; the transmit process starts 15 ns later. @p cookie comes back in msg_done.
+ * Returns 0, or -ENOSPC when no PDC can be created (counted), -EHOSTUNREACH when @p dst_ip has no neighbour entry.
+ */
+int nic_post(struct nic *nic, uint32_t dst_ip, uint64_t bytes, uint64_t cookie, emu_ps_t now);
+
+/** The NIC's counters, NIC_C_COUNT entries. */
+const uint64_t *nic_counters(const struct nic *nic);
+
+/** The transmit process start delay after a doorbell: 15 ns (spec seed 000, Messages and PDCs). */
+#define NIC_DOORBELL_DELAY_PS (15 * EMU_PS_PER_NS)
+/** PCIe: at most 512 B of payload per transfer, 34 B of protocol overhead each, 64 B read requests. */
+#define NIC_PCIE_MAX_PAYLOAD 512
+#define NIC_PCIE_OVERHEAD 34
+#define NIC_PCIE_READ_REQ 64
+
+/** Bytes on the PCIe link for a transfer of @p payload bytes: ceil(payload / 512) x 34 overhead + payload. */
+uint64_t nic_pcie_bytes(uint64_t payload);
+
+#endif /* NIC_H */

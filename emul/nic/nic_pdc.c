@@ -1,0 +1,197 @@
+/* PDCs and PDC groups: ids, lookup, creation and closing, and the group ready queue of the transmit scheduler. */
+#include "nic_pvt.h"
+
+#include <string.h>
+
+static inline uint32_t hash_ip_id(uint32_t ip, uint16_t id)
+{
+	uint32_t h = ip * 0x9e3779b1u ^ (uint32_t)id * 0x85ebca6bu;
+
+	return (h ^ (h >> 16)) & (NIC_HASH_BUCKETS - 1);
+}
+
+struct nic_pdc *nic_pdc_snd_find(struct nic *nic, uint16_t id)
+{
+	for (struct nic_pdc *p = nic->snd_hash[hash_ip_id(0, id)]; p != NULL; p = p->hnext)
+		if (p->id == id)
+			return p;
+	return NULL;
+}
+
+struct nic_pdc *nic_pdc_rcv_find(struct nic *nic, uint32_t peer_ip, uint16_t peer_id)
+{
+	for (struct nic_pdc *p = nic->rcv_hash[hash_ip_id(peer_ip, peer_id)]; p != NULL; p = p->hnext)
+		if (p->peer_ip == peer_ip && p->remote_id == peer_id)
+			return p;
+	return NULL;
+}
+
+static struct nic_group *group_get(struct nic *nic, uint32_t peer_ip)
+{
+	uint32_t b = hash_ip_id(peer_ip, 0);
+
+	if (nic->p->pdc_groups_enabled)
+		for (struct nic_group *g = nic->grp_hash[b]; g != NULL; g = g->hnext)
+			if (g->peer_ip == peer_ip)
+				return g;
+	struct nic_group *g = emu_pool_get(nic->grp_pool);
+	if (g == NULL)
+		return NULL;
+	memset(g, 0, sizeof(*g));
+	g->peer_ip = peer_ip;
+	g->hnext = nic->grp_hash[b];
+	nic->grp_hash[b] = g;
+	return g;
+}
+
+static void group_free_if_unused(struct nic *nic, struct nic_group *g)
+{
+	if (g->n_pdcs > 0 || g->in_ready)
+		return;
+	struct nic_group **pp = &nic->grp_hash[hash_ip_id(g->peer_ip, 0)];
+
+	while (*pp != g)
+		pp = &(*pp)->hnext;
+	*pp = g->hnext;
+	emu_pool_put(nic->grp_pool, g);
+}
+
+static void group_put(struct nic *nic, struct nic_group *g)
+{
+	g->n_pdcs--;
+	group_free_if_unused(nic, g);
+}
+
+/* Take the group at the head of the ready queue off it (it has nothing it can send now). */
+void nic_group_unready(struct nic *nic, struct nic_group *g)
+{
+	nic->ready_head = g->ready_next;
+	if (nic->ready_head == NULL)
+		nic->ready_tail = NULL;
+	g->ready_next = NULL;
+	g->in_ready = false;
+	group_free_if_unused(nic, g);
+}
+
+/* Next free id in [lo, hi], cycling, skipping ids in use; 0 when all are taken. */
+static uint16_t alloc_snd_id(struct nic *nic)
+{
+	for (uint32_t tries = 0; tries <= NIC_SND_ID_MAX - NIC_SND_ID_MIN; tries++) {
+		uint16_t id = nic->next_snd_id;
+		nic->next_snd_id = id == NIC_SND_ID_MAX ? NIC_SND_ID_MIN : id + 1;
+		if (nic_pdc_snd_find(nic, id) == NULL)
+			return id;
+	}
+	return 0;
+}
+
+static struct nic_pdc *pdc_new(struct nic *nic, uint32_t peer_ip)
+{
+	struct nic_pdc *pdc = emu_pool_get(nic->pdc_pool);
+
+	if (pdc == NULL)
+		return NULL;
+	memset(pdc, 0, sizeof(*pdc));
+	pdc->group = group_get(nic, peer_ip);
+	if (pdc->group == NULL) {
+		emu_pool_put(nic->pdc_pool, pdc);
+		return NULL;
+	}
+	pdc->group->n_pdcs++;
+	pdc->peer_ip = peer_ip;
+	return pdc;
+}
+
+struct nic_pdc *nic_pdc_open_snd(struct nic *nic, uint32_t peer_ip, emu_ps_t now)
+{
+	uint16_t id = alloc_snd_id(nic);
+	struct nic_pdc *pdc = id != 0 ? pdc_new(nic, peer_ip) : NULL;
+
+	if (pdc == NULL) {
+		nic->c[NIC_C_DROP_NO_PDC]++;
+		return NULL;
+	}
+	pdc->sender = true;
+	pdc->id = id;
+	/* UET starts each PDC at a random PSN; drawn from the NIC's own stream, so runs stay reproducible. */
+	pdc->start_psn = (uint32_t)emu_rng_next(&nic->rng);
+	pdc->next_psn = pdc->start_psn;
+	pdc->snd_una = pdc->start_psn;
+	uint32_t b = hash_ip_id(0, id);
+	pdc->hnext = nic->snd_hash[b];
+	nic->snd_hash[b] = pdc;
+	nic_event(nic, pdc, NIC_EV_PDC_CREATED, now);
+	return pdc;
+}
+
+struct nic_pdc *nic_pdc_open_rcv(struct nic *nic, uint32_t peer_ip, uint16_t peer_id, emu_ps_t now)
+{
+	struct nic_pdc *pdc = pdc_new(nic, peer_ip);
+
+	if (pdc == NULL) {
+		nic->c[NIC_C_DROP_NO_PDC]++;
+		return NULL;
+	}
+	pdc->id = nic->next_rcv_id;
+	nic->next_rcv_id = pdc->id == NIC_RCV_ID_MAX ? NIC_RCV_ID_MIN : pdc->id + 1;
+	pdc->remote_id = peer_id;
+	uint32_t b = hash_ip_id(peer_ip, peer_id);
+	pdc->hnext = nic->rcv_hash[b];
+	nic->rcv_hash[b] = pdc;
+	nic_event(nic, pdc, NIC_EV_PDC_CREATED, now);
+	return pdc;
+}
+
+void nic_pdc_close(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
+{
+	struct nic_pdc **pp = pdc->sender ? &nic->snd_hash[hash_ip_id(0, pdc->id)]
+					  : &nic->rcv_hash[hash_ip_id(pdc->peer_ip, pdc->remote_id)];
+
+	nic_event(nic, pdc, NIC_EV_PDC_TERMINATED, now);
+	while (*pp != pdc)
+		pp = &(*pp)->hnext;
+	*pp = pdc->hnext;
+	/* A sending PDC closes only when done, so it is no longer in its group's ring. */
+	group_put(nic, pdc->group);
+	emu_pool_put(nic->pdc_pool, pdc);
+}
+
+void nic_group_ready(struct nic *nic, struct nic_group *g, bool at_head)
+{
+	if (g->in_ready)
+		return;
+	g->in_ready = true;
+	if (nic->ready_head == NULL) {
+		g->ready_next = NULL;
+		nic->ready_head = nic->ready_tail = g;
+	} else if (at_head) {
+		g->ready_next = nic->ready_head;
+		nic->ready_head = g;
+	} else {
+		g->ready_next = NULL;
+		nic->ready_tail->ready_next = g;
+		nic->ready_tail = g;
+	}
+}
+
+/* Put @p pdc in its group's ring of PDCs with data to send, behind the PDC whose turn it is. */
+void nic_pdc_rr_add(struct nic *nic, struct nic_pdc *pdc)
+{
+	struct nic_group *g = pdc->group;
+
+	(void)nic;
+	if (pdc->in_rr)
+		return;
+	pdc->in_rr = true;
+	if (g->rr == NULL) {
+		pdc->rr_next = pdc;
+		g->rr = pdc;
+		return;
+	}
+	/* insert just before g->rr, i.e. at the tail of the turn order */
+	struct nic_pdc *last = g->rr;
+	while (last->rr_next != g->rr)
+		last = last->rr_next;
+	last->rr_next = pdc;
+	pdc->rr_next = g->rr;
+}

@@ -1,0 +1,134 @@
+/* Internals shared by the NIC's files: the NIC, its PDCs, groups, and egress/ingress state. */
+#ifndef NIC_PVT_H
+#define NIC_PVT_H
+
+#include <stdbool.h>
+
+#include "emu_rng.h"
+#include "nic.h"
+
+#define NIC_SND_WIN 1024      /* sender: PSNs tracked beyond snd_una (first cut: also the send window) */
+#define NIC_RCV_WIN 256       /* receiver: PSNs tracked beyond rcv_next */
+#define NIC_HASH_BUCKETS 256
+#define NIC_SND_ID_MIN 1      /* sending PDC ids 1..32767 (uet-nic-records, Identifying a PDC) */
+#define NIC_SND_ID_MAX 32767
+#define NIC_RCV_ID_MIN 32769  /* receiving PDC ids 32769..65535 */
+#define NIC_RCV_ID_MAX 65535
+#define NIC_TC_DATA 0
+#define NIC_TC_CTRL 1
+
+struct nic_group;
+
+/* One end of a PDC. A sending PDC carries one message (the messages workload, like Chakra, opens a PDC per
+ * message); a receiving PDC records what has arrived. */
+struct nic_pdc {
+	struct nic_pdc *hnext;     /* hash chain */
+	struct nic_pdc *rr_next;   /* group's ring of PDCs with data to send */
+	struct nic_group *group;
+	uint32_t peer_ip;
+	uint16_t id;               /* local PDC id */
+	uint16_t remote_id;        /* 0 until known */
+	bool sender;
+	bool in_rr;
+	/* sender */
+	uint64_t wqe_id;
+	uint64_t cookie;
+	uint64_t bytes;
+	uint32_t n_pkts;
+	uint32_t pkts_issued;      /* segments whose fetch was issued */
+	uint32_t pkts_acked;
+	uint32_t start_psn;
+	uint32_t next_psn;
+	uint32_t snd_una;          /* lowest PSN not yet acknowledged */
+	uint32_t ar_count;         /* data transmissions, for AckRequestEveryNthPacket */
+	uint64_t acked[NIC_SND_WIN / 64]; /* bit (psn % NIC_SND_WIN): acknowledged */
+	bool probe_sent;
+	/* receiver */
+	uint32_t rcv_next;         /* next expected PSN; CACK_PSN = rcv_next - 1 */
+	uint64_t rcvd[NIC_RCV_WIN / 64];  /* bit (psn % NIC_RCV_WIN) for psn in (rcv_next, rcv_next + WIN) */
+	uint64_t rcv_payload;      /* unique payload bytes received */
+	uint64_t rcvd_bytes_cc;    /* unique IP bytes, for the NSCC rcvd_bytes field */
+	uint64_t req_len;          /* message length from the SES header */
+	uint64_t rcv_wqe_id;
+	uint32_t eom_psn;
+	uint16_t ooo_count;
+	bool eom_seen;
+	bool recv_done;
+};
+
+/* PDCs to one peer: one window and one load balancer (first cut: the spraying counter), scheduled as one. */
+struct nic_group {
+	struct nic_group *hnext;
+	struct nic_group *ready_next;
+	struct nic_pdc *rr;        /* ring of PDCs with data to send; rr points at the one whose turn it is */
+	uint32_t peer_ip;
+	uint32_t n_pdcs;
+	uint32_t entropy_ctr;
+	bool in_ready;
+};
+
+/* A FIFO of packets waiting in one egress class, with its pool. */
+struct nic_txq {
+	struct wire_pkt **ring;
+	uint32_t mask, head, tail;
+	uint64_t pool_size;        /* bytes */
+	uint64_t reserved;         /* bytes reserved: waiting, being fetched, or being serialized */
+};
+
+struct nic {
+	struct nic_env env;
+	const struct nic_params *p;
+	struct emu_rng rng;
+	struct net_dir *out;
+	uint64_t link_bps;
+	uint64_t pcie_n2h_bps;     /* NIC side: read requests and received-data writes */
+	uint64_t pcie_h2n_bps;     /* host side: payload completions */
+	emu_ps_t pcie_n2h_busy;
+	emu_ps_t pcie_h2n_busy;
+	emu_ps_t ack_last;         /* ACKs leave in the order generated */
+	uint64_t in_pool_size[NIC_TC_COUNT];
+	uint64_t in_pool_used[NIC_TC_COUNT];
+	struct nic_txq txq[2];     /* classes 0 (data) and 1 (control) */
+	uint32_t sending_tc;       /* class of the frame being serialized */
+	uint32_t sending_len;
+	bool port_busy;
+	bool pump_armed;           /* a transmit pass is scheduled */
+	bool pump_blocked;         /* stopped on a full egress pool */
+	struct nic_group *ready_head, *ready_tail;
+	struct nic_pdc *snd_hash[NIC_HASH_BUCKETS];
+	struct nic_pdc *rcv_hash[NIC_HASH_BUCKETS];
+	struct nic_group *grp_hash[NIC_HASH_BUCKETS];
+	struct emu_pool *pdc_pool;
+	struct emu_pool *grp_pool;
+	uint16_t next_snd_id, next_rcv_id;
+	uint64_t next_wqe_id;
+	uint16_t probe_opaque;
+	uint64_t c[NIC_C_COUNT];
+};
+
+/* nic.c: port, egress, events */
+void nic_event(struct nic *nic, struct nic_pdc *pdc, int type, emu_ps_t now);
+int nic_txq_push(struct nic *nic, uint32_t tc, struct wire_pkt *pkt, emu_ps_t now);
+void nic_port_kick(struct nic *nic, emu_ps_t now);
+void nic_pump_arm(struct nic *nic, emu_ps_t when);
+struct wire_pkt *nic_pkt_new(struct nic *nic, uint8_t kind, uint32_t dst_ip);
+
+/* nic_pdc.c: PDCs and groups */
+struct nic_pdc *nic_pdc_snd_find(struct nic *nic, uint16_t id);
+struct nic_pdc *nic_pdc_rcv_find(struct nic *nic, uint32_t peer_ip, uint16_t peer_id);
+struct nic_pdc *nic_pdc_open_snd(struct nic *nic, uint32_t peer_ip, emu_ps_t now);
+struct nic_pdc *nic_pdc_open_rcv(struct nic *nic, uint32_t peer_ip, uint16_t peer_id, emu_ps_t now);
+void nic_pdc_close(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now);
+void nic_group_ready(struct nic *nic, struct nic_group *g, bool at_head);
+void nic_pdc_rr_add(struct nic *nic, struct nic_pdc *pdc);
+void nic_group_unready(struct nic *nic, struct nic_group *g);
+
+/* nic_tx.c: the transmit process (segmentation, PCIe fetch) and the sender's ACK handling */
+void nic_tx_pass(struct nic *nic, emu_ps_t now);
+void nic_rx_ack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now);
+
+/* nic_rx.c: the receiver */
+void nic_rx_data(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now);
+void nic_rx_cp(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now);
+
+#endif /* NIC_PVT_H */

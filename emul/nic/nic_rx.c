@@ -1,0 +1,213 @@
+/* The receiver: data delivery over PCIe, order tracking, ACKs held for the PCIe service time, NACKs, probes. */
+#include "nic_pvt.h"
+
+static inline bool rcv_bit(const struct nic_pdc *pdc, uint32_t psn)
+{
+	uint32_t i = psn % NIC_RCV_WIN;
+
+	return (pdc->rcvd[i / 64] >> (i % 64)) & 1;
+}
+
+static inline void rcv_set(struct nic_pdc *pdc, uint32_t psn, bool on)
+{
+	uint32_t i = psn % NIC_RCV_WIN;
+
+	if (on)
+		pdc->rcvd[i / 64] |= 1ULL << (i % 64);
+	else
+		pdc->rcvd[i / 64] &= ~(1ULL << (i % 64));
+}
+
+/* The 64-PSN SACK bitmap starting at rcv_next: bit N set when PSN rcv_next + N has arrived. */
+static uint64_t sack_bitmap(const struct nic_pdc *pdc)
+{
+	uint64_t bm = 0;
+
+	for (uint32_t n = 1; n < 64; n++)
+		if (rcv_bit(pdc, pdc->rcv_next + n))
+			bm |= 1ULL << n;
+	return bm;
+}
+
+static void push_ctrl(struct nic *nic, struct wire_pkt *p, emu_ps_t now)
+{
+	if (nic_txq_push(nic, NIC_TC_CTRL, p, now) < 0) {
+		nic->c[NIC_C_DROP_TX_CTL_POOL_FULL]++;
+		net_pkt_free(nic->env.np, p);
+	}
+}
+
+static void ev_ack_send(void *a, void *b, emu_ps_t now)
+{
+	push_ctrl(a, b, now);
+}
+
+/* An ACK_CC for @p pdc as it stands now, answering @p req (a data packet or a probe). */
+static struct wire_pkt *build_ack(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *req)
+{
+	struct wire_pkt *p = nic_pkt_new(nic, WIRE_KIND_ACK, req->src_ip);
+
+	if (p == NULL)
+		return NULL;
+	uint32_t cack = pdc->rcv_next - 1;
+	int32_t off = (int32_t)(req->pds.psn - cack);
+
+	p->sport = req->sport; /* the entropy value goes back to the sender as path feedback */
+	p->pds.type = WIRE_PDS_ACK_CC;
+	p->pds.flags = (req->ecn == WIRE_ECN_CE ? WIRE_ACK_F_M : 0) | (req->pds.flags & WIRE_REQ_F_RETX ? WIRE_ACK_F_RETX : 0);
+	p->pds.psn_off = (int16_t)(off > INT16_MAX ? INT16_MAX : off < INT16_MIN ? INT16_MIN : off);
+	p->pds.psn = cack;
+	p->pds.spdcid = pdc->id;
+	p->pds.dpdcid = req->pds.spdcid;
+	p->pds.cc_type = 0; /* NSCC */
+	p->pds.mpr = 64;
+	p->pds.sack_psn_off = 1; /* SACK base = CACK_PSN + 1 = rcv_next */
+	p->pds.sack_bitmap = sack_bitmap(pdc);
+	p->pds.rcvd_bytes = (uint32_t)(((pdc->rcvd_bytes_cc + 255) >> 8) & 0xffffff);
+	p->pds.ooo_count = pdc->ooo_count;
+	return p;
+}
+
+/* A trimmed packet: NACK at once with the trim code, deliver nothing, no ACK (seed 000, Trimmed packets). */
+static void rx_trimmed(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now)
+{
+	struct wire_pkt *p = nic_pkt_new(nic, WIRE_KIND_NACK, pkt->src_ip);
+
+	nic->c[NIC_C_TRIMS_RCVD]++;
+	if (p == NULL)
+		return;
+	p->sport = pkt->sport;
+	p->pds.type = WIRE_PDS_NACK;
+	p->pds.flags = (pkt->ecn == WIRE_ECN_CE ? WIRE_NACK_F_M : 0) | (pkt->pds.flags & WIRE_REQ_F_RETX ? WIRE_NACK_F_RETX : 0);
+	p->pds.nack_code = pkt->dscp == nic->p->dscp.dscp[WIRE_ROLE_TRIMMED_LASTHOP] ? WIRE_NACK_TRIMMED_LASTHOP
+										     : WIRE_NACK_TRIMMED;
+	p->pds.psn = pkt->pds.psn;
+	p->pds.spdcid = pdc->id;
+	p->pds.dpdcid = pkt->pds.spdcid;
+	p->pds.payload = pdc->rcv_next;
+	push_ctrl(nic, p, now);
+}
+
+/* Write a new packet's payload to host memory over the NIC-to-host PCIe direction, in arrival order. */
+static void deliver(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now)
+{
+	emu_ps_t start = nic->pcie_n2h_busy > now ? nic->pcie_n2h_busy : now;
+
+	nic->pcie_n2h_busy = start + emu_ser_ps(nic_pcie_bytes(pkt->payload_len), nic->pcie_n2h_bps);
+	pdc->rcv_payload += pkt->payload_len;
+	pdc->rcvd_bytes_cc += wire_ip_len(pkt);
+	nic->c[NIC_C_RX_PAYLOAD_BYTES] += pkt->payload_len;
+}
+
+static void check_recv_complete(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
+{
+	if (pdc->recv_done || !pdc->eom_seen || (int32_t)(pdc->rcv_next - pdc->eom_psn) <= 0)
+		return;
+	pdc->recv_done = true;
+	nic_event(nic, pdc, NIC_EV_RECV_COMPLETE, now);
+	if (nic->env.hooks.msg_recv != NULL)
+		nic->env.hooks.msg_recv(nic->env.hooks.arg, nic->env.fep_id, pdc->peer_ip, pdc->rcv_wqe_id,
+					pdc->rcv_payload, now);
+}
+
+/* Track order; returns true when @p psn is new. */
+static bool rx_track(struct nic *nic, struct nic_pdc *pdc, uint32_t psn)
+{
+	int32_t d = (int32_t)(psn - pdc->rcv_next);
+
+	if (d < 0 || (d > 0 && rcv_bit(pdc, psn))) {
+		nic->c[NIC_C_DUP_EVENTS]++;
+		return false;
+	}
+	if (d == 0) {
+		pdc->rcv_next++;
+		while (rcv_bit(pdc, pdc->rcv_next)) {
+			rcv_set(pdc, pdc->rcv_next, false);
+			pdc->rcv_next++;
+			pdc->ooo_count--;
+		}
+		return true;
+	}
+	rcv_set(pdc, psn, true);
+	pdc->ooo_count++;
+	nic->c[NIC_C_OOO_EVENTS]++;
+	return true;
+}
+
+static struct nic_pdc *rcv_pdc(struct nic *nic, const struct wire_pkt *pkt, emu_ps_t now)
+{
+	struct nic_pdc *pdc = nic_pdc_rcv_find(nic, pkt->src_ip, pkt->pds.spdcid);
+
+	if (pdc != NULL)
+		return pdc;
+	pdc = nic_pdc_open_rcv(nic, pkt->src_ip, pkt->pds.spdcid, now);
+	if (pdc != NULL) /* SYN packets carry psn_offset = PSN - Start_PSN in the DPDCID slot */
+		pdc->rcv_next = pkt->pds.psn - (pkt->pds.flags & WIRE_REQ_F_SYN ? (pkt->pds.dpdcid & 0x0fffu) : 0);
+	return pdc;
+}
+
+void nic_rx_data(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
+{
+	nic->c[NIC_C_WRITE_PKTS_RCVD]++;
+	if (pkt->ecn == WIRE_ECN_CE)
+		nic->c[NIC_C_ECN_CE_RCVD]++;
+	struct nic_pdc *pdc = rcv_pdc(nic, pkt, now);
+	if (pdc == NULL)
+		return;
+	if (pkt->kind == WIRE_KIND_TRIMMED) {
+		rx_trimmed(nic, pdc, pkt, now);
+		return;
+	}
+	uint32_t psn = pkt->pds.psn;
+	if ((int32_t)(psn - pdc->rcv_next) >= NIC_RCV_WIN) {
+		nic->c[NIC_C_DROP_PSN_OUT_OF_WINDOW]++;
+		return;
+	}
+	if (rx_track(nic, pdc, psn)) {
+		deliver(nic, pdc, pkt, now);
+		if (pkt->ses.flags & WIRE_SES_F_SOM)
+			pdc->rcv_wqe_id = pkt->ses.message_id;
+		pdc->req_len = pkt->ses.request_length;
+		if (pkt->ses.flags & WIRE_SES_F_EOM) {
+			pdc->eom_seen = true;
+			pdc->eom_psn = psn;
+		}
+		check_recv_complete(nic, pdc, now);
+	}
+	if (!(pkt->pds.flags & WIRE_REQ_F_AR))
+		return;
+	/*
+	 * Hold the ACK for the receiver's PCIe service time: the data class's receive-pool backlog plus this packet
+	 * at the NIC side's LaneBps x LaneCount; report it in 128 ns units. ACKs leave in the order generated.
+	 */
+	emu_ps_t hold = emu_ser_ps(nic->in_pool_used[NIC_TC_DATA] + wire_ip_len(pkt), nic->pcie_n2h_bps);
+	struct wire_pkt *ack = build_ack(nic, pdc, pkt);
+	if (ack == NULL)
+		return;
+	uint64_t st = hold / (128 * EMU_PS_PER_NS);
+	ack->pds.service_time = (uint16_t)(st > 0xffff ? 0xffff : st);
+	emu_ps_t when = now + hold > nic->ack_last ? now + hold : nic->ack_last;
+	nic->ack_last = when;
+	if (net_sched(nic->env.np, when, ev_ack_send, nic, ack, NULL) < 0)
+		net_pkt_free(nic->env.np, ack);
+}
+
+/* A base-RTT probe is answered at once with an ACK carrying P and the probe's opaque value, without the hold. */
+void nic_rx_cp(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
+{
+	if (pkt->pds.next_hdr != WIRE_CTL_PROBE) {
+		nic->c[NIC_C_DROP_BAD_KIND]++;
+		return;
+	}
+	struct nic_pdc *pdc = nic_pdc_rcv_find(nic, pkt->src_ip, pkt->pds.spdcid);
+	if (pdc == NULL) {
+		nic->c[NIC_C_DROP_UNKNOWN_PDC]++;
+		return;
+	}
+	struct wire_pkt *ack = build_ack(nic, pdc, pkt);
+	if (ack == NULL)
+		return;
+	ack->pds.flags |= WIRE_ACK_F_P;
+	ack->pds.probe_opaque = pkt->pds.probe_opaque;
+	push_ctrl(nic, ack, now);
+}
