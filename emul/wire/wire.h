@@ -207,7 +207,7 @@ struct wire_pkt {
 	uint32_t payload_len;    /* DATA only: bytes after the SES header */
 };
 
-/** Frame length in memory and in captures (no FCS) of @p p, from its kind and payload_len. */
+/** Frame length in memory and in captures (no FCS) of @p p, from its kind and payload_len; 0 for an unknown kind. */
 size_t wire_frame_len(const struct wire_pkt *p);
 
 /** Length on the wire, FCS included: wire_frame_len() + 4. This is what serialization time is computed from. */
@@ -216,14 +216,18 @@ static inline size_t wire_wire_len(const struct wire_pkt *p)
 	return wire_frame_len(p) + WIRE_FCS_LEN;
 }
 
-/** IP datagram length of @p p (IPv4 total length). */
+/** IP datagram length of @p p (IPv4 total length); 0 for an unknown kind. */
 size_t wire_ip_len(const struct wire_pkt *p);
 
 /**
  * Encode @p p into @p buf of @p cap bytes: Ethernet II, IPv4 (IHL 5, DF, the given TTL/DSCP/ECN, correct header
  * checksum), UDP (checksum 0), the PDS header of p->kind, the SES header and the payload for DATA (payload bytes
  * are the fixed pattern wire_payload_byte()). TRIMMED encodes the request header only. Reserved bits are zero.
- * Returns the bytes written (== wire_frame_len(p)), or -EINVAL for an unknown kind, -ENOSPC if @p cap is short.
+ * The kind decides the PDS type (DATA / TRIMMED: ROD_CC_REQ if pds.type says so, else RUD_CC_REQ) and next_hdr
+ * (REQ_STD for DATA / TRIMMED, 0 for ACK / NACK, pds.next_hdr as ctl_type for CP). Without SOM the SES
+ * payload_length is written from payload_len, so the frame always agrees with itself.
+ * Returns the bytes written (== wire_frame_len(p)), or -EINVAL for an unknown kind or a frame over WIRE_MAX_FRAME,
+ * -ENOSPC if @p cap is short.
  */
 int wire_encode(const struct wire_pkt *p, uint8_t *buf, size_t cap);
 
@@ -269,6 +273,8 @@ const char *wire_reason_str(int reason);
  * Decode the @p len bytes at @p buf (no FCS; Ethernet padding after the IP datagram is allowed) into @p out.
  * Every length and field is checked before it is read. @p uet_port is the UDP destination port to accept.
  * A request whose IP datagram ends right after its PDS header while next_hdr names an SES header is TRIMMED.
+ * A datagram longer than WIRE_MAX_FRAME - 14 is BAD_IP_LEN. Fields outside the decoded kind's layout are zero
+ * (an ACK with P set fills probe_opaque, not psn_off).
  * Returns WIRE_R_OK (0), or a positive enum wire_reason naming the first problem; @p out is then unspecified.
  */
 int wire_decode(const uint8_t *buf, size_t len, uint16_t uet_port, struct wire_pkt *out);

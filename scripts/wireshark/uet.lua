@@ -738,16 +738,30 @@ end
 ---------------------------------------------------------------------------------------------------------------
 -- SES headers: each returns its length (header + extension) or nil after a failed length check.
 ---------------------------------------------------------------------------------------------------------------
+local SES_FLAG_DEFS = {
+	{ key = "ses.dc", mask = 0x20, name = "DC" }, { key = "ses.ie", mask = 0x10, name = "IE" },
+	{ key = "ses.rel", mask = 0x08, name = "REL" }, { key = "ses.hd", mask = 0x04, name = "HD" },
+	{ key = "ses.eom", mask = 0x02, name = "EOM" }, { key = "ses.som", mask = 0x01, name = "SOM" },
+}
+
 local function ses_flags(ctx, tree, off, with_hd)
 	local tvb = ctx.tvb
 	tree:add(f["ses.version"], tvb(off + 1, 1))
 	local fi = tree:add(f["ses.flags"], tvb(off + 1, 1))
-	for _, k in ipairs({ "ses.dc", "ses.ie", "ses.rel", "ses.hd", "ses.eom", "ses.som" }) do
-		if k ~= "ses.hd" or with_hd then
-			fi:add(f[k], tvb(off + 1, 1))
+	local fl = tvb(off + 1, 1):uint() % 64
+	local names = {}
+	for _, d in ipairs(SES_FLAG_DEFS) do
+		if d.key ~= "ses.hd" or with_hd then
+			fi:add(f[d.key], tvb(off + 1, 1))
+			if has(fl, d.mask) then
+				names[#names + 1] = d.name
+			end
 		end
 	end
-	return tvb(off + 1, 1):uint() % 64
+	if #names > 0 then
+		fi:append_text(" (" .. table.concat(names, ", ") .. ")")
+	end
+	return fl
 end
 
 local function ses_atomic_ext(ctx, tree, off)

@@ -75,7 +75,8 @@ static void on_rx(void *arg, int port, const uint8_t *frame, size_t len)
 	if (i == UINT32_MAX) /* the link-up probe */
 		return;
 	if (i >= N_FRAMES || frame_make(t->buf, i) != len || memcmp(t->buf, frame, len) != 0) {
-		if (getenv("DBG")) printf("bad i=%u len=%zu want=%zu\n", i, len, i < N_FRAMES ? frame_make(t->buf, i) : 0);
+		if (t->bad < 5)
+			printf("  bad frame: seq %u, %zu B\n", i, len);
 		t->bad++;
 		return;
 	}
@@ -166,8 +167,9 @@ static void run(struct dp_ctx *dp, struct loop *t, const char *srv, const char *
 	      "port 0 tx counters");
 	check(t, s1.rx_frames - p1.rx_frames == N_FRAMES + t->stray && s1.rx_bytes - p1.rx_bytes >= sent_bytes,
 	      "port 1 rx counters");
-	printf("  full %lu nombuf %lu toobig %lu rxtoobig %lu\n", (unsigned long)s0.tx_drop_full, (unsigned long)s0.tx_drop_nombuf, (unsigned long)s0.tx_drop_toobig, (unsigned long)s1.rx_drop_toobig);
-	check(t, s0.tx_drop_full + s0.tx_drop_nombuf + s0.tx_drop_toobig + s1.rx_drop_toobig == 0, "no drops");
+	check(t, s0.tx_drop_full - p0.tx_drop_full + s0.tx_drop_nombuf - p0.tx_drop_nombuf + s0.tx_drop_toobig -
+			 p0.tx_drop_toobig + s1.rx_drop_toobig - p1.rx_drop_toobig == 0,
+	      "no drops");
 
 	rc = dp_tx(dp, 0, f, DP_FRAME_MAX + 1);
 	dp_port_stats(dp, 0, &s0);
@@ -187,9 +189,12 @@ int main(void)
 		printf("SKIP: test_dp_loop needs root\n");
 		return 77;
 	}
-	/* An abstract socket named per pid: nothing on disk, no clash with a parallel run. */
-	snprintf(srv, sizeof(srv), "net_memif0,role=server,id=0,socket=/uetemu-dp-loop-%ld.sock", (long)getpid());
-	snprintf(cli, sizeof(cli), "net_memif1,role=client,id=0,socket=/uetemu-dp-loop-%ld.sock", (long)getpid());
+	/*
+	 * An abstract socket named per pid: nothing on disk, no clash with a parallel run. bsize=9216 gives each frame
+	 * one memif buffer: DPDK 22.11's memif garbles frames that span buffers (seen here with the default 2048).
+	 */
+	snprintf(srv, sizeof(srv), "net_memif0,role=server,id=0,bsize=9216,socket=/uetemu-dp-loop-%ld", (long)getpid());
+	snprintf(cli, sizeof(cli), "net_memif1,role=client,id=0,bsize=9216,socket=/uetemu-dp-loop-%ld", (long)getpid());
 	dp = dp_create((int)(sizeof(eal) / sizeof(eal[0])), eal, err, sizeof(err));
 	check(&t, dp != NULL, "dp_create");
 	if (dp == NULL)

@@ -1,0 +1,158 @@
+/* Loading a scenario config: file -> YAML tree -> --set overrides -> validated sections -> struct ctl_config. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl_yaml_pvt.h"
+#include "emu_units.h"
+
+/* Real time runs at most this many times slower than the wall clock: past it, a second shows under a microsecond. */
+#define CTL_TIME_SCALE_MAX 1000000u
+
+static int sim_name(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	struct emu_sim_params *s = obj;
+
+	return ctl_val_name(c, v, s->simulation_name, sizeof(s->simulation_name));
+}
+
+static int sim_seed(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return ctl_val_uint(c, v, 0, UINT64_MAX, &((struct emu_sim_params *)obj)->random_seed);
+}
+
+static int sim_duration(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return ctl_val_u64(c, v, emu_parse_timeval, "10ms", &((struct emu_sim_params *)obj)->duration);
+}
+
+static int sim_interval(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	struct emu_sim_params *s = obj;
+	int rc = ctl_val_u64(c, v, emu_parse_seconds, "0.001", &s->nd_stats_interval);
+
+	if (rc == 0 && s->nd_stats_interval == 0)
+		rc = ctl_err(c, v, "zero interval; a report interval is above 0, e.g. 0.001 or 1ms");
+	return rc;
+}
+
+static int sim_statlog(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return ctl_val_bool(c, v, &((struct emu_sim_params *)obj)->enable_net_device_stat_logging);
+}
+
+static int sim_timescale(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return ctl_val_uint(c, v, 1, CTL_TIME_SCALE_MAX, &((struct emu_sim_params *)obj)->time_scale);
+}
+
+int ctl_sec_simulation(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg)
+{
+	static const struct ctl_key keys[] = {
+		{ "SimulationName", false, sim_name },
+		{ "RandomSeed", false, sim_seed },
+		{ "SimulationDuration", false, sim_duration },
+		{ "NDStatsReportInterval", false, sim_interval },
+		{ "EnableNetDeviceStatLogging", false, sim_statlog },
+		{ "TimeScale", false, sim_timescale },
+	};
+
+	return ctl_walk_map(c, v, keys, sizeof(keys) / sizeof(keys[0]), &cfg->sim, "");
+}
+
+/* The Scala Switch comes with its own issue; until then its section must stay empty. */
+static int sec_switch(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg)
+{
+	(void)cfg;
+	if (ctl_y_is_null(v))
+		return 0;
+	if (v->type != CTL_Y_MAP)
+		return ctl_err(c, v, "expected a map; the switch model is not implemented yet, leave switch empty");
+	if (v->n > 0) {
+		ctl_push(c, v->key[0]->text);
+		return ctl_err(c, v->key[0], "unknown key; the switch model is not implemented yet, leave switch empty");
+	}
+	return 0;
+}
+
+typedef int (*ctl_sec_fn)(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
+
+static int validate(struct ctl_ctx *c, const struct ctl_ynode *root, struct ctl_config *cfg)
+{
+	static const struct ctl_key top[] = {
+		{ "simulation", false, NULL }, { "topology", true, NULL }, { "nic", false, NULL },
+		{ "switch", false, NULL }, { "applications", false, NULL }, { "ports", false, NULL },
+		{ "captures", false, NULL },
+	};
+	/* Dependency order: links, messages, ports and captures name hosts and links. */
+	static const ctl_sec_fn fn[] = { ctl_sec_simulation, ctl_sec_topology, ctl_sec_nic, sec_switch,
+					 ctl_sec_applications, ctl_sec_ports, ctl_sec_captures };
+	int rc = ctl_walk_map(c, root, top, sizeof(top) / sizeof(top[0]), NULL,
+			      "a config needs at least one host, e.g. topology: {hosts: [{name: host0, ip: 10.0.0.1}]}");
+
+	for (size_t i = 0; rc == 0 && i < sizeof(fn) / sizeof(fn[0]); i++) {
+		const struct ctl_ynode *v = ctl_y_get(root, top[i].name);
+
+		if (v == NULL)
+			continue;
+		size_t old = ctl_push(c, top[i].name);
+
+		rc = fn[i](c, v, cfg);
+		ctl_pop(c, old);
+	}
+	return rc;
+}
+
+int ctl_config_load(struct ctl_config *cfg, const char *path, const char *const *sets, int n_sets, char *err,
+		    size_t errlen)
+{
+	char local[8];
+	struct ctl_ctx c = { .file = path, .sets = sets, .n_sets = n_sets, .err = err, .errlen = errlen };
+	struct ctl_ynode *root = NULL;
+	int rc;
+
+	if (err == NULL || errlen == 0) {
+		c.err = local;
+		c.errlen = sizeof(local);
+	}
+	c.err[0] = '\0';
+	memset(cfg, 0, sizeof(*cfg));
+	snprintf(cfg->path, sizeof(cfg->path), "%s", path);
+	emu_sim_defaults(&cfg->sim);
+	nic_params_defaults(&cfg->nic);
+	rc = ctl_y_load(&c, &root);
+	/* Overrides go into a map; a root that is not one is reported by validate(). */
+	for (int i = 0; rc == 0 && root->type == CTL_Y_MAP && i < n_sets; i++)
+		rc = ctl_y_apply_set(&c, root, i);
+	if (rc == 0)
+		rc = validate(&c, root, cfg);
+	ctl_y_free(root);
+	if (rc == -ENOMEM && c.err[0] == '\0')
+		snprintf(c.err, c.errlen, "%s: out of memory", path);
+	if (rc != 0)
+		ctl_config_free(cfg);
+	return rc;
+}
+
+void ctl_config_free(struct ctl_config *cfg)
+{
+	if (cfg == NULL)
+		return;
+	for (uint32_t i = 0; cfg->apps != NULL && i < cfg->n_apps; i++)
+		free(cfg->apps[i].list);
+	free(cfg->apps);
+	free(cfg->hosts);
+	free(cfg->links);
+	free(cfg->ports);
+	free(cfg->captures);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+int ctl_config_host(const struct ctl_config *cfg, const char *name)
+{
+	for (uint32_t i = 0; i < cfg->n_hosts; i++)
+		if (strcmp(cfg->hosts[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}

@@ -1,0 +1,137 @@
+/* Internals of the config loader: the YAML tree with positions, --set overrides, errors and the key walkers. */
+#ifndef CTL_YAML_PVT_H
+#define CTL_YAML_PVT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctl_config.h"
+
+#define CTL_PATH_MAX 512
+#define CTL_DEPTH_MAX 64 /* deepest YAML nesting accepted; the NIC's deepest attribute is 8 levels down */
+
+enum ctl_ytype { CTL_Y_SCALAR = 0, CTL_Y_MAP, CTL_Y_SEQ };
+
+/** One YAML node. Scalars keep their text; maps hold key scalars and values; sequences hold values. */
+struct ctl_ynode {
+	uint8_t type;             /* enum ctl_ytype */
+	bool plain;               /* scalar written without quotes: "", "~" and "null" then mean null */
+	uint32_t line, col;       /* 1-based start in the file (0 for a node a --set made) */
+	int set;                  /* index of the --set that made the node, or -1 if it comes from the file */
+	char *text;               /* scalar text, NUL-terminated */
+	struct ctl_ynode **key;   /* map: key[i] is a scalar, val[i] its value */
+	struct ctl_ynode **val;   /* map values, sequence items */
+	uint32_t n, cap;
+};
+
+/** The loader's context: where errors go and the key path of the node being checked. */
+struct ctl_ctx {
+	const char *file;
+	const char *const *sets;
+	int n_sets;
+	char *err;
+	size_t errlen;
+	char path[CTL_PATH_MAX]; /* "nic.NetworkInterface.UplinkNetworkInterface", list indexes as ".0" */
+	size_t plen;
+};
+
+/* ctl_yaml.c: the tree. */
+
+/**
+ * Parse the file c->file into a tree at @p root (an empty map for an empty file), refusing duplicate keys and
+ * aliases. Returns 0; -errno with "file: <strerror>" if it cannot be read; -EINVAL with "file:line:col: ..." for a
+ * syntax error or a duplicate key; -ENOMEM.
+ */
+int ctl_y_load(struct ctl_ctx *c, struct ctl_ynode **root);
+
+/** Free a tree. Accepts NULL. */
+void ctl_y_free(struct ctl_ynode *n);
+
+/**
+ * Apply c->sets[@p idx], "a.b.0.c=value": replace the scalar at that path, creating missing map keys (a numeric
+ * component after a missing key is part of that key, as in PCIeGen3.0). Returns 0, -EINVAL with "--set ..." in the
+ * error buffer, or -ENOMEM.
+ */
+int ctl_y_apply_set(struct ctl_ctx *c, struct ctl_ynode *root, int idx);
+
+/** Value of @p key in @p map, or NULL (also when @p map is not a map). */
+const struct ctl_ynode *ctl_y_get(const struct ctl_ynode *map, const char *key);
+
+/** True for a plain scalar that YAML reads as null: empty, "~", "null". */
+bool ctl_y_is_null(const struct ctl_ynode *n);
+
+/** Write "file:line:col: path: <fmt>" (or "--set p=v: ...") into c->err; returns -EINVAL. */
+__attribute__((format(printf, 3, 4))) int ctl_err(struct ctl_ctx *c, const struct ctl_ynode *at, const char *fmt,
+						   ...);
+
+/** Append ".key" to the path; returns the old length for ctl_pop(). */
+size_t ctl_push(struct ctl_ctx *c, const char *key);
+/** Append ".idx" to the path; returns the old length. */
+size_t ctl_push_idx(struct ctl_ctx *c, uint32_t idx);
+/** Restore the path to @p len. */
+void ctl_pop(struct ctl_ctx *c, size_t len);
+
+/* ctl_config_walk.c: schema helpers. */
+
+/** Handler of one key: @p v is its value, @p obj what the walk fills. Returns 0 or -errno (message written). */
+typedef int (*ctl_key_fn)(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj);
+
+/** One accepted key of a map. fn NULL: accepted, the caller reads it afterwards with ctl_y_get(). */
+struct ctl_key {
+	const char *name;
+	bool required;
+	ctl_key_fn fn;
+};
+
+/**
+ * Check that @p map is a map (null counts as empty) with only the @p n keys of @p keys, call each key's handler in
+ * file order, then check the required keys. @p example ends the message of a missing key.
+ * Returns 0 or -EINVAL (message written).
+ */
+int ctl_walk_map(struct ctl_ctx *c, const struct ctl_ynode *map, const struct ctl_key *keys, size_t n, void *obj,
+		 const char *example);
+
+/** Item handler of ctl_walk_seq(). */
+typedef int (*ctl_item_fn)(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t idx, void *obj);
+
+/** Check that @p seq is a list (null counts as empty) and call @p fn on each item. Returns 0 or -EINVAL. */
+int ctl_walk_seq(struct ctl_ctx *c, const struct ctl_ynode *seq, ctl_item_fn fn, void *obj, const char *example);
+
+/** Number of items of a list, 0 for null. */
+uint32_t ctl_seq_len(const struct ctl_ynode *seq);
+
+/**
+ * The "unknown key" error for @p key (a key node) among @p n valid names @p names: the nearest name by edit
+ * distance if one is close, else the list of valid keys. @p extra, if not NULL, replaces the suggestion.
+ */
+int ctl_err_unknown(struct ctl_ctx *c, const struct ctl_ynode *key, const char *const *names, size_t n);
+
+/** The scalar text of @p v, or an "expected a value" error naming @p example. */
+int ctl_scalar(struct ctl_ctx *c, const struct ctl_ynode *v, const char *example, const char **text);
+
+/** Parse @p v with an emu_units parser (emu_parse_uint, _size, _timeval, _seconds, _datarate) into @p out. */
+int ctl_val_u64(struct ctl_ctx *c, const struct ctl_ynode *v, int (*parse)(const char *, uint64_t *, char *, size_t),
+		const char *example, uint64_t *out);
+
+/** A uint in [min, max]. */
+int ctl_val_uint(struct ctl_ctx *c, const struct ctl_ynode *v, uint64_t min, uint64_t max, uint64_t *out);
+
+/** A bool. */
+int ctl_val_bool(struct ctl_ctx *c, const struct ctl_ynode *v, bool *out);
+
+/** A name: 1 to @p size - 1 letters, digits, '_', '-', '.', not starting with '.'; copied into @p out. */
+int ctl_val_name(struct ctl_ctx *c, const struct ctl_ynode *v, char *out, size_t size);
+
+/* The sections (ctl_config_*.c). Each fills its part of @p cfg; the caller frees @p cfg on error. */
+int ctl_sec_simulation(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
+int ctl_sec_topology(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
+int ctl_sec_nic(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
+int ctl_sec_applications(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
+int ctl_sec_ports(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
+int ctl_sec_captures(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
+
+/** The "unknown host 'x'; hosts are a, b" error, or the index of host @p v names in @p cfg. */
+int ctl_val_host(struct ctl_ctx *c, const struct ctl_ynode *v, const struct ctl_config *cfg, uint32_t *idx);
+
+#endif /* CTL_YAML_PVT_H */

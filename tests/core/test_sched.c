@@ -1,0 +1,226 @@
+/* Unit tests of the event scheduler, pools and RNG streams (emul/core). */
+#include <criterion/criterion.h>
+#include <errno.h>
+
+#include "emu_pool.h"
+#include "emu_rng.h"
+#include "emu_sched.h"
+#include "emu_time.h"
+
+struct trace {
+	int order[64];
+	emu_ps_t when[64];
+	int n;
+};
+
+static void record(void *a, void *b, emu_ps_t now)
+{
+	struct trace *t = a;
+
+	t->order[t->n] = (int)(intptr_t)b;
+	t->when[t->n] = now;
+	t->n++;
+}
+
+Test(core_sched, same_time_events_run_in_schedule_order)
+{
+	struct emu_sched *s = emu_sched_create(64);
+	struct trace t = { 0 };
+
+	for (int i = 0; i < 10; i++)
+		cr_assert_eq(emu_sched_at(s, 1000, record, &t, (void *)(intptr_t)i, NULL), 0);
+	emu_sched_run_until(s, EMU_PS_NEVER - 1);
+	cr_assert_eq(t.n, 10);
+	for (int i = 0; i < 10; i++)
+		cr_assert_eq(t.order[i], i, "event %d ran at position %d", t.order[i], i);
+	emu_sched_destroy(s);
+}
+
+Test(core_sched, time_order_then_seq)
+{
+	struct emu_sched *s = emu_sched_create(64);
+	struct trace t = { 0 };
+
+	emu_sched_at(s, 300, record, &t, (void *)3, NULL);
+	emu_sched_at(s, 100, record, &t, (void *)1, NULL);
+	emu_sched_at(s, 200, record, &t, (void *)2, NULL);
+	emu_sched_at(s, 100, record, &t, (void *)4, NULL);
+	emu_sched_run_until(s, 250);
+	cr_assert_eq(t.n, 3);
+	cr_assert_eq(t.order[0], 1);
+	cr_assert_eq(t.order[1], 4);
+	cr_assert_eq(t.order[2], 2);
+	cr_assert_eq(emu_sched_now(s), 200);
+	cr_assert_eq(emu_sched_next(s), 300);
+	emu_sched_destroy(s);
+}
+
+Test(core_sched, cancel_pending_and_stale_handles)
+{
+	struct emu_sched *s = emu_sched_create(64);
+	struct trace t = { 0 };
+	emu_timer_t h1, h2;
+
+	emu_sched_at(s, 100, record, &t, (void *)1, &h1);
+	emu_sched_at(s, 200, record, &t, (void *)2, &h2);
+	cr_assert_eq(emu_sched_cancel(s, h1), 0);
+	cr_assert_eq(emu_sched_cancel(s, h1), -ENOENT, "second cancel of the same handle");
+	cr_assert_eq(emu_sched_cancel(s, 0), -ENOENT, "zero handle");
+	cr_assert_eq(emu_sched_pending(s), 1);
+	emu_sched_run_until(s, 1000);
+	cr_assert_eq(t.n, 1);
+	cr_assert_eq(t.order[0], 2);
+	cr_assert_eq(emu_sched_cancel(s, h2), -ENOENT, "cancel after fire");
+	/* the freed slot is reused: the old handle must still miss */
+	emu_timer_t h3;
+	emu_sched_at(s, 1500, record, &t, (void *)3, &h3);
+	cr_assert_eq(emu_sched_cancel(s, h1), -ENOENT);
+	cr_assert_eq(emu_sched_cancel(s, h3), 0);
+	emu_sched_destroy(s);
+}
+
+struct self_cancel {
+	struct emu_sched *s;
+	emu_timer_t other;
+	int fired;
+};
+
+static void cancel_other(void *a, void *b, emu_ps_t now)
+{
+	struct self_cancel *c = a;
+
+	(void)b;
+	(void)now;
+	c->fired++;
+	cr_assert_eq(emu_sched_cancel(c->s, c->other), 0);
+}
+
+static void must_not_run(void *a, void *b, emu_ps_t now)
+{
+	(void)a;
+	(void)b;
+	(void)now;
+	cr_assert_fail("a cancelled event ran");
+}
+
+Test(core_sched, callback_cancels_a_same_time_event)
+{
+	struct emu_sched *s = emu_sched_create(64);
+	struct self_cancel c = { .s = s };
+
+	emu_sched_at(s, 50, cancel_other, &c, NULL, NULL);
+	emu_sched_at(s, 50, must_not_run, NULL, NULL, &c.other);
+	emu_sched_run_until(s, 100);
+	cr_assert_eq(c.fired, 1);
+	emu_sched_destroy(s);
+}
+
+static void chain(void *a, void *b, emu_ps_t now)
+{
+	struct emu_sched *s = a;
+	intptr_t left = (intptr_t)b;
+
+	if (left > 0)
+		emu_sched_at(s, now + 10, chain, s, (void *)(left - 1), NULL);
+}
+
+Test(core_sched, callbacks_schedule_within_limit)
+{
+	struct emu_sched *s = emu_sched_create(64);
+
+	emu_sched_at(s, 0, chain, s, (void *)99, NULL);
+	cr_assert_eq(emu_sched_run_until(s, 495), 50);
+	cr_assert_eq(emu_sched_run_until(s, EMU_PS_NEVER - 1), 50);
+	cr_assert_eq(emu_sched_events_run(s), 100);
+	cr_assert_eq(emu_sched_now(s), 990);
+	emu_sched_destroy(s);
+}
+
+Test(core_sched, full_scheduler_refuses_and_cancel_churn_stays_bounded)
+{
+	struct emu_sched *s = emu_sched_create(64);
+	struct trace t = { 0 };
+	emu_timer_t h = 0;
+
+	for (int i = 0; i < 64; i++)
+		cr_assert_eq(emu_sched_at(s, 1000 + (emu_ps_t)i, record, &t, NULL, NULL), 0);
+	cr_assert_eq(emu_sched_at(s, 5, record, &t, NULL, NULL), -ENOSPC);
+	emu_sched_destroy(s);
+
+	/* re-arming one timer a million times must not exhaust anything (stale entries are compacted) */
+	s = emu_sched_create(64);
+	for (int i = 0; i < 1000000; i++) {
+		emu_sched_cancel(s, h);
+		cr_assert_eq(emu_sched_at(s, 1000000 + (emu_ps_t)i, record, &t, NULL, &h), 0);
+	}
+	cr_assert_eq(emu_sched_pending(s), 1);
+	emu_sched_destroy(s);
+}
+
+Test(core_sched, past_time_runs_now)
+{
+	struct emu_sched *s = emu_sched_create(64);
+	struct trace t = { 0 };
+
+	emu_sched_at(s, 500, record, &t, (void *)1, NULL);
+	emu_sched_run_until(s, 1000);
+	emu_sched_at(s, 100, record, &t, (void *)2, NULL);
+	emu_sched_run_until(s, 1000);
+	cr_assert_eq(t.when[1], 500, "an event in the past runs at the current time");
+	emu_sched_destroy(s);
+}
+
+Test(core_time, serialization_rounding_matches_spec_examples)
+{
+	/* 4,202 B at 400 Gb/s: 84.04 ns exactly (seed 000, Packets on the wire) */
+	cr_assert_eq(emu_ser_ps(4202, 400000000000ULL), 84040);
+	/* 98 B PCIe read request at 16 x 31.52 Gb/s: 1554.57 ps, rounded up */
+	cr_assert_eq(emu_ser_ps(98, 16ULL * 31520000000ULL), 1555);
+	/* 4,368 B completion: 69.289... ns -> 69290 ps */
+	cr_assert_eq(emu_ser_ps(4368, 16ULL * 31520000000ULL), 69290);
+	/* 4,184 B ACK hold: 66.37 ns ("66.4 ns", seed 000 ACK cadence) */
+	cr_assert_eq(emu_ser_ps(4184, 16ULL * 31520000000ULL), 66371);
+	cr_assert_eq(emu_ser_ps(0, 1), 0);
+}
+
+Test(core_pool, empty_pool_fails_and_counts)
+{
+	struct emu_pool *p = emu_pool_create(40, 3); /* rounded up to 4 */
+	void *o[4];
+
+	cr_assert_eq(emu_pool_size(p), 4);
+	for (int i = 0; i < 4; i++)
+		cr_assert_not_null(o[i] = emu_pool_get(p));
+	cr_assert_null(emu_pool_get(p));
+	cr_assert_eq(emu_pool_failures(p), 1);
+	cr_assert_eq(emu_pool_in_use(p), 4);
+	emu_pool_put(p, o[2]);
+	cr_assert_eq(emu_pool_get(p), o[2]);
+	cr_assert_eq(emu_pool_high_water(p), 4);
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(((uintptr_t)o[i]) % 16, 0, "objects 16-byte aligned");
+	emu_pool_destroy(p);
+	emu_pool_destroy(NULL);
+}
+
+Test(core_rng, streams_reproducible_and_independent)
+{
+	struct emu_rng a, b, c;
+
+	emu_rng_init(&a, EMU_RNG_DEFAULT_SEED, 0);
+	emu_rng_init(&b, EMU_RNG_DEFAULT_SEED, 0);
+	emu_rng_init(&c, EMU_RNG_DEFAULT_SEED, 1);
+	int same_c = 0;
+	for (int i = 0; i < 1000; i++) {
+		uint64_t x = emu_rng_next(&a);
+		cr_assert_eq(x, emu_rng_next(&b));
+		same_c += x == emu_rng_next(&c);
+	}
+	cr_assert_eq(same_c, 0);
+	uint64_t hist[10] = { 0 };
+	for (int i = 0; i < 100000; i++)
+		hist[emu_rng_below(&a, 10)]++;
+	for (int i = 0; i < 10; i++)
+		cr_assert(hist[i] > 9000 && hist[i] < 11000, "bucket %d has %llu", i, (unsigned long long)hist[i]);
+	cr_assert_eq(emu_rng_below(&a, 0), 0);
+}

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""configs/pair.yaml (issue 2): ten 1 MiB messages host0 -> host1 in virtual time.
+
+Checks: 256 data frames per message; consecutive full data frames 84.04 ns apart on average (4,202 B at
+400 Gb/s); every data frame acknowledged; the first frame of each message 85.845 ns after its doorbell (the pcap
+keeps whole ns: 85); frame sizes, DSCP, ECN, TTL, checksums; two runs give byte-identical pcaps and records.
+"""
+import filecmp
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(__file__))
+import uetpcap  # noqa: E402
+
+failures = []
+
+
+def check(cond, what):
+    print(('ok   ' if cond else 'FAIL ') + what)
+    if not cond:
+        failures.append(what)
+
+
+def run(uetemu, root, out):
+    subprocess.run([uetemu, 'run', os.path.join(root, 'configs/pair.yaml'), '--out', out, '--quiet'],
+                   check=True, stdout=subprocess.DEVNULL)
+
+
+def main():
+    uetemu, root = sys.argv[1], sys.argv[2]
+    tmp = tempfile.mkdtemp(prefix='uetemu-pair-')
+    a, b = os.path.join(tmp, 'a'), os.path.join(tmp, 'b')
+    run(uetemu, root, a)
+    run(uetemu, root, b)
+    for name in ('pair.pcap', 'pair-uet-events-0.csv'):
+        check(filecmp.cmp(os.path.join(a, name), os.path.join(b, name), shallow=False),
+              '%s byte-identical across two runs' % name)
+
+    frames = [(t, uetpcap.decode(f)) for t, f in uetpcap.read_pcap(os.path.join(a, 'pair.pcap'))]
+    host0 = bytes([10, 0, 0, 1])
+    data = [(t, d) for t, d in frames if d['kind'] == 'data']
+    acks = [(t, d) for t, d in frames if d['kind'] == 'ack' and not d['probe']]
+    per_pdc = {}
+    for t, d in data:
+        per_pdc.setdefault(d['spdcid'], []).append((t, d))
+    check(len(per_pdc) == 10, '10 messages, one PDC each (saw %d)' % len(per_pdc))
+    check(all(len(v) == 256 for v in per_pdc.values()), '256 data frames per message')
+
+    # consecutive full data frames with nothing else between them on host0's direction
+    out0 = [(t, d) for t, d in frames if d['src'] == host0]
+    gaps = [t2 - t1 for (t1, d1), (t2, d2) in zip(out0, out0[1:])
+            if d1['kind'] == 'data' and d2['kind'] == 'data' and d1['payload'] == d2['payload'] == 4096
+            and t2 - t1 < 1000]
+    avg = sum(gaps) / len(gaps)
+    check(abs(avg - 84.04) < 0.01, 'consecutive full data frames %.4f ns apart on average (%d pairs)'
+          % (avg, len(gaps)))
+
+    # every data frame acknowledged: its PSN at or below a CACK, or in a SACK bitmap, of its PDC
+    acked = {}
+    for _, d in acks:
+        s = acked.setdefault(d['dpdcid'], [0, set()])
+        s[0] = max(s[0], d['cack'])
+        base = (d['cack'] + d['sack_off']) & 0xffffffff
+        for i in range(64):
+            if d['sack'] >> i & 1:
+                s[1].add((base + i) & 0xffffffff)
+    unacked = [d['psn'] for _, d in data if not (d['spdcid'] in acked and (
+        ((acked[d['spdcid']][0] - d['psn']) & 0xffffffff) < 0x80000000 or d['psn'] in acked[d['spdcid']][1]))]
+    check(not unacked, 'every data frame acknowledged (%d not)' % len(unacked))
+    check(len(acks) == 2560, '2560 ACKs for 2560 data frames (saw %d)' % len(acks))
+
+    # first frame of each message: doorbell at k x 30 us, on the wire 85.845 ns later (85 in whole ns)
+    firsts = sorted(v[0][0] for v in per_pdc.values())
+    check(firsts == [k * 30000 + 85 for k in range(10)], 'first data frame of message k at k*30us + 85 ns: %s'
+          % firsts[:3])
+
+    sizes = {d['kind']: set() for _, d in frames}
+    for _, d in frames:
+        sizes[d['kind']].add(d['len'] + 4)
+    check(sizes['data'] == {4202}, 'data frames 4,202 B on the wire: %s' % sizes['data'])
+    check(sizes['ack'] == {78}, 'ACK 78 B on the wire: %s' % sizes['ack'])
+    check(sizes.get('cp', {62}) == {62}, 'probe 62 B on the wire')
+    check(all(d['csum_ok'] for _, d in frames), 'every IPv4 header checksum valid')
+    check(all(d['ttl'] == 255 and d['ecn'] == 1 and d['udp_csum'] == 0 and d['dport'] == 4793
+              for _, d in frames), 'TTL 255, ECT(1), UDP checksum 0, port 4793 on every frame')
+    check({d['dscp'] for _, d in data} == {0}, 'data DSCP 0 (no-trim: TrimmingEnabled false)')
+    check({d['dscp'] for _, d in frames if d['kind'] != 'data'} == {46}, 'control DSCP 46')
+    check({d['sport'] for _, d in data} == set(range(256, 384)), 'entropy sprayed over ports 256..383')
+
+    summary = json.load(open(os.path.join(a, 'summary.json')))
+    check(summary['messages']['posted'] == 10 and summary['messages']['completed'] == 10,
+          'summary: 10 posted, 10 completed')
+    check(summary['seed'] == 18760 and summary['mode'] == 'virtual', 'summary: seed 18760, virtual')
+    h1 = [h for h in summary['hosts'] if h['name'] == 'host1'][0]
+    check(h1['rx_payload_bytes'] == 10 * 1048576, 'host1 received 10 MiB of payload')
+    rows = open(os.path.join(a, 'pair-uet-events-0.csv')).read().splitlines()
+    check(rows[0] == 'time_utc,sim_time_ns,component_name,FEP_ID,local_PDC_ID,remote_PDC_ID,wqe_ID,'
+          'wqe_size_bytes,ev_type', 'uet-events header')
+    evs = [r.split(',')[-1] for r in rows[1:]]
+    check(evs.count('WQE_COMPLETE') == 10 and evs.count('RECV_COMPLETE') == 10, '10 WQE_COMPLETE, 10 RECV_COMPLETE')
+    print('test_pair: %d passed, %d failed' % (0 if failures else 1, len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
