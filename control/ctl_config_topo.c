@@ -57,11 +57,16 @@ static int host_ip(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
 	struct host_obj *o = obj;
 	struct ctl_host *h = &o->cfg->hosts[o->idx];
-	int rc = ctl_val_u64(c, v, NULL, "10.0.0.1", NULL);
+	char msg[256];
+	const char *s;
+	int rc = ctl_scalar(c, v, "10.0.0.1", &s);
 
-	(void)rc;
-	return 0;
-	(void)h;
+	if (rc == 0 && emu_parse_ipv4(s, &h->ip, msg, sizeof(msg)) != 0)
+		return ctl_err(c, v, "%s", msg);
+	for (uint32_t i = 0; rc == 0 && i < o->idx; i++)
+		if (o->cfg->hosts[i].ip == h->ip)
+			rc = ctl_err(c, v, "duplicate ip '%s'; the first is topology.hosts.%u", s, i);
+	return rc;
 }
 
 static int host_mac(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
@@ -126,5 +131,123 @@ static int topo_hosts(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_c
 
 	if (rc == 0 && n == 0) /* null */
 		rc = ctl_err(c, v, "no hosts; a config needs at least one host, e.g. [{name: host0, ip: 10.0.0.1}]");
+	return rc;
+}
+
+struct link_obj {
+	struct ctl_config *cfg;
+	struct ctl_link *l;
+};
+
+static int link_name(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	struct link_obj *o = obj;
+	int rc = ctl_val_name(c, v, o->l->name, sizeof(o->l->name));
+
+	for (struct ctl_link *p = o->cfg->links; rc == 0 && p < o->l; p++)
+		if (strcmp(p->name, o->l->name) == 0)
+			rc = ctl_err(c, v, "duplicate link name '%s'; the first is topology.links.%u", p->name,
+				     (uint32_t)(p - o->cfg->links));
+	return rc;
+}
+
+static int link_a(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	struct link_obj *o = obj;
+
+	return ctl_val_host(c, v, o->cfg, &o->l->a);
+}
+
+static int link_b(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	struct link_obj *o = obj;
+
+	return ctl_val_host(c, v, o->cfg, &o->l->b);
+}
+
+static int link_rate(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return ctl_val_u64(c, v, emu_parse_datarate, "400Gbps", &((struct link_obj *)obj)->l->data_rate_bps);
+}
+
+static int link_delay(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return ctl_val_u64(c, v, emu_parse_timeval, "100ns", &((struct link_obj *)obj)->l->delay_ps);
+}
+
+/* A NIC has one port: a host is on at most one link, and a link joins two different hosts. */
+static int link_ends(struct ctl_ctx *c, const struct ctl_ynode *item, struct link_obj *o)
+{
+	const struct ctl_ynode *bv = ctl_y_get(item, "b");
+	size_t old;
+	int rc = 0;
+
+	if (o->l->a == o->l->b) {
+		old = ctl_push(c, "b");
+		rc = ctl_err(c, bv, "link joins %s to itself; a and b are two different hosts",
+			     o->cfg->hosts[o->l->a].name);
+		ctl_pop(c, old);
+		return rc;
+	}
+	for (struct ctl_link *p = o->cfg->links; p < o->l; p++) {
+		for (int end = 0; end < 2; end++) {
+			uint32_t h = end ? o->l->b : o->l->a;
+
+			if (p->a != h && p->b != h)
+				continue;
+			old = ctl_push(c, end ? "b" : "a");
+			rc = ctl_err(c, ctl_y_get(item, end ? "b" : "a"),
+				     "host '%s' is already on link '%s'; a host's NIC has one port",
+				     o->cfg->hosts[h].name, p->name);
+			ctl_pop(c, old);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int link_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t idx, void *obj)
+{
+	static const struct ctl_key keys[] = {
+		{ "name", true, link_name }, { "a", true, link_a }, { "b", true, link_b },
+		{ "DataRate", false, link_rate }, { "Delay", false, link_delay },
+	};
+	struct link_obj o = { .cfg = obj, .l = &((struct ctl_config *)obj)->links[idx] };
+	int rc;
+
+	o.l->delay_ps = EMU_PS_NEVER;
+	rc = ctl_walk_map(c, item, keys, sizeof(keys) / sizeof(keys[0]), &o, LINK_EXAMPLE);
+	return rc != 0 ? rc : link_ends(c, item, &o);
+}
+
+static int topo_links(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg)
+{
+	uint32_t n = ctl_seq_len(v);
+
+	if (n > 0 && (cfg->links = calloc(n, sizeof(*cfg->links))) == NULL)
+		return -ENOMEM;
+	cfg->n_links = n;
+	return ctl_walk_seq(c, v, link_item, cfg, "e.g. links: [{name: l0, a: host0, b: host1}]");
+}
+
+int ctl_sec_topology(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg)
+{
+	static const struct ctl_key keys[] = { { "hosts", true, NULL }, { "links", false, NULL } };
+	const struct ctl_ynode *hosts, *links;
+	size_t old;
+	int rc = ctl_walk_map(c, v, keys, 2, NULL, "e.g. hosts: [{name: host0, ip: 10.0.0.1}]");
+
+	if (rc != 0)
+		return rc;
+	hosts = ctl_y_get(v, "hosts");
+	old = ctl_push(c, "hosts");
+	rc = topo_hosts(c, hosts, cfg);
+	ctl_pop(c, old);
+	links = ctl_y_get(v, "links");
+	if (rc == 0 && links != NULL) {
+		old = ctl_push(c, "links");
+		rc = topo_links(c, links, cfg);
+		ctl_pop(c, old);
+	}
 	return rc;
 }

@@ -111,8 +111,13 @@ int ctl_walk_map(struct ctl_ctx *c, const struct ctl_ynode *map, const struct ct
 	for (size_t j = 0; j < nn; j++)
 		names[j] = keys[j].name;
 	if (map->type != CTL_Y_MAP && !ctl_y_is_null(map)) {
+		const char *last = path_last(c);
+
+		/* A list entry has no name to say "<name> holds": show what an entry looks like instead. */
+		if (last[0] >= '0' && last[0] <= '9' && example[0] != '\0')
+			return ctl_err(c, map, "expected a map, not %s; %s", kind_of(map), example);
 		join_names(list, sizeof(list), names, nn);
-		return ctl_err(c, map, "expected a map, not %s; %s holds %s", kind_of(map), path_last(c), list);
+		return ctl_err(c, map, "expected a map, not %s; %s holds %s", kind_of(map), last, list);
 	}
 	for (uint32_t i = 0; map->type == CTL_Y_MAP && i < map->n; i++) {
 		const struct ctl_ynode *k = map->key[i];

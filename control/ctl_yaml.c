@@ -246,7 +246,8 @@ static int y_map_entry(struct y_build *b, struct ctl_ynode *n, int depth, bool *
 	size_t old = ctl_push(b->c, k->text);
 
 	if (first >= 0)
-		rc = ctl_err(b->c, k, "duplicate key; the first is at line %u", n->key[first]->line);
+		rc = ctl_err(b->c, k, "duplicate key; keep one, the first is at %u:%u", n->key[first]->line,
+				     n->key[first]->col);
 	if (rc == 0 && (rc = y_next(b, &ev)) == 0) {
 		rc = y_build(b, &ev, depth + 1, &v);
 		yaml_event_delete(&ev);
@@ -372,6 +373,13 @@ int ctl_y_load(struct ctl_ctx *c, struct ctl_ynode **root)
 	rc = y_stream(&b, root);
 	yaml_parser_delete(&b.parser);
 	fclose(f);
+	if (rc == 0 && ctl_y_is_null(*root)) { /* a file holding only "~": no sections, as an empty file */
+		struct ctl_ynode *m = y_new(CTL_Y_MAP, (*root)->line, (*root)->col, -1);
+
+		ctl_y_free(*root);
+		*root = m;
+		rc = m != NULL ? 0 : -ENOMEM;
+	}
 	return rc;
 }
 
@@ -460,15 +468,22 @@ static int set_seq_slot(struct ctl_ctx *c, struct y_setp *sp, struct ctl_ynode *
 	return 0;
 }
 
-/* Slot of component *i in map @p n, creating the key if missing; a numeric next component can join the key. */
+/*
+ * Slot of component *i in map @p n, creating the key if missing. A key missing from the file followed by a number
+ * is a version-like key when it ends in a digit ("PCIeGen3" "0" is the key PCIeGen3.0), else an index into a list
+ * the file does not have, which --set cannot make.
+ */
 static int set_map_slot(struct ctl_ctx *c, struct y_setp *sp, struct ctl_ynode *n, int *i, struct ctl_ynode ***slot)
 {
 	const char *comp = sp->comp[*i];
+	size_t len = strlen(comp);
 	char joined[CTL_PATH_MAX];
 	int j = y_find(n, comp);
 
 	if (j < 0 && *i + 1 < sp->n && all_digits(sp->comp[*i + 1])) {
-		/* A list cannot be made by --set, so "PCIeGen3.0" is one key, whether or not it is in the file. */
+		if (comp[len - 1] < '0' || comp[len - 1] > '9')
+			return set_fail(c, sp->idx, "no list at %.*s; --set can index only lists the file has",
+					(int)sp->end[*i], sp->path);
 		snprintf(joined, sizeof(joined), "%s.%s", comp, sp->comp[*i + 1]);
 		comp = joined;
 		(*i)++;

@@ -103,7 +103,7 @@ uint32_t ctl_seq_len(const struct ctl_ynode *seq);
 
 /**
  * The "unknown key" error for @p key (a key node) among @p n valid names @p names: the nearest name by edit
- * distance if one is close, else the list of valid keys. @p extra, if not NULL, replaces the suggestion.
+ * distance if one is close, else the list of valid keys. Returns -EINVAL.
  */
 int ctl_err_unknown(struct ctl_ctx *c, const struct ctl_ynode *key, const char *const *names, size_t n);
 

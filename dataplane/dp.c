@@ -1,5 +1,7 @@
 /* The dataplane's control side: EAL bring-up and teardown, the mbuf pool, and probing, configuring and starting ports. */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,16 +133,45 @@ static void dp_port_release(struct dp_port *p)
 		(void)rte_dev_remove(p->dev);
 }
 
+/*
+ * Remove the EAL runtime directory (/var/run/dpdk/<prefix>: config, fbarray_*, a few MB of tmpfs) that
+ * rte_eal_cleanup() leaves behind. Only for the default per-pid prefix, which no other process can be using.
+ */
+static void dp_runtime_dir_remove(const char *path)
+{
+	char file[PATH_MAX];
+	struct dirent *e;
+	DIR *d = opendir(path);
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (snprintf(file, sizeof(file), "%s/%s", path, e->d_name) < (int)sizeof(file))
+			(void)unlink(file);
+	}
+	closedir(d);
+	(void)rmdir(path);
+}
+
 void dp_destroy(struct dp_ctx *dp)
 {
+	char runtime_dir[PATH_MAX] = "";
+
 	if (dp == NULL)
 		return;
 	dp_flush(dp); /* staged frames go out rather than leak from the pool */
 	for (int i = dp->n_ports - 1; i >= 0; i--)
 		dp_port_release(&dp->port[i]);
 	rte_mempool_free(dp->pool);
-	if (dp->eal_up)
+	if (dp->eal_up) {
+		if (dp->prefix_arg[0] != '\0')
+			snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
 		rte_eal_cleanup();
+		if (runtime_dir[0] != '\0')
+			dp_runtime_dir_remove(runtime_dir);
+	}
 	free(dp);
 }
 
@@ -225,8 +256,7 @@ static int dp_port_configure(struct dp_ctx *dp, struct dp_port *p, const char *d
 	rc = rte_eth_dev_configure(p->port_id, 1, 1, &conf);
 	if (rc < 0)
 		goto fail;
-	/* Some PMDs (tap) only push the MTU to the device here; failure is harmless, configure checked the value. */
-	(void)rte_eth_dev_set_mtu(p->port_id, conf.rxmode.mtu);
+	p->max_frame = conf.rxmode.mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN;
 	step = "adjust_nb_rx_tx_desc";
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &nrxd, &ntxd);
 	if (rc < 0)

@@ -19,7 +19,8 @@ struct dp_port_stats {
 	uint64_t tx_frames, tx_bytes;
 	uint64_t tx_drop_full;   /* the port did not take a staged burst (its TX ring full) */
 	uint64_t tx_drop_nombuf; /* the mempool had no mbuf */
-	uint64_t tx_drop_toobig; /* frame larger than an mbuf's data room (or DP_FRAME_MAX if the port takes chains) */
+	uint64_t tx_drop_toobig; /* frame larger than an mbuf's data room (DP_FRAME_MAX if the port takes chains),
+	                          * or refused by a PMD that enforces its MTU (net_tap: MTU 1504, so 1522 B) */
 	uint64_t rx_drop_toobig; /* received chained frame longer than DP_FRAME_MAX, so not linearized */
 };
 

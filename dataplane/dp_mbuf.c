@@ -31,22 +31,37 @@ static struct rte_mbuf *dp_chain_from(struct rte_mempool *mp, const uint8_t *fra
 	return seg[0];
 }
 
-/* Hand a port's staged burst to its TX queue; what the queue does not take is counted as full and freed. */
+/*
+ * Hand a port's staged burst to its TX queue. A PMD that enforces its MTU (net_tap) stops the burst at an
+ * oversized frame: that frame alone is dropped as too big and the rest offered again. Otherwise the ring is full,
+ * and what it did not take is dropped as full (l2fwd's rule: no retry, so a pass never spins on a busy port).
+ */
 static void dp_port_send(struct dp_port *p)
 {
-	uint16_t n = (uint16_t)p->n_tx, sent;
-	uint64_t unsent_bytes = 0;
+	uint16_t n = (uint16_t)p->n_tx, done = 0, toobig = 0, full = 0;
+	uint64_t dropped_bytes = 0;
 
-	sent = rte_eth_tx_burst(p->port_id, 0, p->tx, n);
-	if (unlikely(sent < n)) {
+	while (done < n) {
+		done += rte_eth_tx_burst(p->port_id, 0, p->tx + done, n - done);
+		if (likely(done == n))
+			break;
 		/* Only the unsent mbufs are still ours to read: the PMD may already have freed the sent ones. */
-		for (uint16_t i = sent; i < n; i++)
-			unsent_bytes += p->tx[i]->pkt_len;
-		rte_pktmbuf_free_bulk(&p->tx[sent], n - sent);
-		p->st.tx_drop_full += n - sent;
+		if (p->tx[done]->pkt_len > p->max_frame) {
+			dropped_bytes += p->tx[done]->pkt_len;
+			rte_pktmbuf_free(p->tx[done++]);
+			toobig++;
+			continue;
+		}
+		full = n - done;
+		for (uint16_t i = done; i < n; i++)
+			dropped_bytes += p->tx[i]->pkt_len;
+		rte_pktmbuf_free_bulk(p->tx + done, full);
+		break;
 	}
-	p->st.tx_frames += sent;
-	p->st.tx_bytes += p->tx_staged_bytes - unsent_bytes;
+	p->st.tx_frames += n - toobig - full;
+	p->st.tx_bytes += p->tx_staged_bytes - dropped_bytes;
+	p->st.tx_drop_toobig += toobig;
+	p->st.tx_drop_full += full;
 	p->n_tx = 0;
 	p->tx_staged_bytes = 0;
 }

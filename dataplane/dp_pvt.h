@@ -25,6 +25,7 @@ struct dp_port {
 	uint64_t tx_staged_bytes;      /* sum of their pkt_len, so the sent bytes are known without touching sent mbufs */
 	struct dp_port_stats st;
 	struct rte_device *dev;        /* the bus device behind the port, for rte_dev_remove() */
+	uint32_t max_frame;            /* MTU + Ethernet + VLAN header: longer frames a PMD may refuse (net_tap does) */
 	uint16_t port_id;              /* ethdev port id */
 	bool probed;                   /* we probed it (so we remove it); false when the EAL had already (--vdev, PCI scan) */
 	bool multi_seg;                /* TX takes mbuf chains, so frames above DP_MBUF_ROOM can go out */

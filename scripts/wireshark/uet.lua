@@ -26,8 +26,9 @@ Protocol and field names
           pds.cack_psn, pds.cc_type, pds.cc_flags, pds.mpr, pds.sack_psn_offset, pds.sack_base, pds.sack_bitmap,
           pds.sack_count, pds.sack_psn, pds.ack_cc_state, pds.nscc.service_time, pds.nscc.rc,
           pds.nscc.rcv_cwnd_pend, pds.nscc.rcvd_bytes, pds.nscc.ooo_count, pds.credit.credit,
-          pds.credit.ooo_count, pds.ack_ccx_state, pds.nack_code, pds.vendor_code, pds.nack_psn, pds.pkt_id,
-          pds.nack_payload, pds.nccx_type, pds.nack_ccx_state, pds.cp_payload, pds.rsvd, pds.tss
+          pds.credit.reserved, pds.credit.ooo_count, pds.ack_ccx_state, pds.nack_code, pds.vendor_code,
+          pds.nack_psn, pds.pkt_id, pds.nack_payload, pds.nccx_type, pds.nack_ccx_state, pds.cp_payload, pds.rsvd,
+          pds.tss
     SES:  ses (the header), ses.opcode, ses.version, ses.flags, ses.dc, ses.ie, ses.rel, ses.hd, ses.eom,
           ses.som, ses.message_id, ses.ri_generation, ses.job_id, ses.pid_on_fep, ses.resource_index,
           ses.buffer_offset, ses.restart_token, ses.initiator, ses.memory_key, ses.header_data,
@@ -36,8 +37,9 @@ Protocol and field names
           ses.rdv.read_resource_index, ses.rdv.read_offset, ses.rdv.read_match_bits, ses.rsp.list,
           ses.rsp.opcode, ses.rsp.return_code, ses.rsp.modified_length, ses.rsp.read_req_message_id,
           ses.rsp.original_request_psn
-    Other: trimmed (boolean: a request cut after its PDS header by a switch), trim_dscp, payload, payload_len,
-          trailing
+    Other: trimmed (boolean: a request that ends after its PDS header although next_hdr names an SES header, or
+          inside the SES header when the DSCP is a TRIMMED codepoint; shown as "Trimmed request (SES header and
+          payload cut by a switch)", an expert note, not an error), trim_dscp, payload, payload_len, trailing
     Expert infos: expert.short (malformed: header shorter than its minimum length), expert.snaplen,
           expert.trimmed, expert.trim_dscp, expert.unknown_type, expert.unknown_next_hdr, expert.tss,
           expert.trailing, expert.reserved, expert.len_mismatch, expert.small_flags, expert.rsp_opcode
@@ -666,7 +668,10 @@ local function pds_ack(ctx, tree, ptype, flags, flagstr)
 			elseif cc_type == 1 then
 				si:add(f["pds.credit.credit"], tvb(24, 3))
 				si:add(f["pds.credit.reserved"], tvb(27, 3))
-				si:add(f["pds.credit.ooo_count"], tvb(30, 2))
+				local ooo = si:add(f["pds.credit.ooo_count"], tvb(30, 2))
+				if tvb(30, 2):uint() == 0xFFFF then
+					ooo:append_text(" (invalid)")
+				end
 			end
 		else
 			tree:add(f["pds.ack_ccx_state"], tvb(24, 16))

@@ -50,7 +50,8 @@ LOW="$TMP/uet_lowport.pcap"
 
 # The protocol name the script registered: "uet", or "uetemu" when a built-in "uet" exists. (tshark -G does not
 # load -X lua_script, so read it from the PDML of the first frame.)
-P=$(ts -r "$GOOD" -c 1 -T pdml | sed -n 's/.*<proto name="\([a-z0-9_]*\)" showname="Ultra Ethernet Transport (uetemu).*/\1/p')
+P=$(ts -r "$GOOD" -c 1 -T pdml |
+	sed -n 's/.*<proto name="\([a-z0-9_]*\)" showname="Ultra Ethernet Transport (uetemu).*/\1/p')
 if [ -z "$P" ]; then
 	echo "FAIL: the script did not register its protocol (is Lua enabled in tshark?)"
 	stderr_of_last
@@ -92,6 +93,14 @@ warn=$(ts -r "$GOOD" -Y "_ws.expert.severity >= warning" -T fields -e frame.numb
 	fail "uet_good.pcap: expert warnings in frames: $warn"
 	ts -r "$GOOD" -q -z expert
 }
+
+# The generator's IPv4 header checksums are right (status 1 = good) in both captures.
+for cap in "$GOOD" "$TRUNC"; do
+	badsum=$(ts -r "$cap" -o ip.check_checksum:TRUE -Y "ip.checksum.status != 1" -T fields -e frame.number |
+		tr '\n' ' ')
+	[ -z "$badsum" ] && pass "$(basename "$cap"): IPv4 header checksums verify" ||
+		fail "$(basename "$cap"): bad IPv4 checksum in frames: $badsum"
+done
 
 # ---- (b) and (c): field values, Info summaries and expert infos against expect.json ----
 # Writes, for a capture: fields.tsv (one line per frame, the fields named in expect.json) and expert.<abbr>

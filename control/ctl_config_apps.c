@@ -1,0 +1,223 @@
+/* The applications, ports and captures sections: what hosts send, which NICs meet DPDK ports, what is captured. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl_yaml_pvt.h"
+#include "emu_units.h"
+
+#define MSG_EXAMPLE "a message needs src, dst and bytes, e.g. {src: host0, dst: host1, bytes: 1MiB}"
+#define PORT_EXAMPLE "a port needs attach and dev, e.g. {attach: host0, dev: \"net_tap0,iface=uet0\"}"
+#define CAPTURE_EXAMPLE "a capture needs name and link, e.g. {name: pair, link: l0}"
+
+struct app_obj {
+	struct ctl_config *cfg;
+	struct ctl_app *app;
+};
+
+struct msg_obj {
+	struct ctl_config *cfg;
+	struct ctl_message *m;
+};
+
+static int msg_src(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	struct msg_obj *o = obj;
+
+	return ctl_val_host(c, v, o->cfg, &o->m->src);
+}
+
+static int msg_dst(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	struct msg_obj *o = obj;
+
+	return ctl_val_host(c, v, o->cfg, &o->m->dst);
+}
+
+static int msg_bytes(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return ctl_val_u64(c, v, emu_parse_size, "1MiB", &((struct msg_obj *)obj)->m->bytes);
+}
+
+static int msg_start(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return ctl_val_u64(c, v, emu_parse_timeval, "10us", &((struct msg_obj *)obj)->m->start);
+}
+
+static int msg_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t idx, void *obj)
+{
+	static const struct ctl_key keys[] = {
+		{ "src", true, msg_src }, { "dst", true, msg_dst }, { "bytes", true, msg_bytes },
+		{ "start", false, msg_start },
+	};
+	struct app_obj *a = obj;
+	struct msg_obj o = { .cfg = a->cfg, .m = &a->app->list[idx] };
+	int rc = ctl_walk_map(c, item, keys, sizeof(keys) / sizeof(keys[0]), &o, MSG_EXAMPLE);
+
+	if (rc == 0 && o.m->src == o.m->dst) {
+		size_t old = ctl_push(c, "dst");
+
+		rc = ctl_err(c, ctl_y_get(item, "dst"), "src and dst are both '%s'; a message goes between two "
+			     "different hosts", a->cfg->hosts[o.m->src].name);
+		ctl_pop(c, old);
+	}
+	return rc;
+}
+
+static int app_type(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	const char *s;
+	int rc = ctl_scalar(c, v, "messages", &s);
+
+	if (rc == 0 && strcmp(s, "messages") != 0)
+		rc = ctl_err(c, v, "unknown application type '%s'; the only type is messages", s);
+	((struct app_obj *)obj)->app->type = CTL_APP_MESSAGES;
+	return rc;
+}
+
+static int app_list(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	struct app_obj *a = obj;
+	uint32_t n = ctl_seq_len(v);
+
+	if (n > 0 && (a->app->list = calloc(n, sizeof(*a->app->list))) == NULL)
+		return -ENOMEM;
+	a->app->n_list = n;
+	return ctl_walk_seq(c, v, msg_item, a, "e.g. list: [{src: host0, dst: host1, bytes: 1MiB}]");
+}
+
+static int app_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t idx, void *obj)
+{
+	static const struct ctl_key keys[] = { { "type", false, app_type }, { "list", false, app_list } };
+	struct app_obj a = { .cfg = obj, .app = &((struct ctl_config *)obj)->apps[idx] };
+
+	return ctl_walk_map(c, item, keys, sizeof(keys) / sizeof(keys[0]), &a,
+			    "an application is {type: messages, list: [{src: host0, dst: host1, bytes: 1MiB}]}");
+}
+
+int ctl_sec_applications(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg)
+{
+	uint32_t n = ctl_seq_len(v);
+
+	if (n > 0 && (cfg->apps = calloc(n, sizeof(*cfg->apps))) == NULL)
+		return -ENOMEM;
+	cfg->n_apps = n;
+	return ctl_walk_seq(c, v, app_item, cfg, "e.g. applications: [{type: messages, list: [...]}]");
+}
+
+struct port_obj {
+	struct ctl_config *cfg;
+	struct ctl_port *p;
+};
+
+static int port_attach(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	struct port_obj *o = obj;
+	int rc = ctl_val_host(c, v, o->cfg, &o->p->host);
+
+	for (struct ctl_port *q = o->cfg->ports; rc == 0 && q < o->p; q++)
+		if (q->host == o->p->host)
+			rc = ctl_err(c, v, "host '%s' is already attached by ports.%u; a host's NIC has one port",
+				     o->cfg->hosts[q->host].name, (uint32_t)(q - o->cfg->ports));
+	return rc;
+}
+
+static int port_dev(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	struct port_obj *o = obj;
+	const char *s;
+	int rc = ctl_scalar(c, v, "\"net_tap0,iface=uet0\"", &s);
+
+	if (rc != 0)
+		return rc;
+	if (s[0] == '\0' || strlen(s) >= sizeof(o->p->dev))
+		return ctl_err(c, v, "bad dev '%s'; dev is DPDK devargs of 1 to %zu characters, e.g. "
+			       "\"net_tap0,iface=uet0\"", s, sizeof(o->p->dev) - 1);
+	for (struct ctl_port *q = o->cfg->ports; q < o->p; q++)
+		if (strcmp(q->dev, s) == 0)
+			return ctl_err(c, v, "duplicate dev '%s'; the first is ports.%u", s,
+				       (uint32_t)(q - o->cfg->ports));
+	memcpy(o->p->dev, s, strlen(s) + 1);
+	return 0;
+}
+
+static int port_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t idx, void *obj)
+{
+	static const struct ctl_key keys[] = { { "attach", true, port_attach }, { "dev", true, port_dev } };
+	struct port_obj o = { .cfg = obj, .p = &((struct ctl_config *)obj)->ports[idx] };
+
+	return ctl_walk_map(c, item, keys, sizeof(keys) / sizeof(keys[0]), &o, PORT_EXAMPLE);
+}
+
+int ctl_sec_ports(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg)
+{
+	uint32_t n = ctl_seq_len(v);
+
+	if (n > 0 && (cfg->ports = calloc(n, sizeof(*cfg->ports))) == NULL)
+		return -ENOMEM;
+	cfg->n_ports = n;
+	return ctl_walk_seq(c, v, port_item, cfg, "e.g. ports: [{attach: host0, dev: \"net_tap0,iface=uet0\"}]");
+}
+
+struct cap_obj {
+	struct ctl_config *cfg;
+	struct ctl_capture *cap;
+};
+
+static int cap_name(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	struct cap_obj *o = obj;
+	int rc = ctl_val_name(c, v, o->cap->name, sizeof(o->cap->name));
+
+	for (struct ctl_capture *q = o->cfg->captures; rc == 0 && q < o->cap; q++)
+		if (strcmp(q->name, o->cap->name) == 0)
+			rc = ctl_err(c, v, "duplicate capture name '%s'; the first is captures.%u", q->name,
+				     (uint32_t)(q - o->cfg->captures));
+	return rc;
+}
+
+static int cap_link(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	struct cap_obj *o = obj;
+	char names[512];
+	size_t used = 0;
+	const char *s;
+	int rc = ctl_scalar(c, v, "l0", &s);
+
+	for (uint32_t i = 0; rc == 0 && i < o->cfg->n_links; i++) {
+		if (strcmp(o->cfg->links[i].name, s) == 0) {
+			o->cap->link = i;
+			return 0;
+		}
+	}
+	if (rc != 0)
+		return rc;
+	if (o->cfg->n_links == 0)
+		return ctl_err(c, v, "unknown link '%s'; the topology has no links", s);
+	names[0] = '\0';
+	for (uint32_t i = 0; i < o->cfg->n_links && used < sizeof(names); i++) {
+		int w = snprintf(names + used, sizeof(names) - used, "%s%s", i ? ", " : "", o->cfg->links[i].name);
+
+		used += w > 0 ? (size_t)w : 0;
+	}
+	return ctl_err(c, v, "unknown link '%s'; links are %s", s, names);
+}
+
+static int cap_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t idx, void *obj)
+{
+	static const struct ctl_key keys[] = { { "name", true, cap_name }, { "link", true, cap_link } };
+	struct cap_obj o = { .cfg = obj, .cap = &((struct ctl_config *)obj)->captures[idx] };
+
+	return ctl_walk_map(c, item, keys, sizeof(keys) / sizeof(keys[0]), &o, CAPTURE_EXAMPLE);
+}
+
+int ctl_sec_captures(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg)
+{
+	uint32_t n = ctl_seq_len(v);
+
+	if (n > 0 && (cfg->captures = calloc(n, sizeof(*cfg->captures))) == NULL)
+		return -ENOMEM;
+	cfg->n_captures = n;
+	return ctl_walk_seq(c, v, cap_item, cfg, "e.g. captures: [{name: pair, link: l0}]");
+}

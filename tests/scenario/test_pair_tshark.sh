@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Conformance (issue 2): tshark with scripts/wireshark/uet.lua decodes every frame of the configs/pair.yaml capture
+# as UET with no malformed or unknown packet; IPv4 checksums valid; DSCP and ECN as specified.
+# Usage: test_pair_tshark.sh UETEMU REPO_ROOT
+set -uo pipefail
+uetemu=$1 root=$2
+command -v tshark >/dev/null || { echo "SKIP: tshark not installed"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+check() { if eval "$2"; then echo "ok   $1"; pass=$((pass+1)); else echo "FAIL $1"; fail=$((fail+1)); fi; }
+
+"$uetemu" run "$root/configs/pair.yaml" --out "$tmp" --quiet >/dev/null || { echo "FAIL uetemu run"; exit 1; }
+# Entropy source ports (256..383) sit below 4793: let the UET heuristic claim frames before low-port dissectors.
+ts=(tshark -n -o udp.try_heuristic_first:TRUE -o ip.check_checksum:TRUE -X "lua_script:$root/scripts/wireshark/uet.lua"
+    -r "$tmp/pair.pcap")
+total=$("${ts[@]}" 2>/dev/null | wc -l)
+uet=$("${ts[@]}" -Y uet 2>/dev/null | wc -l)
+check "capture has frames ($total)" '[ "$total" -gt 2560 ]'
+check "every frame dissected as uet ($uet of $total)" '[ "$uet" -eq "$total" ]'
+bad=$("${ts[@]}" -Y '_ws.malformed || _ws.expert.severity >= warning || _ws.lua.error || uet.pds.type != 13 && uet.pds.type != 8 && uet.pds.type != 11' 2>&1 | grep -v 'Running as user' | wc -l)
+check "no malformed, unknown or warned frame ($bad)" '[ "$bad" -eq 0 ]'
+badsum=$("${ts[@]}" -Y 'ip.checksum.status != 1' 2>/dev/null | wc -l)
+check "every IPv4 header checksum valid ($badsum bad)" '[ "$badsum" -eq 0 ]'
+data=$("${ts[@]}" -Y 'uet.pds.type == 13 && ip.dsfield.dscp == 0 && ip.dsfield.ecn == 1 && ip.ttl == 255' 2>/dev/null | wc -l)
+check "2560 data frames with DSCP 0 (no-trim), ECT(1), TTL 255 ($data)" '[ "$data" -eq 2560 ]'
+ctl=$("${ts[@]}" -Y 'uet.pds.type != 13 && ip.dsfield.dscp == 46 && ip.dsfield.ecn == 1' 2>/dev/null | wc -l)
+check "every control frame DSCP 46, ECT(1) ($ctl of $((total - 2560)))" '[ "$ctl" -eq $((total - 2560)) ]'
+som=$("${ts[@]}" -Y 'uet.ses.som == 1' 2>/dev/null | wc -l)
+eom=$("${ts[@]}" -Y 'uet.ses.eom == 1' 2>/dev/null | wc -l)
+check "10 SOM and 10 EOM segments ($som, $eom)" '[ "$som" -eq 10 ] && [ "$eom" -eq 10 ]'
+echo "test_pair_tshark: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
