@@ -7,6 +7,7 @@
 
 #include "ctl_config.h"
 #include "ctl_run.h"
+#include "nic_params.h"
 
 #define MAX_SETS 256
 
@@ -25,6 +26,7 @@ static void usage(FILE *f)
 		   "  uetemu run CONFIG [--mode virtual|realtime] [--out DIR] [--set PATH=VALUE]... [--quiet]"
 		   " [-- EAL args]\n"
 		   "  uetemu validate CONFIG [--set PATH=VALUE]...\n"
+		   "  uetemu keys          (every nic key with its type and default)\n"
 		   "  uetemu version\n");
 }
 
@@ -83,6 +85,24 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	return 0;
 }
 
+/* Print every nic key, its type and its Scala default, as a Markdown table (docs/config.md includes it). */
+static int cmd_keys(void)
+{
+	static const char *const types[] = { "bool", "uint", "double", "datarate", "timeval", "bytes", "string",
+					     "string", "string", "string", "list", "list", "list" };
+
+	printf("| key | type | default |\n| --- | --- | --- |\n");
+	for (unsigned i = 0; i < nic_param_count; i++) {
+		const struct nic_param_def *d = &nic_param_table[i];
+		printf("| `nic");
+		for (int k = 0; k < NIC_PARAM_DEPTH && d->path[k] != NULL; k++)
+			printf(".%s", d->path[k]);
+		printf("` | %s%s | `%s` |\n", d->type < sizeof(types) / sizeof(types[0]) ? types[d->type] : "?",
+		       d->readonly ? " (read-only)" : "", d->def);
+	}
+	return 0;
+}
+
 static int cmd(const char *sub, struct cli *c)
 {
 	struct ctl_config cfg;
@@ -122,6 +142,8 @@ int main(int argc, char **argv)
 		printf("uetemu %s\n", UETEMU_VERSION);
 		return 0;
 	}
+	if (strcmp(argv[1], "keys") == 0)
+		return cmd_keys();
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
 		usage(stdout);
 		return 0;
