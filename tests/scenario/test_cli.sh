@@ -40,6 +40,6 @@ check "--set applications.0.list.0.bytes=4096 reaches the run" \
 	'grep -q "\"rx_payload_bytes\": $((9 * 1048576 + 4096))" "$tmp/s/summary.json"'
 check "--set simulation.SimulationName names the records" '[ -f "$tmp/s/setrun-uet-events-0.csv" ]'
 check "docs/config.md lists exactly what 'uetemu keys' prints" \
-	'diff <("$uetemu" keys) <(sed -n "/^| key | type | default |/,\$p" docs/config.md) >/dev/null'
+	'diff <("$uetemu" keys) <(sed -n "/^| key | type | default |$/,\$p" docs/config.md) >/dev/null'
 echo "test_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
