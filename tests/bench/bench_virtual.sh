@@ -2,7 +2,7 @@
 # Virtual-time speed: run tests/bench/pairs.yaml (8 pairs, 1 GiB in all over 16 x 400 Gb/s NIC ports) and print
 # events per second and simulated time per wall second. Figures only, no assertion.
 set -euo pipefail
-uetemu=$1 root=$2
+uetemu=$(realpath "$1") root=$(realpath "$2")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$uetemu" run "$root/tests/bench/pairs.yaml" --out "$tmp" --quiet >/dev/null

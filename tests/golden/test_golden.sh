@@ -2,7 +2,7 @@
 # Golden capture: tests/golden/small.yaml must reproduce the checked-in pcap and uet-events record byte for byte.
 # Usage: test_golden.sh UETEMU REPO_ROOT [--update]
 set -uo pipefail
-uetemu=$1 root=$2
+uetemu=$(realpath "$1") root=$(realpath "$2")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$uetemu" run "$root/tests/golden/small.yaml" --out "$tmp" --quiet >/dev/null || { echo "FAIL uetemu run"; exit 1; }

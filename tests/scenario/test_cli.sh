@@ -3,7 +3,7 @@
 # missing file says so; --set overrides reach the run; version prints.
 # Usage: test_cli.sh UETEMU REPO_ROOT
 set -uo pipefail
-uetemu=$1 root=$2
+uetemu=$(realpath "$1") root=$(realpath "$2")
 cd "$root"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -30,7 +30,7 @@ def run(uetemu, root, out):
 
 
 def main():
-    uetemu, root = sys.argv[1], sys.argv[2]
+    uetemu, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     tmp = tempfile.mkdtemp(prefix='uetemu-pair-')
     a, b = os.path.join(tmp, 'a'), os.path.join(tmp, 'b')
     run(uetemu, root, a)

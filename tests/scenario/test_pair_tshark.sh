@@ -3,7 +3,7 @@
 # as UET with no malformed or unknown packet; IPv4 checksums valid; DSCP and ECN as specified.
 # Usage: test_pair_tshark.sh UETEMU REPO_ROOT
 set -uo pipefail
-uetemu=$1 root=$2
+uetemu=$(realpath "$1") root=$(realpath "$2")
 command -v tshark >/dev/null || { echo "SKIP: tshark not installed"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
