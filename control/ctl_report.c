@@ -184,6 +184,9 @@ int ctl_report(struct ctl_run_state *r, char *err, size_t errlen)
 		r->opts->mode == CTL_MODE_REALTIME ? "realtime" : "virtual", r->cfg->sim.simulation_name,
 		(unsigned long long)r->cfg->sim.random_seed, (unsigned long long)r->end, r->wall_s,
 		(unsigned long long)emu_sched_events_run(r->np.sched));
+	if (r->opts->mode == CTL_MODE_REALTIME)
+		fprintf(f, "  \"realtime\": {\"polls\": %llu, \"max_lateness_ns\": %.3f, \"passes_late_over_1us\": %llu},\n",
+			(unsigned long long)r->polls, (double)r->late_max / 1e3, (unsigned long long)r->late_events);
 	json_hosts(f, r, hs);
 	json_totals(f, r, &t);
 	fprintf(f, "}\n");
@@ -194,6 +197,9 @@ int ctl_report(struct ctl_run_state *r, char *err, size_t errlen)
 		return -EIO;
 	}
 	print_table(r, hs, &t);
+	if (r->opts->mode == CTL_MODE_REALTIME)
+		printf("real time: %llu poll passes, max lateness %.3f us, %llu passes more than 1 us late\n",
+		       (unsigned long long)r->polls, (double)r->late_max / 1e6, (unsigned long long)r->late_events);
 	free(hs);
 	return 0;
 }

@@ -51,6 +51,9 @@ struct ctl_run_state {
 	emu_ps_t end;
 	uint64_t post_fail;
 	emu_ps_t rt_now;        /* real time: the emulated time of the current poll pass */
+	emu_ps_t late_max;      /* real time: the most an event ran past its timestamp */
+	uint64_t late_events;   /* real time: poll passes whose earliest event was more than 1 us late */
+	uint64_t polls;         /* real time: poll passes */
 };
 
 /* ctl_run_build.c */
