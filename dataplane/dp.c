@@ -1,4 +1,4 @@
-/* The dataplane's control side: EAL bring-up and teardown, the mbuf pool, and probing, configuring and starting ports. */
+/* The dataplane's control side: EAL bring-up and teardown, the mbuf pool, probing and starting ports. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -85,6 +85,40 @@ static int dp_pool_create(struct dp_ctx *dp, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Remove the EAL runtime directory (/var/run/dpdk/<prefix>: config, fbarray_*, a few MB of tmpfs) that
+ * rte_eal_cleanup() leaves behind. Only for the default per-pid prefix, which no other process can be using.
+ */
+static void dp_runtime_dir_remove(const char *path)
+{
+	char file[PATH_MAX];
+	struct dirent *e;
+	DIR *d = opendir(path);
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (snprintf(file, sizeof(file), "%s/%s", path, e->d_name) < (int)sizeof(file))
+			(void)unlink(file);
+	}
+	closedir(d);
+	(void)rmdir(path);
+}
+
+/* Clean up the EAL, then (default prefix only) the runtime directory it leaves. */
+static void dp_eal_fini(struct dp_ctx *dp)
+{
+	char runtime_dir[PATH_MAX] = "";
+
+	if (dp->prefix_arg[0] != '\0')
+		snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
+	rte_eal_cleanup();
+	if (runtime_dir[0] != '\0')
+		dp_runtime_dir_remove(runtime_dir);
+}
+
 struct dp_ctx *dp_create(int eal_argc, char **eal_argv, char *err, size_t errlen)
 {
 	struct dp_ctx *dp;
@@ -117,7 +151,7 @@ struct dp_ctx *dp_create(int eal_argc, char **eal_argv, char *err, size_t errlen
 	return dp;
 
 fail_eal:
-	rte_eal_cleanup();
+	dp_eal_fini(dp);
 fail_free:
 	free(dp);
 	errno = rc;
@@ -133,45 +167,16 @@ static void dp_port_release(struct dp_port *p)
 		(void)rte_dev_remove(p->dev);
 }
 
-/*
- * Remove the EAL runtime directory (/var/run/dpdk/<prefix>: config, fbarray_*, a few MB of tmpfs) that
- * rte_eal_cleanup() leaves behind. Only for the default per-pid prefix, which no other process can be using.
- */
-static void dp_runtime_dir_remove(const char *path)
-{
-	char file[PATH_MAX];
-	struct dirent *e;
-	DIR *d = opendir(path);
-
-	if (d == NULL)
-		return;
-	while ((e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		if (snprintf(file, sizeof(file), "%s/%s", path, e->d_name) < (int)sizeof(file))
-			(void)unlink(file);
-	}
-	closedir(d);
-	(void)rmdir(path);
-}
-
 void dp_destroy(struct dp_ctx *dp)
 {
-	char runtime_dir[PATH_MAX] = "";
-
 	if (dp == NULL)
 		return;
 	dp_flush(dp); /* staged frames go out rather than leak from the pool */
 	for (int i = dp->n_ports - 1; i >= 0; i--)
 		dp_port_release(&dp->port[i]);
 	rte_mempool_free(dp->pool);
-	if (dp->eal_up) {
-		if (dp->prefix_arg[0] != '\0')
-			snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
-		rte_eal_cleanup();
-		if (runtime_dir[0] != '\0')
-			dp_runtime_dir_remove(runtime_dir);
-	}
+	if (dp->eal_up)
+		dp_eal_fini(dp);
 	free(dp);
 }
 
