@@ -162,6 +162,35 @@ static void print_table(struct ctl_run_state *r, const struct host_sum *hs, cons
 	       (unsigned long long)t->pfc);
 }
 
+/* Frames from real ports that the decoder refused, by reason, summed over the ports. */
+static void json_ext_rx(FILE *f, struct ctl_run_state *r)
+{
+	int first = 1;
+
+	fprintf(f, "  \"port_rx_refused\": {");
+	for (int k = 1; k < WIRE_R_COUNT; k++) {
+		uint64_t n = 0;
+		for (uint32_t i = 0; i < r->n_exts; i++)
+			n += r->exts[i].rx_bad[k];
+		if (n) {
+			fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", wire_reason_str(k), (unsigned long long)n);
+			first = 0;
+		}
+	}
+	fprintf(f, "},\n  \"ports\": [");
+	for (uint32_t i = 0; i < r->n_exts; i++) {
+		const struct dp_port_stats *st = &r->exts[i].stats;
+		fprintf(f, "%s\n    {\"dev\": \"%s\", \"host\": \"%s\", \"rx_frames\": %llu, \"tx_frames\": %llu, "
+			   "\"tx_drop_full\": %llu, \"tx_drop_nombuf\": %llu, \"tx_drop_toobig\": %llu, "
+			   "\"rx_drop_toobig\": %llu}",
+			i ? "," : "", r->cfg->ports[i].dev, r->cfg->hosts[r->exts[i].host].name,
+			(unsigned long long)st->rx_frames, (unsigned long long)st->tx_frames,
+			(unsigned long long)st->tx_drop_full, (unsigned long long)st->tx_drop_nombuf,
+			(unsigned long long)st->tx_drop_toobig, (unsigned long long)st->rx_drop_toobig);
+	}
+	fprintf(f, "%s],\n", r->n_exts ? "\n  " : "");
+}
+
 int ctl_report(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	struct host_sum *hs = calloc(r->cfg->n_hosts, sizeof(*hs));
@@ -184,6 +213,8 @@ int ctl_report(struct ctl_run_state *r, char *err, size_t errlen)
 		r->opts->mode == CTL_MODE_REALTIME ? "realtime" : "virtual", r->cfg->sim.simulation_name,
 		(unsigned long long)r->cfg->sim.random_seed, (unsigned long long)r->end, r->wall_s,
 		(unsigned long long)emu_sched_events_run(r->np.sched));
+	if (r->opts->mode == CTL_MODE_REALTIME)
+		json_ext_rx(f, r);
 	if (r->opts->mode == CTL_MODE_REALTIME)
 		fprintf(f, "  \"realtime\": {\"polls\": %llu, \"max_lateness_ns\": %.3f, \"passes_late_over_1us\": %llu},\n",
 			(unsigned long long)r->polls, (double)r->late_max / 1e3, (unsigned long long)r->late_events);

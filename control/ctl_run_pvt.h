@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "cap.h"
+#include "dp.h"
 #include "ctl_run.h"
 #include "net.h"
 #include "nic.h"
@@ -28,6 +29,7 @@ struct ctl_ext {
 	uint32_t host;
 	struct net_link link;  /* dir[0]: NIC -> port, dir[1]: port -> NIC */
 	uint64_t rx_bad[WIRE_R_COUNT];
+	struct dp_port_stats stats;  /* read when the run ends, before the port closes */
 	uint8_t frame[WIRE_MAX_FRAME];
 };
 

@@ -123,6 +123,7 @@ int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen)
 	for (uint32_t i = 0; i < r->n_exts; i++) {
 		struct dp_port_stats st;
 		dp_port_stats(r->dp, r->exts[i].dp_port, &st);
+		r->exts[i].stats = st;
 		fprintf(stderr, "[uetemu] port %s: rx %llu frames, tx %llu frames, tx drops %llu\n",
 			r->cfg->ports[i].dev, (unsigned long long)st.rx_frames, (unsigned long long)st.tx_frames,
 			(unsigned long long)(st.tx_drop_full + st.tx_drop_nombuf + st.tx_drop_toobig));

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Bad input from a port, in real time: every refused frame is counted with its reason, the process does not
+# crash, and the records and summary are written. Usage: test_badport.sh UETEMU REPO_ROOT
+set -uo pipefail
+uetemu=$(realpath "$1") root=$(realpath "$2")
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: test_badport needs root (DPDK EAL)"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp" /var/run/dpdk/uetbad$$' EXIT
+pass=0 fail=0
+check() { if eval "$2"; then echo "ok   $1"; pass=$((pass+1)); else echo "FAIL $1"; fail=$((fail+1)); fi; }
+
+read -r total malformed < <(python3 "$root/tests/lab/gen_bad_frames.py" "$tmp/in.pcap")
+timeout -s TERM -k 5 60 "$uetemu" run "$root/tests/lab/badport.yaml" --mode realtime --out "$tmp/out" --quiet \
+	--set "ports.0.dev=net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/tx.pcap" \
+	-- --no-huge --no-pci -m 256 --file-prefix uetbad$$ --log-level='lib.*:error' >"$tmp/log" 2>&1
+rc=$?
+check "uetemu exits 0 ($rc)" '[ $rc -eq 0 ]'
+[ $rc -eq 0 ] || sed 's/^/  /' "$tmp/log"
+python3 - "$tmp/out/summary.json" "$total" "$malformed" >"$tmp/py" 2>&1 <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+total, malformed = int(sys.argv[2]), int(sys.argv[3])
+refused = sum(s['port_rx_refused'].values())
+print(s['ports'][0]['rx_frames'], refused, s['messages']['completed'], s['messages']['posted'],
+      s['drop_reasons'].get('frame from an external port refused by the decoder', 0),
+      sum(v for k, v in s['drop_reasons'].items() if k.startswith('drop: ACK or NACK') or 'no open PDC' in k),
+      len(s['port_rx_refused']))
+PY
+read -r rx refused done posted dropped nopdc nreasons <"$tmp/py"
+check "all $total frames read from the port ($rx)" '[ "$rx" = "$total" ]'
+check "all $malformed malformed frames refused and counted ($refused)" '[ "$refused" = "$malformed" ]'
+check "refusals counted under several named reasons ($nreasons)" '[ "${nreasons:-0}" -ge 8 ]'
+check "refusals appear in the drop counters ($dropped)" '[ "$dropped" = "$malformed" ]'
+check "the ACK and probe for no open PDC dropped by the NIC ($nopdc)" '[ "$nopdc" = 2 ]'
+check "the message on the emulated link completed ($done of $posted)" '[ "$done" = 1 ] && [ "$posted" = 1 ]'
+echo "test_badport: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
