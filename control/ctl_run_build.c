@@ -135,15 +135,39 @@ static int make_links(struct ctl_run_state *r, char *err, size_t errlen)
 	return 0;
 }
 
+/* mkdir -p: create @p dir and any missing parents. Returns 0 or -errno. */
+static int mkdir_p(const char *dir)
+{
+	char path[PATH_MAX];
+	size_t n = strlen(dir);
+
+	if (n == 0 || n >= sizeof(path))
+		return -ENAMETOOLONG;
+	memcpy(path, dir, n + 1);
+	for (char *p = path + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
 static int make_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
 	const char *dir = r->opts->out_dir;
 	char path[PATH_MAX];
 
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-		snprintf(err, errlen, "%s: cannot create output directory: %s", dir, strerror(errno));
-		return -errno;
+	int rc = mkdir_p(dir);
+
+	if (rc < 0) {
+		snprintf(err, errlen, "%s: cannot create output directory: %s", dir, strerror(-rc));
+		return rc;
 	}
 	r->caps = calloc(cfg->n_captures ? cfg->n_captures : 1, sizeof(*r->caps));
 	if (r->caps == NULL)

@@ -39,6 +39,8 @@ done
 check "--set applications.0.list.0.bytes=4096 reaches the run" \
 	'grep -q "\"rx_payload_bytes\": $((9 * 1048576 + 4096))" "$tmp/s/summary.json"'
 check "--set simulation.SimulationName names the records" '[ -f "$tmp/s/setrun-uet-events-0.csv" ]'
+"$uetemu" run configs/default.yaml --out "$tmp/deep/er/dir" --quiet >/dev/null
+check "--out creates missing parent directories" '[ -f "$tmp/deep/er/dir/summary.json" ]'
 check "docs/config.md lists exactly what 'uetemu keys' prints" \
 	'diff <("$uetemu" keys) <(sed -n "/^| key | type | default |$/,\$p" docs/config.md) >/dev/null'
 echo "test_cli: $pass passed, $fail failed"
