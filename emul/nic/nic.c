@@ -137,8 +137,17 @@ void nic_event(struct nic *nic, struct nic_pdc *pdc, int type, emu_ps_t now)
 	nic->env.hooks.event(nic->env.hooks.arg, &ev);
 }
 
-/* A descriptor with this NIC's Ethernet, IPv4 and UDP fields filled in. */
-struct wire_pkt *nic_pkt_new(struct nic *nic, uint8_t kind, uint32_t dst_ip)
+/* The MAC of neighbour @p ip, or NULL. Linear: called when a group is created, never per packet. */
+const uint8_t *nic_neigh_mac(const struct nic *nic, uint32_t ip)
+{
+	for (uint32_t i = 0; i < nic->env.n_neigh; i++)
+		if (nic->env.neigh[i].ip == ip)
+			return nic->env.neigh[i].mac;
+	return NULL;
+}
+
+/* A descriptor to @p pdc's peer with this NIC's Ethernet, IPv4 and UDP fields filled in. */
+struct wire_pkt *nic_pkt_new(struct nic *nic, uint8_t kind, const struct nic_pdc *pdc)
 {
 	struct wire_pkt *p = net_pkt_alloc(nic->env.np);
 
@@ -148,13 +157,9 @@ struct wire_pkt *nic_pkt_new(struct nic *nic, uint8_t kind, uint32_t dst_ip)
 	}
 	p->kind = kind;
 	memcpy(p->src_mac, nic->env.mac, 6);
-	for (uint32_t i = 0; i < nic->env.n_neigh; i++)
-		if (nic->env.neigh[i].ip == dst_ip) {
-			memcpy(p->dst_mac, nic->env.neigh[i].mac, 6);
-			break;
-		}
+	memcpy(p->dst_mac, pdc->group->peer_mac, 6);
 	p->src_ip = nic->env.ip;
-	p->dst_ip = dst_ip;
+	p->dst_ip = pdc->peer_ip;
 	p->ecn = WIRE_ECN_ECT1;
 	p->ttl = WIRE_TTL;
 	p->dport = nic->p->udp_port;

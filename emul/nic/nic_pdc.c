@@ -39,6 +39,9 @@ static struct nic_group *group_get(struct nic *nic, uint32_t peer_ip)
 		return NULL;
 	memset(g, 0, sizeof(*g));
 	g->peer_ip = peer_ip;
+	const uint8_t *mac = nic_neigh_mac(nic, peer_ip);
+	if (mac != NULL) /* a peer seen only on a real port, with no neighbour entry, is answered to 00:..:00 */
+		memcpy(g->peer_mac, mac, 6);
 	g->hnext = nic->grp_hash[b];
 	nic->grp_hash[b] = g;
 	return g;

@@ -62,6 +62,7 @@ struct nic_group {
 	struct nic_group *ready_next;
 	struct nic_pdc *rr;        /* ring of PDCs with data to send; rr points at the one whose turn it is */
 	uint32_t peer_ip;
+	uint8_t peer_mac[6];       /* looked up once, when the group is created */
 	uint32_t n_pdcs;
 	uint32_t entropy_ctr;
 	bool in_ready;
@@ -111,7 +112,8 @@ void nic_event(struct nic *nic, struct nic_pdc *pdc, int type, emu_ps_t now);
 int nic_txq_push(struct nic *nic, uint32_t tc, struct wire_pkt *pkt, emu_ps_t now);
 void nic_port_kick(struct nic *nic, emu_ps_t now);
 void nic_pump_arm(struct nic *nic, emu_ps_t when);
-struct wire_pkt *nic_pkt_new(struct nic *nic, uint8_t kind, uint32_t dst_ip);
+struct wire_pkt *nic_pkt_new(struct nic *nic, uint8_t kind, const struct nic_pdc *pdc);
+const uint8_t *nic_neigh_mac(const struct nic *nic, uint32_t ip);
 
 /* nic_pdc.c: PDCs and groups */
 struct nic_pdc *nic_pdc_snd_find(struct nic *nic, uint16_t id);

@@ -45,7 +45,7 @@ static void ev_ack_send(void *a, void *b, emu_ps_t now)
 /* An ACK_CC for @p pdc as it stands now, answering @p req (a data packet or a probe). */
 static struct wire_pkt *build_ack(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *req)
 {
-	struct wire_pkt *p = nic_pkt_new(nic, WIRE_KIND_ACK, req->src_ip);
+	struct wire_pkt *p = nic_pkt_new(nic, WIRE_KIND_ACK, pdc);
 
 	if (p == NULL)
 		return NULL;
@@ -71,7 +71,7 @@ static struct wire_pkt *build_ack(struct nic *nic, struct nic_pdc *pdc, const st
 /* A trimmed packet: NACK at once with the trim code, deliver nothing, no ACK (seed 000, Trimmed packets). */
 static void rx_trimmed(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now)
 {
-	struct wire_pkt *p = nic_pkt_new(nic, WIRE_KIND_NACK, pkt->src_ip);
+	struct wire_pkt *p = nic_pkt_new(nic, WIRE_KIND_NACK, pdc);
 
 	nic->c[NIC_C_TRIMS_RCVD]++;
 	if (p == NULL)

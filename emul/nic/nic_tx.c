@@ -13,11 +13,7 @@ static inline uint32_t seg_payload(const struct nic_pdc *pdc, uint32_t idx, uint
 
 int nic_post(struct nic *nic, uint32_t dst_ip, uint64_t bytes, uint64_t cookie, emu_ps_t now)
 {
-	uint32_t i;
-
-	for (i = 0; i < nic->env.n_neigh && nic->env.neigh[i].ip != dst_ip; i++)
-		;
-	if (i == nic->env.n_neigh)
+	if (nic_neigh_mac(nic, dst_ip) == NULL)
 		return -EHOSTUNREACH;
 	struct nic_pdc *pdc = nic_pdc_open_snd(nic, dst_ip, now);
 	if (pdc == NULL)
@@ -111,7 +107,7 @@ static void ev_fetch_done(void *a, void *b, emu_ps_t now)
  */
 static void issue_segment(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_t now)
 {
-	struct wire_pkt *p = nic_pkt_new(nic, WIRE_KIND_DATA, pdc->peer_ip);
+	struct wire_pkt *p = nic_pkt_new(nic, WIRE_KIND_DATA, pdc);
 
 	if (p == NULL)
 		return;
@@ -232,7 +228,7 @@ static void snd_advance(struct nic_pdc *pdc)
 /* After the first data ACK of each message on a PDC, one base-RTT probe (seed 000, Acknowledgements). */
 static void send_probe(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
 {
-	struct wire_pkt *p = nic_pkt_new(nic, WIRE_KIND_CP, pdc->peer_ip);
+	struct wire_pkt *p = nic_pkt_new(nic, WIRE_KIND_CP, pdc);
 
 	pdc->probe_sent = true;
 	if (p == NULL)
