@@ -38,6 +38,12 @@ static uint64_t ppm_of(uint64_t total, uint32_t ppm)
 	return (uint64_t)(((unsigned __int128)total * ppm) / 1000000u);
 }
 
+static void samples_clear(struct nic_sample *s)
+{
+	for (int k = 0; k < NIC_S_COUNT; k++)
+		s[k] = (struct nic_sample){ .min = UINT64_MAX };
+}
+
 /* Ring size for a class: the most packets its pool can hold (smallest frame 62 B), as a power of two. */
 static int txq_init(struct nic_txq *q, uint64_t pool_size)
 {
@@ -80,6 +86,9 @@ struct nic *nic_create(const struct nic_env *env)
 	nic->next_snd_id = NIC_SND_ID_MIN;
 	nic->next_rcv_id = NIC_RCV_ID_MIN;
 	nic->next_wqe_id = 1;
+	nic->next_uid = (uint64_t)env->fep_id << 40; /* unique across NICs, stable across runs */
+	samples_clear(nic->s_cum);
+	samples_clear(nic->s_ivl);
 	return nic;
 
 fail_nic:
@@ -114,6 +123,24 @@ void nic_attach(struct nic *nic, struct net_dir *out)
 const uint64_t *nic_counters(const struct nic *nic)
 {
 	return nic->c;
+}
+
+void nic_samples(const struct nic *nic, struct nic_sample *cum, struct nic_sample *ivl)
+{
+	memcpy(cum, nic->s_cum, sizeof(nic->s_cum));
+	memcpy(ivl, nic->s_ivl, sizeof(nic->s_ivl));
+}
+
+void nic_gauges(const struct nic *nic, struct nic_gauges *g)
+{
+	*g = nic->g;
+}
+
+void nic_interval_reset(struct nic *nic)
+{
+	samples_clear(nic->s_ivl);
+	nic->g.ivl_max_ooo_on_flow = 0;
+	nic->g.ivl_max_tx_count = 0;
 }
 
 void nic_event(struct nic *nic, struct nic_pdc *pdc, int type, emu_ps_t now)

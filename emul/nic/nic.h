@@ -2,6 +2,7 @@
 #ifndef NIC_H
 #define NIC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "net.h"
@@ -26,6 +27,13 @@ struct nic;
 	X(DUP_EVENTS, "num_dup_events_on_nic") \
 	X(NUM_RTO, "num_rto") \
 	X(NUM_RTX, "num_rtx") \
+	X(M_MARKED_PKTS_SENT, "m_marked_pkts_sent") \
+	X(M_MARKED_PKTS_RCVD, "m_marked_pkts_rcvd") \
+	X(NUM_QUICK_ADAPT, "num_quick_adapt") \
+	X(PORT_TX_FRAMES, "frames sent on the port, PFC frames included") \
+	X(PORT_RX_FRAMES, "frames received on the port, PFC frames included") \
+	X(PORT_TX_FRAME_BYTES, "bytes sent on the port from the Ethernet header on, no FCS") \
+	X(PORT_RX_FRAME_BYTES, "bytes received on the port from the Ethernet header on, no FCS") \
 	X(TRIMS_RCVD, "trimmed packets received") \
 	X(ECN_CE_RCVD, "data packets received with ECN CE") \
 	X(PFC_PAUSES_RCVD, "PFC pause frames received") \
@@ -47,6 +55,71 @@ enum nic_counter { NIC_COUNTERS(NIC_COUNTER_ENUM) NIC_C_COUNT };
 
 /** Name of counter @p c. */
 const char *nic_counter_name(int c);
+
+/* Sampled quantities of uet-transport-stats, each kept as count/sum/min/max since the start and in the interval. */
+enum nic_sample_kind {
+	NIC_S_RCVR_CWND_PEN = 0, /* receiver penalty 0..127 in each data ACK that gives an RTT sample */
+	NIC_S_CWND_BYTES,        /* the group's window, bytes, at each first transmission of a data packet */
+	NIC_S_AVG_Q_DELAY_PS,    /* NSCC's average queueing delay at each data ACK with an RTT sample */
+	NIC_S_RTT_PS,            /* each RTT sample: end of the data's serialization to the ACK, less the hold */
+	NIC_S_BYTES_IN_FLIGHT,   /* the group's bytes in flight at each first transmission of a data packet */
+	NIC_S_COUNT
+};
+
+/** One sampled quantity. min is UINT64_MAX and max 0 while n is 0. */
+struct nic_sample {
+	uint64_t n, sum, min, max;
+};
+
+/** Gauges of uet-transport-stats (max_out_of_order_on_flow, max_tx_count), since the start and in the interval. */
+struct nic_gauges {
+	uint64_t max_ooo_on_flow, ivl_max_ooo_on_flow;
+	uint64_t max_tx_count, ivl_max_tx_count;
+};
+
+/** Copy the samples since the start (@p cum) and in the current interval (@p ivl), NIC_S_COUNT entries each. */
+void nic_samples(const struct nic *nic, struct nic_sample *cum, struct nic_sample *ivl);
+
+/** Copy the gauges. */
+void nic_gauges(const struct nic *nic, struct nic_gauges *g);
+
+/** Start a new reporting interval: clear the interval samples and interval gauges. */
+void nic_interval_reset(struct nic *nic);
+
+/* uet-monitor row kinds. */
+enum nic_trace_dir { NIC_TR_TX = 0, NIC_TR_RETX, NIC_TR_RX };
+
+/**
+ * One packet as uet-monitor logs it (spec/scala/uet-nic-records.md, uet-monitor). Data, ACKs and probes the NIC
+ * sends are traced when they finish going out on the wire; NACKs it sends, and every packet it receives, when it
+ * processes them. Fields that do not apply to the row's kind are zero / has_* false.
+ */
+struct nic_trace {
+	emu_ps_t now;
+	uint32_t fep_id;
+	uint64_t packet_uid;
+	uint32_t packet_size;      /* bytes on the wire, FCS included */
+	uint32_t local_ip, remote_ip;
+	uint16_t local_pdc, remote_pdc;
+	uint8_t dir;               /* enum nic_trace_dir */
+	uint8_t kind;              /* enum wire_kind: DATA (also trimmed data received), ACK, NACK, CP */
+	uint8_t trimmed;
+	uint8_t dscp_role;         /* enum wire_role, or WIRE_ROLE_COUNT for an unrecognized codepoint */
+	uint64_t job_id;           /* the wqe id; 0 where none applies */
+	uint32_t entropy;
+	uint8_t has_rtt;
+	emu_ps_t rtt;
+	uint8_t nack_code;
+	uint8_t ar, ecn_marked, m_flag;
+	uint8_t has_sender_state;  /* the prefetch / fetched / in-flight / window columns apply */
+	uint64_t nic_prefetched, pdc_prefetched, bytes_fetched, bytes_in_flight, cwnd;
+	uint8_t has_penalty;
+	uint8_t penalty;
+	uint32_t psn;              /* data PSN; ACK: the PSN it acknowledges; NACK: the PSN it reports; probe: its tag */
+	uint8_t has_ack;
+	uint32_t cack_psn, sack_base;
+	uint64_t sack_bitmap;      /* bit N: PSN sack_base + N acknowledged */
+};
 
 /* uet-events ev_type values (spec/scala/uet-nic-records.md). */
 enum nic_ev_type {
@@ -85,6 +158,8 @@ struct nic_hooks {
 	void (*msg_done)(void *arg, uint64_t cookie, emu_ps_t now);
 	/** The receiver has all @p bytes of a message from @p src_ip with no gap; @p cookie is the sender's wqe id. */
 	void (*msg_recv)(void *arg, uint32_t fep_id, uint32_t src_ip, uint64_t wqe_id, uint64_t bytes, emu_ps_t now);
+	/** A uet-monitor row candidate (called only when nic_env.trace is set); the writer applies the filters. */
+	void (*trace)(void *arg, const struct nic_trace *tr);
 };
 
 /** IPv4 to MAC, for the Ethernet header (no ARP inside the model). */
@@ -105,6 +180,7 @@ struct nic_env {
 	const struct nic_neigh *neigh;
 	uint32_t n_neigh;
 	uint32_t max_pdcs;      /* PDCs open at once, sending and receiving together */
+	bool trace;             /* call hooks.trace for every packet (the UET monitor or one of its triggers is on) */
 	struct nic_hooks hooks;
 };
 

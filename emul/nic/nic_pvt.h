@@ -105,7 +105,34 @@ struct nic {
 	uint64_t next_wqe_id;
 	uint16_t probe_opaque;
 	uint64_t c[NIC_C_COUNT];
+	struct nic_sample s_cum[NIC_S_COUNT];
+	struct nic_sample s_ivl[NIC_S_COUNT];
+	struct nic_gauges g;
+	uint64_t next_uid;
 };
+
+/* Record one sample of kind @p k. */
+static inline void nic_sample_add(struct nic *nic, int k, uint64_t v)
+{
+	struct nic_sample *s[2] = { &nic->s_cum[k], &nic->s_ivl[k] };
+
+	for (int i = 0; i < 2; i++) {
+		s[i]->n++;
+		s[i]->sum += v;
+		if (v < s[i]->min)
+			s[i]->min = v;
+		if (v > s[i]->max)
+			s[i]->max = v;
+	}
+}
+
+static inline void nic_gauge_max(uint64_t *cum, uint64_t *ivl, uint64_t v)
+{
+	if (v > *cum)
+		*cum = v;
+	if (v > *ivl)
+		*ivl = v;
+}
 
 /* nic.c: port, egress, events */
 void nic_event(struct nic *nic, struct nic_pdc *pdc, int type, emu_ps_t now);
