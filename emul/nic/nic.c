@@ -120,6 +120,21 @@ void nic_attach(struct nic *nic, struct net_dir *out)
 		nic->link_bps = out->link->bps;
 }
 
+uint64_t nic_link_bps(const struct nic *nic)
+{
+	return nic->link_bps;
+}
+
+uint32_t nic_fep_id(const struct nic *nic)
+{
+	return nic->env.fep_id;
+}
+
+const char *nic_name(const struct nic *nic)
+{
+	return nic->env.name;
+}
+
 const uint64_t *nic_counters(const struct nic *nic)
 {
 	return nic->c;

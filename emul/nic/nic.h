@@ -203,6 +203,13 @@ void nic_attach(struct nic *nic, struct net_dir *out);
  */
 int nic_post(struct nic *nic, uint32_t dst_ip, uint64_t bytes, uint64_t cookie, emu_ps_t now);
 
+/** The rate of the NIC's link, bit/s: the lower of its DataRate and the rate of the link it is attached to. */
+uint64_t nic_link_bps(const struct nic *nic);
+
+/** The NIC's FEP id (node id) and component name. */
+uint32_t nic_fep_id(const struct nic *nic);
+const char *nic_name(const struct nic *nic);
+
 /** The NIC's counters, NIC_C_COUNT entries. */
 const uint64_t *nic_counters(const struct nic *nic);
 
