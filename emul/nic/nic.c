@@ -24,6 +24,15 @@ const char *nic_ev_name(int ev)
 	return ev >= 0 && ev < NIC_EV_COUNT ? nic_ev_names[ev] : "UNKNOWN";
 }
 
+uint64_t nic_max_cwnd(const struct nic_params *p, uint64_t link_bps)
+{
+	if (p->override_max_cwnd)
+		return (uint64_t)p->max_cwnd_pkts * (p->rdma_data_mss + WIRE_DATA_IP_OVERHEAD);
+	/* BDP = link rate x InitialBaseRTT / 8; the maximum window is 1.5 x BDP (450,000 B at the defaults) */
+	unsigned __int128 bdp = (unsigned __int128)link_bps * p->initial_base_rtt / (8 * EMU_PS_PER_S);
+	return (uint64_t)(bdp * 3 / 2);
+}
+
 uint64_t nic_pcie_bytes(uint64_t payload)
 {
 	uint64_t n = (payload + NIC_PCIE_MAX_PAYLOAD - 1) / NIC_PCIE_MAX_PAYLOAD;
@@ -80,8 +89,10 @@ struct nic *nic_create(const struct nic_env *env)
 			goto fail_nic;
 	uint32_t max_pdcs = env->max_pdcs ? env->max_pdcs : 4096;
 	nic->pdc_pool = emu_pool_create(sizeof(struct nic_pdc), max_pdcs);
+	/* Outstanding packets NIC-wide: 64 full windows' worth at the defaults; an empty pool holds back sending. */
+	nic->rec_pool = emu_pool_create(sizeof(struct nic_rec), 1u << 16);
 	nic->grp_pool = emu_pool_create(sizeof(struct nic_group), max_pdcs);
-	if (nic->pdc_pool == NULL || nic->grp_pool == NULL)
+	if (nic->pdc_pool == NULL || nic->grp_pool == NULL || nic->rec_pool == NULL)
 		goto fail_nic;
 	nic->next_snd_id = NIC_SND_ID_MIN;
 	nic->next_rcv_id = NIC_RCV_ID_MIN;
@@ -109,6 +120,7 @@ void nic_destroy(struct nic *nic)
 		free(q->ring);
 	}
 	emu_pool_destroy(nic->pdc_pool);
+	emu_pool_destroy(nic->rec_pool);
 	emu_pool_destroy(nic->grp_pool);
 	free(nic);
 }
@@ -118,6 +130,7 @@ void nic_attach(struct nic *nic, struct net_dir *out)
 	nic->out = out;
 	if (out->link->bps < nic->link_bps)
 		nic->link_bps = out->link->bps;
+	nic->max_cwnd = nic_max_cwnd(nic->p, nic->link_bps);
 }
 
 uint64_t nic_link_bps(const struct nic *nic)
@@ -198,6 +211,7 @@ struct wire_pkt *nic_pkt_new(struct nic *nic, uint8_t kind, const struct nic_pdc
 		return NULL;
 	}
 	p->kind = kind;
+	p->uid = nic->next_uid++;
 	memcpy(p->src_mac, nic->env.mac, 6);
 	memcpy(p->dst_mac, pdc->group->peer_mac, 6);
 	p->src_ip = nic->env.ip;
@@ -207,23 +221,6 @@ struct wire_pkt *nic_pkt_new(struct nic *nic, uint8_t kind, const struct nic_pdc
 	p->dport = nic->p->udp_port;
 	p->dscp = nic->p->dscp.dscp[WIRE_ROLE_CONTROL];
 	return p;
-}
-
-/* Queue a built packet in egress class @p tc. Data was reserved when its fetch was issued; control packets
- * reserve here. Returns 0, or -ENOBUFS when a control packet does not fit (the caller counts and frees). */
-int nic_txq_push(struct nic *nic, uint32_t tc, struct wire_pkt *pkt, emu_ps_t now)
-{
-	struct nic_txq *q = &nic->txq[tc];
-
-	if (tc == NIC_TC_CTRL) {
-		uint64_t len = wire_wire_len(pkt);
-		if (q->reserved + len > q->pool_size || q->tail - q->head > q->mask)
-			return -ENOBUFS;
-		q->reserved += len;
-	}
-	q->ring[q->tail++ & q->mask] = pkt;
-	nic_port_kick(nic, now);
-	return 0;
 }
 
 static void nic_count_sent(struct nic *nic, const struct wire_pkt *pkt)
@@ -246,6 +243,24 @@ static void nic_count_sent(struct nic *nic, const struct wire_pkt *pkt)
 	}
 }
 
+/* Queue a built packet in egress class @p tc. Data was reserved when its fetch was issued; control packets
+ * reserve here. Returns 0, or -ENOBUFS when a control packet does not fit (the caller counts and frees). */
+int nic_txq_push(struct nic *nic, uint32_t tc, struct wire_pkt *pkt, emu_ps_t now)
+{
+	struct nic_txq *q = &nic->txq[tc];
+
+	if (tc == NIC_TC_CTRL) {
+		uint64_t len = wire_wire_len(pkt);
+		if (q->reserved + len > q->pool_size || q->tail - q->head > q->mask)
+			return -ENOBUFS;
+		q->reserved += len;
+	}
+	nic_count_sent(nic, pkt); /* counted when handed down to be sent, before the egress queue */
+	q->ring[q->tail++ & q->mask] = pkt;
+	nic_port_kick(nic, now);
+	return 0;
+}
+
 /* Strict priority: control (class 1) before data (class 0). */
 void nic_port_kick(struct nic *nic, emu_ps_t now)
 {
@@ -259,8 +274,12 @@ void nic_port_kick(struct nic *nic, emu_ps_t now)
 		nic->port_busy = true;
 		nic->sending_tc = (uint32_t)tc;
 		nic->sending_len = (uint32_t)wire_wire_len(pkt);
+		nic->sending_kind = pkt->kind;
+		nic->sending_uid = pkt->uid;
+		nic->sending_rec = pkt->kind == WIRE_KIND_DATA ? pkt->ctx : NULL;
 		nic->c[NIC_C_TX_BYTES] += nic->sending_len;
-		nic_count_sent(nic, pkt);
+		nic->c[NIC_C_PORT_TX_FRAMES]++;
+		nic->c[NIC_C_PORT_TX_FRAME_BYTES] += nic->sending_len - WIRE_FCS_LEN;
 		net_dir_xmit(nic->out, pkt, now);
 		return;
 	}
@@ -292,6 +311,8 @@ static void nic_tx_done(void *dev, uint32_t port, emu_ps_t now)
 	(void)port;
 	q->reserved -= nic->sending_len;
 	nic->port_busy = false;
+	if (nic->sending_kind == WIRE_KIND_DATA)
+		nic_data_serialized(nic, nic->sending_rec, nic->sending_uid, now);
 	/* A pass blocked on a full pool retries at the latest when the pool drains to half its size. */
 	if (nic->sending_tc == NIC_TC_DATA && nic->pump_blocked && q->reserved <= q->pool_size / 2)
 		nic_pump_arm(nic, now);
@@ -311,6 +332,8 @@ static void nic_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t
 
 	(void)port;
 	nic->c[NIC_C_RX_BYTES] += wire_wire_len(pkt);
+	nic->c[NIC_C_PORT_RX_FRAMES]++;
+	nic->c[NIC_C_PORT_RX_FRAME_BYTES] += wire_frame_len(pkt);
 	if (pkt->dst_ip != nic->env.ip) {
 		nic->c[NIC_C_DROP_NOT_FOR_US]++;
 		goto free;
@@ -331,8 +354,7 @@ static void nic_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t
 		nic_rx_cp(nic, pkt, now);
 		break;
 	case WIRE_KIND_NACK:
-		/* Counted; the sender's reaction to a trim NACK (retransmission) comes with issue #3. */
-		nic->c[NIC_C_NACK_PKTS_RCVD]++;
+		nic_rx_nack(nic, pkt, now);
 		break;
 	default:
 		nic->c[NIC_C_DROP_BAD_KIND]++;

@@ -220,6 +220,13 @@ const uint64_t *nic_counters(const struct nic *nic);
 #define NIC_PCIE_OVERHEAD 34
 #define NIC_PCIE_READ_REQ 64
 
+/**
+ * The maximum congestion window in bytes (counted at nominal size, payload + 88) for @p link_bps: 1.5 x BDP with
+ * BDP = link rate x InitialBaseRTT, or MaxCongestionWindow nominal packets with OverrideUetSpecMaxCWind.
+ * 450,000 B at the defaults (uet-nic-configuration.md, InitialBaseRTT).
+ */
+uint64_t nic_max_cwnd(const struct nic_params *p, uint64_t link_bps);
+
 /** Bytes on the PCIe link for a transfer of @p payload bytes: ceil(payload / 512) x 34 overhead + payload. */
 uint64_t nic_pcie_bytes(uint64_t payload);
 

@@ -39,6 +39,7 @@ static struct nic_group *group_get(struct nic *nic, uint32_t peer_ip)
 		return NULL;
 	memset(g, 0, sizeof(*g));
 	g->peer_ip = peer_ip;
+	g->cwnd = nic->max_cwnd; /* a new group starts at its maximum window (no NSCC yet, issue 5) */
 	const uint8_t *mac = nic_neigh_mac(nic, peer_ip);
 	if (mac != NULL) /* a peer seen only on a real port, with no neighbour entry, is answered to 00:..:00 */
 		memcpy(g->peer_mac, mac, 6);
@@ -119,7 +120,6 @@ struct nic_pdc *nic_pdc_open_snd(struct nic *nic, uint32_t peer_ip, emu_ps_t now
 	/* UET starts each PDC at a random PSN; drawn from the NIC's own stream, so runs stay reproducible. */
 	pdc->start_psn = (uint32_t)emu_rng_next(&nic->rng);
 	pdc->next_psn = pdc->start_psn;
-	pdc->snd_una = pdc->start_psn;
 	uint32_t b = hash_ip_id(0, id);
 	pdc->hnext = nic->snd_hash[b];
 	nic->snd_hash[b] = pdc;

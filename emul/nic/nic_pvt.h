@@ -7,8 +7,7 @@
 #include "emu_rng.h"
 #include "nic.h"
 
-#define NIC_SND_WIN 1024      /* sender: PSNs tracked beyond snd_una (first cut: also the send window) */
-#define NIC_RCV_WIN 256       /* receiver: PSNs tracked beyond rcv_next */
+#define NIC_RCV_WIN 256       /* receiver: PSNs tracked beyond rcv_next (4 SACK blocks of 64) */
 #define NIC_HASH_BUCKETS 256
 #define NIC_SND_ID_MIN 1      /* sending PDC ids 1..32767 (uet-nic-records, Identifying a PDC) */
 #define NIC_SND_ID_MAX 32767
@@ -18,6 +17,33 @@
 #define NIC_TC_CTRL 1
 
 struct nic_group;
+
+enum nic_rec_state {
+	NIC_REC_FETCHING = 0, /* first transmission: payload being fetched or waiting in the egress queue */
+	NIC_REC_SENT,         /* on the wire or sent: in flight, its retransmission timer armed once serialized */
+	NIC_REC_LOST,         /* timed out or NACKed: out of flight, waiting in the PDC's retransmission queue */
+	NIC_REC_RESENDING,    /* retransmission built and waiting in the egress queue */
+};
+
+/*
+ * One outstanding data packet of a sending PDC, from its fetch until it is acknowledged. Records come from a
+ * NIC-wide pool and hang on their PDC's list in PSN order, so a PDC costs no per-PSN array: the cumulative ACK
+ * retires from the head, the SACK bitmap and a NACK walk a short list (at most a window of packets).
+ */
+struct nic_rec {
+	struct nic_rec *next, *prev;  /* PDC's outstanding list, PSN order */
+	struct nic_rec *rtx_next;     /* PDC's retransmission queue, FIFO */
+	struct nic_pdc *pdc;
+	uint64_t uid;                 /* uid of the packet last built from this record */
+	emu_ps_t sent_end;            /* end of its last serialization */
+	emu_ps_t rto_at;              /* retransmission deadline, EMU_PS_NEVER while not armed */
+	uint32_t psn;
+	uint32_t seg;                 /* segment index in the message */
+	uint32_t payload;
+	uint16_t tx_count;            /* transmissions so far */
+	uint8_t state;                /* enum nic_rec_state */
+	uint8_t in_flight;            /* counted in the group's bytes in flight */
+};
 
 /* One end of a PDC. A sending PDC carries one message (the messages workload, like Chakra, opens a PDC per
  * message); a receiving PDC records what has arrived. */
@@ -39,9 +65,11 @@ struct nic_pdc {
 	uint32_t pkts_acked;
 	uint32_t start_psn;
 	uint32_t next_psn;
-	uint32_t snd_una;          /* lowest PSN not yet acknowledged */
 	uint32_t ar_count;         /* data transmissions, for AckRequestEveryNthPacket */
-	uint64_t acked[NIC_SND_WIN / 64]; /* bit (psn % NIC_SND_WIN): acknowledged */
+	struct nic_rec *out_head, *out_tail;  /* outstanding packets, PSN order */
+	struct nic_rec *rtx_head, *rtx_tail;  /* waiting retransmissions */
+	emu_timer_t rto_timer;     /* one timer per PDC, armed at rto_armed for the earliest deadline */
+	emu_ps_t rto_armed;
 	bool probe_sent;
 	/* receiver */
 	uint32_t rcv_next;         /* next expected PSN; CACK_PSN = rcv_next - 1 */
@@ -52,11 +80,12 @@ struct nic_pdc {
 	uint64_t rcv_wqe_id;
 	uint32_t eom_psn;
 	uint16_t ooo_count;
+	uint8_t sack_block;        /* next 64-PSN block to report when more than one holds out-of-order packets */
 	bool eom_seen;
 	bool recv_done;
 };
 
-/* PDCs to one peer: one window and one load balancer (first cut: the spraying counter), scheduled as one. */
+/* PDCs to one peer: one window and one load balancer (the spraying counter), scheduled as one. */
 struct nic_group {
 	struct nic_group *hnext;
 	struct nic_group *ready_next;
@@ -65,6 +94,9 @@ struct nic_group {
 	uint8_t peer_mac[6];       /* looked up once, when the group is created */
 	uint32_t n_pdcs;
 	uint32_t entropy_ctr;
+	uint64_t cwnd;             /* bytes, counted at nominal size; the maximum window until NSCC (issue 5) */
+	uint64_t in_flight;        /* nominal bytes fetched or sent and not yet acked, nacked or timed out */
+	uint64_t fetched;          /* payload bytes fetched from the host (uet-monitor bytes_fetched) */
 	bool in_ready;
 };
 
@@ -92,6 +124,9 @@ struct nic {
 	struct nic_txq txq[2];     /* classes 0 (data) and 1 (control) */
 	uint32_t sending_tc;       /* class of the frame being serialized */
 	uint32_t sending_len;
+	uint8_t sending_kind;
+	uint64_t sending_uid;      /* the data packet being serialized, to start its record's timer */
+	struct nic_rec *sending_rec;  /* its record; may have been retired meanwhile: check sending_uid */
 	bool port_busy;
 	bool pump_armed;           /* a transmit pass is scheduled */
 	bool pump_blocked;         /* stopped on a full egress pool */
@@ -100,6 +135,8 @@ struct nic {
 	struct nic_pdc *rcv_hash[NIC_HASH_BUCKETS];
 	struct nic_group *grp_hash[NIC_HASH_BUCKETS];
 	struct emu_pool *pdc_pool;
+	struct emu_pool *rec_pool;
+	uint64_t max_cwnd;         /* 1.5 x BDP at the link rate and InitialBaseRTT, or MaxCongestionWindow packets */
 	struct emu_pool *grp_pool;
 	uint16_t next_snd_id, next_rcv_id;
 	uint64_t next_wqe_id;
@@ -152,9 +189,17 @@ void nic_group_ready(struct nic *nic, struct nic_group *g, bool at_head);
 void nic_pdc_rr_add(struct nic *nic, struct nic_pdc *pdc);
 void nic_group_unready(struct nic *nic, struct nic_group *g);
 
-/* nic_tx.c: the transmit process (segmentation, PCIe fetch) and the sender's ACK handling */
+/* nic_tx.c: the transmit process (segmentation, PCIe fetch, retransmissions) */
 void nic_tx_pass(struct nic *nic, emu_ps_t now);
+void nic_data_serialized(struct nic *nic, struct nic_rec *r, uint64_t uid, emu_ps_t now);
+uint16_t nic_next_entropy(struct nic *nic, struct nic_group *g);
+bool nic_pdc_can_send(const struct nic *nic, const struct nic_pdc *pdc);
+
+/* nic_ack.c: the sender's ACK, NACK and timeout handling */
 void nic_rx_ack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now);
+void nic_rx_nack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now);
+void nic_rto_arm(struct nic *nic, struct nic_pdc *pdc, emu_ps_t deadline);
+void nic_pdc_wake(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now);
 
 /* nic_rx.c: the receiver */
 void nic_rx_data(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now);

@@ -1,14 +1,20 @@
-/* The sender: doorbell, the transmit pass (segmentation, egress reservation, PCIe fetch) and ACK processing. */
+/* The sender's transmit process: doorbell, segmentation, window and egress gating, PCIe fetch, retransmissions. */
 #include "nic_pvt.h"
 
 #include <errno.h>
+#include <string.h>
 
 static inline uint32_t seg_payload(const struct nic_pdc *pdc, uint32_t idx, uint32_t mss)
 {
-	uint64_t off = (uint64_t)idx * mss;
-	uint64_t left = pdc->bytes - off;
+	uint64_t left = pdc->bytes - (uint64_t)idx * mss;
 
 	return (uint32_t)(left < mss ? left : mss);
+}
+
+/* The window counts packets at their nominal size: the IP datagram, payload + 88 (seed 000, Segmentation). */
+static inline uint64_t nominal(uint32_t payload)
+{
+	return (uint64_t)payload + WIRE_DATA_IP_OVERHEAD;
 }
 
 int nic_post(struct nic *nic, uint32_t dst_ip, uint64_t bytes, uint64_t cookie, emu_ps_t now)
@@ -28,17 +34,36 @@ int nic_post(struct nic *nic, uint32_t dst_ip, uint64_t bytes, uint64_t cookie, 
 	nic->c[NIC_C_WQES_CREATED]++;
 	nic_event(nic, pdc, NIC_EV_WQE_CREATED, now);
 	nic_pdc_rr_add(nic, pdc);
-	nic_group_ready(nic, pdc->group, false);
+	nic_group_ready(nic, pdc->group, false); /* a new message joins the tail */
 	nic_pump_arm(nic, now + NIC_DOORBELL_DELAY_PS);
 	return 0;
 }
 
-static bool pdc_can_send(const struct nic_pdc *pdc)
+/* Size of the next packet @p pdc would send: its oldest retransmission, else its next new segment. */
+static uint32_t next_payload(const struct nic *nic, const struct nic_pdc *pdc)
 {
-	return pdc->pkts_issued < pdc->n_pkts && pdc->next_psn - pdc->snd_una < NIC_SND_WIN;
+	if (pdc->rtx_head != NULL)
+		return pdc->rtx_head->payload;
+	return seg_payload(pdc, pdc->pkts_issued, nic->p->rdma_data_mss);
 }
 
-/* AckRequestEveryNthPacket / AckRequestFirstPacket / AckRequestLastPacket (seed 000, Acknowledgements). */
+bool nic_pdc_can_send(const struct nic *nic, const struct nic_pdc *pdc)
+{
+	if (pdc->rtx_head == NULL && pdc->pkts_issued == pdc->n_pkts)
+		return false;
+	const struct nic_group *g = pdc->group;
+
+	/* The window holds back nothing when PassThrough is set (NSCC still computes it, issue 5). */
+	return nic->p->cc_pass_through || g->in_flight + nominal(next_payload(nic, pdc)) <= g->cwnd;
+}
+
+static bool pdc_has_work(const struct nic_pdc *pdc)
+{
+	return pdc->rtx_head != NULL || pdc->pkts_issued < pdc->n_pkts;
+}
+
+/* AckRequestEveryNthPacket / AckRequestFirstPacket / AckRequestLastPacket (seed 000, Acknowledgements). Every
+ * transmission, retransmissions included, counts. */
 static bool wants_ack(struct nic *nic, struct nic_pdc *pdc, bool last)
 {
 	uint32_t n = nic->p->ack_req_every_nth;
@@ -50,7 +75,7 @@ static bool wants_ack(struct nic *nic, struct nic_pdc *pdc, bool last)
 }
 
 /* Entropy value of the next data packet of @p g: None (one value per group) or Default Packet Spraying. */
-static uint16_t next_entropy(struct nic *nic, struct nic_group *g)
+uint16_t nic_next_entropy(struct nic *nic, struct nic_group *g)
 {
 	uint32_t base = nic->p->starting_port_offset;
 
@@ -60,25 +85,28 @@ static uint16_t next_entropy(struct nic *nic, struct nic_group *g)
 	return (uint16_t)(base + (g->entropy_ctr++ & mask));
 }
 
-static void build_data(struct nic *nic, struct nic_pdc *pdc, struct wire_pkt *p, uint32_t idx, uint32_t psn)
+static void build_data(struct nic *nic, struct nic_pdc *pdc, struct wire_pkt *p, const struct nic_rec *r)
 {
 	uint32_t mss = nic->p->rdma_data_mss;
-	uint32_t len = seg_payload(pdc, idx, mss);
-	bool first = idx == 0, last = idx + 1 == pdc->n_pkts;
+	bool first = r->seg == 0, last = r->seg + 1 == pdc->n_pkts, rtx = r->tx_count > 1;
+	int role = nic->p->trimming_enabled ? WIRE_ROLE_TRIMMABLE : WIRE_ROLE_NO_TRIM;
 
-	p->dscp = nic->p->dscp.dscp[nic->p->trimming_enabled ? WIRE_ROLE_TRIMMABLE : WIRE_ROLE_NO_TRIM];
-	p->sport = next_entropy(nic, pdc->group);
+	if (rtx && nic->p->use_distinct_dscp_rtx)
+		role = WIRE_ROLE_TRIMMABLE_RTX;
+	p->dscp = nic->p->dscp.dscp[role];
+	p->sport = nic_next_entropy(nic, pdc->group);
 	p->pds.type = WIRE_PDS_RUD_CC_REQ;
 	p->pds.next_hdr = WIRE_NH_REQ_STD;
-	p->pds.flags = wants_ack(nic, pdc, last) ? WIRE_REQ_F_AR : 0;
-	p->pds.psn = psn;
-	int32_t clear = (int32_t)(pdc->snd_una - psn); /* CLEAR_PSN = PSN + offset: everything below snd_una */
+	p->pds.flags = (wants_ack(nic, pdc, last) ? WIRE_REQ_F_AR : 0) | (rtx ? WIRE_REQ_F_RETX : 0);
+	p->pds.psn = r->psn;
+	uint32_t una = pdc->out_head != NULL ? pdc->out_head->psn : pdc->next_psn;
+	int32_t clear = (int32_t)(una - r->psn); /* CLEAR_PSN = PSN + offset: everything below the oldest outstanding */
 	p->pds.psn_off = (int16_t)(clear < INT16_MIN ? INT16_MIN : clear);
 	p->pds.spdcid = pdc->id;
 	if (pdc->remote_id == 0) {
 		/* Until the first ACK names the receiver's PDC, carry SYN and psn_offset so it can create its side. */
 		p->pds.flags |= WIRE_REQ_F_SYN;
-		p->pds.dpdcid = (uint16_t)((psn - pdc->start_psn) & 0x0fff);
+		p->pds.dpdcid = (uint16_t)((r->psn - pdc->start_psn) & 0x0fff);
 	} else {
 		p->pds.dpdcid = pdc->remote_id;
 	}
@@ -86,50 +114,98 @@ static void build_data(struct nic *nic, struct nic_pdc *pdc, struct wire_pkt *p,
 	p->ses.flags = (first ? WIRE_SES_F_SOM : 0) | (last ? WIRE_SES_F_EOM : 0);
 	p->ses.message_id = (uint16_t)pdc->wqe_id;
 	p->ses.initiator = nic->env.fep_id;
-	p->ses.buffer_offset = (uint64_t)idx * mss;
-	p->ses.payload_length = (uint16_t)len;
-	p->ses.message_offset = (uint32_t)((uint64_t)idx * mss);
+	p->ses.buffer_offset = (uint64_t)r->seg * mss;
+	p->ses.payload_length = (uint16_t)r->payload;
+	p->ses.message_offset = (uint32_t)((uint64_t)r->seg * mss);
 	p->ses.request_length = (uint32_t)(pdc->bytes > UINT32_MAX ? UINT32_MAX : pdc->bytes);
-	p->payload_len = len;
+	p->payload_len = r->payload;
 }
 
 static void ev_fetch_done(void *a, void *b, emu_ps_t now)
 {
-	struct nic *nic = a;
+	nic_txq_push(a, NIC_TC_DATA, b, now);
+}
 
-	nic_txq_push(nic, NIC_TC_DATA, b, now);
+/* Append @p r to the PDC's outstanding list (PSNs are taken in order, so the tail is the right place). */
+static void out_append(struct nic_pdc *pdc, struct nic_rec *r)
+{
+	r->next = NULL;
+	r->prev = pdc->out_tail;
+	if (pdc->out_tail != NULL)
+		pdc->out_tail->next = r;
+	else
+		pdc->out_head = r;
+	pdc->out_tail = r;
 }
 
 /*
- * Issue one segment: take its PSN, build its packet, and fetch its payload over PCIe: a 64 B read request
- * (+34 B) on the NIC-to-host direction, then the completion on the host-to-NIC direction, each direction
- * serializing its transfers in order. The packet joins the data class when its completion has arrived.
+ * A new segment: take its PSN, reserve its wire size in the data class's egress pool, count it in flight, and
+ * fetch its payload over PCIe: a 64 B read request (+34 B) on the NIC-to-host direction, then the completion on
+ * the host-to-NIC direction, each direction serializing its transfers in order.
  */
-static void issue_segment(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_t now)
+static void issue_new(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_t now)
 {
-	struct wire_pkt *p = nic_pkt_new(nic, WIRE_KIND_DATA, pdc);
+	struct nic_rec *r = emu_pool_get(nic->rec_pool);
+	struct wire_pkt *p = r != NULL ? nic_pkt_new(nic, WIRE_KIND_DATA, pdc) : NULL;
 
-	if (p == NULL)
+	if (p == NULL) {
+		emu_pool_put(nic->rec_pool, r);
+		nic->c[NIC_C_DROP_NO_PKT]++;
 		return;
-	uint32_t idx = pdc->pkts_issued++;
-	uint32_t psn = pdc->next_psn++;
-
-	build_data(nic, pdc, p, idx, psn);
+	}
+	memset(r, 0, sizeof(*r));
+	r->psn = pdc->next_psn++;
+	r->seg = pdc->pkts_issued++;
+	r->payload = seg_payload(pdc, r->seg, nic->p->rdma_data_mss);
+	r->tx_count = 1;
+	r->rto_at = EMU_PS_NEVER;
+	r->in_flight = 1;
+	r->pdc = pdc;
+	out_append(pdc, r);
+	build_data(nic, pdc, p, r);
+	r->uid = p->uid;
+	p->ctx = r;
+	struct nic_group *g = pdc->group;
+	nic_sample_add(nic, NIC_S_CWND_BYTES, g->cwnd);
+	nic_sample_add(nic, NIC_S_BYTES_IN_FLIGHT, g->in_flight);
+	g->in_flight += nominal(r->payload);
+	g->fetched += r->payload;
 	nic->txq[NIC_TC_DATA].reserved += wl;
 	emu_ps_t req = nic->pcie_n2h_busy > now ? nic->pcie_n2h_busy : now;
 	nic->pcie_n2h_busy = req + emu_ser_ps(NIC_PCIE_READ_REQ + NIC_PCIE_OVERHEAD, nic->pcie_n2h_bps);
 	emu_ps_t cpl = nic->pcie_h2n_busy > nic->pcie_n2h_busy ? nic->pcie_h2n_busy : nic->pcie_n2h_busy;
-	nic->pcie_h2n_busy = cpl + emu_ser_ps(nic_pcie_bytes(p->payload_len), nic->pcie_h2n_bps);
-	if (net_sched(nic->env.np, nic->pcie_h2n_busy, ev_fetch_done, nic, p, NULL) < 0) {
-		nic->txq[NIC_TC_DATA].reserved -= wl;
-		net_pkt_free(nic->env.np, p);
-		return;
-	}
+	nic->pcie_h2n_busy = cpl + emu_ser_ps(nic_pcie_bytes(r->payload), nic->pcie_h2n_bps);
+	net_sched(nic->env.np, nic->pcie_h2n_busy, ev_fetch_done, nic, p, NULL);
 	if (pdc->pkts_issued == pdc->n_pkts)
 		nic_event(nic, pdc, NIC_EV_SEND_COMPLETE, now);
 }
 
-/* Remove @p pdc, the PDC whose turn it is, from its group's ring. */
+/* The oldest waiting retransmission: rebuilt from its record, with no PCIe read (seed 000, Fetching). */
+static void issue_rtx(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_t now)
+{
+	struct nic_rec *r = pdc->rtx_head;
+	struct wire_pkt *p = nic_pkt_new(nic, WIRE_KIND_DATA, pdc);
+
+	if (p == NULL)
+		return;
+	pdc->rtx_head = r->rtx_next;
+	if (pdc->rtx_head == NULL)
+		pdc->rtx_tail = NULL;
+	r->rtx_next = NULL;
+	r->tx_count++;
+	nic_gauge_max(&nic->g.max_tx_count, &nic->g.ivl_max_tx_count, r->tx_count);
+	r->state = NIC_REC_RESENDING;
+	r->in_flight = 1;
+	pdc->group->in_flight += nominal(r->payload);
+	build_data(nic, pdc, p, r);
+	r->uid = p->uid;
+	p->ctx = r;
+	nic->c[NIC_C_NUM_RTX]++;
+	nic->txq[NIC_TC_DATA].reserved += wl;
+	nic_txq_push(nic, NIC_TC_DATA, p, now);
+}
+
+/* Remove the PDC whose turn it is from its group's ring. */
 static void rr_remove_current(struct nic_group *g)
 {
 	struct nic_pdc *cur = g->rr;
@@ -146,18 +222,18 @@ static void rr_remove_current(struct nic_group *g)
 	g->rr = cur->rr_next;
 }
 
-/* The PDC of @p g that sends next, dropping finished PDCs from the ring; NULL if none can send now. */
-static struct nic_pdc *group_pick(struct nic_group *g)
+/* The PDC of @p g that sends next, dropping PDCs with nothing left from the ring; NULL if none can send now. */
+static struct nic_pdc *group_pick(struct nic *nic, struct nic_group *g)
 {
 	struct nic_pdc *start = NULL;
 
 	while (g->rr != NULL) {
 		struct nic_pdc *pdc = g->rr;
-		if (pdc->pkts_issued == pdc->n_pkts) {
+		if (!pdc_has_work(pdc)) {
 			rr_remove_current(g);
 			continue;
 		}
-		if (pdc_can_send(pdc))
+		if (nic_pdc_can_send(nic, pdc))
 			return pdc;
 		if (pdc == start)
 			return NULL;
@@ -169,9 +245,9 @@ static struct nic_pdc *group_pick(struct nic_group *g)
 }
 
 /*
- * One transmit pass: serve the ready queue of groups, one packet per turn. A group with nothing it can send
- * leaves the queue; a full egress pool stops the pass with the group left at the head (seed 000, PDC groups and
- * the transmit scheduler).
+ * One transmit pass: serve the ready queue of groups, one packet per turn: within a PDC its oldest waiting
+ * retransmission, else a new segment. A group with nothing it can send (window full) leaves the queue; a full
+ * egress pool stops the pass with the group left at the head (seed 000, PDC groups and the transmit scheduler).
  */
 void nic_tx_pass(struct nic *nic, emu_ps_t now)
 {
@@ -180,17 +256,20 @@ void nic_tx_pass(struct nic *nic, emu_ps_t now)
 	nic->pump_blocked = false;
 	while (nic->ready_head != NULL) {
 		struct nic_group *g = nic->ready_head;
-		struct nic_pdc *pdc = group_pick(g);
+		struct nic_pdc *pdc = group_pick(nic, g);
 		if (pdc == NULL) {
 			nic_group_unready(nic, g);
 			continue;
 		}
-		uint32_t wl = seg_payload(pdc, pdc->pkts_issued, nic->p->rdma_data_mss) + WIRE_DATA_OVERHEAD;
+		uint32_t wl = next_payload(nic, pdc) + WIRE_DATA_OVERHEAD;
 		if (q->reserved + wl > q->pool_size) {
 			nic->pump_blocked = true;
 			return;
 		}
-		issue_segment(nic, pdc, wl, now);
+		if (pdc->rtx_head != NULL)
+			issue_rtx(nic, pdc, wl, now);
+		else
+			issue_new(nic, pdc, wl, now);
 		g->rr = pdc->rr_next; /* the turn passes to the group's next PDC; finished PDCs leave in group_pick */
 		/* Back to the tail of the queue: the group still holds @p pdc, so it is not freed here. */
 		nic_group_unready(nic, g);
@@ -198,106 +277,28 @@ void nic_tx_pass(struct nic *nic, emu_ps_t now)
 	}
 }
 
-static inline bool snd_bit(const struct nic_pdc *pdc, uint32_t psn)
+/* Retransmission timeout of a packet's @p tx_count-th transmission (seed 000, Retransmission timer). */
+static emu_ps_t rto_of(const struct nic *nic, uint32_t tx_count)
 {
-	uint32_t i = psn % NIC_SND_WIN;
+	if (nic->p->fixed_rexmit_enable)
+		return nic->p->fixed_rexmit_timeout;
+	uint32_t doublings = tx_count - 1;
 
-	return (pdc->acked[i / 64] >> (i % 64)) & 1;
-}
-
-/* Retire @p psn if it is outstanding and not yet retired. */
-static void snd_retire(struct nic_pdc *pdc, uint32_t psn)
-{
-	if (psn - pdc->snd_una >= pdc->next_psn - pdc->snd_una || snd_bit(pdc, psn))
-		return;
-	uint32_t i = psn % NIC_SND_WIN;
-
-	pdc->acked[i / 64] |= 1ULL << (i % 64);
-	pdc->pkts_acked++;
-}
-
-static void snd_advance(struct nic_pdc *pdc)
-{
-	while (pdc->snd_una != pdc->next_psn && snd_bit(pdc, pdc->snd_una)) {
-		uint32_t i = pdc->snd_una % NIC_SND_WIN;
-		pdc->acked[i / 64] &= ~(1ULL << (i % 64));
-		pdc->snd_una++;
-	}
-}
-
-/* After the first data ACK of each message on a PDC, one base-RTT probe (seed 000, Acknowledgements). */
-static void send_probe(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
-{
-	struct wire_pkt *p = nic_pkt_new(nic, WIRE_KIND_CP, pdc);
-
-	pdc->probe_sent = true;
-	if (p == NULL)
-		return;
-	p->sport = next_entropy(nic, pdc->group);
-	p->pds.type = WIRE_PDS_CP;
-	p->pds.next_hdr = WIRE_CTL_PROBE;
-	p->pds.flags = WIRE_CP_F_AR;
-	p->pds.probe_opaque = ++nic->probe_opaque;
-	p->pds.psn = pdc->snd_una;
-	p->pds.spdcid = pdc->id;
-	p->pds.dpdcid = pdc->remote_id;
-	p->pds.payload = pdc->snd_una; /* SACK bitmap base PSN */
-	if (nic_txq_push(nic, NIC_TC_CTRL, p, now) < 0) {
-		nic->c[NIC_C_DROP_TX_CTL_POOL_FULL]++;
-		net_pkt_free(nic->env.np, p);
-	}
-}
-
-static void msg_complete(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
-{
-	nic->c[NIC_C_WQES_COMPLETED]++;
-	nic_event(nic, pdc, NIC_EV_WQE_COMPLETE, now);
-	if (nic->env.hooks.msg_done != NULL)
-		nic->env.hooks.msg_done(nic->env.hooks.arg, pdc->cookie, now);
-	/* The messages workload, like Chakra, closes a message's PDC when the message completes. */
-	nic_pdc_close(nic, pdc, now);
+	if (doublings > nic->p->max_rto_backoff)
+		doublings = nic->p->max_rto_backoff;
+	return nic->p->initial_rto << doublings;
 }
 
 /*
- * An ACK on a sending PDC: the cumulative ACK retires every outstanding PSN at or below it, the bitmap each PSN
- * it lists. Selective ACKs never trigger a retransmission (seed 000, Selective acknowledgements).
+ * A data packet finished serializing: its retransmission timer starts now. @p r may have been retired (and its
+ * memory reused) while this copy waited; the uid, unique per packet built, tells.
  */
-void nic_rx_ack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
+void nic_data_serialized(struct nic *nic, struct nic_rec *r, uint64_t uid, emu_ps_t now)
 {
-	struct nic_pdc *pdc = nic_pdc_snd_find(nic, pkt->pds.dpdcid);
-
-	nic->c[NIC_C_ACK_PKTS_RCVD]++;
-	if (pdc == NULL || pdc->peer_ip != pkt->src_ip) {
-		nic->c[NIC_C_DROP_UNKNOWN_PDC]++;
+	if (r == NULL || r->uid != uid || r->state == NIC_REC_LOST)
 		return;
-	}
-	if (pdc->remote_id == 0)
-		pdc->remote_id = pkt->pds.spdcid;
-	if (pkt->pds.flags & WIRE_ACK_F_P) {
-		nic->c[NIC_C_PROBE_ACK_RCVD]++;
-		return;
-	}
-	uint32_t cack = pkt->pds.psn;
-
-	while (pdc->snd_una != pdc->next_psn && (int32_t)(cack - pdc->snd_una) >= 0) {
-		snd_retire(pdc, pdc->snd_una);
-		snd_advance(pdc);
-	}
-	uint32_t base = cack + (uint32_t)(int32_t)pkt->pds.sack_psn_off;
-	for (uint64_t bm = pkt->pds.sack_bitmap; bm != 0; bm &= bm - 1)
-		snd_retire(pdc, base + (uint32_t)__builtin_ctzll(bm));
-	snd_advance(pdc);
-	if (pdc->pkts_acked == pdc->n_pkts) {
-		msg_complete(nic, pdc, now);
-		return;
-	}
-	if (!pdc->probe_sent)
-		send_probe(nic, pdc, now);
-	/* An ACK brings a group whose window was full back at the head of the ready queue. */
-	if (pdc_can_send(pdc) && !pdc->in_rr)
-		nic_pdc_rr_add(nic, pdc);
-	if (pdc->in_rr) {
-		nic_group_ready(nic, pdc->group, true);
-		nic_pump_arm(nic, now);
-	}
+	r->state = NIC_REC_SENT;
+	r->sent_end = now;
+	r->rto_at = now + rto_of(nic, r->tx_count);
+	nic_rto_arm(nic, r->pdc, r->rto_at);
 }

@@ -205,6 +205,8 @@ struct wire_pkt {
 	struct wire_pds pds;
 	struct wire_ses ses;     /* DATA only */
 	uint32_t payload_len;    /* DATA only: bytes after the SES header */
+	uint64_t uid;            /* model only, never encoded: the packet's id in the run (uet-monitor packet_UID) */
+	void *ctx;               /* model only, never encoded: the sender's own context (its packet record) */
 };
 
 /** Frame length in memory and in captures (no FCS) of @p p, from its kind and payload_len; 0 for an unknown kind. */

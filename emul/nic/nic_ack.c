@@ -1,0 +1,247 @@
+/* The sender's feedback: ACKs (cumulative and selective), trim NACKs, the per-PDC retransmission timer. */
+#include "nic_pvt.h"
+
+static inline uint64_t nominal(uint32_t payload)
+{
+	return (uint64_t)payload + WIRE_DATA_IP_OVERHEAD;
+}
+
+/* Take @p r out of the group's bytes in flight, once. */
+static void out_of_flight(struct nic_pdc *pdc, struct nic_rec *r)
+{
+	if (r->in_flight) {
+		r->in_flight = 0;
+		pdc->group->in_flight -= nominal(r->payload);
+	}
+}
+
+static void rtx_unlink(struct nic_pdc *pdc, struct nic_rec *r)
+{
+	struct nic_rec **pp = &pdc->rtx_head, *prev = NULL;
+
+	while (*pp != NULL && *pp != r) {
+		prev = *pp;
+		pp = &(*pp)->rtx_next;
+	}
+	if (*pp == NULL)
+		return;
+	*pp = r->rtx_next;
+	if (pdc->rtx_tail == r)
+		pdc->rtx_tail = prev;
+	r->rtx_next = NULL;
+}
+
+/* An acknowledged packet leaves flight, the retransmission queue and the outstanding list. */
+static void retire(struct nic *nic, struct nic_pdc *pdc, struct nic_rec *r)
+{
+	out_of_flight(pdc, r);
+	if (r->state == NIC_REC_LOST)
+		rtx_unlink(pdc, r);
+	if (r->prev != NULL)
+		r->prev->next = r->next;
+	else
+		pdc->out_head = r->next;
+	if (r->next != NULL)
+		r->next->prev = r->prev;
+	else
+		pdc->out_tail = r->prev;
+	r->uid = 0; /* a copy still waiting to go out no longer names this record */
+	pdc->pkts_acked++;
+	emu_pool_put(nic->rec_pool, r);
+}
+
+/* Queue @p r for retransmission ahead of new data; it no longer counts as in flight. */
+static void mark_lost(struct nic_pdc *pdc, struct nic_rec *r)
+{
+	out_of_flight(pdc, r);
+	r->state = NIC_REC_LOST;
+	r->rto_at = EMU_PS_NEVER;
+	r->rtx_next = NULL;
+	if (pdc->rtx_tail != NULL)
+		pdc->rtx_tail->rtx_next = r;
+	else
+		pdc->rtx_head = r;
+	pdc->rtx_tail = r;
+}
+
+/* After an ACK, NACK or timeout: the group comes back at the head of the ready queue and the pass runs now. */
+void nic_pdc_wake(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
+{
+	if (!pdc->in_rr)
+		nic_pdc_rr_add(nic, pdc);
+	nic_group_ready(nic, pdc->group, true);
+	nic_pump_arm(nic, now);
+}
+
+static void ev_rto(void *a, void *b, emu_ps_t now);
+
+/* Arm the PDC's one timer for @p deadline if nothing earlier is armed. */
+void nic_rto_arm(struct nic *nic, struct nic_pdc *pdc, emu_ps_t deadline)
+{
+	if (pdc->rto_timer != 0 && pdc->rto_armed <= deadline)
+		return;
+	emu_sched_cancel(nic->env.np->sched, pdc->rto_timer);
+	pdc->rto_timer = 0;
+	if (net_sched(nic->env.np, deadline, ev_rto, nic, pdc, &pdc->rto_timer) == 0)
+		pdc->rto_armed = deadline;
+}
+
+/*
+ * The PDC's timer: every packet past its deadline is lost (num_rto), queued for retransmission, and the timer is
+ * re-armed for the earliest remaining deadline. A timer for packets already acknowledged finds nothing to do.
+ */
+static void ev_rto(void *a, void *b, emu_ps_t now)
+{
+	struct nic *nic = a;
+	struct nic_pdc *pdc = b;
+	emu_ps_t next = EMU_PS_NEVER;
+	int lost = 0;
+
+	pdc->rto_timer = 0;
+	for (struct nic_rec *r = pdc->out_head; r != NULL; r = r->next) {
+		if (r->state != NIC_REC_SENT)
+			continue;
+		if (r->rto_at <= now) {
+			nic->c[NIC_C_NUM_RTO]++;
+			mark_lost(pdc, r);
+			lost++;
+		} else if (r->rto_at < next) {
+			next = r->rto_at;
+		}
+	}
+	if (next != EMU_PS_NEVER)
+		nic_rto_arm(nic, pdc, next);
+	if (lost)
+		nic_pdc_wake(nic, pdc, now);
+}
+
+/* After the first data ACK of each message on a PDC, one base-RTT probe (seed 000, Acknowledgements). */
+static void send_probe(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
+{
+	struct wire_pkt *p = nic_pkt_new(nic, WIRE_KIND_CP, pdc);
+	uint32_t una = pdc->out_head != NULL ? pdc->out_head->psn : pdc->next_psn;
+
+	pdc->probe_sent = true;
+	if (p == NULL)
+		return;
+	p->sport = nic_next_entropy(nic, pdc->group);
+	p->pds.type = WIRE_PDS_CP;
+	p->pds.next_hdr = WIRE_CTL_PROBE;
+	p->pds.flags = WIRE_CP_F_AR;
+	p->pds.probe_opaque = ++nic->probe_opaque;
+	p->pds.psn = una;
+	p->pds.spdcid = pdc->id;
+	p->pds.dpdcid = pdc->remote_id;
+	p->pds.payload = una; /* SACK bitmap base PSN */
+	if (nic_txq_push(nic, NIC_TC_CTRL, p, now) < 0) {
+		nic->c[NIC_C_DROP_TX_CTL_POOL_FULL]++;
+		net_pkt_free(nic->env.np, p);
+	}
+}
+
+static void msg_complete(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
+{
+	nic->c[NIC_C_WQES_COMPLETED]++;
+	nic_event(nic, pdc, NIC_EV_WQE_COMPLETE, now);
+	if (nic->env.hooks.msg_done != NULL)
+		nic->env.hooks.msg_done(nic->env.hooks.arg, pdc->cookie, now);
+	/* The messages workload, like Chakra, closes a message's PDC when the message completes. */
+	emu_sched_cancel(nic->env.np->sched, pdc->rto_timer);
+	pdc->rto_timer = 0;
+	nic_pdc_close(nic, pdc, now);
+}
+
+/* The RTT sample of an ACK: from the end of the acked packet's serialization to the ACK, less the receiver's
+ * reported hold. Only a packet sent once gives one (a retransmitted packet's ACK is ambiguous). */
+static void rtt_sample(struct nic *nic, const struct nic_rec *r, const struct wire_pkt *ack, emu_ps_t now)
+{
+	emu_ps_t hold = (emu_ps_t)ack->pds.service_time * 128 * EMU_PS_PER_NS;
+	emu_ps_t rtt = now - r->sent_end;
+
+	if (r->tx_count != 1 || r->state != NIC_REC_SENT)
+		return;
+	rtt = rtt > hold ? rtt - hold : 0;
+	nic_sample_add(nic, NIC_S_RTT_PS, rtt);
+	nic_sample_add(nic, NIC_S_RCVR_CWND_PEN, ack->pds.rcv_cwnd_pend);
+	if (ack->pds.flags & WIRE_ACK_F_M)
+		nic->c[NIC_C_M_MARKED_PKTS_RCVD]++;
+}
+
+/* Retire every outstanding PSN at or below the cumulative ACK and each PSN the bitmap lists. */
+static void apply_ack(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now)
+{
+	uint32_t cack = pkt->pds.psn;
+	uint32_t ack_psn = cack + (uint32_t)(int32_t)pkt->pds.psn_off;
+	uint32_t base = cack + (uint32_t)(int32_t)pkt->pds.sack_psn_off;
+	struct nic_rec *r = pdc->out_head;
+
+	while (r != NULL) {
+		struct nic_rec *next = r->next;
+		uint32_t d = r->psn - base;
+		bool acked = (int32_t)(cack - r->psn) >= 0 || (d < 64 && (pkt->pds.sack_bitmap >> d) & 1);
+		if (acked) {
+			if (r->psn == ack_psn)
+				rtt_sample(nic, r, pkt, now);
+			retire(nic, pdc, r);
+		} else if ((int32_t)(r->psn - base) >= 64) {
+			break; /* PSN order: nothing further can be acknowledged by this ACK */
+		}
+		r = next;
+	}
+}
+
+/*
+ * An ACK on a sending PDC. Selective ACKs never trigger a retransmission (seed 000, Selective acknowledgements):
+ * a gap is recovered by a trim NACK or by the retransmission timer.
+ */
+void nic_rx_ack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
+{
+	struct nic_pdc *pdc = nic_pdc_snd_find(nic, pkt->pds.dpdcid);
+
+	nic->c[NIC_C_ACK_PKTS_RCVD]++;
+	if (pdc == NULL || pdc->peer_ip != pkt->src_ip) {
+		nic->c[NIC_C_DROP_UNKNOWN_PDC]++;
+		return;
+	}
+	if (pdc->remote_id == 0)
+		pdc->remote_id = pkt->pds.spdcid;
+	if (pkt->pds.flags & WIRE_ACK_F_P) {
+		nic->c[NIC_C_PROBE_ACK_RCVD]++;
+		return;
+	}
+	apply_ack(nic, pdc, pkt, now);
+	if (pdc->pkts_acked == pdc->n_pkts) {
+		msg_complete(nic, pdc, now);
+		return;
+	}
+	if (!pdc->probe_sent)
+		send_probe(nic, pdc, now);
+	if (nic_pdc_can_send(nic, pdc))
+		nic_pdc_wake(nic, pdc, now);
+}
+
+/*
+ * A trim NACK: if the packet is still outstanding (in flight), it leaves flight and is queued for retransmission
+ * ahead of new data. A NACK for a packet already acknowledged or already queued does nothing.
+ */
+void nic_rx_nack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
+{
+	struct nic_pdc *pdc = nic_pdc_snd_find(nic, pkt->pds.dpdcid);
+
+	nic->c[NIC_C_NACK_PKTS_RCVD]++;
+	if (pdc == NULL || pdc->peer_ip != pkt->src_ip) {
+		nic->c[NIC_C_DROP_UNKNOWN_PDC]++;
+		return;
+	}
+	if (pdc->remote_id == 0)
+		pdc->remote_id = pkt->pds.spdcid;
+	for (struct nic_rec *r = pdc->out_head; r != NULL; r = r->next) {
+		if (r->psn != pkt->pds.psn)
+			continue;
+		if (r->in_flight && r->state != NIC_REC_LOST) {
+			mark_lost(pdc, r);
+			nic_pdc_wake(nic, pdc, now);
+		}
+		return;
+	}
+}
