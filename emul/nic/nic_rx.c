@@ -18,19 +18,53 @@ static inline void rcv_set(struct nic_pdc *pdc, uint32_t psn, bool on)
 		pdc->rcvd[i / 64] &= ~(1ULL << (i % 64));
 }
 
-/* The 64-PSN SACK bitmap starting at rcv_next: bit N set when PSN rcv_next + N has arrived. */
-static uint64_t sack_bitmap(const struct nic_pdc *pdc)
+/* The 64-PSN bitmap of block @p blk (PSNs rcv_next + 64 blk ...): bit N set when that PSN + N has arrived. */
+static uint64_t sack_block(const struct nic_pdc *pdc, uint32_t blk)
 {
+	uint32_t base = pdc->rcv_next + 64 * blk;
 	uint64_t bm = 0;
 
-	for (uint32_t n = 1; n < 64; n++)
-		if (rcv_bit(pdc, pdc->rcv_next + n))
+	for (uint32_t n = 0; n < 64; n++)
+		if (rcv_bit(pdc, base + n))
 			bm |= 1ULL << n;
 	return bm;
 }
 
+/*
+ * The SACK block an ACK reports: the first 64 PSNs past CACK_PSN, unless more packets are out of order than one
+ * bitmap covers; then successive ACKs report successive non-empty blocks in turn (seed 000, Selective ACKs).
+ * Returns the block index; *bm receives its bitmap.
+ */
+static uint32_t sack_pick(struct nic_pdc *pdc, uint64_t *bm)
+{
+	uint32_t nblk = NIC_RCV_WIN / 64;
+	uint64_t first = sack_block(pdc, 0);
+	uint32_t more = 0;
+
+	for (uint32_t b = 1; b < nblk; b++)
+		more |= sack_block(pdc, b) != 0;
+	if (!more) {
+		pdc->sack_block = 0;
+		*bm = first;
+		return 0;
+	}
+	for (uint32_t i = 0; i < nblk; i++) {
+		uint32_t b = (pdc->sack_block + i) % nblk;
+		uint64_t x = sack_block(pdc, b);
+		if (x != 0) {
+			pdc->sack_block = (uint8_t)((b + 1) % nblk);
+			*bm = x;
+			return b;
+		}
+	}
+	*bm = 0;
+	return 0;
+}
+
 static void push_ctrl(struct nic *nic, struct wire_pkt *p, emu_ps_t now)
 {
+	if (p->kind == WIRE_KIND_ACK && (p->pds.flags & WIRE_ACK_F_M))
+		nic->c[NIC_C_M_MARKED_PKTS_SENT]++;
 	if (nic_txq_push(nic, NIC_TC_CTRL, p, now) < 0) {
 		nic->c[NIC_C_DROP_TX_CTL_POOL_FULL]++;
 		net_pkt_free(nic->env.np, p);
@@ -61,8 +95,10 @@ static struct wire_pkt *build_ack(struct nic *nic, struct nic_pdc *pdc, const st
 	p->pds.dpdcid = req->pds.spdcid;
 	p->pds.cc_type = 0; /* NSCC */
 	p->pds.mpr = 64;
-	p->pds.sack_psn_off = 1; /* SACK base = CACK_PSN + 1 = rcv_next */
-	p->pds.sack_bitmap = sack_bitmap(pdc);
+	uint64_t bm;
+	uint32_t blk = sack_pick(pdc, &bm);
+	p->pds.sack_psn_off = (int16_t)(1 + 64 * blk); /* SACK base = CACK_PSN + 1 + 64 x block */
+	p->pds.sack_bitmap = bm;
 	p->pds.rcvd_bytes = (uint32_t)(((pdc->rcvd_bytes_cc + 255) >> 8) & 0xffffff);
 	p->pds.ooo_count = pdc->ooo_count;
 	return p;
@@ -88,12 +124,37 @@ static void rx_trimmed(struct nic *nic, struct nic_pdc *pdc, const struct wire_p
 	push_ctrl(nic, p, now);
 }
 
-/* Write a new packet's payload to host memory over the NIC-to-host PCIe direction, in arrival order. */
+static void ev_pool_release(void *a, void *b, emu_ps_t now)
+{
+	struct nic *nic = a;
+
+	(void)now;
+	nic->in_pool_used[NIC_TC_DATA] -= (uint64_t)(uintptr_t)b;
+}
+
+/*
+ * Write a new packet's payload to host memory over the NIC-to-host PCIe direction, in arrival order. Its IP size
+ * stays charged to the data class's receive pool until the write is accepted into the NIC side's PCIe transmit
+ * buffer (TXDataBufferSize): at once while the writes queued ahead of it leave room for it, else when they have
+ * drained enough (uet-nic-buffers-and-pfc.md, Receive buffer).
+ */
 static void deliver(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now)
 {
+	uint64_t bytes = nic_pcie_bytes(pkt->payload_len), cap = nic->p->pcie_nic.tx_data_buffer;
+	uint64_t ip_len = wire_ip_len(pkt);
 	emu_ps_t start = nic->pcie_n2h_busy > now ? nic->pcie_n2h_busy : now;
+	emu_ps_t accept = start;
 
-	nic->pcie_n2h_busy = start + emu_ser_ps(nic_pcie_bytes(pkt->payload_len), nic->pcie_n2h_bps);
+	if (cap >= bytes) {
+		emu_ps_t room = emu_ser_ps(cap - bytes, nic->pcie_n2h_bps);
+		accept = start > now + room ? start - room : now;
+	}
+	nic->pcie_n2h_busy = start + emu_ser_ps(bytes, nic->pcie_n2h_bps);
+	if (accept > now) {
+		nic->in_pool_used[NIC_TC_DATA] += ip_len;
+		if (net_sched(nic->env.np, accept, ev_pool_release, nic, (void *)(uintptr_t)ip_len, NULL) < 0)
+			nic->in_pool_used[NIC_TC_DATA] -= ip_len;
+	}
 	pdc->rcv_payload += pkt->payload_len;
 	pdc->rcvd_bytes_cc += wire_ip_len(pkt);
 	nic->c[NIC_C_RX_PAYLOAD_BYTES] += pkt->payload_len;
@@ -131,6 +192,7 @@ static bool rx_track(struct nic *nic, struct nic_pdc *pdc, uint32_t psn)
 	rcv_set(pdc, psn, true);
 	pdc->ooo_count++;
 	nic->c[NIC_C_OOO_EVENTS]++;
+	nic_gauge_max(&nic->g.max_ooo_on_flow, &nic->g.ivl_max_ooo_on_flow, pdc->ooo_count);
 	return true;
 }
 
@@ -148,6 +210,8 @@ static struct nic_pdc *rcv_pdc(struct nic *nic, const struct wire_pkt *pkt, emu_
 
 void nic_rx_data(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 {
+	uint64_t waiting = nic->in_pool_used[NIC_TC_DATA]; /* received data not yet accepted by PCIe, before this one */
+
 	nic->c[NIC_C_WRITE_PKTS_RCVD]++;
 	if (pkt->ecn == WIRE_ECN_CE)
 		nic->c[NIC_C_ECN_CE_RCVD]++;
@@ -180,7 +244,7 @@ void nic_rx_data(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 	 * Hold the ACK for the receiver's PCIe service time: the data class's receive-pool backlog plus this packet
 	 * at the NIC side's LaneBps x LaneCount; report it in 128 ns units. ACKs leave in the order generated.
 	 */
-	emu_ps_t hold = emu_ser_ps(nic->in_pool_used[NIC_TC_DATA] + wire_ip_len(pkt), nic->pcie_n2h_bps);
+	emu_ps_t hold = emu_ser_ps(waiting + wire_ip_len(pkt), nic->pcie_n2h_bps);
 	struct wire_pkt *ack = build_ack(nic, pdc, pkt);
 	if (ack == NULL)
 		return;
