@@ -143,6 +143,8 @@ void ctl_config_free(struct ctl_config *cfg)
 		free(cfg->apps[i].list);
 	free(cfg->apps);
 	free(cfg->hosts);
+	for (uint32_t i = 0; cfg->links != NULL && i < cfg->n_links; i++)
+		free(cfg->links[i].impair);
 	free(cfg->links);
 	free(cfg->ports);
 	free(cfg->captures);

@@ -19,12 +19,22 @@ struct ctl_host {
 	uint8_t mac[6];            /* mac, "02:00:00:00:00:01"; default 02:00:00:00:<index+1 as 16 bits> */
 };
 
+/** topology.links[i].impair[j]: a test fixture acting on one data frame of one direction. */
+struct ctl_impair {
+	uint32_t from;             /* from: the sending host (a or b of the link), resolved */
+	uint64_t data_frame;       /* data_frame: the nth data frame it sends on the link, from 1, retransmissions included */
+	uint8_t action;            /* action: trim | trim_last_hop | drop | delay (enum net_impair_action order) */
+	emu_ps_t delay;            /* delay: extra latency for action delay */
+};
+
 /** topology.links[i]: a point-to-point link between two host NICs (switch ports come with the switch issue). */
 struct ctl_link {
 	char name[CTL_NAME_MAX];   /* name, unique */
 	uint32_t a, b;             /* a, b: host names, resolved to indexes into hosts[]; a != b */
 	uint64_t data_rate_bps;    /* DataRate, optional; 0 = the lower of the two NICs' DataRate */
 	emu_ps_t delay_ps;         /* Delay, optional; EMU_PS_NEVER = the NIC's Delay */
+	struct ctl_impair *impair; /* impair: owned */
+	uint32_t n_impair;
 };
 
 /** One message of a `messages` application. */

@@ -134,14 +134,10 @@ static int topo_hosts(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_c
 	return rc;
 }
 
-struct link_obj {
-	struct ctl_config *cfg;
-	struct ctl_link *l;
-};
 
 static int link_name(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
-	struct link_obj *o = obj;
+	struct ctl_link_obj *o = obj;
 	int rc = ctl_val_name(c, v, o->l->name, sizeof(o->l->name));
 
 	for (struct ctl_link *p = o->cfg->links; rc == 0 && p < o->l; p++)
@@ -153,30 +149,30 @@ static int link_name(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 
 static int link_a(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
-	struct link_obj *o = obj;
+	struct ctl_link_obj *o = obj;
 
 	return ctl_val_host(c, v, o->cfg, &o->l->a);
 }
 
 static int link_b(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
-	struct link_obj *o = obj;
+	struct ctl_link_obj *o = obj;
 
 	return ctl_val_host(c, v, o->cfg, &o->l->b);
 }
 
 static int link_rate(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
-	return ctl_val_u64(c, v, emu_parse_datarate, "400Gbps", &((struct link_obj *)obj)->l->data_rate_bps);
+	return ctl_val_u64(c, v, emu_parse_datarate, "400Gbps", &((struct ctl_link_obj *)obj)->l->data_rate_bps);
 }
 
 static int link_delay(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
-	return ctl_val_u64(c, v, emu_parse_timeval, "100ns", &((struct link_obj *)obj)->l->delay_ps);
+	return ctl_val_u64(c, v, emu_parse_timeval, "100ns", &((struct ctl_link_obj *)obj)->l->delay_ps);
 }
 
 /* A NIC has one port: a host is on at most one link, and a link joins two different hosts. */
-static int link_ends(struct ctl_ctx *c, const struct ctl_ynode *item, struct link_obj *o)
+static int link_ends(struct ctl_ctx *c, const struct ctl_ynode *item, struct ctl_link_obj *o)
 {
 	const struct ctl_ynode *bv = ctl_y_get(item, "b");
 	size_t old;
@@ -210,14 +206,16 @@ static int link_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t i
 {
 	static const struct ctl_key keys[] = {
 		{ "name", true, link_name }, { "a", true, link_a }, { "b", true, link_b },
-		{ "DataRate", false, link_rate }, { "Delay", false, link_delay },
+		{ "DataRate", false, link_rate }, { "Delay", false, link_delay }, { "impair", false, ctl_link_impair },
 	};
-	struct link_obj o = { .cfg = obj, .l = &((struct ctl_config *)obj)->links[idx] };
+	struct ctl_link_obj o = { .cfg = obj, .l = &((struct ctl_config *)obj)->links[idx] };
 	int rc;
 
 	o.l->delay_ps = EMU_PS_NEVER;
 	rc = ctl_walk_map(c, item, keys, sizeof(keys) / sizeof(keys[0]), &o, LINK_EXAMPLE);
-	return rc != 0 ? rc : link_ends(c, item, &o);
+	if (rc == 0)
+		rc = link_ends(c, item, &o);
+	return rc != 0 ? rc : ctl_link_impair_check(c, item, &o);
 }
 
 static int topo_links(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg)

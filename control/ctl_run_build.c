@@ -111,12 +111,36 @@ static bool host_has_port(const struct ctl_run_state *r, uint32_t host)
 	return false;
 }
 
+/* Hand each direction of @p l the fixture entries of its sender (impair[].from). */
+static int set_impairs(struct ctl_run_state *r, struct net_link *l, const struct ctl_link *cl)
+{
+	struct net_impair *imp = calloc(cl->n_impair, sizeof(*imp));
+	const struct wire_dscp_map *dscp = &r->cfg->nic.dscp;
+	uint32_t n = 0;
+
+	if (imp == NULL)
+		return -ENOMEM;
+	for (int dir = 0; dir < 2; dir++) {
+		uint32_t from = dir == 0 ? cl->a : cl->b, first = n;
+		for (uint32_t i = 0; i < cl->n_impair; i++)
+			if (cl->impair[i].from == from)
+				imp[n++] = (struct net_impair){ .nth = cl->impair[i].data_frame,
+								.action = cl->impair[i].action,
+								.delay = cl->impair[i].delay };
+		net_dir_set_impair(&l->dir[dir], imp + first, n - first, dscp->dscp[WIRE_ROLE_TRIMMED],
+				   dscp->dscp[WIRE_ROLE_TRIMMED_LASTHOP]);
+	}
+	r->impairs_owned[r->n_impairs_owned++] = imp;
+	return 0;
+}
+
 static int make_links(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
 
 	r->links = calloc(cfg->n_links ? cfg->n_links : 1, sizeof(*r->links));
-	if (r->links == NULL) {
+	r->impairs_owned = calloc(cfg->n_links ? cfg->n_links : 1, sizeof(*r->impairs_owned));
+	if (r->links == NULL || r->impairs_owned == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -127,6 +151,10 @@ static int make_links(struct ctl_run_state *r, char *err, size_t errlen)
 		struct net_link *l = &r->links[i];
 
 		net_link_init(l, &r->np, bps, delay, nic_ep(r, cl->a), nic_ep(r, cl->b));
+		if (cl->n_impair > 0 && set_impairs(r, l, cl) < 0) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
 		if (!host_has_port(r, cl->a))
 			nic_attach(r->nics[cl->a], &l->dir[0]);
 		if (!host_has_port(r, cl->b))
@@ -271,6 +299,9 @@ void ctl_run_teardown(struct ctl_run_state *r)
 	free(r->nics);
 	free(r->neigh);
 	free(r->links);
+	for (uint32_t i = 0; i < r->n_impairs_owned; i++)
+		free(r->impairs_owned[i]);
+	free(r->impairs_owned);
 	free(r->msgs);
 	free(r->exts);
 	net_part_fini(&r->np);

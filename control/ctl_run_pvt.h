@@ -40,6 +40,8 @@ struct ctl_run_state {
 	struct nic **nics;
 	struct nic_neigh *neigh;
 	struct net_link *links;
+	struct net_impair **impairs_owned; /* one array per impaired link, freed at teardown */
+	uint32_t n_impairs_owned;
 	struct cap_pcap **caps;
 	struct ctl_ext *exts;
 	uint32_t n_exts;

@@ -105,6 +105,18 @@ uint32_t ctl_seq_len(const struct ctl_ynode *seq);
  * The "unknown key" error for @p key (a key node) among @p n valid names @p names: the nearest name by edit
  * distance if one is close, else the list of valid keys. Returns -EINVAL.
  */
+/** The link being read, for the topology walkers. */
+struct ctl_link_obj {
+	struct ctl_config *cfg;
+	struct ctl_link *l;
+};
+
+/** Check that every impair entry's `from` is an end of the link (after the whole link is read). */
+int ctl_link_impair_check(struct ctl_ctx *c, const struct ctl_ynode *item, struct ctl_link_obj *o);
+
+/** topology.links[i].impair: the list of fixture actions (ctl_config_impair.c); @p obj is the link_obj. */
+int ctl_link_impair(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj);
+
 int ctl_err_unknown(struct ctl_ctx *c, const struct ctl_ynode *key, const char *const *names, size_t n);
 
 /** The scalar text of @p v, or an "expected a value" error naming @p example. */

@@ -26,7 +26,8 @@ struct net_dev_ops {
 	X(SCHED_FULL, "scheduler full: an event could not be scheduled") \
 	X(LINK_UNCONNECTED, "frame sent on a link direction with no receiver") \
 	X(EXT_RX_BAD_FRAME, "frame from an external port refused by the decoder") \
-	X(EXT_RX_NO_DEVICE, "frame from an external port with no device attached")
+	X(EXT_RX_NO_DEVICE, "frame from an external port with no device attached") \
+	X(IMPAIR_DROP, "data frame dropped by a link fixture (impair: drop)")
 
 #define NET_COUNTER_ENUM(n, s) NET_C_##n,
 enum net_counter { NET_COUNTERS(NET_COUNTER_ENUM) NET_C_COUNT };
@@ -78,6 +79,21 @@ typedef void (*net_ext_fn)(void *arg, const struct wire_pkt *pkt, emu_ps_t now);
 
 #define NET_LINK_MAX_TAPS 4
 
+/* What a test fixture does to one data frame on a link direction (a lab impairment). */
+enum net_impair_action {
+	NET_IMPAIR_TRIM = 0,      /* cut to its PDS header, DSCP rewritten to TRIMMED */
+	NET_IMPAIR_TRIM_LASTHOP,  /* the same, DSCP TRIMMED_LASTHOP */
+	NET_IMPAIR_DROP,          /* lost: neither the taps nor the receiver see it */
+	NET_IMPAIR_DELAY,         /* arrives @p delay later than it would */
+};
+
+/** Impair the @p nth data frame (1-based, retransmissions included) sent on a direction. */
+struct net_impair {
+	uint64_t nth;
+	uint8_t action;       /* enum net_impair_action */
+	emu_ps_t delay;
+};
+
 /** One direction of a link. */
 struct net_dir {
 	struct net_link *link;
@@ -88,6 +104,10 @@ struct net_dir {
 	net_ext_fn ext;
 	void *ext_arg;
 	uint64_t frames, bytes;    /* frames and wire bytes (FCS included) sent */
+	const struct net_impair *impair; /* test fixture, applied where the frame leaves the sender's port */
+	uint32_t n_impair;
+	uint8_t dscp_trimmed, dscp_trimmed_lasthop;
+	uint64_t data_frames;      /* data frames sent, to match net_impair.nth */
 };
 
 /**
@@ -107,6 +127,14 @@ struct net_link {
 /** Set up @p l between endpoints @p a and @p b. */
 void net_link_init(struct net_link *l, struct net_part *np, uint64_t bps, emu_ps_t delay, struct net_endpoint a,
 		   struct net_endpoint b);
+
+/**
+ * Give direction @p d a fixture that trims, drops or delays chosen data frames (@p imp must outlive the link).
+ * Trimmed frames take DSCP @p dscp_trimmed or @p dscp_trimmed_lasthop. The sender's serialization is that of the
+ * full frame; the taps and the receiver see the frame as the fixture leaves it.
+ */
+void net_dir_set_impair(struct net_dir *d, const struct net_impair *imp, uint32_t n, uint8_t dscp_trimmed,
+			uint8_t dscp_trimmed_lasthop);
 
 /** Add a tap; returns 0 or -ENOSPC past NET_LINK_MAX_TAPS. */
 int net_link_add_tap(struct net_link *l, net_tap_fn fn, void *arg);

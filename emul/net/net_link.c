@@ -107,17 +107,61 @@ static void ev_tx_done(void *a, void *b, emu_ps_t now)
 		d->from.ops->tx_done(d->from.dev, d->from.port, now);
 }
 
+void net_dir_set_impair(struct net_dir *d, const struct net_impair *imp, uint32_t n, uint8_t dscp_trimmed,
+			uint8_t dscp_trimmed_lasthop)
+{
+	d->impair = imp;
+	d->n_impair = n;
+	d->dscp_trimmed = dscp_trimmed;
+	d->dscp_trimmed_lasthop = dscp_trimmed_lasthop;
+}
+
+/* Apply the fixture to a data frame; returns the extra delay, or EMU_PS_NEVER when the frame is dropped. */
+static emu_ps_t impair(struct net_dir *d, struct wire_pkt *pkt)
+{
+	uint64_t nth = ++d->data_frames;
+
+	for (uint32_t i = 0; i < d->n_impair; i++) {
+		const struct net_impair *im = &d->impair[i];
+		if (im->nth != nth)
+			continue;
+		switch (im->action) {
+		case NET_IMPAIR_TRIM:
+		case NET_IMPAIR_TRIM_LASTHOP:
+			/* cut to IPv4 + UDP + PDS request: the SES header and payload are gone (spec 1.6) */
+			pkt->kind = WIRE_KIND_TRIMMED;
+			pkt->payload_len = 0;
+			pkt->dscp = im->action == NET_IMPAIR_TRIM ? d->dscp_trimmed : d->dscp_trimmed_lasthop;
+			return 0;
+		case NET_IMPAIR_DROP:
+			return EMU_PS_NEVER;
+		default:
+			return im->delay;
+		}
+	}
+	return 0;
+}
+
 emu_ps_t net_dir_xmit(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
 {
 	struct net_link *l = d->link;
 	struct net_part *np = l->np;
 	size_t wl = wire_wire_len(pkt);
 	emu_ps_t end = now + emu_ser_ps(wl, l->bps);
+	emu_ps_t extra = 0;
 
 	assert(now >= d->busy_until);
 	d->busy_until = end;
 	d->frames++;
 	d->bytes += wl;
+	if (d->n_impair != 0 && pkt->kind == WIRE_KIND_DATA)
+		extra = impair(d, pkt);
+	if (extra == EMU_PS_NEVER) {
+		np->counters[NET_C_IMPAIR_DROP]++;
+		net_pkt_free(np, pkt);
+		net_sched(np, end, ev_tx_done, d, NULL, NULL);
+		return end;
+	}
 	for (uint32_t i = 0; i < l->n_taps; i++)
 		l->taps[i](l->tap_args[i], d->index, pkt, now);
 	if (d->ext != NULL) {
@@ -126,7 +170,7 @@ emu_ps_t net_dir_xmit(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
 	} else if (d->to.ops == NULL) {
 		np->counters[NET_C_LINK_UNCONNECTED]++;
 		net_pkt_free(np, pkt);
-	} else if (net_sched(np, end + l->delay, ev_arrive, d, pkt, NULL) < 0) {
+	} else if (net_sched(np, end + l->delay + extra, ev_arrive, d, pkt, NULL) < 0) {
 		net_pkt_free(np, pkt);
 	}
 	net_sched(np, end, ev_tx_done, d, NULL, NULL);
