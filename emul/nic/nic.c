@@ -280,6 +280,7 @@ void nic_port_kick(struct nic *nic, emu_ps_t now)
 		nic->c[NIC_C_TX_BYTES] += nic->sending_len;
 		nic->c[NIC_C_PORT_TX_FRAMES]++;
 		nic->c[NIC_C_PORT_TX_FRAME_BYTES] += nic->sending_len - WIRE_FCS_LEN;
+		nic_trace_tx_start(nic, pkt);
 		net_dir_xmit(nic->out, pkt, now);
 		return;
 	}
@@ -313,6 +314,7 @@ static void nic_tx_done(void *dev, uint32_t port, emu_ps_t now)
 	nic->port_busy = false;
 	if (nic->sending_kind == WIRE_KIND_DATA)
 		nic_data_serialized(nic, nic->sending_rec, nic->sending_uid, now);
+	nic_trace_tx_done(nic, now);
 	/* A pass blocked on a full pool retries at the latest when the pool drains to half its size. */
 	if (nic->sending_tc == NIC_TC_DATA && nic->pump_blocked && q->reserved <= q->pool_size / 2)
 		nic_pump_arm(nic, now);

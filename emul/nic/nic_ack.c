@@ -153,23 +153,26 @@ static void msg_complete(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
 
 /* The RTT sample of an ACK: from the end of the acked packet's serialization to the ACK, less the receiver's
  * reported hold. Only a packet sent once gives one (a retransmitted packet's ACK is ambiguous). */
-static void rtt_sample(struct nic *nic, const struct nic_rec *r, const struct wire_pkt *ack, emu_ps_t now)
+static emu_ps_t rtt_sample(struct nic *nic, const struct nic_rec *r, const struct wire_pkt *ack, emu_ps_t now)
 {
 	emu_ps_t hold = (emu_ps_t)ack->pds.service_time * 128 * EMU_PS_PER_NS;
 	emu_ps_t rtt = now - r->sent_end;
 
 	if (r->tx_count != 1 || r->state != NIC_REC_SENT)
-		return;
+		return EMU_PS_NEVER;
 	rtt = rtt > hold ? rtt - hold : 0;
 	nic_sample_add(nic, NIC_S_RTT_PS, rtt);
 	nic_sample_add(nic, NIC_S_RCVR_CWND_PEN, ack->pds.rcv_cwnd_pend);
 	if (ack->pds.flags & WIRE_ACK_F_M)
 		nic->c[NIC_C_M_MARKED_PKTS_RCVD]++;
+	return rtt;
 }
 
-/* Retire every outstanding PSN at or below the cumulative ACK and each PSN the bitmap lists. */
-static void apply_ack(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now)
+/* Retire every outstanding PSN at or below the cumulative ACK and each PSN the bitmap lists. Returns the RTT
+ * sample the ACK gave, or EMU_PS_NEVER. */
+static emu_ps_t apply_ack(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now)
 {
+	emu_ps_t rtt = EMU_PS_NEVER;
 	uint32_t cack = pkt->pds.psn;
 	uint32_t ack_psn = cack + (uint32_t)(int32_t)pkt->pds.psn_off;
 	uint32_t base = cack + (uint32_t)(int32_t)pkt->pds.sack_psn_off;
@@ -181,13 +184,14 @@ static void apply_ack(struct nic *nic, struct nic_pdc *pdc, const struct wire_pk
 		bool acked = (int32_t)(cack - r->psn) >= 0 || (d < 64 && (pkt->pds.sack_bitmap >> d) & 1);
 		if (acked) {
 			if (r->psn == ack_psn)
-				rtt_sample(nic, r, pkt, now);
+				rtt = rtt_sample(nic, r, pkt, now);
 			retire(nic, pdc, r);
 		} else if ((int32_t)(r->psn - base) >= 64) {
 			break; /* PSN order: nothing further can be acknowledged by this ACK */
 		}
 		r = next;
 	}
+	return rtt;
 }
 
 /*
@@ -207,9 +211,11 @@ void nic_rx_ack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 		pdc->remote_id = pkt->pds.spdcid;
 	if (pkt->pds.flags & WIRE_ACK_F_P) {
 		nic->c[NIC_C_PROBE_ACK_RCVD]++;
+		nic_trace_now(nic, pkt, NIC_TR_RX, pdc, EMU_PS_NEVER, now);
 		return;
 	}
-	apply_ack(nic, pdc, pkt, now);
+	emu_ps_t rtt = apply_ack(nic, pdc, pkt, now);
+	nic_trace_now(nic, pkt, NIC_TR_RX, pdc, rtt, now);
 	if (pdc->pkts_acked == pdc->n_pkts) {
 		msg_complete(nic, pdc, now);
 		return;
@@ -235,6 +241,7 @@ void nic_rx_nack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 	}
 	if (pdc->remote_id == 0)
 		pdc->remote_id = pkt->pds.spdcid;
+	nic_trace_now(nic, pkt, NIC_TR_RX, pdc, EMU_PS_NEVER, now);
 	for (struct nic_rec *r = pdc->out_head; r != NULL; r = r->next) {
 		if (r->psn != pkt->pds.psn)
 			continue;

@@ -146,6 +146,7 @@ struct nic {
 	struct nic_sample s_ivl[NIC_S_COUNT];
 	struct nic_gauges g;
 	uint64_t next_uid;
+	struct nic_trace tr_sending; /* uet-monitor row of the frame being serialized, emitted when it ends */
 };
 
 /* Record one sample of kind @p k. */
@@ -200,6 +201,13 @@ void nic_rx_ack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now);
 void nic_rx_nack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now);
 void nic_rto_arm(struct nic *nic, struct nic_pdc *pdc, emu_ps_t deadline);
 void nic_pdc_wake(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now);
+
+/* nic_trace.c: uet-monitor rows (only with nic_env.trace) */
+void nic_trace_tx_start(struct nic *nic, const struct wire_pkt *p);
+void nic_trace_tx_done(struct nic *nic, emu_ps_t now);
+/** A row now: a NACK sent, or a packet received (@p rtt EMU_PS_NEVER when it gave no RTT sample). */
+void nic_trace_now(struct nic *nic, const struct wire_pkt *p, uint8_t dir, const struct nic_pdc *pdc, emu_ps_t rtt,
+		   emu_ps_t now);
 
 /* nic_rx.c: the receiver */
 void nic_rx_data(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now);

@@ -121,6 +121,7 @@ static void rx_trimmed(struct nic *nic, struct nic_pdc *pdc, const struct wire_p
 	p->pds.spdcid = pdc->id;
 	p->pds.dpdcid = pkt->pds.spdcid;
 	p->pds.payload = pdc->rcv_next;
+	nic_trace_now(nic, p, NIC_TR_TX, pdc, EMU_PS_NEVER, now); /* a NACK is logged when the NIC makes it */
 	push_ctrl(nic, p, now);
 }
 
@@ -218,6 +219,7 @@ void nic_rx_data(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 	struct nic_pdc *pdc = rcv_pdc(nic, pkt, now);
 	if (pdc == NULL)
 		return;
+	nic_trace_now(nic, pkt, NIC_TR_RX, pdc, EMU_PS_NEVER, now);
 	if (pkt->kind == WIRE_KIND_TRIMMED) {
 		rx_trimmed(nic, pdc, pkt, now);
 		return;
@@ -268,6 +270,7 @@ void nic_rx_cp(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 		nic->c[NIC_C_DROP_UNKNOWN_PDC]++;
 		return;
 	}
+	nic_trace_now(nic, pkt, NIC_TR_RX, pdc, EMU_PS_NEVER, now);
 	struct wire_pkt *ack = build_ack(nic, pdc, pkt);
 	if (ack == NULL)
 		return;
