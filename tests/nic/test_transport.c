@@ -1,0 +1,358 @@
+/* Transport tests of issue 3 on two NICs back to back with a link fixture: trims and NACKs, the retransmission
+ * timer and its backoff, SACK blocks, the maximum window, ACK-request rules. Exact numbers from the spec. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+
+#include "net.h"
+#include "nic.h"
+#include "nic_params.h"
+
+#define MAX_SEEN 8192
+
+struct seen {
+	uint32_t dir;
+	emu_ps_t t;
+	struct wire_pkt p;
+};
+
+struct bench {
+	struct net_part np;
+	struct nic_params p;
+	struct nic_neigh neigh[2];
+	struct nic *nic[2];
+	struct net_link link;
+	struct net_impair imp[16];
+	struct seen *seen;
+	int n_seen;
+	int done;
+	emu_ps_t done_at;
+	struct nic_trace tr[MAX_SEEN];
+	int n_tr;
+};
+
+static void tap(void *arg, uint32_t dir, const struct wire_pkt *pkt, emu_ps_t now)
+{
+	struct bench *b = arg;
+
+	if (b->n_seen < MAX_SEEN)
+		b->seen[b->n_seen++] = (struct seen){ dir, now, *pkt };
+}
+
+static void on_done(void *arg, uint64_t cookie, emu_ps_t now)
+{
+	struct bench *b = arg;
+
+	(void)cookie;
+	b->done++;
+	b->done_at = now;
+}
+
+static void on_trace(void *arg, const struct nic_trace *t)
+{
+	struct bench *b = arg;
+
+	if (b->n_tr < MAX_SEEN)
+		b->tr[b->n_tr++] = *t;
+}
+
+/* Two NICs on one link; @p delay propagation; @p imp / @p n_imp: fixture on host0's direction. */
+static struct bench *bench_new(emu_ps_t delay, const struct net_impair *imp, uint32_t n_imp, void (*tune)(struct nic_params *))
+{
+	struct bench *b = calloc(1, sizeof(*b));
+
+	b->seen = calloc(MAX_SEEN, sizeof(*b->seen));
+	cr_assert_eq(net_part_init(&b->np, 1 << 16, 1 << 15), 0);
+	nic_params_defaults(&b->p);
+	if (tune != NULL)
+		tune(&b->p);
+	for (int i = 0; i < 2; i++) {
+		b->neigh[i].ip = 0x0a000001u + (uint32_t)i;
+		b->neigh[i].mac[5] = (uint8_t)(i + 1);
+	}
+	for (int i = 0; i < 2; i++) {
+		struct nic_env env = { .np = &b->np, .params = &b->p, .fep_id = (uint32_t)i, .name = "nic",
+				       .ip = b->neigh[i].ip, .seed = 18760, .neigh = b->neigh, .n_neigh = 2,
+				       .trace = true,
+				       .hooks = { .arg = b, .msg_done = on_done, .trace = on_trace } };
+		b->nic[i] = nic_create(&env);
+		cr_assert_not_null(b->nic[i]);
+	}
+	struct net_endpoint a = { b->nic[0], &nic_dev_ops, 0 }, z = { b->nic[1], &nic_dev_ops, 0 };
+	net_link_init(&b->link, &b->np, b->p.data_rate_bps, delay, a, z);
+	memcpy(b->imp, imp, n_imp * sizeof(*imp));
+	net_dir_set_impair(&b->link.dir[0], b->imp, n_imp, 16, 18);
+	net_link_add_tap(&b->link, tap, b);
+	nic_attach(b->nic[0], &b->link.dir[0]);
+	nic_attach(b->nic[1], &b->link.dir[1]);
+	return b;
+}
+
+static void bench_run(struct bench *b, uint64_t bytes)
+{
+	cr_assert_eq(nic_post(b->nic[0], b->neigh[1].ip, bytes, 1, 0), 0);
+	emu_sched_run_until(b->np.sched, EMU_PS_NEVER - 1);
+}
+
+static void bench_free(struct bench *b)
+{
+	nic_destroy(b->nic[0]);
+	nic_destroy(b->nic[1]);
+	net_part_fini(&b->np);
+	free(b->seen);
+	free(b);
+}
+
+#define US EMU_PS_PER_US
+
+Test(nic_transport, each_trim_draws_one_nack_and_one_trimmable_rtx_retransmission)
+{
+	const struct net_impair imp[] = { { 3, NET_IMPAIR_TRIM, 0 }, { 7, NET_IMPAIR_TRIM, 0 },
+					  { 9, NET_IMPAIR_TRIM_LASTHOP, 0 } };
+	struct bench *b = bench_new(100 * EMU_PS_PER_NS, imp, 3, NULL);
+	uint32_t trimmed[3], nacked[3], rtx[3];
+	int nt = 0, nn = 0, nr = 0;
+	uint8_t codes[3];
+
+	bench_run(b, 64 * 4096);
+	for (int i = 0; i < b->n_seen; i++) {
+		const struct wire_pkt *p = &b->seen[i].p;
+		if (p->kind == WIRE_KIND_TRIMMED) {
+			cr_assert_lt(nt, 3);
+			cr_assert_eq(wire_wire_len(p), 62, "a trimmed packet is 62 B on the wire");
+			trimmed[nt++] = p->pds.psn;
+		} else if (p->kind == WIRE_KIND_NACK) {
+			cr_assert_lt(nn, 3);
+			codes[nn] = p->pds.nack_code;
+			cr_assert_eq(p->dscp, 46, "NACKs are control");
+			nacked[nn++] = p->pds.psn;
+		} else if (p->kind == WIRE_KIND_DATA && (p->pds.flags & WIRE_REQ_F_RETX)) {
+			cr_assert_lt(nr, 3);
+			cr_assert_eq(p->dscp, 10, "UseDistinctDSCPForRetransmits: TRIMMABLE_RTX");
+			rtx[nr++] = p->pds.psn;
+		}
+	}
+	cr_assert_eq(nt, 3);
+	cr_assert_eq(nn, 3, "exactly one NACK per trim");
+	cr_assert_eq(nr, 3, "exactly one retransmission per trim");
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(nacked[i], trimmed[i]);
+		cr_assert_eq(rtx[i], trimmed[i]);
+	}
+	cr_assert_eq(codes[0], WIRE_NACK_TRIMMED);
+	cr_assert_eq(codes[1], WIRE_NACK_TRIMMED);
+	cr_assert_eq(codes[2], WIRE_NACK_TRIMMED_LASTHOP);
+	const uint64_t *c = nic_counters(b->nic[0]);
+	cr_assert_eq(c[NIC_C_NUM_RTX], 3);
+	cr_assert_eq(c[NIC_C_NUM_RTO], 0, "a NACK, not the timer, recovers a trim");
+	cr_assert_eq(c[NIC_C_NACK_PKTS_RCVD], 3);
+	cr_assert_eq(nic_counters(b->nic[1])[NIC_C_TRIMS_RCVD], 3);
+	cr_assert_eq(b->done, 1);
+	bench_free(b);
+}
+
+Test(nic_transport, drops_recovered_by_timeout_150_300_600_us_doubling_to_2_pow_5)
+{
+	/* One 4,096 B packet whose first seven transmissions are dropped: each retransmission leaves when the
+	 * previous copy's timer expires, 150 us x 2^min(k-1, 5) after that copy's serialization ended. */
+	const struct net_impair imp[] = { { 1, NET_IMPAIR_DROP, 0 }, { 2, NET_IMPAIR_DROP, 0 }, { 3, NET_IMPAIR_DROP, 0 },
+					  { 4, NET_IMPAIR_DROP, 0 }, { 5, NET_IMPAIR_DROP, 0 }, { 6, NET_IMPAIR_DROP, 0 },
+					  { 7, NET_IMPAIR_DROP, 0 } };
+	const emu_ps_t rto[7] = { 150 * US, 300 * US, 600 * US, 1200 * US, 2400 * US, 4800 * US, 4800 * US };
+	struct bench *b = bench_new(100 * EMU_PS_PER_NS, imp, 7, NULL);
+	emu_ps_t sent[8];
+	int n = 0;
+
+	bench_run(b, 4096);
+	for (int i = 0; i < b->n_tr; i++)
+		if (b->tr[i].fep_id == 0 && b->tr[i].kind == WIRE_KIND_DATA && b->tr[i].dir != NIC_TR_RX) {
+			cr_assert_lt(n, 8);
+			cr_assert_eq(b->tr[i].dir, n == 0 ? NIC_TR_TX : NIC_TR_RETX);
+			sent[n++] = b->tr[i].now; /* end of serialization */
+		}
+	cr_assert_eq(n, 8, "7 drops, then the 8th transmission gets through");
+	for (int k = 0; k < 7; k++)
+		cr_assert_eq(sent[k + 1] - sent[k], rto[k] + 84040, "retransmission %d: timeout %llu ps", k + 1,
+			     (unsigned long long)rto[k]);
+	cr_assert_eq(nic_counters(b->nic[0])[NIC_C_NUM_RTO], 7);
+	cr_assert_eq(nic_counters(b->nic[0])[NIC_C_NUM_RTX], 7);
+	cr_assert_eq(b->done, 1);
+	bench_free(b);
+}
+
+static void fixed_rto(struct nic_params *p)
+{
+	p->fixed_rexmit_enable = true;
+	p->fixed_rexmit_timeout = 40 * US;
+}
+
+Test(nic_transport, fixed_rexmit_timeout_does_not_double)
+{
+	const struct net_impair imp[] = { { 1, NET_IMPAIR_DROP, 0 }, { 2, NET_IMPAIR_DROP, 0 }, { 3, NET_IMPAIR_DROP, 0 } };
+	struct bench *b = bench_new(100 * EMU_PS_PER_NS, imp, 3, fixed_rto);
+	emu_ps_t sent[4];
+	int n = 0;
+
+	bench_run(b, 4096);
+	for (int i = 0; i < b->n_tr; i++)
+		if (b->tr[i].fep_id == 0 && b->tr[i].kind == WIRE_KIND_DATA && b->tr[i].dir != NIC_TR_RX && n < 4)
+			sent[n++] = b->tr[i].now;
+	cr_assert_eq(n, 4);
+	for (int k = 0; k < 3; k++)
+		cr_assert_eq(sent[k + 1] - sent[k], 40 * US + 84040);
+	bench_free(b);
+}
+
+/* The PSNs an ACK's SACK bitmap lists. */
+static int sack_psns(const struct wire_pkt *a, uint32_t *out)
+{
+	uint32_t base = a->pds.psn + (uint32_t)(int32_t)a->pds.sack_psn_off;
+	int n = 0;
+
+	for (int i = 0; i < 64; i++)
+		if ((a->pds.sack_bitmap >> i) & 1)
+			out[n++] = base + (uint32_t)i;
+	return n;
+}
+
+Test(nic_transport, sack_bitmaps_match_the_arrival_pattern)
+{
+	/* Data frame 5 arrives 2 us late: the frames after it arrive first, and each ACK until it lands lists every
+	 * PSN that has arrived beyond it, exactly. */
+	const struct net_impair imp[] = { { 5, NET_IMPAIR_DELAY, 2 * US } };
+	struct bench *b = bench_new(100 * EMU_PS_PER_NS, imp, 1, NULL);
+	uint32_t start = 0, got[64];
+	int checked = 0;
+
+	bench_run(b, 32 * 4096);
+	for (int i = 0; i < b->n_seen; i++)
+		if (b->seen[i].p.kind == WIRE_KIND_DATA && b->seen[i].p.ses.flags & WIRE_SES_F_SOM)
+			start = b->seen[i].p.pds.psn;
+	uint32_t late = start + 4;
+	for (int i = 0; i < b->n_seen; i++) {
+		const struct wire_pkt *a = &b->seen[i].p;
+		if (a->kind != WIRE_KIND_ACK || (a->pds.flags & WIRE_ACK_F_P))
+			continue;
+		uint32_t acked = a->pds.psn + (uint32_t)(int32_t)a->pds.psn_off; /* the PSN that asked for it */
+		if ((int32_t)(acked - late) <= 0 || a->pds.psn != late - 1)
+			continue;
+		/* while PSN late is missing: CACK = late - 1 and the bitmap lists late+1 .. acked */
+		int n = sack_psns(a, got);
+		cr_assert_eq(n, (int)(acked - late), "ACK for PSN +%u lists %d PSNs", acked - start, n);
+		for (int k = 0; k < n; k++)
+			cr_assert_eq(got[k], late + 1 + (uint32_t)k);
+		checked++;
+	}
+	cr_assert_gt(checked, 10, "saw ACKs while the late packet was missing (%d)", checked);
+	cr_assert_eq(nic_counters(b->nic[1])[NIC_C_OOO_EVENTS], (uint64_t)checked);
+	cr_assert_eq(nic_counters(b->nic[0])[NIC_C_NUM_RTX], 0, "SACK never triggers a retransmission");
+	cr_assert_eq(b->done, 1);
+	bench_free(b);
+}
+
+Test(nic_transport, sack_reports_successive_64_psn_blocks)
+{
+	/* Frame 1 arrives 40 us late: 99 PSNs beyond it arrive first, more than one 64-PSN bitmap covers. The
+	 * receiver then reports block 0 (PSNs +1..+63) and block 1 (+64..+127) in turn. */
+	const struct net_impair imp[] = { { 1, NET_IMPAIR_DELAY, 40 * US } };
+	struct bench *b = bench_new(100 * EMU_PS_PER_NS, imp, 1, NULL);
+	int blk0 = 0, blk1 = 0;
+
+	bench_run(b, 100 * 4096);
+	for (int i = 0; i < b->n_seen; i++) {
+		const struct wire_pkt *a = &b->seen[i].p;
+		if (a->kind != WIRE_KIND_ACK || (a->pds.flags & WIRE_ACK_F_P) || a->pds.sack_bitmap == 0)
+			continue;
+		if (a->pds.sack_psn_off == 1)
+			blk0++;
+		else if (a->pds.sack_psn_off == 65)
+			blk1++;
+		else
+			cr_assert_fail("unexpected SACK offset %d", a->pds.sack_psn_off);
+	}
+	cr_assert_gt(blk0, 0);
+	cr_assert_gt(blk1, 0, "the second block is reported too");
+	cr_assert_eq(b->done, 1);
+	bench_free(b);
+}
+
+Test(nic_transport, maximum_window_450000_bytes_bounds_bytes_in_flight)
+{
+	/* 20 us of propagation each way: far more than 450,000 B of bandwidth-delay product, so the window binds.
+	 * At the defaults the window is 1.5 x 400 Gb/s x 6 us / 8 = 450,000 B, counted at 4,184 B per packet:
+	 * 107 packets (447,688 B) fit, the 108th does not. */
+	struct bench *b = bench_new(20 * US, NULL, 0, NULL);
+	uint64_t max_flight = 0;
+
+	cr_assert_eq(nic_max_cwnd(&b->p, 400000000000ULL), 450000);
+	bench_run(b, 1048576);
+	for (int i = 0; i < b->n_tr; i++)
+		if (b->tr[i].fep_id == 0 && b->tr[i].has_sender_state && b->tr[i].bytes_in_flight > max_flight)
+			max_flight = b->tr[i].bytes_in_flight;
+	cr_assert_eq(max_flight, 107 * 4184, "in flight peaks at 107 nominal packets (%llu)",
+		     (unsigned long long)max_flight);
+	cr_assert_eq(b->done, 1);
+	bench_free(b);
+}
+
+static void ar_every_4(struct nic_params *p)
+{
+	p->ack_req_every_nth = 4;
+}
+
+static void ar_every_4_not_first(struct nic_params *p)
+{
+	p->ack_req_every_nth = 4;
+	p->ack_req_first = false;
+}
+
+static void ar_every_4_not_first_not_last(struct nic_params *p)
+{
+	p->ack_req_every_nth = 5;
+	p->ack_req_first = false;
+	p->ack_req_last = false;
+}
+
+/* Which of a 256-packet message's packets carry AR, as a count and the first few indexes. */
+static int ar_pattern(void (*tune)(struct nic_params *), int *first_idx, int *last_idx)
+{
+	struct bench *b = bench_new(100 * EMU_PS_PER_NS, NULL, 0, tune);
+	int n = 0, idx = 0;
+
+	*first_idx = -1;
+	bench_run(b, 256 * 4096);
+	for (int i = 0; i < b->n_seen; i++) {
+		const struct wire_pkt *p = &b->seen[i].p;
+		if (p->kind != WIRE_KIND_DATA || (p->pds.flags & WIRE_REQ_F_RETX))
+			continue; /* first transmissions only */
+		idx++;
+		if (p->pds.flags & WIRE_REQ_F_AR) {
+			n++;
+			if (*first_idx < 0)
+				*first_idx = idx;
+			*last_idx = idx;
+		}
+	}
+	cr_assert_eq(b->done, 1);
+	bench_free(b);
+	return n;
+}
+
+Test(nic_transport, ack_request_rules_on_a_256_packet_message)
+{
+	int f, l;
+
+	cr_assert_eq(ar_pattern(NULL, &f, &l), 256, "N = 1: every packet");
+	/* N = 4, first: 1st, 5th, ..., 253rd (64 packets), plus the last (256th) */
+	cr_assert_eq(ar_pattern(ar_every_4, &f, &l), 65);
+	cr_assert_eq(f, 1);
+	cr_assert_eq(l, 256);
+	/* N = 4, not first: 4th, 8th, ..., 256th (64 packets; the last is one of them) */
+	cr_assert_eq(ar_pattern(ar_every_4_not_first, &f, &l), 64);
+	cr_assert_eq(f, 4);
+	/* N = 5, neither first nor last: 5th, 10th, ..., 255th (51 packets). The 256th asks nothing, so nothing
+	 * acknowledges it: its timer recovers it, and its retransmissions count on until the 260th asks. */
+	cr_assert_eq(ar_pattern(ar_every_4_not_first_not_last, &f, &l), 51);
+	cr_assert_eq(f, 5);
+	cr_assert_eq(l, 255);
+}
