@@ -264,6 +264,21 @@ static int schedule_messages(struct ctl_run_state *r, char *err, size_t errlen)
 	return 0;
 }
 
+/* The congestion-control stop rules need each NIC's link rate, known once links are made. */
+static int check_cc(struct ctl_run_state *r, char *err, size_t errlen)
+{
+	char why[256];
+
+	for (uint32_t i = 0; i < r->cfg->n_hosts; i++) {
+		uint64_t bps = nic_link_bps(r->nics[i]);
+		if (nic_params_check_link(&r->cfg->nic, bps, why, sizeof(why)) < 0) {
+			snprintf(err, errlen, "%s: nic (host %s): %s", r->cfg->path, r->cfg->hosts[i].name, why);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int ctl_run_build(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
@@ -279,7 +294,8 @@ int ctl_run_build(struct ctl_run_state *r, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	if ((rc = check_reachable(r, err, errlen)) < 0 || (rc = make_nics(r, err, errlen)) < 0 ||
-	    (rc = make_links(r, err, errlen)) < 0 || (rc = make_outputs(r, err, errlen)) < 0 ||
+	    (rc = make_links(r, err, errlen)) < 0 || (rc = check_cc(r, err, errlen)) < 0 ||
+	    (rc = make_outputs(r, err, errlen)) < 0 ||
 	    (rc = schedule_messages(r, err, errlen)) < 0)
 		return rc;
 	return 0;

@@ -2,6 +2,7 @@
 #include "nic_pvt.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,50 @@ uint64_t nic_max_cwnd(const struct nic_params *p, uint64_t link_bps)
 	/* BDP = link rate x InitialBaseRTT / 8; the maximum window is 1.5 x BDP (450,000 B at the defaults) */
 	unsigned __int128 bdp = (unsigned __int128)link_bps * p->initial_base_rtt / (8 * EMU_PS_PER_S);
 	return (uint64_t)(bdp * 3 / 2);
+}
+
+int nic_params_check_link(const struct nic_params *p, uint64_t link_bps, char *err, size_t errlen)
+{
+	const uint64_t u32max = 4294967295ULL, gbps = 1000000000ULL;
+	uint64_t nominal = p->rdma_data_mss + WIRE_DATA_IP_OVERHEAD;
+	unsigned __int128 max_wnd = (unsigned __int128)link_bps * p->initial_base_rtt * 3 / (2 * 8 * EMU_PS_PER_S);
+	unsigned __int128 ref_bdp = (unsigned __int128)p->reference_link_bps * p->reference_network_rtt /
+				    (8 * EMU_PS_PER_S);
+
+	if (link_bps < gbps)
+		snprintf(err, errlen, "link rate %llu bit/s is below 1 Gb/s; raise DataRate",
+			 (unsigned long long)link_bps);
+	else if (p->override_target_qdelay ? p->target_qdelay == 0 : p->initial_base_rtt == 0)
+		snprintf(err, errlen, "the target queue delay resolves to 0; set %s above 0",
+			 p->override_target_qdelay ? "TargetQueueDelay" : "InitialBaseRTT");
+	else if (!p->override_max_cwnd && max_wnd < nominal)
+		snprintf(err, errlen, "1.5 x link rate x InitialBaseRTT is %llu B, below one nominal packet (%llu B); "
+			 "raise InitialBaseRTT", (unsigned long long)max_wnd, (unsigned long long)nominal);
+	else if (max_wnd > u32max)
+		snprintf(err, errlen, "1.5 x link rate x InitialBaseRTT exceeds 4,294,967,295 B; lower InitialBaseRTT");
+	else if (p->reference_network_rtt == 0)
+		snprintf(err, errlen, "ReferenceNetworkRTT is 0; set it above 0, e.g. 6us");
+	else if (p->reference_link_bps < gbps)
+		snprintf(err, errlen, "ReferenceNetworkLinkSpeed is below 1 Gb/s; e.g. 400Gbps");
+	else if (ref_bdp > u32max)
+		snprintf(err, errlen, "ReferenceNetworkLinkSpeed x ReferenceNetworkRTT exceeds 4,294,967,295 B; lower "
+			 "ReferenceNetworkRTT");
+	else
+		return 0;
+	return -EINVAL;
+}
+
+static uint64_t ppm_of(uint64_t total, uint32_t ppm);
+
+uint64_t nic_pool_size(const struct nic *nic, bool tx, uint32_t tc)
+{
+	if (tc >= NIC_TC_COUNT)
+		return 0;
+	if (!tx)
+		return nic->in_pool_size[tc];
+	if (tc < 2)
+		return nic->txq[tc].pool_size;
+	return ppm_of(nic->p->egress.total_buffer_size, nic->p->egress.pool_alloc_ppm[tc]);
 }
 
 uint64_t nic_pcie_bytes(uint64_t payload)

@@ -3,6 +3,7 @@
 #define NIC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "net.h"
@@ -226,6 +227,18 @@ const uint64_t *nic_counters(const struct nic *nic);
  * 450,000 B at the defaults (uet-nic-configuration.md, InitialBaseRTT).
  */
 uint64_t nic_max_cwnd(const struct nic_params *p, uint64_t link_bps);
+
+/**
+ * The congestion-control rules that stop a run, which need the link rate (uet-nic-configuration.md, "The NIC
+ * checks its congestion control settings when it opens its first connection"): target queue delay 0, maximum
+ * window below one nominal packet or above 4,294,967,295 B, ReferenceNetworkRTT 0, ReferenceNetworkLinkSpeed
+ * below 1 Gb/s, reference BDP above 4,294,967,295 B, link rate below 1 Gb/s.
+ * Returns 0, or -EINVAL with "<what>; <suggestion>" in @p err.
+ */
+int nic_params_check_link(const struct nic_params *p, uint64_t link_bps, char *err, size_t errlen);
+
+/** Size in bytes of the receive (@p tx false) or transmit pool of class @p tc. */
+uint64_t nic_pool_size(const struct nic *nic, bool tx, uint32_t tc);
 
 /** Bytes on the PCIe link for a transfer of @p payload bytes: ceil(payload / 512) x 34 overhead + payload. */
 uint64_t nic_pcie_bytes(uint64_t payload);

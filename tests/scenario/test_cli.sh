@@ -41,6 +41,13 @@ check "--set applications.0.list.0.bytes=4096 reaches the run" \
 check "--set simulation.SimulationName names the records" '[ -f "$tmp/s/setrun-uet-events-0.csv" ]'
 "$uetemu" run configs/default.yaml --out "$tmp/deep/er/dir" --quiet >/dev/null
 check "--out creates missing parent directories" '[ -f "$tmp/deep/er/dir/summary.json" ]'
+out=$("$uetemu" run configs/pair.yaml --out "$tmp/cc" --set nic.TransportProcessingLayers.ScalaUETCongestionControl.InitialBaseRTT=50ns 2>&1); rc=$?
+check "stop rule: window below one nominal packet ($out)" \
+	'[ $rc -ne 0 ] && [ "$out" = "uetemu: configs/pair.yaml: nic (host host0): 1.5 x link rate x InitialBaseRTT is 3750 B, below one nominal packet (4184 B); raise InitialBaseRTT" ]'
+out=$("$uetemu" run configs/pair.yaml --out "$tmp/cc" --set nic.NetworkInterface.UplinkNetworkInterface.DataRate=500Mbps 2>&1); rc=$?
+check "stop rule: link rate below 1 Gb/s" '[ $rc -ne 0 ] && [[ "$out" == *"below 1 Gb/s"* ]]'
+out=$("$uetemu" run configs/pair.yaml --out "$tmp/cc" --set nic.TransportProcessingLayers.ScalaUETCongestionControl.ReferenceNetworkRTT=0 2>&1); rc=$?
+check "stop rule: ReferenceNetworkRTT 0" '[ $rc -ne 0 ] && [[ "$out" == *"ReferenceNetworkRTT is 0"* ]]'
 check "docs/config.md lists exactly what 'uetemu keys' prints" \
 	'diff <("$uetemu" keys) <(sed -n "/^| key | type | default |$/,\$p" docs/config.md) >/dev/null'
 echo "test_cli: $pass passed, $fail failed"
