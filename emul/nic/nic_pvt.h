@@ -23,6 +23,8 @@ enum nic_rec_state {
 	NIC_REC_SENT,         /* on the wire or sent: in flight, its retransmission timer armed once serialized */
 	NIC_REC_LOST,         /* timed out or NACKed: out of flight, waiting in the PDC's retransmission queue */
 	NIC_REC_RESENDING,    /* retransmission built and waiting in the egress queue */
+	NIC_REC_PREFETCHING,  /* prefetch buffer on: payload being fetched into the prefetch buffer */
+	NIC_REC_PREFETCHED,   /* prefetch buffer on: payload waiting in the prefetch buffer to be committed */
 };
 
 /*
@@ -68,6 +70,8 @@ struct nic_pdc {
 	uint32_t ar_count;         /* data transmissions, for AckRequestEveryNthPacket */
 	struct nic_rec *out_head, *out_tail;  /* outstanding packets, PSN order */
 	struct nic_rec *rtx_head, *rtx_tail;  /* waiting retransmissions */
+	struct nic_rec *pf_next;   /* prefetch buffer on: oldest record not yet committed to the wire */
+	uint64_t pf_bytes;         /* prefetch buffer on: this PDC's bytes in the prefetch buffer */
 	emu_timer_t rto_timer;     /* one timer per PDC, armed at rto_armed for the earliest deadline */
 	emu_ps_t rto_armed;
 	bool probe_sent;
@@ -136,6 +140,8 @@ struct nic {
 	struct nic_group *grp_hash[NIC_HASH_BUCKETS];
 	struct emu_pool *pdc_pool;
 	struct emu_pool *rec_pool;
+	uint64_t pf_used;          /* prefetch buffer occupancy, bytes on the wire of the payloads it holds */
+	bool pf_blocked;           /* a fetch waited for prefetch room: restart when it drains to half */
 	uint64_t max_cwnd;         /* 1.5 x BDP at the link rate and InitialBaseRTT, or MaxCongestionWindow packets */
 	struct emu_pool *grp_pool;
 	uint16_t next_snd_id, next_rcv_id;

@@ -39,27 +39,63 @@ int nic_post(struct nic *nic, uint32_t dst_ip, uint64_t bytes, uint64_t cookie, 
 	return 0;
 }
 
-/* Size of the next packet @p pdc would send: its oldest retransmission, else its next new segment. */
-static uint32_t next_payload(const struct nic *nic, const struct nic_pdc *pdc)
+/* What a PDC sends next, in the order of seed 000 (PDC groups and the transmit scheduler): its oldest waiting
+ * retransmission, then a payload already in the prefetch buffer, then a new segment. */
+enum next_kind { NEXT_NONE = 0, NEXT_RTX, NEXT_COMMIT, NEXT_FETCH, NEXT_NEW };
+
+static enum next_kind next_kind(const struct nic *nic, const struct nic_pdc *pdc, uint32_t *payload)
 {
-	if (pdc->rtx_head != NULL)
-		return pdc->rtx_head->payload;
-	return seg_payload(pdc, pdc->pkts_issued, nic->p->rdma_data_mss);
+	if (pdc->rtx_head != NULL) {
+		*payload = pdc->rtx_head->payload;
+		return NEXT_RTX;
+	}
+	if (pdc->pf_next != NULL && pdc->pf_next->state == NIC_REC_PREFETCHED) {
+		*payload = pdc->pf_next->payload;
+		return NEXT_COMMIT;
+	}
+	if (pdc->pkts_issued == pdc->n_pkts)
+		return NEXT_NONE;
+	*payload = seg_payload(pdc, pdc->pkts_issued, nic->p->rdma_data_mss);
+	return nic->p->prefetch_enable ? NEXT_FETCH : NEXT_NEW;
+}
+
+static bool window_room(const struct nic *nic, const struct nic_group *g, uint32_t payload)
+{
+	/* The window holds back nothing when PassThrough is set (NSCC still computes it, issue 5). */
+	return nic->p->cc_pass_through || g->in_flight + nominal(payload) <= g->cwnd;
+}
+
+/* Can @p pdc send its next packet now, window and prefetch room permitting (the egress pool is checked by the
+ * pass)? A fetch into the prefetch buffer is gated by the buffer's room, not by the window. */
+static bool can_send(struct nic *nic, const struct nic_pdc *pdc, enum next_kind *kind, uint32_t *payload)
+{
+	*kind = next_kind(nic, pdc, payload);
+	switch (*kind) {
+	case NEXT_RTX:
+	case NEXT_COMMIT:
+	case NEXT_NEW:
+		return window_room(nic, pdc->group, *payload);
+	case NEXT_FETCH:
+		if (nic->pf_used + *payload + WIRE_DATA_OVERHEAD <= nic->p->prefetch_size)
+			return true;
+		nic->pf_blocked = true;
+		return false;
+	default:
+		return false;
+	}
 }
 
 bool nic_pdc_can_send(const struct nic *nic, const struct nic_pdc *pdc)
 {
-	if (pdc->rtx_head == NULL && pdc->pkts_issued == pdc->n_pkts)
-		return false;
-	const struct nic_group *g = pdc->group;
+	enum next_kind k;
+	uint32_t payload;
 
-	/* The window holds back nothing when PassThrough is set (NSCC still computes it, issue 5). */
-	return nic->p->cc_pass_through || g->in_flight + nominal(next_payload(nic, pdc)) <= g->cwnd;
+	return can_send((struct nic *)nic, pdc, &k, &payload);
 }
 
 static bool pdc_has_work(const struct nic_pdc *pdc)
 {
-	return pdc->rtx_head != NULL || pdc->pkts_issued < pdc->n_pkts;
+	return pdc->rtx_head != NULL || pdc->pkts_issued < pdc->n_pkts || pdc->pf_next != NULL;
 }
 
 /* AckRequestEveryNthPacket / AckRequestFirstPacket / AckRequestLastPacket (seed 000, Acknowledgements). Every
@@ -126,6 +162,18 @@ static void ev_fetch_done(void *a, void *b, emu_ps_t now)
 	nic_txq_push(a, NIC_TC_DATA, b, now);
 }
 
+/* A payload reached the prefetch buffer: its group comes back at the tail of the ready queue. */
+static void ev_prefetch_done(void *a, void *b, emu_ps_t now)
+{
+	struct nic *nic = a;
+	struct nic_rec *r = b;
+
+	r->state = NIC_REC_PREFETCHED;
+	nic_pdc_rr_add(nic, r->pdc);
+	nic_group_ready(nic, r->pdc->group, false);
+	nic_pump_arm(nic, now);
+}
+
 /* Append @p r to the PDC's outstanding list (PSNs are taken in order, so the tail is the right place). */
 static void out_append(struct nic_pdc *pdc, struct nic_rec *r)
 {
@@ -139,19 +187,27 @@ static void out_append(struct nic_pdc *pdc, struct nic_rec *r)
 }
 
 /*
- * A new segment: take its PSN, reserve its wire size in the data class's egress pool, count it in flight, and
- * fetch its payload over PCIe: a 64 B read request (+34 B) on the NIC-to-host direction, then the completion on
- * the host-to-NIC direction, each direction serializing its transfers in order.
+ * Fetch a payload over PCIe: a 64 B read request (+34 B) on the NIC-to-host direction, then the completion on the
+ * host-to-NIC direction, each direction serializing its transfers in order. Returns when the payload has arrived.
  */
-static void issue_new(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_t now)
+static emu_ps_t pcie_fetch(struct nic *nic, uint32_t payload, emu_ps_t now)
+{
+	emu_ps_t req = nic->pcie_n2h_busy > now ? nic->pcie_n2h_busy : now;
+
+	nic->pcie_n2h_busy = req + emu_ser_ps(NIC_PCIE_READ_REQ + NIC_PCIE_OVERHEAD, nic->pcie_n2h_bps);
+	emu_ps_t cpl = nic->pcie_h2n_busy > nic->pcie_n2h_busy ? nic->pcie_h2n_busy : nic->pcie_n2h_busy;
+	nic->pcie_h2n_busy = cpl + emu_ser_ps(nic_pcie_bytes(payload), nic->pcie_h2n_bps);
+	return nic->pcie_h2n_busy;
+}
+
+/* A record for the PDC's next segment, with its PSN (taken when the fetch is issued), on the outstanding list. */
+static struct nic_rec *rec_new(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
 {
 	struct nic_rec *r = emu_pool_get(nic->rec_pool);
-	struct wire_pkt *p = r != NULL ? nic_pkt_new(nic, WIRE_KIND_DATA, pdc) : NULL;
 
-	if (p == NULL) {
-		emu_pool_put(nic->rec_pool, r);
+	if (r == NULL) {
 		nic->c[NIC_C_DROP_NO_PKT]++;
-		return;
+		return NULL;
 	}
 	memset(r, 0, sizeof(*r));
 	r->psn = pdc->next_psn++;
@@ -159,47 +215,100 @@ static void issue_new(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_
 	r->payload = seg_payload(pdc, r->seg, nic->p->rdma_data_mss);
 	r->tx_count = 1;
 	r->rto_at = EMU_PS_NEVER;
-	r->in_flight = 1;
 	r->pdc = pdc;
 	out_append(pdc, r);
+	pdc->group->fetched += r->payload;
+	if (pdc->pkts_issued == pdc->n_pkts)
+		nic_event(nic, pdc, NIC_EV_SEND_COMPLETE, now);
+	return r;
+}
+
+/* The packet of @p r is committed to go out now: counted in flight, built, and its uid remembered. */
+static struct wire_pkt *commit(struct nic *nic, struct nic_pdc *pdc, struct nic_rec *r)
+{
+	struct wire_pkt *p = nic_pkt_new(nic, WIRE_KIND_DATA, pdc);
+	struct nic_group *g = pdc->group;
+
+	if (p == NULL)
+		return NULL;
+	if (r->tx_count == 1) { /* sampled at each first transmission (uet-transport-stats) */
+		nic_sample_add(nic, NIC_S_CWND_BYTES, g->cwnd);
+		nic_sample_add(nic, NIC_S_BYTES_IN_FLIGHT, g->in_flight);
+	}
+	r->in_flight = 1;
+	g->in_flight += nominal(r->payload);
 	build_data(nic, pdc, p, r);
 	r->uid = p->uid;
 	p->ctx = r;
-	struct nic_group *g = pdc->group;
-	nic_sample_add(nic, NIC_S_CWND_BYTES, g->cwnd);
-	nic_sample_add(nic, NIC_S_BYTES_IN_FLIGHT, g->in_flight);
-	g->in_flight += nominal(r->payload);
-	g->fetched += r->payload;
+	return p;
+}
+
+/* A new segment without the prefetch buffer: egress space reserved and window counted when the fetch is issued;
+ * the packet joins the data class's queue when its payload has arrived. */
+static void issue_new(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_t now)
+{
+	struct nic_rec *r = rec_new(nic, pdc, now);
+	struct wire_pkt *p = r != NULL ? commit(nic, pdc, r) : NULL;
+
+	if (p == NULL)
+		return;
 	nic->txq[NIC_TC_DATA].reserved += wl;
-	emu_ps_t req = nic->pcie_n2h_busy > now ? nic->pcie_n2h_busy : now;
-	nic->pcie_n2h_busy = req + emu_ser_ps(NIC_PCIE_READ_REQ + NIC_PCIE_OVERHEAD, nic->pcie_n2h_bps);
-	emu_ps_t cpl = nic->pcie_h2n_busy > nic->pcie_n2h_busy ? nic->pcie_h2n_busy : nic->pcie_n2h_busy;
-	nic->pcie_h2n_busy = cpl + emu_ser_ps(nic_pcie_bytes(r->payload), nic->pcie_h2n_bps);
-	net_sched(nic->env.np, nic->pcie_h2n_busy, ev_fetch_done, nic, p, NULL);
-	if (pdc->pkts_issued == pdc->n_pkts)
-		nic_event(nic, pdc, NIC_EV_SEND_COMPLETE, now);
+	net_sched(nic->env.np, pcie_fetch(nic, r->payload, now), ev_fetch_done, nic, p, NULL);
+}
+
+/* A new segment with the prefetch buffer: only prefetch space is taken; window and egress wait for the commit. */
+static void issue_fetch(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_t now)
+{
+	struct nic_rec *r = rec_new(nic, pdc, now);
+
+	if (r == NULL)
+		return;
+	r->state = NIC_REC_PREFETCHING;
+	nic->pf_used += wl;
+	pdc->pf_bytes += wl;
+	if (pdc->pf_next == NULL)
+		pdc->pf_next = r;
+	net_sched(nic->env.np, pcie_fetch(nic, r->payload, now), ev_prefetch_done, nic, r, NULL);
+}
+
+/* The oldest prefetched payload goes to the wire: prefetch space released, egress reserved, window counted. */
+static void issue_commit(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_t now)
+{
+	struct nic_rec *r = pdc->pf_next;
+	struct wire_pkt *p = commit(nic, pdc, r);
+
+	if (p == NULL)
+		return;
+	pdc->pf_next = r->next; /* uncommitted records are the tail of the PSN-ordered list */
+	r->state = NIC_REC_FETCHING;
+	nic->pf_used -= wl;
+	pdc->pf_bytes -= wl;
+	if (nic->pf_blocked && nic->pf_used <= nic->p->prefetch_size / 2) {
+		/* the transmit process starts again when the prefetch buffer drains to half its size or less */
+		nic->pf_blocked = false;
+		nic_pump_arm(nic, now);
+	}
+	nic->txq[NIC_TC_DATA].reserved += wl;
+	nic_txq_push(nic, NIC_TC_DATA, p, now);
 }
 
 /* The oldest waiting retransmission: rebuilt from its record, with no PCIe read (seed 000, Fetching). */
 static void issue_rtx(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_t now)
 {
 	struct nic_rec *r = pdc->rtx_head;
-	struct wire_pkt *p = nic_pkt_new(nic, WIRE_KIND_DATA, pdc);
 
-	if (p == NULL)
+	r->tx_count++;
+	struct wire_pkt *p = commit(nic, pdc, r);
+	if (p == NULL) {
+		r->tx_count--;
 		return;
+	}
 	pdc->rtx_head = r->rtx_next;
 	if (pdc->rtx_head == NULL)
 		pdc->rtx_tail = NULL;
 	r->rtx_next = NULL;
-	r->tx_count++;
 	nic_gauge_max(&nic->g.max_tx_count, &nic->g.ivl_max_tx_count, r->tx_count);
 	r->state = NIC_REC_RESENDING;
-	r->in_flight = 1;
-	pdc->group->in_flight += nominal(r->payload);
-	build_data(nic, pdc, p, r);
-	r->uid = p->uid;
-	p->ctx = r;
 	nic->c[NIC_C_NUM_RTX]++;
 	nic->txq[NIC_TC_DATA].reserved += wl;
 	nic_txq_push(nic, NIC_TC_DATA, p, now);
@@ -223,7 +332,7 @@ static void rr_remove_current(struct nic_group *g)
 }
 
 /* The PDC of @p g that sends next, dropping PDCs with nothing left from the ring; NULL if none can send now. */
-static struct nic_pdc *group_pick(struct nic *nic, struct nic_group *g)
+static struct nic_pdc *group_pick(struct nic *nic, struct nic_group *g, enum next_kind *kind, uint32_t *payload)
 {
 	struct nic_pdc *start = NULL;
 
@@ -233,7 +342,7 @@ static struct nic_pdc *group_pick(struct nic *nic, struct nic_group *g)
 			rr_remove_current(g);
 			continue;
 		}
-		if (nic_pdc_can_send(nic, pdc))
+		if (can_send(nic, pdc, kind, payload))
 			return pdc;
 		if (pdc == start)
 			return NULL;
@@ -245,9 +354,9 @@ static struct nic_pdc *group_pick(struct nic *nic, struct nic_group *g)
 }
 
 /*
- * One transmit pass: serve the ready queue of groups, one packet per turn: within a PDC its oldest waiting
- * retransmission, else a new segment. A group with nothing it can send (window full) leaves the queue; a full
- * egress pool stops the pass with the group left at the head (seed 000, PDC groups and the transmit scheduler).
+ * One transmit pass: serve the ready queue of groups, one packet per turn. A group with nothing it can send
+ * (window full, or waiting for a prefetched payload) leaves the queue; a full egress pool stops the pass with the
+ * group left at the head (seed 000, PDC groups and the transmit scheduler).
  */
 void nic_tx_pass(struct nic *nic, emu_ps_t now)
 {
@@ -256,18 +365,24 @@ void nic_tx_pass(struct nic *nic, emu_ps_t now)
 	nic->pump_blocked = false;
 	while (nic->ready_head != NULL) {
 		struct nic_group *g = nic->ready_head;
-		struct nic_pdc *pdc = group_pick(nic, g);
+		enum next_kind kind;
+		uint32_t payload;
+		struct nic_pdc *pdc = group_pick(nic, g, &kind, &payload);
 		if (pdc == NULL) {
 			nic_group_unready(nic, g);
 			continue;
 		}
-		uint32_t wl = next_payload(nic, pdc) + WIRE_DATA_OVERHEAD;
-		if (q->reserved + wl > q->pool_size) {
+		uint32_t wl = payload + WIRE_DATA_OVERHEAD;
+		if (kind != NEXT_FETCH && q->reserved + wl > q->pool_size) {
 			nic->pump_blocked = true;
 			return;
 		}
-		if (pdc->rtx_head != NULL)
+		if (kind == NEXT_RTX)
 			issue_rtx(nic, pdc, wl, now);
+		else if (kind == NEXT_COMMIT)
+			issue_commit(nic, pdc, wl, now);
+		else if (kind == NEXT_FETCH)
+			issue_fetch(nic, pdc, wl, now);
 		else
 			issue_new(nic, pdc, wl, now);
 		g->rr = pdc->rr_next; /* the turn passes to the group's next PDC; finished PDCs leave in group_pick */
