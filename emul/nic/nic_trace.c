@@ -11,11 +11,13 @@ static uint8_t role_of(const struct nic *nic, uint8_t dscp)
 }
 
 /* The sender-side columns: prefetch occupancy (0 without the prefetch buffer), bytes fetched, in flight, window. */
-static void sender_state(struct nic_trace *t, const struct nic_pdc *pdc)
+static void sender_state(const struct nic *nic, struct nic_trace *t, const struct nic_pdc *pdc)
 {
 	if (pdc == NULL || !pdc->sender)
 		return;
 	t->has_sender_state = 1;
+	t->nic_prefetched = nic->pf_used;
+	t->pdc_prefetched = pdc->pf_bytes;
 	t->bytes_fetched = pdc->group->fetched;
 	t->bytes_in_flight = pdc->group->in_flight;
 	t->cwnd = pdc->group->cwnd;
@@ -46,7 +48,7 @@ static void fill(struct nic *nic, struct nic_trace *t, const struct wire_pkt *p,
 	case WIRE_KIND_DATA:
 		t->ar = (p->pds.flags & WIRE_REQ_F_AR) != 0;
 		if (!rx)
-			sender_state(t, pdc);
+			sender_state(nic, t, pdc);
 		break;
 	case WIRE_KIND_ACK:
 		t->has_ack = 1;
@@ -58,7 +60,7 @@ static void fill(struct nic *nic, struct nic_trace *t, const struct wire_pkt *p,
 		t->has_penalty = 1;
 		t->penalty = p->pds.rcv_cwnd_pend;
 		if (rx)
-			sender_state(t, pdc);
+			sender_state(nic, t, pdc);
 		break;
 	case WIRE_KIND_NACK:
 		t->nack_code = p->pds.nack_code;
@@ -69,7 +71,7 @@ static void fill(struct nic *nic, struct nic_trace *t, const struct wire_pkt *p,
 		t->psn = p->pds.probe_opaque; /* the probe's tag */
 		t->entropy = rx ? t->remote_pdc : t->local_pdc;
 		if (!rx)
-			sender_state(t, pdc);
+			sender_state(nic, t, pdc);
 		break;
 	default:
 		break;

@@ -356,3 +356,41 @@ Test(nic_transport, ack_request_rules_on_a_256_packet_message)
 	cr_assert_eq(f, 5);
 	cr_assert_eq(l, 255);
 }
+
+static void prefetch_on(struct nic_params *p)
+{
+	p->prefetch_enable = true;
+}
+
+Test(nic_transport, prefetch_buffer_holds_62_packets_and_window_applies_at_commit)
+{
+	/* 60 us each way: the window binds. With PrefetchBufferEnable the default 262,144 B buffer holds 62 full
+	 * packets of 4,202 B (uet-nic-configuration.md, PrefetchBufferSize): it fills to exactly that while the
+	 * window is full, and the window (checked at commit) still peaks at 107 nominal packets. */
+	struct bench *b = bench_new(60 * US, NULL, 0, prefetch_on);
+	uint64_t max_pf = 0, max_flight = 0;
+
+	bench_run(b, 1048576);
+	for (int i = 0; i < b->n_tr; i++) {
+		if (b->tr[i].fep_id != 0 || !b->tr[i].has_sender_state)
+			continue;
+		max_pf = b->tr[i].nic_prefetched > max_pf ? b->tr[i].nic_prefetched : max_pf;
+		max_flight = b->tr[i].bytes_in_flight > max_flight ? b->tr[i].bytes_in_flight : max_flight;
+		cr_assert_eq(b->tr[i].pdc_prefetched, b->tr[i].nic_prefetched, "one PDC: its share is the whole buffer");
+	}
+	cr_assert_eq(max_pf, 62 * 4202, "prefetch peak %llu", (unsigned long long)max_pf);
+	cr_assert_eq(max_flight, 107 * 4184, "in flight peak %llu", (unsigned long long)max_flight);
+	cr_assert_eq(b->done, 1);
+	bench_free(b);
+}
+
+Test(nic_transport, prefetch_first_frame_timing_unchanged)
+{
+	struct bench *b = bench_new(100 * EMU_PS_PER_NS, NULL, 0, prefetch_on);
+
+	bench_run(b, 65536);
+	cr_assert_eq(b->seen[0].p.kind, WIRE_KIND_DATA);
+	cr_assert_eq(b->seen[0].t, 15000 + 1555 + 69290, "fetched into the buffer, committed at once: 85.845 ns");
+	cr_assert_eq(b->done, 1);
+	bench_free(b);
+}
