@@ -228,6 +228,8 @@ static size_t upper_hdrs_len(uint8_t kind)
 /** Frame length without FCS; 0 for an unknown kind. */
 size_t wire_frame_len(const struct wire_pkt *p)
 {
+	if (p->kind == WIRE_KIND_PFC)
+		return WIRE_PFC_FRAME_LEN;
 	size_t upper = upper_hdrs_len(p->kind);
 
 	if (upper == 0)
@@ -406,8 +408,28 @@ static void enc_hdrs(const struct wire_pkt *p, uint8_t *buf, size_t frame)
 	}
 }
 
+/* A PFC frame: MAC control header, opcode, class-enable vector, 8 quanta, zero padding to 60 bytes. */
+static int enc_pfc(const struct wire_pkt *p, uint8_t *buf, size_t cap)
+{
+	static const uint8_t pfc_dst[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+
+	if (cap < WIRE_PFC_FRAME_LEN)
+		return -ENOSPC;
+	memset(buf, 0, WIRE_PFC_FRAME_LEN);
+	memcpy(buf + ETH_DST, pfc_dst, 6);
+	memcpy(buf + ETH_SRC, p->src_mac, 6);
+	put_be16(buf + ETH_TYPE, WIRE_ETHERTYPE_MAC_CTRL);
+	put_be16(buf + WIRE_ETH_LEN, WIRE_PFC_OPCODE);
+	put_be16(buf + WIRE_ETH_LEN + 2, p->pfc_enable & 0xff);
+	for (int c = 0; c < 8; c++)
+		put_be16(buf + WIRE_ETH_LEN + 4 + 2 * c, p->pfc_quanta[c]);
+	return WIRE_PFC_FRAME_LEN;
+}
+
 int wire_encode_hdrs(const struct wire_pkt *p, uint8_t *buf, size_t cap)
 {
+	if (p->kind == WIRE_KIND_PFC)
+		return enc_pfc(p, buf, cap);
 	size_t frame, hdrs;
 	int rc = enc_lengths(p, &frame, &hdrs);
 
@@ -421,6 +443,8 @@ int wire_encode_hdrs(const struct wire_pkt *p, uint8_t *buf, size_t cap)
 
 int wire_encode(const struct wire_pkt *p, uint8_t *buf, size_t cap)
 {
+	if (p->kind == WIRE_KIND_PFC)
+		return enc_pfc(p, buf, cap);
 	size_t frame, hdrs;
 	int rc = enc_lengths(p, &frame, &hdrs);
 
@@ -637,12 +661,30 @@ static int dec_pds(const uint8_t *b, size_t n, struct wire_pkt *out)
 	}
 }
 
+/* A MAC control frame: only PFC is taken. */
+static int dec_pfc(const uint8_t *b, size_t n, struct wire_pkt *out)
+{
+	if (n < WIRE_PFC_MIN_LEN)
+		return WIRE_R_SHORT_PFC;
+	if (get_be16(b + WIRE_ETH_LEN) != WIRE_PFC_OPCODE)
+		return WIRE_R_NOT_PFC;
+	out->kind = WIRE_KIND_PFC;
+	memcpy(out->dst_mac, b + ETH_DST, 6);
+	memcpy(out->src_mac, b + ETH_SRC, 6);
+	out->pfc_enable = get_be16(b + WIRE_ETH_LEN + 2) & 0xff;
+	for (int c = 0; c < 8; c++)
+		out->pfc_quanta[c] = get_be16(b + WIRE_ETH_LEN + 4 + 2 * c);
+	return WIRE_R_OK;
+}
+
 int wire_decode(const uint8_t *buf, size_t len, uint16_t uet_port, struct wire_pkt *out)
 {
 	size_t off, end, dgram = 0;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	if (len >= WIRE_ETH_LEN && get_be16(buf + ETH_TYPE) == WIRE_ETHERTYPE_MAC_CTRL)
+		return dec_pfc(buf, len, out);
 	rc = dec_eth(buf, len, out);
 	if (rc < 0)
 		return -rc;

@@ -113,7 +113,15 @@ enum wire_kind {
 	WIRE_KIND_NACK,
 	WIRE_KIND_CP,
 	WIRE_KIND_TRIMMED,
+	WIRE_KIND_PFC,      /* 802.1Qbb priority flow control frame (MAC control, not UET) */
 };
+
+/* PFC (IEEE 802.1Qbb): MAC control ethertype 0x8808, opcode 0x0101, to 01:80:C2:00:00:01, a class-enable vector
+ * and eight pause times in quanta of 512 bit times; padded to the 60-byte minimum frame (64 B with FCS). */
+#define WIRE_ETHERTYPE_MAC_CTRL 0x8808
+#define WIRE_PFC_OPCODE 0x0101
+#define WIRE_PFC_MIN_LEN (WIRE_ETH_LEN + 2 + 2 + 16)
+#define WIRE_PFC_FRAME_LEN 60
 
 /* Packet roles and their DSCP codepoints (defaults: spec 1.5). */
 enum wire_role {
@@ -205,6 +213,8 @@ struct wire_pkt {
 	struct wire_pds pds;
 	struct wire_ses ses;     /* DATA only */
 	uint32_t payload_len;    /* DATA only: bytes after the SES header */
+	uint16_t pfc_enable;     /* PFC only: class-enable vector, bit c for class c */
+	uint16_t pfc_quanta[8];  /* PFC only: pause time per class, in quanta of 512 bit times; 0 = resume (XON) */
 	uint64_t uid;            /* model only, never encoded: the packet's id in the run (uet-monitor packet_UID) */
 	void *ctx;               /* model only, never encoded: the sender's own context (its packet record) */
 };
@@ -262,7 +272,9 @@ static inline uint8_t wire_payload_byte(size_t i)
 	X(BAD_NEXT_HDR, "PDS next header not supported") \
 	X(SHORT_SES, "shorter than its SES header") \
 	X(BAD_SES_LEN, "SES payload length disagrees with the frame") \
-	X(TRAILING, "bytes after the PDS header of a control packet")
+	X(TRAILING, "bytes after the PDS header of a control packet") \
+	X(NOT_PFC, "MAC control frame that is not PFC") \
+	X(SHORT_PFC, "PFC frame shorter than its 34 bytes")
 
 #define WIRE_REASON_ENUM(n, s) WIRE_R_##n,
 enum wire_reason { WIRE_REASONS(WIRE_REASON_ENUM) WIRE_R_COUNT };

@@ -960,3 +960,29 @@ Test(wire_wire, csum_rfc1071_example)
 	cr_assert_eq(wire_csum(odd, 3), (uint16_t)~(0x1234 + 0x5600));
 	cr_assert_eq(wire_csum(odd, 0), 0xffff);
 }
+
+Test(wire_wire, pfc_frame_round_trip_and_layout)
+{
+	struct wire_pkt p = { .kind = WIRE_KIND_PFC, .src_mac = { 2, 0, 0, 0, 0, 9 }, .pfc_enable = 0x01 };
+	struct wire_pkt q;
+	uint8_t buf[128];
+
+	p.pfc_quanta[0] = 65535;
+	cr_assert_eq(wire_frame_len(&p), 60);
+	cr_assert_eq(wire_wire_len(&p), 64, "a PFC frame is a minimum Ethernet frame: 64 B with FCS");
+	cr_assert_eq(wire_encode(&p, buf, sizeof(buf)), 60);
+	const uint8_t head[] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01, 2, 0, 0, 0, 0, 9, 0x88, 0x08, 0x01, 0x01, 0x00, 0x01,
+				 0xff, 0xff, 0x00, 0x00 };
+	cr_assert_arr_eq(buf, head, sizeof(head));
+	for (int i = 22 + 14; i < 60; i++)
+		cr_assert_eq(buf[i], 0, "padding byte %d", i);
+	cr_assert_eq(wire_decode(buf, 60, WIRE_UDP_PORT_UET, &q), WIRE_R_OK);
+	cr_assert_eq(q.kind, WIRE_KIND_PFC);
+	cr_assert_eq(q.pfc_enable, 0x01);
+	cr_assert_eq(q.pfc_quanta[0], 65535);
+	cr_assert_eq(q.pfc_quanta[1], 0);
+	for (size_t n = 14; n < WIRE_PFC_MIN_LEN; n++)
+		cr_assert_eq(wire_decode(buf, n, WIRE_UDP_PORT_UET, &q), WIRE_R_SHORT_PFC, "cut at %zu", n);
+	buf[15] = 0x02; /* opcode 0x0102: not PFC */
+	cr_assert_eq(wire_decode(buf, 60, WIRE_UDP_PORT_UET, &q), WIRE_R_NOT_PFC);
+}
