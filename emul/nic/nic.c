@@ -306,16 +306,22 @@ int nic_txq_push(struct nic *nic, uint32_t tc, struct wire_pkt *pkt, emu_ps_t no
 	return 0;
 }
 
-/* Strict priority: control (class 1) before data (class 0). */
+/* Send the next frame if the port is idle: the class nic_port_pick() chooses, or a PFC frame first. */
 void nic_port_kick(struct nic *nic, emu_ps_t now)
 {
 	if (nic->port_busy || nic->out == NULL)
 		return;
-	for (int tc = 1; tc >= 0; tc--) {
-		struct nic_txq *q = &nic->txq[tc];
-		if (q->head == q->tail)
-			continue;
-		struct wire_pkt *pkt = q->ring[q->head++ & q->mask];
+	int tc = nic_port_pick(nic, now);
+
+	if (tc != -1) {
+		struct wire_pkt *pkt;
+		if (tc == -2) {
+			pkt = nic->pfcq[nic->pfcq_head++ & 15];
+			tc = NIC_TC_COUNT; /* not charged to any pool */
+		} else {
+			struct nic_txq *q = &nic->txq[tc];
+			pkt = q->ring[q->head++ & q->mask];
+		}
 		nic->port_busy = true;
 		nic->sending_tc = (uint32_t)tc;
 		nic->sending_len = (uint32_t)wire_wire_len(pkt);
@@ -327,7 +333,6 @@ void nic_port_kick(struct nic *nic, emu_ps_t now)
 		nic->c[NIC_C_PORT_TX_FRAME_BYTES] += nic->sending_len - WIRE_FCS_LEN;
 		nic_trace_tx_start(nic, pkt);
 		net_dir_xmit(nic->out, pkt, now);
-		return;
 	}
 }
 
@@ -352,16 +357,17 @@ void nic_pump_arm(struct nic *nic, emu_ps_t when)
 static void nic_tx_done(void *dev, uint32_t port, emu_ps_t now)
 {
 	struct nic *nic = dev;
-	struct nic_txq *q = &nic->txq[nic->sending_tc];
 
 	(void)port;
-	q->reserved -= nic->sending_len;
+	if (nic->sending_tc < 2)
+		nic->txq[nic->sending_tc].reserved -= nic->sending_len;
 	nic->port_busy = false;
 	if (nic->sending_kind == WIRE_KIND_DATA)
 		nic_data_serialized(nic, nic->sending_rec, nic->sending_uid, now);
 	nic_trace_tx_done(nic, now);
 	/* A pass blocked on a full pool retries at the latest when the pool drains to half its size. */
-	if (nic->sending_tc == NIC_TC_DATA && nic->pump_blocked && q->reserved <= q->pool_size / 2)
+	if (nic->sending_tc == NIC_TC_DATA && nic->pump_blocked &&
+	    nic->txq[NIC_TC_DATA].reserved <= nic->txq[NIC_TC_DATA].pool_size / 2)
 		nic_pump_arm(nic, now);
 	nic_port_kick(nic, now);
 }
@@ -381,14 +387,20 @@ static void nic_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t
 	nic->c[NIC_C_RX_BYTES] += wire_wire_len(pkt);
 	nic->c[NIC_C_PORT_RX_FRAMES]++;
 	nic->c[NIC_C_PORT_RX_FRAME_BYTES] += wire_frame_len(pkt);
+	if (pkt->kind == WIRE_KIND_PFC) { /* consumed by the port, never charged to a pool */
+		nic_pfc_rx(nic, pkt, now);
+		goto free;
+	}
 	if (pkt->dst_ip != nic->env.ip) {
 		nic->c[NIC_C_DROP_NOT_FOR_US]++;
 		goto free;
 	}
 	if (nic->in_pool_used[tc] + ip_len > nic->in_pool_size[tc]) {
 		nic->c[NIC_C_DROP_RX_POOL_FULL]++;
+		nic_pfc_check_xoff(nic, (uint32_t)tc, nic->in_pool_used[tc] + ip_len, now);
 		goto free;
 	}
+	nic_pfc_check_xoff(nic, (uint32_t)tc, nic->in_pool_used[tc] + ip_len, now);
 	switch (pkt->kind) {
 	case WIRE_KIND_DATA:
 	case WIRE_KIND_TRIMMED:

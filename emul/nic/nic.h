@@ -38,6 +38,7 @@ struct nic;
 	X(TRIMS_RCVD, "trimmed packets received") \
 	X(ECN_CE_RCVD, "data packets received with ECN CE") \
 	X(PFC_PAUSES_RCVD, "PFC pause frames received") \
+	X(PFC_PAUSES_SENT, "PFC pause frames sent") \
 	X(TX_BYTES, "bytes sent on the wire, FCS included") \
 	X(RX_BYTES, "bytes received from the wire, FCS included") \
 	X(RX_PAYLOAD_BYTES, "new payload bytes delivered to the host") \
@@ -203,6 +204,19 @@ void nic_attach(struct nic *nic, struct net_dir *out);
  * Returns 0, or -ENOSPC when no PDC can be created (counted), -EHOSTUNREACH when @p dst_ip has no neighbour entry.
  */
 int nic_post(struct nic *nic, uint32_t dst_ip, uint64_t bytes, uint64_t cookie, emu_ps_t now);
+
+/** PFC per traffic class (ecn-pfc-stats): frames sent and received, and the time the NIC's sending was paused. */
+struct nic_pfc_stats {
+	uint64_t xoff_tx[NIC_TC_COUNT], xon_tx[NIC_TC_COUNT];
+	uint64_t xoff_rx[NIC_TC_COUNT], xon_rx[NIC_TC_COUNT];
+	emu_ps_t paused_ps[NIC_TC_COUNT]; /* time this NIC's transmission of the class was held by received pauses */
+};
+
+/** Copy the PFC counters, with paused time counted up to @p now. */
+void nic_pfc_stats(const struct nic *nic, struct nic_pfc_stats *out, emu_ps_t now);
+
+/** The pause time of @p quanta at @p link_bps: 512 bit times per quantum, plus the link's @p delay. */
+emu_ps_t nic_pfc_pause_time(uint32_t quanta, uint64_t link_bps, emu_ps_t delay);
 
 /** The rate of the NIC's link, bit/s: the lower of its DataRate and the rate of the link it is attached to. */
 uint64_t nic_link_bps(const struct nic *nic);

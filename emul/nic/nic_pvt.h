@@ -140,6 +140,17 @@ struct nic {
 	struct nic_group *grp_hash[NIC_HASH_BUCKETS];
 	struct emu_pool *pdc_pool;
 	struct emu_pool *rec_pool;
+	/* PFC (uet-nic-buffers-and-pfc.md, PFC) */
+	struct wire_pkt *pfcq[16]; /* PFC frames to send, ahead of all traffic */
+	uint32_t pfcq_head, pfcq_tail;
+	bool pfc_out[NIC_TC_COUNT];          /* a pause we sent is outstanding */
+	emu_timer_t pfc_refresh[NIC_TC_COUNT];
+	emu_ps_t paused_until[NIC_TC_COUNT]; /* a received pause holds the class until then */
+	emu_timer_t pfc_resume[NIC_TC_COUNT];
+	emu_ps_t paused_since[NIC_TC_COUNT];
+	struct nic_pfc_stats pfc;
+	uint32_t rr_next_tc;       /* RoundRobin / WeightedRoundRobin between egress classes */
+	uint32_t wrr_sent;         /* packets the current class has sent in its WRR turn */
 	uint64_t pf_used;          /* prefetch buffer occupancy, bytes on the wire of the payloads it holds */
 	bool pf_blocked;           /* a fetch waited for prefetch room: restart when it drains to half */
 	uint64_t max_cwnd;         /* 1.5 x BDP at the link rate and InitialBaseRTT, or MaxCongestionWindow packets */
@@ -207,6 +218,13 @@ void nic_rx_ack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now);
 void nic_rx_nack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now);
 void nic_rto_arm(struct nic *nic, struct nic_pdc *pdc, emu_ps_t deadline);
 void nic_pdc_wake(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now);
+
+/* nic_pfc.c: PFC sent on receive-pool thresholds, PFC received; the egress class scheduler */
+void nic_pfc_check_xoff(struct nic *nic, uint32_t tc, uint64_t occupancy, emu_ps_t now);
+void nic_pfc_check_xon(struct nic *nic, uint32_t tc, emu_ps_t now);
+void nic_pfc_rx(struct nic *nic, const struct wire_pkt *pkt, emu_ps_t now);
+/** The egress class to send from now (-2: a PFC frame; -1: nothing can go). */
+int nic_port_pick(struct nic *nic, emu_ps_t now);
 
 /* nic_trace.c: uet-monitor rows (only with nic_env.trace) */
 void nic_trace_tx_start(struct nic *nic, const struct wire_pkt *p);

@@ -129,8 +129,8 @@ static void ev_pool_release(void *a, void *b, emu_ps_t now)
 {
 	struct nic *nic = a;
 
-	(void)now;
 	nic->in_pool_used[NIC_TC_DATA] -= (uint64_t)(uintptr_t)b;
+	nic_pfc_check_xon(nic, NIC_TC_DATA, now);
 }
 
 /*
