@@ -41,8 +41,14 @@ static void run_virtual(struct ctl_run_state *r)
 		emu_ps_t next = emu_sched_next(r->np.sched);
 		if (next == EMU_PS_NEVER || next > limit)
 			break;
+		emu_ps_t due = ctl_records_due(r->records);
+		if (due < next) { /* periodic rows fall due between events: the run goes on past them */
+			ctl_records_advance(r->records, due);
+			continue;
+		}
 		emu_ps_t slice = next + CTL_SLICE_PS;
-		emu_sched_run_until(r->np.sched, slice < limit && slice > next ? slice : limit);
+		slice = slice < limit && slice > next ? slice : limit;
+		emu_sched_run_until(r->np.sched, slice < due ? slice : due);
 		progress(r, t0, &last);
 	}
 	r->end = emu_sched_now(r->np.sched);
@@ -63,6 +69,12 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, char 
 			rc = ctl_run_realtime(&r, err, errlen);
 		else
 			run_virtual(&r);
+	}
+	if (rc == 0) {
+		rc = ctl_records_close(r.records, r.end);
+		r.records = NULL;
+		if (rc < 0)
+			snprintf(err, errlen, "%s: cannot write the records: %s", opts->out_dir, strerror(-rc));
 	}
 	if (rc == 0)
 		rc = ctl_report(&r, err, errlen);

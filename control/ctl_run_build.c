@@ -34,6 +34,13 @@ static void hook_event(void *arg, const struct nic_event *ev)
 	rec_csv_row_done(r->events);
 }
 
+static void hook_trace(void *arg, const struct nic_trace *tr)
+{
+	struct ctl_run_state *r = arg;
+
+	ctl_records_trace(r->records, tr);
+}
+
 static void hook_msg_done(void *arg, uint64_t cookie, emu_ps_t now)
 {
 	struct ctl_run_state *r = arg;
@@ -82,7 +89,8 @@ static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 			.neigh = r->neigh,
 			.n_neigh = cfg->n_hosts,
 			.max_pdcs = 8192,
-			.hooks = { .arg = r, .event = hook_event, .msg_done = hook_msg_done },
+			.trace = ctl_records_want_trace(cfg),
+			.hooks = { .arg = r, .event = hook_event, .msg_done = hook_msg_done, .trace = hook_trace },
 		};
 		memcpy(env.mac, cfg->hosts[i].mac, 6);
 		r->nics[i] = nic_create(&env);
@@ -216,6 +224,9 @@ static int make_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 			return -errno;
 		}
 	}
+	r->records = ctl_records_open(cfg, r->nics, dir, r->epoch_s, err, errlen);
+	if (r->records == NULL)
+		return -errno;
 	return 0;
 }
 
@@ -309,6 +320,8 @@ void ctl_run_teardown(struct ctl_run_state *r)
 		cap_pcap_close(r->caps[i]);
 	rec_csv_close(r->events);
 	r->events = NULL;
+	ctl_records_close(r->records, r->end);
+	r->records = NULL;
 	for (uint32_t i = 0; r->nics != NULL && i < cfg->n_hosts; i++)
 		nic_destroy(r->nics[i]);
 	free(r->caps);

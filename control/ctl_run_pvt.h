@@ -7,6 +7,7 @@
 
 #include "cap.h"
 #include "dp.h"
+#include "ctl_records.h"
 #include "ctl_run.h"
 #include "net.h"
 #include "nic.h"
@@ -46,6 +47,7 @@ struct ctl_run_state {
 	struct ctl_ext *exts;
 	uint32_t n_exts;
 	struct rec_csv *events;
+	struct ctl_records *records;
 	struct ctl_msg *msgs;
 	uint32_t n_msgs;
 	uint32_t n_posted, n_completed;

@@ -93,6 +93,7 @@ static void poll_loop(struct ctl_run_state *r)
 		r->polls++;
 		emu_sched_run_until(r->np.sched, now);
 		emu_sched_advance(r->np.sched, now);
+		ctl_records_advance(r->records, now);
 		r->rt_now = now;
 		for (uint32_t i = 0; i < r->n_exts; i++)
 			dp_rx(r->dp, r->exts[i].dp_port, ext_rx, &r->exts[i]);

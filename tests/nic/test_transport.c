@@ -80,7 +80,8 @@ static struct bench *bench_new(emu_ps_t delay, const struct net_impair *imp, uin
 	}
 	struct net_endpoint a = { b->nic[0], &nic_dev_ops, 0 }, z = { b->nic[1], &nic_dev_ops, 0 };
 	net_link_init(&b->link, &b->np, b->p.data_rate_bps, delay, a, z);
-	memcpy(b->imp, imp, n_imp * sizeof(*imp));
+	if (n_imp > 0)
+		memcpy(b->imp, imp, n_imp * sizeof(*imp));
 	net_dir_set_impair(&b->link.dir[0], b->imp, n_imp, 16, 18);
 	net_link_add_tap(&b->link, tap, b);
 	nic_attach(b->nic[0], &b->link.dir[0]);

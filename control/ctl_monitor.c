@@ -1,0 +1,456 @@
+/* uet-monitor: the per-packet record, its filters, its triggers and their shared budget of connections. */
+#include "ctl_records_pvt.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu_units.h"
+#include "rec.h"
+
+/* The 27 columns, in the order of the Columns table of spec/scala/uet-nic-records.md (uet-monitor). */
+#define MON_HEADER \
+	"sim_time_ns,component_name,FEP_ID,job_ID,packet_UID,packet_size,local_PDC_ID,remote_PDC_ID,entropy_value," \
+	"RTT_ns,direction,packet_type,nack_code,AR_bit,ECN_marked,M_Flag,NIC_prefetched_bytes,PDC_prefetched_bytes," \
+	"bytes_fetched,bytes_in_flight,congestion_window,receiver_congestion_window_penalty,DSCP_type,PSN,CACK_PSN," \
+	"SACK_base_PSN,ACK_bitmap_PSNs"
+
+/* Sending PDC ids are 1..32767, receiving ones 32769..65535 (uet-nic-records.md, Identifying a PDC). */
+#define MON_RCV_ID_MIN 32768u
+#define MON_SET_MIN 256u  /* initial slots of the selected-connection set; doubles at half full */
+
+/*
+ * A row is at most: 24 (time) + 31 (name) + 3 x 20 (FEP, job, UID) + 10 + 2 x 21 (PDC ids) + 5 + 24 (RTT) + 4 +
+ * 11 + 19 + 3 x 1 + 5 x 20 + 3 + 16 + 3 x 10 + 66 x 11 (bitmap of 64 PSNs) + 27 separators < 1,200 bytes.
+ */
+#define MON_ROW_MAX 2048
+
+/* Which of the optional columns a kind of row fills (the page's "Which columns each kind of row fills"). */
+enum {
+	MF_JOB = 1 << 0,
+	MF_ENTROPY = 1 << 1,     /* the packet's entropy value */
+	MF_ENTROPY_PDC = 1 << 2, /* entropy_value holds a PDC id: the local one on a row sent, the remote on one received */
+	MF_RTT = 1 << 3,         /* when the ACK gave an RTT sample */
+	MF_NACK = 1 << 4,
+	MF_AR = 1 << 5,
+	MF_ECN = 1 << 6,
+	MF_M = 1 << 7,
+	MF_SENDER = 1 << 8,      /* the two prefetch columns, bytes_fetched, bytes_in_flight, congestion_window */
+	MF_PEN = 1 << 9,
+	MF_PSN = 1 << 10,
+	MF_ACK = 1 << 11,        /* CACK_PSN, SACK_base_PSN, ACK_bitmap_PSNs */
+};
+
+enum mon_pkt { MON_P_DATA = 0, MON_P_ACK, MON_P_CTRL, MON_P_NACK, MON_P_COUNT };
+
+#define MF_ACK_SENT (MF_ENTROPY | MF_PEN | MF_M | MF_PSN | MF_ACK)
+/* [packet type][0 sent, 1 received] */
+static const uint16_t mon_fill[MON_P_COUNT][2] = {
+	[MON_P_DATA] = { MF_JOB | MF_ENTROPY | MF_AR | MF_PSN | MF_SENDER, MF_ENTROPY | MF_AR | MF_ECN | MF_PSN },
+	[MON_P_ACK] = { MF_ACK_SENT, MF_ACK_SENT | MF_ECN | MF_JOB | MF_SENDER | MF_RTT },
+	[MON_P_CTRL] = { MF_PSN | MF_JOB | MF_SENDER | MF_ENTROPY_PDC, MF_PSN | MF_ECN | MF_ENTROPY_PDC },
+	[MON_P_NACK] = { MF_NACK | MF_PSN | MF_M | MF_ENTROPY_PDC, MF_NACK | MF_PSN | MF_M | MF_ENTROPY_PDC },
+};
+
+static const char *const mon_pkt_names[MON_P_COUNT] = { "RUD_REQUEST", "ACK_CC", "CTRL", "NACK" };
+static const char *const mon_dir_names[] = { [NIC_TR_TX] = "Tx", [NIC_TR_RETX] = "ReTx", [NIC_TR_RX] = "Rx" };
+static const char *const mon_dscp_names[WIRE_ROLE_COUNT + 1] = {
+	[WIRE_ROLE_NO_TRIM] = "NO_TRIM",
+	[WIRE_ROLE_TRIMMABLE] = "TRIMMABLE",
+	[WIRE_ROLE_TRIMMABLE_RTX] = "TRIMMABLE_RTX",
+	[WIRE_ROLE_TRIMMED] = "TRIMMED",
+	[WIRE_ROLE_TRIMMED_LASTHOP] = "TRIMMED_LAST_HOP",
+	[WIRE_ROLE_CONTROL] = "CONTROL",
+	[WIRE_ROLE_COUNT] = "UNRECOGNIZED",
+};
+
+/* The four filters; a filter that is "All" has its any_ flag set. */
+struct mon_filters {
+	bool any_fep, any_lip, any_rip, any_pdc;
+	uint32_t fep, lip, rip, pdc_ip;
+	uint16_t pdc_id;
+};
+
+struct ctl_monitor {
+	struct rec_csv *csv;
+	FILE *f;
+	const struct ctl_config *cfg;
+	bool enable;               /* EnableUETMonitor: the filters select */
+	bool all;                  /* EnableUETMonitor with every filter All: every packet is logged */
+	struct mon_filters flt;
+	bool trig_rtt, trig_pen;
+	emu_ps_t rtt_threshold;
+	uint32_t pen_threshold;
+	uint32_t budget;           /* connections the triggers may still select (TriggeredLoggingPDCLimit) */
+	/* Selected connections, by their sending end (ip << 16 | id) + MON_KEY_LIVE; open addressing, 0 = empty. */
+	uint64_t *set;
+	uint32_t set_mask, set_n;
+	uint64_t set_lost;         /* selections not remembered (the set could not grow) */
+};
+
+#define MON_KEY_LIVE (1ull << 48)
+
+/* ---- the selected-connection set ---- */
+
+static uint32_t key_hash(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return (uint32_t)k;
+}
+
+static bool set_has(const struct ctl_monitor *m, uint64_t key)
+{
+	for (uint32_t i = key_hash(key) & m->set_mask;; i = (i + 1) & m->set_mask) {
+		if (m->set[i] == key)
+			return true;
+		if (m->set[i] == 0)
+			return false;
+	}
+}
+
+static void set_put(uint64_t *set, uint32_t mask, uint64_t key)
+{
+	uint32_t i = key_hash(key) & mask;
+
+	while (set[i] != 0 && set[i] != key)
+		i = (i + 1) & mask;
+	set[i] = key;
+}
+
+/* Add @p key (not present). Grows at half full: a new connection is selected, never per row. */
+static void set_add(struct ctl_monitor *m, uint64_t key)
+{
+	if (m->set_n + 1 > (m->set_mask + 1) / 2) {
+		uint32_t n = (m->set_mask + 1) * 2;
+		uint64_t *set = n ? calloc(n, sizeof(*set)) : NULL;
+		if (set == NULL) {
+			m->set_lost++;
+			return;
+		}
+		for (uint32_t i = 0; i <= m->set_mask; i++)
+			if (m->set[i] != 0)
+				set_put(set, n - 1, m->set[i]);
+		free(m->set);
+		m->set = set;
+		m->set_mask = n - 1;
+	}
+	set_put(m->set, m->set_mask, key);
+	m->set_n++;
+}
+
+/*
+ * A connection is named by its sending end, which both ends know from the first packet on: the sender's
+ * remote_PDC_ID reads 0 until its first ACK, but its local id is the sending end, and the receiver's remote id is.
+ */
+static uint64_t conn_key(const struct nic_trace *tr)
+{
+	bool local_sends = tr->local_pdc != 0 && tr->local_pdc < MON_RCV_ID_MIN;
+	uint32_t ip = local_sends ? tr->local_ip : tr->remote_ip;
+	uint16_t id = local_sends ? tr->local_pdc : tr->remote_pdc;
+
+	return ((uint64_t)ip << 16 | id) + MON_KEY_LIVE;
+}
+
+/* ---- selection ---- */
+
+static bool filters_match(const struct mon_filters *fl, const struct nic_trace *tr)
+{
+	if (!fl->any_fep && tr->fep_id != fl->fep)
+		return false;
+	if (!fl->any_lip && tr->local_ip != fl->lip)
+		return false;
+	if (!fl->any_rip && tr->remote_ip != fl->rip)
+		return false;
+	if (!fl->any_pdc && !(tr->local_ip == fl->pdc_ip && tr->local_pdc == fl->pdc_id) &&
+	    !(tr->remote_ip == fl->pdc_ip && tr->remote_pdc == fl->pdc_id))
+		return false;
+	return true;
+}
+
+/* RTT: a received ACK whose RTT sample is at or above the threshold. Penalty: a penalty the row carries (an ACK's,
+ * or the latest the sender received, on a data packet it sends) at or above the threshold. */
+static bool trigger_fires(const struct ctl_monitor *m, const struct nic_trace *tr)
+{
+	if (m->trig_rtt && tr->dir == NIC_TR_RX && tr->kind == WIRE_KIND_ACK && tr->has_rtt &&
+	    tr->rtt >= m->rtt_threshold)
+		return true;
+	return m->trig_pen && tr->has_penalty && tr->penalty >= m->pen_threshold;
+}
+
+/* Whether @p tr is logged; a filter match or a trigger selects its connection for the rest of the run. */
+static bool mon_selects(struct ctl_monitor *m, const struct nic_trace *tr)
+{
+	if (m->all)
+		return true;
+	uint64_t key = conn_key(tr);
+	if (m->set_n != 0 && set_has(m, key))
+		return true;
+	if (m->enable && filters_match(&m->flt, tr)) {
+		set_add(m, key);
+		return true;
+	}
+	if (m->budget != 0 && trigger_fires(m, tr)) {
+		m->budget--;
+		set_add(m, key);
+		return true;
+	}
+	return false;
+}
+
+/* ---- formatting into a row buffer (one fwrite per row, no allocation) ---- */
+
+struct mon_buf {
+	char *p;
+	char b[MON_ROW_MAX];
+};
+
+static inline void put_ch(struct mon_buf *b, char c)
+{
+	*b->p++ = c;
+}
+
+static inline void put_str(struct mon_buf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(b->p, s, n);
+	b->p += n;
+}
+
+static void put_u64(struct mon_buf *b, uint64_t v)
+{
+	char t[20];
+	int n = 0;
+
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	while (n > 0)
+		*b->p++ = t[--n];
+}
+
+/* Picoseconds as nanoseconds with three decimals, as rec_fmt_ns() writes them. */
+static void put_ns(struct mon_buf *b, emu_ps_t ps)
+{
+	uint64_t frac = ps % 1000;
+
+	put_u64(b, ps / 1000);
+	put_ch(b, '.');
+	put_ch(b, (char)('0' + frac / 100));
+	put_ch(b, (char)('0' + frac / 10 % 10));
+	put_ch(b, (char)('0' + frac % 10));
+}
+
+static void put_pdc(struct mon_buf *b, uint32_t ip, uint16_t id)
+{
+	put_u64(b, ip >> 24);
+	put_ch(b, '.');
+	put_u64(b, (ip >> 16) & 0xff);
+	put_ch(b, '.');
+	put_u64(b, (ip >> 8) & 0xff);
+	put_ch(b, '.');
+	put_u64(b, ip & 0xff);
+	put_ch(b, ':');
+	put_u64(b, id);
+}
+
+/* ",v" when the column applies, "," when it does not. */
+static inline void put_opt(struct mon_buf *b, bool on, uint64_t v)
+{
+	put_ch(b, ',');
+	if (on)
+		put_u64(b, v);
+}
+
+/* "[p1:p2:...]": bit N of the bitmap acknowledges PSN sack_base + N. */
+static void put_bitmap(struct mon_buf *b, uint32_t base, uint64_t bm)
+{
+	put_ch(b, '[');
+	for (bool first = true; bm != 0; bm &= bm - 1, first = false) {
+		if (!first)
+			put_ch(b, ':');
+		put_u64(b, (uint32_t)(base + (uint32_t)__builtin_ctzll(bm)));
+	}
+	put_ch(b, ']');
+}
+
+static int mon_pkt_of(uint8_t kind)
+{
+	switch (kind) {
+	case WIRE_KIND_DATA:
+	case WIRE_KIND_TRIMMED:
+		return MON_P_DATA;
+	case WIRE_KIND_ACK:
+		return MON_P_ACK;
+	case WIRE_KIND_CP:
+		return MON_P_CTRL;
+	case WIRE_KIND_NACK:
+		return MON_P_NACK;
+	default:
+		return -1;
+	}
+}
+
+static void put_nack_code(struct mon_buf *b, uint8_t code)
+{
+	if (code == WIRE_NACK_TRIMMED)
+		put_str(b, "UET_TRIMMED");
+	else if (code == WIRE_NACK_TRIMMED_LASTHOP)
+		put_str(b, "UET_TRIMMED_LASTHOP");
+	else
+		put_u64(b, code); /* unknown codes are shown, not named */
+}
+
+static void mon_row(struct ctl_monitor *m, const struct nic_trace *tr, int pkt)
+{
+	struct mon_buf b; /* not zeroed: written front to back */
+	bool rx = tr->dir == NIC_TR_RX;
+	unsigned fill = mon_fill[pkt][rx];
+	const char *name = tr->fep_id < m->cfg->n_hosts ? m->cfg->hosts[tr->fep_id].name : "";
+
+	b.p = b.b;
+	put_ns(&b, tr->now);
+	put_ch(&b, ',');
+	put_str(&b, name);
+	put_opt(&b, true, tr->fep_id);
+	put_opt(&b, true, fill & MF_JOB ? tr->job_id : 0);
+	put_opt(&b, true, tr->packet_uid);
+	put_opt(&b, true, tr->packet_size);
+	put_ch(&b, ',');
+	put_pdc(&b, tr->local_ip, tr->local_pdc);
+	put_ch(&b, ',');
+	put_pdc(&b, tr->remote_ip, tr->remote_pdc);
+	if (fill & MF_ENTROPY_PDC)
+		put_opt(&b, true, rx ? tr->remote_pdc : tr->local_pdc);
+	else
+		put_opt(&b, fill & MF_ENTROPY, tr->entropy);
+	put_ch(&b, ',');
+	if ((fill & MF_RTT) && tr->has_rtt)
+		put_ns(&b, tr->rtt);
+	put_ch(&b, ',');
+	put_str(&b, mon_dir_names[tr->dir <= NIC_TR_RX ? tr->dir : NIC_TR_RX]);
+	put_ch(&b, ',');
+	put_str(&b, mon_pkt_names[pkt]);
+	put_ch(&b, ',');
+	if (fill & MF_NACK)
+		put_nack_code(&b, tr->nack_code);
+	put_opt(&b, fill & MF_AR, tr->ar != 0);
+	put_opt(&b, fill & MF_ECN, tr->ecn_marked != 0);
+	put_opt(&b, fill & MF_M, tr->m_flag != 0);
+	put_opt(&b, fill & MF_SENDER, tr->nic_prefetched);
+	put_opt(&b, fill & MF_SENDER, tr->pdc_prefetched);
+	put_opt(&b, fill & MF_SENDER, tr->bytes_fetched);
+	put_opt(&b, fill & MF_SENDER, tr->bytes_in_flight);
+	put_opt(&b, fill & MF_SENDER, tr->cwnd);
+	put_opt(&b, fill & MF_PEN, tr->penalty);
+	put_ch(&b, ',');
+	put_str(&b, mon_dscp_names[tr->dscp_role < WIRE_ROLE_COUNT ? tr->dscp_role : WIRE_ROLE_COUNT]);
+	put_opt(&b, fill & MF_PSN, tr->psn);
+	put_opt(&b, fill & MF_ACK, tr->cack_psn);
+	put_opt(&b, fill & MF_ACK, tr->sack_base);
+	put_ch(&b, ',');
+	put_bitmap(&b, tr->sack_base, fill & MF_ACK ? tr->sack_bitmap : 0);
+	put_ch(&b, '\n');
+	assert(b.p <= b.b + sizeof(b.b));
+	fwrite(b.b, 1, (size_t)(b.p - b.b), m->f);
+	rec_csv_row_done(m->csv);
+}
+
+void ctl_monitor_trace(struct ctl_monitor *m, const struct nic_trace *tr)
+{
+	/* Nothing can select a packet any more: the common case with only a spent trigger on. */
+	if (!m->enable && m->budget == 0 && m->set_n == 0)
+		return;
+	int pkt = mon_pkt_of(tr->kind);
+	if (pkt < 0 || !mon_selects(m, tr))
+		return;
+	mon_row(m, tr, pkt);
+}
+
+/* ---- open / close ---- */
+
+static int parse_filters(struct mon_filters *fl, const struct nic_params *p, char *err, size_t errlen)
+{
+	uint64_t v = 0;
+	const char *colon = strchr(p->filter_pdc, ':');
+	char ip[sizeof(p->filter_pdc)];
+
+	fl->any_fep = strcmp(p->filter_fep_id, "All") == 0;
+	fl->any_lip = strcmp(p->filter_local_ip, "All") == 0;
+	fl->any_rip = strcmp(p->filter_remote_ip, "All") == 0;
+	fl->any_pdc = strcmp(p->filter_pdc, "All") == 0;
+	if (!fl->any_fep && (emu_parse_uint(p->filter_fep_id, &v, NULL, 0) != 0 || v > UINT32_MAX))
+		goto bad;
+	fl->fep = (uint32_t)v;
+	if ((!fl->any_lip && emu_parse_ipv4(p->filter_local_ip, &fl->lip, NULL, 0) != 0) ||
+	    (!fl->any_rip && emu_parse_ipv4(p->filter_remote_ip, &fl->rip, NULL, 0) != 0))
+		goto bad;
+	if (fl->any_pdc)
+		return 0;
+	if (colon == NULL)
+		goto bad;
+	snprintf(ip, sizeof(ip), "%.*s", (int)(colon - p->filter_pdc), p->filter_pdc);
+	if (emu_parse_ipv4(ip, &fl->pdc_ip, NULL, 0) != 0 || emu_parse_uint(colon + 1, &v, NULL, 0) != 0 ||
+	    v > UINT16_MAX)
+		goto bad;
+	fl->pdc_id = (uint16_t)v;
+	return 0;
+bad:
+	snprintf(err, errlen, "uet-monitor: a filter does not parse (FilterOnFepId '%s', FilterOnLocalIp '%s', "
+			      "FilterOnRemoteIp '%s', FilterOnPdc '%s'); each is All or one value",
+		 p->filter_fep_id, p->filter_local_ip, p->filter_remote_ip, p->filter_pdc);
+	return -EINVAL;
+}
+
+struct ctl_monitor *ctl_monitor_open(const struct ctl_config *cfg, const char *dir, char *err, size_t errlen)
+{
+	const struct nic_params *p = &cfg->nic;
+	struct ctl_monitor *m = calloc(1, sizeof(*m));
+	int e;
+
+	if (m == NULL || (m->set = calloc(MON_SET_MIN, sizeof(*m->set))) == NULL) {
+		snprintf(err, errlen, "out of memory opening the uet-monitor record");
+		e = ENOMEM;
+		goto fail;
+	}
+	m->set_mask = MON_SET_MIN - 1;
+	m->cfg = cfg;
+	m->enable = p->monitor_enable;
+	m->trig_rtt = p->trigger_rtt_enable;
+	m->trig_pen = p->trigger_cwnd_pen;
+	m->rtt_threshold = p->trigger_rtt_threshold;
+	m->pen_threshold = p->trigger_cwnd_pen_threshold;
+	m->budget = m->trig_rtt || m->trig_pen ? p->triggered_pdc_limit : 0;
+	if (parse_filters(&m->flt, p, err, errlen) < 0) {
+		e = EINVAL;
+		goto fail;
+	}
+	m->all = m->enable && m->flt.any_fep && m->flt.any_lip && m->flt.any_rip && m->flt.any_pdc;
+	/* The record has sim_time_ns and no time_utc column: the epoch is not used. */
+	m->csv = rec_csv_open(dir, cfg->sim.simulation_name, "uet-monitor", MON_HEADER, 0);
+	if (m->csv == NULL) {
+		e = errno;
+		snprintf(err, errlen, "%s: cannot create the uet-monitor record: %s", dir, strerror(e));
+		goto fail;
+	}
+	m->f = rec_csv_file(m->csv);
+	return m;
+fail:
+	ctl_monitor_close(m);
+	errno = e;
+	return NULL;
+}
+
+int ctl_monitor_close(struct ctl_monitor *m)
+{
+	if (m == NULL)
+		return 0;
+	int rc = rec_csv_close(m->csv);
+	free(m->set);
+	free(m);
+	return rc < 0 ? -EIO : 0;
+}
