@@ -251,3 +251,14 @@ Test(nic_buffers, packet_sizes_nominal_and_on_the_wire)
 	cr_assert_eq(nic_pcie_bytes(4096), 4368);
 	cr_assert_eq(emu_ser_ps(64 + 34, 504320000000ULL) + emu_ser_ps(nic_pcie_bytes(4096), 504320000000ULL), 70845);
 }
+
+Test(nic_pfc, pause_time_and_refresh_worked_example)
+{
+	/* uet-nic-buffers-and-pfc.md: 65,535 quanta x 512 bits / 400 Gb/s = 83.885 us, + 100 ns Delay = 83.985 us;
+	 * refresh every half pause time, 41.99 us */
+	emu_ps_t t = nic_pfc_pause_time(65535, 400000000000ULL, 100 * EMU_PS_PER_NS);
+
+	cr_assert_eq(t, 83984800);
+	cr_assert_eq(t / 2, 41992400);
+	cr_assert_eq(nic_pfc_pause_time(0, 400000000000ULL, 100 * EMU_PS_PER_NS), 100000, "XON: no pause");
+}

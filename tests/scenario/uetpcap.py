@@ -29,7 +29,12 @@ def ipv4_csum_ok(ip):
 
 def decode(frame):
     """Return a dict with the fields the scenario tests use."""
-    d = {'len': len(frame), 'ethertype': struct.unpack('>H', frame[12:14])[0]}
+    d = {'len': len(frame), 'ethertype': struct.unpack('>H', frame[12:14])[0], 'src_mac': frame[6:12]}
+    if d['ethertype'] == 0x8808:
+        d['kind'] = 'pfc'
+        d['opcode'], d['enable'] = struct.unpack('>HH', frame[14:18])
+        d['quanta'] = list(struct.unpack('>8H', frame[18:34]))
+        return d
     ip = frame[14:34]
     d['dscp'] = ip[1] >> 2
     d['ecn'] = ip[1] & 3
