@@ -78,6 +78,33 @@ uint64_t nic_pool_size(const struct nic *nic, bool tx, uint32_t tc)
 	return ppm_of(nic->p->egress.total_buffer_size, nic->p->egress.pool_alloc_ppm[tc]);
 }
 
+void nic_pool_stats(const struct nic *nic, bool tx, uint32_t tc, struct nic_pool_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (tc >= (tx ? 2u : NIC_TC_COUNT)) {
+		out->size = nic_pool_size(nic, tx, tc);
+		return;
+	}
+	*out = tx ? nic->txs[tc] : nic->rxs[tc];
+	out->size = nic_pool_size(nic, tx, tc);
+	out->occupancy = tx ? nic->txq[tc].reserved : nic->in_pool_used[tc];
+}
+
+void nic_pool_interval_reset(struct nic *nic)
+{
+	for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++)
+		nic->rxs[tc].ivl_max_occupancy = nic->in_pool_used[tc];
+	for (uint32_t tc = 0; tc < 2; tc++)
+		nic->txs[tc].ivl_max_occupancy = nic->txq[tc].reserved;
+}
+
+void nic_pcie_stats(const struct nic *nic, struct nic_pcie_stats *out)
+{
+	*out = nic->pcie;
+	out->bps[0] = nic->pcie_n2h_bps;
+	out->bps[1] = nic->pcie_h2n_bps;
+}
+
 uint64_t nic_pcie_bytes(uint64_t payload)
 {
 	uint64_t n = (payload + NIC_PCIE_MAX_PAYLOAD - 1) / NIC_PCIE_MAX_PAYLOAD;
@@ -299,6 +326,7 @@ int nic_txq_push(struct nic *nic, uint32_t tc, struct wire_pkt *pkt, emu_ps_t no
 		if (q->reserved + len > q->pool_size || q->tail - q->head > q->mask)
 			return -ENOBUFS;
 		q->reserved += len;
+		nic_pool_enq(&nic->txs[tc], len, q->reserved);
 	}
 	nic_count_sent(nic, pkt); /* counted when handed down to be sent, before the egress queue */
 	q->ring[q->tail++ & q->mask] = pkt;
@@ -359,8 +387,10 @@ static void nic_tx_done(void *dev, uint32_t port, emu_ps_t now)
 	struct nic *nic = dev;
 
 	(void)port;
-	if (nic->sending_tc < 2)
+	if (nic->sending_tc < 2) {
 		nic->txq[nic->sending_tc].reserved -= nic->sending_len;
+		nic_pool_deq(&nic->txs[nic->sending_tc], nic->sending_len);
+	}
 	nic->port_busy = false;
 	if (nic->sending_kind == WIRE_KIND_DATA)
 		nic_data_serialized(nic, nic->sending_rec, nic->sending_uid, now);
@@ -397,10 +427,13 @@ static void nic_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t
 	}
 	if (nic->in_pool_used[tc] + ip_len > nic->in_pool_size[tc]) {
 		nic->c[NIC_C_DROP_RX_POOL_FULL]++;
+		nic->rxs[tc].overflow++;
 		nic_pfc_check_xoff(nic, (uint32_t)tc, nic->in_pool_used[tc] + ip_len, now);
 		goto free;
 	}
+	nic_pool_enq(&nic->rxs[tc], ip_len, nic->in_pool_used[tc] + ip_len);
 	nic_pfc_check_xoff(nic, (uint32_t)tc, nic->in_pool_used[tc] + ip_len, now);
+	nic->rx_held = false;
 	switch (pkt->kind) {
 	case WIRE_KIND_DATA:
 	case WIRE_KIND_TRIMMED:
@@ -419,6 +452,8 @@ static void nic_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t
 		nic->c[NIC_C_DROP_BAD_KIND]++;
 		break;
 	}
+	if (!nic->rx_held) /* processed: released at once (data accepted at once by PCIe, control, trims) */
+		nic_pool_deq(&nic->rxs[tc], ip_len);
 free:
 	net_pkt_free(nic->env.np, pkt);
 }

@@ -212,6 +212,35 @@ struct nic_pfc_stats {
 	emu_ps_t paused_ps[NIC_TC_COUNT]; /* time this NIC's transmission of the class was held by received pauses */
 };
 
+/** One buffer pool (net-buff-stats): a receive pool RX_TC<n>_BUFFER or a transmit pool TX_TC<n>_BUFFER. */
+struct nic_pool_stats {
+	uint64_t size;              /* buffer_max_size_B */
+	uint64_t occupancy;         /* bytes held now */
+	uint64_t max_occupancy;     /* since the start */
+	uint64_t ivl_max_occupancy; /* since nic_pool_interval_reset() */
+	uint64_t num_enq, num_deq;  /* packets charged and released */
+	uint64_t enq_bytes, deq_bytes;
+	uint64_t overflow;          /* packets refused because the pool was full */
+};
+
+/** Copy the stats of the receive (@p tx false) or transmit pool of class @p tc (zeros past the classes). */
+void nic_pool_stats(const struct nic *nic, bool tx, uint32_t tc, struct nic_pool_stats *out);
+
+/** Start a new net-buff-stats interval: the interval maximum occupancy restarts from the occupancy now. */
+void nic_pool_interval_reset(struct nic *nic);
+
+/** The PCIe link at each end (pcie-stats): index 0 the NIC side (NIC-to-host), 1 the host side (host-to-NIC). */
+struct nic_pcie_stats {
+	uint64_t bps[2];            /* LaneCount x LaneBps of that end's transmit direction */
+	uint64_t tlps[2];           /* transfers sent: read requests, completions, writes */
+	uint64_t bytes[2];          /* bytes on the link, 34 B of overhead per transfer included */
+	uint64_t payload_bytes[2];  /* payload bytes carried */
+	emu_ps_t busy_ps[2];        /* time the direction spent sending */
+};
+
+/** Copy the PCIe counters. */
+void nic_pcie_stats(const struct nic *nic, struct nic_pcie_stats *out);
+
 /** Copy the PFC counters, with paused time counted up to @p now. */
 void nic_pfc_stats(const struct nic *nic, struct nic_pfc_stats *out, emu_ps_t now);
 

@@ -151,6 +151,9 @@ struct nic {
 	struct nic_pfc_stats pfc;
 	uint32_t rr_next_tc;       /* RoundRobin / WeightedRoundRobin between egress classes */
 	uint32_t wrr_sent;         /* packets the current class has sent in its WRR turn */
+	struct nic_pool_stats rxs[NIC_TC_COUNT], txs[2];
+	bool rx_held;              /* the packet being received stays charged until PCIe accepts its write */
+	struct nic_pcie_stats pcie;
 	uint64_t pf_used;          /* prefetch buffer occupancy, bytes on the wire of the payloads it holds */
 	bool pf_blocked;           /* a fetch waited for prefetch room: restart when it drains to half */
 	uint64_t max_cwnd;         /* 1.5 x BDP at the link rate and InitialBaseRTT, or MaxCongestionWindow packets */
@@ -179,6 +182,32 @@ static inline void nic_sample_add(struct nic *nic, int k, uint64_t v)
 		if (v > s[i]->max)
 			s[i]->max = v;
 	}
+}
+
+static inline void nic_pool_enq(struct nic_pool_stats *s, uint64_t bytes, uint64_t occupancy_with_it)
+{
+	s->num_enq++;
+	s->enq_bytes += bytes;
+	if (occupancy_with_it > s->max_occupancy)
+		s->max_occupancy = occupancy_with_it;
+	if (occupancy_with_it > s->ivl_max_occupancy)
+		s->ivl_max_occupancy = occupancy_with_it;
+}
+
+static inline void nic_pool_deq(struct nic_pool_stats *s, uint64_t bytes)
+{
+	s->num_deq++;
+	s->deq_bytes += bytes;
+}
+
+/* Count a PCIe transfer of @p bytes on the link (@p side 0: NIC-to-host, 1: host-to-NIC) taking @p ps. */
+static inline void nic_pcie_count(struct nic *nic, int side, uint64_t tlps, uint64_t bytes, uint64_t payload,
+				  emu_ps_t ps)
+{
+	nic->pcie.tlps[side] += tlps;
+	nic->pcie.bytes[side] += bytes;
+	nic->pcie.payload_bytes[side] += payload;
+	nic->pcie.busy_ps[side] += ps;
 }
 
 static inline void nic_gauge_max(uint64_t *cum, uint64_t *ivl, uint64_t v)

@@ -130,6 +130,7 @@ static void ev_pool_release(void *a, void *b, emu_ps_t now)
 	struct nic *nic = a;
 
 	nic->in_pool_used[NIC_TC_DATA] -= (uint64_t)(uintptr_t)b;
+	nic_pool_deq(&nic->rxs[NIC_TC_DATA], (uint64_t)(uintptr_t)b);
 	nic_pfc_check_xon(nic, NIC_TC_DATA, now);
 }
 
@@ -150,11 +151,16 @@ static void deliver(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt 
 		emu_ps_t room = emu_ser_ps(cap - bytes, nic->pcie_n2h_bps);
 		accept = start > now + room ? start - room : now;
 	}
-	nic->pcie_n2h_busy = start + emu_ser_ps(bytes, nic->pcie_n2h_bps);
+	emu_ps_t t_wr = emu_ser_ps(bytes, nic->pcie_n2h_bps);
+
+	nic->pcie_n2h_busy = start + t_wr;
+	nic_pcie_count(nic, 0, (bytes - pkt->payload_len) / NIC_PCIE_OVERHEAD, bytes, pkt->payload_len, t_wr);
 	if (accept > now) {
 		nic->in_pool_used[NIC_TC_DATA] += ip_len;
 		if (net_sched(nic->env.np, accept, ev_pool_release, nic, (void *)(uintptr_t)ip_len, NULL) < 0)
 			nic->in_pool_used[NIC_TC_DATA] -= ip_len;
+		else
+			nic->rx_held = true;
 	}
 	pdc->rcv_payload += pkt->payload_len;
 	pdc->rcvd_bytes_cc += wire_ip_len(pkt);

@@ -193,10 +193,15 @@ static void out_append(struct nic_pdc *pdc, struct nic_rec *r)
 static emu_ps_t pcie_fetch(struct nic *nic, uint32_t payload, emu_ps_t now)
 {
 	emu_ps_t req = nic->pcie_n2h_busy > now ? nic->pcie_n2h_busy : now;
+	emu_ps_t t_req = emu_ser_ps(NIC_PCIE_READ_REQ + NIC_PCIE_OVERHEAD, nic->pcie_n2h_bps);
+	uint64_t cpl_bytes = nic_pcie_bytes(payload);
+	emu_ps_t t_cpl = emu_ser_ps(cpl_bytes, nic->pcie_h2n_bps);
 
-	nic->pcie_n2h_busy = req + emu_ser_ps(NIC_PCIE_READ_REQ + NIC_PCIE_OVERHEAD, nic->pcie_n2h_bps);
+	nic->pcie_n2h_busy = req + t_req;
 	emu_ps_t cpl = nic->pcie_h2n_busy > nic->pcie_n2h_busy ? nic->pcie_h2n_busy : nic->pcie_n2h_busy;
-	nic->pcie_h2n_busy = cpl + emu_ser_ps(nic_pcie_bytes(payload), nic->pcie_h2n_bps);
+	nic->pcie_h2n_busy = cpl + t_cpl;
+	nic_pcie_count(nic, 0, 1, NIC_PCIE_READ_REQ + NIC_PCIE_OVERHEAD, 0, t_req);
+	nic_pcie_count(nic, 1, (cpl_bytes - payload) / NIC_PCIE_OVERHEAD, cpl_bytes, payload, t_cpl);
 	return nic->pcie_h2n_busy;
 }
 
@@ -253,6 +258,7 @@ static void issue_new(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_
 	if (p == NULL)
 		return;
 	nic->txq[NIC_TC_DATA].reserved += wl;
+	nic_pool_enq(&nic->txs[NIC_TC_DATA], wl, nic->txq[NIC_TC_DATA].reserved);
 	net_sched(nic->env.np, pcie_fetch(nic, r->payload, now), ev_fetch_done, nic, p, NULL);
 }
 
@@ -289,6 +295,7 @@ static void issue_commit(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_
 		nic_pump_arm(nic, now);
 	}
 	nic->txq[NIC_TC_DATA].reserved += wl;
+	nic_pool_enq(&nic->txs[NIC_TC_DATA], wl, nic->txq[NIC_TC_DATA].reserved);
 	nic_txq_push(nic, NIC_TC_DATA, p, now);
 }
 
@@ -311,6 +318,7 @@ static void issue_rtx(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_
 	r->state = NIC_REC_RESENDING;
 	nic->c[NIC_C_NUM_RTX]++;
 	nic->txq[NIC_TC_DATA].reserved += wl;
+	nic_pool_enq(&nic->txs[NIC_TC_DATA], wl, nic->txq[NIC_TC_DATA].reserved);
 	nic_txq_push(nic, NIC_TC_DATA, p, now);
 }
 
