@@ -49,6 +49,8 @@ static void hook_msg_done(void *arg, uint64_t cookie, emu_ps_t now)
 	m->done = now;
 	m->completed = true;
 	r->n_completed++;
+	/* The workload closes both ends of the message's PDC when the message completes (seed 000, Completion). */
+	nic_close_rcv(r->nics[m->m->dst], r->cfg->hosts[m->m->src].ip, m->pdc, now);
 }
 
 static void ev_post(void *a, void *b, emu_ps_t now)
@@ -58,7 +60,7 @@ static void ev_post(void *a, void *b, emu_ps_t now)
 	const struct ctl_config *cfg = r->cfg;
 	uint64_t cookie = (uint64_t)(m - r->msgs);
 
-	if (nic_post(r->nics[m->m->src], cfg->hosts[m->m->dst].ip, m->m->bytes, cookie, now) < 0) {
+	if (nic_post_pdc(r->nics[m->m->src], cfg->hosts[m->m->dst].ip, m->m->bytes, cookie, now, &m->pdc) < 0) {
 		r->post_fail++;
 		return;
 	}

@@ -19,6 +19,7 @@ struct dp_ctx;
 struct ctl_msg {
 	const struct ctl_message *m;
 	emu_ps_t done;      /* sender's completion (last ACK), 0 while open */
+	uint16_t pdc;       /* the sending PDC's id */
 	bool posted;
 	bool completed;
 };

@@ -285,7 +285,13 @@ struct wire_pkt *nic_pkt_new(struct nic *nic, uint8_t kind, const struct nic_pdc
 	p->kind = kind;
 	p->uid = nic->next_uid++;
 	memcpy(p->src_mac, nic->env.mac, 6);
-	memcpy(p->dst_mac, pdc->group->peer_mac, 6);
+	if (pdc->group != NULL) {
+		memcpy(p->dst_mac, pdc->group->peer_mac, 6);
+	} else { /* a stand-in for a closed PDC (a late probe): look the peer up */
+		const uint8_t *mac = nic_neigh_mac(nic, pdc->peer_ip);
+		if (mac != NULL)
+			memcpy(p->dst_mac, mac, 6);
+	}
 	p->src_ip = nic->env.ip;
 	p->dst_ip = pdc->peer_ip;
 	p->ecn = WIRE_ECN_ECT1;

@@ -35,6 +35,8 @@ struct nic;
 	X(PORT_RX_FRAMES, "frames received on the port, PFC frames included") \
 	X(PORT_TX_FRAME_BYTES, "bytes sent on the port from the Ethernet header on, no FCS") \
 	X(PORT_RX_FRAME_BYTES, "bytes received on the port from the Ethernet header on, no FCS") \
+	X(LATE_NO_PDC, "ACKs and NACKs ignored: their PDC is closed (late) or was never open") \
+	X(PROBE_NO_PDC, "probes answered for a PDC already closed") \
 	X(TRIMS_RCVD, "trimmed packets received") \
 	X(ECN_CE_RCVD, "data packets received with ECN CE") \
 	X(PFC_PAUSES_RCVD, "PFC pause frames received") \
@@ -45,7 +47,6 @@ struct nic;
 	X(DROP_RX_POOL_FULL, "drop: receive pool of the class full") \
 	X(DROP_TX_CTL_POOL_FULL, "drop: control egress pool full, ACK not sent") \
 	X(DROP_NOT_FOR_US, "drop: destination IP is not this NIC") \
-	X(DROP_UNKNOWN_PDC, "drop: ACK or NACK for no open PDC") \
 	X(DROP_PSN_OUT_OF_WINDOW, "drop: data PSN outside the receive window") \
 	X(DROP_BAD_KIND, "drop: packet kind the NIC does not take") \
 	X(DROP_NO_PDC, "drop: no PDC could be created (pool empty or ids exhausted)") \
@@ -204,6 +205,15 @@ void nic_attach(struct nic *nic, struct net_dir *out);
  * Returns 0, or -ENOSPC when no PDC can be created (counted), -EHOSTUNREACH when @p dst_ip has no neighbour entry.
  */
 int nic_post(struct nic *nic, uint32_t dst_ip, uint64_t bytes, uint64_t cookie, emu_ps_t now);
+
+/** nic_post(), also giving the sending PDC's id in @p pdc_id, which the workload needs to close the far end. */
+int nic_post_pdc(struct nic *nic, uint32_t dst_ip, uint64_t bytes, uint64_t cookie, emu_ps_t now, uint16_t *pdc_id);
+
+/**
+ * The workload closes the receiving end of a message's PDC (PDC_TERMINATED): the PDC from @p peer_ip whose
+ * sending end is @p peer_pdc. Returns 0, or -ENOENT when no such PDC is open.
+ */
+int nic_close_rcv(struct nic *nic, uint32_t peer_ip, uint16_t peer_pdc, emu_ps_t now);
 
 /** PFC per traffic class (ecn-pfc-stats): frames sent and received, and the time the NIC's sending was paused. */
 struct nic_pfc_stats {

@@ -204,7 +204,7 @@ void nic_rx_ack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 
 	nic->c[NIC_C_ACK_PKTS_RCVD]++;
 	if (pdc == NULL || pdc->peer_ip != pkt->src_ip) {
-		nic->c[NIC_C_DROP_UNKNOWN_PDC]++;
+		nic->c[NIC_C_LATE_NO_PDC]++;
 		return;
 	}
 	if (pdc->remote_id == 0)
@@ -236,7 +236,7 @@ void nic_rx_nack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 
 	nic->c[NIC_C_NACK_PKTS_RCVD]++;
 	if (pdc == NULL || pdc->peer_ip != pkt->src_ip) {
-		nic->c[NIC_C_DROP_UNKNOWN_PDC]++;
+		nic->c[NIC_C_LATE_NO_PDC]++;
 		return;
 	}
 	if (pdc->remote_id == 0)

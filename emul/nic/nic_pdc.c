@@ -145,6 +145,24 @@ struct nic_pdc *nic_pdc_open_rcv(struct nic *nic, uint32_t peer_ip, uint16_t pee
 	return pdc;
 }
 
+/* Remove @p pdc from its group's ring of PDCs with data to send. */
+static void rr_unlink(struct nic_group *g, struct nic_pdc *pdc)
+{
+	struct nic_pdc *prev = pdc;
+
+	while (prev->rr_next != pdc)
+		prev = prev->rr_next;
+	if (prev == pdc) {
+		g->rr = NULL;
+	} else {
+		prev->rr_next = pdc->rr_next;
+		if (g->rr == pdc)
+			g->rr = pdc->rr_next;
+	}
+	pdc->in_rr = false;
+	pdc->rr_next = NULL;
+}
+
 void nic_pdc_close(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
 {
 	struct nic_pdc **pp = pdc->sender ? &nic->snd_hash[hash_ip_id(0, pdc->id)]
@@ -154,7 +172,9 @@ void nic_pdc_close(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
 	while (*pp != pdc)
 		pp = &(*pp)->hnext;
 	*pp = pdc->hnext;
-	/* A sending PDC closes only when done, so it is no longer in its group's ring. */
+	/* A finished PDC leaves its group's ring lazily (group_pick); one closed before that must leave now. */
+	if (pdc->in_rr)
+		rr_unlink(pdc->group, pdc);
 	group_put(nic, pdc->group);
 	emu_pool_put(nic->pdc_pool, pdc);
 }

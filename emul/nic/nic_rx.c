@@ -1,6 +1,8 @@
 /* The receiver: data delivery over PCIe, order tracking, ACKs held for the PCIe service time, NACKs, probes. */
 #include "nic_pvt.h"
 
+#include <string.h>
+
 static inline bool rcv_bit(const struct nic_pdc *pdc, uint32_t psn)
 {
 	uint32_t i = psn % NIC_RCV_WIN;
@@ -272,9 +274,18 @@ void nic_rx_cp(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 		return;
 	}
 	struct nic_pdc *pdc = nic_pdc_rcv_find(nic, pkt->src_ip, pkt->pds.spdcid);
+	struct nic_pdc gone;
+
 	if (pdc == NULL) {
-		nic->c[NIC_C_DROP_UNKNOWN_PDC]++;
-		return;
+		/* The message completed and its PDC closed while the probe was on its way: answer it all the same
+		 * (each message draws one probe and one probe ACK), from a stand-in that knows only the probe. */
+		nic->c[NIC_C_PROBE_NO_PDC]++;
+		memset(&gone, 0, sizeof(gone));
+		gone.peer_ip = pkt->src_ip;
+		gone.remote_id = pkt->pds.spdcid;
+		gone.rcv_next = pkt->pds.payload; /* the probe's SACK base */
+		gone.group = NULL;
+		pdc = &gone;
 	}
 	nic_trace_now(nic, pkt, NIC_TR_RX, pdc, EMU_PS_NEVER, now);
 	struct wire_pkt *ack = build_ack(nic, pdc, pkt);

@@ -19,6 +19,21 @@ static inline uint64_t nominal(uint32_t payload)
 
 int nic_post(struct nic *nic, uint32_t dst_ip, uint64_t bytes, uint64_t cookie, emu_ps_t now)
 {
+	return nic_post_pdc(nic, dst_ip, bytes, cookie, now, NULL);
+}
+
+int nic_close_rcv(struct nic *nic, uint32_t peer_ip, uint16_t peer_pdc, emu_ps_t now)
+{
+	struct nic_pdc *pdc = nic_pdc_rcv_find(nic, peer_ip, peer_pdc);
+
+	if (pdc == NULL)
+		return -ENOENT;
+	nic_pdc_close(nic, pdc, now);
+	return 0;
+}
+
+int nic_post_pdc(struct nic *nic, uint32_t dst_ip, uint64_t bytes, uint64_t cookie, emu_ps_t now, uint16_t *pdc_id)
+{
 	if (nic_neigh_mac(nic, dst_ip) == NULL)
 		return -EHOSTUNREACH;
 	struct nic_pdc *pdc = nic_pdc_open_snd(nic, dst_ip, now);
@@ -33,6 +48,8 @@ int nic_post(struct nic *nic, uint32_t dst_ip, uint64_t bytes, uint64_t cookie, 
 	pdc->n_pkts = bytes == 0 ? 1 : (uint32_t)((bytes + mss - 1) / mss);
 	nic->c[NIC_C_WQES_CREATED]++;
 	nic_event(nic, pdc, NIC_EV_WQE_CREATED, now);
+	if (pdc_id != NULL)
+		*pdc_id = pdc->id;
 	nic_pdc_rr_add(nic, pdc);
 	nic_group_ready(nic, pdc->group, false); /* a new message joins the tail */
 	nic_pump_arm(nic, now + NIC_DOORBELL_DELAY_PS);
