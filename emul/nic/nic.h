@@ -273,6 +273,7 @@ const uint64_t *nic_counters(const struct nic *nic);
 #define NIC_PCIE_MAX_PAYLOAD 512
 #define NIC_PCIE_OVERHEAD 34
 #define NIC_PCIE_READ_REQ 64
+#define NIC_PCIE_WQE 64 /* the doorbell's work request, written by the host (size assumed: the pages give none) */
 
 /**
  * The maximum congestion window in bytes (counted at nominal size, payload + 88) for @p link_bps: 1.5 x BDP with

@@ -17,6 +17,17 @@ static inline uint64_t nominal(uint32_t payload)
 	return (uint64_t)payload + WIRE_DATA_IP_OVERHEAD;
 }
 
+/* The doorbell: the host writes the work request (a 64 B WQE) to the NIC on the host-to-NIC direction. It costs
+ * that direction 98 B of link time; the transmit process starts 15 ns after the doorbell regardless. */
+static void doorbell_write(struct nic *nic, emu_ps_t now)
+{
+	emu_ps_t start = nic->pcie_h2n_busy > now ? nic->pcie_h2n_busy : now;
+	emu_ps_t t = emu_ser_ps(NIC_PCIE_WQE + NIC_PCIE_OVERHEAD, nic->pcie_h2n_bps);
+
+	nic->pcie_h2n_busy = start + t;
+	nic_pcie_count(nic, 1, 1, NIC_PCIE_WQE + NIC_PCIE_OVERHEAD, NIC_PCIE_WQE, t);
+}
+
 int nic_post(struct nic *nic, uint32_t dst_ip, uint64_t bytes, uint64_t cookie, emu_ps_t now)
 {
 	return nic_post_pdc(nic, dst_ip, bytes, cookie, now, NULL);
@@ -50,6 +61,7 @@ int nic_post_pdc(struct nic *nic, uint32_t dst_ip, uint64_t bytes, uint64_t cook
 	nic_event(nic, pdc, NIC_EV_WQE_CREATED, now);
 	if (pdc_id != NULL)
 		*pdc_id = pdc->id;
+	doorbell_write(nic, now);
 	nic_pdc_rr_add(nic, pdc);
 	nic_group_ready(nic, pdc->group, false); /* a new message joins the tail */
 	nic_pump_arm(nic, now + NIC_DOORBELL_DELAY_PS);
