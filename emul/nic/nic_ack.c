@@ -176,6 +176,8 @@ static emu_ps_t apply_ack(struct nic *nic, struct nic_pdc *pdc, const struct wir
 	uint32_t cack = pkt->pds.psn;
 	uint32_t ack_psn = cack + (uint32_t)(int32_t)pkt->pds.psn_off;
 	uint32_t base = cack + (uint32_t)(int32_t)pkt->pds.sack_psn_off;
+	/* past the cumulative ACK, only the bitmap's last set PSN matters: stop there (no walk when it is empty) */
+	uint32_t last = pkt->pds.sack_bitmap ? base + 63u - (uint32_t)__builtin_clzll(pkt->pds.sack_bitmap) : cack;
 	struct nic_rec *r = pdc->out_head;
 
 	while (r != NULL) {
@@ -186,7 +188,7 @@ static emu_ps_t apply_ack(struct nic *nic, struct nic_pdc *pdc, const struct wir
 			if (r->psn == ack_psn)
 				rtt = rtt_sample(nic, r, pkt, now);
 			retire(nic, pdc, r);
-		} else if ((int32_t)(r->psn - base) >= 64) {
+		} else if ((int32_t)(r->psn - last) > 0) {
 			break; /* PSN order: nothing further can be acknowledged by this ACK */
 		}
 		r = next;
