@@ -111,6 +111,32 @@ static void json_hosts(FILE *f, struct ctl_run_state *r, const struct host_sum *
 	fprintf(f, "  ],\n");
 }
 
+static void json_dir(FILE *f, const char *key, const struct net_dir *d)
+{
+	fprintf(f, "\"%s\": {\"bytes\": %llu, \"frames\": %llu, \"drops\": %llu, \"trims\": %llu, \"ecn_marks\": %llu, "
+		   "\"pauses\": %llu}", key, (unsigned long long)d->bytes, (unsigned long long)d->frames,
+		(unsigned long long)d->drops, (unsigned long long)d->trims, (unsigned long long)d->ecn_marks,
+		(unsigned long long)d->pauses);
+}
+
+/* One entry per link: both directions, "ab" from a to b (bytes on the wire, FCS included). */
+static void json_links(FILE *f, struct ctl_run_state *r)
+{
+	const struct ctl_config *cfg = r->cfg;
+
+	fprintf(f, "  \"links\": [");
+	for (uint32_t i = 0; i < cfg->n_links; i++) {
+		const struct ctl_link *cl = &cfg->links[i];
+		fprintf(f, "%s\n    {\"name\": \"%s\", \"a\": \"%s\", \"b\": \"%s\", ", i ? "," : "", cl->name,
+			cfg->hosts[cl->a].name, cfg->hosts[cl->b].name);
+		json_dir(f, "ab", &r->links[i].dir[0]);
+		fputs(", ", f);
+		json_dir(f, "ba", &r->links[i].dir[1]);
+		fputc('}', f);
+	}
+	fprintf(f, "%s],\n", cfg->n_links ? "\n  " : "");
+}
+
 static void json_totals(FILE *f, struct ctl_run_state *r, const struct totals *t)
 {
 	fprintf(f, "  \"messages\": {\"posted\": %u, \"completed\": %u, \"post_failed\": %llu, "
@@ -219,6 +245,7 @@ int ctl_report(struct ctl_run_state *r, char *err, size_t errlen)
 		fprintf(f, "  \"realtime\": {\"polls\": %llu, \"max_lateness_ns\": %.3f, \"passes_late_over_1us\": %llu},\n",
 			(unsigned long long)r->polls, (double)r->late_max / 1e3, (unsigned long long)r->late_events);
 	json_hosts(f, r, hs);
+	json_links(f, r);
 	json_totals(f, r, &t);
 	fprintf(f, "}\n");
 	int bad = ferror(f);

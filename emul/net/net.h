@@ -104,6 +104,10 @@ struct net_dir {
 	net_ext_fn ext;
 	void *ext_arg;
 	uint64_t frames, bytes;    /* frames and wire bytes (FCS included) sent */
+	uint64_t drops;            /* frames lost on the direction (a fixture's drop) */
+	uint64_t trims;            /* data frames trimmed on the direction (a fixture's trim) */
+	uint64_t pauses;           /* PFC pause frames (non-zero quanta) sent on the direction */
+	uint64_t ecn_marks;        /* frames the sending device marked CE as they went out (a switch's ECN) */
 	const struct net_impair *impair; /* test fixture, applied where the frame leaves the sender's port */
 	uint32_t n_impair;
 	uint8_t dscp_trimmed, dscp_trimmed_lasthop;

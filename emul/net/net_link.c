@@ -128,6 +128,7 @@ static emu_ps_t impair(struct net_dir *d, struct wire_pkt *pkt)
 		switch (im->action) {
 		case NET_IMPAIR_TRIM:
 		case NET_IMPAIR_TRIM_LASTHOP:
+			d->trims++;
 			/* cut to IPv4 + UDP + PDS request: the SES header and payload are gone (spec 1.6) */
 			pkt->kind = WIRE_KIND_TRIMMED;
 			pkt->payload_len = 0;
@@ -154,10 +155,17 @@ emu_ps_t net_dir_xmit(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
 	d->busy_until = end;
 	d->frames++;
 	d->bytes += wl;
+	if (pkt->kind == WIRE_KIND_PFC)
+		for (int c = 0; c < 8; c++)
+			if ((pkt->pfc_enable >> c & 1) && pkt->pfc_quanta[c]) {
+				d->pauses++;
+				break;
+			}
 	if (d->n_impair != 0 && pkt->kind == WIRE_KIND_DATA)
 		extra = impair(d, pkt);
 	if (extra == EMU_PS_NEVER) {
 		np->counters[NET_C_IMPAIR_DROP]++;
+		d->drops++;
 		net_pkt_free(np, pkt);
 		net_sched(np, end, ev_tx_done, d, NULL, NULL);
 		return end;

@@ -31,5 +31,8 @@ import json,sys; s=json.load(open(sys.argv[1])); c=s["counters"]
 print(s["messages"]["completed"], c["trims"], c["nacks"], c["retransmits"], c["timeouts"], c["drops"])' "$tmp/summary.json")
 check "summary: completed 1, trims 3, nacks 3, retransmits 4, timeouts 1, drops 1 ($done $trims $nacks $rtxs $tos $drops)" \
 	'[ "$done $trims $nacks $rtxs $tos $drops" = "1 3 3 4 1 1" ]'
+read -r ldrops ltrims < <(python3 -c '
+import json,sys; l=json.load(open(sys.argv[1]))["links"][0]; print(l["ab"]["drops"], l["ab"]["trims"])' "$tmp/summary.json")
+check "summary links: l0 host0->host1 dropped 1, trimmed 3 ($ldrops, $ltrims)" '[ "$ldrops $ltrims" = "1 3" ]'
 echo "test_impair: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

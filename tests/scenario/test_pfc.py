@@ -58,6 +58,9 @@ def main():
     check(s['messages']['completed'] == 8, 'all 8 messages complete')
     h1 = [h for h in s['hosts'] if h['name'] == 'host1'][0]
     check(h1['counters']['PFC pause frames sent'] == xoff, 'host1 sent %d pauses' % xoff)
+    link = s['links'][0]
+    check(link['name'] == 'l0' and link['ba']['pauses'] == xoff and link['ab']['pauses'] == 0,
+          'summary links: %d pauses from host1 to host0 on l0' % link['ba']['pauses'])
     print('test_pfc: %d passed, %d failed' % (0 if failures else 1, len(failures)))
     return 1 if failures else 0
 
