@@ -27,19 +27,44 @@ static int sim_duration(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 	return ctl_val_u64(c, v, emu_parse_timeval, "10ms", &((struct emu_sim_params *)obj)->duration);
 }
 
-static int sim_interval(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+/* A report interval: a timeval or a bare number of seconds (the Scala double), above 0. */
+static int report_interval(struct ctl_ctx *c, const struct ctl_ynode *v, emu_ps_t *out)
 {
-	struct emu_sim_params *s = obj;
-	int rc = ctl_val_u64(c, v, emu_parse_seconds, "0.001", &s->nd_stats_interval);
+	int rc = ctl_val_u64(c, v, emu_parse_seconds, "0.001", out);
 
-	if (rc == 0 && s->nd_stats_interval == 0)
+	if (rc == 0 && *out == 0)
 		rc = ctl_err(c, v, "zero interval; a report interval is above 0, e.g. 0.001 or 1ms");
 	return rc;
+}
+
+static int sim_interval(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return report_interval(c, v, &((struct emu_sim_params *)obj)->nd_stats_interval);
 }
 
 static int sim_statlog(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
 	return ctl_val_bool(c, v, &((struct emu_sim_params *)obj)->enable_net_device_stat_logging);
+}
+
+static int sim_pfcstats(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return ctl_val_bool(c, v, &((struct emu_sim_params *)obj)->enable_pfc_ecn_stats_logging);
+}
+
+static int sim_netbuff(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return ctl_val_bool(c, v, &((struct emu_sim_params *)obj)->enable_net_buff_stats);
+}
+
+static int sim_netbuff_interval(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return report_interval(c, v, &((struct emu_sim_params *)obj)->net_buff_stats_interval);
+}
+
+static int sim_pcie(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return ctl_val_bool(c, v, &((struct emu_sim_params *)obj)->enable_pcie_stats_logging);
 }
 
 static int sim_timescale(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
@@ -55,6 +80,10 @@ int ctl_sec_simulation(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_
 		{ "SimulationDuration", false, sim_duration },
 		{ "NDStatsReportInterval", false, sim_interval },
 		{ "EnableNetDeviceStatLogging", false, sim_statlog },
+		{ "EnablePFCECNStatsLogging", false, sim_pfcstats },
+		{ "EnableNetworkBufferStatsReporting", false, sim_netbuff },
+		{ "NetworkBufferStatsReportingInterval", false, sim_netbuff_interval },
+		{ "EnablePCIeStatsLogging", false, sim_pcie },
 		{ "TimeScale", false, sim_timescale },
 	};
 

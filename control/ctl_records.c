@@ -1,4 +1,5 @@
-/* The periodic NIC records, uet-transport-stats and nd-stats, and the event that writes their rows. */
+/* The periodic NIC records: uet-transport-stats and nd-stats, when each periodic record falls due, and the shared
+ * number formats. */
 #include "ctl_records.h"
 
 #include <assert.h>
@@ -95,9 +96,13 @@ _Static_assert(TS_N_ID_COLUMNS + 2 * TS_N_COUNTERS + TS_N_SAMPLES == 69, "uet-tr
 	"total_packets_tx,total_packets_rx,total_bytes_tx_GB,total_bytes_rx_GB,interval_bytes_tx_MB," \
 	"interval_bytes_rx_MB,tx_rate_Gbps,rx_rate_Gbps,tx_link_percent_util,rx_link_percent_util,tx_drops,rx_drops"
 #define ND_NAME "ScalaUETNicNetDevice"
-#define ND_COMPONENT_TYPE "ScalaUETNic"
-#define ND_TIER_NIC 3
-#define ND_SUBTIER_NONE 4294967295u
+
+/* A periodic schedule: rows at k x interval (k from 1), and at the run's end unless rows were just written. */
+struct ctl_rec_period {
+	emu_ps_t interval;
+	emu_ps_t last;               /* time of the last rows written, 0 before the first */
+	uint64_t k;                  /* the next rows are the k-th */
+};
 
 struct ctl_records {
 	const struct ctl_config *cfg;
@@ -105,11 +110,13 @@ struct ctl_records {
 	uint32_t n_nics;
 	struct rec_csv *ts;          /* uet-transport-stats, or NULL */
 	struct rec_csv *nd;          /* nd-stats, or NULL */
+	struct ctl_pfcstats *ep;     /* ecn-pfc-stats, or NULL */
+	struct ctl_pcie *pcie;       /* pcie-stats, or NULL */
+	struct ctl_netbuff *nb;      /* net-buff-stats, or NULL */
 	struct ctl_monitor *mon;     /* uet-monitor, or NULL */
-	uint64_t (*prev)[NIC_C_COUNT]; /* per NIC: its counters when the last rows were written */
-	emu_ps_t interval;
-	emu_ps_t last;               /* time of the last rows written, 0 before the first */
-	uint64_t k;                  /* the next rows are the k-th, at k x interval (k from 1) */
+	uint64_t (*prev)[NIC_C_COUNT]; /* per NIC: its counters when the last nd rows were written */
+	struct ctl_rec_period nd_p;  /* NDStatsReportInterval: ts, nd, ep, pcie */
+	struct ctl_rec_period nb_p;  /* NetworkBufferStatsReportingInterval: nb */
 };
 
 #ifndef NDEBUG
@@ -147,18 +154,46 @@ static void ts_header(char *buf, size_t len)
 	assert(n < len);
 }
 
-/* @p ps as seconds with 12 decimals: exact, also for the last rows, which fall at the run's end. */
-static void put_sec(FILE *f, emu_ps_t ps)
+static const uint64_t pow10_tab[13] = {
+	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull, 1000000000ull,
+	10000000000ull, 100000000000ull, 1000000000000ull,
+};
+
+/* Seconds with 12 decimals: exact, also for the last rows, which fall at the run's end. */
+void ctl_rec_put_sec(FILE *f, emu_ps_t ps)
 {
-	fprintf(f, "%llu.%012llu", (unsigned long long)(ps / EMU_PS_PER_S), (unsigned long long)(ps % EMU_PS_PER_S));
+	ctl_rec_put_fixed(f, ps, 12);
 }
 
-/* @p v / 10^@p digits, exactly, with @p digits decimals (digits 6 or 9). */
-static void put_fixed(FILE *f, uint64_t v, int digits)
+void ctl_rec_put_fixed(FILE *f, uint64_t v, int digits)
 {
-	uint64_t div = digits == 9 ? 1000000000ull : 1000000ull;
+	assert(digits >= 0 && digits <= 12);
+	uint64_t div = pow10_tab[digits];
 
-	fprintf(f, "%llu.%0*llu", (unsigned long long)(v / div), digits, (unsigned long long)(v % div));
+	if (digits == 0)
+		fprintf(f, "%llu", (unsigned long long)v);
+	else
+		fprintf(f, "%llu.%0*llu", (unsigned long long)(v / div), digits, (unsigned long long)(v % div));
+}
+
+void ctl_rec_put_quot(FILE *f, uint64_t a, uint64_t mul, uint64_t den, int digits)
+{
+	assert(digits >= 0 && digits <= 12);
+	uint64_t div = pow10_tab[digits];
+	/* a x mul x 10^digits fits 128 bits for mul below 2^24 (2^64 x 2^24 x 10^12); callers use 8000 and 100 */
+	unsigned __int128 q = den ? ((unsigned __int128)a * mul * div + den / 2) / den : 0;
+	unsigned __int128 whole = q / div;
+	char buf[48];
+	size_t n = sizeof(buf);
+
+	buf[--n] = '\0';
+	do {
+		buf[--n] = (char)('0' + (int)(whole % 10));
+		whole /= 10;
+	} while (whole != 0);
+	fputs(buf + n, f);
+	if (digits > 0)
+		fprintf(f, ".%0*llu", digits, (unsigned long long)(q % div));
 }
 
 static uint64_t ts_value(const uint64_t *c, const struct ts_counter *tc)
@@ -188,7 +223,7 @@ static void put_sample(FILE *f, const struct ts_sample *ts, const struct nic_sam
 	} else {
 		uint64_t v = ts->stat == TS_MIN ? s->min : s->max;
 		if (ps)
-			put_fixed(f, v, 6);
+			ctl_rec_put_fixed(f, v, 6);
 		else
 			fprintf(f, "%llu", (unsigned long long)v);
 	}
@@ -206,7 +241,7 @@ static void ts_row(struct ctl_records *rc, uint32_t i, emu_ps_t now)
 	nic_gauges(nic, &g);
 	rec_csv_time_utc(rc->ts, now);
 	fputc(',', f);
-	put_sec(f, now);
+	ctl_rec_put_sec(f, now);
 	fprintf(f, ",%s,%u", nic_name(nic), nic_fep_id(nic));
 	for (size_t k = 0; k < TS_N_COUNTERS; k++) {
 		const struct ts_counter *tc = &ts_counters[k];
@@ -242,22 +277,22 @@ static void nd_row(struct ctl_records *rc, uint32_t i, emu_ps_t now)
 	const uint64_t *c = nic_counters(nic), *p = rc->prev[i];
 	uint64_t tx = c[NIC_C_PORT_TX_FRAME_BYTES], rx = c[NIC_C_PORT_RX_FRAME_BYTES];
 	uint64_t dtx = tx - p[NIC_C_PORT_TX_FRAME_BYTES], drx = rx - p[NIC_C_PORT_RX_FRAME_BYTES];
-	emu_ps_t dt = now - rc->last;
+	emu_ps_t dt = now - rc->nd_p.last;
 	double link_gbps = (double)nic_link_bps(nic) / 1e9;
 
 	rec_csv_time_utc(rc->nd, now);
 	fputc(',', f);
-	put_sec(f, now);
-	fprintf(f, ",%s,%s,%s,0,ul,%u,%d,%u,%llu,%llu,", nic_name(nic), ND_NAME, ND_COMPONENT_TYPE, nic_fep_id(nic),
-		ND_TIER_NIC, ND_SUBTIER_NONE, (unsigned long long)c[NIC_C_PORT_TX_FRAMES],
+	ctl_rec_put_sec(f, now);
+	fprintf(f, ",%s,%s,%s,0,ul,%u,%d,%u,%llu,%llu,", nic_name(nic), ND_NAME, CTL_REC_COMPONENT_TYPE,
+		nic_fep_id(nic), CTL_REC_TIER_NIC, CTL_REC_SUBTIER_NONE, (unsigned long long)c[NIC_C_PORT_TX_FRAMES],
 		(unsigned long long)c[NIC_C_PORT_RX_FRAMES]);
-	put_fixed(f, tx, 9);
+	ctl_rec_put_fixed(f, tx, 9);
 	fputc(',', f);
-	put_fixed(f, rx, 9);
+	ctl_rec_put_fixed(f, rx, 9);
 	fputc(',', f);
-	put_fixed(f, dtx, 6);
+	ctl_rec_put_fixed(f, dtx, 6);
 	fputc(',', f);
-	put_fixed(f, drx, 6);
+	ctl_rec_put_fixed(f, drx, 6);
 	double rtx = gbps(dtx, dt), rrx = gbps(drx, dt);
 	fprintf(f, ",%.6f,%.6f,%.6f,%.6f,%llu,%llu\n", rtx, rrx, link_gbps > 0 ? 100.0 * rtx / link_gbps : 0.0,
 		link_gbps > 0 ? 100.0 * rrx / link_gbps : 0.0, (unsigned long long)c[NIC_C_DROP_TX_CTL_POOL_FULL],
@@ -265,8 +300,8 @@ static void nd_row(struct ctl_records *rc, uint32_t i, emu_ps_t now)
 	rec_csv_row_done(rc->nd);
 }
 
-/* The rows of time @p now, in FEP id order, then the new interval starts. */
-static void rows_write(struct ctl_records *rc, emu_ps_t now)
+/* The NDStatsReportInterval rows of time @p now, each record in FEP id order, then the new interval starts. */
+static void nd_rows_write(struct ctl_records *rc, emu_ps_t now)
 {
 	for (uint32_t i = 0; i < rc->n_nics; i++) {
 		if (rc->ts != NULL) {
@@ -277,22 +312,51 @@ static void rows_write(struct ctl_records *rc, emu_ps_t now)
 			nd_row(rc, i, now);
 		memcpy(rc->prev[i], nic_counters(rc->nics[i]), sizeof(rc->prev[i]));
 	}
-	rc->last = now;
+	ctl_pfcstats_rows(rc->ep, now, rc->nd_p.last);
+	ctl_pcie_rows(rc->pcie, now, rc->nd_p.last);
+	rc->nd_p.last = now;
+}
+
+static void nb_rows_write(struct ctl_records *rc, emu_ps_t now)
+{
+	ctl_netbuff_rows(rc->nb, now, rc->nb_p.last);
+	rc->nb_p.last = now;
+}
+
+static bool nd_open(const struct ctl_records *rc)
+{
+	return rc->ts != NULL || rc->nd != NULL || rc->ep != NULL || rc->pcie != NULL;
+}
+
+/* Time of a schedule's next rows, or EMU_PS_NEVER when its records are closed or it has run out of time. */
+static emu_ps_t period_due(const struct ctl_rec_period *p, bool open)
+{
+	if (!open || p->interval == 0 || p->k > (EMU_PS_NEVER - 1) / p->interval)
+		return EMU_PS_NEVER;
+	return p->k * p->interval;
 }
 
 emu_ps_t ctl_records_due(const struct ctl_records *rc)
 {
-	if (rc == NULL || (rc->ts == NULL && rc->nd == NULL) || rc->interval == 0 ||
-	    rc->k > (EMU_PS_NEVER - 1) / rc->interval)
+	if (rc == NULL)
 		return EMU_PS_NEVER;
-	return rc->k * rc->interval;
+	emu_ps_t nd = period_due(&rc->nd_p, nd_open(rc)), nb = period_due(&rc->nb_p, rc->nb != NULL);
+
+	return nd < nb ? nd : nb;
 }
 
 void ctl_records_advance(struct ctl_records *rc, emu_ps_t t)
 {
-	for (emu_ps_t due = ctl_records_due(rc); due <= t; due = ctl_records_due(rc)) {
-		rows_write(rc, due);
-		rc->k++;
+	for (emu_ps_t due = ctl_records_due(rc); due <= t && due != EMU_PS_NEVER; due = ctl_records_due(rc)) {
+		/* both schedules can fall due at one time: each writes its own files */
+		if (period_due(&rc->nd_p, nd_open(rc)) == due) {
+			nd_rows_write(rc, due);
+			rc->nd_p.k++;
+		}
+		if (period_due(&rc->nb_p, rc->nb != NULL) == due) {
+			nb_rows_write(rc, due);
+			rc->nb_p.k++;
+		}
 	}
 }
 
@@ -311,8 +375,8 @@ void ctl_records_trace(void *arg, const struct nic_trace *tr)
 		ctl_monitor_trace(rc->mon, tr);
 }
 
-static struct rec_csv *open_one(const struct ctl_config *cfg, const char *dir, const char *record,
-				const char *header, int64_t epoch_s, char *err, size_t errlen)
+struct rec_csv *ctl_rec_csv_open(const struct ctl_config *cfg, const char *dir, const char *record,
+				 const char *header, int64_t epoch_s, char *err, size_t errlen)
 {
 	struct rec_csv *r = rec_csv_open(dir, cfg->sim.simulation_name, record, header, epoch_s);
 
@@ -336,20 +400,36 @@ struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *c
 	rc->cfg = cfg;
 	rc->nics = nics;
 	rc->n_nics = cfg->n_hosts;
-	rc->interval = cfg->sim.nd_stats_interval;
-	rc->k = 1;
+	rc->nd_p = (struct ctl_rec_period){ .interval = cfg->sim.nd_stats_interval, .k = 1 };
+	rc->nb_p = (struct ctl_rec_period){ .interval = cfg->sim.net_buff_stats_interval, .k = 1 };
 	rc->prev = calloc(cfg->n_hosts ? cfg->n_hosts : 1, sizeof(*rc->prev));
 	if (rc->prev == NULL)
 		goto nomem;
 	if (cfg->nic.enable_transport_stats) {
 		ts_header(header, sizeof(header));
-		rc->ts = open_one(cfg, dir, "uet-transport-stats", header, epoch_s, err, errlen);
+		rc->ts = ctl_rec_csv_open(cfg, dir, "uet-transport-stats", header, epoch_s, err, errlen);
 		if (rc->ts == NULL)
 			goto fail;
 	}
 	if (cfg->sim.enable_net_device_stat_logging) {
-		rc->nd = open_one(cfg, dir, "nd-stats", ND_STATS_HEADER, epoch_s, err, errlen);
+		rc->nd = ctl_rec_csv_open(cfg, dir, "nd-stats", ND_STATS_HEADER, epoch_s, err, errlen);
 		if (rc->nd == NULL)
+			goto fail;
+	}
+	if (cfg->sim.enable_pfc_ecn_stats_logging) {
+		rc->ep = ctl_pfcstats_open(cfg, nics, dir, epoch_s, err, errlen);
+		if (rc->ep == NULL)
+			goto fail;
+	}
+	if (cfg->sim.enable_pcie_stats_logging) {
+		rc->pcie = ctl_pcie_open(cfg, nics, dir, epoch_s, err, errlen);
+		if (rc->pcie == NULL)
+			goto fail;
+	}
+	/* net-buff-stats needs both switches (uet-nic-records.md): with only one, no file */
+	if (cfg->nic.enable_buffer_stats && cfg->sim.enable_net_buff_stats) {
+		rc->nb = ctl_netbuff_open(cfg, nics, dir, epoch_s, err, errlen);
+		if (rc->nb == NULL)
 			goto fail;
 	}
 	if (ctl_records_want_trace(cfg)) {
@@ -373,12 +453,20 @@ int ctl_records_close(struct ctl_records *rc, emu_ps_t end)
 {
 	if (rc == NULL)
 		return 0;
-	if ((rc->ts != NULL || rc->nd != NULL) && end > rc->last)
-		rows_write(rc, end);
+	if (nd_open(rc) && end > rc->nd_p.last)
+		nd_rows_write(rc, end);
+	if (rc->nb != NULL && end > rc->nb_p.last)
+		nb_rows_write(rc, end);
 	int err = 0;
 	if (rec_csv_close(rc->ts) < 0)
 		err = -EIO;
 	if (rec_csv_close(rc->nd) < 0)
+		err = -EIO;
+	if (ctl_pfcstats_close(rc->ep) < 0)
+		err = -EIO;
+	if (ctl_pcie_close(rc->pcie) < 0)
+		err = -EIO;
+	if (ctl_netbuff_close(rc->nb) < 0)
 		err = -EIO;
 	if (ctl_monitor_close(rc->mon) < 0)
 		err = -EIO;

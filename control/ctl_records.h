@@ -1,4 +1,5 @@
-/* The NIC records of a run: uet-transport-stats and nd-stats every NDStatsReportInterval, uet-monitor per packet. */
+/* The NIC records of a run: uet-transport-stats, nd-stats, ecn-pfc-stats and pcie-stats every NDStatsReportInterval,
+ * net-buff-stats every NetworkBufferStatsReportingInterval, uet-monitor per packet. */
 #ifndef CTL_RECORDS_H
 #define CTL_RECORDS_H
 
@@ -15,7 +16,10 @@ struct ctl_records;
 /**
  * Open every record @p cfg turns on, in @p dir (which must exist), named DIR/<SimulationName>-<record>-0.csv:
  * uet-transport-stats (nic.EnableTransportStats, default on), nd-stats (simulation.EnableNetDeviceStatLogging,
- * default on) and uet-monitor (EnableUETMonitor, TriggerLoggingOnRttEnable or TriggerLoggingOnCWindPen).
+ * default on), ecn-pfc-stats (simulation.EnablePFCECNStatsLogging, default on), pcie-stats
+ * (simulation.EnablePCIeStatsLogging), net-buff-stats (nic.EnableBufferStats and
+ * simulation.EnableNetworkBufferStatsReporting, both needed) and uet-monitor (EnableUETMonitor,
+ * TriggerLoggingOnRttEnable or TriggerLoggingOnCWindPen).
  * @p nics has cfg->n_hosts entries, index = FEP id; they must be attached to their links (nic_link_bps() is read
  * per row) and outlive the records. @p epoch_s is the UTC time, in seconds since 1970, of sim time 0.
  * Returns the records (possibly with no file open), or NULL with errno set and a message in @p err (size
@@ -25,13 +29,18 @@ struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *c
 				     int64_t epoch_s, char *err, size_t errlen);
 
 /**
- * Time of the next periodic rows, k x sim.nd_stats_interval (k = 1, 2, ...), or EMU_PS_NEVER when no periodic
- * record is open. The run loop, not the scheduler, writes them, so rows never keep a finished run going and the
- * run's end stays the time of the model's last event.
+ * Time of the next periodic rows, or EMU_PS_NEVER when no periodic record is open: the earlier of
+ * k x sim.nd_stats_interval (k = 1, 2, ...) for the NDStatsReportInterval records and j x
+ * sim.net_buff_stats_interval for net-buff-stats, each schedule counting on its own. The run loop, not the
+ * scheduler, writes them, so rows never keep a finished run going and the run's end stays the time of the
+ * model's last event.
  */
 emu_ps_t ctl_records_due(const struct ctl_records *rc);
 
-/** Write the periodic rows of every row time at or before @p t. Accepts NULL. */
+/**
+ * Write the periodic rows of every row time at or before @p t, in time order; at a time both schedules share,
+ * each writes its own records. Accepts NULL.
+ */
 void ctl_records_advance(struct ctl_records *rc, emu_ps_t t);
 
 /**
@@ -44,8 +53,8 @@ void ctl_records_trace(void *arg, const struct nic_trace *tr);
 bool ctl_records_want_trace(const struct ctl_config *cfg);
 
 /**
- * Write the periodic rows at @p end if @p end is past the last rows written, cancel the periodic event, flush and
- * close every record, and free @p rc. Call before the NICs and the partition are destroyed. Accepts NULL.
+ * Write each schedule's periodic rows at @p end if @p end is past the last rows it wrote, flush and close every
+ * record, and free @p rc. Call before the NICs and the partition are destroyed. Accepts NULL.
  * Returns 0, or -EIO when a record could not be written completely.
  */
 int ctl_records_close(struct ctl_records *rc, emu_ps_t end);

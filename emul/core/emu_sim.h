@@ -13,10 +13,18 @@ struct emu_sim_params {
 	emu_ps_t duration;                   /* SimulationDuration: stop time; 0 = until every message completes */
 	emu_ps_t nd_stats_interval;          /* NDStatsReportInterval, default 1 ms */
 	bool enable_net_device_stat_logging; /* EnableNetDeviceStatLogging, default true */
+	bool enable_pfc_ecn_stats_logging;   /* EnablePFCECNStatsLogging, default true: ecn-pfc-stats */
+	bool enable_net_buff_stats;          /* EnableNetworkBufferStatsReporting, default false: net-buff-stats,
+	                                        with the NIC's EnableBufferStats */
+	emu_ps_t net_buff_stats_interval;    /* NetworkBufferStatsReportingInterval, default 1 ms */
+	bool enable_pcie_stats_logging;      /* EnablePCIeStatsLogging, default false: pcie-stats */
 	uint64_t time_scale;                 /* TimeScale (uetemu): real time runs this many times slower, default 1 */
 };
 
-/** Fill @p p with the defaults (name "uetemu", seed 18760, duration 0, interval 1 ms). */
+/**
+ * Fill @p p with the defaults: name "uetemu", seed 18760, duration 0, both report intervals 1 ms, nd-stats and
+ * ecn-pfc-stats on, net-buff-stats and pcie-stats off, time scale 1.
+ */
 void emu_sim_defaults(struct emu_sim_params *p);
 
 #endif /* EMU_SIM_H */

@@ -103,6 +103,8 @@ void nic_pcie_stats(const struct nic *nic, struct nic_pcie_stats *out)
 	*out = nic->pcie;
 	out->bps[0] = nic->pcie_n2h_bps;
 	out->bps[1] = nic->pcie_h2n_bps;
+	out->busy_until[0] = nic->pcie_n2h_busy;
+	out->busy_until[1] = nic->pcie_h2n_busy;
 }
 
 uint64_t nic_pcie_bytes(uint64_t payload)
@@ -329,8 +331,10 @@ int nic_txq_push(struct nic *nic, uint32_t tc, struct wire_pkt *pkt, emu_ps_t no
 
 	if (tc == NIC_TC_CTRL) {
 		uint64_t len = wire_wire_len(pkt);
-		if (q->reserved + len > q->pool_size || q->tail - q->head > q->mask)
+		if (q->reserved + len > q->pool_size || q->tail - q->head > q->mask) {
+			nic->txs[tc].overflow++;
 			return -ENOBUFS;
+		}
 		q->reserved += len;
 		nic_pool_enq(&nic->txs[tc], len, q->reserved);
 	}

@@ -245,7 +245,8 @@ struct nic_pcie_stats {
 	uint64_t tlps[2];           /* transfers sent: read requests, completions, writes */
 	uint64_t bytes[2];          /* bytes on the link, 34 B of overhead per transfer included */
 	uint64_t payload_bytes[2];  /* payload bytes carried */
-	emu_ps_t busy_ps[2];        /* time the direction spent sending */
+	emu_ps_t busy_ps[2];        /* link time of the transfers issued so far, including time still ahead */
+	emu_ps_t busy_until[2];     /* the direction is committed until then (transfers are counted when issued) */
 };
 
 /** Copy the PCIe counters. */

@@ -473,6 +473,80 @@ Test(ctl_config, set_pcie_paths_with_a_dot_in_a_key)
 	ctl_config_free(&cfg);
 }
 
+/* The global switches and interval of the optional records (uet-nic-records.md, Records a simulation writes). */
+Test(ctl_config, sim_record_switches_default)
+{
+	struct emu_sim_params s;
+	struct ctl_config cfg;
+
+	emu_sim_defaults(&s);
+	cr_expect_eq(s.enable_pfc_ecn_stats_logging, true);
+	cr_expect_eq(s.enable_net_buff_stats, false);
+	cr_expect_eq(s.net_buff_stats_interval, 1000000000ULL); /* 0.001 s */
+	cr_expect_eq(s.enable_pcie_stats_logging, false);
+	load_ok(&cfg, DIR "good-min.yaml", NULL, 0);
+	cr_expect_eq(cfg.sim.enable_pfc_ecn_stats_logging, true);
+	cr_expect_eq(cfg.sim.enable_net_buff_stats, false);
+	cr_expect_eq(cfg.sim.net_buff_stats_interval, 1000000000ULL);
+	cr_expect_eq(cfg.sim.enable_pcie_stats_logging, false);
+	ctl_config_free(&cfg);
+}
+
+Test(ctl_config, set_pfc_ecn_stats_logging)
+{
+	const char *sets[] = { "simulation.EnablePFCECNStatsLogging=false" };
+	struct ctl_config cfg;
+
+	load_ok(&cfg, DIR "good-min.yaml", sets, 1);
+	cr_expect_eq(cfg.sim.enable_pfc_ecn_stats_logging, false);
+	cr_expect_eq(cfg.sim.enable_net_device_stat_logging, true); /* its neighbour untouched */
+	ctl_config_free(&cfg);
+}
+
+Test(ctl_config, set_network_buffer_stats_reporting)
+{
+	const char *sets[] = { "simulation.EnableNetworkBufferStatsReporting=true" };
+	struct ctl_config cfg;
+
+	load_ok(&cfg, DIR "good-min.yaml", sets, 1);
+	cr_expect_eq(cfg.sim.enable_net_buff_stats, true);
+	cr_expect_eq(cfg.nic.enable_buffer_stats, false); /* the NIC's own switch is separate */
+	ctl_config_free(&cfg);
+}
+
+Test(ctl_config, set_network_buffer_stats_interval)
+{
+	const char *bare[] = { "simulation.NetworkBufferStatsReportingInterval=0.0025" };
+	const char *unit[] = { "simulation.NetworkBufferStatsReportingInterval=10us" };
+	struct ctl_config cfg;
+
+	load_ok(&cfg, DIR "good-min.yaml", bare, 1);
+	cr_expect_eq(cfg.sim.net_buff_stats_interval, 2500000000ULL); /* a bare number is seconds */
+	cr_expect_eq(cfg.sim.nd_stats_interval, 1000000000ULL);       /* the other interval untouched */
+	ctl_config_free(&cfg);
+	load_ok(&cfg, DIR "good-min.yaml", unit, 1);
+	cr_expect_eq(cfg.sim.net_buff_stats_interval, 10000000ULL);
+	ctl_config_free(&cfg);
+	set_fails("simulation.NetworkBufferStatsReportingInterval=0",
+		  "--set simulation.NetworkBufferStatsReportingInterval=0: zero interval; a report interval is above 0, "
+		  "e.g. 0.001 or 1ms");
+	set_fails("simulation.NetworkBufferStatsReportingInterval=1.5ps",
+		  "--set simulation.NetworkBufferStatsReportingInterval=1.5ps: '1.5ps' is not a whole number of "
+		  "picoseconds; a time is a number of seconds or takes ps, ns, us, ms or s, e.g. 0.001 or 1ms");
+}
+
+Test(ctl_config, set_pcie_stats_logging)
+{
+	const char *sets[] = { "simulation.EnablePCIeStatsLogging=true" };
+	struct ctl_config cfg;
+
+	load_ok(&cfg, DIR "good-min.yaml", sets, 1);
+	cr_expect_eq(cfg.sim.enable_pcie_stats_logging, true);
+	ctl_config_free(&cfg);
+	set_fails("simulation.EnablePCIeStatsLogging=yes",
+		  "--set simulation.EnablePCIeStatsLogging=yes: bad bool 'yes'; a bool is true or false");
+}
+
 Test(ctl_config, set_applied_in_order)
 {
 	const char *sets[] = { "simulation.RandomSeed=1", "simulation.RandomSeed=2" };

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The NIC records (docs/records.md): uet-transport-stats, nd-stats and uet-monitor of tests/records/records.yaml.
 
+The records on configs/pfc.yaml (ecn-pfc-stats, net-buff-stats, pcie-stats) are test_records_pfc.py's.
 Checks, against spec/scala/uet-nic-records.md and simulation-output-files.md: file names; header columns exactly
 as the pages list them; 69 / 22 / 27 columns on every row; rows every NDStatsReportInterval in FEP id order and a
 final row at the end of the run; total = write + ack + nack; ivl_ columns add up to the cumulative ones, which
@@ -364,7 +365,7 @@ def main():
     a, b = os.path.join(tmp, 'a'), os.path.join(tmp, 'b')
     run(uetemu, root, a)
     run(uetemu, root, b)
-    names = ['%s-%s-0.csv' % (SIM, r) for r in ('uet-transport-stats', 'nd-stats', 'uet-monitor')]
+    names = ['%s-%s-0.csv' % (SIM, r) for r in ('uet-transport-stats', 'nd-stats', 'uet-monitor', 'ecn-pfc-stats')]
     check(sorted(n for n in os.listdir(a) if n.endswith('.csv')) == sorted(names), 'record files: %s' % names)
     for n in names:
         check(filecmp.cmp(os.path.join(a, n), os.path.join(b, n), shallow=False),
@@ -373,13 +374,17 @@ def main():
         summary = json.load(f)
     check_transport(a, summary)
     check_nd(a, summary)
+    # ecn-pfc-stats is on by default; without PFC frames (PFCEnableVector all 0, nothing pauses) it has no row.
+    # Its rows are checked on configs/pfc.yaml by test_records_pfc.py.
+    with open(os.path.join(a, SIM + '-ecn-pfc-stats-0.csv')) as f:
+        check(f.read().split('\n')[1:] == [''], 'ecn-pfc-stats: the header only, no PFC frame in this run')
     rows = check_monitor(a, summary)
     check_filters(root, uetemu, tmp, rows)
     check_triggers(root, uetemu, tmp, rows)
     # Turned off: no file.
     out = os.path.join(tmp, 'off')
     run(uetemu, root, out, 'nic.EnableTransportStats=false', 'simulation.EnableNetDeviceStatLogging=false',
-        MON + 'EnableUETMonitor=false')
+        MON + 'EnableUETMonitor=false', 'simulation.EnablePFCECNStatsLogging=false')
     check(not [n for n in os.listdir(out) if n.endswith('.csv')], 'records turned off: no CSV written')
     if failures:
         print('%d check(s) failed; outputs kept in %s' % (len(failures), tmp))

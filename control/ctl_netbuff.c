@@ -1,0 +1,106 @@
+/* net-buff-stats: each receive and transmit pool of each NIC, every NetworkBufferStatsReportingInterval. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "ctl_records_pvt.h"
+
+/* The 21 columns uet-nic-records.md lists (net-buff-stats), in its order. */
+#define NB_HEADER \
+	"job_id,time_utc,sim_time_sec,component_name,node_id,buffer_id,tc,occupancy_B,max_occupancy_B," \
+	"buffer_max_size_B,num_enq,num_deq,interval_num_enq,interval_num_deq,interval_enq_B,interval_deq_B," \
+	"interval_max_occupancy_B,enq_Gbps,deq_Gbps,overflow,percent_occupancy"
+
+/* Pools of one NIC: receive pools of classes 0..7, then transmit pools of classes 0..7. */
+#define NB_POOLS (2 * NIC_TC_COUNT)
+
+struct ctl_netbuff {
+	const char *job_id;              /* the simulation name */
+	struct nic *const *nics;
+	uint32_t n_nics;
+	struct rec_csv *csv;
+	struct nic_pool_stats (*prev)[NB_POOLS]; /* per NIC and pool: its stats at the previous rows */
+};
+
+struct ctl_netbuff *ctl_netbuff_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
+				     int64_t epoch_s, char *err, size_t errlen)
+{
+	struct ctl_netbuff *b = calloc(1, sizeof(*b));
+
+	if (b == NULL || (b->prev = calloc(cfg->n_hosts ? cfg->n_hosts : 1, sizeof(*b->prev))) == NULL) {
+		free(b);
+		snprintf(err, errlen, "out of memory opening the records");
+		errno = ENOMEM;
+		return NULL;
+	}
+	b->job_id = cfg->sim.simulation_name;
+	b->nics = nics;
+	b->n_nics = cfg->n_hosts;
+	b->csv = ctl_rec_csv_open(cfg, dir, "net-buff-stats", NB_HEADER, epoch_s, err, errlen);
+	if (b->csv == NULL) {
+		int e = errno;
+		ctl_netbuff_close(b);
+		errno = e;
+		return NULL;
+	}
+	return b;
+}
+
+/* One row: the receive (@p tx false) or transmit pool of class @p tc, over the @p dt ps since the last rows. */
+static void nb_row(struct ctl_netbuff *b, struct nic *nic, bool tx, uint32_t tc, const struct nic_pool_stats *s,
+		   const struct nic_pool_stats *prev, emu_ps_t now, emu_ps_t dt)
+{
+	FILE *f = rec_csv_file(b->csv);
+	uint64_t denq = s->enq_bytes - prev->enq_bytes, ddeq = s->deq_bytes - prev->deq_bytes;
+
+	fprintf(f, "%s,", b->job_id);
+	rec_csv_time_utc(b->csv, now);
+	fputc(',', f);
+	ctl_rec_put_sec(f, now);
+	fprintf(f, ",%s,%u,%s_TC%u_BUFFER,%u,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,", nic_name(nic),
+		nic_fep_id(nic), tx ? "TX" : "RX", tc, tc, (unsigned long long)s->occupancy,
+		(unsigned long long)s->max_occupancy, (unsigned long long)s->size, (unsigned long long)s->num_enq,
+		(unsigned long long)s->num_deq, (unsigned long long)(s->num_enq - prev->num_enq),
+		(unsigned long long)(s->num_deq - prev->num_deq), (unsigned long long)denq, (unsigned long long)ddeq,
+		(unsigned long long)s->ivl_max_occupancy);
+	ctl_rec_put_quot(f, denq, 8000, dt, 6); /* B x 8 / (dt ps x 1e-12) / 1e9 */
+	fputc(',', f);
+	ctl_rec_put_quot(f, ddeq, 8000, dt, 6);
+	fprintf(f, ",%llu,", (unsigned long long)s->overflow);
+	ctl_rec_put_quot(f, s->occupancy, 100, s->size, 6);
+	fputc('\n', f);
+	rec_csv_row_done(b->csv);
+}
+
+void ctl_netbuff_rows(struct ctl_netbuff *b, emu_ps_t now, emu_ps_t last)
+{
+	if (b == NULL)
+		return;
+	for (uint32_t i = 0; i < b->n_nics; i++) {
+		struct nic *nic = b->nics[i];
+
+		/* receive pools before transmit pools, each in class order; a class without a pool has no row */
+		for (int k = 0; k < NB_POOLS; k++) {
+			bool tx = k >= NIC_TC_COUNT;
+			uint32_t tc = (uint32_t)k % NIC_TC_COUNT;
+			struct nic_pool_stats s;
+
+			nic_pool_stats(nic, tx, tc, &s);
+			if (s.size == 0)
+				continue;
+			nb_row(b, nic, tx, tc, &s, &b->prev[i][k], now, now - last);
+			b->prev[i][k] = s;
+		}
+		nic_pool_interval_reset(nic);
+	}
+}
+
+int ctl_netbuff_close(struct ctl_netbuff *b)
+{
+	if (b == NULL)
+		return 0;
+	int rc = rec_csv_close(b->csv) < 0 ? -EIO : 0;
+
+	free(b->prev);
+	free(b);
+	return rc;
+}

@@ -1,0 +1,106 @@
+/* pcie-stats: each end of each NIC's PCIe link, every NDStatsReportInterval. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "ctl_records_pvt.h"
+
+/*
+ * uet-nic-records.md gives no columns for pcie-stats ("This page does not describe its columns"); these follow
+ * nd-stats: names, then totals since the start, the interval's differences, and rates over the interval
+ * (docs/records.md, pcie-stats). 17 columns.
+ */
+#define PCIE_HEADER \
+	"time_utc,sim_time_sec,component_name,node_id,side,lane_count,lane_Gbps,link_Gbps,total_tlps,total_bytes," \
+	"total_payload_bytes,interval_tlps,interval_bytes,interval_payload_bytes,tx_rate_Gbps,payload_rate_Gbps," \
+	"percent_util"
+
+struct ctl_pcie {
+	const struct nic_pcie_params *side_params[2]; /* NICSide, HostSide: every NIC has the nic section's */
+	struct nic *const *nics;
+	uint32_t n_nics;
+	struct rec_csv *csv;
+	struct nic_pcie_stats *prev;  /* per NIC: its counters at the previous rows */
+};
+
+struct ctl_pcie *ctl_pcie_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
+			       int64_t epoch_s, char *err, size_t errlen)
+{
+	struct ctl_pcie *p = calloc(1, sizeof(*p));
+
+	if (p == NULL || (p->prev = calloc(cfg->n_hosts ? cfg->n_hosts : 1, sizeof(*p->prev))) == NULL) {
+		free(p);
+		snprintf(err, errlen, "out of memory opening the records");
+		errno = ENOMEM;
+		return NULL;
+	}
+	p->side_params[0] = &cfg->nic.pcie_nic;
+	p->side_params[1] = &cfg->nic.pcie_host;
+	p->nics = nics;
+	p->n_nics = cfg->n_hosts;
+	p->csv = ctl_rec_csv_open(cfg, dir, "pcie-stats", PCIE_HEADER, epoch_s, err, errlen);
+	if (p->csv == NULL) {
+		int e = errno;
+		ctl_pcie_close(p);
+		errno = e;
+		return NULL;
+	}
+	return p;
+}
+
+/* One row: end @p side (0 the NIC side, sending NIC-to-host; 1 the host side, sending host-to-NIC). */
+static void pcie_row(struct ctl_pcie *p, struct nic *nic, int side, const struct nic_pcie_stats *s,
+		     const struct nic_pcie_stats *prev, emu_ps_t now, emu_ps_t dt)
+{
+	static const char *const side_name[2] = { "NIC", "Host" };
+	const struct nic_pcie_params *pp = p->side_params[side];
+	FILE *f = rec_csv_file(p->csv);
+	uint64_t dtlps = s->tlps[side] - prev->tlps[side], dbytes = s->bytes[side] - prev->bytes[side];
+	uint64_t dpay = s->payload_bytes[side] - prev->payload_bytes[side];
+
+	rec_csv_time_utc(p->csv, now);
+	fputc(',', f);
+	ctl_rec_put_sec(f, now);
+	fprintf(f, ",%s,%u,%s,%u,", nic_name(nic), nic_fep_id(nic), side_name[side], pp->lane_count);
+	ctl_rec_put_quot(f, pp->lane_bps, 1, 1000000000u, 3);
+	fputc(',', f);
+	ctl_rec_put_quot(f, s->bps[side], 1, 1000000000u, 3);
+	fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,", (unsigned long long)s->tlps[side],
+		(unsigned long long)s->bytes[side], (unsigned long long)s->payload_bytes[side],
+		(unsigned long long)dtlps, (unsigned long long)dbytes, (unsigned long long)dpay);
+	ctl_rec_put_quot(f, dbytes, 8000, dt, 6); /* B x 8 / (dt ps x 1e-12) / 1e9 */
+	fputc(',', f);
+	ctl_rec_put_quot(f, dpay, 8000, dt, 6);
+	fputc(',', f);
+	ctl_rec_put_quot(f, s->busy_ps[side] - prev->busy_ps[side], 100, dt, 6);
+	fputc('\n', f);
+	rec_csv_row_done(p->csv);
+}
+
+void ctl_pcie_rows(struct ctl_pcie *p, emu_ps_t now, emu_ps_t last)
+{
+	if (p == NULL)
+		return;
+	for (uint32_t i = 0; i < p->n_nics; i++) {
+		struct nic_pcie_stats s;
+
+		nic_pcie_stats(p->nics[i], &s);
+		/* Transfers are counted when issued; link time still ahead of now is not yet spent. */
+		for (int side = 0; side < 2; side++)
+			if (s.busy_until[side] > now)
+				s.busy_ps[side] -= s.busy_until[side] - now;
+		for (int side = 0; side < 2; side++)
+			pcie_row(p, p->nics[i], side, &s, &p->prev[i], now, now - last);
+		p->prev[i] = s;
+	}
+}
+
+int ctl_pcie_close(struct ctl_pcie *p)
+{
+	if (p == NULL)
+		return 0;
+	int rc = rec_csv_close(p->csv) < 0 ? -EIO : 0;
+
+	free(p->prev);
+	free(p);
+	return rc;
+}

@@ -1,0 +1,113 @@
+/* ecn-pfc-stats: the NIC's PFC frames and paused time per traffic class, every NDStatsReportInterval. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "ctl_records_pvt.h"
+
+/* The 24 columns of simulation-output-files.md, ECN/PFC Statistics, in its order. */
+#define EP_HEADER \
+	"job_id,time_utc,sim_time_sec,node_id,component_name,component_type,ifid,uldl,tier,subtier,priority," \
+	"pfcxoff_tx,pfcxoff_rx,pfcxon_tx,pfcxon_rx,pfc_time_paused_usec,interval_total_time_xoff_usec," \
+	"interval_max_time_xoff_usec,interval_total_time_xoff_egr_occ_usec,interval_max_time_xoff_egr_occ_usec," \
+	"total_xoff_time_egr_occ_usec,percent_xon,xoff_egr_occ_ratio,pkts_ecn_marked"
+
+/*
+ * Received data is class 0 (uet-nic-buffers-and-pfc.md, worked example: "Class 0 holds received data and class 1
+ * received control packets"), and NIC_C_ECN_CE_RCVD counts data packets only: its row carries the count.
+ */
+#define EP_DATA_TC 0
+
+struct ctl_pfcstats {
+	const char *job_id;              /* the simulation name */
+	struct nic *const *nics;
+	uint32_t n_nics;
+	struct rec_csv *csv;
+	emu_ps_t (*prev)[NIC_TC_COUNT];  /* per NIC and class: paused time at the previous rows */
+};
+
+struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
+				       int64_t epoch_s, char *err, size_t errlen)
+{
+	struct ctl_pfcstats *p = calloc(1, sizeof(*p));
+
+	if (p == NULL || (p->prev = calloc(cfg->n_hosts ? cfg->n_hosts : 1, sizeof(*p->prev))) == NULL) {
+		free(p);
+		snprintf(err, errlen, "out of memory opening the records");
+		errno = ENOMEM;
+		return NULL;
+	}
+	p->job_id = cfg->sim.simulation_name;
+	p->nics = nics;
+	p->n_nics = cfg->n_hosts;
+	p->csv = ctl_rec_csv_open(cfg, dir, "ecn-pfc-stats", EP_HEADER, epoch_s, err, errlen);
+	if (p->csv == NULL) {
+		int e = errno;
+		ctl_pfcstats_close(p);
+		errno = e;
+		return NULL;
+	}
+	return p;
+}
+
+/* One row: class @p tc of @p nic, paused @p ivl of the @p dt ps since the previous rows. */
+static void ep_row(struct ctl_pfcstats *p, struct nic *nic, uint32_t tc, const struct nic_pfc_stats *s,
+		   emu_ps_t ivl, emu_ps_t now, emu_ps_t dt)
+{
+	FILE *f = rec_csv_file(p->csv);
+	uint64_t ecn = tc == EP_DATA_TC ? nic_counters(nic)[NIC_C_ECN_CE_RCVD] : 0;
+
+	fprintf(f, "%s,", p->job_id);
+	rec_csv_time_utc(p->csv, now);
+	fputc(',', f);
+	ctl_rec_put_sec(f, now);
+	fprintf(f, ",%u,%s,%s,0,ul,%d,%u,%u,%llu,%llu,%llu,%llu,", nic_fep_id(nic), nic_name(nic),
+		CTL_REC_COMPONENT_TYPE, CTL_REC_TIER_NIC, CTL_REC_SUBTIER_NONE, tc,
+		(unsigned long long)s->xoff_tx[tc], (unsigned long long)s->xoff_rx[tc],
+		(unsigned long long)s->xon_tx[tc], (unsigned long long)s->xon_rx[tc]);
+	ctl_rec_put_fixed(f, s->paused_ps[tc], 6);
+	fputc(',', f);
+	ctl_rec_put_fixed(f, ivl, 6);
+	fputc(',', f);
+	/* interval_max_time_xoff_usec: the NIC keeps no per-pause times, so the interval's total (docs/records.md) */
+	ctl_rec_put_fixed(f, ivl, 6);
+	/* a NIC pauses on its receive pools only, never on egress occupancy: the three egress columns read 0 */
+	fputs(",0.000000,0.000000,0.000000,", f);
+	ctl_rec_put_quot(f, dt - ivl, 100, dt, 6);
+	fprintf(f, ",0.000000,%llu\n", (unsigned long long)ecn);
+	rec_csv_row_done(p->csv);
+}
+
+void ctl_pfcstats_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
+{
+	if (p == NULL)
+		return;
+	for (uint32_t i = 0; i < p->n_nics; i++) {
+		struct nic *nic = p->nics[i];
+		struct nic_pfc_stats s;
+
+		nic_pfc_stats(nic, &s, now);
+		for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++) {
+			emu_ps_t ivl = s.paused_ps[tc] - p->prev[i][tc];
+
+			p->prev[i][tc] = s.paused_ps[tc];
+			if (ivl > now - last) /* cannot happen: paused time grows no faster than time */
+				ivl = now - last;
+			/* a class with a receive pool, once one of its counters is non-zero (uet-nic-records.md) */
+			if (nic_pool_size(nic, false, tc) == 0 ||
+			    (s.xoff_tx[tc] | s.xon_tx[tc] | s.xoff_rx[tc] | s.xon_rx[tc]) == 0)
+				continue;
+			ep_row(p, nic, tc, &s, ivl, now, now - last);
+		}
+	}
+}
+
+int ctl_pfcstats_close(struct ctl_pfcstats *p)
+{
+	if (p == NULL)
+		return 0;
+	int rc = rec_csv_close(p->csv) < 0 ? -EIO : 0;
+
+	free(p->prev);
+	free(p);
+	return rc;
+}
