@@ -274,6 +274,7 @@ const uint64_t *nic_counters(const struct nic *nic);
 #define NIC_PCIE_MAX_PAYLOAD 512
 #define NIC_PCIE_OVERHEAD 34
 #define NIC_PCIE_READ_REQ 64
+#define NIC_PCIE_TLP_HDR 16 /* a transfer's header in the transaction-layer header buffers (4DW TLP header) */
 #define NIC_PCIE_WQE 64 /* the doorbell's work request, written by the host (size assumed: the pages give none) */
 
 /**

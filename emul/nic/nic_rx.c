@@ -141,7 +141,11 @@ static void ev_pool_release(void *a, void *b, emu_ps_t now)
  */
 static void deliver(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now)
 {
-	uint64_t bytes = nic_pcie_bytes(pkt->payload_len), cap = nic->p->pcie_nic.tx_data_buffer;
+	uint64_t bytes = nic_pcie_bytes(pkt->payload_len);
+	/* The transmit buffers hold the payload (TXDataBufferSize) and the headers (TXHeaderBufferSize, 16 B per
+	 * transfer) of the writes waiting for the link: whichever fills first bounds the bytes waiting. */
+	uint64_t hdr_cap = nic->p->pcie_nic.tx_header_buffer / NIC_PCIE_TLP_HDR * (NIC_PCIE_MAX_PAYLOAD + NIC_PCIE_OVERHEAD);
+	uint64_t cap = nic->p->pcie_nic.tx_data_buffer < hdr_cap ? nic->p->pcie_nic.tx_data_buffer : hdr_cap;
 	uint64_t ip_len = wire_ip_len(pkt);
 	emu_ps_t start = nic->pcie_n2h_busy > now ? nic->pcie_n2h_busy : now;
 	emu_ps_t accept = start;
