@@ -262,3 +262,19 @@ Test(nic_pfc, pause_time_and_refresh_worked_example)
 	cr_assert_eq(t / 2, 41992400);
 	cr_assert_eq(nic_pfc_pause_time(0, 400000000000ULL, 100 * EMU_PS_PER_NS), 100000, "XON: no pause");
 }
+
+Test(nic_buffers, max_window_override_107_packets)
+{
+	struct nic_params p;
+
+	nic_params_defaults(&p);
+	/* uet-nic-configuration.md, MaxCongestionWindow: 107 packets of 4,184 B are 447,688 B */
+	p.override_max_cwnd = true;
+	cr_assert_eq(p.max_cwnd_pkts, 107);
+	cr_assert_eq(nic_max_cwnd(&p, 400000000000ULL), 447688);
+	/* and 1.5 x BDP without the override: BDP = 400 Gb/s x 6 us = 300,000 B */
+	p.override_max_cwnd = false;
+	cr_assert_eq(nic_max_cwnd(&p, 400000000000ULL), 450000);
+	/* a 1 Gb/s link: 1.5 x 750 B */
+	cr_assert_eq(nic_max_cwnd(&p, 1000000000ULL), 1125);
+}
