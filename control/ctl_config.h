@@ -7,10 +7,12 @@
 
 #include "emu_sim.h"
 #include "emu_time.h"
+#include "net_topo.h"
 #include "nic_params.h"
 
 #define CTL_NAME_MAX 32
 #define CTL_DEV_MAX 256
+#define CTL_FAULTS_MAX 64 /* topology.faults: kept in struct ctl_config, so ctl_config_free() has nothing to free */
 
 /** topology.hosts[i]: an emulated host with its Scala UET NIC. */
 struct ctl_host {
@@ -35,6 +37,21 @@ struct ctl_link {
 	emu_ps_t delay_ps;         /* Delay, optional; EMU_PS_NEVER = the NIC's Delay */
 	struct ctl_impair *impair; /* impair: owned */
 	uint32_t n_impair;
+};
+
+/** topology.type: the explicit hosts and links, or a fabric the builder generates (topo_spec). */
+enum ctl_topo_type { CTL_TOPO_EXPLICIT = 0, CTL_TOPO_GENERATED };
+
+enum ctl_fault_kind { CTL_FAULT_DOWN = 0, CTL_FAULT_LOSS };
+
+/** topology.faults[i]: a link taken down (and up again) at given times, or losing frames at random. */
+struct ctl_fault {
+	uint32_t link;             /* link: name resolved to an index into links[] (explicit) or the links of the
+				    * generated topology (ctl_config_topo_build()) */
+	uint8_t kind;              /* CTL_FAULT_DOWN (down, up) or CTL_FAULT_LOSS (loss) */
+	emu_ps_t down;             /* down: time the link goes down, both directions */
+	emu_ps_t up;               /* up: time it comes back; EMU_PS_NEVER = it stays down */
+	uint32_t loss_ppm;         /* loss: probability that a frame entering the link is lost, 1 to 1,000,000 ppm */
 };
 
 /** One message of a `messages` application. */
@@ -69,10 +86,15 @@ struct ctl_capture {
 struct ctl_config {
 	char path[256];
 	struct emu_sim_params sim;     /* simulation */
-	struct ctl_host *hosts;        /* topology.hosts */
+	struct ctl_host *hosts;        /* topology.hosts; generated: host0.. with the builder's IPs and MACs */
 	uint32_t n_hosts;
-	struct ctl_link *links;        /* topology.links */
+	struct ctl_link *links;        /* topology.links (explicit only; a generated topology has none here) */
 	uint32_t n_links;
+	uint8_t topo_type;             /* topology.type: CTL_TOPO_EXPLICIT or CTL_TOPO_GENERATED */
+	struct net_topo_spec topo_spec; /* generated: the builder's input; bps[0] and delay[0] are 0 here, the host
+					 * tier being the NIC's DataRate and Delay: build with ctl_config_topo_build() */
+	struct ctl_fault faults[CTL_FAULTS_MAX]; /* topology.faults */
+	uint32_t n_faults;
 	struct nic_params nic;         /* nic: applies to every host's NIC */
 	struct ctl_app *apps;          /* applications */
 	uint32_t n_apps;
@@ -94,6 +116,14 @@ int ctl_config_load(struct ctl_config *cfg, const char *path, const char *const 
 
 /** Free what ctl_config_load() allocated. Accepts NULL and a zeroed config. */
 void ctl_config_free(struct ctl_config *cfg);
+
+/**
+ * Build the generated topology of @p cfg (topo_type CTL_TOPO_GENERATED): topo_spec with the host tier's DataRate
+ * and Delay taken from the NIC (nic.NetworkInterface.UplinkNetworkInterface.DataRate, .TransmissionMedium.Delay).
+ * Its hosts are cfg->hosts in order, its link indexes those of faults[].link. The caller owns *@p out.
+ * Returns 0, -EINVAL for an explicit topology (message in @p err, size @p errlen), or -ENOMEM.
+ */
+int ctl_config_topo_build(const struct ctl_config *cfg, struct net_topo **out, char *err, size_t errlen);
 
 /** Index of the host named @p name, or -1. */
 int ctl_config_host(const struct ctl_config *cfg, const char *name);

@@ -1,4 +1,4 @@
-/* The topology section: hosts (name, ip, mac) and point-to-point links between their NICs. */
+/* The explicit topology: hosts (name, ip, mac) and point-to-point links between their NICs. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,17 +228,17 @@ static int topo_links(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_c
 	return ctl_walk_seq(c, v, link_item, cfg, "e.g. links: [{name: l0, a: host0, b: host1}]");
 }
 
-int ctl_sec_topology(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg)
+int ctl_topo_explicit(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg)
 {
-	static const struct ctl_key keys[] = { { "hosts", true, NULL }, { "links", false, NULL } };
-	const struct ctl_ynode *hosts, *links;
-	size_t old;
-	int rc = ctl_walk_map(c, v, keys, 2, NULL, "e.g. hosts: [{name: host0, ip: 10.0.0.1}]");
+	const struct ctl_ynode *hosts = ctl_y_get(v, "hosts"), *links;
+	size_t old = ctl_push(c, "hosts");
+	int rc;
 
-	if (rc != 0)
+	if (hosts == NULL) {
+		rc = ctl_err(c, v, "missing required key; e.g. hosts: [{name: host0, ip: 10.0.0.1}]");
+		ctl_pop(c, old);
 		return rc;
-	hosts = ctl_y_get(v, "hosts");
-	old = ctl_push(c, "hosts");
+	}
 	rc = topo_hosts(c, hosts, cfg);
 	ctl_pop(c, old);
 	links = ctl_y_get(v, "links");

@@ -143,6 +143,15 @@ int ctl_sec_applications(struct ctl_ctx *c, const struct ctl_ynode *v, struct ct
 int ctl_sec_ports(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
 int ctl_sec_captures(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
 
+/** topology of type explicit: its hosts and links (ctl_config_topo.c; the keys are checked by the caller). */
+int ctl_topo_explicit(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
+
+/**
+ * The index of the link @p v names (ctl_config_fabric.c): into cfg->links for an explicit topology, into the
+ * generated topology's links otherwise (as ctl_fault.link), or an "unknown link" error with a suggestion.
+ */
+int ctl_val_link(struct ctl_ctx *c, const struct ctl_ynode *v, const struct ctl_config *cfg, uint32_t *idx);
+
 /** The "unknown host 'x'; hosts are a, b" error, or the index of host @p v names in @p cfg. */
 int ctl_val_host(struct ctl_ctx *c, const struct ctl_ynode *v, const struct ctl_config *cfg, uint32_t *idx);
 

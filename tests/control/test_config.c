@@ -2,9 +2,12 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ctl_config.h"
+#include "ctl_yaml_pvt.h"
 #include "nic_params.h"
 #include "wire.h"
 
@@ -290,7 +293,8 @@ Test(ctl_config, good_full_sections)
 
 Test(ctl_config, shipped_configs_load)
 {
-	const char *files[] = { "configs/pair.yaml", "configs/default.yaml", "configs/lab-bridge.yaml" };
+	const char *files[] = { "configs/pair.yaml", "configs/default.yaml", "configs/lab-bridge.yaml",
+				"configs/rack.yaml", "configs/leaf-spine.yaml", "configs/fat-tree-128.yaml" };
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		struct ctl_config cfg;
@@ -647,4 +651,391 @@ Test(ctl_config, set_bad_paths)
 		  "--set simulaton.RandomSeed=1: simulaton: unknown key; did you mean 'simulation'?");
 	set_fails("switch.Foo=1",
 		  "--set switch.Foo=1: unknown key; the switch model is not implemented yet, leave switch empty");
+}
+
+/* ---- Generated topologies (docs/topology.md) and link faults ---- */
+
+#define GBPS 1000000000ULL
+
+static char tmp_path[64];
+
+/* Write @p yaml to a new file in /tmp; its name is in tmp_path. */
+static const char *yaml_file(const char *yaml)
+{
+	int fd;
+
+	snprintf(tmp_path, sizeof(tmp_path), "/tmp/uetemu-topo-XXXXXX");
+	fd = mkstemp(tmp_path);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, yaml, strlen(yaml)), (ssize_t)strlen(yaml));
+	close(fd);
+	return tmp_path;
+}
+
+static void yaml_ok(struct ctl_config *cfg, const char *yaml)
+{
+	const char *path = yaml_file(yaml);
+
+	load_ok(cfg, path, NULL, 0);
+	unlink(path);
+}
+
+/* @p yaml fails with "<its file>:" followed by @p want. */
+static void yaml_fails(const char *yaml, const char *want)
+{
+	char full[1024];
+	const char *path = yaml_file(yaml);
+
+	snprintf(full, sizeof(full), "%s:%s", path, want);
+	load_fails(path, NULL, 0, -EINVAL, full);
+	unlink(path);
+}
+
+#define LEAF_SPINE "topology:\n  type: leaf-spine\n  hosts_per_rack: 4\n  racks: 4\n  spines: 4\n"
+
+Test(ctl_config, rack_config_fills_hosts)
+{
+	struct ctl_config cfg;
+	const uint8_t mac7[6] = { 2, 0, 0, 0, 0, 8 };
+
+	load_ok(&cfg, "configs/rack.yaml", NULL, 0);
+	cr_expect_eq(cfg.topo_type, CTL_TOPO_GENERATED);
+	cr_expect_eq(cfg.topo_spec.type, NET_TOPO_RACK);
+	cr_expect_eq(cfg.topo_spec.hosts_per_rack, 8);
+	cr_expect_eq(cfg.n_links, 0);
+	cr_assert_eq(cfg.n_hosts, 8);
+	cr_expect_str_eq(cfg.hosts[0].name, "host0");
+	cr_expect_str_eq(cfg.hosts[7].name, "host7");
+	cr_expect_eq(cfg.hosts[0].ip, 0x0a000001u);
+	cr_expect_eq(cfg.hosts[7].ip, 0x0a000008u);
+	cr_expect_arr_eq(cfg.hosts[7].mac, mac7, 6);
+	cr_expect_eq(ctl_config_host(&cfg, "host5"), 5);
+	ctl_config_free(&cfg);
+}
+
+Test(ctl_config, leaf_spine_config)
+{
+	struct ctl_config cfg;
+	struct net_topo *t;
+
+	load_ok(&cfg, "configs/leaf-spine.yaml", NULL, 0);
+	cr_expect_eq(cfg.topo_spec.type, NET_TOPO_LEAF_SPINE);
+	cr_expect_eq(cfg.topo_spec.racks, 4);
+	cr_expect_eq(cfg.topo_spec.spines, 4);
+	cr_expect_eq(cfg.topo_spec.bps[0], 0); /* the host tier is the NIC's */
+	cr_expect_eq(cfg.n_hosts, 16);
+	cr_assert_eq(ctl_config_topo_build(&cfg, &t, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(t->size.links, 32);
+	cr_expect_str_eq(t->links[3].name, "host3-leaf0");
+	cr_expect_str_eq(t->links[17].name, "leaf0-spine1");
+	net_topo_destroy(t);
+	ctl_config_free(&cfg);
+}
+
+Test(ctl_config, fat_tree_128_config_at_100_gbps)
+{
+	struct ctl_config cfg;
+	struct net_topo *t;
+
+	load_ok(&cfg, "configs/fat-tree-128.yaml", NULL, 0);
+	cr_expect_eq(cfg.topo_spec.k, 8);
+	cr_expect_eq(cfg.n_hosts, 128);
+	cr_expect_str_eq(cfg.hosts[127].name, "host127");
+	cr_expect_eq(cfg.hosts[127].ip, 0x0a000080u);
+	for (int tier = 1; tier < 4; tier++)
+		cr_expect_eq(cfg.topo_spec.bps[tier], 100 * GBPS, "tier %d", tier);
+	cr_assert_eq(ctl_config_topo_build(&cfg, &t, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(t->size.links, 384);
+	for (uint32_t l = 0; l < t->size.links; l++)
+		cr_expect_eq(t->links[l].bps, 100 * GBPS, "%s", t->links[l].name);
+	cr_expect_eq(t->links[0].delay, 100000);   /* the NIC's Delay */
+	cr_expect_eq(t->links[200].delay, 500000); /* a tor's */
+	net_topo_destroy(t);
+	ctl_config_free(&cfg);
+}
+
+Test(ctl_config, host_tier_is_the_nic)
+{
+	const char *sets[] = { "nic.NetworkInterface.UplinkNetworkInterface.DataRate=100Gbps",
+			       "nic.NetworkInterface.TransmissionMedium.Delay=50ns",
+			       "topology.DataRate.spine=800Gbps", "topology.Delay.leaf=1us" };
+	struct ctl_config cfg;
+	struct net_topo *t;
+
+	load_ok(&cfg, "configs/leaf-spine.yaml", sets, 4);
+	cr_expect_eq(cfg.topo_spec.bps[2], 800 * GBPS);
+	cr_assert_eq(ctl_config_topo_build(&cfg, &t, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(t->links[0].bps, 100 * GBPS);  /* min(NIC 100, leaf 400) */
+	cr_expect_eq(t->links[0].delay, 50000);     /* the NIC's Delay */
+	cr_expect_eq(t->links[16].bps, 400 * GBPS); /* min(leaf 400, spine 800) */
+	cr_expect_eq(t->links[16].delay, 1000000);  /* the leaf's Delay */
+	net_topo_destroy(t);
+	ctl_config_free(&cfg);
+}
+
+Test(ctl_config, topology_params_and_defaults)
+{
+	struct ctl_config cfg;
+
+	yaml_ok(&cfg, "topology:\n  type: leaf-spine\n  hosts_per_rack: 16\n  racks: 2\n  oversubscription: 4\n"
+		      "  ip_base: 192.168.0.0\n  DataRate: 200Gbps\n  Delay: {spine: 1us}\n");
+	cr_expect_eq(cfg.topo_spec.oversubscription, 4);
+	cr_expect_eq(cfg.topo_spec.spines, 0); /* derived by the builder: 16 / 4 */
+	cr_expect_eq(cfg.topo_spec.bps[1], 200 * GBPS);
+	cr_expect_eq(cfg.topo_spec.bps[2], 200 * GBPS);
+	cr_expect_eq(cfg.topo_spec.delay[1], 500000); /* the Scala switch default */
+	cr_expect_eq(cfg.topo_spec.delay[2], 1000000);
+	cr_expect_eq(cfg.n_hosts, 32);
+	cr_expect_eq(cfg.hosts[0].ip, 0xc0a80001u);
+	ctl_config_free(&cfg);
+	yaml_ok(&cfg, "topology:\n  type: pair\n");
+	cr_expect_eq(cfg.topo_spec.type, NET_TOPO_PAIR);
+	cr_expect_eq(cfg.n_hosts, 2);
+	cr_expect_str_eq(cfg.hosts[1].name, "host1");
+	ctl_config_free(&cfg);
+	yaml_ok(&cfg, "topology:\n  type: explicit\n  hosts: [{name: a, ip: 10.0.0.1}]\n");
+	cr_expect_eq(cfg.topo_type, CTL_TOPO_EXPLICIT);
+	cr_expect_str_eq(cfg.hosts[0].name, "a");
+	ctl_config_free(&cfg);
+}
+
+Test(ctl_config, messages_between_generated_hosts)
+{
+	struct ctl_config cfg;
+
+	yaml_ok(&cfg, "topology: {type: rack, hosts_per_rack: 4}\napplications:\n  - list:\n"
+		      "      - {src: host3, dst: host0, bytes: 4096}\n");
+	cr_expect_eq(cfg.apps[0].list[0].src, 3);
+	cr_expect_eq(cfg.apps[0].list[0].dst, 0);
+	ctl_config_free(&cfg);
+}
+
+Test(ctl_config, faults_on_generated_links)
+{
+	struct ctl_config cfg;
+
+	yaml_ok(&cfg, LEAF_SPINE "  faults:\n"
+			"    - {link: host3-leaf0, down: 10us, up: 20us}\n"
+			"    - {link: host3-leaf0, down: 20us}\n"
+			"    - {link: leaf0-spine1, loss: 0.01}\n"
+			"    - {link: leaf0-spine1, down: 0}\n");
+	cr_assert_eq(cfg.n_faults, 4);
+	cr_expect_eq(cfg.faults[0].link, 3);
+	cr_expect_eq(cfg.faults[0].kind, CTL_FAULT_DOWN);
+	cr_expect_eq(cfg.faults[0].down, 10000000);
+	cr_expect_eq(cfg.faults[0].up, 20000000);
+	cr_expect_eq(cfg.faults[1].up, EMU_PS_NEVER); /* stays down */
+	cr_expect_eq(cfg.faults[2].link, 17);
+	cr_expect_eq(cfg.faults[2].kind, CTL_FAULT_LOSS);
+	cr_expect_eq(cfg.faults[2].loss_ppm, 10000);
+	cr_expect_eq(cfg.faults[3].down, 0);
+	ctl_config_free(&cfg);
+}
+
+Test(ctl_config, faults_on_explicit_links)
+{
+	struct ctl_config cfg;
+
+	yaml_ok(&cfg, "topology:\n  hosts: [{name: a, ip: 10.0.0.1}, {name: b, ip: 10.0.0.2}]\n"
+		      "  links: [{name: l0, a: a, b: b}]\n  faults: [{link: l0, loss: 1}]\n");
+	cr_expect_eq(cfg.n_faults, 1);
+	cr_expect_eq(cfg.faults[0].link, 0);
+	cr_expect_eq(cfg.faults[0].loss_ppm, 1000000);
+	ctl_config_free(&cfg);
+}
+
+Test(ctl_config, bad_topology_type_and_keys)
+{
+	yaml_fails("topology:\n  type: fattree\n",
+		   "2:9: topology.type: unknown topology type 'fattree'; use explicit, pair, rack, leaf-spine or fat-tree");
+	yaml_fails("topology:\n  type: rack\n  hosts_per_rack: 8\n  racks: 2\n",
+		   "4:3: topology.racks: racks does not apply to a rack topology; a rack takes hosts_per_rack, ip_base, "
+		   "DataRate, Delay, faults");
+	yaml_fails("topology:\n  hosts: [{name: host0, ip: 10.0.0.1}]\n  k: 8\n",
+		   "3:3: topology.k: k needs a topology type; add type: fat-tree");
+	yaml_fails("topology:\n  type: fat-tree\n  k: 8\n  hosts: [{name: host0, ip: 10.0.0.1}]\n",
+		   "4:3: topology.hosts: hosts does not apply to a fat-tree topology; a fat-tree takes k, ip_base, "
+		   "DataRate, Delay, faults");
+	yaml_fails("topology:\n  type: pair\n  DataRate: 100Gbps\n",
+		   "3:3: topology.DataRate: DataRate does not apply to a pair topology; a pair takes ip_base, faults");
+	yaml_fails("topology:\n  type: leaf-spine\n  hosts_per_rack: 4\n",
+		   "2:3: topology.racks: missing required key; a leaf-spine needs hosts_per_rack and racks, e.g. "
+		   "{type: leaf-spine, hosts_per_rack: 4, racks: 4, spines: 4}");
+	yaml_fails("topology:\n  type: explicit\n",
+		   "2:3: topology.hosts: missing required key; e.g. hosts: [{name: host0, ip: 10.0.0.1}]");
+	yaml_fails("topology:\n  typ: rack\n", "2:3: topology.typ: unknown key; did you mean 'type'?");
+}
+
+Test(ctl_config, bad_topology_values)
+{
+	yaml_fails("topology:\n  type: fat-tree\n  k: 7\n",
+		   "3:6: topology.k: k 7 is not an even number of 2 or more; a fat tree's k is its switches' port count, "
+		   "e.g. 8");
+	yaml_fails("topology:\n  type: fat-tree\n  k: 64\n",
+		   "3:6: topology.k: k 64 gives more than 65535 hosts (k^3 / 4); k is at most 62");
+	yaml_fails("topology:\n  type: rack\n  hosts_per_rack: 0\n",
+		   "3:19: topology.hosts_per_rack: hosts_per_rack is 0; a rack has at least 1 host, e.g. 8");
+	yaml_fails("topology:\n  type: rack\n  hosts_per_rack: -1\n",
+		   "3:19: topology.hosts_per_rack: negative value '-1'; a uint is a whole number of 0 or more, e.g. 42");
+	yaml_fails("topology:\n  type: leaf-spine\n  hosts_per_rack: 16\n  racks: 2\n  spines: 2\n"
+		   "  oversubscription: 4\n",
+		   "6:21: topology.oversubscription: spines 2 and oversubscription 4 disagree: hosts_per_rack / "
+		   "oversubscription = 4 spines; give one of them");
+	yaml_fails("topology:\n  type: leaf-spine\n  hosts_per_rack: 40000\n  racks: 1\n",
+		   "2:3: topology: a leaf with 40000 hosts and 40000 spines (hosts_per_rack / oversubscription) has "
+		   "80000 ports; a switch has at most 65535");
+	yaml_fails("topology:\n  type: rack\n  hosts_per_rack: 8\n  ip_base: 255.255.255.250\n",
+		   "4:12: topology.ip_base: ip_base 255.255.255.250 leaves room for 5 hosts, not 8; lower ip_base, e.g. "
+		   "10.0.0.0");
+	yaml_fails("topology:\n  type: rack\n  hosts_per_rack: 8\n  ip_base: 10.0.0\n",
+		   "4:12: topology.ip_base: bad IPv4 address '10.0.0'; write four numbers 0 to 255 with dots, e.g. "
+		   "10.0.0.1");
+	yaml_fails(LEAF_SPINE "  DataRate: {host: 100Gbps}\n",
+		   "6:14: topology.DataRate.host: the hosts' DataRate is the NIC's; set "
+		   "nic.NetworkInterface.UplinkNetworkInterface.DataRate");
+	yaml_fails(LEAF_SPINE "  Delay: {host: 1us}\n",
+		   "6:11: topology.Delay.host: the hosts' Delay is the NIC's; set nic.NetworkInterface.TransmissionMedium."
+		   "Delay");
+	yaml_fails(LEAF_SPINE "  DataRate: {spin: 100Gbps}\n",
+		   "6:14: topology.DataRate.spin: unknown key; did you mean 'spine'?");
+	yaml_fails(LEAF_SPINE "  DataRate: {leaf: 0Gbps}\n",
+		   "6:20: topology.DataRate.leaf: zero datarate '0Gbps'; it must be above 0, e.g. 400Gbps");
+	yaml_fails(LEAF_SPINE "  Delay: 5\n",
+		   "6:10: topology.Delay: missing unit in '5'; a time takes ps, ns, us, ms or s, e.g. 100ns");
+}
+
+Test(ctl_config, bad_fault_links)
+{
+	yaml_fails(LEAF_SPINE "  faults:\n    - {link: leaf0-host3, down: 1us}\n",
+		   "7:14: topology.faults.0.link: unknown link 'leaf0-host3'; did you mean 'host3-leaf0'? a link is named "
+		   "lower tier first");
+	yaml_fails(LEAF_SPINE "  faults:\n    - {link: hots3-leaf0, down: 1us}\n",
+		   "7:14: topology.faults.0.link: unknown link 'hots3-leaf0': no device 'hots3'; devices are "
+		   "host0..host15, leaf0..leaf3, spine0..spine3");
+	yaml_fails(LEAF_SPINE "  faults:\n    - {link: leaf0-spine4, down: 1us}\n",
+		   "7:14: topology.faults.0.link: unknown link 'leaf0-spine4': no device 'spine4'; devices are "
+		   "host0..host15, leaf0..leaf3, spine0..spine3");
+	yaml_fails(LEAF_SPINE "  faults:\n    - {link: leaf0-leaf1, down: 1us}\n",
+		   "7:14: topology.faults.0.link: unknown link 'leaf0-leaf1': leaf0 and leaf1 are not linked; leaf0's "
+		   "links are host0-leaf0, host1-leaf0, host2-leaf0, host3-leaf0, ... (8 links)");
+	yaml_fails(LEAF_SPINE "  faults:\n    - {link: host4-leaf0, down: 1us}\n",
+		   "7:14: topology.faults.0.link: unknown link 'host4-leaf0': host4 and leaf0 are not linked; host4's "
+		   "links are host4-leaf1");
+	yaml_fails(LEAF_SPINE "  faults:\n    - {link: leaf0, down: 1us}\n",
+		   "7:14: topology.faults.0.link: unknown link 'leaf0'; a link is named after its two ends, lower tier "
+		   "first, e.g. host0-leaf0");
+	yaml_fails("topology: {type: rack, hosts_per_rack: 2}\n  faults:\n",
+		   "2:3: did not find expected key (while parsing a block mapping at line 1); check the YAML syntax");
+	yaml_fails("topology:\n  hosts: [{name: a, ip: 10.0.0.1}, {name: b, ip: 10.0.0.2}]\n"
+		   "  links: [{name: l0, a: a, b: b}]\n  faults:\n    - {link: l9, down: 1us}\n",
+		   "5:14: topology.faults.0.link: unknown link 'l9'; links are l0");
+	yaml_fails("topology:\n  hosts: [{name: a, ip: 10.0.0.1}]\n  faults: [{link: l0, loss: 0.5}]\n",
+		   "3:11: topology.faults: the topology has no links to fault");
+}
+
+Test(ctl_config, bad_fault_entries)
+{
+	yaml_fails(LEAF_SPINE "  faults:\n    - {link: leaf0-spine0, down: 1us, loss: 0.1}\n",
+		   "7:45: topology.faults.0.loss: a fault is down/up or loss, not both; give them as two faults");
+	yaml_fails(LEAF_SPINE "  faults:\n    - {link: leaf0-spine0, up: 1us}\n",
+		   "7:32: topology.faults.0.up: up needs down; e.g. {link: host0-tor0, down: 10us, up: 20us} or "
+		   "{link: host0-tor0, loss: 0.01}");
+	yaml_fails(LEAF_SPINE "  faults:\n    - {link: leaf0-spine0}\n",
+		   "7:7: topology.faults.0: a fault needs down or loss; e.g. {link: host0-tor0, down: 10us, up: 20us} or "
+		   "{link: host0-tor0, loss: 0.01}");
+	yaml_fails(LEAF_SPINE "  faults:\n    - {down: 1us}\n",
+		   "7:7: topology.faults.0.link: missing required key; a fault needs link and down or loss, e.g. "
+		   "{link: host0-tor0, down: 10us, up: 20us} or {link: host0-tor0, loss: 0.01}");
+	yaml_fails(LEAF_SPINE "  faults:\n    - {link: leaf0-spine0, down: 5us, up: 5us}\n",
+		   "7:43: topology.faults.0.up: up 5us is not after down 5us; a link comes up after it goes down");
+	yaml_fails(LEAF_SPINE "  faults:\n    - {link: leaf0-spine0, down: 5us, up: 10us}\n"
+		   "    - {link: leaf0-spine0, down: 8us}\n",
+		   "8:34: topology.faults.1.down: the link is already down then, topology.faults.0; a link's down windows "
+		   "do not overlap");
+	yaml_fails(LEAF_SPINE "  faults:\n    - {link: leaf0-spine0, down: 5us, up: 10us}\n"
+		   "    - {link: leaf0-spine0, down: 1us, up: 6us}\n",
+		   "8:34: topology.faults.1.down: the link is already down then, topology.faults.0; a link's down windows "
+		   "do not overlap");
+	yaml_fails(LEAF_SPINE "  faults:\n    - {link: leaf0-spine0, loss: 0.1}\n    - {link: leaf0-spine0, loss: 0.2}\n",
+		   "8:34: topology.faults.1.loss: the link already has a loss rate, topology.faults.0; give one loss per "
+		   "link");
+	yaml_fails(LEAF_SPINE "  faults:\n    - {link: leaf0-spine0, loss: 0}\n",
+		   "7:34: topology.faults.0.loss: loss 0 loses nothing; a loss rate is above 0 and at most 1, e.g. 0.01");
+	yaml_fails(LEAF_SPINE "  faults:\n    - {link: leaf0-spine0, loss: 1.5}\n",
+		   "7:34: topology.faults.0.loss: fraction '1.5' out of range 0 to 1; a fraction is 0.0 to 1.0, e.g. 0.9");
+	yaml_fails(LEAF_SPINE "  faults:\n    - {link: leaf0-spine0, down: 1us, when: 2us}\n",
+		   "7:39: topology.faults.0.when: unknown key; valid keys are link, down, up, loss");
+}
+
+Test(ctl_config, set_topology_keys)
+{
+	const char *sets[] = { "topology.k=4" };
+	struct ctl_config cfg;
+
+	load_ok(&cfg, "configs/fat-tree-128.yaml", sets, 1);
+	cr_expect_eq(cfg.n_hosts, 16);
+	ctl_config_free(&cfg);
+	{
+		const char *bad[] = { "topology.k=3" };
+
+		load_fails("configs/fat-tree-128.yaml", bad, 1, -EINVAL,
+			   "--set topology.k=3: k 3 is not an even number of 2 or more; a fat tree's k is its switches' "
+			   "port count, e.g. 8");
+	}
+	{
+		const char *bad[] = { "topology.type=fat-tree" };
+
+		load_fails(DIR "good-min.yaml", bad, 1, -EINVAL,
+			   DIR "good-min.yaml:3:3: topology.hosts: hosts does not apply to a fat-tree topology; a "
+			   "fat-tree takes k, ip_base, DataRate, Delay, faults");
+	}
+}
+
+Test(ctl_config, topo_build_refuses_explicit)
+{
+	struct ctl_config cfg;
+	struct net_topo *t = (struct net_topo *)&cfg;
+
+	load_ok(&cfg, DIR "good-min.yaml", NULL, 0);
+	cr_expect_eq(ctl_config_topo_build(&cfg, &t, err, sizeof(err)), -EINVAL);
+	cr_expect_null(t);
+	cr_expect_str_eq(err, DIR "good-min.yaml: the topology is explicit; only a generated one is built");
+	ctl_config_free(&cfg);
+}
+
+/* ctl_val_link(): link names as the captures section would resolve them, for either kind of topology. */
+static int val_link(const struct ctl_config *cfg, const char *name, uint32_t *idx)
+{
+	char text[64];
+	struct ctl_ynode v = { .type = CTL_Y_SCALAR, .line = 9, .col = 11, .set = -1, .text = text };
+	struct ctl_ctx c = { .file = "x.yaml", .err = err, .errlen = sizeof(err) };
+
+	snprintf(text, sizeof(text), "%s", name);
+	ctl_push(&c, "captures");
+	ctl_push_idx(&c, 0);
+	ctl_push(&c, "link");
+	err[0] = '\0';
+	return ctl_val_link(&c, &v, cfg, idx);
+}
+
+Test(ctl_config, val_link_on_both_kinds)
+{
+	struct ctl_config cfg;
+	uint32_t idx = 99;
+
+	load_ok(&cfg, "configs/leaf-spine.yaml", NULL, 0);
+	cr_expect_eq(val_link(&cfg, "leaf0-spine1", &idx), 0);
+	cr_expect_eq(idx, 17);
+	cr_expect_eq(val_link(&cfg, "host15-leaf3", &idx), 0);
+	cr_expect_eq(idx, 15);
+	cr_expect_eq(val_link(&cfg, "spine1-leaf0", &idx), -EINVAL);
+	cr_expect_str_eq(err, "x.yaml:9:11: captures.0.link: unknown link 'spine1-leaf0'; did you mean 'leaf0-spine1'? "
+		"a link is named lower tier first");
+	ctl_config_free(&cfg);
+	load_ok(&cfg, DIR "good-full.yaml", NULL, 0);
+	cr_expect_eq(val_link(&cfg, "l1", &idx), 0);
+	cr_expect_eq(idx, 1);
+	cr_expect_eq(val_link(&cfg, "l2", &idx), -EINVAL);
+	cr_expect_str_eq(err, "x.yaml:9:11: captures.0.link: unknown link 'l2'; links are l0, l1");
+	ctl_config_free(&cfg);
 }

@@ -1,0 +1,381 @@
+/* The Scala Switch device: creation, ports, routes and equal-cost sets, tags, and the stats getters. */
+#include "sw_pvt.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SW_COUNTER_NAME(n, s) s,
+static const char *const sw_counter_names[] = { SW_COUNTERS(SW_COUNTER_NAME) };
+#undef SW_COUNTER_NAME
+_Static_assert(sizeof(sw_counter_names) / sizeof(sw_counter_names[0]) == SW_C_COUNT, "counter names");
+
+#define SW_ROUTES_MIN 64 /* buckets of the route table at creation; doubled at half full (build time) */
+
+const char *sw_counter_name(int c)
+{
+	return c >= 0 && c < SW_C_COUNT ? sw_counter_names[c] : "unknown";
+}
+
+/* The tag pool size: see struct sw_tag in sw_pvt.h. */
+static uint32_t tag_count(const struct sw *sw)
+{
+	uint64_t lossless_pools = 0, bytes, want, have = emu_pool_size(sw->env.np->pkts);
+	uint32_t n = 16;
+
+	for (int i = 0; i < SW_POOL_COUNT; i++)
+		lossless_pools += sw->b.pool_pg[i] != 0;
+	bytes = sw->p->total_buffer + sw->b.headroom_per_port * sw->n_ports * lossless_pools;
+	want = bytes / SW_MIN_CHARGE + sw->n_ports;
+	if (want > have)
+		want = have;
+	while (n < want && n < (1u << 31))
+		n <<= 1;
+	return n;
+}
+
+static int tags_init(struct sw *sw)
+{
+	sw->n_tags = tag_count(sw);
+	sw->tags = calloc(sw->n_tags, sizeof(*sw->tags));
+	if (sw->tags == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < sw->n_tags; i++)
+		sw->tags[i].next = i + 1 < sw->n_tags ? i + 1 : SW_NIL;
+	sw->tag_free = 0;
+	return 0;
+}
+
+uint32_t sw_tag_get(struct sw *sw)
+{
+	uint32_t t = sw->tag_free;
+
+	if (t != SW_NIL)
+		sw->tag_free = sw->tags[t].next;
+	return t;
+}
+
+void sw_tag_put(struct sw *sw, uint32_t t)
+{
+	sw->tags[t].pkt = NULL;
+	sw->tags[t].next = sw->tag_free;
+	sw->tag_free = t;
+}
+
+static int routes_alloc(struct sw *sw, uint32_t buckets)
+{
+	sw->routes = malloc(buckets * sizeof(*sw->routes));
+	if (sw->routes == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < buckets; i++)
+		sw->routes[i].set = SW_NIL;
+	sw->route_mask = buckets - 1;
+	return 0;
+}
+
+struct sw *sw_create(const struct sw_env *env)
+{
+	struct sw *sw;
+
+	if (env->n_ports == 0 || env->n_ports > UINT16_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	sw = calloc(1, sizeof(*sw));
+	if (sw == NULL)
+		goto nomem;
+	sw->env = *env;
+	sw->p = env->params;
+	sw->n_ports = env->n_ports;
+	if (env->dscp != NULL)
+		sw->dscp = *env->dscp;
+	else
+		wire_dscp_defaults(&sw->dscp);
+	if (sw_buffer_setup(sw->p, sw->n_ports, &sw->b, NULL, 0) != 0) {
+		free(sw);
+		errno = EINVAL;
+		return NULL;
+	}
+	emu_rng_init(&sw->rng, env->seed, env->node_id);
+	sw->salt = sw_ecmp_salt(env->node_id);
+	sw->ports = calloc(sw->n_ports, sizeof(*sw->ports));
+	if (sw->ports == NULL || tags_init(sw) != 0 || routes_alloc(sw, SW_ROUTES_MIN) != 0)
+		goto fail;
+	for (uint32_t i = 0; i < sw->n_ports; i++) {
+		struct sw_port *e = &sw->ports[i];
+
+		e->sw = sw;
+		e->idx = i;
+		e->sending = SW_NIL;
+		for (int tc = 0; tc < SW_TC_COUNT; tc++)
+			e->q[tc].head = e->q[tc].tail = SW_NIL;
+	}
+	if (sw->p->lb_method == SW_LB_FLOWLET) {
+		sw->flow_mem = calloc((size_t)SW_FLOW_SETS * SW_FLOW_SLOTS, sizeof(*sw->flow_mem));
+		if (sw->flow_mem == NULL)
+			goto fail;
+	}
+	return sw;
+fail:
+	sw_destroy(sw);
+nomem:
+	errno = ENOMEM;
+	return NULL;
+}
+
+void sw_destroy(struct sw *sw)
+{
+	if (sw == NULL)
+		return;
+	for (uint32_t i = 0; sw->ports != NULL && i < sw->n_ports; i++) {
+		struct sw_port *e = &sw->ports[i];
+
+		for (uint32_t k = e->pfcq_head; k != e->pfcq_tail; k++)
+			net_pkt_free(sw->env.np, e->pfcq[k % SW_PFCQ]);
+	}
+	for (uint32_t t = 0; sw->tags != NULL && t < sw->n_tags; t++)
+		if (sw->tags[t].pkt != NULL)
+			net_pkt_free(sw->env.np, sw->tags[t].pkt);
+	for (uint32_t s = 0; s < sw->n_sets; s++) {
+		free(sw->sets[s].ports);
+		free(sw->sets[s].st);
+	}
+	free(sw->sets);
+	free(sw->routes);
+	free(sw->flow_mem);
+	free(sw->tags);
+	free(sw->ports);
+	free(sw);
+}
+
+void sw_attach(struct sw *sw, uint32_t port, struct net_dir *out, bool faces_nic)
+{
+	assert(port < sw->n_ports);
+	struct sw_port *e = &sw->ports[port];
+
+	e->out = out;
+	e->bps = out->link->bps;
+	e->delay = out->link->delay;
+	e->faces_nic = faces_nic;
+}
+
+static uint32_t route_bucket(uint32_t ip, uint32_t mask)
+{
+	return sw_mix32(ip) & mask;
+}
+
+static struct sw_route *route_slot(struct sw_route *tab, uint32_t mask, uint32_t ip)
+{
+	uint32_t i = route_bucket(ip, mask);
+
+	while (tab[i].set != SW_NIL && tab[i].ip != ip)
+		i = (i + 1) & mask;
+	return &tab[i];
+}
+
+const struct sw_route *sw_route_find(const struct sw *sw, uint32_t ip)
+{
+	const struct sw_route *r = route_slot(sw->routes, sw->route_mask, ip);
+
+	return r->set == SW_NIL ? NULL : r;
+}
+
+static int routes_grow(struct sw *sw)
+{
+	struct sw_route *old = sw->routes;
+	uint32_t old_n = sw->route_mask + 1;
+
+	if (routes_alloc(sw, old_n * 2) != 0) {
+		sw->routes = old;
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < old_n; i++)
+		if (old[i].set != SW_NIL)
+			*route_slot(sw->routes, sw->route_mask, old[i].ip) = old[i];
+	free(old);
+	return 0;
+}
+
+/* The set with exactly these ports, in this order, created if new. Returns its index, or SW_NIL (no memory). */
+static uint32_t set_find_or_add(struct sw *sw, const uint32_t *ports, uint32_t n)
+{
+	for (uint32_t s = 0; s < sw->n_sets; s++)
+		if (sw->sets[s].n == n && memcmp(sw->sets[s].ports, ports, n * sizeof(*ports)) == 0)
+			return s;
+	if (sw->n_sets == sw->cap_sets) {
+		uint32_t cap = sw->cap_sets ? sw->cap_sets * 2 : 16;
+		struct sw_set *ns = realloc(sw->sets, cap * sizeof(*ns));
+
+		if (ns == NULL)
+			return SW_NIL;
+		sw->sets = ns;
+		sw->cap_sets = cap;
+	}
+	struct sw_set *set = &sw->sets[sw->n_sets];
+
+	memset(set, 0, sizeof(*set));
+	set->ports = malloc(n * sizeof(*ports));
+	set->st = calloc(n, sizeof(*set->st));
+	if (set->ports == NULL || set->st == NULL) {
+		free(set->ports);
+		free(set->st);
+		return SW_NIL;
+	}
+	memcpy(set->ports, ports, n * sizeof(*ports));
+	set->n = n;
+	return sw->n_sets++;
+}
+
+int sw_route_add(struct sw *sw, uint32_t dst_ip, const uint32_t *ports, uint32_t n)
+{
+	if (n == 0 || n > UINT16_MAX)
+		return -EINVAL;
+	for (uint32_t i = 0; i < n; i++)
+		if (ports[i] >= sw->n_ports)
+			return -EINVAL;
+	if (sw_route_find(sw, dst_ip) != NULL)
+		return -EEXIST;
+	if ((sw->n_routes + 1) * 2 > sw->route_mask + 1 && routes_grow(sw) != 0)
+		return -ENOMEM;
+	uint32_t s = set_find_or_add(sw, ports, n);
+
+	if (s == SW_NIL)
+		return -ENOMEM;
+	struct sw_route *r = route_slot(sw->routes, sw->route_mask, dst_ip);
+
+	r->ip = dst_ip;
+	r->set = s;
+	sw->n_routes++;
+	return 0;
+}
+
+const uint64_t *sw_counters(const struct sw *sw)
+{
+	return sw->c;
+}
+
+const struct sw_buffer *sw_buffer(const struct sw *sw)
+{
+	return &sw->b;
+}
+
+uint32_t sw_node_id(const struct sw *sw)
+{
+	return sw->env.node_id;
+}
+
+const char *sw_name(const struct sw *sw)
+{
+	return sw->env.name;
+}
+
+uint32_t sw_n_ports(const struct sw *sw)
+{
+	return sw->n_ports;
+}
+
+bool sw_oversubscribed(const struct sw *sw, uint64_t *sum_bps)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < sw->n_ports; i++)
+		sum += sw->ports[i].out != NULL ? sw->ports[i].bps : 0;
+	if (sum_bps != NULL)
+		*sum_bps = sum;
+	return sum > sw->p->switching_capacity_bps;
+}
+
+void sw_port_stats(const struct sw *sw, uint32_t port, struct sw_port_stats *out, emu_ps_t now)
+{
+	memset(out, 0, sizeof(*out));
+	if (port >= sw->n_ports)
+		return;
+	const struct sw_port *e = &sw->ports[port];
+
+	*out = e->st;
+	for (int tc = 0; tc < SW_TC_COUNT; tc++)
+		if (e->paused_until[tc] != 0 && now > e->paused_since[tc])
+			out->paused_ps[tc] += now - e->paused_since[tc];
+}
+
+void sw_link_stats(const struct sw *sw, struct sw_port_stats *sum, emu_ps_t now)
+{
+	struct sw_port_stats s;
+
+	memset(sum, 0, sizeof(*sum));
+	for (uint32_t i = 0; i < sw->n_ports; i++) {
+		sw_port_stats(sw, i, &s, now);
+		sum->rx_frames += s.rx_frames;
+		sum->rx_bytes += s.rx_bytes;
+		sum->rx_frame_bytes += s.rx_frame_bytes;
+		sum->tx_frames += s.tx_frames;
+		sum->tx_bytes += s.tx_bytes;
+		sum->tx_frame_bytes += s.tx_frame_bytes;
+		sum->rx_drops += s.rx_drops;
+		sum->tx_drops += s.tx_drops;
+		sum->trims += s.trims;
+		for (int tc = 0; tc < SW_TC_COUNT; tc++) {
+			sum->ecn_marked[tc] += s.ecn_marked[tc];
+			sum->xoff_tx[tc] += s.xoff_tx[tc];
+			sum->xon_tx[tc] += s.xon_tx[tc];
+			sum->xoff_rx[tc] += s.xoff_rx[tc];
+			sum->xon_rx[tc] += s.xon_rx[tc];
+			sum->paused_ps[tc] += s.paused_ps[tc];
+		}
+	}
+}
+
+void sw_port_occ(const struct sw *sw, uint32_t port, struct sw_port_occ *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (port >= sw->n_ports)
+		return;
+	const struct sw_port *e = &sw->ports[port];
+
+	for (int i = 0; i < SW_POOL_COUNT; i++) {
+		out->ingress[i] = e->in_occ[i];
+		out->headroom[i] = e->hr_occ[i];
+		out->egress[i] = e->eg_occ[i];
+		out->pausing[i] = e->pausing[i];
+		out->ecn_avg[i] = e->ecn_avg[i] >> SW_EWMA_SHIFT;
+	}
+}
+
+void sw_pool_occ(const struct sw *sw, uint32_t pool, struct sw_pool_occ *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (pool >= SW_POOL_COUNT)
+		return;
+	out->size = sw->b.pool_size[pool];
+	out->ingress = sw->in_occ[pool];
+	out->headroom = sw->hr_occ[pool];
+	out->egress = sw->eg_occ[pool];
+}
+
+uint32_t sw_ecmp_set_count(const struct sw *sw)
+{
+	return sw->n_sets;
+}
+
+int sw_ecmp_set_info(const struct sw *sw, uint32_t set, struct sw_ecmp_set_info *out)
+{
+	if (set >= sw->n_sets)
+		return -ENOENT;
+	const struct sw_set *s = &sw->sets[set];
+
+	out->n = s->n;
+	out->ports = s->ports;
+	out->flow_table_slots = s->slots != NULL ? SW_FLOW_SLOTS : 0;
+	out->seen = s->seen;
+	out->formed = s->formed;
+	return 0;
+}
+
+int sw_ecmp_member_stats(const struct sw *sw, uint32_t set, uint32_t m, struct sw_ecmp_member_stats *out)
+{
+	if (set >= sw->n_sets || m >= sw->sets[set].n)
+		return -ENOENT;
+	*out = sw->sets[set].st[m];
+	return 0;
+}

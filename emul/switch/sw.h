@@ -1,0 +1,199 @@
+/* The Scala Switch device (spec/scala/switch-packet-handling.md, switch-shared-buffer.md): classification, shared
+ * buffer admission, trimming, store-and-forward egress with strict priority, ECN (RED), PFC and ECMP/flowlets. */
+#ifndef SW_H
+#define SW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net.h"
+#include "sw_buffer.h"
+#include "sw_params.h"
+#include "wire.h"
+
+struct sw;
+
+/* Counters of one switch, with named reasons. Drops are counted once each, under the first reason that applies. */
+#define SW_COUNTERS(X) \
+	X(NONE, "none") \
+	X(RX_FRAMES, "frames received, PFC frames included") \
+	X(TX_FRAMES, "frames sent, PFC frames included") \
+	X(FORWARDED, "packets admitted to an egress queue") \
+	X(DROP_HEADROOM, "drop at ingress: the paused port's headroom in the pool would be exceeded") \
+	X(DROP_INGRESS_POOL, "drop at ingress: the pool's occupancy went over its size") \
+	X(DROP_NO_ROUTE, "drop: no route to the destination address") \
+	X(DROP_PORT_DOWN, "drop: the chosen egress port has no link") \
+	X(DROP_EGRESS_LIMIT, "drop at egress: over the egress queue limit or the pool's egress capacity") \
+	X(DROP_TRIMMED_LIMIT, "drop at egress: a trimmed packet over its TC1 queue's bounds") \
+	X(DROP_NO_TAG, "drop: every switch tag in use (tag pool sized too small)") \
+	X(DROP_BAD_KIND, "drop: a frame of a kind the switch does not forward") \
+	X(DROP_BAD_PORT, "drop: received on a port number the switch does not have") \
+	X(TRIMS, "packets trimmed instead of dropped") \
+	X(ECN_MARKS, "packets marked CE as their transmission started") \
+	X(PFC_PAUSES_SENT, "PFC pause frames sent (refreshes included), one per class") \
+	X(PFC_RESUMES_SENT, "PFC resume frames sent, one per class") \
+	X(PFC_PAUSES_RCVD, "PFC pause requests received, one per class named") \
+	X(PFC_RESUMES_RCVD, "PFC resume requests received, one per class named") \
+	X(PFC_NOT_SENT, "PFC frame not sent: packet pool empty or the port's PFC queue full") \
+	X(FLOWLET_ASSIGNMENTS, "flows placed on a member when their flow slot was empty") \
+	X(FLOWLET_MOVES, "flows moved to another member after a gap")
+
+#define SW_COUNTER_ENUM(n, s) SW_C_##n,
+enum sw_counter { SW_COUNTERS(SW_COUNTER_ENUM) SW_C_COUNT };
+#undef SW_COUNTER_ENUM
+
+/** Name of counter @p c; "unknown" outside the enum. */
+const char *sw_counter_name(int c);
+
+/**
+ * Everything a switch is made from. Copied by sw_create(); @p params, @p dscp and @p name must outlive the switch.
+ * @p n_ports is the number of connected ports (ports 0 .. n_ports - 1): it sizes the headroom (Stage 1), so the
+ * topology builder creates a switch with exactly the ports it will attach.
+ */
+struct sw_env {
+	struct net_part *np;
+	const struct sw_params *params;
+	uint32_t node_id;                 /* node id: seeds the ECMP salt and, with seed, the RNG stream */
+	const char *name;                 /* component name in records */
+	uint32_t n_ports;
+	uint64_t seed;                    /* RandomSeed */
+	const struct wire_dscp_map *dscp; /* the codepoints the NICs send (UET policy, trimming); NULL = defaults */
+};
+
+/**
+ * Create a switch: runs the shared-buffer setup and sizes its tag pool (see sw_pvt.h for the formula).
+ * Returns NULL with errno EINVAL (n_ports 0 or above 65535, or sw_buffer_setup() refused the attributes: call it
+ * first for the message) or ENOMEM.
+ */
+struct sw *sw_create(const struct sw_env *env);
+
+/** Free the switch and the packets it holds. Accepts NULL. */
+void sw_destroy(struct sw *sw);
+
+/** The device entry points, for net_endpoint.ops. */
+extern const struct net_dev_ops sw_dev_ops;
+
+/**
+ * Attach the link direction port @p port sends on. The port's data rate and delay (pause times, PFC refresh) are
+ * @p out's link's. @p faces_nic: the far end is a NIC, so a packet trimmed on this port is TRIMMED_LASTHOP.
+ * Call before the run starts; @p port must be below n_ports (asserted).
+ */
+void sw_attach(struct sw *sw, uint32_t port, struct net_dir *out, bool faces_nic);
+
+/**
+ * Route destination @p dst_ip (host byte order, exact match) to the equal-cost set of egress ports @p ports
+ * (@p n of them, in order; member i is ports[i]). Destinations with the same port list share one set. Build time
+ * only (allocates). Returns 0, -EINVAL (n 0 or above 65535, a port out of range), -EEXIST (already routed) or
+ * -ENOMEM.
+ */
+int sw_route_add(struct sw *sw, uint32_t dst_ip, const uint32_t *ports, uint32_t n);
+
+/** The switch's counters, SW_C_COUNT entries. */
+const uint64_t *sw_counters(const struct sw *sw);
+
+/** The buffer sizes and thresholds computed at creation. */
+const struct sw_buffer *sw_buffer(const struct sw *sw);
+
+/** Node id, component name, number of ports. */
+uint32_t sw_node_id(const struct sw *sw);
+const char *sw_name(const struct sw *sw);
+uint32_t sw_n_ports(const struct sw *sw);
+
+/**
+ * SwitchingCapacity against the sum of the attached ports' link rates: true when the ports can bring in more than
+ * the capacity (shown, never enforced: the switch forwards regardless). @p sum_bps, if not NULL, receives the sum.
+ */
+bool sw_oversubscribed(const struct sw *sw, uint64_t *sum_bps);
+
+/** One port (nd-stats, ecn-pfc-stats). Bytes are on the wire, FCS included; frame_bytes exclude the FCS. */
+struct sw_port_stats {
+	uint64_t rx_frames, rx_bytes, rx_frame_bytes;
+	uint64_t tx_frames, tx_bytes, tx_frame_bytes;
+	uint64_t rx_drops;                  /* ingress admission drops of frames received on the port */
+	uint64_t tx_drops;                  /* egress admission drops (and no-link drops) on the port */
+	uint64_t trims;                     /* packets trimmed at this egress port */
+	uint64_t ecn_marked[SW_TC_COUNT];   /* packets marked CE at transmission, per class */
+	uint64_t xoff_tx[SW_TC_COUNT], xon_tx[SW_TC_COUNT]; /* PFC frames sent to the peer, per class */
+	uint64_t xoff_rx[SW_TC_COUNT], xon_rx[SW_TC_COUNT]; /* PFC requests received from the peer, per class */
+	emu_ps_t paused_ps[SW_TC_COUNT];    /* time this port's transmission of the class was held by the peer */
+};
+
+/** Copy port @p port's stats, paused time counted up to @p now (zeros for a port out of range). */
+void sw_port_stats(const struct sw *sw, uint32_t port, struct sw_port_stats *out, emu_ps_t now);
+
+/** The sum of every port's stats: a switch-wide summary line. */
+void sw_link_stats(const struct sw *sw, struct sw_port_stats *sum, emu_ps_t now);
+
+/** Occupancy of one port now, per pool (scala-switch-agg-buff-stats samples it). */
+struct sw_port_occ {
+	uint64_t ingress[SW_POOL_COUNT];   /* bytes the port brought into the pool, not yet released */
+	uint64_t headroom[SW_POOL_COUNT];  /* bytes held in the port's headroom for the pool */
+	uint64_t egress[SW_POOL_COUNT];    /* bytes queued at the port for the pool, the frame being sent included */
+	uint8_t pausing[SW_POOL_COUNT];    /* the port has paused its sender for the pool */
+	uint64_t ecn_avg[SW_POOL_COUNT];   /* the ECN moving average, bytes (rounded down) */
+};
+
+/** Copy port @p port's occupancy (zeros for a port out of range). */
+void sw_port_occ(const struct sw *sw, uint32_t port, struct sw_port_occ *out);
+
+/** Occupancy of one pool now, summed over the ports. */
+struct sw_pool_occ {
+	uint64_t size;      /* after the Stage 2 adjustment */
+	uint64_t ingress;   /* bytes charged to the pool at ingress (headroom not included) */
+	uint64_t headroom;  /* bytes in the ports' headroom for the pool */
+	uint64_t egress;    /* bytes charged to the pool at egress */
+};
+
+/** Copy pool @p pool's occupancy (zeros past the pools). */
+void sw_pool_occ(const struct sw *sw, uint32_t pool, struct sw_pool_occ *out);
+
+/** One equal-cost set (scala-switch-load-balancing-stats). */
+struct sw_ecmp_set_info {
+	uint32_t n;                 /* members */
+	const uint32_t *ports;      /* member i's egress port */
+	uint32_t flow_table_slots;  /* 512 under flowlet for the first 128 sets seen, else 0 */
+	bool seen;                  /* a packet has used the set */
+	emu_ps_t formed;            /* when the first packet used it */
+};
+
+/** What was assigned to one member of a set, since the start. */
+struct sw_ecmp_member_stats {
+	uint64_t bytes, packets;     /* admitted to the member's egress queue (bytes as charged) */
+	uint64_t assignments;        /* flows placed on the member when their slot was empty */
+	uint64_t movements_in, movements_out;
+	uint64_t paused_skips;       /* decisions that skipped the member because PFC had paused it */
+	uint64_t paused_selections;  /* decisions that selected it while paused */
+};
+
+/** Number of equal-cost sets. */
+uint32_t sw_ecmp_set_count(const struct sw *sw);
+
+/** Describe set @p set; returns 0 or -ENOENT. */
+int sw_ecmp_set_info(const struct sw *sw, uint32_t set, struct sw_ecmp_set_info *out);
+
+/** Copy the stats of member @p m of set @p set; returns 0 or -ENOENT. */
+int sw_ecmp_member_stats(const struct sw *sw, uint32_t set, uint32_t m, struct sw_ecmp_member_stats *out);
+
+/** The per-switch ECMP salt derived from @p node_id (the same on every run). */
+uint32_t sw_ecmp_salt(uint32_t node_id);
+
+/**
+ * The 16-bit flow hash of @p pkt by @p method (enum sw_hash_method) with @p salt, for a set of @p n members
+ * (dprWithFallback needs it). Packets that are not UDP share the single flow identity 0.
+ */
+uint16_t sw_flow_hash(uint8_t method, uint32_t salt, const struct wire_pkt *pkt, uint32_t n);
+
+/** The pause time of @p quanta at @p bps: 512 bit times per quantum, plus the link's @p delay. */
+emu_ps_t sw_pfc_pause_time(uint32_t quanta, uint64_t bps, emu_ps_t delay);
+
+/** Quanta in every pause the switch sends. */
+#define SW_PFC_QUANTA 65535
+
+/** Bytes the buffer charges for a packet of @p ip_len IP bytes: the size without the Ethernet header, at least 46. */
+static inline uint32_t sw_charge_bytes(size_t ip_len)
+{
+	return ip_len < 46 ? 46u : (uint32_t)ip_len;
+}
+
+#endif /* SW_H */

@@ -1,0 +1,188 @@
+/* Internals shared by the switch's files: the switch, its ports, tags, routes and equal-cost sets. */
+#ifndef SW_PVT_H
+#define SW_PVT_H
+
+#include "emu_rng.h"
+#include "sw.h"
+
+#define SW_NIL UINT32_MAX
+#define SW_PFCQ 32            /* PFC frames waiting per port: 8 classes x (pause + resume), twice over */
+#define SW_FLOW_SLOTS 512     /* flow slots per equal-cost set (flowlet) */
+#define SW_FLOW_SETS 128      /* only the first 128 sets seen get slots */
+#define SW_EWMA_SHIFT 16      /* the ECN average is kept in bytes x 2^16 */
+#define SW_MIN_CHARGE 46      /* the smallest charge: a 46 B Ethernet payload */
+
+/*
+ * The switch tag of an admitted packet (packet-handling.md, Ingress admission step 7): class, pools, ingress port
+ * and byte count, used to release the charges. Tags also link a port's class queues (FIFO by index).
+ *
+ * Tag pool size (sw_create): the packets the switch can hold at once, bounded both by the buffer,
+ * (TotalSharedBufferSize + headroom of every port in every lossless pool) / 46 B + one frame in flight per port,
+ * and by the partition's packet pool (a switch cannot hold more packets than exist); the smaller, rounded up to a
+ * power of two.
+ */
+struct sw_tag {
+	struct wire_pkt *pkt;  /* NULL once handed to the link */
+	uint32_t next;         /* next tag in the class queue, or in the free list */
+	uint32_t bytes;        /* charged at ingress and at egress */
+	uint16_t in_port;
+	uint8_t tc;            /* egress class: the packet's, or TC1 after a trim */
+	uint8_t in_pool;
+	uint8_t eg_pool;
+	uint8_t lossless;      /* charged as a lossless class at ingress */
+};
+
+struct sw_fifo {
+	uint32_t head, tail;   /* tag indexes, SW_NIL when empty */
+};
+
+struct sw;
+
+struct sw_port {
+	struct sw *sw;
+	uint32_t idx;
+	struct net_dir *out;
+	uint64_t bps;
+	emu_ps_t delay;
+	bool faces_nic;
+	bool busy;
+	uint32_t sending;                 /* tag being serialized; SW_NIL for a PFC frame */
+	struct sw_fifo q[SW_TC_COUNT];
+	struct wire_pkt *pfcq[SW_PFCQ];   /* PFC frames, sent ahead of all data */
+	uint32_t pfcq_head, pfcq_tail;
+	/* ingress accounting, per pool */
+	uint64_t in_occ[SW_POOL_COUNT];   /* bytes brought into the pool and not released */
+	uint64_t hr_occ[SW_POOL_COUNT];   /* bytes held in the port's headroom */
+	bool pausing[SW_POOL_COUNT];      /* a pause we sent for the pool is in force */
+	emu_timer_t refresh[SW_POOL_COUNT];
+	/* egress accounting, per pool */
+	uint64_t eg_occ[SW_POOL_COUNT];   /* queued bytes, the frame being serialized included */
+	uint64_t eg_total;                /* eg_occ summed: the member's occupancy for flowlets */
+	uint64_t ecn_avg[SW_POOL_COUNT];  /* EWMA of eg_occ at admissions, bytes << SW_EWMA_SHIFT */
+	/* pauses received from the peer, per class */
+	emu_ps_t paused_until[SW_TC_COUNT]; /* 0 when not paused */
+	emu_ps_t paused_since[SW_TC_COUNT];
+	emu_timer_t resume[SW_TC_COUNT];
+	struct sw_port_stats st;
+};
+
+/* One flow slot of a set's flow table. */
+struct sw_flow_slot {
+	emu_ps_t last;     /* time of the slot's last packet admitted to an egress queue */
+	uint16_t member;
+	uint8_t used;
+};
+
+/* An equal-cost set: the member ports, their stats, and (flowlet) its flow table. */
+struct sw_set {
+	uint32_t n;
+	uint32_t *ports;
+	struct sw_ecmp_member_stats *st;
+	struct sw_flow_slot *slots;  /* SW_FLOW_SLOTS, or NULL (none, one member, or past the 128th set) */
+	bool seen;
+	emu_ps_t formed;
+};
+
+/* One exact-match route; open addressing, linear probing. */
+struct sw_route {
+	uint32_t ip;
+	uint32_t set;      /* SW_NIL: empty bucket */
+};
+
+/* What a flowlet decision does to its slot once the packet is admitted. */
+enum sw_choice_kind { SW_CH_KEEP = 0, SW_CH_ASSIGN, SW_CH_MOVE };
+
+/* The member chosen for a packet, and what to commit when it is admitted (flowlet). */
+struct sw_choice {
+	uint32_t set;
+	uint32_t member;            /* index in the set */
+	uint32_t port;              /* its egress port */
+	struct sw_flow_slot *slot;  /* NULL: nothing to commit */
+	uint8_t kind;               /* enum sw_choice_kind */
+	uint16_t from;              /* member before a move */
+};
+
+struct sw {
+	struct sw_env env;
+	const struct sw_params *p;
+	struct wire_dscp_map dscp;
+	struct sw_buffer b;
+	struct emu_rng rng;
+	uint32_t salt;
+	struct sw_port *ports;
+	uint32_t n_ports;
+	/* tags */
+	struct sw_tag *tags;
+	uint32_t n_tags;
+	uint32_t tag_free;
+	/* switch-wide pool occupancy */
+	uint64_t in_occ[SW_POOL_COUNT];
+	uint64_t hr_occ[SW_POOL_COUNT];
+	uint64_t eg_occ[SW_POOL_COUNT];
+	/* routes and equal-cost sets */
+	struct sw_route *routes;
+	uint32_t route_mask;     /* buckets - 1 */
+	uint32_t n_routes;
+	struct sw_set *sets;
+	uint32_t n_sets, cap_sets;
+	uint32_t n_flow_sets;    /* sets given a flow table so far */
+	struct sw_flow_slot *flow_mem; /* SW_FLOW_SETS x SW_FLOW_SLOTS, flowlet only */
+	uint64_t c[SW_C_COUNT];
+};
+
+static inline void sw_fifo_push(struct sw *sw, struct sw_fifo *q, uint32_t t)
+{
+	sw->tags[t].next = SW_NIL;
+	if (q->tail == SW_NIL)
+		q->head = t;
+	else
+		sw->tags[q->tail].next = t;
+	q->tail = t;
+}
+
+static inline uint32_t sw_fifo_pop(struct sw *sw, struct sw_fifo *q)
+{
+	uint32_t t = q->head;
+
+	q->head = sw->tags[t].next;
+	if (q->head == SW_NIL)
+		q->tail = SW_NIL;
+	return t;
+}
+
+/* The murmur3 32-bit finalizer: a bijective non-linear mix (route buckets, the ECMP salt and finalizer). */
+static inline uint32_t sw_mix32(uint32_t h)
+{
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h;
+}
+
+/* sw.c: tags and routes */
+const struct sw_route *sw_route_find(const struct sw *sw, uint32_t ip);
+uint32_t sw_tag_get(struct sw *sw);
+void sw_tag_put(struct sw *sw, uint32_t t);
+
+/* sw_rx.c: receive path */
+void sw_ingress_release(struct sw *sw, struct sw_tag *tag, emu_ps_t now);
+
+/* sw_tx.c: egress scheduling and transmission */
+void sw_port_kick(struct sw *sw, struct sw_port *e, emu_ps_t now);
+void sw_ecn_update(const struct sw *sw, struct sw_port *e, uint32_t pool);
+bool sw_ecn_decide(struct sw *sw, const struct sw_port *e, uint32_t pool);
+
+/* sw_pfc.c: PFC sent on ingress occupancy, PFC received */
+void sw_pfc_pause(struct sw *sw, struct sw_port *in, uint32_t pool, emu_ps_t now);
+void sw_pfc_check_xon(struct sw *sw, struct sw_port *in, uint32_t pool, emu_ps_t now);
+void sw_pfc_rx(struct sw *sw, struct sw_port *e, const struct wire_pkt *pkt, emu_ps_t now);
+
+/* sw_ecmp.c: route lookup, member choice, flowlets */
+/** Find @p dst's set and choose the member for @p pkt of class @p tc. Returns false when there is no route. */
+bool sw_ecmp_choose(struct sw *sw, const struct wire_pkt *pkt, uint32_t tc, emu_ps_t now, struct sw_choice *ch);
+/** The packet was admitted to the chosen member's queue with @p bytes: update the slot and the member stats. */
+void sw_ecmp_commit(struct sw *sw, const struct sw_choice *ch, uint32_t bytes, emu_ps_t now);
+
+#endif /* SW_PVT_H */

@@ -1,0 +1,261 @@
+/* The receive path (switch-packet-handling.md): classification, ingress admission, route lookup, egress
+ * admission and trimming. Every rejection is a counted drop that releases what the packet was charged. */
+#include "sw_pvt.h"
+
+/* The UET policy's classes (switch-shared-buffer.md, Buffer under the UET policy). */
+#define SW_UET_TC_DATA 0
+#define SW_UET_TC_TRIMMED 1
+#define SW_UET_TC_CONTROL 2
+
+/* Classification: DSCP / 8, or under the UET policy by codepoint (CONTROL TC2, trimmed TC1, the rest TC0). */
+static uint32_t classify(const struct sw *sw, const struct wire_pkt *pkt)
+{
+	if (!sw->p->uet_policy)
+		return (pkt->dscp & 0x3f) / 8;
+	switch (wire_dscp_role(&sw->dscp, pkt->dscp)) {
+	case WIRE_ROLE_CONTROL:
+		return SW_UET_TC_CONTROL;
+	case WIRE_ROLE_TRIMMED:
+	case WIRE_ROLE_TRIMMED_LASTHOP:
+		return SW_UET_TC_TRIMMED;
+	default:
+		return SW_UET_TC_DATA;
+	}
+}
+
+/*
+ * Ingress admission, steps 3 to 6. A lossless packet on a port that has paused its sender for the pool goes to
+ * the port's headroom (not checked against the pool); otherwise the packet is charged to the pool and the port's
+ * ingress occupancy, a lossless one first sending a pause if that occupancy with it would pass Xoff.
+ * Returns false for a drop (counted; nothing stays charged).
+ */
+static bool ingress_admit(struct sw *sw, struct sw_port *in, const struct sw_tag *t, emu_ps_t now)
+{
+	uint32_t pool = t->in_pool;
+	uint64_t b = t->bytes;
+
+	if (t->lossless && in->pausing[pool]) {
+		if (in->hr_occ[pool] + b > sw->b.headroom_per_port) {
+			sw->c[SW_C_DROP_HEADROOM]++;
+			return false;
+		}
+		in->hr_occ[pool] += b;
+		sw->hr_occ[pool] += b;
+		return true;
+	}
+	if (t->lossless && in->in_occ[pool] + b > sw->b.xoff)
+		sw_pfc_pause(sw, in, pool, now);
+	in->in_occ[pool] += b;
+	sw->in_occ[pool] += b;
+	if (sw->in_occ[pool] > sw->b.pool_size[pool]) {
+		in->in_occ[pool] -= b;
+		sw->in_occ[pool] -= b;
+		sw->c[SW_C_DROP_INGRESS_POOL]++;
+		return false;
+	}
+	return true;
+}
+
+/* Release the ingress charge of @p t: a lossless release empties the port's headroom first, then its occupancy,
+ * and may resume the port's sender (switch-shared-buffer.md, Run-time accounting, "Transmission completes"). */
+void sw_ingress_release(struct sw *sw, struct sw_tag *t, emu_ps_t now)
+{
+	struct sw_port *in = &sw->ports[t->in_port];
+	uint32_t pool = t->in_pool;
+	uint64_t b = t->bytes;
+
+	if (t->lossless) {
+		uint64_t take = in->hr_occ[pool] < b ? in->hr_occ[pool] : b;
+
+		in->hr_occ[pool] -= take;
+		sw->hr_occ[pool] -= take;
+		b -= take;
+	}
+	in->in_occ[pool] -= b;
+	sw->in_occ[pool] -= b;
+	if (t->lossless)
+		sw_pfc_check_xon(sw, in, pool, now);
+}
+
+/* Within the egress queue limit of (port, pool) and the pool's egress capacity. */
+static bool egress_fits(const struct sw *sw, const struct sw_port *e, uint32_t pool, uint64_t b, bool rtx)
+{
+	uint64_t lim = sw_buffer_egress_limit(&sw->b, pool, sw->eg_occ[pool], rtx);
+
+	return e->eg_occ[pool] + b <= lim && sw->eg_occ[pool] + b <= sw->b.pool_size[pool];
+}
+
+/*
+ * Cut @p t's packet to its headers (spec 1.6: IPv4 + UDP + the PDS request header, 62 B on the wire), re-mark it
+ * TRIMMED, or TRIMMED_LASTHOP on a port facing a NIC, and move it to TC1. The payload leaves the buffer at once,
+ * so the ingress charge shrinks to the trimmed size (a lossy charge: trimming runs with PFC off).
+ */
+static void trim(struct sw *sw, struct sw_port *e, struct sw_tag *t)
+{
+	struct wire_pkt *p = t->pkt;
+	struct sw_port *in = &sw->ports[t->in_port];
+	uint32_t nb;
+
+	p->kind = WIRE_KIND_TRIMMED;
+	p->payload_len = 0;
+	p->dscp = sw->dscp.dscp[e->faces_nic ? WIRE_ROLE_TRIMMED_LASTHOP : WIRE_ROLE_TRIMMED];
+	nb = sw_charge_bytes(wire_ip_len(p));
+	in->in_occ[t->in_pool] -= t->bytes - nb;
+	sw->in_occ[t->in_pool] -= t->bytes - nb;
+	t->bytes = nb;
+	t->tc = SW_UET_TC_TRIMMED;
+	t->eg_pool = sw->b.tc_pool[SW_UET_TC_TRIMMED];
+	sw->c[SW_C_TRIMS]++;
+	e->st.trims++;
+}
+
+/*
+ * Egress admission: a lossless class with no limit check; a lossy class within both bounds, else trimmed (when
+ * trimming is on and its codepoint is TRIMMABLE or TRIMMABLE_RTX) and offered to TC1, else dropped. An admitted
+ * packet is charged to the egress pool and queue, and the ECN average of the queue is updated.
+ * Returns false for a drop (counted on the egress port; the caller releases the ingress charge).
+ */
+static bool egress_admit(struct sw *sw, struct sw_port *e, uint32_t ti)
+{
+	struct sw_tag *t = &sw->tags[ti];
+	int role = wire_dscp_role(&sw->dscp, t->pkt->dscp);
+	bool rtx = role == WIRE_ROLE_TRIMMABLE_RTX;
+
+	if (!sw->b.tc_lossless[t->tc] && !egress_fits(sw, e, t->eg_pool, t->bytes, rtx)) {
+		bool trimmable = sw->p->trimming_enabled && t->pkt->kind == WIRE_KIND_DATA &&
+				 (role == WIRE_ROLE_TRIMMABLE || role == WIRE_ROLE_TRIMMABLE_RTX);
+
+		if (!trimmable) {
+			sw->c[SW_C_DROP_EGRESS_LIMIT]++;
+			e->st.tx_drops++;
+			return false;
+		}
+		trim(sw, e, t);
+		if (!sw->b.tc_lossless[t->tc] && !egress_fits(sw, e, t->eg_pool, t->bytes, false)) {
+			sw->c[SW_C_DROP_TRIMMED_LIMIT]++;
+			e->st.tx_drops++;
+			return false;
+		}
+	}
+	e->eg_occ[t->eg_pool] += t->bytes;
+	e->eg_total += t->bytes;
+	sw->eg_occ[t->eg_pool] += t->bytes;
+	sw_ecn_update(sw, e, t->eg_pool);
+	sw_fifo_push(sw, &e->q[t->tc], ti);
+	sw->c[SW_C_FORWARDED]++;
+	return true;
+}
+
+/* Drop an admitted packet: release its ingress charge, free it and its tag. */
+static void drop_admitted(struct sw *sw, uint32_t ti, emu_ps_t now)
+{
+	struct sw_tag *t = &sw->tags[ti];
+
+	sw_ingress_release(sw, t, now);
+	net_pkt_free(sw->env.np, t->pkt);
+	sw_tag_put(sw, ti);
+}
+
+/* Forward an admitted packet: choose its egress port and offer it there. */
+static void forward(struct sw *sw, struct sw_port *in, uint32_t ti, emu_ps_t now)
+{
+	struct sw_tag *t = &sw->tags[ti];
+	struct sw_choice ch;
+
+	if (!sw_ecmp_choose(sw, t->pkt, t->tc, now, &ch)) {
+		sw->c[SW_C_DROP_NO_ROUTE]++;
+		in->st.rx_drops++;
+		drop_admitted(sw, ti, now);
+		return;
+	}
+	struct sw_port *e = &sw->ports[ch.port];
+
+	if (e->out == NULL) {
+		sw->c[SW_C_DROP_PORT_DOWN]++;
+		e->st.tx_drops++;
+		drop_admitted(sw, ti, now);
+		return;
+	}
+	if (!egress_admit(sw, e, ti)) {
+		drop_admitted(sw, ti, now);
+		return;
+	}
+	sw_ecmp_commit(sw, &ch, t->bytes, now);
+	sw_port_kick(sw, e, now);
+}
+
+static void sw_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t now)
+{
+	struct sw *sw = dev;
+	size_t wl = wire_wire_len(pkt), ip_len = wire_ip_len(pkt);
+
+	sw->c[SW_C_RX_FRAMES]++;
+	if (port >= sw->n_ports) {
+		sw->c[SW_C_DROP_BAD_PORT]++;
+		goto free;
+	}
+	struct sw_port *in = &sw->ports[port];
+
+	in->st.rx_frames++;
+	in->st.rx_bytes += wl;
+	in->st.rx_frame_bytes += wl - WIRE_FCS_LEN;
+	if (pkt->kind == WIRE_KIND_PFC) { /* pauses or resumes this port's classes; never buffered */
+		sw_pfc_rx(sw, in, pkt, now);
+		goto free;
+	}
+	if (ip_len == 0) {
+		sw->c[SW_C_DROP_BAD_KIND]++;
+		in->st.rx_drops++;
+		goto free;
+	}
+	uint32_t ti = sw_tag_get(sw);
+
+	if (ti == SW_NIL) {
+		sw->c[SW_C_DROP_NO_TAG]++;
+		in->st.rx_drops++;
+		goto free;
+	}
+	uint32_t tc = classify(sw, pkt);
+	struct sw_tag *t = &sw->tags[ti];
+
+	*t = (struct sw_tag){ .pkt = pkt, .next = SW_NIL, .bytes = sw_charge_bytes(ip_len), .in_port = (uint16_t)port,
+			      .tc = (uint8_t)tc, .in_pool = sw->b.tc_pool[tc], .eg_pool = sw->b.tc_pool[tc],
+			      .lossless = sw->b.tc_lossless[tc] };
+	if (!ingress_admit(sw, in, t, now)) {
+		in->st.rx_drops++;
+		sw_tag_put(sw, ti);
+		goto free;
+	}
+	forward(sw, in, ti, now);
+	return;
+free:
+	net_pkt_free(sw->env.np, pkt);
+}
+
+static void sw_tx_done(void *dev, uint32_t port, emu_ps_t now);
+
+const struct net_dev_ops sw_dev_ops = {
+	.receive = sw_receive,
+	.tx_done = sw_tx_done,
+};
+
+/* Serialization ended: release the frame's egress and ingress charges, then send the next frame. */
+static void sw_tx_done(void *dev, uint32_t port, emu_ps_t now)
+{
+	struct sw *sw = dev;
+	struct sw_port *e = &sw->ports[port];
+
+	e->busy = false;
+	if (e->sending != SW_NIL) {
+		uint32_t ti = e->sending;
+		struct sw_tag *t = &sw->tags[ti];
+
+		e->sending = SW_NIL;
+		e->eg_occ[t->eg_pool] -= t->bytes;
+		e->eg_total -= t->bytes;
+		sw->eg_occ[t->eg_pool] -= t->bytes;
+		sw_ingress_release(sw, t, now);
+		sw_tag_put(sw, ti);
+	}
+	sw_port_kick(sw, e, now);
+}

@@ -1,0 +1,1069 @@
+/* The switch in small scenarios: fake endpoints on every port (or two UET NICs), exact times and counts from the
+ * Scala switch pages. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net.h"
+#include "nic.h"
+#include "sw.h"
+
+#define MAX_PORTS 20
+#define MAX_FRAMES 1024
+#define BPS 400000000000ULL
+#define DELAY (500 * EMU_PS_PER_NS)
+#define SER_4000 80360 /* a 4,000 B datagram is 4,018 B on the wire: 80.36 ns at 400 Gb/s */
+
+struct frame {
+	emu_ps_t t;        /* arrival at the endpoint */
+	uint8_t kind, dscp, ecn;
+	size_t wire;
+	uint16_t pfc_enable;
+	uint16_t quanta[8];
+	uint64_t uid;
+};
+
+struct rig;
+
+struct sink {
+	struct rig *r;
+	struct frame f[MAX_FRAMES];
+	int n;
+};
+
+struct rig {
+	struct net_part np;
+	struct sw_params p;
+	struct wire_dscp_map dscp;
+	struct sw *sw;
+	uint32_t n;
+	struct net_link link[MAX_PORTS];
+	struct sink sink[MAX_PORTS];
+};
+
+static void sink_rx(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t now)
+{
+	struct sink *s = dev;
+
+	(void)port;
+	if (s->n < MAX_FRAMES) {
+		struct frame *f = &s->f[s->n++];
+
+		*f = (struct frame){ .t = now, .kind = pkt->kind, .dscp = pkt->dscp, .ecn = pkt->ecn,
+				     .wire = wire_wire_len(pkt), .pfc_enable = pkt->pfc_enable, .uid = pkt->uid };
+		memcpy(f->quanta, pkt->pfc_quanta, sizeof(f->quanta));
+	}
+	net_pkt_free(&s->r->np, pkt);
+}
+
+static const struct net_dev_ops sink_ops = { .receive = sink_rx };
+
+static uint32_t host_ip(uint32_t i)
+{
+	return 0x0a000001u + i; /* 10.0.0.(i+1) sits behind port i */
+}
+
+static struct rig *rig_alloc(void)
+{
+	struct rig *r = calloc(1, sizeof(*r));
+
+	cr_assert_not_null(r);
+	sw_params_defaults(&r->p);
+	wire_dscp_defaults(&r->dscp);
+	return r;
+}
+
+/* Create the switch with @p n ports, each linked to a sink at 400 Gb/s and 500 ns; host i routed to port i. */
+static void rig_start(struct rig *r, uint32_t n, uint32_t nic_mask, uint32_t node_id)
+{
+	cr_assert_eq(net_part_init(&r->np, 1 << 16, 1 << 14), 0);
+	struct sw_env env = { .np = &r->np, .params = &r->p, .node_id = node_id, .name = "sw0", .n_ports = n,
+			      .seed = 18760, .dscp = &r->dscp };
+
+	r->n = n;
+	r->sw = sw_create(&env);
+	cr_assert_not_null(r->sw);
+	for (uint32_t i = 0; i < n; i++) {
+		struct net_endpoint a = { r->sw, &sw_dev_ops, i }, b = { &r->sink[i], &sink_ops, 0 };
+
+		r->sink[i].r = r;
+		net_link_init(&r->link[i], &r->np, BPS, DELAY, a, b);
+		sw_attach(r->sw, i, &r->link[i].dir[0], (nic_mask >> i) & 1);
+		cr_assert_eq(sw_route_add(r->sw, host_ip(i), &i, 1), 0);
+	}
+}
+
+static struct rig *rig_new(uint32_t n)
+{
+	struct rig *r = rig_alloc();
+
+	rig_start(r, n, 0, 1);
+	return r;
+}
+
+static void rig_free(struct rig *r)
+{
+	sw_destroy(r->sw);
+	net_part_fini(&r->np);
+	free(r);
+}
+
+static void setp(struct rig *r, const char *parent, const char *name, const char *text)
+{
+	char err[256];
+	const struct sw_param_def *d = sw_param_find(parent, name);
+
+	cr_assert_not_null(d, "%s", name);
+	cr_assert_eq(sw_param_set(&r->p, d, text, err, sizeof(err)), 0, "%s: %s", name, err);
+}
+
+/* A UET data packet whose IP datagram is @p ip_len bytes (payload + 88). */
+static struct wire_pkt *data(struct rig *r, uint32_t dst, uint8_t dscp, uint8_t ecn, uint32_t ip_len, uint16_t sport,
+			     uint64_t uid)
+{
+	struct wire_pkt *p = net_pkt_alloc(&r->np);
+
+	cr_assert_not_null(p);
+	p->kind = WIRE_KIND_DATA;
+	p->src_ip = 0x0a0000feu;
+	p->dst_ip = dst;
+	p->dscp = dscp;
+	p->ecn = ecn;
+	p->ttl = WIRE_TTL;
+	p->sport = sport;
+	p->dport = WIRE_UDP_PORT_UET;
+	p->payload_len = ip_len - WIRE_DATA_IP_OVERHEAD;
+	p->uid = uid;
+	return p;
+}
+
+static struct wire_pkt *pfc(struct rig *r, uint32_t tc, uint16_t quanta)
+{
+	struct wire_pkt *p = net_pkt_alloc(&r->np);
+
+	p->kind = WIRE_KIND_PFC;
+	p->pfc_enable = (uint16_t)(1u << tc);
+	p->pfc_quanta[tc] = quanta;
+	return p;
+}
+
+static void rx(struct rig *r, uint32_t port, struct wire_pkt *p, emu_ps_t now)
+{
+	emu_sched_run_until(r->np.sched, now);
+	sw_dev_ops.receive(r->sw, port, p, now);
+}
+
+static void run(struct rig *r)
+{
+	emu_sched_run_until(r->np.sched, EMU_PS_NEVER - 1);
+}
+
+static const uint64_t *C(struct rig *r)
+{
+	return sw_counters(r->sw);
+}
+
+static struct sw_port_occ occ(struct rig *r, uint32_t port)
+{
+	struct sw_port_occ o;
+
+	sw_port_occ(r->sw, port, &o);
+	return o;
+}
+
+static struct sw_port_stats pst(struct rig *r, uint32_t port)
+{
+	struct sw_port_stats s;
+
+	sw_port_stats(r->sw, port, &s, emu_sched_now(r->np.sched));
+	return s;
+}
+
+static void assert_empty(struct rig *r)
+{
+	for (uint32_t pool = 0; pool < SW_POOL_COUNT; pool++) {
+		struct sw_pool_occ o;
+
+		sw_pool_occ(r->sw, pool, &o);
+		cr_assert_eq(o.ingress + o.headroom + o.egress, 0, "pool %u still holds bytes", pool);
+		for (uint32_t i = 0; i < r->n; i++) {
+			struct sw_port_occ po = occ(r, i);
+
+			cr_assert_eq(po.ingress[pool] + po.headroom[pool] + po.egress[pool], 0);
+		}
+	}
+}
+
+/* ---- classification and scheduling ---- */
+
+Test(sw_classify, dscp_divided_by_8_picks_the_class_and_strict_priority_orders_them)
+{
+	struct rig *r = rig_alloc();
+
+	/* one pool per class, so the pool a packet is charged to names its class */
+	setp(r, "SharedBufferManager", "PoolAllocationMap", "[0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125]");
+	setp(r, "SharedBufferManager", "TrafficClassPoolMapping", "[0, 1, 2, 3, 4, 5, 6, 7]");
+	setp(r, "SharedBufferManager", "EnablePFC", "[0, 0, 0, 0, 0, 0, 0, 0]");
+	rig_start(r, 2, 0, 1);
+	for (uint32_t d = 0; d < 64; d++) {
+		struct sw_port_occ before = occ(r, 0);
+
+		rx(r, 0, data(r, host_ip(1), (uint8_t)d, WIRE_ECN_NOT_ECT, 1000, 7, d), 0);
+		struct sw_port_occ after = occ(r, 0);
+
+		cr_assert_eq(after.ingress[d / 8] - before.ingress[d / 8], 1000, "DSCP %u is TC%u", d, d / 8);
+	}
+	run(r);
+	/* DSCP 0 went out at once; then TC7 first, each class in arrival order, down to TC0 */
+	struct sink *s = &r->sink[1];
+
+	cr_assert_eq(s->n, 64);
+	cr_assert_eq(s->f[0].uid, 0);
+	int k = 1;
+
+	for (int tc = 7; tc >= 0; tc--)
+		for (uint32_t d = (uint32_t)tc * 8; d < (uint32_t)tc * 8 + 8; d++)
+			if (d != 0)
+				cr_assert_eq(s->f[k++].uid, d, "frame %d", k);
+	assert_empty(r);
+	rig_free(r);
+}
+
+Test(sw_classify, uet_policy_classes_by_codepoint)
+{
+	struct rig *r = rig_alloc();
+
+	setp(r, "SharedBufferManager", "UETPolicyEnabled", "true");
+	rig_start(r, 2, 0, 1);
+	/* CONTROL 46 -> TC2 (pool 2); TRIMMED 16 and TRIMMED_LASTHOP 18 -> TC1; TRIMMABLE 8, RTX 10, 0, 56 -> TC0 */
+	static const uint8_t dscp[] = { 46, 16, 18, 8, 10, 0, 56 };
+	static const uint32_t pool[] = { 2, 1, 1, 0, 0, 0, 0 };
+
+	for (unsigned i = 0; i < sizeof(dscp); i++) {
+		struct sw_port_occ before = occ(r, 0);
+
+		rx(r, 0, data(r, host_ip(1), dscp[i], WIRE_ECN_ECT1, 1000, 7, i), 0);
+		cr_assert_eq(occ(r, 0).ingress[pool[i]] - before.ingress[pool[i]], 1000, "DSCP %u", dscp[i]);
+	}
+	run(r);
+	assert_empty(r);
+	rig_free(r);
+
+	/* the codepoints are the NICs' (env->dscp): CONTROL at 48 is TC2, and 46 is then ordinary data */
+	r = rig_alloc();
+	setp(r, "SharedBufferManager", "UETPolicyEnabled", "true");
+	r->dscp.dscp[WIRE_ROLE_CONTROL] = 48;
+	rig_start(r, 2, 0, 1);
+	rx(r, 0, data(r, host_ip(1), 48, WIRE_ECN_ECT1, 1000, 7, 1), 0);
+	cr_assert_eq(occ(r, 0).ingress[2], 1000);
+	rx(r, 0, data(r, host_ip(1), 46, WIRE_ECN_ECT1, 1000, 7, 2), 0);
+	cr_assert_eq(occ(r, 0).ingress[0], 1000);
+	run(r);
+	rig_free(r);
+}
+
+Test(sw_tx, store_and_forward_back_to_back_with_no_gap)
+{
+	struct rig *r = rig_new(2);
+
+	for (int i = 0; i < 3; i++)
+		rx(r, 0, data(r, host_ip(1), 0, WIRE_ECN_ECT1, 4000, 7, (uint64_t)i), 1000);
+	run(r);
+	struct sink *s = &r->sink[1];
+
+	cr_assert_eq(s->n, 3);
+	for (int i = 0; i < 3; i++) {
+		/* starts the moment it is received (its last bit); 80.36 ns each, zero interframe gap; 500 ns delay */
+		cr_assert_eq(s->f[i].t, 1000 + (emu_ps_t)(i + 1) * SER_4000 + DELAY);
+		cr_assert_eq(s->f[i].wire, 4018);
+	}
+	struct sw_port_stats st = pst(r, 1);
+
+	cr_assert_eq(st.tx_frames, 3);
+	cr_assert_eq(st.tx_bytes, 3 * 4018);
+	cr_assert_eq(pst(r, 0).rx_frames, 3);
+	cr_assert_eq(C(r)[SW_C_FORWARDED], 3);
+	assert_empty(r);
+	rig_free(r);
+}
+
+Test(sw_tx, switching_capacity_only_reports_oversubscription)
+{
+	struct rig *r = rig_alloc();
+	uint64_t sum;
+
+	setp(r, NULL, "SwitchingCapacity", "1000Gbps");
+	rig_start(r, 3, 0, 1);
+	cr_assert(sw_oversubscribed(r->sw, &sum), "3 x 400 Gb/s is more than 1,000 Gb/s");
+	cr_assert_eq(sum, 1200000000000ULL);
+	for (int i = 0; i < 3; i++) /* and it still forwards three ports' worth */
+		rx(r, (uint32_t)i, data(r, host_ip((uint32_t)(i + 1) % 3), 0, WIRE_ECN_ECT1, 4000, 7, (uint64_t)i), 0);
+	run(r);
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(r->sink[i].n, 1);
+	rig_free(r);
+	r = rig_new(3);
+	cr_assert(!sw_oversubscribed(r->sw, NULL), "1.2 Tb/s within the default 51.2 Tb/s");
+	rig_free(r);
+}
+
+/* ---- admission and drops ---- */
+
+Test(sw_admit, egress_drop_releases_the_ingress_charge)
+{
+	struct rig *r = rig_alloc();
+
+	setp(r, "SharedBufferManager", "EnablePFC", "[0, 0, 0, 0, 0, 0, 0, 0]");
+	setp(r, "SharedBufferManager", "LossyAlpha", "0");
+	setp(r, "SharedBufferManager", "QueueDropThresholdEnable", "true");
+	setp(r, "SharedBufferManager", "QueueDropThreshold", "1");
+	setp(r, "SharedBufferManager", "PlaneBDP", "10000");
+	rig_start(r, 2, 0, 1);
+	rx(r, 1, pfc(r, 0, 65535), 0); /* port 1's peer pauses TC0: nothing drains */
+	for (int i = 0; i < 5; i++)
+		rx(r, 0, data(r, host_ip(1), 0, WIRE_ECN_ECT1, 4000, 7, (uint64_t)i), 0);
+	/* cap 10,000 B: two packets fit (8,000 B), the third would make 12,000 */
+	cr_assert_eq(C(r)[SW_C_FORWARDED], 2);
+	cr_assert_eq(C(r)[SW_C_DROP_EGRESS_LIMIT], 3);
+	cr_assert_eq(pst(r, 1).tx_drops, 3);
+	cr_assert_eq(pst(r, 0).rx_drops, 0);
+	cr_assert_eq(occ(r, 0).ingress[0], 8000, "the dropped packets released their ingress charge");
+	cr_assert_eq(occ(r, 1).egress[0], 8000);
+	struct sw_pool_occ po;
+
+	sw_pool_occ(r->sw, 0, &po);
+	cr_assert_eq(po.ingress, 8000);
+	cr_assert_eq(po.egress, 8000);
+	rx(r, 1, pfc(r, 0, 0), EMU_PS_PER_US); /* resume */
+	run(r);
+	cr_assert_eq(r->sink[1].n, 2);
+	cr_assert_eq(r->sink[1].f[0].t, EMU_PS_PER_US + SER_4000 + DELAY, "a resume restarts transmission at once");
+	assert_empty(r);
+	rig_free(r);
+}
+
+Test(sw_admit, pool_over_its_size_drops_at_ingress_and_rolls_back)
+{
+	struct rig *r = rig_alloc();
+
+	/* 2 ports x 256,000 B of headroom + 20,000 B: pool 0 is 0.9 x 20,000 = 18,000 B */
+	setp(r, "SharedBufferManager", "TotalSharedBufferSize", "532000");
+	setp(r, "SharedBufferManager", "LossyAlpha", "0");
+	setp(r, "SharedBufferManager", "QueueDropThresholdEnable", "true");
+	rig_start(r, 2, 0, 1);
+	cr_assert_eq(sw_buffer(r->sw)->pool_size[0], 18000);
+	for (int i = 0; i < 5; i++) /* DSCP 16: TC2, lossy, pool 0 */
+		rx(r, 0, data(r, host_ip(1), 16, WIRE_ECN_ECT1, 4000, 7, (uint64_t)i), 0);
+	cr_assert_eq(C(r)[SW_C_DROP_INGRESS_POOL], 1, "the fifth makes 20,000 > 18,000");
+	cr_assert_eq(pst(r, 0).rx_drops, 1);
+	cr_assert_eq(occ(r, 0).ingress[0], 16000);
+	/* no route: admitted at ingress, then dropped with its charge released */
+	rx(r, 0, data(r, 0x0a000063u, 16, WIRE_ECN_ECT1, 1000, 7, 9), 0);
+	cr_assert_eq(C(r)[SW_C_DROP_NO_ROUTE], 1);
+	cr_assert_eq(occ(r, 0).ingress[0], 16000);
+	run(r);
+	cr_assert_eq(r->sink[1].n, 4);
+	assert_empty(r);
+	rig_free(r);
+}
+
+/* ---- trimming ---- */
+
+static struct rig *trim_rig(void)
+{
+	struct rig *r = rig_alloc();
+
+	setp(r, "SharedBufferManager", "UETPolicyEnabled", "true");
+	setp(r, "PacketTrimmer", "TrimmingEnabled", "true");
+	setp(r, "SharedBufferManager", "EnablePFC", "[0, 0, 0, 0, 0, 0, 0, 0]");
+	setp(r, "SharedBufferManager", "PlaneBDP", "10000"); /* with trimming, each egress queue holds 10,000 B */
+	rig_start(r, 3, 1u << 2, 1);                          /* port 2 faces a NIC */
+	const struct sw_param_def *why[SW_CHECK_WHY_MAX];
+	char err[256];
+
+	cr_assert_eq(sw_params_check(&r->p, why, err, sizeof(err)), 0, "%s", err);
+	return r;
+}
+
+Test(sw_trim, over_limit_trimmable_packet_cut_to_62_bytes_with_dscp_16_or_18_on_tc1)
+{
+	struct rig *r = trim_rig();
+
+	for (uint32_t port = 1; port <= 2; port++) {
+		rx(r, port, pfc(r, 0, 65535), 0); /* hold TC0 at both egress ports */
+		for (int i = 0; i < 3; i++)   /* TRIMMABLE (8): the third is over 10,000 B */
+			rx(r, 0, data(r, host_ip(port), 8, WIRE_ECN_ECT1, 4000, 7, 10 * port + (uint64_t)i), 0);
+	}
+	cr_assert_eq(C(r)[SW_C_TRIMS], 2);
+	cr_assert_eq(pst(r, 1).trims, 1);
+	cr_assert_eq(pst(r, 2).trims, 1);
+	/* the trimmed packet is charged 46 B (its 44 B datagram), in pool 1 at egress */
+	cr_assert_eq(occ(r, 1).egress[1], 46);
+	cr_assert_eq(occ(r, 0).ingress[0], 4 * 4000 + 2 * 46);
+	emu_sched_run_until(r->np.sched, 10 * EMU_PS_PER_US);
+	for (uint32_t port = 1; port <= 2; port++) {
+		struct frame *f = &r->sink[port].f[0];
+
+		cr_assert_eq(r->sink[port].n, 1, "only the trimmed packet passed the paused TC0");
+		cr_assert_eq(f->kind, WIRE_KIND_TRIMMED);
+		cr_assert_eq(f->wire, 62);
+		cr_assert_eq(f->dscp, port == 2 ? 18 : 16, "TRIMMED_LASTHOP on the port facing a NIC");
+		cr_assert_eq(f->ecn, WIRE_ECN_ECT1, "ECN carried through");
+		cr_assert_eq(f->uid, 10 * port + 2);
+		cr_assert_eq(f->t, 1240 + DELAY, "62 B at 400 Gb/s is 1.24 ns");
+	}
+	run(r);
+	assert_empty(r);
+	rig_free(r);
+}
+
+Test(sw_trim, no_trim_packet_dropped_and_retransmit_gets_one_and_a_half_limits)
+{
+	struct rig *r = trim_rig();
+
+	rx(r, 1, pfc(r, 0, 65535), 0);
+	rx(r, 0, data(r, host_ip(1), 8, WIRE_ECN_ECT1, 4000, 7, 1), 0);
+	rx(r, 0, data(r, host_ip(1), 8, WIRE_ECN_ECT1, 4000, 7, 2), 0);
+	/* NO_TRIM (DSCP 0) over the limit: dropped, not trimmed */
+	rx(r, 0, data(r, host_ip(1), 0, WIRE_ECN_ECT1, 4000, 7, 3), 0);
+	cr_assert_eq(C(r)[SW_C_DROP_EGRESS_LIMIT], 1);
+	cr_assert_eq(C(r)[SW_C_TRIMS], 0);
+	/* TRIMMABLE_RTX (10) may use 1.5 x 10,000 = 15,000 B: 12,000 fits, 16,000 does not */
+	rx(r, 0, data(r, host_ip(1), 10, WIRE_ECN_ECT1, 4000, 7, 4), 0);
+	cr_assert_eq(C(r)[SW_C_TRIMS], 0);
+	cr_assert_eq(occ(r, 1).egress[0], 12000);
+	rx(r, 0, data(r, host_ip(1), 10, WIRE_ECN_ECT1, 4000, 7, 5), 0);
+	cr_assert_eq(C(r)[SW_C_TRIMS], 1);
+	run(r);
+	cr_assert_eq(r->sink[1].n, 4);
+	cr_assert_eq(r->sink[1].f[0].kind, WIRE_KIND_TRIMMED, "TC1 goes first while TC0 is paused");
+	assert_empty(r);
+	rig_free(r);
+}
+
+/* ---- ECN ---- */
+
+/* Band 100,000 .. 400,000 B (0.2 / 0.8 of QueueDropThreshold 5 x PlaneBDP 100,000 B), average = the queue. */
+static struct rig *ecn_rig_pfc(const char *weight, const char *pfc_list)
+{
+	struct rig *r = rig_alloc();
+
+	setp(r, "SharedBufferManager", "EnablePFC", pfc_list);
+	setp(r, "SharedBufferManager", "LossyAlpha", "0");
+	setp(r, "SharedBufferManager", "QueueDropThresholdEnable", "true");
+	setp(r, "SharedBufferManager", "PlaneBDP", "100000");
+	setp(r, "EcnHandler", "EwmaWeight", weight);
+	rig_start(r, 2, 0, 1);
+	cr_assert_eq(sw_buffer(r->sw)->ecn_min[0], 100000);
+	cr_assert_eq(sw_buffer(r->sw)->ecn_max[0], 400000);
+	return r;
+}
+
+static struct rig *ecn_rig(const char *weight)
+{
+	return ecn_rig_pfc(weight, "[0, 0, 0, 0, 0, 0, 0, 0]");
+}
+
+/* Queue @p n packets of @p len behind a paused TC0, then let them go; returns the CE marks seen. */
+static int ecn_burst(struct rig *r, int n, uint32_t len, bool mixed)
+{
+	static const uint8_t ecn[3] = { WIRE_ECN_ECT0, WIRE_ECN_ECT1, WIRE_ECN_NOT_ECT };
+	int marks = 0;
+
+	rx(r, 1, pfc(r, 0, 65535), 0);
+	for (int i = 0; i < n; i++)
+		rx(r, 0, data(r, host_ip(1), 0, mixed ? ecn[i % 3] : WIRE_ECN_ECT0, len, 7, (uint64_t)i), 0);
+	run(r);
+	cr_assert_eq(r->sink[1].n, n);
+	for (int i = 0; i < n; i++) {
+		marks += r->sink[1].f[i].ecn == WIRE_ECN_CE;
+		if (mixed && i % 3 == 2)
+			cr_assert_eq(r->sink[1].f[i].ecn, WIRE_ECN_NOT_ECT, "a Not-ECT packet is never marked");
+	}
+	return marks;
+}
+
+Test(sw_ecn, no_marks_below_or_at_min_threshold)
+{
+	struct rig *r = ecn_rig("1.0");
+
+	cr_assert_eq(ecn_burst(r, 20, 4000, false), 0, "average 80,000 B is below 100,000");
+	rig_free(r);
+	r = ecn_rig("1.0");
+	cr_assert_eq(ecn_burst(r, 25, 4000, false), 0, "at MinThreshold the probability is 0");
+	rig_free(r);
+}
+
+Test(sw_ecn, every_ect_packet_marked_at_or_above_max_threshold)
+{
+	struct rig *r = ecn_rig("1.0");
+
+	cr_assert_eq(ecn_burst(r, 100, 4000, true), 67, "400,000 B: the 67 ECT packets of 100");
+	cr_assert_eq(C(r)[SW_C_ECN_MARKS], 67);
+	cr_assert_eq(pst(r, 1).ecn_marked[0], 67);
+	rig_free(r);
+	r = ecn_rig("1.0");
+	cr_assert_eq(ecn_burst(r, 110, 4000, true), 74, "440,000 B");
+	rig_free(r);
+	r = ecn_rig("1.0");
+	setp(r, "EcnHandler", "EnableEcn", "false");
+	cr_assert_eq(ecn_burst(r, 110, 4000, false), 0, "EnableEcn false marks nothing");
+	rig_free(r);
+}
+
+Test(sw_ecn, lossless_class_marked_against_the_same_band)
+{
+	struct rig *r = ecn_rig_pfc("1.0", "[1, 1, 0, 0, 0, 0, 0, 0]");
+
+	cr_assert_eq(ecn_burst(r, 110, 4000, true), 74, "TC0 lossless, 440,000 B: no egress limit, same marking");
+	cr_assert_eq(pst(r, 0).xoff_tx[0], 0, "440,000 B is below Xoff");
+	rig_free(r);
+}
+
+Test(sw_ecn, between_thresholds_marks_with_linear_probability)
+{
+	struct rig *r = ecn_rig("1.0");
+	/* 100 x 2,500 B = 250,000 B: probability 1.0 x (250,000 - 100,000) / 300,000 = 0.5 */
+	int marks = ecn_burst(r, 100, 2500, false);
+
+	cr_assert(marks >= 30 && marks <= 70, "%d marks of 100 at p = 0.5", marks);
+	rig_free(r);
+	/* the same seed and node id make the same draws */
+	r = ecn_rig("1.0");
+	cr_assert_eq(ecn_burst(r, 100, 2500, false), marks);
+	rig_free(r);
+	r = ecn_rig("1.0");
+	setp(r, "EcnHandler", "MaxMarkProbability", "0.2");
+	marks = ecn_burst(r, 100, 2500, false);
+	cr_assert(marks <= 25, "%d marks of 100 at p = 0.1", marks);
+	rig_free(r);
+}
+
+Test(sw_ecn, average_moves_only_at_admission)
+{
+	struct rig *r = ecn_rig("0.10");
+
+	rx(r, 1, pfc(r, 0, 65535), 0);
+	rx(r, 0, data(r, host_ip(1), 0, WIRE_ECN_ECT0, 4000, 7, 1), 0);
+	cr_assert_eq(occ(r, 1).ecn_avg[0], 400, "0.9 x 0 + 0.1 x 4,000");
+	rx(r, 0, data(r, host_ip(1), 0, WIRE_ECN_ECT0, 4000, 7, 2), 0);
+	cr_assert_eq(occ(r, 1).ecn_avg[0], 1160, "0.9 x 400 + 0.1 x 8,000");
+	run(r);
+	cr_assert_eq(occ(r, 1).egress[0], 0);
+	cr_assert_eq(occ(r, 1).ecn_avg[0], 1160, "a draining queue keeps its last average");
+	rig_free(r);
+}
+
+/* ---- PFC ---- */
+
+/* switch-shared-buffer.md, "Example: when a pause frame is sent" and "Example continued": port 0 receives 4,000 B
+ * TC0 packets; their egress (port 1) is paused by its peer, so nothing drains until that pause ends. */
+static void pause_example(struct rig *r)
+{
+	rx(r, 1, pfc(r, 0, 65535), 0);
+	for (int k = 1; k <= 241; k++) {
+		rx(r, 0, data(r, host_ip(1), 0, WIRE_ECN_ECT1, 4000, 7, (uint64_t)k), 0);
+		struct sw_port_occ o = occ(r, 0);
+
+		if (k <= 175) {
+			cr_assert_eq(o.ingress[0], 4000u * (uint64_t)k);
+			cr_assert(!o.pausing[0], "packet %d: 4,000 x %d is not greater than 700,000", k, k);
+		} else {
+			cr_assert_eq(o.ingress[0], 704000, "packet %d", k);
+			cr_assert(o.pausing[0]);
+			cr_assert_eq(o.headroom[0], 4000u * (uint64_t)(k <= 240 ? k - 176 : 64), "packet %d", k);
+		}
+	}
+	cr_assert_eq(C(r)[SW_C_DROP_HEADROOM], 1, "packet 241: 256,000 + 4,000 > 256,000");
+	cr_assert_eq(pst(r, 0).rx_drops, 1);
+	cr_assert_eq(C(r)[SW_C_FORWARDED], 240);
+}
+
+Test(sw_pfc, pause_at_packet_176_headroom_to_240_drop_at_241_resume_at_departure_165)
+{
+	struct rig *r = rig_new(2);
+	const emu_ps_t pause = 84384800, arrive = 1280 + DELAY; /* a 64 B PFC frame takes 1.28 ns */
+
+	pause_example(r);
+	run(r);
+	struct sink *s = &r->sink[0];
+
+	/* pause at packet 176 (t = 0), refreshed every half pause time while paused: 42.1924 us, 84.3848 us */
+	cr_assert_eq(s->n, 4);
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(s->f[i].kind, WIRE_KIND_PFC);
+		cr_assert_eq(s->f[i].pfc_enable, 1);
+		cr_assert_eq(s->f[i].quanta[0], 65535);
+		cr_assert_eq(s->f[i].t, (emu_ps_t)i * (pause / 2) + arrive);
+	}
+	/* port 1 drains from the end of its 84.3848 us pause at 80.36 ns a packet; 64 departures empty the
+	 * headroom, 101 more bring the occupancy to 300,000 B: the resume goes with departure 165 */
+	cr_assert_eq(s->f[3].quanta[0], 0);
+	cr_assert_eq(s->f[3].t, pause + 165 * SER_4000 + arrive);
+	cr_assert_eq(pst(r, 0).xoff_tx[0], 3);
+	cr_assert_eq(pst(r, 0).xon_tx[0], 1);
+	cr_assert_eq(r->sink[1].n, 240);
+	assert_empty(r);
+	rig_free(r);
+}
+
+Test(sw_pfc, xon_equal_to_xoff_resumes_at_departure_65_and_repauses)
+{
+	struct rig *r = rig_alloc();
+	const emu_ps_t pause = 84384800, arrive = 1280 + DELAY;
+
+	setp(r, "SharedBufferManager", "StaticPoolXonThreshold", "700KB");
+	rig_start(r, 2, 0, 1);
+	pause_example(r);
+	emu_sched_run_until(r->np.sched, pause + 64 * SER_4000);
+	cr_assert_eq(pst(r, 0).xon_tx[0], 0, "64 departures only empty the headroom");
+	emu_sched_run_until(r->np.sched, pause + 65 * SER_4000);
+	cr_assert_eq(pst(r, 0).xon_tx[0], 1, "departure 65 takes the occupancy to exactly 700,000: resume");
+	cr_assert(!occ(r, 0).pausing[0]);
+	/* the next arrival takes it straight back above the threshold */
+	rx(r, 0, data(r, host_ip(1), 0, WIRE_ECN_ECT1, 4000, 7, 999), pause + 65 * SER_4000);
+	cr_assert(occ(r, 0).pausing[0]);
+	run(r);
+	struct sink *s = &r->sink[0];
+
+	cr_assert_eq(s->f[3].quanta[0], 0);
+	cr_assert_eq(s->f[3].t, pause + 65 * SER_4000 + arrive);
+	cr_assert_eq(s->f[4].quanta[0], 65535, "paused again at once");
+	cr_assert_eq(s->f[4].t, pause + 65 * SER_4000 + 1280 + arrive);
+	rig_free(r);
+}
+
+Test(sw_pfc, frames_go_ahead_of_queued_data)
+{
+	struct rig *r = rig_alloc();
+
+	setp(r, "SharedBufferManager", "StaticPoolXoffThreshold", "0");
+	setp(r, "SharedBufferManager", "StaticPoolXonThreshold", "0");
+	rig_start(r, 2, 0, 1);
+	for (int i = 0; i < 3; i++) /* lossy TC2 from port 1 to port 0: one on the wire, two queued */
+		rx(r, 1, data(r, host_ip(0), 16, WIRE_ECN_ECT1, 4000, 7, (uint64_t)i), 0);
+	rx(r, 0, data(r, host_ip(1), 0, WIRE_ECN_ECT1, 4000, 7, 9), 0); /* lossless TC0 on port 0: above Xoff 0 */
+	run(r);
+	struct sink *s = &r->sink[0];
+	/* data 0 (already on the wire), the pause, the resume (its packet left port 1 as data 0 ended), data 1, 2 */
+	static const uint8_t kinds[] = { WIRE_KIND_DATA, WIRE_KIND_PFC, WIRE_KIND_PFC, WIRE_KIND_DATA, WIRE_KIND_DATA };
+
+	cr_assert_eq(s->n, 5);
+	for (int i = 0; i < 5; i++)
+		cr_assert_eq(s->f[i].kind, kinds[i], "frame %d", i);
+	cr_assert_eq(s->f[1].quanta[0], 65535);
+	cr_assert_eq(s->f[2].quanta[0], 0);
+	rig_free(r);
+}
+
+Test(sw_pfc, received_pause_holds_the_class_for_its_quanta_and_resume_restarts_at_once)
+{
+	struct rig *r = rig_new(2);
+
+	/* 100 quanta: 6,400 B at 400 Gb/s = 128 ns, plus the 500 ns delay: TC0 held until 628 ns */
+	rx(r, 1, pfc(r, 0, 100), 0);
+	rx(r, 0, data(r, host_ip(1), 0, WIRE_ECN_ECT1, 4000, 7, 1), 0);
+	rx(r, 0, data(r, host_ip(1), 8, WIRE_ECN_ECT1, 4000, 7, 2), 0); /* TC1 is not paused */
+	run(r);
+	struct sink *s = &r->sink[1];
+
+	cr_assert_eq(s->f[0].uid, 2);
+	cr_assert_eq(s->f[0].t, SER_4000 + DELAY);
+	cr_assert_eq(s->f[1].uid, 1);
+	cr_assert_eq(s->f[1].t, 628000 + SER_4000 + DELAY);
+	cr_assert_eq(pst(r, 1).paused_ps[0], 628000);
+	cr_assert_eq(pst(r, 1).xoff_rx[0], 1);
+	rig_free(r);
+
+	/* a fresh pause restarts the timer in full; a resume ends it at once */
+	r = rig_new(2);
+	rx(r, 1, pfc(r, 0, 100), 0);
+	rx(r, 0, data(r, host_ip(1), 0, WIRE_ECN_ECT1, 4000, 7, 1), 0);
+	rx(r, 1, pfc(r, 0, 100), 300000);
+	emu_sched_run_until(r->np.sched, 900000);
+	cr_assert_eq(r->sink[1].n, 0, "held until 300 ns + 628 ns");
+	rx(r, 1, pfc(r, 0, 0), 900000);
+	run(r);
+	cr_assert_eq(r->sink[1].f[0].t, 900000 + SER_4000 + DELAY);
+	cr_assert_eq(pst(r, 1).paused_ps[0], 900000);
+	cr_assert_eq(pst(r, 1).xon_rx[0], 1);
+	rig_free(r);
+}
+
+/* ---- ECMP ---- */
+
+/* Bitwise CRC-32 (IEEE), the reference for the table-driven one. */
+static uint32_t crc32_ref(const uint8_t *b, size_t n)
+{
+	uint32_t c = 0xffffffffu;
+
+	for (size_t i = 0; i < n; i++) {
+		c ^= b[i];
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1)));
+	}
+	return ~c;
+}
+
+static struct wire_pkt flow(uint32_t src, uint32_t dst, uint16_t sport)
+{
+	struct wire_pkt p = { .kind = WIRE_KIND_DATA, .src_ip = src, .dst_ip = dst, .sport = sport,
+			      .dport = WIRE_UDP_PORT_UET };
+
+	return p;
+}
+
+Test(sw_ecmp, crc32_is_the_ieee_crc_of_the_five_tuple)
+{
+	struct wire_pkt p = flow(0x0a000001u, 0x0a000102u, 0xbeef);
+	const uint8_t key[13] = { 17, 0xbe, 0xef, 0x12, 0xb9, 10, 0, 0, 1, 10, 0, 1, 2 };
+	uint32_t c = crc32_ref(key, sizeof(key));
+	const uint8_t check[9] = { '1', '2', '3', '4', '5', '6', '7', '8', '9' };
+
+	cr_assert_eq(crc32_ref(check, 9), 0xcbf43926u, "the CRC-32 check value");
+	cr_assert_eq(sw_flow_hash(SW_HASH_CRC32, 12345, &p, 4), (uint16_t)((c >> 16) ^ (c & 0xffff)));
+}
+
+Test(sw_ecmp, every_method_deterministic_and_only_salted_ones_depend_on_the_node)
+{
+	uint32_t s1 = sw_ecmp_salt(1), s2 = sw_ecmp_salt(2);
+
+	cr_assert_neq(s1, s2);
+	cr_assert_eq(s1, sw_ecmp_salt(1), "the same salt on every run");
+	for (uint8_t m = 0; m < SW_HASH_COUNT; m++) {
+		int differ = 0;
+
+		for (uint16_t sp = 0; sp < 64; sp++) {
+			struct wire_pkt p = flow(0x0a000001u + sp % 3, 0x0a000101u, (uint16_t)(49152 + sp));
+			uint16_t h1 = sw_flow_hash(m, s1, &p, 8);
+
+			cr_assert_eq(h1, sw_flow_hash(m, s1, &p, 8), "method %u is deterministic", m);
+			differ += h1 != sw_flow_hash(m, s2, &p, 8);
+		}
+		if (m == SW_HASH_CRC32_SALT || m == SW_HASH_HASH_SALT)
+			cr_assert_gt(differ, 32, "method %u mixes the salt in", m);
+		else
+			cr_assert_eq(differ, 0, "method %u ignores the salt", m);
+	}
+	/* hash: the XOR fold of addresses and ports */
+	struct wire_pkt p = flow(0x0a000001u, 0x0a000102u, 0x1234);
+	uint32_t v = 0x0a000001u ^ 0x0a000102u ^ (0x1234u << 16 | WIRE_UDP_PORT_UET);
+
+	cr_assert_eq(sw_flow_hash(SW_HASH_HASH, s1, &p, 4), (uint16_t)((v >> 16) ^ (v & 0xffff)));
+	v += s1;
+	cr_assert_eq(sw_flow_hash(SW_HASH_HASH_SALT, s1, &p, 4), (uint16_t)((v >> 16) ^ (v & 0xffff)));
+}
+
+Test(sw_ecmp, dpr_member_is_low_9_bits_of_destination_minus_1_mod_set_size)
+{
+	struct rig *r = rig_alloc();
+	const uint32_t set[4] = { 1, 2, 3, 4 };
+	const uint32_t dst = 0x0a000103u; /* 10.0.1.3: (dst - 1) & 0x1ff = 0x102 = 258; 258 mod 4 = 2 */
+
+	setp(r, NULL, "EcmpHashMethod", "dpr");
+	rig_start(r, 5, 0, 1);
+	cr_assert_eq(sw_route_add(r->sw, dst, set, 4), 0);
+	for (uint16_t sp = 0; sp < 16; sp++) {
+		struct wire_pkt f = flow(0x0a000001u + sp, dst, sp);
+
+		cr_assert_eq(sw_flow_hash(SW_HASH_DPR, sw_ecmp_salt(1), &f, 4), 258);
+		rx(r, 0, data(r, dst, 0, WIRE_ECN_ECT1, 1000, sp, sp), 0);
+	}
+	run(r);
+	cr_assert_eq(r->sink[3].n, 16, "every flow to one destination takes member 2, port 3");
+	rig_free(r);
+
+	/* dprWithFallback: the index when it is below the set size, else the unsalted CRC */
+	struct wire_pkt a = flow(1, 0x0a000005u, 99), b = flow(1, 0x0a000014u, 99);
+
+	cr_assert_eq(sw_flow_hash(SW_HASH_DPR_FALLBACK, 7, &a, 8), 4);
+	cr_assert_eq(sw_flow_hash(SW_HASH_DPR_FALLBACK, 7, &b, 8), sw_flow_hash(SW_HASH_CRC32, 0, &b, 8),
+		     "19 is not below 8");
+	cr_assert_eq(sw_flow_hash(SW_HASH_DPR_FALLBACK, 7, &b, 32), 19);
+}
+
+Test(sw_ecmp, member_is_flow_hash_mod_set_size_and_sets_are_shared)
+{
+	struct rig *r = rig_alloc();
+	const uint32_t set[4] = { 1, 2, 3, 4 }, other[2] = { 4, 3 };
+	const uint32_t node = 7, dst = 0x0a000163u;
+	int expect[5] = { 0 };
+
+	rig_start(r, 5, 0, node);
+	cr_assert_eq(sw_route_add(r->sw, dst, set, 4), 0);
+	cr_assert_eq(sw_route_add(r->sw, dst + 1, set, 4), 0);
+	cr_assert_eq(sw_route_add(r->sw, dst + 2, other, 2), 0);
+	cr_assert_eq(sw_route_add(r->sw, dst, set, 4), -EEXIST);
+	cr_assert_eq(sw_ecmp_set_count(r->sw), 5 + 2, "one per host port, one shared by dst and dst+1, one more");
+	for (uint16_t sp = 0; sp < 64; sp++) {
+		struct wire_pkt f = flow(0x0a0000feu, dst, sp);
+
+		f.dport = WIRE_UDP_PORT_UET;
+		expect[set[sw_flow_hash(SW_HASH_CRC32_SALT, sw_ecmp_salt(node), &f, 4) % 4]]++;
+		rx(r, 0, data(r, dst, 0, WIRE_ECN_ECT1, 1000, sp, sp), 0);
+	}
+	run(r);
+	for (int port = 1; port <= 4; port++) {
+		cr_assert_eq(r->sink[port].n, expect[port], "port %d", port);
+		cr_assert_gt(expect[port], 0, "64 flows spread over 4 members");
+	}
+	struct sw_ecmp_member_stats ms;
+	struct sw_ecmp_set_info si;
+
+	cr_assert_eq(sw_ecmp_set_info(r->sw, 5, &si), 0);
+	cr_assert_eq(si.n, 4);
+	cr_assert(si.seen);
+	cr_assert_eq(si.flow_table_slots, 0, "none: no flow table");
+	cr_assert_eq(sw_ecmp_member_stats(r->sw, 5, 0, &ms), 0);
+	cr_assert_eq(ms.packets, (uint64_t)expect[1]);
+	cr_assert_eq(ms.bytes, 1000 * (uint64_t)expect[1]);
+	cr_assert_eq(sw_ecmp_set_info(r->sw, 6, &si), 0);
+	cr_assert(!si.seen);
+	rig_free(r);
+}
+
+/* ---- flowlets ---- */
+
+static uint32_t member_of(struct rig *r, uint32_t set, uint32_t port)
+{
+	struct sw_ecmp_set_info si;
+
+	sw_ecmp_set_info(r->sw, set, &si);
+	for (uint32_t m = 0; m < si.n; m++)
+		if (si.ports[m] == port)
+			return m;
+	cr_assert_fail("port %u is not in set %u", port, set);
+	return 0;
+}
+
+static struct sw_ecmp_member_stats mstats(struct rig *r, uint32_t set, uint32_t m)
+{
+	struct sw_ecmp_member_stats ms;
+
+	cr_assert_eq(sw_ecmp_member_stats(r->sw, set, m, &ms), 0);
+	return ms;
+}
+
+#define LB_DST 0x0a000163u
+
+static struct rig *flowlet_rig(const char *gap, const char *aware)
+{
+	struct rig *r = rig_alloc();
+	const uint32_t set[2] = { 1, 2 };
+
+	setp(r, NULL, "LoadBalancingMethod", "flowlet");
+	setp(r, "LoadBalancingFlowlet", "Gap", gap);
+	setp(r, "LoadBalancingFlowlet", "PFCAware", aware);
+	rig_start(r, 3, 0, 1);
+	cr_assert_eq(sw_route_add(r->sw, LB_DST, set, 2), 0); /* set 3 */
+	return r;
+}
+
+static uint32_t last_port(struct rig *r, uint64_t uid)
+{
+	for (uint32_t port = 1; port <= 2; port++)
+		for (int i = 0; i < r->sink[port].n; i++)
+			if (r->sink[port].f[i].uid == uid)
+				return port;
+	cr_assert_fail("uid %llu not delivered", (unsigned long long)uid);
+	return 0;
+}
+
+Test(sw_flowlet, flow_keeps_its_member_inside_the_gap_and_moves_after_it)
+{
+	struct rig *r = flowlet_rig("10us", "false");
+	const emu_ps_t us = EMU_PS_PER_US;
+
+	rx(r, 0, data(r, LB_DST, 0, WIRE_ECN_ECT1, 4000, 5, 1), 0);
+	struct sw_ecmp_set_info si;
+
+	sw_ecmp_set_info(r->sw, 3, &si);
+	cr_assert_eq(si.flow_table_slots, 512);
+	uint32_t first = occ(r, 1).egress[0] ? 1 : 2, other = 3 - first;
+
+	cr_assert_eq(mstats(r, 3, member_of(r, 3, first)).assignments, 1, "an empty slot: an assignment");
+	rx(r, first, pfc(r, 0, 65535), 0); /* the flow's member now holds what it gets */
+	rx(r, 0, data(r, LB_DST, 0, WIRE_ECN_ECT1, 4000, 5, 2), 1 * us);
+	rx(r, 0, data(r, LB_DST, 0, WIRE_ECN_ECT1, 4000, 5, 3), 2 * us);
+	rx(r, 0, data(r, LB_DST, 0, WIRE_ECN_ECT1, 4000, 5, 4), 11999999); /* 9.999999 us after the last: kept */
+	cr_assert_eq(occ(r, first).egress[0], 12000, "inside the gap the flow stays, however full its member");
+	rx(r, 0, data(r, LB_DST, 0, WIRE_ECN_ECT1, 4000, 5, 5), 21999999); /* exactly Gap after the last */
+	cr_assert_eq(occ(r, other).egress[0] + occ(r, other).egress[1], 4000, "moved to the emptier member");
+	cr_assert_eq(mstats(r, 3, member_of(r, 3, first)).movements_out, 1);
+	cr_assert_eq(mstats(r, 3, member_of(r, 3, other)).movements_in, 1);
+	cr_assert_eq(C(r)[SW_C_FLOWLET_MOVES], 1);
+	run(r);
+	cr_assert_eq(last_port(r, 5), other);
+	cr_assert_eq(last_port(r, 4), first);
+	rig_free(r);
+}
+
+Test(sw_flowlet, gap_zero_selects_a_member_for_every_packet)
+{
+	struct rig *r = flowlet_rig("0s", "true");
+
+	for (uint64_t i = 1; i <= 4; i++)
+		rx(r, 0, data(r, LB_DST, 0, WIRE_ECN_ECT1, 4000, 5, i), 0);
+	run(r);
+	/* m, then the other (empty), stay there while it ties at the least, then back: m, o, o, m */
+	uint32_t m = last_port(r, 1);
+
+	cr_assert_eq(last_port(r, 2), 3 - m);
+	cr_assert_eq(last_port(r, 3), 3 - m);
+	cr_assert_eq(last_port(r, 4), m);
+	cr_assert_eq(C(r)[SW_C_FLOWLET_ASSIGNMENTS], 1);
+	cr_assert_eq(C(r)[SW_C_FLOWLET_MOVES], 2);
+	rig_free(r);
+}
+
+/* A source port whose flow slot differs from @p avoid's. */
+static uint16_t other_slot_sport(uint16_t avoid)
+{
+	struct wire_pkt a = flow(0x0a0000feu, LB_DST, avoid);
+	uint16_t ha = sw_flow_hash(SW_HASH_CRC32_SALT, sw_ecmp_salt(1), &a, 2);
+
+	for (uint16_t sp = (uint16_t)(avoid + 1);; sp++) {
+		struct wire_pkt b = flow(0x0a0000feu, LB_DST, sp);
+
+		if (sw_flow_hash(SW_HASH_CRC32_SALT, sw_ecmp_salt(1), &b, 2) % 512 != ha % 512)
+			return sp;
+	}
+}
+
+/* Port 1 paused for TC0 and empty; port 2 holding a 4,000 B TC1 packet its peer has paused. */
+static struct rig *pfc_aware_rig(const char *aware)
+{
+	struct rig *r = flowlet_rig("100us", aware);
+
+	rx(r, 2, pfc(r, 1, 65535), 0);
+	rx(r, 0, data(r, host_ip(2), 8, WIRE_ECN_ECT1, 4000, 777, 100), 0); /* a host route straight to port 2 */
+	rx(r, 1, pfc(r, 0, 65535), 0);
+	cr_assert_eq(occ(r, 2).egress[1], 4000);
+	return r;
+}
+
+Test(sw_flowlet, pfc_aware_prefers_unpaused_members_unless_all_are_paused)
+{
+	struct rig *r = pfc_aware_rig("true");
+	uint16_t sp1 = 5, sp2 = other_slot_sport(sp1);
+	uint32_t m1 = member_of(r, 3, 1), m2 = member_of(r, 3, 2);
+
+	/* port 1 is emptier, but PFC pauses it for TC0: the flow goes to port 2 */
+	rx(r, 0, data(r, LB_DST, 0, WIRE_ECN_ECT1, 4000, sp1, 1), 1000);
+	cr_assert_eq(mstats(r, 3, m1).paused_skips, 1);
+	cr_assert_eq(mstats(r, 3, m2).assignments, 1);
+	cr_assert_eq(mstats(r, 3, m2).paused_selections, 0);
+	/* inside its gap the flow stays on port 2 even once PFC pauses it there */
+	rx(r, 2, pfc(r, 0, 65535), 2000);
+	rx(r, 0, data(r, LB_DST, 0, WIRE_ECN_ECT1, 4000, sp1, 2), 3000);
+	cr_assert_eq(occ(r, 2).egress[0], 8000);
+	/* every member paused for TC0: all are candidates; the emptier port 1 is a paused selection */
+	rx(r, 0, data(r, LB_DST, 0, WIRE_ECN_ECT1, 4000, sp2, 3), 4000);
+	cr_assert_eq(mstats(r, 3, m1).paused_selections, 1);
+	cr_assert_eq(mstats(r, 3, m1).paused_skips, 1, "no skip when every member is paused");
+	run(r);
+	cr_assert_eq(last_port(r, 1), 2);
+	cr_assert_eq(last_port(r, 2), 2);
+	cr_assert_eq(last_port(r, 3), 1);
+	rig_free(r);
+
+	/* PFCAware false: the least occupancy alone decides, paused or not */
+	r = pfc_aware_rig("false");
+	rx(r, 0, data(r, LB_DST, 0, WIRE_ECN_ECT1, 4000, sp1, 1), 1000);
+	cr_assert_eq(mstats(r, 3, m1).paused_selections, 1);
+	run(r);
+	cr_assert_eq(last_port(r, 1), 1);
+	rig_free(r);
+}
+
+Test(sw_flowlet, only_the_first_128_sets_seen_get_flow_slots)
+{
+	struct rig *r = rig_alloc();
+	uint32_t n = 0;
+
+	setp(r, NULL, "LoadBalancingMethod", "flowlet");
+	rig_start(r, 18, 0, 1);
+	/* 130 sets of two members (distinct port pairs among ports 1..17) */
+	for (uint32_t a = 1; a <= 17 && n < 130; a++)
+		for (uint32_t b = a + 1; b <= 17 && n < 130; b++, n++) {
+			uint32_t set[2] = { a, b };
+
+			cr_assert_eq(sw_route_add(r->sw, 0x0b000000u + n, set, 2), 0);
+		}
+	for (uint32_t i = 0; i < n; i++)
+		rx(r, 0, data(r, 0x0b000000u + i, 16, WIRE_ECN_ECT1, 1000, 5, i), 0);
+	for (uint32_t s = 18; s < 18 + n; s++) {
+		struct sw_ecmp_set_info si;
+
+		sw_ecmp_set_info(r->sw, s, &si);
+		cr_assert(si.seen);
+		cr_assert_eq(si.flow_table_slots, s < 18 + 128 ? 512u : 0u, "set %u", s);
+	}
+	run(r);
+	rig_free(r);
+}
+
+/* ---- with two UET NICs ---- */
+
+static void on_done(void *arg, uint64_t cookie, emu_ps_t now)
+{
+	(void)cookie;
+	(void)now;
+	(*(int *)arg)++;
+}
+
+Test(sw_nic, two_uet_nics_complete_a_message_through_the_switch)
+{
+	struct net_part np;
+	struct nic_params np_p;
+	struct sw_params sp;
+	struct nic_neigh neigh[2];
+	struct nic *nic[2];
+	struct net_link link[2];
+	int done = 0;
+
+	cr_assert_eq(net_part_init(&np, 1 << 16, 1 << 15), 0);
+	nic_params_defaults(&np_p);
+	sw_params_defaults(&sp);
+	for (int i = 0; i < 2; i++) {
+		neigh[i].ip = host_ip((uint32_t)i);
+		memset(neigh[i].mac, 0, 6);
+		neigh[i].mac[5] = (uint8_t)(i + 1);
+	}
+	struct sw_env se = { .np = &np, .params = &sp, .node_id = 100, .name = "leaf", .n_ports = 2, .seed = 1 };
+	struct sw *sw = sw_create(&se);
+
+	cr_assert_not_null(sw);
+	for (uint32_t i = 0; i < 2; i++) {
+		struct nic_env env = { .np = &np, .params = &np_p, .fep_id = i, .name = "nic", .ip = neigh[i].ip,
+				       .seed = 1, .neigh = neigh, .n_neigh = 2,
+				       .hooks = { .arg = &done, .msg_done = on_done } };
+		memcpy(env.mac, neigh[i].mac, 6);
+		nic[i] = nic_create(&env);
+		cr_assert_not_null(nic[i]);
+		struct net_endpoint a = { nic[i], &nic_dev_ops, 0 }, b = { sw, &sw_dev_ops, i };
+
+		net_link_init(&link[i], &np, BPS, DELAY, a, b);
+		nic_attach(nic[i], &link[i].dir[0]);
+		sw_attach(sw, i, &link[i].dir[1], true);
+		cr_assert_eq(sw_route_add(sw, neigh[i].ip, &i, 1), 0);
+	}
+	cr_assert_eq(nic_post(nic[0], neigh[1].ip, 1048576, 1, 0), 0);
+	emu_sched_run_until(np.sched, EMU_PS_NEVER - 1);
+	cr_assert_eq(done, 1);
+	const uint64_t *c = sw_counters(sw);
+
+	cr_assert_eq(c[SW_C_FORWARDED], c[SW_C_RX_FRAMES], "every frame forwarded, none dropped");
+	cr_assert_eq(c[SW_C_TX_FRAMES], c[SW_C_RX_FRAMES]);
+	cr_assert_geq(c[SW_C_FORWARDED], 256 * 2);
+	struct sw_port_stats sum;
+
+	sw_link_stats(sw, &sum, emu_sched_now(np.sched));
+	cr_assert_eq(sum.rx_bytes, sum.tx_bytes);
+	cr_assert_eq(sum.rx_drops + sum.tx_drops, 0);
+	for (int i = 0; i < 2; i++)
+		nic_destroy(nic[i]);
+	sw_destroy(sw);
+	net_part_fini(&np);
+}
