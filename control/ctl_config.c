@@ -91,20 +91,6 @@ int ctl_sec_simulation(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_
 }
 
 /* The Scala Switch comes with its own issue; until then its section must stay empty. */
-static int sec_switch(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg)
-{
-	(void)cfg;
-	if (ctl_y_is_null(v))
-		return 0;
-	if (v->type != CTL_Y_MAP)
-		return ctl_err(c, v, "expected a map; the switch model is not implemented yet, leave switch empty");
-	if (v->n > 0) {
-		ctl_push(c, v->key[0]->text);
-		return ctl_err(c, v->key[0], "unknown key; the switch model is not implemented yet, leave switch empty");
-	}
-	return 0;
-}
-
 typedef int (*ctl_sec_fn)(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
 
 static int validate(struct ctl_ctx *c, const struct ctl_ynode *root, struct ctl_config *cfg)
@@ -115,7 +101,7 @@ static int validate(struct ctl_ctx *c, const struct ctl_ynode *root, struct ctl_
 		{ "captures", false, NULL },
 	};
 	/* Dependency order: links, messages, ports and captures name hosts and links. */
-	static const ctl_sec_fn fn[] = { ctl_sec_simulation, ctl_sec_topology, ctl_sec_nic, sec_switch,
+	static const ctl_sec_fn fn[] = { ctl_sec_simulation, ctl_sec_topology, ctl_sec_nic, ctl_sec_switch,
 					 ctl_sec_applications, ctl_sec_ports, ctl_sec_captures };
 	int rc = ctl_walk_map(c, root, top, sizeof(top) / sizeof(top[0]), NULL,
 			      "a config needs at least one host, e.g. topology: {hosts: [{name: host0, ip: 10.0.0.1}]}");
@@ -150,6 +136,7 @@ int ctl_config_load(struct ctl_config *cfg, const char *path, const char *const 
 	snprintf(cfg->path, sizeof(cfg->path), "%s", path);
 	emu_sim_defaults(&cfg->sim);
 	nic_params_defaults(&cfg->nic);
+	sw_params_defaults(&cfg->sw);
 	rc = ctl_y_load(&c, &root);
 	/* Overrides go into a map; a root that is not one is reported by validate(). */
 	for (int i = 0; rc == 0 && root->type == CTL_Y_MAP && i < n_sets; i++)

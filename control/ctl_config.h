@@ -9,6 +9,7 @@
 #include "emu_time.h"
 #include "net_topo.h"
 #include "nic_params.h"
+#include "sw_params.h"
 
 #define CTL_NAME_MAX 32
 #define CTL_DEV_MAX 256
@@ -96,6 +97,7 @@ struct ctl_config {
 	struct ctl_fault faults[CTL_FAULTS_MAX]; /* topology.faults */
 	uint32_t n_faults;
 	struct nic_params nic;         /* nic: applies to every host's NIC */
+	struct sw_params sw;           /* switch: applies to every switch (Scala Switch typedParameters) */
 	struct ctl_app *apps;          /* applications */
 	uint32_t n_apps;
 	struct ctl_port *ports;        /* ports */

@@ -139,6 +139,30 @@ int ctl_val_name(struct ctl_ctx *c, const struct ctl_ynode *v, char *out, size_t
 int ctl_sec_simulation(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
 int ctl_sec_topology(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
 int ctl_sec_nic(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
+int ctl_sec_switch(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
+
+#define CTL_PTABLE_WHY_MAX 3
+
+/**
+ * A component's attribute table (the NIC's, the switch's), seen through rows: each row an attribute with its
+ * Scala path (NULL-terminated, at most @p depth components), default text and setters into the params struct.
+ */
+struct ctl_ptable {
+	const char *root;    /* the section's name in messages: "nic", "switch" */
+	unsigned count;
+	int depth;
+	const char *const *(*path)(unsigned row);
+	const char *(*def)(unsigned row);
+	bool (*readonly)(unsigned row); /* may be NULL */
+	bool (*is_list)(unsigned row);
+	int (*set)(void *params, unsigned row, const char *text, char *err, size_t errlen);
+	int (*set_list)(void *params, unsigned row, const char *const *items, int n, int *bad, char *err, size_t errlen);
+	/** The stop rules: 0, or -EINVAL with the message and up to 3 rows to blame (others -1). May be NULL. */
+	int (*check)(const void *params, int *why, char *err, size_t errlen);
+};
+
+/** Walk the section @p v against @p t into @p params, then check its stop rules; errors as ctl_err(). */
+int ctl_walk_params(struct ctl_ctx *c, const struct ctl_ynode *v, const struct ctl_ptable *t, void *params);
 int ctl_sec_applications(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
 int ctl_sec_ports(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
 int ctl_sec_captures(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);

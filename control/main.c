@@ -8,6 +8,7 @@
 #include "ctl_config.h"
 #include "ctl_run.h"
 #include "nic_params.h"
+#include "sw_params.h"
 
 #define MAX_SETS 256
 
@@ -26,7 +27,7 @@ static void usage(FILE *f)
 		   "  uetemu run CONFIG [--mode virtual|realtime] [--out DIR] [--set PATH=VALUE]... [--quiet]"
 		   " [-- EAL args]\n"
 		   "  uetemu validate CONFIG [--set PATH=VALUE]...\n"
-		   "  uetemu keys          (every nic key with its type and default)\n"
+		   "  uetemu keys          (every nic and switch key with its type and default)\n"
 		   "  uetemu version\n");
 }
 
@@ -99,6 +100,13 @@ static int cmd_keys(void)
 			printf(".%s", d->path[k]);
 		printf("` | %s%s | `%s` |\n", d->type < sizeof(types) / sizeof(types[0]) ? types[d->type] : "?",
 		       d->readonly ? " (read-only)" : "", d->def);
+	}
+	for (unsigned i = 0; i < sw_param_count; i++) {
+		const struct sw_param_def *d = &sw_param_table[i];
+		printf("| `switch");
+		for (int k = 0; k < SW_PARAM_DEPTH && d->path[k] != NULL; k++)
+			printf(".%s", d->path[k]);
+		printf("` | %s | `%s` |\n", d->api, d->def);
 	}
 	return 0;
 }

@@ -403,8 +403,8 @@ Test(ctl_config, bad_missing_required_key)
 Test(ctl_config, bad_switch_key)
 {
 	load_fails(BAD "switch-key.yaml", NULL, 0, -EINVAL,
-		   BAD "switch-key.yaml:4:3: switch.UETPolicyEnabled: unknown key; the switch model is not implemented "
-		   "yet, leave switch empty");
+		   BAD "switch-key.yaml:4:3: switch.UETPolicyEnabled: unknown key here; UETPolicyEnabled sits at "
+		   "SharedBufferManager.UETPolicyEnabled under this section");
 }
 
 Test(ctl_config, bad_host_on_two_links)
@@ -650,7 +650,10 @@ Test(ctl_config, set_bad_paths)
 	set_fails("simulaton.RandomSeed=1",
 		  "--set simulaton.RandomSeed=1: simulaton: unknown key; did you mean 'simulation'?");
 	set_fails("switch.Foo=1",
-		  "--set switch.Foo=1: unknown key; the switch model is not implemented yet, leave switch empty");
+		  "--set switch.Foo=1: unknown key; valid keys are NumUpLinks, NumDownLinks, NumUpLinksPerSwitch, "
+		  "SwitchingCapacity, EcmpHashMethod, LoadBalancingMethod, EnableLoadBalancingStats, "
+		  "LoadBalancingStatsReportInterval, NetworkInterface, PacketTrimmer, LoadBalancingFlowlet, "
+		  "SharedBufferManager, EcnHandler");
 }
 
 /* ---- Generated topologies (docs/topology.md) and link faults ---- */
