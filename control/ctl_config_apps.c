@@ -180,28 +180,8 @@ static int cap_name(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 static int cap_link(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
 	struct cap_obj *o = obj;
-	char names[512];
-	size_t used = 0;
-	const char *s;
-	int rc = ctl_scalar(c, v, "l0", &s);
 
-	for (uint32_t i = 0; rc == 0 && i < o->cfg->n_links; i++) {
-		if (strcmp(o->cfg->links[i].name, s) == 0) {
-			o->cap->link = i;
-			return 0;
-		}
-	}
-	if (rc != 0)
-		return rc;
-	if (o->cfg->n_links == 0)
-		return ctl_err(c, v, "unknown link '%s'; the topology has no links", s);
-	names[0] = '\0';
-	for (uint32_t i = 0; i < o->cfg->n_links && used < sizeof(names); i++) {
-		int w = snprintf(names + used, sizeof(names) - used, "%s%s", i ? ", " : "", o->cfg->links[i].name);
-
-		used += w > 0 ? (size_t)w : 0;
-	}
-	return ctl_err(c, v, "unknown link '%s'; links are %s", s, names);
+	return ctl_val_link(c, v, o->cfg, &o->cap->link);
 }
 
 static int cap_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t idx, void *obj)

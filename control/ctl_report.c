@@ -1,5 +1,6 @@
 /* The end-of-run report: DIR/summary.json (a stable interface for scripts) and the table on stdout. */
 #include "ctl_run_pvt.h"
+#include "sw.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -15,6 +16,7 @@ struct host_sum {
 struct totals {
 	uint64_t drops, trims, nacks, rtx, rto, ecn, pfc;
 	uint64_t drop_reason[NIC_C_COUNT];
+	uint64_t sw_drop_reason[SW_C_COUNT];
 	double fct_p50, fct_p99, fct_max; /* microseconds */
 };
 
@@ -69,8 +71,18 @@ static void sum_totals(struct ctl_run_state *r, struct totals *t)
 		t->nacks += c[NIC_C_NACK_PKTS_SENT];
 		t->rtx += c[NIC_C_NUM_RTX];
 		t->rto += c[NIC_C_NUM_RTO];
-		t->ecn += c[NIC_C_ECN_CE_RCVD];
-		t->pfc += c[NIC_C_PFC_PAUSES_RCVD];
+		t->pfc += c[NIC_C_PFC_PAUSES_SENT];
+	}
+	/* ECN marks are made by switches; PFC pauses counted where they are sent (NICs and switches); trims where
+	 * they arrive (the NICs, above), so a trim is counted once */
+	for (uint32_t s = 0; s < r->n_sws; s++) {
+		const uint64_t *c = sw_counters(r->sws[s]);
+		for (int k = SW_C_DROP_HEADROOM; k <= SW_C_DROP_BAD_PORT; k++) {
+			t->drops += c[k];
+			t->sw_drop_reason[k] += c[k];
+		}
+		t->ecn += c[SW_C_ECN_MARKS];
+		t->pfc += c[SW_C_PFC_PAUSES_SENT];
 	}
 	for (int k = 1; k < NET_C_COUNT; k++)
 		t->drops += r->np.counters[k];
@@ -111,30 +123,45 @@ static void json_hosts(FILE *f, struct ctl_run_state *r, const struct host_sum *
 	fprintf(f, "  ],\n");
 }
 
-static void json_dir(FILE *f, const char *key, const struct net_dir *d)
+/*
+ * One direction of link @p i, sent by its end @p e: what crossed it (net_dir), plus, when a switch sends it, the
+ * drops, trims and ECN marks of that switch port's egress.
+ */
+static void json_dir(FILE *f, struct ctl_run_state *r, uint32_t i, int e)
 {
+	const struct net_dir *d = &r->links[i].dir[e];
+	uint64_t drops = d->drops, trims = d->trims, ecn = d->ecn_marks;
+
+	if (r->topo != NULL) {
+		const struct net_topo_end *end = e == 0 ? &r->topo->links[i].a : &r->topo->links[i].b;
+		if (r->topo->devs[end->dev].kind == NET_TOPO_SWITCH) {
+			struct sw_port_stats ps;
+			sw_port_stats(r->sws[end->dev - r->topo->size.hosts], end->port, &ps, r->end);
+			drops += ps.tx_drops;
+			trims += ps.trims;
+			for (int c = 0; c < SW_TC_COUNT; c++)
+				ecn += ps.ecn_marked[c];
+		}
+	}
 	fprintf(f, "\"%s\": {\"bytes\": %llu, \"frames\": %llu, \"drops\": %llu, \"trims\": %llu, \"ecn_marks\": %llu, "
-		   "\"pauses\": %llu}", key, (unsigned long long)d->bytes, (unsigned long long)d->frames,
-		(unsigned long long)d->drops, (unsigned long long)d->trims, (unsigned long long)d->ecn_marks,
+		   "\"pauses\": %llu}", e == 0 ? "ab" : "ba", (unsigned long long)d->bytes, (unsigned long long)d->frames,
+		(unsigned long long)drops, (unsigned long long)trims, (unsigned long long)ecn,
 		(unsigned long long)d->pauses);
 }
 
 /* One entry per link: both directions, "ab" from a to b (bytes on the wire, FCS included). */
 static void json_links(FILE *f, struct ctl_run_state *r)
 {
-	const struct ctl_config *cfg = r->cfg;
-
 	fprintf(f, "  \"links\": [");
-	for (uint32_t i = 0; i < cfg->n_links; i++) {
-		const struct ctl_link *cl = &cfg->links[i];
-		fprintf(f, "%s\n    {\"name\": \"%s\", \"a\": \"%s\", \"b\": \"%s\", ", i ? "," : "", cl->name,
-			cfg->hosts[cl->a].name, cfg->hosts[cl->b].name);
-		json_dir(f, "ab", &r->links[i].dir[0]);
+	for (uint32_t i = 0; i < r->n_links; i++) {
+		const char *a, *b, *name = ctl_run_link_name(r, i, &a, &b);
+		fprintf(f, "%s\n    {\"name\": \"%s\", \"a\": \"%s\", \"b\": \"%s\", ", i ? "," : "", name, a, b);
+		json_dir(f, r, i, 0);
 		fputs(", ", f);
-		json_dir(f, "ba", &r->links[i].dir[1]);
+		json_dir(f, r, i, 1);
 		fputc('}', f);
 	}
-	fprintf(f, "%s],\n", cfg->n_links ? "\n  " : "");
+	fprintf(f, "%s],\n", r->n_links ? "\n  " : "");
 }
 
 static void json_totals(FILE *f, struct ctl_run_state *r, const struct totals *t)
@@ -153,6 +180,12 @@ static void json_totals(FILE *f, struct ctl_run_state *r, const struct totals *t
 		if (t->drop_reason[k]) {
 			fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", nic_counter_name(k),
 				(unsigned long long)t->drop_reason[k]);
+			first = 0;
+		}
+	for (int k = 1; k < SW_C_COUNT; k++)
+		if (t->sw_drop_reason[k]) {
+			fprintf(f, "%s\"switch %s\": %llu", first ? "" : ", ", sw_counter_name(k),
+				(unsigned long long)t->sw_drop_reason[k]);
 			first = 0;
 		}
 	for (int k = 1; k < NET_C_COUNT; k++)

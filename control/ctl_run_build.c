@@ -148,6 +148,9 @@ static int make_links(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
 
+	if (cfg->topo_type == CTL_TOPO_GENERATED)
+		return ctl_run_fabric(r, err, errlen);
+	r->n_links = cfg->n_links;
 	r->links = calloc(cfg->n_links ? cfg->n_links : 1, sizeof(*r->links));
 	r->impairs_owned = calloc(cfg->n_links ? cfg->n_links : 1, sizeof(*r->impairs_owned));
 	if (r->links == NULL || r->impairs_owned == NULL) {
@@ -237,6 +240,8 @@ static int check_reachable(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
 
+	if (cfg->topo_type == CTL_TOPO_GENERATED)
+		return 0; /* every host of a generated fabric is on it */
 	for (uint32_t a = 0; a < cfg->n_apps; a++)
 		for (uint32_t i = 0; i < cfg->apps[a].n_list; i++) {
 			uint32_t src = cfg->apps[a].list[i].src;
@@ -324,6 +329,7 @@ void ctl_run_teardown(struct ctl_run_state *r)
 	r->events = NULL;
 	ctl_records_close(r->records, r->end);
 	r->records = NULL;
+	ctl_run_fabric_fini(r);
 	for (uint32_t i = 0; r->nics != NULL && i < cfg->n_hosts; i++)
 		nic_destroy(r->nics[i]);
 	free(r->caps);

@@ -10,6 +10,7 @@
 #include "ctl_records.h"
 #include "ctl_run.h"
 #include "net.h"
+#include "net_topo.h"
 #include "nic.h"
 #include "rec.h"
 
@@ -42,6 +43,10 @@ struct ctl_run_state {
 	struct nic **nics;
 	struct nic_neigh *neigh;
 	struct net_link *links;
+	uint32_t n_links;            /* explicit links, or the generated topology's */
+	struct net_topo *topo;       /* generated topology, or NULL */
+	struct sw **sws;             /* its switches, index = device index - hosts */
+	uint32_t n_sws;
 	struct net_impair **impairs_owned; /* one array per impaired link, freed at teardown */
 	uint32_t n_impairs_owned;
 	struct cap_pcap **caps;
@@ -66,6 +71,12 @@ struct ctl_run_state {
 /* ctl_run_build.c */
 int ctl_run_build(struct ctl_run_state *r, char *err, size_t errlen);
 void ctl_run_teardown(struct ctl_run_state *r);
+
+/* ctl_run_fabric.c */
+int ctl_run_fabric(struct ctl_run_state *r, char *err, size_t errlen);
+void ctl_run_fabric_fini(struct ctl_run_state *r);
+/** Name of link @p i of the run, and the names of its a and b ends. */
+const char *ctl_run_link_name(const struct ctl_run_state *r, uint32_t i, const char **a, const char **b);
 
 /* ctl_run_rt.c */
 int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen);

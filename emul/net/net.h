@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "emu_pool.h"
+#include "emu_rng.h"
 #include "emu_sched.h"
 #include "emu_time.h"
 #include "wire.h"
@@ -27,7 +28,9 @@ struct net_dev_ops {
 	X(LINK_UNCONNECTED, "frame sent on a link direction with no receiver") \
 	X(EXT_RX_BAD_FRAME, "frame from an external port refused by the decoder") \
 	X(EXT_RX_NO_DEVICE, "frame from an external port with no device attached") \
-	X(IMPAIR_DROP, "data frame dropped by a link fixture (impair: drop)")
+	X(IMPAIR_DROP, "data frame dropped by a link fixture (impair: drop)") \
+	X(LINK_DOWN_DROP, "frame lost: its link was down (topology.faults)") \
+	X(LINK_LOSS_DROP, "frame lost to its link's loss rate (topology.faults)")
 
 #define NET_COUNTER_ENUM(n, s) NET_C_##n,
 enum net_counter { NET_COUNTERS(NET_COUNTER_ENUM) NET_C_COUNT };
@@ -123,6 +126,9 @@ struct net_link {
 	uint64_t bps;
 	emu_ps_t delay;
 	struct net_dir dir[2];
+	bool down;                 /* a fault holds the link down: frames entering it are lost */
+	uint32_t loss_ppm;         /* a fault's loss rate: each frame entering is lost with this probability */
+	struct emu_rng loss_rng;   /* the link's own stream for those draws */
 	net_tap_fn taps[NET_LINK_MAX_TAPS];
 	void *tap_args[NET_LINK_MAX_TAPS];
 	uint32_t n_taps;
@@ -139,6 +145,15 @@ void net_link_init(struct net_link *l, struct net_part *np, uint64_t bps, emu_ps
  */
 void net_dir_set_impair(struct net_dir *d, const struct net_impair *imp, uint32_t n, uint8_t dscp_trimmed,
 			uint8_t dscp_trimmed_lasthop);
+
+/**
+ * Faults (a lab's gray failures): take @p l down at @p down and back up at @p up (EMU_PS_NEVER: stays down), both
+ * directions; frames entering a down link are lost, frames already on it arrive. Returns 0 or -ENOSPC.
+ */
+int net_link_fault_down(struct net_link *l, emu_ps_t down, emu_ps_t up);
+
+/** Lose each frame entering @p l with probability @p ppm / 1e6, drawn from a stream seeded by (@p seed, @p id). */
+void net_link_fault_loss(struct net_link *l, uint32_t ppm, uint64_t seed, uint64_t id);
 
 /** Add a tap; returns 0 or -ENOSPC past NET_LINK_MAX_TAPS. */
 int net_link_add_tap(struct net_link *l, net_tap_fn fn, void *arg);

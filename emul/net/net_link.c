@@ -143,6 +143,45 @@ static emu_ps_t impair(struct net_dir *d, struct wire_pkt *pkt)
 	return 0;
 }
 
+static void ev_down(void *a, void *b, emu_ps_t now)
+{
+	struct net_link *l = a;
+
+	(void)now;
+	l->down = b != NULL;
+}
+
+int net_link_fault_down(struct net_link *l, emu_ps_t down, emu_ps_t up)
+{
+	if (net_sched(l->np, down, ev_down, l, (void *)1, NULL) < 0)
+		return -ENOSPC;
+	if (up != EMU_PS_NEVER && net_sched(l->np, up, ev_down, l, NULL, NULL) < 0)
+		return -ENOSPC;
+	return 0;
+}
+
+void net_link_fault_loss(struct net_link *l, uint32_t ppm, uint64_t seed, uint64_t id)
+{
+	l->loss_ppm = ppm;
+	emu_rng_init(&l->loss_rng, seed, id);
+}
+
+/* A fault takes the frame: counted as a drop of the direction. */
+static bool fault_takes(struct net_dir *d)
+{
+	struct net_link *l = d->link;
+
+	if (l->down) {
+		l->np->counters[NET_C_LINK_DOWN_DROP]++;
+		return true;
+	}
+	if (l->loss_ppm != 0 && emu_rng_below(&l->loss_rng, 1000000) < l->loss_ppm) {
+		l->np->counters[NET_C_LINK_LOSS_DROP]++;
+		return true;
+	}
+	return false;
+}
+
 emu_ps_t net_dir_xmit(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
 {
 	struct net_link *l = d->link;
@@ -163,8 +202,11 @@ emu_ps_t net_dir_xmit(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
 			}
 	if (d->n_impair != 0 && pkt->kind == WIRE_KIND_DATA)
 		extra = impair(d, pkt);
-	if (extra == EMU_PS_NEVER) {
+	if (extra == EMU_PS_NEVER)
 		np->counters[NET_C_IMPAIR_DROP]++;
+	else if ((l->down || l->loss_ppm) && fault_takes(d))
+		extra = EMU_PS_NEVER;
+	if (extra == EMU_PS_NEVER) {
 		d->drops++;
 		net_pkt_free(np, pkt);
 		net_sched(np, end, ev_tx_done, d, NULL, NULL);

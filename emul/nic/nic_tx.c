@@ -84,6 +84,10 @@ static enum next_kind next_kind(const struct nic *nic, const struct nic_pdc *pdc
 	}
 	if (pdc->pkts_issued == pdc->n_pkts)
 		return NEXT_NONE;
+	/* The maximum PSN range: no new PSN beyond what the receiver tracks past the oldest outstanding one
+	 * (NIC_RCV_WIN), or a packet lost repeatedly would let later PSNs fall outside its window. */
+	if (pdc->out_head != NULL && pdc->next_psn - pdc->out_head->psn >= NIC_RCV_WIN)
+		return NEXT_NONE;
 	*payload = seg_payload(pdc, pdc->pkts_issued, nic->p->rdma_data_mss);
 	return nic->p->prefetch_enable ? NEXT_FETCH : NEXT_NEW;
 }
