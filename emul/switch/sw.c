@@ -19,6 +19,8 @@ const char *sw_counter_name(int c)
 }
 
 /* The tag pool size: see struct sw_tag in sw_pvt.h. */
+#define SW_TAGS_MAX (1u << 17)
+
 static uint32_t tag_count(const struct sw *sw)
 {
 	uint64_t lossless_pools = 0, bytes, want, have = emu_pool_size(sw->env.np->pkts);
@@ -30,6 +32,12 @@ static uint32_t tag_count(const struct sw *sw)
 	want = bytes / SW_MIN_CHARGE + sw->n_ports;
 	if (want > have)
 		want = have;
+	/*
+	 * Every switch of a fabric sizes its own tags, so cap them: 2^17 tags hold 131,072 queued packets, the whole
+	 * default 256 MB buffer in full 4 KB packets (~62,000). A switch that still runs out counts DROP_NO_TAG.
+	 */
+	if (want > SW_TAGS_MAX)
+		want = SW_TAGS_MAX;
 	while (n < want && n < (1u << 31))
 		n <<= 1;
 	return n;

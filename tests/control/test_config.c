@@ -975,13 +975,13 @@ Test(ctl_config, set_topology_keys)
 	const char *sets[] = { "topology.k=4" };
 	struct ctl_config cfg;
 
-	load_ok(&cfg, "configs/fat-tree-128.yaml", sets, 1);
+	load_ok(&cfg, DIR "good-fat-tree.yaml", sets, 1);
 	cr_expect_eq(cfg.n_hosts, 16);
 	ctl_config_free(&cfg);
 	{
 		const char *bad[] = { "topology.k=3" };
 
-		load_fails("configs/fat-tree-128.yaml", bad, 1, -EINVAL,
+		load_fails(DIR "good-fat-tree.yaml", bad, 1, -EINVAL,
 			   "--set topology.k=3: k 3 is not an even number of 2 or more; a fat tree's k is its switches' "
 			   "port count, e.g. 8");
 	}

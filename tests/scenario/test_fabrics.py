@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Generated fabrics (issue 4): configs/leaf-spine.yaml (16 hosts, 4 racks, 4 spines, a permutation of 4 MiB)
+with Default Packet Spraying and with None, printing each leaf's uplink loads; configs/fat-tree-128.yaml
+(k = 8, 128 hosts, 100 Gb/s, a permutation of 2 MiB) runs in virtual time and completes, printing its wall time
+and event count."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+failures = []
+SPRAY = 'nic.TransportProcessingLayers.ScalaUETPdsManager.PacketSprayingType='
+
+
+def check(cond, what):
+    print(('ok   ' if cond else 'FAIL ') + what)
+    if not cond:
+        failures.append(what)
+
+
+def run(uetemu, root, cfg, sets):
+    out = tempfile.mkdtemp(prefix='uetemu-fabric-')
+    cmd = [uetemu, 'run', os.path.join(root, cfg), '--out', out, '--quiet']
+    for s in sets:
+        cmd += ['--set', s]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    return json.load(open(os.path.join(out, 'summary.json')))
+
+
+def uplink_spread(s):
+    """Per leaf: the leaf -> spine bytes of its uplinks and (max - min) / max."""
+    res = []
+    for leaf in range(4):
+        b = [l['ab']['bytes'] for l in s['links'] if l['name'].startswith('leaf%d-spine' % leaf)]
+        res.append((b, (max(b) - min(b)) / max(b)))
+    return res
+
+
+def main():
+    uetemu, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    spread = {}
+    for mode in ('Default Packet Spraying', 'None'):
+        s = run(uetemu, root, 'configs/leaf-spine.yaml', [SPRAY + mode])
+        check(s['messages']['completed'] == 16, 'leaf-spine, %s: 16 of 16 complete' % mode)
+        spread[mode] = uplink_spread(s)
+        gp = [h['goodput_gbps'] for h in s['hosts']]
+        print('     %s: per-host goodput min %.1f / max %.1f Gb/s' % (mode, min(gp), max(gp)))
+        for leaf, (b, sp) in enumerate(spread[mode]):
+            print('     %s: leaf%d uplinks %s bytes, spread %.1f %%' % (mode, leaf, b, 100 * sp))
+    worst_default = max(sp for _, sp in spread['Default Packet Spraying'])
+    worst_none = max(sp for _, sp in spread['None'])
+    check(worst_none > 0.5, 'None: flows collide, an uplink carries far more than another (%.0f %%)' % (100 * worst_none))
+    check(worst_default < 0.2 and worst_default < worst_none / 3,
+          'Default spraying: every leaf spreads its bytes over all 4 uplinks (worst spread %.1f %%)'
+          % (100 * worst_default))
+
+    s = run(uetemu, root, 'configs/fat-tree-128.yaml', [])
+    check(s['messages']['completed'] == 128, 'fat-tree-128: 128 of 128 complete')
+    print('     fat-tree-128: %.3f s wall, %d events, %.3f us simulated, FCT p50 %.3f us, max %.3f us'
+          % (s['wall_s'], s['events'], s['sim_time_ps'] / 1e6, s['messages']['fct_us']['p50'],
+             s['messages']['fct_us']['max']))
+    print('test_fabrics: %d passed, %d failed' % (0 if failures else 1, len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
