@@ -164,6 +164,39 @@ static void json_links(FILE *f, struct ctl_run_state *r)
 	fprintf(f, "%s],\n", r->n_links ? "\n  " : "");
 }
 
+static void json_mac(FILE *f, const uint8_t *m)
+{
+	fprintf(f, "\"%02x:%02x:%02x:%02x:%02x:%02x\"", m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+/* A generated fabric's devices: name, tier, address, and each port's MAC and link (the lab's wiring sheet). */
+static void json_devices(FILE *f, struct ctl_run_state *r)
+{
+	const struct net_topo *t = r->topo;
+
+	if (t == NULL)
+		return;
+	fprintf(f, "  \"topology\": {\"type\": \"%s\", \"devices\": [", net_topo_type_name(t->spec.type));
+	for (uint32_t d = 0; d < t->size.devices; d++) {
+		const struct net_topo_dev *dv = &t->devs[d];
+		fprintf(f, "%s\n    {\"name\": \"%s\", \"tier\": %u, ", d ? "," : "", dv->name, dv->tier);
+		if (dv->kind == NET_TOPO_HOST) {
+			fputs("\"ip\": ", f);
+			json_ip(f, dv->ip);
+			fputs(", ", f);
+		}
+		fputs("\"ports\": [", f);
+		for (uint32_t p = 0; p < dv->n_ports; p++) {
+			const struct net_topo_port *pt = &t->ports[dv->port0 + p];
+			fprintf(f, "%s{\"port\": %u, \"mac\": ", p ? ", " : "", p);
+			json_mac(f, pt->mac);
+			fprintf(f, ", \"link\": \"%s\"}", t->links[pt->link].name);
+		}
+		fputs("]}", f);
+	}
+	fprintf(f, "\n  ]},\n");
+}
+
 static void json_totals(FILE *f, struct ctl_run_state *r, const struct totals *t)
 {
 	fprintf(f, "  \"messages\": {\"posted\": %u, \"completed\": %u, \"post_failed\": %llu, "
@@ -279,6 +312,7 @@ int ctl_report(struct ctl_run_state *r, char *err, size_t errlen)
 			(unsigned long long)r->polls, (double)r->late_max / 1e3, (unsigned long long)r->late_events);
 	json_hosts(f, r, hs);
 	json_links(f, r);
+	json_devices(f, r);
 	json_totals(f, r, &t);
 	fprintf(f, "}\n");
 	int bad = ferror(f);

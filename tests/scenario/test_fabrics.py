@@ -60,6 +60,16 @@ def main():
     print('     fat-tree-128: %.3f s wall, %d events, %.3f us simulated, FCT p50 %.3f us, max %.3f us'
           % (s['wall_s'], s['events'], s['sim_time_ps'] / 1e6, s['messages']['fct_us']['p50'],
              s['messages']['fct_us']['max']))
+    s = run(uetemu, root, 'tests/scenario/faults.yaml', [])
+    links = {l['name']: l for l in s['links']}
+    lossy, down = links['host0-tor0'], links['host3-tor0']
+    lost = lossy['ab']['drops'] + lossy['ba']['drops']
+    frames = lossy['ab']['frames'] + lossy['ba']['frames']
+    check(s['messages']['completed'] == 2, 'faults: both messages complete')
+    check(0.002 < lost / frames < 0.03, 'faults: host0-tor0 at 1 %% loss lost %d of %d frames' % (lost, frames))
+    check(down['ba']['drops'] > 50 and s['counters']['timeouts'] > 0,
+          'faults: host3-tor0 down 20..60 us lost %d frames to host3, recovered by %d timeouts'
+          % (down['ba']['drops'], s['counters']['timeouts']))
     print('test_fabrics: %d passed, %d failed' % (0 if failures else 1, len(failures)))
     return 1 if failures else 0
 
