@@ -165,7 +165,8 @@ struct nic *nic_create(const struct nic_env *env)
 	nic->pdc_pool = emu_pool_create(sizeof(struct nic_pdc), max_pdcs);
 	/* Outstanding packets NIC-wide: 64 full windows' worth at the defaults; an empty pool holds back sending. */
 	nic->rec_pool = emu_pool_create(sizeof(struct nic_rec), 1u << 16);
-	nic->grp_pool = emu_pool_create(sizeof(struct nic_group), max_pdcs);
+	/* a group carries its load balancer's cache behind it when REPSBufferSizeMaskBits asks for a large one */
+	nic->grp_pool = emu_pool_create(sizeof(struct nic_group) + nic_lb_storage_bytes(p), max_pdcs);
 	if (nic->pdc_pool == NULL || nic->grp_pool == NULL || nic->rec_pool == NULL)
 		goto fail_nic;
 	nic->next_snd_id = NIC_SND_ID_MIN;

@@ -54,6 +54,7 @@ static void retire(struct nic *nic, struct nic_pdc *pdc, struct nic_rec *r)
 static void mark_lost(struct nic_pdc *pdc, struct nic_rec *r)
 {
 	out_of_flight(pdc, r);
+	r->late_at = EMU_PS_NEVER;
 	r->state = NIC_REC_LOST;
 	r->rto_at = EMU_PS_NEVER;
 	r->rtx_next = NULL;
@@ -74,6 +75,40 @@ void nic_pdc_wake(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
 }
 
 static void ev_rto(void *a, void *b, emu_ps_t now);
+static void ev_late(void *a, void *b, emu_ps_t now);
+
+void nic_late_arm(struct nic *nic, struct nic_pdc *pdc, emu_ps_t deadline)
+{
+	if (pdc->late_timer != 0 && pdc->late_armed <= deadline)
+		return;
+	emu_sched_cancel(nic->env.np->sched, pdc->late_timer);
+	pdc->late_timer = 0;
+	if (net_sched(nic->env.np, deadline, ev_late, nic, pdc, &pdc->late_timer) == 0)
+		pdc->late_armed = deadline;
+}
+
+/* Early failure detection: each packet past its deadline is reported once to the load balancer; it is neither
+ * retransmitted nor is its retransmission timer touched (uet-nic-multipath.md, Early failure detection). */
+static void ev_late(void *a, void *b, emu_ps_t now)
+{
+	struct nic *nic = a;
+	struct nic_pdc *pdc = b;
+	emu_ps_t next = EMU_PS_NEVER;
+
+	pdc->late_timer = 0;
+	for (struct nic_rec *r = pdc->out_head; r != NULL; r = r->next) {
+		if (r->late_at == EMU_PS_NEVER)
+			continue;
+		if (r->late_at <= now && r->state == NIC_REC_SENT) {
+			r->late_at = EMU_PS_NEVER;
+			nic_lb_on_late(&pdc->group->lb, nic->p, r->ev, now);
+		} else if (r->late_at < next) {
+			next = r->late_at;
+		}
+	}
+	if (next != EMU_PS_NEVER)
+		nic_late_arm(nic, pdc, next);
+}
 
 /* Arm the PDC's one timer for @p deadline if nothing earlier is armed. */
 void nic_rto_arm(struct nic *nic, struct nic_pdc *pdc, emu_ps_t deadline)
@@ -103,6 +138,7 @@ static void ev_rto(void *a, void *b, emu_ps_t now)
 			continue;
 		if (r->rto_at <= now) {
 			nic->c[NIC_C_NUM_RTO]++;
+			nic_lb_on_timeout(&pdc->group->lb, nic->p, r->ev, now);
 			mark_lost(pdc, r);
 			lost++;
 		} else if (r->rto_at < next) {
@@ -124,7 +160,7 @@ static void send_probe(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
 	pdc->probe_sent = true;
 	if (p == NULL)
 		return;
-	p->sport = nic_next_entropy(nic, pdc->group);
+	p->sport = nic_lb_last_ev(&pdc->group->lb); /* a probe takes no step of the load balancer */
 	p->pds.type = WIRE_PDS_CP;
 	p->pds.next_hdr = WIRE_CTL_PROBE;
 	p->pds.flags = WIRE_CP_F_AR;
@@ -147,7 +183,9 @@ static void msg_complete(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
 		nic->env.hooks.msg_done(nic->env.hooks.arg, pdc->cookie, now);
 	/* The messages workload, like Chakra, closes a message's PDC when the message completes. */
 	emu_sched_cancel(nic->env.np->sched, pdc->rto_timer);
+	emu_sched_cancel(nic->env.np->sched, pdc->late_timer);
 	pdc->rto_timer = 0;
+	pdc->late_timer = 0;
 	nic_pdc_close(nic, pdc, now);
 }
 
@@ -216,6 +254,8 @@ void nic_rx_ack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 		nic_trace_now(nic, pkt, NIC_TR_RX, pdc, EMU_PS_NEVER, now);
 		return;
 	}
+	/* path feedback first: apply_ack may complete the message and free the group */
+	nic_lb_on_ack(&pdc->group->lb, nic->p, pkt->sport, (pkt->pds.flags & WIRE_ACK_F_M) != 0, now);
 	emu_ps_t rtt = apply_ack(nic, pdc, pkt, now);
 	nic_trace_now(nic, pkt, NIC_TR_RX, pdc, rtt, now);
 	if (pdc->pkts_acked == pdc->n_pkts) {
@@ -248,6 +288,8 @@ void nic_rx_nack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 		if (r->psn != pkt->pds.psn)
 			continue;
 		if (r->in_flight && r->state != NIC_REC_LOST) {
+			nic_lb_on_nack(&pdc->group->lb, nic->p, pkt->sport, pkt->pds.nack_code == WIRE_NACK_TRIMMED_LASTHOP,
+				       now);
 			mark_lost(pdc, r);
 			nic_pdc_wake(nic, pdc, now);
 		}

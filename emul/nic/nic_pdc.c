@@ -40,6 +40,7 @@ static struct nic_group *group_get(struct nic *nic, uint32_t peer_ip)
 	memset(g, 0, sizeof(*g));
 	g->peer_ip = peer_ip;
 	g->cwnd = nic->max_cwnd; /* a new group starts at its maximum window (no NSCC yet, issue 5) */
+	nic_lb_init_ext(&g->lb, nic->p, nic->link_bps, nic_lb_storage_bytes(nic->p) ? (uint16_t *)(g + 1) : NULL);
 	const uint8_t *mac = nic_neigh_mac(nic, peer_ip);
 	if (mac != NULL) /* a peer seen only on a real port, with no neighbour entry, is answered to 00:..:00 */
 		memcpy(g->peer_mac, mac, 6);

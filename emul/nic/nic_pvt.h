@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "emu_rng.h"
+#include "nic_lb.h"
 #include "nic.h"
 
 #define NIC_RCV_WIN 256       /* receiver: PSNs tracked beyond rcv_next (4 SACK blocks of 64) */
@@ -43,6 +44,8 @@ struct nic_rec {
 	uint32_t seg;                 /* segment index in the message */
 	uint32_t payload;
 	uint16_t tx_count;            /* transmissions so far */
+	uint16_t ev;                  /* entropy value of its last transmission (REPS feedback) */
+	emu_ps_t late_at;             /* REPS early failure detection deadline, EMU_PS_NEVER when not armed */
 	uint8_t state;                /* enum nic_rec_state */
 	uint8_t in_flight;            /* counted in the group's bytes in flight */
 };
@@ -74,6 +77,8 @@ struct nic_pdc {
 	uint64_t pf_bytes;         /* prefetch buffer on: this PDC's bytes in the prefetch buffer */
 	emu_timer_t rto_timer;     /* one timer per PDC, armed at rto_armed for the earliest deadline */
 	emu_ps_t rto_armed;
+	emu_timer_t late_timer;    /* REPS early failure detection: one timer per PDC for the earliest late_at */
+	emu_ps_t late_armed;
 	bool probe_sent;
 	/* receiver */
 	uint32_t rcv_next;         /* next expected PSN; CACK_PSN = rcv_next - 1 */
@@ -97,7 +102,7 @@ struct nic_group {
 	uint32_t peer_ip;
 	uint8_t peer_mac[6];       /* looked up once, when the group is created */
 	uint32_t n_pdcs;
-	uint32_t entropy_ctr;
+	struct nic_lb lb;          /* the group's load balancer: None, Default Packet Spraying or REPS */
 	uint64_t cwnd;             /* bytes, counted at nominal size; the maximum window until NSCC (issue 5) */
 	uint64_t in_flight;        /* nominal bytes fetched or sent and not yet acked, nacked or timed out */
 	uint64_t fetched;          /* payload bytes fetched from the host (uet-monitor bytes_fetched) */
@@ -239,7 +244,7 @@ void nic_group_unready(struct nic *nic, struct nic_group *g);
 /* nic_tx.c: the transmit process (segmentation, PCIe fetch, retransmissions) */
 void nic_tx_pass(struct nic *nic, emu_ps_t now);
 void nic_data_serialized(struct nic *nic, struct nic_rec *r, uint64_t uid, emu_ps_t now);
-uint16_t nic_next_entropy(struct nic *nic, struct nic_group *g);
+void nic_late_arm(struct nic *nic, struct nic_pdc *pdc, emu_ps_t deadline);
 bool nic_pdc_can_send(const struct nic *nic, const struct nic_pdc *pdc);
 
 /* nic_ack.c: the sender's ACK, NACK and timeout handling */

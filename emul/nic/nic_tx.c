@@ -143,18 +143,7 @@ static bool wants_ack(struct nic *nic, struct nic_pdc *pdc, bool last)
 	return nic->p->ack_req_first ? (k - 1) % n == 0 : k % n == 0;
 }
 
-/* Entropy value of the next data packet of @p g: None (one value per group) or Default Packet Spraying. */
-uint16_t nic_next_entropy(struct nic *nic, struct nic_group *g)
-{
-	uint32_t base = nic->p->starting_port_offset;
-
-	if (nic->p->spraying == NIC_SPRAY_NONE)
-		return (uint16_t)base;
-	uint32_t mask = (1u << nic->p->entropy_mask_bits) - 1;
-	return (uint16_t)(base + (g->entropy_ctr++ & mask));
-}
-
-static void build_data(struct nic *nic, struct nic_pdc *pdc, struct wire_pkt *p, const struct nic_rec *r)
+static void build_data(struct nic *nic, struct nic_pdc *pdc, struct wire_pkt *p, struct nic_rec *r, emu_ps_t now)
 {
 	uint32_t mss = nic->p->rdma_data_mss;
 	bool first = r->seg == 0, last = r->seg + 1 == pdc->n_pkts, rtx = r->tx_count > 1;
@@ -163,7 +152,8 @@ static void build_data(struct nic *nic, struct nic_pdc *pdc, struct wire_pkt *p,
 	if (rtx && nic->p->use_distinct_dscp_rtx)
 		role = WIRE_ROLE_TRIMMABLE_RTX;
 	p->dscp = nic->p->dscp.dscp[role];
-	p->sport = nic_next_entropy(nic, pdc->group);
+	/* every transmission, retransmissions too, takes a new value from the group's load balancer */
+	p->sport = r->ev = nic_lb_next(&pdc->group->lb, nic->p, &nic->rng, now);
 	p->pds.type = WIRE_PDS_RUD_CC_REQ;
 	p->pds.next_hdr = WIRE_NH_REQ_STD;
 	p->pds.flags = (wants_ack(nic, pdc, last) ? WIRE_REQ_F_AR : 0) | (rtx ? WIRE_REQ_F_RETX : 0);
@@ -253,6 +243,7 @@ static struct nic_rec *rec_new(struct nic *nic, struct nic_pdc *pdc, emu_ps_t no
 	r->payload = seg_payload(pdc, r->seg, nic->p->rdma_data_mss);
 	r->tx_count = 1;
 	r->rto_at = EMU_PS_NEVER;
+	r->late_at = EMU_PS_NEVER;
 	r->pdc = pdc;
 	out_append(pdc, r);
 	pdc->group->fetched += r->payload;
@@ -262,7 +253,7 @@ static struct nic_rec *rec_new(struct nic *nic, struct nic_pdc *pdc, emu_ps_t no
 }
 
 /* The packet of @p r is committed to go out now: counted in flight, built, and its uid remembered. */
-static struct wire_pkt *commit(struct nic *nic, struct nic_pdc *pdc, struct nic_rec *r)
+static struct wire_pkt *commit(struct nic *nic, struct nic_pdc *pdc, struct nic_rec *r, emu_ps_t now)
 {
 	struct wire_pkt *p = nic_pkt_new(nic, WIRE_KIND_DATA, pdc);
 	struct nic_group *g = pdc->group;
@@ -275,7 +266,7 @@ static struct wire_pkt *commit(struct nic *nic, struct nic_pdc *pdc, struct nic_
 	}
 	r->in_flight = 1;
 	g->in_flight += nominal(r->payload);
-	build_data(nic, pdc, p, r);
+	build_data(nic, pdc, p, r, now);
 	r->uid = p->uid;
 	p->ctx = r;
 	return p;
@@ -286,7 +277,7 @@ static struct wire_pkt *commit(struct nic *nic, struct nic_pdc *pdc, struct nic_
 static void issue_new(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_t now)
 {
 	struct nic_rec *r = rec_new(nic, pdc, now);
-	struct wire_pkt *p = r != NULL ? commit(nic, pdc, r) : NULL;
+	struct wire_pkt *p = r != NULL ? commit(nic, pdc, r, now) : NULL;
 
 	if (p == NULL)
 		return;
@@ -314,7 +305,7 @@ static void issue_fetch(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_p
 static void issue_commit(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_t now)
 {
 	struct nic_rec *r = pdc->pf_next;
-	struct wire_pkt *p = commit(nic, pdc, r);
+	struct wire_pkt *p = commit(nic, pdc, r, now);
 
 	if (p == NULL)
 		return;
@@ -338,7 +329,7 @@ static void issue_rtx(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_
 	struct nic_rec *r = pdc->rtx_head;
 
 	r->tx_count++;
-	struct wire_pkt *p = commit(nic, pdc, r);
+	struct wire_pkt *p = commit(nic, pdc, r, now);
 	if (p == NULL) {
 		r->tx_count--;
 		return;
@@ -457,4 +448,11 @@ void nic_data_serialized(struct nic *nic, struct nic_rec *r, uint64_t uid, emu_p
 	r->sent_end = now;
 	r->rto_at = now + rto_of(nic, r->tx_count);
 	nic_rto_arm(nic, r->pdc, r->rto_at);
+	/* REPS early failure detection: a packet still unacknowledged this long after it was sent is reported to
+	 * the load balancer as a failure of its path (FailureDetectionRTTMultiplier x base RTT) */
+	emu_ps_t d = nic_lb_failure_deadline(nic->p, nic->p->initial_base_rtt);
+	if (d != EMU_PS_NEVER) {
+		r->late_at = now + d;
+		nic_late_arm(nic, r->pdc, r->late_at);
+	}
 }

@@ -89,6 +89,12 @@ def main():
     check({d['dscp'] for _, d in data} == {0}, 'data DSCP 0 (no-trim: TrimmingEnabled false)')
     check({d['dscp'] for _, d in frames if d['kind'] != 'data'} == {46}, 'control DSCP 46')
     check({d['sport'] for _, d in data} == set(range(256, 384)), 'entropy sprayed over ports 256..383')
+    one = per_pdc[min(per_pdc)]
+    uses = {}
+    for _, d in one:
+        uses[d['sport']] = uses.get(d['sport'], 0) + 1
+    check(sorted(uses) == list(range(256, 384)) and set(uses.values()) == {2},
+          'a lone 1 MiB message uses each port 256..383 exactly twice (uet-nic-multipath.md)')
 
     summary = json.load(open(os.path.join(a, 'summary.json')))
     check(summary['messages']['posted'] == 10 and summary['messages']['completed'] == 10,
