@@ -1,4 +1,5 @@
-/* ecn-pfc-stats: the NIC's PFC frames and paused time per traffic class, every NDStatsReportInterval. */
+/* ecn-pfc-stats: the PFC frames, paused time and ECN marks of each NIC and switch port per traffic class, every
+ * NDStatsReportInterval. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -21,12 +22,14 @@ struct ctl_pfcstats {
 	const char *job_id;              /* the simulation name */
 	struct nic *const *nics;
 	uint32_t n_nics;
+	const struct ctl_swrec *sr;      /* the switches, or NULL */
 	struct rec_csv *csv;
 	emu_ps_t (*prev)[NIC_TC_COUNT];  /* per NIC and class: paused time at the previous rows */
 };
 
-struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
-				       int64_t epoch_s, char *err, size_t errlen)
+struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, struct nic *const *nics,
+				       const struct ctl_swrec *sr, const char *dir, int64_t epoch_s, char *err,
+				       size_t errlen)
 {
 	struct ctl_pfcstats *p = calloc(1, sizeof(*p));
 
@@ -39,6 +42,7 @@ struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, struct nic 
 	p->job_id = cfg->sim.simulation_name;
 	p->nics = nics;
 	p->n_nics = cfg->n_hosts;
+	p->sr = sr;
 	p->csv = ctl_rec_csv_open(cfg, dir, "ecn-pfc-stats", EP_HEADER, epoch_s, err, errlen);
 	if (p->csv == NULL) {
 		int e = errno;
@@ -77,6 +81,52 @@ static void ep_row(struct ctl_pfcstats *p, struct nic *nic, uint32_t tc, const s
 	rec_csv_row_done(p->csv);
 }
 
+/*
+ * Class @p tc of switch port @p sp (stats @p s at @p now). A switch has a row for every port and class, every
+ * interval (switch-packet-handling.md, Records a simulation writes), with no wait for a first PFC frame. The
+ * switch pauses its sender on ingress occupancy only, so the egress-occupancy columns read 0 as a NIC's do.
+ */
+static void sw_ep_row(struct ctl_pfcstats *p, const struct ctl_swport *sp, uint32_t tc, const struct sw_port_stats *s,
+		      emu_ps_t now, emu_ps_t dt)
+{
+	FILE *f = rec_csv_file(p->csv);
+	emu_ps_t ivl = s->paused_ps[tc] - sp->prev.paused_ps[tc];
+
+	if (ivl > dt) /* cannot happen: paused time grows no faster than time */
+		ivl = dt;
+	fprintf(f, "%s,", p->job_id);
+	rec_csv_time_utc(p->csv, now);
+	fputc(',', f);
+	ctl_rec_put_sec(f, now);
+	fprintf(f, ",%u,%s,%s,%u,%s,%u,%u,%u,%llu,%llu,%llu,%llu,", sw_node_id(sp->sw), sw_name(sp->sw),
+		CTL_REC_SW_COMPONENT_TYPE, sp->port, sp->ul ? "ul" : "dl", sp->tier, CTL_REC_SUBTIER_NONE, tc,
+		(unsigned long long)s->xoff_tx[tc], (unsigned long long)s->xoff_rx[tc],
+		(unsigned long long)s->xon_tx[tc], (unsigned long long)s->xon_rx[tc]);
+	ctl_rec_put_fixed(f, s->paused_ps[tc], 6);
+	fputc(',', f);
+	ctl_rec_put_fixed(f, ivl, 6);
+	fputc(',', f);
+	/* interval_max_time_xoff_usec: the switch keeps the running total only, as the NIC (docs/records.md) */
+	ctl_rec_put_fixed(f, ivl, 6);
+	fputs(",0.000000,0.000000,0.000000,", f);
+	ctl_rec_put_quot(f, dt - ivl, 100, dt, 6);
+	fprintf(f, ",0.000000,%llu\n", (unsigned long long)s->ecn_marked[tc]);
+	rec_csv_row_done(p->csv);
+}
+
+/* Every switch port's rows, switches in device order, ports then classes in order. */
+static void sw_ep_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
+{
+	for (uint32_t i = 0; p->sr != NULL && i < p->sr->n_ports; i++) {
+		const struct ctl_swport *sp = &p->sr->ports[i];
+		struct sw_port_stats s;
+
+		sw_port_stats(sp->sw, sp->port, &s, now);
+		for (uint32_t tc = 0; tc < SW_TC_COUNT; tc++)
+			sw_ep_row(p, sp, tc, &s, now, now - last);
+	}
+}
+
 void ctl_pfcstats_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
 {
 	if (p == NULL)
@@ -99,6 +149,7 @@ void ctl_pfcstats_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
 			ep_row(p, nic, tc, &s, ivl, now, now - last);
 		}
 	}
+	sw_ep_rows(p, now, last);
 }
 
 int ctl_pfcstats_close(struct ctl_pfcstats *p)

@@ -1,5 +1,5 @@
-/* The periodic NIC records: uet-transport-stats and nd-stats, when each periodic record falls due, and the shared
- * number formats. */
+/* The periodic records: uet-transport-stats and nd-stats, when each periodic record (the NICs' and the switches')
+ * falls due, and the shared number formats. */
 #include "ctl_records.h"
 
 #include <assert.h>
@@ -114,10 +114,19 @@ struct ctl_records {
 	struct ctl_pcie *pcie;       /* pcie-stats, or NULL */
 	struct ctl_netbuff *nb;      /* net-buff-stats, or NULL */
 	struct ctl_monitor *mon;     /* uet-monitor, or NULL */
+	struct ctl_swrec *sr;        /* the switches' ports (their nd, ep and trimming-stats rows), or NULL */
+	struct ctl_swbuf *sb;        /* scala-switch-agg-buff-stats, or NULL */
+	struct ctl_swlb *lb;         /* scala-switch-load-balancing-stats, or NULL */
 	uint64_t (*prev)[NIC_C_COUNT]; /* per NIC: its counters when the last nd rows were written */
-	struct ctl_rec_period nd_p;  /* NDStatsReportInterval: ts, nd, ep, pcie */
+	struct ctl_rec_period nd_p;  /* NDStatsReportInterval: ts, nd, ep, pcie, the switch ports' rows */
 	struct ctl_rec_period nb_p;  /* NetworkBufferStatsReportingInterval: nb */
+	struct ctl_rec_period sb_p;  /* BufferStatsReportInterval: sb */
+	struct ctl_rec_period smp_p; /* BufferStatsReportInterval / 1000: sb's samples */
+	struct ctl_rec_period lb_p;  /* LoadBalancingStatsReportInterval: lb */
 };
+
+/* Samples per BufferStatsReportInterval (docs/records.md, scala-switch-agg-buff-stats). */
+#define CTL_REC_SB_SAMPLES 1000
 
 #ifndef NDEBUG
 /* Programmer check of the naming rule of the sample columns: the first of min / mean / avg / max in a name. */
@@ -178,10 +187,16 @@ void ctl_rec_put_fixed(FILE *f, uint64_t v, int digits)
 
 void ctl_rec_put_quot(FILE *f, uint64_t a, uint64_t mul, uint64_t den, int digits)
 {
+	ctl_rec_put_quot128(f, (unsigned __int128)a * mul, den, digits);
+}
+
+void ctl_rec_put_quot128(FILE *f, unsigned __int128 num, unsigned __int128 den, int digits)
+{
 	assert(digits >= 0 && digits <= 12);
 	uint64_t div = pow10_tab[digits];
-	/* a x mul x 10^digits fits 128 bits for mul below 2^24 (2^64 x 2^24 x 10^12); callers use 8000 and 100 */
-	unsigned __int128 q = den ? ((unsigned __int128)a * mul * div + den / 2) / den : 0;
+	/* num x 10^digits must fit 128 bits: a x 8000 (or x 100) always does; bytes x 800 x 10^12 with 6 digits up to
+	 * 4 x 10^17 bytes in one interval */
+	unsigned __int128 q = den ? (num * div + den / 2) / den : 0;
 	unsigned __int128 whole = q / div;
 	char buf[48];
 	size_t n = sizeof(buf);
@@ -312,8 +327,11 @@ static void nd_rows_write(struct ctl_records *rc, emu_ps_t now)
 			nd_row(rc, i, now);
 		memcpy(rc->prev[i], nic_counters(rc->nics[i]), sizeof(rc->prev[i]));
 	}
+	ctl_swrec_nd_rows(rc->sr, rc->nd, now, rc->nd_p.last);
 	ctl_pfcstats_rows(rc->ep, now, rc->nd_p.last);
 	ctl_pcie_rows(rc->pcie, now, rc->nd_p.last);
+	ctl_swrec_trim_rows(rc->sr, now);
+	ctl_swrec_rows_done(rc->sr, now);
 	rc->nd_p.last = now;
 }
 
@@ -325,7 +343,8 @@ static void nb_rows_write(struct ctl_records *rc, emu_ps_t now)
 
 static bool nd_open(const struct ctl_records *rc)
 {
-	return rc->ts != NULL || rc->nd != NULL || rc->ep != NULL || rc->pcie != NULL;
+	return rc->ts != NULL || rc->nd != NULL || rc->ep != NULL || rc->pcie != NULL ||
+	       (rc->sr != NULL && rc->sr->trim != NULL);
 }
 
 /* Time of a schedule's next rows, or EMU_PS_NEVER when its records are closed or it has run out of time. */
@@ -336,19 +355,35 @@ static emu_ps_t period_due(const struct ctl_rec_period *p, bool open)
 	return p->k * p->interval;
 }
 
+static emu_ps_t min_ps(emu_ps_t a, emu_ps_t b)
+{
+	return a < b ? a : b;
+}
+
 emu_ps_t ctl_records_due(const struct ctl_records *rc)
 {
 	if (rc == NULL)
 		return EMU_PS_NEVER;
 	emu_ps_t nd = period_due(&rc->nd_p, nd_open(rc)), nb = period_due(&rc->nb_p, rc->nb != NULL);
+	emu_ps_t sb = period_due(&rc->sb_p, rc->sb != NULL), smp = period_due(&rc->smp_p, rc->sb != NULL);
 
-	return nd < nb ? nd : nb;
+	return min_ps(min_ps(nd, nb), min_ps(min_ps(sb, smp), period_due(&rc->lb_p, rc->lb != NULL)));
+}
+
+/* Take the buffer sample due at or before @p t, once: in real time several sample times may have passed. */
+static void sample(struct ctl_records *rc, emu_ps_t t)
+{
+	ctl_swbuf_sample(rc->sb);
+	rc->smp_p.last = t;
+	rc->smp_p.k = t / rc->smp_p.interval + 1;
 }
 
 void ctl_records_advance(struct ctl_records *rc, emu_ps_t t)
 {
 	for (emu_ps_t due = ctl_records_due(rc); due <= t && due != EMU_PS_NEVER; due = ctl_records_due(rc)) {
-		/* both schedules can fall due at one time: each writes its own files */
+		/* schedules can fall due at one time: the buffer sample first (rows cover it), then each its own files */
+		if (period_due(&rc->smp_p, rc->sb != NULL) == due)
+			sample(rc, t);
 		if (period_due(&rc->nd_p, nd_open(rc)) == due) {
 			nd_rows_write(rc, due);
 			rc->nd_p.k++;
@@ -356,6 +391,16 @@ void ctl_records_advance(struct ctl_records *rc, emu_ps_t t)
 		if (period_due(&rc->nb_p, rc->nb != NULL) == due) {
 			nb_rows_write(rc, due);
 			rc->nb_p.k++;
+		}
+		if (period_due(&rc->sb_p, rc->sb != NULL) == due) {
+			ctl_swbuf_rows(rc->sb, due);
+			rc->sb_p.last = due;
+			rc->sb_p.k++;
+		}
+		if (period_due(&rc->lb_p, rc->lb != NULL) == due) {
+			ctl_swlb_rows(rc->lb, due);
+			rc->lb_p.last = due;
+			rc->lb_p.k++;
 		}
 	}
 }
@@ -388,8 +433,35 @@ struct rec_csv *ctl_rec_csv_open(const struct ctl_config *cfg, const char *dir, 
 	return r;
 }
 
-struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
-				     int64_t epoch_s, char *err, size_t errlen)
+/* The switch-only records: scala-switch-agg-buff-stats (always, with switches: the page names no switch for it)
+ * and scala-switch-load-balancing-stats (EnableLoadBalancingStats, default on). */
+static int open_switch_records(struct ctl_records *rc, const char *dir, int64_t epoch_s, char *err, size_t errlen)
+{
+	const struct ctl_config *cfg = rc->cfg;
+
+	if (rc->sr == NULL)
+		return 0;
+	emu_ps_t bi = cfg->sw.buffer_stats_interval;
+	rc->sb_p = (struct ctl_rec_period){ .interval = bi, .k = 1 };
+	rc->smp_p = (struct ctl_rec_period){ .interval = bi / CTL_REC_SB_SAMPLES ? bi / CTL_REC_SB_SAMPLES : 1,
+					     .k = 1 };
+	rc->lb_p = (struct ctl_rec_period){ .interval = cfg->sw.lb_stats_interval, .k = 1 };
+	if (bi != 0) {
+		rc->sb = ctl_swbuf_open(cfg, rc->sr, dir, epoch_s, err, errlen);
+		if (rc->sb == NULL)
+			return -errno;
+	}
+	if (cfg->sw.lb_stats_enabled) {
+		rc->lb = ctl_swlb_open(cfg, rc->sr, dir, epoch_s, err, errlen);
+		if (rc->lb == NULL)
+			return -errno;
+	}
+	return 0;
+}
+
+struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *const *nics, struct sw *const *sws,
+				     uint32_t n_sws, const struct net_topo *topo, const char *dir, int64_t epoch_s,
+				     char *err, size_t errlen)
 {
 	struct ctl_records *rc = calloc(1, sizeof(*rc));
 	char header[4096];
@@ -405,6 +477,9 @@ struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *c
 	rc->prev = calloc(cfg->n_hosts ? cfg->n_hosts : 1, sizeof(*rc->prev));
 	if (rc->prev == NULL)
 		goto nomem;
+	rc->sr = ctl_swrec_open(cfg, sws, n_sws, topo, dir, epoch_s, err, errlen);
+	if (rc->sr == NULL && errno != 0)
+		goto fail;
 	if (cfg->nic.enable_transport_stats) {
 		ts_header(header, sizeof(header));
 		rc->ts = ctl_rec_csv_open(cfg, dir, "uet-transport-stats", header, epoch_s, err, errlen);
@@ -417,7 +492,7 @@ struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *c
 			goto fail;
 	}
 	if (cfg->sim.enable_pfc_ecn_stats_logging) {
-		rc->ep = ctl_pfcstats_open(cfg, nics, dir, epoch_s, err, errlen);
+		rc->ep = ctl_pfcstats_open(cfg, nics, rc->sr, dir, epoch_s, err, errlen);
 		if (rc->ep == NULL)
 			goto fail;
 	}
@@ -437,6 +512,8 @@ struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *c
 		if (rc->mon == NULL)
 			goto fail;
 	}
+	if (open_switch_records(rc, dir, epoch_s, err, errlen) < 0)
+		goto fail;
 	return rc;
 
 nomem:
@@ -457,6 +534,13 @@ int ctl_records_close(struct ctl_records *rc, emu_ps_t end)
 		nd_rows_write(rc, end);
 	if (rc->nb != NULL && end > rc->nb_p.last)
 		nb_rows_write(rc, end);
+	if (rc->sb != NULL && end > rc->sb_p.last) {
+		if (end > rc->smp_p.last) /* the last rows cover the state at the end */
+			ctl_swbuf_sample(rc->sb);
+		ctl_swbuf_rows(rc->sb, end);
+	}
+	if (rc->lb != NULL && end > rc->lb_p.last) /* "a last row is written when the simulation ends" */
+		ctl_swlb_rows(rc->lb, end);
 	int err = 0;
 	if (rec_csv_close(rc->ts) < 0)
 		err = -EIO;
@@ -469,6 +553,12 @@ int ctl_records_close(struct ctl_records *rc, emu_ps_t end)
 	if (ctl_netbuff_close(rc->nb) < 0)
 		err = -EIO;
 	if (ctl_monitor_close(rc->mon) < 0)
+		err = -EIO;
+	if (ctl_swbuf_close(rc->sb) < 0)
+		err = -EIO;
+	if (ctl_swlb_close(rc->lb) < 0)
+		err = -EIO;
+	if (ctl_swrec_close(rc->sr) < 0)
 		err = -EIO;
 	free(rc->prev);
 	free(rc);

@@ -1,5 +1,7 @@
-/* The NIC records of a run: uet-transport-stats, nd-stats, ecn-pfc-stats and pcie-stats every NDStatsReportInterval,
- * net-buff-stats every NetworkBufferStatsReportingInterval, uet-monitor per packet. */
+/* The records of a run: uet-transport-stats, nd-stats, ecn-pfc-stats and pcie-stats every NDStatsReportInterval,
+ * net-buff-stats every NetworkBufferStatsReportingInterval, uet-monitor per packet; for the switches, their ports'
+ * nd-stats and ecn-pfc-stats rows, trimming-stats, scala-switch-agg-buff-stats and
+ * scala-switch-load-balancing-stats (docs/records.md). */
 #ifndef CTL_RECORDS_H
 #define CTL_RECORDS_H
 
@@ -12,6 +14,8 @@
 #include "nic.h"
 
 struct ctl_records;
+struct net_topo;
+struct sw;
 
 /**
  * Open every record @p cfg turns on, in @p dir (which must exist), named DIR/<SimulationName>-<record>-0.csv:
@@ -20,18 +24,27 @@ struct ctl_records;
  * (simulation.EnablePCIeStatsLogging), net-buff-stats (nic.EnableBufferStats and
  * simulation.EnableNetworkBufferStatsReporting, both needed) and uet-monitor (EnableUETMonitor,
  * TriggerLoggingOnRttEnable or TriggerLoggingOnCWindPen).
+ * With switches: their ports' rows in nd-stats and ecn-pfc-stats (after the NICs' rows of each time),
+ * trimming-stats (switch.PacketTrimmer.TrimmingStatsEnabled with TrimmingEnabled), scala-switch-agg-buff-stats
+ * (every switch.SharedBufferManager.BufferStatsReportInterval) and scala-switch-load-balancing-stats
+ * (switch.EnableLoadBalancingStats, default on).
  * @p nics has cfg->n_hosts entries, index = FEP id; they must be attached to their links (nic_link_bps() is read
- * per row) and outlive the records. @p epoch_s is the UTC time, in seconds since 1970, of sim time 0.
+ * per row) and outlive the records. @p sws are the @p n_sws switches of the generated topology @p topo, switch i
+ * being device topo->size.hosts + i, with their ports attached and their routes added; both must outlive the
+ * records. @p n_sws 0 or @p topo NULL (an explicit topology): no switch records. @p epoch_s is the UTC time, in
+ * seconds since 1970, of sim time 0.
  * Returns the records (possibly with no file open), or NULL with errno set and a message in @p err (size
  * @p errlen): ENOMEM, or the errno of a file that could not be created.
  */
-struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
-				     int64_t epoch_s, char *err, size_t errlen);
+struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *const *nics, struct sw *const *sws,
+				     uint32_t n_sws, const struct net_topo *topo, const char *dir, int64_t epoch_s,
+				     char *err, size_t errlen);
 
 /**
- * Time of the next periodic rows, or EMU_PS_NEVER when no periodic record is open: the earlier of
- * k x sim.nd_stats_interval (k = 1, 2, ...) for the NDStatsReportInterval records and j x
- * sim.net_buff_stats_interval for net-buff-stats, each schedule counting on its own. The run loop, not the
+ * Time of the next periodic rows, or EMU_PS_NEVER when no periodic record is open: the earliest of
+ * k x sim.nd_stats_interval (k = 1, 2, ...) for the NDStatsReportInterval records, j x
+ * sim.net_buff_stats_interval for net-buff-stats, the switches' BufferStatsReportInterval (and its samples, every
+ * thousandth of it) and LoadBalancingStatsReportInterval, each schedule counting on its own. The run loop, not the
  * scheduler, writes them, so rows never keep a finished run going and the run's end stays the time of the
  * model's last event.
  */

@@ -7,8 +7,10 @@
 #include <stdio.h>
 
 #include "ctl_config.h"
+#include "net_topo.h"
 #include "nic.h"
 #include "rec.h"
+#include "sw.h"
 
 /* Columns the NIC's port rows share (nd-stats, ecn-pfc-stats: simulation-output-files.md). */
 #define CTL_REC_COMPONENT_TYPE "ScalaUETNic"
@@ -58,10 +60,13 @@ int ctl_monitor_close(struct ctl_monitor *m);
  * closes and frees, accepts NULL, and returns 0 or -EIO.
  */
 struct ctl_pfcstats;
+struct ctl_swrec;
 
-/** ecn-pfc-stats, every NDStatsReportInterval (ctl_pfcstats.c). */
-struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
-				       int64_t epoch_s, char *err, size_t errlen);
+/** ecn-pfc-stats, every NDStatsReportInterval (ctl_pfcstats.c): the NICs' rows, then @p sr's switch ports'
+ *  (@p sr may be NULL: no switch). */
+struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, struct nic *const *nics,
+				       const struct ctl_swrec *sr, const char *dir, int64_t epoch_s, char *err,
+				       size_t errlen);
 void ctl_pfcstats_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last);
 int ctl_pfcstats_close(struct ctl_pfcstats *p);
 
@@ -80,5 +85,88 @@ struct ctl_netbuff *ctl_netbuff_open(const struct ctl_config *cfg, struct nic *c
 				     int64_t epoch_s, char *err, size_t errlen);
 void ctl_netbuff_rows(struct ctl_netbuff *b, emu_ps_t now, emu_ps_t last);
 int ctl_netbuff_close(struct ctl_netbuff *b);
+
+/*
+ * The switches' records (docs/records.md, Switch records): their ports' nd-stats and ecn-pfc-stats rows, written
+ * into the NICs' files after the NICs' rows of each time, and the switch-only records. Ports are numbered over the
+ * run: the switches in device order, each switch's ports in port order.
+ */
+#define CTL_REC_SW_COMPONENT_TYPE "Switch"
+#define CTL_REC_SW_ND_NAME "scala_switch::ScalaSwitchEthNetDevice"
+
+/* One switch port as the records name it. */
+struct ctl_swport {
+	const struct sw *sw;
+	uint32_t port;                /* ifid */
+	uint8_t tier;                 /* Scala tier (0 spine, 1 fabric, 2 rack: ctl_swrec_tier()) */
+	bool ul;                      /* faces up (uldl "ul"); ports 0 .. n_down - 1 face down ("dl") */
+	uint64_t bps;                 /* its link's rate */
+	struct sw_port_stats prev;    /* at the previous NDStatsReportInterval rows (zeros before the first) */
+	uint64_t prev_eg_pkts;        /* packets admitted to its egress queues, at the previous rows */
+};
+
+/* The switches of a run and the records written per switch port every NDStatsReportInterval. */
+struct ctl_swrec {
+	struct sw *const *sws;
+	uint32_t n_sws;
+	const struct net_topo *topo;
+	struct ctl_swport *ports;     /* every switch's ports */
+	uint32_t n_ports;
+	uint32_t *port0;              /* per switch: its first entry in ports */
+	uint64_t *eg_pkts;            /* scratch: per port, packets admitted to its egress queues now */
+	struct rec_csv *trim;         /* trimming-stats, or NULL */
+};
+
+/**
+ * The Scala tier of device @p dev of @p t (simulation-output-files.md, Network Tiers: 0 spine, 1 fabric, 2 rack,
+ * 3 NIC): a host 3; a tor or leaf (uetemu tier 1) 2; the top switch tier of a leaf-spine or fat tree (spine,
+ * core) 0; a fat tree's agg 1.
+ */
+uint8_t ctl_swrec_tier(const struct net_topo *t, uint32_t dev);
+
+/**
+ * Describe every port of the @p n_sws switches @p sws of @p topo (both must outlive it) and open trimming-stats
+ * when cfg->sw turns it on. Returns NULL for no switch (@p n_sws 0 or @p topo NULL: *@p err untouched, errno 0),
+ * or NULL with errno set (ENOMEM or a file error) and a message in @p err.
+ */
+struct ctl_swrec *ctl_swrec_open(const struct ctl_config *cfg, struct sw *const *sws, uint32_t n_sws,
+				 const struct net_topo *topo, const char *dir, int64_t epoch_s, char *err,
+				 size_t errlen);
+
+/** nd-stats rows of every switch port at @p now into @p nd (the NICs' file), over (last, now]. NULL accepted. */
+void ctl_swrec_nd_rows(struct ctl_swrec *sr, struct rec_csv *nd, emu_ps_t now, emu_ps_t last);
+
+/** trimming-stats rows at @p now, when open. NULL accepted. */
+void ctl_swrec_trim_rows(struct ctl_swrec *sr, emu_ps_t now);
+
+/** The NDStatsReportInterval rows of @p now are written: the ports' interval values restart. NULL accepted. */
+void ctl_swrec_rows_done(struct ctl_swrec *sr, emu_ps_t now);
+
+/** Close trimming-stats and free. NULL accepted. Returns 0 or -EIO. */
+int ctl_swrec_close(struct ctl_swrec *sr);
+
+struct ctl_swbuf;
+
+/**
+ * scala-switch-agg-buff-stats (ctl_swrec_buf.c): samples of every switch's occupancy every
+ * BufferStatsReportInterval / 1000, rows every BufferStatsReportInterval. Open returns NULL with errno set and a
+ * message in @p err. ctl_swbuf_sample() records the occupancy now; rows cover the samples since the last rows.
+ */
+struct ctl_swbuf *ctl_swbuf_open(const struct ctl_config *cfg, const struct ctl_swrec *sr, const char *dir,
+				 int64_t epoch_s, char *err, size_t errlen);
+void ctl_swbuf_sample(struct ctl_swbuf *b);
+void ctl_swbuf_rows(struct ctl_swbuf *b, emu_ps_t now);
+int ctl_swbuf_close(struct ctl_swbuf *b);
+
+struct ctl_swlb;
+
+/** scala-switch-load-balancing-stats (ctl_swrec_lb.c), every LoadBalancingStatsReportInterval and at the end. */
+struct ctl_swlb *ctl_swlb_open(const struct ctl_config *cfg, const struct ctl_swrec *sr, const char *dir,
+			       int64_t epoch_s, char *err, size_t errlen);
+void ctl_swlb_rows(struct ctl_swlb *l, emu_ps_t now);
+int ctl_swlb_close(struct ctl_swlb *l);
+
+/** Write @p num / @p den with @p digits (0 to 12) decimals, rounded half up; @p den 0 writes 0. No double. */
+void ctl_rec_put_quot128(FILE *f, unsigned __int128 num, unsigned __int128 den, int digits);
 
 #endif /* CTL_RECORDS_PVT_H */

@@ -229,7 +229,7 @@ static int make_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 			return -errno;
 		}
 	}
-	r->records = ctl_records_open(cfg, r->nics, dir, r->epoch_s, err, errlen);
+	r->records = ctl_records_open(cfg, r->nics, r->sws, r->n_sws, r->topo, dir, r->epoch_s, err, errlen);
 	if (r->records == NULL)
 		return -errno;
 	return 0;

@@ -1,0 +1,218 @@
+/* The switches' port records: nd-stats rows of every switch port (into the NICs' file) and trimming-stats. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl_records_pvt.h"
+
+/*
+ * trimming-stats: the switch pages name TrimmingStatsEnabled ("packet trimming statistics reporting",
+ * switch-configuration.md, Packet trimmer) but no record or columns, so uetemu chose these (docs/records.md).
+ */
+#define TRIM_HEADER \
+	"time_utc,sim_time_sec,component_name,component_type,node_id,tier,subtier,ifid,uldl,trims,ivl_trims," \
+	"egress_packets,ivl_egress_packets,tx_drops,ivl_tx_drops"
+
+uint8_t ctl_swrec_tier(const struct net_topo *t, uint32_t dev)
+{
+	uint8_t tier = t->devs[dev].tier;
+
+	if (tier == 0)
+		return CTL_REC_TIER_NIC;
+	if (tier == 1)
+		return 2;                             /* tor, leaf: rack switch */
+	return tier + 1u == t->size.n_tiers ? 0 : 1;  /* the top tier (spine, core) is the spine; agg a fabric */
+}
+
+/* The link rate of port @p port of device @p dev. */
+static uint64_t port_bps(const struct net_topo *t, uint32_t dev, uint32_t port)
+{
+	return t->links[t->ports[t->devs[dev].port0 + port].link].bps;
+}
+
+static int ports_init(struct ctl_swrec *sr)
+{
+	const struct net_topo *t = sr->topo;
+	uint32_t n = 0;
+
+	for (uint32_t s = 0; s < sr->n_sws; s++)
+		n += sw_n_ports(sr->sws[s]);
+	sr->ports = calloc(n ? n : 1, sizeof(*sr->ports));
+	sr->eg_pkts = calloc(n ? n : 1, sizeof(*sr->eg_pkts));
+	sr->port0 = calloc(sr->n_sws, sizeof(*sr->port0));
+	if (sr->ports == NULL || sr->eg_pkts == NULL || sr->port0 == NULL)
+		return -ENOMEM;
+	sr->n_ports = n;
+	n = 0;
+	for (uint32_t s = 0; s < sr->n_sws; s++) {
+		uint32_t dev = t->size.hosts + s;   /* the switches follow the hosts (ctl_run_fabric.c) */
+		const struct net_topo_dev *d = &t->devs[dev];
+
+		sr->port0[s] = n;
+		for (uint32_t p = 0; p < sw_n_ports(sr->sws[s]); p++, n++)
+			sr->ports[n] = (struct ctl_swport){ .sw = sr->sws[s], .port = p, .tier = ctl_swrec_tier(t, dev),
+							    .ul = p >= d->n_down, .bps = port_bps(t, dev, p) };
+	}
+	return 0;
+}
+
+struct ctl_swrec *ctl_swrec_open(const struct ctl_config *cfg, struct sw *const *sws, uint32_t n_sws,
+				 const struct net_topo *topo, const char *dir, int64_t epoch_s, char *err,
+				 size_t errlen)
+{
+	struct ctl_swrec *sr;
+
+	if (n_sws == 0 || topo == NULL) {
+		errno = 0;
+		return NULL;
+	}
+	sr = calloc(1, sizeof(*sr));
+	if (sr == NULL)
+		goto nomem;
+	sr->sws = sws;
+	sr->n_sws = n_sws;
+	sr->topo = topo;
+	if (ports_init(sr) < 0)
+		goto nomem;
+	/* TrimmingStatsEnabled "requires TrimmingEnabled": without it there is nothing to count, and no file */
+	if (cfg->sw.trimming_stats_enabled && cfg->sw.trimming_enabled) {
+		sr->trim = ctl_rec_csv_open(cfg, dir, "trimming-stats", TRIM_HEADER, epoch_s, err, errlen);
+		if (sr->trim == NULL) {
+			int e = errno;
+			ctl_swrec_close(sr);
+			errno = e;
+			return NULL;
+		}
+	}
+	return sr;
+nomem:
+	ctl_swrec_close(sr);
+	snprintf(err, errlen, "out of memory opening the records");
+	errno = ENOMEM;
+	return NULL;
+}
+
+/* The columns from component_name to subtier that nd-stats and trimming-stats share, for port @p sp. */
+static void put_port_id(FILE *f, const struct ctl_swport *sp, bool nd)
+{
+	if (nd)
+		fprintf(f, ",%s,%s,%s,%u,%s,%u,%u,%u", sw_name(sp->sw), CTL_REC_SW_ND_NAME, CTL_REC_SW_COMPONENT_TYPE,
+			sp->port, sp->ul ? "ul" : "dl", sw_node_id(sp->sw), sp->tier, CTL_REC_SUBTIER_NONE);
+	else
+		fprintf(f, ",%s,%s,%u,%u,%u,%u,%s", sw_name(sp->sw), CTL_REC_SW_COMPONENT_TYPE, sw_node_id(sp->sw),
+			sp->tier, CTL_REC_SUBTIER_NONE, sp->port, sp->ul ? "ul" : "dl");
+}
+
+/* @p bytes over @p dt ps in percent of what @p bps could carry (bps x dt / 10^12 bits): exact, 6 decimals. */
+static void put_util(FILE *f, uint64_t bytes, emu_ps_t dt, uint64_t bps)
+{
+	fputc(',', f);
+	ctl_rec_put_quot128(f, (unsigned __int128)bytes * 800u * 1000000000000ull, (unsigned __int128)bps * dt, 6);
+}
+
+void ctl_swrec_nd_rows(struct ctl_swrec *sr, struct rec_csv *nd, emu_ps_t now, emu_ps_t last)
+{
+	if (sr == NULL || nd == NULL)
+		return;
+	FILE *f = rec_csv_file(nd);
+
+	for (uint32_t i = 0; i < sr->n_ports; i++) {
+		const struct ctl_swport *sp = &sr->ports[i];
+		struct sw_port_stats s;
+
+		sw_port_stats(sp->sw, sp->port, &s, now);
+		/* bytes from the Ethernet header on, no FCS, as the NICs' rows */
+		uint64_t dtx = s.tx_frame_bytes - sp->prev.tx_frame_bytes, drx = s.rx_frame_bytes - sp->prev.rx_frame_bytes;
+		rec_csv_time_utc(nd, now);
+		fputc(',', f);
+		ctl_rec_put_sec(f, now);
+		put_port_id(f, sp, true);
+		fprintf(f, ",%llu,%llu,", (unsigned long long)s.tx_frames, (unsigned long long)s.rx_frames);
+		ctl_rec_put_fixed(f, s.tx_frame_bytes, 9);
+		fputc(',', f);
+		ctl_rec_put_fixed(f, s.rx_frame_bytes, 9);
+		fputc(',', f);
+		ctl_rec_put_fixed(f, dtx, 6);
+		fputc(',', f);
+		ctl_rec_put_fixed(f, drx, 6);
+		/* the columns go tx rate, rx rate, tx util, rx util */
+		fputc(',', f);
+		ctl_rec_put_quot(f, dtx, 8000, now - last, 6);
+		fputc(',', f);
+		ctl_rec_put_quot(f, drx, 8000, now - last, 6);
+		put_util(f, dtx, now - last, sp->bps);
+		put_util(f, drx, now - last, sp->bps);
+		fprintf(f, ",%llu,%llu\n", (unsigned long long)s.tx_drops, (unsigned long long)s.rx_drops);
+		rec_csv_row_done(nd);
+	}
+}
+
+/* Packets admitted to each port's egress queues: every admitted packet is committed to a member of its set. */
+static void egress_packets(struct ctl_swrec *sr)
+{
+	memset(sr->eg_pkts, 0, sizeof(*sr->eg_pkts) * sr->n_ports);
+	for (uint32_t s = 0; s < sr->n_sws; s++) {
+		const struct sw *sw = sr->sws[s];
+
+		for (uint32_t k = 0; k < sw_ecmp_set_count(sw); k++) {
+			struct sw_ecmp_set_info si;
+			struct sw_ecmp_member_stats ms;
+			if (sw_ecmp_set_info(sw, k, &si) < 0)
+				continue;
+			for (uint32_t m = 0; m < si.n; m++)
+				if (sw_ecmp_member_stats(sw, k, m, &ms) == 0)
+					sr->eg_pkts[sr->port0[s] + si.ports[m]] += ms.packets;
+		}
+	}
+}
+
+void ctl_swrec_trim_rows(struct ctl_swrec *sr, emu_ps_t now)
+{
+	if (sr == NULL || sr->trim == NULL)
+		return;
+	FILE *f = rec_csv_file(sr->trim);
+
+	egress_packets(sr);
+	for (uint32_t i = 0; i < sr->n_ports; i++) {
+		const struct ctl_swport *sp = &sr->ports[i];
+		struct sw_port_stats s;
+
+		sw_port_stats(sp->sw, sp->port, &s, now);
+		rec_csv_time_utc(sr->trim, now);
+		fputc(',', f);
+		ctl_rec_put_sec(f, now);
+		put_port_id(f, sp, false);
+		fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)s.trims,
+			(unsigned long long)(s.trims - sp->prev.trims), (unsigned long long)sr->eg_pkts[i],
+			(unsigned long long)(sr->eg_pkts[i] - sp->prev_eg_pkts), (unsigned long long)s.tx_drops,
+			(unsigned long long)(s.tx_drops - sp->prev.tx_drops));
+		rec_csv_row_done(sr->trim);
+	}
+}
+
+void ctl_swrec_rows_done(struct ctl_swrec *sr, emu_ps_t now)
+{
+	if (sr == NULL)
+		return;
+	if (sr->trim != NULL)
+		egress_packets(sr);
+	for (uint32_t i = 0; i < sr->n_ports; i++) {
+		struct ctl_swport *sp = &sr->ports[i];
+
+		sw_port_stats(sp->sw, sp->port, &sp->prev, now);
+		sp->prev_eg_pkts = sr->eg_pkts[i];
+	}
+}
+
+int ctl_swrec_close(struct ctl_swrec *sr)
+{
+	if (sr == NULL)
+		return 0;
+	int rc = rec_csv_close(sr->trim) < 0 ? -EIO : 0;
+
+	free(sr->ports);
+	free(sr->eg_pkts);
+	free(sr->port0);
+	free(sr);
+	return rc;
+}

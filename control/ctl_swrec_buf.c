@@ -1,0 +1,164 @@
+/* scala-switch-agg-buff-stats: each switch's buffer occupancy per pool, sampled, one row per series and interval. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl_records_pvt.h"
+
+/* The 16 columns of simulation-output-files.md, Switch Buffer Statistics, in its order. */
+#define SB_HEADER \
+	"time_utc,sim_time_sec,component_name,tier,node_id,buff_id,uldl,pool_num,total_bytes,buffer_limit," \
+	"ivl_count,ivl_min_bytes,ivl_max_bytes,ivl_mean_bytes,ivl_max_pct_util,ivl_mean_pct_util"
+
+/*
+ * The series of one pool of one switch, in row order: the egress queues and the ingress occupancy of its uplink
+ * and of its downlink ports (summed over the ports), and the shared buffer as a whole (switch-packet-handling.md,
+ * Records a simulation writes).
+ */
+enum sb_series { SB_EG_UL = 0, SB_EG_DL, SB_IN_UL, SB_IN_DL, SB_SHARED, SB_SERIES };
+
+static const struct {
+	const char *buff_id, *uldl;
+} sb_names[SB_SERIES] = {
+	{ "egressQueue", "ul" }, { "egressQueue", "dl" }, { "ingressUsage", "ul" }, { "ingressUsage", "dl" },
+	{ "sharedBuffer", "-" },
+};
+
+/* The samples of one series since the last rows. */
+struct sb_acc {
+	uint64_t count, min, max, sum;
+};
+
+struct ctl_swbuf {
+	const struct ctl_swrec *sr;
+	struct rec_csv *csv;
+	struct sb_acc (*acc)[SW_POOL_COUNT][SB_SERIES]; /* per switch */
+	uint8_t (*has)[2];                              /* per switch: it has uplink [0], downlink [1] ports */
+};
+
+struct ctl_swbuf *ctl_swbuf_open(const struct ctl_config *cfg, const struct ctl_swrec *sr, const char *dir,
+				 int64_t epoch_s, char *err, size_t errlen)
+{
+	struct ctl_swbuf *b = calloc(1, sizeof(*b));
+
+	if (b == NULL || (b->acc = calloc(sr->n_sws, sizeof(*b->acc))) == NULL ||
+	    (b->has = calloc(sr->n_sws, sizeof(*b->has))) == NULL) {
+		ctl_swbuf_close(b);
+		snprintf(err, errlen, "out of memory opening the records");
+		errno = ENOMEM;
+		return NULL;
+	}
+	b->sr = sr;
+	for (uint32_t s = 0; s < sr->n_sws; s++)
+		for (uint32_t p = 0; p < sw_n_ports(sr->sws[s]); p++)
+			b->has[s][sr->ports[sr->port0[s] + p].ul ? 0 : 1] = 1;
+	b->csv = ctl_rec_csv_open(cfg, dir, "scala-switch-agg-buff-stats", SB_HEADER, epoch_s, err, errlen);
+	if (b->csv == NULL) {
+		int e = errno;
+		ctl_swbuf_close(b);
+		errno = e;
+		return NULL;
+	}
+	return b;
+}
+
+static void acc_add(struct sb_acc *a, uint64_t v)
+{
+	if (a->count == 0 || v < a->min)
+		a->min = v;
+	if (v > a->max)
+		a->max = v;
+	a->sum += v;
+	a->count++;
+}
+
+void ctl_swbuf_sample(struct ctl_swbuf *b)
+{
+	if (b == NULL)
+		return;
+	const struct ctl_swrec *sr = b->sr;
+
+	for (uint32_t s = 0; s < sr->n_sws; s++) {
+		const struct sw *sw = sr->sws[s];
+		const struct sw_buffer *buf = sw_buffer(sw);
+		uint64_t v[SW_POOL_COUNT][SB_SERIES] = { { 0 } };
+
+		for (uint32_t p = 0; p < sw_n_ports(sw); p++) {
+			struct sw_port_occ o;
+			bool ul = sr->ports[sr->port0[s] + p].ul;
+
+			sw_port_occ(sw, p, &o);
+			for (uint32_t k = 0; k < SW_POOL_COUNT; k++) {
+				v[k][ul ? SB_EG_UL : SB_EG_DL] += o.egress[k];
+				v[k][ul ? SB_IN_UL : SB_IN_DL] += o.ingress[k];
+			}
+		}
+		for (uint32_t k = 0; k < SW_POOL_COUNT; k++) {
+			struct sw_pool_occ po;
+
+			if (!buf->pool_on[k])
+				continue;
+			sw_pool_occ(sw, k, &po);
+			v[k][SB_SHARED] = po.ingress;
+			for (int x = 0; x < SB_SERIES; x++)
+				acc_add(&b->acc[s][k][x], v[k][x]);
+		}
+	}
+}
+
+/* One row: series @p x of pool @p k of switch @p s. */
+static void sb_row(struct ctl_swbuf *b, uint32_t s, uint32_t k, int x, emu_ps_t now)
+{
+	const struct sw *sw = b->sr->sws[s];
+	const struct sb_acc *a = &b->acc[s][k][x];
+	uint64_t limit = sw_buffer(sw)->pool_size[k];
+	FILE *f = rec_csv_file(b->csv);
+
+	rec_csv_time_utc(b->csv, now);
+	fputc(',', f);
+	ctl_rec_put_sec(f, now);
+	/* total_bytes: the switch counts no bytes per pool passed through, so 0 (docs/records.md, What reads 0) */
+	fprintf(f, ",%s,%u,%u,%s,%s,%u,0,%llu,%llu,%llu,%llu,", sw_name(sw), b->sr->ports[b->sr->port0[s]].tier,
+		sw_node_id(sw), sb_names[x].buff_id, sb_names[x].uldl, k, (unsigned long long)limit,
+		(unsigned long long)a->count, (unsigned long long)a->min, (unsigned long long)a->max);
+	ctl_rec_put_quot(f, a->sum, 1, a->count, 3);
+	/* "utilization (fraction)", which the page's example writes in percent of the pool: percent here */
+	fputc(',', f);
+	ctl_rec_put_quot(f, a->max, 100, limit, 9);
+	fputc(',', f);
+	ctl_rec_put_quot128(f, (unsigned __int128)a->sum * 100u, (unsigned __int128)a->count * limit, 9);
+	fputc('\n', f);
+	rec_csv_row_done(b->csv);
+}
+
+void ctl_swbuf_rows(struct ctl_swbuf *b, emu_ps_t now)
+{
+	if (b == NULL)
+		return;
+	for (uint32_t s = 0; s < b->sr->n_sws; s++) {
+		for (uint32_t k = 0; k < SW_POOL_COUNT; k++) {
+			if (!sw_buffer(b->sr->sws[s])->pool_on[k])
+				continue;
+			for (int x = 0; x < SB_SERIES; x++) {
+				/* a switch without uplinks (a tor, a spine) has no ul series, one without downlinks no dl */
+				bool ul = x == SB_EG_UL || x == SB_IN_UL, dl = x == SB_EG_DL || x == SB_IN_DL;
+				if ((ul && !b->has[s][0]) || (dl && !b->has[s][1]))
+					continue;
+				sb_row(b, s, k, x, now);
+			}
+		}
+		memset(b->acc[s], 0, sizeof(b->acc[s]));
+	}
+}
+
+int ctl_swbuf_close(struct ctl_swbuf *b)
+{
+	if (b == NULL)
+		return 0;
+	int rc = rec_csv_close(b->csv) < 0 ? -EIO : 0;
+
+	free(b->acc);
+	free(b->has);
+	free(b);
+	return rc;
+}
