@@ -206,6 +206,7 @@ void nic_attach(struct nic *nic, struct net_dir *out)
 	if (out->link->bps < nic->link_bps)
 		nic->link_bps = out->link->bps;
 	nic->max_cwnd = nic_max_cwnd(nic->p, nic->link_bps);
+	nic_cc_consts_init(&nic->cc_k, nic->p, nic->link_bps, nic->in_pool_size[NIC_TC_DATA]);
 }
 
 uint64_t nic_link_bps(const struct nic *nic)

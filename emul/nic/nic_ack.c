@@ -140,6 +140,7 @@ static void ev_rto(void *a, void *b, emu_ps_t now)
 			nic->c[NIC_C_NUM_RTO]++;
 			nic_lb_on_timeout(&pdc->group->lb, nic->p, r->ev, now);
 			mark_lost(pdc, r);
+			nic_cc_on_timeout(&pdc->group->cc, &nic->cc_k, nominal(r->payload), now);
 			lost++;
 		} else if (r->rto_at < next) {
 			next = r->rto_at;
@@ -158,6 +159,7 @@ static void send_probe(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
 	uint32_t una = pdc->out_head != NULL ? pdc->out_head->psn : pdc->next_psn;
 
 	pdc->probe_sent = true;
+	pdc->probe_at = now;
 	if (p == NULL)
 		return;
 	p->sport = nic_lb_last_ev(&pdc->group->lb); /* a probe takes no step of the load balancer */
@@ -196,7 +198,10 @@ static emu_ps_t rtt_sample(struct nic *nic, const struct nic_rec *r, const struc
 	emu_ps_t hold = (emu_ps_t)ack->pds.service_time * 128 * EMU_PS_PER_NS;
 	emu_ps_t rtt = now - r->sent_end;
 
-	if (r->tx_count != 1 || r->state != NIC_REC_SENT)
+	bool retx = (ack->pds.flags & WIRE_ACK_F_RETX) != 0;
+
+	/* samples from first transmissions and first retransmissions: the ACK's RETX flag says which copy it acks */
+	if (r->state != NIC_REC_SENT || !((r->tx_count == 1 && !retx) || (r->tx_count == 2 && retx)))
 		return EMU_PS_NEVER;
 	rtt = rtt > hold ? rtt - hold : 0;
 	nic_sample_add(nic, NIC_S_RTT_PS, rtt);
@@ -208,7 +213,8 @@ static emu_ps_t rtt_sample(struct nic *nic, const struct nic_rec *r, const struc
 
 /* Retire every outstanding PSN at or below the cumulative ACK and each PSN the bitmap lists. Returns the RTT
  * sample the ACK gave, or EMU_PS_NEVER. */
-static emu_ps_t apply_ack(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now)
+static emu_ps_t apply_ack(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now,
+			  uint64_t *acked_bytes)
 {
 	emu_ps_t rtt = EMU_PS_NEVER;
 	uint32_t cack = pkt->pds.psn;
@@ -225,6 +231,8 @@ static emu_ps_t apply_ack(struct nic *nic, struct nic_pdc *pdc, const struct wir
 		if (acked) {
 			if (r->psn == ack_psn)
 				rtt = rtt_sample(nic, r, pkt, now);
+			if (r->in_flight)
+				*acked_bytes += nominal(r->payload);
 			retire(nic, pdc, r);
 		} else if ((int32_t)(r->psn - last) > 0) {
 			break; /* PSN order: nothing further can be acknowledged by this ACK */
@@ -250,13 +258,26 @@ void nic_rx_ack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 	if (pdc->remote_id == 0)
 		pdc->remote_id = pkt->pds.spdcid;
 	if (pkt->pds.flags & WIRE_ACK_F_P) {
+		/* the probe's round trip (its ACK is not held) feeds the base RTT */
+		emu_ps_t rtt = now - pdc->probe_at;
 		nic->c[NIC_C_PROBE_ACK_RCVD]++;
-		nic_trace_now(nic, pkt, NIC_TR_RX, pdc, EMU_PS_NEVER, now);
+		nic_cc_on_probe_rtt(&pdc->group->cc, &nic->cc_k, rtt, now);
+		nic_trace_now(nic, pkt, NIC_TR_RX, pdc, rtt, now);
 		return;
 	}
-	/* path feedback first: apply_ack may complete the message and free the group */
-	nic_lb_on_ack(&pdc->group->lb, nic->p, pkt->sport, (pkt->pds.flags & WIRE_ACK_F_M) != 0, now);
-	emu_ps_t rtt = apply_ack(nic, pdc, pkt, now);
+	/* path and congestion feedback first: msg_complete() may free the group */
+	struct nic_group *g = pdc->group;
+	uint64_t acked = 0, qa = nic_cc_quick_adapts(&g->cc);
+
+	nic_lb_on_ack(&g->lb, nic->p, pkt->sport, (pkt->pds.flags & WIRE_ACK_F_M) != 0, now);
+	emu_ps_t rtt = apply_ack(nic, pdc, pkt, now, &acked);
+	struct nic_cc_ack ca = { .acked = acked, .in_flight = g->in_flight, .rtt = rtt, .has_rtt = rtt != EMU_PS_NEVER,
+				 .ecn = (pkt->pds.flags & WIRE_ACK_F_M) != 0, .restore = pkt->pds.rc != 0,
+				 .penalty = pkt->pds.rcv_cwnd_pend };
+	nic_cc_on_ack(&g->cc, &nic->cc_k, &ca, now);
+	nic->c[NIC_C_NUM_QUICK_ADAPT] += nic_cc_quick_adapts(&g->cc) - qa;
+	if (ca.has_rtt)
+		nic_sample_add(nic, NIC_S_AVG_Q_DELAY_PS, nic_cc_avg_qdelay(&g->cc));
 	nic_trace_now(nic, pkt, NIC_TR_RX, pdc, rtt, now);
 	if (pdc->pkts_acked == pdc->n_pkts) {
 		msg_complete(nic, pdc, now);
@@ -288,9 +309,13 @@ void nic_rx_nack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 		if (r->psn != pkt->pds.psn)
 			continue;
 		if (r->in_flight && r->state != NIC_REC_LOST) {
+			uint64_t qa = nic_cc_quick_adapts(&pdc->group->cc);
 			nic_lb_on_nack(&pdc->group->lb, nic->p, pkt->sport, pkt->pds.nack_code == WIRE_NACK_TRIMMED_LASTHOP,
 				       now);
 			mark_lost(pdc, r);
+			nic_cc_on_trim(&pdc->group->cc, &nic->cc_k, nominal(r->payload), EMU_PS_NEVER,
+				       pdc->group->in_flight, now);
+			nic->c[NIC_C_NUM_QUICK_ADAPT] += nic_cc_quick_adapts(&pdc->group->cc) - qa;
 			nic_pdc_wake(nic, pdc, now);
 		}
 		return;

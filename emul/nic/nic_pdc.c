@@ -26,7 +26,7 @@ struct nic_pdc *nic_pdc_rcv_find(struct nic *nic, uint32_t peer_ip, uint16_t pee
 	return NULL;
 }
 
-static struct nic_group *group_get(struct nic *nic, uint32_t peer_ip)
+static struct nic_group *group_get(struct nic *nic, uint32_t peer_ip, emu_ps_t now)
 {
 	uint32_t b = hash_ip_id(peer_ip, 0);
 
@@ -39,7 +39,7 @@ static struct nic_group *group_get(struct nic *nic, uint32_t peer_ip)
 		return NULL;
 	memset(g, 0, sizeof(*g));
 	g->peer_ip = peer_ip;
-	g->cwnd = nic->max_cwnd; /* a new group starts at its maximum window (no NSCC yet, issue 5) */
+	nic_cc_init(&g->cc, &nic->cc_k, now); /* a new group starts at its maximum window and InitialBaseRTT */
 	nic_lb_init_ext(&g->lb, nic->p, nic->link_bps, nic_lb_storage_bytes(nic->p) ? (uint16_t *)(g + 1) : NULL);
 	const uint8_t *mac = nic_neigh_mac(nic, peer_ip);
 	if (mac != NULL) /* a peer seen only on a real port, with no neighbour entry, is answered to 00:..:00 */
@@ -90,14 +90,14 @@ static uint16_t alloc_snd_id(struct nic *nic)
 	return 0;
 }
 
-static struct nic_pdc *pdc_new(struct nic *nic, uint32_t peer_ip)
+static struct nic_pdc *pdc_new(struct nic *nic, uint32_t peer_ip, emu_ps_t now)
 {
 	struct nic_pdc *pdc = emu_pool_get(nic->pdc_pool);
 
 	if (pdc == NULL)
 		return NULL;
 	memset(pdc, 0, sizeof(*pdc));
-	pdc->group = group_get(nic, peer_ip);
+	pdc->group = group_get(nic, peer_ip, now);
 	if (pdc->group == NULL) {
 		emu_pool_put(nic->pdc_pool, pdc);
 		return NULL;
@@ -110,7 +110,7 @@ static struct nic_pdc *pdc_new(struct nic *nic, uint32_t peer_ip)
 struct nic_pdc *nic_pdc_open_snd(struct nic *nic, uint32_t peer_ip, emu_ps_t now)
 {
 	uint16_t id = alloc_snd_id(nic);
-	struct nic_pdc *pdc = id != 0 ? pdc_new(nic, peer_ip) : NULL;
+	struct nic_pdc *pdc = id != 0 ? pdc_new(nic, peer_ip, now) : NULL;
 
 	if (pdc == NULL) {
 		nic->c[NIC_C_DROP_NO_PDC]++;
@@ -130,7 +130,7 @@ struct nic_pdc *nic_pdc_open_snd(struct nic *nic, uint32_t peer_ip, emu_ps_t now
 
 struct nic_pdc *nic_pdc_open_rcv(struct nic *nic, uint32_t peer_ip, uint16_t peer_id, emu_ps_t now)
 {
-	struct nic_pdc *pdc = pdc_new(nic, peer_ip);
+	struct nic_pdc *pdc = pdc_new(nic, peer_ip, now);
 
 	if (pdc == NULL) {
 		nic->c[NIC_C_DROP_NO_PDC]++;

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "emu_rng.h"
+#include "nic_cc.h"
 #include "nic_lb.h"
 #include "nic.h"
 
@@ -80,6 +81,7 @@ struct nic_pdc {
 	emu_timer_t late_timer;    /* REPS early failure detection: one timer per PDC for the earliest late_at */
 	emu_ps_t late_armed;
 	bool probe_sent;
+	emu_ps_t probe_at;         /* when the base-RTT probe was handed down to be sent */
 	/* receiver */
 	uint32_t rcv_next;         /* next expected PSN; CACK_PSN = rcv_next - 1 */
 	uint64_t rcvd[NIC_RCV_WIN / 64];  /* bit (psn % NIC_RCV_WIN) for psn in (rcv_next, rcv_next + WIN) */
@@ -103,7 +105,7 @@ struct nic_group {
 	uint8_t peer_mac[6];       /* looked up once, when the group is created */
 	uint32_t n_pdcs;
 	struct nic_lb lb;          /* the group's load balancer: None, Default Packet Spraying or REPS */
-	uint64_t cwnd;             /* bytes, counted at nominal size; the maximum window until NSCC (issue 5) */
+	struct nic_cc cc;          /* the group's NSCC window, counted at nominal size (payload + 88) */
 	uint64_t in_flight;        /* nominal bytes fetched or sent and not yet acked, nacked or timed out */
 	uint64_t fetched;          /* payload bytes fetched from the host (uet-monitor bytes_fetched) */
 	bool in_ready;
@@ -161,6 +163,7 @@ struct nic {
 	struct nic_pcie_stats pcie;
 	uint64_t pf_used;          /* prefetch buffer occupancy, bytes on the wire of the payloads it holds */
 	bool pf_blocked;           /* a fetch waited for prefetch room: restart when it drains to half */
+	struct nic_cc_consts cc_k; /* NSCC's constants for this NIC's link */
 	uint64_t max_cwnd;         /* 1.5 x BDP at the link rate and InitialBaseRTT, or MaxCongestionWindow packets */
 	struct emu_pool *grp_pool;
 	uint16_t next_snd_id, next_rcv_id;

@@ -99,6 +99,9 @@ static struct wire_pkt *build_ack(struct nic *nic, struct nic_pdc *pdc, const st
 	p->pds.sack_psn_off = (int16_t)(1 + 64 * blk); /* SACK base = CACK_PSN + 1 + 64 x block */
 	p->pds.sack_bitmap = bm;
 	p->pds.rcvd_bytes = (uint32_t)(((pdc->rcvd_bytes_cc + 255) >> 8) & 0xffffff);
+	/* NSCC receiver: the penalty from the data pool's occupancy, and RestoreCWindEnable's RC bit */
+	p->pds.rcv_cwnd_pend = nic_cc_penalty(&nic->cc_k, nic->in_pool_used[NIC_TC_DATA]);
+	p->pds.rc = nic_cc_rc_bit(&nic->cc_k);
 	p->pds.ooo_count = pdc->ooo_count;
 	return p;
 }

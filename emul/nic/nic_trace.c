@@ -20,7 +20,7 @@ static void sender_state(const struct nic *nic, struct nic_trace *t, const struc
 	t->pdc_prefetched = pdc->pf_bytes;
 	t->bytes_fetched = pdc->group->fetched;
 	t->bytes_in_flight = pdc->group->in_flight;
-	t->cwnd = pdc->group->cwnd;
+	t->cwnd = nic_cc_cwnd(&pdc->group->cc);
 	t->job_id = pdc->wqe_id;
 }
 

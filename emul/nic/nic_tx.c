@@ -95,7 +95,7 @@ static enum next_kind next_kind(const struct nic *nic, const struct nic_pdc *pdc
 static bool window_room(const struct nic *nic, const struct nic_group *g, uint32_t payload)
 {
 	/* The window holds back nothing when PassThrough is set (NSCC still computes it, issue 5). */
-	return nic->p->cc_pass_through || g->in_flight + nominal(payload) <= g->cwnd;
+	return nic->p->cc_pass_through || g->in_flight + nominal(payload) <= nic_cc_cwnd(&g->cc);
 }
 
 /* Can @p pdc send its next packet now, window and prefetch room permitting (the egress pool is checked by the
@@ -261,7 +261,7 @@ static struct wire_pkt *commit(struct nic *nic, struct nic_pdc *pdc, struct nic_
 	if (p == NULL)
 		return NULL;
 	if (r->tx_count == 1) { /* sampled at each first transmission (uet-transport-stats) */
-		nic_sample_add(nic, NIC_S_CWND_BYTES, g->cwnd);
+		nic_sample_add(nic, NIC_S_CWND_BYTES, nic_cc_cwnd(&g->cc));
 		nic_sample_add(nic, NIC_S_BYTES_IN_FLIGHT, g->in_flight);
 	}
 	r->in_flight = 1;
