@@ -17,7 +17,7 @@ struct totals {
 	uint64_t drops, trims, nacks, rtx, rto, ecn, pfc;
 	uint64_t drop_reason[NIC_C_COUNT];
 	uint64_t sw_drop_reason[SW_C_COUNT];
-	double fct_p50, fct_p99, fct_max; /* microseconds */
+	double fct_min, fct_p50, fct_p99, fct_max; /* microseconds */
 };
 
 static int cmp_u64(const void *a, const void *b)
@@ -94,6 +94,7 @@ static void sum_totals(struct ctl_run_state *r, struct totals *t)
 		t->fct_p50 = (double)pct(fct, n, 50) / 1e6;
 		t->fct_p99 = (double)pct(fct, n, 99) / 1e6;
 		t->fct_max = n ? (double)fct[n - 1] / 1e6 : 0.0;
+		t->fct_min = n ? (double)fct[0] / 1e6 : 0.0;
 	}
 	free(fct);
 }
@@ -200,8 +201,9 @@ static void json_devices(FILE *f, struct ctl_run_state *r)
 static void json_totals(FILE *f, struct ctl_run_state *r, const struct totals *t)
 {
 	fprintf(f, "  \"messages\": {\"posted\": %u, \"completed\": %u, \"post_failed\": %llu, "
-		   "\"fct_us\": {\"p50\": %.3f, \"p99\": %.3f, \"max\": %.3f}},\n",
-		r->n_posted, r->n_completed, (unsigned long long)r->post_fail, t->fct_p50, t->fct_p99, t->fct_max);
+		   "\"fct_us\": {\"min\": %.3f, \"p50\": %.3f, \"p99\": %.3f, \"max\": %.3f}},\n",
+		r->n_posted, r->n_completed, (unsigned long long)r->post_fail, t->fct_min, t->fct_p50, t->fct_p99,
+		t->fct_max);
 	fprintf(f, "  \"counters\": {\"drops\": %llu, \"trims\": %llu, \"nacks\": %llu, \"retransmits\": %llu, "
 		   "\"timeouts\": %llu, \"ecn_marks\": %llu, \"pfc_pauses\": %llu},\n",
 		(unsigned long long)t->drops, (unsigned long long)t->trims, (unsigned long long)t->nacks,
