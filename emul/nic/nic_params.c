@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "emu_param.h"
 #include "emu_units.h"
 
 #define NP_FIELD(f) .off = offsetof(struct nic_params, f), .size = sizeof(((struct nic_params *)0)->f)
@@ -160,17 +161,6 @@ const struct nic_param_def nic_param_table[] = {
 
 const unsigned nic_param_count = sizeof(nic_param_table) / sizeof(nic_param_table[0]);
 
-__attribute__((format(printf, 4, 5))) static int np_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 static const char *np_name(const struct nic_param_def *d)
 {
@@ -186,17 +176,6 @@ static void *np_field(struct nic_params *p, const struct nic_param_def *d)
 	return (unsigned char *)p + d->off;
 }
 
-/* Store @p v in an unsigned field of 1, 2, 4 or 8 bytes; the row's range keeps it within the field. */
-static void np_store_uint(void *f, size_t size, uint64_t v)
-{
-	switch (size) {
-	case 1: *(uint8_t *)f = (uint8_t)v; break;
-	case 2: *(uint16_t *)f = (uint16_t)v; break;
-	case 4: *(uint32_t *)f = (uint32_t)v; break;
-	case 8: *(uint64_t *)f = v; break;
-	default: assert(size == 0); break;
-	}
-}
 
 bool nic_param_is_list(const struct nic_param_def *d)
 {
@@ -206,7 +185,7 @@ bool nic_param_is_list(const struct nic_param_def *d)
 static int np_range(const struct nic_param_def *d, uint64_t v, char *err, size_t errlen)
 {
 	if (v < d->min || v > d->max)
-		return np_fail(err, errlen, -ERANGE, "value %llu out of range %llu to %llu", (unsigned long long)v,
+		return emu_param_fail(err, errlen, -ERANGE, "value %llu out of range %llu to %llu", (unsigned long long)v,
 			       (unsigned long long)d->min, (unsigned long long)d->max);
 	return 0;
 }
@@ -227,7 +206,7 @@ static int np_set_int(struct nic_params *p, const struct nic_param_def *d, const
 	if (rc == 0)
 		rc = np_range(d, v, err, errlen);
 	if (rc == 0)
-		np_store_uint(np_field(p, d), d->size, v);
+		emu_param_store_uint(np_field(p, d), d->size, v);
 	return rc;
 }
 
@@ -240,24 +219,11 @@ static int np_set_double(struct nic_params *p, const struct nic_param_def *d, co
 	if (rc != 0)
 		return rc;
 	if (v < d->dmin || v > d->dmax)
-		return np_fail(err, errlen, -ERANGE, "value %g out of range %g to %g", v, d->dmin, d->dmax);
+		return emu_param_fail(err, errlen, -ERANGE, "value %g out of range %g to %g", v, d->dmin, d->dmax);
 	*(double *)np_field(p, d) = v;
 	return 0;
 }
 
-/* "A, B or C" of a NULL-terminated name list. */
-static void np_join(char *buf, size_t len, const char *const *names)
-{
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; names[i] != NULL && used < len; i++) {
-		const char *sep = i == 0 ? "" : names[i + 1] == NULL ? " or " : ", ";
-		int n = snprintf(buf + used, len - used, "%s%s", sep, names[i]);
-
-		used += n > 0 ? (size_t)n : 0;
-	}
-}
 
 static int np_set_enum(struct nic_params *p, const struct nic_param_def *d, const char *text, char *err,
 		       size_t errlen)
@@ -266,15 +232,15 @@ static int np_set_enum(struct nic_params *p, const struct nic_param_def *d, cons
 
 	for (int i = 0; d->enums[i] != NULL; i++) {
 		if (strcmp(d->enums[i], text) == 0) {
-			np_store_uint(np_field(p, d), d->size, (uint64_t)i);
+			emu_param_store_uint(np_field(p, d), d->size, (uint64_t)i);
 			return 0;
 		}
 	}
-	np_join(names, sizeof(names), d->enums);
+	emu_param_join(names, sizeof(names), d->enums);
 	if (d->refused != NULL && strcmp(d->refused, text) == 0)
-		return np_fail(err, errlen, -EINVAL, "'%s' stops the Scala UET NIC before the run starts; use %s", text,
+		return emu_param_fail(err, errlen, -EINVAL, "'%s' stops the Scala UET NIC before the run starts; use %s", text,
 			       names);
-	return np_fail(err, errlen, -EINVAL, "unknown value '%s'; %s takes %s", text, np_name(d), names);
+	return emu_param_fail(err, errlen, -EINVAL, "unknown value '%s'; %s takes %s", text, np_name(d), names);
 }
 
 /* The monitor filters: "All", or the one form the row names. */
@@ -304,7 +270,7 @@ static int np_set_filter(struct nic_params *p, const struct nic_param_def *d, co
 		     v > UINT16_MAX ? -EINVAL : 0;
 	}
 	if (rc != 0 || strlen(text) >= d->size)
-		return np_fail(err, errlen, -EINVAL, "bad filter '%s'; %s is All or %s", text, np_name(d), form);
+		return emu_param_fail(err, errlen, -EINVAL, "bad filter '%s'; %s is All or %s", text, np_name(d), form);
 	memcpy(np_field(p, d), text, strlen(text) + 1);
 	return 0;
 }
@@ -324,7 +290,7 @@ static int np_set_list_str(struct nic_params *p, const struct nic_param_def *d, 
 		ptr[i] = items[i];
 	rc = nic_param_set_list(p, d, ptr, NIC_TC_COUNT, &bad, inner, sizeof(inner));
 	if (rc != 0)
-		np_fail(err, errlen, rc, "entry %d: %s", bad, inner);
+		emu_param_fail(err, errlen, rc, "entry %d: %s", bad, inner);
 	return rc;
 }
 
@@ -334,7 +300,7 @@ int nic_param_set(struct nic_params *p, const struct nic_param_def *d, const cha
 	int rc;
 
 	if (d->readonly)
-		return np_fail(err, errlen, -EPERM, "read-only attribute; %s is always %s, remove it", np_name(d),
+		return emu_param_fail(err, errlen, -EPERM, "read-only attribute; %s is always %s, remove it", np_name(d),
 			       d->def);
 	switch (d->type) {
 	case NIC_PT_BOOL:
@@ -382,7 +348,7 @@ int nic_param_set_list(struct nic_params *p, const struct nic_param_def *d, cons
 
 	*bad = -1;
 	if (n != NIC_TC_COUNT)
-		return np_fail(err, errlen, -EINVAL, "%d entries; a list holds %d, one per traffic class, e.g. \"%s\"", n,
+		return emu_param_fail(err, errlen, -EINVAL, "%d entries; a list holds %d, one per traffic class, e.g. \"%s\"", n,
 			       NIC_TC_COUNT, d->def);
 	for (int i = 0; i < NIC_TC_COUNT; i++) {
 		int rc = np_list_entry(d, items[i], &v[i], err, errlen);
@@ -393,7 +359,7 @@ int nic_param_set_list(struct nic_params *p, const struct nic_param_def *d, cons
 		}
 	}
 	for (int i = 0; i < NIC_TC_COUNT; i++)
-		np_store_uint((unsigned char *)f + i * (d->size / NIC_TC_COUNT), d->size / NIC_TC_COUNT, v[i]);
+		emu_param_store_uint((unsigned char *)f + i * (d->size / NIC_TC_COUNT), d->size / NIC_TC_COUNT, v[i]);
 	return 0;
 }
 
@@ -432,12 +398,12 @@ static int np_check_pool(const struct nic_buf_params *b, char *err, size_t errle
 	for (int i = 0; i < NIC_TC_COUNT; i++)
 		nz += b->pool_alloc_ppm[i] != 0;
 	if (nz < 2)
-		return np_fail(err, errlen, -EINVAL,
+		return emu_param_fail(err, errlen, -EINVAL,
 			       "%d non-zero entr%s; classes 0 and 1 each need a pool, e.g. [0.9, 0.1, 0, 0, 0, 0, 0, 0]",
 			       nz, nz == 1 ? "y" : "ies");
 	for (int i = 0; i + 1 < NIC_TC_COUNT; i++)
 		if (b->pool_alloc_ppm[i] == 0 && b->pool_alloc_ppm[i + 1] != 0)
-			return np_fail(err, errlen, -EINVAL,
+			return emu_param_fail(err, errlen, -EINVAL,
 				       "entry %d is 0 but entry %d is not; the non-zero entries come first, from class 0, "
 				       "with no 0 between them", i, i + 1);
 	return 0;
@@ -459,13 +425,13 @@ static int np_check_egress(const struct nic_params *p, const struct nic_param_de
 	why[1] = NP_ROW_OF(egress.total_buffer_size);
 	if (data < pkt) {
 		why[2] = NP_ROW_OF(rdma_data_mss);
-		return np_fail(err, errlen, -EINVAL,
+		return emu_param_fail(err, errlen, -EINVAL,
 			       "egress data pool (class 0) holds %llu bytes, less than one data packet, RdmaDataMSS + "
 			       "106 = %llu bytes; raise TotalBufferSize or PoolAllocationVector entry 0",
 			       (unsigned long long)data, (unsigned long long)pkt);
 	}
 	if (ctl < NP_ACK_WIRE_LEN)
-		return np_fail(err, errlen, -EINVAL,
+		return emu_param_fail(err, errlen, -EINVAL,
 			       "egress control pool (class 1) holds %llu bytes, less than one %d-byte ACK; raise "
 			       "TotalBufferSize or PoolAllocationVector entry 1", (unsigned long long)ctl,
 			       NP_ACK_WIRE_LEN);
@@ -492,7 +458,7 @@ int nic_params_check(const struct nic_params *p, const struct nic_param_def *why
 		why[0] = NP_ROW_OF(prefetch_size);
 		why[1] = NP_ROW_OF(rdma_data_mss);
 		why[2] = NP_ROW_OF(prefetch_enable);
-		return np_fail(err, errlen, -EINVAL,
+		return emu_param_fail(err, errlen, -EINVAL,
 			       "PrefetchBufferSize %u is less than one data packet, RdmaDataMSS + 106 = %llu bytes, "
 			       "with PrefetchBufferEnable true; raise PrefetchBufferSize or turn the prefetch buffer off",
 			       p->prefetch_size, (unsigned long long)pkt);

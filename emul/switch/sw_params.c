@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "emu_param.h"
 #include "emu_units.h"
 
 #define SP_FIELD(f) .off = offsetof(struct sw_params, f), .size = sizeof(((struct sw_params *)0)->f)
@@ -78,17 +79,6 @@ const struct sw_param_def sw_param_table[] = {
 
 const unsigned sw_param_count = sizeof(sw_param_table) / sizeof(sw_param_table[0]);
 
-__attribute__((format(printf, 4, 5))) static int sp_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 static const char *sp_name(const struct sw_param_def *d)
 {
@@ -104,16 +94,6 @@ static void *sp_field(struct sw_params *p, const struct sw_param_def *d)
 	return (unsigned char *)p + d->off;
 }
 
-/* Store @p v in an unsigned field of 1, 2, 4 or 8 bytes; the row's range keeps it within the field. */
-static void sp_store_uint(void *f, size_t size, uint64_t v)
-{
-	switch (size) {
-	case 1: *(uint8_t *)f = (uint8_t)v; break;
-	case 2: *(uint16_t *)f = (uint16_t)v; break;
-	case 4: *(uint32_t *)f = (uint32_t)v; break;
-	default: assert(size == 8); *(uint64_t *)f = v; break;
-	}
-}
 
 bool sw_param_is_list(const struct sw_param_def *d)
 {
@@ -123,7 +103,7 @@ bool sw_param_is_list(const struct sw_param_def *d)
 static int sp_range(const struct sw_param_def *d, uint64_t v, char *err, size_t errlen)
 {
 	if (v < d->min || v > d->max)
-		return sp_fail(err, errlen, -ERANGE, "value %llu out of range %llu to %llu", (unsigned long long)v,
+		return emu_param_fail(err, errlen, -ERANGE, "value %llu out of range %llu to %llu", (unsigned long long)v,
 			       (unsigned long long)d->min, (unsigned long long)d->max);
 	return 0;
 }
@@ -138,13 +118,13 @@ static int sp_parse_alpha(const struct sw_param_def *d, const char *text, uint64
 		return rc;
 	scaled = v * SW_PPM;
 	if (!(v >= 0.0) || scaled > (double)d->max)
-		return sp_fail(err, errlen, -ERANGE, "LossyAlpha '%s' out of range 0 to %llu; e.g. 1.0", text,
+		return emu_param_fail(err, errlen, -ERANGE, "LossyAlpha '%s' out of range 0 to %llu; e.g. 1.0", text,
 			       (unsigned long long)(d->max / SW_PPM));
 	uint64_t r = (uint64_t)(scaled + 0.5); /* nearest; emul links no libm */
 	double diff = scaled - (double)r;
 
 	if (diff > 1e-3 || diff < -1e-3)
-		return sp_fail(err, errlen, -EINVAL, "LossyAlpha '%s' is finer than 1e-6; give at most 6 decimal places",
+		return emu_param_fail(err, errlen, -EINVAL, "LossyAlpha '%s' is finer than 1e-6; give at most 6 decimal places",
 			       text);
 	*ppm = r;
 	return 0;
@@ -171,23 +151,10 @@ static int sp_set_int(struct sw_params *p, const struct sw_param_def *d, const c
 	if (rc == 0)
 		rc = sp_range(d, v, err, errlen);
 	if (rc == 0)
-		sp_store_uint(sp_field(p, d), d->size, v);
+		emu_param_store_uint(sp_field(p, d), d->size, v);
 	return rc;
 }
 
-/* "A, B or C" of a NULL-terminated name list. */
-static void sp_join(char *buf, size_t len, const char *const *names)
-{
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; names[i] != NULL && used < len; i++) {
-		const char *sep = i == 0 ? "" : names[i + 1] == NULL ? " or " : ", ";
-		int n = snprintf(buf + used, len - used, "%s%s", sep, names[i]);
-
-		used += n > 0 ? (size_t)n : 0;
-	}
-}
 
 static int sp_set_enum(struct sw_params *p, const struct sw_param_def *d, const char *text, char *err,
 		       size_t errlen)
@@ -196,12 +163,12 @@ static int sp_set_enum(struct sw_params *p, const struct sw_param_def *d, const 
 
 	for (int i = 0; d->enums[i] != NULL; i++) {
 		if (strcmp(d->enums[i], text) == 0) {
-			sp_store_uint(sp_field(p, d), d->size, (uint64_t)i);
+			emu_param_store_uint(sp_field(p, d), d->size, (uint64_t)i);
 			return 0;
 		}
 	}
-	sp_join(names, sizeof(names), d->enums);
-	return sp_fail(err, errlen, -EINVAL, "unknown value '%s'; %s takes %s", text, sp_name(d), names);
+	emu_param_join(names, sizeof(names), d->enums);
+	return emu_param_fail(err, errlen, -EINVAL, "unknown value '%s'; %s takes %s", text, sp_name(d), names);
 }
 
 static int sp_set_list_str(struct sw_params *p, const struct sw_param_def *d, const char *text, char *err,
@@ -219,7 +186,7 @@ static int sp_set_list_str(struct sw_params *p, const struct sw_param_def *d, co
 		ptr[i] = items[i];
 	rc = sw_param_set_list(p, d, ptr, SW_TC_COUNT, &bad, inner, sizeof(inner));
 	if (rc != 0)
-		sp_fail(err, errlen, rc, "entry %d: %s", bad, inner);
+		emu_param_fail(err, errlen, rc, "entry %d: %s", bad, inner);
 	return rc;
 }
 
@@ -255,7 +222,7 @@ static int sp_list_entry(const struct sw_param_def *d, const char *s, uint32_t *
 	if (rc != 0)
 		return rc;
 	if (d->type == SW_PT_LIST_POOL && v >= SW_POOL_COUNT)
-		return sp_fail(err, errlen, -ERANGE, "pool %llu out of range 0 to 7; a pool number is 0 to 7",
+		return emu_param_fail(err, errlen, -ERANGE, "pool %llu out of range 0 to 7; a pool number is 0 to 7",
 			       (unsigned long long)v);
 	*out = d->type == SW_PT_LIST_FLAG ? v == 1 : (uint32_t)v;
 	return 0;
@@ -269,7 +236,7 @@ int sw_param_set_list(struct sw_params *p, const struct sw_param_def *d, const c
 
 	*bad = -1;
 	if (n != SW_TC_COUNT)
-		return sp_fail(err, errlen, -EINVAL, "%d entries; a list holds %d, e.g. \"%s\"", n, SW_TC_COUNT,
+		return emu_param_fail(err, errlen, -EINVAL, "%d entries; a list holds %d, e.g. \"%s\"", n, SW_TC_COUNT,
 			       d->def);
 	for (int i = 0; i < SW_TC_COUNT; i++) {
 		int rc = sp_list_entry(d, items[i], &v[i], err, errlen);
@@ -280,7 +247,7 @@ int sw_param_set_list(struct sw_params *p, const struct sw_param_def *d, const c
 		}
 	}
 	for (int i = 0; i < SW_TC_COUNT; i++)
-		sp_store_uint((unsigned char *)f + i * (d->size / SW_TC_COUNT), d->size / SW_TC_COUNT, v[i]);
+		emu_param_store_uint((unsigned char *)f + i * (d->size / SW_TC_COUNT), d->size / SW_TC_COUNT, v[i]);
 	return 0;
 }
 
@@ -339,11 +306,11 @@ static int sp_check_pools(const struct sw_params *p, char *err, size_t errlen)
 			last = i;
 	}
 	if (last < 0)
-		return sp_fail(err, errlen, -EINVAL,
+		return emu_param_fail(err, errlen, -EINVAL,
 			       "PoolAllocationMap has no non-zero entry; give at least one pool a share, e.g. "
 			       "[0.9, 0.1, 0, 0, 0, 0, 0, 0]");
 	if (sum > SW_PPM && sum - SW_PPM > p->pool_alloc_ppm[last])
-		return sp_fail(err, errlen, -EINVAL,
+		return emu_param_fail(err, errlen, -EINVAL,
 			       "PoolAllocationMap sums to %llu.%06llu, more than 1 by more than its last non-zero entry "
 			       "(pool %d); make the entries sum to 1", (unsigned long long)(sum / SW_PPM),
 			       (unsigned long long)(sum % SW_PPM), last);
@@ -364,21 +331,21 @@ int sw_params_check(const struct sw_params *p, const struct sw_param_def *why[SW
 	if (p->lb_method == SW_LB_FLOWLET && (p->ecmp_hash == SW_HASH_DPR || p->ecmp_hash == SW_HASH_DPR_FALLBACK)) {
 		why[0] = SP_ROW_OF(lb_method);
 		why[1] = SP_ROW_OF(ecmp_hash);
-		return sp_fail(err, errlen, -EINVAL,
+		return emu_param_fail(err, errlen, -EINVAL,
 			       "LoadBalancingMethod flowlet cannot be combined with EcmpHashMethod %s; use crc32WithSalt, "
 			       "or LoadBalancingMethod none", hash_names[p->ecmp_hash]);
 	}
 	if (p->trimming_enabled && !p->uet_policy) {
 		why[0] = SP_ROW_OF(trimming_enabled);
 		why[1] = SP_ROW_OF(uet_policy);
-		return sp_fail(err, errlen, -EINVAL,
+		return emu_param_fail(err, errlen, -EINVAL,
 			       "TrimmingEnabled needs UETPolicyEnabled true; set UETPolicyEnabled, or turn trimming off");
 	}
 	for (int tc = 0; p->trimming_enabled && tc < SW_TC_COUNT; tc++) {
 		if (p->pfc_enable[tc]) {
 			why[0] = SP_ROW_OF(trimming_enabled);
 			why[1] = SP_ROW_OF(pfc_enable);
-			return sp_fail(err, errlen, -EINVAL,
+			return emu_param_fail(err, errlen, -EINVAL,
 				       "TrimmingEnabled cannot be combined with PFC, and EnablePFC enables TC%d; set "
 				       "EnablePFC to [0, 0, 0, 0, 0, 0, 0, 0]", tc);
 		}
