@@ -106,6 +106,26 @@ void ctl_swbuf_sample(struct ctl_swbuf *b)
 	}
 }
 
+/* total_bytes of series @p x of pool @p k of switch @p s: the bytes ever charged to it. */
+static uint64_t sb_total(const struct ctl_swbuf *b, uint32_t s, uint32_t k, int x)
+{
+	const struct ctl_swrec *sr = b->sr;
+	const struct sw *sw = sr->sws[s];
+	uint64_t sum = 0;
+
+	for (uint32_t p = 0; p < sw_n_ports(sw); p++) {
+		struct sw_port_occ o;
+		bool ul = sr->ports[sr->port0[s] + p].ul;
+
+		sw_port_occ(sw, p, &o);
+		if (x == SB_SHARED || (x == SB_IN_UL && ul) || (x == SB_IN_DL && !ul))
+			sum += o.ingress_total[k];
+		else if ((x == SB_EG_UL && ul) || (x == SB_EG_DL && !ul))
+			sum += o.egress_total[k];
+	}
+	return sum;
+}
+
 /* One row: series @p x of pool @p k of switch @p s. */
 static void sb_row(struct ctl_swbuf *b, uint32_t s, uint32_t k, int x, emu_ps_t now)
 {
@@ -117,9 +137,10 @@ static void sb_row(struct ctl_swbuf *b, uint32_t s, uint32_t k, int x, emu_ps_t 
 	rec_csv_time_utc(b->csv, now);
 	fputc(',', f);
 	ctl_rec_put_sec(f, now);
-	/* total_bytes: the switch counts no bytes per pool passed through, so 0 (docs/records.md, What reads 0) */
-	fprintf(f, ",%s,%u,%u,%s,%s,%u,0,%llu,%llu,%llu,%llu,", sw_name(sw), b->sr->ports[b->sr->port0[s]].tier,
-		sw_node_id(sw), sb_names[x].buff_id, sb_names[x].uldl, k, (unsigned long long)limit,
+	/* total_bytes: the bytes ever charged to the series (ingress: brought in, headroom included; egress: queued) */
+	fprintf(f, ",%s,%u,%u,%s,%s,%u,%llu,%llu,%llu,%llu,%llu,", sw_name(sw), b->sr->ports[b->sr->port0[s]].tier,
+		sw_node_id(sw), sb_names[x].buff_id, sb_names[x].uldl, k, (unsigned long long)sb_total(b, s, k, x),
+		(unsigned long long)limit,
 		(unsigned long long)a->count, (unsigned long long)a->min, (unsigned long long)a->max);
 	ctl_rec_put_quot(f, a->sum, 1, a->count, 3);
 	/* "utilization (fraction)", which the page's example writes in percent of the pool: percent here */

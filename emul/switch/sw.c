@@ -347,6 +347,8 @@ void sw_port_occ(const struct sw *sw, uint32_t port, struct sw_port_occ *out)
 		out->egress[i] = e->eg_occ[i];
 		out->pausing[i] = e->pausing[i];
 		out->ecn_avg[i] = e->ecn_avg[i] >> SW_EWMA_SHIFT;
+		out->ingress_total[i] = e->in_total[i];
+		out->egress_total[i] = e->eg_total_b[i];
 	}
 }
 

@@ -132,6 +132,8 @@ struct sw_port_occ {
 	uint64_t egress[SW_POOL_COUNT];    /* bytes queued at the port for the pool, the frame being sent included */
 	uint8_t pausing[SW_POOL_COUNT];    /* the port has paused its sender for the pool */
 	uint64_t ecn_avg[SW_POOL_COUNT];   /* the ECN moving average, bytes (rounded down) */
+	uint64_t ingress_total[SW_POOL_COUNT]; /* bytes the port ever brought into the pool (headroom included) */
+	uint64_t egress_total[SW_POOL_COUNT];  /* bytes ever queued at the port for the pool */
 };
 
 /** Copy port @p port's occupancy (zeros for a port out of range). */

@@ -59,6 +59,8 @@ struct sw_port {
 	uint64_t eg_occ[SW_POOL_COUNT];   /* queued bytes, the frame being serialized included */
 	uint64_t eg_total;                /* eg_occ summed: the member's occupancy for flowlets */
 	uint64_t ecn_avg[SW_POOL_COUNT];  /* EWMA of eg_occ at admissions, bytes << SW_EWMA_SHIFT */
+	uint64_t in_total[SW_POOL_COUNT]; /* bytes ever charged at ingress, for scala-switch-agg-buff-stats */
+	uint64_t eg_total_b[SW_POOL_COUNT]; /* bytes ever queued at egress */
 	/* pauses received from the peer, per class */
 	emu_ps_t paused_until[SW_TC_COUNT]; /* 0 when not paused */
 	emu_ps_t paused_since[SW_TC_COUNT];

@@ -41,6 +41,7 @@ static bool ingress_admit(struct sw *sw, struct sw_port *in, const struct sw_tag
 		}
 		in->hr_occ[pool] += b;
 		sw->hr_occ[pool] += b;
+		in->in_total[pool] += b;
 		return true;
 	}
 	if (t->lossless && in->in_occ[pool] + b > sw->b.xoff)
@@ -53,6 +54,7 @@ static bool ingress_admit(struct sw *sw, struct sw_port *in, const struct sw_tag
 		sw->c[SW_C_DROP_INGRESS_POOL]++;
 		return false;
 	}
+	in->in_total[pool] += b;
 	return true;
 }
 
@@ -139,6 +141,7 @@ static bool egress_admit(struct sw *sw, struct sw_port *e, uint32_t ti)
 	}
 	e->eg_occ[t->eg_pool] += t->bytes;
 	e->eg_total += t->bytes;
+	e->eg_total_b[t->eg_pool] += t->bytes;
 	sw->eg_occ[t->eg_pool] += t->bytes;
 	sw_ecn_update(sw, e, t->eg_pool);
 	sw_fifo_push(sw, &e->q[t->tc], ti);

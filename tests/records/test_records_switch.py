@@ -282,8 +282,16 @@ def check_buf(out, sim, summary, fab, interval_ps, name, pools):
              Decimal(r['ivl_max_pct_util']) == quot(int(r['ivl_max_bytes']) * 100, int(r['buffer_limit']), 9)
              for r in rows)
     check(ok, '%s agg-buff-stats: min <= mean <= max; ivl_max_pct_util = 100 x max / buffer_limit' % name)
-    check(all(r['total_bytes'] == '0' for r in rows), '%s agg-buff-stats: total_bytes reads 0 (docs/records.md)'
-          % name)
+    series = {}
+    for r in rows:
+        series.setdefault((r['component_name'], r['buff_id'], r['uldl'], r['pool_num']), []).append(int(r['total_bytes']))
+    check(all(v == sorted(v) for v in series.values()), '%s agg-buff-stats: total_bytes never decreases' % name)
+    last = {k: v[-1] for k, v in series.items()}
+    shared_ok = all(last[(c, 'sharedBuffer', '-', p)] ==
+                    last.get((c, 'ingressUsage', 'ul', p), 0) + last.get((c, 'ingressUsage', 'dl', p), 0)
+                    for (c, b, u, p) in last if b == 'sharedBuffer')
+    check(shared_ok and max(last.values()) > 1000000,
+          '%s agg-buff-stats: sharedBuffer total_bytes = ingress ul + dl; up to %d B passed' % (name, max(last.values())))
     peak = max(int(r['ivl_max_bytes']) for r in rows if r['buff_id'] == 'egressQueue')
     check(peak > 100000, '%s agg-buff-stats: the egress queues held up to %d B' % (name, peak))
     return rows
