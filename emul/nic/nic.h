@@ -210,6 +210,24 @@ int nic_post(struct nic *nic, uint32_t dst_ip, uint64_t bytes, uint64_t cookie, 
 int nic_post_pdc(struct nic *nic, uint32_t dst_ip, uint64_t bytes, uint64_t cookie, emu_ps_t now, uint16_t *pdc_id);
 
 /**
+ * Open a connection's long-lived sending PDC to @p dst_ip (the RDMA application's queue pair on a UET NIC): messages
+ * posted on it with nic_post_conn() share its PSN space and its group, and it stays open when they complete.
+ * Returns 0 with the id in @p pdc_id, -EHOSTUNREACH, or -ENOSPC (counted).
+ */
+int nic_conn_open(struct nic *nic, uint32_t dst_ip, uint16_t *pdc_id, emu_ps_t now);
+
+/**
+ * Ring the doorbell for a message of @p bytes on connection PDC @p pdc_id. The NIC sends one message of a
+ * connection at a time: a message posted while another is being sent waits, in posting order, until the ones
+ * ahead of it complete (seed 003, WQEs). msg_done gives @p cookie back on completion.
+ * Returns 0, -ENOENT for no such connection, -ENOSPC when no WQE entry is free (counted as DROP_NO_PDC).
+ */
+int nic_post_conn(struct nic *nic, uint16_t pdc_id, uint64_t bytes, uint64_t cookie, emu_ps_t now);
+
+/** Close connection PDC @p pdc_id (PDC_TERMINATED); messages still waiting are dropped. Returns 0 or -ENOENT. */
+int nic_conn_close(struct nic *nic, uint16_t pdc_id, emu_ps_t now);
+
+/**
  * The workload closes the receiving end of a message's PDC (PDC_TERMINATED): the PDC from @p peer_ip whose
  * sending end is @p peer_pdc. Returns 0, or -ENOENT when no such PDC is open.
  */

@@ -179,15 +179,44 @@ static void send_probe(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
 
 static void msg_complete(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
 {
+	uint64_t cookie = pdc->cookie; /* before a connection's next message takes its place */
+
 	nic->c[NIC_C_WQES_COMPLETED]++;
 	nic_event(nic, pdc, NIC_EV_WQE_COMPLETE, now);
+	pdc->busy = false;
+	if (pdc->conn) {
+		/* a connection's next message starts once the one ahead of it has completed */
+		struct nic_wqe *w = pdc->wq_head;
+		if (w != NULL) {
+			pdc->wq_head = w->next;
+			if (pdc->wq_head == NULL)
+				pdc->wq_tail = NULL;
+			nic_msg_start(nic, pdc, w->bytes, w->cookie, now);
+			emu_pool_put(nic->wqe_pool, w);
+		}
+	}
 	if (nic->env.hooks.msg_done != NULL)
-		nic->env.hooks.msg_done(nic->env.hooks.arg, pdc->cookie, now);
+		nic->env.hooks.msg_done(nic->env.hooks.arg, cookie, now);
 	/* The messages workload, like Chakra, closes a message's PDC when the message completes. */
+	if (!pdc->conn)
+		nic_pdc_finish(nic, pdc, now);
+}
+
+void nic_pdc_finish(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
+{
 	emu_sched_cancel(nic->env.np->sched, pdc->rto_timer);
 	emu_sched_cancel(nic->env.np->sched, pdc->late_timer);
 	pdc->rto_timer = 0;
 	pdc->late_timer = 0;
+	while (pdc->out_head != NULL) { /* a connection closed with packets outstanding */
+		struct nic_rec *r = pdc->out_head;
+		pdc->out_head = r->next;
+		if (r->in_flight)
+			pdc->group->in_flight -= (uint64_t)r->payload + WIRE_DATA_IP_OVERHEAD;
+		r->uid = 0;
+		emu_pool_put(nic->rec_pool, r);
+	}
+	pdc->out_tail = NULL;
 	nic_pdc_close(nic, pdc, now);
 }
 

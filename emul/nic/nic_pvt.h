@@ -51,6 +51,14 @@ struct nic_rec {
 	uint8_t in_flight;            /* counted in the group's bytes in flight */
 };
 
+/* A work request waiting on a connection's PDC behind the one being sent (RDMA application: one WQE of a
+ * connection at a time). From a NIC-wide pool. */
+struct nic_wqe {
+	struct nic_wqe *next;
+	uint64_t cookie;
+	uint64_t bytes;
+};
+
 /* One end of a PDC. A sending PDC carries one message (the messages workload, like Chakra, opens a PDC per
  * message); a receiving PDC records what has arrived. */
 struct nic_pdc {
@@ -62,6 +70,9 @@ struct nic_pdc {
 	uint16_t remote_id;        /* 0 until known */
 	bool sender;
 	bool in_rr;
+	bool conn;                 /* a connection's long-lived PDC: messages queue on it, it stays open */
+	bool busy;                 /* conn: a message is being sent */
+	struct nic_wqe *wq_head, *wq_tail; /* conn: messages waiting, in posting order */
 	/* sender */
 	uint64_t wqe_id;
 	uint64_t cookie;
@@ -147,6 +158,7 @@ struct nic {
 	struct nic_group *grp_hash[NIC_HASH_BUCKETS];
 	struct emu_pool *pdc_pool;
 	struct emu_pool *rec_pool;
+	struct emu_pool *wqe_pool;
 	/* PFC (uet-nic-buffers-and-pfc.md, PFC) */
 	struct wire_pkt *pfcq[16]; /* PFC frames to send, ahead of all traffic */
 	uint32_t pfcq_head, pfcq_tail;
@@ -248,6 +260,9 @@ void nic_group_unready(struct nic *nic, struct nic_group *g);
 void nic_tx_pass(struct nic *nic, emu_ps_t now);
 void nic_data_serialized(struct nic *nic, struct nic_rec *r, uint64_t uid, emu_ps_t now);
 void nic_late_arm(struct nic *nic, struct nic_pdc *pdc, emu_ps_t deadline);
+void nic_msg_start(struct nic *nic, struct nic_pdc *pdc, uint64_t bytes, uint64_t cookie, emu_ps_t now);
+/** Close a sending PDC: cancel its timers, free its outstanding records, close it. */
+void nic_pdc_finish(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now);
 bool nic_pdc_can_send(const struct nic *nic, const struct nic_pdc *pdc);
 
 /* nic_ack.c: the sender's ACK, NACK and timeout handling */

@@ -242,6 +242,12 @@ void nic_rx_data(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 		return;
 	}
 	if (rx_track(nic, pdc, psn)) {
+		if ((pkt->ses.flags & WIRE_SES_F_SOM) && pdc->recv_done) {
+			/* the next message on a connection's PDC (one at a time, so the last one is all here) */
+			pdc->recv_done = false;
+			pdc->eom_seen = false;
+			pdc->rcv_payload = 0;
+		}
 		deliver(nic, pdc, pkt, now);
 		if (pkt->ses.flags & WIRE_SES_F_SOM)
 			pdc->rcv_wqe_id = pkt->ses.message_id;

@@ -50,6 +50,17 @@ int nic_post_pdc(struct nic *nic, uint32_t dst_ip, uint64_t bytes, uint64_t cook
 	struct nic_pdc *pdc = nic_pdc_open_snd(nic, dst_ip, now);
 	if (pdc == NULL)
 		return -ENOSPC;
+	if (pdc_id != NULL)
+		*pdc_id = pdc->id;
+	doorbell_write(nic, now);
+	nic->c[NIC_C_WQES_CREATED]++;
+	nic_msg_start(nic, pdc, bytes, cookie, now);
+	return 0;
+}
+
+/* Start sending a message on @p pdc: its segments follow the PDC's PSNs; the transmit process starts 15 ns later. */
+void nic_msg_start(struct nic *nic, struct nic_pdc *pdc, uint64_t bytes, uint64_t cookie, emu_ps_t now)
+{
 	uint32_t mss = nic->p->rdma_data_mss;
 
 	pdc->wqe_id = nic->next_wqe_id++;
@@ -57,14 +68,66 @@ int nic_post_pdc(struct nic *nic, uint32_t dst_ip, uint64_t bytes, uint64_t cook
 	pdc->bytes = bytes;
 	/* ceil(N / MSS) packets; a 0-byte message is one packet with no payload. */
 	pdc->n_pkts = bytes == 0 ? 1 : (uint32_t)((bytes + mss - 1) / mss);
-	nic->c[NIC_C_WQES_CREATED]++;
+	pdc->pkts_issued = 0;
+	pdc->pkts_acked = 0;
+	pdc->probe_sent = false; /* one base-RTT probe per message on a PDC */
+	pdc->busy = true;
 	nic_event(nic, pdc, NIC_EV_WQE_CREATED, now);
-	if (pdc_id != NULL)
-		*pdc_id = pdc->id;
-	doorbell_write(nic, now);
 	nic_pdc_rr_add(nic, pdc);
 	nic_group_ready(nic, pdc->group, false); /* a new message joins the tail */
 	nic_pump_arm(nic, now + NIC_DOORBELL_DELAY_PS);
+}
+
+int nic_conn_open(struct nic *nic, uint32_t dst_ip, uint16_t *pdc_id, emu_ps_t now)
+{
+	if (nic_neigh_mac(nic, dst_ip) == NULL)
+		return -EHOSTUNREACH;
+	struct nic_pdc *pdc = nic_pdc_open_snd(nic, dst_ip, now);
+	if (pdc == NULL)
+		return -ENOSPC;
+	pdc->conn = true;
+	*pdc_id = pdc->id;
+	return 0;
+}
+
+int nic_post_conn(struct nic *nic, uint16_t pdc_id, uint64_t bytes, uint64_t cookie, emu_ps_t now)
+{
+	struct nic_pdc *pdc = nic_pdc_snd_find(nic, pdc_id);
+
+	if (pdc == NULL || !pdc->conn)
+		return -ENOENT;
+	doorbell_write(nic, now);
+	nic->c[NIC_C_WQES_CREATED]++;
+	if (!pdc->busy) {
+		nic_msg_start(nic, pdc, bytes, cookie, now);
+		return 0;
+	}
+	struct nic_wqe *w = emu_pool_get(nic->wqe_pool);
+	if (w == NULL) {
+		nic->c[NIC_C_DROP_NO_PDC]++;
+		return -ENOSPC;
+	}
+	*w = (struct nic_wqe){ .cookie = cookie, .bytes = bytes };
+	if (pdc->wq_tail != NULL)
+		pdc->wq_tail->next = w;
+	else
+		pdc->wq_head = w;
+	pdc->wq_tail = w;
+	return 0;
+}
+
+int nic_conn_close(struct nic *nic, uint16_t pdc_id, emu_ps_t now)
+{
+	struct nic_pdc *pdc = nic_pdc_snd_find(nic, pdc_id);
+
+	if (pdc == NULL || !pdc->conn)
+		return -ENOENT;
+	while (pdc->wq_head != NULL) {
+		struct nic_wqe *w = pdc->wq_head;
+		pdc->wq_head = w->next;
+		emu_pool_put(nic->wqe_pool, w);
+	}
+	nic_pdc_finish(nic, pdc, now);
 	return 0;
 }
 

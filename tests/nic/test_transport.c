@@ -430,3 +430,67 @@ Test(nic_transport, pcie_transmit_buffers_bound_what_waits_outside_the_receive_p
 	cr_assert_eq(dflt, 4184, "default buffers: the pool peaks at one packet (%llu)", (unsigned long long)dflt);
 	cr_assert_gt(tiny, 100000, "8 headers: received data waits in the pool (%llu)", (unsigned long long)tiny);
 }
+
+static emu_ps_t conn_done[4];
+static uint64_t conn_cookie[4];
+static int conn_n;
+
+static void conn_on_done(void *arg, uint64_t cookie, emu_ps_t now)
+{
+	(void)arg;
+	if (conn_n < 4) {
+		conn_cookie[conn_n] = cookie;
+		conn_done[conn_n++] = now;
+	}
+}
+
+Test(nic_transport, connection_pdc_sends_one_message_at_a_time_in_order)
+{
+	/* The RDMA application's queue pair: three 64 KiB WQEs posted at once on one long-lived PDC. The NIC sends
+	 * them one at a time, in order: each starts 15 ns + a fetch after the one ahead completes; PSNs continue
+	 * across them; the PDC stays open (seed 003, WQEs: "The NIC sends one WQE of a connection at a time"). */
+	struct bench *b = bench_new(100 * EMU_PS_PER_NS, NULL, 0, NULL);
+	uint16_t id;
+	uint32_t first_psn[3], last_psn[3];
+	emu_ps_t first_t[3];
+	int msg = -1;
+
+	conn_n = 0;
+	nic_destroy(b->nic[0]);
+	struct nic_env env = { .np = &b->np, .params = &b->p, .fep_id = 0, .name = "nic", .ip = b->neigh[0].ip,
+			       .seed = 18760, .neigh = b->neigh, .n_neigh = 2, .hooks = { .msg_done = conn_on_done } };
+	b->nic[0] = nic_create(&env);
+	b->link.dir[0].from.dev = b->nic[0];
+	b->link.dir[1].to.dev = b->nic[0];
+	nic_attach(b->nic[0], &b->link.dir[0]);
+	cr_assert_eq(nic_conn_open(b->nic[0], b->neigh[1].ip, &id, 0), 0);
+	for (uint64_t k = 0; k < 3; k++)
+		cr_assert_eq(nic_post_conn(b->nic[0], id, 65536, 100 + k, 0), 0);
+	emu_sched_run_until(b->np.sched, EMU_PS_NEVER - 1);
+	for (int i = 0; i < b->n_seen; i++) {
+		const struct wire_pkt *p = &b->seen[i].p;
+		if (p->kind != WIRE_KIND_DATA || b->seen[i].dir != 0)
+			continue;
+		if (p->ses.flags & WIRE_SES_F_SOM) {
+			msg++;
+			cr_assert_lt(msg, 3);
+			first_psn[msg] = p->pds.psn;
+			first_t[msg] = b->seen[i].t;
+		}
+		last_psn[msg] = p->pds.psn;
+	}
+	cr_assert_eq(msg, 2, "three messages on the wire");
+	cr_assert_eq(conn_n, 3);
+	for (int k = 0; k < 3; k++) {
+		cr_assert_eq(conn_cookie[k], 100 + (uint64_t)k, "completions in posting order");
+		cr_assert_eq(last_psn[k] - first_psn[k], 15, "16 packets of 4,096 B");
+	}
+	for (int k = 1; k < 3; k++) {
+		cr_assert_eq(first_psn[k], last_psn[k - 1] + 1, "PSNs continue on the PDC");
+		/* the next message starts 15 ns after the completion, then its fetch: 1.555 + 69.290 ns */
+		cr_assert_eq(first_t[k], conn_done[k - 1] + 15000 + 1555 + 69290);
+	}
+	cr_assert_eq(nic_conn_close(b->nic[0], id, conn_done[2]), 0, "the connection's PDC stayed open");
+	cr_assert_eq(nic_post_conn(b->nic[0], id, 1, 1, conn_done[2]), -ENOENT);
+	bench_free(b);
+}
