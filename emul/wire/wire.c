@@ -426,7 +426,8 @@ static int enc_pfc(const struct wire_pkt *p, uint8_t *buf, size_t cap)
 	return WIRE_PFC_FRAME_LEN;
 }
 
-int wire_encode_hdrs(const struct wire_pkt *p, uint8_t *buf, size_t cap)
+/* Write the headers of @p p (and, with @p payload, its payload pattern); returns the bytes written or -errno. */
+static int encode(const struct wire_pkt *p, uint8_t *buf, size_t cap, bool payload)
 {
 	if (p->kind == WIRE_KIND_PFC)
 		return enc_pfc(p, buf, cap);
@@ -435,27 +436,24 @@ int wire_encode_hdrs(const struct wire_pkt *p, uint8_t *buf, size_t cap)
 
 	if (rc != 0)
 		return rc;
-	if (cap < hdrs)
+	if (cap < (payload ? frame : hdrs))
 		return -ENOSPC;
 	enc_hdrs(p, buf, frame);
-	return (int)hdrs;
+	if (!payload)
+		return (int)hdrs;
+	for (size_t i = 0; i < frame - hdrs; i++)
+		buf[hdrs + i] = wire_payload_byte(i);
+	return (int)frame;
+}
+
+int wire_encode_hdrs(const struct wire_pkt *p, uint8_t *buf, size_t cap)
+{
+	return encode(p, buf, cap, false);
 }
 
 int wire_encode(const struct wire_pkt *p, uint8_t *buf, size_t cap)
 {
-	if (p->kind == WIRE_KIND_PFC)
-		return enc_pfc(p, buf, cap);
-	size_t frame, hdrs;
-	int rc = enc_lengths(p, &frame, &hdrs);
-
-	if (rc != 0)
-		return rc;
-	if (cap < frame)
-		return -ENOSPC;
-	enc_hdrs(p, buf, frame);
-	for (size_t i = 0; i < frame - hdrs; i++)
-		buf[hdrs + i] = wire_payload_byte(i);
-	return (int)frame;
+	return encode(p, buf, cap, true);
 }
 
 /* ---- decoder ----
