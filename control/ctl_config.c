@@ -1,5 +1,6 @@
 /* Loading a scenario config: file -> YAML tree -> --set overrides -> validated sections -> struct ctl_config. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,49 @@ static int sim_timescale(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj
 	return ctl_val_uint(c, v, 1, CTL_TIME_SCALE_MAX, &((struct emu_sim_params *)obj)->time_scale);
 }
 
+/* The six timeline parameters of the ScalaRdma application (spec seeds/003, Run timeline) sit beside the
+ * emu_sim_params the walk fills; reach the config that holds both. */
+static struct app_timeline_params *timeline_of(void *obj)
+{
+	return &((struct ctl_config *)((char *)obj - offsetof(struct ctl_config, sim)))->timeline;
+}
+
+/* A timeline parameter: a timeval or a bare number of seconds (the Scala double); 0 allowed. */
+static int timeline_val(struct ctl_ctx *c, const struct ctl_ynode *v, emu_ps_t *out)
+{
+	return ctl_val_u64(c, v, emu_parse_seconds, "0.001", out);
+}
+
+static int sim_start_time(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return timeline_val(c, v, &timeline_of(obj)->start_time);
+}
+
+static int sim_client_offset(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return timeline_val(c, v, &timeline_of(obj)->client_start_offset);
+}
+
+static int sim_client_interval(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return timeline_val(c, v, &timeline_of(obj)->client_start_interval);
+}
+
+static int sim_warm_up(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return timeline_val(c, v, &timeline_of(obj)->warm_up);
+}
+
+static int sim_run_time(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return timeline_val(c, v, &timeline_of(obj)->run_time);
+}
+
+static int sim_cool_down(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return timeline_val(c, v, &timeline_of(obj)->cool_down);
+}
+
 int ctl_sec_simulation(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg)
 {
 	static const struct ctl_key keys[] = {
@@ -85,9 +129,21 @@ int ctl_sec_simulation(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_
 		{ "NetworkBufferStatsReportingInterval", false, sim_netbuff_interval },
 		{ "EnablePCIeStatsLogging", false, sim_pcie },
 		{ "TimeScale", false, sim_timescale },
+		{ "StartTime", false, sim_start_time },
+		{ "ClientStartOffset", false, sim_client_offset },
+		{ "ClientStartInterval", false, sim_client_interval },
+		{ "WarmUp", false, sim_warm_up },
+		{ "RunTime", false, sim_run_time },
+		{ "CoolDown", false, sim_cool_down },
 	};
+	struct app_timeline t;
+	char why[160];
+	int rc = ctl_walk_map(c, v, keys, sizeof(keys) / sizeof(keys[0]), &cfg->sim, "");
 
-	return ctl_walk_map(c, v, keys, sizeof(keys) / sizeof(keys[0]), &cfg->sim, "");
+	if (rc == 0 && app_timeline_compute(&cfg->timeline, &t, why, sizeof(why)) < 0)
+		rc = ctl_err(c, v, "%s; shorten StartTime, ClientStartOffset, ClientStartInterval, WarmUp, RunTime or "
+			     "CoolDown", why);
+	return rc;
 }
 
 /* The Scala Switch comes with its own issue; until then its section must stay empty. */
@@ -135,6 +191,8 @@ int ctl_config_load(struct ctl_config *cfg, const char *path, const char *const 
 	memset(cfg, 0, sizeof(*cfg));
 	snprintf(cfg->path, sizeof(cfg->path), "%s", path);
 	emu_sim_defaults(&cfg->sim);
+	app_timeline_defaults(&cfg->timeline);
+	cfg->rdma_app = -1;
 	nic_params_defaults(&cfg->nic);
 	sw_params_defaults(&cfg->sw);
 	rc = ctl_y_load(&c, &root);

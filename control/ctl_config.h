@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "app_timeline.h"
 #include "emu_sim.h"
 #include "emu_time.h"
 #include "net_topo.h"
@@ -62,13 +63,19 @@ struct ctl_message {
 	emu_ps_t start;            /* start: time the host rings the doorbell (timeval, default 0) */
 };
 
-enum ctl_app_type { CTL_APP_MESSAGES = 0 };
+enum ctl_app_type { CTL_APP_MESSAGES = 0, CTL_APP_SCALA_RDMA };
 
 /** applications[i]. */
 struct ctl_app {
-	uint8_t type;                  /* type: "messages" */
-	struct ctl_message *list;      /* list: owned */
+	uint8_t type;                  /* type: "messages" or "ScalaRdma" */
+	struct ctl_message *list;      /* messages: list, owned */
 	uint32_t n_list;
+	/* ScalaRdma (spec seeds/003): the Initiator's and the Responder's attributes. */
+	uint32_t pr_initiator;         /* prScalaRdmaInitiator, parts per billion; default 0.5 (alone) */
+	uint32_t pr_responder;         /* prScalaRdmaResponder, parts per billion; default 0.5 (alone) */
+	uint32_t num_connections;      /* NumConnections, 1..1024, default 1: connections per pair */
+	uint32_t max_pending;          /* MaxPendingWQEs, default 10: WQEs outstanding per connection */
+	uint8_t start_type;            /* StartType: enum app_start, default simultaneous */
 };
 
 /** ports[i]: bind a host's NIC link to a DPDK port in real time. */
@@ -87,6 +94,9 @@ struct ctl_capture {
 struct ctl_config {
 	char path[256];
 	struct emu_sim_params sim;     /* simulation */
+	struct app_timeline_params timeline; /* simulation: StartTime, ClientStartOffset, ClientStartInterval, WarmUp,
+					      * RunTime, CoolDown (the ScalaRdma run timeline) */
+	int32_t rdma_app;              /* index of the ScalaRdma application in apps[], or -1 */
 	struct ctl_host *hosts;        /* topology.hosts; generated: host0.. with the builder's IPs and MACs */
 	uint32_t n_hosts;
 	struct ctl_link *links;        /* topology.links (explicit only; a generated topology has none here) */

@@ -5,6 +5,9 @@
 #include <string.h>
 
 #include "ctl_yaml_pvt.h"
+#include "app_place.h"
+#include "app_timeline.h"
+#include "app_wqe.h"
 #include "emu_units.h"
 
 #define MSG_EXAMPLE "a message needs src, dst and bytes, e.g. {src: host0, dst: host1, bytes: 1MiB}"
@@ -65,14 +68,41 @@ static int msg_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t id
 	return rc;
 }
 
+/*
+ * A ScalaRdma application: one per config (placement places one application), and its ratios placed on the
+ * topology's hosts as the run will (spec seeds/003, Host counts): each above 0, adding up to 1, enough hosts.
+ */
+static int app_rdma_check(struct ctl_ctx *c, const struct ctl_ynode *item, struct ctl_config *cfg, uint32_t idx)
+{
+	static const char *const names[] = { "prScalaRdmaInitiator", "prScalaRdmaResponder" };
+	const struct ctl_app *app = &cfg->apps[idx];
+	uint32_t ratio[2] = { app->pr_initiator, app->pr_responder }, count[2];
+	char why[200];
+
+	if (cfg->rdma_app >= 0)
+		return ctl_err(c, item, "a second ScalaRdma application; the first is applications.%d, and a config "
+			       "has at most one", cfg->rdma_app);
+	if (app_host_counts(cfg->n_hosts, ratio, names, 2, count, why, sizeof(why)) < 0)
+		return ctl_err(c, item, "%s; e.g. prScalaRdmaInitiator: 0.5, prScalaRdmaResponder: 0.5 on 2 or more "
+			       "hosts", why);
+	cfg->rdma_app = (int32_t)idx;
+	return 0;
+}
+
 static int app_type(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
+	struct app_obj *a = obj;
 	const char *s;
 	int rc = ctl_scalar(c, v, "messages", &s);
 
-	if (rc == 0 && strcmp(s, "messages") != 0)
-		rc = ctl_err(c, v, "unknown application type '%s'; the only type is messages", s);
-	((struct app_obj *)obj)->app->type = CTL_APP_MESSAGES;
+	if (rc != 0)
+		return rc;
+	if (strcmp(s, "messages") == 0)
+		a->app->type = CTL_APP_MESSAGES;
+	else if (strcmp(s, "ScalaRdma") == 0)
+		a->app->type = CTL_APP_SCALA_RDMA;
+	else
+		rc = ctl_err(c, v, "unknown application type '%s'; use messages or ScalaRdma", s);
 	return rc;
 }
 
@@ -87,13 +117,117 @@ static int app_list(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 	return ctl_walk_seq(c, v, msg_item, a, "e.g. list: [{src: host0, dst: host1, bytes: 1MiB}]");
 }
 
+/* A distribution ratio (spec seeds/003, Host counts): a number above 0 and at most 1, kept in parts per billion. */
+static int app_ratio(struct ctl_ctx *c, const struct ctl_ynode *v, uint32_t *out)
+{
+	const char *s;
+	char *end;
+	int rc = ctl_scalar(c, v, "0.5", &s);
+
+	if (rc != 0)
+		return rc;
+	errno = 0;
+	double d = strtod(s, &end);
+	if (end == s || *end != '\0' || errno != 0 || !(d > 0.0 && d <= 1.0))
+		return ctl_err(c, v, "bad ratio '%s'; a distribution ratio is above 0 and at most 1, e.g. 0.5", s);
+	*out = app_ratio_ppb(d);
+	if (*out == 0)
+		return ctl_err(c, v, "ratio '%s' rounds to 0 parts per billion; use at least 0.000000001", s);
+	return 0;
+}
+
+static int app_pr_init(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return app_ratio(c, v, &((struct app_obj *)obj)->app->pr_initiator);
+}
+
+static int app_pr_resp(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return app_ratio(c, v, &((struct app_obj *)obj)->app->pr_responder);
+}
+
+static int app_num_conn(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	uint64_t n;
+	int rc = ctl_val_uint(c, v, 1, APP_NUM_CONNECTIONS_MAX, &n);
+
+	((struct app_obj *)obj)->app->num_connections = (uint32_t)n;
+	return rc;
+}
+
+static int app_max_pending(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	uint64_t n;
+	int rc = ctl_val_uint(c, v, 0, UINT32_MAX, &n);
+
+	((struct app_obj *)obj)->app->max_pending = (uint32_t)n;
+	return rc;
+}
+
+static int app_start_type(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	const char *s;
+	char why[160];
+	enum app_start t;
+	int rc = ctl_scalar(c, v, "simultaneous", &s);
+
+	if (rc == 0 && app_start_parse(s, &t, why, sizeof(why)) < 0)
+		rc = ctl_err(c, v, "%s", why);
+	if (rc == 0)
+		((struct app_obj *)obj)->app->start_type = (uint8_t)t;
+	return rc;
+}
+
+/* The keys of the other type are refused by name, so a ScalaRdma entry cannot carry a silent list. */
+static int app_check_keys(struct ctl_ctx *c, const struct ctl_ynode *item, const struct ctl_app *app)
+{
+	static const char *const rdma_keys[] = { "prScalaRdmaInitiator", "prScalaRdmaResponder", "NumConnections",
+						  "MaxPendingWQEs", "StartType" };
+
+	if (app->type == CTL_APP_SCALA_RDMA && ctl_y_get(item, "list") != NULL) {
+		size_t old = ctl_push(c, "list");
+		int rc = ctl_err(c, ctl_y_get(item, "list"), "list does not apply to a ScalaRdma application; it "
+				 "takes prScalaRdmaInitiator, prScalaRdmaResponder, NumConnections, MaxPendingWQEs, "
+				 "StartType");
+		ctl_pop(c, old);
+		return rc;
+	}
+	for (size_t i = 0; app->type == CTL_APP_MESSAGES && i < sizeof(rdma_keys) / sizeof(rdma_keys[0]); i++)
+		if (ctl_y_get(item, rdma_keys[i]) != NULL) {
+			size_t old = ctl_push(c, rdma_keys[i]);
+			int rc = ctl_err(c, ctl_y_get(item, rdma_keys[i]), "%s applies to a ScalaRdma application; "
+					 "add type: ScalaRdma", rdma_keys[i]);
+			ctl_pop(c, old);
+			return rc;
+		}
+	return 0;
+}
+
 static int app_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t idx, void *obj)
 {
-	static const struct ctl_key keys[] = { { "type", false, app_type }, { "list", false, app_list } };
-	struct app_obj a = { .cfg = obj, .app = &((struct ctl_config *)obj)->apps[idx] };
+	static const struct ctl_key keys[] = {
+		{ "type", false, app_type }, { "list", false, app_list },
+		{ "prScalaRdmaInitiator", false, app_pr_init }, { "prScalaRdmaResponder", false, app_pr_resp },
+		{ "NumConnections", false, app_num_conn }, { "MaxPendingWQEs", false, app_max_pending },
+		{ "StartType", false, app_start_type },
+	};
+	struct ctl_config *cfg = obj;
+	struct app_obj a = { .cfg = cfg, .app = &cfg->apps[idx] };
 
-	return ctl_walk_map(c, item, keys, sizeof(keys) / sizeof(keys[0]), &a,
-			    "an application is {type: messages, list: [{src: host0, dst: host1, bytes: 1MiB}]}");
+	/* Defaults (spec seeds/003): alone, the application gets 0.5 and 0.5 of the ratio budget. */
+	a.app->pr_initiator = APP_RATIO_ALONE;
+	a.app->pr_responder = APP_RATIO_ALONE;
+	a.app->num_connections = APP_NUM_CONNECTIONS_DEFAULT;
+	a.app->max_pending = APP_MAX_PENDING_WQES_DEFAULT;
+	a.app->start_type = APP_START_SIMULTANEOUS;
+	int rc = ctl_walk_map(c, item, keys, sizeof(keys) / sizeof(keys[0]), &a,
+			      "an application is {type: messages, list: [{src: host0, dst: host1, bytes: 1MiB}]} or "
+			      "{type: ScalaRdma}");
+	if (rc == 0)
+		rc = app_check_keys(c, item, a.app);
+	if (rc == 0 && a.app->type == CTL_APP_SCALA_RDMA)
+		rc = app_rdma_check(c, item, cfg, idx);
+	return rc;
 }
 
 int ctl_sec_applications(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg)

@@ -315,6 +315,7 @@ int ctl_report(struct ctl_run_state *r, char *err, size_t errlen)
 	json_hosts(f, r, hs);
 	json_links(f, r);
 	json_devices(f, r);
+	ctl_rdma_json(r->rdma, f);
 	json_totals(f, r, &t);
 	fprintf(f, "}\n");
 	int bad = ferror(f);

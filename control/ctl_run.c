@@ -34,7 +34,7 @@ static void progress(struct ctl_run_state *r, double t0, double *last)
 /* Run events in (time, seq) order until none is left, SimulationDuration is reached, or a signal. */
 static void run_virtual(struct ctl_run_state *r)
 {
-	emu_ps_t limit = r->cfg->sim.duration ? r->cfg->sim.duration : EMU_PS_NEVER - 1;
+	emu_ps_t limit = r->has_stop ? r->stop : EMU_PS_NEVER - 1;
 	double t0 = wall_now(), last = t0;
 
 	while (!*r->opts->quit) {
@@ -52,8 +52,8 @@ static void run_virtual(struct ctl_run_state *r)
 		progress(r, t0, &last);
 	}
 	r->end = emu_sched_now(r->np.sched);
-	if (r->cfg->sim.duration && !*r->opts->quit)
-		r->end = r->cfg->sim.duration;
+	if (r->has_stop && !*r->opts->quit)
+		r->end = r->stop;
 	r->wall_s = wall_now() - t0;
 }
 
@@ -73,6 +73,8 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, char 
 	if (rc == 0) {
 		rc = ctl_records_close(r.records, r.end);
 		r.records = NULL;
+		int rc2 = ctl_rdma_close(r.rdma);
+		rc = rc < 0 ? rc : rc2;
 		if (rc < 0)
 			snprintf(err, errlen, "%s: cannot write the records: %s", opts->out_dir, strerror(-rc));
 	}

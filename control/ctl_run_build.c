@@ -44,6 +44,11 @@ static void hook_trace(void *arg, const struct nic_trace *tr)
 static void hook_msg_done(void *arg, uint64_t cookie, emu_ps_t now)
 {
 	struct ctl_run_state *r = arg;
+
+	if (cookie & CTL_RDMA_COOKIE) {
+		ctl_rdma_done(r->rdma, cookie, now);
+		return;
+	}
 	struct ctl_msg *m = &r->msgs[cookie];
 
 	m->done = now;
@@ -305,16 +310,22 @@ int ctl_run_build(struct ctl_run_state *r, char *err, size_t errlen)
 
 	for (uint32_t a = 0; a < cfg->n_apps; a++)
 		n_msgs += cfg->apps[a].n_list;
+	if ((rc = ctl_rdma_create(r, err, errlen)) < 0)
+		return rc;
+	r->stop = cfg->sim.duration;
+	r->has_stop = cfg->sim.duration != 0 || ctl_rdma_stop(r->rdma, &r->stop);
 	/* Per NIC: up to ~54 fetches + their frames, held ACKs, frames in flight on its link: 8192 covers it with
-	 * room; plus one doorbell event per message. */
-	if (net_part_init(&r->np, 8192 * (cfg->n_hosts + 1) + n_msgs, 8192 * (cfg->n_hosts + 1)) < 0) {
+	 * room; plus one doorbell event per message, and the ScalaRdma connections' start events. */
+	if (net_part_init(&r->np, 8192 * (cfg->n_hosts + 1) + n_msgs + ctl_rdma_events(r->rdma),
+			  8192 * (cfg->n_hosts + 1)) < 0) {
 		snprintf(err, errlen, "out of memory for the event scheduler and packet pool");
 		return -ENOMEM;
 	}
 	if ((rc = check_reachable(r, err, errlen)) < 0 || (rc = make_nics(r, err, errlen)) < 0 ||
 	    (rc = make_links(r, err, errlen)) < 0 || (rc = check_cc(r, err, errlen)) < 0 ||
 	    (rc = make_outputs(r, err, errlen)) < 0 ||
-	    (rc = schedule_messages(r, err, errlen)) < 0)
+	    (rc = schedule_messages(r, err, errlen)) < 0 ||
+	    (rc = ctl_rdma_start(r->rdma, r->opts->out_dir, r->epoch_s, err, errlen)) < 0)
 		return rc;
 	return 0;
 }
@@ -329,6 +340,8 @@ void ctl_run_teardown(struct ctl_run_state *r)
 	r->events = NULL;
 	ctl_records_close(r->records, r->end);
 	r->records = NULL;
+	ctl_rdma_destroy(r->rdma);
+	r->rdma = NULL;
 	ctl_run_fabric_fini(r);
 	for (uint32_t i = 0; r->nics != NULL && i < cfg->n_hosts; i++)
 		nic_destroy(r->nics[i]);

@@ -15,6 +15,11 @@
 #include "rec.h"
 
 struct dp_ctx;
+struct ctl_rdma;
+
+/* msg_done cookies with this bit set belong to the ScalaRdma application (connection index below it); the others
+ * index the messages. */
+#define CTL_RDMA_COOKIE (1ULL << 63)
 
 /* One message of a messages application, as the run tracks it. */
 struct ctl_msg {
@@ -57,6 +62,9 @@ struct ctl_run_state {
 	struct ctl_msg *msgs;
 	uint32_t n_msgs;
 	uint32_t n_posted, n_completed;
+	struct ctl_rdma *rdma;  /* the ScalaRdma application, or NULL */
+	bool has_stop;          /* the run ends at @c stop: SimulationDuration, else the ScalaRdma stop time */
+	emu_ps_t stop;
 	struct dp_ctx *dp;
 	int64_t epoch_s;
 	double wall_s;
@@ -80,6 +88,25 @@ const char *ctl_run_link_name(const struct ctl_run_state *r, uint32_t i, const c
 
 /* ctl_run_rt.c */
 int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen);
+
+/* ctl_rdma.c: the ScalaRdma application (docs/rdma-app.md). */
+/** Place and pair the hosts and compute the timeline into r->rdma (NULL without a ScalaRdma application).
+ * Returns 0, -EINVAL (message in @p err), -ENOMEM. */
+int ctl_rdma_create(struct ctl_run_state *r, char *err, size_t errlen);
+/** Scheduler events the application holds at once at most (connection starts and first posts). */
+uint64_t ctl_rdma_events(const struct ctl_rdma *rd);
+/** Whether there is an application; its stop time in @p stop. */
+bool ctl_rdma_stop(const struct ctl_rdma *rd, emu_ps_t *stop);
+/** Open the rdma-perf record in @p dir and schedule every connection's start (NICs made). 0 or -errno. */
+int ctl_rdma_start(struct ctl_rdma *rd, const char *dir, int64_t epoch_s, char *err, size_t errlen);
+/** msg_done of a WQE (@p cookie has CTL_RDMA_COOKIE): its rdma-perf row, then the next WQE. */
+void ctl_rdma_done(struct ctl_rdma *rd, uint64_t cookie, emu_ps_t now);
+/** Close the rdma-perf record: 0 or -EIO. Accepts NULL. */
+int ctl_rdma_close(struct ctl_rdma *rd);
+/** The summary.json "rdma" member (with its trailing comma), nothing for NULL. */
+void ctl_rdma_json(struct ctl_rdma *rd, FILE *f);
+/** Free; accepts NULL. */
+void ctl_rdma_destroy(struct ctl_rdma *rd);
 
 /* ctl_report.c */
 int ctl_report(struct ctl_run_state *r, char *err, size_t errlen);

@@ -98,7 +98,7 @@ static void poll_loop(struct ctl_run_state *r)
 		for (uint32_t i = 0; i < r->n_exts; i++)
 			dp_rx(r->dp, r->exts[i].dp_port, ext_rx, &r->exts[i]);
 		dp_flush(r->dp);
-		if (sim->duration ? now >= sim->duration : (r->n_msgs > 0 && r->n_completed == r->n_msgs))
+		if (r->has_stop ? now >= r->stop : (r->n_msgs > 0 && r->n_completed == r->n_msgs))
 			break;
 		if (r->opts->progress && tsc - last_progress > hz) {
 			last_progress = tsc;

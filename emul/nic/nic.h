@@ -293,7 +293,9 @@ const uint64_t *nic_counters(const struct nic *nic);
 #define NIC_PCIE_OVERHEAD 34
 #define NIC_PCIE_READ_REQ 64
 #define NIC_PCIE_TLP_HDR 16 /* a transfer's header in the transaction-layer header buffers (4DW TLP header) */
-#define NIC_PCIE_WQE 64 /* the doorbell's work request, written by the host (size assumed: the pages give none) */
+/* The doorbell message: DoorbellPayloadSize (64 B) + 28 B of UDP and IPv4 headers = 92 B over PCIe (seed 003,
+ * WQEs: "doorbell 64 + 28 = 92 bytes over PCIe"), one transfer with its 34 B of overhead on the link. */
+#define NIC_PCIE_WQE (64 + 28)
 
 /**
  * The maximum congestion window in bytes (counted at nominal size, payload + 88) for @p link_bps: 1.5 x BDP with

@@ -294,7 +294,8 @@ Test(ctl_config, good_full_sections)
 Test(ctl_config, shipped_configs_load)
 {
 	const char *files[] = { "configs/pair.yaml", "configs/default.yaml", "configs/lab-bridge.yaml",
-				"configs/rack.yaml", "configs/leaf-spine.yaml", "configs/fat-tree-128.yaml" };
+				"configs/rack.yaml", "configs/leaf-spine.yaml", "configs/fat-tree-128.yaml",
+				"configs/rdma-rack.yaml" };
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		struct ctl_config cfg;
@@ -618,7 +619,7 @@ Test(ctl_config, set_bad_values)
 	set_fails("topology.links.0.DataRate=0Gbps",
 		  "--set topology.links.0.DataRate=0Gbps: zero datarate '0Gbps'; it must be above 0, e.g. 400Gbps");
 	set_fails("applications.0.type=rdma",
-		  "--set applications.0.type=rdma: unknown application type 'rdma'; the only type is messages");
+		  "--set applications.0.type=rdma: unknown application type 'rdma'; use messages or ScalaRdma");
 	set_fails("topology.hosts.1=host1",
 		  "--set topology.hosts.1=host1: topology.hosts.1 is a map; set one of its keys, e.g. "
 		  "topology.hosts.1.<key>=value");
@@ -1082,4 +1083,138 @@ Test(ctl_config, damaged_files_fail_cleanly)
 			cr_assert(err[0] != '\0', "round %d: an error without a message", round);
 		unlink(path);
 	}
+}
+
+/* ---- The ScalaRdma application and the run timeline (spec seeds/003) ---- */
+
+#define RACK4 "topology:\n  type: rack\n  hosts_per_rack: 4\n"
+
+Test(ctl_config, rdma_timeline_defaults)
+{
+	struct ctl_config cfg;
+
+	load_ok(&cfg, DIR "good-min.yaml", NULL, 0);
+	/* Run timeline: 0.001, 0.001, 0.001, 0.002, 0.5, 0.001 s. */
+	cr_expect_eq(cfg.timeline.start_time, 1000000000ULL);
+	cr_expect_eq(cfg.timeline.client_start_offset, 1000000000ULL);
+	cr_expect_eq(cfg.timeline.client_start_interval, 1000000000ULL);
+	cr_expect_eq(cfg.timeline.warm_up, 2000000000ULL);
+	cr_expect_eq(cfg.timeline.run_time, 500000000000ULL);
+	cr_expect_eq(cfg.timeline.cool_down, 1000000000ULL);
+	cr_expect_eq(cfg.rdma_app, -1);
+	ctl_config_free(&cfg);
+}
+
+Test(ctl_config, rdma_timeline_values)
+{
+	struct ctl_config cfg;
+
+	yaml_ok(&cfg, "simulation:\n  StartTime: 0.002\n  ClientStartOffset: 10us\n  ClientStartInterval: 0\n"
+		      "  WarmUp: 1ms\n  RunTime: 200us\n  CoolDown: 0.000001\n" RACK4);
+	cr_expect_eq(cfg.timeline.start_time, 2000000000ULL);
+	cr_expect_eq(cfg.timeline.client_start_offset, 10000000ULL);
+	cr_expect_eq(cfg.timeline.client_start_interval, 0);
+	cr_expect_eq(cfg.timeline.warm_up, 1000000000ULL);
+	cr_expect_eq(cfg.timeline.run_time, 200000000ULL);
+	cr_expect_eq(cfg.timeline.cool_down, 1000000ULL);
+	ctl_config_free(&cfg);
+}
+
+Test(ctl_config, rdma_app_defaults)
+{
+	struct ctl_config cfg;
+
+	yaml_ok(&cfg, RACK4 "applications:\n  - {type: ScalaRdma}\n");
+	cr_assert_eq(cfg.n_apps, 1);
+	cr_expect_eq(cfg.rdma_app, 0);
+	cr_expect_eq(cfg.apps[0].type, CTL_APP_SCALA_RDMA);
+	cr_expect_eq(cfg.apps[0].pr_initiator, 500000000u); /* alone: 0.5 and 0.5 */
+	cr_expect_eq(cfg.apps[0].pr_responder, 500000000u);
+	cr_expect_eq(cfg.apps[0].num_connections, 1);
+	cr_expect_eq(cfg.apps[0].max_pending, 10);
+	cr_expect_eq(cfg.apps[0].start_type, APP_START_SIMULTANEOUS);
+	cr_expect_eq(cfg.apps[0].n_list, 0);
+	ctl_config_free(&cfg);
+}
+
+Test(ctl_config, rdma_app_values)
+{
+	struct ctl_config cfg;
+
+	yaml_ok(&cfg, RACK4 "applications:\n  - {type: messages, list: [{src: host0, dst: host1, bytes: 1}]}\n"
+		      "  - {type: ScalaRdma, prScalaRdmaInitiator: 0.25, prScalaRdmaResponder: 0.75, NumConnections: "
+		      "1024, MaxPendingWQEs: 0, StartType: sequential}\n");
+	cr_assert_eq(cfg.n_apps, 2);
+	cr_expect_eq(cfg.rdma_app, 1);
+	cr_expect_eq(cfg.apps[0].type, CTL_APP_MESSAGES);
+	cr_expect_eq(cfg.apps[1].pr_initiator, 250000000u);
+	cr_expect_eq(cfg.apps[1].pr_responder, 750000000u);
+	cr_expect_eq(cfg.apps[1].num_connections, 1024);
+	cr_expect_eq(cfg.apps[1].max_pending, 0);
+	cr_expect_eq(cfg.apps[1].start_type, APP_START_SEQUENTIAL);
+	ctl_config_free(&cfg);
+	yaml_ok(&cfg, RACK4 "applications:\n  - {type: ScalaRdma, StartType: uniform}\n");
+	cr_expect_eq(cfg.apps[0].start_type, APP_START_UNIFORM);
+	ctl_config_free(&cfg);
+}
+
+Test(ctl_config, rdma_app_errors)
+{
+	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma, prScalaRdmaInitiator: 0.9}\n",
+		   "5:5: applications.0: distribution ratios add up to 1.400000000, not 1 (prScalaRdmaInitiator and the "
+		   "1 others); e.g. prScalaRdmaInitiator: 0.5, prScalaRdmaResponder: 0.5 on 2 or more hosts");
+	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma, prScalaRdmaInitiator: 0}\n",
+		   "5:45: applications.0.prScalaRdmaInitiator: bad ratio '0'; a distribution ratio is above 0 and at "
+		   "most 1, e.g. 0.5");
+	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma, prScalaRdmaResponder: 1.5}\n",
+		   "5:45: applications.0.prScalaRdmaResponder: bad ratio '1.5'; a distribution ratio is above 0 and at "
+		   "most 1, e.g. 0.5");
+	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma, NumConnections: 0}\n",
+		   "5:39: applications.0.NumConnections: value 0 out of range 1 to 1024");
+	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma, NumConnections: 1025}\n",
+		   "5:39: applications.0.NumConnections: value 1025 out of range 1 to 1024");
+	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma, MaxPendingWQEs: -1}\n",
+		   "5:39: applications.0.MaxPendingWQEs: negative value '-1'; a uint is a whole number of 0 or more, "
+		   "e.g. 42");
+	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma, StartType: random}\n",
+		   "5:34: applications.0.StartType: StartType: \"random\" is not simultaneous, uniform or sequential");
+	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma, list: []}\n",
+		   "5:29: applications.0.list: list does not apply to a ScalaRdma application; it takes "
+		   "prScalaRdmaInitiator, prScalaRdmaResponder, NumConnections, MaxPendingWQEs, StartType");
+	yaml_fails(RACK4 "applications:\n  - {type: messages, NumConnections: 2}\n",
+		   "5:38: applications.0.NumConnections: NumConnections applies to a ScalaRdma application; add type: "
+		   "ScalaRdma");
+	yaml_fails(RACK4 "applications:\n  - {type: rdma}\n",
+		   "5:12: applications.0.type: unknown application type 'rdma'; use messages or ScalaRdma");
+	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma}\n  - {type: ScalaRdma}\n",
+		   "6:5: applications.1: a second ScalaRdma application; the first is applications.0, and a config has "
+		   "at most one");
+	yaml_fails("topology:\n  hosts: [{name: h0, ip: 10.0.0.1}]\napplications:\n  - {type: ScalaRdma}\n",
+		   "4:5: applications.0: 1 hosts are too few: the 2 components need 2; e.g. prScalaRdmaInitiator: 0.5, "
+		   "prScalaRdmaResponder: 0.5 on 2 or more hosts");
+}
+
+Test(ctl_config, rdma_timeline_errors)
+{
+	yaml_fails("simulation:\n  RunTime: 1x\n" RACK4,
+		   "2:12: simulation.RunTime: bad unit 'x'; a time is a number of seconds or takes ps, ns, us, ms or s, "
+		   "e.g. 0.001 or 1ms");
+	yaml_fails("simulation:\n  RunTime: 10000000\n  WarmUp: 10000000\n" RACK4,
+		   "2:3: simulation: SimulationParameters: StartTime + ClientStartOffset + ClientStartInterval + WarmUp + "
+		   "RunTime + CoolDown passes 2^64 ps (213 days); shorten StartTime, ClientStartOffset, "
+		   "ClientStartInterval, WarmUp, RunTime or CoolDown");
+}
+
+Test(ctl_config, rdma_set_overrides)
+{
+	struct ctl_config cfg;
+	const char *sets[] = { "applications.0.MaxPendingWQEs=1", "applications.0.NumConnections=4",
+			       "simulation.RunTime=0.0001" };
+
+	load_ok(&cfg, "configs/rdma-rack.yaml", sets, 3);
+	cr_expect_eq(cfg.rdma_app, 0);
+	cr_expect_eq(cfg.apps[0].max_pending, 1);
+	cr_expect_eq(cfg.apps[0].num_connections, 4);
+	cr_expect_eq(cfg.timeline.run_time, 100000000ULL);
+	ctl_config_free(&cfg);
 }

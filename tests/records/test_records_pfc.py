@@ -24,7 +24,7 @@ SIM = 'pfc'
 EPOCH = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)  # virtual time: sim time 0
 PS_PER_US = 10**6
 MSG_BYTES = 8 * 4 * 2**20  # configs/pfc.yaml: 8 messages of 4 MiB from host0 to host1
-WQE_BYTES = 64             # NIC_PCIE_WQE: the host writes each work request to the NIC at its doorbell
+WQE_BYTES = 92             # NIC_PCIE_WQE: the doorbell, 64 B + 28 B of UDP and IPv4 headers
 
 EP_COLUMNS = [  # simulation-output-files.md, ECN/PFC Statistics
     'job_id', 'time_utc', 'sim_time_sec', 'node_id', 'component_name', 'component_type', 'ifid', 'uldl', 'tier',
