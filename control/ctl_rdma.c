@@ -308,3 +308,28 @@ void ctl_rdma_json(struct ctl_rdma *rd, FILE *f)
 		rd->place.n_pairs ? "\n  " : "", pct_us(rd->lat, rd->n_lat, 50), pct_us(rd->lat, rd->n_lat, 99),
 		rd->n_lat ? (double)rd->lat[rd->n_lat - 1] / 1e6 : 0.0);
 }
+
+void ctl_rdma_print(struct ctl_rdma *rd, FILE *f)
+{
+	const struct ctl_config *cfg;
+
+	if (rd == NULL)
+		return;
+	cfg = rd->r->cfg;
+	if (rd->lat != NULL)
+		qsort(rd->lat, rd->n_lat, sizeof(*rd->lat), cmp_u64);
+	fprintf(f, "RDMA: %u initiators, %u responders, %u pairs x %u connections, %u WQEs outstanding each\n",
+		rd->place.n_initiators, rd->place.n_responders, rd->place.n_pairs, rd->app->num_connections,
+		rd->app->max_pending);
+	fprintf(f, "%-12s %-12s %14s %12s\n", "initiator", "responder", "wqes_done", "goodput_Gbps");
+	for (uint32_t i = 0; i < rd->place.n_pairs; i++) {
+		const struct rdma_pair_sum *s = &rd->sum[i];
+		double gbps = cfg->timeline.run_time ? (double)s->window_bytes * 8.0 * 1000.0 /
+							       (double)cfg->timeline.run_time : 0.0;
+		fprintf(f, "%-12s %-12s %14llu %12.3f\n", cfg->hosts[rd->pairs[i].initiator].name,
+			cfg->hosts[rd->pairs[i].responder].name, (unsigned long long)s->completed, gbps);
+	}
+	fprintf(f, "WQE latency (RunTime window): p50 %.3f us, p99 %.3f us, max %.3f us over %llu WQEs\n",
+		pct_us(rd->lat, rd->n_lat, 50), pct_us(rd->lat, rd->n_lat, 99),
+		rd->n_lat ? (double)rd->lat[rd->n_lat - 1] / 1e6 : 0.0, (unsigned long long)rd->n_lat);
+}

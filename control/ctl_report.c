@@ -248,12 +248,16 @@ static void print_table(struct ctl_run_state *r, const struct host_sum *hs, cons
 		       (unsigned long long)c[NIC_C_TX_BYTES], (unsigned long long)c[NIC_C_RX_PAYLOAD_BYTES],
 		       hs[i].goodput_gbps);
 	}
-	printf("messages: %u posted, %u completed; FCT p50 %.3f us, p99 %.3f us, max %.3f us\n", r->n_posted,
-	       r->n_completed, t->fct_p50, t->fct_p99, t->fct_max);
+	ctl_rdma_print(r->rdma, stdout);
+	if (r->n_msgs > 0)
+		printf("messages: %u posted, %u completed; FCT p50 %.3f us, p99 %.3f us, max %.3f us\n", r->n_posted,
+		       r->n_completed, t->fct_p50, t->fct_p99, t->fct_max);
 	printf("drops %llu, trims %llu, nacks %llu, retransmits %llu, timeouts %llu, ecn_marks %llu, pfc_pauses %llu\n",
 	       (unsigned long long)t->drops, (unsigned long long)t->trims, (unsigned long long)t->nacks,
 	       (unsigned long long)t->rtx, (unsigned long long)t->rto, (unsigned long long)t->ecn,
 	       (unsigned long long)t->pfc);
+	printf("outputs: %s/summary.json, records %s/%s-*-0.csv, captures %s/*.pcap\n", r->opts->out_dir,
+	       r->opts->out_dir, r->cfg->sim.simulation_name, r->opts->out_dir);
 }
 
 /* Frames from real ports that the decoder refused, by reason, summed over the ports. */

@@ -105,6 +105,8 @@ void ctl_rdma_done(struct ctl_rdma *rd, uint64_t cookie, emu_ps_t now);
 int ctl_rdma_close(struct ctl_rdma *rd);
 /** The summary.json "rdma" member (with its trailing comma), nothing for NULL. */
 void ctl_rdma_json(struct ctl_rdma *rd, FILE *f);
+/** The RDMA application's part of the summary table: per pair goodput, WQE latency percentiles. */
+void ctl_rdma_print(struct ctl_rdma *rd, FILE *f);
 /** Free; accepts NULL. */
 void ctl_rdma_destroy(struct ctl_rdma *rd);
 
