@@ -323,6 +323,7 @@ void sw_link_stats(const struct sw *sw, struct sw_port_stats *sum, emu_ps_t now)
 		sum->rx_drops += s.rx_drops;
 		sum->tx_drops += s.tx_drops;
 		sum->trims += s.trims;
+		sum->trimmed_bytes += s.trimmed_bytes;
 		for (int tc = 0; tc < SW_TC_COUNT; tc++) {
 			sum->ecn_marked[tc] += s.ecn_marked[tc];
 			sum->xoff_tx[tc] += s.xoff_tx[tc];

@@ -113,6 +113,7 @@ struct sw_port_stats {
 	uint64_t rx_drops;                  /* ingress admission drops of frames received on the port */
 	uint64_t tx_drops;                  /* egress admission drops (and no-link drops) on the port */
 	uint64_t trims;                     /* packets trimmed at this egress port */
+	uint64_t trimmed_bytes;             /* bytes those trims cut away (IP length before minus after) */
 	uint64_t ecn_marked[SW_TC_COUNT];   /* packets marked CE at transmission, per class */
 	uint64_t xoff_tx[SW_TC_COUNT], xon_tx[SW_TC_COUNT]; /* PFC frames sent to the peer, per class */
 	uint64_t xoff_rx[SW_TC_COUNT], xon_rx[SW_TC_COUNT]; /* PFC requests received from the peer, per class */

@@ -96,7 +96,7 @@ static void trim(struct sw *sw, struct sw_port *e, struct sw_tag *t)
 {
 	struct wire_pkt *p = t->pkt;
 	struct sw_port *in = &sw->ports[t->in_port];
-	uint32_t nb;
+	uint32_t nb, ip_before = wire_ip_len(p);
 
 	p->kind = WIRE_KIND_TRIMMED;
 	p->payload_len = 0;
@@ -109,6 +109,7 @@ static void trim(struct sw *sw, struct sw_port *e, struct sw_tag *t)
 	t->eg_pool = sw->b.tc_pool[SW_UET_TC_TRIMMED];
 	sw->c[SW_C_TRIMS]++;
 	e->st.trims++;
+	e->st.trimmed_bytes += ip_before - wire_ip_len(p);
 }
 
 /*
