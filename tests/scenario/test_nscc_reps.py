@@ -5,8 +5,10 @@
   leaf-spine permutation: goodput per host for Default spraying, REPS and None;
   a gray failure (configs/gray-failure.yaml): REPS stops using the failed link; Default recovers only by timeouts.
 """
+import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -22,13 +24,29 @@ def check(cond, what):
         failures.append(what)
 
 
-def run(uetemu, root, cfg, sets):
+def run(uetemu, root, cfg, sets, keep=False):
     out = tempfile.mkdtemp(prefix='uetemu-cc-')
     cmd = [uetemu, 'run', os.path.join(root, cfg), '--out', out, '--quiet']
     for s in sets:
         cmd += ['--set', s]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    return json.load(open(os.path.join(out, 'summary.json')))
+    s = json.load(open(os.path.join(out, 'summary.json')))
+    if keep:
+        return s, out
+    shutil.rmtree(out)
+    return s
+
+
+def member_bytes(out, sw, lo_us, hi_us):
+    """Bytes each member port of @p sw's equal-cost sets was given in rows (lo_us, hi_us]
+    (scala-switch-load-balancing-stats, ivl_bytes: data packets and ACKs alike)."""
+    got = {}
+    with open(os.path.join(out, 'gray-failure-scala-switch-load-balancing-stats-0.csv'), newline='') as f:
+        for r in csv.DictReader(f):
+            t = float(r['sim_time_sec']) * 1e6
+            if r['component_name'] == sw and lo_us < t <= hi_us:
+                got[int(r['ifid'])] = got.get(int(r['ifid']), 0) + int(r['ivl_bytes'])
+    return got
 
 
 def main():
@@ -56,10 +74,24 @@ def main():
     check(min(gp['Recycled Entropy Packet Spraying']) >= 0.9 * LINE_GOODPUT, 'leaf-spine: REPS >= 90 % of line rate')
     check(min(gp['None']) < 0.6 * LINE_GOODPUT, 'leaf-spine: None visibly less (collisions)')
 
-    res = {}
+    res, share = {}, {}
     for mode in ('Recycled Entropy Packet Spraying', 'Default Packet Spraying'):
-        s = run(uetemu, root, 'configs/gray-failure.yaml', [SPRAY + mode])
+        s, out = run(uetemu, root, 'configs/gray-failure.yaml',
+                     [SPRAY + mode, 'switch.LoadBalancingStatsReportInterval=10us'], keep=True)
         link = [l for l in s['links'] if l['name'] == 'leaf0-spine1'][0]
+        leaf0 = [d for d in s['topology']['devices'] if d['name'] == 'leaf0'][0]
+        bad = [p['port'] for p in leaf0['ports'] if p['link'] == 'leaf0-spine1'][0]
+        # Per-member counters of leaf0's uplink sets before the failure (0-20 us) and after it (20 us - end), and
+        # the share of the failed member a few RTTs (base RTT ~6 us) after it: 30-50 us, before any timeout fires.
+        for what, lo, hi in (('before', 0, 20), ('after', 20, 1e12)):
+            mb = member_bytes(out, 'leaf0', lo, hi)
+            print('     gray failure, %s, leaf0 members %s the failure: %s' % (
+                mode, what, ', '.join('port %d%s %d B' % (p, ' (to spine1)' if p == bad else '', b)
+                                      for p, b in sorted(mb.items()))))
+        mb = member_bytes(out, 'leaf0', 30, 50)
+        share[mode] = mb.get(bad, 0) / max(1, sum(mb.values()))
+        print('     gray failure, %s: failed member share 30-50 us %.1f %%' % (mode, 100 * share[mode]))
+        shutil.rmtree(out)
         res[mode] = (s['messages']['completed'], s['messages']['fct_us']['max'], link['ab']['drops'],
                      s['counters']['timeouts'])
         print('     gray failure, %s: %d complete, FCT max %.1f us, %d frames lost on leaf0-spine1, %d timeouts'
@@ -68,6 +100,10 @@ def main():
     check(reps[0] == 16 and dflt[0] == 16, 'gray failure: all messages complete with REPS and with Default')
     check(reps[2] < dflt[2] / 2 and reps[1] < dflt[1] / 10,
           'gray failure: REPS stops using the failed link (fewer losses, far shorter tail) than Default')
+    check(share['Recycled Entropy Packet Spraying'] < 0.02 and share['Default Packet Spraying'] > 0.15,
+          'gray failure: within a few RTTs REPS sends < 2 %% of leaf0\'s uplink bytes to the failed member '
+          '(%.1f %%), Default keeps > 15 %% (%.1f %%)' % (100 * share['Recycled Entropy Packet Spraying'],
+                                                          100 * share['Default Packet Spraying']))
     print('test_nscc_reps: %d passed, %d failed' % (0 if failures else 1, len(failures)))
     return 1 if failures else 0
 
