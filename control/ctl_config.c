@@ -63,6 +63,11 @@ static int sim_netbuff_interval(struct ctl_ctx *c, const struct ctl_ynode *v, vo
 	return report_interval(c, v, &((struct emu_sim_params *)obj)->net_buff_stats_interval);
 }
 
+static int sim_beacon_interval(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return report_interval(c, v, &((struct emu_sim_params *)obj)->beacon_interval);
+}
+
 static int sim_pcie(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
 	return ctl_val_bool(c, v, &((struct emu_sim_params *)obj)->enable_pcie_stats_logging);
@@ -127,6 +132,7 @@ int ctl_sec_simulation(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_
 		{ "EnablePFCECNStatsLogging", false, sim_pfcstats },
 		{ "EnableNetworkBufferStatsReporting", false, sim_netbuff },
 		{ "NetworkBufferStatsReportingInterval", false, sim_netbuff_interval },
+		{ "BeaconReportInterval", false, sim_beacon_interval },
 		{ "EnablePCIeStatsLogging", false, sim_pcie },
 		{ "TimeScale", false, sim_timescale },
 		{ "StartTime", false, sim_start_time },

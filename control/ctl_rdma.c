@@ -13,6 +13,10 @@
 #define RDMA_PERF_HEADER \
 	"job_id,time_utc,sim_time_sec,metric_name,perf_metric_usec,transfer_size,start_time_sec,application_name," \
 	"node_id,rdma_verb,wqe_id,num_wqe_sent,num_wqe_complete"
+/* simulation-output-files.md, Beacon: the application adds to tx_client and rx_client; the rest stay 0. */
+#define BEACON_HEADER \
+	"job_id,time_utc,sim_time_sec,interval_duration_sec,tx_client,rx_client,tx_server,rx_server," \
+	"rx_bytes_reader,rx_bytes_writer,goodput_reader_MB_per_sec,goodput_writer_MB_per_sec"
 
 /* One connection: its own Initiator instance and queue pair, a long-lived PDC on the Initiator's NIC. */
 struct rdma_conn {
@@ -43,6 +47,9 @@ struct ctl_rdma {
 	emu_ps_t *doorbell;          /* [n_conns x MaxPendingWQEs]: doorbell times of the outstanding WQEs, a ring
 				      * per connection indexed by the WQE's number; completions come in posting order */
 	struct rec_csv *perf;
+	struct rec_csv *beacon;
+	uint64_t tx_client;          /* WQEs posted since the start of the run (beacon) */
+	uint64_t rx_client;          /* WQEs completed before the stop (beacon) */
 	uint64_t *lat;               /* latencies (ps) of the WQEs completed in the recording window */
 	uint64_t n_lat, cap_lat;
 	uint64_t post_fail;
@@ -53,6 +60,7 @@ void ctl_rdma_destroy(struct ctl_rdma *rd)
 	if (rd == NULL)
 		return;
 	rec_csv_close(rd->perf);
+	rec_csv_close(rd->beacon);
 	free(rd->role);
 	free(rd->pairs);
 	free(rd->sum);
@@ -128,7 +136,8 @@ nomem:
 
 uint64_t ctl_rdma_events(const struct ctl_rdma *rd)
 {
-	return rd == NULL ? 0 : 2ull * rd->n_conns; /* connection start, then the first WQEs */
+	/* connection start, then the first WQEs; the beacon chain holds one event at a time */
+	return rd == NULL ? 0 : 2ull * rd->n_conns + 2;
 }
 
 bool ctl_rdma_stop(const struct ctl_rdma *rd, emu_ps_t *stop)
@@ -152,6 +161,7 @@ static void post_wqe(struct ctl_rdma *rd, uint32_t ci, emu_ps_t now)
 	}
 	rd->doorbell[(size_t)ci * mp + k->sent % mp] = now;
 	k->sent++;
+	rd->tx_client++;
 }
 
 /* From the end of the client start window (or the setup's end): MaxPendingWQEs WQEs at once. */
@@ -191,6 +201,26 @@ static void ev_conn_start(void *a, void *b, emu_ps_t now)
 		rd->post_fail += rd->app->max_pending;
 }
 
+/* A beacon row at k x BeaconReportInterval, then the next while it is not past the stop time. */
+static void ev_beacon(void *a, void *b, emu_ps_t now)
+{
+	struct ctl_rdma *rd = a;
+	FILE *f = rec_csv_file(rd->beacon);
+	emu_ps_t ivl = rd->r->cfg->sim.beacon_interval;
+
+	(void)b;
+	fprintf(f, "%s,", rd->r->cfg->sim.simulation_name);
+	rec_csv_time_utc(rd->beacon, now);
+	fputc(',', f);
+	ctl_rec_put_sec(f, now);
+	fputc(',', f);
+	ctl_rec_put_sec(f, ivl);
+	fprintf(f, ",%llu,%llu,0,0,0,0,0,0\n", (unsigned long long)rd->tx_client, (unsigned long long)rd->rx_client);
+	rec_csv_row_done(rd->beacon);
+	if (now + ivl > now && now + ivl <= rd->tl.stop)
+		(void)net_sched(&rd->r->np, now + ivl, ev_beacon, rd, NULL, NULL); /* the event it ran in is free */
+}
+
 int ctl_rdma_start(struct ctl_rdma *rd, const char *dir, int64_t epoch_s, char *err, size_t errlen)
 {
 	struct emu_rng rng;
@@ -200,6 +230,14 @@ int ctl_rdma_start(struct ctl_rdma *rd, const char *dir, int64_t epoch_s, char *
 	rd->perf = ctl_rec_csv_open(rd->r->cfg, dir, "rdma-perf", RDMA_PERF_HEADER, epoch_s, err, errlen);
 	if (rd->perf == NULL)
 		return -errno;
+	rd->beacon = ctl_rec_csv_open(rd->r->cfg, dir, "beacon", BEACON_HEADER, epoch_s, err, errlen);
+	if (rd->beacon == NULL)
+		return -errno;
+	emu_ps_t first = rd->r->cfg->sim.beacon_interval;
+	if (first <= rd->tl.stop && net_sched(&rd->r->np, first, ev_beacon, rd, NULL, NULL) < 0) {
+		snprintf(err, errlen, "no event for the beacon record");
+		return -ENOSPC;
+	}
 	/* StartType uniform draws on its own stream, so adding connections does not move the pairs. */
 	emu_rng_init(&rng, rd->r->cfg->sim.random_seed, APP_RNG_STREAM_PLACE + 1);
 	for (uint32_t i = 0; i < rd->n_conns; i++) {
@@ -240,6 +278,7 @@ void ctl_rdma_done(struct ctl_rdma *rd, uint64_t cookie, emu_ps_t now)
 		return;
 	emu_ps_t doorbell = rd->doorbell[(size_t)ci * mp + k->done % mp];
 	k->done++;
+	rd->rx_client++;
 	perf_row(rd, k, doorbell, now);
 	rd->sum[k->pair].completed++;
 	if (app_in_record_window(&rd->tl, now)) {
@@ -263,8 +302,11 @@ int ctl_rdma_close(struct ctl_rdma *rd)
 	if (rd == NULL)
 		return 0;
 	int rc = rec_csv_close(rd->perf);
+	int rc2 = rec_csv_close(rd->beacon);
+
 	rd->perf = NULL;
-	return rc;
+	rd->beacon = NULL;
+	return rc < 0 ? rc : rc2;
 }
 
 static int cmp_u64(const void *a, const void *b)

@@ -16,6 +16,7 @@ void emu_sim_defaults(struct emu_sim_params *p)
 	p->enable_pfc_ecn_stats_logging = true;
 	p->enable_net_buff_stats = false;
 	p->net_buff_stats_interval = EMU_PS_PER_MS;
+	p->beacon_interval = EMU_PS_PER_MS;
 	p->enable_pcie_stats_logging = false;
 	p->time_scale = 1;
 }

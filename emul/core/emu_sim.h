@@ -17,12 +17,13 @@ struct emu_sim_params {
 	bool enable_net_buff_stats;          /* EnableNetworkBufferStatsReporting, default false: net-buff-stats,
 	                                        with the NIC's EnableBufferStats */
 	emu_ps_t net_buff_stats_interval;    /* NetworkBufferStatsReportingInterval, default 1 ms */
+	emu_ps_t beacon_interval;            /* BeaconReportInterval, default 1 ms: the beacon record */
 	bool enable_pcie_stats_logging;      /* EnablePCIeStatsLogging, default false: pcie-stats */
 	uint64_t time_scale;                 /* TimeScale (uetemu): real time runs this many times slower, default 1 */
 };
 
 /**
- * Fill @p p with the defaults: name "uetemu", seed 18760, duration 0, both report intervals 1 ms, nd-stats and
+ * Fill @p p with the defaults: name "uetemu", seed 18760, duration 0, the three report intervals 1 ms, nd-stats and
  * ecn-pfc-stats on, net-buff-stats and pcie-stats off, time scale 1.
  */
 void emu_sim_defaults(struct emu_sim_params *p);

@@ -4,7 +4,9 @@
 Checks: 0.5 / 0.5 on 4 hosts gives 2 Initiators, 2 Responders, 2 pairs; the rdma-perf record has the page's 13
 columns and rows, every latency above 0 and every row before the stop time; the same seed gives a byte-identical
 rdma-perf, another seed (7) may give other pairs (printed); with MaxPendingWQEs 1 and NumConnections 1 each WQE
-takes at least the lone-WQE time computed below from the page's worked example.
+takes at least the lone-WQE time computed below from the page's worked example. The beacon record
+(BeaconReportInterval 20us): a row every 20 us up to the stop time, rx_client equal to the rdma-perf rows completed
+by then, tx_client ahead of it by the WQEs outstanding (2 pairs x MaxPendingWQEs 10) at the end.
 """
 import csv
 import filecmp
@@ -17,6 +19,10 @@ import tempfile
 failures = []
 HEADER = ['job_id', 'time_utc', 'sim_time_sec', 'metric_name', 'perf_metric_usec', 'transfer_size', 'start_time_sec',
           'application_name', 'node_id', 'rdma_verb', 'wqe_id', 'num_wqe_sent', 'num_wqe_complete']
+BEACON_HEADER = ['job_id', 'time_utc', 'sim_time_sec', 'interval_duration_sec', 'tx_client', 'rx_client', 'tx_server',
+                 'rx_server', 'rx_bytes_reader', 'rx_bytes_writer', 'goodput_reader_MB_per_sec',
+                 'goodput_writer_MB_per_sec']  # simulation-output-files.md, Beacon
+BEACON = 'simulation.BeaconReportInterval=20us'
 STOP_S = 260e-6  # the config's stop time: 10 + 10 + 10 + 20 + 200 + 10 us
 
 
@@ -58,7 +64,7 @@ def main():
     uetemu, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     tmp = tempfile.mkdtemp(prefix='uetemu-rdma-')
 
-    s, rows, perf_a = run(uetemu, root, os.path.join(tmp, 'a'))
+    s, rows, perf_a = run(uetemu, root, os.path.join(tmp, 'a'), [BEACON])
     rd = s['rdma']
     check(rd['initiators'] == 2 and rd['responders'] == 2 and len(rd['pairs']) == 2,
           '0.5 / 0.5 on 4 hosts: 2 Initiators, 2 Responders, 2 pairs (%s)' % pairs(s))
@@ -76,7 +82,23 @@ def main():
     print('     pairs %s, WQE latency p50 %.3f us, p99 %.3f us, max %.3f us'
           % (pairs(s), rd['wqe_latency_us']['p50'], rd['wqe_latency_us']['p99'], rd['wqe_latency_us']['max']))
 
-    _, _, perf_b = run(uetemu, root, os.path.join(tmp, 'b'))
+    with open(os.path.join(tmp, 'a', 'rdma-rack-beacon-0.csv'), newline='') as f:
+        bea = list(csv.reader(f))
+    check(bea[0] == BEACON_HEADER, 'beacon header is the page\'s 12 columns')
+    bea = bea[1:]
+    check([round(float(r[2]) * 1e6) for r in bea] == list(range(20, 261, 20)) and all(r[3] == '0.000020000000'
+                                                                                     for r in bea),
+          'beacon: a row every BeaconReportInterval (20 us) up to the stop time, 13 rows')
+    done_at = [float(r[2]) for r in body]
+    check(all(int(r[5]) == sum(1 for t in done_at if t <= float(r[2]) + 1e-12) for r in bea),
+          'beacon: rx_client = WQEs completed by the row (rdma-perf rows), at every row')
+    check(all(int(a[4]) <= int(b[4]) for a, b in zip(bea, bea[1:])), 'beacon: tx_client never decreases')
+    check(int(bea[-1][4]) - int(bea[-1][5]) == 2 * 10 and rd['post_failed'] == 0,
+          'beacon: at the stop tx_client %s - rx_client %s = 20 WQEs outstanding (2 connections x 10)'
+          % (bea[-1][4], bea[-1][5]))
+    check(all(r[6:] == ['0'] * 6 for r in bea), 'beacon: the columns the application does not add to are 0')
+
+    _, _, perf_b = run(uetemu, root, os.path.join(tmp, 'b'), [BEACON])
     check(filecmp.cmp(perf_a, perf_b, shallow=False), 'same seed: rdma-perf byte-identical')
 
     s7, _, _ = run(uetemu, root, os.path.join(tmp, 'seed7'), ['simulation.RandomSeed=7'])
