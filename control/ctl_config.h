@@ -76,6 +76,8 @@ struct ctl_app {
 	uint32_t num_connections;      /* NumConnections, 1..1024, default 1: connections per pair */
 	uint32_t max_pending;          /* MaxPendingWQEs, default 10: WQEs outstanding per connection */
 	uint8_t start_type;            /* StartType: enum app_start, default simultaneous */
+	uint8_t data_tc;               /* RdmaDataPacketTC 0..7, default 0 (validated; see docs/rdma-app.md) */
+	uint8_t control_tc;            /* RdmaControlPacketTC 0..7, default 1 (validated; see docs/rdma-app.md) */
 };
 
 /** ports[i]: bind a host's NIC link to a DPDK port in real time. */

@@ -164,6 +164,50 @@ static int app_max_pending(struct ctl_ctx *c, const struct ctl_ynode *v, void *o
 	return rc;
 }
 
+static int app_tc(struct ctl_ctx *c, const struct ctl_ynode *v, uint8_t *out)
+{
+	uint64_t n;
+	int rc = ctl_val_uint(c, v, 0, 7, &n);
+
+	if (rc == 0)
+		*out = (uint8_t)n;
+	return rc;
+}
+
+static int app_data_tc(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return app_tc(c, v, &((struct app_obj *)obj)->app->data_tc);
+}
+
+static int app_control_tc(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return app_tc(c, v, &((struct app_obj *)obj)->app->control_tc);
+}
+
+/* An attribute with one allowed value (spec seeds/003: every WQE is an RDMA WRITE). */
+static int app_only(struct ctl_ctx *c, const struct ctl_ynode *v, const char *name, const char *allowed)
+{
+	const char *s;
+	int rc = ctl_scalar(c, v, allowed, &s);
+
+	if (rc == 0 && strcmp(s, allowed) != 0)
+		rc = ctl_err(c, v, "%s '%s' is not supported; its one allowed value is %s (every WQE is an RDMA "
+			     "WRITE)", name, s, allowed);
+	return rc;
+}
+
+static int app_opcode(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	(void)obj;
+	return app_only(c, v, "OpCode", "RDMA_OPCODE_WRITE_FIRST");
+}
+
+static int app_verb(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	(void)obj;
+	return app_only(c, v, "RdmaVerb", "RDMA_VERB_POST_WRITE");
+}
+
 static int app_start_type(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
 	const char *s;
@@ -182,13 +226,14 @@ static int app_start_type(struct ctl_ctx *c, const struct ctl_ynode *v, void *ob
 static int app_check_keys(struct ctl_ctx *c, const struct ctl_ynode *item, const struct ctl_app *app)
 {
 	static const char *const rdma_keys[] = { "prScalaRdmaInitiator", "prScalaRdmaResponder", "NumConnections",
-						  "MaxPendingWQEs", "StartType" };
+						  "MaxPendingWQEs", "StartType", "OpCode", "RdmaVerb",
+						  "RdmaDataPacketTC", "RdmaControlPacketTC" };
 
 	if (app->type == CTL_APP_SCALA_RDMA && ctl_y_get(item, "list") != NULL) {
 		size_t old = ctl_push(c, "list");
 		int rc = ctl_err(c, ctl_y_get(item, "list"), "list does not apply to a ScalaRdma application; it "
 				 "takes prScalaRdmaInitiator, prScalaRdmaResponder, NumConnections, MaxPendingWQEs, "
-				 "StartType");
+				 "StartType, OpCode, RdmaVerb, RdmaDataPacketTC, RdmaControlPacketTC");
 		ctl_pop(c, old);
 		return rc;
 	}
@@ -209,7 +254,9 @@ static int app_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t id
 		{ "type", false, app_type }, { "list", false, app_list },
 		{ "prScalaRdmaInitiator", false, app_pr_init }, { "prScalaRdmaResponder", false, app_pr_resp },
 		{ "NumConnections", false, app_num_conn }, { "MaxPendingWQEs", false, app_max_pending },
-		{ "StartType", false, app_start_type },
+		{ "StartType", false, app_start_type }, { "OpCode", false, app_opcode },
+		{ "RdmaVerb", false, app_verb }, { "RdmaDataPacketTC", false, app_data_tc },
+		{ "RdmaControlPacketTC", false, app_control_tc },
 	};
 	struct ctl_config *cfg = obj;
 	struct app_obj a = { .cfg = cfg, .app = &cfg->apps[idx] };
@@ -220,6 +267,8 @@ static int app_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t id
 	a.app->num_connections = APP_NUM_CONNECTIONS_DEFAULT;
 	a.app->max_pending = APP_MAX_PENDING_WQES_DEFAULT;
 	a.app->start_type = APP_START_SIMULTANEOUS;
+	a.app->data_tc = 0;
+	a.app->control_tc = 1;
 	int rc = ctl_walk_map(c, item, keys, sizeof(keys) / sizeof(keys[0]), &a,
 			      "an application is {type: messages, list: [{src: host0, dst: host1, bytes: 1MiB}]} or "
 			      "{type: ScalaRdma}");

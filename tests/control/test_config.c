@@ -1155,6 +1155,13 @@ Test(ctl_config, rdma_app_values)
 	ctl_config_free(&cfg);
 	yaml_ok(&cfg, RACK4 "applications:\n  - {type: ScalaRdma, StartType: uniform}\n");
 	cr_expect_eq(cfg.apps[0].start_type, APP_START_UNIFORM);
+	cr_expect_eq(cfg.apps[0].data_tc, 0); /* the page's defaults */
+	cr_expect_eq(cfg.apps[0].control_tc, 1);
+	ctl_config_free(&cfg);
+	yaml_ok(&cfg, RACK4 "applications:\n  - {type: ScalaRdma, OpCode: RDMA_OPCODE_WRITE_FIRST, RdmaVerb: "
+		      "RDMA_VERB_POST_WRITE, RdmaDataPacketTC: 7, RdmaControlPacketTC: 0}\n");
+	cr_expect_eq(cfg.apps[0].data_tc, 7);
+	cr_expect_eq(cfg.apps[0].control_tc, 0);
 	ctl_config_free(&cfg);
 }
 
@@ -1180,7 +1187,16 @@ Test(ctl_config, rdma_app_errors)
 		   "5:34: applications.0.StartType: StartType: \"random\" is not simultaneous, uniform or sequential");
 	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma, list: []}\n",
 		   "5:29: applications.0.list: list does not apply to a ScalaRdma application; it takes "
-		   "prScalaRdmaInitiator, prScalaRdmaResponder, NumConnections, MaxPendingWQEs, StartType");
+		   "prScalaRdmaInitiator, prScalaRdmaResponder, NumConnections, MaxPendingWQEs, StartType, OpCode, "
+		   "RdmaVerb, RdmaDataPacketTC, RdmaControlPacketTC");
+	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma, OpCode: RDMA_OPCODE_READ}\n",
+		   "5:31: applications.0.OpCode: OpCode 'RDMA_OPCODE_READ' is not supported; its one allowed value is "
+		   "RDMA_OPCODE_WRITE_FIRST (every WQE is an RDMA WRITE)");
+	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma, RdmaVerb: RDMA_VERB_POST_READ}\n",
+		   "5:33: applications.0.RdmaVerb: RdmaVerb 'RDMA_VERB_POST_READ' is not supported; its one allowed value "
+		   "is RDMA_VERB_POST_WRITE (every WQE is an RDMA WRITE)");
+	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma, RdmaDataPacketTC: 8}\n",
+		   "5:41: applications.0.RdmaDataPacketTC: value 8 out of range 0 to 7");
 	yaml_fails(RACK4 "applications:\n  - {type: messages, NumConnections: 2}\n",
 		   "5:38: applications.0.NumConnections: NumConnections applies to a ScalaRdma application; add type: "
 		   "ScalaRdma");
