@@ -297,6 +297,11 @@ void ctl_rdma_done(struct ctl_rdma *rd, uint64_t cookie, emu_ps_t now)
 	post_wqe(rd, ci, now); /* closed loop: one new WQE per completion */
 }
 
+uint64_t ctl_rdma_wqes_done(const struct ctl_rdma *rd)
+{
+	return rd == NULL ? 0 : rd->rx_client;
+}
+
 int ctl_rdma_close(struct ctl_rdma *rd)
 {
 	if (rd == NULL)

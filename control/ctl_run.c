@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Virtual-time records map simulated time 0 to 2026-01-01 00:00:00 UTC, so records are byte-identical. */
 #define CTL_VIRTUAL_EPOCH_S 1767225600LL
@@ -18,17 +19,42 @@ static double wall_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void progress(struct ctl_run_state *r, double t0, double *last)
+/*
+ * The progress bar on stderr: with a stop time a bar and the share of it simulated, then simulated time, wall time
+ * and events per second. On a terminal it redraws in place every 0.1 s; otherwise a line a second. @p final draws
+ * the last state whatever the time, so a run shorter than the period still shows one.
+ */
+static void progress(struct ctl_run_state *r, double t0, double *last, bool final)
 {
 	double w = wall_now();
+	bool tty = isatty(fileno(stderr));
 
-	if (!r->opts->progress || w - *last < 1.0)
+	if (!r->opts->progress || (!final && w - *last < (tty ? 0.1 : 1.0)))
 		return;
 	*last = w;
-	emu_ps_t now = emu_sched_now(r->np.sched);
-	fprintf(stderr, "[uetemu] %.1fs wall, sim %llu.%06llu us, %llu events, messages %u/%u done\n", w - t0,
-		(unsigned long long)(now / EMU_PS_PER_US), (unsigned long long)(now % EMU_PS_PER_US),
-		(unsigned long long)emu_sched_events_run(r->np.sched), r->n_completed, r->n_msgs);
+	emu_ps_t now = final ? r->end : emu_sched_now(r->np.sched);
+	uint64_t ev = emu_sched_events_run(r->np.sched);
+	double el = w - t0 > 1e-9 ? w - t0 : 1e-9;
+	char bar[23] = "";
+
+	if (r->has_stop && r->stop > 0) {
+		uint32_t fill = (uint32_t)(now >= r->stop ? 20 : (double)now / (double)r->stop * 20.0);
+		bar[0] = '[';
+		for (uint32_t i = 0; i < 20; i++)
+			bar[1 + i] = i < fill ? '#' : '.';
+		bar[21] = ']';
+		bar[22] = '\0';
+		fprintf(stderr, "%s[uetemu] %s %3.0f%% ", tty ? "\r" : "", bar,
+			now >= r->stop ? 100.0 : 100.0 * (double)now / (double)r->stop);
+	} else {
+		fprintf(stderr, "%s[uetemu] ", tty ? "\r" : "");
+	}
+	fprintf(stderr, "sim %.6f s, %.1f s wall, %.2f M events/s", (double)now / 1e12, el, (double)ev / el / 1e6);
+	if (r->n_msgs > 0)
+		fprintf(stderr, ", messages %u/%u done", r->n_completed, r->n_msgs);
+	if (r->rdma != NULL)
+		fprintf(stderr, ", WQEs %llu done", (unsigned long long)ctl_rdma_wqes_done(r->rdma));
+	fputs(tty && !final ? "  " : "\n", stderr);
 }
 
 /* Run events in (time, seq) order until none is left, SimulationDuration is reached, or a signal. */
@@ -49,12 +75,13 @@ static void run_virtual(struct ctl_run_state *r)
 		emu_ps_t slice = next + CTL_SLICE_PS;
 		slice = slice < limit && slice > next ? slice : limit;
 		emu_sched_run_until(r->np.sched, slice < due ? slice : due);
-		progress(r, t0, &last);
+		progress(r, t0, &last, false);
 	}
 	r->end = emu_sched_now(r->np.sched);
 	if (r->has_stop && !*r->opts->quit)
 		r->end = r->stop;
 	r->wall_s = wall_now() - t0;
+	progress(r, t0, &last, true);
 }
 
 int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, char *err, size_t errlen)
