@@ -53,65 +53,69 @@ struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, struct nic 
 	return p;
 }
 
-/* One row: class @p tc of @p nic, paused @p ivl of the @p dt ps since the previous rows. */
-static void ep_row(struct ctl_pfcstats *p, struct nic *nic, uint32_t tc, const struct nic_pfc_stats *s,
-		   emu_ps_t ivl, emu_ps_t now, emu_ps_t dt)
+/* A row's first columns: job_id, time_utc, sim_time_sec and the comma before the identity columns. */
+static FILE *ep_head(struct ctl_pfcstats *p, emu_ps_t now)
 {
 	FILE *f = rec_csv_file(p->csv);
-	uint64_t ecn = tc == EP_DATA_TC ? nic_counters(nic)[NIC_C_ECN_CE_RCVD] : 0;
 
 	fprintf(f, "%s,", p->job_id);
 	rec_csv_time_utc(p->csv, now);
 	fputc(',', f);
 	ctl_rec_put_sec(f, now);
-	fprintf(f, ",%u,%s,%s,0,ul,%d,%u,%u,%llu,%llu,%llu,%llu,", nic_fep_id(nic), nic_name(nic),
-		CTL_REC_COMPONENT_TYPE, CTL_REC_TIER_NIC, CTL_REC_SUBTIER_NONE, tc,
-		(unsigned long long)s->xoff_tx[tc], (unsigned long long)s->xoff_rx[tc],
-		(unsigned long long)s->xon_tx[tc], (unsigned long long)s->xon_rx[tc]);
-	ctl_rec_put_fixed(f, s->paused_ps[tc], 6);
+	fputc(',', f);
+	return f;
+}
+
+/*
+ * The rest of a row after its identity: class @p tc, the PFC frames, @p paused in all, @p ivl of the @p dt ps
+ * since the previous rows, and @p ecn marks. interval_max_time_xoff_usec is the interval's total: neither a NIC
+ * nor a switch keeps per-pause times (docs/records.md). Both pause on ingress (receive) occupancy only, so the
+ * three egress-occupancy columns read 0.
+ */
+static void ep_tail(struct ctl_pfcstats *p, FILE *f, uint32_t tc, const uint64_t *xoff_tx, const uint64_t *xoff_rx,
+		    const uint64_t *xon_tx, const uint64_t *xon_rx, emu_ps_t paused, emu_ps_t ivl, emu_ps_t dt,
+		    uint64_t ecn)
+{
+	fprintf(f, "%u,%llu,%llu,%llu,%llu,", tc, (unsigned long long)xoff_tx[tc], (unsigned long long)xoff_rx[tc],
+		(unsigned long long)xon_tx[tc], (unsigned long long)xon_rx[tc]);
+	ctl_rec_put_fixed(f, paused, 6);
 	fputc(',', f);
 	ctl_rec_put_fixed(f, ivl, 6);
 	fputc(',', f);
-	/* interval_max_time_xoff_usec: the NIC keeps no per-pause times, so the interval's total (docs/records.md) */
 	ctl_rec_put_fixed(f, ivl, 6);
-	/* a NIC pauses on its receive pools only, never on egress occupancy: the three egress columns read 0 */
 	fputs(",0.000000,0.000000,0.000000,", f);
 	ctl_rec_put_quot(f, dt - ivl, 100, dt, 6);
 	fprintf(f, ",0.000000,%llu\n", (unsigned long long)ecn);
 	rec_csv_row_done(p->csv);
 }
 
+/* One row: class @p tc of @p nic, paused @p ivl of the @p dt ps since the previous rows. */
+static void ep_row(struct ctl_pfcstats *p, struct nic *nic, uint32_t tc, const struct nic_pfc_stats *s,
+		   emu_ps_t ivl, emu_ps_t now, emu_ps_t dt)
+{
+	FILE *f = ep_head(p, now);
+
+	fprintf(f, "%u,%s,%s,0,ul,%d,%u,", nic_fep_id(nic), nic_name(nic), CTL_REC_COMPONENT_TYPE, CTL_REC_TIER_NIC,
+		CTL_REC_SUBTIER_NONE);
+	ep_tail(p, f, tc, s->xoff_tx, s->xoff_rx, s->xon_tx, s->xon_rx, s->paused_ps[tc], ivl, dt,
+		tc == EP_DATA_TC ? nic_counters(nic)[NIC_C_ECN_CE_RCVD] : 0);
+}
+
 /*
  * Class @p tc of switch port @p sp (stats @p s at @p now). A switch has a row for every port and class, every
- * interval (switch-packet-handling.md, Records a simulation writes), with no wait for a first PFC frame. The
- * switch pauses its sender on ingress occupancy only, so the egress-occupancy columns read 0 as a NIC's do.
+ * interval (switch-packet-handling.md, Records a simulation writes), with no wait for a first PFC frame.
  */
 static void sw_ep_row(struct ctl_pfcstats *p, const struct ctl_swport *sp, uint32_t tc, const struct sw_port_stats *s,
 		      emu_ps_t now, emu_ps_t dt)
 {
-	FILE *f = rec_csv_file(p->csv);
 	emu_ps_t ivl = s->paused_ps[tc] - sp->prev.paused_ps[tc];
+	FILE *f = ep_head(p, now);
 
 	if (ivl > dt) /* cannot happen: paused time grows no faster than time */
 		ivl = dt;
-	fprintf(f, "%s,", p->job_id);
-	rec_csv_time_utc(p->csv, now);
-	fputc(',', f);
-	ctl_rec_put_sec(f, now);
-	fprintf(f, ",%u,%s,%s,%u,%s,%u,%u,%u,%llu,%llu,%llu,%llu,", sw_node_id(sp->sw), sw_name(sp->sw),
-		CTL_REC_SW_COMPONENT_TYPE, sp->port, sp->ul ? "ul" : "dl", sp->tier, CTL_REC_SUBTIER_NONE, tc,
-		(unsigned long long)s->xoff_tx[tc], (unsigned long long)s->xoff_rx[tc],
-		(unsigned long long)s->xon_tx[tc], (unsigned long long)s->xon_rx[tc]);
-	ctl_rec_put_fixed(f, s->paused_ps[tc], 6);
-	fputc(',', f);
-	ctl_rec_put_fixed(f, ivl, 6);
-	fputc(',', f);
-	/* interval_max_time_xoff_usec: the switch keeps the running total only, as the NIC (docs/records.md) */
-	ctl_rec_put_fixed(f, ivl, 6);
-	fputs(",0.000000,0.000000,0.000000,", f);
-	ctl_rec_put_quot(f, dt - ivl, 100, dt, 6);
-	fprintf(f, ",0.000000,%llu\n", (unsigned long long)s->ecn_marked[tc]);
-	rec_csv_row_done(p->csv);
+	fprintf(f, "%u,%s,%s,%u,%s,%u,%u,", sw_node_id(sp->sw), sw_name(sp->sw), CTL_REC_SW_COMPONENT_TYPE, sp->port,
+		sp->ul ? "ul" : "dl", sp->tier, CTL_REC_SUBTIER_NONE);
+	ep_tail(p, f, tc, s->xoff_tx, s->xoff_rx, s->xon_tx, s->xon_rx, s->paused_ps[tc], ivl, dt, s->ecn_marked[tc]);
 }
 
 /* Every switch port's rows, switches in device order, ports then classes in order. */

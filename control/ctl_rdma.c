@@ -311,72 +311,56 @@ int ctl_rdma_close(struct ctl_rdma *rd)
 
 	rd->perf = NULL;
 	rd->beacon = NULL;
+	ctl_sort_u64(rd->lat, rd->n_lat); /* once, for the summary's percentiles */
 	return rc < 0 ? rc : rc2;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* Percentile @p p (100: the max) of the recording window's WQE latencies, in microseconds; sorted at close. */
+static double lat_us(const struct ctl_rdma *rd, uint32_t p)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
+	return (double)ctl_pct(rd->lat, rd->n_lat, p) / 1e6;
 }
 
-/* Nearest-rank percentile of the sorted @p v, in microseconds. */
-static double pct_us(const uint64_t *v, uint64_t n, uint32_t p)
+/* Pair @p i's goodput: bytes of its WQEs completed in the recording window over RunTime, in Gb/s. */
+static double pair_gbps(const struct ctl_rdma *rd, uint32_t i)
 {
-	if (n == 0)
-		return 0.0;
-	uint64_t rank = ((uint64_t)p * n + 99) / 100;
-	return (double)v[rank == 0 ? 0 : rank - 1] / 1e6;
+	emu_ps_t rt = rd->r->cfg->timeline.run_time;
+
+	/* bits / ps = Tb/s; x 1000 = Gb/s */
+	return rt ? (double)rd->sum[i].window_bytes * 8.0 * 1000.0 / (double)rt : 0.0;
 }
 
 void ctl_rdma_json(struct ctl_rdma *rd, FILE *f)
 {
-	const struct ctl_config *cfg;
-
 	if (rd == NULL)
 		return;
-	cfg = rd->r->cfg;
-	if (rd->lat != NULL)
-		qsort(rd->lat, rd->n_lat, sizeof(*rd->lat), cmp_u64);
+	const struct ctl_config *cfg = rd->r->cfg;
+
 	fprintf(f, "  \"rdma\": {\"initiators\": %u, \"responders\": %u, \"post_failed\": %llu, \"pairs\": [",
 		rd->place.n_initiators, rd->place.n_responders, (unsigned long long)rd->post_fail);
-	for (uint32_t i = 0; i < rd->place.n_pairs; i++) {
-		const struct rdma_pair_sum *s = &rd->sum[i];
-		/* bits / ps = Tb/s; x 1000 = Gb/s, over RunTime (the recording window) */
-		double gbps = cfg->timeline.run_time ? (double)s->window_bytes * 8.0 * 1000.0 /
-							       (double)cfg->timeline.run_time : 0.0;
+	for (uint32_t i = 0; i < rd->place.n_pairs; i++)
 		fprintf(f, "%s\n    {\"initiator\": \"%s\", \"responder\": \"%s\", \"connections\": %u, "
 			   "\"wqes_completed\": %llu, \"goodput_gbps\": %.3f}",
 			i ? "," : "", cfg->hosts[rd->pairs[i].initiator].name, cfg->hosts[rd->pairs[i].responder].name,
-			rd->app->num_connections, (unsigned long long)s->completed, gbps);
-	}
+			rd->app->num_connections, (unsigned long long)rd->sum[i].completed, pair_gbps(rd, i));
 	fprintf(f, "%s],\n    \"wqe_latency_us\": {\"p50\": %.3f, \"p99\": %.3f, \"max\": %.3f}},\n",
-		rd->place.n_pairs ? "\n  " : "", pct_us(rd->lat, rd->n_lat, 50), pct_us(rd->lat, rd->n_lat, 99),
-		rd->n_lat ? (double)rd->lat[rd->n_lat - 1] / 1e6 : 0.0);
+		rd->place.n_pairs ? "\n  " : "", lat_us(rd, 50), lat_us(rd, 99), lat_us(rd, 100));
 }
 
 void ctl_rdma_print(struct ctl_rdma *rd, FILE *f)
 {
-	const struct ctl_config *cfg;
-
 	if (rd == NULL)
 		return;
-	cfg = rd->r->cfg;
-	if (rd->lat != NULL)
-		qsort(rd->lat, rd->n_lat, sizeof(*rd->lat), cmp_u64);
+	const struct ctl_config *cfg = rd->r->cfg;
+
 	fprintf(f, "RDMA: %u initiators, %u responders, %u pairs x %u connections, %u WQEs outstanding each\n",
 		rd->place.n_initiators, rd->place.n_responders, rd->place.n_pairs, rd->app->num_connections,
 		rd->app->max_pending);
 	fprintf(f, "%-12s %-12s %14s %12s\n", "initiator", "responder", "wqes_done", "goodput_Gbps");
-	for (uint32_t i = 0; i < rd->place.n_pairs; i++) {
-		const struct rdma_pair_sum *s = &rd->sum[i];
-		double gbps = cfg->timeline.run_time ? (double)s->window_bytes * 8.0 * 1000.0 /
-							       (double)cfg->timeline.run_time : 0.0;
+	for (uint32_t i = 0; i < rd->place.n_pairs; i++)
 		fprintf(f, "%-12s %-12s %14llu %12.3f\n", cfg->hosts[rd->pairs[i].initiator].name,
-			cfg->hosts[rd->pairs[i].responder].name, (unsigned long long)s->completed, gbps);
-	}
+			cfg->hosts[rd->pairs[i].responder].name, (unsigned long long)rd->sum[i].completed,
+			pair_gbps(rd, i));
 	fprintf(f, "WQE latency (RunTime window): p50 %.3f us, p99 %.3f us, max %.3f us over %llu WQEs\n",
-		pct_us(rd->lat, rd->n_lat, 50), pct_us(rd->lat, rd->n_lat, 99),
-		rd->n_lat ? (double)rd->lat[rd->n_lat - 1] / 1e6 : 0.0, (unsigned long long)rd->n_lat);
+		lat_us(rd, 50), lat_us(rd, 99), lat_us(rd, 100), (unsigned long long)rd->n_lat);
 }

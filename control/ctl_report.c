@@ -27,8 +27,13 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Nearest-rank percentile of the sorted @p v. */
-static uint64_t pct(const uint64_t *v, uint32_t n, uint32_t p)
+void ctl_sort_u64(uint64_t *v, uint64_t n)
+{
+	if (v != NULL && n > 1)
+		qsort(v, n, sizeof(*v), cmp_u64);
+}
+
+uint64_t ctl_pct(const uint64_t *v, uint64_t n, uint32_t p)
 {
 	if (n == 0)
 		return 0;
@@ -90,9 +95,9 @@ static void sum_totals(struct ctl_run_state *r, struct totals *t)
 		if (r->msgs[i].completed)
 			fct[n++] = r->msgs[i].done - r->msgs[i].m->start;
 	if (fct != NULL) {
-		qsort(fct, n, sizeof(*fct), cmp_u64);
-		t->fct_p50 = (double)pct(fct, n, 50) / 1e6;
-		t->fct_p99 = (double)pct(fct, n, 99) / 1e6;
+		ctl_sort_u64(fct, n);
+		t->fct_p50 = (double)ctl_pct(fct, n, 50) / 1e6;
+		t->fct_p99 = (double)ctl_pct(fct, n, 99) / 1e6;
 		t->fct_max = n ? (double)fct[n - 1] / 1e6 : 0.0;
 		t->fct_min = n ? (double)fct[0] / 1e6 : 0.0;
 	}

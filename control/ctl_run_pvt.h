@@ -103,6 +103,11 @@ int ctl_rdma_start(struct ctl_rdma *rd, const char *dir, int64_t epoch_s, char *
 void ctl_rdma_done(struct ctl_rdma *rd, uint64_t cookie, emu_ps_t now);
 /** Close the rdma-perf record: 0 or -EIO. Accepts NULL. */
 int ctl_rdma_close(struct ctl_rdma *rd);
+/** Sort @p v ascending (summary figures). */
+void ctl_sort_u64(uint64_t *v, uint64_t n);
+/** Nearest-rank percentile @p p of the sorted @p v (0 when empty). */
+uint64_t ctl_pct(const uint64_t *v, uint64_t n, uint32_t p);
+
 /** WQEs completed so far (the beacon's rx_client), for the progress bar. */
 uint64_t ctl_rdma_wqes_done(const struct ctl_rdma *rd);
 /** The summary.json "rdma" member (with its trailing comma), nothing for NULL. */
