@@ -1,10 +1,10 @@
 /* Exact parsers for config value texts: decimals as mantissa x 10^exponent, scaled by a unit in integers. */
 #include "emu_units.h"
+#include "emu_param.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,18 +47,6 @@ static const struct dim dim_time = { "time", "picoseconds", TIME_SUGG, time_unit
 static const struct dim dim_secs = { "time", "picoseconds", SECS_SUGG, time_units, time_mult, EMU_PS_PER_S, true,
 				     false };
 static const struct dim dim_size = { "size", "bytes", SIZE_SUGG, size_units, size_mult, 1, true, false };
-
-__attribute__((format(printf, 4, 5))) static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 static const char *skip_space(const char *p)
 {
@@ -172,27 +160,29 @@ static int parse_dim(const char *s, const struct dim *k, uint64_t *out, char *er
 	uint64_t mult;
 
 	if (dec_scan(&p, &d) != 0)
-		return fail(err, errlen, -EINVAL, "bad %s '%s'; %s", k->noun, s, k->sugg);
+		return emu_param_fail(err, errlen, -EINVAL, "bad %s '%s'; %s", k->noun, s, k->sugg);
 	p = skip_space(p);
 	if (*p == '\0' && k->bare != 0)
 		mult = k->bare;
 	else if (*p == '\0' && k->bare_zero && d.mant == 0)
 		mult = 1;
 	else if (*p == '\0')
-		return fail(err, errlen, -EINVAL, "missing unit in '%s'; %s", s, k->sugg);
+		return emu_param_fail(err, errlen, -EINVAL, "missing unit in '%s'; %s", s, k->sugg);
 	else if ((mult = dim_unit(k, p)) == 0)
-		return fail(err, errlen, -EINVAL, "bad unit '%.*s'; %s", (int)trimmed_len(p), p, k->sugg);
+		return emu_param_fail(err, errlen, -EINVAL, "bad unit '%.*s'; %s", (int)trimmed_len(p), p, k->sugg);
 	if (d.neg && (d.mant != 0 || d.inexact))
-		return fail(err, errlen, -EINVAL, "negative %s '%s'; %s", k->noun, s, k->sugg);
+		return emu_param_fail(err, errlen, -EINVAL, "negative %s '%s'; %s", k->noun, s, k->sugg);
 	int rc = dec_scale(&d, mult, out);
 
 	if (rc == -ERANGE)
-		return fail(err, errlen, -ERANGE, "%s '%s' too large; the largest is %llu %s", k->noun, s,
-			    (unsigned long long)UINT64_MAX, k->whole);
+		return emu_param_fail(err, errlen, -ERANGE, "%s '%s' too large; the largest is %llu %s", k->noun, s,
+				      (unsigned long long)UINT64_MAX, k->whole);
 	if (rc == -EDOM)
-		return fail(err, errlen, -EINVAL, "'%s' is not a whole number of %s; %s", s, k->whole, k->sugg);
+		return emu_param_fail(err, errlen, -EINVAL, "'%s' is not a whole number of %s; %s", s, k->whole,
+				      k->sugg);
 	if (k->zero_bad && *out == 0)
-		return fail(err, errlen, -EINVAL, "zero %s '%s'; it must be above 0, e.g. 400Gbps", k->noun, s);
+		return emu_param_fail(err, errlen, -EINVAL, "zero %s '%s'; it must be above 0, e.g. 400Gbps", k->noun,
+				      s);
 	return 0;
 }
 
@@ -222,16 +212,16 @@ int emu_parse_uint(const char *s, uint64_t *out, char *err, size_t errlen)
 	struct dec d;
 
 	if (dec_scan(&p, &d) != 0 || *skip_space(p) != '\0')
-		return fail(err, errlen, -EINVAL, "bad uint '%s'; " UINT_SUGG, s);
+		return emu_param_fail(err, errlen, -EINVAL, "bad uint '%s'; " UINT_SUGG, s);
 	if (d.neg && (d.mant != 0 || d.inexact))
-		return fail(err, errlen, -EINVAL, "negative value '%s'; " UINT_SUGG, s);
+		return emu_param_fail(err, errlen, -EINVAL, "negative value '%s'; " UINT_SUGG, s);
 	int rc = dec_scale(&d, 1, out);
 
 	if (rc == -ERANGE)
-		return fail(err, errlen, -ERANGE, "value '%s' too large; the largest uint is %llu", s,
-			    (unsigned long long)UINT64_MAX);
+		return emu_param_fail(err, errlen, -ERANGE, "value '%s' too large; the largest uint is %llu", s,
+				      (unsigned long long)UINT64_MAX);
 	if (rc == -EDOM)
-		return fail(err, errlen, -EINVAL, "'%s' is not a whole number; " UINT_SUGG, s);
+		return emu_param_fail(err, errlen, -EINVAL, "'%s' is not a whole number; " UINT_SUGG, s);
 	return 0;
 }
 
@@ -242,10 +232,12 @@ int emu_parse_double(const char *s, double *out, char *err, size_t errlen)
 
 	/* Check the syntax ourselves (strtod also takes hex, inf and nan), then let strtod round correctly. */
 	if (dec_scan(&p, &d) != 0 || *skip_space(p) != '\0')
-		return fail(err, errlen, -EINVAL, "bad number '%s'; a double is a decimal number, e.g. 0.25", s);
+		return emu_param_fail(err, errlen, -EINVAL, "bad number '%s'; a double is a decimal number, e.g. 0.25",
+				      s);
 	*out = strtod(s, NULL);
 	if (isinf(*out))
-		return fail(err, errlen, -ERANGE, "number '%s' too large; a double is a decimal number, e.g. 0.25", s);
+		return emu_param_fail(err, errlen, -ERANGE,
+				      "number '%s' too large; a double is a decimal number, e.g. 0.25", s);
 	return 0;
 }
 
@@ -256,7 +248,7 @@ int emu_parse_bool(const char *s, bool *out, char *err, size_t errlen)
 	else if (strcmp(s, "false") == 0)
 		*out = false;
 	else
-		return fail(err, errlen, -EINVAL, "bad bool '%s'; a bool is true or false", s);
+		return emu_param_fail(err, errlen, -EINVAL, "bad bool '%s'; a bool is true or false", s);
 	return 0;
 }
 
@@ -267,15 +259,15 @@ int emu_parse_ppm(const char *s, uint32_t *ppm, char *err, size_t errlen)
 	uint64_t v = 0;
 
 	if (dec_scan(&p, &d) != 0 || *skip_space(p) != '\0')
-		return fail(err, errlen, -EINVAL, "bad fraction '%s'; a fraction is 0.0 to 1.0, e.g. 0.9", s);
+		return emu_param_fail(err, errlen, -EINVAL, "bad fraction '%s'; a fraction is 0.0 to 1.0, e.g. 0.9", s);
 	int rc = (d.neg && (d.mant != 0 || d.inexact)) ? -ERANGE : dec_scale(&d, 1000000, &v);
 
 	if (rc == -ERANGE || v > 1000000)
-		return fail(err, errlen, -EINVAL, "fraction '%s' out of range 0 to 1; a fraction is 0.0 to 1.0, e.g. 0.9",
-			    s);
+		return emu_param_fail(err, errlen, -EINVAL,
+				      "fraction '%s' out of range 0 to 1; a fraction is 0.0 to 1.0, e.g. 0.9", s);
 	if (rc == -EDOM)
-		return fail(err, errlen, -EINVAL, "fraction '%s' is finer than 1 ppm; give at most 6 decimal places",
-			    s);
+		return emu_param_fail(err, errlen, -EINVAL,
+				      "fraction '%s' is finer than 1 ppm; give at most 6 decimal places", s);
 	*ppm = (uint32_t)v;
 	return 0;
 }
@@ -293,15 +285,17 @@ static int list_item(const char *p, size_t len, int idx, char *item, char *err, 
 	while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t'))
 		len--;
 	if (len == 0)
-		return fail(err, errlen, -EINVAL, "empty entry %d in the list; write a value between each comma", idx);
+		return emu_param_fail(err, errlen, -EINVAL,
+				      "empty entry %d in the list; write a value between each comma", idx);
 	if (len >= EMU_LIST_ITEM_MAX)
-		return fail(err, errlen, -EINVAL, "entry %d '%.*s' is too long; an entry is a number such as 0.9", idx,
-			    (int)len, p);
+		return emu_param_fail(err, errlen, -EINVAL,
+				      "entry %d '%.*s' is too long; an entry is a number such as 0.9", idx, (int)len,
+				      p);
 	for (size_t i = 0; i < len; i++)
 		if (!list_char_ok(p[i]))
-			return fail(err, errlen, -EINVAL,
-				    "entry %d '%.*s' has a '%c'; an entry uses letters, digits, '.', '_', '+' or '-'",
-				    idx, (int)len, p, p[i]);
+			return emu_param_fail(err, errlen, -EINVAL,
+					      "entry %d '%.*s' has a '%c'; an entry uses letters, digits, '.', '_', "
+					      "'+' or '-'", idx, (int)len, p, p[i]);
 	memcpy(item, p, len);
 	item[len] = '\0';
 	return 0;
@@ -315,14 +309,14 @@ int emu_parse_list(const char *s, char items[][EMU_LIST_ITEM_MAX], int n, const 
 	int count = 0;
 
 	if (len < 2 || p[0] != '[' || p[len - 1] != ']')
-		return fail(err, errlen, -EINVAL, "bad list '%s'; a list is %d entries in brackets, e.g. \"%s\"", s, n,
-			    example);
+		return emu_param_fail(err, errlen, -EINVAL,
+				      "bad list '%s'; a list is %d entries in brackets, e.g. \"%s\"", s, n, example);
 	const char *end = p + len - 1;
 
 	p++;
 	if (skip_space(p) == end)
-		return fail(err, errlen, -EINVAL, "list '%s' has 0 entries; a list holds %d, e.g. \"%s\"", s, n,
-			    example);
+		return emu_param_fail(err, errlen, -EINVAL, "list '%s' has 0 entries; a list holds %d, e.g. \"%s\"", s,
+				      n, example);
 	for (;;) {
 		const char *comma = memchr(p, ',', (size_t)(end - p));
 		const char *stop = comma != NULL ? comma : end;
@@ -339,8 +333,8 @@ int emu_parse_list(const char *s, char items[][EMU_LIST_ITEM_MAX], int n, const 
 		p = comma + 1;
 	}
 	if (count != n)
-		return fail(err, errlen, -EINVAL, "list '%s' has %d entries; a list holds %d, e.g. \"%s\"", s, count, n,
-			    example);
+		return emu_param_fail(err, errlen, -EINVAL, "list '%s' has %d entries; a list holds %d, e.g. \"%s\"", s,
+				      count, n, example);
 	return 0;
 }
 
@@ -356,8 +350,9 @@ int emu_parse_ipv4(const char *s, uint32_t *ip, char *err, size_t errlen)
 		for (; isdigit((unsigned char)*p) && nd < 4; p++, nd++)
 			part = part * 10 + (unsigned)(*p - '0');
 		if (nd == 0 || nd > 3 || part > 255 || *p != (i < 3 ? '.' : '\0'))
-			return fail(err, errlen, -EINVAL,
-				    "bad IPv4 address '%s'; write four numbers 0 to 255 with dots, e.g. 10.0.0.1", s);
+			return emu_param_fail(err, errlen, -EINVAL,
+					      "bad IPv4 address '%s'; write four numbers 0 to 255 with dots, e.g. "
+					      "10.0.0.1", s);
 		v = v << 8 | part;
 		if (i < 3)
 			p++;
@@ -393,6 +388,6 @@ int emu_parse_mac(const char *s, uint8_t mac[6], char *err, size_t errlen)
 	memcpy(mac, m, sizeof(m));
 	return 0;
 bad:
-	return fail(err, errlen, -EINVAL, "bad MAC address '%s'; write six hex pairs with colons, e.g. 02:00:00:00:00:01",
-		    s);
+	return emu_param_fail(err, errlen, -EINVAL,
+			      "bad MAC address '%s'; write six hex pairs with colons, e.g. 02:00:00:00:00:01", s);
 }
