@@ -21,13 +21,12 @@ static double wall_now(void)
 
 /*
  * The progress bar on stderr: with a stop time a bar and the share of it simulated, then simulated time, wall time
- * and events per second. On a terminal it redraws in place every 0.1 s; otherwise a line a second. @p final draws
- * the last state whatever the time, so a run shorter than the period still shows one.
+ * and events per second. On a terminal (@p tty, tested once per run) it redraws in place every 0.1 s; otherwise a
+ * line a second. @p final draws the last state whatever the time, so a run shorter than the period shows one.
  */
-static void progress(struct ctl_run_state *r, double t0, double *last, bool final)
+static void progress(struct ctl_run_state *r, double t0, double *last, bool tty, bool final)
 {
 	double w = wall_now();
-	bool tty = isatty(fileno(stderr));
 
 	if (!r->opts->progress || (!final && w - *last < (tty ? 0.1 : 1.0)))
 		return;
@@ -35,17 +34,14 @@ static void progress(struct ctl_run_state *r, double t0, double *last, bool fina
 	emu_ps_t now = final ? r->end : emu_sched_now(r->np.sched);
 	uint64_t ev = emu_sched_events_run(r->np.sched);
 	double el = w - t0 > 1e-9 ? w - t0 : 1e-9;
-	char bar[23] = "";
+	static const char full[] = "####################", empty[] = "....................";
 
 	if (r->has_stop && r->stop > 0) {
-		uint32_t fill = (uint32_t)(now >= r->stop ? 20 : (double)now / (double)r->stop * 20.0);
-		bar[0] = '[';
-		for (uint32_t i = 0; i < 20; i++)
-			bar[1 + i] = i < fill ? '#' : '.';
-		bar[21] = ']';
-		bar[22] = '\0';
-		fprintf(stderr, "%s[uetemu] %s %3.0f%% ", tty ? "\r" : "", bar,
-			now >= r->stop ? 100.0 : 100.0 * (double)now / (double)r->stop);
+		double share = now >= r->stop ? 1.0 : (double)now / (double)r->stop;
+		int fill = (int)(share * 20.0);
+
+		fprintf(stderr, "%s[uetemu] [%.*s%.*s] %3.0f%% ", tty ? "\r" : "", fill, full, 20 - fill, empty,
+			100.0 * share);
 	} else {
 		fprintf(stderr, "%s[uetemu] ", tty ? "\r" : "");
 	}
@@ -62,6 +58,7 @@ static void run_virtual(struct ctl_run_state *r)
 {
 	emu_ps_t limit = r->has_stop ? r->stop : EMU_PS_NEVER - 1;
 	double t0 = wall_now(), last = t0;
+	bool tty = r->opts->progress && isatty(fileno(stderr));
 
 	while (!*r->opts->quit) {
 		emu_ps_t next = emu_sched_next(r->np.sched);
@@ -75,13 +72,13 @@ static void run_virtual(struct ctl_run_state *r)
 		emu_ps_t slice = next + CTL_SLICE_PS;
 		slice = slice < limit && slice > next ? slice : limit;
 		emu_sched_run_until(r->np.sched, slice < due ? slice : due);
-		progress(r, t0, &last, false);
+		progress(r, t0, &last, tty, false);
 	}
 	r->end = emu_sched_now(r->np.sched);
 	if (r->has_stop && !*r->opts->quit)
 		r->end = r->stop;
 	r->wall_s = wall_now() - t0;
-	progress(r, t0, &last, true);
+	progress(r, t0, &last, tty, true);
 }
 
 int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, char *err, size_t errlen)
