@@ -22,6 +22,9 @@ import sys
 import tempfile
 from decimal import Decimal
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from checks import check, failures  # noqa: E402
+
 SIM = 'records'
 INTERVAL_PS = 10 * 10**6  # NDStatsReportInterval 10us
 LINK_GBPS = 400           # the default DataRate
@@ -107,15 +110,6 @@ JOB_ROWS = {('RUD_REQUEST', 'sent'), ('ACK_CC', 'Rx'), ('CTRL', 'sent')}  # else
 DSCP_TYPES = {'NO_TRIM', 'TRIMMABLE', 'TRIMMABLE_RTX', 'TRIMMED', 'TRIMMED_LAST_HOP', 'CONTROL', 'UNRECOGNIZED'}
 PDC_RE = re.compile(r'^(\d+)\.(\d+)\.(\d+)\.(\d+):(\d+)$')
 BITMAP_RE = re.compile(r'^\[(\d+(:\d+)*)?\]$')
-
-failures = []
-
-
-def check(cond, what):
-    print(('ok   ' if cond else 'FAIL ') + what)
-    if not cond:
-        failures.append(what)
-    return cond
 
 
 def run(uetemu, root, out, *sets):

@@ -20,6 +20,9 @@ import sys
 import tempfile
 from decimal import Decimal, ROUND_HALF_UP
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from checks import check, failures  # noqa: E402
+
 SIM = 'pfc'
 EPOCH = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)  # virtual time: sim time 0
 PS_PER_US = 10**6
@@ -50,15 +53,6 @@ POOLS = [('RX_TC0_BUFFER', 0, 3600000), ('RX_TC1_BUFFER', 1, 400000), ('TX_TC0_B
 XOFF_BYTES = 2880000  # 0.8 x 3,600,000: class 0's Xoff, which host1's pool reached
 ND_ON = ['simulation.EnablePCIeStatsLogging=true', 'nic.EnableBufferStats=true',
          'simulation.EnableNetworkBufferStatsReporting=true']
-
-failures = []
-
-
-def check(cond, what):
-    print(('ok   ' if cond else 'FAIL ') + what)
-    if not cond:
-        failures.append(what)
-    return cond
 
 
 def run(uetemu, config, out, *sets):

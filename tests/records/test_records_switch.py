@@ -21,6 +21,9 @@ import sys
 import tempfile
 from decimal import Decimal, ROUND_HALF_UP
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from checks import check, failures  # noqa: E402
+
 FCS = 4
 ETH_HDR = 14          # a switch charges a packet's IP size: wire = charge + Ethernet header + FCS
 PS_PER_S = 10**12
@@ -60,15 +63,6 @@ TRIMMING = ['switch.SharedBufferManager.UETPolicyEnabled=true', 'switch.PacketTr
 PFC = ['switch.SharedBufferManager.StaticPoolXoffThreshold=100KB',
        'switch.SharedBufferManager.StaticPoolXonThreshold=50KB']
 SCALA_TIER = {'tor': '2', 'leaf': '2', 'spine': '0'}  # docs/records.md: rack 2, fabric 1, spine 0
-
-failures = []
-
-
-def check(cond, what):
-    print(('ok   ' if cond else 'FAIL ') + what)
-    if not cond:
-        failures.append(what)
-    return cond
 
 
 def run(uetemu, config, out, sets):

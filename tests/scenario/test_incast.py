@@ -15,15 +15,11 @@ import tempfile
 sys.path.insert(0, os.path.dirname(__file__))
 import uetpcap  # noqa: E402
 
-failures = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from checks import check, failures  # noqa: E402
+
 NO_PFC = 'switch.SharedBufferManager.EnablePFC=[0, 0, 0, 0, 0, 0, 0, 0]'
 UET = 'switch.SharedBufferManager.UETPolicyEnabled=true'
-
-
-def check(cond, what):
-    print(('ok   ' if cond else 'FAIL ') + what)
-    if not cond:
-        failures.append(what)
 
 
 def run(uetemu, root, name, sets):

@@ -13,15 +13,11 @@ import subprocess
 import sys
 import tempfile
 
-failures = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from checks import check, failures  # noqa: E402
+
 SPRAY = 'nic.TransportProcessingLayers.ScalaUETPdsManager.PacketSprayingType='
 LINE_GOODPUT = 400 * 4096 / 4202  # Gb/s of payload at 400 Gb/s with 106 B of headers per 4,096 B
-
-
-def check(cond, what):
-    print(('ok   ' if cond else 'FAIL ') + what)
-    if not cond:
-        failures.append(what)
 
 
 def run(uetemu, root, cfg, sets, keep=False):

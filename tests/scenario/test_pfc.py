@@ -11,13 +11,8 @@ import tempfile
 sys.path.insert(0, os.path.dirname(__file__))
 import uetpcap  # noqa: E402
 
-failures = []
-
-
-def check(cond, what):
-    print(('ok   ' if cond else 'FAIL ') + what)
-    if not cond:
-        failures.append(what)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from checks import check, failures  # noqa: E402
 
 
 def main():

@@ -16,7 +16,9 @@ import subprocess
 import sys
 import tempfile
 
-failures = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from checks import check, failures  # noqa: E402
+
 HEADER = ['job_id', 'time_utc', 'sim_time_sec', 'metric_name', 'perf_metric_usec', 'transfer_size', 'start_time_sec',
           'application_name', 'node_id', 'rdma_verb', 'wqe_id', 'num_wqe_sent', 'num_wqe_complete']
 BEACON_HEADER = ['job_id', 'time_utc', 'sim_time_sec', 'interval_duration_sec', 'tx_client', 'rx_client', 'tx_server',
@@ -24,12 +26,6 @@ BEACON_HEADER = ['job_id', 'time_utc', 'sim_time_sec', 'interval_duration_sec', 
                  'goodput_writer_MB_per_sec']  # simulation-output-files.md, Beacon
 BEACON = 'simulation.BeaconReportInterval=20us'
 STOP_S = 260e-6  # the config's stop time: 10 + 10 + 10 + 20 + 200 + 10 us
-
-
-def check(cond, what):
-    print(('ok   ' if cond else 'FAIL ') + what)
-    if not cond:
-        failures.append(what)
 
 
 def run(uetemu, root, out, sets=()):
