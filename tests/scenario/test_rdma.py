@@ -3,8 +3,10 @@
 
 Checks: 0.5 / 0.5 on 4 hosts gives 2 Initiators, 2 Responders, 2 pairs; the rdma-perf record has the page's 13
 columns and rows, every latency above 0 and every row before the stop time; the same seed gives a byte-identical
-rdma-perf, another seed (7) may give other pairs (printed); with MaxPendingWQEs 1 and NumConnections 1 each WQE
-takes at least the lone-WQE time computed below from the page's worked example. The beacon record
+rdma-perf, another seed (7) may give other pairs (printed); with MaxPendingWQEs 1 and NumConnections 1 each WQE's
+perf_metric_usec equals, to the picosecond, the lone-WQE time lone_wqe_ps() computes from the model's parameters,
+through one switch and through leaf0-spine0-leaf1; on configs/default.yaml each Initiator's goodput is within 10 %
+of 250,000 B per lone-WQE time on its own path (printed). The beacon record
 (BeaconReportInterval 20us): a row every 20 us up to the stop time, rx_client equal to the rdma-perf rows completed
 by then, tx_client ahead of it by the WQEs outstanding (2 pairs x MaxPendingWQEs 10) at the end.
 """
@@ -43,17 +45,92 @@ def pairs(s):
     return sorted((p['initiator'], p['responder']) for p in s['rdma']['pairs'])
 
 
-def lone_wqe_ns():
-    """Doorbell to completion of one WQE alone on its connection, lower bound (spec seeds/003, WQEs and the worked
-    example on the Scala RoCE NIC; the NIC's PCIe defaults: 16 lanes of 31.52 Gb/s)."""
-    pcie = 16 * 31.52e9
-    doorbell = (64 + 28) * 8 / pcie * 1e9             # 92 B over PCIe
-    start = 15.0                                       # the transmit process starts 15 ns after the doorbell
-    fetch = (64 + 34) * 8 / pcie * 1e9 + 4368 * 8 / pcie * 1e9  # read request, then 4 KiB in 8 TLPs (+8 x 34 B)
-    wire = 253596 * 8 / 400e9 * 1e9                    # 62 packets, 250,000 + 62 x 58 B at 400 Gb/s: 5.07 us
-    prop = 2 * 100.0                                   # host -> tor0 -> host, 100 ns per link (nic Delay)
-    ack = prop + 2 * 64 * 8 / 400e9 * 1e9              # the last ACK back: propagation and two 64 B hops
-    return doorbell + start + fetch + wire + prop + ack
+PCIE_BPS = 16 * 31_520_000_000   # the NIC's PCIe link: LaneCount 16 x LaneBps 31.52 Gb/s
+WIRE_BPS = 400_000_000_000      # the NIC's and the switches' DataRate
+NIC_DELAY_PS = 100_000          # nic TransmissionMedium Delay: the host links
+LEAF_DELAY_PS = 500_000         # topology Delay of the leaf tier: the leaf-spine links (docs/topology.md)
+
+
+def ser_ps(nbytes, bps):
+    """Serialization time in ps, rounded up to a whole ps (emu_ser_ps: one round-up rule everywhere)."""
+    return -(-nbytes * 8 * 10**12 // bps)
+
+
+def lone_wqe_ps(link_delays_ps):
+    """perf_metric_usec of one 250,000 B WQE alone on an idle path, in ps, from the model's parameters.
+
+    The path is the list of its links' delays, sender to receiver (2 links through one switch). Terms:
+    doorbell -> first frame: the transmit process starts 15 ns after the doorbell (uet-nic-transport.md), issues
+        a 64 B read request (+34 B TLP overhead) on the NIC-to-host PCIe direction, and the first 4,096 B arrive as
+        8 completions of 512 B (+34 B each): 4,368 B on the host-to-NIC direction. The doorbell's own 92 B (+34)
+        ride the host-to-NIC direction before that and delay nothing. Later fetches (69 ns) hide behind the wire.
+    serialization: 62 packets, 61 of 4,096 B (4,202 B with the 106 B of headers and FCS) and one of 144 B (250 B);
+        the message's base-RTT probe (a 62 B control packet) goes out between them. Frames leave back to back.
+    propagation: store and forward at each switch, so the 61st frame reaches the receiver (4,202 B + delay) per
+        link after it left; the 62nd follows it on every link, 250 B behind.
+    ACK return: every packet is ACKed after the receiver's PCIe service time (its 4,184 B IP datagram over the
+        NIC-to-host direction, the pool being empty); the ACKs leave in order, so the 62nd packet's ACK (78 B)
+        leaves right behind the 61st's, and crosses each link in 78 B + delay.
+    """
+    full, last, probe, ack = 4096 + 106, 144 + 106, 62, 78
+    first = 15_000 + ser_ps(64 + 34, PCIE_BPS) + ser_ps(4096 + 8 * 34, PCIE_BPS)
+    left61 = first + 60 * ser_ps(full, WIRE_BPS) + ser_ps(probe, WIRE_BPS)
+    arrive61 = left61 + sum(ser_ps(full, WIRE_BPS) + d for d in link_delays_ps)
+    arrive62 = arrive61 + ser_ps(last, WIRE_BPS)
+    ack61 = arrive61 + ser_ps(4096 + 88, PCIE_BPS)
+    ack62 = max(arrive62 + ser_ps(144 + 88, PCIE_BPS), ack61 + ser_ps(ack, WIRE_BPS))
+    return ack62 + sum(ser_ps(ack, WIRE_BPS) + d for d in link_delays_ps)
+
+
+def path_delays(s, a, b):
+    """Link delays from host @a to host @b in summary @s's leaf-spine or rack: one switch if they share it."""
+    up = {}
+    for dev in s['topology']['devices']:
+        if dev['tier'] == 0:
+            up[dev['name']] = dev['ports'][0]['link'].split('-', 1)[1]
+    if up[a] == up[b]:
+        return [NIC_DELAY_PS, NIC_DELAY_PS]
+    return [NIC_DELAY_PS, LEAF_DELAY_PS, LEAF_DELAY_PS, NIC_DELAY_PS]
+
+
+def lone_wqe_checks(uetemu, root, tmp):
+    """The lone-WQE time, exactly, on the rack and through a spine; the default scenario's goodput against it."""
+    _, rows1, _ = run(uetemu, root, os.path.join(tmp, 'lone'),
+                      ['applications.0.MaxPendingWQEs=1', 'applications.0.NumConnections=1'])
+    want = lone_wqe_ps([NIC_DELAY_PS, NIC_DELAY_PS])
+    lat = sorted({r[4] for r in rows1[1:]})
+    check(lat == ['%.6f' % (want / 1e6)],
+          'lone WQE through one switch: perf_metric_usec = %.6f us computed (doorbell + fetch + serialization + '
+          'propagation + ACK return), measured %s' % (want / 1e6, lat))
+    check(all(r[11] == r[10] == r[12] for r in rows1[1:]), 'MaxPendingWQEs 1: wqe_id = num_wqe_sent = num_wqe_complete')
+
+    out = os.path.join(tmp, 'spine')
+    subprocess.run([uetemu, 'run', os.path.join(root, 'configs/default.yaml'), '--out', out, '--quiet',
+                    '--set', 'topology.hosts_per_rack=1', '--set', 'topology.racks=2', '--set', 'topology.spines=1',
+                    '--set', 'simulation.RunTime=100us', '--set', 'applications.0.MaxPendingWQEs=1'],
+                   check=True, stdout=subprocess.DEVNULL)
+    with open(os.path.join(out, 'default-rdma-perf-0.csv'), newline='') as f:
+        lat = sorted({r['perf_metric_usec'] for r in csv.DictReader(f)})
+    want = lone_wqe_ps([NIC_DELAY_PS, LEAF_DELAY_PS, LEAF_DELAY_PS, NIC_DELAY_PS])
+    check(lat == ['%.6f' % (want / 1e6)],
+          'lone WQE through leaf0-spine0-leaf1 (100 + 500 + 500 + 100 ns): perf_metric_usec = %.6f us computed, '
+          'measured %s' % (want / 1e6, lat))
+
+    out = os.path.join(tmp, 'default')
+    subprocess.run([uetemu, 'run', os.path.join(root, 'configs/default.yaml'), '--out', out, '--quiet'],
+                   check=True, stdout=subprocess.DEVNULL)
+    s = json.load(open(os.path.join(out, 'summary.json')))
+    check(len(s['rdma']['pairs']) == 8, 'default scenario: 8 pairs')
+    print('     default scenario, each Initiator against 250,000 B per lone-WQE time on its path:')
+    for p in s['rdma']['pairs']:
+        d = path_delays(s, p['initiator'], p['responder'])
+        lone = lone_wqe_ps(d)
+        ideal = 250_000 * 8 / (lone / 1e12) / 1e9
+        ratio = p['goodput_gbps'] / ideal
+        print('       %-6s -> %-6s %d links, lone WQE %.6f us = %.1f Gb/s, goodput %.1f Gb/s (%.1f %%)'
+              % (p['initiator'], p['responder'], len(d), lone / 1e6, ideal, p['goodput_gbps'], 100 * ratio))
+        check(0.9 <= ratio <= 1.0 + 1e-3, '%s: goodput within 10 %% of the lone-WQE rate (%.1f %%)'
+              % (p['initiator'], 100 * ratio))
 
 
 def main():
@@ -102,14 +179,7 @@ def main():
     print('     seed 18760 pairs %s; seed 7 pairs %s (%s)'
           % (pairs(s), pairs(s7), 'same' if pairs(s) == pairs(s7) else 'different'))
 
-    s1, rows1, _ = run(uetemu, root, os.path.join(tmp, 'lone'),
-                       ['applications.0.MaxPendingWQEs=1', 'applications.0.NumConnections=1'])
-    lone = lone_wqe_ns() / 1e3
-    lat = [float(r[4]) for r in rows1[1:]]
-    check(len(lat) > 0 and min(lat) >= lone,
-          'MaxPendingWQEs 1: every WQE >= the lone-WQE time %.3f us (measured min %.6f us, max %.6f us)'
-          % (lone, min(lat) if lat else 0, max(lat) if lat else 0))
-    check(all(r[11] == r[10] == r[12] for r in rows1[1:]), 'MaxPendingWQEs 1: wqe_id = num_wqe_sent = num_wqe_complete')
+    lone_wqe_checks(uetemu, root, tmp)
 
     if failures:
         print('%d check(s) failed' % len(failures))
