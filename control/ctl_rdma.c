@@ -18,12 +18,28 @@
 	"job_id,time_utc,sim_time_sec,interval_duration_sec,tx_client,rx_client,tx_server,rx_server," \
 	"rx_bytes_reader,rx_bytes_writer,goodput_reader_MB_per_sec,goodput_writer_MB_per_sec"
 
+/*
+ * Connection setup (seed 003): ConnectRequest, ConnectReply, ReadyToUse as real frames (wire.h, WIRE_KIND_CM).
+ * The Initiator's id of connection i is i + 1, the Responder's RDMA_CM_RESP_ID | (i + 1). A request without a reply
+ * is sent again every RDMA_CM_TIMEOUT, at most RDMA_CM_RETRIES times (the page gives no retry rule: these are
+ * InfiniBand CM's usual shape; docs/rdma-app.md).
+ */
+#define RDMA_CM_RESP_ID 0x80000000u
+#define RDMA_CM_TIMEOUT (100 * EMU_PS_PER_US)
+#define RDMA_CM_RETRIES 15
+
 /* One connection: its own Initiator instance and queue pair, a long-lived PDC on the Initiator's NIC. */
 struct rdma_conn {
 	uint32_t pair;     /* index into pairs */
 	uint32_t idx;      /* connection number within the pair, from 0 */
 	uint16_t pdc;      /* the Initiator NIC's connection PDC */
-	bool open;
+	bool open;         /* the Initiator's end exists: the reply came, the connection is set up */
+	bool resp_ready;   /* the Responder's end exists: it answered a request */
+	bool established;  /* the Responder has the ReadyToUse */
+	uint32_t resp_qpn; /* the Initiator's PDC id, as the ReadyToUse told the Responder */
+	uint32_t tries;    /* requests sent */
+	emu_ps_t req_at;   /* the first request */
+	emu_ps_t setup_at; /* the reply reached the Initiator (0: not yet) */
 	uint64_t sent;     /* WQEs posted (num_wqe_sent) */
 	uint64_t done;     /* WQEs completed (num_wqe_complete) */
 	char name[CTL_NAME_MAX * 2 + 32]; /* application_name: the Initiator instance */
@@ -53,6 +69,9 @@ struct ctl_rdma {
 	uint64_t *lat;               /* latencies (ps) of the WQEs completed in the recording window */
 	uint64_t n_lat, cap_lat;
 	uint64_t post_fail;
+	/* connection setup: messages sent by type (index enum wire_cm_type), and what went wrong */
+	uint64_t cm_sent[WIRE_CM_RTU + 1];
+	uint64_t cm_retries, cm_failed, cm_not_listening, cm_invalid, cm_send_fail;
 };
 
 void ctl_rdma_destroy(struct ctl_rdma *rd)
@@ -136,7 +155,7 @@ nomem:
 
 uint64_t ctl_rdma_events(const struct ctl_rdma *rd)
 {
-	/* connection start, then the first WQEs; the beacon chain holds one event at a time */
+	/* connection start or its request's retry timer, then the first WQEs; the beacon chain holds one at a time */
 	return rd == NULL ? 0 : 2ull * rd->n_conns + 2;
 }
 
@@ -176,29 +195,131 @@ static void ev_wqe_start(void *a, void *b, emu_ps_t now)
 		post_wqe(rd, ci, now);
 }
 
-/*
- * The connection starts: its request goes out now. The setup frames (request, response, acknowledgment) are not
- * modelled: the setup completes at once and the Initiator NIC's queue pair is a connection PDC opened now.
- */
+static void cm_send(struct ctl_rdma *rd, uint32_t from, uint32_t to, const struct wire_cm *cm, emu_ps_t now)
+{
+	if (nic_cm_send(rd->r->nics[from], rd->r->cfg->hosts[to].ip, cm, now) < 0) {
+		rd->cm_send_fail++;
+		return;
+	}
+	rd->cm_sent[cm->type]++;
+}
+
+static void ev_cm_retry(void *a, void *b, emu_ps_t now);
+
+/* The Initiator sends connection @p k's request, and arms the timer that sends it again without a reply. */
+static void send_req(struct ctl_rdma *rd, struct rdma_conn *k, emu_ps_t now)
+{
+	const struct app_pair *p = &rd->pairs[k->pair];
+	struct wire_cm cm = { .type = WIRE_CM_REQ, .connection = (uint16_t)k->idx,
+			      .local_id = (uint32_t)(k - rd->conns) + 1 };
+
+	k->tries++;
+	cm_send(rd, p->initiator, p->responder, &cm, now);
+	if (now + RDMA_CM_TIMEOUT < rd->tl.stop && net_sched(&rd->r->np, now + RDMA_CM_TIMEOUT, ev_cm_retry, rd, k,
+							      NULL) < 0)
+		rd->cm_send_fail++;
+}
+
+static void ev_cm_retry(void *a, void *b, emu_ps_t now)
+{
+	struct ctl_rdma *rd = a;
+	struct rdma_conn *k = b;
+
+	if (k->open)
+		return;
+	if (k->tries > RDMA_CM_RETRIES) {
+		rd->cm_failed++;
+		rd->post_fail += rd->app->max_pending;
+		return;
+	}
+	rd->cm_retries++;
+	send_req(rd, k, now);
+}
+
+/* The connection starts: its Initiator sends the connection request (StartType decides when). */
 static void ev_conn_start(void *a, void *b, emu_ps_t now)
 {
 	struct ctl_rdma *rd = a;
 	struct rdma_conn *k = b;
-	const struct app_pair *p = &rd->pairs[k->pair];
-	emu_ps_t at;
 
 	if (now >= rd->tl.stop)
 		return;
-	if (nic_conn_open(rd->r->nics[p->initiator], rd->r->cfg->hosts[p->responder].ip, &k->pdc, now) < 0) {
-		rd->post_fail += rd->app->max_pending;
+	k->req_at = now;
+	send_req(rd, k, now);
+}
+
+/* The reply reached the Initiator: its NIC creates its end of the queue pair (a connection PDC), the Initiator
+ * acknowledges, and the WQEs start at the end of the client start window, or now if that has passed. */
+static void cm_reply(struct ctl_rdma *rd, struct rdma_conn *k, const struct wire_cm *in, emu_ps_t now)
+{
+	const struct app_pair *p = &rd->pairs[k->pair];
+
+	if (!k->open) {
+		if (nic_conn_open(rd->r->nics[p->initiator], rd->r->cfg->hosts[p->responder].ip, &k->pdc, now) < 0) {
+			rd->post_fail += rd->app->max_pending;
+			return;
+		}
+		k->open = true;
+		k->setup_at = now;
+		emu_ps_t at = app_wqe_start(&rd->tl, now);
+		if (at == now)
+			ev_wqe_start(rd, k, now);
+		else if (net_sched(&rd->r->np, at, ev_wqe_start, rd, k, NULL) < 0)
+			rd->post_fail += rd->app->max_pending;
+	}
+	/* a reply to a repeated request is acknowledged again; the queue pair is made once */
+	struct wire_cm rtu = { .type = WIRE_CM_RTU, .connection = (uint16_t)k->idx,
+			       .local_id = (uint32_t)(k - rd->conns) + 1, .remote_id = in->local_id, .qpn = k->pdc };
+	cm_send(rd, p->initiator, p->responder, &rtu, now);
+}
+
+/*
+ * A connection-management message reached host @p host from @p src_ip. Each names the connection by the id its
+ * receiver gave it (the request: the Initiator's own); one that names no connection of this pair of hosts, or
+ * comes to the wrong side, is counted as invalid and dropped.
+ */
+void ctl_rdma_cm(struct ctl_rdma *rd, uint32_t host, uint32_t src_ip, const struct wire_cm *cm, emu_ps_t now)
+{
+	uint32_t id = cm->type == WIRE_CM_REQ ? cm->local_id : cm->remote_id;
+	bool to_resp = cm->type != WIRE_CM_REP;
+
+	if (rd == NULL || now >= rd->tl.stop)
+		return;
+	if (to_resp)
+		id &= cm->type == WIRE_CM_RTU ? ~RDMA_CM_RESP_ID : ~0u;
+	if (id == 0 || id > rd->n_conns || (cm->type == WIRE_CM_RTU && !(cm->remote_id & RDMA_CM_RESP_ID))) {
+		rd->cm_invalid++;
 		return;
 	}
-	k->open = true;
-	at = app_wqe_start(&rd->tl, now);
-	if (at == now)
-		ev_wqe_start(rd, k, now);
-	else if (net_sched(&rd->r->np, at, ev_wqe_start, rd, k, NULL) < 0)
-		rd->post_fail += rd->app->max_pending;
+	struct rdma_conn *k = &rd->conns[id - 1];
+	const struct app_pair *p = &rd->pairs[k->pair];
+	uint32_t me = to_resp ? p->responder : p->initiator, peer = to_resp ? p->initiator : p->responder;
+
+	if (host != me || src_ip != rd->r->cfg->hosts[peer].ip || cm->connection != k->idx) {
+		rd->cm_invalid++;
+		return;
+	}
+	switch (cm->type) {
+	case WIRE_CM_REQ: {
+		/* The Responders listen from StartTime: a request before that goes unanswered (the retry comes). */
+		if (now < rd->tl.responders_start) {
+			rd->cm_not_listening++;
+			return;
+		}
+		k->resp_ready = true; /* the Responder's end of the queue pair */
+		struct wire_cm rep = { .type = WIRE_CM_REP, .connection = (uint16_t)k->idx, .local_id = RDMA_CM_RESP_ID | id,
+				       .remote_id = cm->local_id };
+		cm_send(rd, me, peer, &rep, now);
+		break;
+	}
+	case WIRE_CM_REP:
+		cm_reply(rd, k, cm, now);
+		break;
+	default: /* WIRE_CM_RTU */
+		k->established = true;
+		k->resp_qpn = cm->qpn;
+		break;
+	}
 }
 
 /* A beacon row at k x BeaconReportInterval, then the next while it is not past the stop time. */
@@ -330,19 +451,64 @@ static double pair_gbps(const struct ctl_rdma *rd, uint32_t i)
 	return rt ? (double)rd->sum[i].window_bytes * 8.0 * 1000.0 / (double)rt : 0.0;
 }
 
+/* The earliest and latest setup completion of pair @p i's connections, in ps (0, 0 if none was set up). */
+static void pair_setup(const struct ctl_rdma *rd, uint32_t i, emu_ps_t *first, emu_ps_t *last)
+{
+	uint32_t nc = rd->app->num_connections;
+
+	*first = *last = 0;
+	for (uint32_t c = i * nc; c < (i + 1) * nc; c++) {
+		emu_ps_t t = rd->conns[c].setup_at;
+		if (!rd->conns[c].open)
+			continue;
+		if (*first == 0 || t < *first)
+			*first = t;
+		if (t > *last)
+			*last = t;
+	}
+}
+
+/* Connections set up (the Initiator has the reply), and the Responders that have the ReadyToUse. */
+static void setup_counts(const struct ctl_rdma *rd, uint32_t *up, uint32_t *est)
+{
+	*up = *est = 0;
+	for (uint32_t c = 0; c < rd->n_conns; c++) {
+		*up += rd->conns[c].open;
+		*est += rd->conns[c].established;
+	}
+}
+
 void ctl_rdma_json(struct ctl_rdma *rd, FILE *f)
 {
 	if (rd == NULL)
 		return;
 	const struct ctl_config *cfg = rd->r->cfg;
+	uint32_t up, est;
 
-	fprintf(f, "  \"rdma\": {\"initiators\": %u, \"responders\": %u, \"post_failed\": %llu, \"pairs\": [",
+	setup_counts(rd, &up, &est);
+	fprintf(f, "  \"rdma\": {\"initiators\": %u, \"responders\": %u, \"post_failed\": %llu,\n",
 		rd->place.n_initiators, rd->place.n_responders, (unsigned long long)rd->post_fail);
-	for (uint32_t i = 0; i < rd->place.n_pairs; i++)
+	fprintf(f, "    \"setup\": {\"connections\": %u, \"set_up\": %u, \"established\": %u, \"requests\": %llu, "
+		   "\"replies\": %llu, \"ready_to_use\": %llu, \"retries\": %llu, \"failed\": %llu, "
+		   "\"not_listening\": %llu, \"invalid\": %llu, \"send_failed\": %llu},\n    \"pairs\": [",
+		rd->n_conns, up, est, (unsigned long long)rd->cm_sent[WIRE_CM_REQ],
+		(unsigned long long)rd->cm_sent[WIRE_CM_REP], (unsigned long long)rd->cm_sent[WIRE_CM_RTU],
+		(unsigned long long)rd->cm_retries, (unsigned long long)rd->cm_failed,
+		(unsigned long long)rd->cm_not_listening, (unsigned long long)rd->cm_invalid,
+		(unsigned long long)rd->cm_send_fail);
+	for (uint32_t i = 0; i < rd->place.n_pairs; i++) {
+		emu_ps_t s0, s1;
+
+		pair_setup(rd, i, &s0, &s1);
 		fprintf(f, "%s\n    {\"initiator\": \"%s\", \"responder\": \"%s\", \"connections\": %u, "
-			   "\"wqes_completed\": %llu, \"goodput_gbps\": %.3f}",
-			i ? "," : "", cfg->hosts[rd->pairs[i].initiator].name, cfg->hosts[rd->pairs[i].responder].name,
-			rd->app->num_connections, (unsigned long long)rd->sum[i].completed, pair_gbps(rd, i));
+			   "\"setup_first_s\": ", i ? "," : "", cfg->hosts[rd->pairs[i].initiator].name,
+			cfg->hosts[rd->pairs[i].responder].name, rd->app->num_connections);
+		ctl_rec_put_sec(f, s0);
+		fputs(", \"setup_last_s\": ", f);
+		ctl_rec_put_sec(f, s1);
+		fprintf(f, ", \"wqes_completed\": %llu, \"goodput_gbps\": %.3f}", (unsigned long long)rd->sum[i].completed,
+			pair_gbps(rd, i));
+	}
 	fprintf(f, "%s],\n    \"wqe_latency_us\": {\"p50\": %.3f, \"p99\": %.3f, \"max\": %.3f}},\n",
 		rd->place.n_pairs ? "\n  " : "", lat_us(rd, 50), lat_us(rd, 99), lat_us(rd, 100));
 }
@@ -356,6 +522,13 @@ void ctl_rdma_print(struct ctl_rdma *rd, FILE *f)
 	fprintf(f, "RDMA: %u initiators, %u responders, %u pairs x %u connections, %u WQEs outstanding each\n",
 		rd->place.n_initiators, rd->place.n_responders, rd->place.n_pairs, rd->app->num_connections,
 		rd->app->max_pending);
+	uint32_t up, est;
+
+	setup_counts(rd, &up, &est);
+	fprintf(f, "connection setup: %u of %u set up (%llu requests, %llu replies, %llu ready-to-use; %llu retries)\n",
+		up, rd->n_conns, (unsigned long long)rd->cm_sent[WIRE_CM_REQ],
+		(unsigned long long)rd->cm_sent[WIRE_CM_REP], (unsigned long long)rd->cm_sent[WIRE_CM_RTU],
+		(unsigned long long)rd->cm_retries);
 	fprintf(f, "%-12s %-12s %14s %12s\n", "initiator", "responder", "wqes_done", "goodput_Gbps");
 	for (uint32_t i = 0; i < rd->place.n_pairs; i++)
 		fprintf(f, "%-12s %-12s %14llu %12.3f\n", cfg->hosts[rd->pairs[i].initiator].name,

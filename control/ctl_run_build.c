@@ -41,6 +41,13 @@ static void hook_trace(void *arg, const struct nic_trace *tr)
 	ctl_records_trace(r->records, tr);
 }
 
+static void hook_cm(void *arg, uint32_t fep_id, uint32_t src_ip, const struct wire_cm *cm, emu_ps_t now)
+{
+	struct ctl_run_state *r = arg;
+
+	ctl_rdma_cm(r->rdma, fep_id, src_ip, cm, now);
+}
+
 static void hook_msg_done(void *arg, uint64_t cookie, emu_ps_t now)
 {
 	struct ctl_run_state *r = arg;
@@ -100,6 +107,8 @@ static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 			.hooks = { .arg = r, .event = hook_event, .msg_done = hook_msg_done, .trace = hook_trace },
 		};
 		memcpy(env.mac, cfg->hosts[i].mac, 6);
+		if (r->rdma != NULL) /* without the application a setup message is a frame the NIC does not take */
+			env.hooks.cm_recv = hook_cm;
 		r->nics[i] = nic_create(&env);
 		if (r->nics[i] == NULL)
 			goto nomem;

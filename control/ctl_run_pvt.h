@@ -101,6 +101,8 @@ bool ctl_rdma_stop(const struct ctl_rdma *rd, emu_ps_t *stop);
 int ctl_rdma_start(struct ctl_rdma *rd, const char *dir, int64_t epoch_s, char *err, size_t errlen);
 /** msg_done of a WQE (@p cookie has CTL_RDMA_COOKIE): its rdma-perf row, then the next WQE. */
 void ctl_rdma_done(struct ctl_rdma *rd, uint64_t cookie, emu_ps_t now);
+/** A connection-management message from @p src_ip reached host @p host (the NIC's cm_recv hook). */
+void ctl_rdma_cm(struct ctl_rdma *rd, uint32_t host, uint32_t src_ip, const struct wire_cm *cm, emu_ps_t now);
 /** Close the rdma-perf record: 0 or -EIO. Accepts NULL. */
 int ctl_rdma_close(struct ctl_rdma *rd);
 /** Sort @p v ascending (summary figures). */

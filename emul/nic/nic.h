@@ -37,6 +37,8 @@ struct nic;
 	X(PORT_RX_FRAME_BYTES, "bytes received on the port from the Ethernet header on, no FCS") \
 	X(LATE_NO_PDC, "ACKs and NACKs ignored: their PDC is closed (late) or was never open") \
 	X(PROBE_NO_PDC, "probes answered for a PDC already closed") \
+	X(CM_SENT, "connection-management messages sent (the RDMA application's connection setup)") \
+	X(CM_RCVD, "connection-management messages received and handed to the host") \
 	X(TRIMS_RCVD, "trimmed packets received") \
 	X(ECN_CE_RCVD, "data packets received with ECN CE") \
 	X(PFC_PAUSES_RCVD, "PFC pause frames received") \
@@ -161,6 +163,8 @@ struct nic_hooks {
 	void (*msg_done)(void *arg, uint64_t cookie, emu_ps_t now);
 	/** The receiver has all @p bytes of a message from @p src_ip with no gap; @p cookie is the sender's wqe id. */
 	void (*msg_recv)(void *arg, uint32_t fep_id, uint32_t src_ip, uint64_t wqe_id, uint64_t bytes, emu_ps_t now);
+	/** A connection-management message from @p src_ip reached this NIC's host (without this hook: a BAD_KIND drop). */
+	void (*cm_recv)(void *arg, uint32_t fep_id, uint32_t src_ip, const struct wire_cm *cm, emu_ps_t now);
 	/** A uet-monitor row candidate (called only when nic_env.trace is set); the writer applies the filters. */
 	void (*trace)(void *arg, const struct nic_trace *tr);
 };
@@ -231,6 +235,14 @@ int nic_conn_close(struct nic *nic, uint16_t pdc_id, emu_ps_t now);
  * The workload closes the receiving end of a message's PDC (PDC_TERMINATED): the PDC from @p peer_ip whose
  * sending end is @p peer_pdc. Returns 0, or -ENOENT when no such PDC is open.
  */
+/**
+ * The host sends connection-management message @p cm to @p dst_ip (the RDMA application's connection setup,
+ * seed 003): a 62 B frame to UDP port WIRE_UDP_PORT_CM in the control egress class, CONTROL codepoint, not
+ * ECN-capable, entropy (UDP source port) 0xC000 | the low 14 bits of cm->local_id. No PCIe cost, no retry here:
+ * the application retries. Returns 0, -EHOSTUNREACH, or -ENOBUFS (control pool full or no packet; counted).
+ */
+int nic_cm_send(struct nic *nic, uint32_t dst_ip, const struct wire_cm *cm, emu_ps_t now);
+
 int nic_close_rcv(struct nic *nic, uint32_t peer_ip, uint16_t peer_pdc, emu_ps_t now);
 
 /** PFC per traffic class (ecn-pfc-stats): frames sent and received, and the time the NIC's sending was paused. */

@@ -244,6 +244,9 @@ int nic_txq_push(struct nic *nic, uint32_t tc, struct wire_pkt *pkt, emu_ps_t no
 void nic_port_kick(struct nic *nic, emu_ps_t now);
 void nic_pump_arm(struct nic *nic, emu_ps_t when);
 struct wire_pkt *nic_pkt_new(struct nic *nic, uint8_t kind, const struct nic_pdc *pdc);
+
+/* A connection-management message for the host (nic_cm.c). */
+void nic_rx_cm(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now);
 const uint8_t *nic_neigh_mac(const struct nic *nic, uint32_t ip);
 
 /* nic_pdc.c: PDCs and groups */

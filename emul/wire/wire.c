@@ -57,6 +57,14 @@
 #define NACK_PAYLOAD 12
 /* CP. */
 #define CP_PAYLOAD 12
+/* connection-management header */
+#define CM_TYPE 0
+#define CM_VERSION 1
+#define CM_CONNECTION 2
+#define CM_LOCAL_ID 4
+#define CM_REMOTE_ID 8
+#define CM_QPN 12
+#define CM_RESERVED 16
 /* ACK_CC. */
 #define ACK_CC_TYPE_FLAGS 12
 #define ACK_MPR 13
@@ -220,6 +228,8 @@ static size_t upper_hdrs_len(uint8_t kind)
 		return WIRE_PDS_NACK_LEN;
 	case WIRE_KIND_CP:
 		return WIRE_PDS_CP_LEN;
+	case WIRE_KIND_CM:
+		return WIRE_CM_LEN;
 	default:
 		return 0;
 	}
@@ -382,6 +392,18 @@ static int enc_lengths(const struct wire_pkt *p, size_t *frame, size_t *hdrs)
 	return 0;
 }
 
+/* The connection-management header; its UDP ports are the packet's (WIRE_UDP_PORT_CM by the sender). */
+static void enc_cm(const struct wire_cm *c, uint8_t *b)
+{
+	b[CM_TYPE] = c->type;
+	b[CM_VERSION] = WIRE_CM_VERSION;
+	put_be16(b + CM_CONNECTION, c->connection);
+	put_be32(b + CM_LOCAL_ID, c->local_id);
+	put_be32(b + CM_REMOTE_ID, c->remote_id);
+	put_be32(b + CM_QPN, c->qpn);
+	put_be32(b + CM_RESERVED, 0);
+}
+
 /** Encode the headers of @p p into @p buf (cap already checked); @p frame is the full frame length. */
 static void enc_hdrs(const struct wire_pkt *p, uint8_t *buf, size_t frame)
 {
@@ -401,6 +423,9 @@ static void enc_hdrs(const struct wire_pkt *p, uint8_t *buf, size_t frame)
 		break;
 	case WIRE_KIND_NACK:
 		enc_nack(&p->pds, pds);
+		break;
+	case WIRE_KIND_CM:
+		enc_cm(&p->cm, pds);
 		break;
 	default: /* WIRE_KIND_CP; enc_lengths() refused every other kind */
 		enc_cp(&p->pds, pds);
@@ -513,7 +538,7 @@ static int dec_udp(const uint8_t *b, size_t n, uint16_t uet_port, struct wire_pk
 		return -WIRE_R_SHORT_UDP;
 	if (get_be16(b + UDP_LEN) != n)
 		return -WIRE_R_BAD_UDP_LEN;
-	if (get_be16(b + UDP_DPORT) != uet_port)
+	if (get_be16(b + UDP_DPORT) != uet_port && get_be16(b + UDP_DPORT) != WIRE_UDP_PORT_CM)
 		return -WIRE_R_NOT_UET_PORT;
 	out->sport = get_be16(b + UDP_SPORT);
 	out->dport = get_be16(b + UDP_DPORT);
@@ -659,6 +684,24 @@ static int dec_pds(const uint8_t *b, size_t n, struct wire_pkt *out)
 	}
 }
 
+/* A connection-management message: exactly its header, a known type and our version. */
+static int dec_cm(const uint8_t *b, size_t n, struct wire_pkt *out)
+{
+	if (n < WIRE_CM_LEN)
+		return -WIRE_R_SHORT_CM;
+	if (n > WIRE_CM_LEN)
+		return -WIRE_R_TRAILING;
+	if (b[CM_VERSION] != WIRE_CM_VERSION || b[CM_TYPE] < WIRE_CM_REQ || b[CM_TYPE] > WIRE_CM_RTU)
+		return -WIRE_R_BAD_CM;
+	out->kind = WIRE_KIND_CM;
+	out->cm.type = b[CM_TYPE];
+	out->cm.connection = get_be16(b + CM_CONNECTION);
+	out->cm.local_id = get_be32(b + CM_LOCAL_ID);
+	out->cm.remote_id = get_be32(b + CM_REMOTE_ID);
+	out->cm.qpn = get_be32(b + CM_QPN);
+	return (int)n;
+}
+
 /* A MAC control frame: only PFC is taken. */
 static int dec_pfc(const uint8_t *b, size_t n, struct wire_pkt *out)
 {
@@ -697,7 +740,10 @@ int wire_decode(const uint8_t *buf, size_t len, uint16_t uet_port, struct wire_p
 	if (rc < 0)
 		return -rc;
 	off += (size_t)rc;
-	rc = dec_pds(buf + off, end - off, out);
+	if (out->dport == WIRE_UDP_PORT_CM && out->dport != uet_port)
+		rc = dec_cm(buf + off, end - off, out);
+	else
+		rc = dec_pds(buf + off, end - off, out);
 	if (rc < 0)
 		return -rc;
 	return WIRE_R_OK;

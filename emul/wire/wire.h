@@ -32,6 +32,11 @@
 #define WIRE_ETHERTYPE_IPV4 0x0800
 #define WIRE_IPPROTO_UDP 17
 #define WIRE_UDP_PORT_UET 4793
+/* uetemu's own UDP port for the RDMA application's connection-management messages (docs/wire.md); not UET. */
+#define WIRE_UDP_PORT_CM 4794
+/* The connection-management header after UDP: 20 B, so a message is a 62 B frame, 66 B on the wire. */
+#define WIRE_CM_LEN 20
+#define WIRE_CM_VERSION 1
 #define WIRE_TTL 255
 #define WIRE_ECN_NOT_ECT 0
 #define WIRE_ECN_ECT1 1
@@ -114,6 +119,25 @@ enum wire_kind {
 	WIRE_KIND_CP,
 	WIRE_KIND_TRIMMED,
 	WIRE_KIND_PFC,      /* 802.1Qbb priority flow control frame (MAC control, not UET) */
+	WIRE_KIND_CM,       /* the RDMA application's connection setup message (UDP WIRE_UDP_PORT_CM, not UET) */
+};
+
+/* Connection-management message types, named as InfiniBand CM names the three steps (seed 003, Connection
+ * setup: request, response, acknowledgment). */
+enum wire_cm_type {
+	WIRE_CM_REQ = 1, /* ConnectRequest: Initiator -> Responder */
+	WIRE_CM_REP = 2, /* ConnectReply: the Responder's end of the queue pair exists */
+	WIRE_CM_RTU = 3, /* ReadyToUse: the Initiator's end exists; the connection is set up */
+};
+
+/* The connection-management header (all big-endian): type(1) version(1) connection(2) local_id(4) remote_id(4)
+ * qpn(4) reserved(4). */
+struct wire_cm {
+	uint8_t type;        /* enum wire_cm_type */
+	uint16_t connection; /* the connection's number within its pair, from 0 */
+	uint32_t local_id;   /* the sender's id of the connection, never 0 */
+	uint32_t remote_id;  /* the receiver's id of it: 0 in a request */
+	uint32_t qpn;        /* the sender's end of the queue pair (on the UET NIC: its PDC id); 0 if none yet */
 };
 
 /* PFC (IEEE 802.1Qbb): MAC control ethertype 0x8808, opcode 0x0101, to 01:80:C2:00:00:01, a class-enable vector
@@ -215,6 +239,7 @@ struct wire_pkt {
 	uint32_t payload_len;    /* DATA only: bytes after the SES header */
 	uint16_t pfc_enable;     /* PFC only: class-enable vector, bit c for class c */
 	uint16_t pfc_quanta[8];  /* PFC only: pause time per class, in quanta of 512 bit times; 0 = resume (XON) */
+	struct wire_cm cm;       /* CM only */
 	uint64_t uid;            /* model only, never encoded: the packet's id in the run (uet-monitor packet_UID) */
 	void *ctx;               /* model only, never encoded: the sender's own context (its packet record) */
 };
@@ -272,9 +297,11 @@ static inline uint8_t wire_payload_byte(size_t i)
 	X(BAD_NEXT_HDR, "PDS next header not supported") \
 	X(SHORT_SES, "shorter than its SES header") \
 	X(BAD_SES_LEN, "SES payload length disagrees with the frame") \
-	X(TRAILING, "bytes after the PDS header of a control packet") \
+	X(TRAILING, "bytes after the header of a control packet or connection-management message") \
 	X(NOT_PFC, "MAC control frame that is not PFC") \
-	X(SHORT_PFC, "PFC frame shorter than its 34 bytes")
+	X(SHORT_PFC, "PFC frame shorter than its 34 bytes") \
+	X(SHORT_CM, "connection-management message shorter than its 20 bytes") \
+	X(BAD_CM, "connection-management message with an unknown type or version")
 
 #define WIRE_REASON_ENUM(n, s) WIRE_R_##n,
 enum wire_reason { WIRE_REASONS(WIRE_REASON_ENUM) WIRE_R_COUNT };
@@ -285,7 +312,8 @@ const char *wire_reason_str(int reason);
 
 /**
  * Decode the @p len bytes at @p buf (no FCS; Ethernet padding after the IP datagram is allowed) into @p out.
- * Every length and field is checked before it is read. @p uet_port is the UDP destination port to accept.
+ * Every length and field is checked before it is read. @p uet_port is the UDP destination port to accept as UET;
+ * WIRE_UDP_PORT_CM (when it is not @p uet_port) is a connection-management message (exactly WIRE_CM_LEN bytes).
  * A request whose IP datagram ends right after its PDS header while next_hdr names an SES header is TRIMMED.
  * A datagram longer than WIRE_MAX_FRAME - 14 is BAD_IP_LEN. Fields outside the decoded kind's layout are zero
  * (an ACK with P set fills probe_opaque, not psn_off).

@@ -1203,3 +1203,53 @@ function uet.prefs_changed()
 end
 
 register_port()
+
+--[[
+uetemu's RDMA connection setup (not UET; docs/wire.md): the ScalaRdma application's ConnectRequest, ConnectReply
+and ReadyToUse, a 20-byte header after UDP to destination port 4794:
+  type(1) version(1) connection(2) local_id(4) remote_id(4) qpn(4) reserved(4), big-endian.
+]]
+local CM_PORT, CM_LEN = 4794, 20
+local CM_TYPES = { [1] = "ConnectRequest", [2] = "ConnectReply", [3] = "ReadyToUse" }
+local uetcm = Proto("uetemu_cm", "uetemu RDMA connection setup")
+local cmf = {
+	type = ProtoField.uint8("uetemu_cm.type", "Type", base.DEC, CM_TYPES),
+	version = ProtoField.uint8("uetemu_cm.version", "Version", base.DEC),
+	connection = ProtoField.uint16("uetemu_cm.connection", "Connection (number within the pair)", base.DEC),
+	local_id = ProtoField.uint32("uetemu_cm.local_id", "Local ID (sender's id of the connection)", base.HEX),
+	remote_id = ProtoField.uint32("uetemu_cm.remote_id", "Remote ID (receiver's id; 0 in a request)", base.HEX),
+	qpn = ProtoField.uint32("uetemu_cm.qpn", "QPN (sender's queue pair end: its PDC id)", base.DEC),
+	reserved = ProtoField.uint32("uetemu_cm.reserved", "Reserved", base.HEX),
+}
+uetcm.fields = { cmf.type, cmf.version, cmf.connection, cmf.local_id, cmf.remote_id, cmf.qpn, cmf.reserved }
+local cm_short = ProtoExpert.new("uetemu_cm.short", "Connection-management message shorter than 20 bytes",
+	expert.group.MALFORMED, expert.severity.ERROR)
+local cm_bad = ProtoExpert.new("uetemu_cm.bad", "Unknown connection-management type or version",
+	expert.group.MALFORMED, expert.severity.ERROR)
+uetcm.experts = { cm_short, cm_bad }
+
+function uetcm.dissector(tvb, pinfo, tree)
+	pinfo.cols.protocol = "UETEMU-CM"
+	local t = tree:add(uetcm, tvb(0, math.min(tvb:len(), CM_LEN)))
+	if tvb:len() < CM_LEN then
+		t:add_proto_expert_info(cm_short)
+		pinfo.cols.info = "connection setup (short)"
+		return tvb:len()
+	end
+	local ty, ver = tvb(0, 1):uint(), tvb(1, 1):uint()
+	t:add(cmf.type, tvb(0, 1))
+	t:add(cmf.version, tvb(1, 1))
+	t:add(cmf.connection, tvb(2, 2))
+	t:add(cmf.local_id, tvb(4, 4))
+	t:add(cmf.remote_id, tvb(8, 4))
+	t:add(cmf.qpn, tvb(12, 4))
+	t:add(cmf.reserved, tvb(16, 4))
+	if CM_TYPES[ty] == nil or ver ~= 1 then
+		t:add_proto_expert_info(cm_bad)
+	end
+	pinfo.cols.info = string.format("%s conn=%d local=0x%08x remote=0x%08x qpn=%d", CM_TYPES[ty] or ("type " .. ty),
+		tvb(2, 2):uint(), tvb(4, 4):uint(), tvb(8, 4):uint(), tvb(12, 4):uint())
+	return CM_LEN
+end
+
+udp_table:add(CM_PORT, uetcm)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Conformance (issue 2): tshark with scripts/wireshark/uet.lua decodes every frame of the configs/pair.yaml capture
-# as UET with no malformed or unknown packet; IPv4 checksums valid; DSCP and ECN as specified.
+# as UET with no malformed or unknown packet; IPv4 checksums valid; DSCP and ECN as specified; and the RDMA
+# application's connection setup frames (UDP 4794) decode as uetemu_cm ConnectRequest, ConnectReply, ReadyToUse.
 # Usage: test_pair_tshark.sh UETEMU REPO_ROOT
 set -uo pipefail
 uetemu=$(realpath "$1") root=$(realpath "$2")
@@ -29,5 +30,17 @@ check "every control frame DSCP 46, ECT(1) ($ctl of $((total - 2560)))" '[ "$ctl
 som=$("${ts[@]}" -Y 'uet.ses.som == 1' 2>/dev/null | wc -l)
 eom=$("${ts[@]}" -Y 'uet.ses.eom == 1' 2>/dev/null | wc -l)
 check "10 SOM and 10 EOM segments ($som, $eom)" '[ "$som" -eq 10 ] && [ "$eom" -eq 10 ]'
+
+# The RDMA application's connection setup frames (UDP 4794, docs/wire.md): uetemu_cm decodes all three.
+{ cat "$root/configs/rdma-rack.yaml"; echo 'captures: [{name: setup, link: host1-tor0}]'; } >"$tmp/rdma.yaml"
+"$uetemu" run "$tmp/rdma.yaml" --out "$tmp/rdma" --quiet --set simulation.RunTime=1us >/dev/null ||
+	{ echo "FAIL uetemu run rdma"; exit 1; }
+cm=(tshark -n -X "lua_script:$root/scripts/wireshark/uet.lua" -r "$tmp/rdma/setup.pcap" -Y uetemu_cm)
+types=$("${cm[@]}" -T fields -e uetemu_cm.type 2>/dev/null | tr '\n' ' ')
+check "connection setup frames decoded: ConnectRequest, ConnectReply, ReadyToUse ($types)" '[ "$types" = "1 2 3 " ]'
+qpn=$("${cm[@]}" -Y 'uetemu_cm.type == 3' -T fields -e uetemu_cm.qpn 2>/dev/null)
+check "ReadyToUse carries the Initiator's PDC id ($qpn)" '[ "$qpn" = 1 ]'
+cmbad=$("${cm[@]}" -Y 'uetemu_cm && (_ws.malformed || _ws.expert.severity >= warning || _ws.lua.error)' 2>&1 | grep -v 'Running as user' | wc -l)
+check "no malformed setup frame ($cmbad)" '[ "$cmbad" -eq 0 ]'
 echo "test_pair_tshark: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -20,6 +20,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from checks import check, failures  # noqa: E402
+import uetpcap  # noqa: E402
 
 HEADER = ['job_id', 'time_utc', 'sim_time_sec', 'metric_name', 'perf_metric_usec', 'transfer_size', 'start_time_sec',
           'application_name', 'node_id', 'rdma_verb', 'wqe_id', 'num_wqe_sent', 'num_wqe_complete']
@@ -30,8 +31,8 @@ BEACON = 'simulation.BeaconReportInterval=20us'
 STOP_S = 260e-6  # the config's stop time: 10 + 10 + 10 + 20 + 200 + 10 us
 
 
-def run(uetemu, root, out, sets=()):
-    cmd = [uetemu, 'run', os.path.join(root, 'configs/rdma-rack.yaml'), '--out', out, '--quiet']
+def run(uetemu, root, out, sets=(), cfg=None):
+    cmd = [uetemu, 'run', cfg or os.path.join(root, 'configs/rdma-rack.yaml'), '--out', out, '--quiet']
     for s in sets:
         cmd += ['--set', s]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
@@ -93,6 +94,63 @@ def path_delays(s, a, b):
     return [NIC_DELAY_PS, LEAF_DELAY_PS, LEAF_DELAY_PS, NIC_DELAY_PS]
 
 
+def setup_checks(uetemu, root, tmp, s, capture):
+    """Connection setup as three real frames (docs/wire.md, connection setup): times, fields, retries."""
+    st = s['rdma']['setup']
+    check(st['connections'] == st['set_up'] == st['established'] == 2 and st['requests'] == st['replies']
+          == st['ready_to_use'] == 2 and st['retries'] == st['failed'] == st['invalid'] == 0,
+          'setup: 2 connections set up with 2 requests, 2 replies, 2 ready-to-use, no retry (%s)' % st)
+    # The request leaves at the client start window's start (20 us); request and reply each cross two links of
+    # 66 B (1.32 ns) + 100 ns, and the Responder answers at once: the reply is back 405.28 ns later.
+    setup_s = (20_000_000 + 4 * (ser_ps(66, WIRE_BPS) + NIC_DELAY_PS)) / 1e12
+    check(all(abs(p['setup_first_s'] - setup_s) < 1e-13 and p['setup_last_s'] == p['setup_first_s']
+              for p in s['rdma']['pairs']),
+          'setup: every connection set up at 20 us + 4 x (1.320 + 100) ns = %.5f us (%s)'
+          % (setup_s * 1e6, [p['setup_first_s'] for p in s['rdma']['pairs']]))
+    ini, resp = [p for p in pairs(s) if p[0] == 'host1'][0]
+    ip = {d['name']: bytes(int(x) for x in d['ip'].split('.')) for d in s['topology']['devices'] if d['tier'] == 0}
+    cms = [(t, uetpcap.decode(f)) for t, f in uetpcap.read_pcap(capture)]
+    cms = [(t, d) for t, d in cms if d['kind'] == 'cm']
+    kinds = [(d['cm_type'], d['src'], d['dst'], d['len'], d['dscp'], d['ecn'], d['cm_conn']) for _, d in cms]
+    want = [(1, ip[ini], ip[resp], 62, 46, 0, 0), (2, ip[resp], ip[ini], 62, 46, 0, 0),
+            (3, ip[ini], ip[resp], 62, 46, 0, 0)]
+    check(kinds == want, 'capture on %s-tor0: ConnectRequest, ConnectReply, ReadyToUse, 62 B frames to UDP 4794, '
+          'CONTROL codepoint 46, not ECN-capable (%s)' % (ini, kinds))
+    if len(cms) == 3:
+        req, rep, rtu = (d for _, d in cms)
+        check(req['cm_local'] != 0 and req['cm_remote'] == 0 and rep['cm_remote'] == req['cm_local']
+              and rtu['cm_remote'] == rep['cm_local'] and rtu['cm_local'] == req['cm_local'] and rtu['cm_qpn'] != 0,
+              'setup ids: the reply names the request\'s id, the ready-to-use the reply\'s, with the Initiator\'s '
+              'PDC id as its QPN (%d)' % rtu['cm_qpn'])
+        check(cms[0][0] == 20_000, 'the request leaves %s at 20 us (the client start window) (%d ns)'
+              % (ini, cms[0][0]))
+
+    # Setup ending after the client start window (1 ns long): the first WQEs go at the setup's end.
+    s2, rows2, _ = run(uetemu, root, os.path.join(tmp, 'late'), ['simulation.ClientStartInterval=1ns'])
+    first = [r for r in rows2[1:] if r[10] == '1']
+    check(len(first) == 2 and all(abs(float(r[6]) - setup_s) < 1e-12 for r in first),
+          'ClientStartInterval 1 ns: setup ends at %.5f us, after the window (20.001 us): the first WQE\'s '
+          'doorbell then (%s)' % (setup_s * 1e6, [r[6] for r in first]))
+
+    # The Initiator's link down while the request crosses it: one request lost, sent again 100 us later.
+    cfg = os.path.join(tmp, 'lost.yaml')
+    with open(os.path.join(root, 'configs/rdma-rack.yaml')) as f:
+        text = f.read()
+    with open(cfg, 'w') as f:
+        f.write(text.replace('topology:\n', 'topology:\n  faults: [{link: %s-tor0, down: 15us, up: 25us}]\n' % ini))
+    out = os.path.join(tmp, 'lost')
+    subprocess.run([uetemu, 'run', cfg, '--out', out, '--quiet'], check=True, stdout=subprocess.DEVNULL)
+    s3 = json.load(open(os.path.join(out, 'summary.json')))
+    st = s3['rdma']['setup']
+    lost = [p for p in s3['rdma']['pairs'] if p['initiator'] == ini][0]
+    retry_s = setup_s + 100e-6
+    check(st['requests'] == 3 and st['retries'] == 1 and st['set_up'] == 2 and st['failed'] == 0,
+          'request lost on a down link: 3 requests, 1 retry, both connections set up (%s)' % st)
+    check(abs(lost['setup_first_s'] - retry_s) < 1e-12 and lost['wqes_completed'] > 0,
+          '%s set up by the retry at %.5f us (%.5f us), and its WQEs complete (%d)'
+          % (ini, retry_s * 1e6, lost['setup_first_s'] * 1e6, lost['wqes_completed']))
+
+
 def lone_wqe_checks(uetemu, root, tmp):
     """The lone-WQE time, exactly, on the rack and through a spine; the default scenario's goodput against it."""
     _, rows1, _ = run(uetemu, root, os.path.join(tmp, 'lone'),
@@ -137,7 +195,12 @@ def main():
     uetemu, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     tmp = tempfile.mkdtemp(prefix='uetemu-rdma-')
 
-    s, rows, perf_a = run(uetemu, root, os.path.join(tmp, 'a'), [BEACON])
+    cap_cfg = os.path.join(tmp, 'capture.yaml')  # the config with a capture on host1's link
+    with open(os.path.join(root, 'configs/rdma-rack.yaml')) as f:
+        text = f.read()
+    with open(cap_cfg, 'w') as f:
+        f.write(text + 'captures: [{name: setup, link: host1-tor0}]\n')
+    s, rows, perf_a = run(uetemu, root, os.path.join(tmp, 'a'), [BEACON], cap_cfg)
     rd = s['rdma']
     check(rd['initiators'] == 2 and rd['responders'] == 2 and len(rd['pairs']) == 2,
           '0.5 / 0.5 on 4 hosts: 2 Initiators, 2 Responders, 2 pairs (%s)' % pairs(s))
@@ -179,6 +242,7 @@ def main():
     print('     seed 18760 pairs %s; seed 7 pairs %s (%s)'
           % (pairs(s), pairs(s7), 'same' if pairs(s) == pairs(s7) else 'different'))
 
+    setup_checks(uetemu, root, tmp, s, os.path.join(tmp, 'a', 'setup.pcap'))
     lone_wqe_checks(uetemu, root, tmp)
 
     if failures:

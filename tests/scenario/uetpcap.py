@@ -46,6 +46,11 @@ def decode(frame):
     udp = frame[34:42]
     d['sport'], d['dport'], _, d['udp_csum'] = struct.unpack('>HHHH', udp)
     pds = frame[42:]
+    if d['dport'] == 4794:  # uetemu's RDMA connection setup (docs/wire.md)
+        d['kind'] = 'cm'
+        (d['cm_type'], d['cm_version'], d['cm_conn'], d['cm_local'], d['cm_remote'],
+         d['cm_qpn']) = struct.unpack('>BBHIII', frame[42:58])
+        return d
     pro = struct.unpack('>H', pds[:2])[0]
     d['type'], d['next_hdr'], d['flags'] = pro >> 11, (pro >> 7) & 0xf, pro & 0x7f
     if d['type'] in (13, 14):

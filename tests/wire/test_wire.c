@@ -144,6 +144,25 @@ static struct wire_pkt mk_cp_probe(void)
 	return p;
 }
 
+/* A connection-management message of @p type (the RDMA application's setup; UDP WIRE_UDP_PORT_CM). */
+static struct wire_pkt mk_cm(uint8_t type)
+{
+	struct wire_pkt p;
+
+	base_pkt(&p, WIRE_KIND_CM);
+	p.ecn = WIRE_ECN_NOT_ECT;
+	p.dport = WIRE_UDP_PORT_CM;
+	p.pds.psn = 0;
+	p.pds.spdcid = 0;
+	p.pds.dpdcid = 0;
+	p.cm.type = type;
+	p.cm.connection = 0x0203;
+	p.cm.local_id = 0x11223344;
+	p.cm.remote_id = type == WIRE_CM_REQ ? 0 : 0x55667788;
+	p.cm.qpn = type == WIRE_CM_RTU ? 0x00000102 : 0;
+	return p;
+}
+
 static void assert_pkt_eq(const struct wire_pkt *a, const struct wire_pkt *b)
 {
 #define EQ(f) cr_assert_eq(a->f, b->f, #f ": %llu != %llu", (unsigned long long)a->f, (unsigned long long)b->f)
@@ -161,6 +180,7 @@ static void assert_pkt_eq(const struct wire_pkt *a, const struct wire_pkt *b)
 	EQ(ses.memory_key); EQ(ses.header_data); EQ(ses.payload_length); EQ(ses.message_offset);
 	EQ(ses.request_length);
 	EQ(payload_len);
+	EQ(cm.type); EQ(cm.connection); EQ(cm.local_id); EQ(cm.remote_id); EQ(cm.qpn);
 #undef EQ
 }
 
@@ -293,6 +313,32 @@ Test(wire_wire, round_trip_trimmed)
 	struct wire_pkt p = mk_trimmed();
 
 	round_trip(&p);
+}
+
+Test(wire_wire, round_trip_cm_every_type)
+{
+	for (uint8_t t = WIRE_CM_REQ; t <= WIRE_CM_RTU; t++) {
+		struct wire_pkt p = mk_cm(t);
+
+		round_trip(&p);
+	}
+}
+
+/* 14 + 20 + 8 + 20 = 62 B in memory and in captures, 66 B on the wire; the header's bytes exactly. */
+Test(wire_wire, bytes_cm)
+{
+	struct wire_pkt p = mk_cm(WIRE_CM_RTU);
+	uint8_t f[128];
+	static const uint8_t want[WIRE_CM_LEN] = { 3, 1, 0x02, 0x03, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
+						   0, 0, 0x01, 0x02, 0, 0, 0, 0 };
+
+	cr_assert_eq(wire_frame_len(&p), 62);
+	cr_assert_eq(wire_wire_len(&p), 66);
+	cr_assert_eq(wire_ip_len(&p), 48);
+	cr_assert_eq(enc(&p, f, sizeof(f)), 62);
+	cr_assert_eq(f[OFF_UDP + 2] << 8 | f[OFF_UDP + 3], 4794, "UDP destination port 4794");
+	cr_assert_eq(f[OFF_UDP + 4] << 8 | f[OFF_UDP + 5], 28, "UDP length 8 + 20");
+	cr_assert_arr_eq(f + OFF_UDP + 8, want, WIRE_CM_LEN);
 }
 
 Test(wire_wire, round_trip_max_payload)
@@ -785,6 +831,28 @@ Test(wire_wire, reason_trailing)
 	cr_assert_eq(decode_edit(&c, add_byte), WIRE_R_TRAILING);
 }
 
+Test(wire_wire, reason_cm)
+{
+	struct wire_pkt p = mk_cm(WIRE_CM_REQ), q;
+	uint8_t f[128];
+	size_t n = enc(&p, f, sizeof(f));
+
+	/* the UET port does not change what port 4794 carries */
+	cr_assert_eq(wire_decode(f, n, 49150, &q), WIRE_R_OK);
+	cr_assert_eq(q.kind, WIRE_KIND_CM);
+	f[OFF_UDP + 8] = 4; /* no type 4 */
+	cr_assert_eq(decode_copy(f, n, &q), WIRE_R_BAD_CM);
+	f[OFF_UDP + 8] = 0;
+	cr_assert_eq(decode_copy(f, n, &q), WIRE_R_BAD_CM);
+	f[OFF_UDP + 8] = WIRE_CM_REQ;
+	f[OFF_UDP + 9] = 2; /* version 2 */
+	cr_assert_eq(decode_copy(f, n, &q), WIRE_R_BAD_CM);
+	f[OFF_UDP + 9] = WIRE_CM_VERSION;
+	cr_assert_eq(decode_edit(&p, add_byte), WIRE_R_TRAILING);
+	set_dgram(f, 20 + 8 + 19);
+	cr_assert_eq(decode_copy(f, n - 1, &q), WIRE_R_SHORT_CM);
+}
+
 Test(wire_wire, reason_str_every_code)
 {
 	for (int r = 0; r < WIRE_R_COUNT; r++) {
@@ -799,8 +867,9 @@ Test(wire_wire, reason_str_every_code)
 
 /* ---- truncation ---- */
 
-static void all_kinds(struct wire_pkt out[6])
+static void all_kinds(struct wire_pkt out[7])
 {
+	out[6] = mk_cm(WIRE_CM_REP);
 	out[0] = mk_data(300, WIRE_SES_F_SOM | WIRE_SES_F_EOM);
 	out[1] = mk_data(300, 0);
 	out[2] = mk_ack(false);
@@ -811,10 +880,10 @@ static void all_kinds(struct wire_pkt out[6])
 
 Test(wire_wire, truncate_every_byte_rejected)
 {
-	struct wire_pkt all[6], q;
+	struct wire_pkt all[7], q;
 
 	all_kinds(all);
-	for (size_t k = 0; k < 6; k++) {
+	for (size_t k = 0; k < 7; k++) {
 		uint8_t f[512];
 		size_t n = enc(&all[k], f, sizeof(f));
 
@@ -829,6 +898,8 @@ Test(wire_wire, truncate_every_byte_rejected)
  */
 static int cut_expect(const struct wire_pkt *p, size_t pds_bytes)
 {
+	if (p->kind == WIRE_KIND_CM)
+		return WIRE_R_SHORT_CM;
 	if (p->kind != WIRE_KIND_DATA || pds_bytes < WIRE_PDS_REQ_CC_LEN)
 		return WIRE_R_SHORT_PDS;
 	if (pds_bytes == WIRE_PDS_REQ_CC_LEN)
@@ -840,10 +911,10 @@ static int cut_expect(const struct wire_pkt *p, size_t pds_bytes)
 
 Test(wire_wire, truncate_datagram_with_fixed_lengths)
 {
-	struct wire_pkt all[6], q;
+	struct wire_pkt all[7], q;
 
 	all_kinds(all);
-	for (size_t k = 0; k < 6; k++) {
+	for (size_t k = 0; k < 7; k++) {
 		uint8_t f[512];
 		size_t n = enc(&all[k], f, sizeof(f));
 
@@ -912,13 +983,13 @@ Test(wire_wire, random_bytes_never_crash)
 Test(wire_wire, mutate_one_byte_never_crash)
 {
 	uint64_t s = 0xfeedfacecafebeefULL;
-	struct wire_pkt all[6];
+	struct wire_pkt all[7];
 
 	all_kinds(all);
 	for (int i = 0; i < 100000; i++) {
 		uint8_t f[512];
 		struct wire_pkt q;
-		size_t n = enc(&all[i % 6], f, sizeof(f));
+		size_t n = enc(&all[i % 7], f, sizeof(f));
 		uint64_t r = rng_next(&s);
 
 		f[r % n] ^= (uint8_t)((r >> 32) | 1);
