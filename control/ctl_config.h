@@ -2,6 +2,7 @@
 #ifndef CTL_CONFIG_H
 #define CTL_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,10 @@ struct ctl_host {
 	char name[CTL_NAME_MAX];   /* name, unique */
 	uint32_t ip;               /* ip, dotted IPv4, host byte order; unique */
 	uint8_t mac[6];            /* mac, "02:00:00:00:00:01"; default 02:00:00:00:<index+1 as 16 bits> */
+	/* Generated fabric with a switch at the other end of the host's link: that switch port's MAC, the gateway the
+	 * NIC addresses its frames to. has_gw is false for a pair and for an explicit topology (peer's MAC). */
+	bool has_gw;
+	uint8_t gw_mac[6];
 };
 
 /** topology.links[i].impair[j]: a test fixture acting on one data frame of one direction. */

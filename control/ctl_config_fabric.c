@@ -246,7 +246,8 @@ static int topo_tiers(struct ctl_ctx *c, const struct ctl_ynode *v, bool rate, u
 	return rc;
 }
 
-/* Fill cfg->hosts from the built topology: host0.., the builder's IPs and port MACs. */
+/* Fill cfg->hosts from the built topology: host0.., the builder's IPs and port MACs, and as gateway the MAC of the
+ * switch port at the other end of the host's link (none in a pair: the hosts face each other). */
 static int hosts_from(struct ctl_config *cfg, const struct net_topo *t)
 {
 	cfg->hosts = calloc(t->size.hosts, sizeof(*cfg->hosts));
@@ -258,6 +259,12 @@ static int hosts_from(struct ctl_config *cfg, const struct net_topo *t)
 		snprintf(cfg->hosts[h].name, sizeof(cfg->hosts[h].name), "%s", d->name);
 		cfg->hosts[h].ip = d->ip;
 		memcpy(cfg->hosts[h].mac, t->ports[d->port0].mac, 6);
+		struct net_topo_end peer = net_topo_peer(t, h, 0);
+		const struct net_topo_dev *pd = &t->devs[peer.dev];
+
+		cfg->hosts[h].has_gw = pd->kind == NET_TOPO_SWITCH;
+		if (cfg->hosts[h].has_gw)
+			memcpy(cfg->hosts[h].gw_mac, t->ports[pd->port0 + peer.port].mac, 6);
 	}
 	cfg->n_hosts = t->size.hosts;
 	return 0;

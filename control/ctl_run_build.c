@@ -80,6 +80,8 @@ static void ev_post(void *a, void *b, emu_ps_t now)
 	r->n_posted++;
 }
 
+static bool host_has_port(const struct ctl_run_state *r, uint32_t host);
+
 static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
@@ -109,6 +111,9 @@ static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 		memcpy(env.mac, cfg->hosts[i].mac, 6);
 		if (r->rdma != NULL) /* without the application a setup message is a frame the NIC does not take */
 			env.hooks.cm_recv = hook_cm;
+		/* On a switch the NIC addresses its gateway; a host on a real port keeps addressing its peers. */
+		env.has_gw = cfg->hosts[i].has_gw && !host_has_port(r, i);
+		memcpy(env.gw_mac, cfg->hosts[i].gw_mac, 6);
 		r->nics[i] = nic_create(&env);
 		if (r->nics[i] == NULL)
 			goto nomem;

@@ -42,7 +42,10 @@ static int make_switches(struct ctl_run_state *r, char *err, size_t errlen)
 	return 0;
 }
 
-/* Every link of the topology, each end attached to its device; a switch port facing a host faces a NIC. */
+/*
+ * Every link of the topology, each end attached to its device; a switch port facing a host faces a NIC. A switch
+ * port also gets its MAC and its peer's, which frames it forwards carry as source and destination.
+ */
 static int make_fabric_links(struct ctl_run_state *r)
 {
 	const struct net_topo *t = r->topo;
@@ -59,12 +62,15 @@ static int make_fabric_links(struct ctl_run_state *r)
 		net_link_init(l, &r->np, tl->bps, tl->delay, dev_ep(r, tl->a.dev, tl->a.port),
 			      dev_ep(r, tl->b.dev, tl->b.port));
 		for (int e = 0; e < 2; e++) {
-			const struct net_topo_dev *d = &t->devs[end[e]->dev];
-			bool peer_host = t->devs[end[1 - e]->dev].kind == NET_TOPO_HOST;
-			if (d->kind == NET_TOPO_HOST)
+			const struct net_topo_dev *d = &t->devs[end[e]->dev], *pd = &t->devs[end[1 - e]->dev];
+			if (d->kind == NET_TOPO_HOST) {
 				nic_attach(r->nics[end[e]->dev], &l->dir[e]);
-			else
-				sw_attach(r->sws[end[e]->dev - t->size.hosts], end[e]->port, &l->dir[e], peer_host);
+				continue;
+			}
+			struct sw *sw = r->sws[end[e]->dev - t->size.hosts];
+			sw_attach(sw, end[e]->port, &l->dir[e], pd->kind == NET_TOPO_HOST);
+			sw_port_mac(sw, end[e]->port, t->ports[d->port0 + end[e]->port].mac,
+				    t->ports[pd->port0 + end[1 - e]->port].mac);
 		}
 	}
 	return 0;

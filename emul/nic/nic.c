@@ -271,12 +271,13 @@ void nic_event(struct nic *nic, struct nic_pdc *pdc, int type, emu_ps_t now)
 	nic->env.hooks.event(nic->env.hooks.arg, &ev);
 }
 
-/* The MAC of neighbour @p ip, or NULL. Linear: called when a group is created, never per packet. */
+/* The destination MAC of frames to neighbour @p ip: the gateway's when the NIC has one, else the neighbour's; NULL
+ * when @p ip is not a neighbour. Linear: called when a group is created, never per packet. */
 const uint8_t *nic_neigh_mac(const struct nic *nic, uint32_t ip)
 {
 	for (uint32_t i = 0; i < nic->env.n_neigh; i++)
 		if (nic->env.neigh[i].ip == ip)
-			return nic->env.neigh[i].mac;
+			return nic->env.has_gw ? nic->env.gw_mac : nic->env.neigh[i].mac;
 	return NULL;
 }
 

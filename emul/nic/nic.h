@@ -183,6 +183,13 @@ struct nic_env {
 	const char *name;       /* component name in records */
 	uint32_t ip;
 	uint8_t mac[6];
+	/*
+	 * has_gw: the NIC's link goes to a switch (a routed fabric), so every frame it sends is addressed to gw_mac,
+	 * the MAC of that switch port; the neighbour table still decides which IPs are reachable. Without it frames go
+	 * to the neighbour's own MAC (hosts back to back, or a real port).
+	 */
+	bool has_gw;
+	uint8_t gw_mac[6];
 	uint64_t seed;          /* RandomSeed */
 	const struct nic_neigh *neigh;
 	uint32_t n_neigh;

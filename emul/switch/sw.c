@@ -116,6 +116,13 @@ struct sw *sw_create(const struct sw_env *env)
 		e->sw = sw;
 		e->idx = i;
 		e->sending = SW_NIL;
+		/* Until sw_port_mac(): a locally administered MAC naming the switch and the port. */
+		e->mac[0] = 0x02;
+		e->mac[1] = 0x53;
+		e->mac[2] = (uint8_t)(env->node_id >> 8);
+		e->mac[3] = (uint8_t)env->node_id;
+		e->mac[4] = (uint8_t)(i >> 8);
+		e->mac[5] = (uint8_t)i;
 		for (int tc = 0; tc < SW_TC_COUNT; tc++)
 			e->q[tc].head = e->q[tc].tail = SW_NIL;
 	}
@@ -166,6 +173,15 @@ void sw_attach(struct sw *sw, uint32_t port, struct net_dir *out, bool faces_nic
 	e->bps = out->link->bps;
 	e->delay = out->link->delay;
 	e->faces_nic = faces_nic;
+}
+
+void sw_port_mac(struct sw *sw, uint32_t port, const uint8_t mac[6], const uint8_t peer_mac[6])
+{
+	assert(port < sw->n_ports);
+	struct sw_port *e = &sw->ports[port];
+
+	memcpy(e->mac, mac, sizeof(e->mac));
+	memcpy(e->peer_mac, peer_mac, sizeof(e->peer_mac));
 }
 
 static uint32_t route_bucket(uint32_t ip, uint32_t mask)

@@ -82,6 +82,15 @@ extern const struct net_dev_ops sw_dev_ops;
 void sw_attach(struct sw *sw, uint32_t port, struct net_dir *out, bool faces_nic);
 
 /**
+ * Give port @p port its MAC @p mac and the MAC @p peer_mac of the port at the other end of its link (a NIC's, or
+ * the next switch's port). A frame forwarded out of the port leaves with source @p mac and destination
+ * @p peer_mac, as a routed (L3) hop rewrites them; PFC frames the port sends take @p mac as their source. Until
+ * this is called a port's MAC is 02:53:nn:nn:pp:pp (node id, port) and its peer's 00:00:00:00:00:00. The switch
+ * never filters on the destination MAC of what it receives. Build time; @p port must be below n_ports (asserted).
+ */
+void sw_port_mac(struct sw *sw, uint32_t port, const uint8_t mac[6], const uint8_t peer_mac[6]);
+
+/**
  * Route destination @p dst_ip (host byte order, exact match) to the equal-cost set of egress ports @p ports
  * (@p n of them, in order; member i is ports[i]). Destinations with the same port list share one set. Build time
  * only (allocates). Returns 0, -EINVAL (n 0 or above 65535, a port out of range), -EEXIST (already routed) or

@@ -21,13 +21,7 @@ static void pfc_send(struct sw *sw, struct sw_port *in, uint32_t tc, uint16_t qu
 		return;
 	}
 	p->kind = WIRE_KIND_PFC;
-	/* A locally administered source MAC naming the switch and the port (the pages give switches no MAC). */
-	p->src_mac[0] = 0x02;
-	p->src_mac[1] = 0x53;
-	p->src_mac[2] = (uint8_t)(sw->env.node_id >> 8);
-	p->src_mac[3] = (uint8_t)sw->env.node_id;
-	p->src_mac[4] = (uint8_t)(in->idx >> 8);
-	p->src_mac[5] = (uint8_t)in->idx;
+	memcpy(p->src_mac, in->mac, sizeof(in->mac)); /* the port's own MAC (sw_port_mac()); the dst is 802.1Qbb's */
 	p->pfc_enable = (uint16_t)(1u << tc);
 	p->pfc_quanta[tc] = quanta;
 	if (quanta != 0) {

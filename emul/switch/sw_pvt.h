@@ -46,6 +46,8 @@ struct sw_port {
 	emu_ps_t delay;
 	bool faces_nic;
 	bool busy;
+	uint8_t mac[6];                   /* the port's own MAC: a forwarded frame's and a PFC frame's source */
+	uint8_t peer_mac[6];              /* the MAC at the link's other end: a forwarded frame's destination */
 	uint32_t sending;                 /* tag being serialized; SW_NIL for a PFC frame */
 	struct sw_fifo q[SW_TC_COUNT];
 	struct wire_pkt *pfcq[SW_PFCQ];   /* PFC frames, sent ahead of all data */

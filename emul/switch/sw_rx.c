@@ -2,6 +2,8 @@
  * admission and trimming. Every rejection is a counted drop that releases what the packet was charged. */
 #include "sw_pvt.h"
 
+#include <string.h>
+
 /* The UET policy's classes (switch-shared-buffer.md, Buffer under the UET policy). */
 #define SW_UET_TC_DATA 0
 #define SW_UET_TC_TRIMMED 1
@@ -160,7 +162,10 @@ static void drop_admitted(struct sw *sw, uint32_t ti, emu_ps_t now)
 	sw_tag_put(sw, ti);
 }
 
-/* Forward an admitted packet: choose its egress port and offer it there. */
+/*
+ * Forward an admitted packet: choose its egress port and offer it there. Once admitted to the port's queue the
+ * frame is addressed for the hop, as a routed fabric does: source the port's MAC, destination its peer's.
+ */
 static void forward(struct sw *sw, struct sw_port *in, uint32_t ti, emu_ps_t now)
 {
 	struct sw_tag *t = &sw->tags[ti];
@@ -184,6 +189,8 @@ static void forward(struct sw *sw, struct sw_port *in, uint32_t ti, emu_ps_t now
 		drop_admitted(sw, ti, now);
 		return;
 	}
+	memcpy(t->pkt->src_mac, e->mac, sizeof(e->mac));
+	memcpy(t->pkt->dst_mac, e->peer_mac, sizeof(e->peer_mac));
 	sw_ecmp_commit(sw, &ch, t->bytes, now);
 	sw_port_kick(sw, e, now);
 }

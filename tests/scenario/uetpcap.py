@@ -29,7 +29,8 @@ def ipv4_csum_ok(ip):
 
 def decode(frame):
     """Return a dict with the fields the scenario tests use."""
-    d = {'len': len(frame), 'ethertype': struct.unpack('>H', frame[12:14])[0], 'src_mac': frame[6:12]}
+    d = {'len': len(frame), 'ethertype': struct.unpack('>H', frame[12:14])[0], 'dst_mac': frame[0:6],
+         'src_mac': frame[6:12]}
     if d['ethertype'] == 0x8808:
         d['kind'] = 'pfc'
         d['opcode'], d['enable'] = struct.unpack('>HH', frame[14:18])
@@ -45,12 +46,12 @@ def decode(frame):
     d['dst'] = ip[16:20]
     udp = frame[34:42]
     d['sport'], d['dport'], _, d['udp_csum'] = struct.unpack('>HHHH', udp)
-    pds = frame[42:]
     if d['dport'] == 4794:  # uetemu's RDMA connection setup (docs/wire.md)
         d['kind'] = 'cm'
         (d['cm_type'], d['cm_version'], d['cm_conn'], d['cm_local'], d['cm_remote'],
          d['cm_qpn']) = struct.unpack('>BBHIII', frame[42:58])
         return d
+    pds = frame[42:]
     pro = struct.unpack('>H', pds[:2])[0]
     d['type'], d['next_hdr'], d['flags'] = pro >> 11, (pro >> 7) & 0xf, pro & 0x7f
     if d['type'] in (13, 14):

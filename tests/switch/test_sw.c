@@ -22,6 +22,7 @@ struct frame {
 	uint16_t pfc_enable;
 	uint16_t quanta[8];
 	uint64_t uid;
+	uint8_t src_mac[6], dst_mac[6];
 };
 
 struct rig;
@@ -53,6 +54,8 @@ static void sink_rx(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t now
 		*f = (struct frame){ .t = now, .kind = pkt->kind, .dscp = pkt->dscp, .ecn = pkt->ecn,
 				     .wire = wire_wire_len(pkt), .pfc_enable = pkt->pfc_enable, .uid = pkt->uid };
 		memcpy(f->quanta, pkt->pfc_quanta, sizeof(f->quanta));
+		memcpy(f->src_mac, pkt->src_mac, 6);
+		memcpy(f->dst_mac, pkt->dst_mac, 6);
 	}
 	net_pkt_free(&s->r->np, pkt);
 }
@@ -439,6 +442,68 @@ Test(sw_trim, no_trim_packet_dropped_and_retransmit_gets_one_and_a_half_limits)
 	cr_assert_eq(r->sink[1].n, 4);
 	cr_assert_eq(r->sink[1].f[0].kind, WIRE_KIND_TRIMMED, "TC1 goes first while TC0 is paused");
 	assert_empty(r);
+	rig_free(r);
+}
+
+/* ---- MAC addresses: a routed hop ---- */
+
+static const uint8_t port_mac[3][6] = { { 2, 1, 0, 7, 0, 0 }, { 2, 1, 0, 7, 0, 1 }, { 2, 1, 0, 7, 0, 2 } };
+static const uint8_t peer_mac[3][6] = { { 2, 0, 0, 0, 0, 1 }, { 2, 2, 0, 3, 0, 7 }, { 2, 0, 0, 0, 0, 3 } };
+
+/* Ports 0 and 1 get their MACs and their peers'; port 2 keeps the defaults. */
+static void set_macs(struct rig *r)
+{
+	for (uint32_t i = 0; i < 2; i++)
+		sw_port_mac(r->sw, i, port_mac[i], peer_mac[i]);
+}
+
+Test(sw_mac, forwarded_frames_leave_with_the_port_mac_to_the_peer_mac_and_pfc_from_the_port_mac)
+{
+	struct rig *r = rig_alloc();
+	static const uint8_t def2[6] = { 0x02, 0x53, 0, 1, 0, 2 }, zero[6] = { 0 };
+
+	setp(r, "SharedBufferManager", "StaticPoolXoffThreshold", "0");
+	setp(r, "SharedBufferManager", "StaticPoolXonThreshold", "0");
+	rig_start(r, 3, 0, 1);
+	set_macs(r);
+	for (uint32_t out = 0; out < 3; out++) { /* lossy TC2 from port 1 to port 0 and 2, from port 0 to 1 */
+		struct wire_pkt *p = data(r, host_ip(out), 16, WIRE_ECN_ECT1, 4000, 7, out);
+
+		memcpy(p->src_mac, peer_mac[out == 1 ? 0 : 1], 6); /* as its sender addressed it: to the switch */
+		memcpy(p->dst_mac, port_mac[out == 1 ? 0 : 1], 6);
+		rx(r, out == 1 ? 0 : 1, p, 0);
+	}
+	rx(r, 0, data(r, host_ip(1), 0, WIRE_ECN_ECT1, 4000, 7, 9), 0); /* lossless TC0 above Xoff 0: port 0 pauses */
+	run(r);
+	for (uint32_t out = 0; out < 2; out++)
+		for (int i = 0; i < r->sink[out].n; i++) {
+			const struct frame *f = &r->sink[out].f[i];
+
+			cr_assert_arr_eq(f->src_mac, port_mac[out], 6, "port %u frame %d: from the port's MAC", out, i);
+			if (f->kind != WIRE_KIND_PFC)
+				cr_assert_arr_eq(f->dst_mac, peer_mac[out], 6, "port %u frame %d: to its peer", out, i);
+		}
+	cr_assert_geq(pst(r, 0).xoff_tx[0], 1, "port 0 sent a pause, from its own MAC");
+	cr_assert_eq(r->sink[2].n, 1);
+	cr_assert_arr_eq(r->sink[2].f[0].src_mac, def2, 6, "no sw_port_mac(): 02:53, node id 1, port 2");
+	cr_assert_arr_eq(r->sink[2].f[0].dst_mac, zero, 6);
+	rig_free(r);
+}
+
+Test(sw_mac, trimmed_frames_are_readdressed_too)
+{
+	struct rig *r = trim_rig();
+
+	set_macs(r);
+	rx(r, 1, pfc(r, 0, 65535), 0);
+	for (int i = 0; i < 3; i++) /* the third is trimmed */
+		rx(r, 0, data(r, host_ip(1), 8, WIRE_ECN_ECT1, 4000, 7, (uint64_t)i), 0);
+	emu_sched_run_until(r->np.sched, 10 * EMU_PS_PER_US);
+	cr_assert_eq(r->sink[1].n, 1);
+	cr_assert_eq(r->sink[1].f[0].kind, WIRE_KIND_TRIMMED);
+	cr_assert_arr_eq(r->sink[1].f[0].src_mac, port_mac[1], 6);
+	cr_assert_arr_eq(r->sink[1].f[0].dst_mac, peer_mac[1], 6);
+	run(r);
 	rig_free(r);
 }
 
@@ -1062,6 +1127,81 @@ Test(sw_nic, two_uet_nics_complete_a_message_through_the_switch)
 	sw_link_stats(sw, &sum, emu_sched_now(np.sched));
 	cr_assert_eq(sum.rx_bytes, sum.tx_bytes);
 	cr_assert_eq(sum.rx_drops + sum.tx_drops, 0);
+	for (int i = 0; i < 2; i++)
+		nic_destroy(nic[i]);
+	sw_destroy(sw);
+	net_part_fini(&np);
+}
+
+/* What a tap saw on one link: frames each way, and those whose MACs were not the expected pair. */
+struct mac_tap {
+	const uint8_t *mac[2];  /* [0] the NIC's, [1] the switch port's */
+	uint64_t frames[2], wrong[2];
+};
+
+static void mac_tap_fn(void *arg, uint32_t dir, const struct wire_pkt *pkt, emu_ps_t now)
+{
+	struct mac_tap *t = arg;
+
+	(void)now;
+	t->frames[dir]++;
+	/* dir 0: NIC -> switch, from the NIC's MAC to the port's; dir 1: the reverse */
+	if (memcmp(pkt->src_mac, t->mac[dir], 6) != 0 || memcmp(pkt->dst_mac, t->mac[1 - dir], 6) != 0)
+		t->wrong[dir]++;
+}
+
+Test(sw_nic, nics_address_their_gateway_and_the_switch_readdresses_each_hop)
+{
+	static const uint8_t sw_mac[2][6] = { { 2, 1, 0, 0, 0, 0 }, { 2, 1, 0, 0, 0, 1 } };
+	struct net_part np;
+	struct nic_params np_p;
+	struct sw_params sp;
+	struct nic_neigh neigh[2];
+	struct nic *nic[2];
+	struct net_link link[2];
+	struct mac_tap tap[2];
+	int done = 0;
+
+	cr_assert_eq(net_part_init(&np, 1 << 16, 1 << 15), 0);
+	nic_params_defaults(&np_p);
+	sw_params_defaults(&sp);
+	for (int i = 0; i < 2; i++) {
+		neigh[i].ip = host_ip((uint32_t)i);
+		memset(neigh[i].mac, 0, 6);
+		neigh[i].mac[0] = 2;
+		neigh[i].mac[5] = (uint8_t)(i + 1);
+	}
+	struct sw_env se = { .np = &np, .params = &sp, .node_id = 100, .name = "leaf", .n_ports = 2, .seed = 1 };
+	struct sw *sw = sw_create(&se);
+
+	cr_assert_not_null(sw);
+	for (uint32_t i = 0; i < 2; i++) {
+		struct nic_env env = { .np = &np, .params = &np_p, .fep_id = i, .name = "nic", .ip = neigh[i].ip,
+				       .seed = 1, .neigh = neigh, .n_neigh = 2, .has_gw = true,
+				       .hooks = { .arg = &done, .msg_done = on_done } };
+		memcpy(env.mac, neigh[i].mac, 6);
+		memcpy(env.gw_mac, sw_mac[i], 6);
+		nic[i] = nic_create(&env);
+		cr_assert_not_null(nic[i]);
+		struct net_endpoint a = { nic[i], &nic_dev_ops, 0 }, b = { sw, &sw_dev_ops, i };
+
+		net_link_init(&link[i], &np, BPS, DELAY, a, b);
+		tap[i] = (struct mac_tap){ .mac = { neigh[i].mac, sw_mac[i] } };
+		cr_assert_eq(net_link_add_tap(&link[i], mac_tap_fn, &tap[i]), 0);
+		nic_attach(nic[i], &link[i].dir[0]);
+		sw_attach(sw, i, &link[i].dir[1], true);
+		sw_port_mac(sw, i, sw_mac[i], neigh[i].mac);
+		cr_assert_eq(sw_route_add(sw, neigh[i].ip, &i, 1), 0);
+	}
+	cr_assert_eq(nic_post(nic[0], neigh[1].ip, 65536, 1, 0), 0);
+	cr_assert_eq(nic_post(nic[0], 0x0b000001u, 4096, 2, 0), -EHOSTUNREACH, "the neighbours still decide");
+	emu_sched_run_until(np.sched, EMU_PS_NEVER - 1);
+	cr_assert_eq(done, 1);
+	for (int i = 0; i < 2; i++)
+		for (int d = 0; d < 2; d++) {
+			cr_assert_gt(tap[i].frames[d], 0, "link %d direction %d carried frames", i, d);
+			cr_assert_eq(tap[i].wrong[d], 0, "link %d dir %d: every frame NIC <-> its switch port", i, d);
+		}
 	for (int i = 0; i < 2; i++)
 		nic_destroy(nic[i]);
 	sw_destroy(sw);
