@@ -131,12 +131,12 @@ static void json_hosts(FILE *f, struct ctl_run_state *r, const struct host_sum *
 
 /*
  * One direction of link @p i, sent by its end @p e: what crossed it (net_dir), plus, when a switch sends it, the
- * drops, trims and ECN marks of that switch port's egress.
+ * drops, trims, trimmed packets' drops and ECN marks of that switch port's egress.
  */
 static void json_dir(FILE *f, struct ctl_run_state *r, uint32_t i, int e)
 {
 	const struct net_dir *d = &r->links[i].dir[e];
-	uint64_t drops = d->drops, trims = d->trims, ecn = d->ecn_marks;
+	uint64_t drops = d->drops, trims = d->trims, ecn = d->ecn_marks, trimmed_drops = 0;
 
 	if (r->topo != NULL) {
 		const struct net_topo_end *end = e == 0 ? &r->topo->links[i].a : &r->topo->links[i].b;
@@ -145,14 +145,15 @@ static void json_dir(FILE *f, struct ctl_run_state *r, uint32_t i, int e)
 			sw_port_stats(r->sws[end->dev - r->topo->size.hosts], end->port, &ps, r->end);
 			drops += ps.tx_drops;
 			trims += ps.trims;
+			trimmed_drops = ps.trimmed_tx_drops;
 			for (int c = 0; c < SW_TC_COUNT; c++)
 				ecn += ps.ecn_marked[c];
 		}
 	}
 	fprintf(f, "\"%s\": {\"bytes\": %llu, \"frames\": %llu, \"drops\": %llu, \"trims\": %llu, \"ecn_marks\": %llu, "
-		   "\"pauses\": %llu}", e == 0 ? "ab" : "ba", (unsigned long long)d->bytes, (unsigned long long)d->frames,
-		(unsigned long long)drops, (unsigned long long)trims, (unsigned long long)ecn,
-		(unsigned long long)d->pauses);
+		   "\"pauses\": %llu, \"trimmed_drops\": %llu}", e == 0 ? "ab" : "ba", (unsigned long long)d->bytes,
+		(unsigned long long)d->frames, (unsigned long long)drops, (unsigned long long)trims,
+		(unsigned long long)ecn, (unsigned long long)d->pauses, (unsigned long long)trimmed_drops);
 }
 
 /* One entry per link: both directions, "ab" from a to b (bytes on the wire, FCS included). */

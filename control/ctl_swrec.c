@@ -11,7 +11,8 @@
  */
 #define TRIM_HEADER \
 	"time_utc,sim_time_sec,component_name,component_type,node_id,tier,subtier,ifid,uldl,trims,ivl_trims," \
-	"trimmed_bytes,ivl_trimmed_bytes,egress_packets,ivl_egress_packets,tx_drops,ivl_tx_drops"
+	"trimmed_bytes,ivl_trimmed_bytes,egress_packets,ivl_egress_packets,tx_drops,ivl_tx_drops,trimmed_drops," \
+	"ivl_trimmed_drops"
 
 uint8_t ctl_swrec_tier(const struct net_topo *t, uint32_t dev)
 {
@@ -178,15 +179,19 @@ void ctl_swrec_trim_rows(struct ctl_swrec *sr, emu_ps_t now)
 		struct sw_port_stats s;
 
 		sw_port_stats(sp->sw, sp->port, &s, now);
+		/* trimmed drops of the port: headed out of it, or refused where they arrived on it */
+		uint64_t td = s.trimmed_tx_drops + s.trimmed_rx_drops;
+		uint64_t prev_td = sp->prev.trimmed_tx_drops + sp->prev.trimmed_rx_drops;
 		rec_csv_time_utc(sr->trim, now);
 		fputc(',', f);
 		ctl_rec_put_sec(f, now);
 		put_port_id(f, sp, false);
-		fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)s.trims,
+		fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)s.trims,
 			(unsigned long long)(s.trims - sp->prev.trims), (unsigned long long)s.trimmed_bytes,
-			(unsigned long long)(s.trimmed_bytes - sp->prev.trimmed_bytes), (unsigned long long)sr->eg_pkts[i],
-			(unsigned long long)(sr->eg_pkts[i] - sp->prev_eg_pkts), (unsigned long long)s.tx_drops,
-			(unsigned long long)(s.tx_drops - sp->prev.tx_drops));
+			(unsigned long long)(s.trimmed_bytes - sp->prev.trimmed_bytes),
+			(unsigned long long)sr->eg_pkts[i], (unsigned long long)(sr->eg_pkts[i] - sp->prev_eg_pkts),
+			(unsigned long long)s.tx_drops, (unsigned long long)(s.tx_drops - sp->prev.tx_drops),
+			(unsigned long long)td, (unsigned long long)(td - prev_td));
 		rec_csv_row_done(sr->trim);
 	}
 }

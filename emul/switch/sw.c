@@ -340,6 +340,8 @@ void sw_link_stats(const struct sw *sw, struct sw_port_stats *sum, emu_ps_t now)
 		sum->tx_drops += s.tx_drops;
 		sum->trims += s.trims;
 		sum->trimmed_bytes += s.trimmed_bytes;
+		sum->trimmed_tx_drops += s.trimmed_tx_drops;
+		sum->trimmed_rx_drops += s.trimmed_rx_drops;
 		for (int tc = 0; tc < SW_TC_COUNT; tc++) {
 			sum->ecn_marked[tc] += s.ecn_marked[tc];
 			sum->xoff_tx[tc] += s.xoff_tx[tc];

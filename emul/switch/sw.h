@@ -30,6 +30,7 @@ struct sw;
 	X(DROP_BAD_KIND, "drop: a frame of a kind the switch does not forward") \
 	X(DROP_BAD_PORT, "drop: received on a port number the switch does not have") \
 	X(TRIMS, "packets trimmed instead of dropped") \
+	X(TRIMMED_DROPS, "trimmed packets dropped, whatever the reason (each also counted under its drop reason)") \
 	X(ECN_MARKS, "packets marked CE as their transmission started") \
 	X(PFC_PAUSES_SENT, "PFC pause frames sent (refreshes included), one per class") \
 	X(PFC_RESUMES_SENT, "PFC resume frames sent, one per class") \
@@ -123,6 +124,9 @@ struct sw_port_stats {
 	uint64_t tx_drops;                  /* egress admission drops (and no-link drops) on the port */
 	uint64_t trims;                     /* packets trimmed at this egress port */
 	uint64_t trimmed_bytes;             /* bytes those trims cut away (IP length before minus after) */
+	/* Drops of trimmed packets (trimmed here or upstream), each also a tx_drop or an rx_drop of the port */
+	uint64_t trimmed_tx_drops;          /* headed out of this port: over TC1's bounds, or the port has no link */
+	uint64_t trimmed_rx_drops;          /* arrived on this port: refused at ingress admission, or no route */
 	uint64_t ecn_marked[SW_TC_COUNT];   /* packets marked CE at transmission, per class */
 	uint64_t xoff_tx[SW_TC_COUNT], xon_tx[SW_TC_COUNT]; /* PFC frames sent to the peer, per class */
 	uint64_t xoff_rx[SW_TC_COUNT], xon_rx[SW_TC_COUNT]; /* PFC requests received from the peer, per class */

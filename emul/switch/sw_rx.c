@@ -25,26 +25,47 @@ static uint32_t classify(const struct sw *sw, const struct wire_pkt *pkt)
 	}
 }
 
+/* A drop of a packet that arrived on @p in (ingress admission, no route): counted under @p reason and on the port,
+ * and as a trimmed drop when the packet is trimmed. */
+static void rx_drop(struct sw *sw, struct sw_port *in, const struct wire_pkt *pkt, enum sw_counter reason)
+{
+	sw->c[reason]++;
+	in->st.rx_drops++;
+	if (pkt->kind == WIRE_KIND_TRIMMED) {
+		sw->c[SW_C_TRIMMED_DROPS]++;
+		in->st.trimmed_rx_drops++;
+	}
+}
+
+/* A drop of a packet headed out of @p e (egress admission, no link), counted as rx_drop() does. */
+static void tx_drop(struct sw *sw, struct sw_port *e, const struct wire_pkt *pkt, enum sw_counter reason)
+{
+	sw->c[reason]++;
+	e->st.tx_drops++;
+	if (pkt->kind == WIRE_KIND_TRIMMED) {
+		sw->c[SW_C_TRIMMED_DROPS]++;
+		e->st.trimmed_tx_drops++;
+	}
+}
+
 /*
  * Ingress admission, steps 3 to 6. A lossless packet on a port that has paused its sender for the pool goes to
  * the port's headroom (not checked against the pool); otherwise the packet is charged to the pool and the port's
  * ingress occupancy, a lossless one first sending a pause if that occupancy with it would pass Xoff.
- * Returns false for a drop (counted; nothing stays charged).
+ * Returns SW_C_NONE when admitted, else the drop reason (nothing stays charged; the caller counts it).
  */
-static bool ingress_admit(struct sw *sw, struct sw_port *in, const struct sw_tag *t, emu_ps_t now)
+static enum sw_counter ingress_admit(struct sw *sw, struct sw_port *in, const struct sw_tag *t, emu_ps_t now)
 {
 	uint32_t pool = t->in_pool;
 	uint64_t b = t->bytes;
 
 	if (t->lossless && in->pausing[pool]) {
-		if (in->hr_occ[pool] + b > sw->b.headroom_per_port) {
-			sw->c[SW_C_DROP_HEADROOM]++;
-			return false;
-		}
+		if (in->hr_occ[pool] + b > sw->b.headroom_per_port)
+			return SW_C_DROP_HEADROOM;
 		in->hr_occ[pool] += b;
 		sw->hr_occ[pool] += b;
 		in->in_total[pool] += b;
-		return true;
+		return SW_C_NONE;
 	}
 	if (t->lossless && in->in_occ[pool] + b > sw->b.xoff)
 		sw_pfc_pause(sw, in, pool, now);
@@ -53,11 +74,10 @@ static bool ingress_admit(struct sw *sw, struct sw_port *in, const struct sw_tag
 	if (sw->in_occ[pool] > sw->b.pool_size[pool]) {
 		in->in_occ[pool] -= b;
 		sw->in_occ[pool] -= b;
-		sw->c[SW_C_DROP_INGRESS_POOL]++;
-		return false;
+		return SW_C_DROP_INGRESS_POOL;
 	}
 	in->in_total[pool] += b;
-	return true;
+	return SW_C_NONE;
 }
 
 /* Release the ingress charge of @p t: a lossless release empties the port's headroom first, then its occupancy,
@@ -130,15 +150,13 @@ static bool egress_admit(struct sw *sw, struct sw_port *e, uint32_t ti)
 		bool trimmable = sw->p->trimming_enabled && t->pkt->kind == WIRE_KIND_DATA &&
 				 (role == WIRE_ROLE_TRIMMABLE || role == WIRE_ROLE_TRIMMABLE_RTX);
 
-		if (!trimmable) {
-			sw->c[SW_C_DROP_EGRESS_LIMIT]++;
-			e->st.tx_drops++;
+		if (!trimmable) { /* a packet trimmed upstream is not trimmable again: a trimmed drop */
+			tx_drop(sw, e, t->pkt, SW_C_DROP_EGRESS_LIMIT);
 			return false;
 		}
 		trim(sw, e, t);
 		if (!sw->b.tc_lossless[t->tc] && !egress_fits(sw, e, t->eg_pool, t->bytes, false)) {
-			sw->c[SW_C_DROP_TRIMMED_LIMIT]++;
-			e->st.tx_drops++;
+			tx_drop(sw, e, t->pkt, SW_C_DROP_TRIMMED_LIMIT);
 			return false;
 		}
 	}
@@ -172,16 +190,14 @@ static void forward(struct sw *sw, struct sw_port *in, uint32_t ti, emu_ps_t now
 	struct sw_choice ch;
 
 	if (!sw_ecmp_choose(sw, t->pkt, t->tc, now, &ch)) {
-		sw->c[SW_C_DROP_NO_ROUTE]++;
-		in->st.rx_drops++;
+		rx_drop(sw, in, t->pkt, SW_C_DROP_NO_ROUTE);
 		drop_admitted(sw, ti, now);
 		return;
 	}
 	struct sw_port *e = &sw->ports[ch.port];
 
 	if (e->out == NULL) {
-		sw->c[SW_C_DROP_PORT_DOWN]++;
-		e->st.tx_drops++;
+		tx_drop(sw, e, t->pkt, SW_C_DROP_PORT_DOWN);
 		drop_admitted(sw, ti, now);
 		return;
 	}
@@ -222,8 +238,7 @@ static void sw_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t 
 	uint32_t ti = sw_tag_get(sw);
 
 	if (ti == SW_NIL) {
-		sw->c[SW_C_DROP_NO_TAG]++;
-		in->st.rx_drops++;
+		rx_drop(sw, in, pkt, SW_C_DROP_NO_TAG);
 		goto free;
 	}
 	uint32_t tc = classify(sw, pkt);
@@ -232,8 +247,10 @@ static void sw_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t 
 	*t = (struct sw_tag){ .pkt = pkt, .next = SW_NIL, .bytes = sw_charge_bytes(ip_len), .in_port = (uint16_t)port,
 			      .tc = (uint8_t)tc, .in_pool = sw->b.tc_pool[tc], .eg_pool = sw->b.tc_pool[tc],
 			      .lossless = sw->b.tc_lossless[tc] };
-	if (!ingress_admit(sw, in, t, now)) {
-		in->st.rx_drops++;
+	enum sw_counter why = ingress_admit(sw, in, t, now);
+
+	if (why != SW_C_NONE) {
+		rx_drop(sw, in, pkt, why);
 		sw_tag_put(sw, ti);
 		goto free;
 	}

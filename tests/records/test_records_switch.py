@@ -55,6 +55,7 @@ LB_COLUMNS = [  # switch-packet-handling.md, What is recorded
 TRIM_COLUMNS = [  # docs/records.md, trimming-stats (the pages name no columns)
     'time_utc', 'sim_time_sec', 'component_name', 'component_type', 'node_id', 'tier', 'subtier', 'ifid', 'uldl',
     'trims', 'ivl_trims', 'trimmed_bytes', 'ivl_trimmed_bytes', 'egress_packets', 'ivl_egress_packets', 'tx_drops', 'ivl_tx_drops',
+    'trimmed_drops', 'ivl_trimmed_drops',
 ]
 TRIMMING = ['switch.SharedBufferManager.UETPolicyEnabled=true', 'switch.PacketTrimmer.TrimmingEnabled=true',
             'switch.SharedBufferManager.EnablePFC=[0, 0, 0, 0, 0, 0, 0, 0]',
@@ -241,7 +242,7 @@ def check_trim(out, sim, summary, fab, interval_ps):
     tb = int(port0[-1]['trimmed_bytes'])
     check(tb == trims * (4184 - 44), 'trimming-stats: tor0 port 0 trimmed_bytes %d = %d trims x 4,140 B' % (tb, trims))
     ok = True
-    for c in ('trims', 'trimmed_bytes', 'egress_packets', 'tx_drops'):
+    for c in ('trims', 'trimmed_bytes', 'egress_packets', 'tx_drops', 'trimmed_drops'):
         for k in range(len(want)):
             s = [by_t[t][k] for t in sorted(by_t)]
             ok &= sum(int(r['ivl_' + c]) for r in s) == int(s[-1][c])

@@ -5,12 +5,20 @@ messages complete in every case and nothing is lost for good:
   UET policy + trimming, PFC off: trims happen, every trimmed packet is NACKed and retransmitted;
   UET policy, no trimming, PFC off: the 5 x PlaneBDP queue limit overflows, drops recovered by timeouts;
   PFC with StaticPoolXoffThreshold 100KB (Xon 50KB): real 802.1Qbb pauses in the capture, no drop.
+Then trimmed packets dropped (docs/records.md, trimming-stats): eight senders cannot overflow TC1, since a 62 B
+trimmed frame leaves 67 times faster than its 4,202 B packet arrives and TC1 goes ahead of TC0; so the same rack
+with 96 senders of 256 KiB and PlaneBDP 100KB (TC0 and TC1 limits alike) drops trimmed packets at tor0's port to
+host0. Per-port trimmed_drops, summed over the ports, equals the switch-wide DROP_TRIMMED_LIMIT count and
+summary.json's per-link trimmed_drops; every switch trim either reaches host0 or is one of those drops; the drops
+are recovered by timeouts and all 96 messages complete.
 """
+import csv
 import json
 import os
 import subprocess
 import sys
 import tempfile
+from decimal import Decimal
 
 sys.path.insert(0, os.path.dirname(__file__))
 import uetpcap  # noqa: E402
@@ -29,6 +37,60 @@ def run(uetemu, root, name, sets):
         cmd += ['--set', s]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     return out, json.load(open(os.path.join(out, 'summary.json')))
+
+
+def wide_incast(root, senders, nbytes):
+    """configs/incast.yaml with @senders senders of @nbytes each and no captures, in a new folder: its path."""
+    text = open(os.path.join(root, 'configs/incast.yaml')).read()
+    head, _ = text.split('    list:\n')
+    head = head.replace('hosts_per_rack: 9', 'hosts_per_rack: %d' % (senders + 1))
+    msgs = ''.join('      - {src: host%d, dst: host0, bytes: %s, start: 0us}\n' % (h, nbytes)
+                   for h in range(1, senders + 1))
+    path = os.path.join(tempfile.mkdtemp(prefix='uetemu-incast-wide-'), 'incast-wide.yaml')
+    with open(path, 'w') as f:
+        f.write(head + '    list:\n' + msgs)
+    return path
+
+
+def check_trimmed_drops(uetemu, root):
+    senders = 96
+    cfg = wide_incast(root, senders, '256KiB')
+    out = os.path.join(os.path.dirname(cfg), 'out')
+    cmd = [uetemu, 'run', cfg, '--out', out, '--quiet']
+    for x in [UET, NO_PFC, 'switch.PacketTrimmer.TrimmingEnabled=true',
+              'switch.PacketTrimmer.TrimmingStatsEnabled=true',
+              'nic.TransportProcessingLayers.ScalaUETPdsManager.TrimmingEnabled=true',
+              'switch.SharedBufferManager.PlaneBDP=100KB']:
+        cmd += ['--set', x]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    s = json.load(open(os.path.join(out, 'summary.json')))
+    c = s['counters']
+    limit = s['drop_reasons'].get("switch drop at egress: a trimmed packet over its TC1 queue's bounds", 0)
+    rows = list(csv.DictReader(open(os.path.join(out, 'incast-trimming-stats-0.csv'))))
+    end = max(Decimal(r['sim_time_sec']) for r in rows)
+    last = [r for r in rows if Decimal(r['sim_time_sec']) == end]
+    per_port = [int(r['trimmed_drops']) for r in last]
+    link = [l for l in s['links'] if l['name'] == 'host0-tor0'][0]
+    links = sum(l[d]['trimmed_drops'] for l in s['links'] for d in ('ab', 'ba'))
+    check(s['messages']['completed'] == senders, 'trimmed drops: %d of %d complete' % (s['messages']['completed'],
+                                                                                      senders))
+    check(limit > 0 and sum(per_port) == limit == c['drops'],
+          'trimmed drops: trimming-stats trimmed_drops summed over the %d ports %d = switch DROP_TRIMMED_LIMIT %d '
+          '(the only drops, %d)' % (len(last), sum(per_port), limit, c['drops']))
+    check(per_port[0] == limit and link['ba']['trimmed_drops'] == limit and links == limit,
+          'trimmed drops: all at tor0 port 0, headed to host0 (%d); summary.json host0-tor0 ba trimmed_drops %d, '
+          'all links %d' % (per_port[0], link['ba']['trimmed_drops'], links))
+    ok = True
+    for port in range(len(last)):
+        series = [r for r in rows if r['ifid'] == str(port)]
+        ok &= sum(int(r['ivl_trimmed_drops']) for r in series) == int(series[-1]['trimmed_drops'])
+    check(ok, 'trimmed drops: ivl_trimmed_drops adds up to trimmed_drops on every port')
+    sw_trims = sum(int(r['trims']) for r in last)
+    check(sw_trims == c['trims'] + limit, 'trimmed drops: every switch trim (%d) reached host0 (%d) or was dropped '
+          '(%d)' % (sw_trims, c['trims'], limit))
+    check(c['timeouts'] >= limit and c['retransmits'] == c['nacks'] + c['timeouts'],
+          'trimmed drops: recovered by %d timeouts (%d NACKed trims, %d retransmits)'
+          % (c['timeouts'], c['nacks'], c['retransmits']))
 
 
 def frames(out, name):
@@ -84,6 +146,8 @@ def main():
           'PFC at 100KB: %d 802.1Qbb frames on host1-tor0 in the capture' % len(pfc))
     link = [l for l in s['links'] if l['name'] == 'host1-tor0'][0]
     check(link['ba']['pauses'] > 0, 'summary links: tor0 paused host1 %d times' % link['ba']['pauses'])
+
+    check_trimmed_drops(uetemu, root)
     print('test_incast: %d passed, %d failed' % (0 if failures else 1, len(failures)))
     return 1 if failures else 0
 

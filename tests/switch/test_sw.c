@@ -445,6 +445,51 @@ Test(sw_trim, no_trim_packet_dropped_and_retransmit_gets_one_and_a_half_limits)
 	rig_free(r);
 }
 
+/* A packet an upstream switch trimmed (kind TRIMMED, DSCP TRIMMED 16: TC1 under the UET policy). */
+static struct wire_pkt *trimmed(struct rig *r, uint32_t dst, uint64_t uid)
+{
+	struct wire_pkt *p = data(r, dst, 16, WIRE_ECN_ECT1, 4000, 7, uid);
+
+	p->kind = WIRE_KIND_TRIMMED;
+	p->payload_len = 0;
+	return p;
+}
+
+Test(sw_trim, trimmed_drops_counted_on_the_egress_port_or_where_they_arrived)
+{
+	struct rig *r = trim_rig();
+
+	rx(r, 1, pfc(r, 0, 65535), 0); /* hold TC0 and TC1 at port 1: nothing drains */
+	rx(r, 1, pfc(r, 1, 65535), 0);
+	/* two 4,000 B packets fit the 10,000 B TC0 limit; then each is trimmed to 46 B in TC1, whose 10,000 B hold
+	 * 217 (9,982 B): the 218th to 220th trims are dropped at port 1 (DROP_TRIMMED_LIMIT) */
+	for (int i = 0; i < 2 + 220; i++)
+		rx(r, 0, data(r, host_ip(1), 8, WIRE_ECN_ECT1, 4000, 7, (uint64_t)i), 0);
+	cr_assert_eq(C(r)[SW_C_TRIMS], 220);
+	cr_assert_eq(C(r)[SW_C_DROP_TRIMMED_LIMIT], 3);
+	/* one trimmed upstream, headed to the full TC1 of port 1: not trimmable again, an egress-limit drop */
+	rx(r, 2, trimmed(r, host_ip(1), 1000), 0);
+	cr_assert_eq(C(r)[SW_C_DROP_EGRESS_LIMIT], 1);
+	/* one trimmed upstream with no route: dropped where it arrived, port 2; a plain data packet is not counted */
+	rx(r, 2, trimmed(r, 0x0b000001u, 1001), 0);
+	rx(r, 2, data(r, 0x0b000001u, 8, WIRE_ECN_ECT1, 4000, 7, 1002), 0);
+	cr_assert_eq(C(r)[SW_C_DROP_NO_ROUTE], 2);
+	cr_assert_eq(C(r)[SW_C_TRIMMED_DROPS], 3 + 1 + 1);
+	cr_assert_eq(pst(r, 1).trimmed_tx_drops, 4);
+	cr_assert_eq(pst(r, 1).tx_drops, 4);
+	cr_assert_eq(pst(r, 2).trimmed_rx_drops, 1);
+	cr_assert_eq(pst(r, 2).rx_drops, 2);
+	cr_assert_eq(pst(r, 0).trimmed_tx_drops + pst(r, 0).trimmed_rx_drops + pst(r, 2).trimmed_tx_drops, 0);
+	struct sw_port_stats sum;
+
+	sw_link_stats(r->sw, &sum, 0);
+	cr_assert_eq(sum.trimmed_tx_drops + sum.trimmed_rx_drops, C(r)[SW_C_TRIMMED_DROPS]);
+	run(r);
+	cr_assert_eq(r->sink[1].n, 2 + 217);
+	assert_empty(r);
+	rig_free(r);
+}
+
 /* ---- MAC addresses: a routed hop ---- */
 
 static const uint8_t port_mac[3][6] = { { 2, 1, 0, 7, 0, 0 }, { 2, 1, 0, 7, 0, 1 }, { 2, 1, 0, 7, 0, 2 } };
