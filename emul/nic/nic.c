@@ -464,10 +464,10 @@ static void nic_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t
 	case WIRE_KIND_NACK:
 		nic_rx_nack(nic, pkt, now);
 		break;
-	default:
 	case WIRE_KIND_CM:
 		nic_rx_cm(nic, pkt, now);
 		break;
+	default:
 		nic->c[NIC_C_DROP_BAD_KIND]++;
 		break;
 	}

@@ -235,13 +235,6 @@ int nic_conn_open(struct nic *nic, uint32_t dst_ip, uint16_t *pdc_id, emu_ps_t n
  */
 int nic_post_conn(struct nic *nic, uint16_t pdc_id, uint64_t bytes, uint64_t cookie, emu_ps_t now);
 
-/** Close connection PDC @p pdc_id (PDC_TERMINATED); messages still waiting are dropped. Returns 0 or -ENOENT. */
-int nic_conn_close(struct nic *nic, uint16_t pdc_id, emu_ps_t now);
-
-/**
- * The workload closes the receiving end of a message's PDC (PDC_TERMINATED): the PDC from @p peer_ip whose
- * sending end is @p peer_pdc. Returns 0, or -ENOENT when no such PDC is open.
- */
 /**
  * The host sends connection-management message @p cm to @p dst_ip (the RDMA application's connection setup,
  * seed 003): a 62 B frame to UDP port WIRE_UDP_PORT_CM in the control egress class, CONTROL codepoint, not
@@ -250,6 +243,13 @@ int nic_conn_close(struct nic *nic, uint16_t pdc_id, emu_ps_t now);
  */
 int nic_cm_send(struct nic *nic, uint32_t dst_ip, const struct wire_cm *cm, emu_ps_t now);
 
+/** Close connection PDC @p pdc_id (PDC_TERMINATED); messages still waiting are dropped. Returns 0 or -ENOENT. */
+int nic_conn_close(struct nic *nic, uint16_t pdc_id, emu_ps_t now);
+
+/**
+ * The workload closes the receiving end of a message's PDC (PDC_TERMINATED): the PDC from @p peer_ip whose
+ * sending end is @p peer_pdc. Returns 0, or -ENOENT when no such PDC is open.
+ */
 int nic_close_rcv(struct nic *nic, uint32_t peer_ip, uint16_t peer_pdc, emu_ps_t now);
 
 /** PFC per traffic class (ecn-pfc-stats): frames sent and received, and the time the NIC's sending was paused. */
