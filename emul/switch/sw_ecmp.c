@@ -11,6 +11,7 @@ static const uint32_t crc_nibble[16] = {
 
 #define SW_FLOW_KEY_LEN 13 /* protocol 1, source port 2, destination port 2, source address 4, destination 4 */
 #define SW_DPR_MASK 0x1ffu /* dpr: the low 9 bits of (destination address - 1) */
+#define SW_SPREAD_BITS 7  /* crc32WithSalt spreads 2^7 consecutive source ports evenly (EntropyMaskBits' default) */
 
 static uint32_t crc32_run(uint32_t crc, const uint8_t *b, size_t n)
 {
@@ -56,9 +57,88 @@ static uint16_t hash_crc32(const struct wire_pkt *p)
 	return fold16(~crc32_run(0xffffffffu, k, sizeof(k)));
 }
 
+/*
+ * crc32WithSalt's salted part (docs/switch.md). A linear map over GF(2) that the salt chooses, an invertible
+ * xorshift triple, then a 16-bit fold: different switches read different combinations of the CRC's bits, which
+ * de-correlates adjacent tiers. Then the non-linear finalizer: times an odd multiplier plus an offset, both from
+ * the salt, mod 2^16. Its carries only run upwards, so the low k bits of the result are a bijection of the low k
+ * bits of the fold: whatever spreads evenly over 2^k members before it still does after it.
+ */
+static uint16_t salt_lin(uint32_t salt, uint32_t c)
+{
+	c ^= c >> (1 + (salt & 15));
+	c ^= c << (1 + ((salt >> 4) & 15));
+	c ^= c >> (1 + ((salt >> 8) & 15));
+	return fold16(c);
+}
+
+static uint16_t salt_mix(uint32_t salt, uint32_t c)
+{
+	return (uint16_t)(salt_lin(salt, c) * (uint16_t)((salt >> 12) | 1) + (uint16_t)(salt >> 20));
+}
+
+/* Rank over GF(2) of the @p n low-@p n-bit vectors @p v (n <= 16); the vectors are reduced in place. */
+static uint32_t rank_low(uint16_t *v, uint32_t n)
+{
+	uint32_t r = 0;
+
+	for (uint32_t bit = 0; bit < n && r < n; bit++) {
+		uint32_t piv = r;
+		while (piv < n && !((v[piv] >> bit) & 1u))
+			piv++;
+		if (piv == n)
+			continue;
+		uint16_t t = v[piv];
+		v[piv] = v[r];
+		v[r] = t;
+		for (uint32_t i = 0; i < n; i++)
+			if (i != r && ((v[i] >> bit) & 1u))
+				v[i] ^= v[r];
+		r++;
+	}
+	return r;
+}
+
+/*
+ * Does @p salt spread consecutive entropy values evenly? For every m <= SW_SPREAD_BITS, the low m bits of the
+ * hash must be a full-rank (so exactly balanced) function of the low m bits of the UDP source port: then 2^m
+ * consecutive aligned source ports (a Default Packet Spraying cycle: 256..383 at EntropyMaskBits 7) land evenly
+ * on any set of 2^j <= 2^m members. The CRC's linear part maps source-port bit i to the CRC of a key holding only
+ * that bit (initial value 0, no inversion); the affine constants do not change ranks.
+ */
+static bool salt_spreads(uint32_t salt)
+{
+	uint16_t g[SW_SPREAD_BITS], v[SW_SPREAD_BITS];
+
+	for (uint32_t i = 0; i < SW_SPREAD_BITS; i++) {
+		uint8_t k[SW_FLOW_KEY_LEN] = { 0 };
+		uint16_t sp = (uint16_t)(1u << i);
+
+		k[1] = (uint8_t)(sp >> 8);
+		k[2] = (uint8_t)sp;
+		g[i] = salt_lin(salt, crc32_run(0, k, sizeof(k)));
+	}
+	for (uint32_t m = 1; m <= SW_SPREAD_BITS; m++) {
+		for (uint32_t i = 0; i < m; i++)
+			v[i] = (uint16_t)(g[i] & ((1u << m) - 1));
+		if (rank_low(v, m) < m)
+			return false;
+	}
+	return true;
+}
+
 uint32_t sw_ecmp_salt(uint32_t node_id)
 {
-	return sw_mix32(node_id + 0x9e3779b9u);
+	uint32_t salt = 0;
+
+	/* The first of a fixed sequence of candidates from the node id that spreads evenly: about 1 in 60 does, so
+	 * this ends within a few hundred tries; the bound only keeps it finite. */
+	for (uint32_t k = 0; k < (1u << 16); k++) {
+		salt = sw_mix32(node_id + 0x9e3779b9u + k * 0x632be5abu);
+		if (salt_spreads(salt))
+			break;
+	}
+	return salt;
 }
 
 uint16_t sw_flow_hash(uint8_t method, uint32_t salt, const struct wire_pkt *p, uint32_t n)
@@ -70,9 +150,9 @@ uint16_t sw_flow_hash(uint8_t method, uint32_t salt, const struct wire_pkt *p, u
 		return 0; /* not UDP: one shared flow identity */
 	switch (method) {
 	case SW_HASH_CRC32_SALT:
-		/* seeded with the salt, then the non-linear finalizer mixed with the salt */
+		/* seeded with the salt, then the salt's linear mix and the non-linear finalizer */
 		flow_key(p, k);
-		return fold16(sw_mix32(~crc32_run(salt, k, sizeof(k)) ^ salt));
+		return salt_mix(salt, ~crc32_run(salt, k, sizeof(k)));
 	case SW_HASH_CRC32:
 		return hash_crc32(p);
 	case SW_HASH_HASH_SALT:

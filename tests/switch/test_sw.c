@@ -865,6 +865,43 @@ Test(sw_ecmp, every_method_deterministic_and_only_salted_ones_depend_on_the_node
 	cr_assert_eq(sw_flow_hash(SW_HASH_HASH_SALT, s1, &p, 4), (uint16_t)((v >> 16) ^ (v & 0xffff)));
 }
 
+/*
+ * crc32WithSalt spreads a Default Packet Spraying cycle (source ports 256..383, EntropyMaskBits 7) exactly evenly
+ * over any set of 2^j <= 128 members, at every switch, for any flow; and two switches see one flow's 128 values
+ * spread independently (every pair of members equally often): adjacent tiers are de-correlated. The unsalted crc32
+ * picks the same member at both (polarization), as the page says.
+ */
+Test(sw_ecmp, crc32_with_salt_spreads_a_spraying_cycle_evenly_and_decorrelates_tiers)
+{
+	for (uint32_t node = 0; node < 48; node++) {
+		uint32_t salt = sw_ecmp_salt(node);
+
+		for (uint32_t n = 2; n <= 128; n *= 2) {
+			uint32_t cnt[128] = { 0 };
+
+			for (uint16_t sp = 256; sp < 384; sp++) {
+				struct wire_pkt f = flow(0x0a000001u + node * 7, 0x0a000100u + node, sp);
+				cnt[sw_flow_hash(SW_HASH_CRC32_SALT, salt, &f, n) % n]++;
+			}
+			for (uint32_t m = 0; m < n; m++)
+				cr_assert_eq(cnt[m], 128 / n, "node %u, %u members: member %u has %u of 128", node, n, m,
+					     cnt[m]);
+		}
+	}
+	/* two adjacent switches (node ids 1 and 2), 4 members each: one flow's 128 values over the 16 pairs */
+	uint32_t s1 = sw_ecmp_salt(1), s2 = sw_ecmp_salt(2), joint[4][4] = { { 0 } }, same_crc = 0;
+
+	for (uint16_t sp = 256; sp < 384; sp++) {
+		struct wire_pkt f = flow(0x0a000003u, 0x0a000020u, sp);
+		joint[sw_flow_hash(SW_HASH_CRC32_SALT, s1, &f, 4) % 4][sw_flow_hash(SW_HASH_CRC32_SALT, s2, &f, 4) % 4]++;
+		same_crc += sw_flow_hash(SW_HASH_CRC32, s1, &f, 4) % 4 == sw_flow_hash(SW_HASH_CRC32, s2, &f, 4) % 4;
+	}
+	for (int a = 0; a < 4; a++)
+		for (int b = 0; b < 4; b++)
+			cr_assert_eq(joint[a][b], 8, "members (%d, %d): %u of 128", a, b, joint[a][b]);
+	cr_assert_eq(same_crc, 128, "crc32 (no salt): the same member at both switches");
+}
+
 Test(sw_ecmp, dpr_member_is_low_9_bits_of_destination_minus_1_mod_set_size)
 {
 	struct rig *r = rig_alloc();
