@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import uetpcap  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
-from checks import check, failures  # noqa: E402
+from checks import check, summary  # noqa: E402
 
 DEFAULT = 'Default Packet Spraying'  # sprays every flow over the 4 uplinks: leaf0-spine0 carries data both ways
 SPRAY = 'nic.TransportProcessingLayers.ScalaUETPdsManager.PacketSprayingType='
@@ -125,8 +125,7 @@ def main():
     check(down['ba']['drops'] > 10 and s['counters']['timeouts'] > 0,
           'faults: host3-tor0 down 20..60 us lost %d frames to host3, recovered by %d timeouts'
           % (down['ba']['drops'], s['counters']['timeouts']))
-    print('test_fabrics: %d passed, %d failed' % (0 if failures else 1, len(failures)))
-    return 1 if failures else 0
+    return summary('test_fabrics')
 
 
 if __name__ == '__main__':

@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import uetpcap  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
-from checks import check, failures  # noqa: E402
+from checks import check, summary  # noqa: E402
 
 NO_PFC = 'switch.SharedBufferManager.EnablePFC=[0, 0, 0, 0, 0, 0, 0, 0]'
 UET = 'switch.SharedBufferManager.UETPolicyEnabled=true'
@@ -148,8 +148,7 @@ def main():
     check(link['ba']['pauses'] > 0, 'summary links: tor0 paused host1 %d times' % link['ba']['pauses'])
 
     check_trimmed_drops(uetemu, root)
-    print('test_incast: %d passed, %d failed' % (0 if failures else 1, len(failures)))
-    return 1 if failures else 0
+    return summary('test_incast')
 
 
 if __name__ == '__main__':

@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import uetpcap  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
-from checks import check, failures  # noqa: E402
+from checks import check, summary  # noqa: E402
 
 
 def run(uetemu, root, out):
@@ -91,19 +91,18 @@ def main():
     check(sorted(uses) == list(range(256, 384)) and set(uses.values()) == {2},
           'a lone 1 MiB message uses each port 256..383 exactly twice (uet-nic-multipath.md)')
 
-    summary = json.load(open(os.path.join(a, 'summary.json')))
-    check(summary['messages']['posted'] == 10 and summary['messages']['completed'] == 10,
-          'summary: 10 posted, 10 completed')
-    check(summary['seed'] == 18760 and summary['mode'] == 'virtual', 'summary: seed 18760, virtual')
-    h1 = [h for h in summary['hosts'] if h['name'] == 'host1'][0]
+    sj = json.load(open(os.path.join(a, 'sj.json')))
+    check(sj['messages']['posted'] == 10 and sj['messages']['completed'] == 10,
+          'sj: 10 posted, 10 completed')
+    check(sj['seed'] == 18760 and sj['mode'] == 'virtual', 'sj: seed 18760, virtual')
+    h1 = [h for h in sj['hosts'] if h['name'] == 'host1'][0]
     check(h1['rx_payload_bytes'] == 10 * 1048576, 'host1 received 10 MiB of payload')
     rows = open(os.path.join(a, 'pair-uet-events-0.csv')).read().splitlines()
     check(rows[0] == 'time_utc,sim_time_ns,component_name,FEP_ID,local_PDC_ID,remote_PDC_ID,wqe_ID,'
           'wqe_size_bytes,ev_type', 'uet-events header')
     evs = [r.split(',')[-1] for r in rows[1:]]
     check(evs.count('WQE_COMPLETE') == 10 and evs.count('RECV_COMPLETE') == 10, '10 WQE_COMPLETE, 10 RECV_COMPLETE')
-    print('test_pair: %d passed, %d failed' % (0 if failures else 1, len(failures)))
-    return 1 if failures else 0
+    return summary('test_pair')
 
 
 if __name__ == '__main__':

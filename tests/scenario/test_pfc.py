@@ -12,7 +12,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import uetpcap  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
-from checks import check, failures  # noqa: E402
+from checks import check, summary  # noqa: E402
 
 
 def main():
@@ -56,8 +56,7 @@ def main():
     link = s['links'][0]
     check(link['name'] == 'l0' and link['ba']['pauses'] == xoff and link['ab']['pauses'] == 0,
           'summary links: %d pauses from host1 to host0 on l0' % link['ba']['pauses'])
-    print('test_pfc: %d passed, %d failed' % (0 if failures else 1, len(failures)))
-    return 1 if failures else 0
+    return summary('test_pfc')
 
 
 if __name__ == '__main__':
