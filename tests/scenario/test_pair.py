@@ -91,10 +91,10 @@ def main():
     check(sorted(uses) == list(range(256, 384)) and set(uses.values()) == {2},
           'a lone 1 MiB message uses each port 256..383 exactly twice (uet-nic-multipath.md)')
 
-    sj = json.load(open(os.path.join(a, 'sj.json')))
+    sj = json.load(open(os.path.join(a, 'summary.json')))
     check(sj['messages']['posted'] == 10 and sj['messages']['completed'] == 10,
-          'sj: 10 posted, 10 completed')
-    check(sj['seed'] == 18760 and sj['mode'] == 'virtual', 'sj: seed 18760, virtual')
+          'summary: 10 posted, 10 completed')
+    check(sj['seed'] == 18760 and sj['mode'] == 'virtual', 'summary: seed 18760, virtual')
     h1 = [h for h in sj['hosts'] if h['name'] == 'host1'][0]
     check(h1['rx_payload_bytes'] == 10 * 1048576, 'host1 received 10 MiB of payload')
     rows = open(os.path.join(a, 'pair-uet-events-0.csv')).read().splitlines()
