@@ -48,17 +48,27 @@ def member_bytes(out, sw, lo_us, hi_us):
 
 def main():
     uetemu, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    s = run(uetemu, root, 'configs/incast.yaml', [
+    s, out = run(uetemu, root, 'configs/incast.yaml', [
         'switch.SharedBufferManager.UETPolicyEnabled=true', 'switch.PacketTrimmer.TrimmingEnabled=true',
         'switch.SharedBufferManager.EnablePFC=[0, 0, 0, 0, 0, 0, 0, 0]',
-        'nic.TransportProcessingLayers.ScalaUETPdsManager.TrimmingEnabled=true'])
+        'nic.TransportProcessingLayers.ScalaUETPdsManager.TrimmingEnabled=true'], keep=True)
+    # The receiver's switch queue: tor0's downlink egress queue of pool 0 (data), sampled every 1 us
+    # (scala-switch-agg-buff-stats; in a rack only tor0 -> host0 queues data). Bounded by the UET policy's queue
+    # limit with trimming, PlaneBDP (300 KB), plus the frame being sent.
+    with open(os.path.join(out, 'incast-scala-switch-agg-buff-stats-0.csv'), newline='') as fh:
+        peak = max(int(r['ivl_max_bytes']) for r in csv.DictReader(fh)
+                   if r['buff_id'] == 'egressQueue' and r['uldl'] == 'dl' and r['pool_num'] == '0')
+    shutil.rmtree(out)
+    print('     incast: peak of the receiver\'s switch queue (tor0 -> host0, data) %d B' % peak)
+    check(0 < peak <= 300_000 + 4_200, 'incast: the receiver\'s switch queue stays within PlaneBDP + one frame')
     f = s['messages']['fct_us']
     ideal = 8 * 2 * 1048576 * 8 / (LINE_GOODPUT * 1e3) + 6.0  # us: bytes at line rate + one 6 us base RTT
     print('     incast: FCT min %.3f / p50 %.3f / max %.3f us, ideal %.3f us, %d trims'
           % (f['min'], f['p50'], f['max'], ideal, s['counters']['trims']))
     check(s['messages']['completed'] == 8, 'incast: 8 of 8 complete')
-    # Fairness (completion times within 10 % of each other) is issue 5's goal and not met yet: one sender
-    # finishes far ahead (see the issue's note). Printed, not asserted, until NSCC's fairness is fixed.
+    # Fairness (completion times within 10 % of each other) is issue 5's goal and not met: the sender whose
+    # frames the switch takes first in the opening burst keeps the larger window, and NSCC at the defaults
+    # converges too slowly to even it out within the incast (docs/nscc.md, Incast fairness). Printed only.
     print('     incast: completion-time spread %.1f %% (goal: within 10 %%)' % (100 * (f['max'] - f['min']) / f['max']))
     check(f['max'] <= 1.25 * ideal, 'incast: the last completes within 25 % of the ideal')
 
