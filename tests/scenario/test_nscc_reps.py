@@ -54,13 +54,14 @@ def main():
         'nic.TransportProcessingLayers.ScalaUETPdsManager.TrimmingEnabled=true'], keep=True)
     # The receiver's switch queue: tor0's downlink egress queue of pool 0 (data), sampled every 1 us
     # (scala-switch-agg-buff-stats; in a rack only tor0 -> host0 queues data). Bounded by the UET policy's queue
-    # limit with trimming, PlaneBDP (300 KB), plus the frame being sent.
+    # limits with trimming: PlaneBDP (300 KB) for first transmissions, 1.5 x for TRIMMABLE_RTX, plus the frame
+    # being sent. (With NSCC it stays under 300 KB: tests/bench/bench_cc.py prints 297,064 B; without, 447,688 B.)
     with open(os.path.join(out, 'incast-scala-switch-agg-buff-stats-0.csv'), newline='') as fh:
         peak = max(int(r['ivl_max_bytes']) for r in csv.DictReader(fh)
                    if r['buff_id'] == 'egressQueue' and r['uldl'] == 'dl' and r['pool_num'] == '0')
     shutil.rmtree(out)
     print('     incast: peak of the receiver\'s switch queue (tor0 -> host0, data) %d B' % peak)
-    check(0 < peak <= 300_000 + 4_200, 'incast: the receiver\'s switch queue stays within PlaneBDP + one frame')
+    check(0 < peak <= 450_000 + 4_200, 'incast: the receiver\'s switch queue stays within 1.5 x PlaneBDP + one frame')
     f = s['messages']['fct_us']
     ideal = 8 * 2 * 1048576 * 8 / (LINE_GOODPUT * 1e3) + 6.0  # us: bytes at line rate + one 6 us base RTT
     print('     incast: FCT min %.3f / p50 %.3f / max %.3f us, ideal %.3f us, %d trims'
