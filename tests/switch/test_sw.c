@@ -1160,61 +1160,6 @@ static void on_done(void *arg, uint64_t cookie, emu_ps_t now)
 	(*(int *)arg)++;
 }
 
-Test(sw_nic, two_uet_nics_complete_a_message_through_the_switch)
-{
-	struct net_part np;
-	struct nic_params np_p;
-	struct sw_params sp;
-	struct nic_neigh neigh[2];
-	struct nic *nic[2];
-	struct net_link link[2];
-	int done = 0;
-
-	cr_assert_eq(net_part_init(&np, 1 << 16, 1 << 15), 0);
-	nic_params_defaults(&np_p);
-	sw_params_defaults(&sp);
-	for (int i = 0; i < 2; i++) {
-		neigh[i].ip = host_ip((uint32_t)i);
-		memset(neigh[i].mac, 0, 6);
-		neigh[i].mac[5] = (uint8_t)(i + 1);
-	}
-	struct sw_env se = { .np = &np, .params = &sp, .node_id = 100, .name = "leaf", .n_ports = 2, .seed = 1 };
-	struct sw *sw = sw_create(&se);
-
-	cr_assert_not_null(sw);
-	for (uint32_t i = 0; i < 2; i++) {
-		struct nic_env env = { .np = &np, .params = &np_p, .fep_id = i, .name = "nic", .ip = neigh[i].ip,
-				       .seed = 1, .neigh = neigh, .n_neigh = 2,
-				       .hooks = { .arg = &done, .msg_done = on_done } };
-		memcpy(env.mac, neigh[i].mac, 6);
-		nic[i] = nic_create(&env);
-		cr_assert_not_null(nic[i]);
-		struct net_endpoint a = { nic[i], &nic_dev_ops, 0 }, b = { sw, &sw_dev_ops, i };
-
-		net_link_init(&link[i], &np, BPS, DELAY, a, b);
-		nic_attach(nic[i], &link[i].dir[0]);
-		sw_attach(sw, i, &link[i].dir[1], true);
-		cr_assert_eq(sw_route_add(sw, neigh[i].ip, &i, 1), 0);
-	}
-	cr_assert_eq(nic_post(nic[0], neigh[1].ip, 1048576, 1, 0), 0);
-	emu_sched_run_until(np.sched, EMU_PS_NEVER - 1);
-	cr_assert_eq(done, 1);
-	const uint64_t *c = sw_counters(sw);
-
-	cr_assert_eq(c[SW_C_FORWARDED], c[SW_C_RX_FRAMES], "every frame forwarded, none dropped");
-	cr_assert_eq(c[SW_C_TX_FRAMES], c[SW_C_RX_FRAMES]);
-	cr_assert_geq(c[SW_C_FORWARDED], 256 * 2);
-	struct sw_port_stats sum;
-
-	sw_link_stats(sw, &sum, emu_sched_now(np.sched));
-	cr_assert_eq(sum.rx_bytes, sum.tx_bytes);
-	cr_assert_eq(sum.rx_drops + sum.tx_drops, 0);
-	for (int i = 0; i < 2; i++)
-		nic_destroy(nic[i]);
-	sw_destroy(sw);
-	net_part_fini(&np);
-}
-
 /* What a tap saw on one link: frames each way, and those whose MACs were not the expected pair. */
 struct mac_tap {
 	const uint8_t *mac[2];  /* [0] the NIC's, [1] the switch port's */
@@ -1232,60 +1177,105 @@ static void mac_tap_fn(void *arg, uint32_t dir, const struct wire_pkt *pkt, emu_
 		t->wrong[dir]++;
 }
 
-Test(sw_nic, nics_address_their_gateway_and_the_switch_readdresses_each_hop)
-{
-	static const uint8_t sw_mac[2][6] = { { 2, 1, 0, 0, 0, 0 }, { 2, 1, 0, 0, 0, 1 } };
+/* Two UET NICs on a two-port switch, one link each (host_ip(0) on port 0, host_ip(1) on port 1). With @p gw each
+ * NIC addresses its switch port gw[i] and the port is given its MAC and its peer's; @p tap, if set, watches link i. */
+struct nic_rig {
 	struct net_part np;
 	struct nic_params np_p;
 	struct sw_params sp;
 	struct nic_neigh neigh[2];
 	struct nic *nic[2];
 	struct net_link link[2];
-	struct mac_tap tap[2];
-	int done = 0;
+	struct sw *sw;
+	int done;
+};
 
-	cr_assert_eq(net_part_init(&np, 1 << 16, 1 << 15), 0);
-	nic_params_defaults(&np_p);
-	sw_params_defaults(&sp);
+static struct nic_rig *nic_rig_start(const uint8_t (*gw)[6], struct mac_tap *tap)
+{
+	struct nic_rig *r = calloc(1, sizeof(*r));
+
+	cr_assert_not_null(r);
+	cr_assert_eq(net_part_init(&r->np, 1 << 16, 1 << 15), 0);
+	nic_params_defaults(&r->np_p);
+	sw_params_defaults(&r->sp);
 	for (int i = 0; i < 2; i++) {
-		neigh[i].ip = host_ip((uint32_t)i);
-		memset(neigh[i].mac, 0, 6);
-		neigh[i].mac[0] = 2;
-		neigh[i].mac[5] = (uint8_t)(i + 1);
+		r->neigh[i].ip = host_ip((uint32_t)i);
+		memset(r->neigh[i].mac, 0, 6);
+		r->neigh[i].mac[0] = 2;
+		r->neigh[i].mac[5] = (uint8_t)(i + 1);
 	}
-	struct sw_env se = { .np = &np, .params = &sp, .node_id = 100, .name = "leaf", .n_ports = 2, .seed = 1 };
-	struct sw *sw = sw_create(&se);
+	struct sw_env se = { .np = &r->np, .params = &r->sp, .node_id = 100, .name = "leaf", .n_ports = 2, .seed = 1 };
 
-	cr_assert_not_null(sw);
+	r->sw = sw_create(&se);
+	cr_assert_not_null(r->sw);
 	for (uint32_t i = 0; i < 2; i++) {
-		struct nic_env env = { .np = &np, .params = &np_p, .fep_id = i, .name = "nic", .ip = neigh[i].ip,
-				       .seed = 1, .neigh = neigh, .n_neigh = 2, .has_gw = true,
-				       .hooks = { .arg = &done, .msg_done = on_done } };
-		memcpy(env.mac, neigh[i].mac, 6);
-		memcpy(env.gw_mac, sw_mac[i], 6);
-		nic[i] = nic_create(&env);
-		cr_assert_not_null(nic[i]);
-		struct net_endpoint a = { nic[i], &nic_dev_ops, 0 }, b = { sw, &sw_dev_ops, i };
+		struct nic_env env = { .np = &r->np, .params = &r->np_p, .fep_id = i, .name = "nic", .ip = r->neigh[i].ip,
+				       .seed = 1, .neigh = r->neigh, .n_neigh = 2, .has_gw = gw != NULL,
+				       .hooks = { .arg = &r->done, .msg_done = on_done } };
+		memcpy(env.mac, r->neigh[i].mac, 6);
+		if (gw != NULL)
+			memcpy(env.gw_mac, gw[i], 6);
+		r->nic[i] = nic_create(&env);
+		cr_assert_not_null(r->nic[i]);
+		struct net_endpoint a = { r->nic[i], &nic_dev_ops, 0 }, b = { r->sw, &sw_dev_ops, i };
 
-		net_link_init(&link[i], &np, BPS, DELAY, a, b);
-		tap[i] = (struct mac_tap){ .mac = { neigh[i].mac, sw_mac[i] } };
-		cr_assert_eq(net_link_add_tap(&link[i], mac_tap_fn, &tap[i]), 0);
-		nic_attach(nic[i], &link[i].dir[0]);
-		sw_attach(sw, i, &link[i].dir[1], true);
-		sw_port_mac(sw, i, sw_mac[i], neigh[i].mac);
-		cr_assert_eq(sw_route_add(sw, neigh[i].ip, &i, 1), 0);
+		net_link_init(&r->link[i], &r->np, BPS, DELAY, a, b);
+		if (tap != NULL)
+			cr_assert_eq(net_link_add_tap(&r->link[i], mac_tap_fn, &tap[i]), 0);
+		nic_attach(r->nic[i], &r->link[i].dir[0]);
+		sw_attach(r->sw, i, &r->link[i].dir[1], true);
+		if (gw != NULL)
+			sw_port_mac(r->sw, i, gw[i], r->neigh[i].mac);
+		cr_assert_eq(sw_route_add(r->sw, r->neigh[i].ip, &i, 1), 0);
 	}
-	cr_assert_eq(nic_post(nic[0], neigh[1].ip, 65536, 1, 0), 0);
-	cr_assert_eq(nic_post(nic[0], 0x0b000001u, 4096, 2, 0), -EHOSTUNREACH, "the neighbours still decide");
-	emu_sched_run_until(np.sched, EMU_PS_NEVER - 1);
-	cr_assert_eq(done, 1);
+	return r;
+}
+
+static void nic_rig_free(struct nic_rig *r)
+{
+	for (int i = 0; i < 2; i++)
+		nic_destroy(r->nic[i]);
+	sw_destroy(r->sw);
+	net_part_fini(&r->np);
+	free(r);
+}
+
+Test(sw_nic, two_uet_nics_complete_a_message_through_the_switch)
+{
+	struct nic_rig *r = nic_rig_start(NULL, NULL);
+
+	cr_assert_eq(nic_post(r->nic[0], r->neigh[1].ip, 1048576, 1, 0), 0);
+	emu_sched_run_until(r->np.sched, EMU_PS_NEVER - 1);
+	cr_assert_eq(r->done, 1);
+	const uint64_t *c = sw_counters(r->sw);
+
+	cr_assert_eq(c[SW_C_FORWARDED], c[SW_C_RX_FRAMES], "every frame forwarded, none dropped");
+	cr_assert_eq(c[SW_C_TX_FRAMES], c[SW_C_RX_FRAMES]);
+	cr_assert_geq(c[SW_C_FORWARDED], 256 * 2);
+	struct sw_port_stats sum;
+
+	sw_link_stats(r->sw, &sum, emu_sched_now(r->np.sched));
+	cr_assert_eq(sum.rx_bytes, sum.tx_bytes);
+	cr_assert_eq(sum.rx_drops + sum.tx_drops, 0);
+	nic_rig_free(r);
+}
+
+Test(sw_nic, nics_address_their_gateway_and_the_switch_readdresses_each_hop)
+{
+	static const uint8_t sw_mac[2][6] = { { 2, 1, 0, 0, 0, 0 }, { 2, 1, 0, 0, 0, 1 } };
+	struct mac_tap tap[2] = { { .mac = { NULL, sw_mac[0] } }, { .mac = { NULL, sw_mac[1] } } };
+	struct nic_rig *r = nic_rig_start(sw_mac, tap);
+
+	for (int i = 0; i < 2; i++)
+		tap[i].mac[0] = r->neigh[i].mac;
+	cr_assert_eq(nic_post(r->nic[0], r->neigh[1].ip, 65536, 1, 0), 0);
+	cr_assert_eq(nic_post(r->nic[0], 0x0b000001u, 4096, 2, 0), -EHOSTUNREACH, "the neighbours still decide");
+	emu_sched_run_until(r->np.sched, EMU_PS_NEVER - 1);
+	cr_assert_eq(r->done, 1);
 	for (int i = 0; i < 2; i++)
 		for (int d = 0; d < 2; d++) {
 			cr_assert_gt(tap[i].frames[d], 0, "link %d direction %d carried frames", i, d);
 			cr_assert_eq(tap[i].wrong[d], 0, "link %d dir %d: every frame NIC <-> its switch port", i, d);
 		}
-	for (int i = 0; i < 2; i++)
-		nic_destroy(nic[i]);
-	sw_destroy(sw);
-	net_part_fini(&np);
+	nic_rig_free(r);
 }
