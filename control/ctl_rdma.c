@@ -451,6 +451,18 @@ static double pair_gbps(const struct ctl_rdma *rd, uint32_t i)
 	return rt ? (double)rd->sum[i].window_bytes * 8.0 * 1000.0 / (double)rt : 0.0;
 }
 
+double ctl_rdma_host_gbps(const struct ctl_rdma *rd, uint32_t host)
+{
+	double g = 0.0;
+
+	if (rd == NULL)
+		return 0.0;
+	for (uint32_t i = 0; i < rd->place.n_pairs; i++)
+		if (rd->pairs[i].responder == host)
+			g += pair_gbps(rd, i);
+	return g;
+}
+
 /* The earliest and latest setup completion of pair @p i's connections, in ps (0, 0 if none was set up). */
 static void pair_setup(const struct ctl_rdma *rd, uint32_t i, emu_ps_t *first, emu_ps_t *last)
 {

@@ -58,6 +58,8 @@ static void sum_hosts(struct ctl_run_state *r, struct host_sum *hs)
 		emu_ps_t span = hs[i].last_done - hs[i].first_start;
 		/* payload bits / ps = Tb/s; x 1000 = Gb/s */
 		hs[i].goodput_gbps = span ? (double)hs[i].rx_msg_bytes * 8.0 * 1000.0 / (double)span : 0.0;
+		/* a Responder of the ScalaRdma application: its WQEs' bytes in the recording window over RunTime */
+		hs[i].goodput_gbps += ctl_rdma_host_gbps(r->rdma, i);
 	}
 }
 

@@ -116,6 +116,8 @@ uint64_t ctl_rdma_wqes_done(const struct ctl_rdma *rd);
 void ctl_rdma_json(struct ctl_rdma *rd, FILE *f);
 /** The RDMA application's part of the summary table: per pair goodput, WQE latency percentiles. */
 void ctl_rdma_print(struct ctl_rdma *rd, FILE *f);
+/** Goodput host @p host received as a Responder: its pairs' goodput_gbps summed (0 for NULL or no pair). */
+double ctl_rdma_host_gbps(const struct ctl_rdma *rd, uint32_t host);
 /** Free; accepts NULL. */
 void ctl_rdma_destroy(struct ctl_rdma *rd);
 
