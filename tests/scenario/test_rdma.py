@@ -179,6 +179,10 @@ def lone_wqe_checks(uetemu, root, tmp):
                    check=True, stdout=subprocess.DEVNULL)
     s = json.load(open(os.path.join(out, 'summary.json')))
     check(len(s['rdma']['pairs']) == 8, 'default scenario: 8 pairs')
+    hg = {h['name']: h['goodput_gbps'] for h in s['hosts']}
+    check(all(abs(hg[p['responder']] - p['goodput_gbps']) < 1e-9 and hg[p['initiator']] == 0
+              for p in s['rdma']['pairs']),
+          'hosts[].goodput_gbps: each Responder shows its pair\'s goodput, each Initiator 0')
     print('     default scenario, each Initiator against 250,000 B per lone-WQE time on its path:')
     for p in s['rdma']['pairs']:
         d = path_delays(s, p['initiator'], p['responder'])
