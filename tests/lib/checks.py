@@ -1,7 +1,11 @@
-"""The check list every Python test of uetemu prints: one 'ok   ' or 'FAIL ' line per check, failures kept."""
+"""The check list every Python test of uetemu prints: one 'ok   ' or 'FAIL ' line per check, failures kept; one
+scratch folder per test process for its outputs, removed when every check passed and kept for a look otherwise."""
+import shutil
+import tempfile
 
 failures = []
 _passed = [0]
+_work = []
 
 
 def check(cond, what):
@@ -14,7 +18,21 @@ def check(cond, what):
     return cond
 
 
-def summary(name):
-    """Print '<name>: N passed, M failed' over every check so far; returns the exit status (1 on any failure)."""
+def workdir():
+    """The test's scratch folder, made on first use: make run outputs under it (tempfile.mkdtemp(dir=workdir()))."""
+    if not _work:
+        _work.append(tempfile.mkdtemp(prefix='uetemu-test-'))
+    return _work[0]
+
+
+def finish(name):
+    """Print '<name>: N passed, M failed' over every check so far; remove the scratch folder when all passed, else
+    say where it is. Returns the exit status (1 on any failure)."""
     print('%s: %d passed, %d failed' % (name, _passed[0], len(failures)))
-    return 1 if failures else 0
+    if failures:
+        if _work:
+            print('outputs kept in %s' % _work[0])
+        return 1
+    if _work:
+        shutil.rmtree(_work[0], ignore_errors=True)
+    return 0

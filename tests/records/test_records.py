@@ -12,23 +12,21 @@ two runs. The config's lab fixture (topology.links[].impair) adds trims, a drop 
 also show NACKs, retransmissions and selective ACKs.
 Usage: test_records.py UETEMU REPO_ROOT
 """
-import datetime
 import filecmp
 import json
 import os
 import re
 import subprocess
 import sys
-import tempfile
 from decimal import Decimal
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
-from checks import check, failures  # noqa: E402
+from checks import check, finish, workdir  # noqa: E402
+from recfmt import ps_of_sec, time_utc_of  # noqa: E402
 
 SIM = 'records'
 INTERVAL_PS = 10 * 10**6  # NDStatsReportInterval 10us
 LINK_GBPS = 400           # the default DataRate
-EPOCH = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)  # virtual time: sim time 0
 MON = 'nic.TransportProcessingLayers.ScalaUETMonitor.'
 
 TS_COLUMNS = [
@@ -126,13 +124,10 @@ def read_csv(path):
     return lines[0].split(','), [line.split(',') for line in lines[1:-1]]
 
 
-def ps_of_sec(text):
-    return int(Decimal(text) * 10**12)
-
 
 def check_time_utc(rows, name):
     bad = [r for r in rows
-           if r[0] != (EPOCH + datetime.timedelta(seconds=ps_of_sec(r[1]) // 10**12)).strftime('%Y-%m-%d %H:%M:%S')]
+           if r[0] != time_utc_of(r[1])]
     check(not bad, '%s: time_utc is 2026-01-01 00:00:00 UTC + sim_time_sec (%d rows)' % (name, len(rows)))
 
 
@@ -355,7 +350,7 @@ def check_triggers(root, uetemu, tmp, rows):
 
 def main():
     uetemu, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    tmp = tempfile.mkdtemp(prefix='uetemu-records-')
+    tmp = workdir()
     a, b = os.path.join(tmp, 'a'), os.path.join(tmp, 'b')
     run(uetemu, root, a)
     run(uetemu, root, b)
@@ -380,11 +375,7 @@ def main():
     run(uetemu, root, out, 'nic.EnableTransportStats=false', 'simulation.EnableNetDeviceStatLogging=false',
         MON + 'EnableUETMonitor=false', 'simulation.EnablePFCECNStatsLogging=false')
     check(not [n for n in os.listdir(out) if n.endswith('.csv')], 'records turned off: no CSV written')
-    if failures:
-        print('%d check(s) failed; outputs kept in %s' % (len(failures), tmp))
-        return 1
-    subprocess.run(['rm', '-rf', tmp])
-    return 0
+    return finish('test_records')
 
 
 if __name__ == '__main__':

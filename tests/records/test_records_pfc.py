@@ -11,21 +11,18 @@ counts, interval columns adding up; pcie-stats payload against summary.json and 
 file when off, net-buff-stats only with both of its switches); byte-identical records across two runs.
 Usage: test_records_pfc.py UETEMU REPO_ROOT
 """
-import datetime
 import filecmp
 import json
 import os
 import subprocess
 import sys
-import tempfile
-from decimal import Decimal, ROUND_HALF_UP
+from decimal import Decimal
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
-from checks import check, failures  # noqa: E402
+from checks import check, finish, workdir  # noqa: E402
+from recfmt import PS_PER_US, ps_of_sec, ps_of_us, quot, read_rows as read_csv, schedule, time_utc_of  # noqa: E402
 
 SIM = 'pfc'
-EPOCH = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)  # virtual time: sim time 0
-PS_PER_US = 10**6
 MSG_BYTES = 8 * 4 * 2**20  # configs/pfc.yaml: 8 messages of 4 MiB from host0 to host1
 WQE_BYTES = 92             # NIC_PCIE_WQE: the doorbell, 64 B + 28 B of UDP and IPv4 headers
 
@@ -62,40 +59,13 @@ def run(uetemu, config, out, *sets):
     subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
 
 
-def read_csv(path, columns, name):
-    with open(path) as f:
-        lines = f.read().split('\n')
-    check(lines[-1] == '', '%s ends with a newline' % name)
-    header, rows = lines[0].split(','), [line.split(',') for line in lines[1:-1]]
-    check(header == columns, '%s: the %d columns, in order' % (name, len(columns)))
-    check(all(len(r) == len(columns) for r in rows), '%s: %d columns on every row (%d rows)'
-          % (name, len(columns), len(rows)))
-    return [dict(zip(columns, r)) for r in rows]
 
 
-def ps_of_sec(text):
-    return int(Decimal(text) * 10**12)
 
-
-def ps_of_us(text):
-    return int(Decimal(text) * PS_PER_US)
-
-
-def quot(num, den, digits=6):
-    """num / den rounded half up to digits decimals, as the records write it."""
-    if den == 0:
-        return Decimal(0).quantize(Decimal(1).scaleb(-digits))
-    return (Decimal(num) / Decimal(den)).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
-
-
-def schedule(interval_ps, end_ps):
-    times = list(range(interval_ps, end_ps + 1, interval_ps))
-    return times + ([end_ps] if not times or times[-1] != end_ps else [])
 
 
 def check_times(rows, name):
-    bad = [r for r in rows if r['time_utc'] != (EPOCH + datetime.timedelta(
-        seconds=ps_of_sec(r['sim_time_sec']) // 10**12)).strftime('%Y-%m-%d %H:%M:%S')]
+    bad = [r for r in rows if r['time_utc'] != time_utc_of(r['sim_time_sec'])]
     check(not bad, '%s: time_utc is 2026-01-01 00:00:00 UTC + sim_time_sec' % name)
 
 
@@ -278,7 +248,7 @@ def main():
     global ROOT
     uetemu, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     config = os.path.join(ROOT, 'configs/pfc.yaml')
-    tmp = tempfile.mkdtemp(prefix='uetemu-records-pfc-')
+    tmp = workdir()
 
     # 1. ecn-pfc-stats (on by default) every 10 us, so rows fall before the first pause too; pcie-stats on; and
     # net-buff-stats every 25 us, its own interval.
@@ -339,11 +309,7 @@ def main():
         s2 = json.load(f)
     check_pcie(out, s2, 10 * PS_PER_US, nic_link='504.320', nic_lanes='16', name='pcie-stats (default lanes)')
 
-    if failures:
-        print('%d check(s) failed; outputs kept in %s' % (len(failures), tmp))
-        return 1
-    subprocess.run(['rm', '-rf', tmp])
-    return 0
+    return finish('test_records_pfc')
 
 
 if __name__ == '__main__':

@@ -19,14 +19,14 @@ import os
 import subprocess
 import sys
 import tempfile
-from decimal import Decimal, ROUND_HALF_UP
+from decimal import Decimal
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
-from checks import check, failures  # noqa: E402
+from checks import check, finish  # noqa: E402
+from recfmt import ps_of_sec, quot, read_rows as read_csv, schedule  # noqa: E402
 
 FCS = 4
 ETH_HDR = 14          # a switch charges a packet's IP size: wire = charge + Ethernet header + FCS
-PS_PER_S = 10**12
 ND_COLUMNS = [  # simulation-output-files.md, Network Device Statistics
     'time_utc', 'sim_time_sec', 'component_name', 'nd_name', 'component_type', 'ifid', 'uldl', 'node_id', 'tier',
     'subtier', 'total_packets_tx', 'total_packets_rx', 'total_bytes_tx_GB', 'total_bytes_rx_GB',
@@ -75,29 +75,8 @@ def run(uetemu, config, out, sets):
         return json.load(f)
 
 
-def read_csv(path, columns, name):
-    with open(path) as f:
-        lines = f.read().split('\n')
-    check(lines[0] == ','.join(columns), '%s: the header, literally (%d columns)' % (name, len(columns)))
-    rows = [line.split(',') for line in lines[1:-1]]
-    check(lines[-1] == '' and all(len(r) == len(columns) for r in rows),
-          '%s: %d columns on every row (%d rows)' % (name, len(columns), len(rows)))
-    return [dict(zip(columns, r)) for r in rows]
 
 
-def ps_of_sec(text):
-    return int(Decimal(text) * PS_PER_S)
-
-
-def quot(num, den, digits):
-    if den == 0:
-        return Decimal(0).quantize(Decimal(1).scaleb(-digits))
-    return (Decimal(num) / Decimal(den)).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
-
-
-def schedule(interval_ps, end_ps):
-    times = list(range(interval_ps, end_ps + 1, interval_ps))
-    return times + ([end_ps] if not times or times[-1] != end_ps else [])
 
 
 class Fabric:
@@ -407,10 +386,7 @@ def main():
         run(uetemu, leaf_spine, out, ['switch.EnableLoadBalancingStats=false'])
         check(not os.path.exists(os.path.join(out, 'leaf-spine-scala-switch-load-balancing-stats-0.csv')),
               'leaf-spine: no load-balancing record with EnableLoadBalancingStats false')
-    if failures:
-        print('%d check(s) failed' % len(failures))
-        sys.exit(1)
-    print('all checks passed')
+    sys.exit(finish('test_records_switch'))
 
 
 if __name__ == '__main__':

@@ -17,14 +17,14 @@ sys.path.insert(0, os.path.dirname(__file__))
 import uetpcap  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
-from checks import check, summary  # noqa: E402
+from checks import check, finish, workdir  # noqa: E402
 
 DEFAULT = 'Default Packet Spraying'  # sprays every flow over the 4 uplinks: leaf0-spine0 carries data both ways
 SPRAY = 'nic.TransportProcessingLayers.ScalaUETPdsManager.PacketSprayingType='
 
 
 def run(uetemu, root, cfg, sets, out=None):
-    out = out or tempfile.mkdtemp(prefix='uetemu-fabric-')
+    out = out or tempfile.mkdtemp(prefix='uetemu-fabric-', dir=workdir())
     cmd = [uetemu, 'run', os.path.join(root, cfg), '--out', out, '--quiet']
     for s in sets:
         cmd += ['--set', s]
@@ -34,7 +34,7 @@ def run(uetemu, root, cfg, sets, out=None):
 
 def with_host_capture(root):
     """configs/leaf-spine.yaml with host0-leaf0 captured too, written into a new folder: (config, folder)."""
-    out = tempfile.mkdtemp(prefix='uetemu-fabric-mac-')
+    out = tempfile.mkdtemp(prefix='uetemu-fabric-mac-', dir=workdir())
     text = open(os.path.join(root, 'configs/leaf-spine.yaml')).read()
     old = '  - {name: leaf0-spine0, link: leaf0-spine0}\n'
     assert old in text
@@ -125,7 +125,7 @@ def main():
     check(down['ba']['drops'] > 10 and s['counters']['timeouts'] > 0,
           'faults: host3-tor0 down 20..60 us lost %d frames to host3, recovered by %d timeouts'
           % (down['ba']['drops'], s['counters']['timeouts']))
-    return summary('test_fabrics')
+    return finish('test_fabrics')
 
 
 if __name__ == '__main__':

@@ -24,14 +24,14 @@ sys.path.insert(0, os.path.dirname(__file__))
 import uetpcap  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
-from checks import check, summary  # noqa: E402
+from checks import check, finish, workdir  # noqa: E402
 
 NO_PFC = 'switch.SharedBufferManager.EnablePFC=[0, 0, 0, 0, 0, 0, 0, 0]'
 UET = 'switch.SharedBufferManager.UETPolicyEnabled=true'
 
 
 def run(uetemu, root, name, sets):
-    out = os.path.join(tempfile.mkdtemp(prefix='uetemu-incast-'), name)
+    out = os.path.join(tempfile.mkdtemp(prefix='uetemu-incast-', dir=workdir()), name)
     cmd = [uetemu, 'run', os.path.join(root, 'configs/incast.yaml'), '--out', out, '--quiet']
     for s in sets:
         cmd += ['--set', s]
@@ -46,7 +46,7 @@ def wide_incast(root, senders, nbytes):
     head = head.replace('hosts_per_rack: 9', 'hosts_per_rack: %d' % (senders + 1))
     msgs = ''.join('      - {src: host%d, dst: host0, bytes: %s, start: 0us}\n' % (h, nbytes)
                    for h in range(1, senders + 1))
-    path = os.path.join(tempfile.mkdtemp(prefix='uetemu-incast-wide-'), 'incast-wide.yaml')
+    path = os.path.join(tempfile.mkdtemp(prefix='uetemu-incast-wide-', dir=workdir()), 'incast-wide.yaml')
     with open(path, 'w') as f:
         f.write(head + '    list:\n' + msgs)
     return path
@@ -148,7 +148,7 @@ def main():
     check(link['ba']['pauses'] > 0, 'summary links: tor0 paused host1 %d times' % link['ba']['pauses'])
 
     check_trimmed_drops(uetemu, root)
-    return summary('test_incast')
+    return finish('test_incast')
 
 
 if __name__ == '__main__':

@@ -15,14 +15,14 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
-from checks import check, summary  # noqa: E402
+from checks import check, finish, workdir  # noqa: E402
 
 SPRAY = 'nic.TransportProcessingLayers.ScalaUETPdsManager.PacketSprayingType='
 LINE_GOODPUT = 400 * 4096 / 4202  # Gb/s of payload at 400 Gb/s with 106 B of headers per 4,096 B
 
 
 def run(uetemu, root, cfg, sets, keep=False):
-    out = tempfile.mkdtemp(prefix='uetemu-cc-')
+    out = tempfile.mkdtemp(prefix='uetemu-cc-', dir=workdir())
     cmd = [uetemu, 'run', os.path.join(root, cfg), '--out', out, '--quiet']
     for s in sets:
         cmd += ['--set', s]
@@ -113,7 +113,7 @@ def main():
           'gray failure: within a few RTTs REPS sends < 2 %% of leaf0\'s uplink bytes to the failed member '
           '(%.1f %%), Default keeps > 15 %% (%.1f %%)' % (100 * share['Recycled Entropy Packet Spraying'],
                                                           100 * share['Default Packet Spraying']))
-    return summary('test_nscc_reps')
+    return finish('test_nscc_reps')
 
 
 if __name__ == '__main__':

@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import uetpcap  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
-from checks import check, summary  # noqa: E402
+from checks import check, finish, workdir  # noqa: E402
 
 
 def run(uetemu, root, out):
@@ -26,7 +26,7 @@ def run(uetemu, root, out):
 
 def main():
     uetemu, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    tmp = tempfile.mkdtemp(prefix='uetemu-pair-')
+    tmp = tempfile.mkdtemp(prefix='uetemu-pair-', dir=workdir())
     a, b = os.path.join(tmp, 'a'), os.path.join(tmp, 'b')
     run(uetemu, root, a)
     run(uetemu, root, b)
@@ -102,7 +102,7 @@ def main():
           'wqe_size_bytes,ev_type', 'uet-events header')
     evs = [r.split(',')[-1] for r in rows[1:]]
     check(evs.count('WQE_COMPLETE') == 10 and evs.count('RECV_COMPLETE') == 10, '10 WQE_COMPLETE, 10 RECV_COMPLETE')
-    return summary('test_pair')
+    return finish('test_pair')
 
 
 if __name__ == '__main__':

@@ -12,12 +12,12 @@ sys.path.insert(0, os.path.dirname(__file__))
 import uetpcap  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
-from checks import check, summary  # noqa: E402
+from checks import check, finish, workdir  # noqa: E402
 
 
 def main():
     uetemu, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    out = tempfile.mkdtemp(prefix='uetemu-pfc-')
+    out = tempfile.mkdtemp(prefix='uetemu-pfc-', dir=workdir())
     subprocess.run([uetemu, 'run', os.path.join(root, 'configs/pfc.yaml'), '--out', out, '--quiet'], check=True,
                    stdout=subprocess.DEVNULL)
     frames = [(t, uetpcap.decode(f)) for t, f in uetpcap.read_pcap(os.path.join(out, 'pfc.pcap'))]
@@ -56,7 +56,7 @@ def main():
     link = s['links'][0]
     check(link['name'] == 'l0' and link['ba']['pauses'] == xoff and link['ab']['pauses'] == 0,
           'summary links: %d pauses from host1 to host0 on l0' % link['ba']['pauses'])
-    return summary('test_pfc')
+    return finish('test_pfc')
 
 
 if __name__ == '__main__':

@@ -19,7 +19,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
-from checks import check, failures  # noqa: E402
+from checks import check, finish, workdir  # noqa: E402
 import uetpcap  # noqa: E402
 
 HEADER = ['job_id', 'time_utc', 'sim_time_sec', 'metric_name', 'perf_metric_usec', 'transfer_size', 'start_time_sec',
@@ -197,7 +197,7 @@ def lone_wqe_checks(uetemu, root, tmp):
 
 def main():
     uetemu, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    tmp = tempfile.mkdtemp(prefix='uetemu-rdma-')
+    tmp = tempfile.mkdtemp(prefix='uetemu-rdma-', dir=workdir())
 
     cap_cfg = os.path.join(tmp, 'capture.yaml')  # the config with a capture on host1's link
     with open(os.path.join(root, 'configs/rdma-rack.yaml')) as f:
@@ -214,7 +214,10 @@ def main():
     body = rows[1:]
     check(len(body) > 0, 'rdma-perf has rows (%d)' % len(body))
     check(all(len(r) == len(HEADER) for r in body), 'every row has %d columns' % len(HEADER))
-    check(all(float(r[4]) > 0 for r in body), 'every perf_metric_usec > 0')
+    lone_us = lone_wqe_ps([NIC_DELAY_PS, NIC_DELAY_PS]) / 1e6
+    check(all(float(r[4]) >= lone_us for r in body),
+          'every perf_metric_usec at least the lone-WQE time through tor0, %.6f us (min %.6f us)'
+          % (lone_us, min(float(r[4]) for r in body) if body else 0))
     check(all(float(r[2]) < STOP_S for r in body), 'every completion before the stop time (260 us)')
     check(all(r[3] == 'RDMA-WRITE' and r[5] == '250000' and r[9] == 'RDMA_VERB_POST_WRITE' for r in body),
           'metric_name RDMA-WRITE, transfer_size 250000, rdma_verb RDMA_VERB_POST_WRITE')
@@ -249,10 +252,8 @@ def main():
     setup_checks(uetemu, root, tmp, s, os.path.join(tmp, 'a', 'setup.pcap'))
     lone_wqe_checks(uetemu, root, tmp)
 
-    if failures:
-        print('%d check(s) failed' % len(failures))
-        sys.exit(1)
+    return finish('test_rdma')
 
 
 if __name__ == '__main__':
-    main()
+    sys.exit(main())

@@ -1,0 +1,47 @@
+"""How uetemu writes its CSV records, for the record tests: times, fixed-point quotients, the report schedule."""
+import datetime
+from decimal import Decimal, ROUND_HALF_UP
+
+from checks import check
+
+EPOCH = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)  # virtual time: sim time 0
+PS_PER_S = 10**12
+PS_PER_US = 10**6
+
+
+def ps_of_sec(text):
+    return int(Decimal(text) * PS_PER_S)
+
+
+def ps_of_us(text):
+    return int(Decimal(text) * PS_PER_US)
+
+
+def quot(num, den, digits=6):
+    """num / den rounded half up to digits decimals, as the records write it (0 over 0 is 0)."""
+    if den == 0:
+        return Decimal(0).quantize(Decimal(1).scaleb(-digits))
+    return (Decimal(num) / Decimal(den)).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+
+
+def schedule(interval_ps, end_ps):
+    """The periodic rows' times: every interval up to the end, and one at the end if it is not on the grid."""
+    times = list(range(interval_ps, end_ps + 1, interval_ps))
+    return times + ([end_ps] if not times or times[-1] != end_ps else [])
+
+
+def read_rows(path, columns, name):
+    """The rows of a record as dicts, checking its header is exactly @p columns, every row as wide, and the last
+    line ends with a newline."""
+    with open(path) as f:
+        lines = f.read().split('\n')
+    check(lines[0] == ','.join(columns), '%s: the %d columns, in order' % (name, len(columns)))
+    rows = [line.split(',') for line in lines[1:-1]]
+    check(lines[-1] == '' and all(len(r) == len(columns) for r in rows),
+          '%s: %d columns on every row (%d rows), a newline at the end' % (name, len(columns), len(rows)))
+    return [dict(zip(columns, r)) for r in rows]
+
+
+def time_utc_of(sim_time_sec):
+    """The time_utc a row of simulated time @p sim_time_sec (text, seconds) carries: the epoch + whole seconds."""
+    return (EPOCH + datetime.timedelta(seconds=ps_of_sec(sim_time_sec) // PS_PER_S)).strftime('%Y-%m-%d %H:%M:%S')
