@@ -808,6 +808,33 @@ local function ses_rdv_ext(ctx, tree, off)
 	return SES_RDV_EXT_LEN
 end
 
+-- The Info column's words for a request: its opcode, then SOM and EOM when set.
+local function ses_info(ctx, opcode, som, eom)
+	local s = name_of(SES_OPCODE, opcode)
+	if som then
+		s = s .. " SOM"
+	end
+	if eom then
+		s = s .. " EOM"
+	end
+	info(ctx, s)
+end
+
+-- A request header of @len bytes at @off and the extension its opcode carries after it (atomic, or rendezvous
+-- where @rdv allows it); the total length, or nil when the extension is short.
+local function ses_with_ext(ctx, tree, off, len, opcode, rdv)
+	local ext = 0
+	if ATOMIC_EXT_OPCODES[opcode] then
+		ext = ses_atomic_ext(ctx, tree, off + len)
+	elseif rdv and RDV_EXT_OPCODES[opcode] then
+		ext = ses_rdv_ext(ctx, tree, off + len)
+	end
+	if ext == nil then
+		return nil
+	end
+	return len + ext
+end
+
 -- Standard request, 44 B (+ extension).
 local function ses_std(ctx, tree, off)
 	local tvb = ctx.tvb
@@ -841,28 +868,9 @@ local function ses_std(ctx, tree, off)
 		tree:add(f["ses.message_offset"], tvb(off + 36, 4))
 	end
 	tree:add(f["ses.request_length"], tvb(off + 40, 4))
-	local s = name_of(SES_OPCODE, opcode)
-	if som then
-		s = s .. " SOM"
-	end
-	if eom then
-		s = s .. " EOM"
-	end
-	info(ctx, s)
+	ses_info(ctx, opcode, som, eom)
 	ctx.ses_plen, ctx.ses_moff, ctx.ses_plen_item = plen, moff, tree
-	local len = SES_REQ_STD_MIN_HDR_LEN
-	local ext
-	if ATOMIC_EXT_OPCODES[opcode] then
-		ext = ses_atomic_ext(ctx, tree, off + len)
-	elseif RDV_EXT_OPCODES[opcode] then
-		ext = ses_rdv_ext(ctx, tree, off + len)
-	else
-		ext = 0
-	end
-	if ext == nil then
-		return nil
-	end
-	return len + ext
+	return ses_with_ext(ctx, tree, off, SES_REQ_STD_MIN_HDR_LEN, opcode, true)
 end
 
 -- Small (20 B) and medium (32 B) requests share their first 12 bytes.
@@ -894,22 +902,8 @@ local function ses_small_medium(ctx, tree, off, medium)
 	if not (som and eom) then
 		tree:add_proto_expert_info(E.small_flags)
 	end
-	local s = name_of(SES_OPCODE, opcode)
-	if som then
-		s = s .. " SOM"
-	end
-	if eom then
-		s = s .. " EOM"
-	end
-	info(ctx, s)
-	local ext = 0
-	if ATOMIC_EXT_OPCODES[opcode] then
-		ext = ses_atomic_ext(ctx, tree, off + len)
-	end
-	if ext == nil then
-		return nil
-	end
-	return len + ext
+	ses_info(ctx, opcode, som, eom)
+	return ses_with_ext(ctx, tree, off, len, opcode, false)
 end
 
 -- Responses: 12 B default, 20 B with data, 12 B small with data.
