@@ -280,18 +280,20 @@ static void cm_reply(struct ctl_rdma *rd, struct rdma_conn *k, const struct wire
  */
 void ctl_rdma_cm(struct ctl_rdma *rd, uint32_t host, uint32_t src_ip, const struct wire_cm *cm, emu_ps_t now)
 {
+	/* the Initiator's id in a request and a reply, the Responder's (bit 31 set) in a ReadyToUse */
 	uint32_t id = cm->type == WIRE_CM_REQ ? cm->local_id : cm->remote_id;
+	uint32_t resp_bit = cm->type == WIRE_CM_RTU ? RDMA_CM_RESP_ID : 0;
 	bool to_resp = cm->type != WIRE_CM_REP;
 
 	if (rd == NULL || now >= rd->tl.stop)
 		return;
-	if (to_resp)
-		id &= cm->type == WIRE_CM_RTU ? ~RDMA_CM_RESP_ID : ~0u;
-	if (id == 0 || id > rd->n_conns || (cm->type == WIRE_CM_RTU && !(cm->remote_id & RDMA_CM_RESP_ID))) {
+	uint32_t ci = (id & ~RDMA_CM_RESP_ID) - 1; /* id 0 wraps past n_conns */
+
+	if ((id & RDMA_CM_RESP_ID) != resp_bit || ci >= rd->n_conns) {
 		rd->cm_invalid++;
 		return;
 	}
-	struct rdma_conn *k = &rd->conns[id - 1];
+	struct rdma_conn *k = &rd->conns[ci];
 	const struct app_pair *p = &rd->pairs[k->pair];
 	uint32_t me = to_resp ? p->responder : p->initiator, peer = to_resp ? p->initiator : p->responder;
 
@@ -307,7 +309,7 @@ void ctl_rdma_cm(struct ctl_rdma *rd, uint32_t host, uint32_t src_ip, const stru
 			return;
 		}
 		k->resp_ready = true; /* the Responder's end of the queue pair */
-		struct wire_cm rep = { .type = WIRE_CM_REP, .connection = (uint16_t)k->idx, .local_id = RDMA_CM_RESP_ID | id,
+		struct wire_cm rep = { .type = WIRE_CM_REP, .connection = (uint16_t)k->idx, .local_id = RDMA_CM_RESP_ID | (ci + 1),
 				       .remote_id = cm->local_id };
 		cm_send(rd, me, peer, &rep, now);
 		break;
