@@ -34,11 +34,8 @@ struct rdma_conn {
 	uint32_t idx;      /* connection number within the pair, from 0 */
 	uint16_t pdc;      /* the Initiator NIC's connection PDC */
 	bool open;         /* the Initiator's end exists: the reply came, the connection is set up */
-	bool resp_ready;   /* the Responder's end exists: it answered a request */
 	bool established;  /* the Responder has the ReadyToUse */
-	uint32_t resp_qpn; /* the Initiator's PDC id, as the ReadyToUse told the Responder */
 	uint32_t tries;    /* requests sent */
-	emu_ps_t req_at;   /* the first request */
 	emu_ps_t setup_at; /* the reply reached the Initiator (0: not yet) */
 	uint64_t sent;     /* WQEs posted (num_wqe_sent) */
 	uint64_t done;     /* WQEs completed (num_wqe_complete) */
@@ -244,7 +241,6 @@ static void ev_conn_start(void *a, void *b, emu_ps_t now)
 
 	if (now >= rd->tl.stop)
 		return;
-	k->req_at = now;
 	send_req(rd, k, now);
 }
 
@@ -308,9 +304,9 @@ void ctl_rdma_cm(struct ctl_rdma *rd, uint32_t host, uint32_t src_ip, const stru
 			rd->cm_not_listening++;
 			return;
 		}
-		k->resp_ready = true; /* the Responder's end of the queue pair */
-		struct wire_cm rep = { .type = WIRE_CM_REP, .connection = (uint16_t)k->idx, .local_id = RDMA_CM_RESP_ID | (ci + 1),
-				       .remote_id = cm->local_id };
+		/* the Responder's end of the queue pair: its id for the connection, sent back in the reply */
+		struct wire_cm rep = { .type = WIRE_CM_REP, .connection = (uint16_t)k->idx,
+				       .local_id = RDMA_CM_RESP_ID | (ci + 1), .remote_id = cm->local_id };
 		cm_send(rd, me, peer, &rep, now);
 		break;
 	}
@@ -319,7 +315,6 @@ void ctl_rdma_cm(struct ctl_rdma *rd, uint32_t host, uint32_t src_ip, const stru
 		break;
 	default: /* WIRE_CM_RTU */
 		k->established = true;
-		k->resp_qpn = cm->qpn;
 		break;
 	}
 }
