@@ -515,8 +515,8 @@ void ctl_rdma_json(struct ctl_rdma *rd, FILE *f)
 		ctl_rec_put_sec(f, s0);
 		fputs(", \"setup_last_s\": ", f);
 		ctl_rec_put_sec(f, s1);
-		fprintf(f, ", \"wqes_completed\": %llu, \"goodput_gbps\": %.3f}", (unsigned long long)rd->sum[i].completed,
-			pair_gbps(rd, i));
+		fprintf(f, ", \"wqes_completed\": %llu, \"goodput_gbps\": %.3f}",
+			(unsigned long long)rd->sum[i].completed, pair_gbps(rd, i));
 	}
 	fprintf(f, "%s],\n    \"wqe_latency_us\": {\"p50\": %.3f, \"p99\": %.3f, \"max\": %.3f}},\n",
 		rd->place.n_pairs ? "\n  " : "", lat_us(rd, 50), lat_us(rd, 99), lat_us(rd, 100));
