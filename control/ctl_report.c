@@ -120,7 +120,8 @@ static void json_hosts(FILE *f, struct ctl_run_state *r, const struct host_sum *
 		const uint64_t *c = nic_counters(r->nics[i]);
 		fprintf(f, "    {\"name\": \"%s\", \"ip\": ", r->cfg->hosts[i].name);
 		json_ip(f, r->cfg->hosts[i].ip);
-		fprintf(f, ", \"tx_bytes\": %llu, \"rx_bytes\": %llu, \"rx_payload_bytes\": %llu, \"goodput_gbps\": %.3f",
+		fprintf(f, ", \"tx_bytes\": %llu, \"rx_bytes\": %llu, \"rx_payload_bytes\": %llu, "
+			   "\"goodput_gbps\": %.3f",
 			(unsigned long long)c[NIC_C_TX_BYTES], (unsigned long long)c[NIC_C_RX_BYTES],
 			(unsigned long long)c[NIC_C_RX_PAYLOAD_BYTES], hs[i].goodput_gbps);
 		fprintf(f, ", \"counters\": {");
@@ -322,7 +323,8 @@ int ctl_report(struct ctl_run_state *r, char *err, size_t errlen)
 	if (r->opts->mode == CTL_MODE_REALTIME)
 		json_ext_rx(f, r);
 	if (r->opts->mode == CTL_MODE_REALTIME)
-		fprintf(f, "  \"realtime\": {\"polls\": %llu, \"max_lateness_ns\": %.3f, \"passes_late_over_1us\": %llu},\n",
+		fprintf(f, "  \"realtime\": {\"polls\": %llu, \"max_lateness_ns\": %.3f, "
+			   "\"passes_late_over_1us\": %llu},\n",
 			(unsigned long long)r->polls, (double)r->late_max / 1e3, (unsigned long long)r->late_events);
 	json_hosts(f, r, hs);
 	json_links(f, r);

@@ -54,7 +54,8 @@ LB_COLUMNS = [  # switch-packet-handling.md, What is recorded
 ]
 TRIM_COLUMNS = [  # docs/records.md, trimming-stats (the pages name no columns)
     'time_utc', 'sim_time_sec', 'component_name', 'component_type', 'node_id', 'tier', 'subtier', 'ifid', 'uldl',
-    'trims', 'ivl_trims', 'trimmed_bytes', 'ivl_trimmed_bytes', 'egress_packets', 'ivl_egress_packets', 'tx_drops', 'ivl_tx_drops',
+    'trims', 'ivl_trims', 'trimmed_bytes', 'ivl_trimmed_bytes', 'egress_packets', 'ivl_egress_packets', 'tx_drops',
+    'ivl_tx_drops',
     'trimmed_drops', 'ivl_trimmed_drops',
 ]
 TRIMMING = ['switch.SharedBufferManager.UETPolicyEnabled=true', 'switch.PacketTrimmer.TrimmingEnabled=true',
@@ -262,14 +263,16 @@ def check_buf(out, sim, summary, fab, interval_ps, name, pools):
     check(ok, '%s agg-buff-stats: min <= mean <= max; ivl_max_pct_util = 100 x max / buffer_limit' % name)
     series = {}
     for r in rows:
-        series.setdefault((r['component_name'], r['buff_id'], r['uldl'], r['pool_num']), []).append(int(r['total_bytes']))
+        key = (r['component_name'], r['buff_id'], r['uldl'], r['pool_num'])
+        series.setdefault(key, []).append(int(r['total_bytes']))
     check(all(v == sorted(v) for v in series.values()), '%s agg-buff-stats: total_bytes never decreases' % name)
     last = {k: v[-1] for k, v in series.items()}
     shared_ok = all(last[(c, 'sharedBuffer', '-', p)] ==
                     last.get((c, 'ingressUsage', 'ul', p), 0) + last.get((c, 'ingressUsage', 'dl', p), 0)
                     for (c, b, u, p) in last if b == 'sharedBuffer')
     check(shared_ok and max(last.values()) > 1000000,
-          '%s agg-buff-stats: sharedBuffer total_bytes = ingress ul + dl; up to %d B passed' % (name, max(last.values())))
+          '%s agg-buff-stats: sharedBuffer total_bytes = ingress ul + dl; up to %d B passed'
+          % (name, max(last.values())))
     peak = max(int(r['ivl_max_bytes']) for r in rows if r['buff_id'] == 'egressQueue')
     check(peak > 100000, '%s agg-buff-stats: the egress queues held up to %d B' % (name, peak))
     return rows

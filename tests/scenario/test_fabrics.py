@@ -105,7 +105,8 @@ def main():
             check_macs(out, s, 'leaf0-spine0', {bytes([10, 0, 0, 1 + h]) for h in range(4)})
     worst_default = max(sp for _, sp in spread['Default Packet Spraying'])
     worst_none = max(sp for _, sp in spread['None'])
-    check(worst_none > 0.5, 'None: flows collide, an uplink carries far more than another (%.0f %%)' % (100 * worst_none))
+    check(worst_none > 0.5,
+          'None: flows collide, an uplink carries far more than another (%.0f %%)' % (100 * worst_none))
     check(worst_default < 0.1 and worst_default < worst_none / 3,
           'Default spraying: every leaf\'s uplinks carry data bytes within 10 %% of each other (worst spread %.1f %%)'
           % (100 * worst_default))

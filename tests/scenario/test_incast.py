@@ -103,9 +103,11 @@ def main():
     out, s = run(uetemu, root, 'defaults', [])
     c = s['counters']
     check(s['messages']['completed'] == 8, 'defaults: 8 of 8 complete')
-    check(c['drops'] == 0 and c['pfc_pauses'] == 0, 'defaults: no drop (%d), no pause (%d)' % (c['drops'], c['pfc_pauses']))
+    check(c['drops'] == 0 and c['pfc_pauses'] == 0,
+          'defaults: no drop (%d), no pause (%d)' % (c['drops'], c['pfc_pauses']))
     h0 = [h for h in s['hosts'] if h['name'] == 'host0'][0]
-    print('     defaults: receiver goodput %.3f Gb/s, FCT max %.3f us' % (h0['goodput_gbps'], s['messages']['fct_us']['max']))
+    print('     defaults: receiver goodput %.3f Gb/s, FCT max %.3f us'
+          % (h0['goodput_gbps'], s['messages']['fct_us']['max']))
 
     out, s = run(uetemu, root, 'trim', [UET, NO_PFC, 'switch.PacketTrimmer.TrimmingEnabled=true',
                                         'nic.TransportProcessingLayers.ScalaUETPdsManager.TrimmingEnabled=true'])

@@ -893,7 +893,8 @@ Test(sw_ecmp, crc32_with_salt_spreads_a_spraying_cycle_evenly_and_decorrelates_t
 
 	for (uint16_t sp = 256; sp < 384; sp++) {
 		struct wire_pkt f = flow(0x0a000003u, 0x0a000020u, sp);
-		uint16_t h1 = sw_flow_hash(SW_HASH_CRC32_SALT, s1, &f, 4), h2 = sw_flow_hash(SW_HASH_CRC32_SALT, s2, &f, 4);
+		uint16_t h1 = sw_flow_hash(SW_HASH_CRC32_SALT, s1, &f, 4);
+		uint16_t h2 = sw_flow_hash(SW_HASH_CRC32_SALT, s2, &f, 4);
 
 		joint[h1 % 4][h2 % 4]++;
 		same_crc += sw_flow_hash(SW_HASH_CRC32, s1, &f, 4) % 4 == sw_flow_hash(SW_HASH_CRC32, s2, &f, 4) % 4;
@@ -1212,7 +1213,8 @@ static struct nic_rig *nic_rig_start(const uint8_t (*gw)[6], struct mac_tap *tap
 	cr_assert_not_null(r->sw);
 	for (uint32_t i = 0; i < 2; i++) {
 		struct nic_env env = { .np = &r->np, .params = &r->np_p, .fep_id = i, .name = "nic",
-				       .ip = r->neigh[i].ip, .seed = 1, .neigh = r->neigh, .n_neigh = 2, .has_gw = gw != NULL,
+				       .ip = r->neigh[i].ip, .seed = 1, .neigh = r->neigh, .n_neigh = 2,
+				       .has_gw = gw != NULL,
 				       .hooks = { .arg = &r->done, .msg_done = on_done } };
 		memcpy(env.mac, r->neigh[i].mac, 6);
 		if (gw != NULL)
