@@ -3,6 +3,7 @@
  * Cancel is O(1): it bumps the slot's generation and frees the slot; the heap entry goes stale and is skipped
  * when it reaches the top. When stale entries outnumber live ones the heap is rebuilt in O(n), so the heap never
  * holds more than twice the live events and cancel stays O(1) amortized. Scheduling is O(log n).
+ * End-of-instant callbacks wait in a small array beside the heap and run when its top is later than now.
  */
 #include "emu_sched.h"
 
@@ -25,7 +26,15 @@ struct heap_ent {
 	uint32_t gen;
 };
 
+struct end_cb {
+	emu_event_fn fn;
+	void *a;
+	void *b;
+};
+
 struct emu_sched {
+	struct end_cb end[EMU_SCHED_END_MAX];
+	uint32_t n_end;
 	struct heap_ent *heap;
 	uint32_t heap_len;
 	uint32_t cap;
@@ -201,8 +210,31 @@ static void skip_stale(struct emu_sched *s)
 	}
 }
 
+int emu_sched_at_end(struct emu_sched *s, emu_event_fn fn, void *a, void *b)
+{
+	if (s->n_end == EMU_SCHED_END_MAX)
+		return -ENOSPC;
+	s->end[s->n_end++] = (struct end_cb){ .fn = fn, .a = a, .b = b };
+	return 0;
+}
+
+/* Run the end-of-instant callbacks waiting now; those they add wait for the instant's next end. */
+static void run_end(struct emu_sched *s)
+{
+	struct end_cb cb[EMU_SCHED_END_MAX];
+	uint32_t n = s->n_end;
+
+	for (uint32_t i = 0; i < n; i++)
+		cb[i] = s->end[i];
+	s->n_end = 0;
+	for (uint32_t i = 0; i < n; i++)
+		cb[i].fn(cb[i].a, cb[i].b, s->now);
+}
+
 emu_ps_t emu_sched_next(struct emu_sched *s)
 {
+	if (s->n_end > 0)
+		return s->now;
 	skip_stale(s);
 	return s->heap_len > 0 ? s->heap[0].when : EMU_PS_NEVER;
 }
@@ -214,6 +246,10 @@ uint64_t emu_sched_run_until(struct emu_sched *s, emu_ps_t limit)
 	s->stop = false;
 	while (!s->stop) {
 		skip_stale(s);
+		if (s->n_end > 0 && (s->heap_len == 0 || s->heap[0].when > s->now)) {
+			run_end(s);
+			continue;
+		}
 		if (s->heap_len == 0 || s->heap[0].when > limit)
 			break;
 		struct heap_ent e = s->heap[0];
@@ -237,8 +273,11 @@ void emu_sched_stop(struct emu_sched *s)
 
 void emu_sched_advance(struct emu_sched *s, emu_ps_t t)
 {
-	if (t > s->now)
+	if (t > s->now) {
+		if (s->n_end > 0)
+			run_end(s);
 		s->now = t;
+	}
 }
 
 uint64_t emu_sched_events_run(const struct emu_sched *s)

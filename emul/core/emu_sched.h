@@ -37,10 +37,22 @@ int emu_sched_at(struct emu_sched *s, emu_ps_t when, emu_event_fn fn, void *a, v
  */
 int emu_sched_cancel(struct emu_sched *s, emu_timer_t h);
 
+/** End-of-instant callbacks one scheduler holds at once (emu_sched_at_end()). */
+#define EMU_SCHED_END_MAX 256
+
+/**
+ * Run @p fn(@p a, @p b, now) once every event due at the current time has run, before time moves on: after the
+ * events scheduled for this instant, including those added during it. Callbacks run in the order they were added;
+ * one may add events or callbacks for the same instant. They are not counted as events.
+ * Returns 0, or -ENOSPC when EMU_SCHED_END_MAX are already waiting.
+ */
+int emu_sched_at_end(struct emu_sched *s, emu_event_fn fn, void *a, void *b);
+
 /** Time of the event running now, or of the last one run. */
 emu_ps_t emu_sched_now(const struct emu_sched *s);
 
-/** Time of the earliest pending event, or EMU_PS_NEVER when none is pending. */
+/** Time of the earliest pending event (the current time while an end-of-instant callback waits), or
+ * EMU_PS_NEVER when none is pending. */
 emu_ps_t emu_sched_next(struct emu_sched *s);
 
 /**

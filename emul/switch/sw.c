@@ -108,7 +108,8 @@ struct sw *sw_create(const struct sw_env *env)
 	emu_rng_init(&sw->rng, env->seed, env->node_id);
 	sw->salt = sw_ecmp_salt(env->node_id);
 	sw->ports = calloc(sw->n_ports, sizeof(*sw->ports));
-	if (sw->ports == NULL || tags_init(sw) != 0 || routes_alloc(sw, SW_ROUTES_MIN) != 0)
+	sw->arb_ports = calloc(sw->n_ports, sizeof(*sw->arb_ports));
+	if (sw->ports == NULL || sw->arb_ports == NULL || tags_init(sw) != 0 || routes_alloc(sw, SW_ROUTES_MIN) != 0)
 		goto fail;
 	for (uint32_t i = 0; i < sw->n_ports; i++) {
 		struct sw_port *e = &sw->ports[i];
@@ -125,6 +126,7 @@ struct sw *sw_create(const struct sw_env *env)
 		e->mac[5] = (uint8_t)i;
 		for (int tc = 0; tc < SW_TC_COUNT; tc++)
 			e->q[tc].head = e->q[tc].tail = SW_NIL;
+		e->arb.head = e->arb.tail = SW_NIL;
 	}
 	if (sw->p->lb_method == SW_LB_FLOWLET) {
 		sw->flow_mem = calloc((size_t)SW_FLOW_SETS * SW_FLOW_SLOTS, sizeof(*sw->flow_mem));
@@ -160,6 +162,7 @@ void sw_destroy(struct sw *sw)
 	free(sw->routes);
 	free(sw->flow_mem);
 	free(sw->tags);
+	free(sw->arb_ports);
 	free(sw->ports);
 	free(sw);
 }

@@ -50,6 +50,7 @@ struct sw_port {
 	uint8_t peer_mac[6];              /* the MAC at the link's other end: a forwarded frame's destination */
 	uint32_t sending;                 /* tag being serialized; SW_NIL for a PFC frame */
 	struct sw_fifo q[SW_TC_COUNT];
+	struct sw_fifo arb;               /* frames received in this picosecond, waiting for the arbiter (sw_rx.c) */
 	struct wire_pkt *pfcq[SW_PFCQ];   /* PFC frames, sent ahead of all data */
 	uint32_t pfcq_head, pfcq_tail;
 	/* ingress accounting, per pool */
@@ -131,6 +132,12 @@ struct sw {
 	uint32_t n_sets, cap_sets;
 	uint32_t n_flow_sets;    /* sets given a flow table so far */
 	struct sw_flow_slot *flow_mem; /* SW_FLOW_SETS x SW_FLOW_SLOTS, flowlet only */
+	/* the arbiter of frames received in one picosecond (sw_rx.c): one round-robin pointer for the switch */
+	uint16_t *arb_ports;     /* ingress ports with frames in their arb queue, n_ports long */
+	uint32_t arb_n;
+	uint32_t arb_next;       /* the ingress port served first next time, round robin */
+	bool arb_pending;        /* frames wait for the end of picosecond arb_at (emu_sched_at_end()) */
+	emu_ps_t arb_at;
 	uint64_t c[SW_C_COUNT];
 };
 

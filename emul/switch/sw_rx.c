@@ -211,6 +211,81 @@ static void forward(struct sw *sw, struct sw_port *in, uint32_t ti, emu_ps_t now
 	sw_port_kick(sw, e, now);
 }
 
+/* Where @p p comes in the round robin that starts at @p first. */
+static uint32_t arb_rank(const struct sw *sw, uint32_t p, uint32_t first)
+{
+	return p >= first ? p - first : p + sw->n_ports - first;
+}
+
+/*
+ * The arbiter: forward the frames received in this picosecond, ingress port by ingress port in round-robin order,
+ * each port's in the order they came. The port served first moves on by one each time, so ports whose frames
+ * keep arriving together take turns at the head of the line (and at the one free slot of a full queue).
+ */
+static void arb_run(void *a, void *b, emu_ps_t now)
+{
+	struct sw *sw = a;
+	uint32_t n = sw->arb_n, first = sw->arb_next;
+	uint16_t *ps = sw->arb_ports;
+
+	(void)b;
+	if (n == 1 && sw->ports[ps[0]].arb.head == sw->ports[ps[0]].arb.tail) { /* one frame: nothing to arbitrate */
+		struct sw_port *in = &sw->ports[ps[0]];
+		uint32_t ti = in->arb.head;
+
+		in->arb.head = in->arb.tail = SW_NIL;
+		sw->arb_n = 0;
+		sw->arb_pending = false;
+		forward(sw, in, ti, now);
+		return;
+	}
+	for (uint32_t i = 1; i < n; i++) { /* insertion sort by rank: a handful of ports */
+		uint16_t p = ps[i];
+		uint32_t j = i;
+
+		for (; j > 0 && arb_rank(sw, ps[j - 1], first) > arb_rank(sw, p, first); j--)
+			ps[j] = ps[j - 1];
+		ps[j] = p;
+	}
+	sw->arb_n = 0;
+	sw->arb_pending = false;
+	if (n > 1) /* a port alone in its picosecond had nobody to take turns with: the pointer stays */
+		sw->arb_next = (ps[0] + 1u) % sw->n_ports;
+	for (uint32_t i = 0; i < n; i++) {
+		struct sw_port *in = &sw->ports[ps[i]];
+		struct sw_fifo q = in->arb;
+
+		in->arb.head = in->arb.tail = SW_NIL;
+		while (q.head != SW_NIL)
+			forward(sw, in, sw_fifo_pop(sw, &q), now);
+	}
+}
+
+/*
+ * Frames from several ports can reach the switch in the same picosecond (senders in lockstep, as in an incast).
+ * Taken in event order, the same port would always win the free slot of a full queue; a switch's arbiter takes
+ * turns. A frame is forwarded at once when nothing else is due this picosecond, and otherwise waits for the
+ * arbiter, which runs once every event of the picosecond has (emu_sched_at_end()).
+ */
+static void arbitrate(struct sw *sw, struct sw_port *in, uint32_t ti, emu_ps_t now)
+{
+	struct emu_sched *s = sw->env.np->sched;
+
+	if (sw->arb_pending ? now != sw->arb_at : (now != emu_sched_now(s) || emu_sched_next(s) > now)) {
+		forward(sw, in, ti, now); /* alone in its picosecond, or the waiting batch is another's (real time) */
+		return;
+	}
+	if (in->arb.head == SW_NIL)
+		sw->arb_ports[sw->arb_n++] = (uint16_t)in->idx;
+	sw_fifo_push(sw, &in->arb, ti);
+	if (!sw->arb_pending) {
+		sw->arb_pending = true;
+		sw->arb_at = now;
+		if (emu_sched_at_end(s, arb_run, sw, NULL) != 0)
+			arb_run(sw, NULL, now); /* no room to wait: forward now */
+	}
+}
+
 static void sw_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t now)
 {
 	struct sw *sw = dev;
@@ -254,7 +329,7 @@ static void sw_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t 
 		sw_tag_put(sw, ti);
 		goto free;
 	}
-	forward(sw, in, ti, now);
+	arbitrate(sw, in, ti, now);
 	return;
 free:
 	net_pkt_free(sw->env.np, pkt);

@@ -36,6 +36,51 @@ Test(core_sched, same_time_events_run_in_schedule_order)
 	emu_sched_destroy(s);
 }
 
+/* At 1000: event 1 adds an end-of-instant callback (10) and an event for the same instant (2); the callback adds
+ * event 3 at 1000 and callback 11, which runs once 3 has. */
+static struct emu_sched *end_s;
+
+static void end_second(void *a, void *b, emu_ps_t now)
+{
+	record(a, b, now);
+	cr_assert_eq(emu_sched_at_end(end_s, record, a, (void *)(intptr_t)11), 0);
+}
+
+static void end_first(void *a, void *b, emu_ps_t now)
+{
+	record(a, b, now);
+	cr_assert_eq(emu_sched_at(end_s, now, record, a, (void *)(intptr_t)3, NULL), 0);
+	cr_assert_eq(emu_sched_at_end(end_s, end_second, a, (void *)(intptr_t)-1), 0);
+}
+
+static void start_instant(void *a, void *b, emu_ps_t now)
+{
+	record(a, b, now);
+	cr_assert_eq(emu_sched_at_end(end_s, end_first, a, (void *)(intptr_t)10), 0);
+	cr_assert_eq(emu_sched_next(end_s), now, "a waiting callback keeps the instant open");
+	cr_assert_eq(emu_sched_at(end_s, now, record, a, (void *)(intptr_t)2, NULL), 0);
+}
+
+Test(core_sched, end_of_instant_callbacks_run_after_the_instant_s_events)
+{
+	struct trace t = { 0 };
+	const int want[] = { 1, 2, 10, 3, -1, 11, 4 };
+
+	end_s = emu_sched_create(64);
+	cr_assert_eq(emu_sched_at(end_s, 1000, start_instant, &t, (void *)(intptr_t)1, NULL), 0);
+	cr_assert_eq(emu_sched_at(end_s, 1001, record, &t, (void *)(intptr_t)4, NULL), 0);
+	cr_assert_eq(emu_sched_run_until(end_s, EMU_PS_NEVER - 1), 4, "callbacks are not counted as events");
+	cr_assert_eq(t.n, 7);
+	for (int i = 0; i < 7; i++) {
+		cr_assert_eq(t.order[i], want[i], "position %d: %d, want %d", i, t.order[i], want[i]);
+		cr_assert_eq(t.when[i], i < 6 ? 1000 : 1001);
+	}
+	for (int i = 0; i < EMU_SCHED_END_MAX; i++)
+		cr_assert_eq(emu_sched_at_end(end_s, record, &t, NULL), 0);
+	cr_assert_eq(emu_sched_at_end(end_s, record, &t, NULL), -ENOSPC);
+	emu_sched_destroy(end_s);
+}
+
 Test(core_sched, time_order_then_seq)
 {
 	struct emu_sched *s = emu_sched_create(64);

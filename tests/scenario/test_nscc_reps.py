@@ -67,10 +67,19 @@ def main():
     print('     incast: FCT min %.3f / p50 %.3f / max %.3f us, ideal %.3f us, %d trims'
           % (f['min'], f['p50'], f['max'], ideal, s['counters']['trims']))
     check(s['messages']['completed'] == 8, 'incast: 8 of 8 complete')
-    # Fairness (completion times within 10 % of each other) is issue 5's goal and not met: the sender whose
-    # frames the switch takes first in the opening burst keeps the larger window, and NSCC at the defaults
-    # converges too slowly to even it out within the incast (docs/nscc.md, Incast fairness). Printed only.
-    print('     incast: completion-time spread %.1f %% (goal: within 10 %%)' % (100 * (f['max'] - f['min']) / f['max']))
+    # The opening burst's frames reach tor0 in the same picosecond; its arbiter takes the senders in turn, so
+    # each is trimmed about as often (taken in host order, host1 got 9 trims and the others 43-45).
+    nacks = [h['counters']['nack_pkts_rcvd'] for h in s['hosts'][1:]]
+    print('     incast: trim NACKs per sender %s' % ' '.join(str(n) for n in nacks))
+    check(max(nacks) <= 1.25 * min(nacks), 'incast: the senders are trimmed alike (max <= 1.25 x min)')
+    # Fairness. Issue 5 asks for completion times within 10 % of each other. This run's seed gives 8.5 %, but
+    # over RandomSeed 1-16 NSCC gives 8-22 % (median 14 %; tests/bench/bench_cc.py prints it): after the
+    # opening collapse the windows restart from one packet and NSCC's AIMD evens them out more slowly than the
+    # incast lasts (docs/nscc.md, Incast fairness). So the check is the bound every seed meets, which also
+    # catches a return of host-order arbitration (58 %).
+    spread = 100 * (f['max'] - f['min']) / f['max']
+    print('     incast: completion-time spread %.1f %% (goal: within 10 %%)' % spread)
+    check(spread <= 25, 'incast: completion times within 25 % of each other')
     check(f['max'] <= 1.25 * ideal, 'incast: the last completes within 25 % of the ideal')
 
     gp = {}

@@ -291,6 +291,66 @@ Test(sw_tx, store_and_forward_back_to_back_with_no_gap)
 	rig_free(r);
 }
 
+/* A frame reaching the switch from a link: delivered by an event, as the link's far end does. */
+struct arrival {
+	struct rig *r;
+	uint32_t port;
+	struct wire_pkt *pkt;
+};
+
+static void arrive(void *a, void *b, emu_ps_t now)
+{
+	struct arrival *v = a;
+
+	(void)b;
+	sw_dev_ops.receive(v->r->sw, v->port, v->pkt, now);
+}
+
+Test(sw_arbiter, frames_arriving_together_take_turns_round_robin)
+{
+	enum { ROUNDS = 6, SENDERS = 4 };
+	struct rig *r = rig_new(SENDERS + 1);
+	struct arrival v[ROUNDS][SENDERS];
+
+	/* each round, ports 1-4 deliver a frame for port 0 in the same picosecond; rounds 1 us apart, so the queue
+	 * empties between them and port 0 sends the frames in the order they were admitted */
+	for (uint32_t k = 0; k < ROUNDS; k++)
+		for (uint32_t i = 0; i < SENDERS; i++) {
+			v[k][i] = (struct arrival){ r, i + 1, data(r, host_ip(0), 0, WIRE_ECN_ECT1, 4000, 7,
+								    100 * k + i + 1) };
+			cr_assert_eq(net_sched(&r->np, k * EMU_PS_PER_US, arrive, &v[k][i], NULL, NULL), 0);
+		}
+	run(r);
+	struct sink *s = &r->sink[0];
+
+	cr_assert_eq(s->n, ROUNDS * SENDERS);
+	for (uint32_t k = 0; k < ROUNDS; k++)
+		for (uint32_t j = 0; j < SENDERS; j++) {
+			/* round k starts with the port after the one that started round k - 1: 1, 2, 3, 4, 1, 2 */
+			uint64_t want = 100 * k + (k + j) % SENDERS + 1;
+
+			cr_assert_eq(s->f[k * SENDERS + j].uid, want, "round %u, place %u: uid %lu, want %lu", k, j,
+				     (unsigned long)s->f[k * SENDERS + j].uid, (unsigned long)want);
+		}
+	/* the rounds' first frames leave as soon as they are in: the arbiter runs in the same picosecond */
+	cr_assert_eq(s->f[SENDERS].t, EMU_PS_PER_US + SER_4000 + DELAY);
+	assert_empty(r);
+	rig_free(r);
+}
+
+Test(sw_arbiter, a_frame_alone_in_its_picosecond_is_forwarded_at_once)
+{
+	struct rig *r = rig_new(3);
+
+	rx(r, 1, data(r, host_ip(0), 0, WIRE_ECN_ECT1, 4000, 7, 1), 1000);
+	cr_assert_eq(C(r)[SW_C_FORWARDED], 1, "admitted to the egress queue inside the receive call");
+	cr_assert_eq(occ(r, 0).egress[0], 4000);
+	run(r);
+	cr_assert_eq(r->sink[0].n, 1);
+	assert_empty(r);
+	rig_free(r);
+}
+
 Test(sw_tx, switching_capacity_only_reports_oversubscription)
 {
 	struct rig *r = rig_alloc();
