@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Bad input from a port, in real time: every refused frame is counted with its reason, the process does not
-# crash, and the records and summary are written. Usage: test_badport.sh UETEMU REPO_ROOT
+# crash, and the records and summary are written; then forged or early connection-management frames reach the
+# RDMA application and are each counted (rdma.setup). Usage: test_badport.sh UETEMU REPO_ROOT
 set -uo pipefail
 uetemu=$(realpath "$1") root=$(realpath "$2")
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: test_badport needs root (DPDK EAL)"; exit 77; }
@@ -34,5 +35,30 @@ check "refusals counted under several named reasons ($nreasons)" '[ "${nreasons:
 check "refusals appear in the drop counters ($dropped)" '[ "$dropped" = "$malformed" ]'
 check "the ACK for no open PDC ignored, the probe for no open PDC answered ($nopdc)" '[ "$nopdc" = 2 ]'
 check "the message on the emulated link completed ($done of $posted)" '[ "$done" = 1 ] && [ "$posted" = 1 ]'
+
+# Connection-management frames from the port, before the RDMA application's StartTime: each counted once, as
+# gen_cm_frames.py says for host1's role (the run's placement, read back from summary.json).
+python3 "$root/tests/lab/gen_cm_frames.py" "$tmp/cm.pcap" >"$tmp/cm.txt"
+timeout -s TERM -k 5 60 "$uetemu" run "$root/tests/lab/badport-cm.yaml" --mode realtime --out "$tmp/cm" --quiet \
+	--set "ports.0.dev=net_pcap0,rx_pcap=$tmp/cm.pcap,tx_pcap=$tmp/cm-tx.pcap" \
+	-- --no-huge --no-pci -m 256 --file-prefix uetbad$$ --log-level='lib.*:error' >"$tmp/cm-log" 2>&1
+rc=$?
+check "uetemu exits 0 with the connection-management frames ($rc)" '[ $rc -eq 0 ]'
+[ $rc -eq 0 ] || sed 's/^/  /' "$tmp/cm-log"
+python3 - "$tmp/cm/summary.json" "$tmp/cm.txt" >"$tmp/cm-py" 2>&1 <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+role = 1 if s['rdma']['pairs'][0]['responder'] == 'host1' else 2
+want = {'invalid': 0, 'not_listening': 0, 'refused': 0}
+for line in open(sys.argv[2]):
+    want[line.split()[role]] += 1
+setup = s['rdma']['setup']
+got = (setup['invalid'], setup['not_listening'], sum(s['port_rx_refused'].values()))
+print(('responder' if role == 1 else 'initiator'), '%d/%d/%d' % got,
+      '%d/%d/%d' % (want['invalid'], want['not_listening'], want['refused']), setup['established'])
+PY
+read -r role got want established <"$tmp/cm-py"
+check "host1 ($role): invalid/not_listening/refused counted $got, as sent $want" '[ -n "$got" ] && [ "$got" = "$want" ]'
+check "no forged message set a connection up ($established established)" '[ "$established" = 0 ]'
 echo "test_badport: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
