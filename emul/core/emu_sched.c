@@ -3,7 +3,8 @@
  * Cancel is O(1): it bumps the slot's generation and frees the slot; the heap entry goes stale and is skipped
  * when it reaches the top. When stale entries outnumber live ones the heap is rebuilt in O(n), so the heap never
  * holds more than twice the live events and cancel stays O(1) amortized. Scheduling is O(log n).
- * End-of-instant callbacks wait in a small array beside the heap and run when its top is later than now.
+ * End-of-instant callbacks wait in a list beside the heap, on nodes their callers own, and run when the heap's top
+ * is later than now.
  */
 #include "emu_sched.h"
 
@@ -26,15 +27,8 @@ struct heap_ent {
 	uint32_t gen;
 };
 
-struct end_cb {
-	emu_event_fn fn;
-	void *a;
-	void *b;
-};
-
 struct emu_sched {
-	struct end_cb end[EMU_SCHED_END_MAX];
-	uint32_t n_end;
+	struct emu_sched_end *end_head, *end_tail; /* end-of-instant callbacks waiting */
 	struct heap_ent *heap;
 	uint32_t heap_len;
 	uint32_t cap;
@@ -44,7 +38,6 @@ struct emu_sched {
 	uint64_t seq;
 	uint64_t run;
 	emu_ps_t now;
-	bool stop;
 };
 
 #define SLOT_NONE UINT32_MAX
@@ -210,30 +203,33 @@ static void skip_stale(struct emu_sched *s)
 	}
 }
 
-int emu_sched_at_end(struct emu_sched *s, emu_event_fn fn, void *a, void *b)
+void emu_sched_at_end(struct emu_sched *s, struct emu_sched_end *e)
 {
-	if (s->n_end == EMU_SCHED_END_MAX)
-		return -ENOSPC;
-	s->end[s->n_end++] = (struct end_cb){ .fn = fn, .a = a, .b = b };
-	return 0;
+	e->next = NULL;
+	if (s->end_tail == NULL)
+		s->end_head = e;
+	else
+		s->end_tail->next = e;
+	s->end_tail = e;
 }
 
 /* Run the end-of-instant callbacks waiting now; those they add wait for the instant's next end. */
 static void run_end(struct emu_sched *s)
 {
-	struct end_cb cb[EMU_SCHED_END_MAX];
-	uint32_t n = s->n_end;
+	struct emu_sched_end *e = s->end_head;
 
-	for (uint32_t i = 0; i < n; i++)
-		cb[i] = s->end[i];
-	s->n_end = 0;
-	for (uint32_t i = 0; i < n; i++)
-		cb[i].fn(cb[i].a, cb[i].b, s->now);
+	s->end_head = s->end_tail = NULL;
+	while (e != NULL) {
+		struct emu_sched_end *next = e->next; /* read first: the callback may add e again */
+
+		e->fn(e->a, e->b, s->now);
+		e = next;
+	}
 }
 
 emu_ps_t emu_sched_next(struct emu_sched *s)
 {
-	if (s->n_end > 0)
+	if (s->end_head != NULL)
 		return s->now;
 	skip_stale(s);
 	return s->heap_len > 0 ? s->heap[0].when : EMU_PS_NEVER;
@@ -243,10 +239,9 @@ uint64_t emu_sched_run_until(struct emu_sched *s, emu_ps_t limit)
 {
 	uint64_t n = 0;
 
-	s->stop = false;
-	while (!s->stop) {
+	for (;;) {
 		skip_stale(s);
-		if (s->n_end > 0 && (s->heap_len == 0 || s->heap[0].when > s->now)) {
+		if (s->end_head != NULL && (s->heap_len == 0 || s->heap[0].when > s->now)) {
 			run_end(s);
 			continue;
 		}
@@ -266,15 +261,10 @@ uint64_t emu_sched_run_until(struct emu_sched *s, emu_ps_t limit)
 	return n;
 }
 
-void emu_sched_stop(struct emu_sched *s)
-{
-	s->stop = true;
-}
-
 void emu_sched_advance(struct emu_sched *s, emu_ps_t t)
 {
 	if (t > s->now) {
-		if (s->n_end > 0)
+		if (s->end_head != NULL)
 			run_end(s);
 		s->now = t;
 	}

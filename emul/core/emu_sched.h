@@ -37,16 +37,21 @@ int emu_sched_at(struct emu_sched *s, emu_ps_t when, emu_event_fn fn, void *a, v
  */
 int emu_sched_cancel(struct emu_sched *s, emu_timer_t h);
 
-/** End-of-instant callbacks one scheduler holds at once (emu_sched_at_end()). */
-#define EMU_SCHED_END_MAX 256
+/** An end-of-instant callback. Its caller owns the node (inside its own state), so waiting never fails. */
+struct emu_sched_end {
+	emu_event_fn fn;
+	void *a;
+	void *b;
+	struct emu_sched_end *next; /* the scheduler's */
+};
 
 /**
- * Run @p fn(@p a, @p b, now) once every event due at the current time has run, before time moves on: after the
+ * Run @p e->fn(e->a, e->b, now) once every event due at the current time has run, before time moves on: after the
  * events scheduled for this instant, including those added during it. Callbacks run in the order they were added;
- * one may add events or callbacks for the same instant. They are not counted as events.
- * Returns 0, or -ENOSPC when EMU_SCHED_END_MAX are already waiting.
+ * one may add events, or callbacks (its own node included), for the same instant. They are not counted as events.
+ * @p e must not be waiting already.
  */
-int emu_sched_at_end(struct emu_sched *s, emu_event_fn fn, void *a, void *b);
+void emu_sched_at_end(struct emu_sched *s, struct emu_sched_end *e);
 
 /** Time of the event running now, or of the last one run. */
 emu_ps_t emu_sched_now(const struct emu_sched *s);
@@ -57,12 +62,9 @@ emu_ps_t emu_sched_next(struct emu_sched *s);
 
 /**
  * Run every event whose time is <= @p limit, in (time, seq) order, including events the callbacks add within
- * the limit. Returns how many ran. Stops early after emu_sched_stop().
+ * the limit. Returns how many ran.
  */
 uint64_t emu_sched_run_until(struct emu_sched *s, emu_ps_t limit);
-
-/** Make the running emu_sched_run_until() return after the current event. */
-void emu_sched_stop(struct emu_sched *s);
 
 /** Advance the current time to @p t if it is later (real time: the clock moved with no event). */
 void emu_sched_advance(struct emu_sched *s, emu_ps_t t);

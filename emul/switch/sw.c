@@ -109,6 +109,7 @@ struct sw *sw_create(const struct sw_env *env)
 	sw->salt = sw_ecmp_salt(env->node_id);
 	sw->ports = calloc(sw->n_ports, sizeof(*sw->ports));
 	sw->arb_ports = calloc(sw->n_ports, sizeof(*sw->arb_ports));
+	sw->arb_end = (struct emu_sched_end){ .fn = sw_arb_run, .a = sw };
 	if (sw->ports == NULL || sw->arb_ports == NULL || tags_init(sw) != 0 || routes_alloc(sw, SW_ROUTES_MIN) != 0)
 		goto fail;
 	for (uint32_t i = 0; i < sw->n_ports; i++) {

@@ -89,7 +89,6 @@ static void stage4(const struct sw_params *p, struct sw_buffer *b)
 		}
 		b->egress_limit[i] = lim;
 		b->egress_limit_rtx[i] = b->egress_form == SW_EG_UET ? lim * 3 / 2 : lim;
-		b->ecn_static[i] = stat;
 		b->ecn_min[i] = frac(stat, p->ecn_min_ppm);
 		b->ecn_max[i] = frac(stat, p->ecn_max_ppm);
 	}

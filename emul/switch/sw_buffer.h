@@ -42,9 +42,8 @@ struct sw_buffer {
 	uint64_t alpha_ppm;                  /* LossyAlpha, SW_EG_DYNAMIC */
 	uint64_t egress_limit[SW_POOL_COUNT];     /* fixed forms: the per-port limit of the pool; dynamic: 0 */
 	uint64_t egress_limit_rtx[SW_POOL_COUNT]; /* SW_EG_UET: 1.5 x for TRIMMABLE_RTX packets; else = egress_limit */
-	uint64_t ecn_static[SW_POOL_COUNT];  /* the static limit the ECN thresholds are fractions of */
-	uint64_t ecn_min[SW_POOL_COUNT];     /* MinThreshold x ecn_static, rounded down */
-	uint64_t ecn_max[SW_POOL_COUNT];     /* MaxThreshold x ecn_static, rounded down */
+	uint64_t ecn_min[SW_POOL_COUNT];     /* MinThreshold x the pool's static limit (ECN marking), rounded down */
+	uint64_t ecn_max[SW_POOL_COUNT];     /* MaxThreshold x the same, rounded down */
 	/* Stage 5 */
 	uint64_t xoff;                       /* StaticPoolXoffThreshold, every port and pool */
 	uint64_t xon;                        /* StaticPoolXonThreshold */

@@ -134,10 +134,9 @@ struct sw {
 	struct sw_flow_slot *flow_mem; /* SW_FLOW_SETS x SW_FLOW_SLOTS, flowlet only */
 	/* the arbiter of frames received in one picosecond (sw_rx.c): one round-robin pointer for the switch */
 	uint16_t *arb_ports;     /* ingress ports with frames in their arb queue, n_ports long */
-	uint32_t arb_n;
+	uint32_t arb_n;          /* > 0: they wait for the end of the scheduler's instant, on arb_end */
 	uint32_t arb_next;       /* the ingress port served first next time, round robin */
-	bool arb_pending;        /* frames wait for the end of picosecond arb_at (emu_sched_at_end()) */
-	emu_ps_t arb_at;
+	struct emu_sched_end arb_end;
 	uint64_t c[SW_C_COUNT];
 };
 
@@ -179,6 +178,7 @@ void sw_tag_put(struct sw *sw, uint32_t t);
 
 /* sw_rx.c: receive path */
 void sw_ingress_release(struct sw *sw, struct sw_tag *tag, emu_ps_t now);
+void sw_arb_run(void *sw, void *unused, emu_ps_t now); /* the arbiter, as sw->arb_end's callback */
 
 /* sw_tx.c: egress scheduling and transmission */
 void sw_port_kick(struct sw *sw, struct sw_port *e, emu_ps_t now);

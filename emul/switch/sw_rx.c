@@ -25,27 +25,28 @@ static uint32_t classify(const struct sw *sw, const struct wire_pkt *pkt)
 	}
 }
 
-/* A drop of a packet that arrived on @p in (ingress admission, no route): counted under @p reason and on the port,
- * and as a trimmed drop when the packet is trimmed. */
-static void rx_drop(struct sw *sw, struct sw_port *in, const struct wire_pkt *pkt, enum sw_counter reason)
+/* A drop under @p reason, on the port counters @p drops and, for a trimmed packet, @p trimmed_drops. */
+static void count_drop(struct sw *sw, const struct wire_pkt *pkt, enum sw_counter reason, uint64_t *drops,
+		       uint64_t *trimmed_drops)
 {
 	sw->c[reason]++;
-	in->st.rx_drops++;
+	(*drops)++;
 	if (pkt->kind == WIRE_KIND_TRIMMED) {
 		sw->c[SW_C_TRIMMED_DROPS]++;
-		in->st.trimmed_rx_drops++;
+		(*trimmed_drops)++;
 	}
 }
 
-/* A drop of a packet headed out of @p e (egress admission, no link), counted as rx_drop() does. */
+/* A drop of a packet that arrived on @p in (ingress admission, no route, a frame with no IP datagram). */
+static void rx_drop(struct sw *sw, struct sw_port *in, const struct wire_pkt *pkt, enum sw_counter reason)
+{
+	count_drop(sw, pkt, reason, &in->st.rx_drops, &in->st.trimmed_rx_drops);
+}
+
+/* A drop of a packet headed out of @p e (egress admission, no link). */
 static void tx_drop(struct sw *sw, struct sw_port *e, const struct wire_pkt *pkt, enum sw_counter reason)
 {
-	sw->c[reason]++;
-	e->st.tx_drops++;
-	if (pkt->kind == WIRE_KIND_TRIMMED) {
-		sw->c[SW_C_TRIMMED_DROPS]++;
-		e->st.trimmed_tx_drops++;
-	}
+	count_drop(sw, pkt, reason, &e->st.tx_drops, &e->st.trimmed_tx_drops);
 }
 
 /*
@@ -222,23 +223,13 @@ static uint32_t arb_rank(const struct sw *sw, uint32_t p, uint32_t first)
  * each port's in the order they came. The port served first moves on by one each time, so ports whose frames
  * keep arriving together take turns at the head of the line (and at the one free slot of a full queue).
  */
-static void arb_run(void *a, void *b, emu_ps_t now)
+void sw_arb_run(void *a, void *b, emu_ps_t now)
 {
 	struct sw *sw = a;
 	uint32_t n = sw->arb_n, first = sw->arb_next;
 	uint16_t *ps = sw->arb_ports;
 
 	(void)b;
-	if (n == 1 && sw->ports[ps[0]].arb.head == sw->ports[ps[0]].arb.tail) { /* one frame: nothing to arbitrate */
-		struct sw_port *in = &sw->ports[ps[0]];
-		uint32_t ti = in->arb.head;
-
-		in->arb.head = in->arb.tail = SW_NIL;
-		sw->arb_n = 0;
-		sw->arb_pending = false;
-		forward(sw, in, ti, now);
-		return;
-	}
 	for (uint32_t i = 1; i < n; i++) { /* insertion sort by rank: a handful of ports */
 		uint16_t p = ps[i];
 		uint32_t j = i;
@@ -248,7 +239,6 @@ static void arb_run(void *a, void *b, emu_ps_t now)
 		ps[j] = p;
 	}
 	sw->arb_n = 0;
-	sw->arb_pending = false;
 	if (n > 1) /* a port alone in its picosecond had nobody to take turns with: the pointer stays */
 		sw->arb_next = (ps[0] + 1u) % sw->n_ports;
 	for (uint32_t i = 0; i < n; i++) {
@@ -271,19 +261,15 @@ static void arbitrate(struct sw *sw, struct sw_port *in, uint32_t ti, emu_ps_t n
 {
 	struct emu_sched *s = sw->env.np->sched;
 
-	if (sw->arb_pending ? now != sw->arb_at : (now != emu_sched_now(s) || emu_sched_next(s) > now)) {
-		forward(sw, in, ti, now); /* alone in its picosecond, or the waiting batch is another's (real time) */
+	if (emu_sched_next(s) > now) { /* nothing else this picosecond (a waiting batch keeps next at now) */
+		forward(sw, in, ti, now);
 		return;
 	}
+	if (sw->arb_n == 0) /* the instant's first frame here */
+		emu_sched_at_end(s, &sw->arb_end);
 	if (in->arb.head == SW_NIL)
 		sw->arb_ports[sw->arb_n++] = (uint16_t)in->idx;
 	sw_fifo_push(sw, &in->arb, ti);
-	if (!sw->arb_pending) {
-		sw->arb_pending = true;
-		sw->arb_at = now;
-		if (emu_sched_at_end(s, arb_run, sw, NULL) != 0)
-			arb_run(sw, NULL, now); /* no room to wait: forward now */
-	}
 }
 
 static void sw_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t now)
@@ -306,8 +292,7 @@ static void sw_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t 
 		goto free;
 	}
 	if (ip_len == 0) {
-		sw->c[SW_C_DROP_BAD_KIND]++;
-		in->st.rx_drops++;
+		rx_drop(sw, in, pkt, SW_C_DROP_BAD_KIND);
 		goto free;
 	}
 	uint32_t ti = sw_tag_get(sw);
