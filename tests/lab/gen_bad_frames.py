@@ -17,6 +17,14 @@ def csum(b):
     return (~s) & 0xffff
 
 
+def write_pcap(path, frames):
+    """A nanosecond pcap of Ethernet frames, 1 us apart."""
+    with open(path, 'wb') as f:
+        f.write(struct.pack('<IHHiIII', 0xa1b23c4d, 2, 4, 0, 0, 65535, 1))
+        for i, fr in enumerate(frames):
+            f.write(struct.pack('<IIII', 0, i * 1000, len(fr), len(fr)) + fr)
+
+
 def frame(pds, dscp=46, src_ip=b'\x0a\x00\x00\x09', dst_ip=b'\x0a\x00\x00\x03', dport=4793, proto=17):
     udp = struct.pack('>HHHH', 300, dport, 8 + len(pds), 0) + pds
     ip = bytearray(struct.pack('>BBHHHBBH4s4s', 0x45, dscp << 2 | 1, 20 + len(udp), 0, 0x4000, 255, proto, 0,
@@ -53,10 +61,7 @@ def main(path):
     frames = bad[:]
     for i, w in enumerate(wellformed):
         frames.insert(10 + 50 * i, w)
-    with open(path, 'wb') as f:
-        f.write(struct.pack('<IHHiIII', 0xa1b23c4d, 2, 4, 0, 0, 65535, 1))
-        for i, fr in enumerate(frames):
-            f.write(struct.pack('<IIII', 0, i * 1000, len(fr), len(fr)) + fr)
+    write_pcap(path, frames)
     print(len(frames), len(bad))
 
 

@@ -6,18 +6,13 @@ deliver to host1 of tests/lab/badport-cm.yaml, from host0's address unless noted
 import struct
 import sys
 
+from gen_bad_frames import csum, write_pcap
+
 DST_MAC = bytes.fromhex('020000000002')  # host1
 SRC_MAC = bytes.fromhex('02aabbccddee')
 HOST0, HOST1 = b'\x0a\x00\x00\x01', b'\x0a\x00\x00\x02'
 REQ, REP, RTU = 1, 2, 3
 RESP = 1 << 31  # a Responder's id has bit 31 set
-
-
-def csum(b):
-    s = sum((b[i] << 8) | b[i + 1] for i in range(0, len(b), 2))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return (~s) & 0xffff
 
 
 def cm(kind, connection, local_id, remote_id, src_ip=HOST0, version=1):
@@ -42,10 +37,7 @@ FRAMES = [
 
 
 def main(path):
-    with open(path, 'wb') as f:
-        f.write(struct.pack('<IHHiIII', 0xa1b23c4d, 2, 4, 0, 0, 65535, 1))
-        for i, (_, fr, _, _) in enumerate(FRAMES):
-            f.write(struct.pack('<IIII', 0, i * 1000, len(fr), len(fr)) + fr)
+    write_pcap(path, [fr for _, fr, _, _ in FRAMES])
     for name, _, as_resp, as_init in FRAMES:
         print(name, as_resp, as_init)
 

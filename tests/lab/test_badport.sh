@@ -9,15 +9,19 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" /var/run/dpdk/uetbad$$' EXIT
 pass=0 fail=0
 check() { if eval "$2"; then echo "ok   $1"; pass=$((pass+1)); else echo "FAIL $1"; fail=$((fail+1)); fi; }
+# run_port NAME CONFIG: run CONFIG in real time with its port replaying $tmp/NAME.pcap, outputs in $tmp/NAME
+run_port() {
+	timeout -s TERM -k 5 60 "$uetemu" run "$root/tests/lab/$2" --mode realtime --out "$tmp/$1" --quiet \
+		--set "ports.0.dev=net_pcap0,rx_pcap=$tmp/$1.pcap,tx_pcap=$tmp/$1-tx.pcap" \
+		-- --no-huge --no-pci -m 256 --file-prefix uetbad$$ --log-level='lib.*:error' >"$tmp/$1-log" 2>&1
+	local rc=$?
+	check "uetemu exits 0 on $2 ($rc)" "[ $rc -eq 0 ]"
+	[ $rc -eq 0 ] || sed 's/^/  /' "$tmp/$1-log"
+}
 
-read -r total malformed < <(python3 "$root/tests/lab/gen_bad_frames.py" "$tmp/in.pcap")
-timeout -s TERM -k 5 60 "$uetemu" run "$root/tests/lab/badport.yaml" --mode realtime --out "$tmp/out" --quiet \
-	--set "ports.0.dev=net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/tx.pcap" \
-	-- --no-huge --no-pci -m 256 --file-prefix uetbad$$ --log-level='lib.*:error' >"$tmp/log" 2>&1
-rc=$?
-check "uetemu exits 0 ($rc)" '[ $rc -eq 0 ]'
-[ $rc -eq 0 ] || sed 's/^/  /' "$tmp/log"
-python3 - "$tmp/out/summary.json" "$total" "$malformed" >"$tmp/py" 2>&1 <<'PY'
+read -r total malformed < <(python3 "$root/tests/lab/gen_bad_frames.py" "$tmp/bad.pcap")
+run_port bad badport.yaml
+python3 - "$tmp/bad/summary.json" "$total" "$malformed" >"$tmp/py" 2>&1 <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 total, malformed = int(sys.argv[2]), int(sys.argv[3])
@@ -39,12 +43,7 @@ check "the message on the emulated link completed ($done of $posted)" '[ "$done"
 # Connection-management frames from the port, before the RDMA application's StartTime: each counted once, as
 # gen_cm_frames.py says for host1's role (the run's placement, read back from summary.json).
 python3 "$root/tests/lab/gen_cm_frames.py" "$tmp/cm.pcap" >"$tmp/cm.txt"
-timeout -s TERM -k 5 60 "$uetemu" run "$root/tests/lab/badport-cm.yaml" --mode realtime --out "$tmp/cm" --quiet \
-	--set "ports.0.dev=net_pcap0,rx_pcap=$tmp/cm.pcap,tx_pcap=$tmp/cm-tx.pcap" \
-	-- --no-huge --no-pci -m 256 --file-prefix uetbad$$ --log-level='lib.*:error' >"$tmp/cm-log" 2>&1
-rc=$?
-check "uetemu exits 0 with the connection-management frames ($rc)" '[ $rc -eq 0 ]'
-[ $rc -eq 0 ] || sed 's/^/  /' "$tmp/cm-log"
+run_port cm badport-cm.yaml
 python3 - "$tmp/cm/summary.json" "$tmp/cm.txt" >"$tmp/cm-py" 2>&1 <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
