@@ -28,7 +28,7 @@ const char *nic_ev_name(int ev)
 uint64_t nic_max_cwnd(const struct nic_params *p, uint64_t link_bps)
 {
 	if (p->override_max_cwnd)
-		return (uint64_t)p->max_cwnd_pkts * (p->rdma_data_mss + WIRE_DATA_IP_OVERHEAD);
+		return (uint64_t)p->max_cwnd_pkts * nic_nominal(p->rdma_data_mss);
 	/* BDP = link rate x InitialBaseRTT / 8; the maximum window is 1.5 x BDP (450,000 B at the defaults) */
 	unsigned __int128 bdp = (unsigned __int128)link_bps * p->initial_base_rtt / (8 * EMU_PS_PER_S);
 	return (uint64_t)(bdp * 3 / 2);
@@ -37,7 +37,7 @@ uint64_t nic_max_cwnd(const struct nic_params *p, uint64_t link_bps)
 int nic_params_check_link(const struct nic_params *p, uint64_t link_bps, char *err, size_t errlen)
 {
 	const uint64_t u32max = 4294967295ULL, gbps = 1000000000ULL;
-	uint64_t nominal = p->rdma_data_mss + WIRE_DATA_IP_OVERHEAD;
+	uint64_t nominal = nic_nominal(p->rdma_data_mss);
 	unsigned __int128 max_wnd = (unsigned __int128)link_bps * p->initial_base_rtt * 3 / (2 * 8 * EMU_PS_PER_S);
 	unsigned __int128 ref_bdp = (unsigned __int128)p->reference_link_bps * p->reference_network_rtt /
 				    (8 * EMU_PS_PER_S);
@@ -208,7 +208,6 @@ void nic_attach(struct nic *nic, struct net_dir *out)
 	nic->out = out;
 	if (out->link->bps < nic->link_bps)
 		nic->link_bps = out->link->bps;
-	nic->max_cwnd = nic_max_cwnd(nic->p, nic->link_bps);
 	nic_cc_consts_init(&nic->cc_k, nic->p, nic->link_bps, nic->in_pool_size[NIC_TC_DATA]);
 }
 
@@ -415,6 +414,9 @@ static void nic_tx_done(void *dev, uint32_t port, emu_ps_t now)
 	if (nic->sending_tc == NIC_TC_DATA && nic->pump_blocked &&
 	    nic->txq[NIC_TC_DATA].reserved <= nic->txq[NIC_TC_DATA].pool_size / 2)
 		nic_pump_arm(nic, now);
+	/* A pass stopped on an empty packet or record pool retries at each frame this port finishes. */
+	if (nic->pkt_blocked)
+		nic_pump_arm(nic, now);
 	nic_port_kick(nic, now);
 }
 
@@ -475,6 +477,9 @@ static void nic_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t
 		nic_pool_deq(&nic->rxs[tc], ip_len);
 free:
 	net_pkt_free(nic->env.np, pkt);
+	/* ... and at each packet this NIC receives, which returns one descriptor to the shared pool. */
+	if (nic->pkt_blocked)
+		nic_pump_arm(nic, now);
 }
 
 const struct net_dev_ops nic_dev_ops = {

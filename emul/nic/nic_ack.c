@@ -1,17 +1,12 @@
 /* The sender's feedback: ACKs (cumulative and selective), trim NACKs, the per-PDC retransmission timer. */
 #include "nic_pvt.h"
 
-static inline uint64_t nominal(uint32_t payload)
-{
-	return (uint64_t)payload + WIRE_DATA_IP_OVERHEAD;
-}
-
 /* Take @p r out of the group's bytes in flight, once. */
 static void out_of_flight(struct nic_pdc *pdc, struct nic_rec *r)
 {
 	if (r->in_flight) {
 		r->in_flight = 0;
-		pdc->group->in_flight -= nominal(r->payload);
+		pdc->group->in_flight -= nic_nominal(r->payload);
 	}
 }
 
@@ -101,7 +96,7 @@ static void ev_late(void *a, void *b, emu_ps_t now)
 			continue;
 		if (r->late_at <= now && r->state == NIC_REC_SENT) {
 			r->late_at = EMU_PS_NEVER;
-			nic_lb_on_late(&pdc->group->lb, nic->p, r->ev, now);
+			nic_lb_on_failure(&pdc->group->lb, NIC_LB_C_LATE, now);
 		} else if (r->late_at < next) {
 			next = r->late_at;
 		}
@@ -138,9 +133,9 @@ static void ev_rto(void *a, void *b, emu_ps_t now)
 			continue;
 		if (r->rto_at <= now) {
 			nic->c[NIC_C_NUM_RTO]++;
-			nic_lb_on_timeout(&pdc->group->lb, nic->p, r->ev, now);
+			nic_lb_on_failure(&pdc->group->lb, NIC_LB_C_TIMEOUTS, now);
 			mark_lost(pdc, r);
-			nic_cc_on_timeout(&pdc->group->cc, &nic->cc_k, nominal(r->payload), now);
+			nic_cc_on_timeout(&pdc->group->cc, &nic->cc_k, nic_nominal(r->payload), now);
 			lost++;
 		} else if (r->rto_at < next) {
 			next = r->rto_at;
@@ -211,12 +206,20 @@ void nic_pdc_finish(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
 	while (pdc->out_head != NULL) { /* a connection closed with packets outstanding */
 		struct nic_rec *r = pdc->out_head;
 		pdc->out_head = r->next;
-		if (r->in_flight)
-			pdc->group->in_flight -= (uint64_t)r->payload + WIRE_DATA_IP_OVERHEAD;
+		out_of_flight(pdc, r);
 		r->uid = 0;
+		if (r->state == NIC_REC_PREFETCHING) {
+			/* its fetch is still on PCIe: ev_prefetch_done() finds no PDC and returns it to the pool */
+			r->pdc = NULL;
+			continue;
+		}
 		emu_pool_put(nic->rec_pool, r);
 	}
 	pdc->out_tail = NULL;
+	pdc->pf_next = NULL;
+	/* the prefetch buffer room its fetched and fetching payloads held is free at once */
+	nic_pf_release(nic, pdc->pf_bytes, now);
+	pdc->pf_bytes = 0;
 	nic_pdc_close(nic, pdc, now);
 }
 
@@ -261,7 +264,7 @@ static emu_ps_t apply_ack(struct nic *nic, struct nic_pdc *pdc, const struct wir
 			if (r->psn == ack_psn)
 				rtt = rtt_sample(nic, r, pkt, now);
 			if (r->in_flight)
-				*acked_bytes += nominal(r->payload);
+				*acked_bytes += nic_nominal(r->payload);
 			retire(nic, pdc, r);
 		} else if ((int32_t)(r->psn - last) > 0) {
 			break; /* PSN order: nothing further can be acknowledged by this ACK */
@@ -308,14 +311,27 @@ void nic_rx_ack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 	if (ca.has_rtt)
 		nic_sample_add(nic, NIC_S_AVG_Q_DELAY_PS, nic_cc_avg_qdelay(&g->cc));
 	nic_trace_now(nic, pkt, NIC_TR_RX, pdc, rtt, now);
+	/*
+	 * The ACK brings the group back at the head of the ready queue, whichever of its PDCs can use the window it
+	 * opened (seed 000, PDC groups and the transmit scheduler). The PDCs with data to send are those on the
+	 * group's ring (the others leave it lazily, in group_pick()): with none there, no pass is needed.
+	 */
 	if (pdc->pkts_acked == pdc->n_pkts) {
+		/* Only for the other PDCs on the ring: a connection's next message waits its 15 ns doorbell delay
+		 * (nic_msg_start()). In the ready queue the group outlives msg_complete() closing this PDC. */
+		if (g->rr != NULL && (g->rr != pdc || pdc->rr_next != pdc)) {
+			nic_group_ready(nic, g, true);
+			nic_pump_arm(nic, now);
+		}
 		msg_complete(nic, pdc, now);
 		return;
 	}
 	if (!pdc->probe_sent)
 		send_probe(nic, pdc, now);
-	if (nic_pdc_can_send(nic, pdc))
-		nic_pdc_wake(nic, pdc, now);
+	if (g->rr != NULL) {
+		nic_group_ready(nic, g, true);
+		nic_pump_arm(nic, now);
+	}
 }
 
 /*
@@ -342,7 +358,7 @@ void nic_rx_nack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 			nic_lb_on_nack(&pdc->group->lb, nic->p, pkt->sport, pkt->pds.nack_code == WIRE_NACK_TRIMMED_LASTHOP,
 				       now);
 			mark_lost(pdc, r);
-			nic_cc_on_trim(&pdc->group->cc, &nic->cc_k, nominal(r->payload), EMU_PS_NEVER,
+			nic_cc_on_trim(&pdc->group->cc, &nic->cc_k, nic_nominal(r->payload), EMU_PS_NEVER,
 				       pdc->group->in_flight, now);
 			nic->c[NIC_C_NUM_QUICK_ADAPT] += nic_cc_quick_adapts(&pdc->group->cc) - qa;
 			nic_pdc_wake(nic, pdc, now);

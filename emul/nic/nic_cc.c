@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "wire.h"
+#include "nic_pvt.h"
 
 enum {
 	NIC_CC_F_INCREASE = 1u << 0, /* fast increase engaged */
@@ -100,7 +100,7 @@ void nic_cc_consts_init(struct nic_cc_consts *k, const struct nic_params *p, uin
 	const uint64_t gbps = 1000000000ULL;
 
 	memset(k, 0, sizeof(*k));
-	k->mtu = (uint64_t)p->rdma_data_mss + WIRE_DATA_IP_OVERHEAD;
+	k->mtu = nic_nominal(p->rdma_data_mss);
 	k->link_bps = link_bps / gbps * gbps;
 	k->base_rtt0 = p->initial_base_rtt;
 	k->bdp = bdp_of(k->link_bps, p->initial_base_rtt);

@@ -5,7 +5,7 @@
 #include <assert.h>
 #include <string.h>
 
-#include "wire.h"
+#include "nic_pvt.h"
 
 #define NIC_LB_C_NAME(name, desc) #name,
 #define NIC_LB_C_DESC(name, desc) desc,
@@ -28,7 +28,7 @@ uint32_t nic_lb_window_pkts(const struct nic_params *p, uint64_t link_bps)
 	/* BDP = link rate x InitialBaseRTT / 8 (300,000 B at the defaults), over the nominal packet RdmaDataMSS + 88
 	 * (4,184 B): 71 packets. floor(floor(a / b) / c) = floor(a / (b c)), so one division does both roundings. */
 	unsigned __int128 num = (unsigned __int128)link_bps * p->initial_base_rtt;
-	unsigned __int128 den = (unsigned __int128)8 * EMU_PS_PER_S * (p->rdma_data_mss + WIRE_DATA_IP_OVERHEAD);
+	unsigned __int128 den = (unsigned __int128)8 * EMU_PS_PER_S * nic_nominal(p->rdma_data_mss);
 	unsigned __int128 w = num / den;
 
 	return w > UINT32_MAX ? UINT32_MAX : (uint32_t)w;
@@ -194,23 +194,12 @@ static void path_failure(struct nic_lb *lb, emu_ps_t now)
 	lb->c[NIC_LB_C_FROZEN]++;
 }
 
-void nic_lb_on_timeout(struct nic_lb *lb, const struct nic_params *p, uint16_t ev, emu_ps_t now)
+void nic_lb_on_failure(struct nic_lb *lb, enum nic_lb_counter why, emu_ps_t now)
 {
-	(void)p;
-	(void)ev;
+	assert(why == NIC_LB_C_TIMEOUTS || why == NIC_LB_C_LATE);
 	if (lb->type != NIC_SPRAY_REPS)
 		return;
-	lb->c[NIC_LB_C_TIMEOUTS]++;
-	path_failure(lb, now);
-}
-
-void nic_lb_on_late(struct nic_lb *lb, const struct nic_params *p, uint16_t ev, emu_ps_t now)
-{
-	(void)p;
-	(void)ev;
-	if (lb->type != NIC_SPRAY_REPS)
-		return;
-	lb->c[NIC_LB_C_LATE]++;
+	lb->c[why]++;
 	path_failure(lb, now);
 }
 

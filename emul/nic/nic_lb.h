@@ -120,16 +120,13 @@ void nic_lb_on_ack(struct nic_lb *lb, const struct nic_params *p, uint16_t ev, b
 void nic_lb_on_nack(struct nic_lb *lb, const struct nic_params *p, uint16_t ev, bool last_hop, emu_ps_t now);
 
 /**
- * A data packet sent with @p ev timed out (retransmission timer). REPS: a path failure, which starts freezing
- * unless REPS is freezing or in the exploration window already. Ignored under None and Default.
+ * A path failure of a data packet, counted under @p why: NIC_LB_C_TIMEOUTS when its retransmission timer expired,
+ * NIC_LB_C_LATE when it is still unacknowledged nic_lb_failure_deadline() after it was sent (early failure
+ * detection); any other value is a programming error (asserted). REPS: starts freezing unless REPS is freezing or
+ * in the exploration window already; the packet's entropy value is not looked for in the cache. Ignored under
+ * None and Default.
  */
-void nic_lb_on_timeout(struct nic_lb *lb, const struct nic_params *p, uint16_t ev, emu_ps_t now);
-
-/**
- * A data packet sent with @p ev is still unacknowledged nic_lb_failure_deadline() after it was sent (early failure
- * detection). Same effect as nic_lb_on_timeout(), counted apart. Ignored under None and Default.
- */
-void nic_lb_on_late(struct nic_lb *lb, const struct nic_params *p, uint16_t ev, emu_ps_t now);
+void nic_lb_on_failure(struct nic_lb *lb, enum nic_lb_counter why, emu_ps_t now);
 
 /**
  * Delay after a data packet is sent at which it counts as late: FailureDetectionRTTMultiplier x @p base_rtt (the

@@ -98,7 +98,6 @@ struct nic_pdc {
 	uint64_t rcvd[NIC_RCV_WIN / 64];  /* bit (psn % NIC_RCV_WIN) for psn in (rcv_next, rcv_next + WIN) */
 	uint64_t rcv_payload;      /* unique payload bytes received */
 	uint64_t rcvd_bytes_cc;    /* unique IP bytes, for the NSCC rcvd_bytes field */
-	uint64_t req_len;          /* message length from the SES header */
 	uint64_t rcv_wqe_id;
 	uint32_t eom_psn;
 	uint16_t ooo_count;
@@ -152,6 +151,7 @@ struct nic {
 	bool port_busy;
 	bool pump_armed;           /* a transmit pass is scheduled */
 	bool pump_blocked;         /* stopped on a full egress pool */
+	bool pkt_blocked;          /* stopped on an empty packet or record pool, or a full scheduler */
 	struct nic_group *ready_head, *ready_tail;
 	struct nic_pdc *snd_hash[NIC_HASH_BUCKETS];
 	struct nic_pdc *rcv_hash[NIC_HASH_BUCKETS];
@@ -176,7 +176,6 @@ struct nic {
 	uint64_t pf_used;          /* prefetch buffer occupancy, bytes on the wire of the payloads it holds */
 	bool pf_blocked;           /* a fetch waited for prefetch room: restart when it drains to half */
 	struct nic_cc_consts cc_k; /* NSCC's constants for this NIC's link */
-	uint64_t max_cwnd;         /* 1.5 x BDP at the link rate and InitialBaseRTT, or MaxCongestionWindow packets */
 	struct emu_pool *grp_pool;
 	uint16_t next_snd_id, next_rcv_id;
 	uint64_t next_wqe_id;
@@ -188,6 +187,13 @@ struct nic {
 	uint64_t next_uid;
 	struct nic_trace tr_sending; /* uet-monitor row of the frame being serialized, emitted when it ends */
 };
+
+/* The size a data packet counts at in the window and bytes in flight: the IP datagram, payload + 88 B (seed 000,
+ * Segmentation). */
+static inline uint64_t nic_nominal(uint32_t payload)
+{
+	return (uint64_t)payload + WIRE_DATA_IP_OVERHEAD;
+}
 
 /* Record one sample of kind @p k. */
 static inline void nic_sample_add(struct nic *nic, int k, uint64_t v)
@@ -264,9 +270,10 @@ void nic_tx_pass(struct nic *nic, emu_ps_t now);
 void nic_data_serialized(struct nic *nic, struct nic_rec *r, uint64_t uid, emu_ps_t now);
 void nic_late_arm(struct nic *nic, struct nic_pdc *pdc, emu_ps_t deadline);
 void nic_msg_start(struct nic *nic, struct nic_pdc *pdc, uint64_t bytes, uint64_t cookie, emu_ps_t now);
-/** Close a sending PDC: cancel its timers, free its outstanding records, close it. */
+/** Close a sending PDC: cancel its timers, free its outstanding records, release its prefetch room, close it. */
 void nic_pdc_finish(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now);
-bool nic_pdc_can_send(const struct nic *nic, const struct nic_pdc *pdc);
+/** Release @p bytes of the prefetch buffer; a transmit pass waiting for room restarts once it is half empty. */
+void nic_pf_release(struct nic *nic, uint64_t bytes, emu_ps_t now);
 
 /* nic_ack.c: the sender's ACK, NACK and timeout handling */
 void nic_rx_ack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now);

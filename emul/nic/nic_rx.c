@@ -251,7 +251,6 @@ void nic_rx_data(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 		deliver(nic, pdc, pkt, now);
 		if (pkt->ses.flags & WIRE_SES_F_SOM)
 			pdc->rcv_wqe_id = pkt->ses.message_id;
-		pdc->req_len = pkt->ses.request_length;
 		if (pkt->ses.flags & WIRE_SES_F_EOM) {
 			pdc->eom_seen = true;
 			pdc->eom_psn = psn;

@@ -11,12 +11,6 @@ static inline uint32_t seg_payload(const struct nic_pdc *pdc, uint32_t idx, uint
 	return (uint32_t)(left < mss ? left : mss);
 }
 
-/* The window counts packets at their nominal size: the IP datagram, payload + 88 (seed 000, Segmentation). */
-static inline uint64_t nominal(uint32_t payload)
-{
-	return (uint64_t)payload + WIRE_DATA_IP_OVERHEAD;
-}
-
 /* The doorbell: the host writes the work request (a 64 B WQE) to the NIC on the host-to-NIC direction. It costs
  * that direction 98 B of link time; the transmit process starts 15 ns after the doorbell regardless. */
 static void doorbell_write(struct nic *nic, emu_ps_t now)
@@ -158,7 +152,7 @@ static enum next_kind next_kind(const struct nic *nic, const struct nic_pdc *pdc
 static bool window_room(const struct nic *nic, const struct nic_group *g, uint32_t payload)
 {
 	/* The window holds back nothing when PassThrough is set (NSCC still computes it, issue 5). */
-	return nic->p->cc_pass_through || g->in_flight + nominal(payload) <= nic_cc_cwnd(&g->cc);
+	return nic->p->cc_pass_through || g->in_flight + nic_nominal(payload) <= nic_cc_cwnd(&g->cc);
 }
 
 /* Can @p pdc send its next packet now, window and prefetch room permitting (the egress pool is checked by the
@@ -179,14 +173,6 @@ static bool can_send(struct nic *nic, const struct nic_pdc *pdc, enum next_kind 
 	default:
 		return false;
 	}
-}
-
-bool nic_pdc_can_send(const struct nic *nic, const struct nic_pdc *pdc)
-{
-	enum next_kind k;
-	uint32_t payload;
-
-	return can_send((struct nic *)nic, pdc, &k, &payload);
 }
 
 static bool pdc_has_work(const struct nic_pdc *pdc)
@@ -248,12 +234,17 @@ static void ev_fetch_done(void *a, void *b, emu_ps_t now)
 	nic_txq_push(a, NIC_TC_DATA, b, now);
 }
 
-/* A payload reached the prefetch buffer: its group comes back at the tail of the ready queue. */
+/* A payload reached the prefetch buffer: its group comes back at the tail of the ready queue. A record whose PDC
+ * closed while the fetch was on PCIe (nic_pdc_finish()) was kept for this event: it goes back to the pool now. */
 static void ev_prefetch_done(void *a, void *b, emu_ps_t now)
 {
 	struct nic *nic = a;
 	struct nic_rec *r = b;
 
+	if (r->pdc == NULL) {
+		emu_pool_put(nic->rec_pool, r);
+		return;
+	}
 	r->state = NIC_REC_PREFETCHED;
 	nic_pdc_rr_add(nic, r->pdc);
 	nic_group_ready(nic, r->pdc->group, false);
@@ -273,33 +264,51 @@ static void out_append(struct nic_pdc *pdc, struct nic_rec *r)
 }
 
 /*
- * Fetch a payload over PCIe: a 64 B read request (+34 B) on the NIC-to-host direction, then the completion on the
- * host-to-NIC direction, each direction serializing its transfers in order. Returns when the payload has arrived.
+ * A payload fetch over PCIe: a 64 B read request (+34 B) on the NIC-to-host direction, then the completion on the
+ * host-to-NIC direction, each direction serializing its transfers in order. Planned first and charged only once
+ * the event for its arrival is scheduled, so a full scheduler leaves PCIe untouched.
  */
-static emu_ps_t pcie_fetch(struct nic *nic, uint32_t payload, emu_ps_t now)
+struct pcie_fetch {
+	emu_ps_t req_end;  /* the read request has left: NIC-to-host busy until then */
+	emu_ps_t cpl_end;  /* the payload has arrived: host-to-NIC busy until then */
+	emu_ps_t t_req, t_cpl;
+	uint64_t cpl_bytes;
+	uint32_t payload;
+};
+
+static void pcie_fetch_plan(const struct nic *nic, uint32_t payload, emu_ps_t now, struct pcie_fetch *f)
 {
 	emu_ps_t req = nic->pcie_n2h_busy > now ? nic->pcie_n2h_busy : now;
-	emu_ps_t t_req = emu_ser_ps(NIC_PCIE_READ_REQ + NIC_PCIE_OVERHEAD, nic->pcie_n2h_bps);
-	uint64_t cpl_bytes = nic_pcie_bytes(payload);
-	emu_ps_t t_cpl = emu_ser_ps(cpl_bytes, nic->pcie_h2n_bps);
 
-	nic->pcie_n2h_busy = req + t_req;
-	emu_ps_t cpl = nic->pcie_h2n_busy > nic->pcie_n2h_busy ? nic->pcie_h2n_busy : nic->pcie_n2h_busy;
-	nic->pcie_h2n_busy = cpl + t_cpl;
-	nic_pcie_count(nic, 0, 1, NIC_PCIE_READ_REQ + NIC_PCIE_OVERHEAD, 0, t_req);
-	nic_pcie_count(nic, 1, (cpl_bytes - payload) / NIC_PCIE_OVERHEAD, cpl_bytes, payload, t_cpl);
-	return nic->pcie_h2n_busy;
+	f->payload = payload;
+	f->t_req = emu_ser_ps(NIC_PCIE_READ_REQ + NIC_PCIE_OVERHEAD, nic->pcie_n2h_bps);
+	f->cpl_bytes = nic_pcie_bytes(payload);
+	f->t_cpl = emu_ser_ps(f->cpl_bytes, nic->pcie_h2n_bps);
+	f->req_end = req + f->t_req;
+	f->cpl_end = (nic->pcie_h2n_busy > f->req_end ? nic->pcie_h2n_busy : f->req_end) + f->t_cpl;
 }
 
-/* A record for the PDC's next segment, with its PSN (taken when the fetch is issued), on the outstanding list. */
-static struct nic_rec *rec_new(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
+static void pcie_fetch_charge(struct nic *nic, const struct pcie_fetch *f)
+{
+	nic->pcie_n2h_busy = f->req_end;
+	nic->pcie_h2n_busy = f->cpl_end;
+	nic_pcie_count(nic, 0, 1, NIC_PCIE_READ_REQ + NIC_PCIE_OVERHEAD, 0, f->t_req);
+	nic_pcie_count(nic, 1, (f->cpl_bytes - f->payload) / NIC_PCIE_OVERHEAD, f->cpl_bytes, f->payload, f->t_cpl);
+}
+
+/* A record from the NIC-wide pool, not yet tied to a PDC; NULL (counted) when the pool is empty. */
+static struct nic_rec *rec_take(struct nic *nic)
 {
 	struct nic_rec *r = emu_pool_get(nic->rec_pool);
 
-	if (r == NULL) {
+	if (r == NULL)
 		nic->c[NIC_C_DROP_NO_PKT]++;
-		return NULL;
-	}
+	return r;
+}
+
+/* Make @p r the PDC's next segment, with its PSN (taken when the fetch is issued), on the outstanding list. */
+static void rec_init(struct nic *nic, struct nic_pdc *pdc, struct nic_rec *r, emu_ps_t now)
+{
 	memset(r, 0, sizeof(*r));
 	r->psn = pdc->next_psn++;
 	r->seg = pdc->pkts_issued++;
@@ -312,91 +321,117 @@ static struct nic_rec *rec_new(struct nic *nic, struct nic_pdc *pdc, emu_ps_t no
 	pdc->group->fetched += r->payload;
 	if (pdc->pkts_issued == pdc->n_pkts)
 		nic_event(nic, pdc, NIC_EV_SEND_COMPLETE, now);
-	return r;
 }
 
-/* The packet of @p r is committed to go out now: counted in flight, built, and its uid remembered. */
-static struct wire_pkt *commit(struct nic *nic, struct nic_pdc *pdc, struct nic_rec *r, emu_ps_t now)
+/* @p p, the packet of @p r, is committed to go out now: counted in flight, built, and its uid remembered. */
+static void commit(struct nic *nic, struct nic_pdc *pdc, struct nic_rec *r, struct wire_pkt *p, emu_ps_t now)
 {
-	struct wire_pkt *p = nic_pkt_new(nic, WIRE_KIND_DATA, pdc);
 	struct nic_group *g = pdc->group;
 
-	if (p == NULL)
-		return NULL;
 	if (r->tx_count == 1) { /* sampled at each first transmission (uet-transport-stats) */
 		nic_sample_add(nic, NIC_S_CWND_BYTES, nic_cc_cwnd(&g->cc));
 		nic_sample_add(nic, NIC_S_BYTES_IN_FLIGHT, g->in_flight);
 	}
 	r->in_flight = 1;
-	g->in_flight += nominal(r->payload);
+	g->in_flight += nic_nominal(r->payload);
 	build_data(nic, pdc, p, r, now);
 	r->uid = p->uid;
 	p->ctx = r;
-	return p;
 }
+
+/*
+ * Each issue_*() either sends, or changes nothing and returns false: a pool it needs (records, packets) is empty
+ * or the scheduler is full. Everything that can fail is taken before any state of the PDC, PCIe or egress moves.
+ */
 
 /* A new segment without the prefetch buffer: egress space reserved and window counted when the fetch is issued;
  * the packet joins the data class's queue when its payload has arrived. */
-static void issue_new(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_t now)
+static bool issue_new(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_t now)
 {
-	struct nic_rec *r = rec_new(nic, pdc, now);
-	struct wire_pkt *p = r != NULL ? commit(nic, pdc, r, now) : NULL;
+	struct nic_rec *r = rec_take(nic);
+	struct wire_pkt *p = r != NULL ? nic_pkt_new(nic, WIRE_KIND_DATA, pdc) : NULL;
+	struct pcie_fetch f;
 
 	if (p == NULL)
-		return;
+		goto fail;
+	pcie_fetch_plan(nic, seg_payload(pdc, pdc->pkts_issued, nic->p->rdma_data_mss), now, &f);
+	if (net_sched(nic->env.np, f.cpl_end, ev_fetch_done, nic, p, NULL) < 0)
+		goto fail;
+	pcie_fetch_charge(nic, &f);
+	rec_init(nic, pdc, r, now);
+	commit(nic, pdc, r, p, now);
 	nic->txq[NIC_TC_DATA].reserved += wl;
 	nic_pool_enq(&nic->txs[NIC_TC_DATA], wl, nic->txq[NIC_TC_DATA].reserved);
-	net_sched(nic->env.np, pcie_fetch(nic, r->payload, now), ev_fetch_done, nic, p, NULL);
+	return true;
+fail:
+	net_pkt_free(nic->env.np, p);
+	if (r != NULL)
+		emu_pool_put(nic->rec_pool, r);
+	return false;
 }
 
 /* A new segment with the prefetch buffer: only prefetch space is taken; window and egress wait for the commit. */
-static void issue_fetch(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_t now)
+static bool issue_fetch(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_t now)
 {
-	struct nic_rec *r = rec_new(nic, pdc, now);
+	struct nic_rec *r = rec_take(nic);
+	struct pcie_fetch f;
 
 	if (r == NULL)
-		return;
+		return false;
+	pcie_fetch_plan(nic, seg_payload(pdc, pdc->pkts_issued, nic->p->rdma_data_mss), now, &f);
+	if (net_sched(nic->env.np, f.cpl_end, ev_prefetch_done, nic, r, NULL) < 0) {
+		emu_pool_put(nic->rec_pool, r);
+		return false;
+	}
+	pcie_fetch_charge(nic, &f);
+	rec_init(nic, pdc, r, now);
 	r->state = NIC_REC_PREFETCHING;
 	nic->pf_used += wl;
 	pdc->pf_bytes += wl;
 	if (pdc->pf_next == NULL)
 		pdc->pf_next = r;
-	net_sched(nic->env.np, pcie_fetch(nic, r->payload, now), ev_prefetch_done, nic, r, NULL);
+	return true;
 }
 
-/* The oldest prefetched payload goes to the wire: prefetch space released, egress reserved, window counted. */
-static void issue_commit(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_t now)
+void nic_pf_release(struct nic *nic, uint64_t bytes, emu_ps_t now)
 {
-	struct nic_rec *r = pdc->pf_next;
-	struct wire_pkt *p = commit(nic, pdc, r, now);
-
-	if (p == NULL)
-		return;
-	pdc->pf_next = r->next; /* uncommitted records are the tail of the PSN-ordered list */
-	r->state = NIC_REC_FETCHING;
-	nic->pf_used -= wl;
-	pdc->pf_bytes -= wl;
+	nic->pf_used -= bytes;
 	if (nic->pf_blocked && nic->pf_used <= nic->p->prefetch_size / 2) {
 		/* the transmit process starts again when the prefetch buffer drains to half its size or less */
 		nic->pf_blocked = false;
 		nic_pump_arm(nic, now);
 	}
+}
+
+/* The oldest prefetched payload goes to the wire: prefetch space released, egress reserved, window counted. */
+static bool issue_commit(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_t now)
+{
+	struct nic_rec *r = pdc->pf_next;
+	struct wire_pkt *p = nic_pkt_new(nic, WIRE_KIND_DATA, pdc);
+
+	if (p == NULL)
+		return false;
+	commit(nic, pdc, r, p, now);
+	pdc->pf_next = r->next; /* uncommitted records are the tail of the PSN-ordered list */
+	r->state = NIC_REC_FETCHING;
+	pdc->pf_bytes -= wl;
+	nic_pf_release(nic, wl, now);
 	nic->txq[NIC_TC_DATA].reserved += wl;
 	nic_pool_enq(&nic->txs[NIC_TC_DATA], wl, nic->txq[NIC_TC_DATA].reserved);
 	nic_txq_push(nic, NIC_TC_DATA, p, now);
+	return true;
 }
 
 /* The oldest waiting retransmission: rebuilt from its record, with no PCIe read (seed 000, Fetching). */
-static void issue_rtx(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_t now)
+static bool issue_rtx(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_t now)
 {
 	struct nic_rec *r = pdc->rtx_head;
+	struct wire_pkt *p = nic_pkt_new(nic, WIRE_KIND_DATA, pdc);
 
+	if (p == NULL)
+		return false;
 	r->tx_count++;
-	struct wire_pkt *p = commit(nic, pdc, r, now);
-	if (p == NULL) {
-		r->tx_count--;
-		return;
-	}
+	commit(nic, pdc, r, p, now);
 	pdc->rtx_head = r->rtx_next;
 	if (pdc->rtx_head == NULL)
 		pdc->rtx_tail = NULL;
@@ -407,6 +442,7 @@ static void issue_rtx(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_
 	nic->txq[NIC_TC_DATA].reserved += wl;
 	nic_pool_enq(&nic->txs[NIC_TC_DATA], wl, nic->txq[NIC_TC_DATA].reserved);
 	nic_txq_push(nic, NIC_TC_DATA, p, now);
+	return true;
 }
 
 /* Remove the PDC whose turn it is from its group's ring. */
@@ -448,16 +484,34 @@ static struct nic_pdc *group_pick(struct nic *nic, struct nic_group *g, enum nex
 	return NULL;
 }
 
+/* Issue what group_pick() chose: false, with nothing changed, when a pool or the scheduler refused. */
+static bool issue(struct nic *nic, struct nic_pdc *pdc, enum next_kind kind, uint32_t wl, emu_ps_t now)
+{
+	switch (kind) {
+	case NEXT_RTX:
+		return issue_rtx(nic, pdc, wl, now);
+	case NEXT_COMMIT:
+		return issue_commit(nic, pdc, wl, now);
+	case NEXT_FETCH:
+		return issue_fetch(nic, pdc, wl, now);
+	default:
+		return issue_new(nic, pdc, wl, now);
+	}
+}
+
 /*
  * One transmit pass: serve the ready queue of groups, one packet per turn. A group with nothing it can send
  * (window full, or waiting for a prefetched payload) leaves the queue; a full egress pool stops the pass with the
- * group left at the head (seed 000, PDC groups and the transmit scheduler).
+ * group left at the head (seed 000, PDC groups and the transmit scheduler). So does an empty packet or record
+ * pool (or a full scheduler): the pool is shared, so the pass retries when this NIC's port finishes a frame or it
+ * receives a packet (nic.c), or after one full frame's time when its port is idle and neither may come soon.
  */
 void nic_tx_pass(struct nic *nic, emu_ps_t now)
 {
 	struct nic_txq *q = &nic->txq[NIC_TC_DATA];
 
 	nic->pump_blocked = false;
+	nic->pkt_blocked = false;
 	while (nic->ready_head != NULL) {
 		struct nic_group *g = nic->ready_head;
 		enum next_kind kind;
@@ -472,14 +526,13 @@ void nic_tx_pass(struct nic *nic, emu_ps_t now)
 			nic->pump_blocked = true;
 			return;
 		}
-		if (kind == NEXT_RTX)
-			issue_rtx(nic, pdc, wl, now);
-		else if (kind == NEXT_COMMIT)
-			issue_commit(nic, pdc, wl, now);
-		else if (kind == NEXT_FETCH)
-			issue_fetch(nic, pdc, wl, now);
-		else
-			issue_new(nic, pdc, wl, now);
+		if (!issue(nic, pdc, kind, wl, now)) {
+			nic->pkt_blocked = true;
+			if (!nic->port_busy)
+				nic_pump_arm(nic, now + emu_ser_ps(nic->p->rdma_data_mss + WIRE_DATA_OVERHEAD,
+								   nic->link_bps));
+			return;
+		}
 		g->rr = pdc->rr_next; /* the turn passes to the group's next PDC; finished PDCs leave in group_pick */
 		/* Back to the tail of the queue: the group still holds @p pdc, so it is not freed here. */
 		nic_group_unready(nic, g);

@@ -161,8 +161,8 @@ Test(nic_lb, default_sequence_is_per_group_and_ignores_feedback)
 	for (int k = 0; k < 200; k++) {
 		nic_lb_on_ack(&g1, &p, 1234, false, k * US);
 		nic_lb_on_nack(&g1, &p, 1234, true, k * US);
-		nic_lb_on_timeout(&g1, &p, 1234, k * US);
-		nic_lb_on_late(&g1, &p, 1234, k * US);
+		nic_lb_on_failure(&g1, NIC_LB_C_TIMEOUTS, k * US);
+		nic_lb_on_failure(&g1, NIC_LB_C_LATE, k * US);
 		cr_assert_eq(nic_lb_next(&g1, &p, &rng, k * US), 256 + k % 128);
 	}
 	nic_lb_init(&g2, &p);
@@ -186,7 +186,7 @@ Test(nic_lb, none_one_value_per_group)
 	nic_lb_set_fixed(&g2, 49153);
 	for (int k = 0; k < 500; k++) {
 		nic_lb_on_ack(&g1, &p, 7, false, 0);
-		nic_lb_on_timeout(&g1, &p, 7, 0);
+		nic_lb_on_failure(&g1, NIC_LB_C_TIMEOUTS, 0);
 		cr_assert_eq(nic_lb_next(&g1, &p, &rng, 0), 49152);
 		cr_assert_eq(nic_lb_next(&g2, &p, &rng, 0), 49153);
 	}
@@ -248,8 +248,8 @@ Test(nic_lb, reps_is_reproducible)
 			nic_lb_on_ack(&b.lb, &b.p, (uint16_t)(k * 7), k % 5 == 0, now);
 		}
 		if (k % 97 == 0) {
-			nic_lb_on_timeout(&a.lb, &a.p, 1, now);
-			nic_lb_on_timeout(&b.lb, &b.p, 1, now);
+			nic_lb_on_failure(&a.lb, NIC_LB_C_TIMEOUTS, now);
+			nic_lb_on_failure(&b.lb, NIC_LB_C_TIMEOUTS, now);
 		}
 		cr_assert_eq(next(&a, now), next(&b, now), "packet %d", k);
 	}
@@ -382,7 +382,7 @@ Test(nic_lb, reps_freezing_reuses_cache_in_turn)
 	nic_lb_on_ack(&r.lb, &r.p, 6, false, 0);
 	nic_lb_on_ack(&r.lb, &r.p, 7, false, 0);
 	cr_assert_eq(next(&r, 0), 5, "consumed before freezing");
-	nic_lb_on_timeout(&r.lb, &r.p, 9, 1 * US);
+	nic_lb_on_failure(&r.lb, NIC_LB_C_TIMEOUTS, 1 * US);
 	cr_assert(nic_lb_frozen(&r.lb));
 	cr_assert_eq(nic_lb_counter(&r.lb, NIC_LB_C_FROZEN), 1);
 	cr_assert_eq(next(&r, 2 * US), 6, "reuses cached values as usual");
@@ -410,7 +410,7 @@ Test(nic_lb, reps_freezing_full_cache_in_turn_from_oldest)
 		nic_lb_on_ack(&r.lb, &r.p, v, false, 0);
 	for (int k = 0; k < 8; k++)
 		next(&r, 0);
-	nic_lb_on_late(&r.lb, &r.p, 3, 0);
+	nic_lb_on_failure(&r.lb, NIC_LB_C_LATE, 0);
 	cr_assert(nic_lb_frozen(&r.lb));
 	uint16_t expect[] = { 4, 5, 6, 7, 8, 9, 10, 11, 4 };
 	for (size_t i = 0; i < sizeof(expect) / sizeof(expect[0]); i++)
@@ -423,7 +423,7 @@ Test(nic_lb, reps_freezing_with_empty_cache_explores)
 	struct reps r;
 
 	reps_setup(&r);
-	nic_lb_on_timeout(&r.lb, &r.p, 1, 0);
+	nic_lb_on_failure(&r.lb, NIC_LB_C_TIMEOUTS, 0);
 	cr_assert(nic_lb_frozen(&r.lb));
 	next(&r, 0);
 	cr_assert_eq(nic_lb_last_pick(&r.lb), NIC_LB_PICK_EXPLORE);
@@ -437,11 +437,11 @@ Test(nic_lb, reps_freezing_exit_rule)
 	emu_ps_t t0 = 10 * US;
 
 	reps_setup(&r);
-	nic_lb_on_timeout(&r.lb, &r.p, 1, t0);
+	nic_lb_on_failure(&r.lb, NIC_LB_C_TIMEOUTS, t0);
 	nic_lb_on_ack(&r.lb, &r.p, 2, false, t0 + 100 * US - 1);
 	cr_assert(nic_lb_frozen(&r.lb), "1 ps before FreezingTimeout: still freezing");
-	nic_lb_on_timeout(&r.lb, &r.p, 1, t0 + 100 * US);
-	nic_lb_on_late(&r.lb, &r.p, 1, t0 + 100 * US);
+	nic_lb_on_failure(&r.lb, NIC_LB_C_TIMEOUTS, t0 + 100 * US);
+	nic_lb_on_failure(&r.lb, NIC_LB_C_LATE, t0 + 100 * US);
 	cr_assert_eq(nic_lb_counter(&r.lb, NIC_LB_C_FROZEN), 1);
 	cr_assert_eq(nic_lb_counter(&r.lb, NIC_LB_C_FAILURES_IGNORED), 2);
 	nic_lb_on_ack(&r.lb, &r.p, 3, true, t0 + 500 * US);
@@ -460,7 +460,7 @@ Test(nic_lb, reps_freezing_ends_at_timeout_on_last_hop_nack)
 	struct reps r;
 
 	reps_setup(&r);
-	nic_lb_on_late(&r.lb, &r.p, 1, 5 * US);
+	nic_lb_on_failure(&r.lb, NIC_LB_C_LATE, 5 * US);
 	nic_lb_on_nack(&r.lb, &r.p, 8, true, 105 * US);
 	cr_assert_not(nic_lb_frozen(&r.lb));
 	cr_assert_eq(nic_lb_window_left(&r.lb), 71);
@@ -475,7 +475,7 @@ Test(nic_lb, reps_window_71_packets_7th_15th_to_71st_explore)
 
 	reps_setup(&r);
 	cr_assert_eq(nic_lb_window_pkts(&r.p, r.p.data_rate_bps), 71);
-	nic_lb_on_timeout(&r.lb, &r.p, 1, 0);
+	nic_lb_on_failure(&r.lb, NIC_LB_C_TIMEOUTS, 0);
 	nic_lb_on_ack(&r.lb, &r.p, 1000, false, 100 * US);
 	cr_assert_eq(nic_lb_window_left(&r.lb), 71);
 	for (int k = 1; k <= 72; k++) {
@@ -500,16 +500,16 @@ Test(nic_lb, reps_failure_in_window_ignored)
 	struct reps r;
 
 	reps_setup(&r);
-	nic_lb_on_timeout(&r.lb, &r.p, 1, 0);
+	nic_lb_on_failure(&r.lb, NIC_LB_C_TIMEOUTS, 0);
 	nic_lb_on_ack(&r.lb, &r.p, 2, false, 200 * US);
 	for (int k = 0; k < 70; k++)
 		next(&r, 200 * US);
-	nic_lb_on_late(&r.lb, &r.p, 3, 201 * US);
+	nic_lb_on_failure(&r.lb, NIC_LB_C_LATE, 201 * US);
 	cr_assert_not(nic_lb_frozen(&r.lb));
 	cr_assert_eq(nic_lb_window_left(&r.lb), 1);
 	next(&r, 202 * US);
 	cr_assert_eq(nic_lb_last_pick(&r.lb), NIC_LB_PICK_EXPLORE, "the 71st explores");
-	nic_lb_on_timeout(&r.lb, &r.p, 3, 203 * US);
+	nic_lb_on_failure(&r.lb, NIC_LB_C_TIMEOUTS, 203 * US);
 	cr_assert(nic_lb_frozen(&r.lb));
 	cr_assert_eq(nic_lb_counter(&r.lb, NIC_LB_C_FROZEN), 2);
 	cr_assert_eq(nic_lb_counter(&r.lb, NIC_LB_C_FAILURES_IGNORED), 1);
@@ -521,7 +521,7 @@ Test(nic_lb, reps_window_with_empty_cache_explores_all)
 	struct reps r;
 
 	reps_setup(&r);
-	nic_lb_on_timeout(&r.lb, &r.p, 1, 0);
+	nic_lb_on_failure(&r.lb, NIC_LB_C_TIMEOUTS, 0);
 	nic_lb_on_ack(&r.lb, &r.p, 2, false, 100 * US);
 	next(&r, 100 * US); /* reuses 2 */
 	for (int k = 2; k <= 71; k++) {
@@ -541,7 +541,7 @@ Test(nic_lb, reps_window_scales)
 	reps_setup(&r);
 	cr_assert_eq(nic_lb_window_pkts(&r.p, 100000000000ULL), 17);
 	nic_lb_init_ext(&r.lb, &r.p, 100000000000ULL, NULL);
-	nic_lb_on_timeout(&r.lb, &r.p, 1, 0);
+	nic_lb_on_failure(&r.lb, NIC_LB_C_TIMEOUTS, 0);
 	nic_lb_on_ack(&r.lb, &r.p, 2, false, 100 * US);
 	cr_assert_eq(nic_lb_window_left(&r.lb), 17);
 	int n = 0;
@@ -557,7 +557,7 @@ Test(nic_lb, reps_window_scales)
 
 	r.p.reps_buffer_mask_bits = 0;
 	nic_lb_init(&r.lb, &r.p);
-	nic_lb_on_timeout(&r.lb, &r.p, 1, 0);
+	nic_lb_on_failure(&r.lb, NIC_LB_C_TIMEOUTS, 0);
 	nic_lb_on_ack(&r.lb, &r.p, 2, false, 100 * US);
 	for (int k = 1; k <= 71; k++) {
 		nic_lb_on_ack(&r.lb, &r.p, 3, false, 100 * US);
@@ -592,7 +592,7 @@ Test(nic_lb, reps_late_packet_starts_freezing)
 	struct reps r;
 
 	reps_setup(&r);
-	nic_lb_on_late(&r.lb, &r.p, 77, 18 * US);
+	nic_lb_on_failure(&r.lb, NIC_LB_C_LATE, 18 * US);
 	cr_assert(nic_lb_frozen(&r.lb));
 	cr_assert_eq(nic_lb_counter(&r.lb, NIC_LB_C_LATE), 1);
 	cr_assert_eq(nic_lb_counter(&r.lb, NIC_LB_C_TIMEOUTS), 0);

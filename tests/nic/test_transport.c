@@ -56,13 +56,15 @@ static void on_trace(void *arg, const struct nic_trace *t)
 		b->tr[b->n_tr++] = *t;
 }
 
-/* Two NICs on one link; @p delay propagation; @p imp / @p n_imp: fixture on host0's direction. */
-static struct bench *bench_new(emu_ps_t delay, const struct net_impair *imp, uint32_t n_imp, void (*tune)(struct nic_params *))
+/* Two NICs on one link; @p delay propagation; @p imp / @p n_imp: fixture on host0's direction; a partition of
+ * @p max_pkts packet descriptors shared by both NICs and the link. */
+static struct bench *bench_new_pkts(emu_ps_t delay, const struct net_impair *imp, uint32_t n_imp,
+				    void (*tune)(struct nic_params *), uint32_t max_pkts)
 {
 	struct bench *b = calloc(1, sizeof(*b));
 
 	b->seen = calloc(MAX_SEEN, sizeof(*b->seen));
-	cr_assert_eq(net_part_init(&b->np, 1 << 16, 1 << 15), 0);
+	cr_assert_eq(net_part_init(&b->np, 1 << 16, max_pkts), 0);
 	nic_params_defaults(&b->p);
 	if (tune != NULL)
 		tune(&b->p);
@@ -87,6 +89,12 @@ static struct bench *bench_new(emu_ps_t delay, const struct net_impair *imp, uin
 	nic_attach(b->nic[0], &b->link.dir[0]);
 	nic_attach(b->nic[1], &b->link.dir[1]);
 	return b;
+}
+
+static struct bench *bench_new(emu_ps_t delay, const struct net_impair *imp, uint32_t n_imp,
+			       void (*tune)(struct nic_params *))
+{
+	return bench_new_pkts(delay, imp, n_imp, tune, 1 << 15);
 }
 
 static void bench_run(struct bench *b, uint64_t bytes)
@@ -244,7 +252,9 @@ Test(nic_transport, sack_bitmaps_match_the_arrival_pattern)
 			cr_assert_eq(got[k], late + 1 + (uint32_t)k);
 		checked++;
 	}
-	cr_assert_gt(checked, 10, "saw ACKs while the late packet was missing (%d)", checked);
+	/* frame 5 + k leaves k x 84.04 ns after frame 5 and overtakes it when that is under 2 us: k = 1 .. 23
+	 * (floor(2,000,000 / 84,040) = 23), each drawing one ACK while PSN late is missing */
+	cr_assert_eq(checked, 23, "saw ACKs while the late packet was missing (%d)", checked);
 	cr_assert_eq(nic_counters(b->nic[1])[NIC_C_OOO_EVENTS], (uint64_t)checked);
 	cr_assert_eq(nic_counters(b->nic[0])[NIC_C_NUM_RTX], 0, "SACK never triggers a retransmission");
 	cr_assert_eq(b->done, 1);
@@ -271,8 +281,11 @@ Test(nic_transport, sack_reports_successive_64_psn_blocks)
 		else
 			cr_assert_fail("unexpected SACK offset %d", a->pds.sack_psn_off);
 	}
-	cr_assert_gt(blk0, 0);
-	cr_assert_gt(blk1, 0, "the second block is reported too");
+	/* PSNs +1..+63 fit block 0 (base +0, the late PSN): 63 ACKs report it alone. Each of +64..+99 puts
+	 * packets in both blocks, and those 36 ACKs alternate, block 0 first: 18 each (uet-nic-transport.md,
+	 * Selective acknowledgements). */
+	cr_assert_eq(blk0, 63 + 18, "block 0 (%d)", blk0);
+	cr_assert_eq(blk1, 18, "the second block is reported too (%d)", blk1);
 	cr_assert_eq(b->done, 1);
 	bench_free(b);
 }
@@ -428,7 +441,12 @@ Test(nic_transport, pcie_transmit_buffers_bound_what_waits_outside_the_receive_p
 	uint64_t dflt = rx_pool_peak(one_lane), tiny = rx_pool_peak(one_lane_tiny_headers);
 
 	cr_assert_eq(dflt, 4184, "default buffers: the pool peaks at one packet (%llu)", (unsigned long long)dflt);
-	cr_assert_gt(tiny, 100000, "8 headers: received data waits in the pool (%llu)", (unsigned long long)tiny);
+	/* 8 headers: received data waits in the pool. The buffer holds one packet's write (4,368 B), so packet i is
+	 * accepted when write i - 1 ends: writes take 1,108.63 ns each (4,368 B at 31.52 Gb/s). The sender puts 54
+	 * frames back to back (84.04 ns apart; NSCC's window, cut by the delay of the held ACKs, then stops it, as
+	 * measured on this fixture); when the 54th arrives (4,455.36 ns after the first, a probe's 1.24 ns
+	 * included) writes 0..4 have been accepted (4 x 1,108.63 = 4,434.52 ns), so 49 packets of 4,184 B wait. */
+	cr_assert_eq(tiny, 49 * 4184, "8 headers: received data waits in the pool (%llu)", (unsigned long long)tiny);
 }
 
 static emu_ps_t conn_done[4];
@@ -492,5 +510,105 @@ Test(nic_transport, connection_pdc_sends_one_message_at_a_time_in_order)
 	}
 	cr_assert_eq(nic_conn_close(b->nic[0], id, conn_done[2]), 0, "the connection's PDC stayed open");
 	cr_assert_eq(nic_post_conn(b->nic[0], id, 1, 1, conn_done[2]), -ENOENT);
+	bench_free(b);
+}
+
+/* The last data packet host 0 handed down: its uet-monitor row's prefetch columns. */
+static const struct nic_trace *last_data_tx(const struct bench *b)
+{
+	const struct nic_trace *last = NULL;
+
+	for (int i = 0; i < b->n_tr; i++)
+		if (b->tr[i].fep_id == 0 && b->tr[i].kind == WIRE_KIND_DATA && b->tr[i].dir != NIC_TR_RX)
+			last = &b->tr[i];
+	return last;
+}
+
+Test(nic_transport, conn_close_with_prefetch_fetches_pending_releases_buffer_and_records, .timeout = 20)
+{
+	/* A connection closed 3 us into a 4 MiB message with PrefetchBufferEnable: fetches into the prefetch
+	 * buffer are still on PCIe. Their records must outlive the PDC until the fetch lands, and the buffer room
+	 * the PDC held is released at once: a 1 MiB message posted on a new PDC then completes, and once its last
+	 * payload is committed the buffer is empty (uet-nic-configuration.md, PrefetchBufferSize). */
+	struct bench *b = bench_new(100 * EMU_PS_PER_NS, NULL, 0, prefetch_on);
+	uint16_t id;
+
+	cr_assert_eq(nic_conn_open(b->nic[0], b->neigh[1].ip, &id, 0), 0);
+	cr_assert_eq(nic_post_conn(b->nic[0], id, 4 << 20, 1, 0), 0);
+	emu_sched_run_until(b->np.sched, 3 * US);
+	const struct nic_trace *t = last_data_tx(b);
+	cr_assert_not_null(t);
+	cr_assert_gt(t->nic_prefetched, 0, "fetches into the buffer are outstanding when the connection closes");
+	cr_assert_eq(nic_conn_close(b->nic[0], id, 3 * US), 0);
+	cr_assert_eq(nic_post(b->nic[0], b->neigh[1].ip, 1 << 20, 2, 3 * US), 0);
+	emu_sched_run_until(b->np.sched, EMU_PS_NEVER - 1);
+	cr_assert_eq(b->done, 1, "the 1 MiB message completes");
+	t = last_data_tx(b);
+	cr_assert_eq(t->pdc_prefetched, 0);
+	cr_assert_eq(t->nic_prefetched, 0, "nothing of the closed PDC stays in the buffer (%llu)",
+		     (unsigned long long)t->nic_prefetched);
+	bench_free(b);
+}
+
+static void empty_pool_run(void (*tune)(struct nic_params *))
+{
+	/* 16 descriptors for the whole partition: both NICs and the link share them, so the sender finds the pool
+	 * empty many times. The transmit pass stops, as on a full egress pool, and resumes when its own frames
+	 * finish serializing or a packet comes in; the message completes. */
+	struct bench *b = bench_new_pkts(100 * EMU_PS_PER_NS, NULL, 0, tune, 16);
+
+	bench_run(b, 1 << 20);
+	cr_assert_gt(b->np.counters[NET_C_PKT_POOL_EMPTY], 0, "the pool ran empty");
+	cr_assert_eq(b->done, 1, "the 1 MiB message completes");
+	cr_assert_eq(nic_counters(b->nic[1])[NIC_C_RX_PAYLOAD_BYTES], 1 << 20);
+	bench_free(b);
+}
+
+Test(nic_transport, empty_packet_pool_holds_back_sending_and_the_message_completes, .timeout = 20)
+{
+	empty_pool_run(NULL);
+}
+
+Test(nic_transport, empty_packet_pool_with_prefetch_buffer_completes, .timeout = 20)
+{
+	empty_pool_run(prefetch_on);
+}
+
+Test(nic_transport, packet_pool_emptied_elsewhere_retried_each_frame_time_while_port_idle, .timeout = 20)
+{
+	/* Another device holds every descriptor of the partition when the message is posted, and gives them back at
+	 * 5 us without telling the NIC. With its port idle and nothing of its own outstanding, the NIC retries every
+	 * full frame time (4,202 B at 400 Gb/s: 84.04 ns) from its first pass at 15 ns: the retry at or after 5 us is
+	 * the 60th, at 15 ns + 60 x 84.04 ns; then the fetch (1.555 + 69.290 ns) puts the first frame on the wire. */
+	struct bench *b = bench_new_pkts(100 * EMU_PS_PER_NS, NULL, 0, NULL, 16);
+	struct wire_pkt *held[16];
+
+	for (int i = 0; i < 16; i++)
+		cr_assert_not_null(held[i] = net_pkt_alloc(&b->np));
+	cr_assert_eq(nic_post(b->nic[0], b->neigh[1].ip, 65536, 1, 0), 0);
+	emu_sched_run_until(b->np.sched, 5 * US);
+	cr_assert_eq(b->n_seen, 0, "nothing sent while the pool is empty");
+	for (int i = 0; i < 16; i++)
+		net_pkt_free(&b->np, held[i]);
+	emu_sched_run_until(b->np.sched, EMU_PS_NEVER - 1);
+	cr_assert_eq(b->seen[0].p.kind, WIRE_KIND_DATA);
+	cr_assert_eq(b->seen[0].t, 15000 + 60 * 84040 + 1555 + 69290, "first frame at %llu ps",
+		     (unsigned long long)b->seen[0].t);
+	cr_assert_eq(b->done, 1);
+	bench_free(b);
+}
+
+Test(nic_transport, ack_wakes_window_blocked_sibling_pdc_of_its_group, .timeout = 20)
+{
+	/* A 1 MiB message, then a 4 KiB message to the same peer at 20 us: both PDCs are in one group. An ACK
+	 * brings the group back at the head of the ready queue (uet-nic-transport.md, PDC groups and the transmit
+	 * scheduler), whichever of its PDCs has work, so the second message is sent and completes. */
+	struct bench *b = bench_new(100 * EMU_PS_PER_NS, NULL, 0, NULL);
+
+	cr_assert_eq(nic_post(b->nic[0], b->neigh[1].ip, 1 << 20, 1, 0), 0);
+	emu_sched_run_until(b->np.sched, 20 * US);
+	cr_assert_eq(nic_post(b->nic[0], b->neigh[1].ip, 4096, 2, 20 * US), 0);
+	emu_sched_run_until(b->np.sched, EMU_PS_NEVER - 1);
+	cr_assert_eq(b->done, 2, "both messages complete");
 	bench_free(b);
 }
