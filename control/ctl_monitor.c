@@ -86,7 +86,6 @@ struct ctl_monitor {
 	/* Selected connections, by their sending end (ip << 16 | id) + MON_KEY_LIVE; open addressing, 0 = empty. */
 	uint64_t *set;
 	uint32_t set_mask, set_n;
-	uint64_t set_lost;         /* selections not remembered (the set could not grow) */
 };
 
 #define MON_KEY_LIVE (1ull << 48)
@@ -126,10 +125,8 @@ static void set_add(struct ctl_monitor *m, uint64_t key)
 	if (m->set_n + 1 > (m->set_mask + 1) / 2) {
 		uint32_t n = (m->set_mask + 1) * 2;
 		uint64_t *set = n ? calloc(n, sizeof(*set)) : NULL;
-		if (set == NULL) {
-			m->set_lost++;
-			return;
-		}
+		if (set == NULL)
+			return; /* out of memory: this packet is logged, the connection not remembered */
 		for (uint32_t i = 0; i <= m->set_mask; i++)
 			if (m->set[i] != 0)
 				set_put(set, n - 1, m->set[i]);
@@ -357,7 +354,6 @@ static void mon_row(struct ctl_monitor *m, const struct nic_trace *tr, int pkt)
 	put_ch(&b, '\n');
 	assert(b.p <= b.b + sizeof(b.b));
 	fwrite(b.b, 1, (size_t)(b.p - b.b), m->f);
-	rec_csv_row_done(m->csv);
 }
 
 void ctl_monitor_trace(struct ctl_monitor *m, const struct nic_trace *tr)

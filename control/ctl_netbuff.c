@@ -68,7 +68,6 @@ static void nb_row(struct ctl_netbuff *b, struct nic *nic, bool tx, uint32_t tc,
 	fprintf(f, ",%llu,", (unsigned long long)s->overflow);
 	ctl_rec_put_quot(f, s->occupancy, 100, s->size, 6);
 	fputc('\n', f);
-	rec_csv_row_done(b->csv);
 }
 
 void ctl_netbuff_rows(struct ctl_netbuff *b, emu_ps_t now, emu_ps_t last)

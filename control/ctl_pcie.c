@@ -73,7 +73,6 @@ static void pcie_row(struct ctl_pcie *p, struct nic *nic, int side, const struct
 	fputc(',', f);
 	ctl_rec_put_quot(f, s->busy_ps[side] - prev->busy_ps[side], 100, dt, 6);
 	fputc('\n', f);
-	rec_csv_row_done(p->csv);
 }
 
 void ctl_pcie_rows(struct ctl_pcie *p, emu_ps_t now, emu_ps_t last)

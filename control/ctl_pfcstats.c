@@ -72,7 +72,7 @@ static FILE *ep_head(struct ctl_pfcstats *p, emu_ps_t now)
  * nor a switch keeps per-pause times (docs/records.md). Both pause on ingress (receive) occupancy only, so the
  * three egress-occupancy columns read 0.
  */
-static void ep_tail(struct ctl_pfcstats *p, FILE *f, uint32_t tc, const uint64_t *xoff_tx, const uint64_t *xoff_rx,
+static void ep_tail(FILE *f, uint32_t tc, const uint64_t *xoff_tx, const uint64_t *xoff_rx,
 		    const uint64_t *xon_tx, const uint64_t *xon_rx, emu_ps_t paused, emu_ps_t ivl, emu_ps_t dt,
 		    uint64_t ecn)
 {
@@ -86,7 +86,6 @@ static void ep_tail(struct ctl_pfcstats *p, FILE *f, uint32_t tc, const uint64_t
 	fputs(",0.000000,0.000000,0.000000,", f);
 	ctl_rec_put_quot(f, dt - ivl, 100, dt, 6);
 	fprintf(f, ",0.000000,%llu\n", (unsigned long long)ecn);
-	rec_csv_row_done(p->csv);
 }
 
 /* One row: class @p tc of @p nic, paused @p ivl of the @p dt ps since the previous rows. */
@@ -97,7 +96,7 @@ static void ep_row(struct ctl_pfcstats *p, struct nic *nic, uint32_t tc, const s
 
 	fprintf(f, "%u,%s,%s,0,ul,%d,%u,", nic_fep_id(nic), nic_name(nic), CTL_REC_COMPONENT_TYPE, CTL_REC_TIER_NIC,
 		CTL_REC_SUBTIER_NONE);
-	ep_tail(p, f, tc, s->xoff_tx, s->xoff_rx, s->xon_tx, s->xon_rx, s->paused_ps[tc], ivl, dt,
+	ep_tail(f, tc, s->xoff_tx, s->xoff_rx, s->xon_tx, s->xon_rx, s->paused_ps[tc], ivl, dt,
 		tc == EP_DATA_TC ? nic_counters(nic)[NIC_C_ECN_CE_RCVD] : 0);
 }
 
@@ -115,7 +114,7 @@ static void sw_ep_row(struct ctl_pfcstats *p, const struct ctl_swport *sp, uint3
 		ivl = dt;
 	fprintf(f, "%u,%s,%s,%u,%s,%u,%u,", sw_node_id(sp->sw), sw_name(sp->sw), CTL_REC_SW_COMPONENT_TYPE, sp->port,
 		sp->ul ? "ul" : "dl", sp->tier, CTL_REC_SUBTIER_NONE);
-	ep_tail(p, f, tc, s->xoff_tx, s->xoff_rx, s->xon_tx, s->xon_rx, s->paused_ps[tc], ivl, dt, s->ecn_marked[tc]);
+	ep_tail(f, tc, s->xoff_tx, s->xoff_rx, s->xon_tx, s->xon_rx, s->paused_ps[tc], ivl, dt, s->ecn_marked[tc]);
 }
 
 /* Every switch port's rows, switches in device order, ports then classes in order. */

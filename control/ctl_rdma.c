@@ -95,7 +95,7 @@ static int make_conns(struct ctl_rdma *rd)
 	rd->n_conns = rd->place.n_pairs * nc;
 	rd->sum = calloc(rd->place.n_pairs ? rd->place.n_pairs : 1, sizeof(*rd->sum));
 	rd->conns = calloc(rd->n_conns ? rd->n_conns : 1, sizeof(*rd->conns));
-	size_t n_db = (size_t)rd->n_conns * mp;
+	size_t n_db = app_wqes_outstanding(rd->place.n_pairs, nc, mp); /* a doorbell time per outstanding WQE */
 
 	rd->doorbell = calloc(n_db > 0 ? n_db : 1, sizeof(*rd->doorbell));
 	if (rd->sum == NULL || rd->conns == NULL || rd->doorbell == NULL)
@@ -334,7 +334,6 @@ static void ev_beacon(void *a, void *b, emu_ps_t now)
 	fputc(',', f);
 	ctl_rec_put_sec(f, ivl);
 	fprintf(f, ",%llu,%llu,0,0,0,0,0,0\n", (unsigned long long)rd->tx_client, (unsigned long long)rd->rx_client);
-	rec_csv_row_done(rd->beacon);
 	if (now + ivl > now && now + ivl <= rd->tl.stop)
 		(void)net_sched(&rd->r->np, now + ivl, ev_beacon, rd, NULL, NULL); /* the event it ran in is free */
 }
@@ -382,7 +381,6 @@ static void perf_row(struct ctl_rdma *rd, const struct rdma_conn *k, emu_ps_t do
 	ctl_rec_put_sec(f, doorbell);
 	fprintf(f, ",%s,%u,RDMA_VERB_POST_WRITE,%llu,%llu,%llu\n", k->name, rd->pairs[k->pair].initiator,
 		(unsigned long long)k->done, (unsigned long long)k->sent, (unsigned long long)k->done);
-	rec_csv_row_done(rd->perf);
 }
 
 void ctl_rdma_done(struct ctl_rdma *rd, uint64_t cookie, emu_ps_t now)

@@ -276,7 +276,6 @@ static void ts_row(struct ctl_records *rc, uint32_t i, emu_ps_t now)
 	for (size_t k = 0; k < TS_N_SAMPLES; k++)
 		put_sample(f, &ts_samples[k], cum, ivl);
 	fputc('\n', f);
-	rec_csv_row_done(rc->ts);
 }
 
 /* Gb/s of @p bytes over @p dt ps (bits per ps are Tb/s). */
@@ -312,7 +311,6 @@ static void nd_row(struct ctl_records *rc, uint32_t i, emu_ps_t now)
 	fprintf(f, ",%.6f,%.6f,%.6f,%.6f,%llu,%llu\n", rtx, rrx, link_gbps > 0 ? 100.0 * rtx / link_gbps : 0.0,
 		link_gbps > 0 ? 100.0 * rrx / link_gbps : 0.0, (unsigned long long)c[NIC_C_DROP_TX_CTL_POOL_FULL],
 		(unsigned long long)c[NIC_C_DROP_RX_POOL_FULL]);
-	rec_csv_row_done(rc->nd);
 }
 
 /* The NDStatsReportInterval rows of time @p now, each record in FEP id order, then the new interval starts. */

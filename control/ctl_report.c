@@ -139,7 +139,7 @@ static void json_hosts(FILE *f, struct ctl_run_state *r, const struct host_sum *
 static void json_dir(FILE *f, struct ctl_run_state *r, uint32_t i, int e)
 {
 	const struct net_dir *d = &r->links[i].dir[e];
-	uint64_t drops = d->drops, trims = d->trims, ecn = d->ecn_marks, trimmed_drops = 0;
+	uint64_t drops = d->drops, trims = d->trims, ecn = 0, trimmed_drops = 0;
 
 	if (r->topo != NULL) {
 		const struct net_topo_end *end = e == 0 ? &r->topo->links[i].a : &r->topo->links[i].b;

@@ -75,10 +75,47 @@ static void run_virtual(struct ctl_run_state *r)
 		progress(r, t0, &last, tty, false);
 	}
 	r->end = emu_sched_now(r->np.sched);
-	if (r->has_stop && !*r->opts->quit)
+	if (r->has_stop && !*r->opts->quit) {
 		r->end = r->stop;
+		/* the run lasts to its stop time: the periodic rows due after the last event, up to it, are written */
+		ctl_records_advance(r->records, r->end);
+	}
 	r->wall_s = wall_now() - t0;
 	progress(r, t0, &last, tty, true);
+}
+
+/*
+ * Flush and close what the run wrote: the periodic records, rdma-perf, the captures and the uet-events record.
+ * Each is closed whatever the others gave; the first that cannot be written is named in @p err. 0 or -EIO.
+ */
+static int close_outputs(struct ctl_run_state *r, char *err, size_t errlen)
+{
+	const struct ctl_config *cfg = r->cfg;
+	const char *dir = r->opts->out_dir;
+	int rc = ctl_records_close(r->records, r->end), e;
+
+	r->records = NULL;
+	e = ctl_rdma_close(r->rdma);
+	rc = rc < 0 ? rc : e;
+	if (rc < 0)
+		snprintf(err, errlen, "%s: cannot write the records: %s", dir, strerror(-rc));
+	for (uint32_t i = 0; i < cfg->n_captures; i++) {
+		e = cap_pcap_close(r->caps[i]);
+		r->caps[i] = NULL;
+		if (e < 0 && rc == 0) {
+			snprintf(err, errlen, "%s/%s.pcap: cannot write the capture: %s", dir, cfg->captures[i].name,
+				 strerror(-e));
+			rc = e;
+		}
+	}
+	e = rec_csv_close(r->events);
+	r->events = NULL;
+	if (e < 0 && rc == 0) {
+		snprintf(err, errlen, "%s/%s-uet-events-0.csv: cannot write the uet-events record: %s", dir,
+			 cfg->sim.simulation_name, strerror(-e));
+		rc = e;
+	}
+	return rc;
 }
 
 int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, char *err, size_t errlen)
@@ -94,14 +131,8 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, char 
 		else
 			run_virtual(&r);
 	}
-	if (rc == 0) {
-		rc = ctl_records_close(r.records, r.end);
-		r.records = NULL;
-		int rc2 = ctl_rdma_close(r.rdma);
-		rc = rc < 0 ? rc : rc2;
-		if (rc < 0)
-			snprintf(err, errlen, "%s: cannot write the records: %s", opts->out_dir, strerror(-rc));
-	}
+	if (rc == 0)
+		rc = close_outputs(&r, err, errlen);
 	if (rc == 0)
 		rc = ctl_report(&r, err, errlen);
 	ctl_run_teardown(&r);

@@ -31,7 +31,6 @@ static void hook_event(void *arg, const struct nic_event *ev)
 	else
 		fputc(',', f);
 	fprintf(f, ",%s\n", nic_ev_name(ev->type));
-	rec_csv_row_done(r->events);
 }
 
 static void hook_trace(void *arg, const struct nic_trace *tr)

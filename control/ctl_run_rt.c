@@ -7,11 +7,14 @@
 
 #include "dp.h"
 
-/* A frame the model sends off a port: encode it and stage it on the DPDK port (sent at the end of the pass). */
+/*
+ * A frame the model sends off a port: encode it and stage it on the DPDK port (sent at the end of the pass). The
+ * port's frame buffer holds the payload pattern from open_ports(), so only the headers are written here.
+ */
 static void ext_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
 {
 	struct ctl_ext *x = arg;
-	int n = wire_encode(pkt, x->frame, sizeof(x->frame));
+	int n = wire_encode_prefilled(pkt, x->frame, sizeof(x->frame));
 
 	(void)now;
 	if (n > 0)
@@ -54,6 +57,7 @@ static int open_ports(struct ctl_run_state *r, char *err, size_t errlen)
 		x->run = r;
 		x->dp_port = port;
 		x->host = h;
+		wire_prefill_payload(x->frame, sizeof(x->frame));
 		struct net_endpoint nic = { .dev = r->nics[h], .ops = &nic_dev_ops, .port = 0 };
 		net_link_init(&x->link, &r->np, cfg->nic.data_rate_bps, 0, nic, (struct net_endpoint){ 0 });
 		x->link.dir[0].ext = ext_tx;

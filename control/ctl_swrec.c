@@ -144,7 +144,6 @@ void ctl_swrec_nd_rows(struct ctl_swrec *sr, struct rec_csv *nd, emu_ps_t now, e
 		put_util(f, dtx, now - last, sp->bps);
 		put_util(f, drx, now - last, sp->bps);
 		fprintf(f, ",%llu,%llu\n", (unsigned long long)s.tx_drops, (unsigned long long)s.rx_drops);
-		rec_csv_row_done(nd);
 	}
 }
 
@@ -192,7 +191,6 @@ void ctl_swrec_trim_rows(struct ctl_swrec *sr, emu_ps_t now)
 			(unsigned long long)sr->eg_pkts[i], (unsigned long long)(sr->eg_pkts[i] - sp->prev_eg_pkts),
 			(unsigned long long)s.tx_drops, (unsigned long long)(s.tx_drops - sp->prev.tx_drops),
 			(unsigned long long)td, (unsigned long long)(td - prev_td));
-		rec_csv_row_done(sr->trim);
 	}
 }
 

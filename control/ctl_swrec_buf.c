@@ -149,7 +149,6 @@ static void sb_row(struct ctl_swbuf *b, uint32_t s, uint32_t k, int x, emu_ps_t 
 	fputc(',', f);
 	ctl_rec_put_quot128(f, (unsigned __int128)a->sum * 100u, (unsigned __int128)a->count * limit, 9);
 	fputc('\n', f);
-	rec_csv_row_done(b->csv);
 }
 
 void ctl_swbuf_rows(struct ctl_swbuf *b, emu_ps_t now)

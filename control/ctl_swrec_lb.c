@@ -96,7 +96,6 @@ static void lb_row(struct ctl_swlb *l, uint32_t s, uint32_t k, const struct sw_e
 	fprintf(f, ",%llu,%llu,%llu,%llu\n", (unsigned long long)ms->paused_skips,
 		(unsigned long long)(ms->paused_skips - p->paused_skips), (unsigned long long)ms->paused_selections,
 		(unsigned long long)(ms->paused_selections - p->paused_selections));
-	rec_csv_row_done(l->csv);
 }
 
 /* The rows of set @p k of switch @p s, members in order; then the set's interval restarts. */

@@ -16,20 +16,11 @@ struct cap_pcap;
  */
 struct cap_pcap *cap_pcap_open(const char *path);
 
-/**
- * Append one frame of @p len bytes (no FCS) stamped @p ts picoseconds after the run's start (the pcap keeps
- * nanoseconds: the stamp is truncated to the nanosecond). Returns 0 or -EIO.
- */
-int cap_pcap_write(struct cap_pcap *c, emu_ps_t ts, const uint8_t *frame, size_t len);
-
-/** Frames written so far. */
-uint64_t cap_pcap_frames(const struct cap_pcap *c);
-
 /** Flush and close; returns 0 or -EIO if anything failed to reach the file. Accepts NULL. */
 int cap_pcap_close(struct cap_pcap *c);
 
 /**
- * A net_tap_fn for capture points: encodes @p pkt (wire_encode) and writes it to the struct cap_pcap @p arg,
+ * A net_tap_fn for capture points: encodes @p pkt (as wire_encode) and writes it to the struct cap_pcap @p arg,
  * stamped with @p now, the time its first bit enters the link.
  */
 void cap_tap(void *arg, uint32_t dir, const struct wire_pkt *pkt, emu_ps_t now);

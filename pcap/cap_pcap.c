@@ -1,4 +1,7 @@
-/* The pcap writer behind capture points: a buffered nanosecond pcap, one encode buffer per capture. */
+/*
+ * The pcap writer behind capture points: a buffered nanosecond pcap, one encode buffer per capture whose data
+ * payload pattern is written once, at open (wire_prefill_payload()), so each frame costs only its headers.
+ */
 #include "cap.h"
 
 #include <errno.h>
@@ -12,7 +15,6 @@
 
 struct cap_pcap {
 	FILE *f;
-	uint64_t frames;
 	int err;
 	char *iobuf;
 	uint8_t frame[WIRE_MAX_FRAME];
@@ -40,6 +42,7 @@ struct cap_pcap *cap_pcap_open(const char *path)
 		errno = e;
 		return NULL;
 	}
+	wire_prefill_payload(c->frame, sizeof(c->frame));
 	c->iobuf = malloc(CAP_IOBUF);
 	if (c->iobuf != NULL)
 		setvbuf(c->f, c->iobuf, _IOFBF, CAP_IOBUF);
@@ -55,7 +58,8 @@ struct cap_pcap *cap_pcap_open(const char *path)
 	return c;
 }
 
-int cap_pcap_write(struct cap_pcap *c, emu_ps_t ts, const uint8_t *frame, size_t len)
+/* Append one frame of @p len bytes (no FCS) stamped @p ts (truncated to the nanosecond); 0 or -EIO. */
+static int cap_pcap_write(struct cap_pcap *c, emu_ps_t ts, const uint8_t *frame, size_t len)
 {
 	uint8_t h[16];
 	uint64_t ns = ts / EMU_PS_PER_NS;
@@ -69,13 +73,7 @@ int cap_pcap_write(struct cap_pcap *c, emu_ps_t ts, const uint8_t *frame, size_t
 		c->err = EIO;
 		return -EIO;
 	}
-	c->frames++;
 	return 0;
-}
-
-uint64_t cap_pcap_frames(const struct cap_pcap *c)
-{
-	return c->frames;
 }
 
 int cap_pcap_close(struct cap_pcap *c)
@@ -94,7 +92,7 @@ int cap_pcap_close(struct cap_pcap *c)
 void cap_tap(void *arg, uint32_t dir, const struct wire_pkt *pkt, emu_ps_t now)
 {
 	struct cap_pcap *c = arg;
-	int n = wire_encode(pkt, c->frame, sizeof(c->frame));
+	int n = wire_encode_prefilled(pkt, c->frame, sizeof(c->frame));
 
 	(void)dir;
 	if (n > 0)

@@ -110,7 +110,6 @@ struct net_dir {
 	uint64_t drops;            /* frames lost on the direction (a fixture's drop) */
 	uint64_t trims;            /* data frames trimmed on the direction (a fixture's trim) */
 	uint64_t pauses;           /* PFC pause frames (non-zero quanta) sent on the direction */
-	uint64_t ecn_marks;        /* frames the sending device marked CE as they went out (a switch's ECN) */
 	const struct net_impair *impair; /* test fixture, applied where the frame leaves the sender's port */
 	uint32_t n_impair;
 	uint8_t dscp_trimmed, dscp_trimmed_lasthop;
@@ -165,12 +164,6 @@ int net_link_add_tap(struct net_link *l, net_tap_fn fn, void *arg);
  * Returns the time serialization ends.
  */
 emu_ps_t net_dir_xmit(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now);
-
-/** True when @p d can take a frame at @p now. */
-static inline int net_dir_idle(const struct net_dir *d, emu_ps_t now)
-{
-	return now >= d->busy_until;
-}
 
 /** Hand a frame that arrived from an external port to the receiving endpoint of @p d at @p now. */
 void net_dir_inject(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now);

@@ -40,6 +40,7 @@ enum net_topo_param {
 	NET_TOPO_P_OVERSUBSCRIPTION,
 	NET_TOPO_P_K,
 	NET_TOPO_P_DATARATE,
+	/* never returned today, but control/ctl_config_fabric.c's param_keys table follows this order */
 	NET_TOPO_P_DELAY,
 	NET_TOPO_P_IP_BASE,
 };

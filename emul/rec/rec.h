@@ -29,12 +29,6 @@ void rec_fmt_ns(FILE *f, emu_ps_t ps);
 /** Write an IPv4 address (host order) in dotted form. */
 void rec_fmt_ip(FILE *f, uint32_t ip);
 
-/** Rows written (lines after the header). */
-uint64_t rec_csv_rows(const struct rec_csv *r);
-
-/** Count a row written by the caller. */
-void rec_csv_row_done(struct rec_csv *r);
-
 /** Flush and close; returns 0 or -EIO. Accepts NULL. */
 int rec_csv_close(struct rec_csv *r);
 

@@ -9,7 +9,6 @@
 
 struct rec_csv {
 	FILE *f;
-	uint64_t rows;
 	int64_t epoch_s;
 };
 
@@ -61,16 +60,6 @@ void rec_fmt_ns(FILE *f, emu_ps_t ps)
 void rec_fmt_ip(FILE *f, uint32_t ip)
 {
 	fprintf(f, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 0xff, (ip >> 8) & 0xff, ip & 0xff);
-}
-
-uint64_t rec_csv_rows(const struct rec_csv *r)
-{
-	return r->rows;
-}
-
-void rec_csv_row_done(struct rec_csv *r)
-{
-	r->rows++;
 }
 
 int rec_csv_close(struct rec_csv *r)

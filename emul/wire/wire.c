@@ -451,8 +451,29 @@ static int enc_pfc(const struct wire_pkt *p, uint8_t *buf, size_t cap)
 	return WIRE_PFC_FRAME_LEN;
 }
 
-/* Write the headers of @p p (and, with @p payload, its payload pattern); returns the bytes written or -errno. */
-static int encode(const struct wire_pkt *p, uint8_t *buf, size_t cap, bool payload)
+/*
+ * What encode() writes: the headers only, the whole frame, or the headers of a frame whose buffer already holds
+ * the payload pattern (wire_prefill_payload()).
+ */
+enum enc_mode {
+	ENC_HDRS,
+	ENC_FRAME,
+	ENC_PREFILLED,
+};
+
+/*
+ * A prefilled buffer keeps the payload pattern from DATA_HDRS_LEN on: no frame's headers may reach it, or a later
+ * data frame would carry the bytes of an earlier frame's headers.
+ */
+_Static_assert(WIRE_PFC_FRAME_LEN <= DATA_HDRS_LEN, "PFC frame overlaps the data payload");
+_Static_assert(HDRS_BELOW_PDS + WIRE_PDS_ACK_CC_LEN <= DATA_HDRS_LEN, "ACK headers overlap the data payload");
+_Static_assert(HDRS_BELOW_PDS + WIRE_PDS_NACK_LEN <= DATA_HDRS_LEN, "NACK headers overlap the data payload");
+_Static_assert(HDRS_BELOW_PDS + WIRE_PDS_CP_LEN <= DATA_HDRS_LEN, "CP headers overlap the data payload");
+_Static_assert(HDRS_BELOW_PDS + WIRE_CM_LEN <= DATA_HDRS_LEN, "CM headers overlap the data payload");
+_Static_assert(HDRS_BELOW_PDS + WIRE_PDS_REQ_CC_LEN <= DATA_HDRS_LEN, "trimmed headers overlap the data payload");
+
+/* Write the headers of @p p (and, in ENC_FRAME, its payload pattern); returns the bytes written or -errno. */
+static int encode(const struct wire_pkt *p, uint8_t *buf, size_t cap, enum enc_mode mode)
 {
 	if (p->kind == WIRE_KIND_PFC)
 		return enc_pfc(p, buf, cap);
@@ -461,24 +482,35 @@ static int encode(const struct wire_pkt *p, uint8_t *buf, size_t cap, bool paylo
 
 	if (rc != 0)
 		return rc;
-	if (cap < (payload ? frame : hdrs))
+	if (cap < (mode == ENC_HDRS ? hdrs : frame))
 		return -ENOSPC;
 	enc_hdrs(p, buf, frame);
-	if (!payload)
+	if (mode == ENC_HDRS)
 		return (int)hdrs;
-	for (size_t i = 0; i < frame - hdrs; i++)
+	for (size_t i = 0; mode == ENC_FRAME && i < frame - hdrs; i++)
 		buf[hdrs + i] = wire_payload_byte(i);
 	return (int)frame;
 }
 
 int wire_encode_hdrs(const struct wire_pkt *p, uint8_t *buf, size_t cap)
 {
-	return encode(p, buf, cap, false);
+	return encode(p, buf, cap, ENC_HDRS);
 }
 
 int wire_encode(const struct wire_pkt *p, uint8_t *buf, size_t cap)
 {
-	return encode(p, buf, cap, true);
+	return encode(p, buf, cap, ENC_FRAME);
+}
+
+void wire_prefill_payload(uint8_t *buf, size_t cap)
+{
+	for (size_t i = DATA_HDRS_LEN; i < cap; i++)
+		buf[i] = wire_payload_byte(i - DATA_HDRS_LEN);
+}
+
+int wire_encode_prefilled(const struct wire_pkt *p, uint8_t *buf, size_t cap)
+{
+	return encode(p, buf, cap, ENC_PREFILLED);
 }
 
 /* ---- decoder ----

@@ -271,6 +271,20 @@ int wire_encode(const struct wire_pkt *p, uint8_t *buf, size_t cap);
 /** Write only the headers of @p p (everything before the payload); returns their length, or as wire_encode(). */
 int wire_encode_hdrs(const struct wire_pkt *p, uint8_t *buf, size_t cap);
 
+/**
+ * Write the data payload pattern into @p buf of @p cap bytes wherever a data frame's payload can lie (from the end
+ * of a data frame's headers to @p cap), for wire_encode_prefilled(). Once, when the buffer is made: it costs a
+ * pass over the buffer.
+ */
+void wire_prefill_payload(uint8_t *buf, size_t cap);
+
+/**
+ * wire_encode() into a buffer that wire_prefill_payload() prepared with the same @p cap: writes only the headers,
+ * since the payload pattern is already in place and no frame's headers reach it (checked at compile time), so a
+ * buffer reused for every frame gives each frame the bytes wire_encode() would. Returns as wire_encode().
+ */
+int wire_encode_prefilled(const struct wire_pkt *p, uint8_t *buf, size_t cap);
+
 /** Payload pattern byte at offset @p i of a data payload. */
 static inline uint8_t wire_payload_byte(size_t i)
 {

@@ -1,5 +1,7 @@
 """How uetemu writes its CSV records, for the record tests: times, fixed-point quotients, the report schedule."""
 import datetime
+import filecmp
+import os
 from decimal import Decimal, ROUND_HALF_UP
 
 from checks import check
@@ -7,6 +9,20 @@ from checks import check
 EPOCH = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)  # virtual time: sim time 0
 PS_PER_S = 10**12
 PS_PER_US = 10**6
+
+ND_COLUMNS = [  # simulation-output-files.md, Network Device Statistics (nd-stats)
+    'time_utc', 'sim_time_sec', 'component_name', 'nd_name', 'component_type', 'ifid', 'uldl', 'node_id', 'tier',
+    'subtier', 'total_packets_tx', 'total_packets_rx', 'total_bytes_tx_GB', 'total_bytes_rx_GB',
+    'interval_bytes_tx_MB', 'interval_bytes_rx_MB', 'tx_rate_Gbps', 'rx_rate_Gbps', 'tx_link_percent_util',
+    'rx_link_percent_util', 'tx_drops', 'rx_drops',
+]
+EP_COLUMNS = [  # simulation-output-files.md, ECN/PFC Statistics (ecn-pfc-stats)
+    'job_id', 'time_utc', 'sim_time_sec', 'node_id', 'component_name', 'component_type', 'ifid', 'uldl', 'tier',
+    'subtier', 'priority', 'pfcxoff_tx', 'pfcxoff_rx', 'pfcxon_tx', 'pfcxon_rx', 'pfc_time_paused_usec',
+    'interval_total_time_xoff_usec', 'interval_max_time_xoff_usec', 'interval_total_time_xoff_egr_occ_usec',
+    'interval_max_time_xoff_egr_occ_usec', 'total_xoff_time_egr_occ_usec', 'percent_xon', 'xoff_egr_occ_ratio',
+    'pkts_ecn_marked',
+]
 
 
 def ps_of_sec(text):
@@ -45,3 +61,15 @@ def read_rows(path, columns, name):
 def time_utc_of(sim_time_sec):
     """The time_utc a row of simulated time @p sim_time_sec (text, seconds) carries: the epoch + whole seconds."""
     return (EPOCH + datetime.timedelta(seconds=ps_of_sec(sim_time_sec) // PS_PER_S)).strftime('%Y-%m-%d %H:%M:%S')
+
+
+def same_records(a, b):
+    """Whether run directories @p a and @p b hold the same CSV records, byte for byte; prints any that differ."""
+    names = sorted(f for f in os.listdir(a) if f.endswith('.csv'))
+    if names != sorted(f for f in os.listdir(b) if f.endswith('.csv')):
+        print('     record files differ: %s' % names)
+        return False
+    differ = [f for f in names if not filecmp.cmp(os.path.join(a, f), os.path.join(b, f), shallow=False)]
+    for f in differ:
+        print('     %s differs' % f)
+    return not differ

@@ -12,7 +12,6 @@ two runs. The config's lab fixture (topology.links[].impair) adds trims, a drop 
 also show NACKs, retransmissions and selective ACKs.
 Usage: test_records.py UETEMU REPO_ROOT
 """
-import filecmp
 import json
 import os
 import re
@@ -22,7 +21,7 @@ from decimal import Decimal
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from checks import check, finish, workdir  # noqa: E402
-from recfmt import ps_of_sec, time_utc_of  # noqa: E402
+from recfmt import ND_COLUMNS, ps_of_sec, same_records, time_utc_of  # noqa: E402
 
 SIM = 'records'
 INTERVAL_PS = 10 * 10**6  # NDStatsReportInterval 10us
@@ -53,12 +52,6 @@ TS_COLUMNS = [
     'ivl_avg_calc_rtt_usec',
     'ivl_calc_min_bytes_in_flight', 'calc_mean_bytes_in_flight', 'ivl_calc_mean_bytes_in_flight',
     'ivl_calc_max_bytes_in_flight',
-]
-ND_COLUMNS = [
-    'time_utc', 'sim_time_sec', 'component_name', 'nd_name', 'component_type', 'ifid', 'uldl', 'node_id', 'tier',
-    'subtier', 'total_packets_tx', 'total_packets_rx', 'total_bytes_tx_GB', 'total_bytes_rx_GB',
-    'interval_bytes_tx_MB', 'interval_bytes_rx_MB', 'tx_rate_Gbps', 'rx_rate_Gbps', 'tx_link_percent_util',
-    'rx_link_percent_util', 'tx_drops', 'rx_drops',
 ]
 MON_COLUMNS = [
     'sim_time_ns', 'component_name', 'FEP_ID', 'job_ID', 'packet_UID', 'packet_size', 'local_PDC_ID',
@@ -273,6 +266,8 @@ def check_monitor(a, summary):
     check(codes == {'UET_TRIMMED', 'UET_TRIMMED_LASTHOP'}, 'uet-monitor: NACK rows of both codes (%s)' % codes)
     retx = [r for r in rows if r[col['direction']] == 'ReTx']
     check(len(retx) > 0, 'uet-monitor: %d ReTx rows' % len(retx))
+    # records.yaml: frames 10 and 20 trimmed (one NACK each) and frame 30 dropped (its timer): 3 retransmissions
+    check(len(retx) == 3, 'uet-monitor: 3 ReTx rows, for trimmed frames 10, 20 and dropped 30 (%d)' % len(retx))
     sacks = [r for r in rows if r[col['ACK_bitmap_PSNs']] != '[]']
     check(sacks and all(0 < (int(p) - int(r[col['CACK_PSN']])) % 2**32 < 2**31
                         for r in sacks for p in r[col['ACK_bitmap_PSNs']][1:-1].split(':')),
@@ -346,6 +341,29 @@ def check_triggers(root, uetemu, tmp, rows):
     whole = [r for r in rows if conn_of(r) in sel]
     check(len(sel) <= 1 and (not got or whole[len(whole) - len(got):] == got),
           'penalty trigger, budget 1: at most one connection, logged from its trigger on (%d rows)' % len(got))
+    # Threshold 0: any penalty meets it, so the first ACK sent (uet-nic-records.md, Triggers: "the penalty an ACK
+    # carries") selects its connection, and the budget of 1 is spent on it.
+    first = next(i for i, r in enumerate(rows) if r[11] == 'ACK_CC' and r[10] == 'Tx')
+    expect = [r for i, r in enumerate(rows) if conn_of(r) == conn_of(rows[first]) and i >= first]
+    check(len(sel) == 1 and got == expect,
+          'penalty trigger, threshold 0: connection %s from the first ACK sent (%d rows, expected %d)'
+          % (conn_of(rows[first]), len(got), len(expect)))
+
+
+def check_stop(uetemu, root, tmp):
+    """SimulationDuration past the model's last event (~153 us): rows every interval up to it, then at it."""
+    out = os.path.join(tmp, 'stop')
+    stop_ps = 205 * 10**6
+    run(uetemu, root, out, 'simulation.SimulationDuration=205us')
+    with open(os.path.join(out, 'summary.json')) as f:
+        check(json.load(f)['sim_time_ps'] == stop_ps, 'SimulationDuration 205us: the run ends at it')
+    expect = [INTERVAL_PS * k for k in range(1, 21)] + [stop_ps]
+    for name in ('uet-transport-stats', 'nd-stats'):
+        _, rows = read_csv(os.path.join(out, '%s-%s-0.csv' % (SIM, name)))
+        times = sorted({ps_of_sec(r[1]) for r in rows})
+        check(times == expect, '%s: with SimulationDuration 205us past the last event, rows at 10, 20, ..., 200 us '
+              'and 205 us (%d times, last %s ps)' % (name, len(times), times[-1] if times else None))
+        check_row_times(rows, name, stop_ps, 2)
 
 
 def main():
@@ -356,9 +374,7 @@ def main():
     run(uetemu, root, b)
     names = ['%s-%s-0.csv' % (SIM, r) for r in ('uet-transport-stats', 'nd-stats', 'uet-monitor', 'ecn-pfc-stats')]
     check(sorted(n for n in os.listdir(a) if n.endswith('.csv')) == sorted(names), 'record files: %s' % names)
-    for n in names:
-        check(filecmp.cmp(os.path.join(a, n), os.path.join(b, n), shallow=False),
-              '%s byte-identical across two runs' % n)
+    check(same_records(a, b), 'every record byte-identical across two runs: %s' % names)
     with open(os.path.join(a, 'summary.json')) as f:
         summary = json.load(f)
     check_transport(a, summary)
@@ -370,6 +386,7 @@ def main():
     rows = check_monitor(a, summary)
     check_filters(root, uetemu, tmp, rows)
     check_triggers(root, uetemu, tmp, rows)
+    check_stop(uetemu, root, tmp)
     # Turned off: no file.
     out = os.path.join(tmp, 'off')
     run(uetemu, root, out, 'nic.EnableTransportStats=false', 'simulation.EnableNetDeviceStatLogging=false',

@@ -443,6 +443,31 @@ Test(wire_wire, encode_hdrs_matches_encode_prefix)
 	cr_assert_eq(wire_encode_hdrs(&a, hdrs, sizeof(hdrs)), 74);
 }
 
+
+/* One prefilled buffer reused for every kind, short frames between data frames: each frame as wire_encode gives it. */
+Test(wire_wire, encode_prefilled_matches_encode_every_kind)
+{
+	static uint8_t pre[WIRE_MAX_FRAME], full[WIRE_MAX_FRAME];
+	struct wire_pkt pfc = { .kind = WIRE_KIND_PFC, .src_mac = { 2, 0, 0, 0, 0, 9 }, .pfc_enable = 0x01 };
+	const struct wire_pkt seq[] = {
+		mk_data(4096, WIRE_SES_F_SOM), mk_ack(false), mk_data(WIRE_MAX_FRAME - OFF_PAYLOAD, 0), mk_trimmed(),
+		mk_data(1, 0), mk_nack(), mk_data(300, WIRE_SES_F_EOM), mk_cp_probe(), mk_data(0, 0),
+		mk_cm(WIRE_CM_REQ), pfc, mk_data(4096, 0), mk_ack(true), mk_data(WIRE_MAX_FRAME - OFF_PAYLOAD, 0),
+	};
+
+	wire_prefill_payload(pre, sizeof(pre));
+	for (size_t k = 0; k < sizeof(seq) / sizeof(seq[0]); k++) {
+		int n = wire_encode_prefilled(&seq[k], pre, sizeof(pre));
+
+		cr_assert_eq(n, wire_encode(&seq[k], full, sizeof(full)), "frame %zu", k);
+		cr_assert_arr_eq(pre, full, (size_t)n, "frame %zu differs from wire_encode", k);
+	}
+	struct wire_pkt big = mk_data(WIRE_MAX_FRAME - OFF_PAYLOAD, 0);
+
+	cr_assert_eq(wire_encode_prefilled(&big, pre, WIRE_MAX_FRAME - 1), -ENOSPC);
+	big.payload_len++;
+	cr_assert_eq(wire_encode_prefilled(&big, pre, sizeof(pre)), -EINVAL);
+}
 Test(wire_wire, encode_forces_request_type_and_next_hdr)
 {
 	uint8_t buf[256];
@@ -1045,7 +1070,10 @@ Test(wire_wire, pfc_frame_round_trip_and_layout)
 	const uint8_t head[] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01, 2, 0, 0, 0, 0, 9, 0x88, 0x08, 0x01, 0x01, 0x00, 0x01,
 				 0xff, 0xff, 0x00, 0x00 };
 	cr_assert_arr_eq(buf, head, sizeof(head));
-	for (int i = 22 + 14; i < 60; i++)
+	/* head ends inside class 1's quanta; classes 2..7 follow, up to WIRE_PFC_MIN_LEN (34), then zero padding */
+	for (int i = (int)sizeof(head); i < WIRE_PFC_MIN_LEN; i++)
+		cr_assert_eq(buf[i], 0, "quanta byte %d (classes 2..7 resume: 0)", i);
+	for (int i = WIRE_PFC_MIN_LEN; i < 60; i++)
 		cr_assert_eq(buf[i], 0, "padding byte %d", i);
 	cr_assert_eq(wire_decode(buf, 60, WIRE_UDP_PORT_UET, &q), WIRE_R_OK);
 	cr_assert_eq(q.kind, WIRE_KIND_PFC);
