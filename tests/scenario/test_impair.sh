@@ -16,6 +16,9 @@ ts=(tshark -n -o udp.try_heuristic_first:TRUE -X "lua_script:$root/scripts/wires
 count() { "${ts[@]}" -Y "$1" 2>/dev/null | wc -l; }
 total=$(count "frame"); uet=$(count uet)
 check "every frame dissected as uet ($uet of $total)" '[ "$uet" -eq "$total" ] && [ "$total" -gt 500 ]'
+# 256 data frames (252 delivered whole + 4 retransmissions; the dropped frame 30 never reaches the capture) + 3 trimmed
+# + 3 NACKs + 256 ACKs (one per whole data frame) + 1 base-RTT probe + its ACK
+check "520 frames: 256 data, 3 trimmed, 3 NACKs, 256 ACKs, probe, probe ACK ($total)" '[ "$total" -eq 520 ]'
 bad=$(count '_ws.malformed || _ws.expert.severity >= error || _ws.lua.error')
 check "no malformed frame ($bad)" '[ "$bad" -eq 0 ]'
 tr=$(count 'uet.trimmed'); tr16=$(count 'uet.trimmed && ip.dsfield.dscp == 16'); tr18=$(count 'uet.trimmed && ip.dsfield.dscp == 18')

@@ -78,6 +78,14 @@ def main():
     check(sizes['data'] == {4202}, 'data frames 4,202 B on the wire: %s' % sizes['data'])
     check(sizes['ack'] == {78}, 'ACK 78 B on the wire: %s' % sizes['ack'])
     check(sizes.get('cp', {62}) == {62}, 'probe 62 B on the wire')
+    # uet-nic-transport.md "Base-RTT probe": each message on a PDC draws one probe (62 B) and one probe ACK (78 B)
+    probes = [d for _, d in frames if d['kind'] == 'cp' and d['len'] + 4 == 62]
+    probe_acks = [d for _, d in frames if d['kind'] == 'ack' and d['probe'] and d['len'] + 4 == 78]
+    check(len(probes) == 10 and len(probe_acks) == 10,
+          '10 probes of 62 B and 10 probe ACKs of 78 B, one each per message (saw %d, %d)'
+          % (len(probes), len(probe_acks)))
+    check(len(frames) == 2560 + 2560 + 10 + 10,
+          '5140 frames: 2560 data, 2560 ACKs, 10 probes, 10 probe ACKs (saw %d)' % len(frames))
     check(all(d['csum_ok'] for _, d in frames), 'every IPv4 header checksum valid')
     check(all(d['ttl'] == 255 and d['ecn'] == 1 and d['udp_csum'] == 0 and d['dport'] == 4793
               for _, d in frames), 'TTL 255, ECT(1), UDP checksum 0, port 4793 on every frame')

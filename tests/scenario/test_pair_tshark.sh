@@ -18,6 +18,8 @@ ts=(tshark -n -o udp.try_heuristic_first:TRUE -o ip.check_checksum:TRUE -X "lua_
 total=$("${ts[@]}" 2>/dev/null | wc -l)
 uet=$("${ts[@]}" -Y uet 2>/dev/null | wc -l)
 check "capture has frames ($total)" '[ "$total" -gt 2560 ]'
+# 10 x 1 MiB: 2,560 data + 2,560 ACKs + one base-RTT probe and its ACK per message (uet-nic-transport.md)
+check "5140 frames: 2560 data, 2560 ACKs, 10 probes, 10 probe ACKs ($total)" '[ "$total" -eq 5140 ]'
 check "every frame dissected as uet ($uet of $total)" '[ "$uet" -eq "$total" ]'
 bad=$("${ts[@]}" -Y '_ws.malformed || _ws.expert.severity >= warning || _ws.lua.error || uet.pds.type != 13 && uet.pds.type != 8 && uet.pds.type != 11' 2>&1 | grep -v 'Running as user' | wc -l)
 check "no malformed, unknown or warned frame ($bad)" '[ "$bad" -eq 0 ]'

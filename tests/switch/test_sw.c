@@ -1316,10 +1316,15 @@ Test(sw_nic, two_uet_nics_complete_a_message_through_the_switch)
 	cr_assert_eq(c[SW_C_FORWARDED], c[SW_C_RX_FRAMES], "every frame forwarded, none dropped");
 	cr_assert_eq(c[SW_C_TX_FRAMES], c[SW_C_RX_FRAMES]);
 	cr_assert_geq(c[SW_C_FORWARDED], 256 * 2);
+	/* uet-nic-transport.md "Worked example: ACK cadence at the defaults": 1 MiB = 256 data packets, 256 ACKs,
+	 * one probe and its ACK */
+	cr_assert_eq(c[SW_C_FORWARDED], 256 + 256 + 1 + 1);
 	struct sw_port_stats sum;
 
 	sw_link_stats(r->sw, &sum, emu_sched_now(r->np.sched));
 	cr_assert_eq(sum.rx_bytes, sum.tx_bytes);
+	/* same example: 256 x (4,096 + 106) B data + 256 x 78 B ACKs + 62 B probe + 78 B probe ACK = 1,095,820 B */
+	cr_assert_eq(sum.rx_bytes, 256 * (4096 + 106) + 256 * 78 + 62 + 78);
 	cr_assert_eq(sum.rx_drops + sum.tx_drops, 0);
 	nic_rig_free(r);
 }
