@@ -125,7 +125,7 @@ struct net_link {
 	uint64_t bps;
 	emu_ps_t delay;
 	struct net_dir dir[2];
-	bool down;                 /* a fault holds the link down: frames entering it are lost */
+	uint32_t down;             /* faults holding the link down now: frames entering it are lost */
 	uint32_t loss_ppm;         /* a fault's loss rate: each frame entering is lost with this probability */
 	struct emu_rng loss_rng;   /* the link's own stream for those draws */
 	net_tap_fn taps[NET_LINK_MAX_TAPS];

@@ -143,12 +143,17 @@ static emu_ps_t impair(struct net_dir *d, struct wire_pkt *pkt)
 	return 0;
 }
 
+/* One fault's start (@p b set) or end. Faults may meet end to end (the config refuses only overlaps), so the
+ * link is down while any holds it: a count, not a flag, whatever order same-time events run in. */
 static void ev_down(void *a, void *b, emu_ps_t now)
 {
 	struct net_link *l = a;
 
 	(void)now;
-	l->down = b != NULL;
+	if (b != NULL)
+		l->down++;
+	else if (l->down > 0)
+		l->down--;
 }
 
 int net_link_fault_down(struct net_link *l, emu_ps_t down, emu_ps_t up)

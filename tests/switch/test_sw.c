@@ -351,6 +351,22 @@ Test(sw_arbiter, a_frame_alone_in_its_picosecond_is_forwarded_at_once)
 	rig_free(r);
 }
 
+Test(sw_tx, link_faults_that_meet_end_to_end_keep_the_link_down_through_both)
+{
+	struct rig *r = rig_new(2);
+
+	/* listed later-first, so at 5 us the second fault's start runs before the first one's end */
+	cr_assert_eq(net_link_fault_down(&r->link[1], 5 * EMU_PS_PER_US, 8 * EMU_PS_PER_US), 0);
+	cr_assert_eq(net_link_fault_down(&r->link[1], 1 * EMU_PS_PER_US, 5 * EMU_PS_PER_US), 0);
+	rx(r, 0, data(r, host_ip(1), 0, WIRE_ECN_ECT1, 4000, 7, 1), 6 * EMU_PS_PER_US);
+	rx(r, 0, data(r, host_ip(1), 0, WIRE_ECN_ECT1, 4000, 7, 2), 9 * EMU_PS_PER_US);
+	run(r);
+	cr_assert_eq(r->np.counters[NET_C_LINK_DOWN_DROP], 1, "the frame at 6 us is lost: still down until 8 us");
+	cr_assert_eq(r->sink[1].n, 1);
+	cr_assert_eq(r->sink[1].f[0].uid, 2);
+	rig_free(r);
+}
+
 Test(sw_tx, switching_capacity_only_reports_oversubscription)
 {
 	struct rig *r = rig_alloc();
