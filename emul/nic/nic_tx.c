@@ -565,8 +565,9 @@ void nic_data_serialized(struct nic *nic, struct nic_rec *r, uint64_t uid, emu_p
 	r->rto_at = now + rto_of(nic, r->tx_count);
 	nic_rto_arm(nic, r->pdc, r->rto_at);
 	/* REPS early failure detection: a packet still unacknowledged this long after it was sent is reported to
-	 * the load balancer as a failure of its path (FailureDetectionRTTMultiplier x base RTT) */
-	emu_ps_t d = nic_lb_failure_deadline(nic->p, nic->p->initial_base_rtt);
+	 * the load balancer as a failure of its path (FailureDetectionRTTMultiplier x the base RTT congestion control
+	 * keeps: InitialBaseRTT until a lower RTT is measured, multipath.md) */
+	emu_ps_t d = nic_lb_failure_deadline(nic->p, nic_cc_base_rtt(&r->pdc->group->cc)); /* NSCC's, as it falls */
 	if (d != EMU_PS_NEVER) {
 		r->late_at = now + d;
 		nic_late_arm(nic, r->pdc, r->late_at);
