@@ -225,17 +225,29 @@ void nic_pdc_finish(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
 
 /* The RTT sample of an ACK: from the end of the acked packet's serialization to the ACK, less the receiver's
  * reported hold. Only a packet sent once gives one (a retransmitted packet's ACK is ambiguous). */
-static emu_ps_t rtt_sample(struct nic *nic, const struct nic_rec *r, const struct wire_pkt *ack, emu_ps_t now)
+/*
+ * The RTT sample @p r gives when feedback for it arrives at @p now, less the receiver's @p hold: only from a first
+ * transmission or a first retransmission, the feedback's RETX flag (@p retx) telling which copy it answers.
+ * EMU_PS_NEVER when the rule gives none.
+ */
+static emu_ps_t rtt_of(const struct nic_rec *r, bool retx, emu_ps_t hold, emu_ps_t now)
 {
-	emu_ps_t hold = (emu_ps_t)ack->pds.service_time * 128 * EMU_PS_PER_NS;
 	emu_ps_t rtt = now - r->sent_end;
 
-	bool retx = (ack->pds.flags & WIRE_ACK_F_RETX) != 0;
-
-	/* samples from first transmissions and first retransmissions: the ACK's RETX flag says which copy it acks */
 	if (r->state != NIC_REC_SENT || !((r->tx_count == 1 && !retx) || (r->tx_count == 2 && retx)))
 		return EMU_PS_NEVER;
-	rtt = rtt > hold ? rtt - hold : 0;
+	return rtt > hold ? rtt - hold : 0;
+}
+
+/* An ACK's sample (held for the PCIe service time it reports), counted in the transport stats with its penalty
+ * and ECN echo. */
+static emu_ps_t rtt_sample(struct nic *nic, const struct nic_rec *r, const struct wire_pkt *ack, emu_ps_t now)
+{
+	emu_ps_t rtt = rtt_of(r, (ack->pds.flags & WIRE_ACK_F_RETX) != 0,
+			      (emu_ps_t)ack->pds.service_time * 128 * EMU_PS_PER_NS, now);
+
+	if (rtt == EMU_PS_NEVER)
+		return rtt;
 	nic_sample_add(nic, NIC_S_RTT_PS, rtt);
 	nic_sample_add(nic, NIC_S_RCVR_CWND_PEN, ack->pds.rcv_cwnd_pend);
 	if (ack->pds.flags & WIRE_ACK_F_M)
@@ -357,9 +369,13 @@ void nic_rx_nack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 			uint64_t qa = nic_cc_quick_adapts(&pdc->group->cc);
 			nic_lb_on_nack(&pdc->group->lb, nic->p, pkt->sport, pkt->pds.nack_code == WIRE_NACK_TRIMMED_LASTHOP,
 				       now);
+			/* its RTT sample, under an ACK's rule with no hold, is offered to the base RTT (congestion-control
+			 * page, Loss reactions) */
+			emu_ps_t rtt = rtt_of(r, (pkt->pds.flags & WIRE_NACK_F_RETX) != 0, 0, now);
+
 			mark_lost(pdc, r);
-			nic_cc_on_trim(&pdc->group->cc, &nic->cc_k, nic_nominal(r->payload), EMU_PS_NEVER,
-				       pdc->group->in_flight, now);
+			nic_cc_on_trim(&pdc->group->cc, &nic->cc_k, nic_nominal(r->payload), rtt, pdc->group->in_flight,
+				       now);
 			nic->c[NIC_C_NUM_QUICK_ADAPT] += nic_cc_quick_adapts(&pdc->group->cc) - qa;
 			nic_pdc_wake(nic, pdc, now);
 		}

@@ -612,3 +612,38 @@ Test(nic_transport, ack_wakes_window_blocked_sibling_pdc_of_its_group, .timeout 
 	cr_assert_eq(b->done, 2, "both messages complete");
 	bench_free(b);
 }
+
+/* Congestion-control page, Loss reactions: a trim NACK's RTT sample (no hold) is offered to the base RTT. The first
+ * packet is trimmed, so its NACK is the first feedback: its sample lowers the base to sample + 1 us and the max
+ * window to 1.5 x BDP at that base, and the trim then takes one nominal packet off. */
+Test(nic_transport, trim_nack_rtt_sample_lowers_the_base_rtt)
+{
+	const struct net_impair imp[] = { { 1, NET_IMPAIR_TRIM, 0 } };
+	struct bench *b = bench_new(100 * EMU_PS_PER_NS, imp, 1, NULL);
+	emu_ps_t sent = 0, nack = 0;
+	uint64_t cwnd = 0;
+
+	bench_run(b, 16 * 4096);
+	for (int i = 0; i < b->n_tr && cwnd == 0; i++) {
+		const struct nic_trace *t = &b->tr[i];
+
+		if (t->fep_id != 0)
+			continue;
+		if (t->dir == NIC_TR_TX && t->kind == WIRE_KIND_DATA && sent == 0)
+			sent = t->now; /* the first packet's serialization ended */
+		else if (t->dir == NIC_TR_RX && t->kind == WIRE_KIND_NACK)
+			nack = t->now;
+		else if (nack != 0 && t->dir == NIC_TR_RX)
+			break; /* any other feedback after the NACK: the window is no longer the NACK's alone */
+		else if (nack != 0 && t->dir == NIC_TR_TX && t->kind == WIRE_KIND_DATA && t->now - 84040 > nack)
+			cwnd = t->cwnd; /* a row's state is the one its frame started with, 84.04 ns before the row */
+	}
+	cr_assert(sent != 0 && nack != 0 && cwnd != 0, "a data packet sent between the NACK and the next feedback");
+	uint64_t bdp = (uint64_t)((unsigned __int128)400000000000ULL * (nack - sent + EMU_PS_PER_US) /
+				  (8 * EMU_PS_PER_S));
+
+	cr_assert_eq(nack - sent, 201240, "the NACK's sample: 100 ns out, the 62 B NACK's 1.24 ns, 100 ns back");
+	cr_assert_eq(cwnd, bdp * 3 / 2 - (4096 + 88), "window %lu, want 1.5 x %lu - 4,184", (unsigned long)cwnd,
+		     (unsigned long)bdp);
+	bench_free(b);
+}

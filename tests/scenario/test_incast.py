@@ -7,7 +7,7 @@ messages complete in every case and nothing is lost for good:
   PFC with StaticPoolXoffThreshold 100KB (Xon 50KB): real 802.1Qbb pauses in the capture, no drop.
 Then trimmed packets dropped (docs/records.md, trimming-stats): eight senders cannot overflow TC1, since a 62 B
 trimmed frame leaves 67 times faster than its 4,202 B packet arrives and TC1 goes ahead of TC0; so the same rack
-with 96 senders of 256 KiB and PlaneBDP 100KB (TC0 and TC1 limits alike) drops trimmed packets at tor0's port to
+with 96 senders of 256 KiB and PlaneBDP 50KB (TC0 and TC1 limits alike) drops trimmed packets at tor0's port to
 host0. Per-port trimmed_drops, summed over the ports, equals the switch-wide DROP_TRIMMED_LIMIT count and
 summary.json's per-link trimmed_drops; every switch trim either reaches host0 or is one of those drops; the drops
 are recovered by timeouts and all 96 messages complete.
@@ -60,7 +60,7 @@ def check_trimmed_drops(uetemu, root):
     for x in [UET, NO_PFC, 'switch.PacketTrimmer.TrimmingEnabled=true',
               'switch.PacketTrimmer.TrimmingStatsEnabled=true',
               'nic.TransportProcessingLayers.ScalaUETPdsManager.TrimmingEnabled=true',
-              'switch.SharedBufferManager.PlaneBDP=100KB']:
+              'switch.SharedBufferManager.PlaneBDP=50KB']:
         cmd += ['--set', x]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     s = json.load(open(os.path.join(out, 'summary.json')))

@@ -72,8 +72,8 @@ def main():
     nacks = [h['counters']['nack_pkts_rcvd'] for h in s['hosts'][1:]]
     print('     incast: trim NACKs per sender %s' % ' '.join(str(n) for n in nacks))
     check(max(nacks) <= 1.25 * min(nacks), 'incast: the senders are trimmed alike (max <= 1.25 x min)')
-    # Fairness. Issue 5 asks for completion times within 10 % of each other. This run's seed gives 8.5 %, but
-    # over RandomSeed 1-16 NSCC gives 8-22 % (median 14 %; tests/bench/bench_cc.py prints it): after the
+    # Fairness. Issue 5 asks for completion times within 10 % of each other. This run's seed gives 14.1 %, and
+    # over RandomSeed 1-16 NSCC gives 3.6-21.4 % (median 9.8 %; tests/bench/bench_cc.py prints it): after the
     # opening collapse the windows restart from one packet and NSCC's AIMD evens them out more slowly than the
     # incast lasts (docs/nscc.md, Incast fairness). So the check is the bound every seed meets, which also
     # catches a return of host-order arbitration (58 %).
