@@ -146,6 +146,15 @@ void net_dir_set_impair(struct net_dir *d, const struct net_impair *imp, uint32_
 			uint8_t dscp_trimmed_lasthop);
 
 /**
+ * The pause a PFC frame of @p quanta asks for on a link of @p bps and @p delay: 512 bit times per quantum (64 B at
+ * the link rate), plus the delay (802.1Qbb; the NICs and the switches alike).
+ */
+static inline emu_ps_t net_pfc_pause_time(uint32_t quanta, uint64_t bps, emu_ps_t delay)
+{
+	return emu_ser_ps((uint64_t)quanta * 64, bps) + delay;
+}
+
+/**
  * Faults (a lab's gray failures): take @p l down at @p down and back up at @p up (EMU_PS_NEVER: stays down), both
  * directions; frames entering a down link are lost, frames already on it arrive. Returns 0 or -ENOSPC.
  */

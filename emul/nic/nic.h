@@ -292,8 +292,6 @@ void nic_pcie_stats(const struct nic *nic, struct nic_pcie_stats *out);
 /** Copy the PFC counters, with paused time counted up to @p now. */
 void nic_pfc_stats(const struct nic *nic, struct nic_pfc_stats *out, emu_ps_t now);
 
-/** The pause time of @p quanta at @p link_bps: 512 bit times per quantum, plus the link's @p delay. */
-emu_ps_t nic_pfc_pause_time(uint32_t quanta, uint64_t link_bps, emu_ps_t delay);
 
 /** The rate of the NIC's link, bit/s: the lower of its DataRate and the rate of the link it is attached to. */
 uint64_t nic_link_bps(const struct nic *nic);

@@ -4,12 +4,6 @@
 
 #include <string.h>
 
-emu_ps_t nic_pfc_pause_time(uint32_t quanta, uint64_t link_bps, emu_ps_t delay)
-{
-	/* one quantum is 512 bit times = 64 bytes at the link rate */
-	return emu_ser_ps((uint64_t)quanta * 64, link_bps) + delay;
-}
-
 static emu_ps_t link_delay(const struct nic *nic)
 {
 	return nic->out != NULL ? nic->out->link->delay : nic->p->delay_ps;
@@ -49,7 +43,7 @@ static void ev_refresh(void *a, void *b, emu_ps_t now);
 static void pause_and_arm(struct nic *nic, uint32_t tc, emu_ps_t now)
 {
 	uint32_t q = nic->p->ingress.quanta[tc];
-	emu_ps_t half = nic_pfc_pause_time(q, nic->link_bps, link_delay(nic)) / 2;
+	emu_ps_t half = net_pfc_pause_time(q, nic->link_bps, link_delay(nic)) / 2;
 
 	pfc_send(nic, tc, (uint16_t)q, now);
 	nic->pfc_out[tc] = true;
@@ -128,7 +122,7 @@ void nic_pfc_rx(struct nic *nic, const struct wire_pkt *pkt, emu_ps_t now)
 		nic->c[NIC_C_PFC_PAUSES_RCVD]++;
 		if (nic->paused_until[tc] == 0)
 			nic->paused_since[tc] = now;
-		nic->paused_until[tc] = now + nic_pfc_pause_time(pkt->pfc_quanta[tc], nic->link_bps, link_delay(nic));
+		nic->paused_until[tc] = now + net_pfc_pause_time(pkt->pfc_quanta[tc], nic->link_bps, link_delay(nic));
 		net_sched(nic->env.np, nic->paused_until[tc], ev_resume, nic, (void *)(uintptr_t)tc, &nic->pfc_resume[tc]);
 	}
 }

@@ -38,7 +38,7 @@ static uint32_t tag_count(const struct sw *sw)
 	 */
 	if (want > SW_TAGS_MAX)
 		want = SW_TAGS_MAX;
-	while (n < want && n < (1u << 31))
+	while (n < want) /* want <= SW_TAGS_MAX */
 		n <<= 1;
 	return n;
 }

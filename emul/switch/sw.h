@@ -200,16 +200,16 @@ uint32_t sw_ecmp_salt(uint32_t node_id);
  */
 uint16_t sw_flow_hash(uint8_t method, uint32_t salt, const struct wire_pkt *pkt, uint32_t n);
 
-/** The pause time of @p quanta at @p bps: 512 bit times per quantum, plus the link's @p delay. */
-emu_ps_t sw_pfc_pause_time(uint32_t quanta, uint64_t bps, emu_ps_t delay);
-
 /** Quanta in every pause the switch sends. */
 #define SW_PFC_QUANTA 65535
 
-/** Bytes the buffer charges for a packet of @p ip_len IP bytes: the size without the Ethernet header, at least 46. */
+#define SW_MIN_CHARGE 46u /* the smallest charge: a 46 B Ethernet payload */
+
+/** Bytes the buffer charges for a packet of @p ip_len IP bytes: the size without the Ethernet header, at least
+ * SW_MIN_CHARGE. */
 static inline uint32_t sw_charge_bytes(size_t ip_len)
 {
-	return ip_len < 46 ? 46u : (uint32_t)ip_len;
+	return ip_len < SW_MIN_CHARGE ? SW_MIN_CHARGE : (uint32_t)ip_len;
 }
 
 #endif /* SW_H */

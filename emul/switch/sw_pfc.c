@@ -5,12 +5,6 @@
 
 #include <string.h>
 
-emu_ps_t sw_pfc_pause_time(uint32_t quanta, uint64_t bps, emu_ps_t delay)
-{
-	/* one quantum is 512 bit times = 64 bytes at the port's data rate */
-	return emu_ser_ps((uint64_t)quanta * 64, bps) + delay;
-}
-
 /* Queue a PFC frame for class @p tc on port @p in (quanta 0 resumes); sent ahead of all data. */
 static void pfc_send(struct sw *sw, struct sw_port *in, uint32_t tc, uint16_t quanta, emu_ps_t now)
 {
@@ -47,7 +41,7 @@ static void ev_refresh(void *a, void *b, emu_ps_t now);
 
 static void pause_and_arm(struct sw *sw, struct sw_port *in, uint32_t pool, emu_ps_t now)
 {
-	emu_ps_t half = sw_pfc_pause_time(SW_PFC_QUANTA, in->bps, in->delay) / 2;
+	emu_ps_t half = net_pfc_pause_time(SW_PFC_QUANTA, in->bps, in->delay) / 2;
 
 	pfc_send_group(sw, in, pool, SW_PFC_QUANTA, now);
 	net_sched(sw->env.np, now + half, ev_refresh, in, (void *)(uintptr_t)pool, &in->refresh[pool]);
@@ -123,7 +117,7 @@ void sw_pfc_rx(struct sw *sw, struct sw_port *e, const struct wire_pkt *pkt, emu
 		e->st.xoff_rx[tc]++;
 		if (e->paused_until[tc] == 0)
 			e->paused_since[tc] = now;
-		e->paused_until[tc] = now + sw_pfc_pause_time(pkt->pfc_quanta[tc], e->bps, e->delay);
+		e->paused_until[tc] = now + net_pfc_pause_time(pkt->pfc_quanta[tc], e->bps, e->delay);
 		net_sched(sw->env.np, e->paused_until[tc], ev_resume, e, (void *)(uintptr_t)tc, &e->resume[tc]);
 	}
 }

@@ -10,7 +10,6 @@
 #define SW_FLOW_SLOTS 512     /* flow slots per equal-cost set (flowlet) */
 #define SW_FLOW_SETS 128      /* only the first 128 sets seen get slots */
 #define SW_EWMA_SHIFT 16      /* the ECN average is kept in bytes x 2^16 */
-#define SW_MIN_CHARGE 46      /* the smallest charge: a 46 B Ethernet payload */
 
 /*
  * The switch tag of an admitted packet (packet-handling.md, Ingress admission step 7): class, pools, ingress port

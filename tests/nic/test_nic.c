@@ -265,11 +265,11 @@ Test(nic_pfc, pause_time_and_refresh_worked_example)
 {
 	/* uet-nic-buffers-and-pfc.md: 65,535 quanta x 512 bits / 400 Gb/s = 83.885 us, + 100 ns Delay = 83.985 us;
 	 * refresh every half pause time, 41.99 us */
-	emu_ps_t t = nic_pfc_pause_time(65535, 400000000000ULL, 100 * EMU_PS_PER_NS);
+	emu_ps_t t = net_pfc_pause_time(65535, 400000000000ULL, 100 * EMU_PS_PER_NS);
 
 	cr_assert_eq(t, 83984800);
 	cr_assert_eq(t / 2, 41992400);
-	cr_assert_eq(nic_pfc_pause_time(0, 400000000000ULL, 100 * EMU_PS_PER_NS), 100000, "XON: no pause");
+	cr_assert_eq(net_pfc_pause_time(0, 400000000000ULL, 100 * EMU_PS_PER_NS), 100000, "XON: no pause");
 }
 
 Test(nic_buffers, max_window_override_107_packets)

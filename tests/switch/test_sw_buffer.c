@@ -451,7 +451,7 @@ Test(sw_buffer, uet_policy_three_pools_and_fixed_limits)
 Test(sw_buffer, pause_time_at_the_defaults)
 {
 	/* 65,535 quanta x 512 bits at 400 Gb/s = 83.8848 us, plus 500 ns: about 84.4 us; refresh about every 42.2 us */
-	emu_ps_t t = sw_pfc_pause_time(SW_PFC_QUANTA, 400000000000ULL, 500 * EMU_PS_PER_NS);
+	emu_ps_t t = net_pfc_pause_time(SW_PFC_QUANTA, 400000000000ULL, 500 * EMU_PS_PER_NS);
 
 	cr_assert_eq(t, 84384800);
 	cr_assert_eq(t / 2, 42192400);
