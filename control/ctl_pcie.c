@@ -82,11 +82,7 @@ void ctl_pcie_rows(struct ctl_pcie *p, emu_ps_t now, emu_ps_t last)
 	for (uint32_t i = 0; i < p->n_nics; i++) {
 		struct nic_pcie_stats s;
 
-		nic_pcie_stats(p->nics[i], &s);
-		/* Transfers are counted when issued; link time still ahead of now is not yet spent. */
-		for (int side = 0; side < 2; side++)
-			if (s.busy_until[side] > now)
-				s.busy_ps[side] -= s.busy_until[side] - now;
+		nic_pcie_stats(p->nics[i], &s, now);
 		for (int side = 0; side < 2; side++)
 			pcie_row(p, p->nics[i], side, &s, &p->prev[i], now, now - last);
 		p->prev[i] = s;

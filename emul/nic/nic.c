@@ -98,13 +98,16 @@ void nic_pool_interval_reset(struct nic *nic)
 		nic->txs[tc].ivl_max_occupancy = nic->txq[tc].reserved;
 }
 
-void nic_pcie_stats(const struct nic *nic, struct nic_pcie_stats *out)
+void nic_pcie_stats(const struct nic *nic, struct nic_pcie_stats *out, emu_ps_t now)
 {
+	const emu_ps_t until[2] = { nic->pcie_n2h_busy, nic->pcie_h2n_busy };
+
 	*out = nic->pcie;
 	out->bps[0] = nic->pcie_n2h_bps;
 	out->bps[1] = nic->pcie_h2n_bps;
-	out->busy_until[0] = nic->pcie_n2h_busy;
-	out->busy_until[1] = nic->pcie_h2n_busy;
+	for (int side = 0; side < 2; side++)
+		if (until[side] > now)
+			out->busy_ps[side] -= until[side] - now;
 }
 
 uint64_t nic_pcie_bytes(uint64_t payload)

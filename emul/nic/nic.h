@@ -282,12 +282,11 @@ struct nic_pcie_stats {
 	uint64_t tlps[2];           /* transfers sent: read requests, completions, writes */
 	uint64_t bytes[2];          /* bytes on the link, 34 B of overhead per transfer included */
 	uint64_t payload_bytes[2];  /* payload bytes carried */
-	emu_ps_t busy_ps[2];        /* link time of the transfers issued so far, including time still ahead */
-	emu_ps_t busy_until[2];     /* the direction is committed until then (transfers are counted when issued) */
+	emu_ps_t busy_ps[2];        /* link time spent up to now (transfers are counted when issued) */
 };
 
-/** Copy the PCIe counters. */
-void nic_pcie_stats(const struct nic *nic, struct nic_pcie_stats *out);
+/** Copy the PCIe counters, with link time still ahead of @p now not counted as busy yet. */
+void nic_pcie_stats(const struct nic *nic, struct nic_pcie_stats *out, emu_ps_t now);
 
 /** Copy the PFC counters, with paused time counted up to @p now. */
 void nic_pfc_stats(const struct nic *nic, struct nic_pfc_stats *out, emu_ps_t now);
