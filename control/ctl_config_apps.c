@@ -121,14 +121,14 @@ static int app_list(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 static int app_ratio(struct ctl_ctx *c, const struct ctl_ynode *v, uint32_t *out)
 {
 	const char *s;
-	char *end;
+	char why[1];
+	double d;
 	int rc = ctl_scalar(c, v, "0.5", &s);
 
 	if (rc != 0)
 		return rc;
-	errno = 0;
-	double d = strtod(s, &end);
-	if (end == s || *end != '\0' || errno != 0 || !(d > 0.0 && d <= 1.0))
+	/* a decimal number only, as every double attribute (emu_parse_double(): strtod alone takes hex, inf, nan) */
+	if (emu_parse_double(s, &d, why, sizeof(why)) != 0 || !(d > 0.0 && d <= 1.0))
 		return ctl_err(c, v, "bad ratio '%s'; a distribution ratio is above 0 and at most 1, e.g. 0.5", s);
 	*out = app_ratio_ppb(d);
 	if (*out == 0)

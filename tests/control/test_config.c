@@ -1173,6 +1173,9 @@ Test(ctl_config, rdma_app_errors)
 	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma, prScalaRdmaInitiator: 0}\n",
 		   "5:45: applications.0.prScalaRdmaInitiator: bad ratio '0'; a distribution ratio is above 0 and at "
 		   "most 1, e.g. 0.5");
+	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma, prScalaRdmaInitiator: 0x1p-1}\n",
+		   "5:45: applications.0.prScalaRdmaInitiator: bad ratio '0x1p-1'; a distribution ratio is above 0 and "
+		   "at most 1, e.g. 0.5");
 	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma, prScalaRdmaResponder: 1.5}\n",
 		   "5:45: applications.0.prScalaRdmaResponder: bad ratio '1.5'; a distribution ratio is above 0 and at "
 		   "most 1, e.g. 0.5");
