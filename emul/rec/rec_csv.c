@@ -10,6 +10,8 @@
 struct rec_csv {
 	FILE *f;
 	int64_t epoch_s;
+	int64_t utc_s;   /* the second utc holds, or -1 */
+	char utc[32];    /* time_utc of utc_s: formatted once per simulated second, not per row */
 };
 
 struct rec_csv *rec_csv_open(const char *dir, const char *sim, const char *record, const char *header,
@@ -32,6 +34,7 @@ struct rec_csv *rec_csv_open(const char *dir, const char *sim, const char *recor
 		return NULL;
 	}
 	r->epoch_s = epoch_s;
+	r->utc_s = -1;
 	fprintf(r->f, "%s\n", header);
 	return r;
 }
@@ -43,13 +46,17 @@ FILE *rec_csv_file(struct rec_csv *r)
 
 void rec_csv_time_utc(struct rec_csv *r, emu_ps_t now)
 {
-	time_t t = (time_t)(r->epoch_s + (int64_t)(now / EMU_PS_PER_S));
-	struct tm tm;
-	char buf[32];
+	int64_t s = r->epoch_s + (int64_t)(now / EMU_PS_PER_S);
 
-	gmtime_r(&t, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
-	fputs(buf, r->f);
+	if (s != r->utc_s) {
+		time_t t = (time_t)s;
+		struct tm tm;
+
+		gmtime_r(&t, &tm);
+		strftime(r->utc, sizeof(r->utc), "%Y-%m-%d %H:%M:%S", &tm);
+		r->utc_s = s;
+	}
+	fputs(r->utc, r->f);
 }
 
 void rec_fmt_ns(FILE *f, emu_ps_t ps)
