@@ -129,7 +129,8 @@ static int cmd(const char *sub, struct cli *c)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	rc = ctl_run(&cfg, &c->run, err, sizeof(err));
+	enum ctl_stop stop;
+	rc = ctl_run(&cfg, &c->run, &stop, err, sizeof(err));
 	ctl_config_free(&cfg);
 	if (rc < 0) {
 		fprintf(stderr, "uetemu: %s\n", err);

@@ -32,4 +32,10 @@ void rec_fmt_ip(FILE *f, uint32_t ip);
 /** Flush and close; returns 0 or -EIO. Accepts NULL. */
 int rec_csv_close(struct rec_csv *r);
 
+/** Sort @p v (@p n values) ascending, for the summary's percentiles. NULL or @p n < 2 is a no-op. */
+void rec_sort_u64(uint64_t *v, uint64_t n);
+
+/** Nearest-rank percentile @p p (0 to 100) of the sorted @p v of @p n values; 0 when @p n is 0. */
+uint64_t rec_pct(const uint64_t *v, uint64_t n, uint32_t p);
+
 #endif /* REC_H */

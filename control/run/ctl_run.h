@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "ctl_config.h"
+#include "ctl_report.h"
 
 enum ctl_mode { CTL_MODE_VIRTUAL = 0, CTL_MODE_REALTIME };
 
@@ -22,10 +23,11 @@ struct ctl_run_opts {
 
 /**
  * Run @p cfg: write captures, records, DIR/summary.json, and the summary table on stdout. Captures and records
- * written so far are flushed and closed on every return path.
+ * written so far are flushed and closed on every return path. *@p stop says why the run ended (also on error).
  * Returns 0, or -errno with a message in @p err (bad topology for the mode, cannot create outputs, EAL/port
  * failure).
  */
-int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, char *err, size_t errlen);
+int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum ctl_stop *stop, char *err,
+	    size_t errlen);
 
 #endif /* CTL_RUN_H */

@@ -1,5 +1,5 @@
 /* uet-monitor: the per-packet record, its filters, its triggers and their shared budget of connections. */
-#include "ctl_records_pvt.h"
+#include "ctl_rec_pvt.h"
 
 #include <assert.h>
 #include <errno.h>

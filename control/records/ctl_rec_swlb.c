@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "ctl_records_pvt.h"
+#include "ctl_rec_pvt.h"
 
 /* The 28 columns of switch-packet-handling.md, What is recorded, in its order. */
 #define LB_HEADER \
@@ -76,9 +76,7 @@ static void lb_row(struct ctl_swlb *l, uint32_t s, uint32_t k, const struct sw_e
 	const struct sw *sw = l->sr->sws[s];
 	FILE *f = rec_csv_file(l->csv);
 
-	rec_csv_time_utc(l->csv, now);
-	fputc(',', f);
-	ctl_rec_put_sec(f, now);
+	ctl_rec_row_head(l->csv, now);
 	fprintf(f, ",%s,%s,%u,%u,%u,%u,%u,[", sw_name(sw), CTL_REC_SW_COMPONENT_TYPE, sw_node_id(sw),
 		l->sr->ports[l->sr->port0[s]].tier, CTL_REC_SUBTIER_NONE, si->ports[m], k);
 	/* the members' ports, as uet-monitor writes a list: [4:5:6:7] */

@@ -2,6 +2,8 @@
 #include "ctl_run_pvt.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -118,7 +120,57 @@ static int close_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 	return rc;
 }
 
-int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, char *err, size_t errlen)
+/* Why the run ended: a signal, its configured duration, or its work done (or no event left with work open). */
+static enum ctl_stop stop_reason(const struct ctl_run_state *r)
+{
+	if (*r->opts->quit)
+		return CTL_STOP_SIGNAL;
+	if (r->cfg->sim.duration != 0 && r->has_stop && r->end >= r->stop)
+		return CTL_STOP_DURATION;
+	if (!r->has_stop && r->n_completed < r->n_msgs)
+		return CTL_STOP_STALLED;
+	return CTL_STOP_COMPLETED;
+}
+
+/* Hand the report a view of the finished run: what it ran, what crossed it, and why it stopped. */
+static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t errlen)
+{
+	const struct ctl_config *cfg = r->cfg;
+	struct ctl_report_port *ports = calloc(r->n_exts ? r->n_exts : 1, sizeof(*ports));
+	const char **caps = calloc(cfg->n_captures ? cfg->n_captures : 1, sizeof(*caps));
+	char *names = calloc(cfg->n_captures ? cfg->n_captures : 1, PATH_MAX);
+	int rc = -ENOMEM;
+
+	if (ports == NULL || caps == NULL || names == NULL) {
+		snprintf(err, errlen, "out of memory writing the summary");
+		goto out;
+	}
+	for (uint32_t i = 0; i < r->n_exts; i++)
+		ports[i] = (struct ctl_report_port){ .dev = cfg->ports[i].dev, .host = r->exts[i].host,
+						     .rx_refused = r->exts[i].rx_bad, .stats = &r->exts[i].stats };
+	for (uint32_t i = 0; i < cfg->n_captures; i++) {
+		snprintf(names + (size_t)i * PATH_MAX, PATH_MAX, "%s/%s.pcap", r->opts->out_dir, cfg->captures[i].name);
+		caps[i] = names + (size_t)i * PATH_MAX;
+	}
+	struct ctl_report_in in = {
+		.cfg = cfg, .out_dir = r->opts->out_dir, .realtime = r->opts->mode == CTL_MODE_REALTIME, .stop = stop,
+		.nics = r->nics, .part_counters = r->np.counters, .events = emu_sched_events_run(r->np.sched),
+		.msgs = r->msgs, .n_msgs = r->n_msgs, .n_posted = r->n_posted, .n_completed = r->n_completed,
+		.post_fail = r->post_fail, .links = r->links, .n_links = r->n_links, .topo = r->topo, .sws = r->sws,
+		.n_sws = r->n_sws, .ports = ports, .n_ports = r->n_exts, .rdma = r->rdma, .captures = caps,
+		.n_captures = cfg->n_captures, .end = r->end, .wall_s = r->wall_s, .polls = r->polls,
+		.late_max = r->late_max, .late_events = r->late_events,
+	};
+	rc = ctl_report(&in, err, errlen);
+out:
+	free(names);
+	free(caps);
+	free(ports);
+	return rc;
+}
+
+int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum ctl_stop *stop, char *err,
+	    size_t errlen)
 {
 	struct ctl_run_state r = { .cfg = cfg, .opts = opts };
 	int rc;
@@ -133,8 +185,9 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, char 
 	}
 	if (rc == 0)
 		rc = close_outputs(&r, err, errlen);
+	*stop = stop_reason(&r);
 	if (rc == 0)
-		rc = ctl_report(&r, err, errlen);
+		rc = report(&r, *stop, err, errlen);
 	ctl_run_teardown(&r);
 	return rc;
 }

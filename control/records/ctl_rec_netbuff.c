@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "ctl_records_pvt.h"
+#include "ctl_rec_pvt.h"
 
 /* The 21 columns uet-nic-records.md lists (net-buff-stats), in its order. */
 #define NB_HEADER \
@@ -53,9 +53,7 @@ static void nb_row(struct ctl_netbuff *b, struct nic *nic, bool tx, uint32_t tc,
 	uint64_t denq = s->enq_bytes - prev->enq_bytes, ddeq = s->deq_bytes - prev->deq_bytes;
 
 	fprintf(f, "%s,", b->job_id);
-	rec_csv_time_utc(b->csv, now);
-	fputc(',', f);
-	ctl_rec_put_sec(f, now);
+	ctl_rec_row_head(b->csv, now);
 	fprintf(f, ",%s,%u,%s_TC%u_BUFFER,%u,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,", nic_name(nic),
 		nic_fep_id(nic), tx ? "TX" : "RX", tc, tc, (unsigned long long)s->occupancy,
 		(unsigned long long)s->max_occupancy, (unsigned long long)s->size, (unsigned long long)s->num_enq,

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl_records_pvt.h"
+#include "ctl_rec_pvt.h"
 #include "rec.h"
 
 /*
@@ -163,54 +163,6 @@ static void ts_header(char *buf, size_t len)
 	assert(n < len);
 }
 
-static const uint64_t pow10_tab[13] = {
-	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull, 1000000000ull,
-	10000000000ull, 100000000000ull, 1000000000000ull,
-};
-
-/* Seconds with 12 decimals: exact, also for the last rows, which fall at the run's end. */
-void ctl_rec_put_sec(FILE *f, emu_ps_t ps)
-{
-	ctl_rec_put_fixed(f, ps, 12);
-}
-
-void ctl_rec_put_fixed(FILE *f, uint64_t v, int digits)
-{
-	assert(digits >= 0 && digits <= 12);
-	uint64_t div = pow10_tab[digits];
-
-	if (digits == 0)
-		fprintf(f, "%llu", (unsigned long long)v);
-	else
-		fprintf(f, "%llu.%0*llu", (unsigned long long)(v / div), digits, (unsigned long long)(v % div));
-}
-
-void ctl_rec_put_quot(FILE *f, uint64_t a, uint64_t mul, uint64_t den, int digits)
-{
-	ctl_rec_put_quot128(f, (unsigned __int128)a * mul, den, digits);
-}
-
-void ctl_rec_put_quot128(FILE *f, unsigned __int128 num, unsigned __int128 den, int digits)
-{
-	assert(digits >= 0 && digits <= 12);
-	uint64_t div = pow10_tab[digits];
-	/* num x 10^digits must fit 128 bits: a x 8000 (or x 100) always does; bytes x 800 x 10^12 with 6 digits up to
-	 * 4 x 10^17 bytes in one interval */
-	unsigned __int128 q = den ? (num * div + den / 2) / den : 0;
-	unsigned __int128 whole = q / div;
-	char buf[48];
-	size_t n = sizeof(buf);
-
-	buf[--n] = '\0';
-	do {
-		buf[--n] = (char)('0' + (int)(whole % 10));
-		whole /= 10;
-	} while (whole != 0);
-	fputs(buf + n, f);
-	if (digits > 0)
-		fprintf(f, ".%0*llu", digits, (unsigned long long)(q % div));
-}
-
 static uint64_t ts_value(const uint64_t *c, const struct ts_counter *tc)
 {
 	uint64_t v = 0;
@@ -254,9 +206,7 @@ static void ts_row(struct ctl_records *rc, uint32_t i, emu_ps_t now)
 
 	nic_samples(nic, cum, ivl);
 	nic_gauges(nic, &g);
-	rec_csv_time_utc(rc->ts, now);
-	fputc(',', f);
-	ctl_rec_put_sec(f, now);
+	ctl_rec_row_head(rc->ts, now);
 	fprintf(f, ",%s,%u", nic_name(nic), nic_fep_id(nic));
 	for (size_t k = 0; k < TS_N_COUNTERS; k++) {
 		const struct ts_counter *tc = &ts_counters[k];
@@ -294,9 +244,7 @@ static void nd_row(struct ctl_records *rc, uint32_t i, emu_ps_t now)
 	emu_ps_t dt = now - rc->nd_p.last;
 	double link_gbps = (double)nic_link_bps(nic) / 1e9;
 
-	rec_csv_time_utc(rc->nd, now);
-	fputc(',', f);
-	ctl_rec_put_sec(f, now);
+	ctl_rec_row_head(rc->nd, now);
 	fprintf(f, ",%s,%s,%s,0,ul,%u,%d,%u,%llu,%llu,", nic_name(nic), ND_NAME, CTL_REC_COMPONENT_TYPE,
 		nic_fep_id(nic), CTL_REC_TIER_NIC, CTL_REC_SUBTIER_NONE, (unsigned long long)c[NIC_C_PORT_TX_FRAMES],
 		(unsigned long long)c[NIC_C_PORT_RX_FRAMES]);
@@ -416,19 +364,6 @@ void ctl_records_trace(void *arg, const struct nic_trace *tr)
 
 	if (rc != NULL && rc->mon != NULL)
 		ctl_monitor_trace(rc->mon, tr);
-}
-
-struct rec_csv *ctl_rec_csv_open(const struct ctl_config *cfg, const char *dir, const char *record,
-				 const char *header, int64_t epoch_s, char *err, size_t errlen)
-{
-	struct rec_csv *r = rec_csv_open(dir, cfg->sim.simulation_name, record, header, epoch_s);
-
-	if (r == NULL) {
-		int e = errno;
-		snprintf(err, errlen, "%s: cannot create the %s record: %s", dir, record, strerror(e));
-		errno = e;
-	}
-	return r;
 }
 
 /* The switch-only records: scala-switch-agg-buff-stats (always, with switches: the page names no switch for it)

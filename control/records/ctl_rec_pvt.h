@@ -1,12 +1,13 @@
-/* Internals shared by the record files: the writers ctl_records.c owns and the number formats they share. */
-#ifndef CTL_RECORDS_PVT_H
-#define CTL_RECORDS_PVT_H
+/* Inside the records room: the writers ctl_records.c schedules, one file per record (ctl_rec_<record>.c). */
+#ifndef CTL_REC_PVT_H
+#define CTL_REC_PVT_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "ctl_config.h"
+#include "ctl_rec.h"
 #include "net_topo.h"
 #include "nic.h"
 #include "rec.h"
@@ -17,25 +18,6 @@
 #define CTL_REC_TIER_NIC 3
 #define CTL_REC_SUBTIER_NONE 4294967295u
 
-/**
- * Create DIR/<SimulationName>-<record>-0.csv with its @p header line. Returns the record, or NULL with errno set
- * and "DIR: cannot create the <record> record: <why>" in @p err (size @p errlen).
- */
-struct rec_csv *ctl_rec_csv_open(const struct ctl_config *cfg, const char *dir, const char *record,
-				 const char *header, int64_t epoch_s, char *err, size_t errlen);
-
-/** Write @p ps as seconds with 12 decimals: exact. */
-void ctl_rec_put_sec(FILE *f, emu_ps_t ps);
-
-/** Write @p v / 10^@p digits exactly, with @p digits (0 to 12) decimals: ps as us is (ps, 6). */
-void ctl_rec_put_fixed(FILE *f, uint64_t v, int digits);
-
-/**
- * Write @p a x @p mul / @p den with @p digits (0 to 12) decimals, rounded half up, from integers only (no double,
- * so a row is the same on every machine). @p den 0 writes 0 with @p digits decimals. Gb/s of B bytes over dt ps
- * is (B, 8000, dt); a percentage of x in y is (x, 100, y).
- */
-void ctl_rec_put_quot(FILE *f, uint64_t a, uint64_t mul, uint64_t den, int digits);
 
 struct ctl_monitor;
 
@@ -166,7 +148,5 @@ struct ctl_swlb *ctl_swlb_open(const struct ctl_config *cfg, const struct ctl_sw
 void ctl_swlb_rows(struct ctl_swlb *l, emu_ps_t now);
 int ctl_swlb_close(struct ctl_swlb *l);
 
-/** Write @p num / @p den with @p digits (0 to 12) decimals, rounded half up; @p den 0 writes 0. No double. */
-void ctl_rec_put_quot128(FILE *f, unsigned __int128 num, unsigned __int128 den, int digits);
 
-#endif /* CTL_RECORDS_PVT_H */
+#endif /* CTL_REC_PVT_H */

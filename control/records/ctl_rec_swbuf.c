@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl_records_pvt.h"
+#include "ctl_rec_pvt.h"
 
 /* The 16 columns of simulation-output-files.md, Switch Buffer Statistics, in its order. */
 #define SB_HEADER \
@@ -134,9 +134,7 @@ static void sb_row(struct ctl_swbuf *b, uint32_t s, uint32_t k, int x, emu_ps_t 
 	uint64_t limit = sw_buffer(sw)->pool_size[k];
 	FILE *f = rec_csv_file(b->csv);
 
-	rec_csv_time_utc(b->csv, now);
-	fputc(',', f);
-	ctl_rec_put_sec(f, now);
+	ctl_rec_row_head(b->csv, now);
 	/* total_bytes: the bytes ever charged to the series (ingress: brought in, headroom included; egress: queued) */
 	fprintf(f, ",%s,%u,%u,%s,%s,%u,%llu,%llu,%llu,%llu,%llu,", sw_name(sw), b->sr->ports[b->sr->port0[s]].tier,
 		sw_node_id(sw), sb_names[x].buff_id, sb_names[x].uldl, k, (unsigned long long)sb_total(b, s, k, x),

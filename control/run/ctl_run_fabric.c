@@ -140,16 +140,3 @@ void ctl_run_fabric_fini(struct ctl_run_state *r)
 	r->topo = NULL;
 }
 
-const char *ctl_run_link_name(const struct ctl_run_state *r, uint32_t i, const char **a, const char **b)
-{
-	if (r->topo != NULL) {
-		const struct net_topo_link *tl = &r->topo->links[i];
-		*a = r->topo->devs[tl->a.dev].name;
-		*b = r->topo->devs[tl->b.dev].name;
-		return tl->name;
-	}
-	const struct ctl_link *cl = &r->cfg->links[i];
-	*a = r->cfg->hosts[cl->a].name;
-	*b = r->cfg->hosts[cl->b].name;
-	return cl->name;
-}

@@ -323,7 +323,7 @@ int ctl_run_build(struct ctl_run_state *r, char *err, size_t errlen)
 
 	for (uint32_t a = 0; a < cfg->n_apps; a++)
 		n_msgs += cfg->apps[a].n_list;
-	if ((rc = ctl_rdma_create(r, err, errlen)) < 0)
+	if ((rc = ctl_rdma_create(r->cfg, &r->rdma, err, errlen)) < 0)
 		return rc;
 	r->stop = cfg->sim.duration;
 	r->has_stop = cfg->sim.duration != 0 || ctl_rdma_stop(r->rdma, &r->stop);
@@ -338,7 +338,7 @@ int ctl_run_build(struct ctl_run_state *r, char *err, size_t errlen)
 	    (rc = make_links(r, err, errlen)) < 0 || (rc = check_cc(r, err, errlen)) < 0 ||
 	    (rc = make_outputs(r, err, errlen)) < 0 ||
 	    (rc = schedule_messages(r, err, errlen)) < 0 ||
-	    (rc = ctl_rdma_start(r->rdma, r->opts->out_dir, r->epoch_s, err, errlen)) < 0)
+	    (rc = ctl_rdma_start(r->rdma, r->nics, &r->np, r->opts->out_dir, r->epoch_s, err, errlen)) < 0)
 		return rc;
 	return 0;
 }

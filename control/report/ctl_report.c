@@ -1,11 +1,12 @@
 /* The end-of-run report: DIR/summary.json (a stable interface for scripts) and the table on stdout. */
-#include "ctl_run_pvt.h"
-#include "sw.h"
+#include "ctl_report.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "rec.h"
 
 struct host_sum {
 	uint64_t rx_msg_bytes;
@@ -20,28 +21,7 @@ struct totals {
 	double fct_min, fct_p50, fct_p99, fct_max; /* microseconds */
 };
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-void ctl_sort_u64(uint64_t *v, uint64_t n)
-{
-	if (v != NULL && n > 1)
-		qsort(v, n, sizeof(*v), cmp_u64);
-}
-
-uint64_t ctl_pct(const uint64_t *v, uint64_t n, uint32_t p)
-{
-	if (n == 0)
-		return 0;
-	uint64_t rank = ((uint64_t)p * n + 99) / 100;
-	return v[rank == 0 ? 0 : rank - 1];
-}
-
-static void sum_hosts(struct ctl_run_state *r, struct host_sum *hs)
+static void sum_hosts(const struct ctl_report_in *r, struct host_sum *hs)
 {
 	for (uint32_t i = 0; i < r->n_msgs; i++) {
 		const struct ctl_msg *m = &r->msgs[i];
@@ -63,7 +43,7 @@ static void sum_hosts(struct ctl_run_state *r, struct host_sum *hs)
 	}
 }
 
-static void sum_totals(struct ctl_run_state *r, struct totals *t)
+static void sum_totals(const struct ctl_report_in *r, struct totals *t)
 {
 	uint64_t *fct = calloc(r->n_msgs ? r->n_msgs : 1, sizeof(*fct));
 	uint32_t n = 0;
@@ -92,14 +72,14 @@ static void sum_totals(struct ctl_run_state *r, struct totals *t)
 		t->pfc += c[SW_C_PFC_PAUSES_SENT];
 	}
 	for (int k = 1; k < NET_C_COUNT; k++)
-		t->drops += r->np.counters[k];
+		t->drops += r->part_counters[k];
 	for (uint32_t i = 0; fct != NULL && i < r->n_msgs; i++)
 		if (r->msgs[i].completed)
 			fct[n++] = r->msgs[i].done - r->msgs[i].m->start;
 	if (fct != NULL) {
-		ctl_sort_u64(fct, n);
-		t->fct_p50 = (double)ctl_pct(fct, n, 50) / 1e6;
-		t->fct_p99 = (double)ctl_pct(fct, n, 99) / 1e6;
+		rec_sort_u64(fct, n);
+		t->fct_p50 = (double)rec_pct(fct, n, 50) / 1e6;
+		t->fct_p99 = (double)rec_pct(fct, n, 99) / 1e6;
 		t->fct_max = n ? (double)fct[n - 1] / 1e6 : 0.0;
 		t->fct_min = n ? (double)fct[0] / 1e6 : 0.0;
 	}
@@ -113,7 +93,7 @@ static void json_ip(FILE *f, uint32_t ip)
 	fputc('"', f);
 }
 
-static void json_hosts(FILE *f, struct ctl_run_state *r, const struct host_sum *hs)
+static void json_hosts(FILE *f, const struct ctl_report_in *r, const struct host_sum *hs)
 {
 	fprintf(f, "  \"hosts\": [\n");
 	for (uint32_t i = 0; i < r->cfg->n_hosts; i++) {
@@ -136,7 +116,7 @@ static void json_hosts(FILE *f, struct ctl_run_state *r, const struct host_sum *
  * One direction of link @p i, sent by its end @p e: what crossed it (net_dir), plus, when a switch sends it, the
  * drops, trims, trimmed packets' drops and ECN marks of that switch port's egress.
  */
-static void json_dir(FILE *f, struct ctl_run_state *r, uint32_t i, int e)
+static void json_dir(FILE *f, const struct ctl_report_in *r, uint32_t i, int e)
 {
 	const struct net_dir *d = &r->links[i].dir[e];
 	uint64_t drops = d->drops, trims = d->trims, ecn = 0, trimmed_drops = 0;
@@ -159,12 +139,34 @@ static void json_dir(FILE *f, struct ctl_run_state *r, uint32_t i, int e)
 		(unsigned long long)ecn, (unsigned long long)d->pauses, (unsigned long long)trimmed_drops);
 }
 
+const char *ctl_stop_name(enum ctl_stop s)
+{
+	static const char *const names[] = { "completed", "duration", "signal", "stalled" };
+
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
+}
+
+/* Name of link @p i of the run, and the names of its a and b ends. */
+static const char *link_name(const struct ctl_report_in *r, uint32_t i, const char **a, const char **b)
+{
+	if (r->topo != NULL) {
+		const struct net_topo_link *tl = &r->topo->links[i];
+		*a = r->topo->devs[tl->a.dev].name;
+		*b = r->topo->devs[tl->b.dev].name;
+		return tl->name;
+	}
+	const struct ctl_link *cl = &r->cfg->links[i];
+	*a = r->cfg->hosts[cl->a].name;
+	*b = r->cfg->hosts[cl->b].name;
+	return cl->name;
+}
+
 /* One entry per link: both directions, "ab" from a to b (bytes on the wire, FCS included). */
-static void json_links(FILE *f, struct ctl_run_state *r)
+static void json_links(FILE *f, const struct ctl_report_in *r)
 {
 	fprintf(f, "  \"links\": [");
 	for (uint32_t i = 0; i < r->n_links; i++) {
-		const char *a, *b, *name = ctl_run_link_name(r, i, &a, &b);
+		const char *a, *b, *name = link_name(r, i, &a, &b);
 		fprintf(f, "%s\n    {\"name\": \"%s\", \"a\": \"%s\", \"b\": \"%s\", ", i ? "," : "", name, a, b);
 		json_dir(f, r, i, 0);
 		fputs(", ", f);
@@ -180,7 +182,7 @@ static void json_mac(FILE *f, const uint8_t *m)
 }
 
 /* A generated fabric's devices: name, tier, address, and each port's MAC and link (the lab's wiring sheet). */
-static void json_devices(FILE *f, struct ctl_run_state *r)
+static void json_devices(FILE *f, const struct ctl_report_in *r)
 {
 	const struct net_topo *t = r->topo;
 
@@ -207,7 +209,7 @@ static void json_devices(FILE *f, struct ctl_run_state *r)
 	fprintf(f, "\n  ]},\n");
 }
 
-static void json_totals(FILE *f, struct ctl_run_state *r, const struct totals *t)
+static void json_totals(FILE *f, const struct ctl_report_in *r, const struct totals *t)
 {
 	fprintf(f, "  \"messages\": {\"posted\": %u, \"completed\": %u, \"post_failed\": %llu, "
 		   "\"fct_us\": {\"min\": %.3f, \"p50\": %.3f, \"p99\": %.3f, \"max\": %.3f}},\n",
@@ -233,20 +235,20 @@ static void json_totals(FILE *f, struct ctl_run_state *r, const struct totals *t
 			first = 0;
 		}
 	for (int k = 1; k < NET_C_COUNT; k++)
-		if (r->np.counters[k]) {
+		if (r->part_counters[k]) {
 			fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", net_counter_name(k),
-				(unsigned long long)r->np.counters[k]);
+				(unsigned long long)r->part_counters[k]);
 			first = 0;
 		}
 	fprintf(f, "}\n");
 }
 
-static void print_table(struct ctl_run_state *r, const struct host_sum *hs, const struct totals *t)
+static void print_table(const struct ctl_report_in *r, const struct host_sum *hs, const struct totals *t)
 {
 	printf("uetemu %s run '%s': seed %llu, simulated %.3f us in %.3f s wall, %llu events\n",
-	       r->opts->mode == CTL_MODE_REALTIME ? "real-time" : "virtual-time", r->cfg->sim.simulation_name,
+	       r->realtime ? "real-time" : "virtual-time", r->cfg->sim.simulation_name,
 	       (unsigned long long)r->cfg->sim.random_seed, (double)r->end / 1e6, r->wall_s,
-	       (unsigned long long)emu_sched_events_run(r->np.sched));
+	       (unsigned long long)r->events);
 	printf("%-12s %-15s %14s %14s %12s\n", "host", "ip", "tx_bytes", "rx_payload", "goodput_Gbps");
 	for (uint32_t i = 0; i < r->cfg->n_hosts; i++) {
 		const uint64_t *c = nic_counters(r->nics[i]);
@@ -265,40 +267,40 @@ static void print_table(struct ctl_run_state *r, const struct host_sum *hs, cons
 	       (unsigned long long)t->drops, (unsigned long long)t->trims, (unsigned long long)t->nacks,
 	       (unsigned long long)t->rtx, (unsigned long long)t->rto, (unsigned long long)t->ecn,
 	       (unsigned long long)t->pfc);
-	printf("outputs: %s/summary.json, records %s/%s-*-0.csv, captures %s/*.pcap\n", r->opts->out_dir,
-	       r->opts->out_dir, r->cfg->sim.simulation_name, r->opts->out_dir);
+	printf("outputs: %s/summary.json, records %s/%s-*-0.csv, captures %s/*.pcap\n", r->out_dir,
+	       r->out_dir, r->cfg->sim.simulation_name, r->out_dir);
 }
 
 /* Frames from real ports that the decoder refused, by reason, summed over the ports. */
-static void json_ext_rx(FILE *f, struct ctl_run_state *r)
+static void json_ext_rx(FILE *f, const struct ctl_report_in *r)
 {
 	int first = 1;
 
 	fprintf(f, "  \"port_rx_refused\": {");
 	for (int k = 1; k < WIRE_R_COUNT; k++) {
 		uint64_t n = 0;
-		for (uint32_t i = 0; i < r->n_exts; i++)
-			n += r->exts[i].rx_bad[k];
+		for (uint32_t i = 0; i < r->n_ports; i++)
+			n += r->ports[i].rx_refused[k];
 		if (n) {
 			fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", wire_reason_str(k), (unsigned long long)n);
 			first = 0;
 		}
 	}
 	fprintf(f, "},\n  \"ports\": [");
-	for (uint32_t i = 0; i < r->n_exts; i++) {
-		const struct dp_port_stats *st = &r->exts[i].stats;
+	for (uint32_t i = 0; i < r->n_ports; i++) {
+		const struct dp_port_stats *st = r->ports[i].stats;
 		fprintf(f, "%s\n    {\"dev\": \"%s\", \"host\": \"%s\", \"rx_frames\": %llu, \"tx_frames\": %llu, "
 			   "\"tx_drop_full\": %llu, \"tx_drop_nombuf\": %llu, \"tx_drop_toobig\": %llu, "
 			   "\"rx_drop_toobig\": %llu}",
-			i ? "," : "", r->cfg->ports[i].dev, r->cfg->hosts[r->exts[i].host].name,
+			i ? "," : "", r->ports[i].dev, r->cfg->hosts[r->ports[i].host].name,
 			(unsigned long long)st->rx_frames, (unsigned long long)st->tx_frames,
 			(unsigned long long)st->tx_drop_full, (unsigned long long)st->tx_drop_nombuf,
 			(unsigned long long)st->tx_drop_toobig, (unsigned long long)st->rx_drop_toobig);
 	}
-	fprintf(f, "%s],\n", r->n_exts ? "\n  " : "");
+	fprintf(f, "%s],\n", r->n_ports ? "\n  " : "");
 }
 
-int ctl_report(struct ctl_run_state *r, char *err, size_t errlen)
+int ctl_report(const struct ctl_report_in *r, char *err, size_t errlen)
 {
 	struct host_sum *hs = calloc(r->cfg->n_hosts, sizeof(*hs));
 	struct totals t = { 0 };
@@ -308,7 +310,7 @@ int ctl_report(struct ctl_run_state *r, char *err, size_t errlen)
 		return -ENOMEM;
 	sum_hosts(r, hs);
 	sum_totals(r, &t);
-	snprintf(path, sizeof(path), "%s/summary.json", r->opts->out_dir);
+	snprintf(path, sizeof(path), "%s/summary.json", r->out_dir);
 	FILE *f = fopen(path, "w");
 	if (f == NULL) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -317,12 +319,12 @@ int ctl_report(struct ctl_run_state *r, char *err, size_t errlen)
 	}
 	fprintf(f, "{\n  \"mode\": \"%s\",\n  \"simulation\": \"%s\",\n  \"seed\": %llu,\n  \"sim_time_ps\": %llu,\n"
 		   "  \"wall_s\": %.6f,\n  \"events\": %llu,\n",
-		r->opts->mode == CTL_MODE_REALTIME ? "realtime" : "virtual", r->cfg->sim.simulation_name,
+		r->realtime ? "realtime" : "virtual", r->cfg->sim.simulation_name,
 		(unsigned long long)r->cfg->sim.random_seed, (unsigned long long)r->end, r->wall_s,
-		(unsigned long long)emu_sched_events_run(r->np.sched));
-	if (r->opts->mode == CTL_MODE_REALTIME)
+		(unsigned long long)r->events);
+	if (r->realtime)
 		json_ext_rx(f, r);
-	if (r->opts->mode == CTL_MODE_REALTIME)
+	if (r->realtime)
 		fprintf(f, "  \"realtime\": {\"polls\": %llu, \"max_lateness_ns\": %.3f, "
 			   "\"passes_late_over_1us\": %llu},\n",
 			(unsigned long long)r->polls, (double)r->late_max / 1e3, (unsigned long long)r->late_events);
@@ -339,7 +341,7 @@ int ctl_report(struct ctl_run_state *r, char *err, size_t errlen)
 		return -EIO;
 	}
 	print_table(r, hs, &t);
-	if (r->opts->mode == CTL_MODE_REALTIME)
+	if (r->realtime)
 		printf("real time: %llu poll passes, max lateness %.3f us, %llu passes more than 1 us late\n",
 		       (unsigned long long)r->polls, (double)r->late_max / 1e6, (unsigned long long)r->late_events);
 	free(hs);

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl_records_pvt.h"
+#include "ctl_rec_pvt.h"
 
 /*
  * trimming-stats: the switch pages name TrimmingStatsEnabled ("packet trimming statistics reporting",
@@ -124,9 +124,7 @@ void ctl_swrec_nd_rows(struct ctl_swrec *sr, struct rec_csv *nd, emu_ps_t now, e
 		sw_port_stats(sp->sw, sp->port, &s, now);
 		/* bytes from the Ethernet header on, no FCS, as the NICs' rows */
 		uint64_t dtx = s.tx_frame_bytes - sp->prev.tx_frame_bytes, drx = s.rx_frame_bytes - sp->prev.rx_frame_bytes;
-		rec_csv_time_utc(nd, now);
-		fputc(',', f);
-		ctl_rec_put_sec(f, now);
+		ctl_rec_row_head(nd, now);
 		put_port_id(f, sp, true);
 		fprintf(f, ",%llu,%llu,", (unsigned long long)s.tx_frames, (unsigned long long)s.rx_frames);
 		ctl_rec_put_fixed(f, s.tx_frame_bytes, 9);
@@ -181,9 +179,7 @@ void ctl_swrec_trim_rows(struct ctl_swrec *sr, emu_ps_t now)
 		/* trimmed drops of the port: headed out of it, or refused where they arrived on it */
 		uint64_t td = s.trimmed_tx_drops + s.trimmed_rx_drops;
 		uint64_t prev_td = sp->prev.trimmed_tx_drops + sp->prev.trimmed_rx_drops;
-		rec_csv_time_utc(sr->trim, now);
-		fputc(',', f);
-		ctl_rec_put_sec(f, now);
+		ctl_rec_row_head(sr->trim, now);
 		put_port_id(f, sp, false);
 		fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)s.trims,
 			(unsigned long long)(s.trims - sp->prev.trims), (unsigned long long)s.trimmed_bytes,

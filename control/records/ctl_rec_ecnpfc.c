@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "ctl_records_pvt.h"
+#include "ctl_rec_pvt.h"
 
 /* The 24 columns of simulation-output-files.md, ECN/PFC Statistics, in its order. */
 #define EP_HEADER \
@@ -59,9 +59,7 @@ static FILE *ep_head(struct ctl_pfcstats *p, emu_ps_t now)
 	FILE *f = rec_csv_file(p->csv);
 
 	fprintf(f, "%s,", p->job_id);
-	rec_csv_time_utc(p->csv, now);
-	fputc(',', f);
-	ctl_rec_put_sec(f, now);
+	ctl_rec_row_head(p->csv, now);
 	fputc(',', f);
 	return f;
 }

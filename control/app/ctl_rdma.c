@@ -1,6 +1,6 @@
 /* The Scala RDMA application in a run (spec seeds/003): placement, connections, the WQE closed loop, rdma-perf. */
-#include "ctl_run_pvt.h"
-#include "ctl_records_pvt.h"
+#include "ctl_rdma.h"
+#include "ctl_rec.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -48,7 +48,9 @@ struct rdma_pair_sum {
 };
 
 struct ctl_rdma {
-	struct ctl_run_state *r;
+	const struct ctl_config *cfg;
+	struct nic *const *nics;     /* bound by ctl_rdma_start(), index = FEP id */
+	struct net_part *np;         /* the partition whose scheduler runs the application */
 	const struct ctl_app *app;
 	struct app_timeline tl;
 	struct app_place_out place;  /* role and pairs point at the arrays below */
@@ -89,7 +91,7 @@ void ctl_rdma_destroy(struct ctl_rdma *rd)
 /* Allocate the connections and give each its Initiator instance's name. Returns 0 or -ENOMEM. */
 static int make_conns(struct ctl_rdma *rd)
 {
-	const struct ctl_config *cfg = rd->r->cfg;
+	const struct ctl_config *cfg = rd->cfg;
 	uint32_t nc = rd->app->num_connections, mp = rd->app->max_pending;
 
 	rd->n_conns = rd->place.n_pairs * nc;
@@ -112,19 +114,18 @@ static int make_conns(struct ctl_rdma *rd)
 	return 0;
 }
 
-int ctl_rdma_create(struct ctl_run_state *r, char *err, size_t errlen)
+int ctl_rdma_create(const struct ctl_config *cfg, struct ctl_rdma **out, char *err, size_t errlen)
 {
-	const struct ctl_config *cfg = r->cfg;
 	struct ctl_rdma *rd;
 	struct emu_rng rng;
 	char why[200];
 
-	r->rdma = NULL;
+	*out = NULL;
 	if (cfg->rdma_app < 0 || (uint32_t)cfg->rdma_app >= cfg->n_apps)
 		return 0;
 	if ((rd = calloc(1, sizeof(*rd))) == NULL)
 		return -ENOMEM;
-	rd->r = r;
+	rd->cfg = cfg;
 	rd->app = &cfg->apps[cfg->rdma_app];
 	rd->role = calloc(cfg->n_hosts, sizeof(*rd->role));
 	rd->pairs = calloc(cfg->n_hosts, sizeof(*rd->pairs));
@@ -142,7 +143,7 @@ int ctl_rdma_create(struct ctl_run_state *r, char *err, size_t errlen)
 	}
 	if (make_conns(rd) < 0)
 		goto nomem;
-	r->rdma = rd;
+	*out = rd;
 	return 0;
 nomem:
 	ctl_rdma_destroy(rd);
@@ -171,7 +172,7 @@ static void post_wqe(struct ctl_rdma *rd, uint32_t ci, emu_ps_t now)
 	uint32_t mp = rd->app->max_pending;
 	uint32_t host = rd->pairs[k->pair].initiator;
 
-	if (nic_post_conn(rd->r->nics[host], k->pdc, APP_WQE_BYTES, CTL_RDMA_COOKIE | ci, now) < 0) {
+	if (nic_post_conn(rd->nics[host], k->pdc, APP_WQE_BYTES, CTL_RDMA_COOKIE | ci, now) < 0) {
 		rd->post_fail++;
 		return;
 	}
@@ -194,7 +195,7 @@ static void ev_wqe_start(void *a, void *b, emu_ps_t now)
 
 static void cm_send(struct ctl_rdma *rd, uint32_t from, uint32_t to, const struct wire_cm *cm, emu_ps_t now)
 {
-	if (nic_cm_send(rd->r->nics[from], rd->r->cfg->hosts[to].ip, cm, now) < 0) {
+	if (nic_cm_send(rd->nics[from], rd->cfg->hosts[to].ip, cm, now) < 0) {
 		rd->cm_send_fail++;
 		return;
 	}
@@ -212,7 +213,7 @@ static void send_req(struct ctl_rdma *rd, struct rdma_conn *k, emu_ps_t now)
 
 	k->tries++;
 	cm_send(rd, p->initiator, p->responder, &cm, now);
-	if (now + RDMA_CM_TIMEOUT < rd->tl.stop && net_sched(&rd->r->np, now + RDMA_CM_TIMEOUT, ev_cm_retry, rd, k,
+	if (now + RDMA_CM_TIMEOUT < rd->tl.stop && net_sched(rd->np, now + RDMA_CM_TIMEOUT, ev_cm_retry, rd, k,
 							      NULL) < 0)
 		rd->cm_send_fail++;
 }
@@ -251,7 +252,7 @@ static void cm_reply(struct ctl_rdma *rd, struct rdma_conn *k, const struct wire
 	const struct app_pair *p = &rd->pairs[k->pair];
 
 	if (!k->open) {
-		if (nic_conn_open(rd->r->nics[p->initiator], rd->r->cfg->hosts[p->responder].ip, &k->pdc, now) < 0) {
+		if (nic_conn_open(rd->nics[p->initiator], rd->cfg->hosts[p->responder].ip, &k->pdc, now) < 0) {
 			rd->post_fail += rd->app->max_pending;
 			return;
 		}
@@ -260,7 +261,7 @@ static void cm_reply(struct ctl_rdma *rd, struct rdma_conn *k, const struct wire
 		emu_ps_t at = app_wqe_start(&rd->tl, now);
 		if (at == now)
 			ev_wqe_start(rd, k, now);
-		else if (net_sched(&rd->r->np, at, ev_wqe_start, rd, k, NULL) < 0)
+		else if (net_sched(rd->np, at, ev_wqe_start, rd, k, NULL) < 0)
 			rd->post_fail += rd->app->max_pending;
 	}
 	/* a reply to a repeated request is acknowledged again; the queue pair is made once */
@@ -293,7 +294,7 @@ void ctl_rdma_cm(struct ctl_rdma *rd, uint32_t host, uint32_t src_ip, const stru
 	const struct app_pair *p = &rd->pairs[k->pair];
 	uint32_t me = to_resp ? p->responder : p->initiator, peer = to_resp ? p->initiator : p->responder;
 
-	if (host != me || src_ip != rd->r->cfg->hosts[peer].ip || cm->connection != k->idx) {
+	if (host != me || src_ip != rd->cfg->hosts[peer].ip || cm->connection != k->idx) {
 		rd->cm_invalid++;
 		return;
 	}
@@ -324,42 +325,43 @@ static void ev_beacon(void *a, void *b, emu_ps_t now)
 {
 	struct ctl_rdma *rd = a;
 	FILE *f = rec_csv_file(rd->beacon);
-	emu_ps_t ivl = rd->r->cfg->sim.beacon_interval;
+	emu_ps_t ivl = rd->cfg->sim.beacon_interval;
 
 	(void)b;
-	fprintf(f, "%s,", rd->r->cfg->sim.simulation_name);
-	rec_csv_time_utc(rd->beacon, now);
-	fputc(',', f);
-	ctl_rec_put_sec(f, now);
+	fprintf(f, "%s,", rd->cfg->sim.simulation_name);
+	ctl_rec_row_head(rd->beacon, now);
 	fputc(',', f);
 	ctl_rec_put_sec(f, ivl);
 	fprintf(f, ",%llu,%llu,0,0,0,0,0,0\n", (unsigned long long)rd->tx_client, (unsigned long long)rd->rx_client);
 	if (now + ivl > now && now + ivl <= rd->tl.stop)
-		(void)net_sched(&rd->r->np, now + ivl, ev_beacon, rd, NULL, NULL); /* the event it ran in is free */
+		(void)net_sched(rd->np, now + ivl, ev_beacon, rd, NULL, NULL); /* the event it ran in is free */
 }
 
-int ctl_rdma_start(struct ctl_rdma *rd, const char *dir, int64_t epoch_s, char *err, size_t errlen)
+int ctl_rdma_start(struct ctl_rdma *rd, struct nic *const *nics, struct net_part *np, const char *dir,
+		   int64_t epoch_s, char *err, size_t errlen)
 {
 	struct emu_rng rng;
 
 	if (rd == NULL)
 		return 0;
-	rd->perf = ctl_rec_csv_open(rd->r->cfg, dir, "rdma-perf", RDMA_PERF_HEADER, epoch_s, err, errlen);
+	rd->nics = nics;
+	rd->np = np;
+	rd->perf = ctl_rec_csv_open(rd->cfg, dir, "rdma-perf", RDMA_PERF_HEADER, epoch_s, err, errlen);
 	if (rd->perf == NULL)
 		return -errno;
-	rd->beacon = ctl_rec_csv_open(rd->r->cfg, dir, "beacon", BEACON_HEADER, epoch_s, err, errlen);
+	rd->beacon = ctl_rec_csv_open(rd->cfg, dir, "beacon", BEACON_HEADER, epoch_s, err, errlen);
 	if (rd->beacon == NULL)
 		return -errno;
-	emu_ps_t first = rd->r->cfg->sim.beacon_interval;
-	if (first <= rd->tl.stop && net_sched(&rd->r->np, first, ev_beacon, rd, NULL, NULL) < 0) {
+	emu_ps_t first = rd->cfg->sim.beacon_interval;
+	if (first <= rd->tl.stop && net_sched(rd->np, first, ev_beacon, rd, NULL, NULL) < 0) {
 		snprintf(err, errlen, "no event for the beacon record");
 		return -ENOSPC;
 	}
 	/* StartType uniform draws on its own stream, so adding connections does not move the pairs. */
-	emu_rng_init(&rng, rd->r->cfg->sim.random_seed, APP_RNG_STREAM_PLACE + 1);
+	emu_rng_init(&rng, rd->cfg->sim.random_seed, APP_RNG_STREAM_PLACE + 1);
 	for (uint32_t i = 0; i < rd->n_conns; i++) {
 		emu_ps_t at = app_conn_start(&rd->tl, (enum app_start)rd->app->start_type, i, rd->n_conns, &rng);
-		if (net_sched(&rd->r->np, at, ev_conn_start, rd, &rd->conns[i], NULL) < 0) {
+		if (net_sched(rd->np, at, ev_conn_start, rd, &rd->conns[i], NULL) < 0) {
 			snprintf(err, errlen, "too many ScalaRdma connections for the event scheduler");
 			return -ENOSPC;
 		}
@@ -371,10 +373,8 @@ static void perf_row(struct ctl_rdma *rd, const struct rdma_conn *k, emu_ps_t do
 {
 	FILE *f = rec_csv_file(rd->perf);
 
-	fprintf(f, "%s,", rd->r->cfg->sim.simulation_name);
-	rec_csv_time_utc(rd->perf, now);
-	fputc(',', f);
-	ctl_rec_put_sec(f, now);
+	fprintf(f, "%s,", rd->cfg->sim.simulation_name);
+	ctl_rec_row_head(rd->perf, now);
 	fputs(",RDMA-WRITE,", f);
 	ctl_rec_put_fixed(f, now - doorbell, 6);
 	fprintf(f, ",%u,", APP_WQE_BYTES);
@@ -427,20 +427,20 @@ int ctl_rdma_close(struct ctl_rdma *rd)
 
 	rd->perf = NULL;
 	rd->beacon = NULL;
-	ctl_sort_u64(rd->lat, rd->n_lat); /* once, for the summary's percentiles */
+	rec_sort_u64(rd->lat, rd->n_lat); /* once, for the summary's percentiles */
 	return rc < 0 ? rc : rc2;
 }
 
 /* Percentile @p p (100: the max) of the recording window's WQE latencies, in microseconds; sorted at close. */
 static double lat_us(const struct ctl_rdma *rd, uint32_t p)
 {
-	return (double)ctl_pct(rd->lat, rd->n_lat, p) / 1e6;
+	return (double)rec_pct(rd->lat, rd->n_lat, p) / 1e6;
 }
 
 /* Pair @p i's goodput: bytes of its WQEs completed in the recording window over RunTime, in Gb/s. */
 static double pair_gbps(const struct ctl_rdma *rd, uint32_t i)
 {
-	emu_ps_t rt = rd->r->cfg->timeline.run_time;
+	emu_ps_t rt = rd->cfg->timeline.run_time;
 
 	/* bits / ps = Tb/s; x 1000 = Gb/s */
 	return rt ? (double)rd->sum[i].window_bytes * 8.0 * 1000.0 / (double)rt : 0.0;
@@ -489,7 +489,7 @@ void ctl_rdma_json(struct ctl_rdma *rd, FILE *f)
 {
 	if (rd == NULL)
 		return;
-	const struct ctl_config *cfg = rd->r->cfg;
+	const struct ctl_config *cfg = rd->cfg;
 	uint32_t up, est;
 
 	setup_counts(rd, &up, &est);
@@ -524,7 +524,7 @@ void ctl_rdma_print(struct ctl_rdma *rd, FILE *f)
 {
 	if (rd == NULL)
 		return;
-	const struct ctl_config *cfg = rd->r->cfg;
+	const struct ctl_config *cfg = rd->cfg;
 
 	fprintf(f, "RDMA: %u initiators, %u responders, %u pairs x %u connections, %u WQEs outstanding each\n",
 		rd->place.n_initiators, rd->place.n_responders, rd->place.n_pairs, rd->app->num_connections,

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "ctl_records_pvt.h"
+#include "ctl_rec_pvt.h"
 
 /*
  * uet-nic-records.md gives no columns for pcie-stats ("This page does not describe its columns"); these follow
@@ -57,9 +57,7 @@ static void pcie_row(struct ctl_pcie *p, struct nic *nic, int side, const struct
 	uint64_t dtlps = s->tlps[side] - prev->tlps[side], dbytes = s->bytes[side] - prev->bytes[side];
 	uint64_t dpay = s->payload_bytes[side] - prev->payload_bytes[side];
 
-	rec_csv_time_utc(p->csv, now);
-	fputc(',', f);
-	ctl_rec_put_sec(f, now);
+	ctl_rec_row_head(p->csv, now);
 	fprintf(f, ",%s,%u,%s,%u,", nic_name(nic), nic_fep_id(nic), side_name[side], pp->lane_count);
 	ctl_rec_put_quot(f, pp->lane_bps, 1, 1000000000u, 3);
 	fputc(',', f);

@@ -1,0 +1,77 @@
+/* The records' shared helpers: open under the Scala file name, the row head, exact number formats. */
+#include "ctl_rec.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <string.h>
+
+struct rec_csv *ctl_rec_csv_open(const struct ctl_config *cfg, const char *dir, const char *record,
+				 const char *header, int64_t epoch_s, char *err, size_t errlen)
+{
+	struct rec_csv *r = rec_csv_open(dir, cfg->sim.simulation_name, record, header, epoch_s);
+
+	if (r == NULL) {
+		int e = errno;
+		snprintf(err, errlen, "%s: cannot create the %s record: %s", dir, record, strerror(e));
+		errno = e;
+	}
+	return r;
+}
+
+FILE *ctl_rec_row_head(struct rec_csv *csv, emu_ps_t now)
+{
+	FILE *f = rec_csv_file(csv);
+
+	rec_csv_time_utc(csv, now);
+	fputc(',', f);
+	ctl_rec_put_sec(f, now);
+	return f;
+}
+
+static const uint64_t pow10_tab[13] = {
+	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull, 1000000000ull,
+	10000000000ull, 100000000000ull, 1000000000000ull,
+};
+
+/* Seconds with 12 decimals: exact, also for the last rows, which fall at the run's end. */
+void ctl_rec_put_sec(FILE *f, emu_ps_t ps)
+{
+	ctl_rec_put_fixed(f, ps, 12);
+}
+
+void ctl_rec_put_fixed(FILE *f, uint64_t v, int digits)
+{
+	assert(digits >= 0 && digits <= 12);
+	uint64_t div = pow10_tab[digits];
+
+	if (digits == 0)
+		fprintf(f, "%llu", (unsigned long long)v);
+	else
+		fprintf(f, "%llu.%0*llu", (unsigned long long)(v / div), digits, (unsigned long long)(v % div));
+}
+
+void ctl_rec_put_quot(FILE *f, uint64_t a, uint64_t mul, uint64_t den, int digits)
+{
+	ctl_rec_put_quot128(f, (unsigned __int128)a * mul, den, digits);
+}
+
+void ctl_rec_put_quot128(FILE *f, unsigned __int128 num, unsigned __int128 den, int digits)
+{
+	assert(digits >= 0 && digits <= 12);
+	uint64_t div = pow10_tab[digits];
+	/* num x 10^digits must fit 128 bits: a x 8000 (or x 100) always does; bytes x 800 x 10^12 with 6 digits up to
+	 * 4 x 10^17 bytes in one interval */
+	unsigned __int128 q = den ? (num * div + den / 2) / den : 0;
+	unsigned __int128 whole = q / div;
+	char buf[48];
+	size_t n = sizeof(buf);
+
+	buf[--n] = '\0';
+	do {
+		buf[--n] = (char)('0' + (int)(whole % 10));
+		whole /= 10;
+	} while (whole != 0);
+	fputs(buf + n, f);
+	if (digits > 0)
+		fprintf(f, ".%0*llu", digits, (unsigned long long)(q % div));
+}

@@ -1,0 +1,44 @@
+/* What every record writer shares (the records' writers here, and the ScalaRdma application's rdma-perf and
+ * beacon): opening a record under its Scala file name, the row head, and exact integer number formats. */
+#ifndef CTL_REC_H
+#define CTL_REC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ctl_config.h"
+#include "emu_time.h"
+#include "rec.h"
+
+/**
+ * Create DIR/<SimulationName>-<record>-0.csv with its @p header line; @p epoch_s is the UTC time, in seconds since
+ * 1970, of sim time 0. Returns the record, or NULL with errno set and "DIR: cannot create the <record> record:
+ * <why>" in @p err (size @p errlen).
+ */
+struct rec_csv *ctl_rec_csv_open(const struct ctl_config *cfg, const char *dir, const char *record,
+				 const char *header, int64_t epoch_s, char *err, size_t errlen);
+
+/**
+ * Start a row of @p csv at sim time @p now with the two columns every record opens with, time_utc and
+ * sim_time_sec (no comma after them). Returns the stream to write the rest of the row to.
+ */
+FILE *ctl_rec_row_head(struct rec_csv *csv, emu_ps_t now);
+
+/** Write @p ps as seconds with 12 decimals: exact. */
+void ctl_rec_put_sec(FILE *f, emu_ps_t ps);
+
+/** Write @p v / 10^@p digits exactly, with @p digits (0 to 12) decimals: ps as us is (ps, 6). */
+void ctl_rec_put_fixed(FILE *f, uint64_t v, int digits);
+
+/**
+ * Write @p a x @p mul / @p den with @p digits (0 to 12) decimals, rounded half up, from integers only (no double,
+ * so a row is the same on every machine). @p den 0 writes 0 with @p digits decimals. Gb/s of B bytes over dt ps
+ * is (B, 8000, dt); a percentage of x in y is (x, 100, y).
+ */
+void ctl_rec_put_quot(FILE *f, uint64_t a, uint64_t mul, uint64_t den, int digits);
+
+/** Write @p num / @p den with @p digits (0 to 12) decimals, rounded half up; @p den 0 writes 0. No double. */
+void ctl_rec_put_quot128(FILE *f, unsigned __int128 num, unsigned __int128 den, int digits);
+
+#endif /* CTL_REC_H */
