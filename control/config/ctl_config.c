@@ -167,16 +167,25 @@ static int validate(struct ctl_ctx *c, const struct ctl_ynode *root, struct ctl_
 					 ctl_sec_applications, ctl_sec_ports, ctl_sec_captures };
 	int rc = ctl_walk_map(c, root, top, sizeof(top) / sizeof(top[0]), NULL,
 			      "a config needs at least one host, e.g. topology: {hosts: [{name: host0, ip: 10.0.0.1}]}");
+	bool topo_ok = true;
 
-	for (size_t i = 0; rc == 0 && i < sizeof(fn) / sizeof(fn[0]); i++) {
+	if (root->type != CTL_Y_MAP)
+		return rc;
+	/* Every section is checked, so one pass reports all their errors; the sections that name hosts and links
+	 * are skipped when the topology is bad, as their errors would only repeat its. */
+	for (size_t i = 0; rc != -ENOMEM && i < sizeof(fn) / sizeof(fn[0]); i++) {
 		const struct ctl_ynode *v = ctl_y_get(root, top[i].name);
 
-		if (v == NULL)
+		if (v == NULL || (!topo_ok && fn[i] != ctl_sec_nic && fn[i] != ctl_sec_switch))
 			continue;
 		size_t old = ctl_push(c, top[i].name);
+		int e = fn[i](c, v, cfg);
 
-		rc = fn[i](c, v, cfg);
 		ctl_pop(c, old);
+		if (e != 0 && fn[i] == ctl_sec_topology)
+			topo_ok = false;
+		if (e != 0 && (rc == 0 || e == -ENOMEM))
+			rc = e;
 	}
 	return rc;
 }

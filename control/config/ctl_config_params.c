@@ -147,7 +147,10 @@ static int walk(struct ctl_ctx *c, const struct ctl_ynode *map, const char **pre
 		return 0;
 	if (map->type != CTL_Y_MAP)
 		return not_a_map(c, map, depth ? prefix[depth - 1] : t->root, names, n);
-	for (uint32_t i = 0; i < map->n; i++) {
+	int failed = 0;
+
+	/* Report each bad attribute and go on to the next, as ctl_walk_map() does. */
+	for (uint32_t i = 0; i < map->n && c->n_errs < CTL_ERRS_MAX; i++) {
 		const struct ctl_ynode *k = map->key[i];
 		int row = row_find(t, prefix, depth, k->text);
 		size_t old = ctl_push(c, k->text);
@@ -162,10 +165,12 @@ static int walk(struct ctl_ctx *c, const struct ctl_ynode *map, const char **pre
 			rc = walk(c, map->val[i], prefix, depth + 1, t, params);
 		}
 		ctl_pop(c, old);
-		if (rc != 0)
+		if (rc == -ENOMEM)
 			return rc;
+		if (rc != 0 && failed == 0)
+			failed = rc;
 	}
-	return 0;
+	return failed;
 }
 
 /*

@@ -119,7 +119,11 @@ int ctl_walk_map(struct ctl_ctx *c, const struct ctl_ynode *map, const struct ct
 		join_names(list, sizeof(list), names, nn);
 		return ctl_err(c, map, "expected a map, not %s; %s holds %s", kind_of(map), last, list);
 	}
-	for (uint32_t i = 0; map->type == CTL_Y_MAP && i < map->n; i++) {
+	/* A bad key is reported and the walk goes on to its siblings, so one pass finds every error (up to
+	 * CTL_ERRS_MAX); only running out of memory stops it at once. */
+	int failed = 0;
+
+	for (uint32_t i = 0; map->type == CTL_Y_MAP && i < map->n && c->n_errs < CTL_ERRS_MAX; i++) {
 		const struct ctl_ynode *k = map->key[i];
 		size_t old = ctl_push(c, k->text), j;
 		int rc = 0;
@@ -131,10 +135,13 @@ int ctl_walk_map(struct ctl_ctx *c, const struct ctl_ynode *map, const struct ct
 		else if (keys[j].fn != NULL)
 			rc = keys[j].fn(c, map->val[i], obj);
 		ctl_pop(c, old);
-		if (rc != 0)
+		if (rc == -ENOMEM)
 			return rc;
+		if (rc != 0 && failed == 0)
+			failed = rc;
 	}
-	return walk_required(c, map, keys, n, example);
+	int rc = walk_required(c, map, keys, n, example);
+	return failed != 0 ? failed : rc;
 }
 
 uint32_t ctl_seq_len(const struct ctl_ynode *seq)
@@ -148,15 +155,19 @@ int ctl_walk_seq(struct ctl_ctx *c, const struct ctl_ynode *seq, ctl_item_fn fn,
 		return 0;
 	if (seq->type != CTL_Y_SEQ)
 		return ctl_err(c, seq, "expected a list, not %s; %s", kind_of(seq), example);
-	for (uint32_t i = 0; i < seq->n; i++) {
+	int failed = 0;
+
+	for (uint32_t i = 0; i < seq->n && c->n_errs < CTL_ERRS_MAX; i++) {
 		size_t old = ctl_push_idx(c, i);
 		int rc = fn(c, seq->val[i], i, obj);
 
 		ctl_pop(c, old);
-		if (rc != 0)
+		if (rc == -ENOMEM)
 			return rc;
+		if (rc != 0 && failed == 0)
+			failed = rc;
 	}
-	return 0;
+	return failed;
 }
 
 int ctl_scalar(struct ctl_ctx *c, const struct ctl_ynode *v, const char *example, const char **text)

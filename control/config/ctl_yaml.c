@@ -133,25 +133,41 @@ int ctl_err(struct ctl_ctx *c, const struct ctl_ynode *at, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (c->err == NULL || c->errlen == 0)
+	if (c->err == NULL || c->errlen == 0 || c->n_errs >= CTL_ERRS_MAX)
 		return -EINVAL;
+	/* Each error on its own line after the ones before it; one that does not fit whole is left out. */
+	size_t used = c->n_errs == 0 ? 0 : strlen(c->err);
+	char *out = c->err + used;
+	size_t room = c->errlen - used;
+	int n;
+
+	if (used > 0) {
+		if (room < 2)
+			return -EINVAL;
+		*out++ = '\n';
+		room--;
+	}
 	if (at != NULL && at->set >= 0) {
 		const char *s = c->sets[at->set];
 		size_t plen = strcspn(s, "=");
 		bool same = c->plen == 0 || (c->plen == plen && strncmp(c->path, s, plen) == 0);
 
 		if (same)
-			snprintf(c->err, c->errlen, "--set %s: %s", s, msg);
+			n = snprintf(out, room, "--set %s: %s", s, msg);
 		else
-			snprintf(c->err, c->errlen, "--set %s: %s: %s", s, c->path, msg);
+			n = snprintf(out, room, "--set %s: %s: %s", s, c->path, msg);
 	} else {
 		uint32_t line = at != NULL ? at->line : 1, col = at != NULL ? at->col : 1;
 
 		if (c->plen > 0)
-			snprintf(c->err, c->errlen, "%s:%u:%u: %s: %s", c->file, line, col, c->path, msg);
+			n = snprintf(out, room, "%s:%u:%u: %s: %s", c->file, line, col, c->path, msg);
 		else
-			snprintf(c->err, c->errlen, "%s:%u:%u: %s", c->file, line, col, msg);
+			n = snprintf(out, room, "%s:%u:%u: %s", c->file, line, col, msg);
 	}
+	if (used > 0 && (n < 0 || (size_t)n >= room))
+		c->err[used] = '\0';
+	else
+		c->n_errs++;
 	return -EINVAL;
 }
 

@@ -9,6 +9,7 @@
 #include "ctl_config.h"
 
 #define CTL_PATH_MAX 512
+#define CTL_ERRS_MAX 20 /* errors reported in one pass at most */
 #define CTL_DEPTH_MAX 64 /* deepest YAML nesting accepted; the NIC's deepest attribute is 8 levels down */
 
 enum ctl_ytype { CTL_Y_SCALAR = 0, CTL_Y_MAP, CTL_Y_SEQ };
@@ -30,8 +31,9 @@ struct ctl_ctx {
 	const char *file;
 	const char *const *sets;
 	int n_sets;
-	char *err;
+	char *err;               /* the errors, one per line, the newest last */
 	size_t errlen;
+	unsigned n_errs;         /* errors written so far; the walk stops at CTL_ERRS_MAX */
 	char path[CTL_PATH_MAX]; /* "nic.NetworkInterface.UplinkNetworkInterface", list indexes as ".0" */
 	size_t plen;
 };
@@ -61,7 +63,8 @@ const struct ctl_ynode *ctl_y_get(const struct ctl_ynode *map, const char *key);
 /** True for a plain scalar that YAML reads as null: empty, "~", "null". */
 bool ctl_y_is_null(const struct ctl_ynode *n);
 
-/** Write "file:line:col: path: <fmt>" (or "--set p=v: ...") into c->err; returns -EINVAL. */
+/** Add the line "file:line:col: path: <fmt>" (or "--set p=v: ...") to c->err (up to CTL_ERRS_MAX lines, and
+ * while it fits); returns -EINVAL. */
 __attribute__((format(printf, 3, 4))) int ctl_err(struct ctl_ctx *c, const struct ctl_ynode *at, const char *fmt,
 						   ...);
 

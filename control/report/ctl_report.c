@@ -8,6 +8,9 @@
 
 #include "rec.h"
 
+/* summary.json's layout version: raised when a key is renamed or removed (docs/summary.md). */
+#define CTL_SUMMARY_SCHEMA 1
+
 struct host_sum {
 	uint64_t rx_msg_bytes;
 	emu_ps_t first_start, last_done;
@@ -230,7 +233,7 @@ static void json_totals(FILE *f, const struct ctl_report_in *r, const struct tot
 		}
 	for (int k = 1; k < SW_C_COUNT; k++)
 		if (t->sw_drop_reason[k]) {
-			fprintf(f, "%s\"switch %s\": %llu", first ? "" : ", ", sw_counter_name(k),
+			fprintf(f, "%s\"switch_%s\": %llu", first ? "" : ", ", sw_counter_name(k),
 				(unsigned long long)t->sw_drop_reason[k]);
 			first = 0;
 		}
@@ -282,7 +285,7 @@ static void json_ext_rx(FILE *f, const struct ctl_report_in *r)
 		for (uint32_t i = 0; i < r->n_ports; i++)
 			n += r->ports[i].rx_refused[k];
 		if (n) {
-			fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", wire_reason_str(k), (unsigned long long)n);
+			fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", wire_reason_key(k), (unsigned long long)n);
 			first = 0;
 		}
 	}
@@ -317,9 +320,11 @@ int ctl_report(const struct ctl_report_in *r, char *err, size_t errlen)
 		free(hs);
 		return -errno;
 	}
-	fprintf(f, "{\n  \"mode\": \"%s\",\n  \"simulation\": \"%s\",\n  \"seed\": %llu,\n  \"sim_time_ps\": %llu,\n"
+	fprintf(f, "{\n  \"schema\": %d,\n  \"stop\": \"%s\",\n  \"mode\": \"%s\",\n  \"simulation\": \"%s\",\n"
+		   "  \"seed\": %llu,\n  \"sim_time_ps\": %llu,\n"
 		   "  \"wall_s\": %.6f,\n  \"events\": %llu,\n",
-		r->realtime ? "realtime" : "virtual", r->cfg->sim.simulation_name,
+		CTL_SUMMARY_SCHEMA, ctl_stop_name(r->stop), r->realtime ? "realtime" : "virtual",
+		r->cfg->sim.simulation_name,
 		(unsigned long long)r->cfg->sim.random_seed, (unsigned long long)r->end, r->wall_s,
 		(unsigned long long)r->events);
 	if (r->realtime)

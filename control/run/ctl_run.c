@@ -169,6 +169,17 @@ out:
 	return rc;
 }
 
+int ctl_run_check(const struct ctl_config *cfg, enum ctl_mode mode, char *err, size_t errlen)
+{
+	static volatile sig_atomic_t never;
+	struct ctl_run_opts o = { .mode = mode, .out_dir = "", .quit = &never };
+	struct ctl_run_state r = { .cfg = cfg, .opts = &o };
+	int rc = ctl_run_build_models(&r, err, errlen);
+
+	ctl_run_teardown(&r);
+	return rc;
+}
+
 int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum ctl_stop *stop, char *err,
 	    size_t errlen)
 {

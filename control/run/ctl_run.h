@@ -22,6 +22,13 @@ struct ctl_run_opts {
 };
 
 /**
+ * Apply every check ctl_run() applies to @p cfg in @p mode before it starts, by building the run's models (NICs,
+ * links, switches, the application) without writing anything, then freeing them: what `uetemu validate` runs.
+ * Returns 0, or -EINVAL (or -ENOMEM) with the errors, one per line, in @p err (size @p errlen).
+ */
+int ctl_run_check(const struct ctl_config *cfg, enum ctl_mode mode, char *err, size_t errlen);
+
+/**
  * Run @p cfg: write captures, records, DIR/summary.json, and the summary table on stdout. Captures and records
  * written so far are flushed and closed on every return path. *@p stop says why the run ended (also on error).
  * Returns 0, or -errno with a message in @p err (bad topology for the mode, cannot create outputs, EAL/port

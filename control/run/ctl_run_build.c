@@ -2,6 +2,7 @@
 #include "ctl_run_pvt.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,10 +254,29 @@ static int make_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 	return 0;
 }
 
-/* Every message's sender must have somewhere to send in this mode. */
+/* Append the line @p fmt to @p err (after a newline when it holds errors already), while it fits. -EINVAL. */
+__attribute__((format(printf, 3, 4))) static int add_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	size_t used = strnlen(err, errlen);
+	va_list ap;
+
+	if (used + 2 >= errlen)
+		return -EINVAL;
+	if (used > 0)
+		err[used++] = '\n';
+	va_start(ap, fmt);
+	int n = vsnprintf(err + used, errlen - used, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= errlen - used)
+		err[used > 0 ? used - 1 : 0] = '\0'; /* a line that does not fit whole is left out */
+	return -EINVAL;
+}
+
+/* Every message's sender must have somewhere to send in this mode. Every such sender is reported. */
 static int check_reachable(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
+	int rc = 0;
 
 	if (cfg->topo_type == CTL_TOPO_GENERATED)
 		return 0; /* every host of a generated fabric is on it */
@@ -266,16 +286,14 @@ static int check_reachable(struct ctl_run_state *r, char *err, size_t errlen)
 			bool linked = host_has_port(r, src);
 			for (uint32_t l = 0; l < cfg->n_links && !linked; l++)
 				linked = cfg->links[l].a == src || cfg->links[l].b == src;
-			if (!linked) {
-				snprintf(err, errlen,
-					 "%s: applications.%u.list.%u: host '%s' sends but has no link in %s mode%s",
-					 cfg->path, a, i, cfg->hosts[src].name,
-					 r->opts->mode == CTL_MODE_REALTIME ? "real-time" : "virtual",
-					 cfg->n_ports ? " (ports are used only with --mode realtime)" : "");
-				return -EINVAL;
-			}
+			if (!linked)
+				rc = add_err(err, errlen,
+					     "%s: applications.%u.list.%u: host '%s' sends but has no link in %s mode%s",
+					     cfg->path, a, i, cfg->hosts[src].name,
+					     r->opts->mode == CTL_MODE_REALTIME ? "real-time" : "virtual",
+					     cfg->n_ports ? " (ports are used only with --mode realtime)" : "");
 		}
-	return 0;
+	return rc;
 }
 
 static int schedule_messages(struct ctl_run_state *r, char *err, size_t errlen)
@@ -305,22 +323,24 @@ static int check_cc(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	char why[256];
 
+	int rc = 0;
+
 	for (uint32_t i = 0; i < r->cfg->n_hosts; i++) {
 		uint64_t bps = nic_link_bps(r->nics[i]);
-		if (nic_params_check_link(&r->cfg->nic, bps, why, sizeof(why)) < 0) {
-			snprintf(err, errlen, "%s: nic (host %s): %s", r->cfg->path, r->cfg->hosts[i].name, why);
-			return -EINVAL;
-		}
+		if (nic_params_check_link(&r->cfg->nic, bps, why, sizeof(why)) < 0)
+			rc = add_err(err, errlen, "%s: nic (host %s): %s", r->cfg->path, r->cfg->hosts[i].name, why);
 	}
-	return 0;
+	return rc;
 }
 
-int ctl_run_build(struct ctl_run_state *r, char *err, size_t errlen)
+int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
 	uint32_t n_msgs = 0;
 	int rc;
 
+	if (errlen > 0)
+		err[0] = '\0';
 	for (uint32_t a = 0; a < cfg->n_apps; a++)
 		n_msgs += cfg->apps[a].n_list;
 	if ((rc = ctl_rdma_create(r->cfg, &r->rdma, err, errlen)) < 0)
@@ -334,9 +354,20 @@ int ctl_run_build(struct ctl_run_state *r, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory for the event scheduler and packet pool");
 		return -ENOMEM;
 	}
-	if ((rc = check_reachable(r, err, errlen)) < 0 || (rc = make_nics(r, err, errlen)) < 0 ||
-	    (rc = make_links(r, err, errlen)) < 0 || (rc = check_cc(r, err, errlen)) < 0 ||
-	    (rc = make_outputs(r, err, errlen)) < 0 ||
+	/* The reachability errors and the link-rate rules are both reported before giving up. */
+	int unreachable = check_reachable(r, err, errlen);
+
+	if ((rc = make_nics(r, err, errlen)) < 0 || (rc = make_links(r, err, errlen)) < 0)
+		return rc;
+	rc = check_cc(r, err, errlen);
+	return unreachable < 0 ? unreachable : rc;
+}
+
+int ctl_run_build(struct ctl_run_state *r, char *err, size_t errlen)
+{
+	int rc;
+
+	if ((rc = ctl_run_build_models(r, err, errlen)) < 0 || (rc = make_outputs(r, err, errlen)) < 0 ||
 	    (rc = schedule_messages(r, err, errlen)) < 0 ||
 	    (rc = ctl_rdma_start(r->rdma, r->nics, &r->np, r->opts->out_dir, r->epoch_s, err, errlen)) < 0)
 		return rc;

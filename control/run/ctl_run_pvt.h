@@ -65,6 +65,10 @@ struct ctl_run_state {
 };
 
 /* ctl_run_build.c */
+/** The models of a run and the checks on them, without outputs (what ctl_run_check() builds). Errors are lines
+ *  of @p err. 0 or -errno. */
+int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen);
+/** ctl_run_build_models(), then the outputs, the messages' posts and the application's start. 0 or -errno. */
 int ctl_run_build(struct ctl_run_state *r, char *err, size_t errlen);
 void ctl_run_teardown(struct ctl_run_state *r);
 

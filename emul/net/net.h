@@ -22,22 +22,25 @@ struct net_dev_ops {
 
 /* Counters of a partition, with named reasons. */
 #define NET_COUNTERS(X) \
-	X(NONE, "none") \
-	X(PKT_POOL_EMPTY, "packet pool empty: a packet could not be created") \
-	X(SCHED_FULL, "scheduler full: an event could not be scheduled") \
-	X(LINK_UNCONNECTED, "frame sent on a link direction with no receiver") \
-	X(EXT_RX_BAD_FRAME, "frame from an external port refused by the decoder") \
-	X(EXT_RX_NO_DEVICE, "frame from an external port with no device attached") \
-	X(IMPAIR_DROP, "data frame dropped by a link fixture (impair: drop)") \
-	X(LINK_DOWN_DROP, "frame lost: its link was down (topology.faults)") \
-	X(LINK_LOSS_DROP, "frame lost to its link's loss rate (topology.faults)")
+	X(NONE, "none", "none") \
+	X(PKT_POOL_EMPTY, "pkt_pool_empty", "packet pool empty: a packet could not be created") \
+	X(SCHED_FULL, "sched_full", "scheduler full: an event could not be scheduled") \
+	X(LINK_UNCONNECTED, "link_unconnected", "frame sent on a link direction with no receiver") \
+	X(EXT_RX_BAD_FRAME, "ext_rx_bad_frame", "frame from an external port refused by the decoder") \
+	X(EXT_RX_NO_DEVICE, "ext_rx_no_device", "frame from an external port with no device attached") \
+	X(IMPAIR_DROP, "impair_drop", "data frame dropped by a link fixture (impair: drop)") \
+	X(LINK_DOWN_DROP, "link_down_drop", "frame lost: its link was down (topology.faults)") \
+	X(LINK_LOSS_DROP, "link_loss_drop", "frame lost to its link's loss rate (topology.faults)")
 
-#define NET_COUNTER_ENUM(n, s) NET_C_##n,
+#define NET_COUNTER_ENUM(n, k, s) NET_C_##n,
 enum net_counter { NET_COUNTERS(NET_COUNTER_ENUM) NET_C_COUNT };
 #undef NET_COUNTER_ENUM
 
 /** Name of counter @p c. */
 const char *net_counter_name(int c);
+
+/** What counter @p c counts, in words (docs/summary.md); "unknown" outside the enum. */
+const char *net_counter_desc(int c);
 
 /**
  * A partition: one scheduler, one packet pool, its counters. Every device of the partition takes its packets and

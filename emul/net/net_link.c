@@ -5,14 +5,22 @@
 #include <errno.h>
 #include <string.h>
 
-#define NET_COUNTER_NAME(n, s) s,
+#define NET_COUNTER_NAME(n, k, s) k,
+#define NET_COUNTER_DESC(n, k, s) s,
 static const char *const net_counter_names[] = { NET_COUNTERS(NET_COUNTER_NAME) };
+static const char *const net_counter_descs[] = { NET_COUNTERS(NET_COUNTER_DESC) };
 #undef NET_COUNTER_NAME
+#undef NET_COUNTER_DESC
 _Static_assert(sizeof(net_counter_names) / sizeof(net_counter_names[0]) == NET_C_COUNT, "counter names");
 
 const char *net_counter_name(int c)
 {
 	return c >= 0 && c < NET_C_COUNT ? net_counter_names[c] : "unknown";
+}
+
+const char *net_counter_desc(int c)
+{
+	return c >= 0 && c < NET_C_COUNT ? net_counter_descs[c] : "unknown";
 }
 
 int net_part_init(struct net_part *np, uint32_t max_events, uint32_t max_pkts)

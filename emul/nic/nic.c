@@ -6,9 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NIC_COUNTER_NAME(n, s) s,
+#define NIC_COUNTER_NAME(n, k, s) k,
+#define NIC_COUNTER_DESC(n, k, s) s,
 static const char *const nic_counter_names[] = { NIC_COUNTERS(NIC_COUNTER_NAME) };
+static const char *const nic_counter_descs[] = { NIC_COUNTERS(NIC_COUNTER_DESC) };
 #undef NIC_COUNTER_NAME
+#undef NIC_COUNTER_DESC
 _Static_assert(sizeof(nic_counter_names) / sizeof(nic_counter_names[0]) == NIC_C_COUNT, "counter names");
 
 static const char *const nic_ev_names[NIC_EV_COUNT] = {
@@ -18,6 +21,11 @@ static const char *const nic_ev_names[NIC_EV_COUNT] = {
 const char *nic_counter_name(int c)
 {
 	return c >= 0 && c < NIC_C_COUNT ? nic_counter_names[c] : "unknown";
+}
+
+const char *nic_counter_desc(int c)
+{
+	return c >= 0 && c < NIC_C_COUNT ? nic_counter_descs[c] : "unknown";
 }
 
 const char *nic_ev_name(int ev)

@@ -13,53 +13,56 @@ struct nic;
 
 /* Counters of one NIC, named as the uet-transport-stats columns where one exists. */
 #define NIC_COUNTERS(X) \
-	X(NONE, "none") \
-	X(WRITE_PKTS_SENT, "write_pkts_sent") \
-	X(WRITE_PKTS_RCVD, "write_pkts_rcvd") \
-	X(ACK_PKTS_SENT, "ack_pkts_sent") \
-	X(ACK_PKTS_RCVD, "ack_pkts_rcvd") \
-	X(NACK_PKTS_SENT, "nack_pkts_sent") \
-	X(NACK_PKTS_RCVD, "nack_pkts_rcvd") \
-	X(PROBE_SENT, "probe_sent") \
-	X(PROBE_ACK_RCVD, "probe_ack_rcvd") \
-	X(WQES_CREATED, "wqes_created") \
-	X(WQES_COMPLETED, "wqes_completed") \
-	X(OOO_EVENTS, "num_out_of_order_events_on_nic") \
-	X(DUP_EVENTS, "num_dup_events_on_nic") \
-	X(NUM_RTO, "num_rto") \
-	X(NUM_RTX, "num_rtx") \
-	X(M_MARKED_PKTS_SENT, "m_marked_pkts_sent") \
-	X(M_MARKED_PKTS_RCVD, "m_marked_pkts_rcvd") \
-	X(NUM_QUICK_ADAPT, "num_quick_adapt") \
-	X(PORT_TX_FRAMES, "frames sent on the port, PFC frames included") \
-	X(PORT_RX_FRAMES, "frames received on the port, PFC frames included") \
-	X(PORT_TX_FRAME_BYTES, "bytes sent on the port from the Ethernet header on, no FCS") \
-	X(PORT_RX_FRAME_BYTES, "bytes received on the port from the Ethernet header on, no FCS") \
-	X(LATE_NO_PDC, "ACKs and NACKs ignored: their PDC is closed (late) or was never open") \
-	X(PROBE_NO_PDC, "probes answered for a PDC already closed") \
-	X(CM_SENT, "connection-management messages sent (the RDMA application's connection setup)") \
-	X(CM_RCVD, "connection-management messages received and handed to the host") \
-	X(TRIMS_RCVD, "trimmed packets received") \
-	X(ECN_CE_RCVD, "data packets received with ECN CE") \
-	X(PFC_PAUSES_RCVD, "PFC pause frames received") \
-	X(PFC_PAUSES_SENT, "PFC pause frames sent") \
-	X(TX_BYTES, "bytes sent on the wire, FCS included") \
-	X(RX_BYTES, "bytes received from the wire, FCS included") \
-	X(RX_PAYLOAD_BYTES, "new payload bytes delivered to the host") \
-	X(DROP_RX_POOL_FULL, "drop: receive pool of the class full") \
-	X(DROP_TX_CTL_POOL_FULL, "drop: control egress pool full, ACK not sent") \
-	X(DROP_NOT_FOR_US, "drop: destination IP is not this NIC") \
-	X(DROP_PSN_OUT_OF_WINDOW, "drop: data PSN outside the receive window") \
-	X(DROP_BAD_KIND, "drop: packet kind the NIC does not take") \
-	X(DROP_NO_PDC, "drop: no PDC could be created (pool empty or ids exhausted)") \
-	X(DROP_NO_PKT, "drop: packet pool empty when building a packet")
+	X(NONE, "none", "none") \
+	X(WRITE_PKTS_SENT, "write_pkts_sent", "data (RDMA WRITE) packets sent, retransmissions included") \
+	X(WRITE_PKTS_RCVD, "write_pkts_rcvd", "data packets received") \
+	X(ACK_PKTS_SENT, "ack_pkts_sent", "ACKs sent") \
+	X(ACK_PKTS_RCVD, "ack_pkts_rcvd", "ACKs received") \
+	X(NACK_PKTS_SENT, "nack_pkts_sent", "NACKs sent") \
+	X(NACK_PKTS_RCVD, "nack_pkts_rcvd", "NACKs received") \
+	X(PROBE_SENT, "probe_sent", "probes sent") \
+	X(PROBE_ACK_RCVD, "probe_ack_rcvd", "probe ACKs received") \
+	X(WQES_CREATED, "wqes_created", "WQEs (messages) posted to the NIC") \
+	X(WQES_COMPLETED, "wqes_completed", "WQEs completed (last ACK received)") \
+	X(OOO_EVENTS, "num_out_of_order_events_on_nic", "data packets received out of PSN order") \
+	X(DUP_EVENTS, "num_dup_events_on_nic", "duplicate data packets received") \
+	X(NUM_RTO, "num_rto", "retransmission timer expiries") \
+	X(NUM_RTX, "num_rtx", "packets retransmitted") \
+	X(M_MARKED_PKTS_SENT, "m_marked_pkts_sent", "packets sent with the M (ECN echo) mark") \
+	X(M_MARKED_PKTS_RCVD, "m_marked_pkts_rcvd", "packets received with the M (ECN echo) mark") \
+	X(NUM_QUICK_ADAPT, "num_quick_adapt", "NSCC Quick Adapt reductions") \
+	X(PORT_TX_FRAMES, "port_tx_frames", "frames sent on the port, PFC frames included") \
+	X(PORT_RX_FRAMES, "port_rx_frames", "frames received on the port, PFC frames included") \
+	X(PORT_TX_FRAME_BYTES, "port_tx_frame_bytes", "bytes sent on the port from the Ethernet header on, no FCS") \
+	X(PORT_RX_FRAME_BYTES, "port_rx_frame_bytes", "bytes received on the port from the Ethernet header on, no FCS") \
+	X(LATE_NO_PDC, "late_no_pdc", "ACKs and NACKs ignored: their PDC is closed (late) or was never open") \
+	X(PROBE_NO_PDC, "probe_no_pdc", "probes answered for a PDC already closed") \
+	X(CM_SENT, "cm_sent", "connection-management messages sent (the RDMA application's connection setup)") \
+	X(CM_RCVD, "cm_rcvd", "connection-management messages received and handed to the host") \
+	X(TRIMS_RCVD, "trims_rcvd", "trimmed packets received") \
+	X(ECN_CE_RCVD, "ecn_ce_rcvd", "data packets received with ECN CE") \
+	X(PFC_PAUSES_RCVD, "pfc_pauses_rcvd", "PFC pause frames received") \
+	X(PFC_PAUSES_SENT, "pfc_pauses_sent", "PFC pause frames sent") \
+	X(TX_BYTES, "tx_bytes", "bytes sent on the wire, FCS included") \
+	X(RX_BYTES, "rx_bytes", "bytes received from the wire, FCS included") \
+	X(RX_PAYLOAD_BYTES, "rx_payload_bytes", "new payload bytes delivered to the host") \
+	X(DROP_RX_POOL_FULL, "drop_rx_pool_full", "drop: receive pool of the class full") \
+	X(DROP_TX_CTL_POOL_FULL, "drop_tx_ctl_pool_full", "drop: control egress pool full, ACK not sent") \
+	X(DROP_NOT_FOR_US, "drop_not_for_us", "drop: destination IP is not this NIC") \
+	X(DROP_PSN_OUT_OF_WINDOW, "drop_psn_out_of_window", "drop: data PSN outside the receive window") \
+	X(DROP_BAD_KIND, "drop_bad_kind", "drop: packet kind the NIC does not take") \
+	X(DROP_NO_PDC, "drop_no_pdc", "drop: no PDC could be created (pool empty or ids exhausted)") \
+	X(DROP_NO_PKT, "drop_no_pkt", "drop: packet pool empty when building a packet")
 
-#define NIC_COUNTER_ENUM(n, s) NIC_C_##n,
+#define NIC_COUNTER_ENUM(n, k, s) NIC_C_##n,
 enum nic_counter { NIC_COUNTERS(NIC_COUNTER_ENUM) NIC_C_COUNT };
 #undef NIC_COUNTER_ENUM
 
 /** Name of counter @p c. */
 const char *nic_counter_name(int c);
+
+/** What counter @p c counts, in words (docs/summary.md); "unknown" outside the enum. */
+const char *nic_counter_desc(int c);
 
 /* Sampled quantities of uet-transport-stats, each kept as count/sum/min/max since the start and in the interval. */
 enum nic_sample_kind {

@@ -6,9 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SW_COUNTER_NAME(n, s) s,
+#define SW_COUNTER_NAME(n, k, s) k,
+#define SW_COUNTER_DESC(n, k, s) s,
 static const char *const sw_counter_names[] = { SW_COUNTERS(SW_COUNTER_NAME) };
+static const char *const sw_counter_descs[] = { SW_COUNTERS(SW_COUNTER_DESC) };
 #undef SW_COUNTER_NAME
+#undef SW_COUNTER_DESC
 _Static_assert(sizeof(sw_counter_names) / sizeof(sw_counter_names[0]) == SW_C_COUNT, "counter names");
 
 #define SW_ROUTES_MIN 64 /* buckets of the route table at creation; doubled at half full (build time) */
@@ -16,6 +19,11 @@ _Static_assert(sizeof(sw_counter_names) / sizeof(sw_counter_names[0]) == SW_C_CO
 const char *sw_counter_name(int c)
 {
 	return c >= 0 && c < SW_C_COUNT ? sw_counter_names[c] : "unknown";
+}
+
+const char *sw_counter_desc(int c)
+{
+	return c >= 0 && c < SW_C_COUNT ? sw_counter_descs[c] : "unknown";
 }
 
 /* The tag pool size: see struct sw_tag in sw_pvt.h. */

@@ -16,36 +16,39 @@ struct sw;
 
 /* Counters of one switch, with named reasons. Drops are counted once each, under the first reason that applies. */
 #define SW_COUNTERS(X) \
-	X(NONE, "none") \
-	X(RX_FRAMES, "frames received, PFC frames included") \
-	X(TX_FRAMES, "frames sent, PFC frames included") \
-	X(FORWARDED, "packets admitted to an egress queue") \
-	X(DROP_HEADROOM, "drop at ingress: the paused port's headroom in the pool would be exceeded") \
-	X(DROP_INGRESS_POOL, "drop at ingress: the pool's occupancy went over its size") \
-	X(DROP_NO_ROUTE, "drop: no route to the destination address") \
-	X(DROP_PORT_DOWN, "drop: the chosen egress port has no link") \
-	X(DROP_EGRESS_LIMIT, "drop at egress: over the egress queue limit or the pool's egress capacity") \
-	X(DROP_TRIMMED_LIMIT, "drop at egress: a trimmed packet over its TC1 queue's bounds") \
-	X(DROP_NO_TAG, "drop: every switch tag in use (tag pool sized too small)") \
-	X(DROP_BAD_KIND, "drop: a frame of a kind the switch does not forward") \
-	X(DROP_BAD_PORT, "drop: received on a port number the switch does not have") \
-	X(TRIMS, "packets trimmed instead of dropped") \
-	X(TRIMMED_DROPS, "trimmed packets dropped, whatever the reason (each also counted under its drop reason)") \
-	X(ECN_MARKS, "packets marked CE as their transmission started") \
-	X(PFC_PAUSES_SENT, "PFC pause frames sent (refreshes included), one per class") \
-	X(PFC_RESUMES_SENT, "PFC resume frames sent, one per class") \
-	X(PFC_PAUSES_RCVD, "PFC pause requests received, one per class named") \
-	X(PFC_RESUMES_RCVD, "PFC resume requests received, one per class named") \
-	X(PFC_NOT_SENT, "PFC frame not sent: packet pool empty or the port's PFC queue full") \
-	X(FLOWLET_ASSIGNMENTS, "flows placed on a member when their flow slot was empty") \
-	X(FLOWLET_MOVES, "flows moved to another member after a gap")
+	X(NONE, "none", "none") \
+	X(RX_FRAMES, "rx_frames", "frames received, PFC frames included") \
+	X(TX_FRAMES, "tx_frames", "frames sent, PFC frames included") \
+	X(FORWARDED, "forwarded", "packets admitted to an egress queue") \
+	X(DROP_HEADROOM, "drop_headroom", "drop at ingress: the paused port's headroom in the pool would be exceeded") \
+	X(DROP_INGRESS_POOL, "drop_ingress_pool", "drop at ingress: the pool's occupancy went over its size") \
+	X(DROP_NO_ROUTE, "drop_no_route", "drop: no route to the destination address") \
+	X(DROP_PORT_DOWN, "drop_port_down", "drop: the chosen egress port has no link") \
+	X(DROP_EGRESS_LIMIT, "drop_egress_limit", "drop at egress: over the egress queue limit or the pool's egress capacity") \
+	X(DROP_TRIMMED_LIMIT, "drop_trimmed_limit", "drop at egress: a trimmed packet over its TC1 queue's bounds") \
+	X(DROP_NO_TAG, "drop_no_tag", "drop: every switch tag in use (tag pool sized too small)") \
+	X(DROP_BAD_KIND, "drop_bad_kind", "drop: a frame of a kind the switch does not forward") \
+	X(DROP_BAD_PORT, "drop_bad_port", "drop: received on a port number the switch does not have") \
+	X(TRIMS, "trims", "packets trimmed instead of dropped") \
+	X(TRIMMED_DROPS, "trimmed_drops", "trimmed packets dropped, whatever the reason (each also counted under its drop reason)") \
+	X(ECN_MARKS, "ecn_marks", "packets marked CE as their transmission started") \
+	X(PFC_PAUSES_SENT, "pfc_pauses_sent", "PFC pause frames sent (refreshes included), one per class") \
+	X(PFC_RESUMES_SENT, "pfc_resumes_sent", "PFC resume frames sent, one per class") \
+	X(PFC_PAUSES_RCVD, "pfc_pauses_rcvd", "PFC pause requests received, one per class named") \
+	X(PFC_RESUMES_RCVD, "pfc_resumes_rcvd", "PFC resume requests received, one per class named") \
+	X(PFC_NOT_SENT, "pfc_not_sent", "PFC frame not sent: packet pool empty or the port's PFC queue full") \
+	X(FLOWLET_ASSIGNMENTS, "flowlet_assignments", "flows placed on a member when their flow slot was empty") \
+	X(FLOWLET_MOVES, "flowlet_moves", "flows moved to another member after a gap")
 
-#define SW_COUNTER_ENUM(n, s) SW_C_##n,
+#define SW_COUNTER_ENUM(n, k, s) SW_C_##n,
 enum sw_counter { SW_COUNTERS(SW_COUNTER_ENUM) SW_C_COUNT };
 #undef SW_COUNTER_ENUM
 
-/** Name of counter @p c; "unknown" outside the enum. */
+/** Key of counter @p c, a snake_case identifier (summary.json); "unknown" outside the enum. */
 const char *sw_counter_name(int c);
+
+/** What counter @p c counts, in words (docs/summary.md); "unknown" outside the enum. */
+const char *sw_counter_desc(int c);
 
 /**
  * Everything a switch is made from. Copied by sw_create(); @p params, @p dscp and @p name must outlive the switch.

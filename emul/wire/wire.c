@@ -182,9 +182,12 @@ int wire_dscp_role(const struct wire_dscp_map *m, uint8_t dscp)
 	return -1;
 }
 
-#define WIRE_REASON_STR(n, s) s,
+#define WIRE_REASON_STR(n, k, s) s,
+#define WIRE_REASON_KEY(n, k, s) k,
 static const char *const wire_reason_names[] = { WIRE_REASONS(WIRE_REASON_STR) };
+static const char *const wire_reason_keys[] = { WIRE_REASONS(WIRE_REASON_KEY) };
 #undef WIRE_REASON_STR
+#undef WIRE_REASON_KEY
 _Static_assert(sizeof(wire_reason_names) / sizeof(wire_reason_names[0]) == WIRE_R_COUNT,
 	       "wire reason names and enum differ in length");
 
@@ -193,6 +196,13 @@ const char *wire_reason_str(int reason)
 	if (reason < 0 || reason >= WIRE_R_COUNT)
 		return "unknown";
 	return wire_reason_names[reason];
+}
+
+const char *wire_reason_key(int reason)
+{
+	if (reason < 0 || reason >= WIRE_R_COUNT)
+		return "unknown";
+	return wire_reason_keys[reason];
 }
 
 uint16_t wire_csum(const uint8_t *buf, size_t len)

@@ -293,36 +293,39 @@ static inline uint8_t wire_payload_byte(size_t i)
 
 /* Why a frame was refused. 0 is success. One X-macro list gives the enum and the names. */
 #define WIRE_REASONS(X) \
-	X(OK, "ok") \
-	X(SHORT_ETH, "shorter than an Ethernet header") \
-	X(NOT_IPV4, "ethertype is not IPv4") \
-	X(SHORT_IP, "shorter than an IPv4 header") \
-	X(BAD_IP_VERSION, "IP version is not 4") \
-	X(BAD_IHL, "IPv4 header length is not 20 bytes (options unsupported)") \
-	X(BAD_IP_LEN, "IPv4 total length disagrees with the frame") \
-	X(BAD_IP_CSUM, "IPv4 header checksum wrong") \
-	X(IP_FRAGMENT, "IPv4 fragment") \
-	X(NOT_UDP, "IP protocol is not UDP") \
-	X(SHORT_UDP, "shorter than a UDP header") \
-	X(BAD_UDP_LEN, "UDP length disagrees with the IP length") \
-	X(NOT_UET_PORT, "UDP destination port is not the UET port") \
-	X(SHORT_PDS, "shorter than its PDS header") \
-	X(BAD_PDS_TYPE, "PDS type not supported") \
-	X(BAD_NEXT_HDR, "PDS next header not supported") \
-	X(SHORT_SES, "shorter than its SES header") \
-	X(BAD_SES_LEN, "SES payload length disagrees with the frame") \
-	X(TRAILING, "bytes after the header of a control packet or connection-management message") \
-	X(NOT_PFC, "MAC control frame that is not PFC") \
-	X(SHORT_PFC, "PFC frame shorter than its 34 bytes") \
-	X(SHORT_CM, "connection-management message shorter than its 20 bytes") \
-	X(BAD_CM, "connection-management message with an unknown type or version")
+	X(OK, "ok", "ok") \
+	X(SHORT_ETH, "short_eth", "shorter than an Ethernet header") \
+	X(NOT_IPV4, "not_ipv4", "ethertype is not IPv4") \
+	X(SHORT_IP, "short_ip", "shorter than an IPv4 header") \
+	X(BAD_IP_VERSION, "bad_ip_version", "IP version is not 4") \
+	X(BAD_IHL, "bad_ihl", "IPv4 header length is not 20 bytes (options unsupported)") \
+	X(BAD_IP_LEN, "bad_ip_len", "IPv4 total length disagrees with the frame") \
+	X(BAD_IP_CSUM, "bad_ip_csum", "IPv4 header checksum wrong") \
+	X(IP_FRAGMENT, "ip_fragment", "IPv4 fragment") \
+	X(NOT_UDP, "not_udp", "IP protocol is not UDP") \
+	X(SHORT_UDP, "short_udp", "shorter than a UDP header") \
+	X(BAD_UDP_LEN, "bad_udp_len", "UDP length disagrees with the IP length") \
+	X(NOT_UET_PORT, "not_uet_port", "UDP destination port is not the UET port") \
+	X(SHORT_PDS, "short_pds", "shorter than its PDS header") \
+	X(BAD_PDS_TYPE, "bad_pds_type", "PDS type not supported") \
+	X(BAD_NEXT_HDR, "bad_next_hdr", "PDS next header not supported") \
+	X(SHORT_SES, "short_ses", "shorter than its SES header") \
+	X(BAD_SES_LEN, "bad_ses_len", "SES payload length disagrees with the frame") \
+	X(TRAILING, "trailing", "bytes after the header of a control packet or connection-management message") \
+	X(NOT_PFC, "not_pfc", "MAC control frame that is not PFC") \
+	X(SHORT_PFC, "short_pfc", "PFC frame shorter than its 34 bytes") \
+	X(SHORT_CM, "short_cm", "connection-management message shorter than its 20 bytes") \
+	X(BAD_CM, "bad_cm", "connection-management message with an unknown type or version")
 
-#define WIRE_REASON_ENUM(n, s) WIRE_R_##n,
+#define WIRE_REASON_ENUM(n, k, s) WIRE_R_##n,
 enum wire_reason { WIRE_REASONS(WIRE_REASON_ENUM) WIRE_R_COUNT };
 #undef WIRE_REASON_ENUM
 
 /** Text for a reason code; "unknown" outside the enum. */
 const char *wire_reason_str(int reason);
+
+/** Key of @p reason, a snake_case identifier (summary.json); "unknown" outside the enum. */
+const char *wire_reason_key(int reason);
 
 /**
  * Decode the @p len bytes at @p buf (no FCS; Ethernet padding after the IP datagram is allowed) into @p out.

@@ -1,0 +1,346 @@
+/* The command line: getopt_long per subcommand, help texts that describe every option, and exit statuses. */
+#include "ctl_cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl_config.h"
+#include "ctl_run.h"
+#include "nic_params.h"
+#include "sw_params.h"
+
+#ifndef UETEMU_VERSION
+#define UETEMU_VERSION "unknown"
+#endif
+
+#define CLI_MAX_SETS 256
+
+/* What one command line asks for. */
+struct cli {
+	const char *cmd;
+	const char *config;
+	const char *sets[CLI_MAX_SETS];
+	int n_sets;
+	struct ctl_run_opts run;
+};
+
+static const char usage_text[] =
+	"usage: uetemu COMMAND [OPTIONS]\n"
+	"\n"
+	"commands:\n"
+	"  run CONFIG        run a scenario in virtual time (default) or real time\n"
+	"  validate CONFIG   check a config with every rule 'run' applies, report all errors\n"
+	"  keys              list every nic and switch key with its type and Scala default\n"
+	"  version           print the version (also: uetemu --version)\n"
+	"  help [COMMAND]    this text, or a command's options (also: uetemu COMMAND --help)\n"
+	"\n"
+	"exit status: 0 done as configured, 1 error, 2 usage error, 3 stopped by a signal,\n"
+	"             4 a message never completed (a run with no SimulationDuration)\n"
+	"See 'man uetemu' or docs/uetemu.1.\n";
+
+static const char run_help[] =
+	"usage: uetemu run CONFIG [OPTIONS] [-- EAL-ARGS...]\n"
+	"\n"
+	"Run the scenario CONFIG (YAML). Writes DIR/summary.json, the records DIR/<SimulationName>-<record>-0.csv\n"
+	"and the captures DIR/<name>.pcap; prints the summary table on stdout and a progress line on stderr.\n"
+	"\n"
+	"options:\n"
+	"  -m, --mode MODE        virtual (default: deterministic, as fast as the CPU allows) or realtime\n"
+	"                         (paced by the TSC, hosts bound to DPDK ports from the config's ports section)\n"
+	"  -o, --out DIR          output directory, created with its parents if missing (default: out)\n"
+	"  -s, --set PATH=VALUE   override one config key, lists indexed by number, e.g.\n"
+	"                         -s applications.0.list.0.bytes=4096; may be given up to 256 times\n"
+	"  -q, --quiet            no progress line\n"
+	"  -h, --help             this text\n"
+	"  -- EAL-ARGS            real time only: DPDK EAL arguments, e.g. -- --no-huge --no-pci -m 256\n"
+	"\n"
+	"exit status: 0 the run ended as configured; 1 config or run error; 2 usage error; 3 stopped by SIGINT or\n"
+	"SIGTERM (summary.json \"stop\": \"signal\"); 4 no SimulationDuration and a message never completed\n"
+	"(\"stop\": \"stalled\").\n";
+
+static const char validate_help[] =
+	"usage: uetemu validate CONFIG [OPTIONS]\n"
+	"\n"
+	"Check CONFIG with every rule 'uetemu run' applies in the given mode, without running or writing anything.\n"
+	"Reports every error it finds in one pass (up to 20), each as FILE:LINE:COL: KEY.PATH: what is wrong.\n"
+	"\n"
+	"options:\n"
+	"  -m, --mode MODE        the mode whose rules apply: virtual (default) or realtime\n"
+	"  -s, --set PATH=VALUE   override one config key, as for run\n"
+	"  -h, --help             this text\n"
+	"\n"
+	"exit status: 0 valid, 1 invalid, 2 usage error.\n";
+
+static const char keys_help[] =
+	"usage: uetemu keys\n"
+	"\n"
+	"Print every nic and switch key, its type and its Scala default, as a Markdown table.\n"
+	"\n"
+	"options:\n"
+	"  -h, --help             this text\n";
+
+static const char version_help[] =
+	"usage: uetemu version   (or uetemu --version, uetemu -V)\n"
+	"\n"
+	"Print 'uetemu X.Y.Z'.\n";
+
+static const char help_help[] =
+	"usage: uetemu help [COMMAND]\n"
+	"\n"
+	"Print the list of commands, or COMMAND's options.\n";
+
+/* A subcommand: its name, help text, getopt short options and which long options it takes. */
+struct cli_cmd {
+	const char *name;
+	const char *help;
+	const char *shortopts;
+	int (*fn)(struct cli *c);
+};
+
+static int cmd_run(struct cli *c);
+static int cmd_validate(struct cli *c);
+static int cmd_keys(struct cli *c);
+static int cmd_version(struct cli *c);
+static int cmd_help(struct cli *c);
+
+static const struct cli_cmd cmds[] = {
+	{ "run", run_help, ":m:o:s:qh", cmd_run },
+	{ "validate", validate_help, ":m:s:h", cmd_validate },
+	{ "keys", keys_help, ":h", cmd_keys },
+	{ "version", version_help, ":h", cmd_version },
+	{ "help", help_help, ":h", cmd_help },
+};
+
+static const struct option long_opts[] = {
+	{ "mode", required_argument, NULL, 'm' }, { "out", required_argument, NULL, 'o' },
+	{ "set", required_argument, NULL, 's' },  { "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },       { NULL, 0, NULL, 0 },
+};
+
+static const struct cli_cmd *find_cmd(const char *name)
+{
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (strcmp(cmds[i].name, name) == 0)
+			return &cmds[i];
+	return NULL;
+}
+
+static int usage_error(const struct cli_cmd *cmd, const char *fmt, const char *arg)
+{
+	fputs("uetemu: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'uetemu %s%s--help'.\n", cmd != NULL ? cmd->name : "", cmd != NULL ? " " : "");
+	return CTL_EXIT_USAGE;
+}
+
+/*
+ * Parse the options of @p cmd from @p argc / @p argv (argv[0] the subcommand). Everything after the first "--" is
+ * handed to the EAL untouched. Options may come before or after CONFIG. Returns -1 to go on, else an exit
+ * status.
+ */
+static int parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli *c)
+{
+	int n = 1;
+
+	while (n < argc && strcmp(argv[n], "--") != 0)
+		n++;
+	if (n < argc) {
+		c->run.eal_argc = argc - n - 1;
+		c->run.eal_argv = argv + n + 1;
+	}
+	opterr = 0;
+	optind = 1;
+	for (;;) {
+		/* GNU getopt_long permutes: options may stand before or after CONFIG; operands end up last */
+		int o = getopt_long(n, argv, cmd->shortopts, long_opts, NULL);
+
+		if (o == -1)
+			break;
+		switch (o) {
+		case 'h':
+			fputs(cmd->help, stdout);
+			return CTL_EXIT_OK;
+		case 'm':
+			if (strcmp(optarg, "virtual") == 0)
+				c->run.mode = CTL_MODE_VIRTUAL;
+			else if (strcmp(optarg, "realtime") == 0)
+				c->run.mode = CTL_MODE_REALTIME;
+			else
+				return usage_error(cmd, "--mode '%s': expected virtual or realtime", optarg);
+			break;
+		case 'o':
+			c->run.out_dir = optarg;
+			break;
+		case 's':
+			if (c->n_sets == CLI_MAX_SETS || strchr(optarg, '=') == NULL)
+				return usage_error(cmd, "--set '%s': expected PATH=VALUE", optarg);
+			c->sets[c->n_sets++] = optarg;
+			break;
+		case 'q':
+			c->run.progress = 0;
+			break;
+		case ':':
+			return usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < n)
+		c->config = argv[optind++];
+	if (optind < n)
+		return usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	if (c->run.eal_argc > 0 && strcmp(cmd->name, "run") != 0)
+		return usage_error(cmd, "'--' (EAL arguments) is for 'run' only%s", "");
+	return -1;
+}
+
+/* Print @p err, which may hold several errors, one per line, each as "uetemu: <error>". */
+static void print_errors(const char *err)
+{
+	while (*err != '\0') {
+		size_t n = strcspn(err, "\n");
+
+		fprintf(stderr, "uetemu: %.*s\n", (int)n, err);
+		err += n + (err[n] == '\n');
+	}
+}
+
+static int need_config(struct cli *c)
+{
+	if (c->config == NULL)
+		return usage_error(find_cmd(c->cmd), "missing CONFIG%s", "");
+	return -1;
+}
+
+static int cmd_validate(struct cli *c)
+{
+	struct ctl_config cfg;
+	char err[8192];
+	int rc = need_config(c);
+
+	if (rc >= 0)
+		return rc;
+	if (ctl_config_load(&cfg, c->config, c->sets, c->n_sets, err, sizeof(err)) < 0) {
+		print_errors(err);
+		return CTL_EXIT_ERROR;
+	}
+	rc = ctl_run_check(&cfg, c->run.mode, err, sizeof(err));
+	if (rc < 0) {
+		print_errors(err);
+		ctl_config_free(&cfg);
+		return CTL_EXIT_ERROR;
+	}
+	printf("%s: valid for %s mode (%u hosts, %u links, %u applications, %u ports, %u captures)\n", c->config,
+	       c->run.mode == CTL_MODE_REALTIME ? "realtime" : "virtual", cfg.n_hosts, cfg.n_links, cfg.n_apps,
+	       cfg.n_ports, cfg.n_captures);
+	ctl_config_free(&cfg);
+	return CTL_EXIT_OK;
+}
+
+static int cmd_run(struct cli *c)
+{
+	struct ctl_config cfg;
+	enum ctl_stop stop = CTL_STOP_COMPLETED;
+	char err[8192];
+	int rc = need_config(c);
+
+	if (rc >= 0)
+		return rc;
+	if (ctl_config_load(&cfg, c->config, c->sets, c->n_sets, err, sizeof(err)) < 0) {
+		print_errors(err);
+		return CTL_EXIT_ERROR;
+	}
+	rc = ctl_run(&cfg, &c->run, &stop, err, sizeof(err));
+	ctl_config_free(&cfg);
+	if (rc < 0) {
+		print_errors(err);
+		return stop == CTL_STOP_SIGNAL ? CTL_EXIT_SIGNAL : CTL_EXIT_ERROR;
+	}
+	if (stop == CTL_STOP_SIGNAL) {
+		fprintf(stderr, "uetemu: stopped by a signal; outputs written so far are complete\n");
+		return CTL_EXIT_SIGNAL;
+	}
+	if (stop == CTL_STOP_STALLED) {
+		fprintf(stderr, "uetemu: no event left while messages were still open (see summary.json)\n");
+		return CTL_EXIT_STALLED;
+	}
+	return CTL_EXIT_OK;
+}
+
+/* Print every nic key, its type and its Scala default, as a Markdown table (docs/config.md includes it). */
+static int cmd_keys(struct cli *c)
+{
+	static const char *const types[] = { "bool", "uint", "double", "datarate", "timeval", "bytes", "string",
+					     "string", "string", "string", "list", "list", "list" };
+
+	if (c->config != NULL)
+		return usage_error(find_cmd("keys"), "unexpected argument '%s'", c->config);
+	printf("| key | type | default |\n| --- | --- | --- |\n");
+	for (unsigned i = 0; i < nic_param_count; i++) {
+		const struct nic_param_def *d = &nic_param_table[i];
+		printf("| `nic");
+		for (int k = 0; k < NIC_PARAM_DEPTH && d->path[k] != NULL; k++)
+			printf(".%s", d->path[k]);
+		printf("` | %s%s | `%s` |\n", d->type < sizeof(types) / sizeof(types[0]) ? types[d->type] : "?",
+		       d->readonly ? " (read-only)" : "", d->def);
+	}
+	for (unsigned i = 0; i < sw_param_count; i++) {
+		const struct sw_param_def *d = &sw_param_table[i];
+		printf("| `switch");
+		for (int k = 0; k < SW_PARAM_DEPTH && d->path[k] != NULL; k++)
+			printf(".%s", d->path[k]);
+		printf("` | %s | `%s` |\n", d->api, d->def);
+	}
+	return CTL_EXIT_OK;
+}
+
+static int cmd_version(struct cli *c)
+{
+	if (c->config != NULL)
+		return usage_error(find_cmd("version"), "unexpected argument '%s'", c->config);
+	printf("uetemu %s\n", UETEMU_VERSION);
+	return CTL_EXIT_OK;
+}
+
+static int cmd_help(struct cli *c)
+{
+	if (c->config == NULL) {
+		fputs(usage_text, stdout);
+		return CTL_EXIT_OK;
+	}
+	const struct cli_cmd *cmd = find_cmd(c->config);
+
+	if (cmd == NULL)
+		return usage_error(NULL, "unknown command '%s'", c->config);
+	fputs(cmd->help, stdout);
+	return CTL_EXIT_OK;
+}
+
+int ctl_cli_main(int argc, char **argv, volatile sig_atomic_t *quit)
+{
+	struct cli c = { .run = { .mode = CTL_MODE_VIRTUAL, .out_dir = "out", .quit = quit, .progress = 1 } };
+
+	if (argc < 2) {
+		fputs(usage_text, stderr);
+		return CTL_EXIT_USAGE;
+	}
+	const char *name = argv[1];
+
+	if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0)
+		name = "version";
+	else if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0)
+		name = "help";
+	const struct cli_cmd *cmd = find_cmd(name);
+
+	if (cmd == NULL) {
+		fprintf(stderr, "uetemu: unknown command '%s'\n", argv[1]);
+		fputs(usage_text, stderr);
+		return CTL_EXIT_USAGE;
+	}
+	c.cmd = cmd->name;
+	int rc = parse(cmd, argc - 1, argv + 1, &c);
+
+	return rc >= 0 ? rc : cmd->fn(&c);
+}
