@@ -12,12 +12,13 @@ the last completion. The tests (tests/scenario/test_nscc_reps.py, test_fabrics.p
 the same figures side by side in one table per scenario.
 """
 import csv
-import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from checks import finish  # noqa: E402
+from runner import run  # noqa: E402
 
 TRIM = ['switch.SharedBufferManager.UETPolicyEnabled=true', 'switch.PacketTrimmer.TrimmingEnabled=true',
         'switch.SharedBufferManager.EnablePFC=[0, 0, 0, 0, 0, 0, 0, 0]',
@@ -26,15 +27,6 @@ NSCC = 'nic.TransportProcessingLayers.ScalaUETCongestionControl.NSCCEnable='
 SPRAY = 'nic.TransportProcessingLayers.ScalaUETPdsManager.PacketSprayingType='
 MODES = ('None', 'Default Packet Spraying', 'Recycled Entropy Packet Spraying')
 LINE_GOODPUT = 400 * 4096 / 4202  # Gb/s of payload at 400 Gb/s
-
-
-def run(uetemu, root, cfg, sets):
-    out = tempfile.mkdtemp(prefix='uetemu-bench-cc-')
-    cmd = [uetemu, 'run', os.path.join(root, cfg), '--out', out, '--quiet']
-    for s in sets:
-        cmd += ['--set', s]
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    return json.load(open(os.path.join(out, 'summary.json'))), out
 
 
 def queue_peak(out, name):
@@ -60,18 +52,19 @@ def main():
           % (8 * 2 * 1048576 * 8 / (LINE_GOODPUT * 1e3) + 6.0))
     print('  %-10s %9s %9s %9s %8s %7s %12s' % ('NSCC', 'FCT min', 'p50', 'max us', 'spread', 'trims', 'queue peak B'))
     for on in ('true', 'false'):
-        s, out = run(uetemu, root, 'configs/incast.yaml', TRIM + [NSCC + on])
+        r = run(uetemu, 'configs/incast.yaml', sets=TRIM + [NSCC + on], root=root)
+        s = r.summary
         f = s['messages']['fct_us']
         print('  %-10s %9.1f %9.1f %9.1f %7.1f%% %7d %12d' % (on, f['min'], f['p50'], f['max'],
                                                            100 * (f['max'] - f['min']) / f['max'],
-                                                           s['counters']['trims'], queue_peak(out, 'incast')))
-        shutil.rmtree(out)
+                                                           s['counters']['trims'], queue_peak(r.out, 'incast')))
+        shutil.rmtree(r.out)
     spreads = []
     for seed in range(1, 17):
-        s, out = run(uetemu, root, 'configs/incast.yaml', TRIM + ['simulation.RandomSeed=%d' % seed])
+        s = run(uetemu, 'configs/incast.yaml', sets=TRIM + ['simulation.RandomSeed=%d' % seed], root=root,
+                keep=False).summary
         f = s['messages']['fct_us']
         spreads.append(100 * (f['max'] - f['min']) / f['max'])
-        shutil.rmtree(out)
     spreads.sort()
     print('  NSCC on, RandomSeed 1-16: spread min %.1f / median %.1f / max %.1f %%, %d of 16 within 10 %%'
           % (spreads[0], (spreads[7] + spreads[8]) / 2, spreads[-1], sum(x <= 10 for x in spreads)))
@@ -79,21 +72,19 @@ def main():
     print('leaf-spine, 16 hosts, permutation of 4 MiB; line rate %.1f Gb/s of payload' % LINE_GOODPUT)
     print('  %-34s %9s %9s %9s %9s %14s' % ('spraying', 'min Gb/s', 'mean', 'max', 'min %', 'uplink spread'))
     for mode in MODES:
-        s, out = run(uetemu, root, 'configs/leaf-spine.yaml', [SPRAY + mode])
+        s = run(uetemu, 'configs/leaf-spine.yaml', sets=[SPRAY + mode], root=root, keep=False).summary
         g = [h['goodput_gbps'] for h in s['hosts']]
         print('  %-34s %9.1f %9.1f %9.1f %8.1f%% %13.1f%%' % (mode, min(g), sum(g) / len(g), max(g),
                                                              100 * min(g) / LINE_GOODPUT, 100 * uplink_spread(s)))
-        shutil.rmtree(out)
 
     print('gray failure: leaf0-spine1 drops everything from 20 us on and stays up')
     print('  %-34s %9s %9s %12s %9s' % ('spraying', 'complete', 'lost', 'timeouts', 'FCT max us'))
     for mode in MODES[1:]:
-        s, out = run(uetemu, root, 'configs/gray-failure.yaml', [SPRAY + mode])
+        s = run(uetemu, 'configs/gray-failure.yaml', sets=[SPRAY + mode], root=root, keep=False).summary
         link = [l for l in s['links'] if l['name'] == 'leaf0-spine1'][0]
         print('  %-34s %9d %9d %12d %9.1f' % (mode, s['messages']['completed'], link['ab']['drops'],
                                               s['counters']['timeouts'], s['messages']['fct_us']['max']))
-        shutil.rmtree(out)
-    return 0
+    return finish('bench_cc')  # no checks: it removes the runs' scratch folder
 
 
 if __name__ == '__main__':

@@ -5,6 +5,7 @@
 
 #include "net.h"
 #include "nic.h"
+#include "nic_pair.h"
 #include "nic_params.h"
 
 #define NDST 8
@@ -73,14 +74,12 @@ static struct hub *hub_new(bool groups, emu_ps_t delay)
 	nic_params_defaults(&h->p);
 	h->p.pdc_groups_enabled = groups;
 	h->p.nscc_enable = false; /* the window stays at its maximum: these tests are about turns and sharing */
+	tfx_neigh_init(h->neigh, NDST + 1);
 	for (int i = 0; i <= NDST; i++) {
-		h->neigh[i].ip = 0x0a000001u + (uint32_t)i;
-		h->neigh[i].mac[5] = (uint8_t)(i + 1);
-	}
-	for (int i = 0; i <= NDST; i++) {
-		struct nic_env env = { .np = &h->np, .params = &h->p, .fep_id = (uint32_t)i, .name = "nic",
-				       .ip = h->neigh[i].ip, .seed = 18760, .neigh = h->neigh, .n_neigh = NDST + 1,
-				       .trace = i == 0, .hooks = { .arg = h, .msg_done = on_done, .trace = on_trace } };
+		struct nic_env env = tfx_nic_env(&h->np, &h->p, h->neigh, NDST + 1, (uint32_t)i);
+
+		env.trace = i == 0;
+		env.hooks = (struct nic_hooks){ .arg = h, .msg_done = on_done, .trace = on_trace };
 		h->nic[i] = nic_create(&env);
 		struct net_endpoint n = { h->nic[i], &nic_dev_ops, 0 }, x = { h, &hub_ops, (uint32_t)i };
 		net_link_init(&h->link[i], &h->np, h->p.data_rate_bps, delay, n, x);

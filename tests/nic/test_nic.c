@@ -1,109 +1,17 @@
 /* Scenario-level unit tests of the NIC first cut on two NICs back to back, with exact times from the spec. */
 #include <criterion/criterion.h>
 #include <errno.h>
-#include <string.h>
 
 #include "net.h"
 #include "nic.h"
+#include "nic_pair.h"
 #include "nic_params.h"
-
-#define MAX_SEEN 4096
-
-struct seen {
-	uint32_t dir;
-	emu_ps_t t;
-	uint8_t kind;
-	uint32_t psn;
-	uint8_t flags;
-	uint16_t service_time;
-	uint32_t payload;
-	size_t wire_len;
-};
-
-struct bench {
-	struct net_part np;
-	struct nic_params p;
-	struct nic_neigh neigh[2];
-	struct nic *nic[2];
-	struct net_link link;
-	struct seen seen[MAX_SEEN];
-	int n_seen;
-	int done;
-	emu_ps_t done_at;
-	int recv;
-	uint64_t recv_bytes;
-};
-
-static void tap(void *arg, uint32_t dir, const struct wire_pkt *pkt, emu_ps_t now)
-{
-	struct bench *b = arg;
-
-	if (b->n_seen == MAX_SEEN)
-		return;
-	b->seen[b->n_seen++] = (struct seen){ dir, now, pkt->kind, pkt->pds.psn, pkt->pds.flags,
-					      pkt->pds.service_time, pkt->payload_len, wire_wire_len(pkt) };
-}
-
-static void on_done(void *arg, uint64_t cookie, emu_ps_t now)
-{
-	struct bench *b = arg;
-
-	(void)cookie;
-	b->done++;
-	b->done_at = now;
-}
-
-static void on_recv(void *arg, uint32_t fep, uint32_t src, uint64_t wqe, uint64_t bytes, emu_ps_t now)
-{
-	struct bench *b = arg;
-
-	(void)fep;
-	(void)src;
-	(void)wqe;
-	(void)now;
-	b->recv++;
-	b->recv_bytes += bytes;
-}
-
-static struct bench *bench_new(void)
-{
-	struct bench *b = calloc(1, sizeof(*b));
-
-	cr_assert_eq(net_part_init(&b->np, 1 << 16, 1 << 14), 0);
-	nic_params_defaults(&b->p);
-	for (int i = 0; i < 2; i++) {
-		b->neigh[i].ip = 0x0a000001u + (uint32_t)i;
-		b->neigh[i].mac[5] = (uint8_t)(i + 1);
-	}
-	for (int i = 0; i < 2; i++) {
-		struct nic_env env = { .np = &b->np, .params = &b->p, .fep_id = (uint32_t)i, .name = "nic",
-				       .ip = b->neigh[i].ip, .seed = 18760, .neigh = b->neigh, .n_neigh = 2,
-				       .hooks = { .arg = b, .msg_done = on_done, .msg_recv = on_recv } };
-		memcpy(env.mac, b->neigh[i].mac, 6);
-		b->nic[i] = nic_create(&env);
-		cr_assert_not_null(b->nic[i]);
-	}
-	struct net_endpoint a = { b->nic[0], &nic_dev_ops, 0 }, z = { b->nic[1], &nic_dev_ops, 0 };
-	net_link_init(&b->link, &b->np, b->p.data_rate_bps, b->p.delay_ps, a, z);
-	net_link_add_tap(&b->link, tap, b);
-	nic_attach(b->nic[0], &b->link.dir[0]);
-	nic_attach(b->nic[1], &b->link.dir[1]);
-	return b;
-}
-
-static void bench_free(struct bench *b)
-{
-	nic_destroy(b->nic[0]);
-	nic_destroy(b->nic[1]);
-	net_part_fini(&b->np);
-	free(b);
-}
 
 #define DOORBELL (1000 * EMU_PS_PER_NS)
 
 Test(nic_tx, first_frame_enters_wire_15ns_plus_pcie_fetch_after_doorbell)
 {
-	struct bench *b = bench_new();
+	struct tfx_pair *b = tfx_pair_new(NULL);
 
 	cr_assert_eq(nic_post(b->nic[0], b->neigh[1].ip, 1048576, 7, DOORBELL), 0);
 	emu_sched_run_until(b->np.sched, EMU_PS_NEVER - 1);
@@ -112,12 +20,12 @@ Test(nic_tx, first_frame_enters_wire_15ns_plus_pcie_fetch_after_doorbell)
 	cr_assert_eq(b->seen[0].kind, WIRE_KIND_DATA);
 	cr_assert_eq(b->seen[0].t - DOORBELL, 15000 + 1555 + 69290);
 	cr_assert_eq(b->seen[0].wire_len, 4202);
-	bench_free(b);
+	tfx_pair_free(b);
 }
 
 Test(nic_tx, full_frames_back_to_back_at_84_04_ns_and_every_one_acked)
 {
-	struct bench *b = bench_new();
+	struct tfx_pair *b = tfx_pair_new(NULL);
 	int data = 0, acks = 0, probes = 0, probe_acks = 0, gaps = 0;
 	emu_ps_t prev = 0;
 	int prev_idx = -1;
@@ -125,7 +33,7 @@ Test(nic_tx, full_frames_back_to_back_at_84_04_ns_and_every_one_acked)
 	nic_post(b->nic[0], b->neigh[1].ip, 1048576, 7, DOORBELL);
 	emu_sched_run_until(b->np.sched, EMU_PS_NEVER - 1);
 	for (int i = 0; i < b->n_seen; i++) {
-		struct seen *s = &b->seen[i];
+		struct tfx_seen *s = &b->seen[i];
 		if (s->dir == 0 && s->kind == WIRE_KIND_DATA) {
 			cr_assert_eq(s->payload, 4096);
 			cr_assert(s->flags & WIRE_REQ_F_AR, "every data packet requests an ACK at N = 1");
@@ -174,12 +82,12 @@ Test(nic_tx, full_frames_back_to_back_at_84_04_ns_and_every_one_acked)
 	cr_assert_eq(c[NIC_C_WRITE_PKTS_SENT], 256);
 	cr_assert_eq(c[NIC_C_ACK_PKTS_RCVD], 257);
 	cr_assert_eq(c[NIC_C_WQES_COMPLETED], 1);
-	bench_free(b);
+	tfx_pair_free(b);
 }
 
 Test(nic_rx, first_ack_held_for_pcie_service_time)
 {
-	struct bench *b = bench_new();
+	struct tfx_pair *b = tfx_pair_new(NULL);
 
 	nic_post(b->nic[0], b->neigh[1].ip, 4096, 1, DOORBELL);
 	emu_sched_run_until(b->np.sched, EMU_PS_NEVER - 1);
@@ -190,12 +98,12 @@ Test(nic_rx, first_ack_held_for_pcie_service_time)
 	cr_assert_eq(b->seen[1].t - DOORBELL, 85845 + 84040 + 100000 + 66371);
 	/* the sender completes on the last ACK: 78 B at 400 Gb/s = 1.56 ns, then 100 ns */
 	cr_assert_eq(b->done_at, b->seen[1].t + 1560 + 100000);
-	bench_free(b);
+	tfx_pair_free(b);
 }
 
 Test(nic_tx, zero_byte_message_is_one_empty_packet)
 {
-	struct bench *b = bench_new();
+	struct tfx_pair *b = tfx_pair_new(NULL);
 
 	nic_post(b->nic[0], b->neigh[1].ip, 0, 1, DOORBELL);
 	emu_sched_run_until(b->np.sched, EMU_PS_NEVER - 1);
@@ -203,12 +111,12 @@ Test(nic_tx, zero_byte_message_is_one_empty_packet)
 	cr_assert_eq(b->seen[0].wire_len, 106);
 	cr_assert_eq(b->done, 1);
 	cr_assert_eq(b->recv, 1);
-	bench_free(b);
+	tfx_pair_free(b);
 }
 
 Test(nic_tx, segments_cut_at_mss_with_short_last)
 {
-	struct bench *b = bench_new();
+	struct tfx_pair *b = tfx_pair_new(NULL);
 	int n = 0;
 	uint32_t last = 0;
 
@@ -222,20 +130,20 @@ Test(nic_tx, segments_cut_at_mss_with_short_last)
 	cr_assert_eq(n, 3, "ceil(10000 / 4096) packets");
 	cr_assert_eq(last, 10000 - 2 * 4096);
 	cr_assert_eq(b->done, 1);
-	bench_free(b);
+	tfx_pair_free(b);
 }
 
 Test(nic_tx, unknown_destination_refused)
 {
-	struct bench *b = bench_new();
+	struct tfx_pair *b = tfx_pair_new(NULL);
 
 	cr_assert_eq(nic_post(b->nic[0], 0x01020304, 100, 1, DOORBELL), -EHOSTUNREACH);
-	bench_free(b);
+	tfx_pair_free(b);
 }
 
 Test(nic_buffers, default_pool_sizes)
 {
-	struct bench *b = bench_new();
+	struct tfx_pair *b = tfx_pair_new(NULL);
 
 	/* uet-nic-records.md net-buff-stats table and uet-nic-configuration.md EgressBufferManager */
 	cr_assert_eq(nic_pool_size(b->nic[0], false, 0), 3600000, "RX_TC0: 0.9 x 4,000,000");
@@ -248,7 +156,7 @@ Test(nic_buffers, default_pool_sizes)
 	}
 	/* 230,400 B holds 54 full data packets of 4,202 B (uet-nic-buffers-and-pfc.md, Egress buffer) */
 	cr_assert_eq(nic_pool_size(b->nic[0], true, 0) / 4202, 54);
-	bench_free(b);
+	tfx_pair_free(b);
 }
 
 Test(nic_buffers, packet_sizes_nominal_and_on_the_wire)

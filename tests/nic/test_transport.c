@@ -2,114 +2,20 @@
  * timer and its backoff, SACK blocks, the maximum window, ACK-request rules. Exact numbers from the spec. */
 #include <criterion/criterion.h>
 #include <errno.h>
-#include <string.h>
 
 #include "net.h"
 #include "nic.h"
+#include "nic_pair.h"
 #include "nic_params.h"
 
-#define MAX_SEEN 8192
-
-struct seen {
-	uint32_t dir;
-	emu_ps_t t;
-	struct wire_pkt p;
-};
-
-struct bench {
-	struct net_part np;
-	struct nic_params p;
-	struct nic_neigh neigh[2];
-	struct nic *nic[2];
-	struct net_link link;
-	struct net_impair imp[16];
-	struct seen *seen;
-	int n_seen;
-	int done;
-	emu_ps_t done_at;
-	struct nic_trace tr[MAX_SEEN];
-	int n_tr;
-};
-
-static void tap(void *arg, uint32_t dir, const struct wire_pkt *pkt, emu_ps_t now)
+/* The pair as these tests use it: @p delay each way, @p imp / @p n_imp on host 0's direction, the defaults changed
+ * by @p tune, trace rows kept. */
+static struct tfx_pair *pair_new(emu_ps_t delay, const struct net_impair *imp, uint32_t n_imp,
+				 void (*tune)(struct nic_params *))
 {
-	struct bench *b = arg;
+	struct tfx_opts o = { .delay = delay, .imp = imp, .n_imp = n_imp, .tune = tune, .trace = true };
 
-	if (b->n_seen < MAX_SEEN)
-		b->seen[b->n_seen++] = (struct seen){ dir, now, *pkt };
-}
-
-static void on_done(void *arg, uint64_t cookie, emu_ps_t now)
-{
-	struct bench *b = arg;
-
-	(void)cookie;
-	b->done++;
-	b->done_at = now;
-}
-
-static void on_trace(void *arg, const struct nic_trace *t)
-{
-	struct bench *b = arg;
-
-	if (b->n_tr < MAX_SEEN)
-		b->tr[b->n_tr++] = *t;
-}
-
-/* Two NICs on one link; @p delay propagation; @p imp / @p n_imp: fixture on host0's direction; a partition of
- * @p max_pkts packet descriptors shared by both NICs and the link. */
-static struct bench *bench_new_pkts(emu_ps_t delay, const struct net_impair *imp, uint32_t n_imp,
-				    void (*tune)(struct nic_params *), uint32_t max_pkts)
-{
-	struct bench *b = calloc(1, sizeof(*b));
-
-	b->seen = calloc(MAX_SEEN, sizeof(*b->seen));
-	cr_assert_eq(net_part_init(&b->np, 1 << 16, max_pkts), 0);
-	nic_params_defaults(&b->p);
-	if (tune != NULL)
-		tune(&b->p);
-	for (int i = 0; i < 2; i++) {
-		b->neigh[i].ip = 0x0a000001u + (uint32_t)i;
-		b->neigh[i].mac[5] = (uint8_t)(i + 1);
-	}
-	for (int i = 0; i < 2; i++) {
-		struct nic_env env = { .np = &b->np, .params = &b->p, .fep_id = (uint32_t)i, .name = "nic",
-				       .ip = b->neigh[i].ip, .seed = 18760, .neigh = b->neigh, .n_neigh = 2,
-				       .trace = true,
-				       .hooks = { .arg = b, .msg_done = on_done, .trace = on_trace } };
-		b->nic[i] = nic_create(&env);
-		cr_assert_not_null(b->nic[i]);
-	}
-	struct net_endpoint a = { b->nic[0], &nic_dev_ops, 0 }, z = { b->nic[1], &nic_dev_ops, 0 };
-	net_link_init(&b->link, &b->np, b->p.data_rate_bps, delay, a, z);
-	if (n_imp > 0)
-		memcpy(b->imp, imp, n_imp * sizeof(*imp));
-	net_dir_set_impair(&b->link.dir[0], b->imp, n_imp, 16, 18);
-	net_link_add_tap(&b->link, tap, b);
-	nic_attach(b->nic[0], &b->link.dir[0]);
-	nic_attach(b->nic[1], &b->link.dir[1]);
-	return b;
-}
-
-static struct bench *bench_new(emu_ps_t delay, const struct net_impair *imp, uint32_t n_imp,
-			       void (*tune)(struct nic_params *))
-{
-	return bench_new_pkts(delay, imp, n_imp, tune, 1 << 15);
-}
-
-static void bench_run(struct bench *b, uint64_t bytes)
-{
-	cr_assert_eq(nic_post(b->nic[0], b->neigh[1].ip, bytes, 1, 0), 0);
-	emu_sched_run_until(b->np.sched, EMU_PS_NEVER - 1);
-}
-
-static void bench_free(struct bench *b)
-{
-	nic_destroy(b->nic[0]);
-	nic_destroy(b->nic[1]);
-	net_part_fini(&b->np);
-	free(b->seen);
-	free(b);
+	return tfx_pair_new(&o);
 }
 
 #define US EMU_PS_PER_US
@@ -118,12 +24,12 @@ Test(nic_transport, each_trim_draws_one_nack_and_one_trimmable_rtx_retransmissio
 {
 	const struct net_impair imp[] = { { 3, NET_IMPAIR_TRIM, 0 }, { 7, NET_IMPAIR_TRIM, 0 },
 					  { 9, NET_IMPAIR_TRIM_LASTHOP, 0 } };
-	struct bench *b = bench_new(100 * EMU_PS_PER_NS, imp, 3, NULL);
+	struct tfx_pair *b = pair_new(100 * EMU_PS_PER_NS, imp, 3, NULL);
 	uint32_t trimmed[3], nacked[3], rtx[3];
 	int nt = 0, nn = 0, nr = 0;
 	uint8_t codes[3];
 
-	bench_run(b, 64 * 4096);
+	tfx_pair_run(b, 64 * 4096);
 	for (int i = 0; i < b->n_seen; i++) {
 		const struct wire_pkt *p = &b->seen[i].p;
 		if (p->kind == WIRE_KIND_TRIMMED) {
@@ -157,7 +63,7 @@ Test(nic_transport, each_trim_draws_one_nack_and_one_trimmable_rtx_retransmissio
 	cr_assert_eq(c[NIC_C_NACK_PKTS_RCVD], 3);
 	cr_assert_eq(nic_counters(b->nic[1])[NIC_C_TRIMS_RCVD], 3);
 	cr_assert_eq(b->done, 1);
-	bench_free(b);
+	tfx_pair_free(b);
 }
 
 Test(nic_transport, drops_recovered_by_timeout_150_300_600_us_doubling_to_2_pow_5)
@@ -168,11 +74,11 @@ Test(nic_transport, drops_recovered_by_timeout_150_300_600_us_doubling_to_2_pow_
 					  { 4, NET_IMPAIR_DROP, 0 }, { 5, NET_IMPAIR_DROP, 0 }, { 6, NET_IMPAIR_DROP, 0 },
 					  { 7, NET_IMPAIR_DROP, 0 } };
 	const emu_ps_t rto[7] = { 150 * US, 300 * US, 600 * US, 1200 * US, 2400 * US, 4800 * US, 4800 * US };
-	struct bench *b = bench_new(100 * EMU_PS_PER_NS, imp, 7, NULL);
+	struct tfx_pair *b = pair_new(100 * EMU_PS_PER_NS, imp, 7, NULL);
 	emu_ps_t sent[8];
 	int n = 0;
 
-	bench_run(b, 4096);
+	tfx_pair_run(b, 4096);
 	for (int i = 0; i < b->n_tr; i++)
 		if (b->tr[i].fep_id == 0 && b->tr[i].kind == WIRE_KIND_DATA && b->tr[i].dir != NIC_TR_RX) {
 			cr_assert_lt(n, 8);
@@ -186,7 +92,7 @@ Test(nic_transport, drops_recovered_by_timeout_150_300_600_us_doubling_to_2_pow_
 	cr_assert_eq(nic_counters(b->nic[0])[NIC_C_NUM_RTO], 7);
 	cr_assert_eq(nic_counters(b->nic[0])[NIC_C_NUM_RTX], 7);
 	cr_assert_eq(b->done, 1);
-	bench_free(b);
+	tfx_pair_free(b);
 }
 
 static void fixed_rto(struct nic_params *p)
@@ -198,18 +104,18 @@ static void fixed_rto(struct nic_params *p)
 Test(nic_transport, fixed_rexmit_timeout_does_not_double)
 {
 	const struct net_impair imp[] = { { 1, NET_IMPAIR_DROP, 0 }, { 2, NET_IMPAIR_DROP, 0 }, { 3, NET_IMPAIR_DROP, 0 } };
-	struct bench *b = bench_new(100 * EMU_PS_PER_NS, imp, 3, fixed_rto);
+	struct tfx_pair *b = pair_new(100 * EMU_PS_PER_NS, imp, 3, fixed_rto);
 	emu_ps_t sent[4];
 	int n = 0;
 
-	bench_run(b, 4096);
+	tfx_pair_run(b, 4096);
 	for (int i = 0; i < b->n_tr; i++)
 		if (b->tr[i].fep_id == 0 && b->tr[i].kind == WIRE_KIND_DATA && b->tr[i].dir != NIC_TR_RX && n < 4)
 			sent[n++] = b->tr[i].now;
 	cr_assert_eq(n, 4);
 	for (int k = 0; k < 3; k++)
 		cr_assert_eq(sent[k + 1] - sent[k], 40 * US + 84040);
-	bench_free(b);
+	tfx_pair_free(b);
 }
 
 /* The PSNs an ACK's SACK bitmap lists. */
@@ -229,11 +135,11 @@ Test(nic_transport, sack_bitmaps_match_the_arrival_pattern)
 	/* Data frame 5 arrives 2 us late: the frames after it arrive first, and each ACK until it lands lists every
 	 * PSN that has arrived beyond it, exactly. */
 	const struct net_impair imp[] = { { 5, NET_IMPAIR_DELAY, 2 * US } };
-	struct bench *b = bench_new(100 * EMU_PS_PER_NS, imp, 1, NULL);
+	struct tfx_pair *b = pair_new(100 * EMU_PS_PER_NS, imp, 1, NULL);
 	uint32_t start = 0, got[64];
 	int checked = 0;
 
-	bench_run(b, 32 * 4096);
+	tfx_pair_run(b, 32 * 4096);
 	for (int i = 0; i < b->n_seen; i++)
 		if (b->seen[i].p.kind == WIRE_KIND_DATA && b->seen[i].p.ses.flags & WIRE_SES_F_SOM)
 			start = b->seen[i].p.pds.psn;
@@ -258,7 +164,7 @@ Test(nic_transport, sack_bitmaps_match_the_arrival_pattern)
 	cr_assert_eq(nic_counters(b->nic[1])[NIC_C_OOO_EVENTS], (uint64_t)checked);
 	cr_assert_eq(nic_counters(b->nic[0])[NIC_C_NUM_RTX], 0, "SACK never triggers a retransmission");
 	cr_assert_eq(b->done, 1);
-	bench_free(b);
+	tfx_pair_free(b);
 }
 
 Test(nic_transport, sack_reports_successive_64_psn_blocks)
@@ -266,10 +172,10 @@ Test(nic_transport, sack_reports_successive_64_psn_blocks)
 	/* Frame 1 arrives 40 us late: 99 PSNs beyond it arrive first, more than one 64-PSN bitmap covers. The
 	 * receiver then reports block 0 (PSNs +1..+63) and block 1 (+64..+127) in turn. */
 	const struct net_impair imp[] = { { 1, NET_IMPAIR_DELAY, 40 * US } };
-	struct bench *b = bench_new(100 * EMU_PS_PER_NS, imp, 1, NULL);
+	struct tfx_pair *b = pair_new(100 * EMU_PS_PER_NS, imp, 1, NULL);
 	int blk0 = 0, blk1 = 0;
 
-	bench_run(b, 100 * 4096);
+	tfx_pair_run(b, 100 * 4096);
 	for (int i = 0; i < b->n_seen; i++) {
 		const struct wire_pkt *a = &b->seen[i].p;
 		if (a->kind != WIRE_KIND_ACK || (a->pds.flags & WIRE_ACK_F_P) || a->pds.sack_bitmap == 0)
@@ -287,7 +193,7 @@ Test(nic_transport, sack_reports_successive_64_psn_blocks)
 	cr_assert_eq(blk0, 63 + 18, "block 0 (%d)", blk0);
 	cr_assert_eq(blk1, 18, "the second block is reported too (%d)", blk1);
 	cr_assert_eq(b->done, 1);
-	bench_free(b);
+	tfx_pair_free(b);
 }
 
 Test(nic_transport, maximum_window_450000_bytes_bounds_bytes_in_flight)
@@ -295,18 +201,18 @@ Test(nic_transport, maximum_window_450000_bytes_bounds_bytes_in_flight)
 	/* 20 us of propagation each way: far more than 450,000 B of bandwidth-delay product, so the window binds.
 	 * At the defaults the window is 1.5 x 400 Gb/s x 6 us / 8 = 450,000 B, counted at 4,184 B per packet:
 	 * 107 packets (447,688 B) fit, the 108th does not. */
-	struct bench *b = bench_new(20 * US, NULL, 0, NULL);
+	struct tfx_pair *b = pair_new(20 * US, NULL, 0, NULL);
 	uint64_t max_flight = 0;
 
 	cr_assert_eq(nic_max_cwnd(&b->p, 400000000000ULL), 450000);
-	bench_run(b, 1048576);
+	tfx_pair_run(b, 1048576);
 	for (int i = 0; i < b->n_tr; i++)
 		if (b->tr[i].fep_id == 0 && b->tr[i].has_sender_state && b->tr[i].bytes_in_flight > max_flight)
 			max_flight = b->tr[i].bytes_in_flight;
 	cr_assert_eq(max_flight, 107 * 4184, "in flight peaks at 107 nominal packets (%llu)",
 		     (unsigned long long)max_flight);
 	cr_assert_eq(b->done, 1);
-	bench_free(b);
+	tfx_pair_free(b);
 }
 
 static void ar_every_4(struct nic_params *p)
@@ -330,11 +236,11 @@ static void ar_every_4_not_first_not_last(struct nic_params *p)
 /* Which of a 256-packet message's packets carry AR, as a count and the first few indexes. */
 static int ar_pattern(void (*tune)(struct nic_params *), int *first_idx, int *last_idx)
 {
-	struct bench *b = bench_new(100 * EMU_PS_PER_NS, NULL, 0, tune);
+	struct tfx_pair *b = pair_new(100 * EMU_PS_PER_NS, NULL, 0, tune);
 	int n = 0, idx = 0;
 
 	*first_idx = -1;
-	bench_run(b, 256 * 4096);
+	tfx_pair_run(b, 256 * 4096);
 	for (int i = 0; i < b->n_seen; i++) {
 		const struct wire_pkt *p = &b->seen[i].p;
 		if (p->kind != WIRE_KIND_DATA || (p->pds.flags & WIRE_REQ_F_RETX))
@@ -348,7 +254,7 @@ static int ar_pattern(void (*tune)(struct nic_params *), int *first_idx, int *la
 		}
 	}
 	cr_assert_eq(b->done, 1);
-	bench_free(b);
+	tfx_pair_free(b);
 	return n;
 }
 
@@ -381,10 +287,10 @@ Test(nic_transport, prefetch_buffer_holds_62_packets_and_window_applies_at_commi
 	/* 60 us each way: the window binds. With PrefetchBufferEnable the default 262,144 B buffer holds 62 full
 	 * packets of 4,202 B (uet-nic-configuration.md, PrefetchBufferSize): it fills to exactly that while the
 	 * window is full, and the window (checked at commit) still peaks at 107 nominal packets. */
-	struct bench *b = bench_new(60 * US, NULL, 0, prefetch_on);
+	struct tfx_pair *b = pair_new(60 * US, NULL, 0, prefetch_on);
 	uint64_t max_pf = 0, max_flight = 0;
 
-	bench_run(b, 1048576);
+	tfx_pair_run(b, 1048576);
 	for (int i = 0; i < b->n_tr; i++) {
 		if (b->tr[i].fep_id != 0 || !b->tr[i].has_sender_state)
 			continue;
@@ -395,18 +301,18 @@ Test(nic_transport, prefetch_buffer_holds_62_packets_and_window_applies_at_commi
 	cr_assert_eq(max_pf, 62 * 4202, "prefetch peak %llu", (unsigned long long)max_pf);
 	cr_assert_eq(max_flight, 107 * 4184, "in flight peak %llu", (unsigned long long)max_flight);
 	cr_assert_eq(b->done, 1);
-	bench_free(b);
+	tfx_pair_free(b);
 }
 
 Test(nic_transport, prefetch_first_frame_timing_unchanged)
 {
-	struct bench *b = bench_new(100 * EMU_PS_PER_NS, NULL, 0, prefetch_on);
+	struct tfx_pair *b = pair_new(100 * EMU_PS_PER_NS, NULL, 0, prefetch_on);
 
-	bench_run(b, 65536);
+	tfx_pair_run(b, 65536);
 	cr_assert_eq(b->seen[0].p.kind, WIRE_KIND_DATA);
 	cr_assert_eq(b->seen[0].t, 15000 + 1555 + 69290, "fetched into the buffer, committed at once: 85.845 ns");
 	cr_assert_eq(b->done, 1);
-	bench_free(b);
+	tfx_pair_free(b);
 }
 
 static void one_lane(struct nic_params *p)
@@ -422,14 +328,14 @@ static void one_lane_tiny_headers(struct nic_params *p)
 
 static uint64_t rx_pool_peak(void (*tune)(struct nic_params *))
 {
-	struct bench *b = bench_new(100 * EMU_PS_PER_NS, NULL, 0, tune);
+	struct tfx_pair *b = pair_new(100 * EMU_PS_PER_NS, NULL, 0, tune);
 	struct nic_pool_stats s;
 
-	bench_run(b, 64 * 4096);
+	tfx_pair_run(b, 64 * 4096);
 	nic_pool_stats(b->nic[1], false, 0, &s);
 	cr_assert_eq(b->done, 1);
 	cr_assert_eq(s.num_enq, s.num_deq, "everything released in the end");
-	bench_free(b);
+	tfx_pair_free(b);
 	return s.max_occupancy;
 }
 
@@ -467,7 +373,7 @@ Test(nic_transport, connection_pdc_sends_one_message_at_a_time_in_order)
 	/* The RDMA application's queue pair: three 64 KiB WQEs posted at once on one long-lived PDC. The NIC sends
 	 * them one at a time, in order: each starts 15 ns + a fetch after the one ahead completes; PSNs continue
 	 * across them; the PDC stays open (seed 003, WQEs: "The NIC sends one WQE of a connection at a time"). */
-	struct bench *b = bench_new(100 * EMU_PS_PER_NS, NULL, 0, NULL);
+	struct tfx_pair *b = pair_new(100 * EMU_PS_PER_NS, NULL, 0, NULL);
 	uint16_t id;
 	uint32_t first_psn[3], last_psn[3];
 	emu_ps_t first_t[3];
@@ -510,11 +416,11 @@ Test(nic_transport, connection_pdc_sends_one_message_at_a_time_in_order)
 	}
 	cr_assert_eq(nic_conn_close(b->nic[0], id, conn_done[2]), 0, "the connection's PDC stayed open");
 	cr_assert_eq(nic_post_conn(b->nic[0], id, 1, 1, conn_done[2]), -ENOENT);
-	bench_free(b);
+	tfx_pair_free(b);
 }
 
 /* The last data packet host 0 handed down: its uet-monitor row's prefetch columns. */
-static const struct nic_trace *last_data_tx(const struct bench *b)
+static const struct nic_trace *last_data_tx(const struct tfx_pair *b)
 {
 	const struct nic_trace *last = NULL;
 
@@ -530,7 +436,7 @@ Test(nic_transport, conn_close_with_prefetch_fetches_pending_releases_buffer_and
 	 * buffer are still on PCIe. Their records must outlive the PDC until the fetch lands, and the buffer room
 	 * the PDC held is released at once: a 1 MiB message posted on a new PDC then completes, and once its last
 	 * payload is committed the buffer is empty (uet-nic-configuration.md, PrefetchBufferSize). */
-	struct bench *b = bench_new(100 * EMU_PS_PER_NS, NULL, 0, prefetch_on);
+	struct tfx_pair *b = pair_new(100 * EMU_PS_PER_NS, NULL, 0, prefetch_on);
 	uint16_t id;
 
 	cr_assert_eq(nic_conn_open(b->nic[0], b->neigh[1].ip, &id, 0), 0);
@@ -547,7 +453,7 @@ Test(nic_transport, conn_close_with_prefetch_fetches_pending_releases_buffer_and
 	cr_assert_eq(t->pdc_prefetched, 0);
 	cr_assert_eq(t->nic_prefetched, 0, "nothing of the closed PDC stays in the buffer (%llu)",
 		     (unsigned long long)t->nic_prefetched);
-	bench_free(b);
+	tfx_pair_free(b);
 }
 
 static void empty_pool_run(void (*tune)(struct nic_params *))
@@ -555,13 +461,14 @@ static void empty_pool_run(void (*tune)(struct nic_params *))
 	/* 16 descriptors for the whole partition: both NICs and the link share them, so the sender finds the pool
 	 * empty many times. The transmit pass stops, as on a full egress pool, and resumes when its own frames
 	 * finish serializing or a packet comes in; the message completes. */
-	struct bench *b = bench_new_pkts(100 * EMU_PS_PER_NS, NULL, 0, tune, 16);
+	struct tfx_opts o = { .delay = 100 * EMU_PS_PER_NS, .tune = tune, .max_pkts = 16, .trace = true };
+	struct tfx_pair *b = tfx_pair_new(&o);
 
-	bench_run(b, 1 << 20);
+	tfx_pair_run(b, 1 << 20);
 	cr_assert_gt(b->np.counters[NET_C_PKT_POOL_EMPTY], 0, "the pool ran empty");
 	cr_assert_eq(b->done, 1, "the 1 MiB message completes");
 	cr_assert_eq(nic_counters(b->nic[1])[NIC_C_RX_PAYLOAD_BYTES], 1 << 20);
-	bench_free(b);
+	tfx_pair_free(b);
 }
 
 Test(nic_transport, empty_packet_pool_holds_back_sending_and_the_message_completes, .timeout = 20)
@@ -580,7 +487,8 @@ Test(nic_transport, packet_pool_emptied_elsewhere_retried_each_frame_time_while_
 	 * 5 us without telling the NIC. With its port idle and nothing of its own outstanding, the NIC retries every
 	 * full frame time (4,202 B at 400 Gb/s: 84.04 ns) from its first pass at 15 ns: the retry at or after 5 us is
 	 * the 60th, at 15 ns + 60 x 84.04 ns; then the fetch (1.555 + 69.290 ns) puts the first frame on the wire. */
-	struct bench *b = bench_new_pkts(100 * EMU_PS_PER_NS, NULL, 0, NULL, 16);
+	struct tfx_opts o = { .delay = 100 * EMU_PS_PER_NS, .max_pkts = 16, .trace = true };
+	struct tfx_pair *b = tfx_pair_new(&o);
 	struct wire_pkt *held[16];
 
 	for (int i = 0; i < 16; i++)
@@ -595,7 +503,7 @@ Test(nic_transport, packet_pool_emptied_elsewhere_retried_each_frame_time_while_
 	cr_assert_eq(b->seen[0].t, 15000 + 60 * 84040 + 1555 + 69290, "first frame at %llu ps",
 		     (unsigned long long)b->seen[0].t);
 	cr_assert_eq(b->done, 1);
-	bench_free(b);
+	tfx_pair_free(b);
 }
 
 Test(nic_transport, ack_wakes_window_blocked_sibling_pdc_of_its_group, .timeout = 20)
@@ -603,14 +511,14 @@ Test(nic_transport, ack_wakes_window_blocked_sibling_pdc_of_its_group, .timeout 
 	/* A 1 MiB message, then a 4 KiB message to the same peer at 20 us: both PDCs are in one group. An ACK
 	 * brings the group back at the head of the ready queue (uet-nic-transport.md, PDC groups and the transmit
 	 * scheduler), whichever of its PDCs has work, so the second message is sent and completes. */
-	struct bench *b = bench_new(100 * EMU_PS_PER_NS, NULL, 0, NULL);
+	struct tfx_pair *b = pair_new(100 * EMU_PS_PER_NS, NULL, 0, NULL);
 
 	cr_assert_eq(nic_post(b->nic[0], b->neigh[1].ip, 1 << 20, 1, 0), 0);
 	emu_sched_run_until(b->np.sched, 20 * US);
 	cr_assert_eq(nic_post(b->nic[0], b->neigh[1].ip, 4096, 2, 20 * US), 0);
 	emu_sched_run_until(b->np.sched, EMU_PS_NEVER - 1);
 	cr_assert_eq(b->done, 2, "both messages complete");
-	bench_free(b);
+	tfx_pair_free(b);
 }
 
 /* Congestion-control page, Loss reactions: a trim NACK's RTT sample (no hold) is offered to the base RTT. The first
@@ -619,11 +527,11 @@ Test(nic_transport, ack_wakes_window_blocked_sibling_pdc_of_its_group, .timeout 
 Test(nic_transport, trim_nack_rtt_sample_lowers_the_base_rtt)
 {
 	const struct net_impair imp[] = { { 1, NET_IMPAIR_TRIM, 0 } };
-	struct bench *b = bench_new(100 * EMU_PS_PER_NS, imp, 1, NULL);
+	struct tfx_pair *b = pair_new(100 * EMU_PS_PER_NS, imp, 1, NULL);
 	emu_ps_t sent = 0, nack = 0;
 	uint64_t cwnd = 0;
 
-	bench_run(b, 16 * 4096);
+	tfx_pair_run(b, 16 * 4096);
 	for (int i = 0; i < b->n_tr && cwnd == 0; i++) {
 		const struct nic_trace *t = &b->tr[i];
 
@@ -645,5 +553,5 @@ Test(nic_transport, trim_nack_rtt_sample_lowers_the_base_rtt)
 	cr_assert_eq(nack - sent, 201240, "the NACK's sample: 100 ns out, the 62 B NACK's 1.24 ns, 100 ns back");
 	cr_assert_eq(cwnd, bdp * 3 / 2 - (4096 + 88), "window %lu, want 1.5 x %lu - 4,184", (unsigned long)cwnd,
 		     (unsigned long)bdp);
-	bench_free(b);
+	tfx_pair_free(b);
 }

@@ -12,18 +12,18 @@ two runs. The config's lab fixture (topology.links[].impair) adds trims, a drop 
 also show NACKs, retransmissions and selective ACKs.
 Usage: test_records.py UETEMU REPO_ROOT
 """
-import json
 import os
 import re
-import subprocess
 import sys
 from decimal import Decimal
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from checks import check, finish, workdir  # noqa: E402
 from recfmt import ND_COLUMNS, ps_of_sec, same_records, time_utc_of  # noqa: E402
+from runner import run  # noqa: E402
 
 SIM = 'records'
+RECORDS = 'tests/records/records.yaml'  # the config, from the source root
 INTERVAL_PS = 10 * 10**6  # NDStatsReportInterval 10us
 LINK_GBPS = 400           # the default DataRate
 MON = 'nic.TransportProcessingLayers.ScalaUETMonitor.'
@@ -101,13 +101,6 @@ JOB_ROWS = {('RUD_REQUEST', 'sent'), ('ACK_CC', 'Rx'), ('CTRL', 'sent')}  # else
 DSCP_TYPES = {'NO_TRIM', 'TRIMMABLE', 'TRIMMABLE_RTX', 'TRIMMED', 'TRIMMED_LAST_HOP', 'CONTROL', 'UNRECOGNIZED'}
 PDC_RE = re.compile(r'^(\d+)\.(\d+)\.(\d+)\.(\d+):(\d+)$')
 BITMAP_RE = re.compile(r'^\[(\d+(:\d+)*)?\]$')
-
-
-def run(uetemu, root, out, *sets):
-    args = [uetemu, 'run', os.path.join(root, 'tests/records/records.yaml'), '--out', out, '--quiet']
-    for s in sets:
-        args += ['--set', s]
-    subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
 
 
 def read_csv(path):
@@ -294,7 +287,7 @@ def check_monitor(a, summary):
 
 def check_filter(root, uetemu, tmp, rows, value, expect, what):
     out = os.path.join(tmp, 'f-' + value.replace(':', '-').replace('.', '-'))
-    run(uetemu, root, out, MON + 'FilterOnPdc=' + value)
+    run(uetemu, RECORDS, out, [MON + 'FilterOnPdc=' + value], root=root)
     _, got = read_csv(os.path.join(out, SIM + '-uet-monitor-0.csv'))
     check(got == expect and len(got) > 0,
           'FilterOnPdc=%s: %s (%d rows, expected %d)' % (value, what, len(got), len(expect)))
@@ -321,8 +314,8 @@ def check_triggers(root, uetemu, tmp, rows):
     # RTT trigger, threshold 0, budget 2, EnableUETMonitor off: the first two connections whose sender
     # measured an RTT, each from that ACK row on.
     out = os.path.join(tmp, 'rtt')
-    run(uetemu, root, out, MON + 'EnableUETMonitor=false', MON + 'TriggerLoggingOnRttEnable=true',
-        MON + 'TriggerLoggingOnRttThreshold=0', MON + 'TriggeredLoggingPDCLimit=2')
+    run(uetemu, RECORDS, out, [MON + 'EnableUETMonitor=false', MON + 'TriggerLoggingOnRttEnable=true',
+                               MON + 'TriggerLoggingOnRttThreshold=0', MON + 'TriggeredLoggingPDCLimit=2'], root=root)
     _, got = read_csv(os.path.join(out, SIM + '-uet-monitor-0.csv'))
     picked, start = [], {}
     for i, r in enumerate(rows):
@@ -334,8 +327,9 @@ def check_triggers(root, uetemu, tmp, rows):
           % (picked, len(got)))
     # Receiver-penalty trigger, threshold 0, budget 1: at most one connection, logged from some row to its end.
     out = os.path.join(tmp, 'pen')
-    run(uetemu, root, out, MON + 'EnableUETMonitor=false', MON + 'TriggerLoggingOnCWindPen=true',
-        MON + 'TriggerLoggingOnCWindPenThreshold=0', MON + 'TriggeredLoggingPDCLimit=1')
+    run(uetemu, RECORDS, out, [MON + 'EnableUETMonitor=false', MON + 'TriggerLoggingOnCWindPen=true',
+                               MON + 'TriggerLoggingOnCWindPenThreshold=0', MON + 'TriggeredLoggingPDCLimit=1'],
+        root=root)
     _, got = read_csv(os.path.join(out, SIM + '-uet-monitor-0.csv'))
     sel = {conn_of(r) for r in got}
     whole = [r for r in rows if conn_of(r) in sel]
@@ -354,9 +348,8 @@ def check_stop(uetemu, root, tmp):
     """SimulationDuration past the model's last event (~153 us): rows every interval up to it, then at it."""
     out = os.path.join(tmp, 'stop')
     stop_ps = 205 * 10**6
-    run(uetemu, root, out, 'simulation.SimulationDuration=205us')
-    with open(os.path.join(out, 'summary.json')) as f:
-        check(json.load(f)['sim_time_ps'] == stop_ps, 'SimulationDuration 205us: the run ends at it')
+    s = run(uetemu, RECORDS, out, ['simulation.SimulationDuration=205us'], root=root).summary
+    check(s['sim_time_ps'] == stop_ps, 'SimulationDuration 205us: the run ends at it')
     expect = [INTERVAL_PS * k for k in range(1, 21)] + [stop_ps]
     for name in ('uet-transport-stats', 'nd-stats'):
         _, rows = read_csv(os.path.join(out, '%s-%s-0.csv' % (SIM, name)))
@@ -370,13 +363,11 @@ def main():
     uetemu, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     tmp = workdir()
     a, b = os.path.join(tmp, 'a'), os.path.join(tmp, 'b')
-    run(uetemu, root, a)
-    run(uetemu, root, b)
+    summary = run(uetemu, RECORDS, a, root=root).summary
+    run(uetemu, RECORDS, b, root=root)
     names = ['%s-%s-0.csv' % (SIM, r) for r in ('uet-transport-stats', 'nd-stats', 'uet-monitor', 'ecn-pfc-stats')]
     check(sorted(n for n in os.listdir(a) if n.endswith('.csv')) == sorted(names), 'record files: %s' % names)
     check(same_records(a, b), 'every record byte-identical across two runs: %s' % names)
-    with open(os.path.join(a, 'summary.json')) as f:
-        summary = json.load(f)
     check_transport(a, summary)
     check_nd(a, summary)
     # ecn-pfc-stats is on by default; without PFC frames (PFCEnableVector all 0, nothing pauses) it has no row.
@@ -389,8 +380,8 @@ def main():
     check_stop(uetemu, root, tmp)
     # Turned off: no file.
     out = os.path.join(tmp, 'off')
-    run(uetemu, root, out, 'nic.EnableTransportStats=false', 'simulation.EnableNetDeviceStatLogging=false',
-        MON + 'EnableUETMonitor=false', 'simulation.EnablePFCECNStatsLogging=false')
+    run(uetemu, RECORDS, out, ['nic.EnableTransportStats=false', 'simulation.EnableNetDeviceStatLogging=false',
+                               MON + 'EnableUETMonitor=false', 'simulation.EnablePFCECNStatsLogging=false'], root=root)
     check(not [n for n in os.listdir(out) if n.endswith('.csv')], 'records turned off: no CSV written')
     return finish('test_records')
 

@@ -12,9 +12,7 @@ bytes from the PCIe worked example (8 x (512 + 34) B a packet); the switches (no
 only with both of its switches); byte-identical records across two runs.
 Usage: test_records_pfc.py UETEMU REPO_ROOT
 """
-import json
 import os
-import subprocess
 import sys
 from decimal import Decimal
 
@@ -22,6 +20,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 from checks import check, finish, workdir  # noqa: E402
 from recfmt import (EP_COLUMNS, PS_PER_US, ps_of_sec, ps_of_us, quot, read_rows as read_csv, same_records,  # noqa: E402
                     schedule, time_utc_of)
+from runner import run  # noqa: E402
 
 SIM = 'pfc'
 MSG_BYTES = 8 * 4 * 2**20  # configs/pfc.yaml: 8 messages of 4 MiB from host0 to host1
@@ -44,18 +43,6 @@ POOLS = [('RX_TC0_BUFFER', 0, 3600000), ('RX_TC1_BUFFER', 1, 400000), ('TX_TC0_B
 XOFF_BYTES = 2880000  # 0.8 x 3,600,000: class 0's Xoff, which host1's pool reached
 ND_ON = ['simulation.EnablePCIeStatsLogging=true', 'nic.EnableBufferStats=true',
          'simulation.EnableNetworkBufferStatsReporting=true']
-
-
-def run(uetemu, config, out, *sets):
-    args = [uetemu, 'run', config, '--out', out, '--quiet']
-    for s in sets:
-        args += ['--set', s]
-    subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
-
-
-
-
-
 
 
 def check_times(rows, name):
@@ -247,14 +234,12 @@ def main():
     ivl, nb_ivl = 10 * PS_PER_US, 25 * PS_PER_US
     sets = ['simulation.NDStatsReportInterval=10us', 'simulation.NetworkBufferStatsReportingInterval=25us'] + ND_ON
     a, b = os.path.join(tmp, 'a'), os.path.join(tmp, 'b')
-    run(uetemu, config, a, *sets)
-    run(uetemu, config, b, *sets)
+    summary = run(uetemu, config, a, sets).summary
+    run(uetemu, config, b, sets)
     names = ['%s-%s-0.csv' % (SIM, r) for r in ('uet-transport-stats', 'nd-stats', 'ecn-pfc-stats', 'pcie-stats',
                                                  'net-buff-stats')]
     check(sorted(n for n in os.listdir(a) if n.endswith('.csv')) == sorted(names), 'record files: %s' % names)
     check(same_records(a, b), 'every record byte-identical across two runs: %s' % names)
-    with open(os.path.join(a, 'summary.json')) as f:
-        summary = json.load(f)
     check(summary['messages']['completed'] == 8, 'all 8 messages complete')
     check_ecn_pfc(a, summary, ivl)
     check_net_buff(a, summary, nb_ivl, 'net-buff-stats (25 us)')
@@ -287,28 +272,25 @@ def main():
 
     # 2. The two switches the brief names, at the default intervals (1 ms).
     out = os.path.join(tmp, 'nb')
-    run(uetemu, config, out, 'nic.EnableBufferStats=true', 'simulation.EnableNetworkBufferStatsReporting=true')
-    with open(os.path.join(out, 'summary.json')) as f:
-        check_net_buff(out, json.load(f), 10**9, 'net-buff-stats (1 ms)')
+    nb = run(uetemu, config, out, ['nic.EnableBufferStats=true', 'simulation.EnableNetworkBufferStatsReporting=true'])
+    check_net_buff(out, nb.summary, 10**9, 'net-buff-stats (1 ms)')
     check(not os.path.exists(os.path.join(out, SIM + '-pcie-stats-0.csv')), 'pcie-stats is off by default')
 
     # 3. Switches off: no file. net-buff-stats needs both of its switches.
     for what, s in (('EnableBufferStats only', ['nic.EnableBufferStats=true']),
                     ('EnableNetworkBufferStatsReporting only', ['simulation.EnableNetworkBufferStatsReporting=true'])):
         out = os.path.join(tmp, 'one-' + s[0].split('.')[1].split('=')[0])
-        run(uetemu, config, out, *s)
+        run(uetemu, config, out, s)
         check(not os.path.exists(os.path.join(out, SIM + '-net-buff-stats-0.csv')),
               'net-buff-stats with %s: no file' % what)
     out = os.path.join(tmp, 'off')
-    run(uetemu, config, out, 'simulation.EnablePFCECNStatsLogging=false')
+    run(uetemu, config, out, ['simulation.EnablePFCECNStatsLogging=false'])
     check(not os.path.exists(os.path.join(out, SIM + '-ecn-pfc-stats-0.csv')),
           'EnablePFCECNStatsLogging false: no ecn-pfc-stats file')
 
     # 4. pcie-stats at the default lanes: 16 x 31.52 Gb/s = 504.320 on both sides.
     out = os.path.join(tmp, 'lanes')
-    run(uetemu, os.path.join(ROOT, 'tests/records/records.yaml'), out, 'simulation.EnablePCIeStatsLogging=true')
-    with open(os.path.join(out, 'summary.json')) as f:
-        s2 = json.load(f)
+    s2 = run(uetemu, 'tests/records/records.yaml', out, ['simulation.EnablePCIeStatsLogging=true'], root=ROOT).summary
     check_pcie(out, s2, 10 * PS_PER_US, nic_link='504.320', nic_lanes='16', name='pcie-stats (default lanes)')
 
     return finish('test_records_pfc')

@@ -12,10 +12,8 @@ sample counts and percentages; load-balancing members against the ports' nd-stat
 adding up; records off when their switch is off; byte-identical records across two runs.
 Usage: test_records_switch.py UETEMU REPO_ROOT
 """
-import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
 from decimal import Decimal
@@ -24,6 +22,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 from checks import check, finish  # noqa: E402
 from recfmt import (EP_COLUMNS, ND_COLUMNS, ps_of_sec, quot, read_rows as read_csv, same_records,  # noqa: E402
                     schedule)
+from runner import run  # noqa: E402
 
 FCS = 4
 ETH_HDR = 14          # a switch charges a packet's IP size: wire = charge + Ethernet header + FCS
@@ -52,15 +51,6 @@ TRIMMING = ['switch.SharedBufferManager.UETPolicyEnabled=true', 'switch.PacketTr
 PFC = ['switch.SharedBufferManager.StaticPoolXoffThreshold=100KB',
        'switch.SharedBufferManager.StaticPoolXonThreshold=50KB']
 SCALA_TIER = {'tor': '2', 'leaf': '2', 'spine': '0'}  # docs/records.md: rack 2, fabric 1, spine 0
-
-
-def run(uetemu, config, out, sets):
-    args = [uetemu, 'run', config, '--out', out, '--quiet']
-    for s in sets:
-        args += ['--set', s]
-    subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
-    with open(os.path.join(out, 'summary.json')) as f:
-        return json.load(f)
 
 
 
@@ -330,7 +320,7 @@ def main():
         sets = TRIMMING + ['simulation.NDStatsReportInterval=50us',
                            'switch.SharedBufferManager.BufferStatsReportInterval=50us']
         out = os.path.join(tmp, 'trim')
-        s = run(uetemu, incast, out, sets)
+        s = run(uetemu, incast, out, sets).summary
         fab = Fabric(s)
         print('-- incast, trimming (sim %d ps)' % s['sim_time_ps'])
         check_nd(out, 'incast', s, fab, nd_ivl, 'trimming')
@@ -345,7 +335,7 @@ def main():
 
         print('-- incast, PFC at 100KB')
         out = os.path.join(tmp, 'pfc')
-        s = run(uetemu, incast, out, PFC + ['simulation.NDStatsReportInterval=50us'])
+        s = run(uetemu, incast, out, PFC + ['simulation.NDStatsReportInterval=50us']).summary
         fab = Fabric(s)
         check_nd(out, 'incast', s, fab, nd_ivl, 'pfc')
         check_ep(out, 'incast', s, fab, nd_ivl, 'pfc', True)
@@ -359,7 +349,7 @@ def main():
             sets = ['simulation.NDStatsReportInterval=20us', 'switch.EnableLoadBalancingStats=true',
                     'switch.LoadBalancingStatsReportInterval=20us', 'switch.LoadBalancingMethod=' + method]
             out = os.path.join(tmp, 'ls-' + method)
-            s = run(uetemu, leaf_spine, out, sets)
+            s = run(uetemu, leaf_spine, out, sets).summary
             fab = Fabric(s)
             nd = check_nd(out, 'leaf-spine', s, fab, lb_ivl, 'leaf-spine')
             check_ep(out, 'leaf-spine', s, fab, lb_ivl, 'leaf-spine', False)

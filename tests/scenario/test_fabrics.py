@@ -7,9 +7,7 @@ and event count.
 Addressing hop by hop (docs/topology.md, Addresses): the leaf-spine run also captures host0-leaf0; on it and on
 leaf0-spine0 every frame, each way, data and ACKs, carries as source the MAC of the port that sent it and as
 destination the MAC of the port at the link's other end, both as summary.json's topology lists them."""
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -18,18 +16,10 @@ import uetpcap  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from checks import check, finish, workdir  # noqa: E402
+from runner import run  # noqa: E402
 
 DEFAULT = 'Default Packet Spraying'  # sprays every flow over the 4 uplinks: leaf0-spine0 carries data both ways
 SPRAY = 'nic.TransportProcessingLayers.ScalaUETPdsManager.PacketSprayingType='
-
-
-def run(uetemu, root, cfg, sets, out=None):
-    out = out or tempfile.mkdtemp(prefix='uetemu-fabric-', dir=workdir())
-    cmd = [uetemu, 'run', os.path.join(root, cfg), '--out', out, '--quiet']
-    for s in sets:
-        cmd += ['--set', s]
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    return json.load(open(os.path.join(out, 'summary.json')))
 
 
 def with_host_capture(root):
@@ -92,7 +82,7 @@ def main():
     spread = {}
     cfg, out = with_host_capture(root)
     for mode in (DEFAULT, 'None'):
-        s = run(uetemu, root, cfg, [SPRAY + mode], out if mode == DEFAULT else None)
+        s = run(uetemu, cfg, out if mode == DEFAULT else None, [SPRAY + mode], root=root).summary
         check(s['messages']['completed'] == 16, 'leaf-spine, %s: 16 of 16 complete' % mode)
         spread[mode] = uplink_spread(s)
         gp = [h['goodput_gbps'] for h in s['hosts']]
@@ -111,12 +101,12 @@ def main():
           'Default spraying: every leaf\'s uplinks carry data bytes within 10 %% of each other (worst spread %.1f %%)'
           % (100 * worst_default))
 
-    s = run(uetemu, root, 'configs/fat-tree-128.yaml', [])
+    s = run(uetemu, 'configs/fat-tree-128.yaml', root=root).summary
     check(s['messages']['completed'] == 128, 'fat-tree-128: 128 of 128 complete')
     print('     fat-tree-128: %.3f s wall, %d events, %.3f us simulated, FCT p50 %.3f us, max %.3f us'
           % (s['wall_s'], s['events'], s['sim_time_ps'] / 1e6, s['messages']['fct_us']['p50'],
              s['messages']['fct_us']['max']))
-    s = run(uetemu, root, 'tests/scenario/faults.yaml', [])
+    s = run(uetemu, 'tests/scenario/faults.yaml', root=root).summary
     links = {l['name']: l for l in s['links']}
     lossy, down = links['host0-tor0'], links['host3-tor0']
     lost = lossy['ab']['drops'] + lossy['ba']['drops']

@@ -13,7 +13,6 @@ summary.json's per-link trimmed_drops; every switch trim either reaches host0 or
 are recovered by timeouts and all 96 messages complete.
 """
 import csv
-import json
 import os
 import subprocess
 import sys
@@ -25,23 +24,16 @@ import uetpcap  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from checks import check, finish, workdir  # noqa: E402
+from runner import run  # noqa: E402
 
 NO_PFC = 'switch.SharedBufferManager.EnablePFC=[0, 0, 0, 0, 0, 0, 0, 0]'
 UET = 'switch.SharedBufferManager.UETPolicyEnabled=true'
-
-
-def run(uetemu, root, name, sets):
-    out = os.path.join(tempfile.mkdtemp(prefix='uetemu-incast-', dir=workdir()), name)
-    cmd = [uetemu, 'run', os.path.join(root, 'configs/incast.yaml'), '--out', out, '--quiet']
-    for s in sets:
-        cmd += ['--set', s]
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    return out, json.load(open(os.path.join(out, 'summary.json')))
+INCAST = 'configs/incast.yaml'
 
 
 def wide_incast(root, senders, nbytes):
     """configs/incast.yaml with @senders senders of @nbytes each and no captures, in a new folder: its path."""
-    text = open(os.path.join(root, 'configs/incast.yaml')).read()
+    text = open(os.path.join(root, INCAST)).read()
     head, _ = text.split('    list:\n')
     head = head.replace('hosts_per_rack: 9', 'hosts_per_rack: %d' % (senders + 1))
     msgs = ''.join('      - {src: host%d, dst: host0, bytes: %s, start: 0us}\n' % (h, nbytes)
@@ -56,14 +48,10 @@ def check_trimmed_drops(uetemu, root):
     senders = 96
     cfg = wide_incast(root, senders, '256KiB')
     out = os.path.join(os.path.dirname(cfg), 'out')
-    cmd = [uetemu, 'run', cfg, '--out', out, '--quiet']
-    for x in [UET, NO_PFC, 'switch.PacketTrimmer.TrimmingEnabled=true',
-              'switch.PacketTrimmer.TrimmingStatsEnabled=true',
-              'nic.TransportProcessingLayers.ScalaUETPdsManager.TrimmingEnabled=true',
-              'switch.SharedBufferManager.PlaneBDP=50KB']:
-        cmd += ['--set', x]
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    s = json.load(open(os.path.join(out, 'summary.json')))
+    s = run(uetemu, cfg, out, [UET, NO_PFC, 'switch.PacketTrimmer.TrimmingEnabled=true',
+                               'switch.PacketTrimmer.TrimmingStatsEnabled=true',
+                               'nic.TransportProcessingLayers.ScalaUETPdsManager.TrimmingEnabled=true',
+                               'switch.SharedBufferManager.PlaneBDP=50KB']).summary
     c = s['counters']
     limit = s['drop_reasons'].get("switch drop at egress: a trimmed packet over its TC1 queue's bounds", 0)
     rows = list(csv.DictReader(open(os.path.join(out, 'incast-trimming-stats-0.csv'))))
@@ -100,7 +88,7 @@ def frames(out, name):
 def main():
     uetemu, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 
-    out, s = run(uetemu, root, 'defaults', [])
+    s = run(uetemu, INCAST, os.path.join(workdir(), 'defaults'), root=root).summary
     c = s['counters']
     check(s['messages']['completed'] == 8, 'defaults: 8 of 8 complete')
     check(c['drops'] == 0 and c['pfc_pauses'] == 0,
@@ -109,8 +97,10 @@ def main():
     print('     defaults: receiver goodput %.3f Gb/s, FCT max %.3f us'
           % (h0['goodput_gbps'], s['messages']['fct_us']['max']))
 
-    out, s = run(uetemu, root, 'trim', [UET, NO_PFC, 'switch.PacketTrimmer.TrimmingEnabled=true',
-                                        'nic.TransportProcessingLayers.ScalaUETPdsManager.TrimmingEnabled=true'])
+    r = run(uetemu, INCAST, os.path.join(workdir(), 'trim'),
+            [UET, NO_PFC, 'switch.PacketTrimmer.TrimmingEnabled=true',
+             'nic.TransportProcessingLayers.ScalaUETPdsManager.TrimmingEnabled=true'], root=root)
+    out, s = r.out, r.summary
     c = s['counters']
     check(s['messages']['completed'] == 8, 'trimming: 8 of 8 complete')
     check(c['trims'] > 0 and c['trims'] == c['nacks'] == c['retransmits'] and c['drops'] == 0 and c['timeouts'] == 0,
@@ -131,15 +121,17 @@ def main():
           'trimming: the switch-port capture decodes with uet.lua (%d frames, %d bad, %d trimmed at 44 B IP)'
           % (total, bad, tr))
 
-    out, s = run(uetemu, root, 'drop', [UET, NO_PFC])
+    s = run(uetemu, INCAST, os.path.join(workdir(), 'drop'), [UET, NO_PFC], root=root).summary
     c = s['counters']
     check(s['messages']['completed'] == 8, 'UET policy without trimming: 8 of 8 complete')
     check(c['drops'] > 0 and c['timeouts'] >= c['drops'] and c['trims'] == 0,
           'UET policy without trimming: %d drops at the 1.5 MB queue limit, recovered by %d timeouts'
           % (c['drops'], c['timeouts']))
 
-    out, s = run(uetemu, root, 'pfc', ['switch.SharedBufferManager.StaticPoolXoffThreshold=100KB',
-                                       'switch.SharedBufferManager.StaticPoolXonThreshold=50KB'])
+    r = run(uetemu, INCAST, os.path.join(workdir(), 'pfc'),
+            ['switch.SharedBufferManager.StaticPoolXoffThreshold=100KB',
+             'switch.SharedBufferManager.StaticPoolXonThreshold=50KB'], root=root)
+    out, s = r.out, r.summary
     c = s['counters']
     check(s['messages']['completed'] == 8, 'PFC at 100KB: 8 of 8 complete')
     check(c['drops'] == 0 and c['pfc_pauses'] > 0, 'PFC at 100KB: %d pauses, no drop' % c['pfc_pauses'])

@@ -7,31 +7,16 @@
   a gray failure (configs/gray-failure.yaml): REPS stops using the failed link; Default recovers only by timeouts.
 """
 import csv
-import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
-from checks import check, finish, workdir  # noqa: E402
+from checks import check, finish  # noqa: E402
+from runner import run  # noqa: E402
 
 SPRAY = 'nic.TransportProcessingLayers.ScalaUETPdsManager.PacketSprayingType='
 LINE_GOODPUT = 400 * 4096 / 4202  # Gb/s of payload at 400 Gb/s with 106 B of headers per 4,096 B
-
-
-def run(uetemu, root, cfg, sets, keep=False):
-    out = tempfile.mkdtemp(prefix='uetemu-cc-', dir=workdir())
-    cmd = [uetemu, 'run', os.path.join(root, cfg), '--out', out, '--quiet']
-    for s in sets:
-        cmd += ['--set', s]
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    s = json.load(open(os.path.join(out, 'summary.json')))
-    if keep:
-        return s, out
-    shutil.rmtree(out)
-    return s
 
 
 def member_bytes(out, sw, lo_us, hi_us):
@@ -48,10 +33,11 @@ def member_bytes(out, sw, lo_us, hi_us):
 
 def main():
     uetemu, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    s, out = run(uetemu, root, 'configs/incast.yaml', [
+    r = run(uetemu, 'configs/incast.yaml', sets=[
         'switch.SharedBufferManager.UETPolicyEnabled=true', 'switch.PacketTrimmer.TrimmingEnabled=true',
         'switch.SharedBufferManager.EnablePFC=[0, 0, 0, 0, 0, 0, 0, 0]',
-        'nic.TransportProcessingLayers.ScalaUETPdsManager.TrimmingEnabled=true'], keep=True)
+        'nic.TransportProcessingLayers.ScalaUETPdsManager.TrimmingEnabled=true'], root=root)
+    s, out = r.summary, r.out
     # The receiver's switch queue: tor0's downlink egress queue of pool 0 (data), sampled every 1 us
     # (scala-switch-agg-buff-stats; in a rack only tor0 -> host0 queues data). Bounded by the UET policy's queue
     # limits with trimming: PlaneBDP (300 KB) for first transmissions, 1.5 x for TRIMMABLE_RTX, plus the frame
@@ -84,7 +70,7 @@ def main():
 
     gp = {}
     for mode in ('Default Packet Spraying', 'Recycled Entropy Packet Spraying', 'None'):
-        s = run(uetemu, root, 'configs/leaf-spine.yaml', [SPRAY + mode])
+        s = run(uetemu, 'configs/leaf-spine.yaml', sets=[SPRAY + mode], root=root, keep=False).summary
         gp[mode] = [h['goodput_gbps'] for h in s['hosts']]
         print('     leaf-spine, %s: goodput per host %s Gb/s (min %.1f %% of line rate)'
               % (mode, ' '.join('%.0f' % g for g in gp[mode]), 100 * min(gp[mode]) / LINE_GOODPUT))
@@ -94,8 +80,9 @@ def main():
 
     res, share = {}, {}
     for mode in ('Recycled Entropy Packet Spraying', 'Default Packet Spraying'):
-        s, out = run(uetemu, root, 'configs/gray-failure.yaml',
-                     [SPRAY + mode, 'switch.LoadBalancingStatsReportInterval=10us'], keep=True)
+        r = run(uetemu, 'configs/gray-failure.yaml',
+                sets=[SPRAY + mode, 'switch.LoadBalancingStatsReportInterval=10us'], root=root)
+        s, out = r.summary, r.out
         link = [l for l in s['links'] if l['name'] == 'leaf0-spine1'][0]
         leaf0 = [d for d in s['topology']['devices'] if d['name'] == 'leaf0'][0]
         bad = [p['port'] for p in leaf0['ports'] if p['link'] == 'leaf0-spine1'][0]

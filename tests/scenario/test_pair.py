@@ -6,9 +6,7 @@ Checks: 256 data frames per message; consecutive full data frames 84.04 ns apart
 keeps whole ns: 85); frame sizes, DSCP, ECN, TTL, checksums; two runs give byte-identical pcaps and records.
 """
 import filecmp
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -17,19 +15,15 @@ import uetpcap  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from checks import check, finish, workdir  # noqa: E402
-
-
-def run(uetemu, root, out):
-    subprocess.run([uetemu, 'run', os.path.join(root, 'configs/pair.yaml'), '--out', out, '--quiet'],
-                   check=True, stdout=subprocess.DEVNULL)
+from runner import run  # noqa: E402
 
 
 def main():
     uetemu, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     tmp = tempfile.mkdtemp(prefix='uetemu-pair-', dir=workdir())
     a, b = os.path.join(tmp, 'a'), os.path.join(tmp, 'b')
-    run(uetemu, root, a)
-    run(uetemu, root, b)
+    sj = run(uetemu, 'configs/pair.yaml', a, root=root).summary
+    run(uetemu, 'configs/pair.yaml', b, root=root)
     for name in ('pair.pcap', 'pair-uet-events-0.csv'):
         check(filecmp.cmp(os.path.join(a, name), os.path.join(b, name), shallow=False),
               '%s byte-identical across two runs' % name)
@@ -99,7 +93,6 @@ def main():
     check(sorted(uses) == list(range(256, 384)) and set(uses.values()) == {2},
           'a lone 1 MiB message uses each port 256..383 exactly twice (uet-nic-multipath.md)')
 
-    sj = json.load(open(os.path.join(a, 'summary.json')))
     check(sj['messages']['posted'] == 10 and sj['messages']['completed'] == 10,
           'summary: 10 posted, 10 completed')
     check(sj['seed'] == 18760 and sj['mode'] == 'virtual', 'summary: seed 18760, virtual')

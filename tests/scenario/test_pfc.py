@@ -2,9 +2,7 @@
 """configs/pfc.yaml (issue 3): host1's slow PCIe backs up its class-0 receive pool; with PFC on class 0 it pauses
 host0 at Xoff, refreshes every half pause time (41.99 us) while at or above Xoff, else sends XON; host0 sends no
 data while paused; nothing is dropped; every message completes."""
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -13,13 +11,13 @@ import uetpcap  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from checks import check, finish, workdir  # noqa: E402
+from runner import run  # noqa: E402
 
 
 def main():
     uetemu, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     out = tempfile.mkdtemp(prefix='uetemu-pfc-', dir=workdir())
-    subprocess.run([uetemu, 'run', os.path.join(root, 'configs/pfc.yaml'), '--out', out, '--quiet'], check=True,
-                   stdout=subprocess.DEVNULL)
+    s = run(uetemu, 'configs/pfc.yaml', out, root=root).summary
     frames = [(t, uetpcap.decode(f)) for t, f in uetpcap.read_pcap(os.path.join(out, 'pfc.pcap'))]
     host0, host1 = bytes([2, 0, 0, 0, 0, 1]), bytes([2, 0, 0, 0, 0, 2])
     pfc = [(t, d) for t, d in frames if d['kind'] == 'pfc']
@@ -46,7 +44,6 @@ def main():
     bad = [t for t in sent for a, b in windows if a < t < b]
     check(windows and not bad, 'no data from host0 while paused (%d pause windows, %d violations)'
           % (len(windows), len(bad)))
-    s = json.load(open(os.path.join(out, 'summary.json')))
     c = s['counters']
     check(c['drops'] == 0, 'no drops: the headroom above Xoff holds what arrives after a pause')
     check(c['pfc_pauses'] == xoff, 'summary pfc_pauses = pauses host0 received (%d)' % c['pfc_pauses'])

@@ -12,14 +12,13 @@ by then, tx_client ahead of it by the WQEs outstanding (2 pairs x MaxPendingWQEs
 """
 import csv
 import filecmp
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from checks import check, finish, workdir  # noqa: E402
+from runner import run  # noqa: E402
 import uetpcap  # noqa: E402
 
 HEADER = ['job_id', 'time_utc', 'sim_time_sec', 'metric_name', 'perf_metric_usec', 'transfer_size', 'start_time_sec',
@@ -31,15 +30,13 @@ BEACON = 'simulation.BeaconReportInterval=20us'
 STOP_S = 260e-6  # the config's stop time: 10 + 10 + 10 + 20 + 200 + 10 us
 
 
-def run(uetemu, root, out, sets=(), cfg=None):
-    cmd = [uetemu, 'run', cfg or os.path.join(root, 'configs/rdma-rack.yaml'), '--out', out, '--quiet']
-    for s in sets:
-        cmd += ['--set', s]
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+def rack(uetemu, root, out, sets=(), cfg=None):
+    """Run configs/rdma-rack.yaml (or @p cfg) into @p out: (summary, the rdma-perf rows, the rdma-perf path)."""
+    s = run(uetemu, cfg or 'configs/rdma-rack.yaml', out, sets, root=root).summary
     perf = os.path.join(out, 'rdma-rack-rdma-perf-0.csv')
     with open(perf, newline='') as f:
         rows = list(csv.reader(f))
-    return json.load(open(os.path.join(out, 'summary.json'))), rows, perf
+    return s, rows, perf
 
 
 def pairs(s):
@@ -126,7 +123,7 @@ def setup_checks(uetemu, root, tmp, s, capture):
               % (ini, cms[0][0]))
 
     # Setup ending after the client start window (1 ns long): the first WQEs go at the setup's end.
-    s2, rows2, _ = run(uetemu, root, os.path.join(tmp, 'late'), ['simulation.ClientStartInterval=1ns'])
+    s2, rows2, _ = rack(uetemu, root, os.path.join(tmp, 'late'), ['simulation.ClientStartInterval=1ns'])
     first = [r for r in rows2[1:] if r[10] == '1']
     check(len(first) == 2 and all(abs(float(r[6]) - setup_s) < 1e-12 for r in first),
           'ClientStartInterval 1 ns: setup ends at %.5f us, after the window (20.001 us): the first WQE\'s '
@@ -138,9 +135,7 @@ def setup_checks(uetemu, root, tmp, s, capture):
         text = f.read()
     with open(cfg, 'w') as f:
         f.write(text.replace('topology:\n', 'topology:\n  faults: [{link: %s-tor0, down: 15us, up: 25us}]\n' % ini))
-    out = os.path.join(tmp, 'lost')
-    subprocess.run([uetemu, 'run', cfg, '--out', out, '--quiet'], check=True, stdout=subprocess.DEVNULL)
-    s3 = json.load(open(os.path.join(out, 'summary.json')))
+    s3 = run(uetemu, cfg, os.path.join(tmp, 'lost')).summary
     st = s3['rdma']['setup']
     lost = [p for p in s3['rdma']['pairs'] if p['initiator'] == ini][0]
     retry_s = setup_s + 100e-6
@@ -153,8 +148,8 @@ def setup_checks(uetemu, root, tmp, s, capture):
 
 def lone_wqe_checks(uetemu, root, tmp):
     """The lone-WQE time, exactly, on the rack and through a spine; the default scenario's goodput against it."""
-    _, rows1, _ = run(uetemu, root, os.path.join(tmp, 'lone'),
-                      ['applications.0.MaxPendingWQEs=1', 'applications.0.NumConnections=1'])
+    _, rows1, _ = rack(uetemu, root, os.path.join(tmp, 'lone'),
+                       ['applications.0.MaxPendingWQEs=1', 'applications.0.NumConnections=1'])
     want = lone_wqe_ps([NIC_DELAY_PS, NIC_DELAY_PS])
     lat = sorted({r[4] for r in rows1[1:]})
     check(lat == ['%.6f' % (want / 1e6)],
@@ -163,10 +158,8 @@ def lone_wqe_checks(uetemu, root, tmp):
     check(all(r[11] == r[10] == r[12] for r in rows1[1:]), 'MaxPendingWQEs 1: wqe_id = num_wqe_sent = num_wqe_complete')
 
     out = os.path.join(tmp, 'spine')
-    subprocess.run([uetemu, 'run', os.path.join(root, 'configs/default.yaml'), '--out', out, '--quiet',
-                    '--set', 'topology.hosts_per_rack=1', '--set', 'topology.racks=2', '--set', 'topology.spines=1',
-                    '--set', 'simulation.RunTime=100us', '--set', 'applications.0.MaxPendingWQEs=1'],
-                   check=True, stdout=subprocess.DEVNULL)
+    run(uetemu, 'configs/default.yaml', out, ['topology.hosts_per_rack=1', 'topology.racks=2', 'topology.spines=1',
+                                              'simulation.RunTime=100us', 'applications.0.MaxPendingWQEs=1'], root=root)
     with open(os.path.join(out, 'default-rdma-perf-0.csv'), newline='') as f:
         lat = sorted({r['perf_metric_usec'] for r in csv.DictReader(f)})
     want = lone_wqe_ps([NIC_DELAY_PS, LEAF_DELAY_PS, LEAF_DELAY_PS, NIC_DELAY_PS])
@@ -174,10 +167,7 @@ def lone_wqe_checks(uetemu, root, tmp):
           'lone WQE through leaf0-spine0-leaf1 (100 + 500 + 500 + 100 ns): perf_metric_usec = %.6f us computed, '
           'measured %s' % (want / 1e6, lat))
 
-    out = os.path.join(tmp, 'default')
-    subprocess.run([uetemu, 'run', os.path.join(root, 'configs/default.yaml'), '--out', out, '--quiet'],
-                   check=True, stdout=subprocess.DEVNULL)
-    s = json.load(open(os.path.join(out, 'summary.json')))
+    s = run(uetemu, 'configs/default.yaml', os.path.join(tmp, 'default'), root=root).summary
     check(len(s['rdma']['pairs']) == 8, 'default scenario: 8 pairs')
     hg = {h['name']: h['goodput_gbps'] for h in s['hosts']}
     check(all(abs(hg[p['responder']] - p['goodput_gbps']) < 1e-9 and hg[p['initiator']] == 0
@@ -204,7 +194,7 @@ def main():
         text = f.read()
     with open(cap_cfg, 'w') as f:
         f.write(text + 'captures: [{name: setup, link: host1-tor0}]\n')
-    s, rows, perf_a = run(uetemu, root, os.path.join(tmp, 'a'), [BEACON], cap_cfg)
+    s, rows, perf_a = rack(uetemu, root, os.path.join(tmp, 'a'), [BEACON], cap_cfg)
     rd = s['rdma']
     check(rd['initiators'] == 2 and rd['responders'] == 2 and len(rd['pairs']) == 2,
           '0.5 / 0.5 on 4 hosts: 2 Initiators, 2 Responders, 2 pairs (%s)' % pairs(s))
@@ -241,10 +231,10 @@ def main():
           % (bea[-1][4], bea[-1][5]))
     check(all(r[6:] == ['0'] * 6 for r in bea), 'beacon: the columns the application does not add to are 0')
 
-    _, _, perf_b = run(uetemu, root, os.path.join(tmp, 'b'), [BEACON])
+    _, _, perf_b = rack(uetemu, root, os.path.join(tmp, 'b'), [BEACON])
     check(filecmp.cmp(perf_a, perf_b, shallow=False), 'same seed: rdma-perf byte-identical')
 
-    s7, _, _ = run(uetemu, root, os.path.join(tmp, 'seed7'), ['simulation.RandomSeed=7'])
+    s7, _, _ = rack(uetemu, root, os.path.join(tmp, 'seed7'), ['simulation.RandomSeed=7'])
     check(len(s7['rdma']['pairs']) == 2, 'seed 7: 2 pairs')
     print('     seed 18760 pairs %s; seed 7 pairs %s (%s)'
           % (pairs(s), pairs(s7), 'same' if pairs(s) == pairs(s7) else 'different'))

@@ -7,6 +7,7 @@
 
 #include "net.h"
 #include "nic.h"
+#include "nic_pair.h"
 #include "sw.h"
 
 #define MAX_PORTS 20
@@ -1277,22 +1278,17 @@ static struct nic_rig *nic_rig_start(const uint8_t (*gw)[6], struct mac_tap *tap
 	cr_assert_eq(net_part_init(&r->np, 1 << 16, 1 << 15), 0);
 	nic_params_defaults(&r->np_p);
 	sw_params_defaults(&r->sp);
-	for (int i = 0; i < 2; i++) {
-		r->neigh[i].ip = host_ip((uint32_t)i);
-		memset(r->neigh[i].mac, 0, 6);
-		r->neigh[i].mac[0] = 2;
-		r->neigh[i].mac[5] = (uint8_t)(i + 1);
-	}
+	tfx_neigh_init(r->neigh, 2); /* host i at host_ip(i) */
 	struct sw_env se = { .np = &r->np, .params = &r->sp, .node_id = 100, .name = "leaf", .n_ports = 2, .seed = 1 };
 
 	r->sw = sw_create(&se);
 	cr_assert_not_null(r->sw);
 	for (uint32_t i = 0; i < 2; i++) {
-		struct nic_env env = { .np = &r->np, .params = &r->np_p, .fep_id = i, .name = "nic",
-				       .ip = r->neigh[i].ip, .seed = 1, .neigh = r->neigh, .n_neigh = 2,
-				       .has_gw = gw != NULL,
-				       .hooks = { .arg = &r->done, .msg_done = on_done } };
-		memcpy(env.mac, r->neigh[i].mac, 6);
+		struct nic_env env = tfx_nic_env(&r->np, &r->np_p, r->neigh, 2, i);
+
+		env.seed = 1;
+		env.has_gw = gw != NULL;
+		env.hooks = (struct nic_hooks){ .arg = &r->done, .msg_done = on_done };
 		if (gw != NULL)
 			memcpy(env.gw_mac, gw[i], 6);
 		r->nic[i] = nic_create(&env);
