@@ -270,8 +270,12 @@ static void print_table(const struct ctl_report_in *r, const struct host_sum *hs
 	       (unsigned long long)t->drops, (unsigned long long)t->trims, (unsigned long long)t->nacks,
 	       (unsigned long long)t->rtx, (unsigned long long)t->rto, (unsigned long long)t->ecn,
 	       (unsigned long long)t->pfc);
-	printf("outputs: %s/summary.json, records %s/%s-*-0.csv, captures %s/*.pcap\n", r->out_dir,
-	       r->out_dir, r->cfg->sim.simulation_name, r->out_dir);
+	printf("outputs: %s/summary.json, records %s/%s-*-0.csv", r->out_dir, r->out_dir,
+	       r->cfg->sim.simulation_name);
+	/* only the captures that were written: a config without captures prints none */
+	for (uint32_t i = 0; i < r->n_captures; i++)
+		printf("%s%s", i == 0 ? ", captures " : " ", r->captures[i]);
+	putchar('\n');
 }
 
 /* Frames from real ports that the decoder refused, by reason, summed over the ports. */

@@ -27,9 +27,9 @@ s = json.load(open(sys.argv[1]))
 total, malformed = int(sys.argv[2]), int(sys.argv[3])
 refused = sum(s['port_rx_refused'].values())
 print(s['ports'][0]['rx_frames'], refused, s['messages']['completed'], s['messages']['posted'],
-      s['drop_reasons'].get('frame from an external port refused by the decoder', 0),
-      sum(h['counters']['ACKs and NACKs ignored: their PDC is closed (late) or was never open'] +
-          h['counters']['probes answered for a PDC already closed'] for h in s['hosts']),
+      s['drop_reasons'].get('ext_rx_bad_frame', 0),
+      sum(h['counters']['late_no_pdc'] +
+          h['counters']['probe_no_pdc'] for h in s['hosts']),
       len(s['port_rx_refused']))
 PY
 read -r rx refused done posted dropped nopdc nreasons <"$tmp/py"

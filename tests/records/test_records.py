@@ -74,12 +74,12 @@ NIC_COUNTER = {  # uet-transport-stats column -> summary.json counter (NIC_COUNT
     'm_marked_pkts_sent': 'm_marked_pkts_sent', 'm_marked_pkts_rcvd': 'm_marked_pkts_rcvd',
     'num_quick_adapt': 'num_quick_adapt',
 }
-PORT_TX_FRAMES = 'frames sent on the port, PFC frames included'
-PORT_RX_FRAMES = 'frames received on the port, PFC frames included'
-PORT_TX_BYTES = 'bytes sent on the port from the Ethernet header on, no FCS'
-PORT_RX_BYTES = 'bytes received on the port from the Ethernet header on, no FCS'
-TX_DROPS = 'drop: control egress pool full, ACK not sent'
-RX_DROPS = 'drop: receive pool of the class full'
+PORT_TX_FRAMES = 'port_tx_frames'
+PORT_RX_FRAMES = 'port_rx_frames'
+PORT_TX_BYTES = 'port_tx_frame_bytes'
+PORT_RX_BYTES = 'port_rx_frame_bytes'
+TX_DROPS = 'drop_tx_ctl_pool_full'
+RX_DROPS = 'drop_rx_pool_full'
 
 # Which optional monitor columns each kind of row fills (uet-nic-records.md, "Which columns each kind of row
 # fills"); every row fills the always-columns, job_ID reads 0 and ACK_bitmap_PSNs [] where they do not apply.

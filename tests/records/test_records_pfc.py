@@ -81,7 +81,7 @@ def check_ecn_pfc(out, summary, interval_ps):
     xons = len(frames) - pauses
     check(frames and all(f[1] for f in frames), 'capture: %d PFC frames, all from host1' % len(frames))
     first_pfc = frames[0][0]
-    sent = hosts[1]['counters']['PFC pause frames sent']
+    sent = hosts[1]['counters']['pfc_pauses_sent']
     check(sent == pauses == 82, 'capture: %d pauses, summary.json host1 sent %d' % (pauses, sent))
     for h in (0, 1):
         mine = [r for r in rows if r['node_id'] == str(h)]
@@ -114,7 +114,7 @@ def check_ecn_pfc(out, summary, interval_ps):
         check(all(r[c] == '0.000000' for r in mine for c in ('interval_total_time_xoff_egr_occ_usec',
                   'interval_max_time_xoff_egr_occ_usec', 'total_xoff_time_egr_occ_usec', 'xoff_egr_occ_ratio')),
               'host%d: the egress-occupancy columns read 0' % h)
-        ce = hosts[h]['counters']['data packets received with ECN CE']
+        ce = hosts[h]['counters']['ecn_ce_rcvd']
         check(v(last, 'pkts_ecn_marked') == ce, 'host%d: pkts_ecn_marked = summary.json ECN CE received (%d)'
               % (h, ce))
         if h == 1:

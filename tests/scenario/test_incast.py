@@ -53,7 +53,7 @@ def check_trimmed_drops(uetemu, root):
                                'nic.TransportProcessingLayers.ScalaUETPdsManager.TrimmingEnabled=true',
                                'switch.SharedBufferManager.PlaneBDP=50KB']).summary
     c = s['counters']
-    limit = s['drop_reasons'].get("switch drop at egress: a trimmed packet over its TC1 queue's bounds", 0)
+    limit = s['drop_reasons'].get('switch_drop_trimmed_limit', 0)
     rows = list(csv.DictReader(open(os.path.join(out, 'incast-trimming-stats-0.csv'))))
     end = max(Decimal(r['sim_time_sec']) for r in rows)
     last = [r for r in rows if Decimal(r['sim_time_sec']) == end]

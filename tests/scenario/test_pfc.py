@@ -49,7 +49,7 @@ def main():
     check(c['pfc_pauses'] == xoff, 'summary pfc_pauses = pauses host0 received (%d)' % c['pfc_pauses'])
     check(s['messages']['completed'] == 8, 'all 8 messages complete')
     h1 = [h for h in s['hosts'] if h['name'] == 'host1'][0]
-    check(h1['counters']['PFC pause frames sent'] == xoff, 'host1 sent %d pauses' % xoff)
+    check(h1['counters']['pfc_pauses_sent'] == xoff, 'host1 sent %d pauses' % xoff)
     link = s['links'][0]
     check(link['name'] == 'l0' and link['ba']['pauses'] == xoff and link['ab']['pauses'] == 0,
           'summary links: %d pauses from host1 to host0 on l0' % link['ba']['pauses'])
