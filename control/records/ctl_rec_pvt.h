@@ -19,6 +19,26 @@
 #define CTL_REC_SUBTIER_NONE 4294967295u
 
 
+struct ctl_transport;
+
+/** uet-transport-stats (ctl_rec_transport.c), every NDStatsReportInterval. Open returns NULL with errno set and a
+ *  message in @p err. Rows: every NIC's row of time @p now, then the NICs' sample intervals restart. NULL is
+ *  accepted by rows and close; close returns 0 or -EIO. */
+struct ctl_transport *ctl_transport_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
+					 int64_t epoch_s, char *err, size_t errlen);
+void ctl_transport_rows(struct ctl_transport *t, emu_ps_t now);
+int ctl_transport_close(struct ctl_transport *t);
+
+struct ctl_ndstats;
+
+/** nd-stats (ctl_rec_nd.c), every NDStatsReportInterval: the NICs' rows of time @p now over (last, now]. The
+ *  switches' ports write into ctl_ndstats_csv(). NULL accepted by rows, csv (gives NULL) and close. */
+struct ctl_ndstats *ctl_ndstats_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
+				     int64_t epoch_s, char *err, size_t errlen);
+void ctl_ndstats_rows(struct ctl_ndstats *n, emu_ps_t now, emu_ps_t last);
+struct rec_csv *ctl_ndstats_csv(const struct ctl_ndstats *n);
+int ctl_ndstats_close(struct ctl_ndstats *n);
+
 struct ctl_monitor;
 
 /**

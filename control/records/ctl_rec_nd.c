@@ -1,0 +1,102 @@
+/* nd-stats: every NIC port's packets, bytes, rates and drops every NDStatsReportInterval; the switches' ports
+ * write their rows into the same file after the NICs' (ctl_rec_swport.c). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl_rec_pvt.h"
+
+/* nd-stats (Scala Simulation output files, Network Device Statistics): 22 columns. */
+#define ND_STATS_HEADER \
+	"time_utc,sim_time_sec,component_name,nd_name,component_type,ifid,uldl,node_id,tier,subtier," \
+	"total_packets_tx,total_packets_rx,total_bytes_tx_GB,total_bytes_rx_GB,interval_bytes_tx_MB," \
+	"interval_bytes_rx_MB,tx_rate_Gbps,rx_rate_Gbps,tx_link_percent_util,rx_link_percent_util,tx_drops,rx_drops"
+#define ND_NAME "ScalaUETNicNetDevice"
+
+struct ctl_ndstats {
+	struct nic *const *nics;
+	uint32_t n_nics;
+	struct rec_csv *csv;
+	uint64_t (*prev)[NIC_C_COUNT]; /* per NIC: its counters at the previous rows */
+};
+
+/* Gb/s of @p bytes over @p dt ps (bits per ps are Tb/s). */
+static double gbps(uint64_t bytes, emu_ps_t dt)
+{
+	return dt ? (double)bytes * 8.0 * 1000.0 / (double)dt : 0.0;
+}
+
+static void nd_row(struct ctl_ndstats *rc, uint32_t i, emu_ps_t now, emu_ps_t last)
+{
+	struct nic *nic = rc->nics[i];
+	FILE *f = rec_csv_file(rc->csv);
+	const uint64_t *c = nic_counters(nic), *p = rc->prev[i];
+	uint64_t tx = c[NIC_C_PORT_TX_FRAME_BYTES], rx = c[NIC_C_PORT_RX_FRAME_BYTES];
+	uint64_t dtx = tx - p[NIC_C_PORT_TX_FRAME_BYTES], drx = rx - p[NIC_C_PORT_RX_FRAME_BYTES];
+	emu_ps_t dt = now - last;
+	double link_gbps = (double)nic_link_bps(nic) / 1e9;
+
+	ctl_rec_row_head(rc->csv, now);
+	fprintf(f, ",%s,%s,%s,0,ul,%u,%d,%u,%llu,%llu,", nic_name(nic), ND_NAME, CTL_REC_COMPONENT_TYPE,
+		nic_fep_id(nic), CTL_REC_TIER_NIC, CTL_REC_SUBTIER_NONE, (unsigned long long)c[NIC_C_PORT_TX_FRAMES],
+		(unsigned long long)c[NIC_C_PORT_RX_FRAMES]);
+	ctl_rec_put_fixed(f, tx, 9);
+	fputc(',', f);
+	ctl_rec_put_fixed(f, rx, 9);
+	fputc(',', f);
+	ctl_rec_put_fixed(f, dtx, 6);
+	fputc(',', f);
+	ctl_rec_put_fixed(f, drx, 6);
+	double rtx = gbps(dtx, dt), rrx = gbps(drx, dt);
+	fprintf(f, ",%.6f,%.6f,%.6f,%.6f,%llu,%llu\n", rtx, rrx, link_gbps > 0 ? 100.0 * rtx / link_gbps : 0.0,
+		link_gbps > 0 ? 100.0 * rrx / link_gbps : 0.0, (unsigned long long)c[NIC_C_DROP_TX_CTL_POOL_FULL],
+		(unsigned long long)c[NIC_C_DROP_RX_POOL_FULL]);
+}
+
+struct ctl_ndstats *ctl_ndstats_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
+				     int64_t epoch_s, char *err, size_t errlen)
+{
+	struct ctl_ndstats *n = calloc(1, sizeof(*n));
+
+	if (n == NULL || (n->prev = calloc(cfg->n_hosts ? cfg->n_hosts : 1, sizeof(*n->prev))) == NULL) {
+		free(n);
+		snprintf(err, errlen, "out of memory opening the records");
+		errno = ENOMEM;
+		return NULL;
+	}
+	n->nics = nics;
+	n->n_nics = cfg->n_hosts;
+	n->csv = ctl_rec_csv_open(cfg, dir, "nd-stats", ND_STATS_HEADER, epoch_s, err, errlen);
+	if (n->csv == NULL) {
+		int e = errno;
+		ctl_ndstats_close(n);
+		errno = e;
+		return NULL;
+	}
+	return n;
+}
+
+void ctl_ndstats_rows(struct ctl_ndstats *n, emu_ps_t now, emu_ps_t last)
+{
+	if (n == NULL)
+		return;
+	for (uint32_t i = 0; i < n->n_nics; i++) {
+		nd_row(n, i, now, last);
+		memcpy(n->prev[i], nic_counters(n->nics[i]), sizeof(n->prev[i]));
+	}
+}
+
+struct rec_csv *ctl_ndstats_csv(const struct ctl_ndstats *n)
+{
+	return n != NULL ? n->csv : NULL;
+}
+
+int ctl_ndstats_close(struct ctl_ndstats *n)
+{
+	if (n == NULL)
+		return 0;
+	int rc = rec_csv_close(n->csv);
+	free(n->prev);
+	free(n);
+	return rc < 0 ? -EIO : 0;
+}

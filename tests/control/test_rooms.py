@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""The tree shows the architecture: control/ is split into rooms (config, records, app, report, run, cli), no
+file includes another room's private header (*_pvt.h), the rooms depend on each other without a cycle, and
+main.c only hands off to the cli room. Usage: test_rooms.py REPO_ROOT"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from checks import check, finish  # noqa: E402
+
+root = sys.argv[1]
+ctl = os.path.join(root, 'control')
+rooms = sorted(d for d in os.listdir(ctl) if os.path.isdir(os.path.join(ctl, d)))
+check(set(rooms) >= {'config', 'records', 'app', 'report', 'run', 'cli'}, 'control/ rooms: %s' % rooms)
+loose = sorted(f for f in os.listdir(ctl) if f.endswith(('.c', '.h')) and f != 'main.c')
+check(not loose, 'no source beside main.c at control/ top level: %s' % loose)
+
+owner = {}   # header file name -> room
+for room in rooms:
+    for f in os.listdir(os.path.join(ctl, room)):
+        if f.endswith('.h'):
+            owner[f] = room
+inc = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+deps = {room: set() for room in rooms}
+for room in rooms:
+    for f in sorted(os.listdir(os.path.join(ctl, room))):
+        if not f.endswith(('.c', '.h')):
+            continue
+        text = open(os.path.join(ctl, room, f)).read()
+        for h in inc.findall(text):
+            other = owner.get(h)
+            if other is None or other == room:
+                continue
+            check(not h.endswith('_pvt.h'), '%s/%s includes %s, the public face of %s' % (room, f, h, other))
+            deps[room].add(other)
+
+# a cycle between rooms: depth-first search over the room graph
+state, cycle = {}, []
+
+
+def visit(r, path):
+    state[r] = 1
+    for d in sorted(deps[r]):
+        if state.get(d) == 1:
+            cycle.append(' -> '.join(path + [r, d]))
+        elif d not in state:
+            visit(d, path + [r])
+    state[r] = 2
+
+
+for r in rooms:
+    if r not in state:
+        visit(r, [])
+check(not cycle, 'no include cycle spans rooms %s' % cycle)
+print('room dependencies: ' + '; '.join('%s -> %s' % (r, ', '.join(sorted(deps[r])) or '-') for r in rooms))
+main_inc = [h for h in inc.findall(open(os.path.join(ctl, 'main.c')).read())]
+check(main_inc == ['ctl_cli.h'], 'main.c includes only ctl_cli.h: %s' % main_inc)
+finish('test_rooms')
