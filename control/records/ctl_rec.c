@@ -3,6 +3,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct rec_csv *ctl_rec_csv_open(const struct ctl_config *cfg, const char *dir, const char *record,
@@ -16,6 +17,38 @@ struct rec_csv *ctl_rec_csv_open(const struct ctl_config *cfg, const char *dir, 
 		errno = e;
 	}
 	return r;
+}
+
+void *ctl_rec_nics_open(struct ctl_rec_nics *w, size_t prev_size, const struct ctl_config *cfg,
+			struct nic *const *nics, const char *dir, const char *record, const char *header,
+			int64_t epoch_s, char *err, size_t errlen)
+{
+	void *prev = calloc(cfg->n_hosts ? cfg->n_hosts : 1, prev_size);
+
+	if (prev == NULL) {
+		snprintf(err, errlen, "out of memory opening the %s record", record);
+		errno = ENOMEM;
+		return NULL;
+	}
+	w->nics = nics;
+	w->n_nics = cfg->n_hosts;
+	w->csv = ctl_rec_csv_open(cfg, dir, record, header, epoch_s, err, errlen);
+	if (w->csv == NULL) {
+		int e = errno;
+		free(prev);
+		errno = e;
+		return NULL;
+	}
+	return prev;
+}
+
+int ctl_rec_nics_close(struct ctl_rec_nics *w, void *prev)
+{
+	int rc = rec_csv_close(w->csv) < 0 ? -EIO : 0;
+
+	w->csv = NULL;
+	free(prev);
+	return rc;
 }
 
 FILE *ctl_rec_row_head(struct rec_csv *csv, emu_ps_t now)

@@ -9,6 +9,7 @@
 
 #include "ctl_config.h"
 #include "emu_time.h"
+#include "nic.h"
 #include "rec.h"
 
 /**
@@ -18,6 +19,28 @@
  */
 struct rec_csv *ctl_rec_csv_open(const struct ctl_config *cfg, const char *dir, const char *record,
 				 const char *header, int64_t epoch_s, char *err, size_t errlen);
+
+/*
+ * What every per-NIC periodic record keeps: the NICs, its file and, per NIC, what its previous rows saw (the
+ * writer's own type). Writers embed it (so it is not opaque) and open and close it with the two calls below.
+ */
+struct ctl_rec_nics {
+	struct nic *const *nics;     /* cfg->n_hosts of them, index = FEP id; they outlive the record */
+	uint32_t n_nics;
+	struct rec_csv *csv;
+};
+
+/**
+ * Open record @p record (ctl_rec_csv_open()) for the NICs @p nics of @p cfg into @p w, and allocate a zeroed
+ * array of cfg->n_hosts entries of @p prev_size bytes for the previous rows. Returns that array, or NULL with
+ * errno set and a message in @p err (nothing is left open or allocated).
+ */
+void *ctl_rec_nics_open(struct ctl_rec_nics *w, size_t prev_size, const struct ctl_config *cfg,
+			struct nic *const *nics, const char *dir, const char *record, const char *header,
+			int64_t epoch_s, char *err, size_t errlen);
+
+/** Flush and close @p w's file and free @p prev (both may be NULL). Returns 0 or -EIO. */
+int ctl_rec_nics_close(struct ctl_rec_nics *w, void *prev);
 
 /**
  * Start a row of @p csv at sim time @p now with the two columns every record opens with, time_utc and

@@ -19,11 +19,9 @@
 #define EP_DATA_TC 0
 
 struct ctl_pfcstats {
+	struct ctl_rec_nics w;        /* the NICs and the file */
 	const char *job_id;              /* the simulation name */
-	struct nic *const *nics;
-	uint32_t n_nics;
 	const struct ctl_swrec *sr;      /* the switches, or NULL */
-	struct rec_csv *csv;
 	emu_ps_t (*prev)[NIC_TC_COUNT];  /* per NIC and class: paused time at the previous rows */
 };
 
@@ -33,20 +31,18 @@ struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, struct nic 
 {
 	struct ctl_pfcstats *p = calloc(1, sizeof(*p));
 
-	if (p == NULL || (p->prev = calloc(cfg->n_hosts ? cfg->n_hosts : 1, sizeof(*p->prev))) == NULL) {
-		free(p);
-		snprintf(err, errlen, "out of memory opening the records");
+	if (p == NULL) {
+		snprintf(err, errlen, "out of memory opening the ecn-pfc-stats record");
 		errno = ENOMEM;
 		return NULL;
 	}
 	p->job_id = cfg->sim.simulation_name;
-	p->nics = nics;
-	p->n_nics = cfg->n_hosts;
 	p->sr = sr;
-	p->csv = ctl_rec_csv_open(cfg, dir, "ecn-pfc-stats", EP_HEADER, epoch_s, err, errlen);
-	if (p->csv == NULL) {
+	p->prev = ctl_rec_nics_open(&p->w, sizeof(*p->prev), cfg, nics, dir, "ecn-pfc-stats", EP_HEADER, epoch_s, err,
+				    errlen);
+	if (p->prev == NULL) {
 		int e = errno;
-		ctl_pfcstats_close(p);
+		free(p);
 		errno = e;
 		return NULL;
 	}
@@ -56,10 +52,10 @@ struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, struct nic 
 /* A row's first columns: job_id, time_utc, sim_time_sec and the comma before the identity columns. */
 static FILE *ep_head(struct ctl_pfcstats *p, emu_ps_t now)
 {
-	FILE *f = rec_csv_file(p->csv);
+	FILE *f = rec_csv_file(p->w.csv);
 
 	fprintf(f, "%s,", p->job_id);
-	ctl_rec_row_head(p->csv, now);
+	ctl_rec_row_head(p->w.csv, now);
 	fputc(',', f);
 	return f;
 }
@@ -132,8 +128,8 @@ void ctl_pfcstats_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
 {
 	if (p == NULL)
 		return;
-	for (uint32_t i = 0; i < p->n_nics; i++) {
-		struct nic *nic = p->nics[i];
+	for (uint32_t i = 0; i < p->w.n_nics; i++) {
+		struct nic *nic = p->w.nics[i];
 		struct nic_pfc_stats s;
 
 		nic_pfc_stats(nic, &s, now);
@@ -157,9 +153,8 @@ int ctl_pfcstats_close(struct ctl_pfcstats *p)
 {
 	if (p == NULL)
 		return 0;
-	int rc = rec_csv_close(p->csv) < 0 ? -EIO : 0;
+	int rc = ctl_rec_nics_close(&p->w, p->prev);
 
-	free(p->prev);
 	free(p);
 	return rc;
 }

@@ -14,9 +14,7 @@
 #define ND_NAME "ScalaUETNicNetDevice"
 
 struct ctl_ndstats {
-	struct nic *const *nics;
-	uint32_t n_nics;
-	struct rec_csv *csv;
+	struct ctl_rec_nics w;        /* the NICs and the file */
 	uint64_t (*prev)[NIC_C_COUNT]; /* per NIC: its counters at the previous rows */
 };
 
@@ -28,15 +26,15 @@ static double gbps(uint64_t bytes, emu_ps_t dt)
 
 static void nd_row(struct ctl_ndstats *rc, uint32_t i, emu_ps_t now, emu_ps_t last)
 {
-	struct nic *nic = rc->nics[i];
-	FILE *f = rec_csv_file(rc->csv);
+	struct nic *nic = rc->w.nics[i];
+	FILE *f = rec_csv_file(rc->w.csv);
 	const uint64_t *c = nic_counters(nic), *p = rc->prev[i];
 	uint64_t tx = c[NIC_C_PORT_TX_FRAME_BYTES], rx = c[NIC_C_PORT_RX_FRAME_BYTES];
 	uint64_t dtx = tx - p[NIC_C_PORT_TX_FRAME_BYTES], drx = rx - p[NIC_C_PORT_RX_FRAME_BYTES];
 	emu_ps_t dt = now - last;
 	double link_gbps = (double)nic_link_bps(nic) / 1e9;
 
-	ctl_rec_row_head(rc->csv, now);
+	ctl_rec_row_head(rc->w.csv, now);
 	fprintf(f, ",%s,%s,%s,0,ul,%u,%d,%u,%llu,%llu,", nic_name(nic), ND_NAME, CTL_REC_COMPONENT_TYPE,
 		nic_fep_id(nic), CTL_REC_TIER_NIC, CTL_REC_SUBTIER_NONE, (unsigned long long)c[NIC_C_PORT_TX_FRAMES],
 		(unsigned long long)c[NIC_C_PORT_RX_FRAMES]);
@@ -58,18 +56,16 @@ struct ctl_ndstats *ctl_ndstats_open(const struct ctl_config *cfg, struct nic *c
 {
 	struct ctl_ndstats *n = calloc(1, sizeof(*n));
 
-	if (n == NULL || (n->prev = calloc(cfg->n_hosts ? cfg->n_hosts : 1, sizeof(*n->prev))) == NULL) {
-		free(n);
-		snprintf(err, errlen, "out of memory opening the records");
+	if (n == NULL) {
+		snprintf(err, errlen, "out of memory opening the nd-stats record");
 		errno = ENOMEM;
 		return NULL;
 	}
-	n->nics = nics;
-	n->n_nics = cfg->n_hosts;
-	n->csv = ctl_rec_csv_open(cfg, dir, "nd-stats", ND_STATS_HEADER, epoch_s, err, errlen);
-	if (n->csv == NULL) {
+	n->prev = ctl_rec_nics_open(&n->w, sizeof(*n->prev), cfg, nics, dir, "nd-stats", ND_STATS_HEADER, epoch_s, err,
+				    errlen);
+	if (n->prev == NULL) {
 		int e = errno;
-		ctl_ndstats_close(n);
+		free(n);
 		errno = e;
 		return NULL;
 	}
@@ -80,23 +76,23 @@ void ctl_ndstats_rows(struct ctl_ndstats *n, emu_ps_t now, emu_ps_t last)
 {
 	if (n == NULL)
 		return;
-	for (uint32_t i = 0; i < n->n_nics; i++) {
+	for (uint32_t i = 0; i < n->w.n_nics; i++) {
 		nd_row(n, i, now, last);
-		memcpy(n->prev[i], nic_counters(n->nics[i]), sizeof(n->prev[i]));
+		memcpy(n->prev[i], nic_counters(n->w.nics[i]), sizeof(n->prev[i]));
 	}
 }
 
 struct rec_csv *ctl_ndstats_csv(const struct ctl_ndstats *n)
 {
-	return n != NULL ? n->csv : NULL;
+	return n != NULL ? n->w.csv : NULL;
 }
 
 int ctl_ndstats_close(struct ctl_ndstats *n)
 {
 	if (n == NULL)
 		return 0;
-	int rc = rec_csv_close(n->csv);
-	free(n->prev);
+	int rc = ctl_rec_nics_close(&n->w, n->prev);
+
 	free(n);
-	return rc < 0 ? -EIO : 0;
+	return rc;
 }

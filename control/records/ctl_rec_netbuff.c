@@ -14,10 +14,8 @@
 #define NB_POOLS (2 * NIC_TC_COUNT)
 
 struct ctl_netbuff {
+	struct ctl_rec_nics w;        /* the NICs and the file */
 	const char *job_id;              /* the simulation name */
-	struct nic *const *nics;
-	uint32_t n_nics;
-	struct rec_csv *csv;
 	struct nic_pool_stats (*prev)[NB_POOLS]; /* per NIC and pool: its stats at the previous rows */
 };
 
@@ -26,19 +24,17 @@ struct ctl_netbuff *ctl_netbuff_open(const struct ctl_config *cfg, struct nic *c
 {
 	struct ctl_netbuff *b = calloc(1, sizeof(*b));
 
-	if (b == NULL || (b->prev = calloc(cfg->n_hosts ? cfg->n_hosts : 1, sizeof(*b->prev))) == NULL) {
-		free(b);
-		snprintf(err, errlen, "out of memory opening the records");
+	if (b == NULL) {
+		snprintf(err, errlen, "out of memory opening the net-buff-stats record");
 		errno = ENOMEM;
 		return NULL;
 	}
 	b->job_id = cfg->sim.simulation_name;
-	b->nics = nics;
-	b->n_nics = cfg->n_hosts;
-	b->csv = ctl_rec_csv_open(cfg, dir, "net-buff-stats", NB_HEADER, epoch_s, err, errlen);
-	if (b->csv == NULL) {
+	b->prev = ctl_rec_nics_open(&b->w, sizeof(*b->prev), cfg, nics, dir, "net-buff-stats", NB_HEADER, epoch_s, err,
+				    errlen);
+	if (b->prev == NULL) {
 		int e = errno;
-		ctl_netbuff_close(b);
+		free(b);
 		errno = e;
 		return NULL;
 	}
@@ -49,11 +45,11 @@ struct ctl_netbuff *ctl_netbuff_open(const struct ctl_config *cfg, struct nic *c
 static void nb_row(struct ctl_netbuff *b, struct nic *nic, bool tx, uint32_t tc, const struct nic_pool_stats *s,
 		   const struct nic_pool_stats *prev, emu_ps_t now, emu_ps_t dt)
 {
-	FILE *f = rec_csv_file(b->csv);
+	FILE *f = rec_csv_file(b->w.csv);
 	uint64_t denq = s->enq_bytes - prev->enq_bytes, ddeq = s->deq_bytes - prev->deq_bytes;
 
 	fprintf(f, "%s,", b->job_id);
-	ctl_rec_row_head(b->csv, now);
+	ctl_rec_row_head(b->w.csv, now);
 	fprintf(f, ",%s,%u,%s_TC%u_BUFFER,%u,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,", nic_name(nic),
 		nic_fep_id(nic), tx ? "TX" : "RX", tc, tc, (unsigned long long)s->occupancy,
 		(unsigned long long)s->max_occupancy, (unsigned long long)s->size, (unsigned long long)s->num_enq,
@@ -72,8 +68,8 @@ void ctl_netbuff_rows(struct ctl_netbuff *b, emu_ps_t now, emu_ps_t last)
 {
 	if (b == NULL)
 		return;
-	for (uint32_t i = 0; i < b->n_nics; i++) {
-		struct nic *nic = b->nics[i];
+	for (uint32_t i = 0; i < b->w.n_nics; i++) {
+		struct nic *nic = b->w.nics[i];
 
 		/* receive pools before transmit pools, each in class order; a class without a pool has no row */
 		for (int k = 0; k < NB_POOLS; k++) {
@@ -95,9 +91,8 @@ int ctl_netbuff_close(struct ctl_netbuff *b)
 {
 	if (b == NULL)
 		return 0;
-	int rc = rec_csv_close(b->csv) < 0 ? -EIO : 0;
+	int rc = ctl_rec_nics_close(&b->w, b->prev);
 
-	free(b->prev);
 	free(b);
 	return rc;
 }

@@ -15,10 +15,8 @@
 	"percent_util"
 
 struct ctl_pcie {
+	struct ctl_rec_nics w;        /* the NICs and the file */
 	const struct nic_pcie_params *side_params[2]; /* NICSide, HostSide: every NIC has the nic section's */
-	struct nic *const *nics;
-	uint32_t n_nics;
-	struct rec_csv *csv;
 	struct nic_pcie_stats *prev;  /* per NIC: its counters at the previous rows */
 };
 
@@ -27,20 +25,18 @@ struct ctl_pcie *ctl_pcie_open(const struct ctl_config *cfg, struct nic *const *
 {
 	struct ctl_pcie *p = calloc(1, sizeof(*p));
 
-	if (p == NULL || (p->prev = calloc(cfg->n_hosts ? cfg->n_hosts : 1, sizeof(*p->prev))) == NULL) {
-		free(p);
-		snprintf(err, errlen, "out of memory opening the records");
+	if (p == NULL) {
+		snprintf(err, errlen, "out of memory opening the pcie-stats record");
 		errno = ENOMEM;
 		return NULL;
 	}
 	p->side_params[0] = &cfg->nic.pcie_nic;
 	p->side_params[1] = &cfg->nic.pcie_host;
-	p->nics = nics;
-	p->n_nics = cfg->n_hosts;
-	p->csv = ctl_rec_csv_open(cfg, dir, "pcie-stats", PCIE_HEADER, epoch_s, err, errlen);
-	if (p->csv == NULL) {
+	p->prev = ctl_rec_nics_open(&p->w, sizeof(*p->prev), cfg, nics, dir, "pcie-stats", PCIE_HEADER, epoch_s, err,
+				    errlen);
+	if (p->prev == NULL) {
 		int e = errno;
-		ctl_pcie_close(p);
+		free(p);
 		errno = e;
 		return NULL;
 	}
@@ -53,11 +49,11 @@ static void pcie_row(struct ctl_pcie *p, struct nic *nic, int side, const struct
 {
 	static const char *const side_name[2] = { "NIC", "Host" };
 	const struct nic_pcie_params *pp = p->side_params[side];
-	FILE *f = rec_csv_file(p->csv);
+	FILE *f = rec_csv_file(p->w.csv);
 	uint64_t dtlps = s->tlps[side] - prev->tlps[side], dbytes = s->bytes[side] - prev->bytes[side];
 	uint64_t dpay = s->payload_bytes[side] - prev->payload_bytes[side];
 
-	ctl_rec_row_head(p->csv, now);
+	ctl_rec_row_head(p->w.csv, now);
 	fprintf(f, ",%s,%u,%s,%u,", nic_name(nic), nic_fep_id(nic), side_name[side], pp->lane_count);
 	ctl_rec_put_quot(f, pp->lane_bps, 1, 1000000000u, 3);
 	fputc(',', f);
@@ -77,12 +73,12 @@ void ctl_pcie_rows(struct ctl_pcie *p, emu_ps_t now, emu_ps_t last)
 {
 	if (p == NULL)
 		return;
-	for (uint32_t i = 0; i < p->n_nics; i++) {
+	for (uint32_t i = 0; i < p->w.n_nics; i++) {
 		struct nic_pcie_stats s;
 
-		nic_pcie_stats(p->nics[i], &s, now);
+		nic_pcie_stats(p->w.nics[i], &s, now);
 		for (int side = 0; side < 2; side++)
-			pcie_row(p, p->nics[i], side, &s, &p->prev[i], now, now - last);
+			pcie_row(p, p->w.nics[i], side, &s, &p->prev[i], now, now - last);
 		p->prev[i] = s;
 	}
 }
@@ -91,9 +87,8 @@ int ctl_pcie_close(struct ctl_pcie *p)
 {
 	if (p == NULL)
 		return 0;
-	int rc = rec_csv_close(p->csv) < 0 ? -EIO : 0;
+	int rc = ctl_rec_nics_close(&p->w, p->prev);
 
-	free(p->prev);
 	free(p);
 	return rc;
 }

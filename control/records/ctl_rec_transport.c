@@ -123,9 +123,7 @@ static void ts_header(char *buf, size_t len)
 }
 
 struct ctl_transport {
-	struct nic *const *nics;
-	uint32_t n_nics;
-	struct rec_csv *csv;
+	struct ctl_rec_nics w;        /* the NICs and the file */
 	uint64_t (*prev)[NIC_C_COUNT]; /* per NIC: its counters at the previous rows */
 };
 
@@ -164,15 +162,15 @@ static void put_sample(FILE *f, const struct ts_sample *ts, const struct nic_sam
 
 static void ts_row(struct ctl_transport *rc, uint32_t i, emu_ps_t now)
 {
-	struct nic *nic = rc->nics[i];
-	FILE *f = rec_csv_file(rc->csv);
+	struct nic *nic = rc->w.nics[i];
+	FILE *f = rec_csv_file(rc->w.csv);
 	const uint64_t *c = nic_counters(nic);
 	struct nic_sample cum[NIC_S_COUNT], ivl[NIC_S_COUNT];
 	struct nic_gauges g;
 
 	nic_samples(nic, cum, ivl);
 	nic_gauges(nic, &g);
-	ctl_rec_row_head(rc->csv, now);
+	ctl_rec_row_head(rc->w.csv, now);
 	fprintf(f, ",%s,%u", nic_name(nic), nic_fep_id(nic));
 	for (size_t k = 0; k < TS_N_COUNTERS; k++) {
 		const struct ts_counter *tc = &ts_counters[k];
@@ -200,19 +198,17 @@ struct ctl_transport *ctl_transport_open(const struct ctl_config *cfg, struct ni
 	struct ctl_transport *t = calloc(1, sizeof(*t));
 	char header[4096];
 
-	if (t == NULL || (t->prev = calloc(cfg->n_hosts ? cfg->n_hosts : 1, sizeof(*t->prev))) == NULL) {
-		free(t);
-		snprintf(err, errlen, "out of memory opening the records");
+	if (t == NULL) {
+		snprintf(err, errlen, "out of memory opening the uet-transport-stats record");
 		errno = ENOMEM;
 		return NULL;
 	}
-	t->nics = nics;
-	t->n_nics = cfg->n_hosts;
 	ts_header(header, sizeof(header));
-	t->csv = ctl_rec_csv_open(cfg, dir, "uet-transport-stats", header, epoch_s, err, errlen);
-	if (t->csv == NULL) {
+	t->prev = ctl_rec_nics_open(&t->w, sizeof(*t->prev), cfg, nics, dir, "uet-transport-stats", header, epoch_s, err,
+				    errlen);
+	if (t->prev == NULL) {
 		int e = errno;
-		ctl_transport_close(t);
+		free(t);
 		errno = e;
 		return NULL;
 	}
@@ -223,10 +219,10 @@ void ctl_transport_rows(struct ctl_transport *t, emu_ps_t now)
 {
 	if (t == NULL)
 		return;
-	for (uint32_t i = 0; i < t->n_nics; i++) {
+	for (uint32_t i = 0; i < t->w.n_nics; i++) {
 		ts_row(t, i, now);
-		nic_interval_reset(t->nics[i]);
-		memcpy(t->prev[i], nic_counters(t->nics[i]), sizeof(t->prev[i]));
+		nic_interval_reset(t->w.nics[i]);
+		memcpy(t->prev[i], nic_counters(t->w.nics[i]), sizeof(t->prev[i]));
 	}
 }
 
@@ -234,8 +230,8 @@ int ctl_transport_close(struct ctl_transport *t)
 {
 	if (t == NULL)
 		return 0;
-	int rc = rec_csv_close(t->csv);
-	free(t->prev);
+	int rc = ctl_rec_nics_close(&t->w, t->prev);
+
 	free(t);
-	return rc < 0 ? -EIO : 0;
+	return rc;
 }
