@@ -207,10 +207,17 @@ static void print_errors(const char *err)
 	}
 }
 
-static int need_config(struct cli *c)
+/* Load CONFIG with the --set overrides into @p cfg. Returns -1 when loaded, else the exit status (errors printed). */
+static int load(struct cli *c, struct ctl_config *cfg)
 {
+	char err[8192];
+
 	if (c->config == NULL)
 		return usage_error(find_cmd(c->cmd), "missing CONFIG%s", "");
+	if (ctl_config_load(cfg, c->config, c->sets, c->n_sets, err, sizeof(err)) < 0) {
+		print_errors(err);
+		return CTL_EXIT_ERROR;
+	}
 	return -1;
 }
 
@@ -218,14 +225,10 @@ static int cmd_validate(struct cli *c)
 {
 	struct ctl_config cfg;
 	char err[8192];
-	int rc = need_config(c);
+	int rc = load(c, &cfg);
 
 	if (rc >= 0)
 		return rc;
-	if (ctl_config_load(&cfg, c->config, c->sets, c->n_sets, err, sizeof(err)) < 0) {
-		print_errors(err);
-		return CTL_EXIT_ERROR;
-	}
 	rc = ctl_run_check(&cfg, c->run.mode, err, sizeof(err));
 	if (rc < 0) {
 		print_errors(err);
@@ -244,14 +247,10 @@ static int cmd_run(struct cli *c)
 	struct ctl_config cfg;
 	enum ctl_stop stop = CTL_STOP_COMPLETED;
 	char err[8192];
-	int rc = need_config(c);
+	int rc = load(c, &cfg);
 
 	if (rc >= 0)
 		return rc;
-	if (ctl_config_load(&cfg, c->config, c->sets, c->n_sets, err, sizeof(err)) < 0) {
-		print_errors(err);
-		return CTL_EXIT_ERROR;
-	}
 	rc = ctl_run(&cfg, &c->run, &stop, err, sizeof(err));
 	ctl_config_free(&cfg);
 	if (rc < 0) {

@@ -150,7 +150,7 @@ static int walk(struct ctl_ctx *c, const struct ctl_ynode *map, const char **pre
 	int failed = 0;
 
 	/* Report each bad attribute and go on to the next, as ctl_walk_map() does. */
-	for (uint32_t i = 0; i < map->n && c->n_errs < CTL_ERRS_MAX; i++) {
+	for (uint32_t i = 0; i < map->n; i++) {
 		const struct ctl_ynode *k = map->key[i];
 		int row = row_find(t, prefix, depth, k->text);
 		size_t old = ctl_push(c, k->text);
@@ -165,10 +165,8 @@ static int walk(struct ctl_ctx *c, const struct ctl_ynode *map, const char **pre
 			rc = walk(c, map->val[i], prefix, depth + 1, t, params);
 		}
 		ctl_pop(c, old);
-		if (rc == -ENOMEM)
-			return rc;
-		if (rc != 0 && failed == 0)
-			failed = rc;
+		if (ctl_child_done(c, rc, &failed))
+			break;
 	}
 	return failed;
 }

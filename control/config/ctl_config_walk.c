@@ -123,7 +123,7 @@ int ctl_walk_map(struct ctl_ctx *c, const struct ctl_ynode *map, const struct ct
 	 * CTL_ERRS_MAX); only running out of memory stops it at once. */
 	int failed = 0;
 
-	for (uint32_t i = 0; map->type == CTL_Y_MAP && i < map->n && c->n_errs < CTL_ERRS_MAX; i++) {
+	for (uint32_t i = 0; map->type == CTL_Y_MAP && i < map->n; i++) {
 		const struct ctl_ynode *k = map->key[i];
 		size_t old = ctl_push(c, k->text), j;
 		int rc = 0;
@@ -135,13 +135,18 @@ int ctl_walk_map(struct ctl_ctx *c, const struct ctl_ynode *map, const struct ct
 		else if (keys[j].fn != NULL)
 			rc = keys[j].fn(c, map->val[i], obj);
 		ctl_pop(c, old);
-		if (rc == -ENOMEM)
-			return rc;
-		if (rc != 0 && failed == 0)
-			failed = rc;
+		if (ctl_child_done(c, rc, &failed))
+			return failed;
 	}
 	int rc = walk_required(c, map, keys, n, example);
 	return failed != 0 ? failed : rc;
+}
+
+bool ctl_child_done(struct ctl_ctx *c, int rc, int *failed)
+{
+	if (rc != 0 && (*failed == 0 || rc == -ENOMEM))
+		*failed = rc;
+	return rc == -ENOMEM || c->n_errs >= CTL_ERRS_MAX;
 }
 
 uint32_t ctl_seq_len(const struct ctl_ynode *seq)
@@ -157,15 +162,13 @@ int ctl_walk_seq(struct ctl_ctx *c, const struct ctl_ynode *seq, ctl_item_fn fn,
 		return ctl_err(c, seq, "expected a list, not %s; %s", kind_of(seq), example);
 	int failed = 0;
 
-	for (uint32_t i = 0; i < seq->n && c->n_errs < CTL_ERRS_MAX; i++) {
+	for (uint32_t i = 0; i < seq->n; i++) {
 		size_t old = ctl_push_idx(c, i);
 		int rc = fn(c, seq->val[i], i, obj);
 
 		ctl_pop(c, old);
-		if (rc == -ENOMEM)
-			return rc;
-		if (rc != 0 && failed == 0)
-			failed = rc;
+		if (ctl_child_done(c, rc, &failed))
+			break;
 	}
 	return failed;
 }

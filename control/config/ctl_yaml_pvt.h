@@ -75,6 +75,12 @@ size_t ctl_push_idx(struct ctl_ctx *c, uint32_t idx);
 /** Restore the path to @p len. */
 void ctl_pop(struct ctl_ctx *c, size_t len);
 
+/**
+ * A walk's bookkeeping after one child: keep the first error in *@p failed and go on to the next sibling, so one
+ * pass reports every error. Returns true when the walk must stop now (out of memory, or CTL_ERRS_MAX errors).
+ */
+bool ctl_child_done(struct ctl_ctx *c, int rc, int *failed);
+
 /* ctl_config_walk.c: schema helpers. */
 
 /** Handler of one key: @p v is its value, @p obj what the walk fills. Returns 0 or -errno (message written). */
