@@ -19,13 +19,14 @@ struct rec_csv *ctl_rec_csv_open(const struct ctl_config *cfg, const char *dir, 
 	return r;
 }
 
-void *ctl_rec_nics_open(struct ctl_rec_nics *w, size_t prev_size, const struct ctl_config *cfg,
-			struct nic *const *nics, const char *dir, const char *record, const char *header,
-			int64_t epoch_s, char *err, size_t errlen)
+void *ctl_rec_nics_new(size_t size, size_t prev_size, const struct ctl_config *cfg, struct nic *const *nics,
+		       const char *dir, const char *record, const char *header, int64_t epoch_s, char *err,
+		       size_t errlen)
 {
-	void *prev = calloc(cfg->n_hosts ? cfg->n_hosts : 1, prev_size);
+	struct ctl_rec_nics *w = calloc(1, size);
 
-	if (prev == NULL) {
+	if (w == NULL || (w->prev = calloc(cfg->n_hosts ? cfg->n_hosts : 1, prev_size)) == NULL) {
+		free(w);
 		snprintf(err, errlen, "out of memory opening the %s record", record);
 		errno = ENOMEM;
 		return NULL;
@@ -35,19 +36,21 @@ void *ctl_rec_nics_open(struct ctl_rec_nics *w, size_t prev_size, const struct c
 	w->csv = ctl_rec_csv_open(cfg, dir, record, header, epoch_s, err, errlen);
 	if (w->csv == NULL) {
 		int e = errno;
-		free(prev);
+		ctl_rec_nics_free(w);
 		errno = e;
 		return NULL;
 	}
-	return prev;
+	return w;
 }
 
-int ctl_rec_nics_close(struct ctl_rec_nics *w, void *prev)
+int ctl_rec_nics_free(struct ctl_rec_nics *w)
 {
+	if (w == NULL)
+		return 0;
 	int rc = rec_csv_close(w->csv) < 0 ? -EIO : 0;
 
-	w->csv = NULL;
-	free(prev);
+	free(w->prev);
+	free(w);
 	return rc;
 }
 

@@ -21,26 +21,29 @@ struct rec_csv *ctl_rec_csv_open(const struct ctl_config *cfg, const char *dir, 
 				 const char *header, int64_t epoch_s, char *err, size_t errlen);
 
 /*
- * What every per-NIC periodic record keeps: the NICs, its file and, per NIC, what its previous rows saw (the
- * writer's own type). Writers embed it (so it is not opaque) and open and close it with the two calls below.
+ * What every per-NIC periodic record keeps: the NICs, its file and, per NIC, what its previous rows saw (of the
+ * writer's own type). A writer's struct has it as its FIRST member (so it is not opaque, and a pointer to the
+ * writer is a pointer to it); ctl_rec_nics_new() and ctl_rec_nics_free() make and free the whole writer.
  */
 struct ctl_rec_nics {
 	struct nic *const *nics;     /* cfg->n_hosts of them, index = FEP id; they outlive the record */
 	uint32_t n_nics;
 	struct rec_csv *csv;
+	void *prev;                  /* n_nics entries of the writer's prev_size bytes, zeroed at the start */
 };
 
 /**
- * Open record @p record (ctl_rec_csv_open()) for the NICs @p nics of @p cfg into @p w, and allocate a zeroed
- * array of cfg->n_hosts entries of @p prev_size bytes for the previous rows. Returns that array, or NULL with
- * errno set and a message in @p err (nothing is left open or allocated).
+ * Allocate a zeroed writer of @p size bytes whose first member is a struct ctl_rec_nics, open its record
+ * @p record (ctl_rec_csv_open()) for the NICs @p nics of @p cfg, and give it cfg->n_hosts zeroed entries of
+ * @p prev_size bytes in prev. Returns the writer, or NULL with errno set and a message in @p err (nothing is left
+ * open or allocated).
  */
-void *ctl_rec_nics_open(struct ctl_rec_nics *w, size_t prev_size, const struct ctl_config *cfg,
-			struct nic *const *nics, const char *dir, const char *record, const char *header,
-			int64_t epoch_s, char *err, size_t errlen);
+void *ctl_rec_nics_new(size_t size, size_t prev_size, const struct ctl_config *cfg, struct nic *const *nics,
+		       const char *dir, const char *record, const char *header, int64_t epoch_s, char *err,
+		       size_t errlen);
 
-/** Flush and close @p w's file and free @p prev (both may be NULL). Returns 0 or -EIO. */
-int ctl_rec_nics_close(struct ctl_rec_nics *w, void *prev);
+/** Flush and close the writer @p w's file and free its prev and the writer itself. Accepts NULL. 0 or -EIO. */
+int ctl_rec_nics_free(struct ctl_rec_nics *w);
 
 /**
  * Start a row of @p csv at sim time @p now with the two columns every record opens with, time_utc and

@@ -19,7 +19,7 @@
 #define EP_DATA_TC 0
 
 struct ctl_pfcstats {
-	struct ctl_rec_nics w;        /* the NICs and the file */
+	struct ctl_rec_nics w;        /* first: the NICs, the file, prev (the same array as the typed prev) */
 	const char *job_id;              /* the simulation name */
 	const struct ctl_swrec *sr;      /* the switches, or NULL */
 	emu_ps_t (*prev)[NIC_TC_COUNT];  /* per NIC and class: paused time at the previous rows */
@@ -29,23 +29,14 @@ struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, struct nic 
 				       const struct ctl_swrec *sr, const char *dir, int64_t epoch_s, char *err,
 				       size_t errlen)
 {
-	struct ctl_pfcstats *p = calloc(1, sizeof(*p));
+	struct ctl_pfcstats *p = ctl_rec_nics_new(sizeof(*p), sizeof(*p->prev), cfg, nics, dir,
+						  "ecn-pfc-stats", EP_HEADER, epoch_s, err, errlen);
 
-	if (p == NULL) {
-		snprintf(err, errlen, "out of memory opening the ecn-pfc-stats record");
-		errno = ENOMEM;
+	if (p == NULL)
 		return NULL;
-	}
+	p->prev = p->w.prev;
 	p->job_id = cfg->sim.simulation_name;
 	p->sr = sr;
-	p->prev = ctl_rec_nics_open(&p->w, sizeof(*p->prev), cfg, nics, dir, "ecn-pfc-stats", EP_HEADER, epoch_s, err,
-				    errlen);
-	if (p->prev == NULL) {
-		int e = errno;
-		free(p);
-		errno = e;
-		return NULL;
-	}
 	return p;
 }
 
@@ -151,10 +142,5 @@ void ctl_pfcstats_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
 
 int ctl_pfcstats_close(struct ctl_pfcstats *p)
 {
-	if (p == NULL)
-		return 0;
-	int rc = ctl_rec_nics_close(&p->w, p->prev);
-
-	free(p);
-	return rc;
+	return ctl_rec_nics_free(p != NULL ? &p->w : NULL);
 }

@@ -14,7 +14,7 @@
 #define ND_NAME "ScalaUETNicNetDevice"
 
 struct ctl_ndstats {
-	struct ctl_rec_nics w;        /* the NICs and the file */
+	struct ctl_rec_nics w;        /* first: the NICs, the file, prev (the same array as the typed prev) */
 	uint64_t (*prev)[NIC_C_COUNT]; /* per NIC: its counters at the previous rows */
 };
 
@@ -54,21 +54,12 @@ static void nd_row(struct ctl_ndstats *rc, uint32_t i, emu_ps_t now, emu_ps_t la
 struct ctl_ndstats *ctl_ndstats_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
 				     int64_t epoch_s, char *err, size_t errlen)
 {
-	struct ctl_ndstats *n = calloc(1, sizeof(*n));
+	struct ctl_ndstats *n = ctl_rec_nics_new(sizeof(*n), sizeof(*n->prev), cfg, nics, dir,
+						 "nd-stats", ND_STATS_HEADER, epoch_s, err, errlen);
 
-	if (n == NULL) {
-		snprintf(err, errlen, "out of memory opening the nd-stats record");
-		errno = ENOMEM;
+	if (n == NULL)
 		return NULL;
-	}
-	n->prev = ctl_rec_nics_open(&n->w, sizeof(*n->prev), cfg, nics, dir, "nd-stats", ND_STATS_HEADER, epoch_s, err,
-				    errlen);
-	if (n->prev == NULL) {
-		int e = errno;
-		free(n);
-		errno = e;
-		return NULL;
-	}
+	n->prev = n->w.prev;
 	return n;
 }
 
@@ -89,10 +80,5 @@ struct rec_csv *ctl_ndstats_csv(const struct ctl_ndstats *n)
 
 int ctl_ndstats_close(struct ctl_ndstats *n)
 {
-	if (n == NULL)
-		return 0;
-	int rc = ctl_rec_nics_close(&n->w, n->prev);
-
-	free(n);
-	return rc;
+	return ctl_rec_nics_free(n != NULL ? &n->w : NULL);
 }

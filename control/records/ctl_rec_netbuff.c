@@ -14,7 +14,7 @@
 #define NB_POOLS (2 * NIC_TC_COUNT)
 
 struct ctl_netbuff {
-	struct ctl_rec_nics w;        /* the NICs and the file */
+	struct ctl_rec_nics w;        /* first: the NICs, the file, prev (the same array as the typed prev) */
 	const char *job_id;              /* the simulation name */
 	struct nic_pool_stats (*prev)[NB_POOLS]; /* per NIC and pool: its stats at the previous rows */
 };
@@ -22,22 +22,13 @@ struct ctl_netbuff {
 struct ctl_netbuff *ctl_netbuff_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
 				     int64_t epoch_s, char *err, size_t errlen)
 {
-	struct ctl_netbuff *b = calloc(1, sizeof(*b));
+	struct ctl_netbuff *b = ctl_rec_nics_new(sizeof(*b), sizeof(*b->prev), cfg, nics, dir,
+						 "net-buff-stats", NB_HEADER, epoch_s, err, errlen);
 
-	if (b == NULL) {
-		snprintf(err, errlen, "out of memory opening the net-buff-stats record");
-		errno = ENOMEM;
+	if (b == NULL)
 		return NULL;
-	}
+	b->prev = b->w.prev;
 	b->job_id = cfg->sim.simulation_name;
-	b->prev = ctl_rec_nics_open(&b->w, sizeof(*b->prev), cfg, nics, dir, "net-buff-stats", NB_HEADER, epoch_s, err,
-				    errlen);
-	if (b->prev == NULL) {
-		int e = errno;
-		free(b);
-		errno = e;
-		return NULL;
-	}
 	return b;
 }
 
@@ -89,10 +80,5 @@ void ctl_netbuff_rows(struct ctl_netbuff *b, emu_ps_t now, emu_ps_t last)
 
 int ctl_netbuff_close(struct ctl_netbuff *b)
 {
-	if (b == NULL)
-		return 0;
-	int rc = ctl_rec_nics_close(&b->w, b->prev);
-
-	free(b);
-	return rc;
+	return ctl_rec_nics_free(b != NULL ? &b->w : NULL);
 }

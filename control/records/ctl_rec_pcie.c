@@ -15,7 +15,7 @@
 	"percent_util"
 
 struct ctl_pcie {
-	struct ctl_rec_nics w;        /* the NICs and the file */
+	struct ctl_rec_nics w;        /* first: the NICs, the file, prev (the same array as the typed prev) */
 	const struct nic_pcie_params *side_params[2]; /* NICSide, HostSide: every NIC has the nic section's */
 	struct nic_pcie_stats *prev;  /* per NIC: its counters at the previous rows */
 };
@@ -23,23 +23,14 @@ struct ctl_pcie {
 struct ctl_pcie *ctl_pcie_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
 			       int64_t epoch_s, char *err, size_t errlen)
 {
-	struct ctl_pcie *p = calloc(1, sizeof(*p));
+	struct ctl_pcie *p = ctl_rec_nics_new(sizeof(*p), sizeof(*p->prev), cfg, nics, dir,
+					      "pcie-stats", PCIE_HEADER, epoch_s, err, errlen);
 
-	if (p == NULL) {
-		snprintf(err, errlen, "out of memory opening the pcie-stats record");
-		errno = ENOMEM;
+	if (p == NULL)
 		return NULL;
-	}
+	p->prev = p->w.prev;
 	p->side_params[0] = &cfg->nic.pcie_nic;
 	p->side_params[1] = &cfg->nic.pcie_host;
-	p->prev = ctl_rec_nics_open(&p->w, sizeof(*p->prev), cfg, nics, dir, "pcie-stats", PCIE_HEADER, epoch_s, err,
-				    errlen);
-	if (p->prev == NULL) {
-		int e = errno;
-		free(p);
-		errno = e;
-		return NULL;
-	}
 	return p;
 }
 
@@ -85,10 +76,5 @@ void ctl_pcie_rows(struct ctl_pcie *p, emu_ps_t now, emu_ps_t last)
 
 int ctl_pcie_close(struct ctl_pcie *p)
 {
-	if (p == NULL)
-		return 0;
-	int rc = ctl_rec_nics_close(&p->w, p->prev);
-
-	free(p);
-	return rc;
+	return ctl_rec_nics_free(p != NULL ? &p->w : NULL);
 }

@@ -123,7 +123,7 @@ static void ts_header(char *buf, size_t len)
 }
 
 struct ctl_transport {
-	struct ctl_rec_nics w;        /* the NICs and the file */
+	struct ctl_rec_nics w;        /* first: the NICs, the file, prev (the same array as the typed prev) */
 	uint64_t (*prev)[NIC_C_COUNT]; /* per NIC: its counters at the previous rows */
 };
 
@@ -195,23 +195,15 @@ static void ts_row(struct ctl_transport *rc, uint32_t i, emu_ps_t now)
 struct ctl_transport *ctl_transport_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
 					 int64_t epoch_s, char *err, size_t errlen)
 {
-	struct ctl_transport *t = calloc(1, sizeof(*t));
 	char header[4096];
 
-	if (t == NULL) {
-		snprintf(err, errlen, "out of memory opening the uet-transport-stats record");
-		errno = ENOMEM;
-		return NULL;
-	}
 	ts_header(header, sizeof(header));
-	t->prev = ctl_rec_nics_open(&t->w, sizeof(*t->prev), cfg, nics, dir, "uet-transport-stats", header, epoch_s, err,
-				    errlen);
-	if (t->prev == NULL) {
-		int e = errno;
-		free(t);
-		errno = e;
+	struct ctl_transport *t = ctl_rec_nics_new(sizeof(*t), sizeof(*t->prev), cfg, nics, dir,
+						   "uet-transport-stats", header, epoch_s, err, errlen);
+
+	if (t == NULL)
 		return NULL;
-	}
+	t->prev = t->w.prev;
 	return t;
 }
 
@@ -228,10 +220,5 @@ void ctl_transport_rows(struct ctl_transport *t, emu_ps_t now)
 
 int ctl_transport_close(struct ctl_transport *t)
 {
-	if (t == NULL)
-		return 0;
-	int rc = ctl_rec_nics_close(&t->w, t->prev);
-
-	free(t);
-	return rc;
+	return ctl_rec_nics_free(t != NULL ? &t->w : NULL);
 }

@@ -1,27 +1,12 @@
 /* Partitions and links: serialization, propagation delay, taps and external sinks. */
 #include "net.h"
+#include "emu_counter.h"
 
 #include <assert.h>
 #include <errno.h>
 #include <string.h>
 
-#define NET_COUNTER_NAME(n, k, s) k,
-#define NET_COUNTER_DESC(n, k, s) s,
-static const char *const net_counter_names[] = { NET_COUNTERS(NET_COUNTER_NAME) };
-static const char *const net_counter_descs[] = { NET_COUNTERS(NET_COUNTER_DESC) };
-#undef NET_COUNTER_NAME
-#undef NET_COUNTER_DESC
-_Static_assert(sizeof(net_counter_names) / sizeof(net_counter_names[0]) == NET_C_COUNT, "counter names");
-
-const char *net_counter_name(int c)
-{
-	return c >= 0 && c < NET_C_COUNT ? net_counter_names[c] : "unknown";
-}
-
-const char *net_counter_desc(int c)
-{
-	return c >= 0 && c < NET_C_COUNT ? net_counter_descs[c] : "unknown";
-}
+EMU_COUNTER_NAMES(net_counter, NET_COUNTERS, NET_C_COUNT)
 
 int net_part_init(struct net_part *np, uint32_t max_events, uint32_t max_pkts)
 {

@@ -1,32 +1,17 @@
 /* The Scala UET NIC device: creation, the network port with its egress classes, and receive dispatch. */
 #include "nic_pvt.h"
+#include "emu_counter.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define NIC_COUNTER_NAME(n, k, s) k,
-#define NIC_COUNTER_DESC(n, k, s) s,
-static const char *const nic_counter_names[] = { NIC_COUNTERS(NIC_COUNTER_NAME) };
-static const char *const nic_counter_descs[] = { NIC_COUNTERS(NIC_COUNTER_DESC) };
-#undef NIC_COUNTER_NAME
-#undef NIC_COUNTER_DESC
-_Static_assert(sizeof(nic_counter_names) / sizeof(nic_counter_names[0]) == NIC_C_COUNT, "counter names");
+EMU_COUNTER_NAMES(nic_counter, NIC_COUNTERS, NIC_C_COUNT)
 
 static const char *const nic_ev_names[NIC_EV_COUNT] = {
 	"PDC_CREATED", "WQE_CREATED", "SEND_COMPLETE", "WQE_COMPLETE", "RECV_COMPLETE", "PDC_TERMINATED",
 };
-
-const char *nic_counter_name(int c)
-{
-	return c >= 0 && c < NIC_C_COUNT ? nic_counter_names[c] : "unknown";
-}
-
-const char *nic_counter_desc(int c)
-{
-	return c >= 0 && c < NIC_C_COUNT ? nic_counter_descs[c] : "unknown";
-}
 
 const char *nic_ev_name(int ev)
 {

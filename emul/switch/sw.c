@@ -1,30 +1,15 @@
 /* The Scala Switch device: creation, ports, routes and equal-cost sets, tags, and the stats getters. */
 #include "sw_pvt.h"
+#include "emu_counter.h"
 
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define SW_COUNTER_NAME(n, k, s) k,
-#define SW_COUNTER_DESC(n, k, s) s,
-static const char *const sw_counter_names[] = { SW_COUNTERS(SW_COUNTER_NAME) };
-static const char *const sw_counter_descs[] = { SW_COUNTERS(SW_COUNTER_DESC) };
-#undef SW_COUNTER_NAME
-#undef SW_COUNTER_DESC
-_Static_assert(sizeof(sw_counter_names) / sizeof(sw_counter_names[0]) == SW_C_COUNT, "counter names");
+EMU_COUNTER_NAMES(sw_counter, SW_COUNTERS, SW_C_COUNT)
 
 #define SW_ROUTES_MIN 64 /* buckets of the route table at creation; doubled at half full (build time) */
-
-const char *sw_counter_name(int c)
-{
-	return c >= 0 && c < SW_C_COUNT ? sw_counter_names[c] : "unknown";
-}
-
-const char *sw_counter_desc(int c)
-{
-	return c >= 0 && c < SW_C_COUNT ? sw_counter_descs[c] : "unknown";
-}
 
 /* The tag pool size: see struct sw_tag in sw_pvt.h. */
 #define SW_TAGS_MAX (1u << 17)

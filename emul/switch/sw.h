@@ -24,13 +24,15 @@ struct sw;
 	X(DROP_INGRESS_POOL, "drop_ingress_pool", "drop at ingress: the pool's occupancy went over its size") \
 	X(DROP_NO_ROUTE, "drop_no_route", "drop: no route to the destination address") \
 	X(DROP_PORT_DOWN, "drop_port_down", "drop: the chosen egress port has no link") \
-	X(DROP_EGRESS_LIMIT, "drop_egress_limit", "drop at egress: over the egress queue limit or the pool's egress capacity") \
+	X(DROP_EGRESS_LIMIT, "drop_egress_limit", \
+	  "drop at egress: over the egress queue limit or the pool's egress capacity") \
 	X(DROP_TRIMMED_LIMIT, "drop_trimmed_limit", "drop at egress: a trimmed packet over its TC1 queue's bounds") \
 	X(DROP_NO_TAG, "drop_no_tag", "drop: every switch tag in use (tag pool sized too small)") \
 	X(DROP_BAD_KIND, "drop_bad_kind", "drop: a frame of a kind the switch does not forward") \
 	X(DROP_BAD_PORT, "drop_bad_port", "drop: received on a port number the switch does not have") \
 	X(TRIMS, "trims", "packets trimmed instead of dropped") \
-	X(TRIMMED_DROPS, "trimmed_drops", "trimmed packets dropped, whatever the reason (each also counted under its drop reason)") \
+	X(TRIMMED_DROPS, "trimmed_drops", \
+	  "trimmed packets dropped, whatever the reason (each also counted under its drop reason)") \
 	X(ECN_MARKS, "ecn_marks", "packets marked CE as their transmission started") \
 	X(PFC_PAUSES_SENT, "pfc_pauses_sent", "PFC pause frames sent (refreshes included), one per class") \
 	X(PFC_RESUMES_SENT, "pfc_resumes_sent", "PFC resume frames sent, one per class") \
