@@ -516,8 +516,11 @@ void ctl_rdma_json(struct ctl_rdma *rd, FILE *f)
 		fprintf(f, ", \"wqes_completed\": %llu, \"goodput_gbps\": %.3f}",
 			(unsigned long long)rd->sum[i].completed, pair_gbps(rd, i));
 	}
-	fprintf(f, "%s],\n    \"wqe_latency_us\": {\"p50\": %.3f, \"p99\": %.3f, \"max\": %.3f}},\n",
-		rd->place.n_pairs ? "\n  " : "", lat_us(rd, 50), lat_us(rd, 99), lat_us(rd, 100));
+	/* the recording window the WQE latency and the goodput cover (both ends included), for plots and scripts */
+	fprintf(f, "%s],\n    \"record_window_ps\": [%llu, %llu],\n", rd->place.n_pairs ? "\n  " : "",
+		(unsigned long long)rd->tl.record_start, (unsigned long long)rd->tl.record_end);
+	fprintf(f, "    \"wqe_latency_us\": {\"p50\": %.3f, \"p99\": %.3f, \"max\": %.3f}},\n", lat_us(rd, 50),
+		lat_us(rd, 99), lat_us(rd, 100));
 }
 
 void ctl_rdma_print(struct ctl_rdma *rd, FILE *f)

@@ -131,5 +131,10 @@ for set in "" simulation.WarmUp=30us; do
 	if grep -q "WQE latency CDF: $want" "$tmp/rack-notes"; then ok "$what: $want"
 	else ko "$what: want '$want', got: $(cat "$tmp/rack-notes")"; fi
 done
+# Without --config the window comes from summary.json (rdma.record_window_ps), whatever the config's timeline.
+"$root/scripts/plot" "$tmp/rack" "$tmp/rack-png2" >/dev/null 2>"$tmp/rack-notes2" || ko "scripts/plot rack"
+want='recording window 0.050–0.250 ms (summary.json rdma.record_window_ps), .* = summary.json'
+if grep -q "WQE latency CDF: $want" "$tmp/rack-notes2"; then ok "rdma-rack without --config: $want"
+else ko "rdma-rack without --config: want '$want', got: $(cat "$tmp/rack-notes2")"; fi
 echo "test_plot: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
