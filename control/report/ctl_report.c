@@ -264,8 +264,9 @@ static void print_table(const struct ctl_report_in *r, const struct host_sum *hs
 	}
 	ctl_rdma_print(r->rdma, stdout);
 	if (r->n_msgs > 0)
-		printf("messages: %u posted, %u completed; FCT p50 %.3f us, p99 %.3f us, max %.3f us\n", r->n_posted,
-		       r->n_completed, t->fct_p50, t->fct_p99, t->fct_max);
+		printf("messages: %u posted, %u completed, %llu failed to post; FCT p50 %.3f us, p99 %.3f us, "
+		       "max %.3f us\n", r->n_posted, r->n_completed, (unsigned long long)r->post_fail, t->fct_p50,
+		       t->fct_p99, t->fct_max);
 	printf("drops %llu, trims %llu, nacks %llu, retransmits %llu, timeouts %llu, ecn_marks %llu, pfc_pauses %llu\n",
 	       (unsigned long long)t->drops, (unsigned long long)t->trims, (unsigned long long)t->nacks,
 	       (unsigned long long)t->rtx, (unsigned long long)t->rto, (unsigned long long)t->ecn,

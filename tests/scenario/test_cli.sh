@@ -69,6 +69,15 @@ check "an unknown option exits 2 ($rc)" '[ $rc -eq 2 ]'
 check "a missing CONFIG exits 2 ($rc)" '[ $rc -eq 2 ]'
 "$uetemu" frobnicate >/dev/null 2>&1; rc=$?
 check "an unknown command exits 2 ($rc)" '[ $rc -eq 2 ]'
+# more messages than PDCs at once and no duration: some never post, the run stops "stalled" with exit 4
+python3 -c "
+print('topology: {hosts: [{name: host0, ip: 10.0.0.1}, {name: host1, ip: 10.0.0.2}], links: [{name: l0, a: host0, b: host1}]}')
+print('applications:\n  - type: messages\n    list:')
+for i in range(9000): print('      - {src: host0, dst: host1, bytes: 64, start: 0}')
+" >"$tmp/many.yaml"
+out=$("$uetemu" run "$tmp/many.yaml" -o "$tmp/many" -q 2>&1); rc=$?
+check "messages never posted: exit 4 ($rc), summary stop stalled, console says how many failed" \
+	'[ $rc -eq 4 ] && grep -q "\"stop\": \"stalled\"" "$tmp/many/summary.json" && [[ "$out" == *"808 failed to post"* ]]'
 python3 - "$tmp/eq/summary.json" <<'PY' && check "summary.json: schema 1, stop completed" true || check "summary.json: schema 1, stop completed" false
 import json, sys
 s = json.load(open(sys.argv[1]))
