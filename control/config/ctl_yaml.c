@@ -49,8 +49,50 @@ void ctl_y_free(struct ctl_ynode *n)
 	}
 	free(n->key);
 	free(n->val);
+	free(n->index);
 	free(n->text);
 	free(n);
+}
+
+/* FNV-1a over the key text. */
+static uint32_t y_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s != '\0'; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+/* Put entry @p i of map @p n into its key index (which has room). */
+static void y_index_put(struct ctl_ynode *n, uint32_t i)
+{
+	uint32_t mask = n->index_cap - 1, at = y_hash(n->key[i]->text) & mask;
+
+	while (n->index[at] != 0)
+		at = (at + 1) & mask;
+	n->index[at] = i + 1;
+}
+
+/* Make room in map @p n's key index for one more key: grown to 4 x n, keys put again. 0 or -ENOMEM. */
+static int y_index_grow(struct ctl_ynode *n)
+{
+	if (2 * (n->n + 1) <= n->index_cap)
+		return 0;
+	uint32_t cap = n->index_cap ? n->index_cap * 2 : 16;
+
+	while (cap < 4 * (n->n + 1))
+		cap *= 2;
+	uint32_t *index = calloc(cap, sizeof(*index));
+
+	if (index == NULL)
+		return -ENOMEM;
+	free(n->index);
+	n->index = index;
+	n->index_cap = cap;
+	for (uint32_t i = 0; i < n->n; i++)
+		y_index_put(n, i);
+	return 0;
 }
 
 /* Append @p v (and key @p k for a map) to @p n. On failure the caller still owns @p k and @p v. */
@@ -72,19 +114,28 @@ static int y_append(struct ctl_ynode *n, struct ctl_ynode *k, struct ctl_ynode *
 		}
 		n->cap = cap;
 	}
-	if (n->type == CTL_Y_MAP)
+	if (n->type == CTL_Y_MAP) {
+		if (y_index_grow(n) != 0)
+			return -ENOMEM;
 		n->key[n->n] = k;
+		y_index_put(n, n->n);
+	}
 	n->val[n->n++] = v;
 	return 0;
 }
 
 static int y_find(const struct ctl_ynode *map, const char *key)
 {
-	if (map == NULL || map->type != CTL_Y_MAP)
+	if (map == NULL || map->type != CTL_Y_MAP || map->index_cap == 0)
 		return -1;
-	for (uint32_t i = 0; i < map->n; i++)
+	uint32_t mask = map->index_cap - 1;
+
+	for (uint32_t at = y_hash(key) & mask; map->index[at] != 0; at = (at + 1) & mask) {
+		uint32_t i = map->index[at] - 1;
+
 		if (strcmp(map->key[i]->text, key) == 0)
 			return (int)i;
+	}
 	return -1;
 }
 

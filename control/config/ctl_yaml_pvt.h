@@ -24,6 +24,9 @@ struct ctl_ynode {
 	struct ctl_ynode **key;   /* map: key[i] is a scalar, val[i] its value */
 	struct ctl_ynode **val;   /* map values, sequence items */
 	uint32_t n, cap;
+	uint32_t *index;          /* map: open-addressing hash of the keys (entry + 1, 0 = empty), so looking a key
+	                           * up, and refusing a duplicate, costs O(1) however many keys the map has */
+	uint32_t index_cap;       /* a power of two, at least twice n; 0 before the first key */
 };
 
 /** The loader's context: where errors go and the key path of the node being checked. */
