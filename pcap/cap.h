@@ -16,7 +16,8 @@ struct cap_pcap;
  */
 struct cap_pcap *cap_pcap_open(const char *path);
 
-/** Flush and close; returns 0 or -EIO if anything failed to reach the file. Accepts NULL. */
+/** Flush and close. Accepts NULL. Returns 0, or -errno of the first write that failed (-ENOSPC on a full disk);
+ *  the file is then cut after its last whole record, so it stays readable. */
 int cap_pcap_close(struct cap_pcap *c);
 
 /**

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define CAP_MAGIC_NS 0xa1b23c4du
 #define CAP_LINKTYPE_ETHERNET 1u
@@ -70,23 +71,50 @@ static int cap_pcap_write(struct cap_pcap *c, emu_ps_t ts, const uint8_t *frame,
 	put32(h + 8, caplen);
 	put32(h + 12, (uint32_t)len);
 	if (fwrite(h, sizeof(h), 1, c->f) != 1 || fwrite(frame, caplen, 1, c->f) != 1) {
-		c->err = EIO;
-		return -EIO;
+		if (c->err == 0)
+			c->err = errno ? errno : EIO;
+		return -c->err;
 	}
 	return 0;
+}
+
+/* Cut the capture in @p fd after its last whole record, so a write that failed half-way leaves a readable file. */
+static void cut_whole(int fd)
+{
+	off_t end = lseek(fd, 0, SEEK_END), at = 24, next;
+	uint8_t h[16];
+
+	while (at + 16 <= end && pread(fd, h, sizeof(h), at) == (ssize_t)sizeof(h)) {
+		uint32_t caplen = (uint32_t)h[8] | (uint32_t)h[9] << 8 | (uint32_t)h[10] << 16 | (uint32_t)h[11] << 24;
+
+		next = at + 16 + (off_t)caplen;
+		if (next > end)
+			break;
+		at = next;
+	}
+	if (at > end)
+		at = end < 24 ? 0 : 24;
+	if (ftruncate(fd, at) != 0)
+		return; /* the file stays as it is: the close reports the first error anyway */
 }
 
 int cap_pcap_close(struct cap_pcap *c)
 {
 	if (c == NULL)
 		return 0;
-	int rc = c->err ? -EIO : 0;
+	int e = c->err;
 
-	if (fclose(c->f) != 0)
-		rc = -EIO;
+	if (fflush(c->f) != 0 && e == 0)
+		e = errno;
+	if (e == 0 && ferror(c->f))
+		e = EIO;
+	if (e != 0)
+		cut_whole(fileno(c->f));
+	if (fclose(c->f) != 0 && e == 0)
+		e = errno;
 	free(c->iobuf);
 	free(c);
-	return rc;
+	return -e;
 }
 
 void cap_tap(void *arg, uint32_t dir, const struct wire_pkt *pkt, emu_ps_t now)

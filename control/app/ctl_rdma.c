@@ -77,8 +77,8 @@ void ctl_rdma_destroy(struct ctl_rdma *rd)
 {
 	if (rd == NULL)
 		return;
-	rec_csv_close(rd->perf);
-	rec_csv_close(rd->beacon);
+	rec_csv_close(rd->perf, NULL, 0);
+	rec_csv_close(rd->beacon, NULL, 0);
 	free(rd->role);
 	free(rd->pairs);
 	free(rd->sum);
@@ -418,12 +418,12 @@ uint64_t ctl_rdma_wqes_done(const struct ctl_rdma *rd)
 	return rd == NULL ? 0 : rd->rx_client;
 }
 
-int ctl_rdma_close(struct ctl_rdma *rd)
+int ctl_rdma_close(struct ctl_rdma *rd, char *err, size_t errlen)
 {
 	if (rd == NULL)
 		return 0;
-	int rc = rec_csv_close(rd->perf);
-	int rc2 = rec_csv_close(rd->beacon);
+	int rc = rec_csv_close(rd->perf, err, errlen);
+	int rc2 = rec_csv_close(rd->beacon, err, errlen);
 
 	rd->perf = NULL;
 	rd->beacon = NULL;

@@ -49,8 +49,8 @@ void ctl_rdma_done(struct ctl_rdma *rd, uint64_t cookie, emu_ps_t now);
  *  not match an outstanding exchange are counted and ignored. */
 void ctl_rdma_cm(struct ctl_rdma *rd, uint32_t host, uint32_t src_ip, const struct wire_cm *cm, emu_ps_t now);
 
-/** Close the rdma-perf and beacon records: 0 or -EIO. Accepts NULL. */
-int ctl_rdma_close(struct ctl_rdma *rd);
+/** Close the rdma-perf and beacon records: 0 or -errno, the failure named in @p err. Accepts NULL. */
+int ctl_rdma_close(struct ctl_rdma *rd, char *err, size_t errlen);
 
 /** WQEs completed so far (the beacon's rx_client), for the progress line; 0 for NULL. */
 uint64_t ctl_rdma_wqes_done(const struct ctl_rdma *rd);

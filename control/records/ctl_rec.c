@@ -36,18 +36,18 @@ void *ctl_rec_nics_new(size_t size, size_t prev_size, const struct ctl_config *c
 	w->csv = ctl_rec_csv_open(cfg, dir, record, header, epoch_s, err, errlen);
 	if (w->csv == NULL) {
 		int e = errno;
-		ctl_rec_nics_free(w);
+		ctl_rec_nics_free(w, err, errlen);
 		errno = e;
 		return NULL;
 	}
 	return w;
 }
 
-int ctl_rec_nics_free(struct ctl_rec_nics *w)
+int ctl_rec_nics_free(struct ctl_rec_nics *w, char *err, size_t errlen)
 {
 	if (w == NULL)
 		return 0;
-	int rc = rec_csv_close(w->csv) < 0 ? -EIO : 0;
+	int rc = rec_csv_close(w->csv, err, errlen);
 
 	free(w->prev);
 	free(w);

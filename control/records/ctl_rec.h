@@ -42,8 +42,9 @@ void *ctl_rec_nics_new(size_t size, size_t prev_size, const struct ctl_config *c
 		       const char *dir, const char *record, const char *header, int64_t epoch_s, char *err,
 		       size_t errlen);
 
-/** Flush and close the writer @p w's file and free its prev and the writer itself. Accepts NULL. 0 or -EIO. */
-int ctl_rec_nics_free(struct ctl_rec_nics *w);
+/** Flush and close the writer @p w's file and free its prev and the writer itself. Accepts NULL. 0 or -errno,
+ *  the failure named in @p err (rec_csv_close()). */
+int ctl_rec_nics_free(struct ctl_rec_nics *w, char *err, size_t errlen);
 
 /**
  * Start a row of @p csv at sim time @p now with the two columns every record opens with, time_utc and

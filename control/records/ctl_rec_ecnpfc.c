@@ -140,7 +140,7 @@ void ctl_pfcstats_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
 	sw_ep_rows(p, now, last);
 }
 
-int ctl_pfcstats_close(struct ctl_pfcstats *p)
+int ctl_pfcstats_close(struct ctl_pfcstats *p, char *err, size_t errlen)
 {
-	return ctl_rec_nics_free(p != NULL ? &p->w : NULL);
+	return ctl_rec_nics_free(p != NULL ? &p->w : NULL, err, errlen);
 }

@@ -436,17 +436,17 @@ struct ctl_monitor *ctl_monitor_open(const struct ctl_config *cfg, const char *d
 	m->f = rec_csv_file(m->csv);
 	return m;
 fail:
-	ctl_monitor_close(m);
+	ctl_monitor_close(m, err, errlen);
 	errno = e;
 	return NULL;
 }
 
-int ctl_monitor_close(struct ctl_monitor *m)
+int ctl_monitor_close(struct ctl_monitor *m, char *err, size_t errlen)
 {
 	if (m == NULL)
 		return 0;
-	int rc = rec_csv_close(m->csv);
+	int rc = rec_csv_close(m->csv, err, errlen);
 	free(m->set);
 	free(m);
-	return rc < 0 ? -EIO : 0;
+	return rc;
 }

@@ -78,7 +78,7 @@ struct rec_csv *ctl_ndstats_csv(const struct ctl_ndstats *n)
 	return n != NULL ? n->w.csv : NULL;
 }
 
-int ctl_ndstats_close(struct ctl_ndstats *n)
+int ctl_ndstats_close(struct ctl_ndstats *n, char *err, size_t errlen)
 {
-	return ctl_rec_nics_free(n != NULL ? &n->w : NULL);
+	return ctl_rec_nics_free(n != NULL ? &n->w : NULL, err, errlen);
 }

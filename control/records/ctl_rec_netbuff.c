@@ -78,7 +78,7 @@ void ctl_netbuff_rows(struct ctl_netbuff *b, emu_ps_t now, emu_ps_t last)
 	}
 }
 
-int ctl_netbuff_close(struct ctl_netbuff *b)
+int ctl_netbuff_close(struct ctl_netbuff *b, char *err, size_t errlen)
 {
-	return ctl_rec_nics_free(b != NULL ? &b->w : NULL);
+	return ctl_rec_nics_free(b != NULL ? &b->w : NULL, err, errlen);
 }

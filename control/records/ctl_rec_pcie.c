@@ -74,7 +74,7 @@ void ctl_pcie_rows(struct ctl_pcie *p, emu_ps_t now, emu_ps_t last)
 	}
 }
 
-int ctl_pcie_close(struct ctl_pcie *p)
+int ctl_pcie_close(struct ctl_pcie *p, char *err, size_t errlen)
 {
-	return ctl_rec_nics_free(p != NULL ? &p->w : NULL);
+	return ctl_rec_nics_free(p != NULL ? &p->w : NULL, err, errlen);
 }

@@ -27,7 +27,7 @@ struct ctl_transport;
 struct ctl_transport *ctl_transport_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
 					 int64_t epoch_s, char *err, size_t errlen);
 void ctl_transport_rows(struct ctl_transport *t, emu_ps_t now);
-int ctl_transport_close(struct ctl_transport *t);
+int ctl_transport_close(struct ctl_transport *t, char *err, size_t errlen);
 
 struct ctl_ndstats;
 
@@ -37,7 +37,7 @@ struct ctl_ndstats *ctl_ndstats_open(const struct ctl_config *cfg, struct nic *c
 				     int64_t epoch_s, char *err, size_t errlen);
 void ctl_ndstats_rows(struct ctl_ndstats *n, emu_ps_t now, emu_ps_t last);
 struct rec_csv *ctl_ndstats_csv(const struct ctl_ndstats *n);
-int ctl_ndstats_close(struct ctl_ndstats *n);
+int ctl_ndstats_close(struct ctl_ndstats *n, char *err, size_t errlen);
 
 struct ctl_monitor;
 
@@ -52,7 +52,7 @@ struct ctl_monitor *ctl_monitor_open(const struct ctl_config *cfg, const char *d
 void ctl_monitor_trace(struct ctl_monitor *m, const struct nic_trace *tr);
 
 /** Flush, close and free. Accepts NULL. Returns 0 or -EIO. */
-int ctl_monitor_close(struct ctl_monitor *m);
+int ctl_monitor_close(struct ctl_monitor *m, char *err, size_t errlen);
 
 /*
  * The three periodic records below (docs/records.md). Each open takes @p nics (cfg->n_hosts of them, index = FEP
@@ -70,7 +70,7 @@ struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, struct nic 
 				       const struct ctl_swrec *sr, const char *dir, int64_t epoch_s, char *err,
 				       size_t errlen);
 void ctl_pfcstats_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last);
-int ctl_pfcstats_close(struct ctl_pfcstats *p);
+int ctl_pfcstats_close(struct ctl_pfcstats *p, char *err, size_t errlen);
 
 struct ctl_pcie;
 
@@ -78,7 +78,7 @@ struct ctl_pcie;
 struct ctl_pcie *ctl_pcie_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
 			       int64_t epoch_s, char *err, size_t errlen);
 void ctl_pcie_rows(struct ctl_pcie *p, emu_ps_t now, emu_ps_t last);
-int ctl_pcie_close(struct ctl_pcie *p);
+int ctl_pcie_close(struct ctl_pcie *p, char *err, size_t errlen);
 
 struct ctl_netbuff;
 
@@ -86,7 +86,7 @@ struct ctl_netbuff;
 struct ctl_netbuff *ctl_netbuff_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
 				     int64_t epoch_s, char *err, size_t errlen);
 void ctl_netbuff_rows(struct ctl_netbuff *b, emu_ps_t now, emu_ps_t last);
-int ctl_netbuff_close(struct ctl_netbuff *b);
+int ctl_netbuff_close(struct ctl_netbuff *b, char *err, size_t errlen);
 
 /*
  * The switches' records (docs/records.md, Switch records): their ports' nd-stats and ecn-pfc-stats rows, written
@@ -145,7 +145,7 @@ void ctl_swrec_trim_rows(struct ctl_swrec *sr, emu_ps_t now);
 void ctl_swrec_rows_done(struct ctl_swrec *sr, emu_ps_t now);
 
 /** Close trimming-stats and free. NULL accepted. Returns 0 or -EIO. */
-int ctl_swrec_close(struct ctl_swrec *sr);
+int ctl_swrec_close(struct ctl_swrec *sr, char *err, size_t errlen);
 
 struct ctl_swbuf;
 
@@ -158,7 +158,7 @@ struct ctl_swbuf *ctl_swbuf_open(const struct ctl_config *cfg, const struct ctl_
 				 int64_t epoch_s, char *err, size_t errlen);
 void ctl_swbuf_sample(struct ctl_swbuf *b);
 void ctl_swbuf_rows(struct ctl_swbuf *b, emu_ps_t now);
-int ctl_swbuf_close(struct ctl_swbuf *b);
+int ctl_swbuf_close(struct ctl_swbuf *b, char *err, size_t errlen);
 
 struct ctl_swlb;
 
@@ -166,7 +166,7 @@ struct ctl_swlb;
 struct ctl_swlb *ctl_swlb_open(const struct ctl_config *cfg, const struct ctl_swrec *sr, const char *dir,
 			       int64_t epoch_s, char *err, size_t errlen);
 void ctl_swlb_rows(struct ctl_swlb *l, emu_ps_t now);
-int ctl_swlb_close(struct ctl_swlb *l);
+int ctl_swlb_close(struct ctl_swlb *l, char *err, size_t errlen);
 
 
 #endif /* CTL_REC_PVT_H */

@@ -43,7 +43,7 @@ struct ctl_swbuf *ctl_swbuf_open(const struct ctl_config *cfg, const struct ctl_
 
 	if (b == NULL || (b->acc = calloc(sr->n_sws, sizeof(*b->acc))) == NULL ||
 	    (b->has = calloc(sr->n_sws, sizeof(*b->has))) == NULL) {
-		ctl_swbuf_close(b);
+		ctl_swbuf_close(b, err, errlen);
 		snprintf(err, errlen, "out of memory opening the records");
 		errno = ENOMEM;
 		return NULL;
@@ -55,7 +55,7 @@ struct ctl_swbuf *ctl_swbuf_open(const struct ctl_config *cfg, const struct ctl_
 	b->csv = ctl_rec_csv_open(cfg, dir, "scala-switch-agg-buff-stats", SB_HEADER, epoch_s, err, errlen);
 	if (b->csv == NULL) {
 		int e = errno;
-		ctl_swbuf_close(b);
+		ctl_swbuf_close(b, err, errlen);
 		errno = e;
 		return NULL;
 	}
@@ -169,11 +169,11 @@ void ctl_swbuf_rows(struct ctl_swbuf *b, emu_ps_t now)
 	}
 }
 
-int ctl_swbuf_close(struct ctl_swbuf *b)
+int ctl_swbuf_close(struct ctl_swbuf *b, char *err, size_t errlen)
 {
 	if (b == NULL)
 		return 0;
-	int rc = rec_csv_close(b->csv) < 0 ? -EIO : 0;
+	int rc = rec_csv_close(b->csv, err, errlen);
 
 	free(b->acc);
 	free(b->has);

@@ -53,7 +53,7 @@ struct ctl_swlb *ctl_swlb_open(const struct ctl_config *cfg, const struct ctl_sw
 	if (l != NULL)
 		l->sr = sr;
 	if (l == NULL || lb_alloc(l) < 0) {
-		ctl_swlb_close(l);
+		ctl_swlb_close(l, err, errlen);
 		snprintf(err, errlen, "out of memory opening the records");
 		errno = ENOMEM;
 		return NULL;
@@ -61,7 +61,7 @@ struct ctl_swlb *ctl_swlb_open(const struct ctl_config *cfg, const struct ctl_sw
 	l->csv = ctl_rec_csv_open(cfg, dir, "scala-switch-load-balancing-stats", LB_HEADER, epoch_s, err, errlen);
 	if (l->csv == NULL) {
 		int e = errno;
-		ctl_swlb_close(l);
+		ctl_swlb_close(l, err, errlen);
 		errno = e;
 		return NULL;
 	}
@@ -130,11 +130,11 @@ void ctl_swlb_rows(struct ctl_swlb *l, emu_ps_t now)
 			lb_set_rows(l, s, k, now);
 }
 
-int ctl_swlb_close(struct ctl_swlb *l)
+int ctl_swlb_close(struct ctl_swlb *l, char *err, size_t errlen)
 {
 	if (l == NULL)
 		return 0;
-	int rc = rec_csv_close(l->csv) < 0 ? -EIO : 0;
+	int rc = rec_csv_close(l->csv, err, errlen);
 
 	free(l->set0);
 	free(l->base);

@@ -80,14 +80,14 @@ struct ctl_swrec *ctl_swrec_open(const struct ctl_config *cfg, struct sw *const 
 		sr->trim = ctl_rec_csv_open(cfg, dir, "trimming-stats", TRIM_HEADER, epoch_s, err, errlen);
 		if (sr->trim == NULL) {
 			int e = errno;
-			ctl_swrec_close(sr);
+			ctl_swrec_close(sr, err, errlen);
 			errno = e;
 			return NULL;
 		}
 	}
 	return sr;
 nomem:
-	ctl_swrec_close(sr);
+	ctl_swrec_close(sr, err, errlen);
 	snprintf(err, errlen, "out of memory opening the records");
 	errno = ENOMEM;
 	return NULL;
@@ -204,11 +204,11 @@ void ctl_swrec_rows_done(struct ctl_swrec *sr, emu_ps_t now)
 	}
 }
 
-int ctl_swrec_close(struct ctl_swrec *sr)
+int ctl_swrec_close(struct ctl_swrec *sr, char *err, size_t errlen)
 {
 	if (sr == NULL)
 		return 0;
-	int rc = rec_csv_close(sr->trim) < 0 ? -EIO : 0;
+	int rc = rec_csv_close(sr->trim, err, errlen);
 
 	free(sr->ports);
 	free(sr->eg_pkts);

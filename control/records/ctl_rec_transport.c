@@ -218,7 +218,7 @@ void ctl_transport_rows(struct ctl_transport *t, emu_ps_t now)
 	}
 }
 
-int ctl_transport_close(struct ctl_transport *t)
+int ctl_transport_close(struct ctl_transport *t, char *err, size_t errlen)
 {
-	return ctl_rec_nics_free(t != NULL ? &t->w : NULL);
+	return ctl_rec_nics_free(t != NULL ? &t->w : NULL, err, errlen);
 }

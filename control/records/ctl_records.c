@@ -221,12 +221,12 @@ nomem:
 	errno = ENOMEM;
 fail:
 	e = errno;
-	ctl_records_close(rc, 0);
+	ctl_records_close(rc, 0, err, errlen);
 	errno = e;
 	return NULL;
 }
 
-int ctl_records_close(struct ctl_records *rc, emu_ps_t end)
+int ctl_records_close(struct ctl_records *rc, emu_ps_t end, char *err, size_t errlen)
 {
 	if (rc == NULL)
 		return 0;
@@ -241,25 +241,18 @@ int ctl_records_close(struct ctl_records *rc, emu_ps_t end)
 	}
 	if (rc->lb != NULL && end > rc->lb_p.last) /* "a last row is written when the simulation ends" */
 		ctl_swlb_rows(rc->lb, end);
-	int err = 0;
-	if (ctl_transport_close(rc->ts) < 0)
-		err = -EIO;
-	if (ctl_ndstats_close(rc->nd) < 0)
-		err = -EIO;
-	if (ctl_pfcstats_close(rc->ep) < 0)
-		err = -EIO;
-	if (ctl_pcie_close(rc->pcie) < 0)
-		err = -EIO;
-	if (ctl_netbuff_close(rc->nb) < 0)
-		err = -EIO;
-	if (ctl_monitor_close(rc->mon) < 0)
-		err = -EIO;
-	if (ctl_swbuf_close(rc->sb) < 0)
-		err = -EIO;
-	if (ctl_swlb_close(rc->lb) < 0)
-		err = -EIO;
-	if (ctl_swrec_close(rc->sr) < 0)
-		err = -EIO;
+	/* every record is closed whatever the others gave; the first failure is named in @p err */
+	int e[] = {
+		ctl_transport_close(rc->ts, err, errlen), ctl_ndstats_close(rc->nd, err, errlen),
+		ctl_pfcstats_close(rc->ep, err, errlen),  ctl_pcie_close(rc->pcie, err, errlen),
+		ctl_netbuff_close(rc->nb, err, errlen),   ctl_monitor_close(rc->mon, err, errlen),
+		ctl_swbuf_close(rc->sb, err, errlen),     ctl_swlb_close(rc->lb, err, errlen),
+		ctl_swrec_close(rc->sr, err, errlen),
+	};
+	int first = 0;
+
+	for (size_t i = 0; i < sizeof(e) / sizeof(e[0]) && first == 0; i++)
+		first = e[i];
 	free(rc);
-	return err;
+	return first;
 }

@@ -68,8 +68,9 @@ bool ctl_records_want_trace(const struct ctl_config *cfg);
 /**
  * Write each schedule's periodic rows at @p end if @p end is past the last rows it wrote, flush and close every
  * record, and free @p rc. Call before the NICs and the partition are destroyed. Accepts NULL.
- * Returns 0, or -EIO when a record could not be written completely.
+ * Returns 0, or -errno of the first record that could not be written completely, named in @p err ("PATH:
+ * <strerror>"; @p err may be NULL); such a file is cut after its last whole row.
  */
-int ctl_records_close(struct ctl_records *rc, emu_ps_t end);
+int ctl_records_close(struct ctl_records *rc, emu_ps_t end, char *err, size_t errlen);
 
 #endif /* CTL_RECORDS_H */

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rec.h"
 
@@ -308,23 +309,9 @@ static void json_ext_rx(FILE *f, const struct ctl_report_in *r)
 	fprintf(f, "%s],\n", r->n_ports ? "\n  " : "");
 }
 
-int ctl_report(const struct ctl_report_in *r, char *err, size_t errlen)
+/* The whole of summary.json into @p f (docs/summary.md). */
+static void json_write(FILE *f, const struct ctl_report_in *r, const struct host_sum *hs, const struct totals *t)
 {
-	struct host_sum *hs = calloc(r->cfg->n_hosts, sizeof(*hs));
-	struct totals t = { 0 };
-	char path[PATH_MAX];
-
-	if (hs == NULL)
-		return -ENOMEM;
-	sum_hosts(r, hs);
-	sum_totals(r, &t);
-	snprintf(path, sizeof(path), "%s/summary.json", r->out_dir);
-	FILE *f = fopen(path, "w");
-	if (f == NULL) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		free(hs);
-		return -errno;
-	}
 	fprintf(f, "{\n  \"schema\": %d,\n  \"stop\": \"%s\",\n  \"mode\": \"%s\",\n  \"simulation\": \"%s\",\n"
 		   "  \"seed\": %llu,\n  \"sim_time_ps\": %llu,\n"
 		   "  \"wall_s\": %.6f,\n  \"events\": %llu,\n",
@@ -342,18 +329,45 @@ int ctl_report(const struct ctl_report_in *r, char *err, size_t errlen)
 	json_links(f, r);
 	json_devices(f, r);
 	ctl_rdma_json(r->rdma, f);
-	json_totals(f, r, &t);
+	json_totals(f, r, t);
 	fprintf(f, "}\n");
-	int bad = ferror(f);
-	if (fclose(f) != 0 || bad) {
-		snprintf(err, errlen, "%s: write failed", path);
-		free(hs);
-		return -EIO;
+}
+
+int ctl_report(const struct ctl_report_in *r, char *err, size_t errlen)
+{
+	struct host_sum *hs = calloc(r->cfg->n_hosts, sizeof(*hs));
+	struct totals t = { 0 };
+	char path[PATH_MAX], tmp[PATH_MAX];
+
+	if (hs == NULL)
+		return -ENOMEM;
+	sum_hosts(r, hs);
+	sum_totals(r, &t);
+	/* written beside summary.json, then renamed over it: a reader never sees half a summary, and a full disk
+	 * leaves no broken one */
+	snprintf(path, sizeof(path), "%s/summary.json", r->out_dir);
+	snprintf(tmp, sizeof(tmp), "%s/.summary.json.tmp", r->out_dir);
+	FILE *f = fopen(tmp, "w");
+	int e = f == NULL ? errno : 0;
+
+	if (f != NULL) {
+		json_write(f, r, hs, &t);
+		e = fflush(f) != 0 ? errno : ferror(f) ? EIO : 0;
+		if (fclose(f) != 0 && e == 0)
+			e = errno;
+		if (e == 0 && rename(tmp, path) != 0)
+			e = errno;
+		if (e != 0)
+			unlink(tmp);
 	}
 	print_table(r, hs, &t);
 	if (r->realtime)
 		printf("real time: %llu poll passes, max lateness %.3f us, %llu passes more than 1 us late\n",
 		       (unsigned long long)r->polls, (double)r->late_max / 1e6, (unsigned long long)r->late_events);
 	free(hs);
+	if (e != 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return -e;
+	}
 	return 0;
 }

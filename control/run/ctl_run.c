@@ -94,29 +94,25 @@ static int close_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
 	const char *dir = r->opts->out_dir;
-	int rc = ctl_records_close(r->records, r->end), e;
+	int rc, e;
 
+	if (errlen > 0)
+		err[0] = '\0';
+	/* each output is closed whatever the others gave; the first failure is named ("PATH: <strerror>") */
+	rc = ctl_records_close(r->records, r->end, err, errlen);
 	r->records = NULL;
-	e = ctl_rdma_close(r->rdma);
+	e = ctl_rdma_close(r->rdma, err, errlen);
 	rc = rc < 0 ? rc : e;
-	if (rc < 0)
-		snprintf(err, errlen, "%s: cannot write the records: %s", dir, strerror(-rc));
-	for (uint32_t i = 0; i < cfg->n_captures; i++) {
+	for (uint32_t i = 0; r->caps != NULL && i < cfg->n_captures; i++) {
 		e = cap_pcap_close(r->caps[i]);
 		r->caps[i] = NULL;
-		if (e < 0 && rc == 0) {
-			snprintf(err, errlen, "%s/%s.pcap: cannot write the capture: %s", dir, cfg->captures[i].name,
-				 strerror(-e));
-			rc = e;
-		}
+		if (e < 0)
+			rec_note_err(err, errlen, "%s/%s.pcap: %s", dir, cfg->captures[i].name, strerror(-e));
+		rc = rc < 0 ? rc : e;
 	}
-	e = rec_csv_close(r->events);
+	e = rec_csv_close(r->events, err, errlen);
 	r->events = NULL;
-	if (e < 0 && rc == 0) {
-		snprintf(err, errlen, "%s/%s-uet-events-0.csv: cannot write the uet-events record: %s", dir,
-			 cfg->sim.simulation_name, strerror(-e));
-		rc = e;
-	}
+	rc = rc < 0 ? rc : e;
 	return rc;
 }
 
@@ -194,11 +190,22 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 		else
 			run_virtual(&r);
 	}
-	if (rc == 0)
-		rc = close_outputs(&r, err, errlen);
+	bool ran = rc == 0;
+
+	if (r.nics != NULL) {
+		int e = close_outputs(&r, ran ? err : NULL, ran ? errlen : 0);
+
+		rc = rc < 0 ? rc : e;
+	}
 	*stop = stop_reason(&r);
-	if (rc == 0)
-		rc = report(&r, *stop, err, errlen);
+	if (ran) {
+		/* the summary is written and printed even when an output could not be: it says how far the run got;
+		 * the first error is the one returned */
+		char err2[512];
+		int e = report(&r, *stop, rc == 0 ? err : err2, rc == 0 ? errlen : sizeof(err2));
+
+		rc = rc < 0 ? rc : e;
+	}
 	ctl_run_teardown(&r);
 	return rc;
 }

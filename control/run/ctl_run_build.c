@@ -2,6 +2,9 @@
 #include "ctl_run_pvt.h"
 
 #include <errno.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -217,6 +220,41 @@ static int mkdir_p(const char *dir)
 	return 0;
 }
 
+/*
+ * Take DIR/.uetemu.lock for the run (flock, released when the process ends, however it ends), so that two runs
+ * never write into one directory: their rows would interleave and their captures corrupt each other. The file
+ * holds the pid of the run that has it. Returns 0, or -EBUSY with the other run's pid in @p err.
+ */
+static int lock_outputs(struct ctl_run_state *r, char *err, size_t errlen)
+{
+	char path[PATH_MAX], pid[32] = "";
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/.uetemu.lock", r->opts->out_dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		snprintf(err, errlen, "%s: another uetemu run is writing its outputs here (pid %s); give this one "
+			 "another --out", r->opts->out_dir, pid[0] ? pid : "unknown");
+		close(fd);
+		return -EBUSY;
+	}
+	int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+
+	if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+		/* the lock holds without the pid: only the message of a second run loses it */
+	}
+	r->lock_fd = fd;
+	return 0;
+}
+
 static int make_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
@@ -229,6 +267,8 @@ static int make_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: cannot create output directory: %s", dir, strerror(-rc));
 		return rc;
 	}
+	if ((rc = lock_outputs(r, err, errlen)) < 0)
+		return rc;
 	r->caps = calloc(cfg->n_captures ? cfg->n_captures : 1, sizeof(*r->caps));
 	if (r->caps == NULL)
 		return -ENOMEM;
@@ -380,9 +420,9 @@ void ctl_run_teardown(struct ctl_run_state *r)
 
 	for (uint32_t i = 0; r->caps != NULL && i < cfg->n_captures; i++)
 		cap_pcap_close(r->caps[i]);
-	rec_csv_close(r->events);
+	rec_csv_close(r->events, NULL, 0);
 	r->events = NULL;
-	ctl_records_close(r->records, r->end);
+	ctl_records_close(r->records, r->end, NULL, 0);
 	r->records = NULL;
 	ctl_rdma_destroy(r->rdma);
 	r->rdma = NULL;
@@ -399,5 +439,7 @@ void ctl_run_teardown(struct ctl_run_state *r)
 	free(r->msgs);
 	free(r->exts);
 	net_part_fini(&r->np);
+	if (r->lock_fd > 0)
+		close(r->lock_fd);
 	memset(r, 0, sizeof(*r));
 }

@@ -2,6 +2,7 @@
 #ifndef REC_H
 #define REC_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -29,8 +30,18 @@ void rec_fmt_ns(FILE *f, emu_ps_t ps);
 /** Write an IPv4 address (host order) in dotted form. */
 void rec_fmt_ip(FILE *f, uint32_t ip);
 
-/** Flush and close; returns 0 or -EIO. Accepts NULL. */
-int rec_csv_close(struct rec_csv *r);
+/**
+ * Flush and close @p r (NULL accepted). When a write failed, the file is cut after its last whole row and
+ * "PATH: <strerror>" goes into @p err (size @p errlen; may be NULL) unless it already holds an error.
+ * Returns 0 or -errno of the failure (-ENOSPC on a full disk).
+ */
+int rec_csv_close(struct rec_csv *r, char *err, size_t errlen);
+
+/** Write the message @p fmt into @p err (size @p errlen) unless @p err is NULL or holds one already. */
+__attribute__((format(printf, 3, 4))) void rec_note_err(char *err, size_t errlen, const char *fmt, ...);
+
+/** Cut the file @p fd after its last byte @p c (to nothing if none): 0 or -errno. */
+int rec_truncate_after(int fd, char c);
 
 /** Sort @p v (@p n values) ascending, for the summary's percentiles. NULL or @p n < 2 is a no-op. */
 void rec_sort_u64(uint64_t *v, uint64_t n);
