@@ -28,14 +28,23 @@ static int sim_duration(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 	return ctl_val_u64(c, v, emu_parse_timeval, "10ms", &((struct emu_sim_params *)obj)->duration);
 }
 
-/* A report interval: a timeval or a bare number of seconds (the Scala double), above 0. */
+/* The shortest report interval: rows every picosecond would write gigabytes in microseconds of simulated time. */
+#define CTL_REPORT_INTERVAL_MIN EMU_PS_PER_US
+
+/* A report interval: a timeval or a bare number of seconds (the Scala double), at least 1 us. */
 static int report_interval(struct ctl_ctx *c, const struct ctl_ynode *v, emu_ps_t *out)
 {
 	int rc = ctl_val_u64(c, v, emu_parse_seconds, "0.001", out);
 
-	if (rc == 0 && *out == 0)
-		rc = ctl_err(c, v, "zero interval; a report interval is above 0, e.g. 0.001 or 1ms");
+	if (rc == 0 && *out < CTL_REPORT_INTERVAL_MIN)
+		rc = ctl_err(c, v, "interval below 1us; a report interval is at least 1us (rows for every host and port "
+			     "each interval), e.g. 0.001 or 1ms");
 	return rc;
+}
+
+static int sim_record_limit(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return ctl_val_u64(c, v, emu_parse_size, "1GiB", &((struct emu_sim_params *)obj)->record_size_limit);
 }
 
 static int sim_interval(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
@@ -135,6 +144,7 @@ int ctl_sec_simulation(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_
 		{ "BeaconReportInterval", false, sim_beacon_interval },
 		{ "EnablePCIeStatsLogging", false, sim_pcie },
 		{ "TimeScale", false, sim_timescale },
+		{ "RecordSizeLimit", false, sim_record_limit },
 		{ "StartTime", false, sim_start_time },
 		{ "ClientStartOffset", false, sim_client_offset },
 		{ "ClientStartInterval", false, sim_client_interval },

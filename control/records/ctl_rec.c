@@ -43,6 +43,11 @@ void *ctl_rec_nics_new(size_t size, size_t prev_size, const struct ctl_config *c
 	return w;
 }
 
+struct rec_csv *ctl_rec_nics_csv(const void *writer)
+{
+	return writer != NULL ? ((const struct ctl_rec_nics *)writer)->csv : NULL;
+}
+
 int ctl_rec_nics_free(struct ctl_rec_nics *w, char *err, size_t errlen)
 {
 	if (w == NULL)

@@ -42,6 +42,9 @@ void *ctl_rec_nics_new(size_t size, size_t prev_size, const struct ctl_config *c
 		       const char *dir, const char *record, const char *header, int64_t epoch_s, char *err,
 		       size_t errlen);
 
+/** The file of @p writer, a per-NIC writer (its first member a struct ctl_rec_nics), or NULL for NULL. */
+struct rec_csv *ctl_rec_nics_csv(const void *writer);
+
 /** Flush and close the writer @p w's file and free its prev and the writer itself. Accepts NULL. 0 or -errno,
  *  the failure named in @p err (rec_csv_close()). */
 int ctl_rec_nics_free(struct ctl_rec_nics *w, char *err, size_t errlen);

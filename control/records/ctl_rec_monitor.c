@@ -450,3 +450,8 @@ int ctl_monitor_close(struct ctl_monitor *m, char *err, size_t errlen)
 	free(m);
 	return rc;
 }
+
+struct rec_csv *ctl_monitor_csv(const struct ctl_monitor *m)
+{
+	return m != NULL ? m->csv : NULL;
+}

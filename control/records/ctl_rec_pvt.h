@@ -169,4 +169,9 @@ void ctl_swlb_rows(struct ctl_swlb *l, emu_ps_t now);
 int ctl_swlb_close(struct ctl_swlb *l, char *err, size_t errlen);
 
 
+/** The files of the writers whose files are private to them, for the records' size budget (NULL for NULL). */
+struct rec_csv *ctl_monitor_csv(const struct ctl_monitor *m);
+struct rec_csv *ctl_swbuf_csv(const struct ctl_swbuf *b);
+struct rec_csv *ctl_swlb_csv(const struct ctl_swlb *l);
+
 #endif /* CTL_REC_PVT_H */

@@ -180,3 +180,8 @@ int ctl_swbuf_close(struct ctl_swbuf *b, char *err, size_t errlen)
 	free(b);
 	return rc;
 }
+
+struct rec_csv *ctl_swbuf_csv(const struct ctl_swbuf *b)
+{
+	return b != NULL ? b->csv : NULL;
+}

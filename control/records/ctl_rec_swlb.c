@@ -142,3 +142,8 @@ int ctl_swlb_close(struct ctl_swlb *l, char *err, size_t errlen)
 	free(l);
 	return rc;
 }
+
+struct rec_csv *ctl_swlb_csv(const struct ctl_swlb *l)
+{
+	return l != NULL ? l->csv : NULL;
+}

@@ -35,6 +35,9 @@ struct ctl_records {
 	struct ctl_rec_period sb_p;  /* BufferStatsReportInterval: sb */
 	struct ctl_rec_period smp_p; /* BufferStatsReportInterval / 1000: sb's samples */
 	struct ctl_rec_period lb_p;  /* LoadBalancingStatsReportInterval: lb */
+	emu_ps_t horizon;            /* when the run is expected to end (ctl_records_expect()), 0 unknown */
+	uint64_t first_bytes;        /* bytes after the first rows: the projection is made once from them */
+	emu_ps_t cut_at;             /* periodic rows stopped here at RecordSizeLimit; EMU_PS_NEVER while not */
 };
 
 /* Samples per BufferStatsReportInterval (docs/records.md, scala-switch-agg-buff-stats). */
@@ -80,7 +83,7 @@ static emu_ps_t min_ps(emu_ps_t a, emu_ps_t b)
 
 emu_ps_t ctl_records_due(const struct ctl_records *rc)
 {
-	if (rc == NULL)
+	if (rc == NULL || rc->cut_at != EMU_PS_NEVER)
 		return EMU_PS_NEVER;
 	emu_ps_t nd = period_due(&rc->nd_p, nd_open(rc)), nb = period_due(&rc->nb_p, rc->nb != NULL);
 	emu_ps_t sb = period_due(&rc->sb_p, rc->sb != NULL), smp = period_due(&rc->smp_p, rc->sb != NULL);
@@ -94,6 +97,61 @@ static void sample(struct ctl_records *rc, emu_ps_t t)
 	ctl_swbuf_sample(rc->sb);
 	rc->smp_p.last = t;
 	rc->smp_p.k = t / rc->smp_p.interval + 1;
+}
+
+/* Bytes every record file holds now (a few stream positions: once per round of rows, never per packet). */
+static uint64_t records_bytes(const struct ctl_records *rc)
+{
+	struct rec_csv *f[] = {
+		ctl_rec_nics_csv(rc->ts), ctl_rec_nics_csv(rc->nd), ctl_rec_nics_csv(rc->ep), ctl_rec_nics_csv(rc->pcie),
+		ctl_rec_nics_csv(rc->nb), ctl_monitor_csv(rc->mon), ctl_swbuf_csv(rc->sb), ctl_swlb_csv(rc->lb),
+		rc->sr != NULL ? rc->sr->trim : NULL,
+	};
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		n += rec_csv_bytes(f[i]);
+	return n;
+}
+
+/*
+ * The size budget (simulation.RecordSizeLimit), checked after each round of rows: after the first, warn when the
+ * rows up to the run's expected end would pass it; once passed, the periodic rows stop, said once on stderr.
+ */
+static void budget(struct ctl_records *rc, emu_ps_t now)
+{
+	uint64_t limit = rc->cfg->sim.record_size_limit, n;
+
+	if (limit == 0)
+		return;
+	n = records_bytes(rc);
+	if (rc->first_bytes == 0 && now > 0) {
+		rc->first_bytes = n ? n : 1;
+		/* bytes per ps so far, times the run's expected length */
+		unsigned __int128 want = (unsigned __int128)n * rc->horizon / now;
+		if (rc->horizon > now && want > limit)
+			fprintf(stderr, "uetemu: warning: the records would take about %.1f MB by the run's end (%.6f s "
+				"simulated); their periodic rows stop at simulation.RecordSizeLimit (%.1f MB): raise "
+				"NDStatsReportInterval or RecordSizeLimit\n", (double)want / 1e6,
+				(double)rc->horizon / 1e12, (double)limit / 1e6);
+	}
+	if (n >= limit) {
+		rc->cut_at = now;
+		fprintf(stderr, "uetemu: warning: the records reached simulation.RecordSizeLimit (%llu B) at %.6f s "
+			"simulated; no periodic rows after it (summary.json records_cut_at_ps)\n",
+			(unsigned long long)limit, (double)now / 1e12);
+	}
+}
+
+void ctl_records_expect(struct ctl_records *rc, emu_ps_t end)
+{
+	if (rc != NULL)
+		rc->horizon = end;
+}
+
+emu_ps_t ctl_records_cut_at(const struct ctl_records *rc)
+{
+	return rc != NULL ? rc->cut_at : EMU_PS_NEVER;
 }
 
 void ctl_records_advance(struct ctl_records *rc, emu_ps_t t)
@@ -120,6 +178,8 @@ void ctl_records_advance(struct ctl_records *rc, emu_ps_t t)
 			rc->lb_p.last = due;
 			rc->lb_p.k++;
 		}
+		if (rc->nd_p.last == due || rc->nb_p.last == due || rc->sb_p.last == due || rc->lb_p.last == due)
+			budget(rc, due);
 	}
 }
 
@@ -174,6 +234,7 @@ struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *c
 	if (rc == NULL)
 		goto nomem;
 	rc->cfg = cfg;
+	rc->cut_at = EMU_PS_NEVER;
 	rc->nics = nics;
 	rc->n_nics = cfg->n_hosts;
 	rc->nd_p = (struct ctl_rec_period){ .interval = cfg->sim.nd_stats_interval, .k = 1 };
@@ -230,6 +291,8 @@ int ctl_records_close(struct ctl_records *rc, emu_ps_t end, char *err, size_t er
 {
 	if (rc == NULL)
 		return 0;
+	if (rc->cut_at != EMU_PS_NEVER)
+		end = 0; /* past the size budget: no last rows */
 	if (nd_open(rc) && end > rc->nd_p.last)
 		nd_rows_write(rc, end);
 	if (rc->nb != NULL && end > rc->nb_p.last)

@@ -57,6 +57,15 @@ emu_ps_t ctl_records_due(const struct ctl_records *rc);
 void ctl_records_advance(struct ctl_records *rc, emu_ps_t t);
 
 /**
+ * Tell the records when the run is expected to end (its stop time, or the last message's start when it has none),
+ * so that the first rows can warn when the records would pass simulation.RecordSizeLimit by then. Accepts NULL.
+ */
+void ctl_records_expect(struct ctl_records *rc, emu_ps_t end);
+
+/** When the periodic rows stopped at simulation.RecordSizeLimit, or EMU_PS_NEVER (also for NULL). */
+emu_ps_t ctl_records_cut_at(const struct ctl_records *rc);
+
+/**
  * nic_hooks.trace for uet-monitor: @p arg is the struct ctl_records (NULL is accepted and ignored). Applies the
  * monitor's filters, triggers and budget, and writes the selected rows. No allocation per row.
  */

@@ -319,6 +319,8 @@ static void json_write(FILE *f, const struct ctl_report_in *r, const struct host
 		r->cfg->sim.simulation_name,
 		(unsigned long long)r->cfg->sim.random_seed, (unsigned long long)r->end, r->wall_s,
 		(unsigned long long)r->events);
+	if (r->records_cut_at != EMU_PS_NEVER)
+		fprintf(f, "  \"records_cut_at_ps\": %llu,\n", (unsigned long long)r->records_cut_at);
 	if (r->realtime)
 		json_ext_rx(f, r);
 	if (r->realtime)

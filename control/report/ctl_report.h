@@ -71,6 +71,7 @@ struct ctl_report_in {
 	uint64_t polls;                      /* real time: poll passes */
 	emu_ps_t late_max;                   /* real time: the most an event ran past its timestamp */
 	uint64_t late_events;                /* real time: passes whose earliest event was more than 1 us late */
+	emu_ps_t records_cut_at;             /* periodic rows stopped at RecordSizeLimit here; EMU_PS_NEVER if not */
 };
 
 /**

@@ -99,6 +99,7 @@ static int close_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 	if (errlen > 0)
 		err[0] = '\0';
 	/* each output is closed whatever the others gave; the first failure is named ("PATH: <strerror>") */
+	r->records_cut_at = ctl_records_cut_at(r->records);
 	rc = ctl_records_close(r->records, r->end, err, errlen);
 	r->records = NULL;
 	e = ctl_rdma_close(r->rdma, err, errlen);
@@ -155,7 +156,7 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 		.post_fail = r->post_fail, .links = r->links, .n_links = r->n_links, .topo = r->topo, .sws = r->sws,
 		.n_sws = r->n_sws, .ports = ports, .n_ports = r->n_exts, .rdma = r->rdma, .captures = caps,
 		.n_captures = cfg->n_captures, .end = r->end, .wall_s = r->wall_s, .polls = r->polls,
-		.late_max = r->late_max, .late_events = r->late_events,
+		.late_max = r->late_max, .late_events = r->late_events, .records_cut_at = r->records_cut_at,
 	};
 	rc = ctl_report(&in, err, errlen);
 out:

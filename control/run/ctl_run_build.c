@@ -411,6 +411,12 @@ int ctl_run_build(struct ctl_run_state *r, char *err, size_t errlen)
 	    (rc = schedule_messages(r, err, errlen)) < 0 ||
 	    (rc = ctl_rdma_start(r->rdma, r->nics, &r->np, r->opts->out_dir, r->epoch_s, err, errlen)) < 0)
 		return rc;
+	/* the expected end, for the records' size projection: the stop time, else the last message's start */
+	emu_ps_t end = r->has_stop ? r->stop : 0;
+
+	for (uint32_t i = 0; !r->has_stop && i < r->n_msgs; i++)
+		end = r->msgs[i].m->start > end ? r->msgs[i].m->start : end;
+	ctl_records_expect(r->records, end);
 	return 0;
 }
 

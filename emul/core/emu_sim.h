@@ -20,11 +20,14 @@ struct emu_sim_params {
 	emu_ps_t beacon_interval;            /* BeaconReportInterval, default 1 ms: the beacon record */
 	bool enable_pcie_stats_logging;      /* EnablePCIeStatsLogging, default false: pcie-stats */
 	uint64_t time_scale;                 /* TimeScale (uetemu): real time runs this many times slower, default 1 */
+	uint64_t record_size_limit;          /* RecordSizeLimit (uetemu): bytes the periodic records may take before
+	                                        their rows stop, default 1 GiB; 0 = no limit */
 };
 
 /**
  * Fill @p p with the defaults: name "uetemu", seed 18760, duration 0, the three report intervals 1 ms, nd-stats and
- * ecn-pfc-stats on, net-buff-stats and pcie-stats off, time scale 1.
+ * ecn-pfc-stats on, net-buff-stats and pcie-stats off, time scale 1,
+ * record size limit 1 GiB.
  */
 void emu_sim_defaults(struct emu_sim_params *p);
 

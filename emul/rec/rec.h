@@ -21,6 +21,9 @@ struct rec_csv *rec_csv_open(const char *dir, const char *sim, const char *recor
 /** The stream to write one row to (fields comma-separated, ending in '\n'). */
 FILE *rec_csv_file(struct rec_csv *r);
 
+/** Bytes written to @p r so far, header included (its stream position); 0 for NULL. */
+uint64_t rec_csv_bytes(struct rec_csv *r);
+
 /** Write the time_utc value for simulated time @p now ("YYYY-MM-DD HH:MM:SS", whole seconds). */
 void rec_csv_time_utc(struct rec_csv *r, emu_ps_t now);
 

@@ -44,6 +44,13 @@ struct rec_csv *rec_csv_open(const char *dir, const char *sim, const char *recor
 	return r;
 }
 
+uint64_t rec_csv_bytes(struct rec_csv *r)
+{
+	off_t at = r != NULL ? ftello(r->f) : 0;
+
+	return at > 0 ? (uint64_t)at : 0;
+}
+
 FILE *rec_csv_file(struct rec_csv *r)
 {
 	return r->f;

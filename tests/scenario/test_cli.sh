@@ -80,6 +80,19 @@ out=$("$uetemu" validate "$tmp/keys.yaml" 2>&1); rc=$?
 check "200,000 keys: the duplicate K5 at line 200002 is found, first at 7:3" \
 	'[ $rc -eq 1 ] && [[ "$out" == *"keys.yaml:200002:3: simulation.K5: duplicate key; keep one, the first is at 7:3"* ]]'
 
+# report intervals of at least 1 us; idle time does not fill the disk: rows stop at simulation.RecordSizeLimit
+out=$("$uetemu" validate configs/pair.yaml -s simulation.NDStatsReportInterval=1ps 2>&1); rc=$?
+check "NDStatsReportInterval 1ps refused ($out)" '[ $rc -eq 1 ] && [[ "$out" == *"interval below 1us"* ]]'
+printf '%s\n' 'simulation: {SimulationName: late}' \
+	'topology: {hosts: [{name: host0, ip: 10.0.0.1}, {name: host1, ip: 10.0.0.2}], links: [{name: l0, a: host0, b: host1}]}' \
+	'applications: [{type: messages, list: [{src: host0, dst: host1, bytes: 4096, start: 3600s}]}]' >"$tmp/late.yaml"
+out=$("$uetemu" run "$tmp/late.yaml" -q -o "$tmp/late" -s simulation.RecordSizeLimit=2MB 2>&1 >/dev/null); rc=$?
+size=$(cat "$tmp"/late/*.csv | wc -c)
+check "a message at 1 h with RecordSizeLimit 2 MB: warned first, rows stop, $size B of records, exit $rc" \
+	'[ $rc -eq 0 ] && [[ "$out" == *"would take about"*"reached simulation.RecordSizeLimit"* ]] &&
+	 [ "$size" -lt 2100000 ] && grep -q "\"records_cut_at_ps\": " "$tmp/late/summary.json" &&
+	 grep -q "\"completed\": 1" "$tmp/late/summary.json"'
+
 # more messages than PDCs at once and no duration: some never post, the run stops "stalled" with exit 4
 python3 -c "
 print('topology: {hosts: [{name: host0, ip: 10.0.0.1}, {name: host1, ip: 10.0.0.2}], links: [{name: l0, a: host0, b: host1}]}')
