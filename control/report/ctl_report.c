@@ -236,8 +236,8 @@ static void json_totals(FILE *f, const struct ctl_report_in *r, const struct tot
 	fprintf(f, "  \"counters\": {\"drops\": %llu, \"trims\": %llu, \"nacks\": %llu, \"retransmits\": %llu, "
 		   "\"timeouts\": %llu, \"ecn_marks\": %llu, \"pfc_pauses\": %llu},\n",
 		(unsigned long long)t->c.drops, (unsigned long long)t->c.trims, (unsigned long long)t->c.nacks,
-		(unsigned long long)t->c.retransmits, (unsigned long long)t->c.timeouts, (unsigned long long)t->c.ecn_marks,
-		(unsigned long long)t->c.pfc_pauses);
+		(unsigned long long)t->c.retransmits, (unsigned long long)t->c.timeouts,
+		(unsigned long long)t->c.ecn_marks, (unsigned long long)t->c.pfc_pauses);
 	fprintf(f, "  \"drop_reasons\": {");
 	int first = 1;
 	for (int k = 1; k < NIC_C_COUNT; k++)
