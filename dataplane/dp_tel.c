@@ -66,6 +66,10 @@ int dp_tel_register(struct dp_ctx *dp, const struct dp_tel_cmd *cmds, unsigned n
 {
 	uintptr_t none = 0;
 
+	if (((uintptr_t)dp & DP_TEL_REFS) != 0) { /* dp_create() allocates it cache-line aligned */
+		dp_err(err, errlen, "telemetry: dataplane context not cache-line aligned");
+		return -EINVAL;
+	}
 	if (n > DP_TEL_CMDS_MAX) {
 		dp_err(err, errlen, "telemetry: %u commands, at most %d", n, DP_TEL_CMDS_MAX);
 		return -E2BIG;
