@@ -18,10 +18,7 @@
 #include "dp.h"
 #include "dp_pvt.h"
 
-static void dp_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-/* Write a one-line message into the caller's buffer (which may be NULL or empty). */
-static void dp_err(char *err, size_t errlen, const char *fmt, ...)
+void dp_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -32,33 +29,18 @@ static void dp_err(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
-/*
- * Build argv for rte_eal_init: "uetemu" then the user's args, or the documented defaults when there are none.
- * The array lives in the context because the EAL permutes it while parsing.
- */
+/* The EAL command line (dp_eal_args(): the defaults with the per-pid prefix, merged with the user's args). */
 static int dp_eal_argv(struct dp_ctx *dp, int eal_argc, char **eal_argv, char *err, size_t errlen)
 {
-	static const char *const defaults[] = {
-		"--no-huge", "--no-pci", "-m", "256", "--file-prefix", NULL, "--log-level=lib.*:warning",
-	};
-	int argc = 0;
-
-	if (eal_argc < 0 || eal_argc > DP_EAL_ARGS_MAX - 1) {
-		dp_err(err, errlen, "EAL: %d arguments given, at most %d", eal_argc, DP_EAL_ARGS_MAX - 1);
+	/* A per-pid prefix so two runs on one machine do not share (or fight over) EAL runtime files. */
+	snprintf(dp->prefix, sizeof(dp->prefix), "uetemu-%ld", (long)getpid());
+	if (dp_eal_args(&dp->eal, eal_argc, eal_argv, dp->prefix) < 0) {
+		dp_err(err, errlen, "EAL: %d arguments given, too many with uetemu's defaults (at most %d in all)",
+		       eal_argc, DP_EAL_ARGS_MAX);
 		return -E2BIG;
 	}
-	dp->argv[argc++] = (char *)"uetemu";
-	if (eal_argc > 0) {
-		for (int i = 0; i < eal_argc; i++)
-			dp->argv[argc++] = eal_argv[i];
-	} else {
-		/* A per-pid prefix so two runs on one machine do not share (or fight over) EAL runtime files. */
-		snprintf(dp->prefix_arg, sizeof(dp->prefix_arg), "uetemu-%ld", (long)getpid());
-		for (size_t i = 0; i < RTE_DIM(defaults); i++)
-			dp->argv[argc++] = defaults[i] != NULL ? (char *)defaults[i] : dp->prefix_arg;
-	}
-	dp->argv[argc] = NULL;
-	return argc;
+	memcpy(dp->eal_argv, dp->eal.argv, sizeof(dp->eal_argv));
+	return dp->eal.argc;
 }
 
 /*
@@ -86,15 +68,20 @@ static int dp_pool_create(struct dp_ctx *dp, char *err, size_t errlen)
 }
 
 /*
- * Remove the EAL runtime directory (/var/run/dpdk/<prefix>: config, fbarray_*, a few MB of tmpfs) that
- * rte_eal_cleanup() leaves behind. Only for the default per-pid prefix, which no other process can be using.
+ * Remove the EAL runtime directory (/var/run/dpdk/<prefix>: config, fbarray_*, the telemetry socket, a few MB of
+ * tmpfs) that rte_eal_cleanup() leaves behind. Only for the default per-pid prefix, which no other process can be
+ * using, and only a directory of that name (the EAL may not have got as far as creating it).
  */
-static void dp_runtime_dir_remove(const char *path)
+static void dp_runtime_dir_remove(const char *path, const char *prefix)
 {
+	const char *base = strrchr(path, '/');
 	char file[PATH_MAX];
 	struct dirent *e;
-	DIR *d = opendir(path);
+	DIR *d;
 
+	if (base == NULL || strcmp(base + 1, prefix) != 0)
+		return;
+	d = opendir(path);
 	if (d == NULL)
 		return;
 	while ((e = readdir(d)) != NULL) {
@@ -112,11 +99,11 @@ static void dp_eal_fini(struct dp_ctx *dp)
 {
 	char runtime_dir[PATH_MAX] = "";
 
-	if (dp->prefix_arg[0] != '\0')
+	if (dp->eal.own_prefix)
 		snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
 	if (runtime_dir[0] != '\0')
-		dp_runtime_dir_remove(runtime_dir);
+		dp_runtime_dir_remove(runtime_dir, dp->prefix);
 }
 
 struct dp_ctx *dp_create(int eal_argc, char **eal_argv, char *err, size_t errlen)
@@ -136,10 +123,13 @@ struct dp_ctx *dp_create(int eal_argc, char **eal_argv, char *err, size_t errlen
 		rc = -argc;
 		goto fail_free;
 	}
-	if (rte_eal_init(argc, dp->argv) < 0) {
+	if (rte_eal_init(argc, dp->eal_argv) < 0) {
 		rc = rte_errno > 0 ? rte_errno : EINVAL;
 		dp_err(err, errlen, "rte_eal_init: %s (check the EAL args; the EAL can start once per process)",
 		       rte_strerror(rc));
+		/* A failed start may leave our runtime directory; EALREADY means it belongs to the EAL that runs. */
+		if (rc != EALREADY && dp->eal.own_prefix)
+			dp_runtime_dir_remove(rte_eal_get_runtime_dir(), dp->prefix);
 		goto fail_free;
 	}
 	dp->eal_up = true;
@@ -167,10 +157,16 @@ static void dp_port_release(struct dp_port *p)
 		(void)rte_dev_remove(p->dev);
 }
 
+const struct dp_eal_args *dp_eal(const struct dp_ctx *dp)
+{
+	return &dp->eal;
+}
+
 void dp_destroy(struct dp_ctx *dp)
 {
 	if (dp == NULL)
 		return;
+	dp_tel_unregister(dp); /* no telemetry handler reads the context from here on */
 	dp_flush(dp); /* staged frames go out rather than leak from the pool */
 	for (int i = dp->n_ports - 1; i >= 0; i--)
 		dp_port_release(&dp->port[i]);
@@ -332,7 +328,17 @@ void dp_port_mac(const struct dp_ctx *dp, int port, uint8_t mac[6])
 
 void dp_port_stats(const struct dp_ctx *dp, int port, struct dp_port_stats *out)
 {
-	*out = dp->port[port].st;
+	const struct dp_port_stats *st = &dp->port[port].st;
+
+	/* field by field, each one load: a telemetry handler calls this while the poll thread counts */
+	out->rx_frames = DP_LOAD(st->rx_frames);
+	out->rx_bytes = DP_LOAD(st->rx_bytes);
+	out->tx_frames = DP_LOAD(st->tx_frames);
+	out->tx_bytes = DP_LOAD(st->tx_bytes);
+	out->tx_drop_full = DP_LOAD(st->tx_drop_full);
+	out->tx_drop_nombuf = DP_LOAD(st->tx_drop_nombuf);
+	out->tx_drop_toobig = DP_LOAD(st->tx_drop_toobig);
+	out->rx_drop_toobig = DP_LOAD(st->rx_drop_toobig);
 }
 
 uint64_t dp_tsc(void)

@@ -4,12 +4,23 @@
 #ifndef DP_H
 #define DP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define DP_BURST 32
 #define DP_MAX_PORTS 16
 #define DP_FRAME_MAX 9216 /* longest frame in or out, bytes without FCS (jumbo) */
+#define DP_EAL_ARGS_MAX 64 /* entries of the EAL's argv: "uetemu", the defaults kept, the user's args */
+#define DP_TEL_CMDS_MAX 16 /* telemetry commands one context answers */
+
+/**
+ * Read a variable that another thread writes, without a lock: one relaxed atomic load, which for an aligned
+ * 64-bit (or narrower) variable is a single plain load on x86-64 and on the other 64-bit targets DPDK supports.
+ * The value is one the variable really had, never half of an update. Several reads are not a snapshot: the writer
+ * may move on between them. Telemetry handlers read the poll thread's counters this way.
+ */
+#define DP_LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
 struct dp_ctx;
 
@@ -31,15 +42,50 @@ enum dp_tx_result {
 	DP_TX_TOOBIG, /* counted in tx_drop_toobig */
 };
 
+/** The EAL command line: uetemu's defaults merged with the user's EAL args (dp_eal_args()). */
+struct dp_eal_args {
+	char *argv[DP_EAL_ARGS_MAX + 1]; /* NULL-terminated; the strings are literals, the user's, or @c prefix */
+	int argc;
+	const char *file_prefix;         /* the --file-prefix in effect: the default's or the user's (the last) */
+	bool own_prefix;                 /* the default --file-prefix stayed: its runtime directory is ours to remove */
+	bool hugepages;                  /* a hugepage option was given, so --no-huge and -m were left out */
+	bool telemetry;                  /* no --no-telemetry (or a --telemetry after it) */
+};
+
 /**
- * Bring up the EAL once. @p eal_argv / @p eal_argc are the user's EAL args (after "--"); when none are given the
- * defaults are "--no-huge --no-pci -m 256 --file-prefix uetemu-<pid> --log-level=lib.*:warning". Creates one
- * mempool sized for DP_MAX_PORTS ports (size formula written next to it).
+ * Merge the user's EAL args @p argv (@p argc of them, what follows "--") into uetemu's defaults, with no EAL (a
+ * pure function): @p out->argv is "uetemu", the defaults
+ *     --no-huge --no-pci -m 256 --file-prefix PREFIX --log-level=lib.*:warning
+ * less those the user's args replace, then the user's args unchanged and in order. A default is left out when
+ * the user gives the same option, in either spelling ("--file-prefix X" or "--file-prefix=X", "-m 512" or
+ * "-m512"); and
+ *   - --no-huge and -m are left out when the user gives a hugepage option (--huge-dir, --socket-mem,
+ *     --socket-limit, --huge-unlink, --in-memory): the EAL refuses or ignores those with --no-huge, so they
+ *     can only mean "use hugepages" (and --socket-mem cannot go with -m);
+ *   - --no-pci is left out when the user gives -a/--allow or -b/--block, which name devices on a bus the EAL
+ *     scans (a PCI NIC).
+ * Options count spelled in full, not as getopt abbreviations. The value of an EAL option that takes one ("--vdev
+ * X", "-l 0") is never read as an option. @p prefix is the default file prefix ("uetemu-<pid>"); it must outlive
+ * @p out. Returns out->argc, or -E2BIG (out->argc 0) when the result would exceed DP_EAL_ARGS_MAX entries.
+ */
+int dp_eal_args(struct dp_eal_args *out, int argc, char **argv, const char *prefix);
+
+/**
+ * Bring up the EAL once per process, with dp_eal_args() of @p eal_argv / @p eal_argc (the user's EAL args, after
+ * "--") and the default prefix "uetemu-<pid>". Creates one mempool sized for DP_MAX_PORTS ports (size formula
+ * written next to it). When the default prefix is in use its runtime directory (/var/run/dpdk/uetemu-<pid>) is
+ * removed again by dp_destroy(), or here if the EAL does not start.
  * Returns the context, or NULL with a message in @p err.
  */
 struct dp_ctx *dp_create(int eal_argc, char **eal_argv, char *err, size_t errlen);
 
-/** Stop and close every port, free the mempool, and clean up the EAL. Accepts NULL. */
+/** The EAL command line dp_create() used (its file prefix names the telemetry socket's directory). */
+const struct dp_eal_args *dp_eal(const struct dp_ctx *dp);
+
+/**
+ * Stop answering telemetry (dp_tel_unregister()), stop and close every port, free the mempool, clean up the EAL
+ * and remove a runtime directory named by the default prefix. Accepts NULL.
+ */
 void dp_destroy(struct dp_ctx *dp);
 
 /**
@@ -72,8 +118,53 @@ typedef void (*dp_rx_fn)(void *arg, int port, const uint8_t *frame, size_t len);
  */
 unsigned dp_rx(struct dp_ctx *dp, int port, dp_rx_fn fn, void *arg);
 
-/** Counters of @p port. */
+/**
+ * Counters of @p port. Safe from another thread while the poll loop runs (a telemetry handler): each counter is
+ * read with DP_LOAD(), so each is exact, but together they are not a snapshot.
+ */
 void dp_port_stats(const struct dp_ctx *dp, int port, struct dp_port_stats *out);
+
+/*
+ * Telemetry: commands answered on DPDK's telemetry socket (/var/run/dpdk/<file prefix>/dpdk_telemetry.v2, e.g.
+ * with `dpdk-telemetry.py -f <file prefix>`). The dataplane registers them with rte_telemetry; the caller builds
+ * each answer through dp_tel_u64() and friends, so it never sees an rte_* type. An answer is a JSON object.
+ * Handlers run on DPDK's telemetry thread, concurrently with the poll loop: they may read the poll thread's state
+ * only (no lock anywhere), counters with DP_LOAD(); they may allocate and format, being off the packet path.
+ */
+struct dp_tel; /* an answer being built: a JSON object */
+
+/** Build the answer to a command in @p out. @p params is what followed the command's comma, or "". 0 or -errno
+ *  (the client then reads null). */
+typedef int (*dp_tel_fn)(void *arg, const char *params, struct dp_tel *out);
+
+/** A command: @c name "/uetemu/summary" ('/', letters, digits, '_', under 56 chars), one line of @c help (under
+ *  128 chars), and its handler. The strings must outlive the context. */
+struct dp_tel_cmd {
+	const char *name;
+	const char *help;
+	dp_tel_fn fn;
+};
+
+/**
+ * Register @p n commands (at most DP_TEL_CMDS_MAX), answered by calling their handlers with @p arg until
+ * dp_tel_unregister(). Once per process: DPDK cannot unregister a command, and only one context answers.
+ * Returns 0, or -errno with a message in @p err (a bad name or help, -EBUSY if a context already answers).
+ */
+int dp_tel_register(struct dp_ctx *dp, const struct dp_tel_cmd *cmds, unsigned n, void *arg, char *err,
+		    size_t errlen);
+
+/** Stop answering (the commands then answer null) and wait for running handlers to return. Accepts NULL. */
+void dp_tel_unregister(struct dp_ctx *dp);
+
+/**
+ * Add to an answer: a number, a string, or a nested object (returned, NULL if it cannot be added). Keys may only
+ * hold letters, digits, '_' and '/': any other character is written as '_' (a link "host0-host1" becomes key
+ * "host0_host1"). An answer holds at most 256 keys per object and 16 KB of JSON; DPDK cuts what goes beyond.
+ * 0 or -errno.
+ */
+int dp_tel_u64(struct dp_tel *out, const char *key, uint64_t v);
+int dp_tel_str(struct dp_tel *out, const char *key, const char *v);
+struct dp_tel *dp_tel_obj(struct dp_tel *out, const char *key);
 
 /** Current TSC, and its rate in Hz. */
 uint64_t dp_tsc(void);

@@ -16,7 +16,6 @@
 #define DP_POOL_CACHE 256 /* per-lcore mempool cache, in mbufs */
 #define DP_MBUF_ROOM 4352 /* data bytes per mbuf after the headroom: a 4198 B frame (4096 B MSS) fits in one */
 #define DP_TX_SEGS_MAX ((DP_FRAME_MAX + DP_MBUF_ROOM - 1) / DP_MBUF_ROOM) /* mbufs in the longest chain */
-#define DP_EAL_ARGS_MAX 64 /* argv[0] plus the user's EAL args */
 
 /** One port: its staged TX burst and its counters, written only by the lcore that polls it. */
 struct dp_port {
@@ -32,14 +31,24 @@ struct dp_port {
 	uint8_t mac[6];
 } __rte_cache_aligned;
 
-/** The whole dataplane: no globals anywhere, everything hangs off this. */
+/**
+ * The whole dataplane: everything hangs off this. The one exception to "no globals" is dp_tel.c's pointer to the
+ * context that answers telemetry (DPDK 22.11's telemetry callbacks take no argument).
+ */
 struct dp_ctx {
 	struct dp_port port[DP_MAX_PORTS];
 	struct rte_mempool *pool;
 	int n_ports;
 	bool eal_up;
-	char *argv[DP_EAL_ARGS_MAX + 1]; /* what rte_eal_init() saw (it permutes the array; the strings are not ours) */
-	char prefix_arg[48];             /* "uetemu-<pid>" for the default --file-prefix */
+	struct dp_eal_args eal; /* the EAL command line, as merged */
+	char *eal_argv[DP_EAL_ARGS_MAX + 1]; /* a copy of eal.argv for rte_eal_init(), which permutes it */
+	char prefix[48];        /* "uetemu-<pid>", the default --file-prefix */
+	struct dp_tel_cmd tel[DP_TEL_CMDS_MAX]; /* the telemetry commands it answers (dp_tel.c) */
+	unsigned n_tel;
+	void *tel_arg;
 } __rte_cache_aligned;
+
+/** Write a one-line message into the caller's buffer (which may be NULL or empty). */
+void dp_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif /* DP_PVT_H */

@@ -19,9 +19,7 @@ struct host_sum {
 };
 
 struct totals {
-	uint64_t drops, trims, nacks, rtx, rto, ecn, pfc;
-	uint64_t drop_reason[NIC_C_COUNT];
-	uint64_t sw_drop_reason[SW_C_COUNT];
+	struct ctl_report_counters c;
 	double fct_min, fct_p50, fct_p99, fct_max; /* microseconds */
 };
 
@@ -47,36 +45,44 @@ static void sum_hosts(const struct ctl_report_in *r, struct host_sum *hs)
 	}
 }
 
-static void sum_totals(const struct ctl_report_in *r, struct totals *t)
+void ctl_report_counters(const struct ctl_report_in *r, struct ctl_report_counters *t)
 {
-	uint64_t *fct = calloc(r->n_msgs ? r->n_msgs : 1, sizeof(*fct));
-	uint32_t n = 0;
-
+	memset(t, 0, sizeof(*t));
 	for (uint32_t i = 0; i < r->cfg->n_hosts; i++) {
 		const uint64_t *c = nic_counters(r->nics[i]);
 		for (int k = NIC_C_DROP_RX_POOL_FULL; k <= NIC_C_DROP_NO_PKT; k++) {
-			t->drop_reason[k] += c[k];
-			t->drops += c[k];
+			uint64_t n = DP_LOAD(c[k]);
+			t->nic_drops[k] += n;
+			t->drops += n;
 		}
-		t->trims += c[NIC_C_TRIMS_RCVD];
-		t->nacks += c[NIC_C_NACK_PKTS_SENT];
-		t->rtx += c[NIC_C_NUM_RTX];
-		t->rto += c[NIC_C_NUM_RTO];
-		t->pfc += c[NIC_C_PFC_PAUSES_SENT];
+		t->trims += DP_LOAD(c[NIC_C_TRIMS_RCVD]);
+		t->nacks += DP_LOAD(c[NIC_C_NACK_PKTS_SENT]);
+		t->retransmits += DP_LOAD(c[NIC_C_NUM_RTX]);
+		t->timeouts += DP_LOAD(c[NIC_C_NUM_RTO]);
+		t->pfc_pauses += DP_LOAD(c[NIC_C_PFC_PAUSES_SENT]);
 	}
 	/* ECN marks are made by switches; PFC pauses counted where they are sent (NICs and switches); trims where
 	 * they arrive (the NICs, above), so a trim is counted once */
 	for (uint32_t s = 0; s < r->n_sws; s++) {
 		const uint64_t *c = sw_counters(r->sws[s]);
 		for (int k = SW_C_DROP_HEADROOM; k <= SW_C_DROP_BAD_PORT; k++) {
-			t->drops += c[k];
-			t->sw_drop_reason[k] += c[k];
+			uint64_t n = DP_LOAD(c[k]);
+			t->drops += n;
+			t->sw_drops[k] += n;
 		}
-		t->ecn += c[SW_C_ECN_MARKS];
-		t->pfc += c[SW_C_PFC_PAUSES_SENT];
+		t->ecn_marks += DP_LOAD(c[SW_C_ECN_MARKS]);
+		t->pfc_pauses += DP_LOAD(c[SW_C_PFC_PAUSES_SENT]);
 	}
 	for (int k = 1; k < NET_C_COUNT; k++)
-		t->drops += r->part_counters[k];
+		t->drops += DP_LOAD(r->part_counters[k]);
+}
+
+static void sum_totals(const struct ctl_report_in *r, struct totals *t)
+{
+	uint64_t *fct = calloc(r->n_msgs ? r->n_msgs : 1, sizeof(*fct));
+	uint32_t n = 0;
+
+	ctl_report_counters(r, &t->c);
 	for (uint32_t i = 0; fct != NULL && i < r->n_msgs; i++)
 		if (r->msgs[i].completed)
 			fct[n++] = r->msgs[i].done - r->msgs[i].m->start;
@@ -120,27 +126,33 @@ static void json_hosts(FILE *f, const struct ctl_report_in *r, const struct host
  * One direction of link @p i, sent by its end @p e: what crossed it (net_dir), plus, when a switch sends it, the
  * drops, trims, trimmed packets' drops and ECN marks of that switch port's egress.
  */
-static void json_dir(FILE *f, const struct ctl_report_in *r, uint32_t i, int e)
+static void link_dir(const struct ctl_report_in *r, uint32_t i, int e, emu_ps_t now, struct ctl_report_dir *out)
 {
 	const struct net_dir *d = &r->links[i].dir[e];
-	uint64_t drops = d->drops, trims = d->trims, ecn = 0, trimmed_drops = 0;
 
-	if (r->topo != NULL) {
-		const struct net_topo_end *end = e == 0 ? &r->topo->links[i].a : &r->topo->links[i].b;
-		if (r->topo->devs[end->dev].kind == NET_TOPO_SWITCH) {
-			struct sw_port_stats ps;
-			sw_port_stats(r->sws[end->dev - r->topo->size.hosts], end->port, &ps, r->end);
-			drops += ps.tx_drops;
-			trims += ps.trims;
-			trimmed_drops = ps.trimmed_tx_drops;
-			for (int c = 0; c < SW_TC_COUNT; c++)
-				ecn += ps.ecn_marked[c];
-		}
-	}
+	*out = (struct ctl_report_dir){ .bytes = DP_LOAD(d->bytes), .frames = DP_LOAD(d->frames),
+					.drops = DP_LOAD(d->drops), .trims = DP_LOAD(d->trims),
+					.pauses = DP_LOAD(d->pauses) };
+	if (r->topo == NULL)
+		return;
+	const struct net_topo_end *end = e == 0 ? &r->topo->links[i].a : &r->topo->links[i].b;
+	if (r->topo->devs[end->dev].kind != NET_TOPO_SWITCH)
+		return;
+	struct sw_port_stats ps;
+	sw_port_stats(r->sws[end->dev - r->topo->size.hosts], end->port, &ps, now);
+	out->drops += ps.tx_drops;
+	out->trims += ps.trims;
+	out->trimmed_drops = ps.trimmed_tx_drops;
+	for (int c = 0; c < SW_TC_COUNT; c++)
+		out->ecn_marks += ps.ecn_marked[c];
+}
+
+static void json_dir(FILE *f, const char *key, const struct ctl_report_dir *d)
+{
 	fprintf(f, "\"%s\": {\"bytes\": %llu, \"frames\": %llu, \"drops\": %llu, \"trims\": %llu, \"ecn_marks\": %llu, "
-		   "\"pauses\": %llu, \"trimmed_drops\": %llu}", e == 0 ? "ab" : "ba", (unsigned long long)d->bytes,
-		(unsigned long long)d->frames, (unsigned long long)drops, (unsigned long long)trims,
-		(unsigned long long)ecn, (unsigned long long)d->pauses, (unsigned long long)trimmed_drops);
+		   "\"pauses\": %llu, \"trimmed_drops\": %llu}", key, (unsigned long long)d->bytes,
+		(unsigned long long)d->frames, (unsigned long long)d->drops, (unsigned long long)d->trims,
+		(unsigned long long)d->ecn_marks, (unsigned long long)d->pauses, (unsigned long long)d->trimmed_drops);
 }
 
 const char *ctl_stop_name(enum ctl_stop s)
@@ -150,9 +162,11 @@ const char *ctl_stop_name(enum ctl_stop s)
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
 }
 
-/* Name of link @p i of the run, and the names of its a and b ends. */
-static const char *link_name(const struct ctl_report_in *r, uint32_t i, const char **a, const char **b)
+const char *ctl_report_link(const struct ctl_report_in *r, uint32_t i, emu_ps_t now, const char **a, const char **b,
+			    struct ctl_report_dir dir[2])
 {
+	link_dir(r, i, 0, now, &dir[0]);
+	link_dir(r, i, 1, now, &dir[1]);
 	if (r->topo != NULL) {
 		const struct net_topo_link *tl = &r->topo->links[i];
 		*a = r->topo->devs[tl->a.dev].name;
@@ -170,11 +184,12 @@ static void json_links(FILE *f, const struct ctl_report_in *r)
 {
 	fprintf(f, "  \"links\": [");
 	for (uint32_t i = 0; i < r->n_links; i++) {
-		const char *a, *b, *name = link_name(r, i, &a, &b);
+		struct ctl_report_dir dir[2];
+		const char *a, *b, *name = ctl_report_link(r, i, r->end, &a, &b, dir);
 		fprintf(f, "%s\n    {\"name\": \"%s\", \"a\": \"%s\", \"b\": \"%s\", ", i ? "," : "", name, a, b);
-		json_dir(f, r, i, 0);
+		json_dir(f, "ab", &dir[0]);
 		fputs(", ", f);
-		json_dir(f, r, i, 1);
+		json_dir(f, "ba", &dir[1]);
 		fputc('}', f);
 	}
 	fprintf(f, "%s],\n", r->n_links ? "\n  " : "");
@@ -221,21 +236,21 @@ static void json_totals(FILE *f, const struct ctl_report_in *r, const struct tot
 		t->fct_max);
 	fprintf(f, "  \"counters\": {\"drops\": %llu, \"trims\": %llu, \"nacks\": %llu, \"retransmits\": %llu, "
 		   "\"timeouts\": %llu, \"ecn_marks\": %llu, \"pfc_pauses\": %llu},\n",
-		(unsigned long long)t->drops, (unsigned long long)t->trims, (unsigned long long)t->nacks,
-		(unsigned long long)t->rtx, (unsigned long long)t->rto, (unsigned long long)t->ecn,
-		(unsigned long long)t->pfc);
+		(unsigned long long)t->c.drops, (unsigned long long)t->c.trims, (unsigned long long)t->c.nacks,
+		(unsigned long long)t->c.retransmits, (unsigned long long)t->c.timeouts,
+		(unsigned long long)t->c.ecn_marks, (unsigned long long)t->c.pfc_pauses);
 	fprintf(f, "  \"drop_reasons\": {");
 	int first = 1;
 	for (int k = 1; k < NIC_C_COUNT; k++)
-		if (t->drop_reason[k]) {
+		if (t->c.nic_drops[k]) {
 			fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", nic_counter_name(k),
-				(unsigned long long)t->drop_reason[k]);
+				(unsigned long long)t->c.nic_drops[k]);
 			first = 0;
 		}
 	for (int k = 1; k < SW_C_COUNT; k++)
-		if (t->sw_drop_reason[k]) {
+		if (t->c.sw_drops[k]) {
 			fprintf(f, "%s\"switch_%s\": %llu", first ? "" : ", ", sw_counter_name(k),
-				(unsigned long long)t->sw_drop_reason[k]);
+				(unsigned long long)t->c.sw_drops[k]);
 			first = 0;
 		}
 	for (int k = 1; k < NET_C_COUNT; k++)
@@ -269,9 +284,9 @@ static void print_table(const struct ctl_report_in *r, const struct host_sum *hs
 		       "max %.3f us\n", r->n_posted, r->n_completed, (unsigned long long)r->post_fail, t->fct_p50,
 		       t->fct_p99, t->fct_max);
 	printf("drops %llu, trims %llu, nacks %llu, retransmits %llu, timeouts %llu, ecn_marks %llu, pfc_pauses %llu\n",
-	       (unsigned long long)t->drops, (unsigned long long)t->trims, (unsigned long long)t->nacks,
-	       (unsigned long long)t->rtx, (unsigned long long)t->rto, (unsigned long long)t->ecn,
-	       (unsigned long long)t->pfc);
+	       (unsigned long long)t->c.drops, (unsigned long long)t->c.trims, (unsigned long long)t->c.nacks,
+	       (unsigned long long)t->c.retransmits, (unsigned long long)t->c.timeouts,
+	       (unsigned long long)t->c.ecn_marks, (unsigned long long)t->c.pfc_pauses);
 	printf("outputs: %s/summary.json, records %s/%s-*-0.csv", r->out_dir, r->out_dir,
 	       r->cfg->sim.simulation_name);
 	/* only the captures that were written: a config without captures prints none */

@@ -74,6 +74,33 @@ struct ctl_report_in {
 	emu_ps_t records_cut_at;             /* periodic rows stopped at RecordSizeLimit here; EMU_PS_NEVER if not */
 };
 
+/* The fabric's counters, as summary.json's "counters" and "drop_reasons" give them. */
+struct ctl_report_counters {
+	uint64_t drops, trims, nacks, retransmits, timeouts, ecn_marks, pfc_pauses;
+	uint64_t nic_drops[NIC_C_COUNT]; /* drops by reason, summed over the NICs */
+	uint64_t sw_drops[SW_C_COUNT];   /* drops by reason, summed over the switches */
+};
+
+/**
+ * Sum the counters of @p in's NICs, switches and partition (only cfg, nics, sws, n_sws and part_counters are
+ * read). Also called while a real-time run goes on, from a telemetry handler on another thread: every counter is
+ * read with one aligned 64-bit load (DP_LOAD), no lock, so the sums are of counters a few increments apart.
+ */
+void ctl_report_counters(const struct ctl_report_in *in, struct ctl_report_counters *out);
+
+/* One direction of a link, as summary.json's "links" give it (bytes on the wire, FCS included). */
+struct ctl_report_dir {
+	uint64_t bytes, frames, drops, trims, ecn_marks, pauses, trimmed_drops;
+};
+
+/**
+ * Link @p i of @p in (explicit, or the generated topology's): returns its name, sets its ends' names and what
+ * crossed each direction by @p now (@p dir[0] from a to b). Reads links, topo, sws and cfg; safe from a telemetry
+ * handler as ctl_report_counters() is (a switch port's counters are copied with aligned 64-bit loads).
+ */
+const char *ctl_report_link(const struct ctl_report_in *in, uint32_t i, emu_ps_t now, const char **a, const char **b,
+			    struct ctl_report_dir dir[2]);
+
 /**
  * Write DIR/summary.json (through a temporary file renamed into place, so a reader never sees half of it) and
  * print the summary table on stdout.

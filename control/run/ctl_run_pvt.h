@@ -26,6 +26,9 @@ struct ctl_ext {
 	struct net_link link;  /* dir[0]: NIC -> port, dir[1]: port -> NIC */
 	uint64_t rx_bad[WIRE_R_COUNT];
 	struct dp_port_stats stats;  /* read when the run ends, before the port closes */
+	struct dp_port_stats last;   /* read at the last once-a-second tick of the poll loop */
+	uint64_t rx_bps, rx_fps;     /* rates over the last second (frame bytes without FCS, as the port counts) */
+	uint64_t tx_bps, tx_fps;
 	uint8_t frame[WIRE_MAX_FRAME];
 };
 
@@ -64,6 +67,9 @@ struct ctl_run_state {
 	emu_ps_t late_max;      /* real time: the most an event ran past its timestamp */
 	uint64_t late_events;   /* real time: poll passes whose earliest event was more than 1 us late */
 	uint64_t polls;         /* real time: poll passes */
+	emu_ps_t late_win;      /* real time: the most an event ran late in the current second */
+	emu_ps_t late_last_s;   /* real time: ... and in the last whole second */
+	uint64_t rt_t0, rt_hz;  /* real time: TSC at the start of the poll loop, and its rate */
 };
 
 /* ctl_run_build.c */
@@ -79,7 +85,16 @@ int ctl_run_fabric(struct ctl_run_state *r, char *err, size_t errlen);
 void ctl_run_fabric_fini(struct ctl_run_state *r);
 
 /* ctl_run_rt.c */
+/** Run @p r in real time: the EAL, the ports, the poll loop until the stop time, the work done or a signal. */
 int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen);
+
+/* ctl_run_tel.c */
+/**
+ * Answer the /uetemu/summary, /hosts, /ports, /links and /lateness telemetry commands from @p r (its dp open, its
+ * ports added) until dp_destroy(). Handlers run on DPDK's telemetry thread and only read @p r, without a lock.
+ * 0 or -errno with a message in @p err.
+ */
+int ctl_run_tel_register(struct ctl_run_state *r, char *err, size_t errlen);
 
 
 #endif /* CTL_RUN_PVT_H */

@@ -73,6 +73,50 @@ static emu_ps_t tsc_to_ps(uint64_t dt, uint64_t hz, uint64_t scale)
 	return (emu_ps_t)(((unsigned __int128)dt * EMU_PS_PER_S) / hz / scale);
 }
 
+/* @p x per second, counted over @p dt TSC ticks at @p hz. */
+static uint64_t per_s(uint64_t x, uint64_t dt, uint64_t hz)
+{
+	return dt ? (uint64_t)((unsigned __int128)x * hz / dt) : 0;
+}
+
+/* The progress line: time, events, messages, and each port's rates over the last second. */
+static void progress(const struct ctl_run_state *r, uint64_t tsc)
+{
+	fprintf(stderr, "[uetemu] real time %.1f s, %llu events, messages %u/%u done",
+		(double)(tsc - r->rt_t0) / (double)r->rt_hz, (unsigned long long)emu_sched_events_run(r->np.sched),
+		r->n_completed, r->n_msgs);
+	for (uint32_t i = 0; i < r->n_exts; i++) {
+		const struct ctl_ext *x = &r->exts[i];
+		fprintf(stderr, "; port %u rx %.1f Mb/s %llu frames/s tx %.1f Mb/s %llu frames/s", i,
+			(double)x->rx_bps / 1e6, (unsigned long long)x->rx_fps, (double)x->tx_bps / 1e6,
+			(unsigned long long)x->tx_fps);
+	}
+	fputc('\n', stderr);
+}
+
+/*
+ * Once a second, on the poll thread: each port's rates over the second just ended, that second's worst lateness
+ * (both read by telemetry), and the progress line.
+ */
+static void tick(struct ctl_run_state *r, uint64_t tsc, uint64_t dt)
+{
+	for (uint32_t i = 0; i < r->n_exts; i++) {
+		struct ctl_ext *x = &r->exts[i];
+		struct dp_port_stats st;
+
+		dp_port_stats(r->dp, x->dp_port, &st);
+		x->rx_bps = per_s((st.rx_bytes - x->last.rx_bytes) * 8, dt, r->rt_hz);
+		x->rx_fps = per_s(st.rx_frames - x->last.rx_frames, dt, r->rt_hz);
+		x->tx_bps = per_s((st.tx_bytes - x->last.tx_bytes) * 8, dt, r->rt_hz);
+		x->tx_fps = per_s(st.tx_frames - x->last.tx_frames, dt, r->rt_hz);
+		x->last = st;
+	}
+	r->late_last_s = r->late_win;
+	r->late_win = 0;
+	if (r->opts->progress)
+		progress(r, tsc);
+}
+
 /*
  * The poll loop (l2fwd shape): read the TSC, run every event whose time has passed, poll each port, flush TX.
  * The models see each event's own timestamp as "now"; only frames from outside carry the wall clock.
@@ -80,9 +124,9 @@ static emu_ps_t tsc_to_ps(uint64_t dt, uint64_t hz, uint64_t scale)
 static void poll_loop(struct ctl_run_state *r)
 {
 	const struct emu_sim_params *sim = &r->cfg->sim;
-	uint64_t hz = dp_tsc_hz(), t0 = dp_tsc();
+	uint64_t hz = r->rt_hz, t0 = r->rt_t0;
 	uint64_t scale = sim->time_scale ? sim->time_scale : 1;
-	uint64_t last_progress = t0;
+	uint64_t last_tick = t0;
 
 	while (!*r->opts->quit) {
 		uint64_t tsc = dp_tsc();
@@ -90,9 +134,10 @@ static void poll_loop(struct ctl_run_state *r)
 		emu_ps_t next = emu_sched_next(r->np.sched);
 		/* Lateness: how far past its timestamp the earliest due event runs (measured, not hidden). */
 		if (next <= now) {
-			if (now - next > r->late_max)
-				r->late_max = now - next;
-			r->late_events += now - next > EMU_PS_PER_US; /* passes, not events */
+			emu_ps_t late = now - next;
+			r->late_max = late > r->late_max ? late : r->late_max;
+			r->late_win = late > r->late_win ? late : r->late_win;
+			r->late_events += late > EMU_PS_PER_US; /* passes, not events */
 		}
 		r->polls++;
 		emu_sched_run_until(r->np.sched, now);
@@ -104,15 +149,29 @@ static void poll_loop(struct ctl_run_state *r)
 		dp_flush(r->dp);
 		if (r->has_stop ? now >= r->stop : (r->n_msgs > 0 && r->n_completed == r->n_msgs))
 			break;
-		if (r->opts->progress && tsc - last_progress > hz) {
-			last_progress = tsc;
-			fprintf(stderr, "[uetemu] real time %.1f s, %llu events, messages %u/%u done\n",
-				(double)(tsc - t0) / (double)hz, (unsigned long long)emu_sched_events_run(r->np.sched),
-				r->n_completed, r->n_msgs);
+		if (tsc - last_tick >= hz) {
+			tick(r, tsc, tsc - last_tick);
+			last_tick = tsc;
 		}
 	}
 	r->end = r->rt_now;
 	r->wall_s = (double)(dp_tsc() - t0) / (double)hz;
+}
+
+/* Where telemetry answers, once the ports are up (a failure to register is reported, and the run goes on). */
+static void telemetry_start(struct ctl_run_state *r)
+{
+	const struct dp_eal_args *eal = dp_eal(r->dp);
+	char err[256];
+
+	if (ctl_run_tel_register(r, err, sizeof(err)) < 0) {
+		fprintf(stderr, "[uetemu] %s\n", err);
+		return;
+	}
+	if (r->opts->progress && eal->telemetry)
+		fprintf(stderr, "[uetemu] real time: EAL file prefix %s; telemetry: dpdk-telemetry.py -f %s, then "
+				"/uetemu/summary, /uetemu/hosts, /uetemu/ports, /uetemu/links, /uetemu/lateness\n",
+			eal->file_prefix, eal->file_prefix);
 }
 
 int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen)
@@ -122,9 +181,14 @@ int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen)
 	r->dp = dp_create(r->opts->eal_argc, r->opts->eal_argv, err, errlen);
 	if (r->dp == NULL)
 		return -EIO;
+	r->rt_hz = dp_tsc_hz();
+	r->rt_t0 = dp_tsc();
 	rc = open_ports(r, err, errlen);
-	if (rc == 0)
+	if (rc == 0) {
+		telemetry_start(r);
+		r->rt_t0 = dp_tsc(); /* the run's time 0: the ports are up */
 		poll_loop(r);
+	}
 	for (uint32_t i = 0; i < r->n_exts; i++) {
 		struct dp_port_stats st;
 		dp_port_stats(r->dp, r->exts[i].dp_port, &st);
@@ -133,7 +197,7 @@ int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen)
 			r->cfg->ports[i].dev, (unsigned long long)st.rx_frames, (unsigned long long)st.tx_frames,
 			(unsigned long long)(st.tx_drop_full + st.tx_drop_nombuf + st.tx_drop_toobig));
 	}
-	dp_destroy(r->dp);
+	dp_destroy(r->dp); /* telemetry stops answering first, then the ports stop and close */
 	r->dp = NULL;
 	return rc;
 }

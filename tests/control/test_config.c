@@ -533,8 +533,11 @@ Test(ctl_config, set_network_buffer_stats_interval)
 	cr_expect_eq(cfg.sim.net_buff_stats_interval, 10000000ULL);
 	ctl_config_free(&cfg);
 	set_fails("simulation.NetworkBufferStatsReportingInterval=0",
-		  "--set simulation.NetworkBufferStatsReportingInterval=0: zero interval; a report interval is above 0, "
-		  "e.g. 0.001 or 1ms");
+		  "--set simulation.NetworkBufferStatsReportingInterval=0: interval below 1us; a report interval is at "
+		  "least 1us (rows for every host and port each interval), e.g. 0.001 or 1ms");
+	set_fails("simulation.NetworkBufferStatsReportingInterval=999ns",
+		  "--set simulation.NetworkBufferStatsReportingInterval=999ns: interval below 1us; a report interval is "
+		  "at least 1us (rows for every host and port each interval), e.g. 0.001 or 1ms");
 	set_fails("simulation.NetworkBufferStatsReportingInterval=1.5ps",
 		  "--set simulation.NetworkBufferStatsReportingInterval=1.5ps: '1.5ps' is not a whole number of "
 		  "picoseconds; a time is a number of seconds or takes ps, ns, us, ms or s, e.g. 0.001 or 1ms");
