@@ -265,8 +265,8 @@ static int cmd_run(struct cli *c)
 		return CTL_EXIT_SIGNAL;
 	}
 	if (stop == CTL_STOP_STALLED) {
-		fprintf(stderr, "uetemu: the run ended with messages not completed: nothing left to do but they were "
-				"never posted or never finished (summary.json messages, stop \"stalled\")\n");
+		fprintf(stderr, "uetemu: the run ended with messages not completed: never posted, or no progress "
+				"possible (summary.json messages, stop \"stalled\")\n");
 		return CTL_EXIT_STALLED;
 	}
 	return CTL_EXIT_OK;

@@ -9,6 +9,7 @@
 #include "app_timeline.h"
 #include "app_wqe.h"
 #include "emu_units.h"
+#include "nic.h"
 
 #define MSG_EXAMPLE "a message needs src, dst and bytes, e.g. {src: host0, dst: host1, bytes: 1MiB}"
 #define PORT_EXAMPLE "a port needs attach and dev, e.g. {attach: host0, dev: \"net_tap0,iface=uet0\"}"
@@ -40,7 +41,15 @@ static int msg_dst(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 
 static int msg_bytes(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
-	return ctl_val_u64(c, v, emu_parse_size, "1MiB", &((struct msg_obj *)obj)->m->bytes);
+	struct msg_obj *o = obj;
+	uint32_t mss = o->cfg->nic.rdma_data_mss;
+	int rc = ctl_val_u64(c, v, emu_parse_size, "1MiB", &o->m->bytes);
+
+	if (rc == 0 && o->m->bytes > nic_msg_bytes_max(mss))
+		rc = ctl_err(c, v, "%llu B is more than a message can carry: at most 2^31 packets of RdmaDataMSS %u B, "
+			     "%llu B; split it into several messages", (unsigned long long)o->m->bytes, mss,
+			     (unsigned long long)nic_msg_bytes_max(mss));
+	return rc;
 }
 
 static int msg_start(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)

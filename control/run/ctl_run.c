@@ -12,6 +12,8 @@
 #define CTL_VIRTUAL_EPOCH_S 1767225600LL
 /* Between progress checks, run this much simulated time. */
 #define CTL_SLICE_PS (10 * EMU_PS_PER_US)
+/* The shortest no-progress window before a run without a stop time is stopped as stalled. */
+#define CTL_STALL_MIN_PS (100 * EMU_PS_PER_MS)
 
 static double wall_now(void)
 {
@@ -55,12 +57,54 @@ static void progress(struct ctl_run_state *r, double t0, double *last, bool tty,
 	fputs(tty && !final ? "  " : "\n", stderr);
 }
 
-/* Run events in (time, seq) order until none is left, SimulationDuration is reached, or a signal. */
+/* What a run's progress is measured by: new payload delivered, messages and WQEs completed. */
+static uint64_t progress_mark(const struct ctl_run_state *r)
+{
+	uint64_t n = r->n_completed + ctl_rdma_wqes_done(r->rdma);
+
+	for (uint32_t i = 0; i < r->cfg->n_hosts; i++)
+		n += nic_counters(r->nics[i])[NIC_C_RX_PAYLOAD_BYTES];
+	return n;
+}
+
+/*
+ * The no-progress watchdog of a run without a stop time, which ends only when its work is done: one whose work can
+ * no longer progress (a receiver whose buffers take nothing, a link that never comes back) would retransmit for
+ * ever. Checked once per simulated millisecond; true (said on stderr) when nothing progressed for the window: the
+ * longest retransmission timeout times four, and at least 100 ms.
+ */
+static bool no_progress(struct ctl_run_state *r, emu_ps_t now, emu_ps_t *next_check, uint64_t *mark,
+			emu_ps_t *since)
+{
+	const struct nic_params *p = &r->cfg->nic;
+	emu_ps_t rto = p->fixed_rexmit_enable ? p->fixed_rexmit_timeout : p->initial_rto << p->max_rto_backoff;
+	emu_ps_t window = 4 * rto > CTL_STALL_MIN_PS ? 4 * rto : CTL_STALL_MIN_PS;
+
+	if (r->has_stop || now < *next_check)
+		return false;
+	*next_check = now + EMU_PS_PER_MS;
+	uint64_t m = progress_mark(r);
+
+	if (m != *mark) {
+		*mark = m;
+		*since = now;
+		return false;
+	}
+	if (now - *since < window)
+		return false;
+	fprintf(stderr, "uetemu: no progress for %.3f s of simulated time (no payload delivered, nothing completed) "
+		"with %u of %u messages open: stopped at %.6f s\n", (double)(now - *since) / 1e12,
+		r->n_msgs - r->n_completed, r->n_msgs, (double)now / 1e12);
+	return true;
+}
+
+/* Run events in (time, seq) order until none is left, SimulationDuration is reached, a signal, or no progress. */
 static void run_virtual(struct ctl_run_state *r)
 {
-	emu_ps_t limit = r->has_stop ? r->stop : EMU_PS_NEVER - 1;
+	emu_ps_t limit = r->has_stop ? r->stop : EMU_PS_NEVER - 1, next_check = 0, since = 0;
 	double t0 = wall_now(), last = t0;
 	bool tty = r->opts->progress && isatty(fileno(stderr));
+	uint64_t mark = 0;
 
 	while (!*r->opts->quit) {
 		emu_ps_t next = emu_sched_next(r->np.sched);
@@ -75,6 +119,10 @@ static void run_virtual(struct ctl_run_state *r)
 		slice = slice < limit && slice > next ? slice : limit;
 		emu_sched_run_until(r->np.sched, slice < due ? slice : due);
 		progress(r, t0, &last, tty, false);
+		if (no_progress(r, emu_sched_now(r->np.sched), &next_check, &mark, &since)) {
+			r->stalled = true;
+			break;
+		}
 	}
 	r->end = emu_sched_now(r->np.sched);
 	if (r->has_stop && !*r->opts->quit) {
@@ -124,7 +172,7 @@ static enum ctl_stop stop_reason(const struct ctl_run_state *r)
 		return CTL_STOP_SIGNAL;
 	if (r->cfg->sim.duration != 0 && r->has_stop && r->end >= r->stop)
 		return CTL_STOP_DURATION;
-	if (!r->has_stop && r->n_completed < r->n_msgs)
+	if (r->stalled || (!r->has_stop && r->n_completed < r->n_msgs))
 		return CTL_STOP_STALLED;
 	return CTL_STOP_COMPLETED;
 }

@@ -312,6 +312,16 @@ __attribute__((format(printf, 3, 4))) static int add_err(char *err, size_t errle
 	return -EINVAL;
 }
 
+/* Whether host @p h of an explicit topology has a link in this mode: an emulated one, or a DPDK port. */
+static bool host_linked(const struct ctl_run_state *r, uint32_t h)
+{
+	bool linked = host_has_port(r, h);
+
+	for (uint32_t l = 0; l < r->cfg->n_links && !linked; l++)
+		linked = r->cfg->links[l].a == h || r->cfg->links[l].b == h;
+	return linked;
+}
+
 /* Every message's sender must have somewhere to send in this mode. Every such sender is reported. */
 static int check_reachable(struct ctl_run_state *r, char *err, size_t errlen)
 {
@@ -322,16 +332,18 @@ static int check_reachable(struct ctl_run_state *r, char *err, size_t errlen)
 		return 0; /* every host of a generated fabric is on it */
 	for (uint32_t a = 0; a < cfg->n_apps; a++)
 		for (uint32_t i = 0; i < cfg->apps[a].n_list; i++) {
-			uint32_t src = cfg->apps[a].list[i].src;
-			bool linked = host_has_port(r, src);
-			for (uint32_t l = 0; l < cfg->n_links && !linked; l++)
-				linked = cfg->links[l].a == src || cfg->links[l].b == src;
-			if (!linked)
+			const struct ctl_message *m = &cfg->apps[a].list[i];
+			/* the sender must send somewhere, and the receiver be reachable: else the run never ends */
+			for (int end = 0; end < 2; end++) {
+				uint32_t h = end == 0 ? m->src : m->dst;
+				if (host_linked(r, h))
+					continue;
 				rc = add_err(err, errlen,
-					     "%s: applications.%u.list.%u: host '%s' sends but has no link in %s mode%s",
-					     cfg->path, a, i, cfg->hosts[src].name,
+					     "%s: applications.%u.list.%u: host '%s' %s but has no link in %s mode%s",
+					     cfg->path, a, i, cfg->hosts[h].name, end == 0 ? "sends" : "receives",
 					     r->opts->mode == CTL_MODE_REALTIME ? "real-time" : "virtual",
 					     cfg->n_ports ? " (ports are used only with --mode realtime)" : "");
+			}
 		}
 	return rc;
 }

@@ -57,6 +57,7 @@ struct ctl_run_state {
 	bool has_stop;          /* the run ends at @c stop: SimulationDuration, else the ScalaRdma stop time */
 	emu_ps_t stop;
 	struct dp_ctx *dp;
+	bool stalled;             /* the no-progress watchdog stopped the run */
 	emu_ps_t records_cut_at;  /* periodic rows stopped at RecordSizeLimit here, or EMU_PS_NEVER */
 	int lock_fd;             /* DIR/.uetemu.lock, held for the run (0: not taken) */
 	int64_t epoch_s;

@@ -213,10 +213,21 @@ extern const struct net_dev_ops nic_dev_ops;
 /** Attach the link direction this NIC sends on (its port 0). Its rate is the link rate the NIC computes with. */
 void nic_attach(struct nic *nic, struct net_dir *out);
 
+/* The most packets one message may take: PSN arithmetic compares 32-bit sequence numbers modulo 2^32, so a
+ * message spans at most half the space. nic_msg_bytes_max() turns it into bytes for an MSS. */
+#define NIC_MSG_PKTS_MAX (1ULL << 31)
+
+/** The largest message (bytes) a NIC with RdmaDataMSS @p mss can send: NIC_MSG_PKTS_MAX packets of @p mss. */
+static inline uint64_t nic_msg_bytes_max(uint32_t mss)
+{
+	return NIC_MSG_PKTS_MAX * mss;
+}
+
 /**
  * The host rings the doorbell for a message of @p bytes to @p dst_ip at @p now: a new PDC is created and the
  * message queued on it; the transmit process starts 15 ns later. @p cookie comes back in msg_done.
- * Returns 0, or -ENOSPC when no PDC can be created (counted), -EHOSTUNREACH when @p dst_ip has no neighbour entry.
+ * Returns 0, or -ENOSPC when no PDC can be created (counted), -EHOSTUNREACH when @p dst_ip has no neighbour entry,
+ * -EMSGSIZE when @p bytes is over nic_msg_bytes_max() (the config refuses such a message first).
  */
 int nic_post(struct nic *nic, uint32_t dst_ip, uint64_t bytes, uint64_t cookie, emu_ps_t now);
 

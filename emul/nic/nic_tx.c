@@ -39,6 +39,8 @@ int nic_close_rcv(struct nic *nic, uint32_t peer_ip, uint16_t peer_pdc, emu_ps_t
 
 int nic_post_pdc(struct nic *nic, uint32_t dst_ip, uint64_t bytes, uint64_t cookie, emu_ps_t now, uint16_t *pdc_id)
 {
+	if (bytes > nic_msg_bytes_max(nic->p->rdma_data_mss))
+		return -EMSGSIZE;
 	if (nic_neigh_mac(nic, dst_ip) == NULL)
 		return -EHOSTUNREACH;
 	struct nic_pdc *pdc = nic_pdc_open_snd(nic, dst_ip, now);

@@ -93,6 +93,11 @@ check "a message at 1 h with RecordSizeLimit 2 MB: warned first, rows stop, $siz
 	 [ "$size" -lt 2100000 ] && grep -q "\"records_cut_at_ps\": " "$tmp/late/summary.json" &&
 	 grep -q "\"completed\": 1" "$tmp/late/summary.json"'
 
+# a run that can never finish is stopped: a receiver whose buffers take nothing makes no progress
+out=$("$uetemu" run configs/pair.yaml -q -o "$tmp/zero" -s nic.NetworkInterface.IngressBufferManager.TotalBufferSize=0 2>&1 >/dev/null); rc=$?
+check "zero ingress buffer: no progress detected, exit $rc, stop stalled" \
+	'[ $rc -eq 4 ] && [[ "$out" == *"no progress for 0.1"*"10 of 10 messages open"* ]] && grep -q "\"stop\": \"stalled\"" "$tmp/zero/summary.json"'
+
 # more messages than PDCs at once and no duration: some never post, the run stops "stalled" with exit 4
 python3 -c "
 print('topology: {hosts: [{name: host0, ip: 10.0.0.1}, {name: host1, ip: 10.0.0.2}], links: [{name: l0, a: host0, b: host1}]}')
