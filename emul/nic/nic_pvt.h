@@ -118,6 +118,7 @@ struct nic_group {
 	struct nic_cc cc;          /* the group's NSCC window, counted at nominal size (payload + 88) */
 	uint64_t in_flight;        /* nominal bytes fetched or sent and not yet acked, nacked or timed out */
 	uint64_t fetched;          /* payload bytes fetched from the host (uet-monitor bytes_fetched) */
+	uint64_t pf_nominal;       /* prefetch buffer on: nominal bytes of its payloads fetched, not yet committed */
 	bool in_ready;
 };
 
