@@ -215,6 +215,27 @@ Test(sw_params, stop_rules_on_the_switch_attributes)
 	cr_assert_eq(check(&p, &blame), 0);
 }
 
+/* Switch, Configuration rules that stop a simulation: the two PoolAllocationMap rules are listed without a
+ * condition, so they stop the run under the UET policy too, although that policy sizes its pools without the map. */
+Test(sw_params, pool_allocation_map_stop_rules_under_the_uet_policy)
+{
+	struct sw_params p = defaults();
+	const char *blame;
+
+	set(&p, "SharedBufferManager", "UETPolicyEnabled", "true");
+	cr_assert_eq(check(&p, &blame), 0, "the default map [0.9, 0.1, ...] is fine");
+	set(&p, "SharedBufferManager", "PoolAllocationMap", "[0, 0, 0, 0, 0, 0, 0, 0]");
+	cr_assert_eq(check(&p, &blame), -EINVAL, "no non-zero entry");
+	cr_assert_str_eq(blame, "PoolAllocationMap");
+	/* sums to 1.5, more than 1 by 0.5, which is more than the last non-zero entry 0.1 */
+	set(&p, "SharedBufferManager", "PoolAllocationMap", "[1, 0.4, 0.1, 0, 0, 0, 0, 0]");
+	cr_assert_eq(check(&p, &blame), -EINVAL);
+	cr_assert_str_eq(blame, "PoolAllocationMap");
+	/* more than 1 by exactly its last entry: accepted, as without the policy */
+	set(&p, "SharedBufferManager", "PoolAllocationMap", "[1, 0.5, 0, 0, 0, 0, 0, 0]");
+	cr_assert_eq(check(&p, &blame), 0);
+}
+
 Test(sw_buffer, default_configuration_128_ports)
 {
 	struct sw_params p = defaults();
