@@ -15,6 +15,8 @@
 #define NIC_SND_ID_MAX 32767
 #define NIC_RCV_ID_MIN 32769  /* receiving PDC ids 32769..65535 */
 #define NIC_RCV_ID_MAX 65535
+#define NIC_LPORT_BASE 49152  /* PDCs' local UDP ports: the dynamic range 49152..65535 (None spraying's value) */
+#define NIC_LPORT_COUNT 16384
 #define NIC_TC_DATA 0
 #define NIC_TC_CTRL 1
 
