@@ -45,6 +45,9 @@ const struct sw_param_def sw_param_table[] = {
 	SP_ENUM("none", lb_names, lb_method, "LoadBalancingMethod"),
 	SP_BOOL("true", lb_stats_enabled, "EnableLoadBalancingStats"),
 	SP_TIME("1ms", 10 * EMU_PS_PER_US, UINT64_MAX, lb_stats_interval, "LoadBalancingStatsReportInterval"),
+	/* Named only by Simulation Output Files (Per-Port Switch Buffer Statistics), "the switch's attribute", with no
+	 * component: at the top level of the switch's typedParameters (docs/records.md). */
+	SP_BOOL("false", per_port_buffer_stats, "ReportPerPortBufferStats"),
 
 	SP_RATE("400Gbps", uplink_bps, NI, "UplinkNetworkInterface", "DataRate"),
 	SP_RATE("400Gbps", downlink_bps, NI, "DownlinkNetworkInterface", "DataRate"),

@@ -656,8 +656,8 @@ Test(ctl_config, set_bad_paths)
 	set_fails("switch.Foo=1",
 		  "--set switch.Foo=1: unknown key; valid keys are NumUpLinks, NumDownLinks, NumUpLinksPerSwitch, "
 		  "SwitchingCapacity, EcmpHashMethod, LoadBalancingMethod, EnableLoadBalancingStats, "
-		  "LoadBalancingStatsReportInterval, NetworkInterface, PacketTrimmer, LoadBalancingFlowlet, "
-		  "SharedBufferManager, EcnHandler");
+		  "LoadBalancingStatsReportInterval, ReportPerPortBufferStats, NetworkInterface, PacketTrimmer, "
+		  "LoadBalancingFlowlet, SharedBufferManager, EcnHandler");
 }
 
 /* ---- Generated topologies (docs/topology.md) and link faults ---- */

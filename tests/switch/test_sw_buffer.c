@@ -40,6 +40,7 @@ Test(sw_params, every_attribute_of_the_page_is_in_the_table)
 		{ NULL, "NumUpLinks" }, { NULL, "NumDownLinks" }, { NULL, "NumUpLinksPerSwitch" },
 		{ NULL, "SwitchingCapacity" }, { NULL, "EcmpHashMethod" }, { NULL, "LoadBalancingMethod" },
 		{ NULL, "EnableLoadBalancingStats" }, { NULL, "LoadBalancingStatsReportInterval" },
+		{ NULL, "ReportPerPortBufferStats" }, /* Simulation Output Files, Per-Port Switch Buffer Statistics */
 		{ "UplinkNetworkInterface", "DataRate" }, { "DownlinkNetworkInterface", "DataRate" },
 		{ "TransmissionMedium", "Delay" }, { "PacketTrimmer", "TrimmingEnabled" },
 		{ "PacketTrimmer", "TrimmingStatsEnabled" }, { "LoadBalancingFlowlet", "Gap" },
@@ -78,6 +79,7 @@ Test(sw_params, defaults_are_the_documented_ones)
 	cr_assert_eq(p.lb_method, SW_LB_NONE);
 	cr_assert(p.lb_stats_enabled);
 	cr_assert_eq(p.lb_stats_interval, EMU_PS_PER_MS);
+	cr_assert(!p.per_port_buffer_stats, "scala-switch-buff-stats is off by default");
 	cr_assert_eq(p.uplink_bps, 400000000000ULL);
 	cr_assert_eq(p.downlink_bps, 400000000000ULL);
 	cr_assert_eq(p.delay_ps, 500 * EMU_PS_PER_NS);
