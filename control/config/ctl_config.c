@@ -23,6 +23,12 @@ static int sim_seed(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 	return ctl_val_uint(c, v, 0, UINT64_MAX, &((struct emu_sim_params *)obj)->random_seed);
 }
 
+/* RunNumber (uetemu's name: the pages name the run number but no attribute), 0..65535 (sw_flowlet_stream()). */
+static int sim_run(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return ctl_val_uint(c, v, 0, 65535, &((struct emu_sim_params *)obj)->run_number);
+}
+
 static int sim_duration(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
 	return ctl_val_u64(c, v, emu_parse_timeval, "10ms", &((struct emu_sim_params *)obj)->duration);
@@ -135,6 +141,7 @@ int ctl_sec_simulation(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_
 	static const struct ctl_key keys[] = {
 		{ "SimulationName", false, sim_name },
 		{ "RandomSeed", false, sim_seed },
+		{ "RunNumber", false, sim_run },
 		{ "SimulationDuration", false, sim_duration },
 		{ "NDStatsReportInterval", false, sim_interval },
 		{ "EnableNetDeviceStatLogging", false, sim_statlog },

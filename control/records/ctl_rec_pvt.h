@@ -147,6 +147,22 @@ void ctl_swrec_rows_done(struct ctl_swrec *sr, emu_ps_t now);
 /** Close trimming-stats and free. NULL accepted. Returns 0 or -EIO. */
 int ctl_swrec_close(struct ctl_swrec *sr, char *err, size_t errlen);
 
+/* The occupancy samples of one buffer series since its last row (the switch buffer records). */
+struct ctl_rec_occ {
+	uint64_t count, min, max, sum;
+};
+
+/** Add the sample @p v (bytes) to @p a. */
+static inline void ctl_rec_occ_add(struct ctl_rec_occ *a, uint64_t v)
+{
+	if (a->count == 0 || v < a->min)
+		a->min = v;
+	if (v > a->max)
+		a->max = v;
+	a->sum += v;
+	a->count++;
+}
+
 struct ctl_swbuf;
 
 /**
@@ -159,6 +175,20 @@ struct ctl_swbuf *ctl_swbuf_open(const struct ctl_config *cfg, const struct ctl_
 void ctl_swbuf_sample(struct ctl_swbuf *b);
 void ctl_swbuf_rows(struct ctl_swbuf *b, emu_ps_t now);
 int ctl_swbuf_close(struct ctl_swbuf *b, char *err, size_t errlen);
+
+struct ctl_swportbuf;
+
+/**
+ * scala-switch-buff-stats (ctl_rec_swportbuf.c), with switch.ReportPerPortBufferStats: the occupancy of each switch
+ * port's egress queue, ingress usage and headroom per pool, sampled with scala-switch-agg-buff-stats (every
+ * BufferStatsReportInterval / 1000), rows every BufferStatsReportInterval. Open returns NULL with errno set and a
+ * message in @p err. NULL is accepted by sample, rows and close; close returns 0 or -EIO.
+ */
+struct ctl_swportbuf *ctl_swportbuf_open(const struct ctl_config *cfg, const struct ctl_swrec *sr, const char *dir,
+					 int64_t epoch_s, char *err, size_t errlen);
+void ctl_swportbuf_sample(struct ctl_swportbuf *b);
+void ctl_swportbuf_rows(struct ctl_swportbuf *b, emu_ps_t now);
+int ctl_swportbuf_close(struct ctl_swportbuf *b, char *err, size_t errlen);
 
 struct ctl_swlb;
 
@@ -173,5 +203,6 @@ int ctl_swlb_close(struct ctl_swlb *l, char *err, size_t errlen);
 struct rec_csv *ctl_monitor_csv(const struct ctl_monitor *m);
 struct rec_csv *ctl_swbuf_csv(const struct ctl_swbuf *b);
 struct rec_csv *ctl_swlb_csv(const struct ctl_swlb *l);
+struct rec_csv *ctl_swportbuf_csv(const struct ctl_swportbuf *b);
 
 #endif /* CTL_REC_PVT_H */

@@ -24,15 +24,10 @@ static const struct {
 	{ "sharedBuffer", "-" },
 };
 
-/* The samples of one series since the last rows. */
-struct sb_acc {
-	uint64_t count, min, max, sum;
-};
-
 struct ctl_swbuf {
 	const struct ctl_swrec *sr;
 	struct rec_csv *csv;
-	struct sb_acc (*acc)[SW_POOL_COUNT][SB_SERIES]; /* per switch */
+	struct ctl_rec_occ (*acc)[SW_POOL_COUNT][SB_SERIES]; /* per switch */
 	uint8_t (*has)[2];                              /* per switch: it has uplink [0], downlink [1] ports */
 };
 
@@ -60,16 +55,6 @@ struct ctl_swbuf *ctl_swbuf_open(const struct ctl_config *cfg, const struct ctl_
 		return NULL;
 	}
 	return b;
-}
-
-static void acc_add(struct sb_acc *a, uint64_t v)
-{
-	if (a->count == 0 || v < a->min)
-		a->min = v;
-	if (v > a->max)
-		a->max = v;
-	a->sum += v;
-	a->count++;
 }
 
 void ctl_swbuf_sample(struct ctl_swbuf *b)
@@ -101,7 +86,7 @@ void ctl_swbuf_sample(struct ctl_swbuf *b)
 			sw_pool_occ(sw, k, &po);
 			v[k][SB_SHARED] = po.ingress;
 			for (int x = 0; x < SB_SERIES; x++)
-				acc_add(&b->acc[s][k][x], v[k][x]);
+				ctl_rec_occ_add(&b->acc[s][k][x], v[k][x]);
 		}
 	}
 }
@@ -130,7 +115,7 @@ static uint64_t sb_total(const struct ctl_swbuf *b, uint32_t s, uint32_t k, int 
 static void sb_row(struct ctl_swbuf *b, uint32_t s, uint32_t k, int x, emu_ps_t now)
 {
 	const struct sw *sw = b->sr->sws[s];
-	const struct sb_acc *a = &b->acc[s][k][x];
+	const struct ctl_rec_occ *a = &b->acc[s][k][x];
 	uint64_t limit = sw_buffer(sw)->pool_size[k];
 	FILE *f = rec_csv_file(b->csv);
 

@@ -29,11 +29,12 @@ struct ctl_records {
 	struct ctl_monitor *mon;     /* uet-monitor, or NULL */
 	struct ctl_swrec *sr;        /* the switches' ports (their nd, ep and trimming-stats rows), or NULL */
 	struct ctl_swbuf *sb;        /* scala-switch-agg-buff-stats, or NULL */
+	struct ctl_swportbuf *pb;    /* scala-switch-buff-stats, or NULL: sampled and written with sb */
 	struct ctl_swlb *lb;         /* scala-switch-load-balancing-stats, or NULL */
 	struct ctl_rec_period nd_p;  /* NDStatsReportInterval: ts, nd, ep, pcie, the switch ports' rows */
 	struct ctl_rec_period nb_p;  /* NetworkBufferStatsReportingInterval: nb */
-	struct ctl_rec_period sb_p;  /* BufferStatsReportInterval: sb */
-	struct ctl_rec_period smp_p; /* BufferStatsReportInterval / 1000: sb's samples */
+	struct ctl_rec_period sb_p;  /* BufferStatsReportInterval: sb and pb */
+	struct ctl_rec_period smp_p; /* BufferStatsReportInterval / 1000: sb's and pb's samples */
 	struct ctl_rec_period lb_p;  /* LoadBalancingStatsReportInterval: lb */
 	emu_ps_t horizon;            /* when the run is expected to end (ctl_records_expect()), 0 unknown */
 	uint64_t first_bytes;        /* bytes after the first rows: the projection is made once from them */
@@ -95,6 +96,7 @@ emu_ps_t ctl_records_due(const struct ctl_records *rc)
 static void sample(struct ctl_records *rc, emu_ps_t t)
 {
 	ctl_swbuf_sample(rc->sb);
+	ctl_swportbuf_sample(rc->pb);
 	rc->smp_p.last = t;
 	rc->smp_p.k = t / rc->smp_p.interval + 1;
 }
@@ -105,6 +107,7 @@ static uint64_t records_bytes(const struct ctl_records *rc)
 	struct rec_csv *f[] = {
 		ctl_rec_nics_csv(rc->ts), ctl_rec_nics_csv(rc->nd), ctl_rec_nics_csv(rc->ep), ctl_rec_nics_csv(rc->pcie),
 		ctl_rec_nics_csv(rc->nb), ctl_monitor_csv(rc->mon), ctl_swbuf_csv(rc->sb), ctl_swlb_csv(rc->lb),
+		ctl_swportbuf_csv(rc->pb),
 		rc->sr != NULL ? rc->sr->trim : NULL,
 	};
 	uint64_t n = 0;
@@ -170,6 +173,7 @@ void ctl_records_advance(struct ctl_records *rc, emu_ps_t t)
 		}
 		if (period_due(&rc->sb_p, rc->sb != NULL) == due) {
 			ctl_swbuf_rows(rc->sb, due);
+			ctl_swportbuf_rows(rc->pb, due);
 			rc->sb_p.last = due;
 			rc->sb_p.k++;
 		}
@@ -198,8 +202,9 @@ void ctl_records_trace(void *arg, const struct nic_trace *tr)
 		ctl_monitor_trace(rc->mon, tr);
 }
 
-/* The switch-only records: scala-switch-agg-buff-stats (always, with switches: the page names no switch for it)
- * and scala-switch-load-balancing-stats (EnableLoadBalancingStats, default on). */
+/* The switch-only records: scala-switch-agg-buff-stats (always, with switches: the page names no switch for it),
+ * scala-switch-buff-stats (ReportPerPortBufferStats, default off; on sb's schedule) and
+ * scala-switch-load-balancing-stats (EnableLoadBalancingStats, default on). */
 static int open_switch_records(struct ctl_records *rc, const char *dir, int64_t epoch_s, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = rc->cfg;
@@ -214,6 +219,11 @@ static int open_switch_records(struct ctl_records *rc, const char *dir, int64_t 
 	if (bi != 0) {
 		rc->sb = ctl_swbuf_open(cfg, rc->sr, dir, epoch_s, err, errlen);
 		if (rc->sb == NULL)
+			return -errno;
+	}
+	if (bi != 0 && cfg->sw.per_port_buffer_stats) {
+		rc->pb = ctl_swportbuf_open(cfg, rc->sr, dir, epoch_s, err, errlen);
+		if (rc->pb == NULL)
 			return -errno;
 	}
 	if (cfg->sw.lb_stats_enabled) {
@@ -298,9 +308,12 @@ int ctl_records_close(struct ctl_records *rc, emu_ps_t end, char *err, size_t er
 	if (rc->nb != NULL && end > rc->nb_p.last)
 		nb_rows_write(rc, end);
 	if (rc->sb != NULL && end > rc->sb_p.last) {
-		if (end > rc->smp_p.last) /* the last rows cover the state at the end */
+		if (end > rc->smp_p.last) { /* the last rows cover the state at the end */
 			ctl_swbuf_sample(rc->sb);
+			ctl_swportbuf_sample(rc->pb);
+		}
 		ctl_swbuf_rows(rc->sb, end);
+		ctl_swportbuf_rows(rc->pb, end);
 	}
 	if (rc->lb != NULL && end > rc->lb_p.last) /* "a last row is written when the simulation ends" */
 		ctl_swlb_rows(rc->lb, end);
@@ -309,7 +322,8 @@ int ctl_records_close(struct ctl_records *rc, emu_ps_t end, char *err, size_t er
 		ctl_transport_close(rc->ts, err, errlen), ctl_ndstats_close(rc->nd, err, errlen),
 		ctl_pfcstats_close(rc->ep, err, errlen),  ctl_pcie_close(rc->pcie, err, errlen),
 		ctl_netbuff_close(rc->nb, err, errlen),   ctl_monitor_close(rc->mon, err, errlen),
-		ctl_swbuf_close(rc->sb, err, errlen),     ctl_swlb_close(rc->lb, err, errlen),
+		ctl_swbuf_close(rc->sb, err, errlen),     ctl_swportbuf_close(rc->pb, err, errlen),
+		ctl_swlb_close(rc->lb, err, errlen),
 		ctl_swrec_close(rc->sr, err, errlen),
 	};
 	int first = 0;

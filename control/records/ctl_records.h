@@ -1,6 +1,6 @@
 /* The records of a run: uet-transport-stats, nd-stats, ecn-pfc-stats and pcie-stats every NDStatsReportInterval,
  * net-buff-stats every NetworkBufferStatsReportingInterval, uet-monitor per packet; for the switches, their ports'
- * nd-stats and ecn-pfc-stats rows, trimming-stats, scala-switch-agg-buff-stats and
+ * nd-stats and ecn-pfc-stats rows, trimming-stats, scala-switch-agg-buff-stats, scala-switch-buff-stats and
  * scala-switch-load-balancing-stats (docs/records.md). */
 #ifndef CTL_RECORDS_H
 #define CTL_RECORDS_H
@@ -26,8 +26,9 @@ struct sw;
  * TriggerLoggingOnRttEnable or TriggerLoggingOnCWindPen).
  * With switches: their ports' rows in nd-stats and ecn-pfc-stats (after the NICs' rows of each time),
  * trimming-stats (switch.PacketTrimmer.TrimmingStatsEnabled with TrimmingEnabled), scala-switch-agg-buff-stats
- * (every switch.SharedBufferManager.BufferStatsReportInterval) and scala-switch-load-balancing-stats
- * (switch.EnableLoadBalancingStats, default on).
+ * (every switch.SharedBufferManager.BufferStatsReportInterval), scala-switch-buff-stats (the same schedule, with
+ * switch.ReportPerPortBufferStats) and scala-switch-load-balancing-stats (switch.EnableLoadBalancingStats,
+ * default on).
  * @p nics has cfg->n_hosts entries, index = FEP id; they must be attached to their links (nic_link_bps() is read
  * per row) and outlive the records. @p sws are the @p n_sws switches of the generated topology @p topo, switch i
  * being device topo->size.hosts + i, with their ports attached and their routes added; both must outlive the

@@ -28,7 +28,7 @@ static int make_switches(struct ctl_run_state *r, char *err, size_t errlen)
 		const struct net_topo_dev *d = &t->devs[t->size.hosts + i];
 		struct sw_env env = { .np = &r->np, .params = &r->cfg->sw, .node_id = t->size.hosts + i,
 				      .name = d->name, .n_ports = d->n_ports, .seed = r->cfg->sim.random_seed,
-				      .dscp = &r->cfg->nic.dscp };
+				      .run = r->cfg->sim.run_number, .dscp = &r->cfg->nic.dscp };
 		r->sws[i] = sw_create(&env);
 		if (r->sws[i] == NULL) {
 			struct sw_buffer b;

@@ -10,6 +10,7 @@ void emu_sim_defaults(struct emu_sim_params *p)
 	memset(p, 0, sizeof(*p));
 	strcpy(p->simulation_name, "uetemu");
 	p->random_seed = EMU_RNG_DEFAULT_SEED;
+	p->run_number = 1;
 	p->duration = 0; /* run until every message completes */
 	p->nd_stats_interval = EMU_PS_PER_MS;
 	p->enable_net_device_stat_logging = true;

@@ -10,6 +10,7 @@
 struct emu_sim_params {
 	char simulation_name[64];            /* SimulationName: prefix of every record file */
 	uint64_t random_seed;                /* RandomSeed, default 18760 */
+	uint64_t run_number;                 /* RunNumber (uetemu's name), default 1: seeds flowlet tie-breaks */
 	emu_ps_t duration;                   /* SimulationDuration: stop time; 0 = until every message completes */
 	emu_ps_t nd_stats_interval;          /* NDStatsReportInterval, default 1 ms */
 	bool enable_net_device_stat_logging; /* EnableNetDeviceStatLogging, default true */
@@ -25,9 +26,8 @@ struct emu_sim_params {
 };
 
 /**
- * Fill @p p with the defaults: name "uetemu", seed 18760, duration 0, the three report intervals 1 ms, nd-stats and
- * ecn-pfc-stats on, net-buff-stats and pcie-stats off, time scale 1,
- * record size limit 1 GiB.
+ * Fill @p p with the defaults: name "uetemu", seed 18760, run number 1, duration 0, the three report intervals
+ * 1 ms, nd-stats and ecn-pfc-stats on, net-buff-stats and pcie-stats off, time scale 1, record size limit 1 GiB.
  */
 void emu_sim_defaults(struct emu_sim_params *p);
 

@@ -208,6 +208,8 @@ void nic_pdc_finish(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
 		pdc->out_head = r->next;
 		out_of_flight(pdc, r);
 		r->uid = 0;
+		if (r->state == NIC_REC_PREFETCHING || r->state == NIC_REC_PREFETCHED)
+			pdc->group->pf_nominal -= nic_nominal(r->payload);
 		if (r->state == NIC_REC_PREFETCHING) {
 			/* its fetch is still on PCIe: ev_prefetch_done() finds no PDC and returns it to the pool */
 			r->pdc = NULL;

@@ -194,6 +194,14 @@ static bool apply_penalty(struct nic_cc *cc, const struct nic_cc_consts *k, cons
 	return false;
 }
 
+/* A new observation window opens now: one base RTT plus the target long, nothing acknowledged in it yet. */
+static void qa_open(struct nic_cc *cc, const struct nic_cc_consts *k, emu_ps_t now)
+{
+	cc->flags |= NIC_CC_F_QA_OPEN;
+	cc->achieved_bytes = 0;
+	cc->qa_end = now + cc->base_rtt + k->target;
+}
+
 /*
  * Quick Adapt (UET quick_adapt(is_loss, M, qdelay)). Returns true when processing of this signal stops: it fired,
  * or it is ignoring an ECN-marked ACK or a trim NACK (@p marked) for the bytes in flight when it last fired.
@@ -218,9 +226,7 @@ static bool quick_adapt(struct nic_cc *cc, const struct nic_cc_consts *k, bool i
 			cc->quick_adapts++;
 			stop = true;
 		}
-		cc->flags |= NIC_CC_F_QA_OPEN;
-		cc->achieved_bytes = 0;
-		cc->qa_end = now + cc->base_rtt + k->target;
+		qa_open(cc, k, now);
 	}
 	if (stop) {
 		cc->inc_bytes = 0;
@@ -314,6 +320,10 @@ void nic_cc_on_ack(struct nic_cc *cc, const struct nic_cc_consts *k, const struc
 	cc->achieved_bytes = sat_u64((u128)cc->achieved_bytes + a->acked);
 	bool rcv_limit = apply_penalty(cc, k, a);
 	if (!a->has_rtt) {
+		/* The rest runs only on an ACK with a sample, but the first observation window opens with the first ACK
+		 * or trim NACK, sampled or not (page: Quick Adapt). */
+		if (k->quick_adapt && !(cc->flags & NIC_CC_F_QA_OPEN))
+			qa_open(cc, k, now);
 		bound(cc, k);
 		return;
 	}

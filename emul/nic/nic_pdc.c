@@ -26,7 +26,18 @@ struct nic_pdc *nic_pdc_rcv_find(struct nic *nic, uint32_t peer_ip, uint16_t pee
 	return NULL;
 }
 
-static struct nic_group *group_get(struct nic *nic, uint32_t peer_ip, emu_ps_t now)
+/*
+ * The local UDP port of PDC @p id. Multipath, None: the group's one entropy value is "the local UDP port of the PDC
+ * that created the group, which the application sets"; uetemu's workloads set none, so each PDC has one from the
+ * dynamic port range, 49,152 + (id mod 16,384), as a host stack gives a socket an ephemeral port (docs/multipath.md).
+ */
+static uint16_t pdc_local_port(uint16_t id)
+{
+	return (uint16_t)(NIC_LPORT_BASE + (id & (NIC_LPORT_COUNT - 1)));
+}
+
+/* The group of PDCs to @p peer_ip, created for the PDC @p id when there is none (or without PDC groups). */
+static struct nic_group *group_get(struct nic *nic, uint32_t peer_ip, uint16_t id, emu_ps_t now)
 {
 	uint32_t b = hash_ip_id(peer_ip, 0);
 
@@ -41,6 +52,7 @@ static struct nic_group *group_get(struct nic *nic, uint32_t peer_ip, emu_ps_t n
 	g->peer_ip = peer_ip;
 	nic_cc_init(&g->cc, &nic->cc_k, now); /* a new group starts at its maximum window and InitialBaseRTT */
 	nic_lb_init_ext(&g->lb, nic->p, nic->link_bps, nic_lb_storage_bytes(nic->p) ? (uint16_t *)(g + 1) : NULL);
+	nic_lb_set_fixed(&g->lb, pdc_local_port(id)); /* None: the creating PDC's local port */
 	const uint8_t *mac = nic_neigh_mac(nic, peer_ip);
 	if (mac != NULL) /* a peer seen only on a real port, with no neighbour entry, is answered to 00:..:00 */
 		memcpy(g->peer_mac, mac, 6);
@@ -90,34 +102,34 @@ static uint16_t alloc_snd_id(struct nic *nic)
 	return 0;
 }
 
-static struct nic_pdc *pdc_new(struct nic *nic, uint32_t peer_ip, emu_ps_t now)
+static struct nic_pdc *pdc_new(struct nic *nic, uint32_t peer_ip, uint16_t id, emu_ps_t now)
 {
 	struct nic_pdc *pdc = emu_pool_get(nic->pdc_pool);
 
 	if (pdc == NULL)
 		return NULL;
 	memset(pdc, 0, sizeof(*pdc));
-	pdc->group = group_get(nic, peer_ip, now);
+	pdc->group = group_get(nic, peer_ip, id, now);
 	if (pdc->group == NULL) {
 		emu_pool_put(nic->pdc_pool, pdc);
 		return NULL;
 	}
 	pdc->group->n_pdcs++;
 	pdc->peer_ip = peer_ip;
+	pdc->id = id;
 	return pdc;
 }
 
 struct nic_pdc *nic_pdc_open_snd(struct nic *nic, uint32_t peer_ip, emu_ps_t now)
 {
 	uint16_t id = alloc_snd_id(nic);
-	struct nic_pdc *pdc = id != 0 ? pdc_new(nic, peer_ip, now) : NULL;
+	struct nic_pdc *pdc = id != 0 ? pdc_new(nic, peer_ip, id, now) : NULL;
 
 	if (pdc == NULL) {
 		nic->c[NIC_C_DROP_NO_PDC]++;
 		return NULL;
 	}
 	pdc->sender = true;
-	pdc->id = id;
 	/* UET starts each PDC at a random PSN; drawn from the NIC's own stream, so runs stay reproducible. */
 	pdc->start_psn = (uint32_t)emu_rng_next(&nic->rng);
 	pdc->next_psn = pdc->start_psn;
@@ -130,13 +142,12 @@ struct nic_pdc *nic_pdc_open_snd(struct nic *nic, uint32_t peer_ip, emu_ps_t now
 
 struct nic_pdc *nic_pdc_open_rcv(struct nic *nic, uint32_t peer_ip, uint16_t peer_id, emu_ps_t now)
 {
-	struct nic_pdc *pdc = pdc_new(nic, peer_ip, now);
+	struct nic_pdc *pdc = pdc_new(nic, peer_ip, nic->next_rcv_id, now);
 
 	if (pdc == NULL) {
 		nic->c[NIC_C_DROP_NO_PDC]++;
 		return NULL;
 	}
-	pdc->id = nic->next_rcv_id;
 	nic->next_rcv_id = pdc->id == NIC_RCV_ID_MAX ? NIC_RCV_ID_MIN : pdc->id + 1;
 	pdc->remote_id = peer_id;
 	uint32_t b = hash_ip_id(peer_ip, peer_id);

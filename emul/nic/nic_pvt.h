@@ -15,6 +15,8 @@
 #define NIC_SND_ID_MAX 32767
 #define NIC_RCV_ID_MIN 32769  /* receiving PDC ids 32769..65535 */
 #define NIC_RCV_ID_MAX 65535
+#define NIC_LPORT_BASE 49152  /* PDCs' local UDP ports: the dynamic range 49152..65535 (None spraying's value) */
+#define NIC_LPORT_COUNT 16384
 #define NIC_TC_DATA 0
 #define NIC_TC_CTRL 1
 
@@ -118,6 +120,7 @@ struct nic_group {
 	struct nic_cc cc;          /* the group's NSCC window, counted at nominal size (payload + 88) */
 	uint64_t in_flight;        /* nominal bytes fetched or sent and not yet acked, nacked or timed out */
 	uint64_t fetched;          /* payload bytes fetched from the host (uet-monitor bytes_fetched) */
+	uint64_t pf_nominal;       /* prefetch buffer on: nominal bytes of its payloads fetched, not yet committed */
 	bool in_ready;
 };
 

@@ -157,8 +157,15 @@ static bool window_room(const struct nic *nic, const struct nic_group *g, uint32
 	return nic->p->cc_pass_through || g->in_flight + nic_nominal(payload) <= nic_cc_cwnd(&g->cc);
 }
 
+/* A fetch into the prefetch buffer: the group's bytes fetched and not yet acknowledged (in flight, and waiting in
+ * the prefetch buffer), with this payload, must fit the window too (Congestion control, The congestion window). */
+static bool fetch_window_room(const struct nic *nic, const struct nic_group *g, uint32_t payload)
+{
+	return nic->p->cc_pass_through || g->in_flight + g->pf_nominal + nic_nominal(payload) <= nic_cc_cwnd(&g->cc);
+}
+
 /* Can @p pdc send its next packet now, window and prefetch room permitting (the egress pool is checked by the
- * pass)? A fetch into the prefetch buffer is gated by the buffer's room, not by the window. */
+ * pass)? A fetch into the prefetch buffer needs room for the bytes fetched in the window and room in the buffer. */
 static bool can_send(struct nic *nic, const struct nic_pdc *pdc, enum next_kind *kind, uint32_t *payload)
 {
 	*kind = next_kind(nic, pdc, payload);
@@ -168,6 +175,8 @@ static bool can_send(struct nic *nic, const struct nic_pdc *pdc, enum next_kind 
 	case NEXT_NEW:
 		return window_room(nic, pdc->group, *payload);
 	case NEXT_FETCH:
+		if (!fetch_window_room(nic, pdc->group, *payload))
+			return false;
 		if (nic->pf_used + *payload + WIRE_DATA_OVERHEAD <= nic->p->prefetch_size)
 			return true;
 		nic->pf_blocked = true;
@@ -372,7 +381,8 @@ fail:
 	return false;
 }
 
-/* A new segment with the prefetch buffer: only prefetch space is taken; window and egress wait for the commit. */
+/* A new segment with the prefetch buffer: prefetch space is taken and the fetched bytes counted against the window;
+ * bytes in flight and egress space wait for the commit. */
 static bool issue_fetch(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_t now)
 {
 	struct nic_rec *r = rec_take(nic);
@@ -390,6 +400,7 @@ static bool issue_fetch(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_p
 	r->state = NIC_REC_PREFETCHING;
 	nic->pf_used += wl;
 	pdc->pf_bytes += wl;
+	pdc->group->pf_nominal += nic_nominal(r->payload);
 	if (pdc->pf_next == NULL)
 		pdc->pf_next = r;
 	return true;
@@ -417,6 +428,7 @@ static bool issue_commit(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_
 	pdc->pf_next = r->next; /* uncommitted records are the tail of the PSN-ordered list */
 	r->state = NIC_REC_FETCHING;
 	pdc->pf_bytes -= wl;
+	pdc->group->pf_nominal -= nic_nominal(r->payload);
 	nic_pf_release(nic, wl, now);
 	nic->txq[NIC_TC_DATA].reserved += wl;
 	nic_pool_enq(&nic->txs[NIC_TC_DATA], wl, nic->txq[NIC_TC_DATA].reserved);

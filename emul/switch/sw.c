@@ -99,6 +99,7 @@ struct sw *sw_create(const struct sw_env *env)
 		return NULL;
 	}
 	emu_rng_init(&sw->rng, env->seed, env->node_id);
+	emu_rng_init(&sw->fl_rng, env->seed, sw_flowlet_stream(env->run, env->node_id));
 	sw->salt = sw_ecmp_salt(env->node_id);
 	sw->ports = calloc(sw->n_ports, sizeof(*sw->ports));
 	sw->arb_ports = calloc(sw->n_ports, sizeof(*sw->arb_ports));

@@ -64,6 +64,8 @@ struct sw_env {
 	const char *name;                 /* component name in records */
 	uint32_t n_ports;
 	uint64_t seed;                    /* RandomSeed */
+	uint64_t run;                     /* the run number (simulation.RunNumber, 0..65535): with seed and node id,
+					     seeds the flowlet tie-break draws */
 	const struct wire_dscp_map *dscp; /* the codepoints the NICs send (UET policy, trimming); NULL = defaults */
 };
 
@@ -195,6 +197,14 @@ int sw_ecmp_set_info(const struct sw *sw, uint32_t set, struct sw_ecmp_set_info 
 
 /** Copy the stats of member @p m of set @p set; returns 0 or -ENOENT. */
 int sw_ecmp_member_stats(const struct sw *sw, uint32_t set, uint32_t m, struct sw_ecmp_member_stats *out);
+
+/**
+ * The stream id of the flowlet tie-break generator of switch @p node_id in run @p run (below 2^16):
+ * emu_rng_init(rng, RandomSeed, sw_flowlet_stream(run, node_id)) is the generator "seeded from the simulation's
+ * seed, the run number, and the switch's node identifier" (Packet handling, Flowlet). Apart from every device's
+ * own stream (ids below 2^32) and from every other (run, node id).
+ */
+uint64_t sw_flowlet_stream(uint64_t run, uint32_t node_id);
 
 /** The per-switch ECMP salt derived from @p node_id (the same on every run). */
 uint32_t sw_ecmp_salt(uint32_t node_id);

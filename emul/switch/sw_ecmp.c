@@ -127,6 +127,14 @@ static bool salt_spreads(uint32_t salt)
 	return true;
 }
 
+/* Tag of the flowlet streams ("FL" in the top 16 bits), the run number in bits 32..47, the node id below. */
+#define SW_FLOWLET_STREAM 0x464c000000000000ULL
+
+uint64_t sw_flowlet_stream(uint64_t run, uint32_t node_id)
+{
+	return SW_FLOWLET_STREAM ^ ((run & 0xffffu) << 32) ^ node_id;
+}
+
 uint32_t sw_ecmp_salt(uint32_t node_id)
 {
 	uint32_t salt = 0;
@@ -214,7 +222,7 @@ static void flowlet_select(struct sw *sw, struct sw_set *set, struct sw_flow_slo
 		ch->member = slot->member;
 		ch->kind = SW_CH_KEEP;
 	} else {
-		pick = nmin > 1 ? (uint32_t)emu_rng_below(&sw->rng, nmin) : 0;
+		pick = nmin > 1 ? (uint32_t)emu_rng_below(&sw->fl_rng, nmin) : 0; /* (seed, run, node id) */
 		for (uint32_t m = 0; m < n; m++) {
 			if (at_min(sw, set, m, tc, filter, min) && pick-- == 0) {
 				ch->member = m;

@@ -45,6 +45,9 @@ const struct sw_param_def sw_param_table[] = {
 	SP_ENUM("none", lb_names, lb_method, "LoadBalancingMethod"),
 	SP_BOOL("true", lb_stats_enabled, "EnableLoadBalancingStats"),
 	SP_TIME("1ms", 10 * EMU_PS_PER_US, UINT64_MAX, lb_stats_interval, "LoadBalancingStatsReportInterval"),
+	/* Named only by Simulation Output Files (Per-Port Switch Buffer Statistics), "the switch's attribute", with no
+	 * component: at the top level of the switch's typedParameters (docs/records.md). */
+	SP_BOOL("false", per_port_buffer_stats, "ReportPerPortBufferStats"),
 
 	SP_RATE("400Gbps", uplink_bps, NI, "UplinkNetworkInterface", "DataRate"),
 	SP_RATE("400Gbps", downlink_bps, NI, "DownlinkNetworkInterface", "DataRate"),
@@ -292,14 +295,13 @@ static const struct sw_param_def *sp_row(size_t off)
 
 #define SP_ROW_OF(f) sp_row(offsetof(struct sw_params, f))
 
-/* PoolAllocationMap: some non-zero entry, and a sum above 1 by no more than the last non-zero entry. */
+/* PoolAllocationMap: some non-zero entry, and a sum above 1 by no more than the last non-zero entry. The page lists
+ * both rules without a condition, so they apply under the UET policy too, which sizes its pools without the map. */
 static int sp_check_pools(const struct sw_params *p, char *err, size_t errlen)
 {
 	uint64_t sum = 0;
 	int last = -1;
 
-	if (p->uet_policy)
-		return 0; /* the UET policy does not use PoolAllocationMap */
 	for (int i = 0; i < SW_POOL_COUNT; i++) {
 		sum += p->pool_alloc_ppm[i];
 		if (p->pool_alloc_ppm[i] != 0)

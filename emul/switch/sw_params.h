@@ -41,6 +41,7 @@ struct sw_params {
 	uint8_t lb_method;                  /* LoadBalancingMethod, enum sw_lb_method */
 	bool lb_stats_enabled;              /* EnableLoadBalancingStats */
 	emu_ps_t lb_stats_interval;         /* LoadBalancingStatsReportInterval, at least 10 us */
+	bool per_port_buffer_stats;         /* ReportPerPortBufferStats: the scala-switch-buff-stats record */
 
 	/* NetworkInterface */
 	uint64_t uplink_bps;                /* UplinkNetworkInterface.DataRate */

@@ -111,7 +111,8 @@ struct sw {
 	const struct sw_params *p;
 	struct wire_dscp_map dscp;
 	struct sw_buffer b;
-	struct emu_rng rng;
+	struct emu_rng rng;         /* (seed, node id): the ECN draws */
+	struct emu_rng fl_rng;      /* (seed, run number, node id): the flowlet tie-breaks */
 	uint32_t salt;
 	struct sw_port *ports;
 	uint32_t n_ports;

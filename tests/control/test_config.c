@@ -137,6 +137,7 @@ Test(ctl_config, sim_defaults)
 	emu_sim_defaults(&s);
 	cr_expect_str_eq(s.simulation_name, "uetemu");
 	cr_expect_eq(s.random_seed, 18760);
+	cr_expect_eq(s.run_number, 1);
 	cr_expect_eq(s.duration, 0);
 	cr_expect_eq(s.nd_stats_interval, 1000000000ULL);
 	cr_expect_eq(s.enable_net_device_stat_logging, true);
@@ -256,6 +257,7 @@ Test(ctl_config, good_full_sections)
 	cr_expect_str_eq(cfg.path, DIR "good-full.yaml");
 	cr_expect_str_eq(cfg.sim.simulation_name, "full");
 	cr_expect_eq(cfg.sim.random_seed, 7);
+	cr_expect_eq(cfg.sim.run_number, 3);
 	cr_expect_eq(cfg.sim.duration, 10000000000ULL);
 	cr_expect_eq(cfg.sim.nd_stats_interval, 500000000ULL); /* 0.0005 s */
 	cr_expect_eq(cfg.sim.enable_net_device_stat_logging, false);
@@ -610,6 +612,7 @@ Test(ctl_config, set_bad_values)
 		  "--set simulation.NDStatsReportInterval=1.5ps: '1.5ps' is not a whole number of picoseconds; a time is "
 		  "a number of seconds or takes ps, ns, us, ms or s, e.g. 0.001 or 1ms");
 	set_fails("simulation.TimeScale=0", "--set simulation.TimeScale=0: value 0 out of range 1 to 1000000");
+	set_fails("simulation.RunNumber=65536", "--set simulation.RunNumber=65536: value 65536 out of range 0 to 65535");
 	set_fails("topology.hosts.1.name=host0",
 		  "--set topology.hosts.1.name=host0: duplicate host name 'host0'; the first is topology.hosts.0");
 	set_fails("topology.hosts.1.ip=10.0.0.1",
@@ -656,8 +659,8 @@ Test(ctl_config, set_bad_paths)
 	set_fails("switch.Foo=1",
 		  "--set switch.Foo=1: unknown key; valid keys are NumUpLinks, NumDownLinks, NumUpLinksPerSwitch, "
 		  "SwitchingCapacity, EcmpHashMethod, LoadBalancingMethod, EnableLoadBalancingStats, "
-		  "LoadBalancingStatsReportInterval, NetworkInterface, PacketTrimmer, LoadBalancingFlowlet, "
-		  "SharedBufferManager, EcnHandler");
+		  "LoadBalancingStatsReportInterval, ReportPerPortBufferStats, NetworkInterface, PacketTrimmer, "
+		  "LoadBalancingFlowlet, SharedBufferManager, EcnHandler");
 }
 
 /* ---- Generated topologies (docs/topology.md) and link faults ---- */

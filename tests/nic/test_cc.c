@@ -465,6 +465,23 @@ Test(nic_cc, quick_adapt_not_before_the_first_window_ends, .init = defaults)
 	cr_assert_eq(nic_cc_quick_adapts(&CC), 1);
 }
 
+/* Quick Adapt: "A destination's first observation window opens with its first ACK or trim NACK", whether or not
+ * that ACK gives an RTT sample (the check itself runs only on ACKs with a sample, step 1 of the per-ACK order). */
+Test(nic_cc, quick_adapt_first_window_opens_on_an_ack_without_rtt_sample, .init = defaults)
+{
+	mk();
+	/* 1 us: the first ACK gives no RTT sample (e.g. it answers a retransmission): it opens the first window,
+	 * 1 + 6 + 6 = 13 us, and nothing else changes */
+	ack_full(1 * US, 4184, 100000, 0, false, false, 0, false);
+	cr_assert_eq(CC.qa_end, 13 * US);
+	CWND(450000);
+	/* 14 us, after that window: a trim NACK is a trigger, 0 B acknowledged in the window (the opening ACK's
+	 * bytes do not count, as with an opening ACK that has a sample) < 56,250: fires, window = one packet */
+	nic_cc_on_trim(&CC, &K, 4184, EMU_PS_NEVER, 100000, 14 * US);
+	cr_assert_eq(nic_cc_quick_adapts(&CC), 1);
+	CWND(4184);
+}
+
 Test(nic_cc, quick_adapt_trimming_only_trims_trigger, .init = defaults)
 {
 	P.trimming_enabled = true;

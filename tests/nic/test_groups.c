@@ -19,6 +19,7 @@ struct hub {
 	struct nic *nic[NDST + 1];     /* 0: the sender; 1..8: the receivers */
 	struct net_link link[NDST + 1];
 	uint16_t order[MAXF];          /* sender PDC id of each data frame, in wire order (first transmissions) */
+	uint16_t sport[MAXF];          /* and its UDP source port, the entropy value */
 	int n_order;
 	uint64_t max_group_flight;
 	int done;
@@ -46,8 +47,10 @@ static void tap(void *arg, uint32_t dir, const struct wire_pkt *pkt, emu_ps_t no
 	struct hub *h = arg;
 
 	(void)now;
-	if (dir == 0 && pkt->kind == WIRE_KIND_DATA && !(pkt->pds.flags & WIRE_REQ_F_RETX) && h->n_order < MAXF)
+	if (dir == 0 && pkt->kind == WIRE_KIND_DATA && !(pkt->pds.flags & WIRE_REQ_F_RETX) && h->n_order < MAXF) {
+		h->sport[h->n_order] = pkt->sport;
 		h->order[h->n_order++] = pkt->pds.spdcid;
+	}
 }
 
 static void on_trace(void *arg, const struct nic_trace *t)
@@ -66,13 +69,14 @@ static void on_done(void *arg, uint64_t cookie, emu_ps_t now)
 	h->done_at[cookie] = now;
 }
 
-static struct hub *hub_new(bool groups, emu_ps_t delay)
+static struct hub *hub_new_spray(bool groups, emu_ps_t delay, int spraying)
 {
 	struct hub *h = calloc(1, sizeof(*h));
 
 	cr_assert_eq(net_part_init(&h->np, 1 << 18, 1 << 16), 0);
 	nic_params_defaults(&h->p);
 	h->p.pdc_groups_enabled = groups;
+	h->p.spraying = (uint8_t)spraying;
 	h->p.nscc_enable = false; /* the window stays at its maximum: these tests are about turns and sharing */
 	tfx_neigh_init(h->neigh, NDST + 1);
 	for (int i = 0; i <= NDST; i++) {
@@ -87,6 +91,11 @@ static struct hub *hub_new(bool groups, emu_ps_t delay)
 	}
 	net_link_add_tap(&h->link[0], tap, h);
 	return h;
+}
+
+static struct hub *hub_new(bool groups, emu_ps_t delay)
+{
+	return hub_new_spray(groups, delay, NIC_SPRAY_DEFAULT);
 }
 
 /* Message m (PDC id m + 1) goes to receiver 1 + m / 8: eight messages to each, posted in blocks. */
@@ -160,4 +169,29 @@ Test(nic_groups, one_window_per_group)
 	cr_assert_eq(off->done, NMSG);
 	hub_free(on);
 	hub_free(off);
+}
+
+/*
+ * Multipath, None: "a PDC group uses one entropy value for its whole life: the local UDP port of the PDC that
+ * created the group". The workload sets no port, so the NIC gives PDC id n the port 49,152 + (n mod 16,384)
+ * (docs/multipath.md). Groups on: destination j's group was created by message 8j's PDC, id 8j + 1, so all its
+ * frames carry 49,153 + 8j. Groups off: each PDC is its own group, PDC n's frames carry 49,152 + n.
+ */
+Test(nic_groups, none_spraying_uses_the_local_port_of_the_pdc_that_created_the_group)
+{
+	for (int groups = 1; groups >= 0; groups--) {
+		struct hub *h = hub_new_spray(groups, 100 * EMU_PS_PER_NS, NIC_SPRAY_NONE);
+
+		hub_run(h);
+		cr_assert_eq(h->n_order, NMSG * 64);
+		for (int k = 0; k < h->n_order; k++) {
+			uint16_t pdc = h->order[k], dst = (uint16_t)((pdc - 1) / 8);
+			uint16_t want = (uint16_t)(49152 + (groups ? 8 * dst + 1 : pdc));
+
+			cr_assert_eq(h->sport[k], want, "groups %d, frame %d of PDC %u: port %u, expected %u", groups,
+				     k, pdc, h->sport[k], want);
+		}
+		cr_assert_eq(h->done, NMSG);
+		hub_free(h);
+	}
 }

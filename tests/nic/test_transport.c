@@ -282,13 +282,34 @@ static void prefetch_on(struct nic_params *p)
 	p->prefetch_enable = true;
 }
 
+/* The largest bytes fetched for host 1 and not yet acknowledged that host 0's trace rows show, at nominal size:
+ * in flight, plus the payloads in the prefetch buffer (4,202 B on the wire, 4,184 B nominal: full packets). */
+static uint64_t fetched_unacked_peak(const struct tfx_pair *b, uint64_t *cwnd_at_peak)
+{
+	uint64_t peak = 0;
+
+	for (int i = 0; i < b->n_tr; i++) {
+		const struct nic_trace *t = &b->tr[i];
+		if (t->fep_id != 0 || !t->has_sender_state)
+			continue;
+		cr_assert_eq(t->pdc_prefetched % 4202, 0, "full packets only");
+		uint64_t f = t->bytes_in_flight + t->pdc_prefetched / 4202 * 4184;
+		if (f > peak) {
+			peak = f;
+			*cwnd_at_peak = t->cwnd;
+		}
+	}
+	return peak;
+}
+
 Test(nic_transport, prefetch_buffer_holds_62_packets_and_window_applies_at_commit)
 {
 	/* 60 us each way: the window binds. With PrefetchBufferEnable the default 262,144 B buffer holds 62 full
-	 * packets of 4,202 B (uet-nic-configuration.md, PrefetchBufferSize): it fills to exactly that while the
-	 * window is full, and the window (checked at commit) still peaks at 107 nominal packets. */
+	 * packets of 4,202 B (uet-nic-configuration.md, PrefetchBufferSize): the first pass fetches exactly that
+	 * many at once (62 of the 107 nominal packets the 450,000 B window holds), the window (checked at commit)
+	 * peaks at 107 packets in flight, and bytes in flight plus those in the buffer never pass it. */
 	struct tfx_pair *b = pair_new(60 * US, NULL, 0, prefetch_on);
-	uint64_t max_pf = 0, max_flight = 0;
+	uint64_t max_pf = 0, max_flight = 0, cwnd = 0;
 
 	tfx_pair_run(b, 1048576);
 	for (int i = 0; i < b->n_tr; i++) {
@@ -300,6 +321,32 @@ Test(nic_transport, prefetch_buffer_holds_62_packets_and_window_applies_at_commi
 	}
 	cr_assert_eq(max_pf, 62 * 4202, "prefetch peak %llu", (unsigned long long)max_pf);
 	cr_assert_eq(max_flight, 107 * 4184, "in flight peak %llu", (unsigned long long)max_flight);
+	cr_assert_eq(fetched_unacked_peak(b, &cwnd), 107 * 4184);
+	cr_assert_eq(b->done, 1);
+	tfx_pair_free(b);
+}
+
+static void prefetch_window_10(struct nic_params *p)
+{
+	p->prefetch_enable = true;
+	p->override_max_cwnd = true;
+	p->max_cwnd_pkts = 10;
+}
+
+Test(nic_transport, prefetch_fetches_only_while_the_fetched_bytes_fit_the_window)
+{
+	/* Congestion control, The congestion window: "A new segment's payload is fetched from the host only while
+	 * the bytes fetched for the destination and not yet acknowledged are at most the window", with the prefetch
+	 * buffer on too. MaxCongestionWindow 10 with OverrideUetSpecMaxCWind: a 41,840 B window (10 x 4,184 B);
+	 * 60 us each way, so the window binds. The 262,144 B buffer would hold 62 packets: it must not fill. */
+	struct tfx_pair *b = pair_new(60 * US, NULL, 0, prefetch_window_10);
+	uint64_t cwnd = 0, peak;
+
+	tfx_pair_run(b, 1048576);
+	peak = fetched_unacked_peak(b, &cwnd);
+	cr_assert_eq(cwnd, 41840);
+	cr_assert_eq(peak, 10 * 4184, "fetched and unacknowledged peak %llu against a 41,840 B window",
+		     (unsigned long long)peak);
 	cr_assert_eq(b->done, 1);
 	tfx_pair_free(b);
 }

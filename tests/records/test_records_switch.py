@@ -8,7 +8,8 @@ NICs' rows of each time in nd-stats and ecn-pfc-stats, every port (and class) ev
 (nd_name, Switch, ifid, uldl, node_id, tier, subtier); final nd-stats totals against summary.json's link frames and
 bytes (wire bytes = frame bytes + 4 B FCS per frame) and drops; ECN marks and PFC frames against summary.json's
 links; trimming-stats trims against summary.json's trims of tor0's port to host0; the buffer record's series,
-sample counts and percentages; load-balancing members against the ports' nd-stats and their interval columns
+sample counts and percentages; the per-port buffer record (ReportPerPortBufferStats) against its limits and the
+aggregate record; load-balancing members against the ports' nd-stats and their interval columns
 adding up; records off when their switch is off; byte-identical records across two runs.
 Usage: test_records_switch.py UETEMU REPO_ROOT
 """
@@ -31,6 +32,12 @@ SB_COLUMNS = [  # simulation-output-files.md, Switch Buffer Statistics
     'buffer_limit', 'ivl_count', 'ivl_min_bytes', 'ivl_max_bytes', 'ivl_mean_bytes', 'ivl_max_pct_util',
     'ivl_mean_pct_util',
 ]
+PB_COLUMNS = [  # simulation-output-files.md, Per-Port Switch Buffer Statistics
+    'time_utc', 'sim_time_sec', 'component_name', 'tier', 'node_id', 'buff_id', 'ifid', 'uldl', 'pool_num',
+    'buff_limit', 'ivl_count', 'ivl_min_bytes', 'ivl_max_bytes', 'ivl_mean_bytes', 'ivl_max_pct_util',
+    'ivl_mean_pct_util',
+]
+PER_PORT = 'switch.ReportPerPortBufferStats=true'
 LB_COLUMNS = [  # switch-packet-handling.md, What is recorded
     'time_utc', 'sim_time_sec', 'component_name', 'component_type', 'node_id', 'tier', 'subtier', 'ifid',
     'ecmp_group_id', 'ecmp_group_ifids', 'group_size', 'group_formed_ns', 'flow_table_slots', 'bytes', 'ivl_bytes',
@@ -257,6 +264,49 @@ def check_buf(out, sim, summary, fab, interval_ps, name, pools):
     return rows
 
 
+def pct_clamped(num, den):
+    """The per-port record's percentages: 100 x num / den, 9 decimals, clamped at 100 (simulation-output-files.md)."""
+    return quot(100, 1, 9) if num >= den and num > 0 else quot(num * 100, den, 9)
+
+
+def check_portbuf(out, sim, summary, fab, interval_ps, name, limits, agg_rows):
+    """scala-switch-buff-stats (ReportPerPortBufferStats): @p limits maps (buff_id, pool) to the buff_limit every
+    port's row must carry; its keys say which series each port has, in row order."""
+    rows = read_csv(os.path.join(out, sim + '-scala-switch-buff-stats-0.csv'), PB_COLUMNS,
+                    name + ' scala-switch-buff-stats')
+    end = summary['sim_time_ps']
+    by_t = split_time(rows)
+    want = [(str(n), nm, tr, str(p), u, b, str(pool), str(lim)) for n, nm, p, _, _, u, tr in fab.ports
+            for (b, pool), lim in limits.items()]
+    check(list(by_t) == schedule(interval_ps, end) and all(
+        [(r['node_id'], r['component_name'], r['tier'], r['ifid'], r['uldl'], r['buff_id'], r['pool_num'],
+          r['buff_limit']) for r in rs] == want for rs in by_t.values()),
+        '%s buff-stats: per switch port and pool, %s, with buff_limit %s, every BufferStatsReportInterval'
+        % (name, sorted({b for b, _ in limits}), sorted(set(limits.values()))))
+    step = interval_ps // 1000
+    counts = [sum(int(by_t[t][k]['ivl_count']) for t in by_t) for k in range(len(want))]
+    check(set(counts) == {math.ceil(end / step)}, '%s buff-stats: %d samples over the run, as agg-buff-stats'
+          % (name, math.ceil(end / step)))
+    ok = all(int(r['ivl_min_bytes']) <= Decimal(r['ivl_mean_bytes']) <= int(r['ivl_max_bytes']) and
+             Decimal(r['ivl_max_pct_util']) == pct_clamped(int(r['ivl_max_bytes']), int(r['buff_limit'])) and
+             Decimal(r['ivl_mean_pct_util']) <= 100 for r in rows)
+    check(ok, '%s buff-stats: min <= mean <= max; ivl_max_pct_util = 100 x max / buff_limit, clamped at 100'
+          % name)
+    # the same measurements as the aggregate record, per port: a direction's port means add up to its mean
+    agg = {(r['sim_time_sec'], r['component_name'], r['buff_id'], r['uldl'], r['pool_num']): Decimal(
+        r['ivl_mean_bytes']) for r in agg_rows if r['buff_id'] != 'sharedBuffer'}
+    sums = {}
+    for r in rows:
+        if r['buff_id'] != 'hdrm':
+            k = (r['sim_time_sec'], r['component_name'], r['buff_id'], r['uldl'], r['pool_num'])
+            sums[k] = sums.get(k, 0) + Decimal(r['ivl_mean_bytes'])
+    ports = max(sum(1 for p in fab.ports if p[1] == nm) for _, nm, _, _, _, _, _ in fab.ports)
+    ok = set(sums) == set(agg) and all(abs(sums[k] - agg[k]) <= Decimal('0.0005') * (ports + 1) for k in agg)
+    check(ok, '%s buff-stats: per port, egressQueue and ingressUsage means add up to agg-buff-stats\' (%d series)'
+          % (name, len(agg)))
+    return rows
+
+
 def check_lb(out, sim, summary, fab, nd_rows, interval_ps, flowlet):
     rows = read_csv(os.path.join(out, sim + '-scala-switch-load-balancing-stats-0.csv'), LB_COLUMNS,
                     'load-balancing-stats')
@@ -318,7 +368,7 @@ def main():
     nd_ivl = 50 * 10**6
     with tempfile.TemporaryDirectory() as tmp:
         sets = TRIMMING + ['simulation.NDStatsReportInterval=50us',
-                           'switch.SharedBufferManager.BufferStatsReportInterval=50us']
+                           'switch.SharedBufferManager.BufferStatsReportInterval=50us', PER_PORT]
         out = os.path.join(tmp, 'trim')
         s = run(uetemu, incast, out, sets).summary
         fab = Fabric(s)
@@ -326,7 +376,14 @@ def main():
         check_nd(out, 'incast', s, fab, nd_ivl, 'trimming')
         check_ep(out, 'incast', s, fab, nd_ivl, 'trimming', False)
         check_trim(out, 'incast', s, fab, nd_ivl)
-        check_buf(out, 'incast', s, fab, nd_ivl, 'trimming', [0, 1, 2])  # UET policy: three pools
+        agg = check_buf(out, 'incast', s, fab, nd_ivl, 'trimming', [0, 1, 2])  # UET policy: three pools
+        # UET policy, trimming: every egress queue's limit is PlaneBDP (300 KB); PFC off, so no pool has headroom and
+        # the ingress limit is the pool: tor0's 9 ports leave 256,000,000 - 9 x 256,000 = 253,696,000 B, split
+        # 3/7, 2/7 and the rest (Shared buffer manager, Buffer under the UET policy)
+        check_portbuf(out, 'incast', s, fab, nd_ivl, 'trimming',
+                      {('egressQueue', 0): 300000, ('ingressUsage', 0): 108726857,
+                       ('egressQueue', 1): 300000, ('ingressUsage', 1): 72484571,
+                       ('egressQueue', 2): 300000, ('ingressUsage', 2): 72484572}, agg)
         check(os.path.exists(os.path.join(out, 'incast-scala-switch-load-balancing-stats-0.csv')),
               'trimming: the load-balancing record is written by default (header only: a tor has no set)')
         out2 = os.path.join(tmp, 'trim2')
@@ -335,11 +392,23 @@ def main():
 
         print('-- incast, PFC at 100KB')
         out = os.path.join(tmp, 'pfc')
-        s = run(uetemu, incast, out, PFC + ['simulation.NDStatsReportInterval=50us']).summary
+        s = run(uetemu, incast, out, PFC + ['simulation.NDStatsReportInterval=50us', PER_PORT]).summary
         fab = Fabric(s)
         check_nd(out, 'incast', s, fab, nd_ivl, 'pfc')
         check_ep(out, 'incast', s, fab, nd_ivl, 'pfc', True)
-        check_buf(out, 'incast', s, fab, 10**9, 'pfc', [0, 1])  # defaults: 1 ms, pools 0 and 1
+        agg = check_buf(out, 'incast', s, fab, 10**9, 'pfc', [0, 1])  # defaults: 1 ms, pools 0 and 1
+        # the defaults' dynamic limit with nothing at egress is LossyAlpha 1.0 x the pool: 0.9 and the rest of
+        # 253,696,000 B; pools 0 and 1 carry the lossless TC0 and TC1, so their ingress limit is Xoff (100 KB here)
+        # and each port has HeadRoomPerPortLimit (256 KB) of headroom in them
+        pb = check_portbuf(out, 'incast', s, fab, 10**9, 'pfc',
+                           {('egressQueue', 0): 228326400, ('ingressUsage', 0): 100000, ('hdrm', 0): 256000,
+                            ('egressQueue', 1): 25369600, ('ingressUsage', 1): 100000, ('hdrm', 1): 256000}, agg)
+        over = [r for r in pb if r['buff_id'] == 'ingressUsage' and int(r['ivl_max_bytes']) > 100000]
+        check(over and all(r['ivl_max_pct_util'] == '100.000000000' for r in over),
+              'pfc buff-stats: a sender\'s port passes Xoff before it pauses (up to %d B): its row reads 100, clamped'
+              % max(int(r['ivl_max_bytes']) for r in over))
+        check(any(r['buff_id'] == 'hdrm' and int(r['ivl_max_bytes']) > 0 for r in pb),
+              'pfc buff-stats: paused senders\' frames in flight land in headroom')
         check(not os.path.exists(os.path.join(out, 'incast-trimming-stats-0.csv')),
               'pfc: no trimming-stats without TrimmingStatsEnabled')
 
@@ -362,6 +431,8 @@ def main():
         run(uetemu, leaf_spine, out, ['switch.EnableLoadBalancingStats=false'])
         check(not os.path.exists(os.path.join(out, 'leaf-spine-scala-switch-load-balancing-stats-0.csv')),
               'leaf-spine: no load-balancing record with EnableLoadBalancingStats false')
+        check(not os.path.exists(os.path.join(out, 'leaf-spine-scala-switch-buff-stats-0.csv')),
+              'leaf-spine: no per-port buffer record by default (ReportPerPortBufferStats false)')
     sys.exit(finish('test_records_switch'))
 
 

@@ -38,6 +38,7 @@ struct rig {
 	struct net_part np;
 	struct sw_params p;
 	struct wire_dscp_map dscp;
+	uint64_t run;           /* simulation.RunNumber given to the switch (rig_alloc(): 1, the default) */
 	struct sw *sw;
 	uint32_t n;
 	struct net_link link[MAX_PORTS];
@@ -75,6 +76,7 @@ static struct rig *rig_alloc(void)
 	cr_assert_not_null(r);
 	sw_params_defaults(&r->p);
 	wire_dscp_defaults(&r->dscp);
+	r->run = 1;
 	return r;
 }
 
@@ -83,7 +85,7 @@ static void rig_start(struct rig *r, uint32_t n, uint32_t nic_mask, uint32_t nod
 {
 	cr_assert_eq(net_part_init(&r->np, 1 << 16, 1 << 14), 0);
 	struct sw_env env = { .np = &r->np, .params = &r->p, .node_id = node_id, .name = "sw0", .n_ports = n,
-			      .seed = 18760, .dscp = &r->dscp };
+			      .seed = 18760, .run = r->run, .dscp = &r->dscp };
 
 	r->n = n;
 	r->sw = sw_create(&env);
@@ -1202,6 +1204,55 @@ Test(sw_flowlet, pfc_aware_prefers_unpaused_members_unless_all_are_paused)
 	run(r);
 	cr_assert_eq(last_port(r, 1), 1);
 	rig_free(r);
+}
+
+/* The ports 32 new flows (each its own flow slot, each arriving with both members empty, so every choice is a tie)
+ * are placed on by a flowlet switch of run number @p run_no. */
+static uint32_t tie_pattern(uint64_t run_no)
+{
+	struct rig *r = rig_alloc();
+	const uint32_t set[2] = { 1, 2 };
+	bool used[512] = { false };
+	uint32_t pat = 0;
+	uint16_t sp = 1;
+
+	setp(r, NULL, "LoadBalancingMethod", "flowlet");
+	r->run = run_no;
+	rig_start(r, 3, 0, 1);
+	cr_assert_eq(sw_route_add(r->sw, LB_DST, set, 2), 0);
+	for (uint64_t i = 0; i < 32; i++, sp++) {
+		struct wire_pkt f = flow(0x0a0000feu, LB_DST, sp);
+
+		while (used[sw_flow_hash(SW_HASH_CRC32_SALT, sw_ecmp_salt(1), &f, 2) % 512])
+			f = flow(0x0a0000feu, LB_DST, ++sp);
+		used[sw_flow_hash(SW_HASH_CRC32_SALT, sw_ecmp_salt(1), &f, 2) % 512] = true;
+		/* 1 us apart: the 4,000 B packet before has left (80 ns on the wire), both members are empty again */
+		rx(r, 0, data(r, LB_DST, 0, WIRE_ECN_ECT1, 4000, sp, i + 1), i * EMU_PS_PER_US);
+		run(r);
+		pat |= (last_port(r, i + 1) == 2 ? 1u : 0u) << i;
+	}
+	cr_assert_eq(C(r)[SW_C_FLOWLET_ASSIGNMENTS], 32);
+	rig_free(r);
+	return pat;
+}
+
+/* Switch, Packet handling, Flowlet: a tie is broken "with a draw from a generator seeded from the simulation's
+ * seed, the run number, and the switch's node identifier". The draws are exactly those of that stream (member i
+ * of the two at the least occupancy for a draw of i), the same run repeats them and another run number changes
+ * them (two 32-choice patterns agree by chance once in 2^32). */
+Test(sw_flowlet, ties_drawn_from_the_seed_the_run_number_and_the_node_id)
+{
+	uint32_t want = 0;
+	struct emu_rng g;
+
+	emu_rng_init(&g, 18760, sw_flowlet_stream(7, 1));
+	for (int i = 0; i < 32; i++)
+		want |= (uint32_t)emu_rng_below(&g, 2) << i;
+	cr_assert_eq(tie_pattern(7), want, "run 7: %08x, its stream %08x", tie_pattern(7), want);
+	cr_assert_eq(tie_pattern(7), tie_pattern(7));
+	cr_assert_neq(tie_pattern(1), tie_pattern(2), "runs 1 and 2 draw differently");
+	cr_assert_neq(sw_flowlet_stream(1, 1), sw_flowlet_stream(2, 1));
+	cr_assert_neq(sw_flowlet_stream(1, 1), sw_flowlet_stream(1, 2));
 }
 
 Test(sw_flowlet, only_the_first_128_sets_seen_get_flow_slots)

@@ -40,6 +40,7 @@ Test(sw_params, every_attribute_of_the_page_is_in_the_table)
 		{ NULL, "NumUpLinks" }, { NULL, "NumDownLinks" }, { NULL, "NumUpLinksPerSwitch" },
 		{ NULL, "SwitchingCapacity" }, { NULL, "EcmpHashMethod" }, { NULL, "LoadBalancingMethod" },
 		{ NULL, "EnableLoadBalancingStats" }, { NULL, "LoadBalancingStatsReportInterval" },
+		{ NULL, "ReportPerPortBufferStats" }, /* Simulation Output Files, Per-Port Switch Buffer Statistics */
 		{ "UplinkNetworkInterface", "DataRate" }, { "DownlinkNetworkInterface", "DataRate" },
 		{ "TransmissionMedium", "Delay" }, { "PacketTrimmer", "TrimmingEnabled" },
 		{ "PacketTrimmer", "TrimmingStatsEnabled" }, { "LoadBalancingFlowlet", "Gap" },
@@ -78,6 +79,7 @@ Test(sw_params, defaults_are_the_documented_ones)
 	cr_assert_eq(p.lb_method, SW_LB_NONE);
 	cr_assert(p.lb_stats_enabled);
 	cr_assert_eq(p.lb_stats_interval, EMU_PS_PER_MS);
+	cr_assert(!p.per_port_buffer_stats, "scala-switch-buff-stats is off by default");
 	cr_assert_eq(p.uplink_bps, 400000000000ULL);
 	cr_assert_eq(p.downlink_bps, 400000000000ULL);
 	cr_assert_eq(p.delay_ps, 500 * EMU_PS_PER_NS);
@@ -212,6 +214,27 @@ Test(sw_params, stop_rules_on_the_switch_attributes)
 	set(&p, "SharedBufferManager", "UETPolicyEnabled", "true");
 	cr_assert_eq(check(&p, &blame), -EINVAL, "the default EnablePFC enables TC0 and TC1");
 	set(&p, "SharedBufferManager", "EnablePFC", "[0, 0, 0, 0, 0, 0, 0, 0]");
+	cr_assert_eq(check(&p, &blame), 0);
+}
+
+/* Switch, Configuration rules that stop a simulation: the two PoolAllocationMap rules are listed without a
+ * condition, so they stop the run under the UET policy too, although that policy sizes its pools without the map. */
+Test(sw_params, pool_allocation_map_stop_rules_under_the_uet_policy)
+{
+	struct sw_params p = defaults();
+	const char *blame;
+
+	set(&p, "SharedBufferManager", "UETPolicyEnabled", "true");
+	cr_assert_eq(check(&p, &blame), 0, "the default map [0.9, 0.1, ...] is fine");
+	set(&p, "SharedBufferManager", "PoolAllocationMap", "[0, 0, 0, 0, 0, 0, 0, 0]");
+	cr_assert_eq(check(&p, &blame), -EINVAL, "no non-zero entry");
+	cr_assert_str_eq(blame, "PoolAllocationMap");
+	/* sums to 1.5, more than 1 by 0.5, which is more than the last non-zero entry 0.1 */
+	set(&p, "SharedBufferManager", "PoolAllocationMap", "[1, 0.4, 0.1, 0, 0, 0, 0, 0]");
+	cr_assert_eq(check(&p, &blame), -EINVAL);
+	cr_assert_str_eq(blame, "PoolAllocationMap");
+	/* more than 1 by exactly its last entry: accepted, as without the policy */
+	set(&p, "SharedBufferManager", "PoolAllocationMap", "[1, 0.5, 0, 0, 0, 0, 0, 0]");
 	cr_assert_eq(check(&p, &blame), 0);
 }
 

@@ -1,0 +1,152 @@
+/* scala-switch-buff-stats: each switch port's buffer occupancy per pool against the port's own limits, sampled, one
+ * row per port, pool and buffer and interval (switch.ReportPerPortBufferStats). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl_rec_pvt.h"
+
+/* The 16 columns of simulation-output-files.md, Per-Port Switch Buffer Statistics, in its order. */
+#define PB_HEADER \
+	"time_utc,sim_time_sec,component_name,tier,node_id,buff_id,ifid,uldl,pool_num,buff_limit,ivl_count," \
+	"ivl_min_bytes,ivl_max_bytes,ivl_mean_bytes,ivl_max_pct_util,ivl_mean_pct_util"
+
+/* The buffers of one port and pool, in row order (the page's buff_id values). */
+enum pb_series { PB_EGRESS = 0, PB_INGRESS, PB_HDRM, PB_SERIES };
+
+static const char *const pb_names[PB_SERIES] = { "egressQueue", "ingressUsage", "hdrm" };
+
+struct ctl_swportbuf {
+	const struct ctl_swrec *sr;
+	struct rec_csv *csv;
+	struct ctl_rec_occ (*acc)[SW_POOL_COUNT][PB_SERIES]; /* per port of the run (sr->ports) */
+};
+
+struct ctl_swportbuf *ctl_swportbuf_open(const struct ctl_config *cfg, const struct ctl_swrec *sr, const char *dir,
+					 int64_t epoch_s, char *err, size_t errlen)
+{
+	struct ctl_swportbuf *b = calloc(1, sizeof(*b));
+
+	if (b == NULL || (b->acc = calloc(sr->n_ports ? sr->n_ports : 1, sizeof(*b->acc))) == NULL) {
+		ctl_swportbuf_close(b, err, errlen);
+		snprintf(err, errlen, "out of memory opening the records");
+		errno = ENOMEM;
+		return NULL;
+	}
+	b->sr = sr;
+	b->csv = ctl_rec_csv_open(cfg, dir, "scala-switch-buff-stats", PB_HEADER, epoch_s, err, errlen);
+	if (b->csv == NULL) {
+		int e = errno;
+		ctl_swportbuf_close(b, err, errlen);
+		errno = e;
+		return NULL;
+	}
+	return b;
+}
+
+/* Whether pool @p k of @p buf has a headroom series: it carries a lossless class (Shared buffer manager, Stage 1). */
+static bool pb_has_hdrm(const struct sw_buffer *buf, uint32_t k)
+{
+	return buf->pool_pg[k] != 0;
+}
+
+void ctl_swportbuf_sample(struct ctl_swportbuf *b)
+{
+	if (b == NULL)
+		return;
+	for (uint32_t i = 0; i < b->sr->n_ports; i++) {
+		const struct ctl_swport *sp = &b->sr->ports[i];
+		const struct sw_buffer *buf = sw_buffer(sp->sw);
+		struct sw_port_occ o;
+
+		sw_port_occ(sp->sw, sp->port, &o);
+		for (uint32_t k = 0; k < SW_POOL_COUNT; k++) {
+			if (!buf->pool_on[k])
+				continue;
+			ctl_rec_occ_add(&b->acc[i][k][PB_EGRESS], o.egress[k]);
+			ctl_rec_occ_add(&b->acc[i][k][PB_INGRESS], o.ingress[k]);
+			if (pb_has_hdrm(buf, k))
+				ctl_rec_occ_add(&b->acc[i][k][PB_HDRM], o.headroom[k]);
+		}
+	}
+}
+
+/*
+ * buff_limit, "this port and pool's own limit" (docs/records.md): the egress queue limit of the pool with nothing
+ * held at egress (the fixed limit; LossyAlpha x the pool under the dynamic form); the Xoff threshold for a pool
+ * that carries a lossless class, else the pool's size; HeadRoomPerPortLimit.
+ */
+static uint64_t pb_limit(const struct sw_buffer *buf, uint32_t k, int x)
+{
+	switch (x) {
+	case PB_EGRESS:
+		return sw_buffer_egress_limit(buf, k, 0, false);
+	case PB_INGRESS:
+		return pb_has_hdrm(buf, k) ? buf->xoff : buf->pool_size[k];
+	default:
+		return buf->headroom_per_port;
+	}
+}
+
+/* 100 x @p num / @p den in percent with 9 decimals, clamped at 100 as the page says (a limit of 0 reads 100 once
+ * anything is held, else 0). */
+static void pb_put_pct(FILE *f, unsigned __int128 num, unsigned __int128 den)
+{
+	if (num >= den && num > 0)
+		ctl_rec_put_quot128(f, 100, 1, 9);
+	else
+		ctl_rec_put_quot128(f, num * 100u, den, 9);
+}
+
+/* One row: buffer @p x of pool @p k of run port @p i. */
+static void pb_row(struct ctl_swportbuf *b, uint32_t i, uint32_t k, int x, emu_ps_t now)
+{
+	const struct ctl_swport *sp = &b->sr->ports[i];
+	const struct ctl_rec_occ *a = &b->acc[i][k][x];
+	uint64_t limit = pb_limit(sw_buffer(sp->sw), k, x);
+	FILE *f = ctl_rec_row_head(b->csv, now);
+
+	fprintf(f, ",%s,%u,%u,%s,%u,%s,%u,%llu,%llu,%llu,%llu,", sw_name(sp->sw), sp->tier, sw_node_id(sp->sw),
+		pb_names[x], sp->port, sp->ul ? "ul" : "dl", k, (unsigned long long)limit,
+		(unsigned long long)a->count, (unsigned long long)a->min, (unsigned long long)a->max);
+	ctl_rec_put_quot(f, a->sum, 1, a->count, 3);
+	fputc(',', f);
+	pb_put_pct(f, a->max, limit);
+	fputc(',', f);
+	pb_put_pct(f, a->sum, (unsigned __int128)a->count * limit);
+	fputc('\n', f);
+}
+
+void ctl_swportbuf_rows(struct ctl_swportbuf *b, emu_ps_t now)
+{
+	if (b == NULL)
+		return;
+	for (uint32_t i = 0; i < b->sr->n_ports; i++) {
+		const struct sw_buffer *buf = sw_buffer(b->sr->ports[i].sw);
+
+		for (uint32_t k = 0; k < SW_POOL_COUNT; k++) {
+			if (!buf->pool_on[k])
+				continue;
+			for (int x = 0; x < PB_SERIES; x++)
+				if (x != PB_HDRM || pb_has_hdrm(buf, k))
+					pb_row(b, i, k, x, now);
+		}
+		memset(b->acc[i], 0, sizeof(b->acc[i]));
+	}
+}
+
+int ctl_swportbuf_close(struct ctl_swportbuf *b, char *err, size_t errlen)
+{
+	if (b == NULL)
+		return 0;
+	int rc = rec_csv_close(b->csv, err, errlen);
+
+	free(b->acc);
+	free(b);
+	return rc;
+}
+
+struct rec_csv *ctl_swportbuf_csv(const struct ctl_swportbuf *b)
+{
+	return b != NULL ? b->csv : NULL;
+}
