@@ -219,9 +219,10 @@ void net_port_start(struct net_port *p, emu_ps_t wall)
 		a.tpa = a.spa;
 		emit(p, p->reply, wire_arp_encode(&a, p->reply, sizeof(p->reply)));
 		p->c[NET_PORT_C_ARP_ANNOUNCEMENTS_SENT]++;
+	}
+	for (uint32_t s = 0; s < p->cfg.n_hosts; s++)
 		if (p->hosts[s].gateway != 0 && slot_by_ip(p, p->hosts[s].gateway) == NET_NIL)
 			net_neigh_resolve(p, s, p->hosts[s].gateway, wall);
-	}
 }
 
 /* ---- receive ---- */
