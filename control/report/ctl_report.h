@@ -11,6 +11,7 @@
 #include "ctl_rdma.h"
 #include "dp.h"
 #include "net.h"
+#include "net_port.h"
 #include "net_topo.h"
 #include "nic.h"
 #include "sw.h"
@@ -25,11 +26,12 @@ struct ctl_msg {
 	bool completed;
 };
 
-/* A DPDK port of a real-time run: the host bound to it and what crossed it. */
+/* A DPDK port of a real-time run: the hosts bound to it and what crossed it. */
 struct ctl_report_port {
 	const char *dev;                     /* its ports[].dev */
-	uint32_t host;                       /* the host bound to it */
-	const uint64_t *rx_refused;          /* [WIRE_R_COUNT]: frames the decoder refused, by reason */
+	const uint32_t *hosts;               /* the hosts bound to it, indexes into cfg->hosts */
+	uint32_t n_hosts;
+	const struct net_port *stack;        /* its IPv4 side: counters, frames not taken by reason, neighbours */
 	const struct dp_port_stats *stats;   /* read when the run ended, before the port closed */
 };
 
@@ -71,6 +73,7 @@ struct ctl_report_in {
 	uint64_t polls;                      /* real time: poll passes */
 	emu_ps_t late_max;                   /* real time: the most an event ran past its timestamp */
 	uint64_t late_events;                /* real time: passes whose earliest event was more than 1 us late */
+	emu_ps_t wall_end;                   /* real time: wall-clock time the run ended at (neighbour states) */
 };
 
 /**
