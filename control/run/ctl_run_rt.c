@@ -181,6 +181,27 @@ static void poll_loop(struct ctl_run_state *r)
 	r->wall_s = (double)(dp_tsc() - t0) / (double)hz;
 }
 
+/* Read port @p x's counters before it closes, and say in a line what crossed it. */
+static void port_close(struct ctl_ext *x)
+{
+	const struct dp_port_stats *st = &x->stats;
+	const uint64_t *c = net_port_counters(x->stack), *drop = net_port_rx_drops(x->stack);
+	const uint64_t *bad = net_port_rx_refused(x->stack);
+	uint64_t not_taken = 0;
+
+	dp_port_stats(x->run->dp, x->dp_port, &x->stats);
+	for (int k = 1; k < NET_PORT_RX_COUNT; k++)
+		not_taken += drop[k];
+	for (int k = 1; k < WIRE_R_COUNT; k++)
+		not_taken += bad[k];
+	fprintf(stderr, "[uetemu] port %s: rx %llu frames (%llu to hosts, %llu ARP and ICMP answered, %llu not taken), "
+		"tx %llu frames, tx drops %llu\n", x->run->cfg->ports[x - x->run->exts].dev,
+		(unsigned long long)st->rx_frames, (unsigned long long)c[NET_PORT_C_RX_TO_HOST],
+		(unsigned long long)(c[NET_PORT_C_ARP_REQUESTS_ANSWERED] + c[NET_PORT_C_ICMP_ECHO_ANSWERED]),
+		(unsigned long long)not_taken, (unsigned long long)st->tx_frames,
+		(unsigned long long)(st->tx_drop_full + st->tx_drop_nombuf + st->tx_drop_toobig));
+}
+
 int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	int rc;
@@ -191,14 +212,8 @@ int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen)
 	rc = open_ports(r, err, errlen);
 	if (rc == 0)
 		poll_loop(r);
-	for (uint32_t i = 0; i < r->n_exts; i++) {
-		struct dp_port_stats st;
-		dp_port_stats(r->dp, r->exts[i].dp_port, &st);
-		r->exts[i].stats = st;
-		fprintf(stderr, "[uetemu] port %s: rx %llu frames, tx %llu frames, tx drops %llu\n",
-			r->cfg->ports[i].dev, (unsigned long long)st.rx_frames, (unsigned long long)st.tx_frames,
-			(unsigned long long)(st.tx_drop_full + st.tx_drop_nombuf + st.tx_drop_toobig));
-	}
+	for (uint32_t i = 0; i < r->n_exts; i++)
+		port_close(&r->exts[i]);
 	dp_destroy(r->dp);
 	r->dp = NULL;
 	return rc;

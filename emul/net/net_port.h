@@ -119,8 +119,8 @@ typedef void (*net_port_emit_fn)(void *arg, const uint8_t *frame, size_t len);
 
 /* Defaults of the limits (a 0 in struct net_port_cfg takes them); docs/realtime.md says why each. */
 #define NET_PORT_NEIGH_MAX 256
-#define NET_PORT_HOLD_MAX 256
-#define NET_PORT_HOLD_PER_NEIGH 32
+#define NET_PORT_HOLD_MAX 1024
+#define NET_PORT_HOLD_PER_NEIGH 128
 #define NET_PORT_ARP_RETRY_PS (1 * EMU_PS_PER_S)
 #define NET_PORT_ARP_TRIES 3
 #define NET_PORT_REACHABLE_PS (30 * EMU_PS_PER_S)
