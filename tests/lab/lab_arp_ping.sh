@@ -44,7 +44,7 @@ else
 	finish
 fi
 
-# ping the three hosts at once (the messages start at 2.5 s of run time)
+# ping the three hosts at once (the messages start 2.5 s into the run)
 for ip in 10.88.0.1 10.88.0.2 10.88.0.3; do
 	kns ping -n -c 3 -W 1 "$ip" >"$WORK/ping-$ip.log" 2>&1 &
 done
