@@ -194,10 +194,11 @@ static void port_close(struct ctl_ext *x)
 		not_taken += drop[k];
 	for (int k = 1; k < WIRE_R_COUNT; k++)
 		not_taken += bad[k];
-	fprintf(stderr, "[uetemu] port %s: rx %llu frames (%llu to hosts, %llu ARP and ICMP answered, %llu not taken), "
-		"tx %llu frames, tx drops %llu\n", x->run->cfg->ports[x - x->run->exts].dev,
+	fprintf(stderr, "[uetemu] port %s: rx %llu frames (%llu to hosts, %llu ARP and ICMP answered, %llu ARP learnt, "
+		"%llu not taken), tx %llu frames, tx drops %llu\n", x->run->cfg->ports[x - x->run->exts].dev,
 		(unsigned long long)st->rx_frames, (unsigned long long)c[NET_PORT_C_RX_TO_HOST],
 		(unsigned long long)(c[NET_PORT_C_ARP_REQUESTS_ANSWERED] + c[NET_PORT_C_ICMP_ECHO_ANSWERED]),
+		(unsigned long long)(c[NET_PORT_C_ARP_REPLIES_LEARNT] + c[NET_PORT_C_ARP_ANNOUNCEMENTS_LEARNT]),
 		(unsigned long long)not_taken, (unsigned long long)st->tx_frames,
 		(unsigned long long)(st->tx_drop_full + st->tx_drop_nombuf + st->tx_drop_toobig));
 }
