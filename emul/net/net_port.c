@@ -382,7 +382,7 @@ static void rx_mac_ctrl(struct net_port *p, const uint8_t *frame, size_t len, em
 		return;
 	for (uint32_t s = 1; s < p->cfg.n_hosts; s++) {
 		struct wire_pkt *q = net_pkt_alloc(p->cfg.np);
-		if (q == NULL)
+		if (q == NULL) /* the hosts left miss this pause: counted in the partition's pkt_pool_empty */
 			break;
 		*q = *pkt;
 		net_dir_inject(p->hosts[s].rx, q, now);

@@ -45,10 +45,14 @@ else
 fi
 
 # ping the three hosts at once (the messages start 2.5 s into the run)
+pings=()
 for ip in 10.88.0.1 10.88.0.2 10.88.0.3; do
-	kns ping -n -c 3 -W 1 "$ip" >"$WORK/ping-$ip.log" 2>&1 &
+	ip netns exec "$K" ping -n -c 3 -W 1 "$ip" >"$WORK/ping-$ip.log" 2>&1 &
+	pings+=($!)
+	PIDS+=($!)
 done
-wait %2 %3 %4 2>/dev/null
+wait "${pings[@]}"
+check "uetemu still running after the pings" 'kill -0 "$UPID" 2>/dev/null' 
 for ip in 10.88.0.1 10.88.0.2 10.88.0.3; do
 	got=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' "$WORK/ping-$ip.log")
 	check "ping -c 3 -W 1 $ip: ${got:-0} replies" '[ "${got:-0}" = 3 ]'
