@@ -22,6 +22,10 @@ struct ctl_host {
 	char name[CTL_NAME_MAX];   /* name, unique */
 	uint32_t ip;               /* ip, dotted IPv4, host byte order; unique */
 	uint8_t mac[6];            /* mac, "02:00:00:00:00:01"; default 02:00:00:00:<index+1 as 16 bits> */
+	bool mac_static;           /* mac was given: a host on a real port sends to it without ARP */
+	bool has_prefix;           /* ip was written with a prefix length, "10.1.0.1/24" */
+	uint8_t prefix_len;        /* that length, 0..32 (real time: the on-link subnet of a host on a port) */
+	uint32_t gateway;          /* gateway, IPv4, host byte order; 0 = none (real time: next hop off the subnet) */
 	/* Generated fabric with a switch at the other end of the host's link: that switch port's MAC, the gateway the
 	 * NIC addresses its frames to. has_gw is false for a pair and for an explicit topology (peer's MAC). */
 	bool has_gw;
@@ -85,10 +89,14 @@ struct ctl_app {
 	uint8_t control_tc;            /* RdmaControlPacketTC 0..7, default 1 (validated; see docs/rdma-app.md) */
 };
 
-/** ports[i]: bind a host's NIC link to a DPDK port in real time. */
+#define CTL_PORT_HOSTS_MAX 64 /* hosts sharing one port (ports[i].attach as a list) */
+
+/** ports[i]: bind hosts' NIC links to a DPDK port in real time. */
 struct ctl_port {
-	uint32_t host;             /* attach: host name resolved */
+	uint32_t hosts[CTL_PORT_HOSTS_MAX]; /* attach: a host name or a list of them, resolved; each host once */
+	uint32_t n_hosts;
 	char dev[CTL_DEV_MAX];     /* dev: DPDK devargs, e.g. "net_tap0,iface=uet0" */
+	uint32_t gateway;          /* gateway, IPv4; 0 = none: the next hop of its hosts that have no gateway */
 };
 
 /** captures[i]. */

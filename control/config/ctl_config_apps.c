@@ -12,7 +12,8 @@
 #include "nic.h"
 
 #define MSG_EXAMPLE "a message needs src, dst and bytes, e.g. {src: host0, dst: host1, bytes: 1MiB}"
-#define PORT_EXAMPLE "a port needs attach and dev, e.g. {attach: host0, dev: \"net_tap0,iface=uet0\"}"
+#define PORT_EXAMPLE "a port needs attach and dev, e.g. {attach: host0, dev: \"net_tap0,iface=uet0\"} or " \
+	"{attach: [host0, host1], dev: \"net_af_packet0,iface=veth0\", gateway: 10.1.0.254}"
 #define CAPTURE_EXAMPLE "a capture needs name and link, e.g. {name: pair, link: l0}"
 
 struct app_obj {
@@ -303,16 +304,45 @@ struct port_obj {
 	struct ctl_port *p;
 };
 
+/* One host of a port's attach: known, and on no port yet (a host's NIC has one port). */
+static int port_attach_one(struct ctl_ctx *c, const struct ctl_ynode *v, struct port_obj *o)
+{
+	uint32_t h;
+	int rc = ctl_val_host(c, v, o->cfg, &h);
+
+	for (struct ctl_port *q = o->cfg->ports; rc == 0 && q <= o->p; q++)
+		for (uint32_t i = 0; rc == 0 && i < q->n_hosts; i++)
+			if (q->hosts[i] == h)
+				rc = ctl_err(c, v, "host '%s' is already attached by ports.%u; a host's NIC has one port",
+					     o->cfg->hosts[h].name, (uint32_t)(q - o->cfg->ports));
+	if (rc == 0 && o->p->n_hosts >= CTL_PORT_HOSTS_MAX)
+		rc = ctl_err(c, v, "more than %u hosts on one port", CTL_PORT_HOSTS_MAX);
+	if (rc == 0)
+		o->p->hosts[o->p->n_hosts++] = h;
+	return rc;
+}
+
+static int port_attach_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t idx, void *obj)
+{
+	(void)idx;
+	return port_attach_one(c, item, obj);
+}
+
+/* attach: a host name, or a list of the hosts sharing the port. */
 static int port_attach(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
 	struct port_obj *o = obj;
-	int rc = ctl_val_host(c, v, o->cfg, &o->p->host);
 
-	for (struct ctl_port *q = o->cfg->ports; rc == 0 && q < o->p; q++)
-		if (q->host == o->p->host)
-			rc = ctl_err(c, v, "host '%s' is already attached by ports.%u; a host's NIC has one port",
-				     o->cfg->hosts[q->host].name, (uint32_t)(q - o->cfg->ports));
-	return rc;
+	if (v->type != CTL_Y_SEQ)
+		return port_attach_one(c, v, o);
+	if (ctl_seq_len(v) == 0)
+		return ctl_err(c, v, "empty list; attach names one host or a list of them, e.g. [host0, host1]");
+	return ctl_walk_seq(c, v, port_attach_item, o, "e.g. attach: [host0, host1]");
+}
+
+static int port_gateway(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return ctl_val_gateway(c, v, &((struct port_obj *)obj)->p->gateway);
 }
 
 static int port_dev(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
@@ -336,7 +366,8 @@ static int port_dev(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 
 static int port_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t idx, void *obj)
 {
-	static const struct ctl_key keys[] = { { "attach", true, port_attach }, { "dev", true, port_dev } };
+	static const struct ctl_key keys[] = { { "attach", true, port_attach }, { "dev", true, port_dev },
+					       { "gateway", false, port_gateway } };
 	struct port_obj o = { .cfg = obj, .p = &((struct ctl_config *)obj)->ports[idx] };
 
 	return ctl_walk_map(c, item, keys, sizeof(keys) / sizeof(keys[0]), &o, PORT_EXAMPLE);

@@ -53,16 +53,40 @@ static int host_name(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 	return rc;
 }
 
+/* "a.b.c.d" or "a.b.c.d/len": the address, and the prefix length when there is one. */
+static int parse_cidr(struct ctl_ctx *c, const struct ctl_ynode *v, const char *s, struct ctl_host *h)
+{
+	char addr[16], msg[256];
+	const char *slash = strchr(s, '/');
+	size_t n = slash != NULL ? (size_t)(slash - s) : strlen(s);
+
+	if (n >= sizeof(addr))
+		n = sizeof(addr) - 1; /* too long for an address: the parser below says so */
+	memcpy(addr, s, n);
+	addr[n] = '\0';
+	if (emu_parse_ipv4(addr, &h->ip, msg, sizeof(msg)) != 0)
+		return ctl_err(c, v, "%s", msg);
+	if (slash == NULL)
+		return 0;
+	char *end;
+	unsigned long len = strtoul(slash + 1, &end, 10);
+
+	if (slash[1] < '0' || slash[1] > '9' || *end != '\0' || len > 32)
+		return ctl_err(c, v, "bad prefix length in '%s'; write ip/len with len 0 to 32, e.g. 10.1.0.1/24", s);
+	h->has_prefix = true;
+	h->prefix_len = (uint8_t)len;
+	return 0;
+}
+
 static int host_ip(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
 	struct host_obj *o = obj;
 	struct ctl_host *h = &o->cfg->hosts[o->idx];
-	char msg[256];
 	const char *s;
 	int rc = ctl_scalar(c, v, "10.0.0.1", &s);
 
-	if (rc == 0 && emu_parse_ipv4(s, &h->ip, msg, sizeof(msg)) != 0)
-		return ctl_err(c, v, "%s", msg);
+	if (rc == 0)
+		rc = parse_cidr(c, v, s, h);
 	for (uint32_t i = 0; rc == 0 && i < o->idx; i++)
 		if (o->cfg->hosts[i].ip == h->ip)
 			rc = ctl_err(c, v, "duplicate ip '%s'; the first is topology.hosts.%u", s, i);
@@ -83,18 +107,47 @@ static int host_mac(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 		if (memcmp(o->cfg->hosts[i].mac, h->mac, 6) == 0)
 			rc = ctl_err(c, v, "duplicate mac '%s'; the first is topology.hosts.%u", s, i);
 	o->has_mac = true;
+	h->mac_static = true;
 	return rc;
+}
+
+int ctl_val_gateway(struct ctl_ctx *c, const struct ctl_ynode *v, uint32_t *ip)
+{
+	char msg[256];
+	const char *s;
+	int rc = ctl_scalar(c, v, "10.0.0.1", &s);
+
+	if (rc == 0 && emu_parse_ipv4(s, ip, msg, sizeof(msg)) != 0)
+		return ctl_err(c, v, "%s", msg);
+	if (rc == 0 && *ip == 0)
+		return ctl_err(c, v, "0.0.0.0 is no gateway; give the router's address, e.g. 10.1.0.254");
+	return rc;
+}
+
+static int host_gateway(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	struct host_obj *o = obj;
+	struct ctl_host *h = &o->cfg->hosts[o->idx];
+
+	return ctl_val_gateway(c, v, &h->gateway);
 }
 
 static int host_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t idx, void *obj)
 {
 	static const struct ctl_key keys[] = {
 		{ "name", true, host_name }, { "ip", true, host_ip }, { "mac", false, host_mac },
+		{ "gateway", false, host_gateway },
 	};
 	struct host_obj o = { .cfg = obj, .idx = idx };
 	struct ctl_host *h = &o.cfg->hosts[idx];
 	int rc = ctl_walk_map(c, item, keys, sizeof(keys) / sizeof(keys[0]), &o, HOST_EXAMPLE);
 
+	if (rc == 0 && h->gateway != 0 && h->gateway == h->ip) {
+		size_t old = ctl_push(c, "gateway");
+		rc = ctl_err(c, ctl_y_get(item, "gateway"), "the gateway is the host's own address; give the "
+			     "router's, e.g. 10.1.0.254");
+		ctl_pop(c, old);
+	}
 	if (rc != 0 || o.has_mac)
 		return rc;
 	h->mac[0] = 0x02;

@@ -141,6 +141,9 @@ int ctl_val_u64(struct ctl_ctx *c, const struct ctl_ynode *v, int (*parse)(const
 /** A uint in [min, max]. */
 int ctl_val_uint(struct ctl_ctx *c, const struct ctl_ynode *v, uint64_t min, uint64_t max, uint64_t *out);
 
+/** A dotted IPv4 address other than 0.0.0.0 (a gateway), into @p ip in host byte order. */
+int ctl_val_gateway(struct ctl_ctx *c, const struct ctl_ynode *v, uint32_t *ip);
+
 /** A bool. */
 int ctl_val_bool(struct ctl_ctx *c, const struct ctl_ynode *v, bool *out);
 

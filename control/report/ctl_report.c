@@ -295,31 +295,80 @@ static void print_table(const struct ctl_report_in *r, const struct host_sum *hs
 	putchar('\n');
 }
 
-/* Frames from real ports that the decoder refused, by reason, summed over the ports. */
+/* A reason table: "key": n for each non-zero count, after @p first ("" or ", " so far). */
+static void json_reasons(FILE *f, const uint64_t *n, int count, const char *(*key)(int), bool *first)
+{
+	for (int k = 1; k < count; k++)
+		if (n[k]) {
+			fprintf(f, "%s\"%s\": %llu", *first ? "" : ", ", key(k), (unsigned long long)n[k]);
+			*first = false;
+		}
+}
+
+/* Port @p p's neighbour table as the run left it. */
+static void json_neighbours(FILE *f, const struct ctl_report_in *r, const struct ctl_report_port *p)
+{
+	uint32_t n = net_port_neighbours(p->stack, r->wall_end, NULL, 0);
+	struct net_neigh_info *e = calloc(n ? n : 1, sizeof(*e));
+
+	fputs(", \"neighbours\": [", f);
+	n = e != NULL ? net_port_neighbours(p->stack, r->wall_end, e, n) : 0;
+	for (uint32_t i = 0; i < n; i++) {
+		fprintf(f, "%s{\"ip\": ", i ? ", " : "");
+		json_ip(f, e[i].ip);
+		fputs(", \"mac\": ", f);
+		json_mac(f, e[i].mac);
+		fprintf(f, ", \"state\": \"%s\", \"learnt\": \"%s\", \"held\": %u}", net_neigh_state_name(e[i].state),
+			net_neigh_learnt_name(e[i].learnt), e[i].held);
+	}
+	fputc(']', f);
+	free(e);
+}
+
+/* One port: its hosts, the DPDK counters, frames not taken by reason, what its IPv4 side did, its neighbours. */
+static void json_port(FILE *f, const struct ctl_report_in *r, const struct ctl_report_port *p)
+{
+	const struct dp_port_stats *st = p->stats;
+	const uint64_t *c = net_port_counters(p->stack);
+	bool first = true;
+
+	fprintf(f, "\n    {\"dev\": \"%s\", \"host\": \"%s\", \"hosts\": [", p->dev, r->cfg->hosts[p->hosts[0]].name);
+	for (uint32_t k = 0; k < p->n_hosts; k++)
+		fprintf(f, "%s\"%s\"", k ? ", " : "", r->cfg->hosts[p->hosts[k]].name);
+	fprintf(f, "], \"rx_frames\": %llu, \"tx_frames\": %llu, \"tx_drop_full\": %llu, \"tx_drop_nombuf\": %llu, "
+		   "\"tx_drop_toobig\": %llu, \"rx_drop_toobig\": %llu, \"rx_drops\": {",
+		(unsigned long long)st->rx_frames, (unsigned long long)st->tx_frames,
+		(unsigned long long)st->tx_drop_full, (unsigned long long)st->tx_drop_nombuf,
+		(unsigned long long)st->tx_drop_toobig, (unsigned long long)st->rx_drop_toobig);
+	json_reasons(f, net_port_rx_drops(p->stack), NET_PORT_RX_COUNT, net_port_rx_reason_name, &first);
+	json_reasons(f, net_port_rx_refused(p->stack), WIRE_R_COUNT, wire_reason_key, &first);
+	fputs("}, \"stack\": {", f);
+	for (int k = 1; k < NET_PORT_C_COUNT; k++)
+		fprintf(f, "%s\"%s\": %llu", k > 1 ? ", " : "", net_port_counter_name(k), (unsigned long long)c[k]);
+	fputc('}', f);
+	json_neighbours(f, r, p);
+	fputc('}', f);
+}
+
+/* Frames from real ports that a decoder refused, by reason, summed over the ports; then each port. */
 static void json_ext_rx(FILE *f, const struct ctl_report_in *r)
 {
-	int first = 1;
+	bool first = true;
 
 	fprintf(f, "  \"port_rx_refused\": {");
 	for (int k = 1; k < WIRE_R_COUNT; k++) {
 		uint64_t n = 0;
 		for (uint32_t i = 0; i < r->n_ports; i++)
-			n += r->ports[i].rx_refused[k];
+			n += net_port_rx_refused(r->ports[i].stack)[k];
 		if (n) {
 			fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", wire_reason_key(k), (unsigned long long)n);
-			first = 0;
+			first = false;
 		}
 	}
 	fprintf(f, "},\n  \"ports\": [");
 	for (uint32_t i = 0; i < r->n_ports; i++) {
-		const struct dp_port_stats *st = r->ports[i].stats;
-		fprintf(f, "%s\n    {\"dev\": \"%s\", \"host\": \"%s\", \"rx_frames\": %llu, \"tx_frames\": %llu, "
-			   "\"tx_drop_full\": %llu, \"tx_drop_nombuf\": %llu, \"tx_drop_toobig\": %llu, "
-			   "\"rx_drop_toobig\": %llu}",
-			i ? "," : "", r->ports[i].dev, r->cfg->hosts[r->ports[i].host].name,
-			(unsigned long long)st->rx_frames, (unsigned long long)st->tx_frames,
-			(unsigned long long)st->tx_drop_full, (unsigned long long)st->tx_drop_nombuf,
-			(unsigned long long)st->tx_drop_toobig, (unsigned long long)st->rx_drop_toobig);
+		fputs(i ? "," : "", f);
+		json_port(f, r, &r->ports[i]);
 	}
 	fprintf(f, "%s],\n", r->n_ports ? "\n  " : "");
 }

@@ -11,6 +11,7 @@
 #include "ctl_rdma.h"
 #include "dp.h"
 #include "net.h"
+#include "net_port.h"
 #include "net_topo.h"
 #include "nic.h"
 #include "sw.h"
@@ -25,11 +26,12 @@ struct ctl_msg {
 	bool completed;
 };
 
-/* A DPDK port of a real-time run: the host bound to it and what crossed it. */
+/* A DPDK port of a real-time run: the hosts bound to it and what crossed it. */
 struct ctl_report_port {
 	const char *dev;                     /* its ports[].dev */
-	uint32_t host;                       /* the host bound to it */
-	const uint64_t *rx_refused;          /* [WIRE_R_COUNT]: frames the decoder refused, by reason */
+	const uint32_t *hosts;               /* the hosts bound to it, indexes into cfg->hosts */
+	uint32_t n_hosts;
+	const struct net_port *stack;        /* its IPv4 side: counters, frames not taken by reason, neighbours */
 	const struct dp_port_stats *stats;   /* read when the run ended, before the port closed */
 };
 
@@ -72,6 +74,7 @@ struct ctl_report_in {
 	emu_ps_t late_max;                   /* real time: the most an event ran past its timestamp */
 	uint64_t late_events;                /* real time: passes whose earliest event was more than 1 us late */
 	emu_ps_t records_cut_at;             /* periodic rows stopped at RecordSizeLimit here; EMU_PS_NEVER if not */
+	emu_ps_t wall_end;                   /* real time: wall-clock time the run ended at (neighbour states) */
 };
 
 /* The fabric's counters, as summary.json's "counters" and "drop_reasons" give them. */

@@ -191,8 +191,9 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 		goto out;
 	}
 	for (uint32_t i = 0; i < r->n_exts; i++)
-		ports[i] = (struct ctl_report_port){ .dev = cfg->ports[i].dev, .host = r->exts[i].host,
-						     .rx_refused = r->exts[i].rx_bad, .stats = &r->exts[i].stats };
+		ports[i] = (struct ctl_report_port){ .dev = cfg->ports[i].dev, .hosts = cfg->ports[i].hosts,
+						     .n_hosts = cfg->ports[i].n_hosts, .stack = r->exts[i].stack,
+						     .stats = &r->exts[i].stats };
 	for (uint32_t i = 0; i < cfg->n_captures; i++) {
 		snprintf(names + (size_t)i * PATH_MAX, PATH_MAX, "%s/%s.pcap", r->opts->out_dir, cfg->captures[i].name);
 		caps[i] = names + (size_t)i * PATH_MAX;
@@ -205,6 +206,7 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 		.n_sws = r->n_sws, .ports = ports, .n_ports = r->n_exts, .rdma = r->rdma, .captures = caps,
 		.n_captures = cfg->n_captures, .end = r->end, .wall_s = r->wall_s, .polls = r->polls,
 		.late_max = r->late_max, .late_events = r->late_events, .records_cut_at = r->records_cut_at,
+		.wall_end = r->wall_now,
 	};
 	rc = ctl_report(&in, err, errlen);
 out:

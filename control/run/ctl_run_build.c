@@ -138,8 +138,9 @@ static bool host_has_port(const struct ctl_run_state *r, uint32_t host)
 	if (r->opts->mode != CTL_MODE_REALTIME)
 		return false;
 	for (uint32_t i = 0; i < r->cfg->n_ports; i++)
-		if (r->cfg->ports[i].host == host)
-			return true;
+		for (uint32_t k = 0; k < r->cfg->ports[i].n_hosts; k++)
+			if (r->cfg->ports[i].hosts[k] == host)
+				return true;
 	return false;
 }
 
@@ -455,6 +456,10 @@ void ctl_run_teardown(struct ctl_run_state *r)
 		free(r->impairs_owned[i]);
 	free(r->impairs_owned);
 	free(r->msgs);
+	for (uint32_t i = 0; r->exts != NULL && i < cfg->n_ports; i++) {
+		net_port_destroy(r->exts[i].stack);
+		free(r->exts[i].hosts);
+	}
 	free(r->exts);
 	net_part_fini(&r->np);
 	if (r->lock_fd > 0)

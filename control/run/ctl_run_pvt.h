@@ -12,24 +12,32 @@
 #include "ctl_report.h"
 #include "ctl_run.h"
 #include "net.h"
+#include "net_port.h"
 #include "net_topo.h"
 #include "nic.h"
 #include "rec.h"
 
 struct dp_ctx;
 
-/* A host bound to a DPDK port in real time. */
+/* A host bound to a DPDK port in real time: its NIC's link, whose far end is the port. */
+struct ctl_ext_host {
+	struct ctl_ext *port;
+	uint32_t slot;         /* its index among the port's hosts (net_port) */
+	uint32_t host;         /* its index in cfg->hosts */
+	struct net_link link;  /* dir[0]: NIC -> port, dir[1]: port -> NIC */
+};
+
+/* A DPDK port of a real-time run and the hosts sharing it. */
 struct ctl_ext {
 	struct ctl_run_state *run;
 	int dp_port;
-	uint32_t host;
-	struct net_link link;  /* dir[0]: NIC -> port, dir[1]: port -> NIC */
-	uint64_t rx_bad[WIRE_R_COUNT];
+	struct net_port *stack;      /* ARP, ICMP echo, next hops, frames by MAC and IPv4 address to the hosts */
+	struct ctl_ext_host *hosts;  /* cfg->ports[i].n_hosts */
+	uint32_t n_hosts;
 	struct dp_port_stats stats;  /* read when the run ends, before the port closes */
 	struct dp_port_stats last;   /* read at the last once-a-second tick of the poll loop */
 	uint64_t rx_bps, rx_fps;     /* rates over the last second (frame bytes without FCS, as the port counts) */
 	uint64_t tx_bps, tx_fps;
-	uint8_t frame[WIRE_MAX_FRAME];
 };
 
 struct ctl_run_state {
@@ -65,6 +73,7 @@ struct ctl_run_state {
 	emu_ps_t end;
 	uint64_t post_fail;
 	emu_ps_t rt_now;        /* real time: the emulated time of the current poll pass */
+	emu_ps_t wall_now;      /* real time: the wall-clock time of the current poll pass (ARP timers) */
 	emu_ps_t late_max;      /* real time: the most an event ran past its timestamp */
 	uint64_t late_events;   /* real time: poll passes whose earliest event was more than 1 us late */
 	uint64_t polls;         /* real time: poll passes */

@@ -2,43 +2,113 @@
 #include "ctl_run_pvt.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dp.h"
 
-/*
- * A frame the model sends off a port: encode it and stage it on the DPDK port (sent at the end of the pass). The
- * port's frame buffer holds the payload pattern from open_ports(), so only the headers are written here.
- */
+/* A frame a host's NIC sends off its port: to the port's IPv4 side, which resolves its next hop and encodes it. */
 static void ext_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
 {
-	struct ctl_ext *x = arg;
-	int n = wire_encode_prefilled(pkt, x->frame, sizeof(x->frame));
+	struct ctl_ext_host *eh = arg;
 
-	(void)now;
-	if (n > 0)
-		dp_tx(x->run->dp, x->dp_port, x->frame, (size_t)n);
+	net_port_tx(eh->port->stack, eh->slot, pkt, now, eh->port->run->wall_now);
 }
 
-/* A frame from a port: decode it (a bad one is a counted drop) and hand it to the NIC at the current time. */
+/* A frame for the wire from the port's IPv4 side: staged on the DPDK port (sent at the end of the pass). */
+static void port_emit(void *arg, const uint8_t *frame, size_t len)
+{
+	struct ctl_ext *x = arg;
+
+	dp_tx(x->run->dp, x->dp_port, frame, len);
+}
+
+/* A frame from a port: answered, handed to its host's NIC at the current emulated time, or counted by reason. */
 static void ext_rx(void *arg, int port, const uint8_t *frame, size_t len)
 {
 	struct ctl_ext *x = arg;
-	struct ctl_run_state *r = x->run;
-	struct wire_pkt *pkt = net_pkt_alloc(&r->np);
 
 	(void)port;
-	if (pkt == NULL)
-		return;
-	int rc = wire_decode(frame, len, r->cfg->nic.udp_port, pkt);
-	if (rc != WIRE_R_OK) {
-		x->rx_bad[rc < WIRE_R_COUNT ? rc : 0]++;
-		r->np.counters[NET_C_EXT_RX_BAD_FRAME]++;
-		net_pkt_free(&r->np, pkt);
-		return;
+	net_port_rx(x->stack, frame, len, x->run->rt_now, x->run->wall_now);
+}
+
+/*
+ * Host @p h of port @p cp as the port's IPv4 side sees it. Its gateway is its own, else the port's; its subnet is
+ * ip/prefix as written, else /32 with a gateway (every other address through it), else every address on-link.
+ */
+static struct net_port_host port_host(const struct ctl_config *cfg, const struct ctl_port *cp, uint32_t h,
+				      struct net_dir *rx)
+{
+	const struct ctl_host *ch = &cfg->hosts[h];
+	struct net_port_host ph = { .ip = ch->ip, .gateway = ch->gateway ? ch->gateway : cp->gateway, .rx = rx };
+
+	memcpy(ph.mac, ch->mac, 6);
+	ph.prefix_len = ch->has_prefix ? ch->prefix_len : ph.gateway != 0 ? 32 : 0;
+	return ph;
+}
+
+/* The hosts with a mac: in the config that are not on port @p cp: its static neighbours. Returns how many. */
+static uint32_t port_statics(const struct ctl_config *cfg, const struct ctl_port *cp, struct net_port_static *out)
+{
+	uint32_t n = 0;
+
+	for (uint32_t h = 0; h < cfg->n_hosts; h++) {
+		bool here = false;
+		for (uint32_t k = 0; k < cp->n_hosts; k++)
+			here |= cp->hosts[k] == h;
+		if (!cfg->hosts[h].mac_static || here)
+			continue;
+		out[n].ip = cfg->hosts[h].ip;
+		memcpy(out[n].mac, cfg->hosts[h].mac, 6);
+		n++;
 	}
-	net_dir_inject(&x->link.dir[1], pkt, r->rt_now);
+	return n;
+}
+
+/* Port @p i: the DPDK port, a link for each host's NIC whose far end it is, and the port's IPv4 side. */
+static int open_port(struct ctl_run_state *r, uint32_t i, char *err, size_t errlen)
+{
+	const struct ctl_config *cfg = r->cfg;
+	const struct ctl_port *cp = &cfg->ports[i];
+	struct ctl_ext *x = &r->exts[i];
+	struct net_port_host hosts[CTL_PORT_HOSTS_MAX];
+	int port = dp_port_add(r->dp, cp->dev, err, errlen);
+
+	if (port < 0)
+		return port;
+	x->run = r;
+	x->dp_port = port;
+	x->hosts = calloc(cp->n_hosts, sizeof(*x->hosts));
+	struct net_port_static *statics = calloc(cfg->n_hosts, sizeof(*statics));
+	if (x->hosts == NULL || statics == NULL) {
+		free(statics);
+		snprintf(err, errlen, "port \"%s\": out of memory", cp->dev);
+		return -ENOMEM;
+	}
+	x->n_hosts = cp->n_hosts;
+	for (uint32_t k = 0; k < cp->n_hosts; k++) {
+		struct ctl_ext_host *eh = &x->hosts[k];
+		uint32_t h = cp->hosts[k];
+		struct net_endpoint nic = { .dev = r->nics[h], .ops = &nic_dev_ops, .port = 0 };
+
+		*eh = (struct ctl_ext_host){ .port = x, .slot = k, .host = h };
+		net_link_init(&eh->link, &r->np, cfg->nic.data_rate_bps, 0, nic, (struct net_endpoint){ 0 });
+		eh->link.dir[0].ext = ext_tx;
+		eh->link.dir[0].ext_arg = eh;
+		nic_attach(r->nics[h], &eh->link.dir[0]);
+		hosts[k] = port_host(cfg, cp, h, &eh->link.dir[1]);
+	}
+	struct net_port_cfg pc = { .np = &r->np, .hosts = hosts, .n_hosts = cp->n_hosts, .statics = statics,
+				   .n_statics = port_statics(cfg, cp, statics), .uet_port = cfg->nic.udp_port,
+				   .emit = port_emit, .emit_arg = x };
+	x->stack = net_port_create(&pc);
+	free(statics);
+	if (x->stack == NULL) {
+		snprintf(err, errlen, "port \"%s\": out of memory for its neighbour table", cp->dev);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static int open_ports(struct ctl_run_state *r, char *err, size_t errlen)
@@ -49,22 +119,14 @@ static int open_ports(struct ctl_run_state *r, char *err, size_t errlen)
 	if (r->exts == NULL)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < cfg->n_ports; i++) {
-		struct ctl_ext *x = &r->exts[i];
-		uint32_t h = cfg->ports[i].host;
-		int port = dp_port_add(r->dp, cfg->ports[i].dev, err, errlen);
-		if (port < 0)
-			return port;
-		x->run = r;
-		x->dp_port = port;
-		x->host = h;
-		wire_prefill_payload(x->frame, sizeof(x->frame));
-		struct net_endpoint nic = { .dev = r->nics[h], .ops = &nic_dev_ops, .port = 0 };
-		net_link_init(&x->link, &r->np, cfg->nic.data_rate_bps, 0, nic, (struct net_endpoint){ 0 });
-		x->link.dir[0].ext = ext_tx;
-		x->link.dir[0].ext_arg = x;
-		nic_attach(r->nics[h], &x->link.dir[0]);
+		int rc = open_port(r, i, err, errlen);
+		if (rc < 0)
+			return rc;
 		r->n_exts++;
 	}
+	/* every host announces itself, and starts resolving its gateway, before the first pass */
+	for (uint32_t i = 0; i < r->n_exts; i++)
+		net_port_start(r->exts[i].stack, 0);
 	return 0;
 }
 
@@ -131,6 +193,8 @@ static void poll_loop(struct ctl_run_state *r)
 	while (!*r->opts->quit) {
 		uint64_t tsc = dp_tsc();
 		emu_ps_t now = tsc_to_ps(tsc - t0, hz, scale);
+
+		r->wall_now = tsc_to_ps(tsc - t0, hz, 1);
 		emu_ps_t next = emu_sched_next(r->np.sched);
 		/* Lateness: how far past its timestamp the earliest due event runs (measured, not hidden). */
 		if (next <= now) {
@@ -144,8 +208,10 @@ static void poll_loop(struct ctl_run_state *r)
 		emu_sched_advance(r->np.sched, now);
 		ctl_records_advance(r->records, now);
 		r->rt_now = now;
-		for (uint32_t i = 0; i < r->n_exts; i++)
+		for (uint32_t i = 0; i < r->n_exts; i++) {
 			dp_rx(r->dp, r->exts[i].dp_port, ext_rx, &r->exts[i]);
+			net_port_tick(r->exts[i].stack, r->wall_now);
+		}
 		dp_flush(r->dp);
 		if (r->has_stop ? now >= r->stop : (r->n_msgs > 0 && r->n_completed == r->n_msgs))
 			break;
@@ -174,6 +240,28 @@ static void telemetry_start(struct ctl_run_state *r)
 			eal->file_prefix, eal->file_prefix);
 }
 
+/* Read port @p x's counters before it closes, and say in a line what crossed it. */
+static void port_close(struct ctl_ext *x)
+{
+	const struct dp_port_stats *st = &x->stats;
+	const uint64_t *c = net_port_counters(x->stack), *drop = net_port_rx_drops(x->stack);
+	const uint64_t *bad = net_port_rx_refused(x->stack);
+	uint64_t not_taken = 0;
+
+	dp_port_stats(x->run->dp, x->dp_port, &x->stats);
+	for (int k = 1; k < NET_PORT_RX_COUNT; k++)
+		not_taken += drop[k];
+	for (int k = 1; k < WIRE_R_COUNT; k++)
+		not_taken += bad[k];
+	fprintf(stderr, "[uetemu] port %s: rx %llu frames (%llu to hosts, %llu ARP and ICMP answered, %llu ARP learnt, "
+		"%llu not taken), tx %llu frames, tx drops %llu\n", x->run->cfg->ports[x - x->run->exts].dev,
+		(unsigned long long)st->rx_frames, (unsigned long long)c[NET_PORT_C_RX_TO_HOST],
+		(unsigned long long)(c[NET_PORT_C_ARP_REQUESTS_ANSWERED] + c[NET_PORT_C_ICMP_ECHO_ANSWERED]),
+		(unsigned long long)(c[NET_PORT_C_ARP_REPLIES_LEARNT] + c[NET_PORT_C_ARP_ANNOUNCEMENTS_LEARNT]),
+		(unsigned long long)not_taken, (unsigned long long)st->tx_frames,
+		(unsigned long long)(st->tx_drop_full + st->tx_drop_nombuf + st->tx_drop_toobig));
+}
+
 int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	int rc;
@@ -189,14 +277,8 @@ int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen)
 		r->rt_t0 = dp_tsc(); /* the run's time 0: the ports are up */
 		poll_loop(r);
 	}
-	for (uint32_t i = 0; i < r->n_exts; i++) {
-		struct dp_port_stats st;
-		dp_port_stats(r->dp, r->exts[i].dp_port, &st);
-		r->exts[i].stats = st;
-		fprintf(stderr, "[uetemu] port %s: rx %llu frames, tx %llu frames, tx drops %llu\n",
-			r->cfg->ports[i].dev, (unsigned long long)st.rx_frames, (unsigned long long)st.tx_frames,
-			(unsigned long long)(st.tx_drop_full + st.tx_drop_nombuf + st.tx_drop_toobig));
-	}
+	for (uint32_t i = 0; i < r->n_exts; i++)
+		port_close(&r->exts[i]);
 	dp_destroy(r->dp); /* telemetry stops answering first, then the ports stop and close */
 	r->dp = NULL;
 	return rc;

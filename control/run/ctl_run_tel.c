@@ -162,7 +162,8 @@ static int tel_ports(void *arg, const char *params, struct dp_tel *o)
 	for (uint32_t i = 0; i < r->n_exts; i++) {
 		const struct ctl_ext *x = &r->exts[i];
 		struct dp_port_stats st;
-		uint64_t refused = 0;
+		uint64_t refused = 0, not_taken = 0;
+		const uint64_t *bad = net_port_rx_refused(x->stack), *drop = net_port_rx_drops(x->stack);
 		char key[16];
 
 		snprintf(key, sizeof(key), "%u", i);
@@ -171,15 +172,19 @@ static int tel_ports(void *arg, const char *params, struct dp_tel *o)
 			continue;
 		dp_port_stats(r->dp, x->dp_port, &st);
 		for (int k = 0; k < WIRE_R_COUNT; k++)
-			refused += DP_LOAD(x->rx_bad[k]);
+			refused += DP_LOAD(bad[k]);
+		for (int k = 1; k < NET_PORT_RX_COUNT; k++)
+			not_taken += DP_LOAD(drop[k]);
 		const uint64_t v[] = { st.rx_frames, st.rx_bytes, st.tx_frames, st.tx_bytes, st.tx_drop_full,
-				       st.tx_drop_nombuf, st.tx_drop_toobig, st.rx_drop_toobig, refused,
+				       st.tx_drop_nombuf, st.tx_drop_toobig, st.rx_drop_toobig, refused, not_taken,
 				       DP_LOAD(x->rx_bps), DP_LOAD(x->rx_fps), DP_LOAD(x->tx_bps), DP_LOAD(x->tx_fps) };
 		static const char *const n[] = { "rx_frames", "rx_bytes", "tx_frames", "tx_bytes", "tx_drop_full",
-						 "tx_drop_nombuf", "tx_drop_toobig", "rx_drop_toobig", "rx_refused",
+						 "tx_drop_nombuf", "tx_drop_toobig", "rx_drop_toobig", "rx_refused", "rx_not_taken",
 						 "rx_bps", "rx_fps", "tx_bps", "tx_fps" };
 		dp_tel_str(e, "dev", r->cfg->ports[i].dev);
-		dp_tel_str(e, "host", r->cfg->hosts[x->host].name);
+		/* the first of the hosts sharing the port names it; /uetemu/hosts lists them all */
+		dp_tel_str(e, "host", x->n_hosts ? r->cfg->hosts[x->hosts[0].host].name : "");
+		dp_tel_u64(e, "hosts", x->n_hosts);
 		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
 			dp_tel_u64(e, n[k], v[k]);
 	}

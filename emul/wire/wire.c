@@ -1,5 +1,6 @@
 /* Encoder and decoder for uetemu frames: Ethernet II / IPv4 / UDP / UET PDS (+ SES and payload for data). */
 #include "wire.h"
+#include "wire_pvt.h"
 
 #include <errno.h>
 #include <string.h>
@@ -7,27 +8,6 @@
 /*
  * Field offsets and masks. Offsets are from the start of their header (spec section 1); all fields are big-endian.
  */
-
-/* Ethernet II. */
-#define ETH_DST 0
-#define ETH_SRC 6
-#define ETH_TYPE 12
-
-/* IPv4 (RFC 791). */
-#define IP_VER_IHL 0
-#define IP_TOS 1
-#define IP_TOT_LEN 2
-#define IP_ID 4
-#define IP_FRAG 6
-#define IP_TTL 8
-#define IP_PROTO 9
-#define IP_CSUM 10
-#define IP_SRC 12
-#define IP_DST 16
-#define IP_VER_IHL_V4_5 0x45 /* version 4, IHL 5 words */
-#define IP_F_DF 0x4000
-#define IP_F_MF 0x2000
-#define IP_FRAG_OFF_MASK 0x1fff
 
 /* UDP (RFC 768). */
 #define UDP_SPORT 0
@@ -105,61 +85,6 @@
 #define HDRS_BELOW_PDS (WIRE_ETH_LEN + WIRE_IPV4_LEN + WIRE_UDP_LEN)
 #define DATA_HDRS_LEN (HDRS_BELOW_PDS + WIRE_PDS_REQ_CC_LEN + WIRE_SES_STD_LEN)
 #define DATA_MAX_PAYLOAD (WIRE_MAX_FRAME - DATA_HDRS_LEN)
-
-/* ---- big-endian helpers ---- */
-
-static inline void put_be16(uint8_t *b, uint16_t v)
-{
-	b[0] = (uint8_t)(v >> 8);
-	b[1] = (uint8_t)v;
-}
-
-static inline void put_be24(uint8_t *b, uint32_t v)
-{
-	b[0] = (uint8_t)(v >> 16);
-	b[1] = (uint8_t)(v >> 8);
-	b[2] = (uint8_t)v;
-}
-
-static inline void put_be32(uint8_t *b, uint32_t v)
-{
-	put_be16(b, (uint16_t)(v >> 16));
-	put_be16(b + 2, (uint16_t)v);
-}
-
-static inline void put_be64(uint8_t *b, uint64_t v)
-{
-	put_be32(b, (uint32_t)(v >> 32));
-	put_be32(b + 4, (uint32_t)v);
-}
-
-static inline uint16_t get_be16(const uint8_t *b)
-{
-	return (uint16_t)((unsigned)b[0] << 8 | b[1]);
-}
-
-static inline uint32_t get_be24(const uint8_t *b)
-{
-	return (uint32_t)b[0] << 16 | (uint32_t)b[1] << 8 | b[2];
-}
-
-static inline uint32_t get_be32(const uint8_t *b)
-{
-	return (uint32_t)get_be16(b) << 16 | get_be16(b + 2);
-}
-
-static inline uint64_t get_be64(const uint8_t *b)
-{
-	return (uint64_t)get_be32(b) << 32 | get_be32(b + 4);
-}
-
-/* Two's complement s16 from its wire bits, without implementation-defined conversion. */
-static inline int16_t get_s16(const uint8_t *b)
-{
-	uint16_t v = get_be16(b);
-
-	return v >= 0x8000u ? (int16_t)((int32_t)v - 0x10000) : (int16_t)v;
-}
 
 /* ---- DSCP roles, reasons, checksum ---- */
 
@@ -539,8 +464,7 @@ static int dec_eth(const uint8_t *b, size_t n, struct wire_pkt *out)
 	return WIRE_ETH_LEN;
 }
 
-/* IPv4 header; *dgram gets the total length, which the caller uses as the end (bytes past it are padding). */
-static int dec_ipv4(const uint8_t *b, size_t n, struct wire_pkt *out, size_t *dgram)
+int wire_dec_ipv4_hdr(const uint8_t *b, size_t n, struct wire_ipv4 *out, size_t *dgram)
 {
 	if (n < WIRE_IPV4_LEN)
 		return -WIRE_R_SHORT_IP;
@@ -561,16 +485,37 @@ static int dec_ipv4(const uint8_t *b, size_t n, struct wire_pkt *out, size_t *dg
 
 	if ((frag & IP_F_MF) || (frag & IP_FRAG_OFF_MASK) != 0)
 		return -WIRE_R_IP_FRAGMENT;
-	if (b[IP_PROTO] != WIRE_IPPROTO_UDP)
-		return -WIRE_R_NOT_UDP;
+	/* Any TTL is taken: a frame that crossed routers arrives with less than the 255 uetemu sends. */
+	out->proto = b[IP_PROTO];
+	out->ttl = b[IP_TTL];
 	out->dscp = b[IP_TOS] >> 2;
 	out->ecn = b[IP_TOS] & 0x3;
 	out->ip_id = get_be16(b + IP_ID);
-	out->ttl = b[IP_TTL];
 	out->src_ip = get_be32(b + IP_SRC);
 	out->dst_ip = get_be32(b + IP_DST);
+	out->l4_len = tot - WIRE_IPV4_LEN;
 	*dgram = tot;
 	return WIRE_IPV4_LEN;
+}
+
+/* IPv4 header of a UET frame; *dgram gets the total length, which the caller uses as the end (bytes past it are
+ * padding). */
+static int dec_ipv4(const uint8_t *b, size_t n, struct wire_pkt *out, size_t *dgram)
+{
+	struct wire_ipv4 h;
+	int rc = wire_dec_ipv4_hdr(b, n, &h, dgram);
+
+	if (rc < 0)
+		return rc;
+	if (h.proto != WIRE_IPPROTO_UDP)
+		return -WIRE_R_NOT_UDP;
+	out->dscp = h.dscp;
+	out->ecn = h.ecn;
+	out->ip_id = h.ip_id;
+	out->ttl = h.ttl;
+	out->src_ip = h.src_ip;
+	out->dst_ip = h.dst_ip;
+	return rc;
 }
 
 /* UDP header; @p n is exactly the IP payload length. */
@@ -788,5 +733,24 @@ int wire_decode(const uint8_t *buf, size_t len, uint16_t uet_port, struct wire_p
 		rc = dec_pds(buf + off, end - off, out);
 	if (rc < 0)
 		return -rc;
+	return WIRE_R_OK;
+}
+
+int wire_ipv4_decode(const uint8_t *buf, size_t len, struct wire_ipv4 *out)
+{
+	size_t dgram = 0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (len < WIRE_ETH_LEN)
+		return WIRE_R_SHORT_ETH;
+	if (get_be16(buf + ETH_TYPE) != WIRE_ETHERTYPE_IPV4)
+		return WIRE_R_NOT_IPV4;
+	memcpy(out->dst_mac, buf + ETH_DST, 6);
+	memcpy(out->src_mac, buf + ETH_SRC, 6);
+	rc = wire_dec_ipv4_hdr(buf + WIRE_ETH_LEN, len - WIRE_ETH_LEN, out, &dgram);
+	if (rc < 0)
+		return -rc;
+	out->l4_off = WIRE_ETH_LEN + (size_t)rc;
 	return WIRE_R_OK;
 }

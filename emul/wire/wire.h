@@ -315,7 +315,13 @@ static inline uint8_t wire_payload_byte(size_t i)
 	X(NOT_PFC, "not_pfc", "MAC control frame that is not PFC") \
 	X(SHORT_PFC, "short_pfc", "PFC frame shorter than its 34 bytes") \
 	X(SHORT_CM, "short_cm", "connection-management message shorter than its 20 bytes") \
-	X(BAD_CM, "bad_cm", "connection-management message with an unknown type or version")
+	X(BAD_CM, "bad_cm", "connection-management message with an unknown type or version") \
+	X(NOT_ARP, "not_arp", "ethertype is not ARP") \
+	X(SHORT_ARP, "short_arp", "ARP message shorter than the 28 bytes of an Ethernet/IPv4 ARP") \
+	X(BAD_ARP, "bad_arp", "ARP for other than Ethernet/IPv4 addresses, or neither a request nor a reply") \
+	X(NOT_ICMP, "not_icmp", "IP protocol is not ICMP") \
+	X(SHORT_ICMP, "short_icmp", "ICMP message shorter than its 8-byte header") \
+	X(BAD_ICMP_CSUM, "bad_icmp_csum", "ICMP checksum wrong")
 
 #define WIRE_REASON_ENUM(n, k, s) WIRE_R_##n,
 enum wire_reason { WIRE_REASONS(WIRE_REASON_ENUM) WIRE_R_COUNT };
@@ -332,7 +338,8 @@ const char *wire_reason_key(int reason);
  * Every length and field is checked before it is read. @p uet_port is the UDP destination port to accept as UET;
  * WIRE_UDP_PORT_CM (when it is not @p uet_port) is a connection-management message (exactly WIRE_CM_LEN bytes).
  * A request whose IP datagram ends right after its PDS header while next_hdr names an SES header is TRIMMED.
- * A datagram longer than WIRE_MAX_FRAME - 14 is BAD_IP_LEN. Fields outside the decoded kind's layout are zero
+ * A datagram longer than WIRE_MAX_FRAME - 14 is BAD_IP_LEN. Any TTL is accepted (a routed frame arrives with less
+ * than WIRE_TTL). Fields outside the decoded kind's layout are zero
  * (an ACK with P set fills probe_opaque, not psn_off).
  * Returns WIRE_R_OK (0), or a positive enum wire_reason naming the first problem; @p out is then unspecified.
  */
@@ -340,5 +347,92 @@ int wire_decode(const uint8_t *buf, size_t len, uint16_t uet_port, struct wire_p
 
 /** RFC 1071 Internet checksum of @p len bytes (used for the IPv4 header). */
 uint16_t wire_csum(const uint8_t *buf, size_t len);
+
+/* ---- What a host on a real network answers besides UET: IPv4 headers, ARP, ICMP echo (wire_arp.c) ---- */
+
+#define WIRE_ETHERTYPE_ARP 0x0806
+#define WIRE_ETHERTYPE_IPV6 0x86dd
+#define WIRE_IPPROTO_ICMP 1
+#define WIRE_ETH_MIN_FRAME 60 /* shortest Ethernet frame without FCS: the encoders below pad to it with zeros */
+#define WIRE_ARP_LEN 28       /* an ARP message for Ethernet and IPv4 (RFC 826) */
+#define WIRE_ARP_REQUEST 1
+#define WIRE_ARP_REPLY 2
+#define WIRE_ICMP_HDR_LEN 8   /* type, code, checksum, identifier, sequence number (RFC 792) */
+#define WIRE_ICMP_ECHO_REPLY 0
+#define WIRE_ICMP_ECHO_REQUEST 8
+#define WIRE_ICMP_TTL 64      /* TTL of the echo replies a host sends (a usual host default) */
+
+/** An IPv4 header as wire_ipv4_decode() reads it, whatever its protocol, and where its payload lies. */
+struct wire_ipv4 {
+	uint8_t dst_mac[6];
+	uint8_t src_mac[6];
+	uint32_t src_ip;    /* host byte order */
+	uint32_t dst_ip;
+	uint8_t proto;
+	uint8_t ttl;
+	uint8_t dscp;
+	uint8_t ecn;
+	uint16_t ip_id;
+	size_t l4_off;      /* offset of the IP payload in the frame (34) */
+	size_t l4_len;      /* its length: the IPv4 total length - 20; bytes after it are padding */
+};
+
+/**
+ * Decode the Ethernet and IPv4 headers of the @p len bytes at @p buf, with every check wire_decode() makes of
+ * them (IHL 5, lengths, checksum, no fragment; any TTL) but none of the protocol. Returns WIRE_R_OK or the
+ * reason (SHORT_ETH, NOT_IPV4, SHORT_IP, BAD_IP_VERSION, BAD_IHL, BAD_IP_LEN, BAD_IP_CSUM, IP_FRAGMENT).
+ */
+int wire_ipv4_decode(const uint8_t *buf, size_t len, struct wire_ipv4 *out);
+
+/** An Ethernet/IPv4 ARP message (RFC 826) and the Ethernet addresses of its frame. Addresses in host order. */
+struct wire_arp {
+	uint8_t eth_dst[6];
+	uint8_t eth_src[6];
+	uint16_t op;        /* WIRE_ARP_REQUEST or WIRE_ARP_REPLY */
+	uint8_t sha[6];     /* sender hardware address */
+	uint32_t spa;       /* sender protocol address */
+	uint8_t tha[6];     /* target hardware address (zero in a request) */
+	uint32_t tpa;       /* target protocol address */
+};
+
+/**
+ * Decode the ARP frame of @p len bytes at @p buf: Ethernet II with ethertype ARP, then hardware type 1 (Ethernet),
+ * protocol 0x0800, lengths 6 and 4, a request or a reply. Padding after the 28 bytes is allowed. Returns
+ * WIRE_R_OK, or SHORT_ETH, NOT_ARP, SHORT_ARP, BAD_ARP; @p out is then unspecified.
+ */
+int wire_arp_decode(const uint8_t *buf, size_t len, struct wire_arp *out);
+
+/** Encode @p a as an Ethernet frame padded to WIRE_ETH_MIN_FRAME. Returns 60, or -ENOSPC if @p cap is short. */
+int wire_arp_encode(const struct wire_arp *a, uint8_t *buf, size_t cap);
+
+/** An ICMP message in an IPv4 frame. For echo request and reply, id and seq are the identifier and sequence
+ *  number; for other types they are the 4 bytes after the checksum. @p data points into the decoded frame. */
+struct wire_icmp {
+	uint8_t dst_mac[6];
+	uint8_t src_mac[6];
+	uint32_t src_ip;    /* host byte order */
+	uint32_t dst_ip;
+	uint8_t ttl;
+	uint8_t type;
+	uint8_t code;
+	uint16_t id;
+	uint16_t seq;
+	const uint8_t *data; /* the bytes after the 8-byte header */
+	size_t data_len;
+};
+
+/**
+ * Decode the ICMP frame of @p len bytes at @p buf: the headers as wire_ipv4_decode(), protocol ICMP, at least the
+ * 8-byte ICMP header, a right checksum over the whole message. Any type and code is decoded (the caller picks).
+ * Returns WIRE_R_OK, a reason of wire_ipv4_decode(), or NOT_ICMP, SHORT_ICMP, BAD_ICMP_CSUM.
+ */
+int wire_icmp_decode(const uint8_t *buf, size_t len, struct wire_icmp *out);
+
+/**
+ * Encode @p m: Ethernet, IPv4 (IHL 5, DF, ID 0, DSCP 0, m->ttl, checksum), ICMP type, code, id, seq, data and its
+ * checksum, padded to WIRE_ETH_MIN_FRAME. m->data may lie inside @p buf. Returns the frame length, -EINVAL for a
+ * frame over WIRE_MAX_FRAME, or -ENOSPC if @p cap is short.
+ */
+int wire_icmp_encode(const struct wire_icmp *m, uint8_t *buf, size_t cap);
 
 #endif /* WIRE_H */

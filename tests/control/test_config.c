@@ -282,7 +282,10 @@ Test(ctl_config, good_full_sections)
 	cr_expect_eq(cfg.apps[1].type, CTL_APP_MESSAGES);
 	cr_expect_eq(cfg.apps[1].list[0].bytes, 0);
 	cr_assert_eq(cfg.n_ports, 1);
-	cr_expect_eq(cfg.ports[0].host, 2);
+	cr_assert_eq(cfg.ports[0].n_hosts, 1);
+	cr_expect_eq(cfg.ports[0].hosts[0], 2);
+	cr_expect_eq(cfg.ports[0].gateway, 0);
+	cr_expect(!cfg.hosts[0].mac_static && !cfg.hosts[0].has_prefix && cfg.hosts[0].gateway == 0);
 	cr_expect_str_eq(cfg.ports[0].dev, "net_tap0,iface=uet0");
 	cr_assert_eq(cfg.n_captures, 2);
 	cr_expect_eq(cfg.captures[1].link, 1);
@@ -1242,4 +1245,65 @@ Test(ctl_config, rdma_set_overrides)
 	cr_expect_eq(cfg.apps[0].num_connections, 4);
 	cr_expect_eq(cfg.timeline.run_time, 100000000ULL);
 	ctl_config_free(&cfg);
+}
+
+/* ---- Real ports: attach lists, gateways, prefixes, static MACs (docs/realtime.md) ---- */
+
+#define THREE_HOSTS                                                                                                \
+	"topology:\n  hosts:\n    - {name: host0, ip: 10.1.0.1/24, gateway: 10.1.0.254}\n"                          \
+	"    - {name: host1, ip: 10.1.0.2, mac: \"02:aa:00:00:00:02\"}\n    - {name: host2, ip: 10.2.0.1}\n"
+
+Test(ctl_config, ports_attach_list_gateway_prefix)
+{
+	struct ctl_config cfg;
+
+	yaml_ok(&cfg, THREE_HOSTS "ports:\n  - {attach: [host0, host1], dev: net_null0, gateway: 10.1.0.253}\n"
+			"  - {attach: host2, dev: net_null1}\n");
+	cr_assert_eq(cfg.n_ports, 2);
+	cr_assert_eq(cfg.ports[0].n_hosts, 2);
+	cr_expect_eq(cfg.ports[0].hosts[0], 0);
+	cr_expect_eq(cfg.ports[0].hosts[1], 1);
+	cr_expect_eq(cfg.ports[0].gateway, 0x0a0100fdu);
+	cr_assert_eq(cfg.ports[1].n_hosts, 1);
+	cr_expect_eq(cfg.ports[1].hosts[0], 2);
+	cr_expect_eq(cfg.ports[1].gateway, 0);
+	cr_expect_eq(cfg.hosts[0].ip, 0x0a010001u);
+	cr_expect(cfg.hosts[0].has_prefix);
+	cr_expect_eq(cfg.hosts[0].prefix_len, 24);
+	cr_expect_eq(cfg.hosts[0].gateway, 0x0a0100feu);
+	cr_expect(!cfg.hosts[0].mac_static);
+	cr_expect(cfg.hosts[1].mac_static);
+	cr_expect(!cfg.hosts[1].has_prefix);
+	cr_expect_eq(cfg.hosts[1].gateway, 0);
+	ctl_config_free(&cfg);
+}
+
+Test(ctl_config, ports_errors)
+{
+	yaml_fails(THREE_HOSTS "ports:\n  - {attach: [host0, host0], dev: net_null0}\n",
+		   "7:22: ports.0.attach.1: host 'host0' is already attached by ports.0; a host's NIC has one port");
+	yaml_fails(THREE_HOSTS "ports:\n  - {attach: [host0], dev: net_null0}\n  - {attach: [host1, host0], dev: "
+			       "net_null1}\n",
+		   "8:22: ports.1.attach.1: host 'host0' is already attached by ports.0; a host's NIC has one port");
+	yaml_fails(THREE_HOSTS "ports:\n  - {attach: [], dev: net_null0}\n",
+		   "7:14: ports.0.attach: empty list; attach names one host or a list of them, e.g. [host0, host1]");
+	yaml_fails(THREE_HOSTS "ports:\n  - {attach: [host0, nope], dev: net_null0}\n",
+		   "7:22: ports.0.attach.1: unknown host 'nope'; hosts are host0, host1, host2");
+	yaml_fails(THREE_HOSTS "ports:\n  - {attach: host0, dev: net_null0, gateway: 10.1.0}\n",
+		   "7:46: ports.0.gateway: bad IPv4 address '10.1.0'; write four numbers 0 to 255 with dots, e.g. "
+		   "10.0.0.1");
+	yaml_fails(THREE_HOSTS "ports:\n  - {attach: host0, dev: net_null0, gateway: 0.0.0.0}\n",
+		   "7:46: ports.0.gateway: 0.0.0.0 is no gateway; give the router's address, e.g. 10.1.0.254");
+	yaml_fails("topology:\n  hosts:\n    - {name: host0, ip: 10.1.0.1/33}\n",
+		   "3:25: topology.hosts.0.ip: bad prefix length in '10.1.0.1/33'; write ip/len with len 0 to 32, e.g. "
+		   "10.1.0.1/24");
+	yaml_fails("topology:\n  hosts:\n    - {name: host0, ip: 10.1.0.1/}\n",
+		   "3:25: topology.hosts.0.ip: bad prefix length in '10.1.0.1/'; write ip/len with len 0 to 32, e.g. "
+		   "10.1.0.1/24");
+	yaml_fails("topology:\n  hosts:\n    - {name: host0, ip: 10.1.0/24}\n",
+		   "3:25: topology.hosts.0.ip: bad IPv4 address '10.1.0'; write four numbers 0 to 255 with dots, e.g. "
+		   "10.0.0.1");
+	yaml_fails("topology:\n  hosts:\n    - {name: host0, ip: 10.1.0.1, gateway: 10.1.0.1}\n",
+		   "3:44: topology.hosts.0.gateway: the gateway is the host's own address; give the router's, e.g. "
+		   "10.1.0.254");
 }

@@ -65,6 +65,28 @@ static void check_round_trip(const struct wire_pkt *p)
 	free(buf);
 }
 
+/* The ARP and ICMP decoders on the same bytes: a decoded ARP message re-encodes to what it was read from, and
+ * an ICMP message's data lies inside the input. */
+static void decode_arp_icmp(const uint8_t *data, size_t size)
+{
+	struct wire_arp a, b;
+	struct wire_icmp m;
+	uint8_t buf[WIRE_ETH_MIN_FRAME];
+	int r = wire_arp_decode(data, size, &a);
+
+	if (r < 0 || r >= WIRE_R_COUNT)
+		abort();
+	if (r == WIRE_R_OK && (wire_arp_encode(&a, buf, sizeof(buf)) != WIRE_ETH_MIN_FRAME ||
+			       memcmp(buf, data, WIRE_ETH_LEN + WIRE_ARP_LEN) != 0 ||
+			       wire_arp_decode(buf, sizeof(buf), &b) != WIRE_R_OK))
+		abort();
+	r = wire_icmp_decode(data, size, &m);
+	if (r < 0 || r >= WIRE_R_COUNT)
+		abort();
+	if (r == WIRE_R_OK && (m.data < data || m.data + m.data_len > data + size))
+		abort();
+}
+
 static void decode_one(const uint8_t *data, size_t size)
 {
 	struct wire_pkt p;
@@ -74,6 +96,7 @@ static void decode_one(const uint8_t *data, size_t size)
 		abort();
 	if (r == WIRE_R_OK)
 		check_round_trip(&p);
+	decode_arp_icmp(data, size);
 }
 
 /*
