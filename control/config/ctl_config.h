@@ -89,6 +89,8 @@ struct ctl_app {
 struct ctl_port {
 	uint32_t host;             /* attach: host name resolved */
 	char dev[CTL_DEV_MAX];     /* dev: DPDK devargs, e.g. "net_tap0,iface=uet0" */
+	bool tx_copy;              /* tx: "copy" copies every frame; "zerocopy" (default) attaches payloads where the
+	                            * port's PMD allows it (docs/realtime.md, Zero-copy TX) */
 };
 
 /** captures[i]. */

@@ -26,7 +26,8 @@ struct ctl_ext {
 	struct net_link link;  /* dir[0]: NIC -> port, dir[1]: port -> NIC */
 	uint64_t rx_bad[WIRE_R_COUNT];
 	struct dp_port_stats stats;  /* read when the run ends, before the port closes */
-	uint8_t frame[WIRE_MAX_FRAME];
+	bool zerocopy;               /* the port sends zero-copy (dp_port_tx_mode()) */
+	uint8_t hdr[WIRE_HDRS_MAX];  /* a frame's headers, encoded here for dp_tx_hdr() */
 };
 
 struct ctl_run_state {
@@ -59,9 +60,8 @@ struct ctl_run_state {
 	emu_ps_t end;
 	uint64_t post_fail;
 	emu_ps_t rt_now;        /* real time: the emulated time of the current poll pass */
-	emu_ps_t late_max;      /* real time: the most an event ran past its timestamp */
-	uint64_t late_events;   /* real time: poll passes whose earliest event was more than 1 us late */
-	uint64_t polls;         /* real time: poll passes */
+	struct ctl_rt_stats rt; /* real time: pacing, lateness, what the LagPolicy did */
+	bool lagged;            /* real time: LagPolicy abort stopped the run */
 };
 
 /* ctl_run_build.c */

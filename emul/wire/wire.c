@@ -512,6 +512,14 @@ int wire_encode(const struct wire_pkt *p, uint8_t *buf, size_t cap)
 	return encode(p, buf, cap, ENC_FRAME);
 }
 
+_Static_assert(DATA_HDRS_LEN <= WIRE_HDRS_MAX && WIRE_PFC_FRAME_LEN <= WIRE_HDRS_MAX, "WIRE_HDRS_MAX too small");
+
+void wire_payload_fill(uint8_t *buf, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		buf[i] = wire_payload_byte(i);
+}
+
 void wire_prefill_payload(uint8_t *buf, size_t cap)
 {
 	for (size_t i = DATA_HDRS_LEN; i < cap; i++)

@@ -31,7 +31,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof(frame); i++)
 		frame[i] = (uint8_t)i;
 	dp = dp_create((int)(sizeof(eal) / sizeof(eal[0])), eal, err, sizeof(err));
-	if (dp == NULL || dp_port_add(dp, "net_null0", err, sizeof(err)) != 0) {
+	if (dp == NULL || dp_port_add(dp, "net_null0", 0, err, sizeof(err)) != 0) {
 		printf("bench_dp_tx: %s\n", err);
 		dp_destroy(dp);
 		return 1;
