@@ -132,14 +132,15 @@ static void dp_pattern_free(void *addr, void *opaque)
 
 /*
  * The header pool of zero-copy TX. Size formula: every port can hold a full TX ring and one staged burst of
- * two-mbuf frames (headers, payload) at once, plus what the per-lcore caches can hide:
- *     n = DP_MAX_PORTS x 2 x (DP_TX_DESC + DP_BURST) + lcores x 1.5 x DP_POOL_CACHE
+ * two-mbuf frames (headers, payload) at once, and its stash of a burst's worth of mbufs, plus what the per-lcore
+ * caches can hide:
+ *     n = DP_MAX_PORTS x 2 x (DP_TX_DESC + 2 x DP_BURST) + lcores x 1.5 x DP_POOL_CACHE
  * rounded up to 2^k - 1 and capped at DP_HDR_POOL_MAX (the 16-bit pattern refcnt). With 16 ports and 2 lcores:
- * 16 x 2 x 544 + 768 = 18,176 -> 32,767 mbufs of DP_HDR_ROOM + headroom + header = 384 B: about 13 MB.
+ * 16 x 2 x 576 + 768 = 19,200 -> 32,767 mbufs of DP_HDR_ROOM + headroom + header = 384 B: about 13 MB.
  */
 static int dp_hdr_pool_create(struct dp_ctx *dp, char *err, size_t errlen)
 {
-	uint32_t n = DP_MAX_PORTS * 2 * (DP_TX_DESC + DP_BURST) + rte_lcore_count() * DP_POOL_CACHE * 3 / 2;
+	uint32_t n = DP_MAX_PORTS * 2 * (DP_TX_DESC + 2 * DP_BURST) + rte_lcore_count() * DP_POOL_CACHE * 3 / 2;
 
 	n = RTE_MIN(rte_align32pow2(n + 1) - 1, DP_HDR_POOL_MAX);
 	dp->hdr_pool = rte_pktmbuf_pool_create("dp_hdr", n, DP_POOL_CACHE, 0, RTE_PKTMBUF_HEADROOM + DP_HDR_ROOM,
@@ -232,6 +233,9 @@ fail_free:
 /* Stop and close one port; remove its device if we were the ones who probed it. */
 static void dp_port_release(struct dp_port *p)
 {
+	if (p->n_stash > 0)
+		rte_pktmbuf_free_bulk(p->stash, p->n_stash);
+	p->n_stash = 0;
 	(void)rte_eth_dev_stop(p->port_id);
 	(void)rte_eth_dev_close(p->port_id);
 	if (p->probed && p->dev != NULL)

@@ -70,30 +70,53 @@ static struct rte_mbuf *dp_copy_frame(struct dp_ctx *dp, struct dp_port *p, cons
 }
 
 /*
+ * Two mbufs of the header pool from the port's stash, refilled a burst's worth at a time (one mempool call per
+ * DP_BURST frames instead of one per frame). False when the pool cannot give even two.
+ */
+static inline bool dp_stash_take2(struct dp_ctx *dp, struct dp_port *p, struct rte_mbuf **m)
+{
+	if (unlikely(p->n_stash < 2)) {
+		unsigned want = RTE_DIM(p->stash) - p->n_stash;
+
+		if (rte_pktmbuf_alloc_bulk(dp->hdr_pool, p->stash + p->n_stash, want) == 0)
+			p->n_stash += want;
+		else if (p->n_stash < 2 && rte_pktmbuf_alloc_bulk(dp->hdr_pool, p->stash + p->n_stash, 2) == 0)
+			p->n_stash += 2;
+		else if (p->n_stash < 2)
+			return false;
+	}
+	m[0] = p->stash[--p->n_stash];
+	m[1] = p->stash[--p->n_stash];
+	return true;
+}
+
+/*
  * The zero-copy path: the @p hdr_len header bytes copied into a header mbuf, then (when there is a payload) a
- * second mbuf attached to the first @p payload_len bytes of the pattern, taking one of the port's references to
- * it. No payload byte is copied. NULL with tx_drop_nombuf counted when the header pool is empty.
+ * second mbuf attached to the first @p payload_len bytes of the pattern. No payload byte is copied. The reference
+ * to the pattern is taken for the whole burst when it is sent (dp_port_send). NULL with tx_drop_nombuf counted
+ * when the header pool is empty.
  */
 static struct rte_mbuf *dp_zc_frame(struct dp_ctx *dp, struct dp_port *p, const uint8_t *hdr, size_t hdr_len,
 				    size_t payload_len)
 {
 	struct rte_mbuf *m[2];
-	unsigned n = payload_len > 0 ? 2 : 1;
 
-	if (unlikely(rte_pktmbuf_alloc_bulk(dp->hdr_pool, m, n) != 0)) {
+	if (unlikely(!dp_stash_take2(dp, p, m))) {
 		p->st.tx_drop_nombuf++;
 		return NULL;
 	}
 	rte_memcpy(rte_pktmbuf_mtod(m[0], void *), hdr, hdr_len);
 	m[0]->data_len = (uint16_t)hdr_len;
 	m[0]->pkt_len = (uint32_t)(hdr_len + payload_len);
-	if (n == 2) {
-		rte_mbuf_ext_refcnt_update(&p->pat_shinfo, 1);
-		rte_pktmbuf_attach_extbuf(m[1], (void *)(uintptr_t)dp->pat, dp->pat_iova, dp->pat_len, &p->pat_shinfo);
-		m[1]->data_len = (uint16_t)payload_len;
-		m[0]->next = m[1];
-		m[0]->nb_segs = 2;
+	if (payload_len == 0) {
+		p->stash[p->n_stash++] = m[1]; /* not needed: back to the stash */
+		return m[0];
 	}
+	rte_pktmbuf_attach_extbuf(m[1], (void *)(uintptr_t)dp->pat, dp->pat_iova, dp->pat_len, &p->pat_shinfo);
+	m[1]->data_len = (uint16_t)payload_len;
+	m[0]->next = m[1];
+	m[0]->nb_segs = 2;
+	p->n_tx_pat++;
 	return m[0];
 }
 
@@ -106,6 +129,12 @@ static void dp_port_send(struct dp_port *p)
 {
 	uint16_t n = (uint16_t)p->n_tx, done = 0, toobig = 0, full = 0;
 	uint64_t dropped_bytes = 0;
+
+	/* One atomic add for the burst's payload mbufs, before the PMD (or a drop below) can free any of them. */
+	if (p->n_tx_pat > 0) {
+		rte_mbuf_ext_refcnt_update(&p->pat_shinfo, (int16_t)p->n_tx_pat);
+		p->n_tx_pat = 0;
+	}
 
 	while (done < n) {
 		done += rte_eth_tx_burst(p->port_id, 0, p->tx + done, n - done);

@@ -27,6 +27,9 @@
 struct dp_port {
 	struct rte_mbuf *tx[DP_BURST]; /* staged frames, sent at DP_BURST or at dp_flush() */
 	uint32_t n_tx;                 /* how many are staged */
+	uint32_t n_tx_pat;             /* how many of them are attached to the pattern: references taken at send */
+	struct rte_mbuf *stash[2 * DP_BURST]; /* zero-copy: header-pool mbufs taken a burst's worth at a time */
+	uint32_t n_stash;
 	uint64_t tx_staged_bytes;      /* sum of their pkt_len, so the sent bytes are known without touching sent mbufs */
 	struct dp_port_stats st;
 	struct rte_device *dev;        /* the bus device behind the port, for rte_dev_remove() */
