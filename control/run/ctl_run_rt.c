@@ -131,6 +131,7 @@ static bool rt_clock_now(struct ctl_run_state *r, struct rt_clock *c, uint64_t t
 	if (next <= now) {
 		emu_ps_t late = now - next;
 		if (late > c->limit && c->policy == EMU_LAG_ABORT) {
+			rt_late(&r->rt, late);
 			r->rt.lag_late = late;
 			r->rt.lag_at = next;
 			return false;
