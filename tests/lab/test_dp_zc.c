@@ -220,7 +220,7 @@ static bool sh(const char *fmt, const char *arg)
 {
 	char cmd[512];
 
-	snprintf(cmd, sizeof(cmd), fmt, arg, arg, arg);
+	snprintf(cmd, sizeof(cmd), fmt, arg);
 	return system(cmd) == 0;
 }
 
@@ -235,7 +235,7 @@ static bool add_ports(struct dp_ctx *dp, struct zc_test *t, char dev[N_PORTS][20
 	for (int i = 0; i < N_PORTS; i++) {
 		unsigned flags = i == P_RING_CP || i == P_NULL_CP || i == P_PCAP_CP ? DP_PORT_TX_COPY : 0;
 
-		if (i == P_TAP_RX && !sh("ip link set dev %s up%.0s%.0s", tap))
+		if (i == P_TAP_RX && !sh("ip link set dev %s up", tap))
 			printf("  cannot bring %s up\n", tap);
 		int rc = dp_port_add(dp, dev[i], flags, err, sizeof(err));
 		snprintf(what, sizeof(what), "port %d added: %.200s%s%.250s", i, dev[i], rc == i ? "" : ": ",
@@ -269,14 +269,60 @@ static void run_cases(struct dp_ctx *dp, struct zc_test *t, const char *cap_zc, 
 		run_case(dp, t, &cases[i]);
 }
 
+/* Names of this run: the veth ends, the tap, the capture files; the devargs of every port. */
+struct zc_names {
+	char va[16], vb[16], tap[16], empty[64], cap_zc[64], cap_cp[64];
+	char dev[N_PORTS][200];
+};
+
+static void make_names(struct zc_names *n, long pid)
+{
+	const char *afp = "blocksz=69632,framesz=4352,framecnt=512";
+
+	snprintf(n->va, sizeof(n->va), "uzca%ld", pid % 100000);
+	snprintf(n->vb, sizeof(n->vb), "uzcb%ld", pid % 100000);
+	snprintf(n->tap, sizeof(n->tap), "uzct%ld", pid % 100000);
+	snprintf(n->empty, sizeof(n->empty), "/tmp/uetemu-dp-zc-%ld-empty.pcap", pid);
+	snprintf(n->cap_zc, sizeof(n->cap_zc), "/tmp/uetemu-dp-zc-%ld-zc.pcap", pid);
+	snprintf(n->cap_cp, sizeof(n->cap_cp), "/tmp/uetemu-dp-zc-%ld-cp.pcap", pid);
+	snprintf(n->dev[P_RING], 200, "net_ring0");
+	snprintf(n->dev[P_RING_CP], 200, "net_ring1");
+	snprintf(n->dev[P_NULL], 200, "net_null0,no-rx=1");
+	snprintf(n->dev[P_NULL_CP], 200, "net_null1,no-rx=1");
+	snprintf(n->dev[P_PCAP], 200, "net_pcap0,rx_pcap=%s,tx_pcap=%s", n->empty, n->cap_zc);
+	snprintf(n->dev[P_PCAP_CP], 200, "net_pcap1,rx_pcap=%s,tx_pcap=%s", n->empty, n->cap_cp);
+	snprintf(n->dev[P_MEMIF], 200, "net_memif0,role=server,id=0,bsize=9216,socket=/uetemu-dp-zc-%ld", pid);
+	snprintf(n->dev[P_MEMIF_RX], 200, "net_memif1,role=client,id=0,bsize=9216,socket=/uetemu-dp-zc-%ld", pid);
+	snprintf(n->dev[P_AFP], 200, "net_af_packet0,iface=%s,%s", n->va, afp);
+	snprintf(n->dev[P_AFP_RX], 200, "net_af_packet1,iface=%s,%s", n->vb, afp);
+	snprintf(n->dev[P_TAP], 200, "net_tap0,iface=%s", n->tap);
+	snprintf(n->dev[P_TAP_RX], 200, "net_af_packet2,iface=%s,%s", n->tap, afp);
+}
+
+/* The empty pcap net_pcap's RX side replays (nanosecond, no record), and the veth pair. False if either fails. */
+static bool make_links(const struct zc_names *n)
+{
+	static const uint32_t pcap_hdr[6] = { 0xa1b23c4d, 0x00040002, 0, 0, 65535, 1 };
+	FILE *f = fopen(n->empty, "wb");
+	char link[64];
+
+	if (f == NULL || fwrite(pcap_hdr, sizeof(pcap_hdr), 1, f) != 1) {
+		if (f != NULL)
+			fclose(f);
+		return false;
+	}
+	fclose(f);
+	snprintf(link, sizeof(link), "%s type veth peer name %s", n->va, n->vb);
+	return sh("ip link add %s", link) && sh("ip link set dev %s mtu 9000 up", n->va) &&
+	       sh("ip link set dev %s mtu 9000 up", n->vb);
+}
+
 int main(void)
 {
-	static struct zc_test t; /* 18 KB of buffers: off the stack */
-	static char dev[N_PORTS][200];
+	static struct zc_test t;   /* 18 KB of buffers: off the stack */
+	static struct zc_names n;
 	char *eal[] = { "--no-huge", "--no-pci", "-m", "256", "--no-shconf", "--log-level=lib.*:error" };
-	char va[16], vb[16], tap[16], empty[64], cap_zc[64], cap_cp[64], err[256];
-	const char *afp = "blocksz=69632,framesz=4352,framecnt=512";
-	long pid = (long)getpid();
+	char err[256];
 	struct dp_ctx *dp;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -284,50 +330,24 @@ int main(void)
 		printf("SKIP: test_dp_zc needs root\n");
 		return 77;
 	}
-	snprintf(va, sizeof(va), "uzca%ld", pid % 100000);
-	snprintf(vb, sizeof(vb), "uzcb%ld", pid % 100000);
-	snprintf(tap, sizeof(tap), "uzct%ld", pid % 100000);
-	snprintf(empty, sizeof(empty), "/tmp/uetemu-dp-zc-%ld-empty.pcap", pid);
-	snprintf(cap_zc, sizeof(cap_zc), "/tmp/uetemu-dp-zc-%ld-zc.pcap", pid);
-	snprintf(cap_cp, sizeof(cap_cp), "/tmp/uetemu-dp-zc-%ld-cp.pcap", pid);
-	FILE *f = fopen(empty, "wb"); /* a nanosecond pcap with no record: net_pcap's RX side gives nothing */
-	static const uint32_t pcap_hdr[6] = { 0xa1b23c4d, 0x00040002, 0, 0, 65535, 1 };
-	if (f != NULL) {
-		fwrite(pcap_hdr, sizeof(pcap_hdr), 1, f);
-		fclose(f);
-	}
-	char link[64];
-	snprintf(link, sizeof(link), "%s type veth peer name %s", va, vb);
-	bool veth = sh("ip link add %s%.0s%.0s", link) && sh("ip link set dev %s mtu 9000 up%.0s%.0s", va) &&
-		    sh("ip link set dev %s mtu 9000 up%.0s%.0s", vb);
-	check(&t, veth, "veth pair made");
-	snprintf(dev[P_RING], 200, "net_ring0");
-	snprintf(dev[P_RING_CP], 200, "net_ring1");
-	snprintf(dev[P_NULL], 200, "net_null0,no-rx=1");
-	snprintf(dev[P_NULL_CP], 200, "net_null1,no-rx=1");
-	snprintf(dev[P_PCAP], 200, "net_pcap0,rx_pcap=%s,tx_pcap=%s", empty, cap_zc);
-	snprintf(dev[P_PCAP_CP], 200, "net_pcap1,rx_pcap=%s,tx_pcap=%s", empty, cap_cp);
-	snprintf(dev[P_MEMIF], 200, "net_memif0,role=server,id=0,bsize=9216,socket=/uetemu-dp-zc-%ld", pid);
-	snprintf(dev[P_MEMIF_RX], 200, "net_memif1,role=client,id=0,bsize=9216,socket=/uetemu-dp-zc-%ld", pid);
-	snprintf(dev[P_AFP], 200, "net_af_packet0,iface=%s,%s", va, afp);
-	snprintf(dev[P_AFP_RX], 200, "net_af_packet1,iface=%s,%s", vb, afp);
-	snprintf(dev[P_TAP], 200, "net_tap0,iface=%s", tap);
-	snprintf(dev[P_TAP_RX], 200, "net_af_packet2,iface=%s,%s", tap, afp);
+	make_names(&n, (long)getpid());
+	bool links = make_links(&n);
+	check(&t, links, "empty pcap and veth pair made");
 	for (size_t i = 0; i < sizeof(t.pat); i++)
 		t.pat[i] = (uint8_t)(i * 7 + 3);
 	dp = dp_create((int)(sizeof(eal) / sizeof(eal[0])), eal, err, sizeof(err));
 	check(&t, dp != NULL && dp_tx_pattern_set(dp, t.pat, sizeof(t.pat), err, sizeof(err)) == 0,
 	      "dp_create, dp_tx_pattern_set");
-	if (dp != NULL && veth && add_ports(dp, &t, dev, tap)) {
+	if (dp != NULL && links && add_ports(dp, &t, n.dev, n.tap)) {
 		check(&t, dp_tx_pattern_set(dp, t.pat, sizeof(t.pat), err, sizeof(err)) == -EBUSY,
 		      "a second pattern, or one after the ports, is -EBUSY");
-		run_cases(dp, &t, cap_zc, cap_cp);
+		run_cases(dp, &t, n.cap_zc, n.cap_cp);
 	}
 	dp_destroy(dp);
-	sh("ip link del %s 2>/dev/null%.0s%.0s", va);
-	unlink(empty);
-	unlink(cap_zc);
-	unlink(cap_cp);
+	sh("ip link del %s 2>/dev/null", n.va);
+	unlink(n.empty);
+	unlink(n.cap_zc);
+	unlink(n.cap_cp);
 	printf("%u passed, %u failed\n", t.passed, t.failed);
 	return t.failed == 0 ? 0 : 1;
 }

@@ -27,8 +27,8 @@ json() {
 }
 
 # An empty nanosecond pcap for net_pcap's RX side: nothing comes in.
-python3 -c "import struct, sys; open(sys.argv[1], 'wb').write(struct.pack('<IHHiIII', 0xa1b23c4d, 2, 4, 0, 0, 65535, 1))" \
-	"$tmp/empty.pcap"
+python3 -c "import struct, sys
+open(sys.argv[1], 'wb').write(struct.pack('<IHHiIII', 0xa1b23c4d, 2, 4, 0, 0, 65535, 1))" "$tmp/empty.pcap"
 pcap_ports() { # MODE: the --set options binding both hosts to net_pcap ports writing $tmp/MODE-h{0,1}.pcap
 	for h in 0 1; do
 		printf -- '--set\nports.%s.dev=net_pcap%s,rx_pcap=%s,tx_pcap=%s\n' $h $h "$tmp/empty.pcap" "$tmp/$1-h$h.pcap"
@@ -41,9 +41,10 @@ run zc rt-tx.yaml "${zc_sets[@]}"
 run copy rt-tx.yaml "${cp_sets[@]}"
 check "zero-copy and copy runs exit 0 ($(rc zc), $(rc copy))" '[ "$(rc zc)" = 0 ] && [ "$(rc copy)" = 0 ]'
 [ "$(rc zc)" = 0 ] || sed 's/^/  /' "$tmp/zc.log"
-check "net_pcap ports send zero-copy, and copy when told to" \
-	'[ "$(json zc "[p[\"tx_mode\"] for p in s[\"ports\"]]")" = "['"'zerocopy', 'zerocopy'"']" ] &&
-	 [ "$(json copy "[p[\"tx_mode\"] for p in s[\"ports\"]]")" = "['"'copy', 'copy'"']" ]'
+modes_zc=$(json zc "[p['tx_mode'] for p in s['ports']]")
+modes_copy=$(json copy "[p['tx_mode'] for p in s['ports']]")
+check "net_pcap ports send zero-copy ($modes_zc), and copy when told to ($modes_copy)" \
+	'[ "$modes_zc" = "['"'zerocopy', 'zerocopy'"']" ] && [ "$modes_copy" = "['"'copy', 'copy'"']" ]'
 check "the port setup says once which TX each port uses" \
 	'[ "$(grep -c "zero-copy TX: net_pcap reads mbuf chains" "$tmp/zc.log")" = 2 ] &&
 	 [ "$(grep -c "copy TX: copy asked for" "$tmp/copy.log")" = 2 ]'
@@ -71,36 +72,39 @@ check "zero-copy TX captures equal the copy path's byte for byte, both hosts ($s
 check "frames above one copy-path mbuf ($big) and below it ($small)" '[ "${big:-0}" -gt 0 ] && [ "${small:-0}" -gt 0 ]'
 check "every frame's payload is the pattern, every IPv4 checksum right ($pattern, $csum of $n)" \
 	'[ "$pattern" = "$n" ] && [ "$csum" = "$n" ]'
-check "the same tx_bytes counted either way" \
-	'[ "$(json zc "[h[\"counters\"][\"tx_bytes\"] for h in s[\"hosts\"]]")" = \
-	   "$(json copy "[h[\"counters\"][\"tx_bytes\"] for h in s[\"hosts\"]]")" ]'
+tx_zc=$(json zc "[h['counters']['tx_bytes'] for h in s['hosts']]")
+tx_copy=$(json copy "[h['counters']['tx_bytes'] for h in s['hosts']]")
+check "the same tx_bytes counted either way ($tx_zc)" '[ "$tx_zc" = "$tx_copy" ]'
 
 # net_ring is a loopback: host0's zero-copy frames come back to it, as chains, and decode as UET frames for another
 # host (counted not for us). Those sent in the last pass, after the last receive, do not come back.
 run ring rt-tx.yaml --set ports.0.dev=net_ring0 --set "ports.1.dev=net_null1,no-rx=1"
+ring=$(json ring "s['ports'][0]['tx_mode']" "0 < s['ports'][0]['rx_frames'] <= s['ports'][0]['tx_frames']" \
+	"s['ports'][0]['rx_frames'] == s['drop_reasons'].get('drop_not_for_us')" "not s['port_rx_refused']")
 check "net_ring: zero-copy frames come back whole and decode ($(json ring "s['ports'][0]"))" \
-	'[ "$(rc ring)" = 0 ] && [ "$(json ring "s[\"ports\"][0][\"tx_mode\"]")" = zerocopy ] &&
-	 [ "$(json ring "0 < s[\"ports\"][0][\"rx_frames\"] <= s[\"ports\"][0][\"tx_frames\"]" \
-		"s[\"ports\"][0][\"rx_frames\"] == s[\"drop_reasons\"].get(\"drop_not_for_us\")" \
-		"not s[\"port_rx_refused\"]")" = "True True True" ]'
-check "net_null (no-rx=1): zero-copy, nothing received" \
-	'[ "$(json ring "s[\"ports\"][1][\"tx_mode\"]" "s[\"ports\"][1][\"rx_frames\"]" "s[\"ports\"][1][\"tx_frames\"] > 0")" = "zerocopy 0 True" ]'
+	'[ "$(rc ring)" = 0 ] && [ "$ring" = "zerocopy True True True" ]'
+null=$(json ring "s['ports'][1]['tx_mode']" "s['ports'][1]['rx_frames']" "s['ports'][1]['tx_frames'] > 0")
+check "net_null (no-rx=1): zero-copy, nothing received ($null)" '[ "$null" = "zerocopy 0 True" ]'
 
 # LagPolicy abort on an impossible LagLimit: exit 5, "stop": "lag", the lateness that stopped it above the limit.
 run abort rt-lag.yaml --set simulation.LagPolicy=abort --set simulation.LagLimit=1ns
 check "LagPolicy abort: exit status 5 ($(rc abort)) and a clear error" \
 	'[ "$(rc abort)" = 5 ] && grep -q "LagPolicy abort: the event due at" "$tmp/abort.log" &&
 	 grep -q "uetemu: stopped: the real-time loop fell more than simulation.LagLimit behind" "$tmp/abort.log"'
-check "LagPolicy abort: summary stop lag, stopped more than LagLimit late, before SimulationDuration" \
-	'[ "$(json abort "s[\"stop\"]" "s[\"realtime\"][\"lag_stop_late_ns\"] > 1" "s[\"sim_time_ps\"] < 2000000000")" = "lag True True" ]'
+abort=$(json abort "s['stop']" "s['realtime']['lag_stop_late_ns'] > 1" "s['sim_time_ps'] < 2000000000")
+check "LagPolicy abort: summary stop lag, stopped more than LagLimit late, before SimulationDuration ($abort)" \
+	'[ "$abort" = "lag True True" ]'
 
 # LagPolicy elastic: the run goes to its end, emulated time was held back, no pass later than LagLimit (2 us).
 run elastic rt-lag.yaml --set simulation.LagPolicy=elastic --set simulation.LagLimit=2us
+elastic=$(json elastic "s['stop']" "s['messages']['completed']")
 check "LagPolicy elastic: exit 0, stop duration, messages completed ($(json elastic "s['realtime']"))" \
-	'[ "$(rc elastic)" = 0 ] && [ "$(json elastic "s[\"stop\"]" "s[\"messages\"][\"completed\"]")" = "duration 2" ]'
-check "LagPolicy elastic: held time back, lateness never above LagLimit" \
-	'[ "$(json elastic "s[\"realtime\"][\"held_ns\"] > 0 and s[\"realtime\"][\"holds\"] > 0 and s[\"realtime\"][\"lateness_max_ns\"] <= 2000")" = True ]'
-check "summary realtime member: percentiles in order, late-pass counts nested" \
-	'[ "$(json elastic "(lambda r: r[\"lateness_p50_ns\"] <= r[\"lateness_p99_ns\"] <= r[\"lateness_max_ns\"] and r[\"passes_late_over_1us\"] >= r[\"passes_late_over_10us\"] >= r[\"passes_late_over_100us\"] and r[\"passes_due\"] <= r[\"polls\"])(s[\"realtime\"])")" = True ]'
+	'[ "$(rc elastic)" = 0 ] && [ "$elastic" = "duration 2" ]'
+held=$(json elastic "(lambda r: r['held_ns'] > 0 and r['holds'] > 0 and r['lateness_max_ns'] <= 2000)(s['realtime'])")
+check "LagPolicy elastic: held time back, lateness never above LagLimit" '[ "$held" = True ]'
+order=$(json elastic "(lambda r: r['lateness_p50_ns'] <= r['lateness_p99_ns'] <= r['lateness_max_ns'] and
+	r['passes_late_over_1us'] >= r['passes_late_over_10us'] >= r['passes_late_over_100us'] and
+	r['passes_due'] <= r['polls'])(s['realtime'])")
+check "summary realtime member: percentiles in order, late-pass counts nested" '[ "$order" = True ]'
 echo "test_rt_tx: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
