@@ -207,18 +207,17 @@ const char *wire_reason_key(int reason)
 
 uint16_t wire_csum(const uint8_t *buf, size_t len)
 {
-	uint32_t sum = 0;
+	uint64_t sum = 0;
 	size_t i = 0;
 
-	/* RFC 1071: one's complement sum of big-endian 16-bit words, folded as we go so it cannot overflow. */
-	for (; i + 1 < len; i += 2) {
+	/* RFC 1071: one's complement sum of big-endian 16-bit words. The carries are deferred (RFC 1071 2(B)) and
+	 * folded once at the end: a 64-bit sum of 16-bit words cannot overflow, and the words add independently. */
+	for (; i + 1 < len; i += 2)
 		sum += get_be16(buf + i);
-		sum = (sum & 0xffff) + (sum >> 16);
-	}
-	if (i < len) {
+	if (i < len)
 		sum += (uint32_t)buf[i] << 8;
+	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
-	}
 	return (uint16_t)~sum;
 }
 
