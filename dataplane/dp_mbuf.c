@@ -80,9 +80,9 @@ static inline bool dp_stash_take2(struct dp_ctx *dp, struct dp_port *p, struct r
 
 		if (rte_pktmbuf_alloc_bulk(dp->hdr_pool, p->stash + p->n_stash, want) == 0)
 			p->n_stash += want;
-		else if (p->n_stash < 2 && rte_pktmbuf_alloc_bulk(dp->hdr_pool, p->stash + p->n_stash, 2) == 0)
-			p->n_stash += 2;
-		else if (p->n_stash < 2)
+		else if (rte_pktmbuf_alloc_bulk(dp->hdr_pool, p->stash + p->n_stash, 2) == 0)
+			p->n_stash += 2; /* a nearly empty pool: what a frame needs */
+		else
 			return false;
 	}
 	m[0] = p->stash[--p->n_stash];
