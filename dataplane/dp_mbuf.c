@@ -60,13 +60,26 @@ static struct rte_mbuf *dp_copy_frame(struct dp_ctx *dp, struct dp_port *p, cons
 		*rc = DP_TX_TOOBIG;
 		return NULL;
 	}
-	if (unlikely(rte_pktmbuf_alloc_bulk(dp->pool, seg, nseg) != 0)) {
-		p->st.tx_drop_nombuf++;
-		*rc = DP_TX_NOMBUF;
-		return NULL;
+	if (likely(nseg == 1)) { /* the common case, without the chain walk */
+		struct rte_mbuf *m = rte_pktmbuf_alloc(dp->pool);
+		if (unlikely(m == NULL))
+			goto nombuf;
+		uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+		rte_memcpy(d, a, alen);
+		if (blen > 0)
+			rte_memcpy(d + alen, b, blen);
+		m->data_len = (uint16_t)len;
+		m->pkt_len = (uint32_t)len;
+		return m;
 	}
+	if (unlikely(rte_pktmbuf_alloc_bulk(dp->pool, seg, nseg) != 0))
+		goto nombuf;
 	dp_gather(seg, nseg, a, alen, b, blen);
 	return seg[0];
+nombuf:
+	p->st.tx_drop_nombuf++;
+	*rc = DP_TX_NOMBUF;
+	return NULL;
 }
 
 /*
