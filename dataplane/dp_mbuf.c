@@ -225,11 +225,11 @@ void dp_flush(struct dp_ctx *dp)
 			dp_port_send(&dp->port[i]);
 }
 
-unsigned dp_rx(struct dp_ctx *dp, int port, dp_rx_fn fn, void *arg)
+/* One burst of dp_rx(), inlined into dp_rx_drain() too. */
+static inline unsigned dp_rx_burst(struct dp_ctx *dp, int port, dp_rx_fn fn, void *arg)
 {
 	struct dp_port *p = &dp->port[port];
 	struct rte_mbuf *pkts[DP_BURST];
-	uint8_t flat[DP_FRAME_MAX]; /* a chained frame is copied here; only touched when one arrives */
 	uint64_t bytes = 0, toobig = 0;
 	uint16_t n;
 
@@ -241,8 +241,8 @@ unsigned dp_rx(struct dp_ctx *dp, int port, dp_rx_fn fn, void *arg)
 
 		if (likely(m->nb_segs == 1)) {
 			data = rte_pktmbuf_mtod(m, const uint8_t *);
-		} else if (m->pkt_len <= sizeof(flat)) {
-			data = rte_pktmbuf_read(m, 0, m->pkt_len, flat);
+		} else if (m->pkt_len <= sizeof(p->rx_flat)) {
+			data = rte_pktmbuf_read(m, 0, m->pkt_len, p->rx_flat);
 		} else {
 			toobig++;
 			continue;
@@ -259,12 +259,17 @@ unsigned dp_rx(struct dp_ctx *dp, int port, dp_rx_fn fn, void *arg)
 	return n;
 }
 
+unsigned dp_rx(struct dp_ctx *dp, int port, dp_rx_fn fn, void *arg)
+{
+	return dp_rx_burst(dp, port, fn, arg);
+}
+
 unsigned dp_rx_drain(struct dp_ctx *dp, int port, dp_rx_fn fn, void *arg)
 {
 	unsigned total = 0, n = DP_BURST;
 
 	for (int i = 0; i < DP_RX_DRAIN_BURSTS && n == DP_BURST; i++) {
-		n = dp_rx(dp, port, fn, arg);
+		n = dp_rx_burst(dp, port, fn, arg);
 		total += n;
 	}
 	return total;

@@ -93,18 +93,36 @@ static int open_ports(struct ctl_run_state *r, char *err, size_t errlen)
 	return 0;
 }
 
-static emu_ps_t tsc_to_ps(uint64_t dt, uint64_t hz, uint64_t scale)
-{
-	return (emu_ps_t)(((unsigned __int128)dt * EMU_PS_PER_S) / hz / scale);
-}
-
 /* The clock of a real-time run: TSC origin and rate, time scale, LagPolicy, and the emulated time held back. */
 struct rt_clock {
 	uint64_t t0, hz, scale;
+	uint64_t mul;    /* TSC ticks to emulated ps: ps = ticks x mul >> shift (rt_clock_rate) */
+	unsigned shift;
 	emu_ps_t limit;  /* LagLimit */
 	emu_ps_t held;   /* elastic: emulated time = TSC time / scale - held */
 	uint8_t policy;  /* enum emu_lag_policy */
 };
+
+/*
+ * ps = ticks x 10^12 / (hz x scale) with a multiply and a shift instead of a 128-bit division each pass: mul is
+ * 10^12 x 2^shift / (hz x scale) for the largest shift (at most 64) that keeps it under 2^63. Its truncation then
+ * costs under ticks / 2^shift ps: with the shift above 50 for any TSC rate and TimeScale, under 1 ps in 2^50
+ * ticks (4 days at 3 GHz).
+ */
+static void rt_clock_rate(struct rt_clock *c)
+{
+	unsigned __int128 den = (unsigned __int128)c->hz * c->scale;
+
+	c->shift = 0;
+	while (c->shift < 64 && ((unsigned __int128)EMU_PS_PER_S << (c->shift + 1)) / den < ((unsigned __int128)1 << 63))
+		c->shift++;
+	c->mul = (uint64_t)(((unsigned __int128)EMU_PS_PER_S << c->shift) / den);
+}
+
+static emu_ps_t tsc_to_ps(const struct rt_clock *c, uint64_t dt)
+{
+	return (emu_ps_t)(((unsigned __int128)dt * c->mul) >> c->shift);
+}
 
 /* Count a pass whose earliest due event ran @p late past its timestamp. Integers only. */
 static void rt_late(struct ctl_rt_stats *rt, emu_ps_t late)
@@ -125,7 +143,7 @@ static void rt_late(struct ctl_rt_stats *rt, emu_ps_t late)
  */
 static bool rt_clock_now(struct ctl_run_state *r, struct rt_clock *c, uint64_t tsc, emu_ps_t *out)
 {
-	emu_ps_t now = tsc_to_ps(tsc - c->t0, c->hz, c->scale) - c->held;
+	emu_ps_t now = tsc_to_ps(c, tsc - c->t0) - c->held;
 	emu_ps_t next = emu_sched_next(r->np.sched);
 
 	if (next <= now) {
@@ -170,6 +188,7 @@ static void poll_loop(struct ctl_run_state *r)
 			      .limit = sim->lag_limit, .policy = sim->lag_policy };
 	uint64_t last_progress;
 
+	rt_clock_rate(&c);
 	c.t0 = dp_tsc();
 	last_progress = c.t0;
 	while (!*r->opts->quit) {
