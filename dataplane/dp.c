@@ -14,6 +14,7 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
+#include <rte_memzone.h>
 
 #include "dp.h"
 #include "dp_pvt.h"
@@ -106,6 +107,77 @@ static void dp_eal_fini(struct dp_ctx *dp)
 		dp_runtime_dir_remove(runtime_dir, dp->prefix);
 }
 
+/*
+ * Called if a port's count of references to the pattern reaches 0, which never happens while the port is up (it
+ * holds one of its own). The pattern is freed with the dataplane, not here.
+ */
+static void dp_pattern_free(void *addr, void *opaque)
+{
+	(void)addr;
+	(void)opaque;
+}
+
+/*
+ * The header pool of zero-copy TX. Size formula: every port can hold a full TX ring and one staged burst of
+ * two-mbuf frames (headers, payload) at once, and its stash of a burst's worth of mbufs, plus what the per-lcore
+ * caches can hide:
+ *     n = DP_MAX_PORTS x 2 x (DP_TX_DESC + 2 x DP_BURST) + lcores x 1.5 x DP_POOL_CACHE
+ * rounded up to 2^k - 1 and capped at DP_HDR_POOL_MAX (the 16-bit pattern refcnt). With 16 ports and 2 lcores:
+ * 16 x 2 x 576 + 768 = 19,200 -> 32,767 mbufs of DP_HDR_ROOM + headroom + header = 384 B: about 13 MB.
+ */
+static int dp_hdr_pool_create(struct dp_ctx *dp, char *err, size_t errlen)
+{
+	uint32_t n = DP_MAX_PORTS * 2 * (DP_TX_DESC + 2 * DP_BURST) + rte_lcore_count() * DP_POOL_CACHE * 3 / 2;
+
+	n = RTE_MIN(rte_align32pow2(n + 1) - 1, DP_HDR_POOL_MAX);
+	dp->hdr_pool = rte_pktmbuf_pool_create("dp_hdr", n, DP_POOL_CACHE, 0, RTE_PKTMBUF_HEADROOM + DP_HDR_ROOM,
+					       SOCKET_ID_ANY);
+	if (dp->hdr_pool == NULL) {
+		int e = rte_errno;
+		dp_err(err, errlen, "header mbuf pool of %u x %u B: %s (give the EAL more memory with -m)", n,
+		       RTE_PKTMBUF_HEADROOM + DP_HDR_ROOM, rte_strerror(e));
+		return e > 0 ? -e : -ENOMEM;
+	}
+	return 0;
+}
+
+int dp_tx_pattern_set(struct dp_ctx *dp, const uint8_t *pattern, size_t len, char *err, size_t errlen)
+{
+	const struct rte_memzone *mz;
+	int rc;
+
+	if (dp->pat != NULL || dp->n_ports > 0) {
+		dp_err(err, errlen, "payload pattern: set once, before the first port");
+		return -EBUSY;
+	}
+	if (len == 0 || len > DP_FRAME_MAX) {
+		dp_err(err, errlen, "payload pattern of %zu B: 1 to %d B", len, DP_FRAME_MAX);
+		return -EINVAL;
+	}
+	/* IOVA-contiguous so a NIC can DMA any slice of it; --no-huge memory may not offer that, and the software
+	 * PMDs read it by virtual address anyway. */
+	mz = rte_memzone_reserve_aligned("dp_pattern", len, SOCKET_ID_ANY, RTE_MEMZONE_IOVA_CONTIG,
+					 RTE_CACHE_LINE_SIZE);
+	if (mz == NULL)
+		mz = rte_memzone_reserve_aligned("dp_pattern", len, SOCKET_ID_ANY, 0, RTE_CACHE_LINE_SIZE);
+	if (mz == NULL) {
+		rc = rte_errno > 0 ? rte_errno : ENOMEM;
+		dp_err(err, errlen, "payload pattern of %zu B: %s", len, rte_strerror(rc));
+		return -rc;
+	}
+	rc = dp_hdr_pool_create(dp, err, errlen);
+	if (rc < 0) {
+		rte_memzone_free(mz);
+		return rc;
+	}
+	memcpy(mz->addr, pattern, len);
+	dp->pat_mz = mz;
+	dp->pat = mz->addr;
+	dp->pat_iova = mz->iova;
+	dp->pat_len = (uint16_t)len;
+	return 0;
+}
+
 struct dp_ctx *dp_create(int eal_argc, char **eal_argv, char *err, size_t errlen)
 {
 	struct dp_ctx *dp;
@@ -151,6 +223,9 @@ fail_free:
 /* Stop and close one port; remove its device if we were the ones who probed it. */
 static void dp_port_release(struct dp_port *p)
 {
+	if (p->n_stash > 0)
+		rte_pktmbuf_free_bulk(p->stash, p->n_stash);
+	p->n_stash = 0;
 	(void)rte_eth_dev_stop(p->port_id);
 	(void)rte_eth_dev_close(p->port_id);
 	if (p->probed && p->dev != NULL)
@@ -171,6 +246,8 @@ void dp_destroy(struct dp_ctx *dp)
 	for (int i = dp->n_ports - 1; i >= 0; i--)
 		dp_port_release(&dp->port[i]);
 	rte_mempool_free(dp->pool);
+	rte_mempool_free(dp->hdr_pool);
+	rte_memzone_free(dp->pat_mz); /* after the ports: a stopped port has given back every payload mbuf */
 	if (dp->eal_up)
 		dp_eal_fini(dp);
 	free(dp);
@@ -232,8 +309,51 @@ static uint16_t dp_port_mtu(const struct rte_eth_dev_info *di, bool scatter)
 	return (uint16_t)RTE_MAX(RTE_MIN(mtu, (uint32_t)di->max_mtu), (uint32_t)di->min_mtu);
 }
 
+/*
+ * Does the PMD take mbuf chains on TX? Those that declare RTE_ETH_TX_OFFLOAD_MULTI_SEGS do (net_tap, net_ring,
+ * net_af_packet, net_memif, most NICs); in DPDK 22.11 two declare no TX offload at all but handle chains: net_null
+ * frees them whole, net_pcap reads them into its bounce buffer with rte_pktmbuf_read() before writing.
+ */
+static bool dp_pmd_takes_chains(const struct rte_eth_dev_info *di, const char **why)
+{
+	if (di->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) {
+		*why = "its PMD takes mbuf chains (RTE_ETH_TX_OFFLOAD_MULTI_SEGS)";
+		return true;
+	}
+	if (di->driver_name != NULL && strcmp(di->driver_name, "net_null") == 0) {
+		*why = "net_null frees mbuf chains whole (it declares no TX offload in DPDK 22.11)";
+		return true;
+	}
+	if (di->driver_name != NULL && strcmp(di->driver_name, "net_pcap") == 0) {
+		*why = "net_pcap reads mbuf chains with rte_pktmbuf_read (it declares no TX offload in DPDK 22.11)";
+		return true;
+	}
+	*why = "its PMD does not take mbuf chains (no RTE_ETH_TX_OFFLOAD_MULTI_SEGS)";
+	return false;
+}
+
+/* Zero-copy or copy TX for a port being set up, and why; also whether frames above one mbuf can go out. */
+static void dp_port_tx_choose(const struct dp_ctx *dp, struct dp_port *p, const struct rte_eth_dev_info *di,
+			      unsigned flags)
+{
+	const char *why;
+
+	p->multi_seg = dp_pmd_takes_chains(di, &why);
+	p->zerocopy = p->multi_seg && dp->pat != NULL && !(flags & DP_PORT_TX_COPY);
+	if (p->multi_seg && (flags & DP_PORT_TX_COPY))
+		why = "copy asked for (its PMD would take zero-copy frames)";
+	else if (p->multi_seg && dp->pat == NULL)
+		why = "no payload pattern set (dp_tx_pattern_set)";
+	p->tx_why = why;
+	/* The port's own reference to the pattern: the count starts at 1 and this one is never dropped. */
+	p->pat_shinfo.free_cb = dp_pattern_free;
+	p->pat_shinfo.fcb_opaque = NULL;
+	rte_mbuf_ext_refcnt_set(&p->pat_shinfo, 1);
+}
+
 /* One RX queue and one TX queue of 512 descriptors (or what the device allows), offloads only for size and speed. */
-static int dp_port_configure(struct dp_ctx *dp, struct dp_port *p, const char *devargs, char *err, size_t errlen)
+static int dp_port_configure(struct dp_ctx *dp, struct dp_port *p, const char *devargs, unsigned flags, char *err,
+			     size_t errlen)
 {
 	struct rte_eth_conf conf = { 0 };
 	struct rte_eth_dev_info di;
@@ -250,9 +370,12 @@ static int dp_port_configure(struct dp_ctx *dp, struct dp_port *p, const char *d
 	p->dev = di.device;
 	conf.rxmode.offloads = di.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER;
 	conf.rxmode.mtu = dp_port_mtu(&di, conf.rxmode.offloads != 0);
-	/* Our mbufs all come from one pool with refcnt 1, which is what fast free asks for. */
-	conf.txmode.offloads = di.tx_offload_capa & (RTE_ETH_TX_OFFLOAD_MULTI_SEGS | RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE);
-	p->multi_seg = (conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) != 0;
+	dp_port_tx_choose(dp, p, &di, flags);
+	conf.txmode.offloads = di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	/* Fast free puts mbufs back without detaching them: only for copied frames, whose mbufs all come from one
+	 * pool with refcnt 1. A zero-copy frame's payload mbuf must be detached from the pattern when freed. */
+	if (!p->zerocopy)
+		conf.txmode.offloads |= di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
 	step = "configure";
 	rc = rte_eth_dev_configure(p->port_id, 1, 1, &conf);
 	if (rc < 0)
@@ -281,7 +404,7 @@ fail:
 	return rc;
 }
 
-int dp_port_add(struct dp_ctx *dp, const char *devargs, char *err, size_t errlen)
+int dp_port_add(struct dp_ctx *dp, const char *devargs, unsigned flags, char *err, size_t errlen)
 {
 	struct rte_ether_addr mac;
 	struct dp_port *p;
@@ -296,7 +419,7 @@ int dp_port_add(struct dp_ctx *dp, const char *devargs, char *err, size_t errlen
 	rc = dp_port_find(dp, p, devargs, err, errlen);
 	if (rc < 0)
 		return rc;
-	rc = dp_port_configure(dp, p, devargs, err, errlen);
+	rc = dp_port_configure(dp, p, devargs, flags, err, errlen);
 	if (rc < 0)
 		goto fail_release;
 	/* Promiscuous so the emulated hosts' own MACs are received; some vdevs have no filter at all (-ENOTSUP). */
@@ -319,6 +442,13 @@ fail_release:
 	if (p->probed)
 		dp_port_release(p);
 	return rc;
+}
+
+enum dp_tx_mode dp_port_tx_mode(const struct dp_ctx *dp, int port, const char **why)
+{
+	if (why != NULL)
+		*why = dp->port[port].tx_why;
+	return dp->port[port].zerocopy ? DP_TXM_ZEROCOPY : DP_TXM_COPY;
 }
 
 void dp_port_mac(const struct dp_ctx *dp, int port, uint8_t mac[6])

@@ -22,6 +22,11 @@
  */
 #define DP_LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
+#define DP_RX_DRAIN_BURSTS 16 /* dp_rx_drain(): bursts per port per call at most, 16 x 32 = a full 512-frame ring */
+
+/* dp_port_add() flags. */
+#define DP_PORT_TX_COPY 0x1u /* copy every frame into mbufs even where zero-copy TX is possible */
+
 struct dp_ctx;
 
 /** Counters of one port, with named reasons for every frame not passed on. */
@@ -35,7 +40,13 @@ struct dp_port_stats {
 	uint64_t rx_drop_toobig; /* received chained frame longer than DP_FRAME_MAX, so not linearized */
 };
 
-/** What dp_tx() did with a frame: 0 = staged, else the reason it was dropped (and counted). */
+/** How a port sends frames (dp_port_tx_mode()). */
+enum dp_tx_mode {
+	DP_TXM_COPY = 0, /* headers and payload copied into mbufs from the pool */
+	DP_TXM_ZEROCOPY, /* headers copied into a small mbuf, the payload attached from the shared pattern */
+};
+
+/** What dp_tx() and dp_tx_hdr() did with a frame: 0 = staged, else the reason it was dropped (and counted). */
 enum dp_tx_result {
 	DP_TX_OK = 0,
 	DP_TX_NOMBUF, /* counted in tx_drop_nombuf */
@@ -89,11 +100,25 @@ const struct dp_eal_args *dp_eal(const struct dp_ctx *dp);
 void dp_destroy(struct dp_ctx *dp);
 
 /**
+ * Set the payload pattern: dp_tx_hdr() frames carry the first payload_len bytes of it after their headers. The
+ * @p len bytes (at most DP_FRAME_MAX) are copied into one read-only DPDK buffer that zero-copy frames point to.
+ * Call once, before dp_port_add(): a port added without a pattern copies. Returns 0, or -errno with a message in
+ * @p err (-EBUSY: ports already added or a pattern already set; -ENOMEM).
+ */
+int dp_tx_pattern_set(struct dp_ctx *dp, const uint8_t *pattern, size_t len, char *err, size_t errlen);
+
+/**
  * Probe the virtual or PCI device @p devargs (e.g. "net_tap0,iface=uet0", "net_af_packet0,iface=veth0",
- * "0000:03:00.0"), configure one RX and one TX queue, enable promiscuous mode, start it.
+ * "0000:03:00.0"), configure one RX and one TX queue, enable promiscuous mode, start it. The port sends
+ * zero-copy when a pattern is set, @p flags has no DP_PORT_TX_COPY and its PMD takes mbuf chains (it declares
+ * RTE_ETH_TX_OFFLOAD_MULTI_SEGS, or it is net_null or net_pcap, which read chains without declaring it in DPDK
+ * 22.11); otherwise it copies (dp_port_tx_mode() says which, and why).
  * Returns the port index (0, 1, ... in order of adding), or -errno with a message in @p err.
  */
-int dp_port_add(struct dp_ctx *dp, const char *devargs, char *err, size_t errlen);
+int dp_port_add(struct dp_ctx *dp, const char *devargs, unsigned flags, char *err, size_t errlen);
+
+/** How port @p port sends, with a one-line reason in *@p why (static text; @p why may be NULL). */
+enum dp_tx_mode dp_port_tx_mode(const struct dp_ctx *dp, int port, const char **why);
 
 /** MAC address of port @p port. */
 void dp_port_mac(const struct dp_ctx *dp, int port, uint8_t mac[6]);
@@ -104,6 +129,14 @@ void dp_port_mac(const struct dp_ctx *dp, int port, uint8_t mac[6]);
  * enum dp_tx_result (no errno). A burst the port does not take is counted in tx_drop_full at send time.
  */
 int dp_tx(struct dp_ctx *dp, int port, const uint8_t *frame, size_t len);
+
+/**
+ * Stage the frame made of the @p hdr_len bytes at @p hdr followed by the first @p payload_len bytes of the
+ * pattern (dp_tx_pattern_set()) for port @p port. On a zero-copy port the headers go into a small mbuf and the
+ * payload is attached from the pattern, never copied; on a copy port both are copied, as dp_tx() does. Returns
+ * as dp_tx(); a payload longer than the pattern is DP_TX_TOOBIG.
+ */
+int dp_tx_hdr(struct dp_ctx *dp, int port, const uint8_t *hdr, size_t hdr_len, size_t payload_len);
 
 /** Send every staged frame on every port (call once per poll pass, so batching delay is bounded by one pass). */
 void dp_flush(struct dp_ctx *dp);
@@ -117,6 +150,13 @@ typedef void (*dp_rx_fn)(void *arg, int port, const uint8_t *frame, size_t len);
  * Returns how many frames were taken from the port (passed on plus dropped).
  */
 unsigned dp_rx(struct dp_ctx *dp, int port, dp_rx_fn fn, void *arg);
+
+/**
+ * dp_rx() until @p port has nothing more to give (a burst shorter than DP_BURST) or DP_RX_DRAIN_BURSTS bursts
+ * were taken, so a caller that lost the CPU for a while empties a full RX ring in one call. Returns the frames
+ * taken.
+ */
+unsigned dp_rx_drain(struct dp_ctx *dp, int port, dp_rx_fn fn, void *arg);
 
 /**
  * Counters of @p port. Safe from another thread while the poll loop runs (a telemetry handler): each counter is

@@ -9,26 +9,128 @@
 #include "dp.h"
 #include "dp_pvt.h"
 
-/* Copy a frame longer than one mbuf into a chain of @p nseg mbufs (ports with RTE_ETH_TX_OFFLOAD_MULTI_SEGS). */
-static struct rte_mbuf *dp_chain_from(struct rte_mempool *mp, const uint8_t *frame, size_t len, unsigned nseg)
+/*
+ * Copy @p alen bytes at @p a then @p blen bytes at @p b into the @p nseg mbufs @p seg, DP_MBUF_ROOM bytes each
+ * but the last, chained (ports that take chains) when there is more than one.
+ */
+static void dp_gather(struct rte_mbuf **seg, unsigned nseg, const uint8_t *a, size_t alen, const uint8_t *b,
+		      size_t blen)
 {
-	struct rte_mbuf *seg[DP_TX_SEGS_MAX];
-	size_t off = 0;
+	const uint8_t *src[2] = { a, b };
+	size_t left[2] = { alen, blen };
+	unsigned i = 0;
+	uint8_t *dst = rte_pktmbuf_mtod(seg[0], uint8_t *);
+	size_t room = DP_MBUF_ROOM;
 
-	if (rte_pktmbuf_alloc_bulk(mp, seg, nseg) != 0)
-		return NULL;
-	for (unsigned i = 0; i < nseg; i++) {
-		size_t chunk = RTE_MIN(len - off, (size_t)DP_MBUF_ROOM);
+	for (int k = 0; k < 2; k++) {
+		while (left[k] > 0) {
+			if (room == 0) {
+				seg[i]->next = seg[i + 1];
+				i++;
+				dst = rte_pktmbuf_mtod(seg[i], uint8_t *);
+				room = DP_MBUF_ROOM;
+			}
+			size_t n = RTE_MIN(left[k], room);
 
-		rte_memcpy(rte_pktmbuf_mtod(seg[i], void *), frame + off, chunk);
-		seg[i]->data_len = (uint16_t)chunk;
-		if (i > 0)
-			seg[i - 1]->next = seg[i];
-		off += chunk;
+			rte_memcpy(dst, src[k], n);
+			seg[i]->data_len = (uint16_t)(seg[i]->data_len + n);
+			dst += n;
+			src[k] += n;
+			left[k] -= n;
+			room -= n;
+		}
 	}
 	seg[0]->nb_segs = (uint16_t)nseg;
-	seg[0]->pkt_len = (uint32_t)len;
+	seg[0]->pkt_len = (uint32_t)(alen + blen);
+}
+
+/*
+ * The copy path: a frame of @p alen bytes at @p a then @p blen at @p b, copied into one mbuf of the pool, or into
+ * a chain on a port that takes chains. NULL with the drop counted (and *@p rc set) when it cannot be.
+ */
+static struct rte_mbuf *dp_copy_frame(struct dp_ctx *dp, struct dp_port *p, const uint8_t *a, size_t alen,
+				      const uint8_t *b, size_t blen, int *rc)
+{
+	struct rte_mbuf *seg[DP_TX_SEGS_MAX];
+	size_t len = alen + blen;
+	unsigned nseg = len > 0 ? (unsigned)((len + DP_MBUF_ROOM - 1) / DP_MBUF_ROOM) : 1;
+
+	if (unlikely(len > DP_FRAME_MAX || (nseg > 1 && !p->multi_seg))) {
+		p->st.tx_drop_toobig++;
+		*rc = DP_TX_TOOBIG;
+		return NULL;
+	}
+	if (likely(nseg == 1)) { /* the common case, without the chain walk */
+		struct rte_mbuf *m = rte_pktmbuf_alloc(dp->pool);
+		if (unlikely(m == NULL))
+			goto nombuf;
+		uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+		rte_memcpy(d, a, alen);
+		if (blen > 0)
+			rte_memcpy(d + alen, b, blen);
+		m->data_len = (uint16_t)len;
+		m->pkt_len = (uint32_t)len;
+		return m;
+	}
+	if (unlikely(rte_pktmbuf_alloc_bulk(dp->pool, seg, nseg) != 0))
+		goto nombuf;
+	dp_gather(seg, nseg, a, alen, b, blen);
 	return seg[0];
+nombuf:
+	p->st.tx_drop_nombuf++;
+	*rc = DP_TX_NOMBUF;
+	return NULL;
+}
+
+/*
+ * Two mbufs of the header pool from the port's stash, refilled a burst's worth at a time (one mempool call per
+ * DP_BURST frames instead of one per frame). False when the pool cannot give even two.
+ */
+static inline bool dp_stash_take2(struct dp_ctx *dp, struct dp_port *p, struct rte_mbuf **m)
+{
+	if (unlikely(p->n_stash < 2)) {
+		unsigned want = RTE_DIM(p->stash) - p->n_stash;
+
+		if (rte_pktmbuf_alloc_bulk(dp->hdr_pool, p->stash + p->n_stash, want) == 0)
+			p->n_stash += want;
+		else if (rte_pktmbuf_alloc_bulk(dp->hdr_pool, p->stash + p->n_stash, 2) == 0)
+			p->n_stash += 2; /* a nearly empty pool: what a frame needs */
+		else
+			return false;
+	}
+	m[0] = p->stash[--p->n_stash];
+	m[1] = p->stash[--p->n_stash];
+	return true;
+}
+
+/*
+ * The zero-copy path: the @p hdr_len header bytes copied into a header mbuf, then (when there is a payload) a
+ * second mbuf attached to the first @p payload_len bytes of the pattern. No payload byte is copied. The reference
+ * to the pattern is taken for the whole burst when it is sent (dp_port_send). NULL with tx_drop_nombuf counted
+ * when the header pool is empty.
+ */
+static struct rte_mbuf *dp_zc_frame(struct dp_ctx *dp, struct dp_port *p, const uint8_t *hdr, size_t hdr_len,
+				    size_t payload_len)
+{
+	struct rte_mbuf *m[2];
+
+	if (unlikely(!dp_stash_take2(dp, p, m))) {
+		p->st.tx_drop_nombuf++;
+		return NULL;
+	}
+	rte_memcpy(rte_pktmbuf_mtod(m[0], void *), hdr, hdr_len);
+	m[0]->data_len = (uint16_t)hdr_len;
+	m[0]->pkt_len = (uint32_t)(hdr_len + payload_len);
+	if (payload_len == 0) {
+		p->stash[p->n_stash++] = m[1]; /* not needed: back to the stash */
+		return m[0];
+	}
+	rte_pktmbuf_attach_extbuf(m[1], (void *)(uintptr_t)dp->pat, dp->pat_iova, dp->pat_len, &p->pat_shinfo);
+	m[1]->data_len = (uint16_t)payload_len;
+	m[0]->next = m[1];
+	m[0]->nb_segs = 2;
+	p->n_tx_pat++;
+	return m[0];
 }
 
 /*
@@ -40,6 +142,12 @@ static void dp_port_send(struct dp_port *p)
 {
 	uint16_t n = (uint16_t)p->n_tx, done = 0, toobig = 0, full = 0;
 	uint64_t dropped_bytes = 0;
+
+	/* One atomic add for the burst's payload mbufs, before the PMD (or a drop below) can free any of them. */
+	if (p->n_tx_pat > 0) {
+		rte_mbuf_ext_refcnt_update(&p->pat_shinfo, (int16_t)p->n_tx_pat);
+		p->n_tx_pat = 0;
+	}
 
 	while (done < n) {
 		done += rte_eth_tx_burst(p->port_id, 0, p->tx + done, n - done);
@@ -66,35 +174,47 @@ static void dp_port_send(struct dp_port *p)
 	p->tx_staged_bytes = 0;
 }
 
-int dp_tx(struct dp_ctx *dp, int port, const uint8_t *frame, size_t len)
+/* Stage @p m (@p len bytes) on port @p p, sending the burst when it is full. */
+static inline void dp_stage(struct dp_port *p, struct rte_mbuf *m, size_t len)
 {
-	struct dp_port *p = &dp->port[port];
-	struct rte_mbuf *m;
-
-	assert(port >= 0 && port < dp->n_ports);
-	if (likely(len <= DP_MBUF_ROOM)) {
-		m = rte_pktmbuf_alloc(dp->pool);
-		if (unlikely(m == NULL)) {
-			p->st.tx_drop_nombuf++;
-			return DP_TX_NOMBUF;
-		}
-		rte_memcpy(rte_pktmbuf_mtod(m, void *), frame, len);
-		m->data_len = (uint16_t)len;
-		m->pkt_len = (uint32_t)len;
-	} else if (p->multi_seg && len <= DP_FRAME_MAX) {
-		m = dp_chain_from(dp->pool, frame, len, (unsigned)((len + DP_MBUF_ROOM - 1) / DP_MBUF_ROOM));
-		if (unlikely(m == NULL)) {
-			p->st.tx_drop_nombuf++;
-			return DP_TX_NOMBUF;
-		}
-	} else {
-		p->st.tx_drop_toobig++;
-		return DP_TX_TOOBIG;
-	}
 	p->tx[p->n_tx++] = m;
 	p->tx_staged_bytes += len;
 	if (p->n_tx == DP_BURST)
 		dp_port_send(p);
+}
+
+int dp_tx(struct dp_ctx *dp, int port, const uint8_t *frame, size_t len)
+{
+	struct dp_port *p = &dp->port[port];
+	struct rte_mbuf *m;
+	int rc = DP_TX_OK;
+
+	assert(port >= 0 && port < dp->n_ports);
+	m = dp_copy_frame(dp, p, frame, len, NULL, 0, &rc);
+	if (unlikely(m == NULL))
+		return rc;
+	dp_stage(p, m, len);
+	return DP_TX_OK;
+}
+
+int dp_tx_hdr(struct dp_ctx *dp, int port, const uint8_t *hdr, size_t hdr_len, size_t payload_len)
+{
+	struct dp_port *p = &dp->port[port];
+	struct rte_mbuf *m;
+	int rc = DP_TX_NOMBUF;
+
+	assert(port >= 0 && port < dp->n_ports);
+	if (unlikely(payload_len > dp->pat_len || hdr_len + payload_len > DP_FRAME_MAX)) {
+		p->st.tx_drop_toobig++;
+		return DP_TX_TOOBIG;
+	}
+	if (likely(p->zerocopy && hdr_len <= DP_HDR_ROOM))
+		m = dp_zc_frame(dp, p, hdr, hdr_len, payload_len);
+	else
+		m = dp_copy_frame(dp, p, hdr, hdr_len, dp->pat, payload_len, &rc);
+	if (unlikely(m == NULL))
+		return rc;
+	dp_stage(p, m, hdr_len + payload_len);
 	return DP_TX_OK;
 }
 
@@ -105,11 +225,11 @@ void dp_flush(struct dp_ctx *dp)
 			dp_port_send(&dp->port[i]);
 }
 
-unsigned dp_rx(struct dp_ctx *dp, int port, dp_rx_fn fn, void *arg)
+/* One burst of dp_rx(), inlined into dp_rx_drain() too. */
+static inline unsigned dp_rx_burst(struct dp_ctx *dp, int port, dp_rx_fn fn, void *arg)
 {
 	struct dp_port *p = &dp->port[port];
 	struct rte_mbuf *pkts[DP_BURST];
-	uint8_t flat[DP_FRAME_MAX]; /* a chained frame is copied here; only touched when one arrives */
 	uint64_t bytes = 0, toobig = 0;
 	uint16_t n;
 
@@ -121,8 +241,8 @@ unsigned dp_rx(struct dp_ctx *dp, int port, dp_rx_fn fn, void *arg)
 
 		if (likely(m->nb_segs == 1)) {
 			data = rte_pktmbuf_mtod(m, const uint8_t *);
-		} else if (m->pkt_len <= sizeof(flat)) {
-			data = rte_pktmbuf_read(m, 0, m->pkt_len, flat);
+		} else if (m->pkt_len <= sizeof(p->rx_flat)) {
+			data = rte_pktmbuf_read(m, 0, m->pkt_len, p->rx_flat);
 		} else {
 			toobig++;
 			continue;
@@ -137,4 +257,20 @@ unsigned dp_rx(struct dp_ctx *dp, int port, dp_rx_fn fn, void *arg)
 		p->st.rx_drop_toobig += toobig;
 	}
 	return n;
+}
+
+unsigned dp_rx(struct dp_ctx *dp, int port, dp_rx_fn fn, void *arg)
+{
+	return dp_rx_burst(dp, port, fn, arg);
+}
+
+unsigned dp_rx_drain(struct dp_ctx *dp, int port, dp_rx_fn fn, void *arg)
+{
+	unsigned total = 0, n = DP_BURST;
+
+	for (int i = 0; i < DP_RX_DRAIN_BURSTS && n == DP_BURST; i++) {
+		n = dp_rx_burst(dp, port, fn, arg);
+		total += n;
+	}
+	return total;
 }

@@ -7,6 +7,7 @@
 
 #include <rte_common.h>
 #include <rte_mbuf.h>
+#include <rte_memzone.h>
 #include <rte_mempool.h>
 
 #include "dp.h"
@@ -16,11 +17,18 @@
 #define DP_POOL_CACHE 256 /* per-lcore mempool cache, in mbufs */
 #define DP_MBUF_ROOM 4352 /* data bytes per mbuf after the headroom: a 4198 B frame (4096 B MSS) fits in one */
 #define DP_TX_SEGS_MAX ((DP_FRAME_MAX + DP_MBUF_ROOM - 1) / DP_MBUF_ROOM) /* mbufs in the longest chain */
+#define DP_HDR_ROOM 128   /* header bytes a zero-copy frame's first mbuf holds: a data frame's are 102 */
+/* Mbufs of the header pool at most: a port's references to the pattern are counted in the 16-bit refcnt of its
+ * rte_mbuf_ext_shared_info, so no port may ever hold more payload mbufs than that counts (one is the port's own). */
+#define DP_HDR_POOL_MAX 32767u
 
 /** One port: its staged TX burst and its counters, written only by the lcore that polls it. */
 struct dp_port {
 	struct rte_mbuf *tx[DP_BURST]; /* staged frames, sent at DP_BURST or at dp_flush() */
 	uint32_t n_tx;                 /* how many are staged */
+	uint32_t n_tx_pat;             /* how many of them are attached to the pattern: references taken at send */
+	struct rte_mbuf *stash[2 * DP_BURST]; /* zero-copy: header-pool mbufs taken a burst's worth at a time */
+	uint32_t n_stash;
 	uint64_t tx_staged_bytes;      /* sum of their pkt_len, so the sent bytes are known without touching sent mbufs */
 	struct dp_port_stats st;
 	struct rte_device *dev;        /* the bus device behind the port, for rte_dev_remove() */
@@ -28,7 +36,16 @@ struct dp_port {
 	uint16_t port_id;              /* ethdev port id */
 	bool probed;                   /* we probed it (so we remove it); false when the EAL had already (--vdev, PCI scan) */
 	bool multi_seg;                /* TX takes mbuf chains, so frames above DP_MBUF_ROOM can go out */
+	bool zerocopy;                 /* dp_tx_hdr() attaches the payload from the pattern (enum dp_tx_mode) */
+	const char *tx_why;            /* why the port sends as it does, for dp_port_tx_mode() */
 	uint8_t mac[6];
+	/* This port's references to the pattern: one per payload mbuf it has staged or the PMD still holds, plus
+	 * its own, taken at setup and never dropped, so the count never reaches 0 and free_cb never runs while the
+	 * port is up. One per port, so lcores polling different ports never share the counter's cache line. */
+	struct rte_mbuf_ext_shared_info pat_shinfo __rte_cache_aligned;
+	/* A received chained frame is copied here to be handed up whole; only touched when one arrives. Here rather
+	 * than on the stack, where 9 KB would cost every dp_rx() call its stack probes. */
+	uint8_t rx_flat[DP_FRAME_MAX] __rte_cache_aligned;
 } __rte_cache_aligned;
 
 /**
@@ -37,7 +54,12 @@ struct dp_port {
  */
 struct dp_ctx {
 	struct dp_port port[DP_MAX_PORTS];
-	struct rte_mempool *pool;
+	struct rte_mempool *pool;     /* RX, and TX on the copy path: DP_MBUF_ROOM data bytes each */
+	struct rte_mempool *hdr_pool; /* zero-copy TX: header mbufs and payload mbufs attached to the pattern */
+	const struct rte_memzone *pat_mz; /* the payload pattern, read-only once set, IOVA-contiguous if possible */
+	const uint8_t *pat;
+	rte_iova_t pat_iova;
+	uint16_t pat_len;
 	int n_ports;
 	bool eal_up;
 	struct dp_eal_args eal; /* the EAL command line, as merged */

@@ -37,7 +37,8 @@ static const char usage_text[] =
 	"  help [COMMAND]    this text, or a command's options (also: uetemu COMMAND --help)\n"
 	"\n"
 	"exit status: 0 done as configured, 1 error, 2 usage error, 3 stopped by a signal,\n"
-	"             4 a message never completed (a run with no SimulationDuration)\n"
+	"             4 a message never completed (a run with no SimulationDuration),\n"
+	"             5 a real-time run fell more than simulation.LagLimit behind (LagPolicy abort)\n"
 	"See 'man uetemu' or docs/uetemu.1.\n";
 
 static const char run_help[] =
@@ -61,7 +62,8 @@ static const char run_help[] =
 	"\n"
 	"exit status: 0 the run ended as configured; 1 config or run error; 2 usage error; 3 stopped by SIGINT or\n"
 	"SIGTERM (summary.json \"stop\": \"signal\"); 4 no SimulationDuration and a message never completed\n"
-	"(\"stop\": \"stalled\").\n";
+	"(\"stop\": \"stalled\"); 5 real time with simulation.LagPolicy abort fell more than simulation.LagLimit\n"
+	"behind (\"stop\": \"lag\").\n";
 
 static const char validate_help[] =
 	"usage: uetemu validate CONFIG [OPTIONS]\n"
@@ -268,6 +270,11 @@ static int cmd_run(struct cli *c)
 		fprintf(stderr, "uetemu: the run ended with messages not completed: never posted, or no progress "
 				"possible (summary.json messages, stop \"stalled\")\n");
 		return CTL_EXIT_STALLED;
+	}
+	if (stop == CTL_STOP_LAG) {
+		fprintf(stderr, "uetemu: stopped: the real-time loop fell more than simulation.LagLimit behind "
+				"(LagPolicy abort); outputs written so far are complete (summary.json \"realtime\")\n");
+		return CTL_EXIT_LAG;
 	}
 	return CTL_EXIT_OK;
 }

@@ -10,6 +10,8 @@
 
 /* Real time runs at most this many times slower than the wall clock: past it, a second shows under a microsecond. */
 #define CTL_TIME_SCALE_MAX 1000000u
+/* The longest LagLimit: past it, the limit would never be reached by a run of any sensible length. */
+#define CTL_LAG_LIMIT_MAX (1000 * EMU_PS_PER_S)
 
 static int sim_name(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
@@ -93,6 +95,36 @@ static int sim_timescale(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj
 	return ctl_val_uint(c, v, 1, CTL_TIME_SCALE_MAX, &((struct emu_sim_params *)obj)->time_scale);
 }
 
+/* LagPolicy: what the real-time loop does past LagLimit. */
+static int sim_lag_policy(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	static const char *const names[] = { [EMU_LAG_BESTEFFORT] = "besteffort", [EMU_LAG_ABORT] = "abort",
+					     [EMU_LAG_ELASTIC] = "elastic" };
+	const char *s;
+	int rc = ctl_scalar(c, v, "besteffort", &s);
+
+	if (rc != 0)
+		return rc;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(s, names[i]) == 0) {
+			((struct emu_sim_params *)obj)->lag_policy = (uint8_t)i;
+			return 0;
+		}
+	}
+	return ctl_err(c, v, "unknown LagPolicy '%s'; use besteffort (the default), abort or elastic", s);
+}
+
+/* LagLimit: a timeval above 0, at most CTL_LAG_LIMIT_MAX. */
+static int sim_lag_limit(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	emu_ps_t *out = &((struct emu_sim_params *)obj)->lag_limit;
+	int rc = ctl_val_u64(c, v, emu_parse_timeval, "1ms", out);
+
+	if (rc == 0 && (*out == 0 || *out > CTL_LAG_LIMIT_MAX))
+		rc = ctl_err(c, v, "LagLimit out of range; give 1ps to 1000s, e.g. 1ms");
+	return rc;
+}
+
 /* The six timeline parameters of the ScalaRdma application (spec seeds/003, Run timeline) sit beside the
  * emu_sim_params the walk fills; reach the config that holds both. */
 static struct app_timeline_params *timeline_of(void *obj)
@@ -152,6 +184,8 @@ int ctl_sec_simulation(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_
 		{ "EnablePCIeStatsLogging", false, sim_pcie },
 		{ "TimeScale", false, sim_timescale },
 		{ "RecordSizeLimit", false, sim_record_limit },
+		{ "LagPolicy", false, sim_lag_policy },
+		{ "LagLimit", false, sim_lag_limit },
 		{ "StartTime", false, sim_start_time },
 		{ "ClientStartOffset", false, sim_client_offset },
 		{ "ClientStartInterval", false, sim_client_interval },

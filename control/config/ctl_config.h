@@ -97,6 +97,8 @@ struct ctl_port {
 	uint32_t n_hosts;
 	char dev[CTL_DEV_MAX];     /* dev: DPDK devargs, e.g. "net_tap0,iface=uet0" */
 	uint32_t gateway;          /* gateway, IPv4; 0 = none: the next hop of its hosts that have no gateway */
+	bool tx_copy;              /* tx: "copy" copies every frame; "zerocopy" (default) attaches payloads where the
+	                            * port's PMD allows it (docs/realtime.md, Zero-copy TX) */
 };
 
 /** captures[i]. */

@@ -364,10 +364,25 @@ static int port_dev(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 	return 0;
 }
 
+static int port_tx(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	struct port_obj *o = obj;
+	const char *s;
+	int rc = ctl_scalar(c, v, "zerocopy", &s);
+
+	if (rc != 0)
+		return rc;
+	if (strcmp(s, "zerocopy") != 0 && strcmp(s, "copy") != 0)
+		return ctl_err(c, v, "unknown tx '%s'; use zerocopy (the default) or copy", s);
+	o->p->tx_copy = strcmp(s, "copy") == 0;
+	return 0;
+}
+
 static int port_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t idx, void *obj)
 {
 	static const struct ctl_key keys[] = { { "attach", true, port_attach }, { "dev", true, port_dev },
-					       { "gateway", false, port_gateway } };
+					       { "gateway", false, port_gateway },
+					       { "tx", false, port_tx } };
 	struct port_obj o = { .cfg = obj, .p = &((struct ctl_config *)obj)->ports[idx] };
 
 	return ctl_walk_map(c, item, keys, sizeof(keys) / sizeof(keys[0]), &o, PORT_EXAMPLE);

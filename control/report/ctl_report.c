@@ -157,7 +157,7 @@ static void json_dir(FILE *f, const char *key, const struct ctl_report_dir *d)
 
 const char *ctl_stop_name(enum ctl_stop s)
 {
-	static const char *const names[] = { "completed", "duration", "signal", "stalled" };
+	static const char *const names[] = { "completed", "duration", "signal", "stalled", "lag" };
 
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
 }
@@ -336,10 +336,10 @@ static void json_port(FILE *f, const struct ctl_report_in *r, const struct ctl_r
 	for (uint32_t k = 0; k < p->n_hosts; k++)
 		fprintf(f, "%s\"%s\"", k ? ", " : "", r->cfg->hosts[p->hosts[k]].name);
 	fprintf(f, "], \"rx_frames\": %llu, \"tx_frames\": %llu, \"tx_drop_full\": %llu, \"tx_drop_nombuf\": %llu, "
-		   "\"tx_drop_toobig\": %llu, \"rx_drop_toobig\": %llu, \"rx_drops\": {",
+		   "\"tx_drop_toobig\": %llu, \"rx_drop_toobig\": %llu, \"tx_mode\": \"%s\", \"rx_drops\": {",
 		(unsigned long long)st->rx_frames, (unsigned long long)st->tx_frames,
 		(unsigned long long)st->tx_drop_full, (unsigned long long)st->tx_drop_nombuf,
-		(unsigned long long)st->tx_drop_toobig, (unsigned long long)st->rx_drop_toobig);
+		(unsigned long long)st->tx_drop_toobig, (unsigned long long)st->rx_drop_toobig, p->tx_mode);
 	json_reasons(f, net_port_rx_drops(p->stack), NET_PORT_RX_COUNT, net_port_rx_reason_name, &first);
 	json_reasons(f, net_port_rx_refused(p->stack), WIRE_R_COUNT, wire_reason_key, &first);
 	fputs("}, \"stack\": {", f);
@@ -373,6 +373,53 @@ static void json_ext_rx(FILE *f, const struct ctl_report_in *r)
 	fprintf(f, "%s],\n", r->n_ports ? "\n  " : "");
 }
 
+static const char *lag_policy_name(uint8_t p)
+{
+	static const char *const names[] = { [EMU_LAG_BESTEFFORT] = "besteffort", [EMU_LAG_ABORT] = "abort",
+					     [EMU_LAG_ELASTIC] = "elastic" };
+
+	return p < sizeof(names) / sizeof(names[0]) ? names[p] : "unknown";
+}
+
+/* summary.json "realtime": how the loop kept up with the clock (docs/realtime.md, Lateness). */
+static void json_realtime(FILE *f, const struct ctl_report_in *r)
+{
+	const struct ctl_rt_stats *rt = r->rt;
+	const struct emu_sim_params *sim = &r->cfg->sim;
+
+	fprintf(f, "  \"realtime\": {\"polls\": %llu, \"max_lateness_ns\": %.3f, \"passes_late_over_1us\": %llu, "
+		   "\"passes_late_over_10us\": %llu, \"passes_late_over_100us\": %llu, \"passes_due\": %llu, "
+		   "\"lateness_p50_ns\": %llu, \"lateness_p99_ns\": %llu, \"lateness_max_ns\": %llu,\n",
+		(unsigned long long)rt->polls, (double)rt->late_max / 1e3, (unsigned long long)rt->late_over[0],
+		(unsigned long long)rt->late_over[1], (unsigned long long)rt->late_over[2],
+		(unsigned long long)rt->late_ns.count, (unsigned long long)emu_hist_pct(&rt->late_ns, 50),
+		(unsigned long long)emu_hist_pct(&rt->late_ns, 99), (unsigned long long)rt->late_ns.max);
+	fprintf(f, "    \"time_scale\": %llu, \"lag_policy\": \"%s\", \"lag_limit_ns\": %.3f, \"held_ns\": %.3f, "
+		   "\"holds\": %llu, \"lag_stop_late_ns\": %.3f, \"lag_stop_at_ps\": %llu},\n",
+		(unsigned long long)sim->time_scale, lag_policy_name(sim->lag_policy), (double)sim->lag_limit / 1e3,
+		(double)rt->held / 1e3, (unsigned long long)rt->holds, (double)rt->lag_late / 1e3,
+		(unsigned long long)rt->lag_at);
+}
+
+/* The summary table's real-time line: lateness percentiles, late passes, and what the LagPolicy did. */
+static void print_realtime(const struct ctl_report_in *r)
+{
+	const struct ctl_rt_stats *rt = r->rt;
+	const struct emu_sim_params *sim = &r->cfg->sim;
+
+	printf("real time: %llu poll passes, %llu with events due: lateness p50 %.3f us, p99 %.3f us, max %.3f us; "
+	       "late > 1/10/100 us: %llu/%llu/%llu passes; LagPolicy %s",
+	       (unsigned long long)rt->polls, (unsigned long long)rt->late_ns.count,
+	       (double)emu_hist_pct(&rt->late_ns, 50) / 1e3, (double)emu_hist_pct(&rt->late_ns, 99) / 1e3,
+	       (double)rt->late_max / 1e6, (unsigned long long)rt->late_over[0], (unsigned long long)rt->late_over[1],
+	       (unsigned long long)rt->late_over[2], lag_policy_name(sim->lag_policy));
+	if (sim->lag_policy == EMU_LAG_ELASTIC)
+		printf(", held %.3f us in %llu passes", (double)rt->held / 1e6, (unsigned long long)rt->holds);
+	if (rt->lag_late > 0)
+		printf(", stopped %.3f us late at %.3f us", (double)rt->lag_late / 1e6, (double)rt->lag_at / 1e6);
+	putchar('\n');
+}
+
 /* The whole of summary.json into @p f (docs/summary.md). */
 static void json_write(FILE *f, const struct ctl_report_in *r, const struct host_sum *hs, const struct totals *t)
 {
@@ -388,9 +435,7 @@ static void json_write(FILE *f, const struct ctl_report_in *r, const struct host
 	if (r->realtime)
 		json_ext_rx(f, r);
 	if (r->realtime)
-		fprintf(f, "  \"realtime\": {\"polls\": %llu, \"max_lateness_ns\": %.3f, "
-			   "\"passes_late_over_1us\": %llu},\n",
-			(unsigned long long)r->polls, (double)r->late_max / 1e3, (unsigned long long)r->late_events);
+		json_realtime(f, r);
 	json_hosts(f, r, hs);
 	json_links(f, r);
 	json_devices(f, r);
@@ -428,8 +473,7 @@ int ctl_report(const struct ctl_report_in *r, char *err, size_t errlen)
 	}
 	print_table(r, hs, &t);
 	if (r->realtime)
-		printf("real time: %llu poll passes, max lateness %.3f us, %llu passes more than 1 us late\n",
-		       (unsigned long long)r->polls, (double)r->late_max / 1e6, (unsigned long long)r->late_events);
+		print_realtime(r);
 	free(hs);
 	if (e != 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(e));

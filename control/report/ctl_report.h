@@ -9,6 +9,7 @@
 
 #include "ctl_config.h"
 #include "ctl_rdma.h"
+#include "emu_hist.h"
 #include "dp.h"
 #include "net.h"
 #include "net_port.h"
@@ -33,6 +34,7 @@ struct ctl_report_port {
 	uint32_t n_hosts;
 	const struct net_port *stack;        /* its IPv4 side: counters, frames not taken by reason, neighbours */
 	const struct dp_port_stats *stats;   /* read when the run ended, before the port closed */
+	const char *tx_mode;                 /* "zerocopy" or "copy" (docs/realtime.md, Zero-copy TX) */
 };
 
 /* Why a run stopped (summary.json "stop"). */
@@ -41,10 +43,24 @@ enum ctl_stop {
 	CTL_STOP_DURATION,       /* simulation.SimulationDuration reached */
 	CTL_STOP_SIGNAL,         /* SIGINT or SIGTERM */
 	CTL_STOP_STALLED,        /* no event left while messages were still open (no duration configured) */
+	CTL_STOP_LAG,            /* real time, LagPolicy abort: the loop fell more than LagLimit behind */
 };
 
-/** The name summary.json gives @p s: "completed", "duration", "signal", "stalled". */
+/** The name summary.json gives @p s: "completed", "duration", "signal", "stalled", "lag". */
 const char *ctl_stop_name(enum ctl_stop s);
+
+/* How a real-time run kept up with the clock (docs/realtime.md, Lateness). A pass's lateness is how far past its
+ * timestamp the earliest due event ran; passes with no event due are not counted in it. */
+struct ctl_rt_stats {
+	uint64_t polls;          /* poll passes */
+	struct emu_hist late_ns; /* lateness of the passes that had an event due, in whole nanoseconds */
+	emu_ps_t late_max;       /* the largest lateness, exact */
+	uint64_t late_over[3];   /* passes more than 1 us, 10 us, 100 us late */
+	emu_ps_t held;           /* LagPolicy elastic: emulated time held back in all */
+	uint64_t holds;          /* LagPolicy elastic: passes that held it back */
+	emu_ps_t lag_late;       /* LagPolicy abort: the lateness that stopped the run (0 if none did) */
+	emu_ps_t lag_at;         /* LagPolicy abort: the timestamp of the event that was that late */
+};
 
 /* Everything the report reads; every pointer must stay valid for the call. */
 struct ctl_report_in {
@@ -70,11 +86,9 @@ struct ctl_report_in {
 	uint32_t n_captures;
 	emu_ps_t end;                        /* emulated time the run ended at */
 	double wall_s;
-	uint64_t polls;                      /* real time: poll passes */
-	emu_ps_t late_max;                   /* real time: the most an event ran past its timestamp */
-	uint64_t late_events;                /* real time: passes whose earliest event was more than 1 us late */
 	emu_ps_t records_cut_at;             /* periodic rows stopped at RecordSizeLimit here; EMU_PS_NEVER if not */
 	emu_ps_t wall_end;                   /* real time: wall-clock time the run ended at (neighbour states) */
+	const struct ctl_rt_stats *rt;       /* real time only: pacing and lateness */
 };
 
 /* The fabric's counters, as summary.json's "counters" and "drop_reasons" give them. */

@@ -170,6 +170,8 @@ static enum ctl_stop stop_reason(const struct ctl_run_state *r)
 {
 	if (*r->opts->quit)
 		return CTL_STOP_SIGNAL;
+	if (r->lagged)
+		return CTL_STOP_LAG;
 	if (r->cfg->sim.duration != 0 && r->has_stop && r->end >= r->stop)
 		return CTL_STOP_DURATION;
 	if (r->stalled || (!r->has_stop && r->n_completed < r->n_msgs))
@@ -193,7 +195,8 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 	for (uint32_t i = 0; i < r->n_exts; i++)
 		ports[i] = (struct ctl_report_port){ .dev = cfg->ports[i].dev, .hosts = cfg->ports[i].hosts,
 						     .n_hosts = cfg->ports[i].n_hosts, .stack = r->exts[i].stack,
-						     .stats = &r->exts[i].stats };
+						     .stats = &r->exts[i].stats,
+						     .tx_mode = r->exts[i].zerocopy ? "zerocopy" : "copy" };
 	for (uint32_t i = 0; i < cfg->n_captures; i++) {
 		snprintf(names + (size_t)i * PATH_MAX, PATH_MAX, "%s/%s.pcap", r->opts->out_dir, cfg->captures[i].name);
 		caps[i] = names + (size_t)i * PATH_MAX;
@@ -204,9 +207,8 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 		.msgs = r->msgs, .n_msgs = r->n_msgs, .n_posted = r->n_posted, .n_completed = r->n_completed,
 		.post_fail = r->post_fail, .links = r->links, .n_links = r->n_links, .topo = r->topo, .sws = r->sws,
 		.n_sws = r->n_sws, .ports = ports, .n_ports = r->n_exts, .rdma = r->rdma, .captures = caps,
-		.n_captures = cfg->n_captures, .end = r->end, .wall_s = r->wall_s, .polls = r->polls,
-		.late_max = r->late_max, .late_events = r->late_events, .records_cut_at = r->records_cut_at,
-		.wall_end = r->wall_now,
+		.n_captures = cfg->n_captures, .end = r->end, .wall_s = r->wall_s, .rt = &r->rt,
+		.records_cut_at = r->records_cut_at, .wall_end = r->wall_now,
 	};
 	rc = ctl_report(&in, err, errlen);
 out:

@@ -38,6 +38,7 @@ struct ctl_ext {
 	struct dp_port_stats last;   /* read at the last once-a-second tick of the poll loop */
 	uint64_t rx_bps, rx_fps;     /* rates over the last second (frame bytes without FCS, as the port counts) */
 	uint64_t tx_bps, tx_fps;
+	bool zerocopy;               /* the port sends zero-copy (dp_port_tx_mode()) */
 };
 
 struct ctl_run_state {
@@ -74,12 +75,11 @@ struct ctl_run_state {
 	uint64_t post_fail;
 	emu_ps_t rt_now;        /* real time: the emulated time of the current poll pass */
 	emu_ps_t wall_now;      /* real time: the wall-clock time of the current poll pass (ARP timers) */
-	emu_ps_t late_max;      /* real time: the most an event ran past its timestamp */
-	uint64_t late_events;   /* real time: poll passes whose earliest event was more than 1 us late */
-	uint64_t polls;         /* real time: poll passes */
 	emu_ps_t late_win;      /* real time: the most an event ran late in the current second */
 	emu_ps_t late_last_s;   /* real time: ... and in the last whole second */
 	uint64_t rt_t0, rt_hz;  /* real time: TSC at the start of the poll loop, and its rate */
+	struct ctl_rt_stats rt; /* real time: pacing, lateness, what the LagPolicy did */
+	bool lagged;            /* real time: LagPolicy abort stopped the run */
 };
 
 /* ctl_run_build.c */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dp.h"
+#include "emu_hist.h"
 
 /* A frame a host's NIC sends off its port: to the port's IPv4 side, which resolves its next hop and encodes it. */
 static void ext_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
@@ -16,12 +17,16 @@ static void ext_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
 	net_port_tx(eh->port->stack, eh->slot, pkt, now, eh->port->run->wall_now);
 }
 
-/* A frame for the wire from the port's IPv4 side: staged on the DPDK port (sent at the end of the pass). */
-static void port_emit(void *arg, const uint8_t *frame, size_t len)
+/*
+ * A frame for the wire from the port's IPv4 side: its @p len header bytes and the length of its payload, which the
+ * dataplane takes from the pattern set in open_ports() (attached, not copied, on a zero-copy port); staged on the
+ * DPDK port, sent at the end of the pass or when the port's burst is full.
+ */
+static void port_emit(void *arg, const uint8_t *hdr, size_t len, size_t payload)
 {
 	struct ctl_ext *x = arg;
 
-	dp_tx(x->run->dp, x->dp_port, frame, len);
+	dp_tx_hdr(x->run->dp, x->dp_port, hdr, len, payload);
 }
 
 /* A frame from a port: answered, handed to its host's NIC at the current emulated time, or counted by reason. */
@@ -66,6 +71,23 @@ static uint32_t port_statics(const struct ctl_config *cfg, const struct ctl_port
 	return n;
 }
 
+/*
+ * Give the dataplane the payload pattern (wire_payload_fill(): what wire_encode() writes after a data frame's
+ * headers), so data frames can point into one shared copy of it instead of copying it. Before any port is added.
+ */
+static int set_pattern(struct ctl_run_state *r, char *err, size_t errlen)
+{
+	uint8_t *pat = malloc(WIRE_MAX_FRAME);
+	int rc;
+
+	if (pat == NULL)
+		return -ENOMEM;
+	wire_payload_fill(pat, WIRE_MAX_FRAME);
+	rc = dp_tx_pattern_set(r->dp, pat, WIRE_MAX_FRAME, err, errlen);
+	free(pat);
+	return rc;
+}
+
 /* Port @p i: the DPDK port, a link for each host's NIC whose far end it is, and the port's IPv4 side. */
 static int open_port(struct ctl_run_state *r, uint32_t i, char *err, size_t errlen)
 {
@@ -73,12 +95,15 @@ static int open_port(struct ctl_run_state *r, uint32_t i, char *err, size_t errl
 	const struct ctl_port *cp = &cfg->ports[i];
 	struct ctl_ext *x = &r->exts[i];
 	struct net_port_host hosts[CTL_PORT_HOSTS_MAX];
-	int port = dp_port_add(r->dp, cp->dev, err, errlen);
+	int port = dp_port_add(r->dp, cp->dev, cp->tx_copy ? DP_PORT_TX_COPY : 0, err, errlen);
+	const char *why;
 
 	if (port < 0)
 		return port;
 	x->run = r;
 	x->dp_port = port;
+	x->zerocopy = dp_port_tx_mode(r->dp, port, &why) == DP_TXM_ZEROCOPY;
+	fprintf(stderr, "[uetemu] port %s: %s TX: %s\n", cp->dev, x->zerocopy ? "zero-copy" : "copy", why);
 	x->hosts = calloc(cp->n_hosts, sizeof(*x->hosts));
 	struct net_port_static *statics = calloc(cfg->n_hosts, sizeof(*statics));
 	if (x->hosts == NULL || statics == NULL) {
@@ -115,11 +140,15 @@ static int open_ports(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
 
+	int rc;
+
 	r->exts = calloc(cfg->n_ports ? cfg->n_ports : 1, sizeof(*r->exts));
 	if (r->exts == NULL)
 		return -ENOMEM;
+	if (cfg->n_ports > 0 && (rc = set_pattern(r, err, errlen)) < 0)
+		return rc;
 	for (uint32_t i = 0; i < cfg->n_ports; i++) {
-		int rc = open_port(r, i, err, errlen);
+		rc = open_port(r, i, err, errlen);
 		if (rc < 0)
 			return rc;
 		r->n_exts++;
@@ -130,9 +159,92 @@ static int open_ports(struct ctl_run_state *r, char *err, size_t errlen)
 	return 0;
 }
 
-static emu_ps_t tsc_to_ps(uint64_t dt, uint64_t hz, uint64_t scale)
+/* The clock of a real-time run: TSC origin and rate, time scale, LagPolicy, and the emulated time held back. */
+struct rt_clock {
+	uint64_t t0, hz, scale;
+	uint64_t mul;    /* TSC ticks to emulated ps: ps = ticks x mul >> shift (rt_clock_rate) */
+	unsigned shift;
+	emu_ps_t limit;  /* LagLimit */
+	emu_ps_t held;   /* elastic: emulated time = TSC time / scale - held */
+	uint8_t policy;  /* enum emu_lag_policy */
+};
+
+/*
+ * ps = ticks x 10^12 / (hz x scale) with a multiply and a shift instead of a 128-bit division each pass: mul is
+ * 10^12 x 2^shift / (hz x scale) for the largest shift (at most 64) that keeps it under 2^63. Its truncation then
+ * costs under ticks / 2^shift ps: with the shift above 50 for any TSC rate and TimeScale, under 1 ps in 2^50
+ * ticks (4 days at 3 GHz).
+ */
+static void rt_clock_rate(struct rt_clock *c)
 {
-	return (emu_ps_t)(((unsigned __int128)dt * EMU_PS_PER_S) / hz / scale);
+	unsigned __int128 den = (unsigned __int128)c->hz * c->scale;
+
+	c->shift = 0;
+	while (c->shift < 64 && ((unsigned __int128)EMU_PS_PER_S << (c->shift + 1)) / den < ((unsigned __int128)1 << 63))
+		c->shift++;
+	c->mul = (uint64_t)(((unsigned __int128)EMU_PS_PER_S << c->shift) / den);
+}
+
+static emu_ps_t tsc_to_ps(const struct rt_clock *c, uint64_t dt)
+{
+	return (emu_ps_t)(((unsigned __int128)dt * c->mul) >> c->shift);
+}
+
+/* Count a pass whose earliest due event ran @p late past its timestamp. Integers only. */
+static void rt_late(struct ctl_rt_stats *rt, emu_ps_t late)
+{
+	emu_hist_add(&rt->late_ns, late / EMU_PS_PER_NS);
+	if (late > rt->late_max)
+		rt->late_max = late;
+	rt->late_over[0] += late > EMU_PS_PER_US;
+	rt->late_over[1] += late > 10 * EMU_PS_PER_US;
+	rt->late_over[2] += late > 100 * EMU_PS_PER_US;
+}
+
+/*
+ * The emulated time of the pass that starts at @p tsc, into *@p out. The earliest due event's lateness is measured;
+ * past LagLimit, abort returns false (the run stops, r->rt says when and by how much) and elastic holds the clock
+ * back to that event's time + LagLimit. The time never passes the run's stop time, so a run with one ends there
+ * exactly, as in virtual time.
+ */
+static bool rt_clock_now(struct ctl_run_state *r, struct rt_clock *c, uint64_t tsc, emu_ps_t *out)
+{
+	emu_ps_t now = tsc_to_ps(c, tsc - c->t0) - c->held;
+	emu_ps_t next = emu_sched_next(r->np.sched);
+
+	if (next <= now) {
+		emu_ps_t late = now - next;
+		if (late > c->limit && c->policy == EMU_LAG_ABORT) {
+			rt_late(&r->rt, late);
+			r->rt.lag_late = late;
+			r->rt.lag_at = next;
+			return false;
+		}
+		if (late > c->limit && c->policy == EMU_LAG_ELASTIC) {
+			c->held += late - c->limit;
+			r->rt.held += late - c->limit;
+			r->rt.holds++;
+			now = next + c->limit;
+			late = c->limit;
+		}
+		rt_late(&r->rt, late);
+		r->late_win = late > r->late_win ? late : r->late_win; /* this second's worst, for telemetry */
+	}
+	*out = r->has_stop && now > r->stop ? r->stop : now;
+	return true;
+}
+
+/*
+ * Receive from every port: each drained, up to DP_RX_DRAIN_BURSTS bursts (a full RX ring), so a pass that comes
+ * after the loop lost the CPU for a while takes everything that arrived meanwhile, stamped with this pass's time;
+ * then the port's ARP timers.
+ */
+static void rt_rx(struct ctl_run_state *r)
+{
+	for (uint32_t i = 0; i < r->n_exts; i++) {
+		dp_rx_drain(r->dp, r->exts[i].dp_port, ext_rx, &r->exts[i]);
+		net_port_tick(r->exts[i].stack, r->wall_now);
+	}
 }
 
 /* @p x per second, counted over @p dt TSC ticks at @p hz. */
@@ -180,48 +292,54 @@ static void tick(struct ctl_run_state *r, uint64_t tsc, uint64_t dt)
 }
 
 /*
- * The poll loop (l2fwd shape): read the TSC, run every event whose time has passed, poll each port, flush TX.
+ * The poll loop (l2fwd shape): read the TSC, run every event whose time has passed, drain each port, flush TX.
  * The models see each event's own timestamp as "now"; only frames from outside carry the wall clock.
  */
 static void poll_loop(struct ctl_run_state *r)
 {
 	const struct emu_sim_params *sim = &r->cfg->sim;
-	uint64_t hz = r->rt_hz, t0 = r->rt_t0;
-	uint64_t scale = sim->time_scale ? sim->time_scale : 1;
-	uint64_t last_tick = t0;
+	struct rt_clock c = { .hz = r->rt_hz, .scale = sim->time_scale ? sim->time_scale : 1,
+			      .limit = sim->lag_limit, .policy = sim->lag_policy };
+	struct rt_clock wall = { .hz = r->rt_hz, .scale = 1 };
+	uint64_t last_tick;
 
+	rt_clock_rate(&c);
+	rt_clock_rate(&wall);
+	c.t0 = wall.t0 = last_tick = r->rt_t0;
 	while (!*r->opts->quit) {
 		uint64_t tsc = dp_tsc();
-		emu_ps_t now = tsc_to_ps(tsc - t0, hz, scale);
+		emu_ps_t now;
 
-		r->wall_now = tsc_to_ps(tsc - t0, hz, 1);
-		emu_ps_t next = emu_sched_next(r->np.sched);
-		/* Lateness: how far past its timestamp the earliest due event runs (measured, not hidden). */
-		if (next <= now) {
-			emu_ps_t late = now - next;
-			r->late_max = late > r->late_max ? late : r->late_max;
-			r->late_win = late > r->late_win ? late : r->late_win;
-			r->late_events += late > EMU_PS_PER_US; /* passes, not events */
+		r->wall_now = tsc_to_ps(&wall, tsc - wall.t0);
+		r->rt.polls++;
+		if (!rt_clock_now(r, &c, tsc, &now)) {
+			r->lagged = true;
+			break;
 		}
-		r->polls++;
 		emu_sched_run_until(r->np.sched, now);
 		emu_sched_advance(r->np.sched, now);
 		ctl_records_advance(r->records, now);
 		r->rt_now = now;
-		for (uint32_t i = 0; i < r->n_exts; i++) {
-			dp_rx(r->dp, r->exts[i].dp_port, ext_rx, &r->exts[i]);
-			net_port_tick(r->exts[i].stack, r->wall_now);
-		}
+		rt_rx(r);
 		dp_flush(r->dp);
 		if (r->has_stop ? now >= r->stop : (r->n_msgs > 0 && r->n_completed == r->n_msgs))
 			break;
-		if (tsc - last_tick >= hz) {
+		if (tsc - last_tick >= r->rt_hz) {
 			tick(r, tsc, tsc - last_tick);
 			last_tick = tsc;
 		}
 	}
 	r->end = r->rt_now;
-	r->wall_s = (double)(dp_tsc() - t0) / (double)hz;
+	r->wall_s = (double)(dp_tsc() - c.t0) / (double)c.hz;
+}
+
+/* Say once, on stderr, why LagPolicy abort stopped the run. */
+static void report_lag(const struct ctl_run_state *r)
+{
+	fprintf(stderr, "[uetemu] LagPolicy abort: the event due at %.6f ms ran %.3f us late, past LagLimit %.3f us "
+			"(TimeScale %llu); the run stops at %.6f ms\n",
+		(double)r->rt.lag_at / 1e9, (double)r->rt.lag_late / 1e6, (double)r->cfg->sim.lag_limit / 1e6,
+		(unsigned long long)r->cfg->sim.time_scale, (double)r->end / 1e9);
 }
 
 /* Where telemetry answers, once the ports are up (a failure to register is reported, and the run goes on). */
@@ -277,6 +395,8 @@ int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen)
 		r->rt_t0 = dp_tsc(); /* the run's time 0: the ports are up */
 		poll_loop(r);
 	}
+	if (r->lagged)
+		report_lag(r);
 	for (uint32_t i = 0; i < r->n_exts; i++)
 		port_close(&r->exts[i]);
 	dp_destroy(r->dp); /* telemetry stops answering first, then the ports stop and close */

@@ -67,8 +67,8 @@ static int tel_summary(void *arg, const char *params, struct dp_tel *o)
 	dp_tel_u64(o, "sim_time_ps", DP_LOAD(r->rt_now));
 	dp_tel_u64(o, "wall_ms", wall_ms(r));
 	dp_tel_u64(o, "events", emu_sched_events_run(r->np.sched));
-	dp_tel_u64(o, "polls", DP_LOAD(r->polls));
-	dp_tel_u64(o, "max_lateness_ns", DP_LOAD(r->late_max) / 1000);
+	dp_tel_u64(o, "polls", DP_LOAD(r->rt.polls));
+	dp_tel_u64(o, "max_lateness_ns", DP_LOAD(r->rt.late_max) / 1000);
 	dp_tel_u64(o, "hosts", r->cfg->n_hosts);
 	dp_tel_u64(o, "links", r->n_links);
 	m = dp_tel_obj(o, "messages");
@@ -245,11 +245,11 @@ static int tel_lateness(void *arg, const char *params, struct dp_tel *o)
 	(void)params;
 	dp_tel_u64(o, "sim_time_ps", DP_LOAD(r->rt_now));
 	dp_tel_u64(o, "wall_ms", wall_ms(r));
-	dp_tel_u64(o, "polls", DP_LOAD(r->polls));
-	dp_tel_u64(o, "max_ps", DP_LOAD(r->late_max));
-	dp_tel_u64(o, "max_ns", DP_LOAD(r->late_max) / 1000);
+	dp_tel_u64(o, "polls", DP_LOAD(r->rt.polls));
+	dp_tel_u64(o, "max_ps", DP_LOAD(r->rt.late_max));
+	dp_tel_u64(o, "max_ns", DP_LOAD(r->rt.late_max) / 1000);
 	dp_tel_u64(o, "last_second_max_ns", DP_LOAD(r->late_last_s) / 1000);
-	dp_tel_u64(o, "passes_late_over_1us", DP_LOAD(r->late_events));
+	dp_tel_u64(o, "passes_late_over_1us", DP_LOAD(r->rt.late_over[0]));
 	return 0;
 }
 

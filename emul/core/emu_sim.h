@@ -7,6 +7,13 @@
 
 #include "emu_time.h"
 
+/* What a real-time run does when its loop falls more than LagLimit behind (uetemu; ignored in virtual time). */
+enum emu_lag_policy {
+	EMU_LAG_BESTEFFORT = 0, /* run late events as soon as it can, and measure it */
+	EMU_LAG_ABORT,          /* stop the run ("stop": "lag") */
+	EMU_LAG_ELASTIC,        /* hold emulated time back, so the models' timing stays consistent */
+};
+
 struct emu_sim_params {
 	char simulation_name[64];            /* SimulationName: prefix of every record file */
 	uint64_t random_seed;                /* RandomSeed, default 18760 */
@@ -23,11 +30,14 @@ struct emu_sim_params {
 	uint64_t time_scale;                 /* TimeScale (uetemu): real time runs this many times slower, default 1 */
 	uint64_t record_size_limit;          /* RecordSizeLimit (uetemu): bytes the periodic records may take before
 	                                        their rows stop, default 1 GiB; 0 = no limit */
+	uint8_t lag_policy;                  /* LagPolicy (uetemu): enum emu_lag_policy, default besteffort */
+	emu_ps_t lag_limit;                  /* LagLimit (uetemu): how late the loop may run, default 1 ms */
 };
 
 /**
  * Fill @p p with the defaults: name "uetemu", seed 18760, run number 1, duration 0, the three report intervals
- * 1 ms, nd-stats and ecn-pfc-stats on, net-buff-stats and pcie-stats off, time scale 1, record size limit 1 GiB.
+ * 1 ms, nd-stats and ecn-pfc-stats on, net-buff-stats and pcie-stats off, time scale 1, record size limit 1 GiB,
+ * lag policy besteffort with a 1 ms limit.
  */
 void emu_sim_defaults(struct emu_sim_params *p);
 

@@ -99,7 +99,6 @@ struct net_port *net_port_create(const struct net_port_cfg *cfg)
 	if (net_neigh_init(p) < 0)
 		goto fail;
 	p->arp_tokens = p->cfg.arp_burst;
-	wire_prefill_payload(p->frame, sizeof(p->frame));
 	return p;
 fail:
 	net_port_destroy(p);
@@ -170,12 +169,13 @@ static void refused(struct net_port *p, int reason)
 static void emit(struct net_port *p, const uint8_t *frame, int n)
 {
 	if (n > 0)
-		p->cfg.emit(p->cfg.emit_arg, frame, (size_t)n);
+		p->cfg.emit(p->cfg.emit_arg, frame, (size_t)n, 0);
 }
 
 void net_port_emit_pkt(struct net_port *p, const struct wire_pkt *pkt, const uint8_t mac[6])
 {
-	int n = wire_encode_prefilled(pkt, p->frame, sizeof(p->frame));
+	/* only the headers are written: the payload is the pattern, which the emitter adds (or attaches) */
+	int n = wire_encode_hdrs(pkt, p->frame, sizeof(p->frame));
 
 	if (n < 0) {
 		p->c[NET_PORT_C_TX_DROP_ENCODE]++;
@@ -183,7 +183,7 @@ void net_port_emit_pkt(struct net_port *p, const struct wire_pkt *pkt, const uin
 	}
 	if (mac != NULL)
 		memcpy(p->frame, mac, 6);
-	emit(p, p->frame, n);
+	p->cfg.emit(p->cfg.emit_arg, p->frame, (size_t)n, wire_frame_len(pkt) - (size_t)n);
 	p->c[NET_PORT_C_TX_SENT]++;
 }
 

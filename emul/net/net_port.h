@@ -114,8 +114,12 @@ struct net_port_static {
 	uint8_t mac[6];
 };
 
-/** Takes a frame for the wire; must not keep @p frame. */
-typedef void (*net_port_emit_fn)(void *arg, const uint8_t *frame, size_t len);
+/**
+ * Takes a frame for the wire: its first @p len bytes in @p hdr (not kept), followed by the first @p payload bytes
+ * of the payload pattern (wire_payload_fill()), which the caller adds (a zero-copy port attaches them). ARP and
+ * ICMP frames come whole, with @p payload 0.
+ */
+typedef void (*net_port_emit_fn)(void *arg, const uint8_t *hdr, size_t len, size_t payload);
 
 /* Defaults of the limits (a 0 in struct net_port_cfg takes them); docs/realtime.md says why each. */
 #define NET_PORT_NEIGH_MAX 256

@@ -52,7 +52,7 @@ struct net_port {
 	uint64_t c[NET_PORT_C_COUNT];
 	uint64_t rx_drop[NET_PORT_RX_COUNT];
 	uint64_t rx_bad[WIRE_R_COUNT];
-	uint8_t frame[WIRE_MAX_FRAME]; /* UET frames are encoded here (payload pattern prefilled) */
+	uint8_t frame[WIRE_HDRS_MAX];  /* a UET frame's headers are encoded here; the emitter adds the payload */
 	uint8_t reply[WIRE_MAX_FRAME]; /* ARP and ICMP frames are built here */
 };
 

@@ -132,18 +132,17 @@ const char *wire_reason_key(int reason)
 
 uint16_t wire_csum(const uint8_t *buf, size_t len)
 {
-	uint32_t sum = 0;
+	uint64_t sum = 0;
 	size_t i = 0;
 
-	/* RFC 1071: one's complement sum of big-endian 16-bit words, folded as we go so it cannot overflow. */
-	for (; i + 1 < len; i += 2) {
+	/* RFC 1071: one's complement sum of big-endian 16-bit words. The carries are deferred (RFC 1071 2(B)) and
+	 * folded once at the end: a 64-bit sum of 16-bit words cannot overflow, and the words add independently. */
+	for (; i + 1 < len; i += 2)
 		sum += get_be16(buf + i);
-		sum = (sum & 0xffff) + (sum >> 16);
-	}
-	if (i < len) {
+	if (i < len)
 		sum += (uint32_t)buf[i] << 8;
+	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
-	}
 	return (uint16_t)~sum;
 }
 
@@ -435,6 +434,14 @@ int wire_encode_hdrs(const struct wire_pkt *p, uint8_t *buf, size_t cap)
 int wire_encode(const struct wire_pkt *p, uint8_t *buf, size_t cap)
 {
 	return encode(p, buf, cap, ENC_FRAME);
+}
+
+_Static_assert(DATA_HDRS_LEN <= WIRE_HDRS_MAX && WIRE_PFC_FRAME_LEN <= WIRE_HDRS_MAX, "WIRE_HDRS_MAX too small");
+
+void wire_payload_fill(uint8_t *buf, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		buf[i] = wire_payload_byte(i);
 }
 
 void wire_prefill_payload(uint8_t *buf, size_t cap)

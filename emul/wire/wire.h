@@ -28,6 +28,7 @@
 /* A switch trims a data packet to IPv4 + UDP + the PDS request header: 44 B IP, 62 B on the wire. */
 #define WIRE_TRIMMED_IP_LEN (WIRE_IPV4_LEN + WIRE_UDP_LEN + WIRE_PDS_REQ_CC_LEN)
 #define WIRE_MAX_FRAME 9216 /* largest frame encoded or accepted, without FCS */
+#define WIRE_HDRS_MAX 128   /* no frame's headers (wire_encode_hdrs()) are longer: a data frame's are 102 B */
 
 #define WIRE_ETHERTYPE_IPV4 0x0800
 #define WIRE_IPPROTO_UDP 17
@@ -290,6 +291,13 @@ static inline uint8_t wire_payload_byte(size_t i)
 {
 	return (uint8_t)(i & 0xff);
 }
+
+/**
+ * Write the first @p len bytes of the payload pattern into @p buf: a frame is its wire_encode_hdrs() headers
+ * followed by the first wire_frame_len() - (header length) bytes of it, byte for byte what wire_encode() writes.
+ * For a transmitter that keeps one read-only copy of the pattern and attaches slices of it to frames.
+ */
+void wire_payload_fill(uint8_t *buf, size_t len);
 
 /* Why a frame was refused. 0 is success. One X-macro list gives the enum and the names. */
 #define WIRE_REASONS(X) \

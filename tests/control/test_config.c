@@ -142,6 +142,8 @@ Test(ctl_config, sim_defaults)
 	cr_expect_eq(s.nd_stats_interval, 1000000000ULL);
 	cr_expect_eq(s.enable_net_device_stat_logging, true);
 	cr_expect_eq(s.time_scale, 1);
+	cr_expect_eq(s.lag_policy, EMU_LAG_BESTEFFORT);
+	cr_expect_eq(s.lag_limit, 1000000000ULL);
 }
 
 Test(ctl_config, empty_nic_section_gives_defaults)
@@ -558,6 +560,41 @@ Test(ctl_config, set_pcie_stats_logging)
 	ctl_config_free(&cfg);
 	set_fails("simulation.EnablePCIeStatsLogging=yes",
 		  "--set simulation.EnablePCIeStatsLogging=yes: bad bool 'yes'; a bool is true or false");
+}
+
+/* docs/config.md, simulation: LagPolicy and LagLimit (real time); ports[].tx. */
+Test(ctl_config, set_lag_policy_limit_and_port_tx)
+{
+	const char *sets[] = { "simulation.LagPolicy=elastic", "simulation.LagLimit=250us", "ports.0.tx=copy" };
+	const char *abort_set[] = { "simulation.LagPolicy=abort", "simulation.LagLimit=0.5ns" };
+	struct ctl_config cfg;
+
+	load_ok(&cfg, DIR "good-full.yaml", NULL, 0);
+	cr_expect_eq(cfg.sim.lag_policy, EMU_LAG_BESTEFFORT);
+	cr_expect_eq(cfg.sim.lag_limit, 1000000000ULL);
+	cr_expect_eq(cfg.ports[0].tx_copy, false);
+	ctl_config_free(&cfg);
+	load_ok(&cfg, DIR "good-full.yaml", sets, 3);
+	cr_expect_eq(cfg.sim.lag_policy, EMU_LAG_ELASTIC);
+	cr_expect_eq(cfg.sim.lag_limit, 250000000ULL);
+	cr_expect_eq(cfg.ports[0].tx_copy, true);
+	ctl_config_free(&cfg);
+	load_ok(&cfg, DIR "good-full.yaml", abort_set, 2);
+	cr_expect_eq(cfg.sim.lag_policy, EMU_LAG_ABORT);
+	cr_expect_eq(cfg.sim.lag_limit, 500ULL);
+	ctl_config_free(&cfg);
+	set_fails("simulation.LagPolicy=Abort",
+		  "--set simulation.LagPolicy=Abort: unknown LagPolicy 'Abort'; use besteffort (the default), abort or "
+		  "elastic");
+	set_fails("simulation.LagLimit=0", "--set simulation.LagLimit=0: LagLimit out of range; give 1ps to 1000s, "
+		  "e.g. 1ms");
+	set_fails("simulation.LagLimit=1001s", "--set simulation.LagLimit=1001s: LagLimit out of range; give 1ps to "
+		  "1000s, e.g. 1ms");
+	set_fails("simulation.LagLimit=1ms5", "--set simulation.LagLimit=1ms5: bad unit 'ms5'; a time takes ps, ns, "
+		  "us, ms or s, e.g. 100ns");
+	const char *bad_tx[] = { "ports.0.tx=zero" };
+	load_fails(DIR "good-full.yaml", bad_tx, 1, -EINVAL,
+		   "--set ports.0.tx=zero: unknown tx 'zero'; use zerocopy (the default) or copy");
 }
 
 Test(ctl_config, set_applied_in_order)

@@ -139,8 +139,8 @@ static void run(struct dp_ctx *dp, struct loop *t, const char *srv, const char *
 	check(t, f != NULL, "frame buffer");
 	if (f == NULL)
 		return;
-	check(t, dp_port_add(dp, srv, err, sizeof(err)) == 0, "port 0 (memif server) added");
-	rc = dp_port_add(dp, cli, err, sizeof(err));
+	check(t, dp_port_add(dp, srv, 0, err, sizeof(err)) == 0, "port 0 (memif server) added");
+	rc = dp_port_add(dp, cli, 0, err, sizeof(err));
 	check(t, rc == 1, "port 1 (memif client) added");
 	if (rc != 1) {
 		printf("  %s\n", err);
@@ -149,8 +149,8 @@ static void run(struct dp_ctx *dp, struct loop *t, const char *srv, const char *
 	}
 	dp_port_mac(dp, 0, mac);
 	check(t, memcmp(mac, zero, 6) != 0, "port 0 has a MAC");
-	check(t, dp_port_add(dp, cli, err, sizeof(err)) == -EEXIST, "adding a port twice is -EEXIST");
-	rc = dp_port_add(dp, "net_nosuchpmd0", err, sizeof(err));
+	check(t, dp_port_add(dp, cli, 0, err, sizeof(err)) == -EEXIST, "adding a port twice is -EEXIST");
+	rc = dp_port_add(dp, "net_nosuchpmd0", 0, err, sizeof(err));
 	check(t, rc < 0 && err[0] != '\0', "an unknown device is a negative errno with a message");
 	check(t, wait_link(dp, t), "memif link up (probe frame crossed)");
 

@@ -98,7 +98,7 @@ check "summary.json: ${nports:-0} ports, each received frames (min ${minrx:-0}),
 rows=$(cat "$tmp"/out/telemetry-nd-stats-0.csv "$tmp"/out/telemetry-uet-transport-stats-0.csv 2>/dev/null | wc -l)
 check "records written (nd-stats and uet-transport-stats: $rows lines)" '[ "$rows" -gt 2 ]'
 check "the poll loop ended and both ports' final counters were read before they closed" \
-	"[ \$(grep -c '^\[uetemu\] port net_af_packet' '$tmp/log') = 2 ]"
+	"[ \$(grep -c '^\[uetemu\] port net_af_packet[^:]*: rx ' '$tmp/log') = 2 ]"
 
 # No EAL args at all: the default prefix uetemu-<pid>, whose runtime directory goes at exit.
 ip netns exec "$NS" "$uetemu" run "$config" --mode realtime --out "$tmp/out2" \

@@ -62,13 +62,21 @@ struct fx {
 
 static struct fx F;
 
-static void on_emit(void *arg, const uint8_t *frame, size_t len)
+/* The frame as the wire carries it: the headers, then @p payload bytes of the pattern (first 256 bytes kept). */
+static void on_emit(void *arg, const uint8_t *hdr, size_t len, size_t payload)
 {
 	struct wire_log *w = arg;
+	uint8_t pat[WIRE_MAX_FRAME];
 
 	if (w->n < MAX_FRAMES) { /* past that, counted only */
-		w->len[w->n] = len;
-		memcpy(w->f[w->n], frame, len < 256 ? len : 256);
+		size_t keep = len < 256 ? len : 256;
+
+		w->len[w->n] = len + payload;
+		memcpy(w->f[w->n], hdr, keep);
+		if (keep < 256 && payload > 0) {
+			wire_payload_fill(pat, payload);
+			memcpy(w->f[w->n] + keep, pat, payload < 256 - keep ? payload : 256 - keep);
+		}
 	}
 	w->n++;
 }

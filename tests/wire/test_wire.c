@@ -468,6 +468,39 @@ Test(wire_wire, encode_prefilled_matches_encode_every_kind)
 	big.payload_len++;
 	cr_assert_eq(wire_encode_prefilled(&big, pre, sizeof(pre)), -EINVAL);
 }
+
+/*
+ * What the real-time TX path sends (docs/realtime.md, Zero-copy TX): wire_encode_hdrs() into a WIRE_HDRS_MAX
+ * buffer, then the first wire_frame_len() - headers bytes of one wire_payload_fill() pattern. Every kind, every
+ * payload length class: byte for byte what wire_encode() writes.
+ */
+Test(wire_wire, hdrs_then_pattern_match_encode_every_kind)
+{
+	static uint8_t pat[WIRE_MAX_FRAME], full[WIRE_MAX_FRAME], joined[WIRE_MAX_FRAME];
+	uint8_t hdr[WIRE_HDRS_MAX];
+	struct wire_pkt pfc = { .kind = WIRE_KIND_PFC, .src_mac = { 2, 0, 0, 0, 0, 9 }, .pfc_enable = 0x01 };
+	const struct wire_pkt seq[] = {
+		mk_data(4096, WIRE_SES_F_SOM), mk_ack(false), mk_data(WIRE_MAX_FRAME - OFF_PAYLOAD, 0), mk_trimmed(),
+		mk_data(1, 0), mk_nack(), mk_data(300, WIRE_SES_F_EOM), mk_cp_probe(), mk_data(0, 0),
+		mk_cm(WIRE_CM_REQ), pfc, mk_data(8192, 0), mk_ack(true), mk_data(256, 0), mk_data(257, 0),
+	};
+
+	wire_payload_fill(pat, sizeof(pat));
+	for (size_t i = 0; i < sizeof(pat); i++)
+		cr_assert_eq(pat[i], wire_payload_byte(i));
+	for (size_t k = 0; k < sizeof(seq) / sizeof(seq[0]); k++) {
+		int n = wire_encode(&seq[k], full, sizeof(full));
+		int h = wire_encode_hdrs(&seq[k], hdr, sizeof(hdr));
+		size_t pl = wire_frame_len(&seq[k]) - (size_t)h;
+
+		cr_assert_gt(h, 0, "frame %zu: headers fit WIRE_HDRS_MAX", k);
+		cr_assert_eq((size_t)n, (size_t)h + pl, "frame %zu", k);
+		memcpy(joined, hdr, (size_t)h);
+		memcpy(joined + h, pat, pl);
+		cr_assert_arr_eq(joined, full, (size_t)n, "frame %zu differs from wire_encode", k);
+	}
+}
+
 Test(wire_wire, encode_forces_request_type_and_next_hdr)
 {
 	uint8_t buf[256];
