@@ -30,6 +30,10 @@ struct ctl_host {
 	 * NIC addresses its frames to. has_gw is false for a pair and for an explicit topology (peer's MAC). */
 	bool has_gw;
 	uint8_t gw_mac[6];
+	/* Generated fabric only, topology.hosts[].external: no emulated NIC behind this host's switch port, which a
+	 * real device faces through a DPDK port (ports[].attach "tor0:3"); the switches route to it as to any host,
+	 * addressing it at mac (the device's). */
+	bool external;
 };
 
 /** topology.links[i].impair[j]: a test fixture acting on one data frame of one direction. */
@@ -99,6 +103,12 @@ struct ctl_port {
 	uint32_t gateway;          /* gateway, IPv4; 0 = none: the next hop of its hosts that have no gateway */
 	bool tx_copy;              /* tx: "copy" copies every frame; "zerocopy" (default) attaches payloads where the
 	                            * port's PMD allows it (docs/realtime.md, Zero-copy TX) */
+	/* attach: "DEVICE:PORT", a switch port of a generated fabric (n_hosts 0): the port's link goes to the DPDK
+	 * port, and to the external host it faces behind it. */
+	bool sw;
+	uint32_t sw_dev, sw_port;  /* the switch's device index in the topology, and its port */
+	uint32_t sw_host;          /* the external host the switch port faces */
+	uint32_t sw_link;          /* that link's index in the topology */
 };
 
 /** captures[i]. */

@@ -9,6 +9,7 @@
 #include "app_timeline.h"
 #include "app_wqe.h"
 #include "emu_units.h"
+#include "net_topo.h"
 #include "nic.h"
 
 #define MSG_EXAMPLE "a message needs src, dst and bytes, e.g. {src: host0, dst: host1, bytes: 1MiB}"
@@ -310,6 +311,9 @@ static int port_attach_one(struct ctl_ctx *c, const struct ctl_ynode *v, struct 
 	uint32_t h;
 	int rc = ctl_val_host(c, v, o->cfg, &h);
 
+	if (rc == 0 && o->cfg->hosts[h].external)
+		rc = ctl_err(c, v, "host '%s' is external: no emulated NIC; bind the switch port it faces instead, e.g. "
+			     "attach: \"tor0:3\"", o->cfg->hosts[h].name);
 	for (struct ctl_port *q = o->cfg->ports; rc == 0 && q <= o->p; q++)
 		for (uint32_t i = 0; rc == 0 && i < q->n_hosts; i++)
 			if (q->hosts[i] == h)
@@ -328,11 +332,66 @@ static int port_attach_item(struct ctl_ctx *c, const struct ctl_ynode *item, uin
 	return port_attach_one(c, item, obj);
 }
 
-/* attach: a host name, or a list of the hosts sharing the port. */
+/* Resolve "DEVICE:PORT" in @p t into port @p p: a switch port whose link goes to a host marked external. */
+static int port_switch_in(struct ctl_ctx *c, const struct ctl_ynode *v, const struct net_topo *t,
+			  struct port_obj *o, const char *s)
+{
+	char name[NET_TOPO_DEV_NAME_MAX], *end;
+	const char *colon = strchr(s, ':');
+	size_t n = (size_t)(colon - s);
+
+	if (n == 0 || n >= sizeof(name))
+		return ctl_err(c, v, "bad switch port '%s'; e.g. \"tor0:3\" (device:port)", s);
+	memcpy(name, s, n);
+	name[n] = '\0';
+	int dev = net_topo_dev_find(t, name);
+	unsigned long port = strtoul(colon + 1, &end, 10);
+
+	if (dev < 0 || t->devs[dev].kind != NET_TOPO_SWITCH)
+		return ctl_err(c, v, "no switch '%s' in this fabric; a switch port is named like \"tor0:3\"", name);
+	if (colon[1] == '\0' || *end != '\0' || port >= t->devs[dev].n_ports)
+		return ctl_err(c, v, "bad port in '%s'; %s has ports 0 to %u", s, name, t->devs[dev].n_ports - 1);
+	struct net_topo_end peer = net_topo_peer(t, (uint32_t)dev, (uint32_t)port);
+
+	if (t->devs[peer.dev].kind != NET_TOPO_HOST || !o->cfg->hosts[peer.dev].external)
+		return ctl_err(c, v, "%s faces %s, an emulated device; a switch port bound to a DPDK port faces a host "
+			       "marked external (topology.hosts: [{name: %s, external: true}])", s,
+			       t->devs[peer.dev].name, t->devs[peer.dev].kind == NET_TOPO_HOST ? t->devs[peer.dev].name :
+			       "hostN");
+	for (struct ctl_port *q = o->cfg->ports; q < o->p; q++)
+		if (q->sw && q->sw_host == peer.dev)
+			return ctl_err(c, v, "%s is already bound by ports.%u", s, (uint32_t)(q - o->cfg->ports));
+	o->p->sw = true;
+	o->p->sw_dev = (uint32_t)dev;
+	o->p->sw_port = (uint32_t)port;
+	o->p->sw_host = peer.dev;
+	o->p->sw_link = t->ports[t->devs[dev].port0 + port].link;
+	return 0;
+}
+
+/* attach: "DEVICE:PORT", a switch port of the generated fabric facing an external host. */
+static int port_attach_switch(struct ctl_ctx *c, const struct ctl_ynode *v, struct port_obj *o, const char *s)
+{
+	struct net_topo *t = NULL;
+	char msg[256];
+
+	if (o->cfg->topo_type != CTL_TOPO_GENERATED)
+		return ctl_err(c, v, "'%s' names a switch port, but the topology is explicit: it has no switch", s);
+	if (ctl_config_topo_build(o->cfg, &t, msg, sizeof(msg)) != 0)
+		return ctl_err(c, v, "%s", msg);
+	int rc = port_switch_in(c, v, t, o, s);
+
+	net_topo_destroy(t);
+	return rc;
+}
+
+/* attach: a host name, a list of the hosts sharing the port, or "DEVICE:PORT", a switch port. */
 static int port_attach(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
 	struct port_obj *o = obj;
 
+	if (v->type == CTL_Y_SCALAR && strchr(v->text, ':') != NULL)
+		return port_attach_switch(c, v, o, v->text);
 	if (v->type != CTL_Y_SEQ)
 		return port_attach_one(c, v, o);
 	if (ctl_seq_len(v) == 0)

@@ -29,7 +29,7 @@ static const struct topo_key {
 	unsigned types;
 } topo_keys[] = {
 	{ "type", M_ALL },
-	{ "hosts", M(T_EXPLICIT) },
+	{ "hosts", M_ALL },
 	{ "links", M(T_EXPLICIT) },
 	{ "hosts_per_rack", M(T_RACK) | M(T_LEAF_SPINE) },
 	{ "racks", M(T_LEAF_SPINE) },
@@ -270,6 +270,76 @@ static int hosts_from(struct ctl_config *cfg, const struct net_topo *t)
 	return 0;
 }
 
+struct ext_host_obj {
+	struct ctl_config *cfg;
+	int host;
+};
+
+static int ext_host_name(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	struct ext_host_obj *o = obj;
+	uint32_t h;
+	int rc = ctl_val_host(c, v, o->cfg, &h);
+
+	if (rc == 0)
+		o->host = (int)h;
+	return rc;
+}
+
+static int ext_host_external(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	struct ext_host_obj *o = obj;
+	bool ext;
+	int rc = ctl_val_bool(c, v, &ext);
+
+	if (rc == 0 && o->host >= 0)
+		o->cfg->hosts[o->host].external = ext;
+	return rc;
+}
+
+static int ext_host_mac(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	struct ext_host_obj *o = obj;
+	char msg[256];
+	const char *s;
+	int rc = ctl_scalar(c, v, "\"02:00:00:00:00:04\"", &s);
+
+	if (rc != 0 || o->host < 0)
+		return rc;
+	if (emu_parse_mac(s, o->cfg->hosts[o->host].mac, msg, sizeof(msg)) != 0)
+		return ctl_err(c, v, "%s", msg);
+	o->cfg->hosts[o->host].mac_static = true;
+	return 0;
+}
+
+/*
+ * topology.hosts[i] of a generated fabric: {name, external, mac} changes host `name` of the fabric: external (a
+ * real device behind its switch port, real time only) and the MAC the switches address it at.
+ */
+static int ext_host_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t idx, void *obj)
+{
+	static const struct ctl_key keys[] = { { "name", true, ext_host_name }, { "external", false, NULL },
+					       { "mac", false, NULL } };
+	struct ext_host_obj o = { .cfg = obj, .host = -1 };
+	int rc = ctl_walk_map(c, item, keys, sizeof(keys) / sizeof(keys[0]), &o,
+			      "e.g. {name: host3, external: true, mac: \"02:00:00:00:00:04\"}");
+	const struct ctl_ynode *ext = ctl_y_get(item, "external"), *mac = ctl_y_get(item, "mac");
+	size_t old;
+
+	(void)idx;
+	if (rc == 0 && ext != NULL) {
+		old = ctl_push(c, "external");
+		rc = ext_host_external(c, ext, &o);
+		ctl_pop(c, old);
+	}
+	if (rc == 0 && mac != NULL) {
+		old = ctl_push(c, "mac");
+		rc = ext_host_mac(c, mac, &o);
+		ctl_pop(c, old);
+	}
+	return rc;
+}
+
 /* The spec the builder gets: the stored one with the host tier set from the NIC. */
 static struct net_topo_spec full_spec(const struct ctl_config *cfg)
 {
@@ -310,7 +380,13 @@ static int topo_generated(struct ctl_ctx *c, const struct ctl_ynode *v, struct c
 	}
 	if ((rc = net_topo_create(&full, out, msg, sizeof(msg))) != 0)
 		return rc;
-	return hosts_from(cfg, *out);
+	if ((rc = hosts_from(cfg, *out)) != 0)
+		return rc;
+	size_t old = ctl_push(c, "hosts");
+	rc = ctl_walk_seq(c, ctl_y_get(v, "hosts"), ext_host_item, cfg,
+			  "in a generated fabric, hosts lists changes to its hosts, e.g. [{name: host3, external: true}]");
+	ctl_pop(c, old);
+	return rc;
 }
 
 /* ---- Link names ---- */
