@@ -382,8 +382,12 @@ static int topo_generated(struct ctl_ctx *c, const struct ctl_ynode *v, struct c
 		return rc;
 	if ((rc = hosts_from(cfg, *out)) != 0)
 		return rc;
+	const struct ctl_ynode *hosts = ctl_y_get(v, "hosts");
+
+	if (hosts == NULL)
+		return 0;
 	size_t old = ctl_push(c, "hosts");
-	rc = ctl_walk_seq(c, ctl_y_get(v, "hosts"), ext_host_item, cfg,
+	rc = ctl_walk_seq(c, hosts, ext_host_item, cfg,
 			  "in a generated fabric, hosts lists changes to its hosts, e.g. [{name: host3, external: true}]");
 	ctl_pop(c, old);
 	return rc;

@@ -899,15 +899,19 @@ Test(ctl_config, bad_topology_type_and_keys)
 	yaml_fails("topology:\n  type: fattree\n",
 		   "2:9: topology.type: unknown topology type 'fattree'; use explicit, pair, rack, leaf-spine or fat-tree");
 	yaml_fails("topology:\n  type: rack\n  hosts_per_rack: 8\n  racks: 2\n",
-		   "4:3: topology.racks: racks does not apply to a rack topology; a rack takes hosts_per_rack, ip_base, "
-		   "DataRate, Delay, faults");
+		   "4:3: topology.racks: racks does not apply to a rack topology; a rack takes hosts, hosts_per_rack, "
+		   "ip_base, DataRate, Delay, faults");
 	yaml_fails("topology:\n  hosts: [{name: host0, ip: 10.0.0.1}]\n  k: 8\n",
 		   "3:3: topology.k: k needs a topology type; add type: fat-tree");
+	/* a generated fabric's hosts only change its own hosts (external, mac): they take no ip */
 	yaml_fails("topology:\n  type: fat-tree\n  k: 8\n  hosts: [{name: host0, ip: 10.0.0.1}]\n",
-		   "4:3: topology.hosts: hosts does not apply to a fat-tree topology; a fat-tree takes k, ip_base, "
+		   "4:25: topology.hosts.0.ip: unknown key; valid keys are name, external, mac");
+	yaml_fails("topology:\n  type: fat-tree\n  k: 8\n  links: []\n",
+		   "4:3: topology.links: links does not apply to a fat-tree topology; a fat-tree takes hosts, k, ip_base, "
 		   "DataRate, Delay, faults");
 	yaml_fails("topology:\n  type: pair\n  DataRate: 100Gbps\n",
-		   "3:3: topology.DataRate: DataRate does not apply to a pair topology; a pair takes ip_base, faults");
+		   "3:3: topology.DataRate: DataRate does not apply to a pair topology; a pair takes hosts, ip_base, "
+		   "faults");
 	yaml_fails("topology:\n  type: leaf-spine\n  hosts_per_rack: 4\n",
 		   "2:3: topology.racks: missing required key; a leaf-spine needs hosts_per_rack and racks, e.g. "
 		   "{type: leaf-spine, hosts_per_rack: 4, racks: 4, spines: 4}");
@@ -1036,8 +1040,8 @@ Test(ctl_config, set_topology_keys)
 		const char *bad[] = { "topology.type=fat-tree" };
 
 		load_fails(DIR "good-min.yaml", bad, 1, -EINVAL,
-			   DIR "good-min.yaml:3:3: topology.hosts: hosts does not apply to a fat-tree topology; a "
-			   "fat-tree takes k, ip_base, DataRate, Delay, faults");
+			   DIR "good-min.yaml:6:3: topology.links: links does not apply to a fat-tree topology; a "
+			   "fat-tree takes hosts, k, ip_base, DataRate, Delay, faults");
 	}
 }
 
