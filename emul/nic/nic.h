@@ -52,6 +52,7 @@ struct nic;
 	X(DROP_PSN_OUT_OF_WINDOW, "drop_psn_out_of_window", "drop: data PSN outside the receive window") \
 	X(DROP_BAD_KIND, "drop_bad_kind", "drop: packet kind the NIC does not take") \
 	X(DROP_NO_PDC, "drop_no_pdc", "drop: no PDC could be created (pool empty or ids exhausted)") \
+	X(DROP_NO_RCV_PDC, "drop_no_rcv_pdc", "drop: data without SYN for a receive PDC this NIC does not have") \
 	X(DROP_NO_PKT, "drop_no_pkt", "drop: packet pool empty when building a packet")
 
 #define NIC_COUNTER_ENUM(n, k, s) NIC_C_##n,

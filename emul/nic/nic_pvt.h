@@ -17,6 +17,7 @@
 #define NIC_RCV_ID_MAX 65535
 #define NIC_TC_DATA 0
 #define NIC_TC_CTRL 1
+#define NIC_CLOSED_SLOTS 1024 /* receive PDCs remembered after closing, to know their late duplicates */
 
 struct nic_group;
 
@@ -94,6 +95,7 @@ struct nic_pdc {
 	bool probe_sent;
 	emu_ps_t probe_at;         /* when the base-RTT probe was handed down to be sent */
 	/* receiver */
+	uint32_t rcv_start;        /* the Start_PSN the SYN packets gave (PSN - psn_offset) */
 	uint32_t rcv_next;         /* next expected PSN; CACK_PSN = rcv_next - 1 */
 	uint64_t rcvd[NIC_RCV_WIN / 64];  /* bit (psn % NIC_RCV_WIN) for psn in (rcv_next, rcv_next + WIN) */
 	uint64_t rcv_payload;      /* unique payload bytes received */
@@ -119,6 +121,14 @@ struct nic_group {
 	uint64_t in_flight;        /* nominal bytes fetched or sent and not yet acked, nacked or timed out */
 	uint64_t fetched;          /* payload bytes fetched from the host (uet-monitor bytes_fetched) */
 	bool in_ready;
+};
+
+/* A receive PDC after it closed: the packets still on their way for it are duplicates (nic_rx.c, rcv_pdc()). */
+struct nic_closed {
+	uint32_t peer_ip;
+	uint32_t start_psn;
+	uint16_t peer_id;
+	bool used;
 };
 
 /* A FIFO of packets waiting in one egress class, with its pool. */
@@ -155,6 +165,7 @@ struct nic {
 	struct nic_group *ready_head, *ready_tail;
 	struct nic_pdc *snd_hash[NIC_HASH_BUCKETS];
 	struct nic_pdc *rcv_hash[NIC_HASH_BUCKETS];
+	struct nic_closed closed[NIC_CLOSED_SLOTS]; /* closed receive PDCs, one per slot of hash(peer IP, peer id) */
 	struct nic_group *grp_hash[NIC_HASH_BUCKETS];
 	struct emu_pool *pdc_pool;
 	struct emu_pool *rec_pool;
@@ -258,6 +269,8 @@ const uint8_t *nic_neigh_mac(const struct nic *nic, uint32_t ip);
 /* nic_pdc.c: PDCs and groups */
 struct nic_pdc *nic_pdc_snd_find(struct nic *nic, uint16_t id);
 struct nic_pdc *nic_pdc_rcv_find(struct nic *nic, uint32_t peer_ip, uint16_t peer_id);
+/** The closed receive PDC from @p peer_ip whose sending end is @p peer_id, remembered since it closed, or NULL. */
+const struct nic_closed *nic_pdc_closed_find(const struct nic *nic, uint32_t peer_ip, uint16_t peer_id);
 struct nic_pdc *nic_pdc_open_snd(struct nic *nic, uint32_t peer_ip, emu_ps_t now);
 struct nic_pdc *nic_pdc_open_rcv(struct nic *nic, uint32_t peer_ip, uint16_t peer_id, emu_ps_t now);
 void nic_pdc_close(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now);

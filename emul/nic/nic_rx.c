@@ -209,15 +209,32 @@ static bool rx_track(struct nic *nic, struct nic_pdc *pdc, uint32_t psn)
 	return true;
 }
 
+/*
+ * The receiving PDC of @p pkt, or NULL when it has none. Only a packet with SYN opens one (UET: the first packets of
+ * a PDC carry SYN and psn_offset = PSN - Start_PSN in the DPDCID slot). A packet for a PDC this NIC closed is a late
+ * duplicate (the PDC closed once everything had arrived): counted as one, never delivered again, and it opens
+ * nothing; a packet without SYN for a PDC never seen is dropped (docs/design-notes.md, The NIC).
+ */
 static struct nic_pdc *rcv_pdc(struct nic *nic, const struct wire_pkt *pkt, emu_ps_t now)
 {
 	struct nic_pdc *pdc = nic_pdc_rcv_find(nic, pkt->src_ip, pkt->pds.spdcid);
+	bool syn = (pkt->pds.flags & WIRE_REQ_F_SYN) != 0;
+	uint32_t start = pkt->pds.psn - (syn ? (pkt->pds.dpdcid & 0x0fffu) : 0);
 
 	if (pdc != NULL)
 		return pdc;
+	const struct nic_closed *gone = nic_pdc_closed_find(nic, pkt->src_ip, pkt->pds.spdcid);
+	if (gone != NULL && (!syn || gone->start_psn == start)) {
+		nic->c[NIC_C_DUP_EVENTS]++;
+		return NULL;
+	}
+	if (!syn) {
+		nic->c[NIC_C_DROP_NO_RCV_PDC]++;
+		return NULL;
+	}
 	pdc = nic_pdc_open_rcv(nic, pkt->src_ip, pkt->pds.spdcid, now);
-	if (pdc != NULL) /* SYN packets carry psn_offset = PSN - Start_PSN in the DPDCID slot */
-		pdc->rcv_next = pkt->pds.psn - (pkt->pds.flags & WIRE_REQ_F_SYN ? (pkt->pds.dpdcid & 0x0fffu) : 0);
+	if (pdc != NULL)
+		pdc->rcv_start = pdc->rcv_next = start;
 	return pdc;
 }
 
