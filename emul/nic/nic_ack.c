@@ -255,8 +255,9 @@ static emu_ps_t rtt_sample(struct nic *nic, const struct nic_rec *r, const struc
 	return rtt;
 }
 
-/* Retire every outstanding PSN at or below the cumulative ACK and each PSN the bitmap lists. Returns the RTT
- * sample the ACK gave, or EMU_PS_NEVER. */
+/* Retire every outstanding PSN at or below the cumulative ACK, each PSN the bitmap lists, and the ACK's own PSN, the
+ * packet that drew it, which its bitmap may leave out when it reports another 64-PSN block (page *Transport*, What
+ * an ACK carries). Returns the RTT sample the ACK gave, or EMU_PS_NEVER. */
 static emu_ps_t apply_ack(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now,
 			  uint64_t *acked_bytes)
 {
@@ -268,10 +269,13 @@ static emu_ps_t apply_ack(struct nic *nic, struct nic_pdc *pdc, const struct wir
 	uint32_t last = pkt->pds.sack_bitmap ? base + 63u - (uint32_t)__builtin_clzll(pkt->pds.sack_bitmap) : cack;
 	struct nic_rec *r = pdc->out_head;
 
+	if ((int32_t)(ack_psn - last) > 0)
+		last = ack_psn;
 	while (r != NULL) {
 		struct nic_rec *next = r->next;
 		uint32_t d = r->psn - base;
-		bool acked = (int32_t)(cack - r->psn) >= 0 || (d < 64 && (pkt->pds.sack_bitmap >> d) & 1);
+		bool acked = (int32_t)(cack - r->psn) >= 0 || (d < 64 && (pkt->pds.sack_bitmap >> d) & 1) ||
+			     r->psn == ack_psn;
 		if (acked) {
 			if (r->psn == ack_psn)
 				rtt = rtt_sample(nic, r, pkt, now);

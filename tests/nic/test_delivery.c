@@ -68,3 +68,34 @@ Test(nic_rx, late_duplicate_with_syn_of_a_closed_pdc_delivers_nothing)
 		     "no receive PDC was opened for the late copy");
 	tfx_pair_free(b);
 }
+
+Test(nic_ack, ack_retires_its_own_psn_when_its_sack_block_leaves_it_out)
+{
+	/* Frame 1 arrives 40 us late, so 99 PSNs past it arrive first: more than one 64-PSN bitmap covers, and the
+	 * receiver's ACKs for PSNs +64..+99 report block 0 and block 1 in turn (nic_transport
+	 * sack_reports_successive_64_psn_blocks): 18 of them name a PSN their bitmap leaves out. The ACK still
+	 * acknowledges it (page *Transport*, What an ACK carries: the acknowledged PSN is the packet that drew the
+	 * ACK). Each packet was sent once, so each of the 100 ACKs retires its own packet and gives an RTT sample. */
+	const struct net_impair imp[] = { { 1, NET_IMPAIR_DELAY, 40 * US } };
+	struct tfx_opts o = { .delay = 100 * EMU_PS_PER_NS, .imp = imp, .n_imp = 1 };
+	struct tfx_pair *b = tfx_pair_new(&o);
+	struct nic_sample cum[NIC_S_COUNT], ivl[NIC_S_COUNT];
+	int acks = 0, left_out = 0;
+
+	tfx_pair_run(b, 100 * 4096);
+	for (int i = 0; i < b->n_seen; i++) {
+		const struct wire_pkt *a = &b->seen[i].p;
+		if (a->kind != WIRE_KIND_ACK || (a->pds.flags & WIRE_ACK_F_P))
+			continue;
+		uint32_t d = (uint32_t)(int32_t)a->pds.psn_off - (uint32_t)(int32_t)a->pds.sack_psn_off;
+		acks++;
+		left_out += a->pds.psn_off > 0 && (d >= 64 || !((a->pds.sack_bitmap >> d) & 1));
+	}
+	nic_samples(b->nic[0], cum, ivl);
+	cr_assert_eq(acks, 100, "one ACK per packet");
+	cr_assert_eq(left_out, 18, "ACKs whose SACK block leaves their own PSN out (%d)", left_out);
+	cr_assert_eq(cum[NIC_S_RTT_PS].n, 100, "every ACK retired its own packet: %llu RTT samples",
+		     (unsigned long long)cum[NIC_S_RTT_PS].n);
+	cr_assert_eq(b->done, 1);
+	tfx_pair_free(b);
+}
