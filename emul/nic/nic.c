@@ -163,9 +163,12 @@ struct nic *nic_create(const struct nic_env *env)
 	nic->rec_pool = emu_pool_create(sizeof(struct nic_rec), 1u << 16);
 	/* WQEs waiting on connections: 16,384 at once (1,024 connections x MaxPendingWQEs 16) */
 	nic->wqe_pool = emu_pool_create(sizeof(struct nic_wqe), 1u << 14);
+	/* out-of-order PSNs: 16,384 chunks of 256 track 4 Mi PSNs past their PDCs' rcv_next, NIC-wide */
+	nic->chunk_pool = emu_pool_create(sizeof(struct nic_rcv_chunk), NIC_RCV_CHUNKS);
 	/* a group carries its load balancer's cache behind it when REPSBufferSizeMaskBits asks for a large one */
 	nic->grp_pool = emu_pool_create(sizeof(struct nic_group) + nic_lb_storage_bytes(p), max_pdcs);
-	if (nic->pdc_pool == NULL || nic->grp_pool == NULL || nic->rec_pool == NULL || nic->wqe_pool == NULL)
+	if (nic->pdc_pool == NULL || nic->grp_pool == NULL || nic->rec_pool == NULL || nic->wqe_pool == NULL ||
+	    nic->chunk_pool == NULL)
 		goto fail_nic;
 	nic->next_snd_id = NIC_SND_ID_MIN;
 	nic->next_rcv_id = NIC_RCV_ID_MIN;
@@ -195,6 +198,7 @@ void nic_destroy(struct nic *nic)
 	emu_pool_destroy(nic->pdc_pool);
 	emu_pool_destroy(nic->rec_pool);
 	emu_pool_destroy(nic->wqe_pool);
+	emu_pool_destroy(nic->chunk_pool);
 	emu_pool_destroy(nic->grp_pool);
 	free(nic);
 }

@@ -50,6 +50,7 @@ struct nic;
 	X(DROP_TX_CTL_POOL_FULL, "drop_tx_ctl_pool_full", "drop: control egress pool full, ACK not sent") \
 	X(DROP_NOT_FOR_US, "drop_not_for_us", "drop: destination IP is not this NIC") \
 	X(DROP_PSN_OUT_OF_WINDOW, "drop_psn_out_of_window", "drop: data PSN outside the receive window") \
+	X(DROP_OOO_POOL_EMPTY, "drop_ooo_pool_empty", "drop: no room left to track an out-of-order data PSN") \
 	X(DROP_BAD_KIND, "drop_bad_kind", "drop: packet kind the NIC does not take") \
 	X(DROP_NO_PDC, "drop_no_pdc", "drop: no PDC could be created (pool empty or ids exhausted)") \
 	X(DROP_NO_RCV_PDC, "drop_no_rcv_pdc", "drop: data without SYN for a receive PDC this NIC does not have") \

@@ -184,9 +184,11 @@ void nic_pdc_close(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
 					  : &nic->rcv_hash[hash_ip_id(pdc->peer_ip, pdc->remote_id)];
 
 	nic_event(nic, pdc, NIC_EV_PDC_TERMINATED, now);
-	if (!pdc->sender) /* its late duplicates must not open it again (nic_rx.c); a newer one takes the slot */
+	if (!pdc->sender) { /* its late duplicates must not open it again (nic_rx.c); a newer one takes the slot */
 		nic->closed[closed_slot(pdc->peer_ip, pdc->remote_id)] = (struct nic_closed){
 			.peer_ip = pdc->peer_ip, .start_psn = pdc->rcv_start, .peer_id = pdc->remote_id, .used = true };
+		nic_rcv_free(nic, pdc);
+	}
 	while (*pp != pdc)
 		pp = &(*pp)->hnext;
 	*pp = pdc->hnext;

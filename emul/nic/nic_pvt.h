@@ -9,7 +9,11 @@
 #include "nic_lb.h"
 #include "nic.h"
 
-#define NIC_RCV_WIN 256       /* receiver: PSNs tracked beyond rcv_next (4 SACK blocks of 64) */
+/* Receiver: PSNs tracked past rcv_next. The ACK gives its PSN and its SACK base as s16 offsets from CACK_PSN, so a
+ * PSN further on could not be acknowledged by name; the sender keeps its PSNs within it (nic_tx.c). */
+#define NIC_RCV_WIN 32767
+#define NIC_RCV_CHUNKS (1u << 14) /* out-of-order tracking chunks of 256 PSNs, NIC-wide */
+#define NIC_SYN_PSNS 4096     /* SYN packets carry PSN - Start_PSN in 12 bits: PSNs past that wait for the first ACK */
 #define NIC_HASH_BUCKETS 256
 #define NIC_SND_ID_MIN 1      /* sending PDC ids 1..32767 (uet-nic-records, Identifying a PDC) */
 #define NIC_SND_ID_MAX 32767
@@ -51,6 +55,16 @@ struct nic_rec {
 	uint8_t state;                /* enum nic_rec_state */
 	uint8_t in_flight;            /* counted in the group's bytes in flight */
 };
+
+/* 256 PSNs of a receive PDC's out-of-order arrivals (nic_rcv.c): bit i for PSN base + i. */
+struct nic_rcv_chunk {
+	struct nic_rcv_chunk *next;   /* the PDC's chunks in PSN order from rcv_next */
+	uint32_t base;                /* a multiple of 256 */
+	uint32_t n;                   /* bits set */
+	uint64_t w[4];
+};
+
+enum nic_track { NIC_TRACK_NEW = 0, NIC_TRACK_DUP, NIC_TRACK_NO_ROOM };
 
 /* A work request waiting on a connection's PDC behind the one being sent (RDMA application: one WQE of a
  * connection at a time). From a NIC-wide pool. */
@@ -97,13 +111,13 @@ struct nic_pdc {
 	/* receiver */
 	uint32_t rcv_start;        /* the Start_PSN the SYN packets gave (PSN - psn_offset) */
 	uint32_t rcv_next;         /* next expected PSN; CACK_PSN = rcv_next - 1 */
-	uint64_t rcvd[NIC_RCV_WIN / 64];  /* bit (psn % NIC_RCV_WIN) for psn in (rcv_next, rcv_next + WIN) */
+	struct nic_rcv_chunk *ooo; /* PSNs arrived past rcv_next, within NIC_RCV_WIN of it */
 	uint64_t rcv_payload;      /* unique payload bytes received */
 	uint64_t rcvd_bytes_cc;    /* unique IP bytes, for the NSCC rcvd_bytes field */
 	uint64_t rcv_wqe_id;
 	uint32_t eom_psn;
 	uint16_t ooo_count;
-	uint8_t sack_block;        /* next 64-PSN block to report when more than one holds out-of-order packets */
+	uint16_t sack_block;       /* next 64-PSN block to report when more than one holds out-of-order packets */
 	bool eom_seen;
 	bool recv_done;
 };
@@ -170,6 +184,7 @@ struct nic {
 	struct emu_pool *pdc_pool;
 	struct emu_pool *rec_pool;
 	struct emu_pool *wqe_pool;
+	struct emu_pool *chunk_pool; /* struct nic_rcv_chunk */
 	/* PFC (uet-nic-buffers-and-pfc.md, PFC) */
 	struct wire_pkt *pfcq[16]; /* PFC frames to send, ahead of all traffic */
 	uint32_t pfcq_head, pfcq_tail;
@@ -307,6 +322,14 @@ void nic_trace_tx_done(struct nic *nic, emu_ps_t now);
 /** A row now: a NACK sent, or a packet received (@p rtt EMU_PS_NEVER when it gave no RTT sample). */
 void nic_trace_now(struct nic *nic, const struct wire_pkt *p, uint8_t dir, const struct nic_pdc *pdc, emu_ps_t rtt,
 		   emu_ps_t now);
+
+/* nic_rcv.c: the receiver's order tracking */
+/** Track data PSN @p psn (within NIC_RCV_WIN of rcv_next): enum nic_track; duplicates and out-of-order counted. */
+int nic_rcv_track(struct nic *nic, struct nic_pdc *pdc, uint32_t psn);
+/** The SACK block an ACK reports now: its index past rcv_next (base CACK_PSN + 1 + 64 x index); *bm its bitmap. */
+uint32_t nic_rcv_sack(struct nic_pdc *pdc, uint64_t *bm);
+/** Return a receive PDC's tracking chunks to the pool. */
+void nic_rcv_free(struct nic *nic, struct nic_pdc *pdc);
 
 /* nic_rx.c: the receiver */
 void nic_rx_data(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now);

@@ -141,9 +141,12 @@ static enum next_kind next_kind(const struct nic *nic, const struct nic_pdc *pdc
 	}
 	if (pdc->pkts_issued == pdc->n_pkts)
 		return NEXT_NONE;
-	/* The maximum PSN range: no new PSN beyond what the receiver tracks past the oldest outstanding one
-	 * (NIC_RCV_WIN), or a packet lost repeatedly would let later PSNs fall outside its window. */
+	/* The PSN range the wire allows: no new PSN NIC_RCV_WIN or more past the oldest outstanding one (the ACK
+	 * names PSNs as s16 offsets from CACK_PSN), nor, until the first ACK names the receiver's PDC, NIC_SYN_PSNS
+	 * or more past Start_PSN (SYN packets carry the offset in 12 bits). The window bounds it first in practice. */
 	if (pdc->out_head != NULL && pdc->next_psn - pdc->out_head->psn >= NIC_RCV_WIN)
+		return NEXT_NONE;
+	if (pdc->remote_id == 0 && pdc->next_psn - pdc->start_psn >= NIC_SYN_PSNS)
 		return NEXT_NONE;
 	*payload = seg_payload(pdc, pdc->pkts_issued, nic->p->rdma_data_mss);
 	return nic->p->prefetch_enable ? NEXT_FETCH : NEXT_NEW;

@@ -99,3 +99,78 @@ Test(nic_ack, ack_retires_its_own_psn_when_its_sack_block_leaves_it_out)
 	cr_assert_eq(b->done, 1);
 	tfx_pair_free(b);
 }
+
+/* A 3 MB window: InitialBaseRTT 40 us, 1.5 x 400 Gb/s x 40 us = 3,000,000 B (717 nominal packets). */
+static void window_3mb(struct nic_params *p)
+{
+	p->initial_base_rtt = 40 * US;
+}
+
+static void window_3mb_pass_through(struct nic_params *p)
+{
+	window_3mb(p);
+	p->cc_pass_through = true;
+}
+
+/*
+ * One 16 MiB message (4,096 packets) over a link with 20 us of delay each way. Nothing in the pages caps the PSNs a
+ * PDC has in flight: the window (3 MB, above the 2 MB bandwidth-delay product) lets the sender keep the link busy,
+ * so the packets leave back to back and the message completes one link-full round trip after its last packet:
+ *   85.845 ns (doorbell to first frame) + 4,096 x 84.040 ns + 1.240 ns (the probe, between two data frames)
+ *   + 20,000 ns + 66.371 ns (the ACK's hold) + 1.560 ns (the ACK) + 20,000 ns = 384,382.856 ns.
+ */
+static void long_link_run(void (*tune)(struct nic_params *))
+{
+	struct tfx_opts o = { .delay = 20 * US, .tune = tune };
+	struct tfx_pair *b = tfx_pair_new(&o);
+	struct nic_sample cum[NIC_S_COUNT], ivl[NIC_S_COUNT];
+
+	tfx_pair_run(b, 16 * MIB);
+	nic_samples(b->nic[0], cum, ivl);
+	cr_assert_eq(b->done, 1);
+	cr_assert_eq(b->done_at, 384382856, "the message completes at %llu ps", (unsigned long long)b->done_at);
+	cr_assert_gt(cum[NIC_S_BYTES_IN_FLIGHT].max, 256 * 4184, "more than 256 packets in flight (%llu B)",
+		     (unsigned long long)cum[NIC_S_BYTES_IN_FLIGHT].max);
+	cr_assert_eq(nic_counters(b->nic[1])[NIC_C_DROP_PSN_OUT_OF_WINDOW], 0);
+	tfx_pair_free(b);
+}
+
+Test(nic_tx, psns_in_flight_not_capped_at_256_with_a_3mb_window)
+{
+	long_link_run(window_3mb);
+}
+
+Test(nic_tx, psns_in_flight_not_capped_at_256_with_pass_through)
+{
+	long_link_run(window_3mb_pass_through);
+}
+
+Test(nic_rx, out_of_order_psns_tracked_past_256_and_every_sack_block_reported)
+{
+	/* Frame 1 of a 2,000-packet message arrives 100 us late: frames 2..1,190 overtake it (frame 1 + k leaves
+	 * k x 84.04 ns after it: k <= floor(100,000,000 / 84,040) = 1,189), far more than 256 PSNs past CACK_PSN. The
+	 * receiver tracks them all, and its ACKs report every non-empty 64-PSN block, 0 to 18 (1,189 / 64), in turn. */
+	const struct net_impair imp[] = { { 1, NET_IMPAIR_DELAY, 100 * US } };
+	struct tfx_opts o = { .delay = 100 * EMU_PS_PER_NS, .imp = imp, .n_imp = 1 };
+	struct tfx_pair *b = tfx_pair_new(&o);
+	uint32_t blocks = 0;
+
+	tfx_pair_run(b, 2000 * 4096);
+	for (int i = 0; i < b->n_seen; i++) {
+		const struct wire_pkt *a = &b->seen[i].p;
+		if (a->kind != WIRE_KIND_ACK || (a->pds.flags & WIRE_ACK_F_P) || a->pds.sack_bitmap == 0)
+			continue;
+		cr_assert_eq((a->pds.sack_psn_off - 1) % 64, 0, "SACK base CACK_PSN + 1 + 64 k");
+		cr_assert_lt(a->pds.sack_psn_off, 1 + 64 * 19, "no block past the last out-of-order PSN");
+		blocks |= 1u << ((a->pds.sack_psn_off - 1) / 64);
+	}
+	const uint64_t *c = nic_counters(b->nic[1]);
+	cr_assert_eq(blocks, (1u << 19) - 1, "blocks 0..18 each reported (%#x)", blocks);
+	cr_assert_eq(c[NIC_C_OOO_EVENTS], 1189);
+	cr_assert_eq(c[NIC_C_DUP_EVENTS], 0);
+	cr_assert_eq(c[NIC_C_DROP_PSN_OUT_OF_WINDOW] + c[NIC_C_DROP_OOO_POOL_EMPTY], 0);
+	cr_assert_eq(c[NIC_C_RX_PAYLOAD_BYTES], 2000 * 4096);
+	cr_assert_eq(nic_counters(b->nic[0])[NIC_C_NUM_RTX], 0, "the late frame arrives before its 150 us timer");
+	cr_assert_eq(b->done, 1);
+	tfx_pair_free(b);
+}
