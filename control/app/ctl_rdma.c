@@ -157,6 +157,23 @@ uint64_t ctl_rdma_events(const struct ctl_rdma *rd)
 	return rd == NULL ? 0 : 2ull * rd->n_conns + 2;
 }
 
+void ctl_rdma_host_budget(const struct ctl_rdma *rd, uint32_t host, uint64_t *pdcs, uint64_t *wqes)
+{
+	*pdcs = *wqes = 0;
+	if (rd == NULL)
+		return;
+	uint64_t nc = rd->app->num_connections;
+
+	for (uint32_t i = 0; i < rd->place.n_pairs; i++) {
+		if (rd->pairs[i].initiator == host) {
+			*pdcs += nc;
+			*wqes += nc * rd->app->max_pending;
+		}
+		if (rd->pairs[i].responder == host)
+			*pdcs += nc;
+	}
+}
+
 bool ctl_rdma_stop(const struct ctl_rdma *rd, emu_ps_t *stop)
 {
 	if (rd == NULL)

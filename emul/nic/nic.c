@@ -161,8 +161,8 @@ struct nic *nic_create(const struct nic_env *env)
 	nic->pdc_pool = emu_pool_create(sizeof(struct nic_pdc), max_pdcs);
 	/* Outstanding packets NIC-wide: 64 full windows' worth at the defaults; an empty pool holds back sending. */
 	nic->rec_pool = emu_pool_create(sizeof(struct nic_rec), 1u << 16);
-	/* WQEs waiting on connections: 16,384 at once (1,024 connections x MaxPendingWQEs 16) */
-	nic->wqe_pool = emu_pool_create(sizeof(struct nic_wqe), 1u << 14);
+	/* WQEs waiting on connections: as many as the workload says it keeps outstanding on this NIC */
+	nic->wqe_pool = emu_pool_create(sizeof(struct nic_wqe), env->max_wqes ? env->max_wqes : 1u << 14);
 	/* out-of-order PSNs: 16,384 chunks of 256 track 4 Mi PSNs past their PDCs' rcv_next, NIC-wide */
 	nic->chunk_pool = emu_pool_create(sizeof(struct nic_rcv_chunk), NIC_RCV_CHUNKS);
 	/* a group carries its load balancer's cache behind it when REPSBufferSizeMaskBits asks for a large one */

@@ -54,6 +54,7 @@ struct nic;
 	X(DROP_BAD_KIND, "drop_bad_kind", "drop: packet kind the NIC does not take") \
 	X(DROP_NO_PDC, "drop_no_pdc", "drop: no PDC could be created (pool empty or ids exhausted)") \
 	X(DROP_NO_RCV_PDC, "drop_no_rcv_pdc", "drop: data without SYN for a receive PDC this NIC does not have") \
+	X(DROP_NO_WQE, "drop_no_wqe", "drop: a WQE posted on a connection found no free entry to wait in") \
 	X(DROP_NO_PKT, "drop_no_pkt", "drop: packet pool empty when building a packet")
 
 #define NIC_COUNTER_ENUM(n, k, s) NIC_C_##n,
@@ -199,6 +200,7 @@ struct nic_env {
 	const struct nic_neigh *neigh;
 	uint32_t n_neigh;
 	uint32_t max_pdcs;      /* PDCs open at once, sending and receiving together */
+	uint32_t max_wqes;      /* WQEs waiting on connection PDCs at once, NIC-wide (0: 16,384) */
 	bool trace;             /* call hooks.trace for every packet (the UET monitor or one of its triggers is on) */
 	struct nic_hooks hooks;
 };
@@ -236,7 +238,8 @@ int nic_conn_open(struct nic *nic, uint32_t dst_ip, uint16_t *pdc_id, emu_ps_t n
  * Ring the doorbell for a message of @p bytes on connection PDC @p pdc_id. The NIC sends one message of a
  * connection at a time: a message posted while another is being sent waits, in posting order, until the ones
  * ahead of it complete (seed 003, WQEs). msg_done gives @p cookie back on completion.
- * Returns 0, -ENOENT for no such connection, -ENOSPC when no WQE entry is free (counted as DROP_NO_PDC).
+ * Returns 0, -ENOENT for no such connection, -ENOSPC when none of the nic_env.max_wqes entries is free (counted as
+ * DROP_NO_WQE, not in wqes_created).
  */
 int nic_post_conn(struct nic *nic, uint16_t pdc_id, uint64_t bytes, uint64_t cookie, emu_ps_t now);
 

@@ -90,16 +90,16 @@ int nic_post_conn(struct nic *nic, uint16_t pdc_id, uint64_t bytes, uint64_t coo
 
 	if (pdc == NULL || !pdc->conn)
 		return -ENOENT;
+	struct nic_wqe *w = NULL;
+	if (pdc->busy && (w = emu_pool_get(nic->wqe_pool)) == NULL) {
+		nic->c[NIC_C_DROP_NO_WQE]++;
+		return -ENOSPC;
+	}
 	doorbell_write(nic, now);
 	nic->c[NIC_C_WQES_CREATED]++;
-	if (!pdc->busy) {
+	if (w == NULL) {
 		nic_msg_start(nic, pdc, bytes, cookie, now);
 		return 0;
-	}
-	struct nic_wqe *w = emu_pool_get(nic->wqe_pool);
-	if (w == NULL) {
-		nic->c[NIC_C_DROP_NO_PDC]++;
-		return -ENOSPC;
 	}
 	*w = (struct nic_wqe){ .cookie = cookie, .bytes = bytes };
 	if (pdc->wq_tail != NULL)

@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""The Scala RDMA application at scale (tests/scenario/rdma-scale.yaml: one pair, 1,024 connections): nothing in the
+NIC caps what the application keeps outstanding (seed 003, Closed-loop generation: "it keeps exactly
+MaxPendingWQEs WQEs outstanding").
+  1,024 connections x MaxPendingWQEs 20: all 20,480 WQEs are taken by the Initiator's NIC (wqes_created), none
+  refused (post_failed 0, no drop).
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from checks import check, finish  # noqa: E402
+from runner import run  # noqa: E402
+
+CFG = 'tests/scenario/rdma-scale.yaml'
+
+
+def host(s, name):
+    return next(h for h in s['hosts'] if h['name'] == name)
+
+
+def check_wqes(uetemu, root):
+    s = run(uetemu, CFG, sets=['applications.0.MaxPendingWQEs=20'], root=root, keep=False).summary
+    r = s['rdma']
+    ini = host(s, r['pairs'][0]['initiator'])['counters']
+    check(r['setup']['set_up'] == 1024, 'MaxPendingWQEs 20: 1,024 connections set up (%d)' % r['setup']['set_up'])
+    check(r['post_failed'] == 0, 'MaxPendingWQEs 20: no WQE refused (post_failed %d)' % r['post_failed'])
+    check(ini['wqes_created'] == 1024 * 20, 'MaxPendingWQEs 20: the Initiator NIC took 1,024 x 20 = 20,480 WQEs '
+          '(wqes_created %d)' % ini['wqes_created'])
+    check(ini['drop_no_pdc'] == 0 and ini.get('drop_no_wqe', 0) == 0,
+          'MaxPendingWQEs 20: no drop_no_pdc (%d), no drop_no_wqe (%d)' % (ini['drop_no_pdc'],
+                                                                           ini.get('drop_no_wqe', 0)))
+
+
+def main():
+    uetemu, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    check_wqes(uetemu, root)
+    return finish('test_rdma_scale')
+
+
+if __name__ == '__main__':
+    sys.exit(main())
