@@ -195,6 +195,11 @@ void nic_destroy(struct nic *nic)
 			net_pkt_free(nic->env.np, q->ring[i & q->mask]);
 		free(q->ring);
 	}
+	while (nic->cm_head != NULL) {
+		struct wire_pkt *p = nic->cm_head;
+		nic->cm_head = p->ctx;
+		net_pkt_free(nic->env.np, p);
+	}
 	emu_pool_destroy(nic->pdc_pool);
 	emu_pool_destroy(nic->rec_pool);
 	emu_pool_destroy(nic->wqe_pool);
@@ -414,6 +419,8 @@ static void nic_tx_done(void *dev, uint32_t port, emu_ps_t now)
 	if (nic->sending_tc == NIC_TC_DATA && nic->pump_blocked &&
 	    nic->txq[NIC_TC_DATA].reserved <= nic->txq[NIC_TC_DATA].pool_size / 2)
 		nic_pump_arm(nic, now);
+	if (nic->sending_tc == NIC_TC_CTRL && nic->cm_head != NULL)
+		nic_cm_drain(nic, now);
 	/* A pass stopped on an empty packet or record pool retries at each frame this port finishes. */
 	if (nic->pkt_blocked)
 		nic_pump_arm(nic, now);

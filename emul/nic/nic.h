@@ -39,6 +39,7 @@ struct nic;
 	X(PROBE_NO_PDC, "probe_no_pdc", "probes answered for a PDC already closed") \
 	X(CM_SENT, "cm_sent", "connection-management messages sent (the RDMA application's connection setup)") \
 	X(CM_RCVD, "cm_rcvd", "connection-management messages received and handed to the host") \
+	X(CM_DEFERRED, "cm_deferred", "connection-management messages that waited for room in the control egress pool") \
 	X(TRIMS_RCVD, "trims_rcvd", "trimmed packets received") \
 	X(ECN_CE_RCVD, "ecn_ce_rcvd", "data packets received with ECN CE") \
 	X(PFC_PAUSES_RCVD, "pfc_pauses_rcvd", "PFC pause frames received") \
@@ -247,7 +248,9 @@ int nic_post_conn(struct nic *nic, uint16_t pdc_id, uint64_t bytes, uint64_t coo
  * The host sends connection-management message @p cm to @p dst_ip (the RDMA application's connection setup,
  * seed 003): a 62 B frame to UDP port WIRE_UDP_PORT_CM in the control egress class, CONTROL codepoint, not
  * ECN-capable, entropy (UDP source port) 0xC000 | the low 14 bits of cm->local_id. No PCIe cost, no retry here:
- * the application retries. Returns 0, -EHOSTUNREACH, or -ENOBUFS (control pool full or no packet; counted).
+ * the application retries. Like data, a message the host posts is never dropped at egress: while the control pool
+ * has no room for it, it waits (cm_deferred), in posting order. Returns 0, -EHOSTUNREACH, or -ENOBUFS (no packet
+ * descriptor; counted).
  */
 int nic_cm_send(struct nic *nic, uint32_t dst_ip, const struct wire_cm *cm, emu_ps_t now);
 

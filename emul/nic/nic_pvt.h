@@ -167,6 +167,7 @@ struct nic {
 	uint64_t in_pool_size[NIC_TC_COUNT];
 	uint64_t in_pool_used[NIC_TC_COUNT];
 	struct nic_txq txq[2];     /* classes 0 (data) and 1 (control) */
+	struct wire_pkt *cm_head, *cm_tail; /* setup messages waiting for control pool room, linked through ctx */
 	uint32_t sending_tc;       /* class of the frame being serialized */
 	uint32_t sending_len;
 	uint8_t sending_kind;
@@ -279,6 +280,8 @@ struct wire_pkt *nic_pkt_new(struct nic *nic, uint8_t kind, const struct nic_pdc
 
 /* A connection-management message for the host (nic_cm.c). */
 void nic_rx_cm(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now);
+/* The control pool has released room: the setup messages waiting for it go, in order, while they fit. */
+void nic_cm_drain(struct nic *nic, emu_ps_t now);
 const uint8_t *nic_neigh_mac(const struct nic *nic, uint32_t ip);
 
 /* nic_pdc.c: PDCs and groups */
