@@ -300,7 +300,11 @@ void nic_rx_ack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 
 	nic->c[NIC_C_ACK_PKTS_RCVD]++;
 	if (pdc == NULL || pdc->peer_ip != pkt->src_ip) {
+		/* the probe ACK of a message that completed on its first ACK comes back after its PDC closed */
+		if (pkt->pds.flags & WIRE_ACK_F_P)
+			nic->c[NIC_C_PROBE_ACK_RCVD]++;
 		nic->c[NIC_C_LATE_NO_PDC]++;
+		nic_trace_now(nic, pkt, NIC_TR_RX, NULL, EMU_PS_NEVER, now); /* received all the same (uet-monitor) */
 		return;
 	}
 	if (pdc->remote_id == 0)
@@ -332,6 +336,10 @@ void nic_rx_ack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 	 * opened (seed 000, PDC groups and the transmit scheduler). The PDCs with data to send are those on the
 	 * group's ring (the others leave it lazily, in group_pick()): with none there, no pass is needed.
 	 */
+	/* after the first data ACK of each message, one probe: also when that ACK completes the message (page
+	 * *Transport*, Acknowledgements: each message on a PDC draws one probe and one probe ACK) */
+	if (!pdc->probe_sent)
+		send_probe(nic, pdc, now);
 	if (pdc->pkts_acked == pdc->n_pkts) {
 		/* Only for the other PDCs on the ring: a connection's next message waits its 15 ns doorbell delay
 		 * (nic_msg_start()). In the ready queue the group outlives msg_complete() closing this PDC. */
@@ -342,8 +350,6 @@ void nic_rx_ack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 		msg_complete(nic, pdc, now);
 		return;
 	}
-	if (!pdc->probe_sent)
-		send_probe(nic, pdc, now);
 	if (g->rr != NULL) {
 		nic_group_ready(nic, g, true);
 		nic_pump_arm(nic, now);

@@ -58,3 +58,40 @@ Test(nic_cm, setup_messages_wait_for_control_pool_room_and_none_is_lost)
 	cr_assert_eq(c[NIC_C_DROP_TX_CTL_POOL_FULL], 0, "no ACK was refused");
 	tfx_pair_free(b);
 }
+
+/* One message of @p bytes on a new PDC: the probes host 0 sends, the probe ACKs it gets, and when. */
+static void probe_run(uint64_t bytes)
+{
+	struct tfx_pair *b = tfx_pair_new(NULL);
+	int probes = 0, probe_acks = 0;
+	emu_ps_t probe_t = 0;
+
+	tfx_pair_run(b, bytes);
+	for (int i = 0; i < b->n_seen; i++) {
+		const struct tfx_seen *f = &b->seen[i];
+		if (f->kind == WIRE_KIND_CP && f->dir == 0) {
+			probes++;
+			probe_t = f->t;
+		}
+		probe_acks += f->kind == WIRE_KIND_ACK && f->dir == 1 && (f->flags & WIRE_ACK_F_P);
+	}
+	cr_assert_eq(b->done, 1);
+	cr_assert_eq(probes, 1, "one probe per message (%d)", probes);
+	cr_assert_eq(probe_acks, 1, "one probe ACK per message (%d)", probe_acks);
+	/* the probe leaves as the message's first (and last) data ACK arrives: 85.845 + 84.04 (or 2.12 for the
+	 * empty packet's 106 B) + 100 + hold + 1.56 + 100 ns */
+	cr_assert_eq(probe_t, b->done_at, "the probe goes at the first ACK (%llu ps)", (unsigned long long)probe_t);
+	cr_assert_eq(nic_counters(b->nic[0])[NIC_C_PROBE_SENT], 1);
+	cr_assert_eq(nic_counters(b->nic[0])[NIC_C_PROBE_ACK_RCVD], 1);
+	tfx_pair_free(b);
+}
+
+Test(nic_ack, one_packet_message_draws_one_probe_and_one_probe_ack)
+{
+	probe_run(4096);
+}
+
+Test(nic_ack, empty_message_draws_one_probe_and_one_probe_ack)
+{
+	probe_run(0);
+}
