@@ -3,6 +3,7 @@
  * past one SACK window. Two NICs back to back, exact numbers. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdbool.h>
 
 #include "net.h"
 #include "nic.h"
@@ -173,4 +174,50 @@ Test(nic_rx, out_of_order_psns_tracked_past_256_and_every_sack_block_reported)
 	cr_assert_eq(nic_counters(b->nic[0])[NIC_C_NUM_RTX], 0, "the late frame arrives before its 150 us timer");
 	cr_assert_eq(b->done, 1);
 	tfx_pair_free(b);
+}
+
+static bool mark_trim, mark_distinct;
+
+static void marking(struct nic_params *p)
+{
+	p->trimming_enabled = mark_trim;
+	p->use_distinct_dscp_rtx = mark_distinct;
+}
+
+/* The codepoints of the first transmission and of the retransmission of a packet whose first copy is lost. */
+static void marks(bool trim, bool distinct, uint8_t *first, uint8_t *rtx)
+{
+	const struct net_impair imp[] = { { 1, NET_IMPAIR_DROP, 0 } };
+	struct tfx_opts o = { .delay = 100 * EMU_PS_PER_NS, .imp = imp, .n_imp = 1, .tune = marking };
+	struct tfx_pair *b;
+
+	mark_trim = trim;
+	mark_distinct = distinct;
+	b = tfx_pair_new(&o);
+	tfx_pair_run(b, 2 * 4096);
+	*first = *rtx = 0xff;
+	for (int i = 0; i < b->n_seen; i++)
+		if (b->seen[i].kind == WIRE_KIND_DATA && b->seen[i].dir == 0)
+			*((b->seen[i].flags & WIRE_REQ_F_RETX) ? rtx : first) = b->seen[i].p.dscp;
+	cr_assert_eq(b->done, 1);
+	tfx_pair_free(b);
+}
+
+Test(nic_tx, marking_table_retransmissions_trimmable_rtx_whatever_trimming_enabled)
+{
+	/* Page *Transport*, Packet marking: a first transmission is trimmable (8) with TrimmingEnabled, no-trim (0)
+	 * without; a retransmission is trimmable-retransmission (10) with UseDistinctDSCPForRetransmits, "whatever
+	 * TrimmingEnabled is", otherwise the same as its first transmission. */
+	static const struct { bool trim, distinct; uint8_t first, rtx; } want[] = {
+		{ false, true, 0, 10 }, { true, true, 8, 10 }, { false, false, 0, 0 }, { true, false, 8, 8 },
+	};
+
+	for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		uint8_t first, rtx;
+		marks(want[i].trim, want[i].distinct, &first, &rtx);
+		cr_assert_eq(first, want[i].first, "TrimmingEnabled %d, distinct %d: first transmission DSCP %u",
+			     want[i].trim, want[i].distinct, first);
+		cr_assert_eq(rtx, want[i].rtx, "TrimmingEnabled %d, distinct %d: retransmission DSCP %u", want[i].trim,
+			     want[i].distinct, rtx);
+	}
 }
