@@ -174,6 +174,11 @@ void ctl_rdma_host_budget(const struct ctl_rdma *rd, uint32_t host, uint64_t *pd
 	}
 }
 
+uint64_t ctl_rdma_doorbell_bytes(const struct ctl_rdma *rd)
+{
+	return rd == NULL ? 0 : app_doorbell_bytes(rd->app->doorbell_payload);
+}
+
 bool ctl_rdma_stop(const struct ctl_rdma *rd, emu_ps_t *stop)
 {
 	if (rd == NULL)

@@ -38,6 +38,9 @@ uint64_t ctl_rdma_events(const struct ctl_rdma *rd);
  */
 void ctl_rdma_host_budget(const struct ctl_rdma *rd, uint32_t host, uint64_t *pdcs, uint64_t *wqes);
 
+/** The bytes of the application's doorbell on PCIe, DoorbellPayloadSize + 28 (seed 003, WQEs); 0 for NULL. */
+uint64_t ctl_rdma_doorbell_bytes(const struct ctl_rdma *rd);
+
 /** Whether there is an application; its stop time in @p stop. */
 bool ctl_rdma_stop(const struct ctl_rdma *rd, emu_ps_t *stop);
 

@@ -83,6 +83,7 @@ struct ctl_app {
 	uint8_t start_type;            /* StartType: enum app_start, default simultaneous */
 	uint8_t data_tc;               /* RdmaDataPacketTC 0..7, default 0 (validated; see docs/rdma-app.md) */
 	uint8_t control_tc;            /* RdmaControlPacketTC 0..7, default 1 (validated; see docs/rdma-app.md) */
+	uint32_t doorbell_payload;     /* DoorbellPayloadSize, bytes, default 64: each WQE's doorbell over PCIe */
 };
 
 /** ports[i]: bind a host's NIC link to a DPDK port in real time. */

@@ -111,6 +111,7 @@ static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 			.n_neigh = cfg->n_hosts,
 			.max_pdcs = (uint32_t)(8192 + (pdcs < UINT32_MAX - 8192 ? pdcs : UINT32_MAX - 8192)),
 			.max_wqes = (uint32_t)(wqes < UINT32_MAX ? wqes : UINT32_MAX),
+			.doorbell_bytes = ctl_rdma_doorbell_bytes(r->rdma),
 			.trace = ctl_records_want_trace(cfg),
 			.hooks = { .arg = r, .event = hook_event, .msg_done = hook_msg_done, .trace = hook_trace },
 		};

@@ -202,6 +202,8 @@ struct nic_env {
 	uint32_t n_neigh;
 	uint32_t max_pdcs;      /* PDCs open at once, sending and receiving together */
 	uint32_t max_wqes;      /* WQEs waiting on connection PDCs at once, NIC-wide (0: 16,384) */
+	uint64_t doorbell_bytes; /* a doorbell of the application posting on connections, DoorbellPayloadSize + 28 B
+				  * of UDP and IPv4 headers, on PCIe (0: the default 64 + 28 = 92 B) */
 	bool trace;             /* call hooks.trace for every packet (the UET monitor or one of its triggers is on) */
 	struct nic_hooks hooks;
 };
@@ -320,9 +322,10 @@ const uint64_t *nic_counters(const struct nic *nic);
 #define NIC_PCIE_OVERHEAD 34
 #define NIC_PCIE_READ_REQ 64
 #define NIC_PCIE_TLP_HDR 16 /* a transfer's header in the transaction-layer header buffers (4DW TLP header) */
-/* The doorbell message: DoorbellPayloadSize (64 B) + 28 B of UDP and IPv4 headers = 92 B over PCIe (seed 003,
- * WQEs: "doorbell 64 + 28 = 92 bytes over PCIe"), one transfer with its 34 B of overhead on the link. */
-#define NIC_PCIE_WQE (64 + 28)
+/* The doorbell message: DoorbellPayloadSize (64 B by default) + 28 B of UDP and IPv4 headers, 92 B over PCIe (seed
+ * 003, WQEs: "doorbell 64 + 28 = 92 bytes over PCIe"), in transfers of at most 512 B with 34 B of overhead each. */
+#define NIC_DOORBELL_PAYLOAD 64
+#define NIC_DOORBELL_HDR 28
 
 /**
  * The maximum congestion window in bytes (counted at nominal size, payload + 88) for @p link_bps: 1.5 x BDP with

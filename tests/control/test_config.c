@@ -1165,6 +1165,22 @@ Test(ctl_config, rdma_app_values)
 	ctl_config_free(&cfg);
 }
 
+Test(ctl_config, rdma_doorbell_payload_size)
+{
+	/* seed 003, WQEs: the doorbell carries DoorbellPayloadSize bytes (default 64B) plus 28 B of UDP and IPv4 */
+	struct ctl_config cfg;
+
+	yaml_ok(&cfg, RACK4 "applications:\n  - {type: ScalaRdma}\n");
+	cr_expect_eq(cfg.apps[0].doorbell_payload, 64);
+	ctl_config_free(&cfg);
+	yaml_ok(&cfg, RACK4 "applications:\n  - {type: ScalaRdma, DoorbellPayloadSize: 4KiB}\n");
+	cr_expect_eq(cfg.apps[0].doorbell_payload, 4096);
+	ctl_config_free(&cfg);
+	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma, DoorbellPayloadSize: -1}\n",
+		   "5:44: applications.0.DoorbellPayloadSize: negative size '-1'; a size is a whole number of bytes, "
+		   "e.g. 4096 or 1MiB");
+}
+
 Test(ctl_config, rdma_app_errors)
 {
 	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma, prScalaRdmaInitiator: 0.9}\n",
@@ -1191,7 +1207,7 @@ Test(ctl_config, rdma_app_errors)
 	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma, list: []}\n",
 		   "5:29: applications.0.list: list does not apply to a ScalaRdma application; it takes "
 		   "prScalaRdmaInitiator, prScalaRdmaResponder, NumConnections, MaxPendingWQEs, StartType, OpCode, "
-		   "RdmaVerb, RdmaDataPacketTC, RdmaControlPacketTC");
+		   "RdmaVerb, RdmaDataPacketTC, RdmaControlPacketTC, DoorbellPayloadSize");
 	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma, OpCode: RDMA_OPCODE_READ}\n",
 		   "5:31: applications.0.OpCode: OpCode 'RDMA_OPCODE_READ' is not supported; its one allowed value is "
 		   "RDMA_OPCODE_WRITE_FIRST (every WQE is an RDMA WRITE)");
