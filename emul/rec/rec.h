@@ -20,7 +20,7 @@ struct rec_csv *rec_csv_open(const char *dir, const char *sim, const char *recor
 /** The stream to write one row to (fields comma-separated, ending in '\n'). */
 FILE *rec_csv_file(struct rec_csv *r);
 
-/** Write the time_utc value for simulated time @p now ("YYYY-MM-DD HH:MM:SS", whole seconds). */
+/** Write the time_utc value for simulated time @p now, ISO 8601 in whole seconds ("2026-01-01T00:00:03Z"). */
 void rec_csv_time_utc(struct rec_csv *r, emu_ps_t now);
 
 /** Write @p ps as nanoseconds with three decimals (exact: 85845 ps -> "85.845"). */

@@ -53,7 +53,7 @@ void rec_csv_time_utc(struct rec_csv *r, emu_ps_t now)
 		struct tm tm;
 
 		gmtime_r(&t, &tm);
-		strftime(r->utc, sizeof(r->utc), "%Y-%m-%d %H:%M:%S", &tm);
+		strftime(r->utc, sizeof(r->utc), "%Y-%m-%dT%H:%M:%SZ", &tm); /* ISO 8601, as the Scala records */
 		r->utc_s = s;
 	}
 	fputs(r->utc, r->f);

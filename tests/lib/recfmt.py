@@ -59,8 +59,9 @@ def read_rows(path, columns, name):
 
 
 def time_utc_of(sim_time_sec):
-    """The time_utc a row of simulated time @p sim_time_sec (text, seconds) carries: the epoch + whole seconds."""
-    return (EPOCH + datetime.timedelta(seconds=ps_of_sec(sim_time_sec) // PS_PER_S)).strftime('%Y-%m-%d %H:%M:%S')
+    """The time_utc a row of simulated time @p sim_time_sec (text, seconds) carries: the epoch + whole seconds, in
+    ISO 8601 as the Scala records write it (simulation-output-files.md: 2026-01-13T19:11:38Z)."""
+    return (EPOCH + datetime.timedelta(seconds=ps_of_sec(sim_time_sec) // PS_PER_S)).strftime('%Y-%m-%dT%H:%M:%SZ')
 
 
 def same_records(a, b):

@@ -114,7 +114,7 @@ def read_csv(path):
 def check_time_utc(rows, name):
     bad = [r for r in rows
            if r[0] != time_utc_of(r[1])]
-    check(not bad, '%s: time_utc is 2026-01-01 00:00:00 UTC + sim_time_sec (%d rows)' % (name, len(rows)))
+    check(not bad, '%s: time_utc is 2026-01-01T00:00:00Z + sim_time_sec, ISO 8601 (%d rows)' % (name, len(rows)))
 
 
 def check_row_times(rows, name, end_ps, n_hosts):

@@ -47,7 +47,7 @@ ND_ON = ['simulation.EnablePCIeStatsLogging=true', 'nic.EnableBufferStats=true',
 
 def check_times(rows, name):
     bad = [r for r in rows if r['time_utc'] != time_utc_of(r['sim_time_sec'])]
-    check(not bad, '%s: time_utc is 2026-01-01 00:00:00 UTC + sim_time_sec' % name)
+    check(not bad, '%s: time_utc is 2026-01-01T00:00:00Z + sim_time_sec, ISO 8601' % name)
 
 
 def pfc_frames(out):
