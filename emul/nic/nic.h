@@ -270,6 +270,8 @@ struct nic_pfc_stats {
 	uint64_t xoff_tx[NIC_TC_COUNT], xon_tx[NIC_TC_COUNT];
 	uint64_t xoff_rx[NIC_TC_COUNT], xon_rx[NIC_TC_COUNT];
 	emu_ps_t paused_ps[NIC_TC_COUNT]; /* time this NIC's transmission of the class was held by received pauses */
+	emu_ps_t ivl_max_pause_ps[NIC_TC_COUNT]; /* the longest single pause (held without a break) since
+						  * nic_pfc_interval_reset(), only its part since then counted */
 };
 
 /** One buffer pool (net-buff-stats): a receive pool RX_TC<n>_BUFFER or a transmit pool TX_TC<n>_BUFFER. */
@@ -303,6 +305,9 @@ void nic_pcie_stats(const struct nic *nic, struct nic_pcie_stats *out, emu_ps_t 
 
 /** Copy the PFC counters, with paused time counted up to @p now. */
 void nic_pfc_stats(const struct nic *nic, struct nic_pfc_stats *out, emu_ps_t now);
+
+/** Start a new ecn-pfc-stats interval at @p now: the longest pause restarts from the pause holding now, if any. */
+void nic_pfc_interval_reset(struct nic *nic, emu_ps_t now);
 
 
 /** The rate of the NIC's link, bit/s: the lower of its DataRate and the rate of the link it is attached to. */

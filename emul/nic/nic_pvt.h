@@ -194,6 +194,7 @@ struct nic {
 	emu_ps_t paused_until[NIC_TC_COUNT]; /* a received pause holds the class until then */
 	emu_timer_t pfc_resume[NIC_TC_COUNT];
 	emu_ps_t paused_since[NIC_TC_COUNT];
+	emu_ps_t pfc_ivl_start;    /* the ecn-pfc-stats interval the longest pauses are measured in began then */
 	struct nic_pfc_stats pfc;
 	uint32_t rr_next_tc;       /* RoundRobin / WeightedRoundRobin between egress classes */
 	uint32_t wrr_sent;         /* packets the current class has sent in its WRR turn */
