@@ -40,9 +40,10 @@ def quot(num, den, digits=6):
     return (Decimal(num) / Decimal(den)).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
 
 
-def schedule(interval_ps, end_ps):
-    """The periodic rows' times: every interval up to the end, and one at the end if it is not on the grid."""
-    times = list(range(interval_ps, end_ps + 1, interval_ps))
+def schedule(interval_ps, end_ps, origin_ps=0):
+    """The periodic rows' times: every interval from @p origin_ps (the NICs' records: StartTime +
+    ClientStartOffset; uet-nic-records.md) up to the end, and one at the end if it is not on the grid."""
+    times = list(range(origin_ps + interval_ps, end_ps + 1, interval_ps))
     return times + ([end_ps] if not times or times[-1] != end_ps else [])
 
 
