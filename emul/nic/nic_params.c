@@ -445,6 +445,42 @@ static void np_warn_pool(const struct nic_buf_params *b, bool tx, const struct n
 				tx ? "transmit" : "receive", lost[tx][c]);
 }
 
+/* The first buffer of a PCIe direction, transmit end @p tx to receive end @p rx, that cannot hold one transfer of
+ * @p first payload bytes or its 16 B header; NULL when they all can. */
+static const struct nic_param_def *np_pcie_short(const struct nic_pcie_params *tx, const struct nic_pcie_params *rx,
+						 size_t tx_off, size_t rx_off, uint64_t first)
+{
+	if (tx->tx_header_buffer < 16)
+		return np_row(tx_off + offsetof(struct nic_pcie_params, tx_header_buffer));
+	if (tx->tx_data_buffer < first)
+		return np_row(tx_off + offsetof(struct nic_pcie_params, tx_data_buffer));
+	if (rx->rx_header_buffer < 16)
+		return np_row(rx_off + offsetof(struct nic_pcie_params, rx_header_buffer));
+	if (rx->rx_data_buffer < first)
+		return np_row(rx_off + offsetof(struct nic_pcie_params, rx_data_buffer));
+	return NULL;
+}
+
+/* PCIe buffers that stop a direction at run time (uet-nic-buffers-and-pfc.md, PCIe host interface: a transfer is sent
+ * only when the receiving end has buffer space for it). */
+static void np_warn_pcie(const struct nic_params *p, struct nic_warning *out, int max, int *n)
+{
+	size_t nic = offsetof(struct nic_params, pcie_nic), host = offsetof(struct nic_params, pcie_host);
+	uint64_t first = p->rdma_data_mss < 512 ? p->rdma_data_mss : 512;
+	const struct nic_param_def *w;
+
+	if ((w = np_pcie_short(&p->pcie_nic, &p->pcie_host, nic, host, first)) != NULL)
+		np_warn(out, max, n, w, "cannot hold one NIC-to-host transfer (%llu B and a 16 B header); received "
+			"data never reaches the host, and read requests need the headers", (unsigned long long)first);
+	if ((w = np_pcie_short(&p->pcie_host, &p->pcie_nic, host, nic, first)) != NULL)
+		np_warn(out, max, n, w, "cannot hold one host-to-NIC transfer (%llu B and a 16 B header); no payload "
+			"reaches the NIC, so it sends no data", (unsigned long long)first);
+	else if (p->pcie_nic.rx_data_buffer < p->rdma_data_mss)
+		np_warn(out, max, n, np_row(nic + offsetof(struct nic_pcie_params, rx_data_buffer)), "%llu B is less "
+			"than one segment's completion (RdmaDataMSS %u B); the NIC never fetches a full segment",
+			(unsigned long long)p->pcie_nic.rx_data_buffer, p->rdma_data_mss);
+}
+
 int nic_params_warnings(const struct nic_params *p, struct nic_warning *out, int max)
 {
 	uint64_t pkt = (uint64_t)p->rdma_data_mss + WIRE_DATA_OVERHEAD;
@@ -462,6 +498,7 @@ int nic_params_warnings(const struct nic_params *p, struct nic_warning *out, int
 		np_warn(out, max, &n, NP_ROW_OF(egress.total_buffer_size), "egress control pool (class 1) holds %llu "
 			"bytes, less than one %d-byte ACK; the NIC sends no ACK", (unsigned long long)ctl,
 			NP_ACK_WIRE_LEN);
+	np_warn_pcie(p, out, max, &n);
 	return n;
 }
 

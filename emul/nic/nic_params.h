@@ -212,8 +212,9 @@ struct nic_warning {
  * The settings the configuration page does not list among the rules that stop a run but that leave the NIC unable
  * to do part of its work: class 0 or 1 without a receive or transmit pool (a PoolAllocationVector whose non-zero
  * entries do not come first), an egress data pool smaller than one data packet (uet-nic-buffers-and-pfc.md, Egress
- * buffer: the NIC stops sending data), an egress control pool smaller than one ACK. Up to @p max into @p out;
- * returns how many.
+ * buffer: the NIC stops sending data), an egress control pool smaller than one ACK, PCIe transaction-layer buffers
+ * that cannot hold one transfer, or a NIC-side RXDataBufferSize below one segment's completion. Up to @p max into
+ * @p out; returns how many.
  */
 int nic_params_warnings(const struct nic_params *p, struct nic_warning *out, int max);
 

@@ -163,6 +163,8 @@ struct nic {
 	uint64_t pcie_h2n_bps;     /* host side: payload completions */
 	emu_ps_t pcie_n2h_busy;
 	emu_ps_t pcie_h2n_busy;
+	uint64_t cpl_data, cpl_hdr; /* NIC side's receive buffers: payload and headers of the completions expected */
+	bool cpl_blocked;          /* a fetch waited for room there: the pass restarts when a completion lands */
 	emu_ps_t ack_last;         /* ACKs leave in the order generated */
 	uint64_t in_pool_size[NIC_TC_COUNT];
 	uint64_t in_pool_used[NIC_TC_COUNT];
@@ -252,6 +254,24 @@ static inline void nic_pool_deq(struct nic_pool_stats *s, uint64_t bytes)
 {
 	s->num_deq++;
 	s->deq_bytes += bytes;
+}
+
+/* Transfers of @p payload bytes on PCIe: at most 512 B each, one for an empty payload. */
+static inline uint64_t nic_pcie_xfers(uint64_t payload)
+{
+	return payload == 0 ? 1 : (payload + NIC_PCIE_MAX_PAYLOAD - 1) / NIC_PCIE_MAX_PAYLOAD;
+}
+
+/* Can one transfer of up to @p payload bytes (the first, largest, of a PCIe write or completion) leave transmit
+ * buffers @p tx for receive buffers @p rx? Each end holds a transfer while it is on the link and the receiving end
+ * consumes it once there (uet-nic-buffers-and-pfc.md, PCIe host interface), so only a buffer smaller than one
+ * transfer stops it, for good. */
+static inline bool nic_pcie_fits(const struct nic_pcie_params *tx, const struct nic_pcie_params *rx, uint64_t payload)
+{
+	uint64_t first = payload < NIC_PCIE_MAX_PAYLOAD ? payload : NIC_PCIE_MAX_PAYLOAD;
+
+	return tx->tx_header_buffer >= NIC_PCIE_TLP_HDR && rx->rx_header_buffer >= NIC_PCIE_TLP_HDR &&
+	       tx->tx_data_buffer >= first && rx->rx_data_buffer >= first;
 }
 
 /* Count a PCIe transfer of @p bytes on the link (@p side 0: NIC-to-host, 1: host-to-NIC) taking @p ps. */

@@ -83,10 +83,17 @@ static void ev_pool_release(void *a, void *b, emu_ps_t now)
  * Write a new packet's payload to host memory over the NIC-to-host PCIe direction, in arrival order. Its IP size
  * stays charged to the data class's receive pool until the write is accepted into the NIC side's PCIe transmit
  * buffer (TXDataBufferSize): at once while the writes queued ahead of it leave room for it, else when they have
- * drained enough (uet-nic-buffers-and-pfc.md, Receive buffer).
+ * drained enough (uet-nic-buffers-and-pfc.md, Receive buffer). False when the write can never go (a buffer on its
+ * way smaller than one transfer): nothing reaches the host.
  */
-static void deliver(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now)
+static bool deliver(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now)
 {
+	if (!nic_pcie_fits(&nic->p->pcie_nic, &nic->p->pcie_host, pkt->payload_len)) {
+		/* a buffer smaller than one transfer: the write never goes, the data stays in the pool for good */
+		nic->in_pool_used[NIC_TC_DATA] += wire_ip_len(pkt);
+		nic->rx_held = true;
+		return false;
+	}
 	uint64_t bytes = nic_pcie_bytes(pkt->payload_len);
 	/* The transmit buffers hold the payload (TXDataBufferSize) and the headers (TXHeaderBufferSize, 16 B per
 	 * transfer) of the writes waiting for the link: whichever fills first bounds the bytes waiting. */
@@ -114,6 +121,7 @@ static void deliver(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt 
 	pdc->rcv_payload += pkt->payload_len;
 	pdc->rcvd_bytes_cc += wire_ip_len(pkt);
 	nic->c[NIC_C_RX_PAYLOAD_BYTES] += pkt->payload_len;
+	return true;
 }
 
 static void check_recv_complete(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
@@ -136,7 +144,8 @@ static void rx_new(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *
 		pdc->eom_seen = false;
 		pdc->rcv_payload = 0;
 	}
-	deliver(nic, pdc, pkt, now);
+	if (!deliver(nic, pdc, pkt, now))
+		return;
 	if (pkt->ses.flags & WIRE_SES_F_SOM)
 		pdc->rcv_wqe_id = pkt->ses.message_id;
 	if (pkt->ses.flags & WIRE_SES_F_EOM) {

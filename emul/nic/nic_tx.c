@@ -235,9 +235,38 @@ static void build_data(struct nic *nic, struct nic_pdc *pdc, struct wire_pkt *p,
 	p->payload_len = r->payload;
 }
 
+/* A completion of @p payload bytes was consumed: its room in the NIC side's receive buffers is free again. */
+static void cpl_release(struct nic *nic, uint64_t payload, emu_ps_t now)
+{
+	nic->cpl_data -= payload;
+	nic->cpl_hdr -= NIC_PCIE_TLP_HDR * nic_pcie_xfers(payload);
+	if (nic->cpl_blocked) {
+		nic->cpl_blocked = false;
+		nic_pump_arm(nic, now);
+	}
+}
+
+/*
+ * Room for the fetch of @p payload bytes on PCIe: its read request (a header) goes from the NIC's transmit to the
+ * host's receive buffers, its completion's transfers from the host's transmit buffers to the NIC's receive buffers,
+ * and the NIC, which consumes completions at once, asks for no more than its receive buffers hold
+ * (RXDataBufferSize, RXHeaderBufferSize: the completions expected). False: the pass waits for a completion to land,
+ * or for good when a buffer cannot hold one transfer.
+ */
+static bool fetch_room(const struct nic *nic, uint64_t payload)
+{
+	const struct nic_pcie_params *n = &nic->p->pcie_nic, *h = &nic->p->pcie_host;
+
+	return nic_pcie_fits(n, h, 0) && nic_pcie_fits(h, n, payload) && nic->cpl_data + payload <= n->rx_data_buffer &&
+	       nic->cpl_hdr + NIC_PCIE_TLP_HDR * nic_pcie_xfers(payload) <= n->rx_header_buffer;
+}
+
 static void ev_fetch_done(void *a, void *b, emu_ps_t now)
 {
+	uint64_t payload = ((struct wire_pkt *)b)->payload_len;
+
 	nic_txq_push(a, NIC_TC_DATA, b, now);
+	cpl_release(a, payload, now);
 }
 
 /* A payload reached the prefetch buffer: its group comes back at the tail of the ready queue. A record whose PDC
@@ -247,6 +276,7 @@ static void ev_prefetch_done(void *a, void *b, emu_ps_t now)
 	struct nic *nic = a;
 	struct nic_rec *r = b;
 
+	cpl_release(nic, r->payload, now);
 	if (r->pdc == NULL) {
 		emu_pool_put(nic->rec_pool, r);
 		return;
@@ -296,6 +326,8 @@ static void pcie_fetch_plan(const struct nic *nic, uint32_t payload, emu_ps_t no
 
 static void pcie_fetch_charge(struct nic *nic, const struct pcie_fetch *f)
 {
+	nic->cpl_data += f->payload;
+	nic->cpl_hdr += NIC_PCIE_TLP_HDR * nic_pcie_xfers(f->payload);
 	nic->pcie_n2h_busy = f->req_end;
 	nic->pcie_h2n_busy = f->cpl_end;
 	nic_pcie_count(nic, 0, 1, NIC_PCIE_READ_REQ + NIC_PCIE_OVERHEAD, 0, f->t_req);
@@ -530,6 +562,10 @@ void nic_tx_pass(struct nic *nic, emu_ps_t now)
 		uint32_t wl = payload + WIRE_DATA_OVERHEAD;
 		if (kind != NEXT_FETCH && q->reserved + wl > q->pool_size) {
 			nic->pump_blocked = true;
+			return;
+		}
+		if ((kind == NEXT_NEW || kind == NEXT_FETCH) && !fetch_room(nic, payload)) {
+			nic->cpl_blocked = true;
 			return;
 		}
 		if (!issue(nic, pdc, kind, wl, now)) {
