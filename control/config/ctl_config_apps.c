@@ -191,7 +191,8 @@ static int app_doorbell(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 	int rc = ctl_val_u64(c, v, emu_parse_size, "64B", &n);
 
 	if (rc == 0 && n > UINT32_MAX)
-		rc = ctl_err(c, v, "DoorbellPayloadSize %llu B is above 4,294,967,295 B; e.g. 64B", (unsigned long long)n);
+		rc = ctl_err(c, v, "DoorbellPayloadSize %llu B is above 4,294,967,295 B; e.g. 64B",
+			     (unsigned long long)n);
 	if (rc == 0)
 		((struct app_obj *)obj)->app->doorbell_payload = (uint32_t)n;
 	return rc;
@@ -246,7 +247,8 @@ static int app_check_keys(struct ctl_ctx *c, const struct ctl_ynode *item, const
 		size_t old = ctl_push(c, "list");
 		int rc = ctl_err(c, ctl_y_get(item, "list"), "list does not apply to a ScalaRdma application; it "
 				 "takes prScalaRdmaInitiator, prScalaRdmaResponder, NumConnections, MaxPendingWQEs, "
-				 "StartType, OpCode, RdmaVerb, RdmaDataPacketTC, RdmaControlPacketTC, DoorbellPayloadSize");
+				 "StartType, OpCode, RdmaVerb, RdmaDataPacketTC, RdmaControlPacketTC, "
+				 "DoorbellPayloadSize");
 		ctl_pop(c, old);
 		return rc;
 	}

@@ -166,6 +166,13 @@ static int open_switch_records(struct ctl_records *rc, const char *dir, int64_t 
 	return 0;
 }
 
+/* The NICs' periodic records (and the switch ports' rows that share nd-stats and ecn-pfc-stats with them) write
+ * their first rows at StartTime + ClientStartOffset + the interval (uet-nic-records.md). */
+static emu_ps_t nic_origin(const struct ctl_config *cfg)
+{
+	return cfg->timeline.start_time + cfg->timeline.client_start_offset;
+}
+
 struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *const *nics, struct sw *const *sws,
 				     uint32_t n_sws, const struct net_topo *topo, const char *dir, int64_t epoch_s,
 				     char *err, size_t errlen)
@@ -178,12 +185,9 @@ struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *c
 	rc->cfg = cfg;
 	rc->nics = nics;
 	rc->n_nics = cfg->n_hosts;
-	/* the NICs' periodic records (and the switch ports' rows that share nd-stats and ecn-pfc-stats with them) write
-	 * their first rows at StartTime + ClientStartOffset + the interval (uet-nic-records.md) */
-	emu_ps_t origin = cfg->timeline.start_time + cfg->timeline.client_start_offset;
-
-	rc->nd_p = (struct ctl_rec_period){ .origin = origin, .interval = cfg->sim.nd_stats_interval, .k = 1 };
-	rc->nb_p = (struct ctl_rec_period){ .origin = origin, .interval = cfg->sim.net_buff_stats_interval, .k = 1 };
+	rc->nd_p = (struct ctl_rec_period){ .origin = nic_origin(cfg), .interval = cfg->sim.nd_stats_interval, .k = 1 };
+	rc->nb_p = (struct ctl_rec_period){ .origin = nic_origin(cfg), .interval = cfg->sim.net_buff_stats_interval,
+					    .k = 1 };
 	rc->sr = ctl_swrec_open(cfg, sws, n_sws, topo, dir, epoch_s, err, errlen);
 	if (rc->sr == NULL && errno != 0)
 		goto fail;

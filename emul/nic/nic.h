@@ -39,7 +39,7 @@ struct nic;
 	X(PROBE_NO_PDC, "probe_no_pdc", "probes answered for a PDC already closed") \
 	X(CM_SENT, "cm_sent", "connection-management messages sent (the RDMA application's connection setup)") \
 	X(CM_RCVD, "cm_rcvd", "connection-management messages received and handed to the host") \
-	X(CM_DEFERRED, "cm_deferred", "connection-management messages that waited for room in the control egress pool") \
+	X(CM_DEFERRED, "cm_deferred", "connection-management messages that waited for control egress pool room") \
 	X(TRIMS_RCVD, "trims_rcvd", "trimmed packets received") \
 	X(ECN_CE_RCVD, "ecn_ce_rcvd", "data packets received with ECN CE") \
 	X(PFC_PAUSES_RCVD, "pfc_pauses_rcvd", "PFC pause frames received") \

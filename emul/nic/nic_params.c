@@ -492,8 +492,9 @@ int nic_params_warnings(const struct nic_params *p, struct nic_warning *out, int
 	/* uet-nic-buffers-and-pfc.md, Egress buffer: "If it cannot, the NIC stops sending data": a run-time stall */
 	if (data > 0 && data < pkt)
 		np_warn(out, max, &n, NP_ROW_OF(egress.total_buffer_size), "egress data pool (class 0) holds %llu "
-			"bytes, less than one data packet, RdmaDataMSS + 106 = %llu bytes; the NIC sends no data packet "
-			"larger than the pool (a full one never)", (unsigned long long)data, (unsigned long long)pkt);
+			"bytes, less than one data packet, RdmaDataMSS + 106 = %llu bytes; the NIC sends no data "
+			"packet larger than the pool (a full one never)", (unsigned long long)data,
+			(unsigned long long)pkt);
 	if (ctl > 0 && ctl < NP_ACK_WIRE_LEN)
 		np_warn(out, max, &n, NP_ROW_OF(egress.total_buffer_size), "egress control pool (class 1) holds %llu "
 			"bytes, less than one %d-byte ACK; the NIC sends no ACK", (unsigned long long)ctl,

@@ -391,8 +391,8 @@ Test(ctl_config, pool_vector_with_a_gap_accepted_with_a_warning)
 {
 	/* The configuration page stops a run on fewer than two non-zero entries only: [0.9, 0, 0.1, ...] has two. */
 	static const char *const want[] = {
-		DIR "warn-pool-gap.yaml: nic.NetworkInterface.EgressBufferManager.PoolAllocationVector: entry 1 is 0 but "
-		"entry 2 is not; class 1 (control) has no transmit pool: the NIC sends no ACK, NACK or probe",
+		DIR "warn-pool-gap.yaml: nic.NetworkInterface.EgressBufferManager.PoolAllocationVector: entry 1 is 0 "
+		"but entry 2 is not; class 1 (control) has no transmit pool: the NIC sends no ACK, NACK or probe",
 	};
 
 	load_warns(DIR "warn-pool-gap.yaml", NULL, 0, want, 1);
@@ -403,8 +403,8 @@ Test(ctl_config, receive_pool_vector_with_a_gap_accepted_with_a_warning)
 	static const char *const sets[] = {
 		"nic.NetworkInterface.IngressBufferManager.PoolAllocationVector=[0.5, 0, 0.5, 0, 0, 0, 0, 0]" };
 	static const char *const want[] = {
-		DIR "good-min.yaml: nic.NetworkInterface.IngressBufferManager.PoolAllocationVector: entry 1 is 0 but entry "
-		"2 is not; class 1 (control) has no receive pool: every ACK, NACK and probe received is dropped",
+		DIR "good-min.yaml: nic.NetworkInterface.IngressBufferManager.PoolAllocationVector: entry 1 is 0 but "
+		"entry 2 is not; class 1 (control) has no receive pool: every ACK, NACK and probe received is dropped",
 	};
 
 	load_warns(DIR "good-min.yaml", sets, 1, want, 1);
@@ -416,9 +416,9 @@ Test(ctl_config, egress_data_pool_below_one_packet_accepted_with_a_warning)
 	 * stall at run time, not a rule that stops the run. */
 	static const char *const sets[] = { "nic.NetworkInterface.EgressBufferManager.TotalBufferSize=4KB" };
 	static const char *const want[] = {
-		DIR "good-min.yaml: nic.NetworkInterface.EgressBufferManager.TotalBufferSize: egress data pool (class 0) "
-		"holds 3600 bytes, less than one data packet, RdmaDataMSS + 106 = 4202 bytes; the NIC sends no data "
-		"packet larger than the pool (a full one never)",
+		DIR "good-min.yaml: nic.NetworkInterface.EgressBufferManager.TotalBufferSize: egress data pool "
+		"(class 0) holds 3600 bytes, less than one data packet, RdmaDataMSS + 106 = 4202 bytes; the NIC sends "
+		"no data packet larger than the pool (a full one never)",
 	};
 
 	load_warns(DIR "good-min.yaml", sets, 1, want, 1);

@@ -17,7 +17,8 @@ from checks import check, finish  # noqa: E402
 CASES = [
     ('configs/pair.yaml', ['nic.NetworkInterface.EgressBufferManager.TotalBufferSize=4KB'],
      'nic.NetworkInterface.EgressBufferManager.TotalBufferSize: egress data pool (class 0) holds 3600 bytes'),
-    ('configs/pair.yaml', ['nic.NetworkInterface.IngressBufferManager.PoolAllocationVector=[0.5, 0, 0.5, 0, 0, 0, 0, 0]'],
+    ('configs/pair.yaml',
+     ['nic.NetworkInterface.IngressBufferManager.PoolAllocationVector=[0.5, 0, 0.5, 0, 0, 0, 0, 0]'],
      'nic.NetworkInterface.IngressBufferManager.PoolAllocationVector: entry 1 is 0 but entry 2 is not; class 1'),
     ('configs/leaf-spine.yaml', ['nic.TransportProcessingLayers.ScalaUETPdsManager.PacketSprayingType='
                                  'Recycled Entropy Packet Spraying', 'switch.LoadBalancingMethod=flowlet'],
