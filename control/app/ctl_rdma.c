@@ -63,6 +63,8 @@ struct ctl_rdma {
 				      * per connection indexed by the WQE's number; completions come in posting order */
 	struct rec_csv *perf;
 	struct rec_csv *beacon;
+	struct emu_sched_end beacon_end; /* a beacon row waits for the end of its instant */
+	emu_ps_t beacon_last;        /* time of the previous beacon row, 0 before the first */
 	uint64_t tx_client;          /* WQEs posted since the start of the run (beacon) */
 	uint64_t rx_client;          /* WQEs completed before the stop (beacon) */
 	uint64_t *lat;               /* latencies (ps) of the WQEs completed in the recording window */
@@ -155,6 +157,28 @@ uint64_t ctl_rdma_events(const struct ctl_rdma *rd)
 {
 	/* connection start or its request's retry timer, then the first WQEs; the beacon chain holds one at a time */
 	return rd == NULL ? 0 : 2ull * rd->n_conns + 2;
+}
+
+void ctl_rdma_host_budget(const struct ctl_rdma *rd, uint32_t host, uint64_t *pdcs, uint64_t *wqes)
+{
+	*pdcs = *wqes = 0;
+	if (rd == NULL)
+		return;
+	uint64_t nc = rd->app->num_connections;
+
+	for (uint32_t i = 0; i < rd->place.n_pairs; i++) {
+		if (rd->pairs[i].initiator == host) {
+			*pdcs += nc;
+			*wqes += nc * rd->app->max_pending;
+		}
+		if (rd->pairs[i].responder == host)
+			*pdcs += nc;
+	}
+}
+
+uint64_t ctl_rdma_doorbell_bytes(const struct ctl_rdma *rd)
+{
+	return rd == NULL ? 0 : app_doorbell_bytes(rd->app->doorbell_payload);
 }
 
 bool ctl_rdma_stop(const struct ctl_rdma *rd, emu_ps_t *stop)
@@ -320,21 +344,48 @@ void ctl_rdma_cm(struct ctl_rdma *rd, uint32_t host, uint32_t src_ip, const stru
 	}
 }
 
-/* A beacon row at k x BeaconReportInterval, then the next while it is not past the stop time. */
-static void ev_beacon(void *a, void *b, emu_ps_t now)
+/* The next beacon row after one at @p now: k x BeaconReportInterval, and a last one at the stop time when the
+ * grid does not land on it; EMU_PS_NEVER after the row at the stop time. */
+static emu_ps_t beacon_next(const struct ctl_rdma *rd, emu_ps_t now)
+{
+	emu_ps_t ivl = rd->cfg->sim.beacon_interval, next = now + ivl;
+
+	if (now >= rd->tl.stop)
+		return EMU_PS_NEVER;
+	return next < now || next > rd->tl.stop ? rd->tl.stop : next;
+}
+
+static void ev_beacon(void *a, void *b, emu_ps_t now);
+
+/*
+ * A beacon row, once everything due at its time has run (the WQEs posted at a row's time are in it): WQEs posted
+ * and completed since the start, over the time since the previous row (seed 003, Beacon).
+ */
+static void beacon_row(void *a, void *b, emu_ps_t now)
 {
 	struct ctl_rdma *rd = a;
 	FILE *f = rec_csv_file(rd->beacon);
-	emu_ps_t ivl = rd->cfg->sim.beacon_interval;
+	emu_ps_t next = beacon_next(rd, now);
 
 	(void)b;
 	fprintf(f, "%s,", rd->cfg->sim.simulation_name);
 	ctl_rec_row_head(rd->beacon, now);
 	fputc(',', f);
-	ctl_rec_put_sec(f, ivl);
+	ctl_rec_put_sec(f, now - rd->beacon_last);
 	fprintf(f, ",%llu,%llu,0,0,0,0,0,0\n", (unsigned long long)rd->tx_client, (unsigned long long)rd->rx_client);
-	if (now + ivl > now && now + ivl <= rd->tl.stop)
-		(void)net_sched(rd->np, now + ivl, ev_beacon, rd, NULL, NULL); /* the event it ran in is free */
+	rd->beacon_last = now;
+	if (next != EMU_PS_NEVER)
+		(void)net_sched(rd->np, next, ev_beacon, rd, NULL, NULL); /* the event it ran in is free */
+}
+
+static void ev_beacon(void *a, void *b, emu_ps_t now)
+{
+	struct ctl_rdma *rd = a;
+
+	(void)b;
+	(void)now;
+	rd->beacon_end = (struct emu_sched_end){ .fn = beacon_row, .a = rd };
+	emu_sched_at_end(rd->np->sched, &rd->beacon_end);
 }
 
 int ctl_rdma_start(struct ctl_rdma *rd, struct nic *const *nics, struct net_part *np, const char *dir,
@@ -352,8 +403,8 @@ int ctl_rdma_start(struct ctl_rdma *rd, struct nic *const *nics, struct net_part
 	rd->beacon = ctl_rec_csv_open(rd->cfg, dir, "beacon", BEACON_HEADER, epoch_s, err, errlen);
 	if (rd->beacon == NULL)
 		return -errno;
-	emu_ps_t first = rd->cfg->sim.beacon_interval;
-	if (first <= rd->tl.stop && net_sched(rd->np, first, ev_beacon, rd, NULL, NULL) < 0) {
+	emu_ps_t first = rd->cfg->sim.beacon_interval < rd->tl.stop ? rd->cfg->sim.beacon_interval : rd->tl.stop;
+	if (net_sched(rd->np, first, ev_beacon, rd, NULL, NULL) < 0) {
 		snprintf(err, errlen, "no event for the beacon record");
 		return -ENOSPC;
 	}

@@ -31,6 +31,16 @@ int ctl_rdma_create(const struct ctl_config *cfg, struct ctl_rdma **out, char *e
 /** Scheduler events the application holds at once at most (connection starts and first posts); 0 for NULL. */
 uint64_t ctl_rdma_events(const struct ctl_rdma *rd);
 
+/**
+ * What host @p host's NIC holds for the application at most: @p pdcs, the PDCs of its connections (a sending PDC
+ * for each it initiates, a receiving one for each it answers), and @p wqes, the WQEs of the connections it initiates
+ * (NumConnections x MaxPendingWQEs each pair). Both 0 for NULL or a host in no pair.
+ */
+void ctl_rdma_host_budget(const struct ctl_rdma *rd, uint32_t host, uint64_t *pdcs, uint64_t *wqes);
+
+/** The bytes of the application's doorbell on PCIe, DoorbellPayloadSize + 28 (seed 003, WQEs); 0 for NULL. */
+uint64_t ctl_rdma_doorbell_bytes(const struct ctl_rdma *rd);
+
 /** Whether there is an application; its stop time in @p stop. */
 bool ctl_rdma_stop(const struct ctl_rdma *rd, emu_ps_t *stop);
 

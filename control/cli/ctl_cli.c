@@ -223,6 +223,8 @@ static int load(struct cli *c, struct ctl_config *cfg)
 		print_errors(err);
 		return CTL_EXIT_ERROR;
 	}
+	for (uint32_t i = 0; i < cfg->n_warnings; i++) /* accepted, as on the platform, but said */
+		fprintf(stderr, "uetemu: warning: %s\n", cfg->warnings[i]);
 	return -1;
 }
 

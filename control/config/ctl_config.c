@@ -267,6 +267,8 @@ int ctl_config_load(struct ctl_config *cfg, const char *path, const char *const 
 		rc = ctl_y_apply_set(&c, root, i);
 	if (rc == 0)
 		rc = validate(&c, root, cfg);
+	if (rc == 0)
+		ctl_config_warnings(cfg);
 	ctl_y_free(root);
 	if (rc == -ENOMEM && c.err[0] == '\0')
 		snprintf(c.err, c.errlen, "%s: out of memory", path);

@@ -16,6 +16,8 @@
 #define CTL_NAME_MAX 32
 #define CTL_DEV_MAX 256
 #define CTL_FAULTS_MAX 64 /* topology.faults: kept in struct ctl_config, so ctl_config_free() has nothing to free */
+#define CTL_WARN_MAX 8
+#define CTL_WARN_LEN 512
 
 /** topology.hosts[i]: an emulated host with its Scala UET NIC. */
 struct ctl_host {
@@ -91,6 +93,7 @@ struct ctl_app {
 	uint8_t start_type;            /* StartType: enum app_start, default simultaneous */
 	uint8_t data_tc;               /* RdmaDataPacketTC 0..7, default 0 (validated; see docs/rdma-app.md) */
 	uint8_t control_tc;            /* RdmaControlPacketTC 0..7, default 1 (validated; see docs/rdma-app.md) */
+	uint32_t doorbell_payload;     /* DoorbellPayloadSize, bytes, default 64: each WQE's doorbell over PCIe */
 };
 
 #define CTL_PORT_HOSTS_MAX 64 /* hosts sharing one port (ports[i].attach as a list) */
@@ -141,6 +144,11 @@ struct ctl_config {
 	uint32_t n_ports;
 	struct ctl_capture *captures;  /* captures */
 	uint32_t n_captures;
+	/* Settings the pages accept, so the run takes them, but which leave part of the model idle (a pool too small
+	 * for one packet, class 0 or 1 without a pool) or work against another (REPS under flowlet switches):
+	 * "file: key.path: what; what follows", for the command line to print. */
+	char warnings[CTL_WARN_MAX][CTL_WARN_LEN];
+	uint32_t n_warnings;
 };
 
 /**

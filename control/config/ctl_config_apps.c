@@ -195,6 +195,20 @@ static int app_control_tc(struct ctl_ctx *c, const struct ctl_ynode *v, void *ob
 	return app_tc(c, v, &((struct app_obj *)obj)->app->control_tc);
 }
 
+/* DoorbellPayloadSize (seed 003, WQEs): bytes, with or without a unit. */
+static int app_doorbell(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	uint64_t n;
+	int rc = ctl_val_u64(c, v, emu_parse_size, "64B", &n);
+
+	if (rc == 0 && n > UINT32_MAX)
+		rc = ctl_err(c, v, "DoorbellPayloadSize %llu B is above 4,294,967,295 B; e.g. 64B",
+			     (unsigned long long)n);
+	if (rc == 0)
+		((struct app_obj *)obj)->app->doorbell_payload = (uint32_t)n;
+	return rc;
+}
+
 /* An attribute with one allowed value (spec seeds/003: every WQE is an RDMA WRITE). */
 static int app_only(struct ctl_ctx *c, const struct ctl_ynode *v, const char *name, const char *allowed)
 {
@@ -238,13 +252,14 @@ static int app_check_keys(struct ctl_ctx *c, const struct ctl_ynode *item, const
 {
 	static const char *const rdma_keys[] = { "prScalaRdmaInitiator", "prScalaRdmaResponder", "NumConnections",
 						  "MaxPendingWQEs", "StartType", "OpCode", "RdmaVerb",
-						  "RdmaDataPacketTC", "RdmaControlPacketTC" };
+						  "RdmaDataPacketTC", "RdmaControlPacketTC", "DoorbellPayloadSize" };
 
 	if (app->type == CTL_APP_SCALA_RDMA && ctl_y_get(item, "list") != NULL) {
 		size_t old = ctl_push(c, "list");
 		int rc = ctl_err(c, ctl_y_get(item, "list"), "list does not apply to a ScalaRdma application; it "
 				 "takes prScalaRdmaInitiator, prScalaRdmaResponder, NumConnections, MaxPendingWQEs, "
-				 "StartType, OpCode, RdmaVerb, RdmaDataPacketTC, RdmaControlPacketTC");
+				 "StartType, OpCode, RdmaVerb, RdmaDataPacketTC, RdmaControlPacketTC, "
+				 "DoorbellPayloadSize");
 		ctl_pop(c, old);
 		return rc;
 	}
@@ -267,7 +282,7 @@ static int app_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t id
 		{ "NumConnections", false, app_num_conn }, { "MaxPendingWQEs", false, app_max_pending },
 		{ "StartType", false, app_start_type }, { "OpCode", false, app_opcode },
 		{ "RdmaVerb", false, app_verb }, { "RdmaDataPacketTC", false, app_data_tc },
-		{ "RdmaControlPacketTC", false, app_control_tc },
+		{ "RdmaControlPacketTC", false, app_control_tc }, { "DoorbellPayloadSize", false, app_doorbell },
 	};
 	struct ctl_config *cfg = obj;
 	struct app_obj a = { .cfg = cfg, .app = &cfg->apps[idx] };
@@ -280,6 +295,7 @@ static int app_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t id
 	a.app->start_type = APP_START_SIMULTANEOUS;
 	a.app->data_tc = 0;
 	a.app->control_tc = 1;
+	a.app->doorbell_payload = APP_DOORBELL_PAYLOAD_DEFAULT;
 	int rc = ctl_walk_map(c, item, keys, sizeof(keys) / sizeof(keys[0]), &a,
 			      "an application is {type: messages, list: [{src: host0, dst: host1, bytes: 1MiB}]} or "
 			      "{type: ScalaRdma}");

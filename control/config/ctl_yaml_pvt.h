@@ -182,6 +182,9 @@ int ctl_sec_applications(struct ctl_ctx *c, const struct ctl_ynode *v, struct ct
 int ctl_sec_ports(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
 int ctl_sec_captures(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
 
+/** Fill cfg->warnings from the loaded @p cfg (ctl_config_warn.c). */
+void ctl_config_warnings(struct ctl_config *cfg);
+
 /** topology of type explicit: its hosts and links (ctl_config_topo.c; the keys are checked by the caller). */
 int ctl_topo_explicit(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
 

@@ -53,13 +53,13 @@ static FILE *ep_head(struct ctl_pfcstats *p, emu_ps_t now)
 
 /*
  * The rest of a row after its identity: class @p tc, the PFC frames, @p paused in all, @p ivl of the @p dt ps
- * since the previous rows, and @p ecn marks. interval_max_time_xoff_usec is the interval's total: neither a NIC
- * nor a switch keeps per-pause times (docs/records.md). Both pause on ingress (receive) occupancy only, so the
- * three egress-occupancy columns read 0.
+ * since the previous rows, its longest single pause @p longest, and @p ecn marks. A switch keeps no per-pause
+ * times, so its rows give the interval's total as the longest (docs/records.md). Both pause on ingress (receive)
+ * occupancy only, so the three egress-occupancy columns read 0.
  */
 static void ep_tail(FILE *f, uint32_t tc, const uint64_t *xoff_tx, const uint64_t *xoff_rx,
-		    const uint64_t *xon_tx, const uint64_t *xon_rx, emu_ps_t paused, emu_ps_t ivl, emu_ps_t dt,
-		    uint64_t ecn)
+		    const uint64_t *xon_tx, const uint64_t *xon_rx, emu_ps_t paused, emu_ps_t ivl, emu_ps_t longest,
+		    emu_ps_t dt, uint64_t ecn)
 {
 	fprintf(f, "%u,%llu,%llu,%llu,%llu,", tc, (unsigned long long)xoff_tx[tc], (unsigned long long)xoff_rx[tc],
 		(unsigned long long)xon_tx[tc], (unsigned long long)xon_rx[tc]);
@@ -67,7 +67,7 @@ static void ep_tail(FILE *f, uint32_t tc, const uint64_t *xoff_tx, const uint64_
 	fputc(',', f);
 	ctl_rec_put_fixed(f, ivl, 6);
 	fputc(',', f);
-	ctl_rec_put_fixed(f, ivl, 6);
+	ctl_rec_put_fixed(f, longest, 6);
 	fputs(",0.000000,0.000000,0.000000,", f);
 	ctl_rec_put_quot(f, dt - ivl, 100, dt, 6);
 	fprintf(f, ",0.000000,%llu\n", (unsigned long long)ecn);
@@ -81,7 +81,8 @@ static void ep_row(struct ctl_pfcstats *p, struct nic *nic, uint32_t tc, const s
 
 	fprintf(f, "%u,%s,%s,0,ul,%d,%u,", nic_fep_id(nic), nic_name(nic), CTL_REC_COMPONENT_TYPE, CTL_REC_TIER_NIC,
 		CTL_REC_SUBTIER_NONE);
-	ep_tail(f, tc, s->xoff_tx, s->xoff_rx, s->xon_tx, s->xon_rx, s->paused_ps[tc], ivl, dt,
+	ep_tail(f, tc, s->xoff_tx, s->xoff_rx, s->xon_tx, s->xon_rx, s->paused_ps[tc], ivl,
+		s->ivl_max_pause_ps[tc] < ivl ? s->ivl_max_pause_ps[tc] : ivl, dt,
 		tc == EP_DATA_TC ? nic_counters(nic)[NIC_C_ECN_CE_RCVD] : 0);
 }
 
@@ -99,7 +100,7 @@ static void sw_ep_row(struct ctl_pfcstats *p, const struct ctl_swport *sp, uint3
 		ivl = dt;
 	fprintf(f, "%u,%s,%s,%u,%s,%u,%u,", sw_node_id(sp->sw), sw_name(sp->sw), CTL_REC_SW_COMPONENT_TYPE, sp->port,
 		sp->ul ? "ul" : "dl", sp->tier, CTL_REC_SUBTIER_NONE);
-	ep_tail(f, tc, s->xoff_tx, s->xoff_rx, s->xon_tx, s->xon_rx, s->paused_ps[tc], ivl, dt, s->ecn_marked[tc]);
+	ep_tail(f, tc, s->xoff_tx, s->xoff_rx, s->xon_tx, s->xon_rx, s->paused_ps[tc], ivl, ivl, dt, s->ecn_marked[tc]);
 }
 
 /* Every switch port's rows, switches in device order, ports then classes in order. */
@@ -136,6 +137,7 @@ void ctl_pfcstats_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
 				continue;
 			ep_row(p, nic, tc, &s, ivl, now, now - last);
 		}
+		nic_pfc_interval_reset(nic, now); /* each row time starts an interval, rows written or not */
 	}
 	sw_ep_rows(p, now, last);
 }

@@ -10,8 +10,10 @@
 #include "ctl_rec_pvt.h"
 #include "rec.h"
 
-/* A periodic schedule: rows at k x interval (k from 1), and at the run's end unless rows were just written. */
+/* A periodic schedule: rows at origin + k x interval (k from 1), and at the run's end unless rows were just
+ * written. */
 struct ctl_rec_period {
+	emu_ps_t origin;
 	emu_ps_t interval;
 	emu_ps_t last;               /* time of the last rows written, 0 before the first */
 	uint64_t k;                  /* the next rows are the k-th */
@@ -72,9 +74,9 @@ static bool nd_open(const struct ctl_records *rc)
 /* Time of a schedule's next rows, or EMU_PS_NEVER when its records are closed or it has run out of time. */
 static emu_ps_t period_due(const struct ctl_rec_period *p, bool open)
 {
-	if (!open || p->interval == 0 || p->k > (EMU_PS_NEVER - 1) / p->interval)
+	if (!open || p->interval == 0 || p->k > (EMU_PS_NEVER - 1 - p->origin) / p->interval)
 		return EMU_PS_NEVER;
-	return p->k * p->interval;
+	return p->origin + p->k * p->interval;
 }
 
 static emu_ps_t min_ps(emu_ps_t a, emu_ps_t b)
@@ -234,6 +236,13 @@ static int open_switch_records(struct ctl_records *rc, const char *dir, int64_t 
 	return 0;
 }
 
+/* The NICs' periodic records (and the switch ports' rows that share nd-stats and ecn-pfc-stats with them) write
+ * their first rows at StartTime + ClientStartOffset + the interval (uet-nic-records.md). */
+static emu_ps_t nic_origin(const struct ctl_config *cfg)
+{
+	return cfg->timeline.start_time + cfg->timeline.client_start_offset;
+}
+
 struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *const *nics, struct sw *const *sws,
 				     uint32_t n_sws, const struct net_topo *topo, const char *dir, int64_t epoch_s,
 				     char *err, size_t errlen)
@@ -247,8 +256,9 @@ struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *c
 	rc->cut_at = EMU_PS_NEVER;
 	rc->nics = nics;
 	rc->n_nics = cfg->n_hosts;
-	rc->nd_p = (struct ctl_rec_period){ .interval = cfg->sim.nd_stats_interval, .k = 1 };
-	rc->nb_p = (struct ctl_rec_period){ .interval = cfg->sim.net_buff_stats_interval, .k = 1 };
+	rc->nd_p = (struct ctl_rec_period){ .origin = nic_origin(cfg), .interval = cfg->sim.nd_stats_interval, .k = 1 };
+	rc->nb_p = (struct ctl_rec_period){ .origin = nic_origin(cfg), .interval = cfg->sim.net_buff_stats_interval,
+					    .k = 1 };
 	rc->sr = ctl_swrec_open(cfg, sws, n_sws, topo, dir, epoch_s, err, errlen);
 	if (rc->sr == NULL && errno != 0)
 		goto fail;

@@ -98,6 +98,11 @@ static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 		memcpy(r->neigh[i].mac, cfg->hosts[i].mac, 6);
 	}
 	for (uint32_t i = 0; i < cfg->n_hosts; i++) {
+		uint64_t pdcs, wqes;
+
+		/* the application's connections and WQEs come on top of the messages' PDCs: no pool of the NIC caps
+		 * what the application keeps outstanding (seed 003, Closed-loop generation) */
+		ctl_rdma_host_budget(r->rdma, i, &pdcs, &wqes);
 		struct nic_env env = {
 			.np = &r->np,
 			.params = &cfg->nic,
@@ -107,7 +112,9 @@ static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 			.seed = cfg->sim.random_seed,
 			.neigh = r->neigh,
 			.n_neigh = cfg->n_hosts,
-			.max_pdcs = 8192,
+			.max_pdcs = (uint32_t)(8192 + (pdcs < UINT32_MAX - 8192 ? pdcs : UINT32_MAX - 8192)),
+			.max_wqes = (uint32_t)(wqes < UINT32_MAX ? wqes : UINT32_MAX),
+			.doorbell_bytes = ctl_rdma_doorbell_bytes(r->rdma),
 			.trace = ctl_records_want_trace(cfg),
 			.hooks = { .arg = r, .event = hook_event, .msg_done = hook_msg_done, .trace = hook_trace },
 		};

@@ -16,9 +16,9 @@
 #define APP_NUM_CONNECTIONS_MAX 1024u
 
 /** Bytes of one doorbell on the host-to-NIC PCIe direction: DoorbellPayloadSize + 28 (64 + 28 = 92). */
-static inline uint32_t app_doorbell_bytes(uint32_t payload)
+static inline uint64_t app_doorbell_bytes(uint32_t payload)
 {
-	return payload + APP_DOORBELL_HDR_BYTES;
+	return (uint64_t)payload + APP_DOORBELL_HDR_BYTES;
 }
 
 /** Packets of a WQE of @p bytes cut at @p mss bytes (non-zero): ceil(bytes / mss); 62 for 250,000 B at 4,096. */

@@ -161,11 +161,14 @@ struct nic *nic_create(const struct nic_env *env)
 	nic->pdc_pool = emu_pool_create(sizeof(struct nic_pdc), max_pdcs);
 	/* Outstanding packets NIC-wide: 64 full windows' worth at the defaults; an empty pool holds back sending. */
 	nic->rec_pool = emu_pool_create(sizeof(struct nic_rec), 1u << 16);
-	/* WQEs waiting on connections: 16,384 at once (1,024 connections x MaxPendingWQEs 16) */
-	nic->wqe_pool = emu_pool_create(sizeof(struct nic_wqe), 1u << 14);
+	/* WQEs waiting on connections: as many as the workload says it keeps outstanding on this NIC */
+	nic->wqe_pool = emu_pool_create(sizeof(struct nic_wqe), env->max_wqes ? env->max_wqes : 1u << 14);
+	/* out-of-order PSNs: 16,384 chunks of 256 track 4 Mi PSNs past their PDCs' rcv_next, NIC-wide */
+	nic->chunk_pool = emu_pool_create(sizeof(struct nic_rcv_chunk), NIC_RCV_CHUNKS);
 	/* a group carries its load balancer's cache behind it when REPSBufferSizeMaskBits asks for a large one */
 	nic->grp_pool = emu_pool_create(sizeof(struct nic_group) + nic_lb_storage_bytes(p), max_pdcs);
-	if (nic->pdc_pool == NULL || nic->grp_pool == NULL || nic->rec_pool == NULL || nic->wqe_pool == NULL)
+	if (nic->pdc_pool == NULL || nic->grp_pool == NULL || nic->rec_pool == NULL || nic->wqe_pool == NULL ||
+	    nic->chunk_pool == NULL)
 		goto fail_nic;
 	nic->next_snd_id = NIC_SND_ID_MIN;
 	nic->next_rcv_id = NIC_RCV_ID_MIN;
@@ -192,9 +195,15 @@ void nic_destroy(struct nic *nic)
 			net_pkt_free(nic->env.np, q->ring[i & q->mask]);
 		free(q->ring);
 	}
+	while (nic->cm_head != NULL) {
+		struct wire_pkt *p = nic->cm_head;
+		nic->cm_head = p->ctx;
+		net_pkt_free(nic->env.np, p);
+	}
 	emu_pool_destroy(nic->pdc_pool);
 	emu_pool_destroy(nic->rec_pool);
 	emu_pool_destroy(nic->wqe_pool);
+	emu_pool_destroy(nic->chunk_pool);
 	emu_pool_destroy(nic->grp_pool);
 	free(nic);
 }
@@ -410,6 +419,8 @@ static void nic_tx_done(void *dev, uint32_t port, emu_ps_t now)
 	if (nic->sending_tc == NIC_TC_DATA && nic->pump_blocked &&
 	    nic->txq[NIC_TC_DATA].reserved <= nic->txq[NIC_TC_DATA].pool_size / 2)
 		nic_pump_arm(nic, now);
+	if (nic->sending_tc == NIC_TC_CTRL && nic->cm_head != NULL)
+		nic_cm_drain(nic, now);
 	/* A pass stopped on an empty packet or record pool retries at each frame this port finishes. */
 	if (nic->pkt_blocked)
 		nic_pump_arm(nic, now);

@@ -39,6 +39,7 @@ struct nic;
 	X(PROBE_NO_PDC, "probe_no_pdc", "probes answered for a PDC already closed") \
 	X(CM_SENT, "cm_sent", "connection-management messages sent (the RDMA application's connection setup)") \
 	X(CM_RCVD, "cm_rcvd", "connection-management messages received and handed to the host") \
+	X(CM_DEFERRED, "cm_deferred", "connection-management messages that waited for control egress pool room") \
 	X(TRIMS_RCVD, "trims_rcvd", "trimmed packets received") \
 	X(ECN_CE_RCVD, "ecn_ce_rcvd", "data packets received with ECN CE") \
 	X(PFC_PAUSES_RCVD, "pfc_pauses_rcvd", "PFC pause frames received") \
@@ -50,8 +51,11 @@ struct nic;
 	X(DROP_TX_CTL_POOL_FULL, "drop_tx_ctl_pool_full", "drop: control egress pool full, ACK not sent") \
 	X(DROP_NOT_FOR_US, "drop_not_for_us", "drop: destination IP is not this NIC") \
 	X(DROP_PSN_OUT_OF_WINDOW, "drop_psn_out_of_window", "drop: data PSN outside the receive window") \
+	X(DROP_OOO_POOL_EMPTY, "drop_ooo_pool_empty", "drop: no room left to track an out-of-order data PSN") \
 	X(DROP_BAD_KIND, "drop_bad_kind", "drop: packet kind the NIC does not take") \
 	X(DROP_NO_PDC, "drop_no_pdc", "drop: no PDC could be created (pool empty or ids exhausted)") \
+	X(DROP_NO_RCV_PDC, "drop_no_rcv_pdc", "drop: data without SYN for a receive PDC this NIC does not have") \
+	X(DROP_NO_WQE, "drop_no_wqe", "drop: a WQE posted on a connection found no free entry to wait in") \
 	X(DROP_NO_PKT, "drop_no_pkt", "drop: packet pool empty when building a packet")
 
 #define NIC_COUNTER_ENUM(n, k, s) NIC_C_##n,
@@ -197,6 +201,9 @@ struct nic_env {
 	const struct nic_neigh *neigh;
 	uint32_t n_neigh;
 	uint32_t max_pdcs;      /* PDCs open at once, sending and receiving together */
+	uint32_t max_wqes;      /* WQEs waiting on connection PDCs at once, NIC-wide (0: 16,384) */
+	uint64_t doorbell_bytes; /* a doorbell of the application posting on connections, DoorbellPayloadSize + 28 B
+				  * of UDP and IPv4 headers, on PCIe (0: the default 64 + 28 = 92 B) */
 	bool trace;             /* call hooks.trace for every packet (the UET monitor or one of its triggers is on) */
 	struct nic_hooks hooks;
 };
@@ -245,7 +252,8 @@ int nic_conn_open(struct nic *nic, uint32_t dst_ip, uint16_t *pdc_id, emu_ps_t n
  * Ring the doorbell for a message of @p bytes on connection PDC @p pdc_id. The NIC sends one message of a
  * connection at a time: a message posted while another is being sent waits, in posting order, until the ones
  * ahead of it complete (seed 003, WQEs). msg_done gives @p cookie back on completion.
- * Returns 0, -ENOENT for no such connection, -ENOSPC when no WQE entry is free (counted as DROP_NO_PDC).
+ * Returns 0, -ENOENT for no such connection, -ENOSPC when none of the nic_env.max_wqes entries is free (counted as
+ * DROP_NO_WQE, not in wqes_created).
  */
 int nic_post_conn(struct nic *nic, uint16_t pdc_id, uint64_t bytes, uint64_t cookie, emu_ps_t now);
 
@@ -253,7 +261,9 @@ int nic_post_conn(struct nic *nic, uint16_t pdc_id, uint64_t bytes, uint64_t coo
  * The host sends connection-management message @p cm to @p dst_ip (the RDMA application's connection setup,
  * seed 003): a 62 B frame to UDP port WIRE_UDP_PORT_CM in the control egress class, CONTROL codepoint, not
  * ECN-capable, entropy (UDP source port) 0xC000 | the low 14 bits of cm->local_id. No PCIe cost, no retry here:
- * the application retries. Returns 0, -EHOSTUNREACH, or -ENOBUFS (control pool full or no packet; counted).
+ * the application retries. Like data, a message the host posts is never dropped at egress: while the control pool
+ * has no room for it, it waits (cm_deferred), in posting order. Returns 0, -EHOSTUNREACH, or -ENOBUFS (no packet
+ * descriptor; counted).
  */
 int nic_cm_send(struct nic *nic, uint32_t dst_ip, const struct wire_cm *cm, emu_ps_t now);
 
@@ -271,6 +281,8 @@ struct nic_pfc_stats {
 	uint64_t xoff_tx[NIC_TC_COUNT], xon_tx[NIC_TC_COUNT];
 	uint64_t xoff_rx[NIC_TC_COUNT], xon_rx[NIC_TC_COUNT];
 	emu_ps_t paused_ps[NIC_TC_COUNT]; /* time this NIC's transmission of the class was held by received pauses */
+	emu_ps_t ivl_max_pause_ps[NIC_TC_COUNT]; /* the longest single pause (held without a break) since
+						  * nic_pfc_interval_reset(), only its part since then counted */
 };
 
 /** One buffer pool (net-buff-stats): a receive pool RX_TC<n>_BUFFER or a transmit pool TX_TC<n>_BUFFER. */
@@ -305,6 +317,9 @@ void nic_pcie_stats(const struct nic *nic, struct nic_pcie_stats *out, emu_ps_t 
 /** Copy the PFC counters, with paused time counted up to @p now. */
 void nic_pfc_stats(const struct nic *nic, struct nic_pfc_stats *out, emu_ps_t now);
 
+/** Start a new ecn-pfc-stats interval at @p now: the longest pause restarts from the pause holding now, if any. */
+void nic_pfc_interval_reset(struct nic *nic, emu_ps_t now);
+
 
 /** The rate of the NIC's link, bit/s: the lower of its DataRate and the rate of the link it is attached to. */
 uint64_t nic_link_bps(const struct nic *nic);
@@ -323,9 +338,10 @@ const uint64_t *nic_counters(const struct nic *nic);
 #define NIC_PCIE_OVERHEAD 34
 #define NIC_PCIE_READ_REQ 64
 #define NIC_PCIE_TLP_HDR 16 /* a transfer's header in the transaction-layer header buffers (4DW TLP header) */
-/* The doorbell message: DoorbellPayloadSize (64 B) + 28 B of UDP and IPv4 headers = 92 B over PCIe (seed 003,
- * WQEs: "doorbell 64 + 28 = 92 bytes over PCIe"), one transfer with its 34 B of overhead on the link. */
-#define NIC_PCIE_WQE (64 + 28)
+/* The doorbell message: DoorbellPayloadSize (64 B by default) + 28 B of UDP and IPv4 headers, 92 B over PCIe (seed
+ * 003, WQEs: "doorbell 64 + 28 = 92 bytes over PCIe"), in transfers of at most 512 B with 34 B of overhead each. */
+#define NIC_DOORBELL_PAYLOAD 64
+#define NIC_DOORBELL_HDR 28
 
 /**
  * The maximum congestion window in bytes (counted at nominal size, payload + 88) for @p link_bps: 1.5 x BDP with

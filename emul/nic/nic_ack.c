@@ -257,8 +257,9 @@ static emu_ps_t rtt_sample(struct nic *nic, const struct nic_rec *r, const struc
 	return rtt;
 }
 
-/* Retire every outstanding PSN at or below the cumulative ACK and each PSN the bitmap lists. Returns the RTT
- * sample the ACK gave, or EMU_PS_NEVER. */
+/* Retire every outstanding PSN at or below the cumulative ACK, each PSN the bitmap lists, and the ACK's own PSN, the
+ * packet that drew it, which its bitmap may leave out when it reports another 64-PSN block (page *Transport*, What
+ * an ACK carries). Returns the RTT sample the ACK gave, or EMU_PS_NEVER. */
 static emu_ps_t apply_ack(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now,
 			  uint64_t *acked_bytes)
 {
@@ -270,10 +271,13 @@ static emu_ps_t apply_ack(struct nic *nic, struct nic_pdc *pdc, const struct wir
 	uint32_t last = pkt->pds.sack_bitmap ? base + 63u - (uint32_t)__builtin_clzll(pkt->pds.sack_bitmap) : cack;
 	struct nic_rec *r = pdc->out_head;
 
+	if ((int32_t)(ack_psn - last) > 0)
+		last = ack_psn;
 	while (r != NULL) {
 		struct nic_rec *next = r->next;
 		uint32_t d = r->psn - base;
-		bool acked = (int32_t)(cack - r->psn) >= 0 || (d < 64 && (pkt->pds.sack_bitmap >> d) & 1);
+		bool acked = (int32_t)(cack - r->psn) >= 0 || (d < 64 && (pkt->pds.sack_bitmap >> d) & 1) ||
+			     r->psn == ack_psn;
 		if (acked) {
 			if (r->psn == ack_psn)
 				rtt = rtt_sample(nic, r, pkt, now);
@@ -298,7 +302,11 @@ void nic_rx_ack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 
 	nic->c[NIC_C_ACK_PKTS_RCVD]++;
 	if (pdc == NULL || pdc->peer_ip != pkt->src_ip) {
+		/* the probe ACK of a message that completed on its first ACK comes back after its PDC closed */
+		if (pkt->pds.flags & WIRE_ACK_F_P)
+			nic->c[NIC_C_PROBE_ACK_RCVD]++;
 		nic->c[NIC_C_LATE_NO_PDC]++;
+		nic_trace_now(nic, pkt, NIC_TR_RX, NULL, EMU_PS_NEVER, now); /* received all the same (uet-monitor) */
 		return;
 	}
 	if (pdc->remote_id == 0)
@@ -330,6 +338,10 @@ void nic_rx_ack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 	 * opened (seed 000, PDC groups and the transmit scheduler). The PDCs with data to send are those on the
 	 * group's ring (the others leave it lazily, in group_pick()): with none there, no pass is needed.
 	 */
+	/* after the first data ACK of each message, one probe: also when that ACK completes the message (page
+	 * *Transport*, Acknowledgements: each message on a PDC draws one probe and one probe ACK) */
+	if (!pdc->probe_sent)
+		send_probe(nic, pdc, now);
 	if (pdc->pkts_acked == pdc->n_pkts) {
 		/* Only for the other PDCs on the ring: a connection's next message waits its 15 ns doorbell delay
 		 * (nic_msg_start()). In the ready queue the group outlives msg_complete() closing this PDC. */
@@ -340,8 +352,6 @@ void nic_rx_ack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 		msg_complete(nic, pdc, now);
 		return;
 	}
-	if (!pdc->probe_sent)
-		send_probe(nic, pdc, now);
 	if (g->rr != NULL) {
 		nic_group_ready(nic, g, true);
 		nic_pump_arm(nic, now);

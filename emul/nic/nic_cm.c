@@ -4,6 +4,32 @@
 
 #include <errno.h>
 
+/* Whether the control class's egress pool (and its queue) can take @p p now. */
+static bool ctl_room(const struct nic *nic, const struct wire_pkt *p)
+{
+	const struct nic_txq *q = &nic->txq[NIC_TC_CTRL];
+
+	return q->reserved + wire_wire_len(p) <= q->pool_size && q->tail - q->head <= q->mask;
+}
+
+static void cm_push(struct nic *nic, struct wire_pkt *p, emu_ps_t now)
+{
+	p->ctx = NULL;
+	nic->c[NIC_C_CM_SENT]++;
+	(void)nic_txq_push(nic, NIC_TC_CTRL, p, now); /* ctl_room() said it fits */
+}
+
+void nic_cm_drain(struct nic *nic, emu_ps_t now)
+{
+	while (nic->cm_head != NULL && ctl_room(nic, nic->cm_head)) {
+		struct wire_pkt *p = nic->cm_head;
+		nic->cm_head = p->ctx;
+		if (nic->cm_head == NULL)
+			nic->cm_tail = NULL;
+		cm_push(nic, p, now);
+	}
+}
+
 int nic_cm_send(struct nic *nic, uint32_t dst_ip, const struct wire_cm *cm, emu_ps_t now)
 {
 	/* No PDC carries these: a stand-in gives nic_pkt_new() the peer to address, as for a late probe. */
@@ -18,12 +44,18 @@ int nic_cm_send(struct nic *nic, uint32_t dst_ip, const struct wire_cm *cm, emu_
 	p->dport = WIRE_UDP_PORT_CM;
 	p->sport = (uint16_t)(0xc000u | (cm->local_id & 0x3fffu));
 	p->cm = *cm;
-	if (nic_txq_push(nic, NIC_TC_CTRL, p, now) < 0) {
-		nic->c[NIC_C_DROP_TX_CTL_POOL_FULL]++;
-		net_pkt_free(nic->env.np, p);
-		return -ENOBUFS;
+	if (nic->cm_head == NULL && ctl_room(nic, p)) {
+		cm_push(nic, p, now);
+		return 0;
 	}
-	nic->c[NIC_C_CM_SENT]++;
+	/* the host's message waits for room in the pool, behind those already waiting */
+	nic->c[NIC_C_CM_DEFERRED]++;
+	p->ctx = NULL;
+	if (nic->cm_tail != NULL)
+		nic->cm_tail->ctx = p;
+	else
+		nic->cm_head = p;
+	nic->cm_tail = p;
 	return 0;
 }
 

@@ -390,7 +390,8 @@ static const struct nic_param_def *np_row(size_t off)
 
 #define NP_ROW_OF(f) np_row(offsetof(struct nic_params, f))
 
-/* Buffer pools: the non-zero entries come first, from class 0, at least two of them (classes 0 and 1). */
+/* Buffer pools: at least two non-zero entries, the only pool rule that stops a run (uet-nic-configuration.md,
+ * Configuration rules that stop a simulation); the shape and the sizes only warn (nic_params_warnings()). */
 static int np_check_pool(const struct nic_buf_params *b, char *err, size_t errlen)
 {
 	int nz = 0;
@@ -401,11 +402,6 @@ static int np_check_pool(const struct nic_buf_params *b, char *err, size_t errle
 		return emu_param_fail(err, errlen, -EINVAL,
 			       "%d non-zero entr%s; classes 0 and 1 each need a pool, e.g. [0.9, 0.1, 0, 0, 0, 0, 0, 0]",
 			       nz, nz == 1 ? "y" : "ies");
-	for (int i = 0; i + 1 < NIC_TC_COUNT; i++)
-		if (b->pool_alloc_ppm[i] == 0 && b->pool_alloc_ppm[i + 1] != 0)
-			return emu_param_fail(err, errlen, -EINVAL,
-				       "entry %d is 0 but entry %d is not; the non-zero entries come first, from class 0, "
-				       "with no 0 between them", i, i + 1);
 	return 0;
 }
 
@@ -415,28 +411,96 @@ static uint64_t np_pool_bytes(const struct nic_buf_params *b, int tc)
 	return (uint64_t)((unsigned __int128)b->total_buffer_size * b->pool_alloc_ppm[tc] / 1000000u);
 }
 
-static int np_check_egress(const struct nic_params *p, const struct nic_param_def *why[NIC_CHECK_WHY_MAX],
-			   char *err, size_t errlen)
+/* One warning: @p why's row and the formatted text, into the next of @p out unless @p max are taken. */
+__attribute__((format(printf, 5, 6))) static void np_warn(struct nic_warning *out, int max, int *n,
+							  const struct nic_param_def *why, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*n >= max)
+		return;
+	out[*n].why = why;
+	va_start(ap, fmt);
+	vsnprintf(out[*n].text, sizeof(out[*n].text), fmt, ap);
+	va_end(ap);
+	(*n)++;
+}
+
+/* Classes 0 (data) and 1 (control) of buffer @p b without a pool, the shape's gap named when there is one. */
+static void np_warn_pool(const struct nic_buf_params *b, bool tx, const struct nic_param_def *why,
+			 struct nic_warning *out, int max, int *n)
+{
+	static const char *const lost[2][2] = {
+		{ "every data packet received is dropped", "every ACK, NACK and probe received is dropped" },
+		{ "the NIC sends no data", "the NIC sends no ACK, NACK or probe" },
+	};
+	char gap[64] = "";
+
+	for (int i = 0; i + 1 < NIC_TC_COUNT && gap[0] == '\0'; i++)
+		if (b->pool_alloc_ppm[i] == 0 && b->pool_alloc_ppm[i + 1] != 0)
+			snprintf(gap, sizeof(gap), "entry %d is 0 but entry %d is not; ", i, i + 1);
+	for (int c = 0; c < 2; c++)
+		if (b->pool_alloc_ppm[c] == 0)
+			np_warn(out, max, n, why, "%sclass %d (%s) has no %s pool: %s", gap, c, c ? "control" : "data",
+				tx ? "transmit" : "receive", lost[tx][c]);
+}
+
+/* The first buffer of a PCIe direction, transmit end @p tx to receive end @p rx, that cannot hold one transfer of
+ * @p first payload bytes or its 16 B header; NULL when they all can. */
+static const struct nic_param_def *np_pcie_short(const struct nic_pcie_params *tx, const struct nic_pcie_params *rx,
+						 size_t tx_off, size_t rx_off, uint64_t first)
+{
+	if (tx->tx_header_buffer < 16)
+		return np_row(tx_off + offsetof(struct nic_pcie_params, tx_header_buffer));
+	if (tx->tx_data_buffer < first)
+		return np_row(tx_off + offsetof(struct nic_pcie_params, tx_data_buffer));
+	if (rx->rx_header_buffer < 16)
+		return np_row(rx_off + offsetof(struct nic_pcie_params, rx_header_buffer));
+	if (rx->rx_data_buffer < first)
+		return np_row(rx_off + offsetof(struct nic_pcie_params, rx_data_buffer));
+	return NULL;
+}
+
+/* PCIe buffers that stop a direction at run time (uet-nic-buffers-and-pfc.md, PCIe host interface: a transfer is sent
+ * only when the receiving end has buffer space for it). */
+static void np_warn_pcie(const struct nic_params *p, struct nic_warning *out, int max, int *n)
+{
+	size_t nic = offsetof(struct nic_params, pcie_nic), host = offsetof(struct nic_params, pcie_host);
+	uint64_t first = p->rdma_data_mss < 512 ? p->rdma_data_mss : 512;
+	const struct nic_param_def *w;
+
+	if ((w = np_pcie_short(&p->pcie_nic, &p->pcie_host, nic, host, first)) != NULL)
+		np_warn(out, max, n, w, "cannot hold one NIC-to-host transfer (%llu B and a 16 B header); received "
+			"data never reaches the host, and read requests need the headers", (unsigned long long)first);
+	if ((w = np_pcie_short(&p->pcie_host, &p->pcie_nic, host, nic, first)) != NULL)
+		np_warn(out, max, n, w, "cannot hold one host-to-NIC transfer (%llu B and a 16 B header); no payload "
+			"reaches the NIC, so it sends no data", (unsigned long long)first);
+	else if (p->pcie_nic.rx_data_buffer < p->rdma_data_mss)
+		np_warn(out, max, n, np_row(nic + offsetof(struct nic_pcie_params, rx_data_buffer)), "%llu B is less "
+			"than one segment's completion (RdmaDataMSS %u B); the NIC never fetches a full segment",
+			(unsigned long long)p->pcie_nic.rx_data_buffer, p->rdma_data_mss);
+}
+
+int nic_params_warnings(const struct nic_params *p, struct nic_warning *out, int max)
 {
 	uint64_t pkt = (uint64_t)p->rdma_data_mss + WIRE_DATA_OVERHEAD;
 	uint64_t data = np_pool_bytes(&p->egress, 0), ctl = np_pool_bytes(&p->egress, 1);
+	int n = 0;
 
-	why[0] = NP_ROW_OF(egress.pool_alloc_ppm);
-	why[1] = NP_ROW_OF(egress.total_buffer_size);
-	if (data < pkt) {
-		why[2] = NP_ROW_OF(rdma_data_mss);
-		return emu_param_fail(err, errlen, -EINVAL,
-			       "egress data pool (class 0) holds %llu bytes, less than one data packet, RdmaDataMSS + "
-			       "106 = %llu bytes; raise TotalBufferSize or PoolAllocationVector entry 0",
-			       (unsigned long long)data, (unsigned long long)pkt);
-	}
-	if (ctl < NP_ACK_WIRE_LEN)
-		return emu_param_fail(err, errlen, -EINVAL,
-			       "egress control pool (class 1) holds %llu bytes, less than one %d-byte ACK; raise "
-			       "TotalBufferSize or PoolAllocationVector entry 1", (unsigned long long)ctl,
-			       NP_ACK_WIRE_LEN);
-	why[0] = why[1] = NULL;
-	return 0;
+	np_warn_pool(&p->ingress, false, NP_ROW_OF(ingress.pool_alloc_ppm), out, max, &n);
+	np_warn_pool(&p->egress, true, NP_ROW_OF(egress.pool_alloc_ppm), out, max, &n);
+	/* uet-nic-buffers-and-pfc.md, Egress buffer: "If it cannot, the NIC stops sending data": a run-time stall */
+	if (data > 0 && data < pkt)
+		np_warn(out, max, &n, NP_ROW_OF(egress.total_buffer_size), "egress data pool (class 0) holds %llu "
+			"bytes, less than one data packet, RdmaDataMSS + 106 = %llu bytes; the NIC sends no data "
+			"packet larger than the pool (a full one never)", (unsigned long long)data,
+			(unsigned long long)pkt);
+	if (ctl > 0 && ctl < NP_ACK_WIRE_LEN)
+		np_warn(out, max, &n, NP_ROW_OF(egress.total_buffer_size), "egress control pool (class 1) holds %llu "
+			"bytes, less than one %d-byte ACK; the NIC sends no ACK", (unsigned long long)ctl,
+			NP_ACK_WIRE_LEN);
+	np_warn_pcie(p, out, max, &n);
+	return n;
 }
 
 int nic_params_check(const struct nic_params *p, const struct nic_param_def *why[NIC_CHECK_WHY_MAX], char *err,
@@ -463,5 +527,5 @@ int nic_params_check(const struct nic_params *p, const struct nic_param_def *why
 			       "with PrefetchBufferEnable true; raise PrefetchBufferSize or turn the prefetch buffer off",
 			       p->prefetch_size, (unsigned long long)pkt);
 	}
-	return np_check_egress(p, why, err, errlen);
+	return 0;
 }

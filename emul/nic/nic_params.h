@@ -193,11 +193,29 @@ int nic_param_set_list(struct nic_params *p, const struct nic_param_def *d, cons
 
 /**
  * Check the rules of the configuration page that stop a run and need more than one attribute or a list's shape:
- * PoolAllocationVector shape, PrefetchBufferSize against RdmaDataMSS, the egress data and control pool sizes.
+ * a PoolAllocationVector with fewer than two non-zero entries, PrefetchBufferSize against RdmaDataMSS.
  * Returns 0, or -EINVAL with "<what>; <suggestion>" in @p err and, in @p why, up to NIC_CHECK_WHY_MAX rows of the
  * attributes involved, the one to blame first (NULL after the last).
  */
 int nic_params_check(const struct nic_params *p, const struct nic_param_def *why[NIC_CHECK_WHY_MAX], char *err,
 		     size_t errlen);
+
+#define NIC_WARN_LEN 240
+
+/** A setting the pages accept that leaves part of the NIC idle at run time, and the attribute to look at. */
+struct nic_warning {
+	const struct nic_param_def *why;
+	char text[NIC_WARN_LEN]; /* "<what>; <what the NIC then does>" */
+};
+
+/**
+ * The settings the configuration page does not list among the rules that stop a run but that leave the NIC unable
+ * to do part of its work: class 0 or 1 without a receive or transmit pool (a PoolAllocationVector whose non-zero
+ * entries do not come first), an egress data pool smaller than one data packet (uet-nic-buffers-and-pfc.md, Egress
+ * buffer: the NIC stops sending data), an egress control pool smaller than one ACK, PCIe transaction-layer buffers
+ * that cannot hold one transfer, or a NIC-side RXDataBufferSize below one segment's completion. Up to @p max into
+ * @p out; returns how many.
+ */
+int nic_params_warnings(const struct nic_params *p, struct nic_warning *out, int max);
 
 #endif /* NIC_PARAMS_H */

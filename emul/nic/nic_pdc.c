@@ -26,6 +26,20 @@ struct nic_pdc *nic_pdc_rcv_find(struct nic *nic, uint32_t peer_ip, uint16_t pee
 	return NULL;
 }
 
+static inline uint32_t closed_slot(uint32_t peer_ip, uint16_t peer_id)
+{
+	uint32_t h = peer_ip * 0x9e3779b1u ^ (uint32_t)peer_id * 0x85ebca6bu;
+
+	return (h ^ (h >> 16)) & (NIC_CLOSED_SLOTS - 1);
+}
+
+const struct nic_closed *nic_pdc_closed_find(const struct nic *nic, uint32_t peer_ip, uint16_t peer_id)
+{
+	const struct nic_closed *c = &nic->closed[closed_slot(peer_ip, peer_id)];
+
+	return c->used && c->peer_ip == peer_ip && c->peer_id == peer_id ? c : NULL;
+}
+
 /*
  * The local UDP port of PDC @p id. Multipath, None: the group's one entropy value is "the local UDP port of the PDC
  * that created the group, which the application sets"; uetemu's workloads set none, so each PDC has one from the
@@ -181,6 +195,11 @@ void nic_pdc_close(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
 					  : &nic->rcv_hash[hash_ip_id(pdc->peer_ip, pdc->remote_id)];
 
 	nic_event(nic, pdc, NIC_EV_PDC_TERMINATED, now);
+	if (!pdc->sender) { /* its late duplicates must not open it again (nic_rx.c); a newer one takes the slot */
+		nic->closed[closed_slot(pdc->peer_ip, pdc->remote_id)] = (struct nic_closed){
+			.peer_ip = pdc->peer_ip, .start_psn = pdc->rcv_start, .peer_id = pdc->remote_id, .used = true };
+		nic_rcv_free(nic, pdc);
+	}
 	while (*pp != pdc)
 		pp = &(*pp)->hnext;
 	*pp = pdc->hnext;

@@ -86,10 +86,21 @@ void nic_pfc_check_xon(struct nic *nic, uint32_t tc, emu_ps_t now)
 	pfc_send(nic, tc, 0, now);
 }
 
+/* The part since the interval began of the pause of class @p tc holding until @p now. */
+static emu_ps_t pause_in_ivl(const struct nic *nic, uint32_t tc, emu_ps_t now)
+{
+	emu_ps_t from = nic->paused_since[tc] > nic->pfc_ivl_start ? nic->paused_since[tc] : nic->pfc_ivl_start;
+
+	return now > from ? now - from : 0;
+}
+
 static void resume(struct nic *nic, uint32_t tc, emu_ps_t now)
 {
 	if (nic->paused_until[tc] == 0)
 		return;
+	emu_ps_t d = pause_in_ivl(nic, tc, now);
+	if (d > nic->pfc.ivl_max_pause_ps[tc])
+		nic->pfc.ivl_max_pause_ps[tc] = d;
 	nic->pfc.paused_ps[tc] += now - nic->paused_since[tc];
 	nic->paused_until[tc] = 0;
 	nic_port_kick(nic, now);
@@ -130,9 +141,20 @@ void nic_pfc_rx(struct nic *nic, const struct wire_pkt *pkt, emu_ps_t now)
 void nic_pfc_stats(const struct nic *nic, struct nic_pfc_stats *out, emu_ps_t now)
 {
 	*out = nic->pfc;
+	for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++) {
+		if (nic->paused_until[tc] == 0)
+			continue;
+		out->paused_ps[tc] += now - nic->paused_since[tc];
+		if (pause_in_ivl(nic, tc, now) > out->ivl_max_pause_ps[tc])
+			out->ivl_max_pause_ps[tc] = pause_in_ivl(nic, tc, now);
+	}
+}
+
+void nic_pfc_interval_reset(struct nic *nic, emu_ps_t now)
+{
+	nic->pfc_ivl_start = now;
 	for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++)
-		if (nic->paused_until[tc] != 0)
-			out->paused_ps[tc] += now - nic->paused_since[tc];
+		nic->pfc.ivl_max_pause_ps[tc] = 0;
 }
 
 static bool ready(const struct nic *nic, uint32_t tc)

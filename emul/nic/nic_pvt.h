@@ -9,7 +9,11 @@
 #include "nic_lb.h"
 #include "nic.h"
 
-#define NIC_RCV_WIN 256       /* receiver: PSNs tracked beyond rcv_next (4 SACK blocks of 64) */
+/* Receiver: PSNs tracked past rcv_next. The ACK gives its PSN and its SACK base as s16 offsets from CACK_PSN, so a
+ * PSN further on could not be acknowledged by name; the sender keeps its PSNs within it (nic_tx.c). */
+#define NIC_RCV_WIN 32767
+#define NIC_RCV_CHUNKS (1u << 14) /* out-of-order tracking chunks of 256 PSNs, NIC-wide */
+#define NIC_SYN_PSNS 4096     /* SYN packets carry PSN - Start_PSN in 12 bits: PSNs past that wait for the first ACK */
 #define NIC_HASH_BUCKETS 256
 #define NIC_SND_ID_MIN 1      /* sending PDC ids 1..32767 (uet-nic-records, Identifying a PDC) */
 #define NIC_SND_ID_MAX 32767
@@ -19,6 +23,7 @@
 #define NIC_LPORT_COUNT 16384
 #define NIC_TC_DATA 0
 #define NIC_TC_CTRL 1
+#define NIC_CLOSED_SLOTS 1024 /* receive PDCs remembered after closing, to know their late duplicates */
 
 struct nic_group;
 
@@ -52,6 +57,16 @@ struct nic_rec {
 	uint8_t state;                /* enum nic_rec_state */
 	uint8_t in_flight;            /* counted in the group's bytes in flight */
 };
+
+/* 256 PSNs of a receive PDC's out-of-order arrivals (nic_rcv.c): bit i for PSN base + i. */
+struct nic_rcv_chunk {
+	struct nic_rcv_chunk *next;   /* the PDC's chunks in PSN order from rcv_next */
+	uint32_t base;                /* a multiple of 256 */
+	uint32_t n;                   /* bits set */
+	uint64_t w[4];
+};
+
+enum nic_track { NIC_TRACK_NEW = 0, NIC_TRACK_DUP, NIC_TRACK_NO_ROOM };
 
 /* A work request waiting on a connection's PDC behind the one being sent (RDMA application: one WQE of a
  * connection at a time). From a NIC-wide pool. */
@@ -96,14 +111,15 @@ struct nic_pdc {
 	bool probe_sent;
 	emu_ps_t probe_at;         /* when the base-RTT probe was handed down to be sent */
 	/* receiver */
+	uint32_t rcv_start;        /* the Start_PSN the SYN packets gave (PSN - psn_offset) */
 	uint32_t rcv_next;         /* next expected PSN; CACK_PSN = rcv_next - 1 */
-	uint64_t rcvd[NIC_RCV_WIN / 64];  /* bit (psn % NIC_RCV_WIN) for psn in (rcv_next, rcv_next + WIN) */
+	struct nic_rcv_chunk *ooo; /* PSNs arrived past rcv_next, within NIC_RCV_WIN of it */
 	uint64_t rcv_payload;      /* unique payload bytes received */
 	uint64_t rcvd_bytes_cc;    /* unique IP bytes, for the NSCC rcvd_bytes field */
 	uint64_t rcv_wqe_id;
 	uint32_t eom_psn;
 	uint16_t ooo_count;
-	uint8_t sack_block;        /* next 64-PSN block to report when more than one holds out-of-order packets */
+	uint16_t sack_block;       /* next 64-PSN block to report when more than one holds out-of-order packets */
 	bool eom_seen;
 	bool recv_done;
 };
@@ -124,6 +140,14 @@ struct nic_group {
 	bool in_ready;
 };
 
+/* A receive PDC after it closed: the packets still on their way for it are duplicates (nic_rx.c, rcv_pdc()). */
+struct nic_closed {
+	uint32_t peer_ip;
+	uint32_t start_psn;
+	uint16_t peer_id;
+	bool used;
+};
+
 /* A FIFO of packets waiting in one egress class, with its pool. */
 struct nic_txq {
 	struct wire_pkt **ring;
@@ -142,10 +166,13 @@ struct nic {
 	uint64_t pcie_h2n_bps;     /* host side: payload completions */
 	emu_ps_t pcie_n2h_busy;
 	emu_ps_t pcie_h2n_busy;
+	uint64_t cpl_data, cpl_hdr; /* NIC side's receive buffers: payload and headers of the completions expected */
+	bool cpl_blocked;          /* a fetch waited for room there: the pass restarts when a completion lands */
 	emu_ps_t ack_last;         /* ACKs leave in the order generated */
 	uint64_t in_pool_size[NIC_TC_COUNT];
 	uint64_t in_pool_used[NIC_TC_COUNT];
 	struct nic_txq txq[2];     /* classes 0 (data) and 1 (control) */
+	struct wire_pkt *cm_head, *cm_tail; /* setup messages waiting for control pool room, linked through ctx */
 	uint32_t sending_tc;       /* class of the frame being serialized */
 	uint32_t sending_len;
 	uint8_t sending_kind;
@@ -158,10 +185,12 @@ struct nic {
 	struct nic_group *ready_head, *ready_tail;
 	struct nic_pdc *snd_hash[NIC_HASH_BUCKETS];
 	struct nic_pdc *rcv_hash[NIC_HASH_BUCKETS];
+	struct nic_closed closed[NIC_CLOSED_SLOTS]; /* closed receive PDCs, one per slot of hash(peer IP, peer id) */
 	struct nic_group *grp_hash[NIC_HASH_BUCKETS];
 	struct emu_pool *pdc_pool;
 	struct emu_pool *rec_pool;
 	struct emu_pool *wqe_pool;
+	struct emu_pool *chunk_pool; /* struct nic_rcv_chunk */
 	/* PFC (uet-nic-buffers-and-pfc.md, PFC) */
 	struct wire_pkt *pfcq[16]; /* PFC frames to send, ahead of all traffic */
 	uint32_t pfcq_head, pfcq_tail;
@@ -170,6 +199,7 @@ struct nic {
 	emu_ps_t paused_until[NIC_TC_COUNT]; /* a received pause holds the class until then */
 	emu_timer_t pfc_resume[NIC_TC_COUNT];
 	emu_ps_t paused_since[NIC_TC_COUNT];
+	emu_ps_t pfc_ivl_start;    /* the ecn-pfc-stats interval the longest pauses are measured in began then */
 	struct nic_pfc_stats pfc;
 	uint32_t rr_next_tc;       /* RoundRobin / WeightedRoundRobin between egress classes */
 	uint32_t wrr_sent;         /* packets the current class has sent in its WRR turn */
@@ -229,6 +259,24 @@ static inline void nic_pool_deq(struct nic_pool_stats *s, uint64_t bytes)
 	s->deq_bytes += bytes;
 }
 
+/* Transfers of @p payload bytes on PCIe: at most 512 B each, one for an empty payload. */
+static inline uint64_t nic_pcie_xfers(uint64_t payload)
+{
+	return payload == 0 ? 1 : (payload + NIC_PCIE_MAX_PAYLOAD - 1) / NIC_PCIE_MAX_PAYLOAD;
+}
+
+/* Can one transfer of up to @p payload bytes (the first, largest, of a PCIe write or completion) leave transmit
+ * buffers @p tx for receive buffers @p rx? Each end holds a transfer while it is on the link and the receiving end
+ * consumes it once there (uet-nic-buffers-and-pfc.md, PCIe host interface), so only a buffer smaller than one
+ * transfer stops it, for good. */
+static inline bool nic_pcie_fits(const struct nic_pcie_params *tx, const struct nic_pcie_params *rx, uint64_t payload)
+{
+	uint64_t first = payload < NIC_PCIE_MAX_PAYLOAD ? payload : NIC_PCIE_MAX_PAYLOAD;
+
+	return tx->tx_header_buffer >= NIC_PCIE_TLP_HDR && rx->rx_header_buffer >= NIC_PCIE_TLP_HDR &&
+	       tx->tx_data_buffer >= first && rx->rx_data_buffer >= first;
+}
+
 /* Count a PCIe transfer of @p bytes on the link (@p side 0: NIC-to-host, 1: host-to-NIC) taking @p ps. */
 static inline void nic_pcie_count(struct nic *nic, int side, uint64_t tlps, uint64_t bytes, uint64_t payload,
 				  emu_ps_t ps)
@@ -256,11 +304,15 @@ struct wire_pkt *nic_pkt_new(struct nic *nic, uint8_t kind, const struct nic_pdc
 
 /* A connection-management message for the host (nic_cm.c). */
 void nic_rx_cm(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now);
+/* The control pool has released room: the setup messages waiting for it go, in order, while they fit. */
+void nic_cm_drain(struct nic *nic, emu_ps_t now);
 const uint8_t *nic_neigh_mac(const struct nic *nic, uint32_t ip);
 
 /* nic_pdc.c: PDCs and groups */
 struct nic_pdc *nic_pdc_snd_find(struct nic *nic, uint16_t id);
 struct nic_pdc *nic_pdc_rcv_find(struct nic *nic, uint32_t peer_ip, uint16_t peer_id);
+/** The closed receive PDC from @p peer_ip whose sending end is @p peer_id, remembered since it closed, or NULL. */
+const struct nic_closed *nic_pdc_closed_find(const struct nic *nic, uint32_t peer_ip, uint16_t peer_id);
 struct nic_pdc *nic_pdc_open_snd(struct nic *nic, uint32_t peer_ip, emu_ps_t now);
 struct nic_pdc *nic_pdc_open_rcv(struct nic *nic, uint32_t peer_ip, uint16_t peer_id, emu_ps_t now);
 void nic_pdc_close(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now);
@@ -297,6 +349,14 @@ void nic_trace_tx_done(struct nic *nic, emu_ps_t now);
 /** A row now: a NACK sent, or a packet received (@p rtt EMU_PS_NEVER when it gave no RTT sample). */
 void nic_trace_now(struct nic *nic, const struct wire_pkt *p, uint8_t dir, const struct nic_pdc *pdc, emu_ps_t rtt,
 		   emu_ps_t now);
+
+/* nic_rcv.c: the receiver's order tracking */
+/** Track data PSN @p psn (within NIC_RCV_WIN of rcv_next): enum nic_track; duplicates and out-of-order counted. */
+int nic_rcv_track(struct nic *nic, struct nic_pdc *pdc, uint32_t psn);
+/** The SACK block an ACK reports now: its index past rcv_next (base CACK_PSN + 1 + 64 x index); *bm its bitmap. */
+uint32_t nic_rcv_sack(struct nic_pdc *pdc, uint64_t *bm);
+/** Return a receive PDC's tracking chunks to the pool. */
+void nic_rcv_free(struct nic *nic, struct nic_pdc *pdc);
 
 /* nic_rx.c: the receiver */
 void nic_rx_data(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now);

@@ -3,63 +3,6 @@
 
 #include <string.h>
 
-static inline bool rcv_bit(const struct nic_pdc *pdc, uint32_t psn)
-{
-	uint32_t i = psn % NIC_RCV_WIN;
-
-	return (pdc->rcvd[i / 64] >> (i % 64)) & 1;
-}
-
-static inline void rcv_set(struct nic_pdc *pdc, uint32_t psn, bool on)
-{
-	uint32_t i = psn % NIC_RCV_WIN;
-
-	if (on)
-		pdc->rcvd[i / 64] |= 1ULL << (i % 64);
-	else
-		pdc->rcvd[i / 64] &= ~(1ULL << (i % 64));
-}
-
-/* The 64-PSN bitmap of block @p blk (PSNs rcv_next + 64 blk ...): bit N set when that PSN + N has arrived.
- * Two words of the receive ring, shifted together: no per-bit loop on the per-ACK path. */
-static uint64_t sack_block(const struct nic_pdc *pdc, uint32_t blk)
-{
-	uint32_t idx = (pdc->rcv_next + 64 * blk) % NIC_RCV_WIN;
-	uint32_t w = idx / 64, sh = idx % 64, nw = NIC_RCV_WIN / 64;
-	uint64_t lo = pdc->rcvd[w] >> sh;
-
-	return sh == 0 ? lo : lo | pdc->rcvd[(w + 1) % nw] << (64 - sh);
-}
-
-/*
- * The SACK block an ACK reports: the first 64 PSNs past CACK_PSN, unless more packets are out of order than one
- * bitmap covers; then successive ACKs report successive non-empty blocks in turn (seed 000, Selective ACKs).
- * Returns the block index; *bm receives its bitmap.
- */
-static uint32_t sack_pick(struct nic_pdc *pdc, uint64_t *bm)
-{
-	uint32_t nblk = NIC_RCV_WIN / 64;
-	uint64_t first = sack_block(pdc, 0);
-
-	/* every out-of-order packet held is in the first block: the common case, one block */
-	if ((uint32_t)__builtin_popcountll(first) == pdc->ooo_count) {
-		pdc->sack_block = 0;
-		*bm = first;
-		return 0;
-	}
-	for (uint32_t i = 0; i < nblk; i++) {
-		uint32_t b = (pdc->sack_block + i) % nblk;
-		uint64_t x = sack_block(pdc, b);
-		if (x != 0) {
-			pdc->sack_block = (uint8_t)((b + 1) % nblk);
-			*bm = x;
-			return b;
-		}
-	}
-	*bm = 0;
-	return 0;
-}
-
 static void push_ctrl(struct nic *nic, struct wire_pkt *p, emu_ps_t now)
 {
 	if (p->kind == WIRE_KIND_ACK && (p->pds.flags & WIRE_ACK_F_M))
@@ -95,7 +38,7 @@ static struct wire_pkt *build_ack(struct nic *nic, struct nic_pdc *pdc, const st
 	p->pds.cc_type = 0; /* NSCC */
 	p->pds.mpr = 64;
 	uint64_t bm;
-	uint32_t blk = sack_pick(pdc, &bm);
+	uint32_t blk = nic_rcv_sack(pdc, &bm);
 	p->pds.sack_psn_off = (int16_t)(1 + 64 * blk); /* SACK base = CACK_PSN + 1 + 64 x block */
 	p->pds.sack_bitmap = bm;
 	p->pds.rcvd_bytes = (uint32_t)(((pdc->rcvd_bytes_cc + 255) >> 8) & 0xffffff);
@@ -140,10 +83,17 @@ static void ev_pool_release(void *a, void *b, emu_ps_t now)
  * Write a new packet's payload to host memory over the NIC-to-host PCIe direction, in arrival order. Its IP size
  * stays charged to the data class's receive pool until the write is accepted into the NIC side's PCIe transmit
  * buffer (TXDataBufferSize): at once while the writes queued ahead of it leave room for it, else when they have
- * drained enough (uet-nic-buffers-and-pfc.md, Receive buffer).
+ * drained enough (uet-nic-buffers-and-pfc.md, Receive buffer). False when the write can never go (a buffer on its
+ * way smaller than one transfer): nothing reaches the host.
  */
-static void deliver(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now)
+static bool deliver(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now)
 {
+	if (!nic_pcie_fits(&nic->p->pcie_nic, &nic->p->pcie_host, pkt->payload_len)) {
+		/* a buffer smaller than one transfer: the write never goes, the data stays in the pool for good */
+		nic->in_pool_used[NIC_TC_DATA] += wire_ip_len(pkt);
+		nic->rx_held = true;
+		return false;
+	}
 	uint64_t bytes = nic_pcie_bytes(pkt->payload_len);
 	/* The transmit buffers hold the payload (TXDataBufferSize) and the headers (TXHeaderBufferSize, 16 B per
 	 * transfer) of the writes waiting for the link: whichever fills first bounds the bytes waiting. */
@@ -171,6 +121,7 @@ static void deliver(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt 
 	pdc->rcv_payload += pkt->payload_len;
 	pdc->rcvd_bytes_cc += wire_ip_len(pkt);
 	nic->c[NIC_C_RX_PAYLOAD_BYTES] += pkt->payload_len;
+	return true;
 }
 
 static void check_recv_complete(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
@@ -184,40 +135,52 @@ static void check_recv_complete(struct nic *nic, struct nic_pdc *pdc, emu_ps_t n
 					pdc->rcv_payload, now);
 }
 
-/* Track order; returns true when @p psn is new. */
-static bool rx_track(struct nic *nic, struct nic_pdc *pdc, uint32_t psn)
+/* A data packet with a new PSN: delivered, and the message's end noted. */
+static void rx_new(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now)
 {
-	int32_t d = (int32_t)(psn - pdc->rcv_next);
-
-	if (d < 0 || (d > 0 && rcv_bit(pdc, psn))) {
-		nic->c[NIC_C_DUP_EVENTS]++;
-		return false;
+	if ((pkt->ses.flags & WIRE_SES_F_SOM) && pdc->recv_done) {
+		/* the next message on a connection's PDC (one at a time, so the last one is all here) */
+		pdc->recv_done = false;
+		pdc->eom_seen = false;
+		pdc->rcv_payload = 0;
 	}
-	if (d == 0) {
-		pdc->rcv_next++;
-		while (rcv_bit(pdc, pdc->rcv_next)) {
-			rcv_set(pdc, pdc->rcv_next, false);
-			pdc->rcv_next++;
-			pdc->ooo_count--;
-		}
-		return true;
+	if (!deliver(nic, pdc, pkt, now))
+		return;
+	if (pkt->ses.flags & WIRE_SES_F_SOM)
+		pdc->rcv_wqe_id = pkt->ses.message_id;
+	if (pkt->ses.flags & WIRE_SES_F_EOM) {
+		pdc->eom_seen = true;
+		pdc->eom_psn = pkt->pds.psn;
 	}
-	rcv_set(pdc, psn, true);
-	pdc->ooo_count++;
-	nic->c[NIC_C_OOO_EVENTS]++;
-	nic_gauge_max(&nic->g.max_ooo_on_flow, &nic->g.ivl_max_ooo_on_flow, pdc->ooo_count);
-	return true;
+	check_recv_complete(nic, pdc, now);
 }
 
+/*
+ * The receiving PDC of @p pkt, or NULL when it has none. Only a packet with SYN opens one (UET: the first packets of
+ * a PDC carry SYN and psn_offset = PSN - Start_PSN in the DPDCID slot). A packet for a PDC this NIC closed is a late
+ * duplicate (the PDC closed once everything had arrived): counted as one, never delivered again, and it opens
+ * nothing; a packet without SYN for a PDC never seen is dropped (docs/design-notes.md, The NIC).
+ */
 static struct nic_pdc *rcv_pdc(struct nic *nic, const struct wire_pkt *pkt, emu_ps_t now)
 {
 	struct nic_pdc *pdc = nic_pdc_rcv_find(nic, pkt->src_ip, pkt->pds.spdcid);
+	bool syn = (pkt->pds.flags & WIRE_REQ_F_SYN) != 0;
+	uint32_t start = pkt->pds.psn - (syn ? (pkt->pds.dpdcid & 0x0fffu) : 0);
 
 	if (pdc != NULL)
 		return pdc;
+	const struct nic_closed *gone = nic_pdc_closed_find(nic, pkt->src_ip, pkt->pds.spdcid);
+	if (gone != NULL && (!syn || gone->start_psn == start)) {
+		nic->c[NIC_C_DUP_EVENTS]++;
+		return NULL;
+	}
+	if (!syn) {
+		nic->c[NIC_C_DROP_NO_RCV_PDC]++;
+		return NULL;
+	}
 	pdc = nic_pdc_open_rcv(nic, pkt->src_ip, pkt->pds.spdcid, now);
-	if (pdc != NULL) /* SYN packets carry psn_offset = PSN - Start_PSN in the DPDCID slot */
-		pdc->rcv_next = pkt->pds.psn - (pkt->pds.flags & WIRE_REQ_F_SYN ? (pkt->pds.dpdcid & 0x0fffu) : 0);
+	if (pdc != NULL)
+		pdc->rcv_start = pdc->rcv_next = start;
 	return pdc;
 }
 
@@ -241,22 +204,13 @@ void nic_rx_data(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 		nic->c[NIC_C_DROP_PSN_OUT_OF_WINDOW]++;
 		return;
 	}
-	if (rx_track(nic, pdc, psn)) {
-		if ((pkt->ses.flags & WIRE_SES_F_SOM) && pdc->recv_done) {
-			/* the next message on a connection's PDC (one at a time, so the last one is all here) */
-			pdc->recv_done = false;
-			pdc->eom_seen = false;
-			pdc->rcv_payload = 0;
-		}
-		deliver(nic, pdc, pkt, now);
-		if (pkt->ses.flags & WIRE_SES_F_SOM)
-			pdc->rcv_wqe_id = pkt->ses.message_id;
-		if (pkt->ses.flags & WIRE_SES_F_EOM) {
-			pdc->eom_seen = true;
-			pdc->eom_psn = psn;
-		}
-		check_recv_complete(nic, pdc, now);
+	int tr = nic_rcv_track(nic, pdc, psn);
+	if (tr == NIC_TRACK_NO_ROOM) {
+		nic->c[NIC_C_DROP_OOO_POOL_EMPTY]++;
+		return;
 	}
+	if (tr == NIC_TRACK_NEW)
+		rx_new(nic, pdc, pkt, now);
 	if (!(pkt->pds.flags & WIRE_REQ_F_AR))
 		return;
 	/*

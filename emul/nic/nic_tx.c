@@ -11,15 +11,17 @@ static inline uint32_t seg_payload(const struct nic_pdc *pdc, uint32_t idx, uint
 	return (uint32_t)(left < mss ? left : mss);
 }
 
-/* The doorbell: the host writes the work request (a 64 B WQE) to the NIC on the host-to-NIC direction. It costs
- * that direction 98 B of link time; the transmit process starts 15 ns after the doorbell regardless. */
-static void doorbell_write(struct nic *nic, emu_ps_t now)
+/* The doorbell: the host writes the work request to the NIC on the host-to-NIC direction, @p db bytes, its payload
+ * and 28 of UDP and IPv4 headers (92 B, one transfer, 126 B of link time at the default 64 B); the transmit process
+ * starts 15 ns after the doorbell regardless, but a payload fetched later waits behind it on the link. */
+static void doorbell_write(struct nic *nic, uint64_t db, emu_ps_t now)
 {
+	uint64_t bytes = nic_pcie_bytes(db);
 	emu_ps_t start = nic->pcie_h2n_busy > now ? nic->pcie_h2n_busy : now;
-	emu_ps_t t = emu_ser_ps(NIC_PCIE_WQE + NIC_PCIE_OVERHEAD, nic->pcie_h2n_bps);
+	emu_ps_t t = emu_ser_ps(bytes, nic->pcie_h2n_bps);
 
 	nic->pcie_h2n_busy = start + t;
-	nic_pcie_count(nic, 1, 1, NIC_PCIE_WQE + NIC_PCIE_OVERHEAD, NIC_PCIE_WQE, t);
+	nic_pcie_count(nic, 1, (bytes - db) / NIC_PCIE_OVERHEAD, bytes, db, t);
 }
 
 int nic_post(struct nic *nic, uint32_t dst_ip, uint64_t bytes, uint64_t cookie, emu_ps_t now)
@@ -48,7 +50,7 @@ int nic_post_pdc(struct nic *nic, uint32_t dst_ip, uint64_t bytes, uint64_t cook
 		return -ENOSPC;
 	if (pdc_id != NULL)
 		*pdc_id = pdc->id;
-	doorbell_write(nic, now);
+	doorbell_write(nic, NIC_DOORBELL_PAYLOAD + NIC_DOORBELL_HDR, now);
 	nic->c[NIC_C_WQES_CREATED]++;
 	nic_msg_start(nic, pdc, bytes, cookie, now);
 	return 0;
@@ -92,16 +94,17 @@ int nic_post_conn(struct nic *nic, uint16_t pdc_id, uint64_t bytes, uint64_t coo
 
 	if (pdc == NULL || !pdc->conn)
 		return -ENOENT;
-	doorbell_write(nic, now);
+	struct nic_wqe *w = NULL;
+	if (pdc->busy && (w = emu_pool_get(nic->wqe_pool)) == NULL) {
+		nic->c[NIC_C_DROP_NO_WQE]++;
+		return -ENOSPC;
+	}
+	doorbell_write(nic, nic->env.doorbell_bytes ? nic->env.doorbell_bytes : NIC_DOORBELL_PAYLOAD + NIC_DOORBELL_HDR,
+		       now);
 	nic->c[NIC_C_WQES_CREATED]++;
-	if (!pdc->busy) {
+	if (w == NULL) {
 		nic_msg_start(nic, pdc, bytes, cookie, now);
 		return 0;
-	}
-	struct nic_wqe *w = emu_pool_get(nic->wqe_pool);
-	if (w == NULL) {
-		nic->c[NIC_C_DROP_NO_PDC]++;
-		return -ENOSPC;
 	}
 	*w = (struct nic_wqe){ .cookie = cookie, .bytes = bytes };
 	if (pdc->wq_tail != NULL)
@@ -143,9 +146,12 @@ static enum next_kind next_kind(const struct nic *nic, const struct nic_pdc *pdc
 	}
 	if (pdc->pkts_issued == pdc->n_pkts)
 		return NEXT_NONE;
-	/* The maximum PSN range: no new PSN beyond what the receiver tracks past the oldest outstanding one
-	 * (NIC_RCV_WIN), or a packet lost repeatedly would let later PSNs fall outside its window. */
+	/* The PSN range the wire allows: no new PSN NIC_RCV_WIN or more past the oldest outstanding one (the ACK
+	 * names PSNs as s16 offsets from CACK_PSN), nor, until the first ACK names the receiver's PDC, NIC_SYN_PSNS
+	 * or more past Start_PSN (SYN packets carry the offset in 12 bits). The window bounds it first in practice. */
 	if (pdc->out_head != NULL && pdc->next_psn - pdc->out_head->psn >= NIC_RCV_WIN)
+		return NEXT_NONE;
+	if (pdc->remote_id == 0 && pdc->next_psn - pdc->start_psn >= NIC_SYN_PSNS)
 		return NEXT_NONE;
 	*payload = seg_payload(pdc, pdc->pkts_issued, nic->p->rdma_data_mss);
 	return nic->p->prefetch_enable ? NEXT_FETCH : NEXT_NEW;
@@ -240,9 +246,38 @@ static void build_data(struct nic *nic, struct nic_pdc *pdc, struct wire_pkt *p,
 	p->payload_len = r->payload;
 }
 
+/* A completion of @p payload bytes was consumed: its room in the NIC side's receive buffers is free again. */
+static void cpl_release(struct nic *nic, uint64_t payload, emu_ps_t now)
+{
+	nic->cpl_data -= payload;
+	nic->cpl_hdr -= NIC_PCIE_TLP_HDR * nic_pcie_xfers(payload);
+	if (nic->cpl_blocked) {
+		nic->cpl_blocked = false;
+		nic_pump_arm(nic, now);
+	}
+}
+
+/*
+ * Room for the fetch of @p payload bytes on PCIe: its read request (a header) goes from the NIC's transmit to the
+ * host's receive buffers, its completion's transfers from the host's transmit buffers to the NIC's receive buffers,
+ * and the NIC, which consumes completions at once, asks for no more than its receive buffers hold
+ * (RXDataBufferSize, RXHeaderBufferSize: the completions expected). False: the pass waits for a completion to land,
+ * or for good when a buffer cannot hold one transfer.
+ */
+static bool fetch_room(const struct nic *nic, uint64_t payload)
+{
+	const struct nic_pcie_params *n = &nic->p->pcie_nic, *h = &nic->p->pcie_host;
+
+	return nic_pcie_fits(n, h, 0) && nic_pcie_fits(h, n, payload) && nic->cpl_data + payload <= n->rx_data_buffer &&
+	       nic->cpl_hdr + NIC_PCIE_TLP_HDR * nic_pcie_xfers(payload) <= n->rx_header_buffer;
+}
+
 static void ev_fetch_done(void *a, void *b, emu_ps_t now)
 {
+	uint64_t payload = ((struct wire_pkt *)b)->payload_len;
+
 	nic_txq_push(a, NIC_TC_DATA, b, now);
+	cpl_release(a, payload, now);
 }
 
 /* A payload reached the prefetch buffer: its group comes back at the tail of the ready queue. A record whose PDC
@@ -252,6 +287,7 @@ static void ev_prefetch_done(void *a, void *b, emu_ps_t now)
 	struct nic *nic = a;
 	struct nic_rec *r = b;
 
+	cpl_release(nic, r->payload, now);
 	if (r->pdc == NULL) {
 		emu_pool_put(nic->rec_pool, r);
 		return;
@@ -301,6 +337,8 @@ static void pcie_fetch_plan(const struct nic *nic, uint32_t payload, emu_ps_t no
 
 static void pcie_fetch_charge(struct nic *nic, const struct pcie_fetch *f)
 {
+	nic->cpl_data += f->payload;
+	nic->cpl_hdr += NIC_PCIE_TLP_HDR * nic_pcie_xfers(f->payload);
 	nic->pcie_n2h_busy = f->req_end;
 	nic->pcie_h2n_busy = f->cpl_end;
 	nic_pcie_count(nic, 0, 1, NIC_PCIE_READ_REQ + NIC_PCIE_OVERHEAD, 0, f->t_req);
@@ -538,6 +576,10 @@ void nic_tx_pass(struct nic *nic, emu_ps_t now)
 		uint32_t wl = payload + WIRE_DATA_OVERHEAD;
 		if (kind != NEXT_FETCH && q->reserved + wl > q->pool_size) {
 			nic->pump_blocked = true;
+			return;
+		}
+		if ((kind == NEXT_NEW || kind == NEXT_FETCH) && !fetch_room(nic, payload)) {
+			nic->cpl_blocked = true;
 			return;
 		}
 		if (!issue(nic, pdc, kind, wl, now)) {

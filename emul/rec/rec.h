@@ -24,7 +24,7 @@ FILE *rec_csv_file(struct rec_csv *r);
 /** Bytes written to @p r so far, header included (its stream position); 0 for NULL. */
 uint64_t rec_csv_bytes(struct rec_csv *r);
 
-/** Write the time_utc value for simulated time @p now ("YYYY-MM-DD HH:MM:SS", whole seconds). */
+/** Write the time_utc value for simulated time @p now, ISO 8601 in whole seconds ("2026-01-01T00:00:03Z"). */
 void rec_csv_time_utc(struct rec_csv *r, emu_ps_t now);
 
 /** Write @p ps as nanoseconds with three decimals (exact: 85845 ps -> "85.845"). */

@@ -1,8 +1,8 @@
 /* CSV records with Scala file names and column formats. */
-#define _POSIX_C_SOURCE 200809L
 #include "rec.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -10,17 +10,63 @@
 #include <time.h>
 #include <unistd.h>
 
+/*
+ * The file under a record's stream: writes go straight to the descriptor, and the first that fails (a full disk)
+ * stops every later one, so the file is exactly what was written before the failure, never a later row spliced
+ * after a cut one (which stdio's retries on the next flush would give once space frees up).
+ */
+struct rec_sink {
+	int fd;
+	int err;          /* the first write's errno, 0 while none failed */
+	uint64_t written; /* bytes on disk: the end of the file */
+};
+
 struct rec_csv {
 	FILE *f;
+	struct rec_sink sink;
 	char path[PATH_MAX];
 	int64_t epoch_s;
 	int64_t utc_s;   /* the second utc holds, or -1 */
 	char utc[32];    /* time_utc of utc_s: formatted once per simulated second, not per row */
 };
 
+static ssize_t sink_write(void *cookie, const char *buf, size_t n)
+{
+	struct rec_sink *k = cookie;
+	size_t done = 0;
+
+	if (k->err != 0) {
+		errno = k->err;
+		return -1;
+	}
+	while (done < n) {
+		ssize_t w = write(k->fd, buf + done, n - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			k->err = w < 0 ? errno : EIO;
+			k->written += done;
+			errno = k->err;
+			return -1;
+		}
+		done += (size_t)w;
+	}
+	k->written += done;
+	return (ssize_t)n;
+}
+
+static int sink_close(void *cookie)
+{
+	struct rec_sink *k = cookie;
+
+	return close(k->fd);
+}
+
 struct rec_csv *rec_csv_open(const char *dir, const char *sim, const char *record, const char *header,
 			     int64_t epoch_s)
 {
+	static const cookie_io_functions_t io = { .write = sink_write, .close = sink_close };
 	char path[PATH_MAX];
 
 	if (snprintf(path, sizeof(path), "%s/%s-%s-0.csv", dir, sim, record) >= (int)sizeof(path)) {
@@ -31,9 +77,12 @@ struct rec_csv *rec_csv_open(const char *dir, const char *sim, const char *recor
 	if (r == NULL)
 		return NULL;
 	memcpy(r->path, path, sizeof(r->path));
-	r->f = fopen(path, "w");
+	r->sink.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	r->f = r->sink.fd >= 0 ? fopencookie(&r->sink, "w", io) : NULL;
 	if (r->f == NULL) {
 		int e = errno;
+		if (r->sink.fd >= 0)
+			close(r->sink.fd);
 		free(r);
 		errno = e;
 		return NULL;
@@ -46,9 +95,7 @@ struct rec_csv *rec_csv_open(const char *dir, const char *sim, const char *recor
 
 uint64_t rec_csv_bytes(struct rec_csv *r)
 {
-	off_t at = r != NULL ? ftello(r->f) : 0;
-
-	return at > 0 ? (uint64_t)at : 0;
+	return r != NULL ? r->sink.written : 0;
 }
 
 FILE *rec_csv_file(struct rec_csv *r)
@@ -65,7 +112,7 @@ void rec_csv_time_utc(struct rec_csv *r, emu_ps_t now)
 		struct tm tm;
 
 		gmtime_r(&t, &tm);
-		strftime(r->utc, sizeof(r->utc), "%Y-%m-%d %H:%M:%S", &tm);
+		strftime(r->utc, sizeof(r->utc), "%Y-%m-%dT%H:%M:%SZ", &tm); /* ISO 8601, as the Scala records */
 		r->utc_s = s;
 	}
 	fputs(r->utc, r->f);
@@ -116,13 +163,11 @@ int rec_csv_close(struct rec_csv *r, char *err, size_t errlen)
 {
 	if (r == NULL)
 		return 0;
-	/* the first failed write's errno (ENOSPC on a full disk); stdio keeps only the error flag, so a failure in an
-	 * earlier flush reads as EIO unless this last flush fails the same way */
-	int e = fflush(r->f) != 0 ? errno : ferror(r->f) ? EIO : 0;
+	int e = fflush(r->f) != 0 || ferror(r->f) ? (r->sink.err ? r->sink.err : EIO) : 0;
 
 	if (e != 0) {
-		/* a row cut by the failed write is removed, so the file ends with whole rows */
-		rec_truncate_after(fileno(r->f), '\n');
+		/* the file holds what was written before the failure: cut the row it ended in */
+		rec_truncate_after(r->sink.fd, '\n');
 		rec_note_err(err, errlen, "%s: %s", r->path, strerror(e));
 	}
 	if (fclose(r->f) != 0 && e == 0) {

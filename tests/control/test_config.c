@@ -379,11 +379,74 @@ Test(ctl_config, bad_yaml_syntax)
 		   "check the YAML syntax");
 }
 
-Test(ctl_config, bad_pool_vector_gap)
+/* ---- Settings the pages accept but that leave part of the model idle: warnings, not errors ---- */
+
+/* Load @p path with @p n overrides, expecting success and exactly the @p n_want warnings @p want. */
+static void load_warns(const char *path, const char *const *sets, int n, const char *const *want, uint32_t n_want)
 {
-	load_fails(BAD "pool-gap.yaml", NULL, 0, -EINVAL,
-		   BAD "pool-gap.yaml:6:29: nic.NetworkInterface.EgressBufferManager.PoolAllocationVector: entry 1 is 0 "
-		   "but entry 2 is not; the non-zero entries come first, from class 0, with no 0 between them");
+	struct ctl_config cfg;
+
+	load_ok(&cfg, path, sets, n);
+	cr_expect_eq(cfg.n_warnings, n_want, "%s: %u warnings, want %u (first: %s)", path, cfg.n_warnings, n_want,
+		     cfg.n_warnings ? cfg.warnings[0] : "none");
+	for (uint32_t i = 0; i < n_want && i < cfg.n_warnings; i++)
+		cr_expect_str_eq(cfg.warnings[i], want[i]);
+	ctl_config_free(&cfg);
+}
+
+Test(ctl_config, pool_vector_with_a_gap_accepted_with_a_warning)
+{
+	/* The configuration page stops a run on fewer than two non-zero entries only: [0.9, 0, 0.1, ...] has two. */
+	static const char *const want[] = {
+		DIR "warn-pool-gap.yaml: nic.NetworkInterface.EgressBufferManager.PoolAllocationVector: entry 1 is 0 "
+		"but entry 2 is not; class 1 (control) has no transmit pool: the NIC sends no ACK, NACK or probe",
+	};
+
+	load_warns(DIR "warn-pool-gap.yaml", NULL, 0, want, 1);
+}
+
+Test(ctl_config, receive_pool_vector_with_a_gap_accepted_with_a_warning)
+{
+	static const char *const sets[] = {
+		"nic.NetworkInterface.IngressBufferManager.PoolAllocationVector=[0.5, 0, 0.5, 0, 0, 0, 0, 0]" };
+	static const char *const want[] = {
+		DIR "good-min.yaml: nic.NetworkInterface.IngressBufferManager.PoolAllocationVector: entry 1 is 0 but "
+		"entry 2 is not; class 1 (control) has no receive pool: every ACK, NACK and probe received is dropped",
+	};
+
+	load_warns(DIR "good-min.yaml", sets, 1, want, 1);
+}
+
+Test(ctl_config, egress_data_pool_below_one_packet_accepted_with_a_warning)
+{
+	/* Page *Buffers and PFC*, Egress buffer: "If it cannot, the NIC stops sending data to every destination": a
+	 * stall at run time, not a rule that stops the run. */
+	static const char *const sets[] = { "nic.NetworkInterface.EgressBufferManager.TotalBufferSize=4KB" };
+	static const char *const want[] = {
+		DIR "good-min.yaml: nic.NetworkInterface.EgressBufferManager.TotalBufferSize: egress data pool "
+		"(class 0) holds 3600 bytes, less than one data packet, RdmaDataMSS + 106 = 4202 bytes; the NIC sends "
+		"no data packet larger than the pool (a full one never)",
+	};
+
+	load_warns(DIR "good-min.yaml", sets, 1, want, 1);
+}
+
+Test(ctl_config, reps_with_flowlet_switches_warns)
+{
+	/* Configuration page: "The validation also warns, without making the configuration invalid, when a NIC's
+	 * PacketSprayingType is Recycled Entropy Packet Spraying and a switch's LoadBalancingMethod is flowlet." */
+	static const char *const sets[] = {
+		"nic.TransportProcessingLayers.ScalaUETPdsManager.PacketSprayingType=Recycled Entropy Packet Spraying",
+		"switch.LoadBalancingMethod=flowlet" };
+	static const char *const want[] = {
+		DIR "good-fat-tree.yaml: nic.TransportProcessingLayers.ScalaUETPdsManager.PacketSprayingType: Recycled "
+		"Entropy Packet Spraying with switch.LoadBalancingMethod flowlet; the switches also move flows between "
+		"members at gaps, under the NICs' entropy choices",
+	};
+
+	load_warns(DIR "good-fat-tree.yaml", sets, 2, want, 1);
+	load_warns(DIR "good-fat-tree.yaml", sets, 1, NULL, 0); /* REPS alone */
+	load_warns(DIR "good-min.yaml", sets, 2, NULL, 0);      /* no switch in the topology */
 }
 
 Test(ctl_config, bad_prefetch_smaller_than_a_packet)
@@ -641,10 +704,6 @@ Test(ctl_config, set_bad_values)
 	set_fails("nic.NetworkInterface.IngressBufferManager.PoolAllocationVector=[0.9, 0, 0, 0, 0, 0, 0, 0]",
 		  "--set nic.NetworkInterface.IngressBufferManager.PoolAllocationVector=[0.9, 0, 0, 0, 0, 0, 0, 0]: "
 		  "1 non-zero entry; classes 0 and 1 each need a pool, e.g. [0.9, 0.1, 0, 0, 0, 0, 0, 0]");
-	set_fails("nic.NetworkInterface.EgressBufferManager.TotalBufferSize=4KB",
-		  "--set nic.NetworkInterface.EgressBufferManager.TotalBufferSize=4KB: egress data pool (class 0) holds "
-		  "3600 bytes, less than one data packet, RdmaDataMSS + 106 = 4202 bytes; raise TotalBufferSize or "
-		  "PoolAllocationVector entry 0");
 	set_fails("nic.TransportProcessingLayers.ScalaUETMonitor.FilterOnLocalIp=10.0.0",
 		  "--set nic.TransportProcessingLayers.ScalaUETMonitor.FilterOnLocalIp=10.0.0: bad filter '10.0.0'; "
 		  "FilterOnLocalIp is All or an IPv4 address, e.g. 32.0.0.2");
@@ -1215,6 +1274,22 @@ Test(ctl_config, rdma_app_values)
 	ctl_config_free(&cfg);
 }
 
+Test(ctl_config, rdma_doorbell_payload_size)
+{
+	/* seed 003, WQEs: the doorbell carries DoorbellPayloadSize bytes (default 64B) plus 28 B of UDP and IPv4 */
+	struct ctl_config cfg;
+
+	yaml_ok(&cfg, RACK4 "applications:\n  - {type: ScalaRdma}\n");
+	cr_expect_eq(cfg.apps[0].doorbell_payload, 64);
+	ctl_config_free(&cfg);
+	yaml_ok(&cfg, RACK4 "applications:\n  - {type: ScalaRdma, DoorbellPayloadSize: 4KiB}\n");
+	cr_expect_eq(cfg.apps[0].doorbell_payload, 4096);
+	ctl_config_free(&cfg);
+	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma, DoorbellPayloadSize: -1}\n",
+		   "5:44: applications.0.DoorbellPayloadSize: negative size '-1'; a size is a whole number of bytes, "
+		   "e.g. 4096 or 1MiB");
+}
+
 Test(ctl_config, rdma_app_errors)
 {
 	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma, prScalaRdmaInitiator: 0.9}\n",
@@ -1241,7 +1316,7 @@ Test(ctl_config, rdma_app_errors)
 	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma, list: []}\n",
 		   "5:29: applications.0.list: list does not apply to a ScalaRdma application; it takes "
 		   "prScalaRdmaInitiator, prScalaRdmaResponder, NumConnections, MaxPendingWQEs, StartType, OpCode, "
-		   "RdmaVerb, RdmaDataPacketTC, RdmaControlPacketTC");
+		   "RdmaVerb, RdmaDataPacketTC, RdmaControlPacketTC, DoorbellPayloadSize");
 	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma, OpCode: RDMA_OPCODE_READ}\n",
 		   "5:31: applications.0.OpCode: OpCode 'RDMA_OPCODE_READ' is not supported; its one allowed value is "
 		   "RDMA_OPCODE_WRITE_FIRST (every WQE is an RDMA WRITE)");

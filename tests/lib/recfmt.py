@@ -40,9 +40,10 @@ def quot(num, den, digits=6):
     return (Decimal(num) / Decimal(den)).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
 
 
-def schedule(interval_ps, end_ps):
-    """The periodic rows' times: every interval up to the end, and one at the end if it is not on the grid."""
-    times = list(range(interval_ps, end_ps + 1, interval_ps))
+def schedule(interval_ps, end_ps, origin_ps=0):
+    """The periodic rows' times: every interval from @p origin_ps (the NICs' records: StartTime +
+    ClientStartOffset; uet-nic-records.md) up to the end, and one at the end if it is not on the grid."""
+    times = list(range(origin_ps + interval_ps, end_ps + 1, interval_ps))
     return times + ([end_ps] if not times or times[-1] != end_ps else [])
 
 
@@ -59,8 +60,9 @@ def read_rows(path, columns, name):
 
 
 def time_utc_of(sim_time_sec):
-    """The time_utc a row of simulated time @p sim_time_sec (text, seconds) carries: the epoch + whole seconds."""
-    return (EPOCH + datetime.timedelta(seconds=ps_of_sec(sim_time_sec) // PS_PER_S)).strftime('%Y-%m-%d %H:%M:%S')
+    """The time_utc a row of simulated time @p sim_time_sec (text, seconds) carries: the epoch + whole seconds, in
+    ISO 8601 as the Scala records write it (simulation-output-files.md: 2026-01-13T19:11:38Z)."""
+    return (EPOCH + datetime.timedelta(seconds=ps_of_sec(sim_time_sec) // PS_PER_S)).strftime('%Y-%m-%dT%H:%M:%SZ')
 
 
 def same_records(a, b):

@@ -25,6 +25,7 @@ from runner import run  # noqa: E402
 SIM = 'records'
 RECORDS = 'tests/records/records.yaml'  # the config, from the source root
 INTERVAL_PS = 10 * 10**6  # NDStatsReportInterval 10us
+ORIGIN_PS = 10 * 10**6    # StartTime 4us + ClientStartOffset 6us: the first rows at 10 + 10 us (uet-nic-records.md)
 LINK_GBPS = 400           # the default DataRate
 MON = 'nic.TransportProcessingLayers.ScalaUETMonitor.'
 
@@ -114,15 +115,17 @@ def read_csv(path):
 def check_time_utc(rows, name):
     bad = [r for r in rows
            if r[0] != time_utc_of(r[1])]
-    check(not bad, '%s: time_utc is 2026-01-01 00:00:00 UTC + sim_time_sec (%d rows)' % (name, len(rows)))
+    check(not bad, '%s: time_utc is 2026-01-01T00:00:00Z + sim_time_sec, ISO 8601 (%d rows)' % (name, len(rows)))
 
 
 def check_row_times(rows, name, end_ps, n_hosts):
-    """Rows at k x interval, each time once per NIC in FEP id order (column 3), the last at the end of the run."""
+    """Rows at StartTime + ClientStartOffset + k x interval, each time once per NIC in FEP id order (column 3), the
+    last at the end of the run."""
     times = sorted({ps_of_sec(r[1]) for r in rows})
-    periodic = times[:-1] if times and times[-1] % INTERVAL_PS else times
-    check(periodic == [INTERVAL_PS * (k + 1) for k in range(len(periodic))],
-          '%s: rows every NDStatsReportInterval from 10 us (%d times)' % (name, len(times)))
+    periodic = times[:-1] if times and (times[-1] - ORIGIN_PS) % INTERVAL_PS else times
+    check(periodic == [ORIGIN_PS + INTERVAL_PS * (k + 1) for k in range(len(periodic))],
+          '%s: rows every NDStatsReportInterval from StartTime + ClientStartOffset + the interval, 20 us (%d times)'
+          % (name, len(times)))
     check(times and times[-1] == end_ps, '%s: last rows at the end of the run, %s ps' % (name, end_ps))
     order = [(ps_of_sec(r[1]), int(r[3 if name == 'uet-transport-stats' else 7])) for r in rows]
     check(order == [(t, h) for t in times for h in range(n_hosts)], '%s: one row per NIC per time, FEP id order'
@@ -350,11 +353,11 @@ def check_stop(uetemu, root, tmp):
     stop_ps = 205 * 10**6
     s = run(uetemu, RECORDS, out, ['simulation.SimulationDuration=205us'], root=root).summary
     check(s['sim_time_ps'] == stop_ps, 'SimulationDuration 205us: the run ends at it')
-    expect = [INTERVAL_PS * k for k in range(1, 21)] + [stop_ps]
+    expect = [ORIGIN_PS + INTERVAL_PS * k for k in range(1, 20)] + [stop_ps]
     for name in ('uet-transport-stats', 'nd-stats'):
         _, rows = read_csv(os.path.join(out, '%s-%s-0.csv' % (SIM, name)))
         times = sorted({ps_of_sec(r[1]) for r in rows})
-        check(times == expect, '%s: with SimulationDuration 205us past the last event, rows at 10, 20, ..., 200 us '
+        check(times == expect, '%s: with SimulationDuration 205us past the last event, rows at 20, 30, ..., 200 us '
               'and 205 us (%d times, last %s ps)' % (name, len(times), times[-1] if times else None))
         check_row_times(rows, name, stop_ps, 2)
 

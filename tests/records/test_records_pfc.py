@@ -47,7 +47,7 @@ ND_ON = ['simulation.EnablePCIeStatsLogging=true', 'nic.EnableBufferStats=true',
 
 def check_times(rows, name):
     bad = [r for r in rows if r['time_utc'] != time_utc_of(r['sim_time_sec'])]
-    check(not bad, '%s: time_utc is 2026-01-01 00:00:00 UTC + sim_time_sec' % name)
+    check(not bad, '%s: time_utc is 2026-01-01T00:00:00Z + sim_time_sec, ISO 8601' % name)
 
 
 def pfc_frames(out):
@@ -63,11 +63,43 @@ def pfc_frames(out):
     return frames
 
 
-def check_ecn_pfc(out, summary, interval_ps):
+PAUSE_PS = 65535 * 512 * 1000 // 400 + 100 * 1000  # a pause at QuantaValue 65,535: 83.8848 us at 400 Gb/s + Delay
+PFC_ARRIVE_PS = 1280 + 100 * 1000                   # a 64 B PFC frame's serialization + Delay: capture to arrival
+
+
+def pause_stretches(frames):
+    """The times host0 is paused, from host1's PFC frames in the capture: from a pause's arrival while not paused to
+    an XON's arrival or the end of the last pause's time, whichever comes first."""
+    out, start, until = [], None, None
+    for t, _, pause in frames:
+        a = t + PFC_ARRIVE_PS
+        if start is not None and a >= until:
+            out.append((start, until))
+            start = None
+        if pause:
+            start = a if start is None else start
+            until = a + PAUSE_PS
+        elif start is not None:
+            out.append((start, a))
+            start = None
+    return out + ([(start, until)] if start is not None else [])
+
+
+def longest_pause(frames, t0, t1):
+    """The longest single pause within (t0, t1], the part of it in the interval."""
+    return max([0] + [min(e, t1) - max(s, t0) for s, e in pause_stretches(frames) if s < t1 and e > t0])
+
+
+# StartTime + ClientStartOffset: the NICs' periodic rows start one interval after it (uet-nic-records.md)
+ORIGIN = ['simulation.StartTime=2us', 'simulation.ClientStartOffset=3us']
+ORIGIN_PS = 5 * PS_PER_US
+
+
+def check_ecn_pfc(out, summary, interval_ps, origin_ps=ORIGIN_PS):
     rows = read_csv(os.path.join(out, SIM + '-ecn-pfc-stats-0.csv'), EP_COLUMNS, 'ecn-pfc-stats')
     check_times(rows, 'ecn-pfc-stats')
     end = summary['sim_time_ps']
-    times = schedule(interval_ps, end)
+    times = schedule(interval_ps, end, origin_ps)
     hosts = summary['hosts']
     check(all(r['job_id'] == SIM and r['component_name'] == hosts[int(r['node_id'])]['name'] and
               [r['component_type'], r['ifid'], r['uldl'], r['tier'], r['subtier']] ==
@@ -106,8 +138,14 @@ def check_ecn_pfc(out, summary, interval_ps):
         check(ivl == [y - x for x, y in zip([0] + paused, paused)],
               'host%d: interval_total_time_xoff_usec is the difference from the previous row, adding up to %s us'
               % (h, last['pfc_time_paused_usec']))
-        check(all(r['interval_max_time_xoff_usec'] == r['interval_total_time_xoff_usec'] for r in mine),
-              'host%d: interval_max_time_xoff_usec = the interval total (docs/records.md)' % h)
+        longest = [longest_pause(frames if h == 0 else [], tp, tt) for tp, tt in zip([t[0] - interval_ps] + t, t)]
+        got = [ps_of_us(r['interval_max_time_xoff_usec']) for r in mine]
+        check(all(abs(g - w) <= 1000 and g <= i for g, w, i in zip(got, longest, ivl)),
+              'host%d: interval_max_time_xoff_usec is the longest single pause in the interval (within the '
+              'capture\'s 1 ns), at most the interval total' % h)
+        if h == 0:
+            check(sum(g < i for g, i in zip(got, ivl)) >= 2, 'host0: %d rows whose interval holds more than one '
+                  'pause: longest < total' % sum(g < i for g, i in zip(got, ivl)))
         ok = all(Decimal(r['percent_xon']) == quot(100 * (tt - tp - i), tt - tp)
                  for r, tt, tp, i in zip(mine, t, [t[0] - interval_ps] + t, ivl))
         check(ok, 'host%d: percent_xon = 100 x (1 - paused in the interval / interval)' % h)
@@ -136,12 +174,12 @@ def check_ecn_pfc(out, summary, interval_ps):
     return rows
 
 
-def check_net_buff(out, summary, interval_ps, name):
+def check_net_buff(out, summary, interval_ps, name, origin_ps=ORIGIN_PS):
     rows = read_csv(os.path.join(out, SIM + '-net-buff-stats-0.csv'), NB_COLUMNS, name)
     check_times(rows, name)
     end = summary['sim_time_ps']
     hosts = summary['hosts']
-    times = schedule(interval_ps, end)
+    times = schedule(interval_ps, end, origin_ps)
     want = [(t, h, pool) for t in times for h in range(len(hosts)) for pool in POOLS]
     got = [(ps_of_sec(r['sim_time_sec']), int(r['node_id']), (r['buffer_id'], int(r['tc']),
             int(r['buffer_max_size_B']))) for r in rows]
@@ -187,12 +225,13 @@ def check_net_buff(out, summary, interval_ps, name):
     return rows
 
 
-def check_pcie(out, summary, interval_ps, nic_link='63.040', nic_lanes='2', name='pcie-stats'):
+def check_pcie(out, summary, interval_ps, nic_link='63.040', nic_lanes='2', name='pcie-stats',
+               origin_ps=ORIGIN_PS):
     rows = read_csv(os.path.join(out, summary['simulation'] + '-pcie-stats-0.csv'), PCIE_COLUMNS, name)
     check_times(rows, name)
     end = summary['sim_time_ps']
     hosts = summary['hosts']
-    times = schedule(interval_ps, end)
+    times = schedule(interval_ps, end, origin_ps)
     got = [(ps_of_sec(r['sim_time_sec']), int(r['node_id']), r['side']) for r in rows]
     check(got == [(t, h, s) for t in times for h in range(len(hosts)) for s in ('NIC', 'Host')],
           '%s: two rows per NIC (NIC side, Host side) every interval, FEP id order (%d times)' % (name, len(times)))
@@ -232,7 +271,8 @@ def main():
     # 1. ecn-pfc-stats (on by default) every 10 us, so rows fall before the first pause too; pcie-stats on; and
     # net-buff-stats every 25 us, its own interval.
     ivl, nb_ivl = 10 * PS_PER_US, 25 * PS_PER_US
-    sets = ['simulation.NDStatsReportInterval=10us', 'simulation.NetworkBufferStatsReportingInterval=25us'] + ND_ON
+    sets = ['simulation.NDStatsReportInterval=10us', 'simulation.NetworkBufferStatsReportingInterval=25us'] + ND_ON + \
+        ORIGIN
     a, b = os.path.join(tmp, 'a'), os.path.join(tmp, 'b')
     summary = run(uetemu, config, a, sets).summary
     run(uetemu, config, b, sets)
@@ -267,13 +307,14 @@ def main():
         check(tot(h, side) == (tlps, nbytes), "host%s's %s side: total_tlps %d, total_bytes %d (got %s)"
               % (h, side, tlps, nbytes, tot(h, side)))
     nd = [line.split(',')[1] for line in open(os.path.join(a, SIM + '-nd-stats-0.csv')).read().split('\n')[1:-1]]
-    check(sorted({ps_of_sec(t) for t in nd}) == schedule(ivl, summary['sim_time_ps']),
+    check(sorted({ps_of_sec(t) for t in nd}) == schedule(ivl, summary['sim_time_ps'], ORIGIN_PS),
           'nd-stats keeps NDStatsReportInterval beside the net-buff-stats interval')
 
-    # 2. The two switches the brief names, at the default intervals (1 ms).
+    # 2. The two switches the brief names, at the default intervals (1 ms), from the default StartTime +
+    # ClientStartOffset (2 ms): past the end of the run, so only its last row.
     out = os.path.join(tmp, 'nb')
     nb = run(uetemu, config, out, ['nic.EnableBufferStats=true', 'simulation.EnableNetworkBufferStatsReporting=true'])
-    check_net_buff(out, nb.summary, 10**9, 'net-buff-stats (1 ms)')
+    check_net_buff(out, nb.summary, 10**9, 'net-buff-stats (1 ms)', 2 * 10**9)
     check(not os.path.exists(os.path.join(out, SIM + '-pcie-stats-0.csv')), 'pcie-stats is off by default')
 
     # 3. Switches off: no file. net-buff-stats needs both of its switches.
@@ -291,7 +332,8 @@ def main():
     # 4. pcie-stats at the default lanes: 16 x 31.52 Gb/s = 504.320 on both sides.
     out = os.path.join(tmp, 'lanes')
     s2 = run(uetemu, 'tests/records/records.yaml', out, ['simulation.EnablePCIeStatsLogging=true'], root=ROOT).summary
-    check_pcie(out, s2, 10 * PS_PER_US, nic_link='504.320', nic_lanes='16', name='pcie-stats (default lanes)')
+    check_pcie(out, s2, 10 * PS_PER_US, nic_link='504.320', nic_lanes='16', name='pcie-stats (default lanes)',
+               origin_ps=10 * PS_PER_US)  # records.yaml: StartTime 4us + ClientStartOffset 6us
 
     return finish('test_records_pfc')
 

@@ -92,12 +92,18 @@ def split_time(rows):
     return out
 
 
+# StartTime + ClientStartOffset: the NICs' periodic rows, and the switch ports' rows that share nd-stats and
+# ecn-pfc-stats (and go with them: trimming-stats), start one interval after it (uet-nic-records.md)
+ORIGIN = ['simulation.StartTime=2us', 'simulation.ClientStartOffset=3us']
+ORIGIN_PS = 5 * 10**6
+
+
 def check_nd(out, sim, summary, fab, interval_ps, name):
     rows = read_csv(os.path.join(out, sim + '-nd-stats-0.csv'), ND_COLUMNS, name + ' nd-stats')
     end = summary['sim_time_ps']
     by_t = split_time(rows)
     want_ids = [(str(n), nm, str(p), u, tr) for n, nm, p, _, _, u, tr in fab.ports]
-    ok_order = list(by_t) == schedule(interval_ps, end)
+    ok_order = list(by_t) == schedule(interval_ps, end, ORIGIN_PS)
     ok_ids = True
     for t, rs in by_t.items():
         kinds = [r['component_type'] for r in rs]
@@ -152,7 +158,7 @@ def check_ep(out, sim, summary, fab, interval_ps, name, want_pauses):
     sw = [r for r in rows if r['component_type'] == 'Switch']
     by_t = split_time(sw)
     want = [(str(n), nm, str(p), u, tr, str(c)) for n, nm, p, _, _, u, tr in fab.ports for c in range(8)]
-    check(list(by_t) == schedule(interval_ps, end) and all(
+    check(list(by_t) == schedule(interval_ps, end, ORIGIN_PS) and all(
         [(r['node_id'], r['component_name'], r['ifid'], r['uldl'], r['tier'], r['priority']) for r in rs] == want
         for rs in by_t.values()), '%s ecn-pfc-stats: every switch port and class every interval (%d rows each)'
         % (name, len(want)))
@@ -195,7 +201,7 @@ def check_trim(out, sim, summary, fab, interval_ps):
     end = summary['sim_time_ps']
     by_t = split_time(rows)
     want = [(str(n), nm, str(p), u, tr) for n, nm, p, _, _, u, tr in fab.ports]
-    check(list(by_t) == schedule(interval_ps, end) and all(
+    check(list(by_t) == schedule(interval_ps, end, ORIGIN_PS) and all(
         [(r['node_id'], r['component_name'], r['ifid'], r['uldl'], r['tier']) for r in rs] == want
         for rs in by_t.values()), 'trimming-stats: every switch port every NDStatsReportInterval')
     port0 = [rs[0] for _, rs in sorted(by_t.items())]
@@ -367,8 +373,8 @@ def main():
     leaf_spine = os.path.join(root, 'configs/leaf-spine.yaml')
     nd_ivl = 50 * 10**6
     with tempfile.TemporaryDirectory() as tmp:
-        sets = TRIMMING + ['simulation.NDStatsReportInterval=50us',
-                           'switch.SharedBufferManager.BufferStatsReportInterval=50us', PER_PORT]
+        sets = TRIMMING + ORIGIN + ['simulation.NDStatsReportInterval=50us',
+                                    'switch.SharedBufferManager.BufferStatsReportInterval=50us', PER_PORT]
         out = os.path.join(tmp, 'trim')
         s = run(uetemu, incast, out, sets).summary
         fab = Fabric(s)
@@ -392,7 +398,7 @@ def main():
 
         print('-- incast, PFC at 100KB')
         out = os.path.join(tmp, 'pfc')
-        s = run(uetemu, incast, out, PFC + ['simulation.NDStatsReportInterval=50us', PER_PORT]).summary
+        s = run(uetemu, incast, out, PFC + ORIGIN + ['simulation.NDStatsReportInterval=50us', PER_PORT]).summary
         fab = Fabric(s)
         check_nd(out, 'incast', s, fab, nd_ivl, 'pfc')
         check_ep(out, 'incast', s, fab, nd_ivl, 'pfc', True)
@@ -415,7 +421,7 @@ def main():
         lb_ivl = 20 * 10**6
         for method in ('none', 'flowlet'):
             print('-- leaf-spine, LoadBalancingMethod %s' % method)
-            sets = ['simulation.NDStatsReportInterval=20us', 'switch.EnableLoadBalancingStats=true',
+            sets = ORIGIN + ['simulation.NDStatsReportInterval=20us', 'switch.EnableLoadBalancingStats=true',
                     'switch.LoadBalancingStatsReportInterval=20us', 'switch.LoadBalancingMethod=' + method]
             out = os.path.join(tmp, 'ls-' + method)
             s = run(uetemu, leaf_spine, out, sets).summary

@@ -1,0 +1,48 @@
+/* The warnings of a loaded config: settings the Scala pages accept, which the run takes, but which leave part of the
+ * model idle or work against another part (uet-nic-configuration.md, Configuration rules that stop a simulation:
+ * "The validation also warns, without making the configuration invalid, ..."). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl_yaml_pvt.h"
+#include "nic_params.h"
+#include "sw_params.h"
+
+__attribute__((format(printf, 2, 3))) static void warn(struct ctl_config *cfg, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cfg->n_warnings >= CTL_WARN_MAX)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(cfg->warnings[cfg->n_warnings++], CTL_WARN_LEN, fmt, ap);
+	va_end(ap);
+}
+
+/* "nic.A.B.C", the key path of NIC attribute @p d. */
+static void nic_key(const struct nic_param_def *d, char *out, size_t len)
+{
+	size_t n = (size_t)snprintf(out, len, "nic");
+
+	for (int k = 0; k < NIC_PARAM_DEPTH && d->path[k] != NULL && n < len; k++)
+		n += (size_t)snprintf(out + n, len - n, ".%s", d->path[k]);
+}
+
+void ctl_config_warnings(struct ctl_config *cfg)
+{
+	struct nic_warning w[CTL_WARN_MAX];
+	int n = nic_params_warnings(&cfg->nic, w, CTL_WARN_MAX);
+	char key[CTL_PATH_MAX];
+
+	for (int i = 0; i < n; i++) {
+		nic_key(w[i].why, key, sizeof(key));
+		warn(cfg, "%s: %s: %s", cfg->path, key, w[i].text);
+	}
+	/* Only a generated topology has switches. */
+	if (cfg->topo_type == CTL_TOPO_GENERATED && cfg->nic.spraying == NIC_SPRAY_REPS &&
+	    cfg->sw.lb_method == SW_LB_FLOWLET)
+		warn(cfg, "%s: nic.TransportProcessingLayers.ScalaUETPdsManager.PacketSprayingType: Recycled Entropy "
+		     "Packet Spraying with switch.LoadBalancingMethod flowlet; the switches also move flows between "
+		     "members at gaps, under the NICs' entropy choices", cfg->path);
+}
