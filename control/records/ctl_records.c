@@ -39,7 +39,7 @@ struct ctl_records {
 	struct ctl_rec_period smp_p; /* BufferStatsReportInterval / 1000: sb's and pb's samples */
 	struct ctl_rec_period lb_p;  /* LoadBalancingStatsReportInterval: lb */
 	emu_ps_t horizon;            /* when the run is expected to end (ctl_records_expect()), 0 unknown */
-	uint64_t first_bytes;        /* bytes after the first rows: the projection is made once from them */
+	uint64_t first_bytes;        /* bytes when rows first reached the files: the projection is made then, once */
 	emu_ps_t cut_at;             /* periodic rows stopped here at RecordSizeLimit; EMU_PS_NEVER while not */
 };
 
@@ -130,8 +130,8 @@ static void budget(struct ctl_records *rc, emu_ps_t now)
 	if (limit == 0)
 		return;
 	n = records_bytes(rc);
-	if (rc->first_bytes == 0 && now > 0) {
-		rc->first_bytes = n ? n : 1;
+	if (rc->first_bytes == 0 && n > 0 && now > 0) { /* once the first rows reached the files */
+		rc->first_bytes = n;
 		/* bytes per ps so far, times the run's expected length */
 		unsigned __int128 want = (unsigned __int128)n * rc->horizon / now;
 		if (rc->horizon > now && want > limit)
