@@ -326,8 +326,29 @@ static void json_neighbours(FILE *f, const struct ctl_report_in *r, const struct
 }
 
 /* One port: its hosts, the DPDK counters, frames not taken by reason, what its IPv4 side did, its neighbours. */
+/* A port bound to a switch port: the external host behind it, what crossed it, frames the decoder refused. */
+static void json_switch_port(FILE *f, const struct ctl_report_in *r, const struct ctl_report_port *p)
+{
+	const struct dp_port_stats *st = p->stats;
+	bool first = true;
+
+	fprintf(f, "\n    {\"dev\": \"%s\", \"switch_port\": \"%s\", \"host\": \"%s\", \"hosts\": [\"%s\"], "
+		   "\"rx_frames\": %llu, \"tx_frames\": %llu, \"tx_drop_full\": %llu, \"tx_drop_nombuf\": %llu, "
+		   "\"tx_drop_toobig\": %llu, \"rx_drop_toobig\": %llu, \"tx_mode\": \"%s\", \"rx_drops\": {",
+		p->dev, p->switch_port, r->cfg->hosts[p->hosts[0]].name, r->cfg->hosts[p->hosts[0]].name,
+		(unsigned long long)st->rx_frames, (unsigned long long)st->tx_frames,
+		(unsigned long long)st->tx_drop_full, (unsigned long long)st->tx_drop_nombuf,
+		(unsigned long long)st->tx_drop_toobig, (unsigned long long)st->rx_drop_toobig, p->tx_mode);
+	json_reasons(f, p->rx_refused, WIRE_R_COUNT, wire_reason_key, &first);
+	fputs("}}", f);
+}
+
 static void json_port(FILE *f, const struct ctl_report_in *r, const struct ctl_report_port *p)
 {
+	if (p->stack == NULL) {
+		json_switch_port(f, r, p);
+		return;
+	}
 	const struct dp_port_stats *st = p->stats;
 	const uint64_t *c = net_port_counters(p->stack);
 	bool first = true;
@@ -359,7 +380,8 @@ static void json_ext_rx(FILE *f, const struct ctl_report_in *r)
 	for (int k = 1; k < WIRE_R_COUNT; k++) {
 		uint64_t n = 0;
 		for (uint32_t i = 0; i < r->n_ports; i++)
-			n += net_port_rx_refused(r->ports[i].stack)[k];
+			n += r->ports[i].stack != NULL ? net_port_rx_refused(r->ports[i].stack)[k] :
+							 r->ports[i].rx_refused[k];
 		if (n) {
 			fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", wire_reason_key(k), (unsigned long long)n);
 			first = false;

@@ -35,6 +35,8 @@ struct ctl_report_port {
 	const struct net_port *stack;        /* its IPv4 side: counters, frames not taken by reason, neighbours */
 	const struct dp_port_stats *stats;   /* read when the run ended, before the port closed */
 	const char *tx_mode;                 /* "zerocopy" or "copy" (docs/realtime.md, Zero-copy TX) */
+	const char *switch_port;             /* "tor0:3" for a port bound to a switch port (stack NULL), else NULL */
+	const uint64_t *rx_refused;          /* [WIRE_R_COUNT]: a switch port's frames the decoder refused */
 };
 
 /* Why a run stopped (summary.json "stop"). */

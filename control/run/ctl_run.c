@@ -192,11 +192,20 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 		snprintf(err, errlen, "out of memory writing the summary");
 		goto out;
 	}
-	for (uint32_t i = 0; i < r->n_exts; i++)
-		ports[i] = (struct ctl_report_port){ .dev = cfg->ports[i].dev, .hosts = cfg->ports[i].hosts,
-						     .n_hosts = cfg->ports[i].n_hosts, .stack = r->exts[i].stack,
-						     .stats = &r->exts[i].stats,
+	char *sw_names = calloc(r->n_exts ? r->n_exts : 1, 32);
+
+	for (uint32_t i = 0; sw_names != NULL && i < r->n_exts; i++) {
+		const struct ctl_port *cp = &cfg->ports[i];
+
+		ports[i] = (struct ctl_report_port){ .dev = cp->dev, .hosts = cp->sw ? &cp->sw_host : cp->hosts,
+						     .n_hosts = cp->sw ? 1 : cp->n_hosts, .stack = r->exts[i].stack,
+						     .stats = &r->exts[i].stats, .rx_refused = r->exts[i].sw_rx_refused,
 						     .tx_mode = r->exts[i].zerocopy ? "zerocopy" : "copy" };
+		if (cp->sw) {
+			snprintf(sw_names + 32 * i, 32, "%s:%u", r->topo->devs[cp->sw_dev].name, cp->sw_port);
+			ports[i].switch_port = sw_names + 32 * i;
+		}
+	}
 	for (uint32_t i = 0; i < cfg->n_captures; i++) {
 		snprintf(names + (size_t)i * PATH_MAX, PATH_MAX, "%s/%s.pcap", r->opts->out_dir, cfg->captures[i].name);
 		caps[i] = names + (size_t)i * PATH_MAX;
@@ -210,7 +219,8 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 		.n_captures = cfg->n_captures, .end = r->end, .wall_s = r->wall_s, .rt = &r->rt,
 		.records_cut_at = r->records_cut_at, .wall_end = r->wall_now,
 	};
-	rc = ctl_report(&in, err, errlen);
+	rc = sw_names != NULL ? ctl_report(&in, err, errlen) : -ENOMEM;
+	free(sw_names);
 out:
 	free(names);
 	free(caps);

@@ -330,6 +330,46 @@ static bool host_linked(const struct ctl_run_state *r, uint32_t h)
 	return linked;
 }
 
+/* The switch port facing external host @p h is bound to a DPDK port (real time only). */
+static bool external_bound(const struct ctl_run_state *r, uint32_t h)
+{
+	for (uint32_t i = 0; r->opts->mode == CTL_MODE_REALTIME && i < r->cfg->n_ports; i++)
+		if (r->cfg->ports[i].sw && r->cfg->ports[i].sw_host == h)
+			return true;
+	return false;
+}
+
+/*
+ * A generated fabric's external hosts: no emulated NIC posts for one, and messages reach one only through the
+ * DPDK port bound to the switch port it faces (real time). Every such error is reported.
+ */
+static int check_external(struct ctl_run_state *r, char *err, size_t errlen)
+{
+	const struct ctl_config *cfg = r->cfg;
+	int rc = 0;
+
+	for (uint32_t a = 0; a < cfg->n_apps; a++)
+		for (uint32_t i = 0; i < cfg->apps[a].n_list; i++) {
+			const struct ctl_message *m = &cfg->apps[a].list[i];
+			if (cfg->hosts[m->src].external)
+				rc = add_err(err, errlen, "%s: applications.%u.list.%u: host '%s' is external: the device "
+					     "behind its switch port sends, not uetemu", cfg->path, a, i,
+					     cfg->hosts[m->src].name);
+			else if (cfg->hosts[m->dst].external && !external_bound(r, m->dst))
+				rc = add_err(err, errlen, "%s: applications.%u.list.%u: host '%s' is external, reached "
+					     "only through a switch port bound to a DPDK port, in %s mode%s", cfg->path, a, i,
+					     cfg->hosts[m->dst].name,
+					     r->opts->mode == CTL_MODE_REALTIME ? "real-time" : "virtual",
+					     r->opts->mode == CTL_MODE_REALTIME ? "; bind it in ports" : "; use --mode realtime");
+		}
+	if (cfg->rdma_app >= 0)
+		for (uint32_t h = 0; h < cfg->n_hosts; h++)
+			if (cfg->hosts[h].external)
+				rc = add_err(err, errlen, "%s: host '%s' is external: the ScalaRdma application runs on "
+					     "every host, so it needs emulated hosts only", cfg->path, cfg->hosts[h].name);
+	return rc;
+}
+
 /* Every message's sender must have somewhere to send in this mode. Every such sender is reported. */
 static int check_reachable(struct ctl_run_state *r, char *err, size_t errlen)
 {
@@ -337,14 +377,16 @@ static int check_reachable(struct ctl_run_state *r, char *err, size_t errlen)
 	int rc = 0;
 
 	if (cfg->topo_type == CTL_TOPO_GENERATED)
-		return 0; /* every host of a generated fabric is on it */
+		return check_external(r, err, errlen); /* every other host of a generated fabric is on it */
 	for (uint32_t a = 0; a < cfg->n_apps; a++)
 		for (uint32_t i = 0; i < cfg->apps[a].n_list; i++) {
 			const struct ctl_message *m = &cfg->apps[a].list[i];
 			/* the sender must send somewhere, and the receiver be reachable: else the run never ends */
 			for (int end = 0; end < 2; end++) {
 				uint32_t h = end == 0 ? m->src : m->dst;
-				if (host_linked(r, h))
+				/* a receiver off this process (a host of the config reached through a sender's DPDK port,
+				 * listed for its address and MAC) is the real network's to reach */
+				if (host_linked(r, h) || (end == 1 && host_has_port(r, m->src)))
 					continue;
 				rc = add_err(err, errlen,
 					     "%s: applications.%u.list.%u: host '%s' %s but has no link in %s mode%s",

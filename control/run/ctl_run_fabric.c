@@ -64,13 +64,17 @@ static int make_fabric_links(struct ctl_run_state *r)
 		for (int e = 0; e < 2; e++) {
 			const struct net_topo_dev *d = &t->devs[end[e]->dev], *pd = &t->devs[end[1 - e]->dev];
 			if (d->kind == NET_TOPO_HOST) {
-				nic_attach(r->nics[end[e]->dev], &l->dir[e]);
+				/* an external host has no emulated NIC here: a DPDK port takes its end (real time) */
+				if (!r->cfg->hosts[end[e]->dev].external)
+					nic_attach(r->nics[end[e]->dev], &l->dir[e]);
 				continue;
 			}
 			struct sw *sw = r->sws[end[e]->dev - t->size.hosts];
+			/* the peer's MAC: a host's from the config (an external device's own, when given) */
+			const uint8_t *peer_mac = pd->kind == NET_TOPO_HOST ? r->cfg->hosts[end[1 - e]->dev].mac :
+						  t->ports[pd->port0 + end[1 - e]->port].mac;
 			sw_attach(sw, end[e]->port, &l->dir[e], pd->kind == NET_TOPO_HOST);
-			sw_port_mac(sw, end[e]->port, t->ports[d->port0 + end[e]->port].mac,
-				    t->ports[pd->port0 + end[1 - e]->port].mac);
+			sw_port_mac(sw, end[e]->port, t->ports[d->port0 + end[e]->port].mac, peer_mac);
 		}
 	}
 	return 0;

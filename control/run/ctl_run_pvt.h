@@ -39,6 +39,12 @@ struct ctl_ext {
 	uint64_t rx_bps, rx_fps;     /* rates over the last second (frame bytes without FCS, as the port counts) */
 	uint64_t tx_bps, tx_fps;
 	bool zerocopy;               /* the port sends zero-copy (dp_port_tx_mode()) */
+	/* A switch port bound to the DPDK port (ports[].attach "tor0:3"): the fabric link to the external host it
+	 * faces, and which end of it is the switch's. No IPv4 side (stack NULL): frames are decoded and switched. */
+	struct net_link *sw_link;
+	int sw_end;
+	uint64_t sw_rx_refused[WIRE_R_COUNT]; /* frames from the port the decoder refused, by reason */
+	uint8_t hdr[WIRE_HDRS_MAX];  /* a frame's headers, encoded here for dp_tx_hdr() */
 };
 
 struct ctl_run_state {

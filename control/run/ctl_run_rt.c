@@ -38,6 +38,62 @@ static void ext_rx(void *arg, int port, const uint8_t *frame, size_t len)
 	net_port_rx(x->stack, frame, len, x->run->rt_now, x->run->wall_now);
 }
 
+/* A frame the switch sends to the external device behind its port: its headers and payload length to the port. */
+static void sw_ext_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
+{
+	struct ctl_ext *x = arg;
+	int h = wire_encode_hdrs(pkt, x->hdr, sizeof(x->hdr));
+
+	(void)now;
+	if (h > 0)
+		dp_tx_hdr(x->run->dp, x->dp_port, x->hdr, (size_t)h, wire_frame_len(pkt) - (size_t)h);
+}
+
+/* A frame from the external device: decoded (a bad one counted by reason) and handed to the switch port now. */
+static void sw_ext_rx(void *arg, int port, const uint8_t *frame, size_t len)
+{
+	struct ctl_ext *x = arg;
+	struct ctl_run_state *r = x->run;
+	struct wire_pkt *pkt = net_pkt_alloc(&r->np);
+
+	(void)port;
+	if (pkt == NULL)
+		return;
+	int rc = wire_decode(frame, len, r->cfg->nic.udp_port, pkt);
+	if (rc != WIRE_R_OK) {
+		x->sw_rx_refused[rc < WIRE_R_COUNT ? rc : 0]++;
+		r->np.counters[NET_C_EXT_RX_BAD_FRAME]++;
+		net_pkt_free(&r->np, pkt);
+		return;
+	}
+	net_dir_inject(&x->sw_link->dir[1 - x->sw_end], pkt, r->rt_now);
+}
+
+/*
+ * Port @p i bound to a switch port (attach "tor0:3"): the fabric link between the switch and the external host
+ * gets the DPDK port as its host end. What the switch sends on it goes out of the port; what comes in from the
+ * port enters the switch on it, as if the host had sent it.
+ */
+static int open_switch_port(struct ctl_run_state *r, uint32_t i, char *err, size_t errlen)
+{
+	const struct ctl_port *cp = &r->cfg->ports[i];
+	struct ctl_ext *x = &r->exts[i];
+	int port = dp_port_add(r->dp, cp->dev, cp->tx_copy ? DP_PORT_TX_COPY : 0, err, errlen);
+	const char *why;
+
+	if (port < 0)
+		return port;
+	x->run = r;
+	x->dp_port = port;
+	x->zerocopy = dp_port_tx_mode(r->dp, port, &why) == DP_TXM_ZEROCOPY;
+	fprintf(stderr, "[uetemu] port %s: %s TX: %s\n", cp->dev, x->zerocopy ? "zero-copy" : "copy", why);
+	x->sw_link = &r->links[cp->sw_link];
+	x->sw_end = r->topo->links[cp->sw_link].a.dev == cp->sw_dev ? 0 : 1;
+	x->sw_link->dir[x->sw_end].ext = sw_ext_tx;
+	x->sw_link->dir[x->sw_end].ext_arg = x;
+	return 0;
+}
+
 /*
  * Host @p h of port @p cp as the port's IPv4 side sees it. Its gateway is its own, else the port's; its subnet is
  * ip/prefix as written, else /32 with a gateway (every other address through it), else every address on-link.
@@ -148,14 +204,15 @@ static int open_ports(struct ctl_run_state *r, char *err, size_t errlen)
 	if (cfg->n_ports > 0 && (rc = set_pattern(r, err, errlen)) < 0)
 		return rc;
 	for (uint32_t i = 0; i < cfg->n_ports; i++) {
-		rc = open_port(r, i, err, errlen);
+		rc = cfg->ports[i].sw ? open_switch_port(r, i, err, errlen) : open_port(r, i, err, errlen);
 		if (rc < 0)
 			return rc;
 		r->n_exts++;
 	}
 	/* every host announces itself, and starts resolving its gateway, before the first pass */
 	for (uint32_t i = 0; i < r->n_exts; i++)
-		net_port_start(r->exts[i].stack, 0);
+		if (r->exts[i].stack != NULL)
+			net_port_start(r->exts[i].stack, 0);
 	return 0;
 }
 
@@ -242,8 +299,14 @@ static bool rt_clock_now(struct ctl_run_state *r, struct rt_clock *c, uint64_t t
 static void rt_rx(struct ctl_run_state *r)
 {
 	for (uint32_t i = 0; i < r->n_exts; i++) {
-		dp_rx_drain(r->dp, r->exts[i].dp_port, ext_rx, &r->exts[i]);
-		net_port_tick(r->exts[i].stack, r->wall_now);
+		struct ctl_ext *x = &r->exts[i];
+
+		if (x->stack == NULL) {
+			dp_rx_drain(r->dp, x->dp_port, sw_ext_rx, x);
+			continue;
+		}
+		dp_rx_drain(r->dp, x->dp_port, ext_rx, x);
+		net_port_tick(x->stack, r->wall_now);
 	}
 }
 
@@ -361,6 +424,18 @@ static void telemetry_start(struct ctl_run_state *r)
 /* Read port @p x's counters before it closes, and say in a line what crossed it. */
 static void port_close(struct ctl_ext *x)
 {
+	if (x->stack == NULL) {
+		uint64_t refused = 0;
+
+		dp_port_stats(x->run->dp, x->dp_port, &x->stats);
+		for (int k = 1; k < WIRE_R_COUNT; k++)
+			refused += x->sw_rx_refused[k];
+		fprintf(stderr, "[uetemu] port %s: rx %llu frames (%llu refused), tx %llu frames (switch port %s)\n",
+			x->run->cfg->ports[x - x->run->exts].dev, (unsigned long long)x->stats.rx_frames,
+			(unsigned long long)refused, (unsigned long long)x->stats.tx_frames,
+			x->run->topo->devs[x->run->cfg->ports[x - x->run->exts].sw_dev].name);
+		return;
+	}
 	const struct dp_port_stats *st = &x->stats;
 	const uint64_t *c = net_port_counters(x->stack), *drop = net_port_rx_drops(x->stack);
 	const uint64_t *bad = net_port_rx_refused(x->stack);

@@ -163,7 +163,9 @@ static int tel_ports(void *arg, const char *params, struct dp_tel *o)
 		const struct ctl_ext *x = &r->exts[i];
 		struct dp_port_stats st;
 		uint64_t refused = 0, not_taken = 0;
-		const uint64_t *bad = net_port_rx_refused(x->stack), *drop = net_port_rx_drops(x->stack);
+		static const uint64_t none[NET_PORT_RX_COUNT];
+		const uint64_t *bad = x->stack != NULL ? net_port_rx_refused(x->stack) : x->sw_rx_refused;
+		const uint64_t *drop = x->stack != NULL ? net_port_rx_drops(x->stack) : none;
 		char key[16];
 
 		snprintf(key, sizeof(key), "%u", i);

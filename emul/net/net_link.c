@@ -229,6 +229,9 @@ void net_dir_inject(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
 {
 	struct net_link *l = d->link;
 
+	/* what a real port brought in crossed this direction too: counted as a frame sent on it */
+	d->frames++;
+	d->bytes += wire_wire_len(pkt);
 	for (uint32_t i = 0; i < l->n_taps; i++)
 		l->taps[i](l->tap_args[i], d->index, pkt, now);
 	if (d->to.ops == NULL) {
