@@ -687,9 +687,16 @@ static void cut_udp(uint8_t *f, size_t *n) { *n = OFF_UDP + 7; set_dgram(f, 27);
 static void udp_len_plus1(uint8_t *f, size_t *n) { (void)n; f[OFF_UDP + 5] += 1; }
 static void cut_prologue(uint8_t *f, size_t *n) { *n = OFF_PDS + 1; set_dgram(f, 29); }
 static void cut_pds_1(uint8_t *f, size_t *n) { *n -= 1; set_dgram(f, *n - 14); }
-static void set_type_ack(uint8_t *f, size_t *n) { (void)n; f[OFF_PDS] = (uint8_t)(WIRE_PDS_ACK << 3); }
-static void set_type_rud(uint8_t *f, size_t *n) { (void)n; f[OFF_PDS] = (uint8_t)(WIRE_PDS_RUD_REQ << 3 | 1); }
-static void set_nh_small(uint8_t *f, size_t *n) { (void)n; f[OFF_PDS] &= 0xf8; f[OFF_PDS + 1] |= 0x80; }
+static void set_type_0(uint8_t *f, size_t *n) { (void)n; f[OFF_PDS] &= 0x07; }
+static void set_type_15(uint8_t *f, size_t *n) { (void)n; f[OFF_PDS] = (uint8_t)(15 << 3 | (f[OFF_PDS] & 7)); }
+static void set_type_31(uint8_t *f, size_t *n) { (void)n; f[OFF_PDS] |= 0xf8; }
+/* next_hdr: bits 10..8 in the low 3 bits of the first byte, bit 7 in the top bit of the second */
+static void set_nh(uint8_t *f, unsigned nh) { f[OFF_PDS] = (uint8_t)((f[OFF_PDS] & 0xf8) | nh >> 1);
+	f[OFF_PDS + 1] = (uint8_t)((f[OFF_PDS + 1] & 0x7f) | (nh & 1) << 7); }
+static void set_nh_7(uint8_t *f, size_t *n) { (void)n; set_nh(f, 7); }
+static void set_nh_15(uint8_t *f, size_t *n) { (void)n; set_nh(f, 15); }
+static void set_nh_response(uint8_t *f, size_t *n) { (void)n; set_nh(f, WIRE_NH_RESPONSE); }
+static void set_nh_small(uint8_t *f, size_t *n) { (void)n; set_nh(f, WIRE_NH_REQ_SMALL); }
 static void set_nh_none(uint8_t *f, size_t *n) { f[OFF_PDS] &= 0xf8; f[OFF_PDS + 1] &= 0x7f; *n = 58; set_dgram(f, 44); }
 static void cut_ses(uint8_t *f, size_t *n) { *n = OFF_PAYLOAD - 1; set_dgram(f, *n - 14); }
 static void ses_len_plus1(uint8_t *f, size_t *n) { (void)n; f[OFF_SES + 35] += 1; }
@@ -816,21 +823,43 @@ Test(wire_wire, reason_short_pds)
 	cr_assert_eq(decode_edit(&t, cut_pds_1), WIRE_R_SHORT_PDS);
 }
 
+/* Only the reserved codes are refused: 0 and 15..31 (every UET 1.0 type is decoded). */
 Test(wire_wire, reason_bad_pds_type)
 {
 	struct wire_pkt a = mk_ack(false), d = mk_data(64, WIRE_SES_F_SOM);
 
-	cr_assert_eq(decode_edit(&a, set_type_ack), WIRE_R_BAD_PDS_TYPE);
-	cr_assert_eq(decode_edit(&d, set_type_rud), WIRE_R_BAD_PDS_TYPE);
+	cr_assert_eq(decode_edit(&a, set_type_0), WIRE_R_BAD_PDS_TYPE);
+	cr_assert_eq(decode_edit(&d, set_type_15), WIRE_R_BAD_PDS_TYPE);
+	cr_assert_eq(decode_edit(&d, set_type_31), WIRE_R_BAD_PDS_TYPE);
 }
 
+/* Reserved next_hdr values, and pairings UET does not make: a request with no SES header or with a response
+ * without data, an ACK with a request header. */
 Test(wire_wire, reason_bad_next_hdr)
 {
-	struct wire_pkt d = mk_data(64, WIRE_SES_F_SOM);
+	struct wire_pkt d = mk_data(64, WIRE_SES_F_SOM), a = mk_ack(false);
 
-	cr_assert_eq(decode_edit(&d, set_nh_small), WIRE_R_BAD_NEXT_HDR);
+	cr_assert_eq(decode_edit(&d, set_nh_7), WIRE_R_BAD_NEXT_HDR);
+	cr_assert_eq(decode_edit(&d, set_nh_15), WIRE_R_BAD_NEXT_HDR);
+	cr_assert_eq(decode_edit(&d, set_nh_response), WIRE_R_BAD_NEXT_HDR);
+	cr_assert_eq(decode_edit(&a, set_nh_small), WIRE_R_BAD_NEXT_HDR);
 	/* A request naming no SES header and carrying none is not taken for a trimmed packet. */
 	cr_assert_eq(decode_edit(&d, set_nh_none), WIRE_R_BAD_NEXT_HDR);
+}
+
+/* Control packet types 10..15 are reserved. */
+Test(wire_wire, reason_bad_ctl_type)
+{
+	struct wire_pkt c = mk_cp_probe();
+
+	cr_assert_eq(decode_edit(&c, set_nh_15), WIRE_R_BAD_CTL_TYPE);
+	for (uint8_t t = 10; t < 16; t++) {
+		uint8_t f[128];
+		struct wire_pkt q;
+
+		c.pds.next_hdr = t;
+		cr_assert_eq(decode_copy(f, enc(&c, f, sizeof(f)), &q), WIRE_R_BAD_CTL_TYPE, "ctl_type %u", t);
+	}
 }
 
 Test(wire_wire, reason_short_ses)
@@ -999,7 +1028,7 @@ Test(wire_wire, random_bytes_never_crash)
 		cr_assert(r >= 0 && r < WIRE_R_COUNT);
 		if (r == WIRE_R_OK) {
 			ok++;
-			cr_assert(q.kind >= WIRE_KIND_DATA && q.kind <= WIRE_KIND_TRIMMED);
+			cr_assert((q.kind >= WIRE_KIND_DATA && q.kind <= WIRE_KIND_TRIMMED) || q.kind == WIRE_KIND_UET);
 		}
 	}
 	cr_assert_gt(ok, 0, "random frames never reached a successful decode");
