@@ -26,7 +26,8 @@ struct ctl_ext {
 	struct net_link link;  /* dir[0]: NIC -> port, dir[1]: port -> NIC */
 	uint64_t rx_bad[WIRE_R_COUNT];
 	struct dp_port_stats stats;  /* read when the run ends, before the port closes */
-	uint8_t frame[WIRE_MAX_FRAME];
+	uint8_t frame[WIRE_MAX_FRAME];  /* prefilled with the payload pattern (wire_prefill_payload()) */
+	uint8_t whole[WIRE_MAX_FRAME];  /* frames the prefilled buffer cannot take (wire_prefilled_fits()) */
 };
 
 struct ctl_run_state {

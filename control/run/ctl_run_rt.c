@@ -9,16 +9,19 @@
 
 /*
  * A frame the model sends off a port: encode it and stage it on the DPDK port (sent at the end of the pass). The
- * port's frame buffer holds the payload pattern from open_ports(), so only the headers are written here.
+ * port's frame buffer holds the payload pattern from open_ports(), so only the headers are written here; a data
+ * frame laid out otherwise (native encapsulation, CRC trailer) is written whole into a second buffer.
  */
 static void ext_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
 {
 	struct ctl_ext *x = arg;
-	int n = wire_encode_prefilled(pkt, x->frame, sizeof(x->frame));
+	bool pre = wire_prefilled_fits(pkt);
+	uint8_t *buf = pre ? x->frame : x->whole;
+	int n = pre ? wire_encode_prefilled(pkt, buf, sizeof(x->frame)) : wire_encode(pkt, buf, sizeof(x->whole));
 
 	(void)now;
 	if (n > 0)
-		dp_tx(x->run->dp, x->dp_port, x->frame, (size_t)n);
+		dp_tx(x->run->dp, x->dp_port, buf, (size_t)n);
 }
 
 /* A frame from a port: decode it (a bad one is a counted drop) and hand it to the NIC at the current time. */
@@ -31,7 +34,8 @@ static void ext_rx(void *arg, int port, const uint8_t *frame, size_t len)
 	(void)port;
 	if (pkt == NULL)
 		return;
-	int rc = wire_decode(frame, len, r->cfg->nic.udp_port, pkt);
+	const struct wire_rx_cfg rx = { .uet_port = r->cfg->nic.udp_port, .crc = r->cfg->nic.crc_trailer };
+	int rc = wire_decode_cfg(frame, len, &rx, pkt);
 	if (rc != WIRE_R_OK) {
 		x->rx_bad[rc < WIRE_R_COUNT ? rc : 0]++;
 		r->np.counters[NET_C_EXT_RX_BAD_FRAME]++;

@@ -41,13 +41,12 @@
 #define NP_MSS_MAX (WIRE_MAX_FRAME - (WIRE_DATA_OVERHEAD - WIRE_FCS_LEN))
 /* Smallest PrefetchBufferSize the page accepts when written: one data packet at the default RdmaDataMSS. */
 #define NP_PREFETCH_MIN 4202
-/* One ACK_CC on the wire, FCS included: the least the egress control pool must hold. */
-#define NP_ACK_WIRE_LEN (WIRE_ETH_LEN + WIRE_IPV4_LEN + WIRE_UDP_LEN + WIRE_PDS_ACK_CC_LEN + WIRE_FCS_LEN)
 
 static const char *const qsched_names[] = { "StrictPriority", "RoundRobin", "WeightedRoundRobin", NULL };
 static const char *const spray_names[] = { "None", "Default Packet Spraying", "Recycled Entropy Packet Spraying",
 					   NULL };
 static const char *const delivery_names[] = { "Reliable Unordered Delivery (RUD)", NULL };
+static const char *const encap_names[] = { "UDP", "NativeIPv4", NULL };
 
 const struct nic_param_def nic_param_table[] = {
 	{ .path = { "NumDownLinks" }, .type = NIC_PT_UINT, .readonly = true, .def = "1", .min = 1, .max = 1 },
@@ -157,6 +156,8 @@ const struct nic_param_def nic_param_table[] = {
 	NP_UINT("16", 0, 63, dscp.dscp[WIRE_ROLE_TRIMMED], ENC, "DscpTrimmed"),
 	NP_UINT("18", 0, 63, dscp.dscp[WIRE_ROLE_TRIMMED_LASTHOP], ENC, "DscpTrimmedLastHop"),
 	NP_UINT("46", 0, 63, dscp.dscp[WIRE_ROLE_CONTROL], ENC, "DscpControl"),
+	NP_ENUM("UDP", encap_names, NULL, encapsulation, ENC, "Encapsulation"),
+	NP_ROW(NIC_PT_BOOL, "false", crc_trailer, ENC, "CrcTrailer"),
 };
 
 const unsigned nic_param_count = sizeof(nic_param_table) / sizeof(nic_param_table[0]);
@@ -418,7 +419,8 @@ static uint64_t np_pool_bytes(const struct nic_buf_params *b, int tc)
 static int np_check_egress(const struct nic_params *p, const struct nic_param_def *why[NIC_CHECK_WHY_MAX],
 			   char *err, size_t errlen)
 {
-	uint64_t pkt = (uint64_t)p->rdma_data_mss + WIRE_DATA_OVERHEAD;
+	uint32_t ovh = wire_data_overhead(nic_params_encap(p)), ack = wire_ack_wire_len(nic_params_encap(p));
+	uint64_t pkt = (uint64_t)p->rdma_data_mss + ovh;
 	uint64_t data = np_pool_bytes(&p->egress, 0), ctl = np_pool_bytes(&p->egress, 1);
 
 	why[0] = NP_ROW_OF(egress.pool_alloc_ppm);
@@ -427,14 +429,13 @@ static int np_check_egress(const struct nic_params *p, const struct nic_param_de
 		why[2] = NP_ROW_OF(rdma_data_mss);
 		return emu_param_fail(err, errlen, -EINVAL,
 			       "egress data pool (class 0) holds %llu bytes, less than one data packet, RdmaDataMSS + "
-			       "106 = %llu bytes; raise TotalBufferSize or PoolAllocationVector entry 0",
-			       (unsigned long long)data, (unsigned long long)pkt);
+			       "%u = %llu bytes; raise TotalBufferSize or PoolAllocationVector entry 0",
+			       (unsigned long long)data, ovh, (unsigned long long)pkt);
 	}
-	if (ctl < NP_ACK_WIRE_LEN)
+	if (ctl < ack)
 		return emu_param_fail(err, errlen, -EINVAL,
-			       "egress control pool (class 1) holds %llu bytes, less than one %d-byte ACK; raise "
-			       "TotalBufferSize or PoolAllocationVector entry 1", (unsigned long long)ctl,
-			       NP_ACK_WIRE_LEN);
+			       "egress control pool (class 1) holds %llu bytes, less than one %u-byte ACK; raise "
+			       "TotalBufferSize or PoolAllocationVector entry 1", (unsigned long long)ctl, ack);
 	why[0] = why[1] = NULL;
 	return 0;
 }
@@ -442,7 +443,8 @@ static int np_check_egress(const struct nic_params *p, const struct nic_param_de
 int nic_params_check(const struct nic_params *p, const struct nic_param_def *why[NIC_CHECK_WHY_MAX], char *err,
 		     size_t errlen)
 {
-	uint64_t pkt = (uint64_t)p->rdma_data_mss + WIRE_DATA_OVERHEAD;
+	uint32_t ovh = wire_data_overhead(nic_params_encap(p));
+	uint64_t pkt = (uint64_t)p->rdma_data_mss + ovh;
 	int rc;
 
 	for (int i = 0; i < NIC_CHECK_WHY_MAX; i++)
@@ -459,9 +461,17 @@ int nic_params_check(const struct nic_params *p, const struct nic_param_def *why
 		why[1] = NP_ROW_OF(rdma_data_mss);
 		why[2] = NP_ROW_OF(prefetch_enable);
 		return emu_param_fail(err, errlen, -EINVAL,
-			       "PrefetchBufferSize %u is less than one data packet, RdmaDataMSS + 106 = %llu bytes, "
+			       "PrefetchBufferSize %u is less than one data packet, RdmaDataMSS + %u = %llu bytes, "
 			       "with PrefetchBufferEnable true; raise PrefetchBufferSize or turn the prefetch buffer off",
-			       p->prefetch_size, (unsigned long long)pkt);
+			       p->prefetch_size, ovh, (unsigned long long)pkt);
+	}
+	if (pkt - WIRE_FCS_LEN > WIRE_MAX_FRAME) {
+		why[0] = NP_ROW_OF(rdma_data_mss);
+		why[1] = NP_ROW_OF(crc_trailer);
+		return emu_param_fail(err, errlen, -EINVAL,
+			       "a data frame of RdmaDataMSS %u + %u bytes of headers and trailer (FCS included) exceeds the "
+			       "largest frame, %d bytes + FCS; lower RdmaDataMSS or turn CrcTrailer off",
+			       p->rdma_data_mss, ovh, WIRE_MAX_FRAME);
 	}
 	return np_check_egress(p, why, err, errlen);
 }

@@ -489,15 +489,6 @@ size_t wire_ip_len(const struct wire_pkt *p)
 	return f == 0 || p->kind == WIRE_KIND_PFC ? 0 : f - WIRE_ETH_LEN;
 }
 
-uint32_t wire_data_overhead(uint8_t encap)
-{
-	uint32_t n = WIRE_DATA_OVERHEAD;
-
-	if (encap & WIRE_ENCAP_NATIVE)
-		n = n - WIRE_UDP_LEN + WIRE_ENTROPY_LEN;
-	return encap & WIRE_ENCAP_CRC ? n + WIRE_CRC_LEN : n;
-}
-
 uint32_t wire_ack_wire_len(uint8_t encap)
 {
 	return wire_data_overhead(encap) - WIRE_PDS_REQ_CC_LEN - WIRE_SES_STD_LEN + WIRE_PDS_ACK_CC_LEN;

@@ -380,7 +380,14 @@ size_t wire_ip_len(const struct wire_pkt *p);
  * Bytes on the wire (FCS included) around the payload of a data packet sent with encapsulation @p encap: 106 for
  * UDP (WIRE_DATA_OVERHEAD), 4 less native, 4 more with the CRC trailer.
  */
-uint32_t wire_data_overhead(uint8_t encap);
+static inline uint32_t wire_data_overhead(uint8_t encap)
+{
+	uint32_t n = WIRE_DATA_OVERHEAD;
+
+	if (encap & WIRE_ENCAP_NATIVE)
+		n = n - WIRE_UDP_LEN + WIRE_ENTROPY_LEN;
+	return encap & WIRE_ENCAP_CRC ? n + WIRE_CRC_LEN : n;
+}
 
 /** Bytes on the wire (FCS included) of an ACK_CC without SES header sent with encapsulation @p encap (78 for UDP). */
 uint32_t wire_ack_wire_len(uint8_t encap);

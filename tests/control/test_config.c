@@ -196,7 +196,7 @@ Test(ctl_config, good_full_changes_every_field)
 	CHANGED(pcie_nic.tx_data_buffer); CHANGED(pcie_nic.lane_bps); CHANGED(pcie_nic.lane_count);
 	CHANGED(pcie_host.rx_header_buffer); CHANGED(pcie_host.tx_header_buffer); CHANGED(pcie_host.rx_data_buffer);
 	CHANGED(pcie_host.tx_data_buffer); CHANGED(pcie_host.lane_bps); CHANGED(pcie_host.lane_count);
-	CHANGED(udp_port);
+	CHANGED(udp_port); CHANGED(encapsulation); CHANGED(crc_trailer);
 	for (int r = 0; r < WIRE_ROLE_COUNT; r++)
 		cr_expect_neq(cfg.nic.dscp.dscp[r], d.dscp.dscp[r], "dscp role %d kept its default", r);
 	ctl_config_free(&cfg);
@@ -243,6 +243,9 @@ Test(ctl_config, good_full_values_exact)
 	cr_expect_eq(cfg.nic.pcie_nic.tx_header_buffer, 32768);
 	cr_expect_eq(cfg.nic.pcie_host.lane_bps, 8000000000ULL);
 	cr_expect_eq(cfg.nic.pcie_host.lane_count, 4);
+	cr_expect_eq(cfg.nic.encapsulation, NIC_ENCAP_NATIVE_IPV4);
+	cr_expect(cfg.nic.crc_trailer);
+	cr_expect_eq(nic_params_encap(&cfg.nic), WIRE_ENCAP_NATIVE | WIRE_ENCAP_CRC);
 	cr_expect_eq(cfg.nic.dscp.dscp[WIRE_ROLE_CONTROL], 48);
 	ctl_config_free(&cfg);
 }
