@@ -354,7 +354,7 @@ def vectors():
     add("ses_small_atomic_cas", rud(NH_SMALL) + ses_small(OP["ATOMIC"], SOM | EOM, 16) + ext_cas(),
         "rud_req", ["small", "ext_compare_swap"], False)
     # responses: every form, on RUDI responses, an ACK and a request (read response data rides a request)
-    add("ses_rudi_resp_response", pds_rudi(RUDI_RESP, NH_RSP, F_M, 0x99887766) + rsp(2, 0x09, 0x1234, 0x9ABCDEF, 3),
+    add("ses_rudi_resp_response", pds_rudi(RUDI_RESP, NH_RSP, F_M, 0x99887766) + rsp(1, 0x09, 0x1234, 0x9ABCDEF, 1),
         "rudi_resp", ["response"], False)
     add("ses_rudi_resp_response_data", pds_rudi(RUDI_RESP, NH_RSP_DATA, F_M, 0x99887766) +
         rsp_data(0x01, 0x1234, 0x1234, len(p), 0x87654321, 0x9ABCDEF) + p, "rudi_resp", ["response_data"], False)
