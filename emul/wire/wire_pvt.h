@@ -1,5 +1,5 @@
 /* wire/ internals shared by the encoder (wire.c) and the decoder (wire_dec.c): big-endian helpers, field offsets
- * (spec/uet-wire-and-algorithms.md section 1; all fields big-endian) and the sizes of each header. */
+ * (the UET 1.0 wire-format reference, section 1; all fields big-endian) and the sizes of each header. */
 #ifndef WIRE_PVT_H
 #define WIRE_PVT_H
 

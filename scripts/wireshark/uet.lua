@@ -38,9 +38,10 @@ Protocol and field names
           ses.rsp.opcode, ses.rsp.return_code, ses.rsp.modified_length, ses.rsp.read_req_message_id,
           ses.rsp.original_request_psn
     Native, trailer: entropy, entropy.rsvd, crc, crc.status (1 good, 2 bad, 0 not checked), crc.detected
-    Other: trimmed (boolean: a request that ends after its PDS header although next_hdr names an SES header, or
-          inside the SES header when the DSCP is a TRIMMED codepoint; shown as "Trimmed request (SES header and
-          payload cut by a switch)", an expert note, not an error), trim_dscp, payload, payload_len, trailing
+    Other: trimmed (boolean: a request that ends after its PDS header although next_hdr names an SES header, at
+          16 UET bytes (MIN_TRIM_SIZE) inside its SES header, or inside it when the DSCP is a TRIMMED codepoint;
+          shown as "Trimmed request (SES header and payload cut by a switch)", an expert note, not an error),
+          trim_dscp, payload, payload_len, trailing
     Expert infos: expert.short (malformed: header shorter than its minimum length), expert.snaplen,
           expert.trimmed, expert.trim_dscp, expert.unknown_type, expert.unknown_next_hdr, expert.tss,
           expert.trailing, expert.reserved, expert.len_mismatch, expert.small_flags, expert.rsp_opcode,
@@ -1093,7 +1094,8 @@ local function dissect_ses(ctx, root, ptype, nh, off)
 				s = s .. string.format(" DSCP=%d (%s)", dscp, role)
 				if not trim_dscp then
 					ti:add_proto_expert_info(E.trim_dscp, string.format(
-						"Request trimmed (cut after its PDS header or at 16 bytes) but DSCP %d is neither DSCP_TRIMMED (%d) nor " ..
+						"Request trimmed (cut after its PDS header or at 16 bytes) but DSCP %d is " ..
+						"neither DSCP_TRIMMED (%d) nor " ..
 						"DSCP_TRIMMED_LASTHOP (%d)", dscp, pr.dscp_trimmed, pr.dscp_trimmed_lasthop))
 				end
 			end

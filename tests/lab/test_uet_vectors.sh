@@ -102,5 +102,6 @@ while read -r tag what ok; do
 done <"$tmp/py"
 grep -q '^SUMMARY' "$tmp/py" || { echo "FAIL summary check: $(cat "$tmp/py")"; fail=$((fail+1)); }
 read -r _ nvec nframes nunused < <(grep '^SUMMARY' "$tmp/py")
-echo "test_uet_vectors: ${nvec:-?} vectors, ${nframes:-?} frames per run, ${nunused:-?} valid but not used; $pass passed, $fail failed"
+echo "test_uet_vectors: ${nvec:-?} vectors, ${nframes:-?} frames per run, ${nunused:-?} valid but not used;" \
+	"$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -37,13 +37,15 @@ check "10 SOM and 10 EOM segments ($som, $eom)" '[ "$som" -eq 10 ] && [ "$eom" -
 
 # Native IPv4 (protocol 253 + entropy header) with a CRC-32C trailer on every frame: same frame count, every one
 # UET with its entropy value and a trailer the dissector checks as right.
-"$uetemu" run "$root/configs/pair.yaml" --out "$tmp/native" --quiet --set nic.UETEncapsulation.Encapsulation=NativeIPv4 \
-	--set nic.UETEncapsulation.CrcTrailer=true >/dev/null || { echo "FAIL uetemu run native"; exit 1; }
+"$uetemu" run "$root/configs/pair.yaml" --out "$tmp/native" --quiet \
+	--set nic.UETEncapsulation.Encapsulation=NativeIPv4 --set nic.UETEncapsulation.CrcTrailer=true >/dev/null ||
+	{ echo "FAIL uetemu run native"; exit 1; }
 nts=(tshark -n -o ip.check_checksum:TRUE -o uet.crc_trailer:TRUE -X "lua_script:$root/scripts/wireshark/uet.lua"
      -r "$tmp/native/pair.pcap")
 ntotal=$("${nts[@]}" 2>/dev/null | wc -l)
 ngood=$("${nts[@]}" -Y 'uet && ip.proto == 253 && uet.entropy && uet.crc.status == 1 && !udp' 2>/dev/null | wc -l)
-nbad=$("${nts[@]}" -Y '_ws.malformed || _ws.expert.severity >= warning || _ws.lua.error' 2>&1 | grep -v 'Running as user' | wc -l)
+nbad=$("${nts[@]}" -Y '_ws.malformed || _ws.expert.severity >= warning || _ws.lua.error' 2>&1 |
+	grep -v 'Running as user' | wc -l)
 check "native + CRC: $ntotal frames, all UET over protocol 253 with a right trailer ($ngood), none warned ($nbad)" \
 	'[ "$ntotal" -eq 5140 ] && [ "$ngood" -eq "$ntotal" ] && [ "$nbad" -eq 0 ]'
 

@@ -204,7 +204,8 @@ def ext_rdv(eager, pid=0x123, ri=0x456, rd_off=0x1000, rd_match=0x0F0E0D0C0B0A09
 
 
 def rsp(opcode, rc, mid, modlen, lst=0, ri_gen=0x99, job=0x654321):
-    """Response, 12 B: list(2) + opcode(6), ver(2) + return_code(6), message_id, RI generation, job_id, modified_length."""
+    """Response, 12 B: list(2) + opcode(6), ver(2) + return_code(6), message_id, RI generation, job_id,
+    modified_length."""
     return struct.pack(">BBHB", (lst << 6) | opcode, rc, mid, ri_gen) + job.to_bytes(3, "big") + \
         struct.pack(">I", modlen)
 

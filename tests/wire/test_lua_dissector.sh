@@ -207,8 +207,8 @@ check_capture "$GOOD"
 check_capture "$TRUNC"
 check_capture "$LOW"
 check_capture "$CRC" -o "$P.crc_trailer:TRUE"
-bad=$(ts -r "$CRC" -o "$P.crc_trailer:TRUE" -Y "_ws.malformed.expert || _ws.lua.error || ($P.crc && !$P.crc.status)" \
-	-T fields -e frame.number | tr '\n' ' ')
+bad=$(ts -r "$CRC" -o "$P.crc_trailer:TRUE" \
+	-Y "_ws.malformed.expert || _ws.lua.error || ($P.crc && !$P.crc.status)" -T fields -e frame.number | tr '\n' ' ')
 [ -z "$bad" ] && pass "uet_crc.pcap: every trailer checked (crc.status set), no exception" ||
 	fail "uet_crc.pcap: unchecked trailer or exception in frames: $bad"
 
@@ -249,10 +249,14 @@ else
 		read -r -a a <<<"$run"
 		cap="$TMP/vec/${a[0]}" opts=("${a[@]:1}")
 		total=$(ts -r "$cap" ${opts[@]+"${opts[@]}"} -T fields -e frame.number | wc -l)
-		bad=$(ts -r "$cap" ${opts[@]+"${opts[@]}"} -Y "!$P || _ws.lua.error || _ws.malformed || _ws.expert.severity >= warning" \
+		bad=$(ts -r "$cap" ${opts[@]+"${opts[@]}"} \
+			-Y "!$P || _ws.lua.error || _ws.malformed || _ws.expert.severity >= warning" \
 			-T fields -e frame.number | tr '\n' ' ')
-		[ "$total" -gt 0 ] && [ -z "$bad" ] && pass "vectors $run: all $total frames $P, no script error, no malformed, no warning" ||
+		if [ "$total" -gt 0 ] && [ -z "$bad" ]; then
+			pass "vectors $run: all $total frames $P, no script error, no malformed, no warning"
+		else
 			fail "vectors $run: frames not dissected, malformed or warned: $bad"
+		fi
 		ts -r "$cap" ${opts[@]+"${opts[@]}"} -T fields -e "$P.pds.type" >"$TMP/vec/types"
 		"$py" - "$TMP/vec/uet_vectors.json" "$TMP/vec/types" <<-'EOF' || fail "vectors $run: PDS types differ"
 			import json, sys
