@@ -256,18 +256,23 @@ struct wire_pds {
 	uint8_t mpr;
 	int16_t sack_psn_off;
 	uint64_t sack_bitmap;
-	uint16_t service_time;  /* NSCC state: 128 ns units */
-	uint8_t rc;             /* 1 bit */
-	uint8_t rcv_cwnd_pend;  /* 7 bits */
-	uint32_t rcvd_bytes;    /* 24 bits, 256 B units */
-	uint16_t ooo_count;
+	union { /* the CC state: NSCC's fields (the model's ACK_CC), or as on the wire */
+		struct {
+			uint16_t service_time;  /* NSCC state: 128 ns units */
+			uint8_t rc;             /* 1 bit */
+			uint8_t rcv_cwnd_pend;  /* 7 bits */
+			uint32_t rcvd_bytes;    /* 24 bits, 256 B units */
+			uint16_t ooo_count;
+		};
+		/* CC state uetemu keeps as on the wire (no model reads it): ACK_CC other than NSCC: [0] =
+		 * ack_cc_state; ACK_CCX: [0] = ack_cc_state, [1] = ack_ccx_state; NACK_CCX: the 16 bytes after the
+		 * NACK, [0] first. */
+		uint64_t cc_raw[2];
+	};
 	/* NACK */
 	uint8_t nack_code;
 	uint8_t vendor_code;
 	uint32_t payload;  /* NACK payload, CP payload */
-	/* CC state uetemu keeps as on the wire (no model reads it): ACK_CC other than NSCC: [0] = ack_cc_state;
-	 * ACK_CCX: [0] = ack_cc_state, [1] = ack_ccx_state; NACK_CCX: the 16 bytes after the NACK, [0] first. */
-	uint64_t cc_raw[2];
 };
 
 /*
@@ -291,19 +296,25 @@ struct wire_ses {
 	uint16_t payload_length; /* 14 bits, without SOM */
 	uint32_t message_offset; /* without SOM */
 	uint32_t request_length;
-	/* Atomic extension (opcodes ATOMIC, FETCHING_ATOMIC, TSEND_ATOMIC, TSEND_FETCH_ATOMIC); with an amo_opcode
-	 * of the compare-and-swap family (CSWAP .. CSWAP_GT) it carries compare and swap values too. */
-	uint8_t amo_opcode;
-	uint8_t amo_datatype;
-	uint8_t amo_sem_ctl;
-	uint64_t amo_compare[2]; /* 16 B as on the wire: [0] first */
-	uint64_t amo_swap[2];
-	/* Rendezvous extension (RENDEZVOUS_SEND, RENDEZVOUS_TSEND, standard header only). */
-	uint32_t rdv_eager_len;
-	uint16_t rdv_pid_on_fep;     /* 12 bits */
-	uint16_t rdv_resource_index; /* 12 bits */
-	uint64_t rdv_offset;
-	uint64_t rdv_match_bits;
+	union { /* the extension header its opcode calls for (wire_ses_ext()): one or the other */
+		struct {
+			/* Atomic extension (opcodes ATOMIC, FETCHING_ATOMIC, TSEND_ATOMIC, TSEND_FETCH_ATOMIC); with
+			 * an amo_opcode of the compare-and-swap family (CSWAP .. CSWAP_GT) compare and swap values too. */
+			uint8_t amo_opcode;
+			uint8_t amo_datatype;
+			uint8_t amo_sem_ctl;
+			uint64_t amo_compare[2]; /* 16 B as on the wire: [0] first */
+			uint64_t amo_swap[2];
+		};
+		struct {
+			/* Rendezvous extension (RENDEZVOUS_SEND, RENDEZVOUS_TSEND, standard header only). */
+			uint32_t rdv_eager_len;
+			uint16_t rdv_pid_on_fep;     /* 12 bits */
+			uint16_t rdv_resource_index; /* 12 bits */
+			uint64_t rdv_offset;
+			uint64_t rdv_match_bits;
+		};
+	};
 };
 
 /* SES response headers: RESPONSE 12 B, RESPONSE_DATA 20 B, RESPONSE_DATA_SMALL 12 B (spec 1.4). */
@@ -350,9 +361,11 @@ struct wire_pkt {
 	uint8_t encap;      /* WIRE_ENCAP_* flags; 0 = UDP without trailer. Not for PFC and CM frames. */
 	uint8_t trim_len;   /* UET only: a trimmed request's UET bytes (its PDS header or WIRE_MIN_TRIM_LEN); 0 if whole */
 	struct wire_pds pds;
-	struct wire_ses ses;     /* DATA; UET with a request header */
-	struct wire_rsp rsp;     /* ACK with next_hdr RESPONSE; UET with a response header */
-	struct wire_tss tss;     /* UET of type TSS */
+	union { /* what follows the PDS header: one of them (the descriptor stays small: pools hold many) */
+		struct wire_ses ses;     /* DATA; UET with a request header */
+		struct wire_rsp rsp;     /* ACK with next_hdr RESPONSE; UET with a response header */
+		struct wire_tss tss;     /* UET of type TSS (which has no PDS header in the clear) */
+	};
 	uint32_t payload_len;    /* DATA, UET: bytes after the SES header (TSS: after its header, ICV included) */
 	uint16_t pfc_enable;     /* PFC only: class-enable vector, bit c for class c */
 	uint16_t pfc_quanta[8];  /* PFC only: pause time per class, in quanta of 512 bit times; 0 = resume (XON) */

@@ -180,11 +180,11 @@ static size_t replay_input(uint64_t *s, uint8_t *buf, size_t cap)
 	p.kind = (uint8_t)(1 + replay_rng(s) % WIRE_KIND_UET); /* every kind, WIRE_KIND_DATA .. WIRE_KIND_UET */
 	p.dport = p.kind == WIRE_KIND_CM ? WIRE_UDP_PORT_CM : WIRE_UDP_PORT_UET;
 	p.encap &= WIRE_ENCAP_NATIVE | WIRE_ENCAP_CRC;
-	if (p.kind == WIRE_KIND_UET)
-		replay_uet_shape(s, &p);
 	if (p.kind == WIRE_KIND_CM && replay_rng(s) % 8 != 0) /* mostly a type the decoder takes */
 		p.cm.type = (uint8_t)(WIRE_CM_REQ + replay_rng(s) % 3);
 	p.payload_len = (uint32_t)(replay_rng(s) % 1500);
+	if (p.kind == WIRE_KIND_UET)
+		replay_uet_shape(s, &p);
 	if (replay_rng(s) % 8 == 0) { /* raw random bytes */
 		size_t n = (size_t)(replay_rng(s) % 200);
 
