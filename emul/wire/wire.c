@@ -486,7 +486,7 @@ size_t wire_ip_len(const struct wire_pkt *p)
 {
 	size_t f = wire_frame_len(p);
 
-	return f == 0 || p->kind == WIRE_KIND_PFC ? 0 : f - WIRE_ETH_LEN;
+	return f == 0 ? 0 : f - WIRE_ETH_LEN;
 }
 
 uint32_t wire_ack_wire_len(uint8_t encap)
