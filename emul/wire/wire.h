@@ -158,6 +158,7 @@ enum wire_ctl_type {
 #define WIRE_RSP_RESPONSE 1
 #define WIRE_RSP_WITH_DATA 2
 #define WIRE_RSP_NO_RESPONSE 3
+/* SES request flags. */
 #define WIRE_SES_F_DC 0x20
 #define WIRE_SES_F_IE 0x10
 #define WIRE_SES_F_REL 0x08
@@ -167,8 +168,8 @@ enum wire_ctl_type {
 
 /*
  * What a frame is, as the models see it. The UET kinds the NIC model acts on are exact shapes:
- *   DATA     RUD_CC / ROD_CC request + standard SES header (no extension) + payload
- *   TRIMMED  RUD_CC / ROD_CC request cut after its PDS header (or at WIRE_MIN_TRIM_LEN) by a switch
+ *   DATA     RUD_CC / ROD_CC request + standard SES header with opcode SEND or WRITE (no extension) + payload
+ *   TRIMMED  RUD_CC / ROD_CC request cut after its PDS header by a switch (its SES header, payload and trailer gone)
  *   ACK      ACK_CC with NSCC state, alone or with an SES default response (next_hdr RESPONSE)
  *   NACK     NACK alone
  *   CP       control packet PROBE
@@ -364,7 +365,7 @@ struct wire_pkt {
 	union { /* what follows the PDS header: one of them (the descriptor stays small: pools hold many) */
 		struct wire_ses ses;     /* DATA; UET with a request header */
 		struct wire_rsp rsp;     /* ACK with next_hdr RESPONSE; UET with a response header */
-		struct wire_tss tss;     /* UET of type TSS (which has no PDS header in the clear) */
+		struct wire_tss tss;     /* UET of type TSS (what follows its header is not decoded) */
 	};
 	uint32_t payload_len;    /* DATA, UET: bytes after the SES header (TSS: after its header, ICV included) */
 	uint16_t pfc_enable;     /* PFC only: class-enable vector, bit c for class c */
