@@ -1240,3 +1240,25 @@ Test(ctl_config, rdma_set_overrides)
 	cr_expect_eq(cfg.timeline.run_time, 100000000ULL);
 	ctl_config_free(&cfg);
 }
+
+/* The CRC trailer adds 4 bytes to a data frame: RdmaDataMSS 9,114 then no longer fits 9,216 B; native IPv4 takes
+ * 4 bytes off again. */
+Test(ctl_config, crc_trailer_and_native_frame_size_rule)
+{
+	const char *crc[] = { "nic.TransportProcessingLayers.SemanticLayer.RdmaDataMSS=9114",
+			      "nic.UETEncapsulation.CrcTrailer=true" };
+	const char *both[] = { "nic.TransportProcessingLayers.SemanticLayer.RdmaDataMSS=9114",
+			       "nic.UETEncapsulation.CrcTrailer=true", "nic.UETEncapsulation.Encapsulation=NativeIPv4" };
+	struct ctl_config cfg;
+
+	load_fails(DIR "good-min.yaml", crc, 2, -EINVAL,
+		   "--set nic.TransportProcessingLayers.SemanticLayer.RdmaDataMSS=9114: a data frame of RdmaDataMSS 9114 "
+		   "+ 110 bytes of headers and trailer (FCS included) exceeds the largest frame, 9216 bytes + FCS; lower "
+		   "RdmaDataMSS or turn CrcTrailer off");
+	load_ok(&cfg, DIR "good-min.yaml", both, 3);
+	cr_expect_eq(nic_params_encap(&cfg.nic), WIRE_ENCAP_NATIVE | WIRE_ENCAP_CRC);
+	ctl_config_free(&cfg);
+	set_fails("nic.UETEncapsulation.Encapsulation=IPv6",
+		  "--set nic.UETEncapsulation.Encapsulation=IPv6: unknown value 'IPv6'; Encapsulation takes UDP or "
+		  "NativeIPv4");
+}
