@@ -1,6 +1,7 @@
 /*
  * The pcap writer behind capture points: a buffered nanosecond pcap, one encode buffer per capture whose data
- * payload pattern is written once, at open (wire_prefill_payload()), so each frame costs only its headers.
+ * payload pattern is written once, at open (wire_prefill_payload()), so each frame costs only its headers; a data
+ * frame laid out otherwise (native encapsulation, CRC trailer) is encoded whole into a second buffer.
  */
 #include "cap.h"
 
@@ -19,6 +20,7 @@ struct cap_pcap {
 	int err;
 	char *iobuf;
 	uint8_t frame[WIRE_MAX_FRAME];
+	uint8_t whole[WIRE_MAX_FRAME]; /* frames the prefilled buffer cannot take (wire_prefilled_fits()) */
 };
 
 static void put32(uint8_t *b, uint32_t v)
@@ -120,9 +122,11 @@ int cap_pcap_close(struct cap_pcap *c)
 void cap_tap(void *arg, uint32_t dir, const struct wire_pkt *pkt, emu_ps_t now)
 {
 	struct cap_pcap *c = arg;
-	int n = wire_encode_prefilled(pkt, c->frame, sizeof(c->frame));
+	bool pre = wire_prefilled_fits(pkt);
+	uint8_t *buf = pre ? c->frame : c->whole;
+	int n = pre ? wire_encode_prefilled(pkt, buf, sizeof(c->frame)) : wire_encode(pkt, buf, sizeof(c->whole));
 
 	(void)dir;
 	if (n > 0)
-		cap_pcap_write(c, now, c->frame, (size_t)n);
+		cap_pcap_write(c, now, buf, (size_t)n);
 }

@@ -103,6 +103,36 @@ static void json_ip(FILE *f, uint32_t ip)
 	fputc('"', f);
 }
 
+/* {"key": n, ...} of the @p n counts @p v that are not 0, keyed by @p key(i). */
+static void json_nonzero(FILE *f, const char *name, const uint64_t *v, int n, const char *(*key)(int))
+{
+	int first = 1;
+
+	fprintf(f, "\"%s\": {", name);
+	for (int i = 0; i < n; i++) {
+		if (v[i] == 0)
+			continue;
+		fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", key(i), (unsigned long long)v[i]);
+		first = 0;
+	}
+	fputc('}', f);
+}
+
+/* A host's UET frames received by class (nic_uet_rx()): every one by PDS and SES class, and the valid ones its
+ * model does not act on; classes with no frame are left out. */
+static void json_uet_rx(FILE *f, const struct nic *nic)
+{
+	const struct nic_uet_rx *u = nic_uet_rx(nic);
+
+	fprintf(f, ", \"uet_rx\": {");
+	json_nonzero(f, "pds", u->pds, WIRE_PC_COUNT, wire_pds_class_key);
+	fprintf(f, ", ");
+	json_nonzero(f, "ses", u->ses, WIRE_SC_COUNT, wire_ses_class_key);
+	fprintf(f, ", ");
+	json_nonzero(f, "not_used", u->not_used, WIRE_PC_COUNT, wire_pds_class_key);
+	fputc('}', f);
+}
+
 static void json_hosts(FILE *f, const struct ctl_report_in *r, const struct host_sum *hs)
 {
 	fprintf(f, "  \"hosts\": [\n");
@@ -117,7 +147,9 @@ static void json_hosts(FILE *f, const struct ctl_report_in *r, const struct host
 		fprintf(f, ", \"counters\": {");
 		for (int k = 1; k < NIC_C_COUNT; k++)
 			fprintf(f, "%s\"%s\": %llu", k > 1 ? ", " : "", nic_counter_name(k), (unsigned long long)c[k]);
-		fprintf(f, "}}%s\n", i + 1 < r->cfg->n_hosts ? "," : "");
+		fputc('}', f);
+		json_uet_rx(f, r->nics[i]);
+		fprintf(f, "}%s\n", i + 1 < r->cfg->n_hosts ? "," : "");
 	}
 	fprintf(f, "  ],\n");
 }

@@ -42,11 +42,13 @@ static void ext_rx(void *arg, int port, const uint8_t *frame, size_t len)
 static void sw_ext_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
 {
 	struct ctl_ext *x = arg;
-	int h = wire_encode_hdrs(pkt, x->hdr, sizeof(x->hdr));
+	bool hdrs = (pkt->encap & WIRE_ENCAP_CRC) == 0; /* a CRC trailer follows the payload: the whole frame */
+	int n = hdrs ? wire_encode_hdrs(pkt, x->hdr, sizeof(x->hdr)) : wire_encode(pkt, x->whole, sizeof(x->whole));
 
 	(void)now;
-	if (h > 0)
-		dp_tx_hdr(x->run->dp, x->dp_port, x->hdr, (size_t)h, wire_frame_len(pkt) - (size_t)h);
+	if (n > 0)
+		dp_tx_hdr(x->run->dp, x->dp_port, hdrs ? x->hdr : x->whole, (size_t)n,
+			  hdrs ? wire_frame_len(pkt) - (size_t)n : 0);
 }
 
 /* A frame from the external device: decoded (a bad one counted by reason) and handed to the switch port now. */
@@ -59,7 +61,8 @@ static void sw_ext_rx(void *arg, int port, const uint8_t *frame, size_t len)
 	(void)port;
 	if (pkt == NULL)
 		return;
-	int rc = wire_decode(frame, len, r->cfg->nic.udp_port, pkt);
+	const struct wire_rx_cfg rx = { .uet_port = r->cfg->nic.udp_port, .crc = r->cfg->nic.crc_trailer };
+	int rc = wire_decode_cfg(frame, len, &rx, pkt);
 	if (rc != WIRE_R_OK) {
 		x->sw_rx_refused[rc < WIRE_R_COUNT ? rc : 0]++;
 		r->np.counters[NET_C_EXT_RX_BAD_FRAME]++;
@@ -182,6 +185,7 @@ static int open_port(struct ctl_run_state *r, uint32_t i, char *err, size_t errl
 	}
 	struct net_port_cfg pc = { .np = &r->np, .hosts = hosts, .n_hosts = cp->n_hosts, .statics = statics,
 				   .n_statics = port_statics(cfg, cp, statics), .uet_port = cfg->nic.udp_port,
+				   .crc = cfg->nic.crc_trailer,
 				   .emit = port_emit, .emit_arg = x };
 	x->stack = net_port_create(&pc);
 	free(statics);

@@ -174,16 +174,19 @@ static void emit(struct net_port *p, const uint8_t *frame, int n)
 
 void net_port_emit_pkt(struct net_port *p, const struct wire_pkt *pkt, const uint8_t mac[6])
 {
-	/* only the headers are written: the payload is the pattern, which the emitter adds (or attaches) */
-	int n = wire_encode_hdrs(pkt, p->frame, sizeof(p->frame));
+	/* Only the headers are written: the payload is the pattern, which the emitter adds (or attaches). A frame with
+	 * a CRC trailer, which follows the payload and covers it, is written whole. */
+	bool hdrs = (pkt->encap & WIRE_ENCAP_CRC) == 0;
+	uint8_t *buf = hdrs ? p->frame : p->whole;
+	int n = hdrs ? wire_encode_hdrs(pkt, buf, sizeof(p->frame)) : wire_encode(pkt, buf, sizeof(p->whole));
 
 	if (n < 0) {
 		p->c[NET_PORT_C_TX_DROP_ENCODE]++;
 		return;
 	}
 	if (mac != NULL)
-		memcpy(p->frame, mac, 6);
-	p->cfg.emit(p->cfg.emit_arg, p->frame, (size_t)n, wire_frame_len(pkt) - (size_t)n);
+		memcpy(buf, mac, 6);
+	p->cfg.emit(p->cfg.emit_arg, buf, (size_t)n, hdrs ? wire_frame_len(pkt) - (size_t)n : 0);
 	p->c[NET_PORT_C_TX_SENT]++;
 }
 
@@ -317,7 +320,8 @@ static struct wire_pkt *decode(struct net_port *p, const uint8_t *frame, size_t 
 		drop(p, NET_PORT_RX_NO_PKT);
 		return NULL;
 	}
-	int rc = wire_decode(frame, len, p->cfg.uet_port, pkt);
+	const struct wire_rx_cfg rx = { .uet_port = p->cfg.uet_port, .crc = p->cfg.crc };
+	int rc = wire_decode_cfg(frame, len, &rx, pkt);
 
 	if (rc != WIRE_R_OK) {
 		refused(p, rc);
@@ -350,11 +354,11 @@ static void rx_ipv4(struct net_port *p, const uint8_t *frame, size_t len, emu_ps
 		rx_icmp(p, slot, frame, len);
 		return;
 	}
-	if (ip.proto != WIRE_IPPROTO_UDP) {
+	if (ip.proto != WIRE_IPPROTO_UDP && ip.proto != WIRE_IPPROTO_UET) {
 		drop(p, NET_PORT_RX_IP_OTHER_PROTO);
 		return;
 	}
-	if (ip.l4_len >= 4) { /* the destination port, when the datagram has one; short ones the decoder refuses */
+	if (ip.proto == WIRE_IPPROTO_UDP && ip.l4_len >= 4) { /* the destination port, when the datagram has one; short ones the decoder refuses */
 		uint16_t dport = peek_be16(frame + ip.l4_off + 2);
 		if (dport != p->cfg.uet_port && dport != WIRE_UDP_PORT_CM) {
 			drop(p, NET_PORT_RX_UDP_OTHER_PORT);

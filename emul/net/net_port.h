@@ -22,7 +22,7 @@
 	X(ARP_CONFLICT, "arp_conflict", "ARP from another node claiming the address of one of the port's hosts") \
 	X(IP_OTHER_HOST, "ip_other_host", "IPv4 frame to a host's MAC address but another IPv4 address") \
 	X(ICMP_OTHER, "icmp_other", "ICMP other than an echo request (an unreachable, an echo reply, ...)") \
-	X(IP_OTHER_PROTO, "ip_other_proto", "IPv4 protocol other than UDP and ICMP") \
+	X(IP_OTHER_PROTO, "ip_other_proto", "IPv4 protocol other than UDP, ICMP and UET's 253") \
 	X(UDP_OTHER_PORT, "udp_other_port", "UDP to a port other than the UET and connection-management ports") \
 	X(NO_PKT, "no_pkt", "packet pool empty: a frame for a host could not be handed over")
 
@@ -142,7 +142,9 @@ struct net_port_cfg {
 	uint32_t n_hosts;                     /* 1 or more */
 	const struct net_port_static *statics;
 	uint32_t n_statics;
-	uint16_t uet_port;                    /* the UDP port of UET (WIRE_UDP_PORT_CM is taken too) */
+	uint16_t uet_port;                    /* the UDP port of UET (WIRE_UDP_PORT_CM is taken too); native UET,
+	                                       * IPv4 protocol 253, is taken whatever the NICs send */
+	bool crc;                             /* UET frames end in a CRC-32C trailer (nic.UETEncapsulation.CrcTrailer) */
 	net_port_emit_fn emit;
 	void *emit_arg;
 	uint32_t neigh_max;       /* learnt and unresolved entries, statics on top (NET_PORT_NEIGH_MAX) */

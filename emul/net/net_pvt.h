@@ -53,6 +53,7 @@ struct net_port {
 	uint64_t rx_drop[NET_PORT_RX_COUNT];
 	uint64_t rx_bad[WIRE_R_COUNT];
 	uint8_t frame[WIRE_HDRS_MAX];  /* a UET frame's headers are encoded here; the emitter adds the payload */
+	uint8_t whole[WIRE_MAX_FRAME]; /* a frame with a CRC trailer, encoded whole */
 	uint8_t reply[WIRE_MAX_FRAME]; /* ARP and ICMP frames are built here */
 };
 

@@ -231,6 +231,11 @@ const char *nic_name(const struct nic *nic)
 	return nic->env.name;
 }
 
+const struct nic_uet_rx *nic_uet_rx(const struct nic *nic)
+{
+	return &nic->uet_rx;
+}
+
 const uint64_t *nic_counters(const struct nic *nic)
 {
 	return nic->c;
@@ -309,6 +314,7 @@ struct wire_pkt *nic_pkt_new(struct nic *nic, uint8_t kind, const struct nic_pdc
 	p->ecn = WIRE_ECN_ECT1;
 	p->ttl = WIRE_TTL;
 	p->dport = nic->p->udp_port;
+	p->encap = kind == WIRE_KIND_CM ? 0 : nic_params_encap(nic->p); /* CM is uetemu's own UDP message */
 	p->dscp = nic->p->dscp.dscp[WIRE_ROLE_CONTROL];
 	return p;
 }
@@ -432,6 +438,41 @@ static int in_tc_of(const struct wire_pkt *pkt)
 	return pkt->kind == WIRE_KIND_DATA ? NIC_TC_DATA : NIC_TC_CTRL;
 }
 
+/* A UET frame on the port: counted by PDS and SES class (an extension header besides its header). */
+static void count_uet_rx(struct nic *nic, const struct wire_pkt *pkt)
+{
+	int pc = wire_pds_class(pkt), sc = wire_ses_class(pkt);
+
+	if (pc >= 0)
+		nic->uet_rx.pds[pc]++;
+	if (sc >= 0)
+		nic->uet_rx.ses[sc]++;
+	switch (sc >= 0 && pkt->kind != WIRE_KIND_TRIMMED && pkt->trim_len == 0 ?
+			wire_ses_ext(pkt->pds.next_hdr, &pkt->ses) : WIRE_EXT_NONE) {
+	case WIRE_EXT_ATOMIC:
+		nic->uet_rx.ses[WIRE_SC_EXT_ATOMIC]++;
+		break;
+	case WIRE_EXT_CAS:
+		nic->uet_rx.ses[WIRE_SC_EXT_CAS]++;
+		break;
+	case WIRE_EXT_RDV:
+		nic->uet_rx.ses[WIRE_SC_EXT_RDV]++;
+		break;
+	default:
+		break;
+	}
+}
+
+/* A well-formed UET frame of a kind the model does not act on: counted by class, never charged to a pool. */
+static void rx_not_used(struct nic *nic, const struct wire_pkt *pkt)
+{
+	int pc = wire_pds_class(pkt);
+
+	nic->c[NIC_C_UET_NOT_USED]++;
+	if (pc >= 0)
+		nic->uet_rx.not_used[pc]++;
+}
+
 static void nic_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t now)
 {
 	struct nic *nic = dev;
@@ -446,8 +487,14 @@ static void nic_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t
 		nic_pfc_rx(nic, pkt, now);
 		goto free;
 	}
+	if (pkt->kind != WIRE_KIND_CM)
+		count_uet_rx(nic, pkt);
 	if (pkt->dst_ip != nic->env.ip) {
 		nic->c[NIC_C_DROP_NOT_FOR_US]++;
+		goto free;
+	}
+	if (pkt->kind == WIRE_KIND_UET) {
+		rx_not_used(nic, pkt);
 		goto free;
 	}
 	if (nic->in_pool_used[tc] + ip_len > nic->in_pool_size[tc]) {

@@ -40,6 +40,7 @@ struct nic;
 	X(CM_SENT, "cm_sent", "connection-management messages sent (the RDMA application's connection setup)") \
 	X(CM_RCVD, "cm_rcvd", "connection-management messages received and handed to the host") \
 	X(CM_DEFERRED, "cm_deferred", "connection-management messages that waited for control egress pool room") \
+	X(UET_NOT_USED, "uet_not_used", "valid UET frames of a kind this model does not act on (by type: uet_rx.not_used)") \
 	X(TRIMS_RCVD, "trims_rcvd", "trimmed packets received") \
 	X(ECN_CE_RCVD, "ecn_ce_rcvd", "data packets received with ECN CE") \
 	X(PFC_PAUSES_RCVD, "pfc_pauses_rcvd", "PFC pause frames received") \
@@ -330,6 +331,19 @@ const char *nic_name(const struct nic *nic);
 
 /** The NIC's counters, NIC_C_COUNT entries. */
 const uint64_t *nic_counters(const struct nic *nic);
+
+/**
+ * UET frames the NIC received on its port, by class (wire.h WIRE_PDS_CLASSES, WIRE_SES_CLASSES): every one, and
+ * the well-formed ones of a kind the model does not act on (WIRE_KIND_UET: counted, then freed).
+ */
+struct nic_uet_rx {
+	uint64_t pds[WIRE_PC_COUNT];      /* every UET frame, by PDS type (a control packet by its ctl_type) */
+	uint64_t ses[WIRE_SC_COUNT];      /* by SES header form; an extension header counts besides its header */
+	uint64_t not_used[WIRE_PC_COUNT]; /* valid, not used by this model, by PDS class */
+};
+
+/** The NIC's UET receive counts by class. */
+const struct nic_uet_rx *nic_uet_rx(const struct nic *nic);
 
 /** The transmit process start delay after a doorbell: 15 ns (spec seed 000, Messages and PDCs). */
 #define NIC_DOORBELL_DELAY_PS (15 * EMU_PS_PER_NS)

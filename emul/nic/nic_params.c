@@ -41,13 +41,12 @@
 #define NP_MSS_MAX (WIRE_MAX_FRAME - (WIRE_DATA_OVERHEAD - WIRE_FCS_LEN))
 /* Smallest PrefetchBufferSize the page accepts when written: one data packet at the default RdmaDataMSS. */
 #define NP_PREFETCH_MIN 4202
-/* One ACK_CC on the wire, FCS included: the least the egress control pool must hold. */
-#define NP_ACK_WIRE_LEN (WIRE_ETH_LEN + WIRE_IPV4_LEN + WIRE_UDP_LEN + WIRE_PDS_ACK_CC_LEN + WIRE_FCS_LEN)
 
 static const char *const qsched_names[] = { "StrictPriority", "RoundRobin", "WeightedRoundRobin", NULL };
 static const char *const spray_names[] = { "None", "Default Packet Spraying", "Recycled Entropy Packet Spraying",
 					   NULL };
 static const char *const delivery_names[] = { "Reliable Unordered Delivery (RUD)", NULL };
+static const char *const encap_names[] = { "UDP", "NativeIPv4", NULL };
 
 const struct nic_param_def nic_param_table[] = {
 	{ .path = { "NumDownLinks" }, .type = NIC_PT_UINT, .readonly = true, .def = "1", .min = 1, .max = 1 },
@@ -157,6 +156,8 @@ const struct nic_param_def nic_param_table[] = {
 	NP_UINT("16", 0, 63, dscp.dscp[WIRE_ROLE_TRIMMED], ENC, "DscpTrimmed"),
 	NP_UINT("18", 0, 63, dscp.dscp[WIRE_ROLE_TRIMMED_LASTHOP], ENC, "DscpTrimmedLastHop"),
 	NP_UINT("46", 0, 63, dscp.dscp[WIRE_ROLE_CONTROL], ENC, "DscpControl"),
+	NP_ENUM("UDP", encap_names, NULL, encapsulation, ENC, "Encapsulation"),
+	NP_ROW(NIC_PT_BOOL, "false", crc_trailer, ENC, "CrcTrailer"),
 };
 
 const unsigned nic_param_count = sizeof(nic_param_table) / sizeof(nic_param_table[0]);
@@ -483,7 +484,8 @@ static void np_warn_pcie(const struct nic_params *p, struct nic_warning *out, in
 
 int nic_params_warnings(const struct nic_params *p, struct nic_warning *out, int max)
 {
-	uint64_t pkt = (uint64_t)p->rdma_data_mss + WIRE_DATA_OVERHEAD;
+	uint32_t ovh = wire_data_overhead(nic_params_encap(p)), ack = wire_ack_wire_len(nic_params_encap(p));
+	uint64_t pkt = (uint64_t)p->rdma_data_mss + ovh;
 	uint64_t data = np_pool_bytes(&p->egress, 0), ctl = np_pool_bytes(&p->egress, 1);
 	int n = 0;
 
@@ -492,13 +494,12 @@ int nic_params_warnings(const struct nic_params *p, struct nic_warning *out, int
 	/* uet-nic-buffers-and-pfc.md, Egress buffer: "If it cannot, the NIC stops sending data": a run-time stall */
 	if (data > 0 && data < pkt)
 		np_warn(out, max, &n, NP_ROW_OF(egress.total_buffer_size), "egress data pool (class 0) holds %llu "
-			"bytes, less than one data packet, RdmaDataMSS + 106 = %llu bytes; the NIC sends no data "
-			"packet larger than the pool (a full one never)", (unsigned long long)data,
+			"bytes, less than one data packet, RdmaDataMSS + %u = %llu bytes; the NIC sends no data "
+			"packet larger than the pool (a full one never)", (unsigned long long)data, ovh,
 			(unsigned long long)pkt);
-	if (ctl > 0 && ctl < NP_ACK_WIRE_LEN)
+	if (ctl > 0 && ctl < ack)
 		np_warn(out, max, &n, NP_ROW_OF(egress.total_buffer_size), "egress control pool (class 1) holds %llu "
-			"bytes, less than one %d-byte ACK; the NIC sends no ACK", (unsigned long long)ctl,
-			NP_ACK_WIRE_LEN);
+			"bytes, less than one %u-byte ACK; the NIC sends no ACK", (unsigned long long)ctl, ack);
 	np_warn_pcie(p, out, max, &n);
 	return n;
 }
@@ -506,7 +507,8 @@ int nic_params_warnings(const struct nic_params *p, struct nic_warning *out, int
 int nic_params_check(const struct nic_params *p, const struct nic_param_def *why[NIC_CHECK_WHY_MAX], char *err,
 		     size_t errlen)
 {
-	uint64_t pkt = (uint64_t)p->rdma_data_mss + WIRE_DATA_OVERHEAD;
+	uint32_t ovh = wire_data_overhead(nic_params_encap(p));
+	uint64_t pkt = (uint64_t)p->rdma_data_mss + ovh;
 	int rc;
 
 	for (int i = 0; i < NIC_CHECK_WHY_MAX; i++)
@@ -523,9 +525,17 @@ int nic_params_check(const struct nic_params *p, const struct nic_param_def *why
 		why[1] = NP_ROW_OF(rdma_data_mss);
 		why[2] = NP_ROW_OF(prefetch_enable);
 		return emu_param_fail(err, errlen, -EINVAL,
-			       "PrefetchBufferSize %u is less than one data packet, RdmaDataMSS + 106 = %llu bytes, "
+			       "PrefetchBufferSize %u is less than one data packet, RdmaDataMSS + %u = %llu bytes, "
 			       "with PrefetchBufferEnable true; raise PrefetchBufferSize or turn the prefetch buffer off",
-			       p->prefetch_size, (unsigned long long)pkt);
+			       p->prefetch_size, ovh, (unsigned long long)pkt);
+	}
+	if (pkt - WIRE_FCS_LEN > WIRE_MAX_FRAME) {
+		why[0] = NP_ROW_OF(rdma_data_mss);
+		why[1] = NP_ROW_OF(crc_trailer);
+		return emu_param_fail(err, errlen, -EINVAL,
+			       "a data frame of RdmaDataMSS %u + %u bytes of headers and trailer (FCS included) exceeds the "
+			       "largest frame, %d bytes + FCS; lower RdmaDataMSS or turn CrcTrailer off",
+			       p->rdma_data_mss, ovh, WIRE_MAX_FRAME);
 	}
 	return 0;
 }

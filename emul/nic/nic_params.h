@@ -17,6 +17,7 @@
 
 enum nic_qsched { NIC_QSCHED_STRICT = 0, NIC_QSCHED_RR, NIC_QSCHED_WRR };
 enum nic_spray { NIC_SPRAY_NONE = 0, NIC_SPRAY_DEFAULT, NIC_SPRAY_REPS };
+enum nic_encap { NIC_ENCAP_UDP = 0, NIC_ENCAP_NATIVE_IPV4 };
 
 /** One buffer manager (IngressBufferManager or EgressBufferManager). */
 struct nic_buf_params {
@@ -125,7 +126,16 @@ struct nic_params {
 	uint16_t udp_port;                  /* UdpDestinationPort, default 4793 */
 	struct wire_dscp_map dscp;          /* DscpNoTrim 0, DscpTrimmable 8, DscpTrimmableRtx 10, DscpTrimmed 16,
 	                                       DscpTrimmedLastHop 18, DscpControl 46 */
+	uint8_t encapsulation;              /* Encapsulation: UDP (default) or NativeIPv4, enum nic_encap */
+	bool crc_trailer;                   /* CrcTrailer, default false */
 };
+
+/** The wire.h encapsulation flags (WIRE_ENCAP_*) of the UET frames a NIC with @p p sends and expects. */
+static inline uint8_t nic_params_encap(const struct nic_params *p)
+{
+	return (uint8_t)((p->encapsulation == NIC_ENCAP_NATIVE_IPV4 ? WIRE_ENCAP_NATIVE : 0) |
+			 (p->crc_trailer ? WIRE_ENCAP_CRC : 0));
+}
 
 /** Fill @p p with every documented Scala default (and the uetemu extension defaults). */
 void nic_params_defaults(struct nic_params *p);

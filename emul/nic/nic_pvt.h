@@ -214,6 +214,7 @@ struct nic {
 	uint64_t next_wqe_id;
 	uint16_t probe_opaque;
 	uint64_t c[NIC_C_COUNT];
+	struct nic_uet_rx uet_rx;  /* UET frames received, by class */
 	struct nic_sample s_cum[NIC_S_COUNT];
 	struct nic_sample s_ivl[NIC_S_COUNT];
 	struct nic_gauges g;
@@ -221,8 +222,14 @@ struct nic {
 	struct nic_trace tr_sending; /* uet-monitor row of the frame being serialized, emitted when it ends */
 };
 
+/* Bytes on the wire around a data payload as this NIC sends it: 106, less 4 native, plus 4 with the CRC trailer. */
+static inline uint32_t nic_data_ovh(const struct nic *nic)
+{
+	return wire_data_overhead(nic_params_encap(nic->p));
+}
+
 /* The size a data packet counts at in the window and bytes in flight: the IP datagram, payload + 88 B (seed 000,
- * Segmentation). */
+ * Segmentation), whatever the encapsulation. */
 static inline uint64_t nic_nominal(uint32_t payload)
 {
 	return (uint64_t)payload + WIRE_DATA_IP_OVERHEAD;

@@ -183,7 +183,7 @@ static bool can_send(struct nic *nic, const struct nic_pdc *pdc, enum next_kind 
 	case NEXT_FETCH:
 		if (!fetch_window_room(nic, pdc->group, *payload))
 			return false;
-		if (nic->pf_used + *payload + WIRE_DATA_OVERHEAD <= nic->p->prefetch_size)
+		if (nic->pf_used + *payload + nic_data_ovh(nic) <= nic->p->prefetch_size)
 			return true;
 		nic->pf_blocked = true;
 		return false;
@@ -573,7 +573,7 @@ void nic_tx_pass(struct nic *nic, emu_ps_t now)
 			nic_group_unready(nic, g);
 			continue;
 		}
-		uint32_t wl = payload + WIRE_DATA_OVERHEAD;
+		uint32_t wl = payload + nic_data_ovh(nic);
 		if (kind != NEXT_FETCH && q->reserved + wl > q->pool_size) {
 			nic->pump_blocked = true;
 			return;
@@ -585,7 +585,7 @@ void nic_tx_pass(struct nic *nic, emu_ps_t now)
 		if (!issue(nic, pdc, kind, wl, now)) {
 			nic->pkt_blocked = true;
 			if (!nic->port_busy)
-				nic_pump_arm(nic, now + emu_ser_ps(nic->p->rdma_data_mss + WIRE_DATA_OVERHEAD,
+				nic_pump_arm(nic, now + emu_ser_ps(nic->p->rdma_data_mss + nic_data_ovh(nic),
 								   nic->link_bps));
 			return;
 		}

@@ -31,14 +31,27 @@ static void put32(uint8_t *b, uint32_t v)
 	b[3] = (uint8_t)v;
 }
 
-/* The 5-tuple in the order the page lists it, big-endian as on the wire. */
+/* The destination port a flow hash sees: 0 for a native UET frame (flow_key()). */
+static uint16_t flow_dport(const struct wire_pkt *p)
+{
+	return (p->encap & WIRE_ENCAP_NATIVE) && p->kind != WIRE_KIND_CM ? 0 : p->dport;
+}
+
+/*
+ * The 5-tuple in the order the page lists it, big-endian as on the wire. A native UET frame (IPv4 protocol 253) has
+ * no ports: its entropy value stands in the source port and the destination port is 0, as a UET-aware switch
+ * hashes the entropy header (docs/switch.md).
+ */
 static void flow_key(const struct wire_pkt *p, uint8_t k[SW_FLOW_KEY_LEN])
 {
-	k[0] = WIRE_IPPROTO_UDP;
+	bool native = (p->encap & WIRE_ENCAP_NATIVE) && p->kind != WIRE_KIND_CM;
+	uint16_t dport = flow_dport(p);
+
+	k[0] = native ? WIRE_IPPROTO_UET : WIRE_IPPROTO_UDP;
 	k[1] = (uint8_t)(p->sport >> 8);
 	k[2] = (uint8_t)p->sport;
-	k[3] = (uint8_t)(p->dport >> 8);
-	k[4] = (uint8_t)p->dport;
+	k[3] = (uint8_t)(dport >> 8);
+	k[4] = (uint8_t)dport;
 	put32(k + 5, p->src_ip);
 	put32(k + 9, p->dst_ip);
 }
@@ -165,7 +178,7 @@ uint16_t sw_flow_hash(uint8_t method, uint32_t salt, const struct wire_pkt *p, u
 		return hash_crc32(p);
 	case SW_HASH_HASH_SALT:
 	case SW_HASH_HASH:
-		v = p->src_ip ^ p->dst_ip ^ ((uint32_t)p->sport << 16 | p->dport);
+		v = p->src_ip ^ p->dst_ip ^ ((uint32_t)p->sport << 16 | flow_dport(p));
 		if (method == SW_HASH_HASH_SALT)
 			v += salt; /* the carries make the fold only partly linear in the salt */
 		return fold16(v);

@@ -11,15 +11,36 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Header sizes (bytes). */
+/* Header sizes (bytes; spec 1.3, 1.4). The PDS sizes include the 2-byte prologue. */
 #define WIRE_ETH_LEN 14
 #define WIRE_IPV4_LEN 20
 #define WIRE_UDP_LEN 8
+#define WIRE_ENTROPY_LEN 4     /* native IPv4: entropy u16 + reserved u16 instead of UDP */
+#define WIRE_PDS_PROLOGUE_LEN 2
+#define WIRE_PDS_REQ_LEN 12    /* RUD / ROD request */
 #define WIRE_PDS_REQ_CC_LEN 16 /* RUD_CC / ROD_CC request */
+#define WIRE_PDS_RUDI_LEN 8    /* RUDI request and response */
+#define WIRE_PDS_UUD_LEN 4
+#define WIRE_PDS_ACK_LEN 12
 #define WIRE_PDS_ACK_CC_LEN 32
+#define WIRE_PDS_ACK_CCX_LEN 40
 #define WIRE_PDS_NACK_LEN 16
+#define WIRE_PDS_NACK_CCX_LEN 32
 #define WIRE_PDS_CP_LEN 16
+#define WIRE_TSS_LEN 12        /* TSS security header without SSI: type/flags/SDI u32 + epoch/TSC u64 */
+#define WIRE_TSS_SSI_LEN 16    /* with SP set: SSI u32 after the first word */
+#define WIRE_TSS_ICV_LEN 16    /* the AES-GCM ICV that ends a TSS frame */
+#define WIRE_SES_SMALL_LEN 20
+#define WIRE_SES_MEDIUM_LEN 32
 #define WIRE_SES_STD_LEN 44
+#define WIRE_SES_RSP_LEN 12
+#define WIRE_SES_RSP_DATA_LEN 20
+#define WIRE_SES_RSP_DATA_SMALL_LEN 12
+#define WIRE_SES_ATOMIC_LEN 4  /* atomic extension: opcode, datatype, semantic control, reserved */
+#define WIRE_SES_CAS_LEN 36    /* compare-and-swap extension: the atomic one + compare 16 B + swap 16 B */
+#define WIRE_SES_RDV_LEN 24    /* rendezvous extension */
+#define WIRE_MIN_TRIM_LEN 16   /* MIN_TRIM_SIZE (spec 1.6) less the UDP header: UET bytes left by a trim */
+#define WIRE_CRC_LEN 4         /* the optional CRC-32C trailer */
 #define WIRE_FCS_LEN 4
 /* Bytes on the wire around a data payload: 14 + 20 + 8 + 16 + 44 + 4 FCS = 106. */
 #define WIRE_DATA_OVERHEAD (WIRE_ETH_LEN + WIRE_IPV4_LEN + WIRE_UDP_LEN + WIRE_PDS_REQ_CC_LEN + WIRE_SES_STD_LEN + WIRE_FCS_LEN)
@@ -32,6 +53,7 @@
 
 #define WIRE_ETHERTYPE_IPV4 0x0800
 #define WIRE_IPPROTO_UDP 17
+#define WIRE_IPPROTO_UET 253 /* native IPv4 encapsulation (spec 1.1): the entropy header, then PDS */
 #define WIRE_UDP_PORT_UET 4793
 /* uetemu's own UDP port for the RDMA application's connection-management messages (docs/wire.md); not UET. */
 #define WIRE_UDP_PORT_CM 4794
@@ -44,25 +66,33 @@
 #define WIRE_ECN_ECT0 2
 #define WIRE_ECN_CE 3
 
-/* PDS type codes (UET 1.0, spec 1.2). */
+/* PDS type codes (UET 1.0, spec 1.2); 0 and 15..31 are reserved. */
 enum wire_pds_type {
+	WIRE_PDS_TSS = 1,
 	WIRE_PDS_RUD_REQ = 2,
 	WIRE_PDS_ROD_REQ = 3,
+	WIRE_PDS_RUDI_REQ = 4,
+	WIRE_PDS_RUDI_RESP = 5,
+	WIRE_PDS_UUD_REQ = 6,
 	WIRE_PDS_ACK = 7,
 	WIRE_PDS_ACK_CC = 8,
+	WIRE_PDS_ACK_CCX = 9,
 	WIRE_PDS_NACK = 10,
 	WIRE_PDS_CP = 11,
+	WIRE_PDS_NACK_CCX = 12,
 	WIRE_PDS_RUD_CC_REQ = 13,
 	WIRE_PDS_ROD_CC_REQ = 14,
 };
 
-/* next_hdr values: the SES header after a PDS request. */
+/* next_hdr values: the SES header after a PDS header (7..15 are reserved). */
 enum wire_next_hdr {
 	WIRE_NH_NONE = 0,
 	WIRE_NH_REQ_SMALL = 1,
 	WIRE_NH_REQ_MEDIUM = 2,
 	WIRE_NH_REQ_STD = 3,
 	WIRE_NH_RESPONSE = 4,
+	WIRE_NH_RESPONSE_DATA = 5,
+	WIRE_NH_RESPONSE_DATA_SMALL = 6,
 };
 
 /* PDS request flags (7-bit flags field of the prologue). */
@@ -77,6 +107,9 @@ enum wire_next_hdr {
 #define WIRE_NACK_F_M 0x20
 #define WIRE_NACK_F_RETX 0x10
 #define WIRE_NACK_F_NT 0x08
+/* RUDI request / response flags. */
+#define WIRE_RUDI_F_M 0x20
+#define WIRE_RUDI_F_RETX 0x10
 /* Control packet flags. */
 #define WIRE_CP_F_ISROD 0x20
 #define WIRE_CP_F_RETX 0x10
@@ -101,9 +134,32 @@ enum wire_ctl_type {
 #define WIRE_NACK_TRIMMED 0x01
 #define WIRE_NACK_TRIMMED_LASTHOP 0x02
 
-/* SES opcode and flags. */
-#define WIRE_SES_OP_WRITE 1
-#define WIRE_SES_OP_SEND 5
+/* SES request opcodes (spec 1.4); 0x10..0x2f reserved, 0x30..0x3e vendor, 0x3f extended. */
+#define WIRE_SES_OP_NO_OP 0x00
+#define WIRE_SES_OP_WRITE 0x01
+#define WIRE_SES_OP_READ 0x02
+#define WIRE_SES_OP_ATOMIC 0x03
+#define WIRE_SES_OP_FETCHING_ATOMIC 0x04
+#define WIRE_SES_OP_SEND 0x05
+#define WIRE_SES_OP_RENDEZVOUS_SEND 0x06
+#define WIRE_SES_OP_DATAGRAM_SEND 0x07
+#define WIRE_SES_OP_DEFERRABLE_SEND 0x08
+#define WIRE_SES_OP_TAGGED_SEND 0x09
+#define WIRE_SES_OP_RENDEZVOUS_TSEND 0x0a
+#define WIRE_SES_OP_DEFERRABLE_TSEND 0x0b
+#define WIRE_SES_OP_DEFERRABLE_RTR 0x0c
+#define WIRE_SES_OP_TSEND_ATOMIC 0x0d
+#define WIRE_SES_OP_TSEND_FETCH_ATOMIC 0x0e
+#define WIRE_SES_OP_MSG_ERROR 0x0f
+/* Atomic opcodes of the compare-and-swap family, whose extension carries compare and swap values. */
+#define WIRE_AMO_CSWAP 0x0d
+#define WIRE_AMO_CSWAP_GT 0x12
+/* SES response opcodes. */
+#define WIRE_RSP_DEFAULT 0
+#define WIRE_RSP_RESPONSE 1
+#define WIRE_RSP_WITH_DATA 2
+#define WIRE_RSP_NO_RESPONSE 3
+/* SES request flags. */
 #define WIRE_SES_F_DC 0x20
 #define WIRE_SES_F_IE 0x10
 #define WIRE_SES_F_REL 0x08
@@ -111,7 +167,15 @@ enum wire_ctl_type {
 #define WIRE_SES_F_EOM 0x02
 #define WIRE_SES_F_SOM 0x01
 
-/* What a frame is, as the models see it. TRIMMED is a data request cut after its PDS header. */
+/*
+ * What a frame is, as the models see it. The UET kinds the NIC model acts on are exact shapes:
+ *   DATA     RUD_CC / ROD_CC request + standard SES header with opcode SEND or WRITE (no extension) + payload
+ *   TRIMMED  RUD_CC / ROD_CC request cut after its PDS header by a switch (its SES header, payload and trailer gone)
+ *   ACK      ACK_CC with NSCC state, alone or with an SES default response (next_hdr RESPONSE)
+ *   NACK     NACK alone
+ *   CP       control packet PROBE
+ * Every other well-formed UET 1.0 frame is UET: decoded field by field, counted by class, not used by the models.
+ */
 enum wire_kind {
 	WIRE_KIND_NONE = 0,
 	WIRE_KIND_DATA,
@@ -121,7 +185,12 @@ enum wire_kind {
 	WIRE_KIND_TRIMMED,
 	WIRE_KIND_PFC,      /* 802.1Qbb priority flow control frame (MAC control, not UET) */
 	WIRE_KIND_CM,       /* the RDMA application's connection setup message (UDP WIRE_UDP_PORT_CM, not UET) */
+	WIRE_KIND_UET,      /* any other valid UET frame: pds.type and pds.next_hdr say which */
 };
+
+/* Encapsulation flags of a UET frame (struct wire_pkt.encap; nic.UETEncapsulation on send). */
+#define WIRE_ENCAP_NATIVE 0x01 /* IPv4 protocol 253 + the entropy header (sport) instead of UDP (spec 1.1) */
+#define WIRE_ENCAP_CRC 0x02    /* a CRC-32C trailer over the UET bytes, after the payload (not on a trimmed one) */
 
 /* Connection-management message types, named as InfiniBand CM names the three steps (seed 003, Connection
  * setup: request, response, acknowledgment). */
@@ -177,7 +246,7 @@ struct wire_pds {
 	uint8_t flags;     /* 7 bits, meaning per type */
 	int16_t psn_off;   /* request: clear_psn_offset; ACK: ack_psn_offset */
 	uint16_t probe_opaque; /* CP probe, and ACK with P=1 (then it replaces ack_psn_offset on the wire) */
-	uint32_t psn;      /* request/CP: PSN; ACK: CACK_PSN; NACK: NACK_PSN */
+	uint32_t psn;      /* request/CP: PSN; ACK: CACK_PSN; NACK: NACK_PSN; RUDI: pkt_id */
 	uint16_t spdcid;
 	uint16_t dpdcid;   /* with SYN: pdc_info(4) + psn_offset(12) instead; encode what is here */
 	/* RUD_CC request */
@@ -189,18 +258,30 @@ struct wire_pds {
 	uint8_t mpr;
 	int16_t sack_psn_off;
 	uint64_t sack_bitmap;
-	uint16_t service_time;  /* NSCC state: 128 ns units */
-	uint8_t rc;             /* 1 bit */
-	uint8_t rcv_cwnd_pend;  /* 7 bits */
-	uint32_t rcvd_bytes;    /* 24 bits, 256 B units */
-	uint16_t ooo_count;
+	union { /* the CC state: NSCC's fields (the model's ACK_CC), or as on the wire */
+		struct {
+			uint16_t service_time;  /* NSCC state: 128 ns units */
+			uint8_t rc;             /* 1 bit */
+			uint8_t rcv_cwnd_pend;  /* 7 bits */
+			uint32_t rcvd_bytes;    /* 24 bits, 256 B units */
+			uint16_t ooo_count;
+		};
+		/* CC state uetemu keeps as on the wire (no model reads it): ACK_CC other than NSCC: [0] =
+		 * ack_cc_state; ACK_CCX: [0] = ack_cc_state, [1] = ack_ccx_state; NACK_CCX: the 16 bytes after the
+		 * NACK, [0] first. */
+		uint64_t cc_raw[2];
+	};
 	/* NACK */
 	uint8_t nack_code;
 	uint8_t vendor_code;
 	uint32_t payload;  /* NACK payload, CP payload */
 };
 
-/* SES standard request header (44 B). */
+/*
+ * SES request headers: standard (44 B), medium (32 B), small (20 B), and their extensions (spec 1.4). Medium and
+ * small carry request_length (14 bits) where the standard header has message_id; medium carries header_data when
+ * HD is set, else buffer_offset.
+ */
 struct wire_ses {
 	uint8_t opcode;    /* 6 bits */
 	uint8_t ver;       /* 2 bits */
@@ -217,6 +298,50 @@ struct wire_ses {
 	uint16_t payload_length; /* 14 bits, without SOM */
 	uint32_t message_offset; /* without SOM */
 	uint32_t request_length;
+	union { /* the extension header its opcode calls for (wire_ses_ext()): one or the other */
+		struct {
+			/* Atomic extension (opcodes ATOMIC, FETCHING_ATOMIC, TSEND_ATOMIC, TSEND_FETCH_ATOMIC); with
+			 * an amo_opcode of the compare-and-swap family (CSWAP .. CSWAP_GT) compare and swap values too. */
+			uint8_t amo_opcode;
+			uint8_t amo_datatype;
+			uint8_t amo_sem_ctl;
+			uint64_t amo_compare[2]; /* 16 B as on the wire: [0] first */
+			uint64_t amo_swap[2];
+		};
+		struct {
+			/* Rendezvous extension (RENDEZVOUS_SEND, RENDEZVOUS_TSEND, standard header only). */
+			uint32_t rdv_eager_len;
+			uint16_t rdv_pid_on_fep;     /* 12 bits */
+			uint16_t rdv_resource_index; /* 12 bits */
+			uint64_t rdv_offset;
+			uint64_t rdv_match_bits;
+		};
+	};
+};
+
+/* SES response headers: RESPONSE 12 B, RESPONSE_DATA 20 B, RESPONSE_DATA_SMALL 12 B (spec 1.4). */
+struct wire_rsp {
+	uint8_t list;                  /* 2 bits: 0 expected, 1 overflow */
+	uint8_t opcode;                /* 6 bits: WIRE_RSP_* */
+	uint8_t ver;                   /* 2 bits */
+	uint8_t return_code;           /* 6 bits */
+	uint16_t message_id;           /* RESPONSE, RESPONSE_DATA */
+	uint8_t ri_generation;         /* RESPONSE */
+	uint32_t job_id;               /* 24 bits */
+	uint32_t modified_length;      /* RESPONSE, RESPONSE_DATA */
+	uint16_t read_req_message_id;  /* RESPONSE_DATA */
+	uint16_t payload_length;       /* 14 bits, RESPONSE_DATA and RESPONSE_DATA_SMALL: the payload in the packet */
+	uint32_t message_offset;       /* RESPONSE_DATA */
+	uint32_t original_request_psn; /* RESPONSE_DATA_SMALL */
+};
+
+/* TSS security header (type 1, spec 1.3: 12 B, 16 B with SSI); what follows it is opaque (encrypted + ICV). */
+struct wire_tss {
+	uint8_t sp;       /* 1 bit: SSI present */
+	uint8_t an;       /* 1 bit: association number */
+	uint32_t sdi;     /* 24 bits */
+	uint32_t ssi;     /* with SP */
+	uint64_t tsc;     /* epoch (16 bits) + counter (48 bits) */
 };
 
 /**
@@ -233,11 +358,17 @@ struct wire_pkt {
 	uint8_t ecn;        /* 2 bits */
 	uint8_t ttl;
 	uint16_t ip_id;
-	uint16_t sport;     /* entropy value */
-	uint16_t dport;
+	uint16_t sport;     /* entropy value: the UDP source port, or the entropy header's value when native */
+	uint16_t dport;     /* UDP destination port; 0 in a decoded native frame */
+	uint8_t encap;      /* WIRE_ENCAP_* flags; 0 = UDP without trailer. Not for PFC and CM frames. */
+	uint8_t trim_len;   /* UET only: a trimmed request's UET bytes (its PDS header or WIRE_MIN_TRIM_LEN); 0 if whole */
 	struct wire_pds pds;
-	struct wire_ses ses;     /* DATA only */
-	uint32_t payload_len;    /* DATA only: bytes after the SES header */
+	union { /* what follows the PDS header: one of them (the descriptor stays small: pools hold many) */
+		struct wire_ses ses;     /* DATA; UET with a request header */
+		struct wire_rsp rsp;     /* ACK with next_hdr RESPONSE; UET with a response header */
+		struct wire_tss tss;     /* UET of type TSS (what follows its header is not decoded) */
+	};
+	uint32_t payload_len;    /* DATA, UET: bytes after the SES header (TSS: after its header, ICV included) */
 	uint16_t pfc_enable;     /* PFC only: class-enable vector, bit c for class c */
 	uint16_t pfc_quanta[8];  /* PFC only: pause time per class, in quanta of 512 bit times; 0 = resume (XON) */
 	struct wire_cm cm;       /* CM only */
@@ -245,7 +376,10 @@ struct wire_pkt {
 	void *ctx;               /* model only, never encoded: the sender's own context (its packet record) */
 };
 
-/** Frame length in memory and in captures (no FCS) of @p p, from its kind and payload_len; 0 for an unknown kind. */
+/**
+ * Frame length in memory and in captures (no FCS) of @p p, from its kind, encapsulation and payload_len; 0 for an
+ * unknown kind or a UET shape wire_encode() refuses.
+ */
 size_t wire_frame_len(const struct wire_pkt *p);
 
 /** Length on the wire, FCS included: wire_frame_len() + 4. This is what serialization time is computed from. */
@@ -258,14 +392,45 @@ static inline size_t wire_wire_len(const struct wire_pkt *p)
 size_t wire_ip_len(const struct wire_pkt *p);
 
 /**
+ * Bytes on the wire (FCS included) around the payload of a data packet sent with encapsulation @p encap: 106 for
+ * UDP (WIRE_DATA_OVERHEAD), 4 less native, 4 more with the CRC trailer.
+ */
+static inline uint32_t wire_data_overhead(uint8_t encap)
+{
+	uint32_t n = WIRE_DATA_OVERHEAD;
+
+	if (encap & WIRE_ENCAP_NATIVE)
+		n = n - WIRE_UDP_LEN + WIRE_ENTROPY_LEN;
+	return encap & WIRE_ENCAP_CRC ? n + WIRE_CRC_LEN : n;
+}
+
+/** Bytes on the wire (FCS included) of an ACK_CC without SES header sent with encapsulation @p encap (78 for UDP). */
+uint32_t wire_ack_wire_len(uint8_t encap);
+
+/* SES extension headers (spec 1.4). */
+enum wire_ses_ext_kind { WIRE_EXT_NONE = 0, WIRE_EXT_ATOMIC, WIRE_EXT_CAS, WIRE_EXT_RDV };
+
+/**
+ * The SES extension header @p s carries after SES header @p next_hdr (enum wire_ses_ext_kind): ATOMIC for the
+ * atomic opcodes after a request header, CAS when its amo_opcode is of the compare-and-swap family, RDV for the
+ * rendezvous opcodes after the standard header, else NONE.
+ */
+int wire_ses_ext(uint8_t next_hdr, const struct wire_ses *s);
+
+/**
  * Encode @p p into @p buf of @p cap bytes: Ethernet II, IPv4 (IHL 5, DF, the given TTL/DSCP/ECN, correct header
- * checksum), UDP (checksum 0), the PDS header of p->kind, the SES header and the payload for DATA (payload bytes
- * are the fixed pattern wire_payload_byte()). TRIMMED encodes the request header only. Reserved bits are zero.
- * The kind decides the PDS type (DATA / TRIMMED: ROD_CC_REQ if pds.type says so, else RUD_CC_REQ) and next_hdr
- * (REQ_STD for DATA / TRIMMED, 0 for ACK / NACK, pds.next_hdr as ctl_type for CP). Without SOM the SES
- * payload_length is written from payload_len, so the frame always agrees with itself.
- * Returns the bytes written (== wire_frame_len(p)), or -EINVAL for an unknown kind or a frame over WIRE_MAX_FRAME,
- * -ENOSPC if @p cap is short.
+ * checksum), UDP (checksum 0) or, with WIRE_ENCAP_NATIVE, protocol 253 and the entropy header (sport), the PDS
+ * header of p->kind, the SES header and the payload for DATA (payload bytes are the fixed pattern
+ * wire_payload_byte()), and with WIRE_ENCAP_CRC the CRC-32C trailer. TRIMMED encodes the request header only.
+ * Reserved bits are zero. The kind decides the PDS type (DATA / TRIMMED: ROD_CC_REQ if pds.type says so, else
+ * RUD_CC_REQ) and next_hdr (REQ_STD for DATA, pds.next_hdr for TRIMMED when it names a request header, else
+ * REQ_STD; for ACK RESPONSE when pds.next_hdr says so, else 0; 0 for NACK; pds.next_hdr as ctl_type for CP). UET
+ * encodes every field of pds.type's header, the SES header pds.next_hdr names with its extension, payload_len bytes
+ * where the shape carries a payload, and a trimmed request cut to trim_len. Payload length fields (SES standard
+ * without SOM, responses with data) are written from payload_len, so the frame always agrees with itself.
+ * Returns the bytes written (== wire_frame_len(p)), or -EINVAL for an unknown kind, a UET shape that is not one of
+ * UET 1.0 (reserved type or ctl_type, a next_hdr the type does not take) or a frame over WIRE_MAX_FRAME, -ENOSPC if
+ * @p cap is short.
  */
 int wire_encode(const struct wire_pkt *p, uint8_t *buf, size_t cap);
 
@@ -282,9 +447,17 @@ void wire_prefill_payload(uint8_t *buf, size_t cap);
 /**
  * wire_encode() into a buffer that wire_prefill_payload() prepared with the same @p cap: writes only the headers,
  * since the payload pattern is already in place and no frame's headers reach it (checked at compile time), so a
- * buffer reused for every frame gives each frame the bytes wire_encode() would. Returns as wire_encode().
+ * buffer reused for every frame gives each frame the bytes wire_encode() would. Only for frames with
+ * wire_prefilled_fits(); others are -EINVAL (encode them with wire_encode() into another buffer). Returns as
+ * wire_encode().
  */
 int wire_encode_prefilled(const struct wire_pkt *p, uint8_t *buf, size_t cap);
+
+/**
+ * Whether wire_encode_prefilled() can write @p p: a data frame with UDP encapsulation and no trailer (its payload
+ * sits where the prefill put it), or any frame that ends before a data payload would start.
+ */
+bool wire_prefilled_fits(const struct wire_pkt *p);
 
 /** Payload pattern byte at offset @p i of a data payload. */
 static inline uint8_t wire_payload_byte(size_t i)
@@ -310,16 +483,21 @@ void wire_payload_fill(uint8_t *buf, size_t len);
 	X(BAD_IP_LEN, "bad_ip_len", "IPv4 total length disagrees with the frame") \
 	X(BAD_IP_CSUM, "bad_ip_csum", "IPv4 header checksum wrong") \
 	X(IP_FRAGMENT, "ip_fragment", "IPv4 fragment") \
-	X(NOT_UDP, "not_udp", "IP protocol is not UDP") \
+	X(NOT_UDP, "not_udp", "IP protocol is neither UDP nor UET's 253") \
 	X(SHORT_UDP, "short_udp", "shorter than a UDP header") \
+	X(SHORT_ENTROPY, "short_entropy", "native IPv4 frame shorter than its entropy header") \
 	X(BAD_UDP_LEN, "bad_udp_len", "UDP length disagrees with the IP length") \
 	X(NOT_UET_PORT, "not_uet_port", "UDP destination port is not the UET port") \
 	X(SHORT_PDS, "short_pds", "shorter than its PDS header") \
-	X(BAD_PDS_TYPE, "bad_pds_type", "PDS type not supported") \
-	X(BAD_NEXT_HDR, "bad_next_hdr", "PDS next header not supported") \
+	X(BAD_PDS_TYPE, "bad_pds_type", "PDS type reserved (0, 15..31)") \
+	X(BAD_NEXT_HDR, "bad_next_hdr", "PDS next header reserved, or one its PDS type cannot carry") \
+	X(BAD_CTL_TYPE, "bad_ctl_type", "control packet type reserved (10..15)") \
+	X(SHORT_TSS, "short_tss", "shorter than its TSS header and ICV") \
 	X(SHORT_SES, "short_ses", "shorter than its SES header") \
+	X(SHORT_SES_EXT, "short_ses_ext", "shorter than its SES extension header (atomic, compare-and-swap, rendezvous)") \
 	X(BAD_SES_LEN, "bad_ses_len", "SES payload length disagrees with the frame") \
-	X(TRAILING, "trailing", "bytes after the header of a control packet or connection-management message") \
+	X(TRAILING, "trailing", "bytes after a header that carries nothing more (no payload)") \
+	X(BAD_CRC, "bad_crc", "CRC trailer missing or wrong (nic.UETEncapsulation.CrcTrailer)") \
 	X(NOT_PFC, "not_pfc", "MAC control frame that is not PFC") \
 	X(SHORT_PFC, "short_pfc", "PFC frame shorter than its 34 bytes") \
 	X(SHORT_CM, "short_cm", "connection-management message shorter than its 20 bytes") \
@@ -341,17 +519,99 @@ const char *wire_reason_str(int reason);
 /** Key of @p reason, a snake_case identifier (summary.json); "unknown" outside the enum. */
 const char *wire_reason_key(int reason);
 
+/** What a receiver expects of the frames it decodes (nic.UETEncapsulation). */
+struct wire_rx_cfg {
+	uint16_t uet_port; /* the UDP destination port to accept as UET */
+	bool crc;          /* every UET frame but a trimmed request ends in a CRC-32C trailer (checked, then cut) */
+};
+
 /**
  * Decode the @p len bytes at @p buf (no FCS; Ethernet padding after the IP datagram is allowed) into @p out.
- * Every length and field is checked before it is read. @p uet_port is the UDP destination port to accept as UET;
- * WIRE_UDP_PORT_CM (when it is not @p uet_port) is a connection-management message (exactly WIRE_CM_LEN bytes).
- * A request whose IP datagram ends right after its PDS header while next_hdr names an SES header is TRIMMED.
- * A datagram longer than WIRE_MAX_FRAME - 14 is BAD_IP_LEN. Any TTL is accepted (a routed frame arrives with less
- * than WIRE_TTL). Fields outside the decoded kind's layout are zero
- * (an ACK with P set fills probe_opaque, not psn_off).
+ * Every length and field is checked before it is read. UET comes in either encapsulation: UDP to
+ * @p cfg->uet_port, or IPv4 protocol 253 with the entropy header (WIRE_ENCAP_NATIVE set, the entropy in sport).
+ * WIRE_UDP_PORT_CM (when it is not the UET port) is a connection-management message (exactly WIRE_CM_LEN bytes).
+ * With @p cfg->crc the trailer must be there and right (else BAD_CRC); it is cut and WIRE_ENCAP_CRC set.
+ * Every PDS type and SES header of UET 1.0 is decoded; the frame's kind is one the models act on when its shape is
+ * (enum wire_kind), else WIRE_KIND_UET. A request whose UET bytes end right after its PDS header, or at
+ * WIRE_MIN_TRIM_LEN inside its SES header, is trimmed (TRIMMED, or UET with trim_len).
+ * A datagram longer than WIRE_MAX_FRAME - 14 is BAD_IP_LEN. Fields outside the decoded layout are zero (an ACK with
+ * P set fills probe_opaque, not psn_off). Any TTL is accepted (a routed frame arrives with less than WIRE_TTL).
  * Returns WIRE_R_OK (0), or a positive enum wire_reason naming the first problem; @p out is then unspecified.
  */
+int wire_decode_cfg(const uint8_t *buf, size_t len, const struct wire_rx_cfg *cfg, struct wire_pkt *out);
+
+/** wire_decode_cfg() with UET port @p uet_port and no CRC trailer expected. */
 int wire_decode(const uint8_t *buf, size_t len, uint16_t uet_port, struct wire_pkt *out);
+
+/** CRC-32C (Castagnoli: reflected polynomial 0x82F63B78, initial value and final XOR all ones) of @p len bytes. */
+uint32_t wire_crc32c(const uint8_t *buf, size_t len);
+
+/*
+ * The classes a receiver counts UET frames by (summary.json hosts[].uet_rx): each PDS type, a control packet by its
+ * ctl_type; and each SES header form, its extension headers, and trimmed requests.
+ */
+#define WIRE_PDS_CLASSES(X) \
+	X(TSS, "tss", "TSS security header (what follows is encrypted)") \
+	X(RUD_REQ, "rud_req", "RUD request without CC state") \
+	X(ROD_REQ, "rod_req", "ROD request without CC state") \
+	X(RUDI_REQ, "rudi_req", "RUDI request") \
+	X(RUDI_RESP, "rudi_resp", "RUDI response") \
+	X(UUD_REQ, "uud_req", "UUD request") \
+	X(ACK, "ack", "ACK without CC state") \
+	X(ACK_CC, "ack_cc", "ACK with CC state (NSCC or credit)") \
+	X(ACK_CCX, "ack_ccx", "ACK with extended CC state") \
+	X(NACK, "nack", "NACK") \
+	X(NACK_CCX, "nack_ccx", "NACK with extended CC state") \
+	X(RUD_CC_REQ, "rud_cc_req", "RUD request with CC state") \
+	X(ROD_CC_REQ, "rod_cc_req", "ROD request with CC state") \
+	X(CP_NOOP, "cp_noop", "control packet NOOP") \
+	X(CP_ACK_REQ, "cp_ack_req", "control packet ACK_REQ") \
+	X(CP_CLEAR, "cp_clear", "control packet CLEAR") \
+	X(CP_CLEAR_REQ, "cp_clear_req", "control packet CLEAR_REQ") \
+	X(CP_CLOSE, "cp_close", "control packet CLOSE") \
+	X(CP_CLOSE_REQ, "cp_close_req", "control packet CLOSE_REQ") \
+	X(CP_PROBE, "cp_probe", "control packet PROBE") \
+	X(CP_CREDIT, "cp_credit", "control packet CREDIT") \
+	X(CP_CREDIT_REQ, "cp_credit_req", "control packet CREDIT_REQ") \
+	X(CP_NEGOTIATION, "cp_negotiation", "control packet NEGOTIATION")
+
+#define WIRE_SES_CLASSES(X) \
+	X(NONE, "none", "no SES header") \
+	X(TRIMMED, "trimmed", "a request whose SES header a switch cut") \
+	X(STD, "std", "standard request header") \
+	X(MEDIUM, "medium", "medium request header") \
+	X(SMALL, "small", "small request header") \
+	X(RESPONSE, "response", "response header") \
+	X(RESPONSE_DATA, "response_data", "response with data header") \
+	X(RESPONSE_DATA_SMALL, "response_data_small", "small response with data header") \
+	X(EXT_ATOMIC, "ext_atomic", "atomic extension header (counted besides its request header)") \
+	X(EXT_CAS, "ext_compare_swap", "compare-and-swap extension header (counted besides its request header)") \
+	X(EXT_RDV, "ext_rendezvous", "rendezvous extension header (counted besides its request header)")
+
+#define WIRE_CLASS_ENUM_PC(n, k, s) WIRE_PC_##n,
+enum wire_pds_class { WIRE_PDS_CLASSES(WIRE_CLASS_ENUM_PC) WIRE_PC_COUNT };
+#undef WIRE_CLASS_ENUM_PC
+#define WIRE_CLASS_ENUM_SC(n, k, s) WIRE_SC_##n,
+enum wire_ses_class { WIRE_SES_CLASSES(WIRE_CLASS_ENUM_SC) WIRE_SC_COUNT };
+#undef WIRE_CLASS_ENUM_SC
+
+/** PDS class of a decoded or built UET frame @p p (any kind but PFC and CM), or -1 when it is none. */
+int wire_pds_class(const struct wire_pkt *p);
+
+/** SES header class of @p p (NONE, TRIMMED or a header form; its extension is wire_ses_ext()), or -1. */
+int wire_ses_class(const struct wire_pkt *p);
+
+/** Key (snake_case, summary.json) of PDS class @p c; "unknown" outside the enum. */
+const char *wire_pds_class_key(int c);
+
+/** Key of SES class @p c; "unknown" outside the enum. */
+const char *wire_ses_class_key(int c);
+
+/** What PDS class @p c is, in words; "unknown" outside the enum. */
+const char *wire_pds_class_str(int c);
+
+/** What SES class @p c is, in words; "unknown" outside the enum. */
+const char *wire_ses_class_str(int c);
 
 /** RFC 1071 Internet checksum of @p len bytes (used for the IPv4 header). */
 uint16_t wire_csum(const uint8_t *buf, size_t len);

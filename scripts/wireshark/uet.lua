@@ -37,24 +37,37 @@ Protocol and field names
           ses.rdv.read_resource_index, ses.rdv.read_offset, ses.rdv.read_match_bits, ses.rsp.list,
           ses.rsp.opcode, ses.rsp.return_code, ses.rsp.modified_length, ses.rsp.read_req_message_id,
           ses.rsp.original_request_psn
-    Other: trimmed (boolean: a request that ends after its PDS header although next_hdr names an SES header, or
-          inside the SES header when the DSCP is a TRIMMED codepoint; shown as "Trimmed request (SES header and
-          payload cut by a switch)", an expert note, not an error), trim_dscp, payload, payload_len, trailing
+    Native, trailer: entropy, entropy.rsvd, crc, crc.status (1 good, 2 bad, 0 not checked), crc.detected
+    Other: trimmed (boolean: a request that ends after its PDS header although next_hdr names an SES header, at
+          16 UET bytes (MIN_TRIM_SIZE) inside its SES header, or inside it when the DSCP is a TRIMMED codepoint;
+          shown as "Trimmed request (SES header and payload cut by a switch)", an expert note, not an error),
+          trim_dscp, payload, payload_len, trailing
     Expert infos: expert.short (malformed: header shorter than its minimum length), expert.snaplen,
           expert.trimmed, expert.trim_dscp, expert.unknown_type, expert.unknown_next_hdr, expert.tss,
-          expert.trailing, expert.reserved, expert.len_mismatch, expert.small_flags, expert.rsp_opcode
+          expert.trailing, expert.reserved, expert.len_mismatch, expert.small_flags, expert.rsp_opcode,
+          expert.bad_crc
 
-Preferences (uet.udp_port, uet.dscp_trimmed, uet.dscp_trimmed_lasthop)
-  udp_port: UDP destination port (default 4793). UDP tries the lower of the two ports first, so a frame whose
-  entropy (source port) is below the UET port and names another protocol may go to that protocol; with
-  -o udp.try_heuristic_first:TRUE this script's UDP heuristic (matching on the destination port) claims it first.
+Preferences (uet.udp_port, uet.dscp_trimmed, uet.dscp_trimmed_lasthop, uet.crc_trailer)
+  udp_port: UDP destination port (default 4793). UDP tries the lower of the two ports first, and the entropy value
+  in the source port is often below the UET port (uetemu's spraying uses 256..383), where other protocols have
+  registered ports (269 PacketBB, 319/320 PTP, ...). The script puts a chooser on every such port below the UET
+  port: a datagram to the UET port goes to UET, any other to the protocol that had the port. So frames to the UET
+  port are UET whatever their source port, with no option needed. (The UDP heuristic, matching the destination
+  port, is still registered for -o udp.try_heuristic_first:TRUE.)
   dscp_trimmed / dscp_trimmed_lasthop: the DSCP codepoints a switch writes into a trimmed packet (16 and 18).
+  crc_trailer: every UET frame but a trimmed request or a TSS one ends in a 4-byte CRC-32C trailer (uetemu's
+  nic.UETEncapsulation.CrcTrailer), shown as crc and checked. Without it, 4 bytes left over where the headers say
+  nothing more comes (or exactly 4 more than payload_length says) are taken for a trailer when they are one.
+
+Native IPv4 (and IPv6) encapsulation: IP protocol 253, then the 4-byte entropy header (entropy u16, reserved u16),
+then PDS. The script registers on ip.proto 253; fields entropy, entropy.rsvd.
 
 Layouts: spec/uet-wire-and-algorithms.md section 1 (UET 1.0). All fields are big-endian. Every length is checked
 against its named minimum before a field is read, so short or cut frames give an expert info, never a script error.
 ]]
 
 local DEFAULT_UDP_PORT = 4793
+local IPPROTO_UET = 253
 local DEFAULT_DSCP_TRIMMED = 16
 local DEFAULT_DSCP_TRIMMED_LASTHOP = 18
 local PROTO_DESC = "Ultra Ethernet Transport (uetemu)"
@@ -97,6 +110,9 @@ local SES_RSP_DATA_SMALL_MIN_HDR_LEN = 12
 local SES_ATOMIC_EXT_LEN = 4
 local SES_CAS_EXT_LEN = 36
 local SES_RDV_EXT_LEN = 24
+local ENTROPY_LEN = 4
+local CRC_LEN = 4
+local MIN_TRIM_LEN = 16 -- MIN_TRIM_SIZE less the UDP header: the UET bytes a trim leaves
 
 -- PDS type codes.
 local T_TSS, T_RUD, T_ROD, T_RUDI_REQ, T_RUDI_RESP, T_UUD = 1, 2, 3, 4, 5, 6
@@ -120,6 +136,7 @@ local PDS_HDR_LEN = {
 local CARRIES_SES = {
 	[T_RUD] = true, [T_ROD] = true, [T_RUDI_REQ] = true, [T_RUDI_RESP] = true, [T_UUD] = true,
 	[T_ACK] = true, [T_ACK_CC] = true, [T_ACK_CCX] = true, [T_RUD_CC] = true, [T_ROD_CC] = true,
+	[T_NACK] = true, [T_NACK_CCX] = true,
 }
 local TRIMMABLE = {
 	[T_RUD] = true, [T_ROD] = true, [T_RUDI_REQ] = true, [T_UUD] = true, [T_RUD_CC] = true, [T_ROD_CC] = true,
@@ -189,7 +206,9 @@ local SES_OPCODE = {
 for v = 0x30, 0x3E do
 	SES_OPCODE[v] = string.format("VENDOR_0x%02x", v)
 end
-local ATOMIC_EXT_OPCODES = { [OP_ATOMIC] = true, [OP_FETCHING_ATOMIC] = true, [OP_TSEND_FETCH_ATOMIC] = true }
+local OP_TSEND_ATOMIC = 0x0D
+local ATOMIC_EXT_OPCODES = { [OP_ATOMIC] = true, [OP_FETCHING_ATOMIC] = true, [OP_TSEND_ATOMIC] = true,
+	[OP_TSEND_FETCH_ATOMIC] = true }
 local RDV_EXT_OPCODES = { [OP_RDV_SEND] = true, [OP_RDV_TSEND] = true }
 
 local AMO_OPCODE = {
@@ -336,6 +355,19 @@ fld("ses.rsp.modified_length", U32, "Modified length")
 fld("ses.rsp.read_req_message_id", U16, "Read request message ID")
 fld("ses.rsp.original_request_psn", U32, "Original request PSN")
 
+-- Native encapsulation and the CRC trailer.
+local CRC_STATUS = { [0] = "not checked", [1] = "good", [2] = "bad" }
+fld("entropy", U16, "Entropy (native encapsulation)")
+fld("entropy.rsvd", U16, "Reserved", base.HEX)
+fld("crc", U32, "CRC-32C trailer", base.HEX)
+fld("crc.status", U8, "CRC status", base.DEC, CRC_STATUS)
+fld("crc.detected", BOOL, "Trailer recognised by its value (crc_trailer preference off)", base.NONE)
+fld("tss.sp", BOOL, "SP (SSI present)", 8, nil, 0x04)
+fld("tss.an", BOOL, "AN", 8, nil, 0x01)
+fld("tss.sdi", U24, "SDI", base.HEX)
+fld("tss.ssi", U32, "SSI", base.HEX)
+fld("tss.tsc", U64, "Epoch / TSC", base.HEX)
+
 -- Whole packet.
 fld("trimmed", BOOL, "Trimmed", base.NONE)
 fld("trim_dscp", U8, "DSCP of the trimmed packet")
@@ -373,6 +405,7 @@ exp("len_mismatch", "SES payload_length disagrees with the payload in the packet
 	expert.severity.WARN)
 exp("small_flags", "Small SES request without both SOM and EOM", expert.group.PROTOCOL, expert.severity.WARN)
 exp("rsp_opcode", "Response opcode does not match the next header", expert.group.PROTOCOL, expert.severity.WARN)
+exp("bad_crc", "CRC-32C trailer wrong", expert.group.CHECKSUM, expert.severity.ERROR)
 
 local expert_list = {}
 for _, v in pairs(E) do
@@ -388,6 +421,8 @@ uet.prefs.dscp_trimmed = Pref.uint("DSCP_TRIMMED", DEFAULT_DSCP_TRIMMED,
 	"DSCP a switch writes into a trimmed packet")
 uet.prefs.dscp_trimmed_lasthop = Pref.uint("DSCP_TRIMMED_LASTHOP", DEFAULT_DSCP_TRIMMED_LASTHOP,
 	"DSCP a last-hop switch writes into a trimmed packet")
+uet.prefs.crc_trailer = Pref.bool("CRC trailer", false,
+	"Every UET frame but a trimmed request or a TSS one ends in a 4-byte CRC-32C trailer")
 
 ---------------------------------------------------------------------------------------------------------------
 -- Helpers. Only arithmetic (no bit library), so the script runs on Lua 5.1 to 5.4.
@@ -411,6 +446,54 @@ end
 local function u32_add(a, b)
 	return (a + b) % 4294967296
 end
+
+-- XOR of two 32-bit values: bit32 (Lua 5.2), Wireshark's bit (LuaBitOp, Lua 5.1), or the ~ operator (Lua 5.3+).
+-- nil when none exists; then CRC trailers are shown but not checked.
+local bxor = (bit32 and bit32.bxor) or (bit and bit.bxor)
+if bxor == nil then
+	local ok, fn = pcall(load, "return function(a, b) return a ~ b end")
+	if ok and fn then
+		bxor = fn()
+	end
+end
+
+-- CRC-32C (Castagnoli: reflected polynomial 0x82F63B78, initial value and final XOR all ones), a byte at a step.
+local CRC_TAB = nil
+local function crc32c(tvb, off, len)
+	if bxor == nil then
+		return nil
+	end
+	if CRC_TAB == nil then
+		CRC_TAB = {}
+		for i = 0, 255 do
+			local c = i
+			for _ = 1, 8 do
+				if c % 2 == 1 then
+					c = bxor(math.floor(c / 2), 0x82F63B78) % 4294967296
+				else
+					c = math.floor(c / 2)
+				end
+			end
+			CRC_TAB[i] = c
+		end
+	end
+	local c = 4294967295
+	local ba = tvb:bytes(off, len)
+	for i = 0, len - 1 do
+		c = bxor(CRC_TAB[bxor(c % 256, ba:get_index(i)) % 256], math.floor(c / 256)) % 4294967296
+	end
+	return bxor(c, 4294967295) % 4294967296
+end
+
+-- Whether the @len bytes at @off (captured) end in a CRC-32C of the bytes before them, from 0.
+local function crc_matches(tvb, off, len)
+	if len ~= CRC_LEN or tvb:len() < off + CRC_LEN then
+		return false
+	end
+	local c = crc32c(tvb, 0, off)
+	return c ~= nil and c == tvb(off, CRC_LEN):uint()
+end
+
 
 local fx_ip_dscp = Field.new("ip.dsfield.dscp")
 local ok6, fx_ip6_dscp = pcall(Field.new, "ipv6.tclass.dscp")
@@ -474,6 +557,28 @@ end
 
 local function info(ctx, s)
 	ctx.info[#ctx.info + 1] = s
+end
+
+-- The trailer at @off of the UET bytes: its field, and its status when it can be checked.
+local function add_crc(ctx, off, detected)
+	local tvb = ctx.tvb
+	local ti = ctx.root:add(f["crc"], tvb(off, CRC_LEN))
+	if detected then
+		ti:add(f["crc.detected"], true):set_generated()
+	end
+	local c = crc32c(tvb, 0, off)
+	local status = 0
+	if c ~= nil then
+		status = c == tvb(off, CRC_LEN):uint() and 1 or 2
+	end
+	ti:add(f["crc.status"], status):set_generated()
+	if status == 2 then
+		ti:add_proto_expert_info(E.bad_crc, string.format("CRC-32C trailer 0x%08x, computed 0x%08x",
+			tvb(off, CRC_LEN):uint(), c))
+		ctx.crc_note = " [BAD CRC]"
+	else
+		ctx.crc_note = " CRC"
+	end
 end
 
 -- Flag definitions per PDS type: field key, bit, name for the Info column.
@@ -970,7 +1075,8 @@ local function dissect_ses(ctx, root, ptype, nh, off)
 		local dscp = packet_dscp()
 		local pr = uet.prefs
 		local trim_dscp = dscp ~= nil and (dscp == pr.dscp_trimmed or dscp == pr.dscp_trimmed_lasthop)
-		if rep == 0 or (trim_dscp and rep < min) then
+		local min_trim = off + rep == MIN_TRIM_LEN and rep < min -- cut at MIN_TRIM_SIZE inside the SES header
+		if rep == 0 or min_trim or (trim_dscp and rep < min) then
 			local ti = root:add(f["trimmed"], true)
 			ti:set_text(string.format("Trimmed request (SES header and payload cut by a switch; %s header of %d B " ..
 				"absent)", name_of(NEXT_HDR, nh), min))
@@ -988,7 +1094,8 @@ local function dissect_ses(ctx, root, ptype, nh, off)
 				s = s .. string.format(" DSCP=%d (%s)", dscp, role)
 				if not trim_dscp then
 					ti:add_proto_expert_info(E.trim_dscp, string.format(
-						"Request ends after its PDS header but DSCP %d is neither DSCP_TRIMMED (%d) nor " ..
+						"Request trimmed (cut after its PDS header or at 16 bytes) but DSCP %d is " ..
+						"neither DSCP_TRIMMED (%d) nor " ..
 						"DSCP_TRIMMED_LASTHOP (%d)", dscp, pr.dscp_trimmed, pr.dscp_trimmed_lasthop))
 				end
 			end
@@ -1023,11 +1130,26 @@ local function dissect_ses(ctx, root, ptype, nh, off)
 	end
 	si:set_len(len)
 
-	-- Payload: everything after the SES header (and its extension).
+	-- Payload: everything after the SES header (and its extension); a response without data carries none.
 	local poff = off + len
 	local plen = tvb:reported_length_remaining(poff)
 	if plen < 0 then
 		plen = 0
+	end
+	-- Four bytes more than payload_length says, or after a response without data, that are a CRC-32C trailer.
+	local extra = plen - (nh == NH_RSP and 0 or (ctx.ses_plen or -1))
+	if not uet.prefs.crc_trailer and extra == CRC_LEN and crc_matches(tvb, poff + plen - CRC_LEN, CRC_LEN) then
+		plen = plen - CRC_LEN
+		add_crc(ctx, poff + plen, true)
+		ctx.tvb = tvb(0, poff + plen):tvb()
+		tvb = ctx.tvb
+	end
+	if nh == NH_RSP then
+		if plen > 0 then
+			local ti = root:add(f["trailing"], cap_range(tvb, poff) or tvb(0, 0))
+			ti:add_proto_expert_info(E.trailing, string.format("%d bytes after a response without data", plen))
+		end
+		return
 	end
 	if plen > 0 then
 		local r = cap_range(tvb, poff)
@@ -1062,24 +1184,45 @@ local function finish(ctx)
 	if ctx.tail then
 		s = s .. ctx.tail
 	end
+	if ctx.native then
+		s = string.format("native EV=%d ", ctx.native) .. s
+	end
+	if ctx.crc_note then
+		s = s .. ctx.crc_note
+	end
 	ctx.pinfo.cols.info:set(s)
 	ctx.root:append_text(", " .. s)
 end
 
-local function dissect(tvb, pinfo, tree)
-	pinfo.cols.protocol:set("UET")
-	local root
-	if tvb:len() > 0 then
-		root = tree:add(uet, tvb())
-	else
-		root = tree:add(uet, tvb(0, 0))
+-- The TSS (security) header: 12 bytes, 16 with SSI; what follows it is encrypted and ends in a 16-byte ICV.
+local function pds_tss(ctx, pds)
+	local tvb = ctx.tvb
+	local hl = has(tvb(0, 1):uint(), 0x04) and 16 or 12
+	if not check(ctx, pds, 0, hl, "TSS header") then
+		return
 	end
-	local ctx = { tvb = tvb, pinfo = pinfo, root = root, info = {} }
+	pds:set_len(hl)
+	pds:add(f["tss.sp"], tvb(0, 1))
+	pds:add(f["tss.an"], tvb(0, 1))
+	pds:add(f["tss.sdi"], tvb(1, 3))
+	if hl == 16 then
+		pds:add(f["tss.ssi"], tvb(4, 4))
+	end
+	pds:add(f["tss.tsc"], tvb(hl - 8, 8))
+	info(ctx, string.format("SDI=0x%06x", tvb(1, 3):uint()))
+	local r = cap_range(tvb, hl)
+	if r then
+		pds:add(f["pds.tss"], r)
+	end
+	pds:add_proto_expert_info(E.tss)
+end
 
+-- The UET bytes in ctx.tvb, from the PDS (or TSS) header on.
+local function dissect_uet(ctx)
+	local tvb, root = ctx.tvb, ctx.root
 	if not check(ctx, root, 0, PDS_PROLOGUE_LEN, "PDS prologue") then
 		info(ctx, "UET")
-		finish(ctx)
-		return tvb:len()
+		return
 	end
 	local prlg = tvb(0, 2):uint()
 	local ptype, nh, flags = bits(prlg, 11, 5), bits(prlg, 7, 4), prlg % 128
@@ -1090,6 +1233,10 @@ local function dissect(tvb, pinfo, tree)
 	local pds = root:add(f["pds"], cap_range(tvb, 0, hlen or PDS_PROLOGUE_LEN))
 	pds:append_text(": " .. tname)
 	pds:add(f["pds.type"], tvb(0, 2))
+	if ptype == T_TSS then
+		pds_tss(ctx, pds)
+		return
+	end
 	if ptype == T_CP then
 		pds:add(f["pds.ctl_type"], tvb(0, 2))
 	else
@@ -1097,27 +1244,27 @@ local function dissect(tvb, pinfo, tree)
 	end
 	local flagstr = add_flags(ctx, pds, ptype, flags)
 
-	if ptype == T_TSS then
-		local r = cap_range(tvb, PDS_PROLOGUE_LEN)
-		if r then
-			pds:add(f["pds.tss"], r)
-		end
-		pds:add_proto_expert_info(E.tss)
-		finish(ctx)
-		return tvb:len()
-	end
 	if hlen == nil then
 		pds:add_proto_expert_info(E.unknown_type, string.format("PDS type %d is reserved or unknown", ptype))
 		local r = cap_range(tvb, PDS_PROLOGUE_LEN)
 		if r then
 			root:add(f["trailing"], r)
 		end
-		finish(ctx)
-		return tvb:len()
+		return
 	end
 	if not check(ctx, pds, 0, hlen, tname .. " header") then
-		finish(ctx)
-		return tvb:len()
+		return
+	end
+
+	-- The CRC trailer (preference crc_trailer): on every frame but a trimmed request, whose trailer a switch cut.
+	local rep = tvb:reported_length_remaining(0)
+	local ses_min = SES_HDR_LEN[nh]
+	local trimmed = TRIMMABLE[ptype] and ses_min ~= nil and
+		(rep == hlen or (rep == MIN_TRIM_LEN and hlen + ses_min > rep))
+	if uet.prefs.crc_trailer and not trimmed and rep >= hlen + CRC_LEN and tvb:len() == rep then
+		add_crc(ctx, rep - CRC_LEN, false)
+		ctx.tvb = tvb(0, rep - CRC_LEN):tvb()
+		tvb = ctx.tvb
 	end
 
 	if ptype == T_RUD or ptype == T_ROD or ptype == T_RUD_CC or ptype == T_ROD_CC then
@@ -1136,21 +1283,54 @@ local function dissect(tvb, pinfo, tree)
 
 	if CARRIES_SES[ptype] and nh ~= NH_NONE then
 		dissect_ses(ctx, root, ptype, nh, hlen)
-	else
-		local rest = tvb:reported_length_remaining(hlen)
-		if rest > 0 then
-			local r = cap_range(tvb, hlen)
-			local ti = root:add(f["trailing"], r or tvb(0, 0))
-			ti:add_proto_expert_info(E.trailing,
-				string.format("%d bytes after the %s header (a CRC trailer?)", rest, tname))
-		end
+		return
 	end
+	local rest = tvb:reported_length_remaining(hlen)
+	if rest == CRC_LEN and not uet.prefs.crc_trailer and crc_matches(tvb, hlen, rest) then
+		add_crc(ctx, hlen, true)
+	elseif rest > 0 then
+		local r = cap_range(tvb, hlen)
+		local ti = root:add(f["trailing"], r or tvb(0, 0))
+		ti:add_proto_expert_info(E.trailing, string.format("%d bytes after the %s header", rest, tname))
+	end
+end
+
+-- A UET frame: @tvb starts with the PDS header, or with the entropy header when @native (IP protocol 253).
+local function dissect(tvb, pinfo, tree, native)
+	pinfo.cols.protocol:set("UET")
+	local root
+	if tvb:len() > 0 then
+		root = tree:add(uet, tvb())
+	else
+		root = tree:add(uet, tvb(0, 0))
+	end
+	local ctx = { tvb = tvb, pinfo = pinfo, root = root, info = {} }
+
+	if native then
+		if not check(ctx, root, 0, ENTROPY_LEN, "entropy header") then
+			info(ctx, "UET")
+			finish(ctx)
+			return tvb:len()
+		end
+		root:add(f["entropy"], tvb(0, 2))
+		root:add(f["entropy.rsvd"], tvb(2, 2))
+		ctx.native = tvb(0, 2):uint()
+		if tvb:reported_length_remaining(ENTROPY_LEN) <= 0 then
+			check(ctx, root, ENTROPY_LEN, PDS_PROLOGUE_LEN, "PDS prologue")
+			info(ctx, "UET")
+			finish(ctx)
+			return tvb:len()
+		end
+		ctx.tvb = tvb(ENTROPY_LEN):tvb()
+	end
+	dissect_uet(ctx)
 	finish(ctx)
 	return tvb:len()
 end
 
+-- From the UDP port table, or from ip.proto 253 (native: the entropy header first).
 function uet.dissector(tvb, pinfo, tree)
-	return dissect(tvb, pinfo, tree)
+	return dissect(tvb, pinfo, tree, pinfo.match_uint == IPPROTO_UET and uet.prefs.udp_port ~= IPPROTO_UET)
 end
 
 -- UDP heuristic: claims a datagram to the UET port whose first header is a known PDS type. Only consulted before
@@ -1163,7 +1343,7 @@ local function heuristic(tvb, pinfo, tree)
 	if PDS_HDR_LEN[ptype] == nil then
 		return false
 	end
-	dissect(tvb, pinfo, tree)
+	dissect(tvb, pinfo, tree, false)
 	return true
 end
 uet:register_heuristic("udp", heuristic)
@@ -1192,11 +1372,47 @@ local function register_port()
 	end
 end
 
+--[[
+Entropy values sit in the UDP source port, which UDP tries first when it is the lower port: below the UET port,
+a port another protocol registered would take UET frames (uetemu's 256..383 hold 269 PacketBB, 319/320 PTP, ...).
+Each such port gets a chooser: a datagram to the UET port goes to UET, any other to the protocol that had the port.
+]]
+local chooser = Proto(PN .. "_srcport", "UET entropy source port (hands other traffic to the port's protocol)")
+local displaced_by_port = {}
+
+function chooser.dissector(tvb, pinfo, tree)
+	if pinfo.dst_port == uet.prefs.udp_port and pinfo.match_uint ~= pinfo.dst_port then
+		return dissect(tvb, pinfo, tree, false)
+	end
+	local d = displaced_by_port[pinfo.match_uint]
+	if d ~= nil then
+		return d:call(tvb, pinfo, tree)
+	end
+	return 0
+end
+
+local function choose_low_ports()
+	for port = 1, uet.prefs.udp_port - 1 do
+		if displaced_by_port[port] == nil then
+			local d = udp_table:get_dissector(port)
+			if d ~= nil then
+				displaced_by_port[port] = d
+				udp_table:add(port, chooser)
+			end
+		end
+	end
+end
+
 function uet.prefs_changed()
 	register_port()
+	choose_low_ports()
 end
 
 register_port()
+choose_low_ports()
+
+-- Native encapsulation: IP protocol 253 (IPv4 protocol, IPv6 next header), the entropy header, then PDS.
+DissectorTable.get("ip.proto"):add(IPPROTO_UET, uet)
 
 --[[
 uetemu's RDMA connection setup (not UET; docs/wire.md): the ScalaRdma application's ConnectRequest, ConnectReply

@@ -199,7 +199,7 @@ Test(ctl_config, good_full_changes_every_field)
 	CHANGED(pcie_nic.tx_data_buffer); CHANGED(pcie_nic.lane_bps); CHANGED(pcie_nic.lane_count);
 	CHANGED(pcie_host.rx_header_buffer); CHANGED(pcie_host.tx_header_buffer); CHANGED(pcie_host.rx_data_buffer);
 	CHANGED(pcie_host.tx_data_buffer); CHANGED(pcie_host.lane_bps); CHANGED(pcie_host.lane_count);
-	CHANGED(udp_port);
+	CHANGED(udp_port); CHANGED(encapsulation); CHANGED(crc_trailer);
 	for (int r = 0; r < WIRE_ROLE_COUNT; r++)
 		cr_expect_neq(cfg.nic.dscp.dscp[r], d.dscp.dscp[r], "dscp role %d kept its default", r);
 	ctl_config_free(&cfg);
@@ -246,6 +246,9 @@ Test(ctl_config, good_full_values_exact)
 	cr_expect_eq(cfg.nic.pcie_nic.tx_header_buffer, 32768);
 	cr_expect_eq(cfg.nic.pcie_host.lane_bps, 8000000000ULL);
 	cr_expect_eq(cfg.nic.pcie_host.lane_count, 4);
+	cr_expect_eq(cfg.nic.encapsulation, NIC_ENCAP_NATIVE_IPV4);
+	cr_expect(cfg.nic.crc_trailer);
+	cr_expect_eq(nic_params_encap(&cfg.nic), WIRE_ENCAP_NATIVE | WIRE_ENCAP_CRC);
 	cr_expect_eq(cfg.nic.dscp.dscp[WIRE_ROLE_CONTROL], 48);
 	ctl_config_free(&cfg);
 }
@@ -1422,4 +1425,26 @@ Test(ctl_config, ports_errors)
 	yaml_fails("topology:\n  hosts:\n    - {name: host0, ip: 10.1.0.1, gateway: 10.1.0.1}\n",
 		   "3:44: topology.hosts.0.gateway: the gateway is the host's own address; give the router's, e.g. "
 		   "10.1.0.254");
+}
+
+/* The CRC trailer adds 4 bytes to a data frame: RdmaDataMSS 9,114 then no longer fits 9,216 B; native IPv4 takes
+ * 4 bytes off again. */
+Test(ctl_config, crc_trailer_and_native_frame_size_rule)
+{
+	const char *crc[] = { "nic.TransportProcessingLayers.SemanticLayer.RdmaDataMSS=9114",
+			      "nic.UETEncapsulation.CrcTrailer=true" };
+	const char *both[] = { "nic.TransportProcessingLayers.SemanticLayer.RdmaDataMSS=9114",
+			       "nic.UETEncapsulation.CrcTrailer=true", "nic.UETEncapsulation.Encapsulation=NativeIPv4" };
+	struct ctl_config cfg;
+
+	load_fails(DIR "good-min.yaml", crc, 2, -EINVAL,
+		   "--set nic.TransportProcessingLayers.SemanticLayer.RdmaDataMSS=9114: a data frame of RdmaDataMSS 9114 "
+		   "+ 110 bytes of headers and trailer (FCS included) exceeds the largest frame, 9216 bytes + FCS; lower "
+		   "RdmaDataMSS or turn CrcTrailer off");
+	load_ok(&cfg, DIR "good-min.yaml", both, 3);
+	cr_expect_eq(nic_params_encap(&cfg.nic), WIRE_ENCAP_NATIVE | WIRE_ENCAP_CRC);
+	ctl_config_free(&cfg);
+	set_fails("nic.UETEncapsulation.Encapsulation=IPv6",
+		  "--set nic.UETEncapsulation.Encapsulation=IPv6: unknown value 'IPv6'; Encapsulation takes UDP or "
+		  "NativeIPv4");
 }

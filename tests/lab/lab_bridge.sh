@@ -120,7 +120,7 @@ fi
 
 # Checks on the capture, with the Lua dissector. frame.protocols lists the dissectors of each frame
 # ("eth:ethertype:ip:udp:uet"), which works whichever name the script registered.
-ts() { tshark -n -X "lua_script:$LUA" -o udp.try_heuristic_first:TRUE -r "$CAP" "$@" 2>>"$WORK/tshark-read.log"; }
+ts() { tshark -n -X "lua_script:$LUA" -r "$CAP" "$@" 2>>"$WORK/tshark-read.log"; }
 if [ -s "$CAP" ]; then
 	total=$(ts -T fields -e frame.number | wc -l)
 	uet=$(ts -T fields -e frame.protocols | grep -c -E '(^|:)(uet|uetemu)(:|$)')

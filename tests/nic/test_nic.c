@@ -195,3 +195,132 @@ Test(nic_buffers, max_window_override_107_packets)
 	/* a 1 Gb/s link: 1.5 x 750 B */
 	cr_assert_eq(nic_max_cwnd(&p, 1000000000ULL), 1125);
 }
+
+/* ---- UET frames of kinds the model does not act on; native encapsulation and the CRC trailer on send ---- */
+
+/* A frame for host 1 from host 0 as a port would hand it over: @p type, @p next_hdr, @p kind. */
+static struct wire_pkt *uet_frame(struct tfx_pair *b, uint8_t kind, uint8_t type, uint8_t nh)
+{
+	struct wire_pkt *p = net_pkt_alloc(&b->np);
+
+	cr_assert_not_null(p);
+	p->kind = kind;
+	p->src_ip = b->neigh[0].ip;
+	p->dst_ip = b->neigh[1].ip;
+	p->ttl = 64;
+	p->dscp = 46;
+	p->sport = 300;
+	p->dport = WIRE_UDP_PORT_UET;
+	p->pds.type = type;
+	p->pds.next_hdr = nh;
+	p->pds.spdcid = 9;
+	p->pds.psn = 1000;
+	return p;
+}
+
+/* Valid UET frames of kinds the model does not act on are counted by class and dropped, never charged to a pool
+ * nor answered; the model's own kinds are counted by class and handled as before. */
+Test(nic_rx, uet_frames_not_used_counted_by_class)
+{
+	struct tfx_pair *b = tfx_pair_new(NULL);
+	struct nic *rx = b->nic[1];
+	struct wire_pkt *p;
+
+	p = uet_frame(b, WIRE_KIND_UET, WIRE_PDS_RUD_REQ, WIRE_NH_REQ_STD);
+	p->ses.opcode = WIRE_SES_OP_ATOMIC;
+	p->payload_len = 8;
+	nic_dev_ops.receive(rx, 0, p, 0);
+	p = uet_frame(b, WIRE_KIND_UET, WIRE_PDS_UUD_REQ, WIRE_NH_REQ_SMALL);
+	nic_dev_ops.receive(rx, 0, p, 0);
+	p = uet_frame(b, WIRE_KIND_UET, WIRE_PDS_CP, WIRE_CTL_CLOSE);
+	nic_dev_ops.receive(rx, 0, p, 0);
+	p = uet_frame(b, WIRE_KIND_UET, WIRE_PDS_ACK_CC, WIRE_NH_NONE);
+	p->pds.cc_type = 1; /* credit */
+	nic_dev_ops.receive(rx, 0, p, 0);
+	p = uet_frame(b, WIRE_KIND_UET, WIRE_PDS_RUDI_RESP, WIRE_NH_RESPONSE);
+	p->dst_ip = b->neigh[0].ip; /* not for this NIC: counted by class, then dropped as such */
+	nic_dev_ops.receive(rx, 0, p, 0);
+
+	const struct nic_uet_rx *u = nic_uet_rx(rx);
+	const uint64_t *c = nic_counters(rx);
+
+	cr_assert_eq(c[NIC_C_UET_NOT_USED], 4);
+	cr_assert_eq(c[NIC_C_DROP_NOT_FOR_US], 1);
+	cr_assert_eq(u->not_used[WIRE_PC_RUD_REQ], 1);
+	cr_assert_eq(u->not_used[WIRE_PC_UUD_REQ], 1);
+	cr_assert_eq(u->not_used[WIRE_PC_CP_CLOSE], 1);
+	cr_assert_eq(u->not_used[WIRE_PC_ACK_CC], 1);
+	cr_assert_eq(u->not_used[WIRE_PC_RUDI_RESP], 0);
+	cr_assert_eq(u->pds[WIRE_PC_RUDI_RESP], 1);
+	cr_assert_eq(u->ses[WIRE_SC_STD], 1);
+	cr_assert_eq(u->ses[WIRE_SC_EXT_ATOMIC], 1);
+	cr_assert_eq(u->ses[WIRE_SC_SMALL], 1);
+	cr_assert_eq(u->ses[WIRE_SC_RESPONSE], 1);
+	cr_assert_eq(u->ses[WIRE_SC_NONE], 2);
+	cr_assert_eq(c[NIC_C_ACK_PKTS_SENT] + c[NIC_C_NACK_PKTS_SENT] + c[NIC_C_DROP_BAD_KIND], 0, "nothing answered");
+
+	/* the model's own frames: one 8 KiB message is 2 data packets at host 1, their ACKs and a probe ACK at host 0 */
+	tfx_pair_run(b, 8192);
+	cr_assert_eq(b->done, 1);
+	cr_assert_eq(u->pds[WIRE_PC_RUD_CC_REQ], 2);
+	cr_assert_eq(u->ses[WIRE_SC_STD], 3);
+	cr_assert_eq(nic_uet_rx(b->nic[0])->pds[WIRE_PC_ACK_CC], nic_counters(b->nic[0])[NIC_C_ACK_PKTS_RCVD]);
+	cr_assert_eq(c[NIC_C_UET_NOT_USED], 4, "the model's own frames are all used");
+	tfx_pair_free(b);
+}
+
+static void tune_native_crc(struct nic_params *p)
+{
+	p->encapsulation = NIC_ENCAP_NATIVE_IPV4;
+	p->crc_trailer = true;
+}
+
+static void tune_native(struct nic_params *p)
+{
+	p->encapsulation = NIC_ENCAP_NATIVE_IPV4;
+}
+
+/* Native IPv4 takes 4 bytes off every UET frame, the CRC trailer adds 4 to all but a trimmed one: a full data
+ * frame is 4,198 B on the wire native (83.96 ns at 400 Gb/s back to back), 4,202 B native with the trailer; the
+ * message completes and every frame carries the encapsulation it was sent with. */
+Test(nic_tx, native_and_crc_encapsulation_sizes)
+{
+	static const struct { void (*tune)(struct nic_params *); uint8_t encap; size_t data, ack; emu_ps_t gap; } c[] = {
+		{ tune_native, WIRE_ENCAP_NATIVE, 4198, 74, 83960 },
+		{ tune_native_crc, WIRE_ENCAP_NATIVE | WIRE_ENCAP_CRC, 4202, 78, 84040 },
+	};
+
+	for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+		struct tfx_opts o = { .tune = c[k].tune };
+		struct tfx_pair *b = tfx_pair_new(&o);
+		int data = 0, acks = 0, gaps = 0;
+		emu_ps_t prev = 0;
+		bool prev_data = false;
+
+		tfx_pair_run(b, 64 * 4096);
+		cr_assert_eq(b->done, 1, "case %zu", k);
+		for (int i = 0; i < b->n_seen; i++) {
+			struct tfx_seen *s = &b->seen[i];
+
+			cr_assert_eq(s->p.encap, c[k].encap, "case %zu frame %d", k, i);
+			if (s->dir == 0 && s->kind == WIRE_KIND_DATA) {
+				cr_assert_eq(s->wire_len, c[k].data, "case %zu", k);
+				if (prev_data && s->t - prev == c[k].gap)
+					gaps++;
+				data++;
+			}
+			if (s->dir == 0) {
+				prev = s->t;
+				prev_data = s->kind == WIRE_KIND_DATA;
+			}
+			if (s->dir == 1 && s->kind == WIRE_KIND_ACK) {
+				cr_assert_eq(s->wire_len, c[k].ack, "case %zu", k);
+				acks++;
+			}
+		}
+		cr_assert_eq(data, 64);
+		cr_assert_gt(acks, 0);
+		cr_assert_gt(gaps, 50, "case %zu: back-to-back data frames %d times", k, gaps);
+		tfx_pair_free(b);
+	}
+}

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Conformance (issue 2): tshark with scripts/wireshark/uet.lua decodes every frame of the configs/pair.yaml capture
-# as UET with no malformed or unknown packet; IPv4 checksums valid; DSCP and ECN as specified; and the RDMA
-# application's connection setup frames (UDP 4794) decode as uetemu_cm ConnectRequest, ConnectReply, ReadyToUse.
+# as UET with no malformed or unknown packet, whatever the entropy source port and with no option; IPv4 checksums
+# valid; DSCP and ECN as specified; the same run with native IPv4 encapsulation and the CRC trailer decodes as UET
+# with every trailer right; and the RDMA application's connection setup frames (UDP 4794) decode as uetemu_cm
+# ConnectRequest, ConnectReply, ReadyToUse.
 # Usage: test_pair_tshark.sh UETEMU REPO_ROOT
 set -uo pipefail
 uetemu=$(realpath "$1") root=$(realpath "$2")
@@ -12,9 +14,9 @@ pass=0 fail=0
 check() { if eval "$2"; then echo "ok   $1"; pass=$((pass+1)); else echo "FAIL $1"; fail=$((fail+1)); fi; }
 
 "$uetemu" run "$root/configs/pair.yaml" --out "$tmp" --quiet >/dev/null || { echo "FAIL uetemu run"; exit 1; }
-# Entropy source ports (256..383) sit below 4793: let the UET heuristic claim frames before low-port dissectors.
-ts=(tshark -n -o udp.try_heuristic_first:TRUE -o ip.check_checksum:TRUE -X "lua_script:$root/scripts/wireshark/uet.lua"
-    -r "$tmp/pair.pcap")
+# Entropy source ports (256..383) sit below 4793, some on ports other protocols registered (269, 319, 320): the
+# script's source-port chooser gives frames to 4793 to UET with no option (no udp.try_heuristic_first).
+ts=(tshark -n -o ip.check_checksum:TRUE -X "lua_script:$root/scripts/wireshark/uet.lua" -r "$tmp/pair.pcap")
 total=$("${ts[@]}" 2>/dev/null | wc -l)
 uet=$("${ts[@]}" -Y uet 2>/dev/null | wc -l)
 check "capture has frames ($total)" '[ "$total" -gt 2560 ]'
@@ -32,6 +34,20 @@ check "every control frame DSCP 46, ECT(1) ($ctl of $((total - 2560)))" '[ "$ctl
 som=$("${ts[@]}" -Y 'uet.ses.som == 1' 2>/dev/null | wc -l)
 eom=$("${ts[@]}" -Y 'uet.ses.eom == 1' 2>/dev/null | wc -l)
 check "10 SOM and 10 EOM segments ($som, $eom)" '[ "$som" -eq 10 ] && [ "$eom" -eq 10 ]'
+
+# Native IPv4 (protocol 253 + entropy header) with a CRC-32C trailer on every frame: same frame count, every one
+# UET with its entropy value and a trailer the dissector checks as right.
+"$uetemu" run "$root/configs/pair.yaml" --out "$tmp/native" --quiet \
+	--set nic.UETEncapsulation.Encapsulation=NativeIPv4 --set nic.UETEncapsulation.CrcTrailer=true >/dev/null ||
+	{ echo "FAIL uetemu run native"; exit 1; }
+nts=(tshark -n -o ip.check_checksum:TRUE -o uet.crc_trailer:TRUE -X "lua_script:$root/scripts/wireshark/uet.lua"
+     -r "$tmp/native/pair.pcap")
+ntotal=$("${nts[@]}" 2>/dev/null | wc -l)
+ngood=$("${nts[@]}" -Y 'uet && ip.proto == 253 && uet.entropy && uet.crc.status == 1 && !udp' 2>/dev/null | wc -l)
+nbad=$("${nts[@]}" -Y '_ws.malformed || _ws.expert.severity >= warning || _ws.lua.error' 2>&1 |
+	grep -v 'Running as user' | wc -l)
+check "native + CRC: $ntotal frames, all UET over protocol 253 with a right trailer ($ngood), none warned ($nbad)" \
+	'[ "$ntotal" -eq 5140 ] && [ "$ngood" -eq "$ntotal" ] && [ "$nbad" -eq 0 ]'
 
 # The RDMA application's connection setup frames (UDP 4794, docs/wire.md): uetemu_cm decodes all three.
 { cat "$root/configs/rdma-rack.yaml"; echo 'captures: [{name: setup, link: host1-tor0}]'; } >"$tmp/rdma.yaml"

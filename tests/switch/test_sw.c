@@ -500,6 +500,31 @@ Test(sw_trim, over_limit_trimmable_packet_cut_to_62_bytes_with_dscp_16_or_18_on_
 	rig_free(r);
 }
 
+/* A native UET frame (IPv4 protocol 253 + entropy header, 4 B shorter than UDP) is forwarded and trimmed like a UDP
+ * one: cut to its 40 B datagram (IPv4 + entropy header + PDS request), 58 B on the wire; its CRC trailer, if any,
+ * goes with the payload. */
+Test(sw_trim, native_frame_trimmed_to_58_bytes)
+{
+	struct rig *r = trim_rig();
+
+	rx(r, 2, pfc(r, 0, 65535), 0); /* hold TC0 at the egress port */
+	for (int i = 0; i < 3; i++) {
+		struct wire_pkt *p = data(r, host_ip(2), 8, WIRE_ECN_ECT1, 4000, 7, (uint64_t)i);
+
+		p->encap = WIRE_ENCAP_NATIVE | WIRE_ENCAP_CRC;
+		rx(r, 0, p, 0);
+	}
+	cr_assert_eq(C(r)[SW_C_TRIMS], 1);
+	cr_assert_eq(occ(r, 2).egress[1], SW_MIN_CHARGE, "its 40 B datagram is charged the minimum");
+	emu_sched_run_until(r->np.sched, 10 * EMU_PS_PER_US);
+	cr_assert_eq(r->sink[2].n, 1);
+	cr_assert_eq(r->sink[2].f[0].kind, WIRE_KIND_TRIMMED);
+	cr_assert_eq(r->sink[2].f[0].wire, 58, "40 B datagram + Ethernet 14 + FCS 4");
+	run(r);
+	assert_empty(r);
+	rig_free(r);
+}
+
 Test(sw_trim, no_trim_packet_dropped_and_retransmit_gets_one_and_a_half_limits)
 {
 	struct rig *r = trim_rig();
@@ -912,6 +937,26 @@ Test(sw_ecmp, crc32_is_the_ieee_crc_of_the_five_tuple)
 
 	cr_assert_eq(crc32_ref(check, 9), 0xcbf43926u, "the CRC-32 check value");
 	cr_assert_eq(sw_flow_hash(SW_HASH_CRC32, 12345, &p, 4), (uint16_t)((c >> 16) ^ (c & 0xffff)));
+}
+
+/* A native UET frame has no ports: its flow key is protocol 253, the entropy value as source port, destination
+ * port 0 (a UET-aware switch hashing the entropy header). */
+Test(sw_ecmp, native_frame_key_is_protocol_253_and_its_entropy)
+{
+	struct wire_pkt p = flow(0x0a000001u, 0x0a000102u, 0xbeef);
+	const uint8_t key[13] = { 253, 0xbe, 0xef, 0, 0, 10, 0, 0, 1, 10, 0, 1, 2 };
+	uint32_t c = crc32_ref(key, sizeof(key));
+
+	p.encap = WIRE_ENCAP_NATIVE;
+	cr_assert_eq(sw_flow_hash(SW_HASH_CRC32, 1, &p, 4), (uint16_t)((c >> 16) ^ (c & 0xffff)));
+	p.dport = 0;
+	cr_assert_eq(sw_flow_hash(SW_HASH_HASH, 1, &p, 4), (uint16_t)((0x0a000001u ^ 0x0a000102u ^ 0xbeef0000u) >> 16 ^
+									 ((0x0a000001u ^ 0x0a000102u ^ 0xbeef0000u) & 0xffff)));
+	p.dport = 4793; /* a native frame's dport never counts */
+	uint16_t h = sw_flow_hash(SW_HASH_CRC32_SALT, 77, &p, 4);
+
+	p.dport = 0;
+	cr_assert_eq(sw_flow_hash(SW_HASH_CRC32_SALT, 77, &p, 4), h);
 }
 
 Test(sw_ecmp, every_method_deterministic_and_only_salted_ones_depend_on_the_node)

@@ -1,6 +1,11 @@
-/* libFuzzer target for wire_decode with a decode(encode(x)) check, plus a replay driver built with -DWIRE_FUZZ_REPLAY. */
+/*
+ * libFuzzer target for wire_decode_cfg (with and without a required CRC trailer) with a decode(encode(x)) check,
+ * plus a replay driver built with -DWIRE_FUZZ_REPLAY that replays files, directories of files (a corpus such as
+ * tests/wire/corpus/) or deterministic pseudo-random inputs.
+ */
 #include "wire.h"
 
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +23,21 @@ static int pkt_equal(const struct wire_pkt *a, const struct wire_pkt *b)
 	const struct wire_pds *x = &a->pds, *y = &b->pds;
 	const struct wire_ses *s = &a->ses, *t = &b->ses;
 	const struct wire_cm *c = &a->cm, *d = &b->cm;
+	const struct wire_rsp *r = &a->rsp, *q = &b->rsp;
 
+	if (a->encap != b->encap || a->trim_len != b->trim_len || x->cc_raw[0] != y->cc_raw[0] ||
+	    x->cc_raw[1] != y->cc_raw[1] || s->amo_opcode != t->amo_opcode || s->amo_datatype != t->amo_datatype ||
+	    s->amo_sem_ctl != t->amo_sem_ctl || memcmp(s->amo_compare, t->amo_compare, sizeof(s->amo_compare)) != 0 ||
+	    memcmp(s->amo_swap, t->amo_swap, sizeof(s->amo_swap)) != 0 || s->rdv_eager_len != t->rdv_eager_len ||
+	    s->rdv_pid_on_fep != t->rdv_pid_on_fep || s->rdv_resource_index != t->rdv_resource_index ||
+	    s->rdv_offset != t->rdv_offset || s->rdv_match_bits != t->rdv_match_bits || r->list != q->list ||
+	    r->opcode != q->opcode || r->ver != q->ver || r->return_code != q->return_code ||
+	    r->message_id != q->message_id || r->ri_generation != q->ri_generation || r->job_id != q->job_id ||
+	    r->modified_length != q->modified_length || r->read_req_message_id != q->read_req_message_id ||
+	    r->payload_length != q->payload_length || r->message_offset != q->message_offset ||
+	    r->original_request_psn != q->original_request_psn || a->tss.sp != b->tss.sp || a->tss.an != b->tss.an ||
+	    a->tss.sdi != b->tss.sdi || a->tss.ssi != b->tss.ssi || a->tss.tsc != b->tss.tsc)
+		return 0;
 	return a->kind == b->kind && memcmp(a->dst_mac, b->dst_mac, 6) == 0 &&
 	       memcmp(a->src_mac, b->src_mac, 6) == 0 && a->src_ip == b->src_ip && a->dst_ip == b->dst_ip &&
 	       a->dscp == b->dscp && a->ecn == b->ecn && a->ttl == b->ttl && a->ip_id == b->ip_id &&
@@ -42,8 +61,11 @@ static int pkt_equal(const struct wire_pkt *a, const struct wire_pkt *b)
 	       c->qpn == d->qpn;
 }
 
-/* Re-encode a decoded packet into an exact-size buffer and decode it again: every field must survive. */
-static void check_round_trip(const struct wire_pkt *p)
+/*
+ * Re-encode a decoded packet into an exact-size buffer and decode it again with the same receiver settings: every
+ * field must survive.
+ */
+static void check_round_trip(const struct wire_pkt *p, const struct wire_rx_cfg *cfg)
 {
 	size_t n = wire_frame_len(p);
 	uint8_t *buf = malloc(n);
@@ -52,11 +74,8 @@ static void check_round_trip(const struct wire_pkt *p)
 	if (n == 0 || buf == NULL || wire_encode(p, buf, n) != (int)n)
 		abort();
 	/* The UET port decode_one() used: with the packet's own dport a CM frame (4794) would be read as UET. */
-	if (wire_decode(buf, n, WIRE_UDP_PORT_UET, &q) != WIRE_R_OK)
+	if (wire_decode_cfg(buf, n, cfg, &q) != WIRE_R_OK)
 		abort();
-	/* The encoder writes next_hdr 0 in ACK and NACK; a peer may have sent something else there. */
-	if (want.kind == WIRE_KIND_ACK || want.kind == WIRE_KIND_NACK)
-		want.pds.next_hdr = WIRE_NH_NONE;
 	/* The encoder sends PFC to 01:80:C2:00:00:01 (wire.h); the decoder takes a pause to any address. */
 	if (want.kind == WIRE_KIND_PFC)
 		memcpy(want.dst_mac, (const uint8_t[6]){ 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 }, 6);
@@ -87,15 +106,19 @@ static void decode_arp_icmp(const uint8_t *data, size_t size)
 		abort();
 }
 
+/* Decode @p data as a receiver without and with a required CRC trailer; each success must round-trip. */
 static void decode_one(const uint8_t *data, size_t size)
 {
-	struct wire_pkt p;
-	int r = wire_decode(data, size, WIRE_UDP_PORT_UET, &p);
+	for (int crc = 0; crc < 2; crc++) {
+		const struct wire_rx_cfg cfg = { .uet_port = WIRE_UDP_PORT_UET, .crc = crc };
+		struct wire_pkt p;
+		int r = wire_decode_cfg(data, size, &cfg, &p);
 
-	if (r < 0 || r >= WIRE_R_COUNT)
-		abort();
-	if (r == WIRE_R_OK)
-		check_round_trip(&p);
+		if (r < 0 || r >= WIRE_R_COUNT)
+			abort();
+		if (r == WIRE_R_OK)
+			check_round_trip(&p, &cfg);
+	}
 	decode_arp_icmp(data, size);
 }
 
@@ -148,6 +171,27 @@ static uint64_t replay_rng(uint64_t *s)
 	return *s * 0x2545F4914F6CDD1DULL;
 }
 
+/* Make the random UET packet @p p a shape of UET 1.0: a type, a next_hdr it takes, no trim or a valid one. */
+static void replay_uet_shape(uint64_t *s, struct wire_pkt *p)
+{
+	static const uint8_t types[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14 };
+	static const uint8_t req_nh[] = { 1, 2, 3, 5, 6 }, rsp_nh[] = { 0, 4, 5, 6 };
+	uint8_t t = types[replay_rng(s) % sizeof(types)];
+	bool req = t == 2 || t == 3 || t == 4 || t == 6 || t == 13 || t == 14;
+
+	p->pds.type = t;
+	if (t == WIRE_PDS_CP)
+		p->pds.next_hdr = (uint8_t)(replay_rng(s) % 10);
+	else
+		p->pds.next_hdr = req ? req_nh[replay_rng(s) % 5] : rsp_nh[replay_rng(s) % 4];
+	p->trim_len = 0;
+	if (req && replay_rng(s) % 8 == 0) /* a trim right after the PDS header: 4, 8, 12 or 16 B */
+		p->trim_len = t == 6 ? 4 : t == 4 ? 8 : t >= 13 ? 16 : 12;
+	p->tss.sp &= 1;
+	if (t == WIRE_PDS_TSS && p->payload_len < WIRE_TSS_ICV_LEN)
+		p->payload_len = WIRE_TSS_ICV_LEN;
+}
+
 /* A valid frame of a random kind with random fields, then a few random byte flips and maybe a cut. */
 static size_t replay_input(uint64_t *s, uint8_t *buf, size_t cap)
 {
@@ -156,11 +200,14 @@ static size_t replay_input(uint64_t *s, uint8_t *buf, size_t cap)
 
 	for (size_t i = 0; i < sizeof(p); i++)
 		raw[i] = (uint8_t)replay_rng(s);
-	p.kind = (uint8_t)(1 + replay_rng(s) % WIRE_KIND_CM); /* every kind, WIRE_KIND_DATA .. WIRE_KIND_CM */
+	p.kind = (uint8_t)(1 + replay_rng(s) % WIRE_KIND_UET); /* every kind, WIRE_KIND_DATA .. WIRE_KIND_UET */
 	p.dport = p.kind == WIRE_KIND_CM ? WIRE_UDP_PORT_CM : WIRE_UDP_PORT_UET;
+	p.encap &= WIRE_ENCAP_NATIVE | WIRE_ENCAP_CRC;
 	if (p.kind == WIRE_KIND_CM && replay_rng(s) % 8 != 0) /* mostly a type the decoder takes */
 		p.cm.type = (uint8_t)(WIRE_CM_REQ + replay_rng(s) % 3);
 	p.payload_len = (uint32_t)(replay_rng(s) % 1500);
+	if (p.kind == WIRE_KIND_UET)
+		replay_uet_shape(s, &p);
 	if (replay_rng(s) % 8 == 0) { /* raw random bytes */
 		size_t n = (size_t)(replay_rng(s) % 200);
 
@@ -180,8 +227,34 @@ static size_t replay_input(uint64_t *s, uint8_t *buf, size_t cap)
 	return (size_t)n;
 }
 
+static int replay_file(const char *path);
+
+/* Every regular file of directory @p path (a corpus); 0, or 1 when one could not be read. */
+static int replay_dir(DIR *d, const char *path)
+{
+	struct dirent *e;
+	char name[4096];
+	int bad = 0, n = 0;
+
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(name, sizeof(name), "%s/%s", path, e->d_name);
+		bad |= replay_file(name);
+		n++;
+	}
+	closedir(d);
+	printf("fuzz_wire_replay: %d corpus files from %s\n", n, path);
+	return bad;
+}
+
 static int replay_file(const char *path)
 {
+	DIR *d = opendir(path);
+
+	if (d != NULL)
+		return replay_dir(d, path);
+
 	FILE *f = fopen(path, "rb");
 	uint8_t *buf = malloc(1 << 20);
 	size_t n;
@@ -209,7 +282,7 @@ static int replay_file(const char *path)
 	return 0;
 }
 
-/* Replay the files named on the command line, or REPLAY_COUNT deterministic pseudo-random inputs. */
+/* Replay the files (or directories of files) named on the command line, or REPLAY_COUNT pseudo-random inputs. */
 int main(int argc, char **argv)
 {
 	static uint8_t buf[WIRE_MAX_FRAME];

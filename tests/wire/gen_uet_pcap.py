@@ -9,7 +9,10 @@ Writes, into OUTDIR:
                       frame of every other PDS type and SES header of the spec (section 1), all well formed.
   uet_truncated.pcap  frames whose UET headers are shorter than their minimum length, plus one frame cut by the
                       capture snaplen.
-  uet_lowport.pcap    one data frame whose entropy (UDP source port) is 53, below the UET port.
+  uet_lowport.pcap    data frames whose entropy (UDP source port) is below the UET port on a port another
+                      protocol registered: 53 (DNS), 269 (PacketBB), 319 and 320 (PTP).
+  uet_crc.pcap        frames with a CRC-32C trailer on every UET frame but the trimmed one, for the preference
+                      crc_trailer; the last one's trailer is wrong.
   expect.json         per frame of each capture: the field values written (keys are field names without the
                       protocol prefix, "@info" is a substring the Info column must contain, "@expert" an expert
                       info abbreviation (without prefix) that must be present).
@@ -40,7 +43,7 @@ NH_NONE, NH_REQ_SMALL, NH_REQ_MEDIUM, NH_REQ_STD, NH_RSP, NH_RSP_DATA, NH_RSP_DA
 REQ_RETX, REQ_AR, REQ_SYN = 0x10, 0x08, 0x04
 ACK_M, ACK_RETX, ACK_P = 0x20, 0x10, 0x08
 NACK_M, NACK_RETX, NACK_NT = 0x20, 0x10, 0x08
-CTL_CREDIT, CTL_PROBE = 7, 6
+CTL_NOOP, CTL_CREDIT, CTL_PROBE = 0, 7, 6
 SES_SOM, SES_EOM, SES_HD = 0x01, 0x02, 0x04
 OP_WRITE, OP_READ, OP_ATOMIC, OP_SEND, OP_RDV_SEND = 1, 2, 3, 5, 6
 
@@ -61,17 +64,18 @@ def csum(data):
     return (~s) & 0xFFFF
 
 
-def frame(l4_payload, dscp, sport, fwd=True, ip_id=0, dport=UET_PORT, ecn=ECN_ECT1, pad_to=0):
-    """Ethernet II / IPv4 / UDP around @l4_payload (the UET bytes)."""
-    udp_len = 8 + len(l4_payload)
-    ip_len = 20 + udp_len
+def frame(l4_payload, dscp, sport, fwd=True, ip_id=0, dport=UET_PORT, ecn=ECN_ECT1, pad_to=0, native=False):
+    """Ethernet II / IPv4 / UDP around @l4_payload (the UET bytes); with @native, IPv4 protocol 253 and the
+    4-byte entropy header (entropy @sport, reserved 0) instead of UDP."""
+    l4_len = (4 if native else 8) + len(l4_payload)
+    ip_len = 20 + l4_len
     src_ip, dst_ip = (IP_A, IP_B) if fwd else (IP_B, IP_A)
     src_mac, dst_mac = (MAC_A, MAC_B) if fwd else (MAC_B, MAC_A)
-    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, (dscp << 2) | ecn, ip_len, ip_id, 0x4000, 255, 17, 0,
-                               src_ip, dst_ip))
+    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, (dscp << 2) | ecn, ip_len, ip_id, 0x4000, 255,
+                               253 if native else 17, 0, src_ip, dst_ip))
     struct.pack_into("!H", ip, 10, csum(bytes(ip)))
-    udp = struct.pack("!HHHH", sport, dport, udp_len, 0)
-    f = dst_mac + src_mac + struct.pack("!H", 0x0800) + bytes(ip) + udp + l4_payload
+    l4 = struct.pack("!HH", sport, 0) if native else struct.pack("!HHHH", sport, dport, l4_len, 0)
+    f = dst_mac + src_mac + struct.pack("!H", 0x0800) + bytes(ip) + l4 + l4_payload
     if len(f) < pad_to:
         f += bytes(pad_to - len(f))
     return f
@@ -128,6 +132,20 @@ def nack(flags, code, psn, spdcid, dpdcid, pl, vendor=0, ptype=T_NACK):
 
 def cp(ctl, flags, opaque, psn, spdcid, dpdcid, pl):
     return prologue(T_CP, ctl, flags) + struct.pack("!HIHHI", opaque, psn, spdcid, dpdcid, pl)
+
+
+def crc32c(data):
+    """CRC-32C (Castagnoli: reflected 0x82F63B78, initial value and final XOR all ones), bit by bit."""
+    c = 0xFFFFFFFF
+    for b in data:
+        c ^= b
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+    return c ^ 0xFFFFFFFF
+
+
+def with_crc(uet):
+    return uet + struct.pack("!I", crc32c(uet))
 
 
 def sack_psns(base, bitmap):
@@ -315,6 +333,63 @@ def good_frames():
     out.append((frame(c, DSCP_CONTROL, 0xC016), {
         "pds.type": T_CP, "pds.ctl_type": 12, "@info": "CP Unknown (0x0c) PSN=1",
     }))
+    # 23. Native IPv4 (protocol 253): entropy header, then a CP PROBE.
+    c = cp(CTL_PROBE, REQ_AR, 0x1234, 40, 1, 0, 38)
+    out.append((frame(c, DSCP_CONTROL, 300, native=True), {
+        "entropy": 300, "entropy.rsvd": 0, "pds.type": T_CP, "pds.ctl_type": CTL_PROBE, "pds.psn": 40,
+        "@info": "native EV=300 CP PROBE PSN=40",
+    }))
+    # 24. Native data, and a native trimmed request (40 B datagram).
+    p = pds_req(T_ROD_CC, REQ_AR, 41, 1, 0)
+    s = ses_std(OP_SEND, SES_SOM | SES_EOM, 3, 1, 1, 1, 0, 0, 0, 32)
+    out.append((frame(p + s + payload(32), DSCP_TRIMMABLE, 301, native=True), {
+        "entropy": 301, "pds.type": T_ROD_CC, "ses.opcode": OP_SEND, "payload_len": 32,
+        "@info": "native EV=301 ROD_CC_REQ PSN=41", "@absent": ["trimmed"],
+    }))
+    out.append((frame(pds_req(T_RUD_CC, 0, 42, 1, 0), DSCP_TRIMMED, 302, native=True), {
+        "entropy": 302, "pds.type": T_RUD_CC, "trimmed": 1, "@expert": "expert.trimmed",
+        "@info": "native EV=302 RUD_CC_REQ PSN=42 SPDCID=1 DPDCID=0 TRIMMED DSCP=16 (TRIMMED)",
+    }))
+    # 25. A RUD request (12 B) cut at MIN_TRIM (16 UET bytes, 4 of its SES header left): trimmed whatever the DSCP.
+    p = pds_req(T_RUD, 0, 43, 1, 0) + ses_std(OP_WRITE, SES_SOM, 1, 1, 1, 1, 0, 0, 0, 8)[:4]
+    out.append((frame(p, DSCP_TRIMMABLE, 0xC017), {
+        "pds.type": T_RUD, "trimmed": 1, "@expert": "expert.trim_dscp", "@absent": ["ses.opcode"],
+    }))
+    # 26. NACK with a CRC-32C trailer: 4 bytes where the header says nothing more, recognised by their value.
+    n = with_crc(nack(0, 0x01, 44, 0, 1, 45))
+    out.append((frame(n, DSCP_CONTROL, 0xC018, fwd=False), {
+        "pds.type": T_NACK, "crc": crc32c(n[:-4]), "crc.status": 1, "crc.detected": 1, "@absent": ["trailing"],
+        "@info": "NACK UET_TRIMMED PSN=44",
+    }))
+    # 27. Standard SES request without SOM with a trailer: 4 bytes more than payload_length, recognised.
+    p = pds_req(T_RUD_CC, 0, 46, 1, 0)
+    s = ses_std(OP_WRITE, 0, 1, 1, 1, 1, 0, 0, 0, 100, payload_length=20, message_offset=80)
+    u = with_crc(p + s + payload(20))
+    out.append((frame(u, DSCP_TRIMMABLE, 0xC019), {
+        "pds.type": T_RUD_CC, "payload_len": 20, "crc.status": 1, "crc.detected": 1,
+        "@info": "RUD_CC_REQ PSN=46 SPDCID=1 DPDCID=0 WRITE len=20 off=80 CRC",
+    }))
+    return out
+
+
+def crc_frames():
+    """Every UET frame with its CRC-32C trailer (none on the trimmed one), for -o <proto>.crc_trailer:TRUE."""
+    out = []
+    p = pds_req(T_RUD_CC, REQ_AR, 50, 1, 0)
+    s = ses_std(OP_WRITE, SES_SOM | SES_EOM, 1, 1, 1, 1, 0, 0, 0, 64, header_data=0)
+    u = with_crc(p + s + payload(64))
+    out.append((frame(u, DSCP_TRIMMABLE, 0xC101), {
+        "pds.type": T_RUD_CC, "payload_len": 64, "crc": crc32c(u[:-4]), "crc.status": 1, "@absent": ["crc.detected"],
+        "@info": "WRITE SOM EOM len=64 CRC"}))
+    a = with_crc(ack_cc(0, 0, 50, 0, 1, 0, 0, 64, 1, 0, nscc_state(1, 0, 0, 1, 0)))
+    out.append((frame(a, DSCP_CONTROL, 0xC101, fwd=False, native=True), {
+        "pds.type": T_ACK_CC, "entropy": 0xC101, "crc.status": 1, "@absent": ["trailing"], "@info": "CRC"}))
+    out.append((frame(pds_req(T_RUD_CC, 0, 51, 1, 0), DSCP_TRIMMED, 0xC102), {
+        "pds.type": T_RUD_CC, "trimmed": 1, "@absent": ["crc"], "@expert": "expert.trimmed"}))
+    c = bytearray(with_crc(cp(CTL_NOOP, 0, 0, 52, 1, 0, 0)))
+    c[-1] ^= 0xFF
+    out.append((frame(bytes(c), DSCP_CONTROL, 0xC103), {
+        "pds.type": T_CP, "crc.status": 2, "@expert": "expert.bad_crc", "@info": "[BAD CRC]"}))
     return out
 
 
@@ -401,13 +476,17 @@ def main(argv):
 
     p = pds_req(T_RUD_CC, REQ_AR, 55, 1, 0)
     s = ses_std(OP_WRITE, SES_SOM | SES_EOM, 1, 1, 1, 1, 0, 0, 0, 64, header_data=0)
-    low = frame(p + s + payload(64), DSCP_TRIMMABLE, 53)
-    write_pcap(os.path.join(outdir, "uet_lowport.pcap"), [(low, None)])
+    lows = [frame(p + s + payload(64), DSCP_TRIMMABLE, port) for port in (53, 269, 319, 320)]
+    write_pcap(os.path.join(outdir, "uet_lowport.pcap"), [(f, None) for f in lows])
+
+    crc = crc_frames()
+    write_pcap(os.path.join(outdir, "uet_crc.pcap"), [(f, None) for f, _ in crc])
 
     expect = {
         "uet_good.pcap": [e for _, e in good],
         "uet_truncated.pcap": [e for _, e in trunc] + [sexp],
-        "uet_lowport.pcap": [{"pds.type": T_RUD_CC, "pds.psn": 55, "@info": "RUD_CC_REQ PSN=55"}],
+        "uet_lowport.pcap": [{"pds.type": T_RUD_CC, "pds.psn": 55, "@info": "RUD_CC_REQ PSN=55"}] * 4,
+        "uet_crc.pcap": [e for _, e in crc],
     }
     with open(os.path.join(outdir, "expect.json"), "w") as fh:
         json.dump(expect, fh, indent=1, sort_keys=True)

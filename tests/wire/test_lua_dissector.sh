@@ -10,8 +10,14 @@
 #   (b) the field values and Info column summaries are the ones the generator wrote (expect.json);
 #   (c) every frame of uet_truncated.pcap gets the expected expert info (<proto>.expert.short, or .snaplen for the
 #       frame cut by the capture snaplen) and is still dissected by the protocol, with no script error;
-#   (d) the udp_port preference moves the port, the UDP heuristic claims a low-source-port frame when
-#       udp.try_heuristic_first is set, and the fallback protocol name "uetemu" works.
+#   (d) the udp_port preference moves the port, frames to the UET port from a source port another protocol
+#       registered (53, 269, 319, 320) are UET with no option (and with udp.try_heuristic_first), and the fallback
+#       protocol name "uetemu" works;
+#   (e) native IPv4 (protocol 253 + entropy header) frames and CRC trailers (uet_crc.pcap, with the crc_trailer
+#       preference: every trailer checked, a wrong one flagged) decode as expect.json says;
+#   (f) with python3-scapy, every frame of tests/wire/gen_uet_vectors.py (every UET 1.0 PDS type and SES form, UDP
+#       and native, with and without trailer) is dissected with no script error, nothing malformed, no warning,
+#       and the PDS type the generator wrote.
 # Exit status: 0 on success, 1 on a failed check, 77 (skip) when tshark or python3 is missing.
 
 set -u
@@ -47,6 +53,7 @@ python3 "$GEN" "$TMP" || { echo "FAIL: the generator failed"; exit 1; }
 GOOD="$TMP/uet_good.pcap"
 TRUNC="$TMP/uet_truncated.pcap"
 LOW="$TMP/uet_lowport.pcap"
+CRC="$TMP/uet_crc.pcap"
 
 # The protocol name the script registered: "uet", or "uetemu" when a built-in "uet" exists. (tshark -G does not
 # load -X lua_script, so read it from the PDML of the first frame.)
@@ -60,7 +67,7 @@ fi
 pass "script loaded; protocol '$P' (fields '$P.*')"
 
 # ---- (a) every good frame is ours, nothing malformed, no expert warning/error, no script error ----
-for cap in "$GOOD" "$TRUNC"; do
+for cap in "$GOOD" "$TRUNC" "$LOW" "$CRC"; do
 	name=$(basename "$cap")
 	total=$(ts -r "$cap" -T fields -e frame.number | wc -l)
 	notours=$(ts -r "$cap" -Y "!$P" -T fields -e frame.number | tr '\n' ' ')
@@ -107,6 +114,8 @@ done
 # (frame numbers carrying that expert info); then compares.
 check_capture() {
 	local cap=$1 name
+	shift
+	local opts=("$@")
 	name=$(basename "$cap")
 	python3 - "$TMP/expect.json" "$name" "$P" >"$TMP/fields.list" <<-'EOF'
 		import json, sys
@@ -125,7 +134,7 @@ check_capture() {
 		-e _ws.col.Info)
 	local fld
 	while read -r fld; do args+=(-e "$fld"); done <"$TMP/fields.list"
-	if ! ts -r "$cap" "${args[@]}" >"$TMP/fields.tsv"; then
+	if ! ts -r "$cap" ${opts[@]+"${opts[@]}"} "${args[@]}" >"$TMP/fields.tsv"; then
 		fail "$name: tshark -T fields failed (unknown field name?)"
 		stderr_of_last
 		return
@@ -135,7 +144,7 @@ check_capture() {
 	for abbr in $(python3 -c 'import json,sys
 print(" ".join(sorted({e["@expert"] for e in json.load(open(sys.argv[1]))[sys.argv[2]] if "@expert" in e})))' \
 		"$TMP/expect.json" "$name"); do
-		ts -r "$cap" -Y "$P.$abbr" -T fields -e frame.number >"$TMP/expert.$abbr"
+		ts -r "$cap" ${opts[@]+"${opts[@]}"} -Y "$P.$abbr" -T fields -e frame.number >"$TMP/expert.$abbr"
 	done
 	python3 - "$TMP/expect.json" "$name" "$P" "$TMP/fields.tsv" "$TMP" <<-'EOF'
 		import glob, json, os, sys
@@ -196,6 +205,12 @@ print(" ".join(sorted({e["@expert"] for e in json.load(open(sys.argv[1]))[sys.ar
 
 check_capture "$GOOD"
 check_capture "$TRUNC"
+check_capture "$LOW"
+check_capture "$CRC" -o "$P.crc_trailer:TRUE"
+bad=$(ts -r "$CRC" -o "$P.crc_trailer:TRUE" \
+	-Y "_ws.malformed.expert || _ws.lua.error || ($P.crc && !$P.crc.status)" -T fields -e frame.number | tr '\n' ' ')
+[ -z "$bad" ] && pass "uet_crc.pcap: every trailer checked (crc.status set), no exception" ||
+	fail "uet_crc.pcap: unchecked trailer or exception in frames: $bad"
 
 # Every truncated frame carries an expert info of ours (short or snaplen).
 noexp=$(ts -r "$TRUNC" -Y "!($P.expert.short || $P.expert.snaplen)" -T fields -e frame.number | tr '\n' ' ')
@@ -203,16 +218,59 @@ noexp=$(ts -r "$TRUNC" -Y "!($P.expert.short || $P.expert.snaplen)" -T fields -e
 	fail "uet_truncated.pcap: frames without a short/snaplen expert info: $noexp"
 
 # ---- (d) preferences, heuristic, fallback name ----
-n=$(ts -r "$GOOD" -o "$P.udp_port:5000" -Y "$P" -T fields -e frame.number | wc -l)
-[ "$n" -eq 0 ] && pass "$P.udp_port:5000 moves the dissector off 4793" ||
+n=$(ts -r "$GOOD" -o "$P.udp_port:5000" -Y "$P && udp" -T fields -e frame.number | wc -l)
+[ "$n" -eq 0 ] && pass "$P.udp_port:5000 moves the dissector off 4793 (native frames stay $P)" ||
 	fail "$P.udp_port:5000: still $n frames dissected on 4793"
-psn=$(ts -r "$LOW" -o udp.try_heuristic_first:TRUE -T fields -e "$P.pds.psn")
-[ "$psn" = "55" ] && pass "UDP heuristic claims a frame with source port 53 (udp.try_heuristic_first)" ||
-	fail "UDP heuristic: expected $P.pds.psn 55, got '$psn'"
+psn=$(ts -r "$LOW" -T fields -e "$P.pds.psn" | tr '\n' ' ')
+[ "$psn" = "55 55 55 55 " ] && pass "frames to 4793 from source ports 53, 269, 319, 320 are UET with no option" ||
+	fail "low source ports: expected $P.pds.psn 55 four times, got '$psn'"
+psn=$(ts -r "$LOW" -o udp.try_heuristic_first:TRUE -T fields -e "$P.pds.psn" | tr '\n' ' ')
+[ "$psn" = "55 55 55 55 " ] && pass "... and with udp.try_heuristic_first (the UDP heuristic)" ||
+	fail "UDP heuristic: expected $P.pds.psn 55 four times, got '$psn'"
+other=$(ts -r "$GOOD" -Y "udp.srcport == 53 || udp.srcport == 319" -T fields -e frame.number | wc -l)
+[ "$other" -eq 0 ] && pass "no frame of uet_good.pcap is taken by another protocol" ||
+	fail "uet_good.pcap: $other frames from a low source port"
 if [ "$P" = "uet" ]; then
 	psn=$(UETEMU_WS_PROTO=uetemu ts -r "$GOOD" -c 1 -T fields -e uetemu.pds.psn)
 	[ "$psn" = "123" ] && pass "fallback protocol name 'uetemu' (UETEMU_WS_PROTO) works" ||
 		fail "fallback protocol name 'uetemu': expected uetemu.pds.psn 123, got '$psn'"
+fi
+
+# ---- (f) the interop vectors, if scapy is there ----
+py=""
+for p in python3 /usr/bin/python3; do
+	if command -v "$p" >/dev/null && "$p" -c 'import scapy.all' 2>/dev/null; then py=$p; break; fi
+done
+if [ -z "$py" ]; then
+	echo "note: no python3 with scapy; interop vectors (gen_uet_vectors.py) not checked"
+else
+	"$py" "$ROOT/tests/wire/gen_uet_vectors.py" "$TMP/vec" >/dev/null || fail "gen_uet_vectors.py failed"
+	for run in "uet_vectors.pcap" "uet_vectors_crc.pcap" "uet_vectors_crc.pcap -o $P.crc_trailer:TRUE"; do
+		read -r -a a <<<"$run"
+		cap="$TMP/vec/${a[0]}" opts=("${a[@]:1}")
+		total=$(ts -r "$cap" ${opts[@]+"${opts[@]}"} -T fields -e frame.number | wc -l)
+		bad=$(ts -r "$cap" ${opts[@]+"${opts[@]}"} \
+			-Y "!$P || _ws.lua.error || _ws.malformed || _ws.expert.severity >= warning" \
+			-T fields -e frame.number | tr '\n' ' ')
+		if [ "$total" -gt 0 ] && [ -z "$bad" ]; then
+			pass "vectors $run: all $total frames $P, no script error, no malformed, no warning"
+		else
+			fail "vectors $run: frames not dissected, malformed or warned: $bad"
+		fi
+		ts -r "$cap" ${opts[@]+"${opts[@]}"} -T fields -e "$P.pds.type" >"$TMP/vec/types"
+		"$py" - "$TMP/vec/uet_vectors.json" "$TMP/vec/types" <<-'EOF' || fail "vectors $run: PDS types differ"
+			import json, sys
+			code = {'tss': 1, 'rud_req': 2, 'rod_req': 3, 'rudi_req': 4, 'rudi_resp': 5, 'uud_req': 6, 'ack': 7,
+			        'ack_cc': 8, 'ack_ccx': 9, 'nack': 10, 'nack_ccx': 12, 'rud_cc_req': 13, 'rod_cc_req': 14}
+			vecs = json.load(open(sys.argv[1]))['vectors']
+			got = [int(x, 0) for x in open(sys.argv[2]).read().split()]
+			want = [code.get(v['pds'], 11) for v in vecs for _ in (0, 1)]
+			bad = [(vecs[i // 2]['name'], g, w) for i, (g, w) in enumerate(zip(got, want)) if g != w]
+			print("ok:   vectors: %d frames, each the PDS type the generator wrote" % len(got) if not bad and
+			      len(got) == len(want) else "FAIL: vectors: %r" % bad[:5])
+			sys.exit(1 if bad or len(got) != len(want) else 0)
+		EOF
+	done
 fi
 
 if [ "$FAILS" -ne 0 ]; then

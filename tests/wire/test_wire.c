@@ -169,16 +169,23 @@ static void assert_pkt_eq(const struct wire_pkt *a, const struct wire_pkt *b)
 	EQ(kind);
 	cr_assert_arr_eq(a->dst_mac, b->dst_mac, 6);
 	cr_assert_arr_eq(a->src_mac, b->src_mac, 6);
-	EQ(src_ip); EQ(dst_ip); EQ(dscp); EQ(ecn); EQ(ttl); EQ(ip_id); EQ(sport); EQ(dport);
+	EQ(src_ip); EQ(dst_ip); EQ(dscp); EQ(ecn); EQ(ttl); EQ(ip_id); EQ(sport); EQ(dport); EQ(encap); EQ(trim_len);
 	EQ(pds.type); EQ(pds.next_hdr); EQ(pds.flags); EQ(pds.psn_off); EQ(pds.probe_opaque); EQ(pds.psn);
 	EQ(pds.spdcid); EQ(pds.dpdcid); EQ(pds.ccc_id); EQ(pds.credit_target);
 	EQ(pds.cc_type); EQ(pds.cc_flags); EQ(pds.mpr); EQ(pds.sack_psn_off); EQ(pds.sack_bitmap);
 	EQ(pds.service_time); EQ(pds.rc); EQ(pds.rcv_cwnd_pend); EQ(pds.rcvd_bytes); EQ(pds.ooo_count);
-	EQ(pds.nack_code); EQ(pds.vendor_code); EQ(pds.payload);
+	EQ(pds.nack_code); EQ(pds.vendor_code); EQ(pds.payload); EQ(pds.cc_raw[0]); EQ(pds.cc_raw[1]);
 	EQ(ses.opcode); EQ(ses.ver); EQ(ses.flags); EQ(ses.message_id); EQ(ses.ri_generation); EQ(ses.job_id);
 	EQ(ses.pid_on_fep); EQ(ses.resource_index); EQ(ses.buffer_offset); EQ(ses.initiator);
 	EQ(ses.memory_key); EQ(ses.header_data); EQ(ses.payload_length); EQ(ses.message_offset);
 	EQ(ses.request_length);
+	EQ(ses.amo_opcode); EQ(ses.amo_datatype); EQ(ses.amo_sem_ctl); EQ(ses.amo_compare[0]); EQ(ses.amo_compare[1]);
+	EQ(ses.amo_swap[0]); EQ(ses.amo_swap[1]); EQ(ses.rdv_eager_len); EQ(ses.rdv_pid_on_fep);
+	EQ(ses.rdv_resource_index); EQ(ses.rdv_offset); EQ(ses.rdv_match_bits);
+	EQ(rsp.list); EQ(rsp.opcode); EQ(rsp.ver); EQ(rsp.return_code); EQ(rsp.message_id); EQ(rsp.ri_generation);
+	EQ(rsp.job_id); EQ(rsp.modified_length); EQ(rsp.read_req_message_id); EQ(rsp.payload_length);
+	EQ(rsp.message_offset); EQ(rsp.original_request_psn);
+	EQ(tss.sp); EQ(tss.an); EQ(tss.sdi); EQ(tss.ssi); EQ(tss.tsc);
 	EQ(payload_len);
 	EQ(cm.type); EQ(cm.connection); EQ(cm.local_id); EQ(cm.remote_id); EQ(cm.qpn);
 #undef EQ
@@ -720,9 +727,16 @@ static void cut_udp(uint8_t *f, size_t *n) { *n = OFF_UDP + 7; set_dgram(f, 27);
 static void udp_len_plus1(uint8_t *f, size_t *n) { (void)n; f[OFF_UDP + 5] += 1; }
 static void cut_prologue(uint8_t *f, size_t *n) { *n = OFF_PDS + 1; set_dgram(f, 29); }
 static void cut_pds_1(uint8_t *f, size_t *n) { *n -= 1; set_dgram(f, *n - 14); }
-static void set_type_ack(uint8_t *f, size_t *n) { (void)n; f[OFF_PDS] = (uint8_t)(WIRE_PDS_ACK << 3); }
-static void set_type_rud(uint8_t *f, size_t *n) { (void)n; f[OFF_PDS] = (uint8_t)(WIRE_PDS_RUD_REQ << 3 | 1); }
-static void set_nh_small(uint8_t *f, size_t *n) { (void)n; f[OFF_PDS] &= 0xf8; f[OFF_PDS + 1] |= 0x80; }
+static void set_type_0(uint8_t *f, size_t *n) { (void)n; f[OFF_PDS] &= 0x07; }
+static void set_type_15(uint8_t *f, size_t *n) { (void)n; f[OFF_PDS] = (uint8_t)(15 << 3 | (f[OFF_PDS] & 7)); }
+static void set_type_31(uint8_t *f, size_t *n) { (void)n; f[OFF_PDS] |= 0xf8; }
+/* next_hdr: bits 10..8 in the low 3 bits of the first byte, bit 7 in the top bit of the second */
+static void set_nh(uint8_t *f, unsigned nh) { f[OFF_PDS] = (uint8_t)((f[OFF_PDS] & 0xf8) | nh >> 1);
+	f[OFF_PDS + 1] = (uint8_t)((f[OFF_PDS + 1] & 0x7f) | (nh & 1) << 7); }
+static void set_nh_7(uint8_t *f, size_t *n) { (void)n; set_nh(f, 7); }
+static void set_nh_15(uint8_t *f, size_t *n) { (void)n; set_nh(f, 15); }
+static void set_nh_response(uint8_t *f, size_t *n) { (void)n; set_nh(f, WIRE_NH_RESPONSE); }
+static void set_nh_small(uint8_t *f, size_t *n) { (void)n; set_nh(f, WIRE_NH_REQ_SMALL); }
 static void set_nh_none(uint8_t *f, size_t *n) { f[OFF_PDS] &= 0xf8; f[OFF_PDS + 1] &= 0x7f; *n = 58; set_dgram(f, 44); }
 static void cut_ses(uint8_t *f, size_t *n) { *n = OFF_PAYLOAD - 1; set_dgram(f, *n - 14); }
 static void ses_len_plus1(uint8_t *f, size_t *n) { (void)n; f[OFF_SES + 35] += 1; }
@@ -849,21 +863,43 @@ Test(wire_wire, reason_short_pds)
 	cr_assert_eq(decode_edit(&t, cut_pds_1), WIRE_R_SHORT_PDS);
 }
 
+/* Only the reserved codes are refused: 0 and 15..31 (every UET 1.0 type is decoded). */
 Test(wire_wire, reason_bad_pds_type)
 {
 	struct wire_pkt a = mk_ack(false), d = mk_data(64, WIRE_SES_F_SOM);
 
-	cr_assert_eq(decode_edit(&a, set_type_ack), WIRE_R_BAD_PDS_TYPE);
-	cr_assert_eq(decode_edit(&d, set_type_rud), WIRE_R_BAD_PDS_TYPE);
+	cr_assert_eq(decode_edit(&a, set_type_0), WIRE_R_BAD_PDS_TYPE);
+	cr_assert_eq(decode_edit(&d, set_type_15), WIRE_R_BAD_PDS_TYPE);
+	cr_assert_eq(decode_edit(&d, set_type_31), WIRE_R_BAD_PDS_TYPE);
 }
 
+/* Reserved next_hdr values, and pairings UET does not make: a request with no SES header or with a response
+ * without data, an ACK with a request header. */
 Test(wire_wire, reason_bad_next_hdr)
 {
-	struct wire_pkt d = mk_data(64, WIRE_SES_F_SOM);
+	struct wire_pkt d = mk_data(64, WIRE_SES_F_SOM), a = mk_ack(false);
 
-	cr_assert_eq(decode_edit(&d, set_nh_small), WIRE_R_BAD_NEXT_HDR);
+	cr_assert_eq(decode_edit(&d, set_nh_7), WIRE_R_BAD_NEXT_HDR);
+	cr_assert_eq(decode_edit(&d, set_nh_15), WIRE_R_BAD_NEXT_HDR);
+	cr_assert_eq(decode_edit(&d, set_nh_response), WIRE_R_BAD_NEXT_HDR);
+	cr_assert_eq(decode_edit(&a, set_nh_small), WIRE_R_BAD_NEXT_HDR);
 	/* A request naming no SES header and carrying none is not taken for a trimmed packet. */
 	cr_assert_eq(decode_edit(&d, set_nh_none), WIRE_R_BAD_NEXT_HDR);
+}
+
+/* Control packet types 10..15 are reserved. */
+Test(wire_wire, reason_bad_ctl_type)
+{
+	struct wire_pkt c = mk_cp_probe();
+
+	cr_assert_eq(decode_edit(&c, set_nh_15), WIRE_R_BAD_CTL_TYPE);
+	for (uint8_t t = 10; t < 16; t++) {
+		uint8_t f[128];
+		struct wire_pkt q;
+
+		c.pds.next_hdr = t;
+		cr_assert_eq(decode_copy(f, enc(&c, f, sizeof(f)), &q), WIRE_R_BAD_CTL_TYPE, "ctl_type %u", t);
+	}
 }
 
 Test(wire_wire, reason_short_ses)
@@ -1032,7 +1068,7 @@ Test(wire_wire, random_bytes_never_crash)
 		cr_assert(r >= 0 && r < WIRE_R_COUNT);
 		if (r == WIRE_R_OK) {
 			ok++;
-			cr_assert(q.kind >= WIRE_KIND_DATA && q.kind <= WIRE_KIND_TRIMMED);
+			cr_assert((q.kind >= WIRE_KIND_DATA && q.kind <= WIRE_KIND_TRIMMED) || q.kind == WIRE_KIND_UET);
 		}
 	}
 	cr_assert_gt(ok, 0, "random frames never reached a successful decode");
@@ -1117,4 +1153,888 @@ Test(wire_wire, pfc_frame_round_trip_and_layout)
 		cr_assert_eq(wire_decode(buf, n, WIRE_UDP_PORT_UET, &q), WIRE_R_SHORT_PFC, "cut at %zu", n);
 	buf[15] = 0x02; /* opcode 0x0102: not PFC */
 	cr_assert_eq(wire_decode(buf, 60, WIRE_UDP_PORT_UET, &q), WIRE_R_NOT_PFC);
+}
+
+/* ==== every UET 1.0 header: round trips, exact bytes, truncation, reasons, classes (wire.h WIRE_KIND_UET) ==== */
+
+/* A packet with only the Ethernet / IPv4 / UDP fields of base_pkt() and PDS type, next_hdr and flags. */
+static struct wire_pkt uet_base(uint8_t kind, uint8_t type, uint8_t nh, uint8_t flags)
+{
+	struct wire_pkt p;
+
+	base_pkt(&p, kind);
+	memset(&p.pds, 0, sizeof(p.pds));
+	p.pds.type = type;
+	p.pds.next_hdr = nh;
+	p.pds.flags = flags;
+	return p;
+}
+
+/* The request header fields (RUD / ROD, + CC state for RUD_CC / ROD_CC). */
+static void fill_req(struct wire_pkt *p)
+{
+	p->pds.psn_off = -7;
+	p->pds.psn = 0x98765432;
+	p->pds.spdcid = 0x3456;
+	p->pds.dpdcid = (p->pds.flags & WIRE_REQ_F_SYN) ? 0x8876 : 0x9abc; /* with SYN: pdc_info 8 + psn_offset */
+	if (p->pds.type == WIRE_PDS_RUD_CC_REQ || p->pds.type == WIRE_PDS_ROD_CC_REQ) {
+		p->pds.ccc_id = 0x77;
+		p->pds.credit_target = 0x887766;
+	}
+}
+
+/* Every field of a standard request with @p opcode, @p flags and @p payload bytes. */
+static void fill_std(struct wire_pkt *p, uint8_t opcode, uint8_t flags, uint32_t payload)
+{
+	struct wire_ses *s = &p->ses;
+
+	s->opcode = opcode;
+	s->ver = 1;
+	s->flags = flags;
+	s->message_id = 0x1234;
+	s->ri_generation = 0x77;
+	s->job_id = 0xabcdef;
+	s->pid_on_fep = 0x678;
+	s->resource_index = 0x9ab;
+	s->buffer_offset = 0xfedcba9876543210ULL;
+	s->initiator = 0xfedcba98;
+	s->memory_key = 0x1122334455667788ULL;
+	if (flags & WIRE_SES_F_SOM) {
+		s->header_data = 0xaabbccddeeff0011ULL;
+	} else {
+		s->payload_length = (uint16_t)payload;
+		s->message_offset = 0x77665544;
+	}
+	s->request_length = 0x99887766;
+	p->payload_len = payload;
+}
+
+/* Medium (with HD: header_data, else buffer_offset) or small request. */
+static void fill_med_small(struct wire_pkt *p, bool medium, uint8_t opcode, uint8_t flags, uint32_t payload)
+{
+	struct wire_ses *s = &p->ses;
+
+	s->opcode = opcode;
+	s->ver = 2;
+	s->flags = flags;
+	s->request_length = 0x2345;
+	s->ri_generation = 0x66;
+	s->job_id = 0x123456;
+	s->pid_on_fep = 0x321;
+	s->resource_index = 0x0fe;
+	if (medium && (flags & WIRE_SES_F_HD))
+		s->header_data = 0x9876543298765432ULL;
+	else
+		s->buffer_offset = 0x0102030405060708ULL;
+	if (medium) {
+		s->initiator = 0x87654321;
+		s->memory_key = 0xccbbddeeff009988ULL;
+	}
+	p->payload_len = payload;
+}
+
+static void fill_amo(struct wire_ses *s, uint8_t amo)
+{
+	s->amo_opcode = amo;
+	s->amo_datatype = 0x0c;
+	s->amo_sem_ctl = 0x03;
+	if (amo >= WIRE_AMO_CSWAP && amo <= WIRE_AMO_CSWAP_GT) {
+		s->amo_compare[0] = 0x9876543298765432ULL;
+		s->amo_compare[1] = 0x2345678923456789ULL;
+		s->amo_swap[0] = 0x0123456789abcdefULL;
+		s->amo_swap[1] = 0xfedcba0987654321ULL;
+	}
+}
+
+static void fill_rdv(struct wire_ses *s)
+{
+	s->rdv_eager_len = 64;
+	s->rdv_pid_on_fep = 0x123;
+	s->rdv_resource_index = 0x456;
+	s->rdv_offset = 0x1000;
+	s->rdv_match_bits = 0x0f0e0d0c0b0a0908ULL;
+}
+
+/* A response of form @p nh with @p payload bytes after it. */
+static void fill_rsp(struct wire_pkt *p, uint8_t nh, uint32_t payload)
+{
+	struct wire_rsp *r = &p->rsp;
+
+	r->list = 1;
+	r->opcode = nh == WIRE_NH_RESPONSE ? WIRE_RSP_RESPONSE : WIRE_RSP_WITH_DATA;
+	r->ver = 1;
+	r->return_code = 0x09;
+	r->job_id = 0x654321;
+	if (nh == WIRE_NH_RESPONSE) {
+		r->message_id = 0x1234;
+		r->ri_generation = 0x99;
+		r->modified_length = 0x9abcdef;
+	} else if (nh == WIRE_NH_RESPONSE_DATA) {
+		r->message_id = 0x1235;
+		r->read_req_message_id = 0x4321;
+		r->payload_length = (uint16_t)payload;
+		r->modified_length = 0x87654321;
+		r->message_offset = 0x9abcdef;
+	} else {
+		r->payload_length = (uint16_t)payload;
+		r->original_request_psn = 0x1234;
+	}
+	p->payload_len = payload;
+}
+
+/* ACK family: ACK (12 B), ACK_CC with NSCC state (the model's ACK) or another CC type, ACK_CCX. */
+static void fill_ack(struct wire_pkt *p, uint8_t cc_type)
+{
+	struct wire_pds *d = &p->pds;
+
+	if (d->flags & WIRE_ACK_F_P)
+		d->probe_opaque = 0x5a5a;
+	else
+		d->psn_off = -300;
+	d->psn = 0x2468ace0;
+	d->spdcid = 0x3456;
+	d->dpdcid = 0x789a;
+	if (d->type == WIRE_PDS_ACK)
+		return;
+	d->cc_type = cc_type;
+	d->cc_flags = 0xf;
+	d->mpr = 0x87;
+	d->sack_psn_off = -0x6678;
+	d->sack_bitmap = 0x123456789abcdef0ULL;
+	if (d->type == WIRE_PDS_ACK_CC && cc_type == 0) {
+		d->service_time = 0x99aa;
+		d->rc = 1;
+		d->rcv_cwnd_pend = 0x7f;
+		d->rcvd_bytes = 0x887766;
+		d->ooo_count = 0x8765;
+		return;
+	}
+	d->cc_raw[0] = 0x1234560000008765ULL;
+	if (d->type == WIRE_PDS_ACK_CCX)
+		d->cc_raw[1] = 0x99aabbccddeeff00ULL;
+}
+
+enum { SH_RUD_STD, SH_RUD_SYN_STD_MID, SH_ROD_STD, SH_RUD_CC_READ, SH_ROD_CC_SYN_SEND, SH_RUDI_REQ_STD,
+       SH_RUDI_RESP_RSP, SH_RUDI_RESP_NONE, SH_RUDI_RESP_DATA, SH_RUDI_RESP_DATA_SMALL, SH_UUD_STD, SH_ACK_NONE,
+       SH_ACK_RSP, SH_ACK_P_RSP, SH_ACK_CC_RSP, SH_ACK_CC_CREDIT, SH_ACK_CC_CREDIT_RSP, SH_ACK_CCX,
+       SH_ACK_CCX_DATA_SMALL, SH_NACK_NT, SH_NACK_RSP, SH_NACK_CCX, SH_CP_NOOP, SH_CP_CLOSE_SYN, SH_CP_NEG_ISROD,
+       SH_STD_ATOMIC, SH_STD_FETCHING_ATOMIC, SH_STD_TSEND_ATOMIC, SH_STD_TSEND_FETCH_ATOMIC, SH_STD_CAS,
+       SH_STD_CAS_GT_MID, SH_STD_RDV_SOM, SH_STD_RDV_MID, SH_STD_RDV_TSEND, SH_STD_DEFERRABLE, SH_MED_HD,
+       SH_MED_BUF, SH_MED_ATOMIC, SH_MED_CAS, SH_MED_RDV, SH_SMALL, SH_SMALL_ATOMIC, SH_SMALL_CAS, SH_RUD_RSP_DATA,
+       SH_ROD_CC_RSP_DATA_SMALL, SH_TSS, SH_TSS_SSI, SH_TRIM_RUD_PDS, SH_TRIM_RUD_MIN, SH_TRIM_UUD_PDS,
+       SH_TRIM_UUD_MIN, SH_TRIM_RUDI_MIN, SH_TRIM_ROD_CC_MED, SH_COUNT };
+
+/* Shape @p i: every field of its layout set, the rest zero, kind as the decoder gives it. */
+static struct wire_pkt mk_shape(int i)
+{
+	struct wire_pkt p;
+
+	switch (i) {
+	case SH_RUD_STD:
+		p = uet_base(WIRE_KIND_UET, WIRE_PDS_RUD_REQ, WIRE_NH_REQ_STD, WIRE_REQ_F_AR);
+		fill_req(&p);
+		fill_std(&p, WIRE_SES_OP_WRITE, WIRE_SES_F_SOM | WIRE_SES_F_EOM, 64);
+		break;
+	case SH_RUD_SYN_STD_MID:
+		p = uet_base(WIRE_KIND_UET, WIRE_PDS_RUD_REQ, WIRE_NH_REQ_STD, WIRE_REQ_F_SYN | WIRE_REQ_F_RETX);
+		fill_req(&p);
+		fill_std(&p, WIRE_SES_OP_SEND, WIRE_SES_F_EOM, 100);
+		break;
+	case SH_ROD_STD:
+		p = uet_base(WIRE_KIND_UET, WIRE_PDS_ROD_REQ, WIRE_NH_REQ_STD, 0);
+		fill_req(&p);
+		fill_std(&p, WIRE_SES_OP_TAGGED_SEND, WIRE_SES_F_SOM, 33);
+		break;
+	case SH_RUD_CC_READ:
+		p = uet_base(WIRE_KIND_UET, WIRE_PDS_RUD_CC_REQ, WIRE_NH_REQ_STD, WIRE_REQ_F_AR);
+		fill_req(&p);
+		fill_std(&p, WIRE_SES_OP_READ, WIRE_SES_F_SOM | WIRE_SES_F_EOM, 0);
+		break;
+	case SH_ROD_CC_SYN_SEND: /* the model's data packet, SYN form */
+		p = uet_base(WIRE_KIND_DATA, WIRE_PDS_ROD_CC_REQ, WIRE_NH_REQ_STD, WIRE_REQ_F_SYN | WIRE_REQ_F_AR);
+		fill_req(&p);
+		fill_std(&p, WIRE_SES_OP_SEND, WIRE_SES_F_SOM, 128);
+		break;
+	case SH_RUDI_REQ_STD:
+		p = uet_base(WIRE_KIND_UET, WIRE_PDS_RUDI_REQ, WIRE_NH_REQ_STD, WIRE_RUDI_F_RETX);
+		p.pds.psn = 0x99887766; /* pkt_id */
+		fill_std(&p, WIRE_SES_OP_SEND, WIRE_SES_F_SOM | WIRE_SES_F_EOM, 20);
+		break;
+	case SH_RUDI_RESP_RSP:
+	case SH_RUDI_RESP_NONE:
+	case SH_RUDI_RESP_DATA:
+	case SH_RUDI_RESP_DATA_SMALL: {
+		static const uint8_t nh[] = { WIRE_NH_RESPONSE, WIRE_NH_NONE, WIRE_NH_RESPONSE_DATA,
+					      WIRE_NH_RESPONSE_DATA_SMALL };
+		uint8_t n = nh[i - SH_RUDI_RESP_RSP];
+		p = uet_base(WIRE_KIND_UET, WIRE_PDS_RUDI_RESP, n, WIRE_RUDI_F_M);
+		p.pds.psn = 0x99887767;
+		if (n != WIRE_NH_NONE)
+			fill_rsp(&p, n, n == WIRE_NH_RESPONSE ? 0 : 32);
+		break;
+	}
+	case SH_UUD_STD:
+		p = uet_base(WIRE_KIND_UET, WIRE_PDS_UUD_REQ, WIRE_NH_REQ_STD, 0);
+		fill_std(&p, WIRE_SES_OP_DATAGRAM_SEND, WIRE_SES_F_SOM | WIRE_SES_F_EOM, 10);
+		break;
+	case SH_ACK_NONE:
+	case SH_ACK_RSP:
+	case SH_ACK_P_RSP:
+		p = uet_base(WIRE_KIND_UET, WIRE_PDS_ACK, i == SH_ACK_NONE ? WIRE_NH_NONE : WIRE_NH_RESPONSE,
+			     i == SH_ACK_P_RSP ? WIRE_ACK_F_P : WIRE_ACK_F_M | WIRE_ACK_F_RETX | 0x02);
+		fill_ack(&p, 0);
+		if (i != SH_ACK_NONE)
+			fill_rsp(&p, WIRE_NH_RESPONSE, 0);
+		break;
+	case SH_ACK_CC_RSP: /* the model's ACK with a default response */
+		p = uet_base(WIRE_KIND_ACK, WIRE_PDS_ACK_CC, WIRE_NH_RESPONSE, WIRE_ACK_F_M);
+		fill_ack(&p, 0);
+		fill_rsp(&p, WIRE_NH_RESPONSE, 0);
+		break;
+	case SH_ACK_CC_CREDIT:
+	case SH_ACK_CC_CREDIT_RSP:
+		p = uet_base(WIRE_KIND_UET, WIRE_PDS_ACK_CC, i == SH_ACK_CC_CREDIT ? WIRE_NH_NONE : WIRE_NH_RESPONSE, 0);
+		fill_ack(&p, 1);
+		if (i == SH_ACK_CC_CREDIT_RSP)
+			fill_rsp(&p, WIRE_NH_RESPONSE, 0);
+		break;
+	case SH_ACK_CCX:
+	case SH_ACK_CCX_DATA_SMALL:
+		p = uet_base(WIRE_KIND_UET, WIRE_PDS_ACK_CCX,
+			     i == SH_ACK_CCX ? WIRE_NH_NONE : WIRE_NH_RESPONSE_DATA_SMALL, WIRE_ACK_F_RETX);
+		fill_ack(&p, 0xe);
+		if (i == SH_ACK_CCX_DATA_SMALL)
+			fill_rsp(&p, WIRE_NH_RESPONSE_DATA_SMALL, 8);
+		break;
+	case SH_NACK_NT:
+	case SH_NACK_RSP:
+	case SH_NACK_CCX:
+		p = uet_base(i == SH_NACK_NT ? WIRE_KIND_NACK : WIRE_KIND_UET,
+			     i == SH_NACK_CCX ? WIRE_PDS_NACK_CCX : WIRE_PDS_NACK,
+			     i == SH_NACK_RSP ? WIRE_NH_RESPONSE : WIRE_NH_NONE, i == SH_NACK_NT ? WIRE_NACK_F_NT : 0x30);
+		p.pds.nack_code = 0x16;
+		p.pds.vendor_code = 0x87;
+		p.pds.psn = 0x99887766;
+		p.pds.spdcid = i == SH_NACK_NT ? 0 : 0x3456;
+		p.pds.dpdcid = i == SH_NACK_NT ? 0 : 0x789a;
+		p.pds.payload = 0x56789abc;
+		if (i == SH_NACK_RSP)
+			fill_rsp(&p, WIRE_NH_RESPONSE, 0);
+		if (i == SH_NACK_CCX) {
+			p.pds.cc_raw[0] = 3ULL << 60 | 0xf;
+			p.pds.cc_raw[1] = 0x0edcba9876543210ULL;
+		}
+		break;
+	case SH_CP_NOOP:
+	case SH_CP_CLOSE_SYN:
+	case SH_CP_NEG_ISROD: {
+		static const uint8_t ctl[] = { WIRE_CTL_NOOP, WIRE_CTL_CLOSE, WIRE_CTL_NEGOTIATION };
+		static const uint8_t fl[] = { 0, WIRE_CP_F_SYN | WIRE_CP_F_AR, WIRE_CP_F_ISROD | WIRE_CP_F_RETX };
+		p = uet_base(WIRE_KIND_UET, WIRE_PDS_CP, ctl[i - SH_CP_NOOP], fl[i - SH_CP_NOOP]);
+		p.pds.psn = 0xcdef0123;
+		p.pds.spdcid = 0xcdef;
+		p.pds.dpdcid = 0xfedc;
+		p.pds.payload = 0x1000u + i;
+		break;
+	}
+	case SH_STD_ATOMIC:
+	case SH_STD_FETCHING_ATOMIC:
+	case SH_STD_TSEND_ATOMIC:
+	case SH_STD_TSEND_FETCH_ATOMIC: {
+		static const uint8_t op[] = { WIRE_SES_OP_ATOMIC, WIRE_SES_OP_FETCHING_ATOMIC, WIRE_SES_OP_TSEND_ATOMIC,
+					      WIRE_SES_OP_TSEND_FETCH_ATOMIC };
+		p = uet_base(WIRE_KIND_UET, WIRE_PDS_RUD_REQ, WIRE_NH_REQ_STD, 0);
+		fill_req(&p);
+		fill_std(&p, op[i - SH_STD_ATOMIC], WIRE_SES_F_SOM | WIRE_SES_F_EOM, 8);
+		fill_amo(&p.ses, 0x0a);
+		break;
+	}
+	case SH_STD_CAS:
+	case SH_STD_CAS_GT_MID: /* without SOM: payload_length counts what follows the extension */
+		p = uet_base(WIRE_KIND_UET, WIRE_PDS_RUD_CC_REQ, WIRE_NH_REQ_STD, 0);
+		fill_req(&p);
+		fill_std(&p, WIRE_SES_OP_ATOMIC, i == SH_STD_CAS ? WIRE_SES_F_SOM | WIRE_SES_F_EOM : 0, 5);
+		fill_amo(&p.ses, i == SH_STD_CAS ? WIRE_AMO_CSWAP : WIRE_AMO_CSWAP_GT);
+		break;
+	case SH_STD_RDV_SOM:
+	case SH_STD_RDV_MID:
+	case SH_STD_RDV_TSEND:
+		p = uet_base(WIRE_KIND_UET, WIRE_PDS_RUD_REQ, WIRE_NH_REQ_STD, 0);
+		fill_req(&p);
+		fill_std(&p, i == SH_STD_RDV_TSEND ? WIRE_SES_OP_RENDEZVOUS_TSEND : WIRE_SES_OP_RENDEZVOUS_SEND,
+			 i == SH_STD_RDV_MID ? 0 : WIRE_SES_F_SOM, 64);
+		fill_rdv(&p.ses);
+		break;
+	case SH_STD_DEFERRABLE:
+		p = uet_base(WIRE_KIND_UET, WIRE_PDS_ROD_CC_REQ, WIRE_NH_REQ_STD, 0);
+		fill_req(&p);
+		fill_std(&p, WIRE_SES_OP_DEFERRABLE_SEND, WIRE_SES_F_SOM, 16);
+		break;
+	case SH_MED_HD:
+	case SH_MED_BUF:
+	case SH_MED_ATOMIC:
+	case SH_MED_CAS:
+	case SH_MED_RDV: {
+		static const uint8_t op[] = { WIRE_SES_OP_SEND, WIRE_SES_OP_WRITE, WIRE_SES_OP_ATOMIC,
+					      WIRE_SES_OP_FETCHING_ATOMIC, WIRE_SES_OP_RENDEZVOUS_SEND };
+		p = uet_base(WIRE_KIND_UET, WIRE_PDS_RUD_CC_REQ, WIRE_NH_REQ_MEDIUM, WIRE_REQ_F_AR);
+		fill_req(&p);
+		fill_med_small(&p, true, op[i - SH_MED_HD],
+			       (uint8_t)(WIRE_SES_F_SOM | WIRE_SES_F_EOM | (i == SH_MED_HD ? WIRE_SES_F_HD : 0)), 24);
+		if (i == SH_MED_ATOMIC || i == SH_MED_CAS)
+			fill_amo(&p.ses, i == SH_MED_CAS ? 0x11 : 0x02);
+		break; /* a rendezvous opcode takes no extension after the medium header */
+	}
+	case SH_SMALL:
+	case SH_SMALL_ATOMIC:
+	case SH_SMALL_CAS:
+		p = uet_base(WIRE_KIND_UET, WIRE_PDS_ROD_REQ, WIRE_NH_REQ_SMALL, 0);
+		fill_req(&p);
+		fill_med_small(&p, false, i == SH_SMALL ? WIRE_SES_OP_READ : WIRE_SES_OP_ATOMIC,
+			       WIRE_SES_F_SOM | WIRE_SES_F_EOM, i == SH_SMALL ? 0 : 8);
+		if (i != SH_SMALL)
+			fill_amo(&p.ses, i == SH_SMALL_CAS ? 0x0f : 0x08);
+		break;
+	case SH_RUD_RSP_DATA:
+	case SH_ROD_CC_RSP_DATA_SMALL:
+		p = uet_base(WIRE_KIND_UET, i == SH_RUD_RSP_DATA ? WIRE_PDS_RUD_REQ : WIRE_PDS_ROD_CC_REQ,
+			     i == SH_RUD_RSP_DATA ? WIRE_NH_RESPONSE_DATA : WIRE_NH_RESPONSE_DATA_SMALL, WIRE_REQ_F_AR);
+		fill_req(&p);
+		fill_rsp(&p, p.pds.next_hdr, 48);
+		break;
+	case SH_TSS:
+	case SH_TSS_SSI:
+		p = uet_base(WIRE_KIND_UET, WIRE_PDS_TSS, 0, 0);
+		p.tss.sp = i == SH_TSS_SSI;
+		p.tss.an = i == SH_TSS;
+		p.tss.sdi = 0x123456;
+		p.tss.ssi = i == SH_TSS_SSI ? 0xcafef00d : 0;
+		p.tss.tsc = 0x0001000000000042ULL;
+		p.payload_len = i == SH_TSS ? 48 : WIRE_TSS_ICV_LEN;
+		break;
+	case SH_TRIM_RUD_PDS:
+	case SH_TRIM_RUD_MIN:
+		p = uet_base(WIRE_KIND_UET, WIRE_PDS_RUD_REQ, WIRE_NH_REQ_STD, WIRE_REQ_F_AR);
+		fill_req(&p);
+		p.trim_len = i == SH_TRIM_RUD_PDS ? WIRE_PDS_REQ_LEN : WIRE_MIN_TRIM_LEN;
+		p.dscp = 16;
+		break;
+	case SH_TRIM_UUD_PDS:
+	case SH_TRIM_UUD_MIN:
+		p = uet_base(WIRE_KIND_UET, WIRE_PDS_UUD_REQ, WIRE_NH_REQ_SMALL, 0);
+		p.trim_len = i == SH_TRIM_UUD_PDS ? WIRE_PDS_UUD_LEN : WIRE_MIN_TRIM_LEN;
+		p.dscp = 18;
+		break;
+	case SH_TRIM_RUDI_MIN:
+		p = uet_base(WIRE_KIND_UET, WIRE_PDS_RUDI_REQ, WIRE_NH_RESPONSE_DATA, 0);
+		p.pds.psn = 5;
+		p.trim_len = WIRE_MIN_TRIM_LEN;
+		break;
+	default: /* SH_TRIM_ROD_CC_MED: the model's trimmed packet, its next_hdr kept */
+		p = uet_base(WIRE_KIND_TRIMMED, WIRE_PDS_ROD_CC_REQ, WIRE_NH_REQ_MEDIUM, WIRE_REQ_F_RETX);
+		fill_req(&p);
+		break;
+	}
+	return p;
+}
+
+/* Whether shape @p p is a trimmed request or a TSS frame: neither ever carries a CRC trailer. */
+static bool no_trailer(const struct wire_pkt *p)
+{
+	return p->kind == WIRE_KIND_TRIMMED || p->trim_len != 0 || p->pds.type == WIRE_PDS_TSS;
+}
+
+/* @p p with encapsulation @p encap, as the decoder gives it back (no trailer where none is sent, dport 0 native). */
+static struct wire_pkt with_encap(struct wire_pkt p, uint8_t encap)
+{
+	p.encap = encap;
+	if (no_trailer(&p))
+		p.encap &= (uint8_t)~WIRE_ENCAP_CRC;
+	if (encap & WIRE_ENCAP_NATIVE)
+		p.dport = 0;
+	return p;
+}
+
+static int decode_cfg_copy(const uint8_t *buf, size_t len, bool crc, struct wire_pkt *out)
+{
+	const struct wire_rx_cfg cfg = { .uet_port = PORT, .crc = crc };
+	uint8_t *c = malloc(len ? len : 1);
+
+	cr_assert_not_null(c);
+	if (len)
+		memcpy(c, buf, len);
+	int r = wire_decode_cfg(len ? c : NULL, len, &cfg, out);
+
+	free(c);
+	return r;
+}
+
+Test(wire_uet, round_trip_every_shape_every_encapsulation)
+{
+	static uint8_t f[WIRE_MAX_FRAME];
+
+	for (int i = 0; i < SH_COUNT; i++) {
+		for (uint8_t e = 0; e < 4; e++) {
+			struct wire_pkt p = with_encap(mk_shape(i), e), q;
+			size_t n = enc(&p, f, sizeof(f));
+			int r = decode_cfg_copy(f, n, e & WIRE_ENCAP_CRC, &q);
+
+			cr_assert_eq(r, WIRE_R_OK, "shape %d encap %u: %s", i, e, wire_reason_str(r));
+			cr_assert_eq(q.kind, p.kind, "shape %d encap %u: kind %u, want %u", i, e, q.kind, p.kind);
+			assert_pkt_eq(&p, &q);
+			cr_assert_eq(wire_pds_class(&q), wire_pds_class(&p), "shape %d", i);
+			cr_assert_eq(wire_ses_class(&q), wire_ses_class(&p), "shape %d", i);
+		}
+	}
+}
+
+/* Header sizes (spec 1.3, 1.4): the frame of each shape is below + PDS + SES + extension + payload (+ CRC). */
+Test(wire_uet, sizes_every_shape)
+{
+	static const struct { int shape; size_t uet; } want[] = {
+		{ SH_RUD_STD, 12 + 44 + 64 }, { SH_RUDI_REQ_STD, 8 + 44 + 20 }, { SH_UUD_STD, 4 + 44 + 10 },
+		{ SH_RUDI_RESP_RSP, 8 + 12 }, { SH_RUDI_RESP_NONE, 8 }, { SH_RUDI_RESP_DATA, 8 + 20 + 32 },
+		{ SH_RUDI_RESP_DATA_SMALL, 8 + 12 + 32 }, { SH_ACK_NONE, 12 }, { SH_ACK_RSP, 12 + 12 },
+		{ SH_ACK_CC_RSP, 32 + 12 }, { SH_ACK_CC_CREDIT, 32 }, { SH_ACK_CCX, 40 },
+		{ SH_ACK_CCX_DATA_SMALL, 40 + 12 + 8 }, { SH_NACK_CCX, 32 }, { SH_NACK_RSP, 16 + 12 }, { SH_CP_NOOP, 16 },
+		{ SH_STD_ATOMIC, 12 + 44 + 4 + 8 }, { SH_STD_CAS, 16 + 44 + 36 + 5 }, { SH_STD_RDV_SOM, 12 + 44 + 24 + 64 },
+		{ SH_MED_HD, 16 + 32 + 24 }, { SH_MED_CAS, 16 + 32 + 36 + 24 }, { SH_MED_RDV, 16 + 32 + 24 },
+		{ SH_SMALL, 12 + 20 }, { SH_SMALL_ATOMIC, 12 + 20 + 4 + 8 }, { SH_RUD_RSP_DATA, 12 + 20 + 48 },
+		{ SH_ROD_CC_RSP_DATA_SMALL, 16 + 12 + 48 }, { SH_TSS, 12 + 48 }, { SH_TSS_SSI, 16 + 16 },
+		{ SH_TRIM_RUD_PDS, 12 }, { SH_TRIM_RUD_MIN, 16 }, { SH_TRIM_UUD_PDS, 4 }, { SH_TRIM_ROD_CC_MED, 16 },
+	};
+
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		struct wire_pkt p = mk_shape(want[k].shape);
+		struct wire_pkt nc = with_encap(p, WIRE_ENCAP_NATIVE | WIRE_ENCAP_CRC);
+
+		cr_assert_eq(wire_frame_len(&p), OFF_PDS + want[k].uet, "shape %d: %zu", want[k].shape, wire_frame_len(&p));
+		cr_assert_eq(wire_frame_len(&nc), OFF_PDS - 4 + want[k].uet + (no_trailer(&p) ? 0 : 4),
+			     "shape %d native + CRC", want[k].shape);
+		cr_assert_eq(wire_ip_len(&nc), wire_frame_len(&nc) - 14);
+	}
+	cr_assert_eq(wire_data_overhead(0), WIRE_DATA_OVERHEAD);
+	cr_assert_eq(wire_data_overhead(WIRE_ENCAP_NATIVE), 102);
+	cr_assert_eq(wire_data_overhead(WIRE_ENCAP_CRC), 110);
+	cr_assert_eq(wire_data_overhead(WIRE_ENCAP_NATIVE | WIRE_ENCAP_CRC), 106);
+	cr_assert_eq(wire_ack_wire_len(0), 78);
+	cr_assert_eq(wire_ack_wire_len(WIRE_ENCAP_NATIVE | WIRE_ENCAP_CRC), 78);
+
+	struct wire_pkt d = mk_data(4096, WIRE_SES_F_SOM);
+
+	d.encap = WIRE_ENCAP_NATIVE;
+	cr_assert_eq(wire_wire_len(&d), 4096 + 102);
+	d.encap = WIRE_ENCAP_CRC;
+	cr_assert_eq(wire_wire_len(&d), 4096 + 110);
+}
+
+/* Exact bytes of native encapsulation: protocol 253, the entropy header (entropy, reserved 0), no UDP. */
+Test(wire_uet, bytes_native_entropy_header)
+{
+	uint8_t f[256];
+	struct wire_pkt p = mk_cp_probe();
+
+	p.encap = WIRE_ENCAP_NATIVE;
+	size_t n = enc(&p, f, sizeof(f));
+
+	cr_assert_eq(n, 14 + 20 + 4 + 16);
+	cr_assert_eq(f[OFF_IP + 9], WIRE_IPPROTO_UET);
+	cr_assert_eq(f[OFF_IP + 2] << 8 | f[OFF_IP + 3], 20 + 4 + 16, "IPv4 total length");
+	cr_assert_eq(wire_csum(f + OFF_IP, 20), 0);
+	const uint8_t ent[4] = { 0xbe, 0xef, 0x00, 0x00 };
+
+	cr_assert_arr_eq(f + OFF_UDP, ent, 4);
+	cr_assert_eq(f[OFF_UDP + 4], 0x5b, "CP PROBE prologue right after the entropy header");
+}
+
+/* CRC-32C: the check value of "123456789", and the trailer after a frame's UET bytes, big-endian. */
+Test(wire_uet, crc32c_check_value_and_trailer)
+{
+	uint8_t f[256];
+	struct wire_pkt p = mk_nack(), q;
+
+	cr_assert_eq(wire_crc32c((const uint8_t *)"123456789", 9), 0xe3069283u);
+	cr_assert_eq(wire_crc32c(f, 0), 0);
+	p.encap = WIRE_ENCAP_CRC;
+	size_t n = enc(&p, f, sizeof(f));
+
+	cr_assert_eq(n, 58 + 4);
+	uint32_t c = wire_crc32c(f + OFF_PDS, 16);
+
+	cr_assert_eq((uint32_t)f[n - 4] << 24 | (uint32_t)f[n - 3] << 16 | (uint32_t)f[n - 2] << 8 | f[n - 1], c);
+	cr_assert_eq(decode_cfg_copy(f, n, true, &q), WIRE_R_OK);
+	cr_assert_eq(q.encap, WIRE_ENCAP_CRC);
+	f[n - 1] ^= 1; /* a wrong trailer */
+	cr_assert_eq(decode_cfg_copy(f, n, true, &q), WIRE_R_BAD_CRC);
+	f[n - 1] ^= 1;
+	f[OFF_PDS + 5] ^= 0x40; /* a flipped bit the trailer covers */
+	cr_assert_eq(decode_cfg_copy(f, n, true, &q), WIRE_R_BAD_CRC);
+	/* no trailer where one is required */
+	p.encap = 0;
+	n = enc(&p, f, sizeof(f));
+	cr_assert_eq(decode_cfg_copy(f, n, true, &q), WIRE_R_BAD_CRC);
+	/* a trailer where none is expected: bytes after a NACK */
+	p.encap = WIRE_ENCAP_CRC;
+	n = enc(&p, f, sizeof(f));
+	cr_assert_eq(decode_cfg_copy(f, n, false, &q), WIRE_R_TRAILING);
+	/* a trimmed request carries none, even where trailers are required */
+	struct wire_pkt t = mk_trimmed();
+
+	t.encap = WIRE_ENCAP_CRC;
+	n = enc(&t, f, sizeof(f));
+	cr_assert_eq(n, 58);
+	cr_assert_eq(decode_cfg_copy(f, n, true, &q), WIRE_R_OK);
+	cr_assert_eq(q.kind, WIRE_KIND_TRIMMED);
+}
+
+/* Exact bytes of the SES forms new to the decoder (spec 1.4). */
+Test(wire_uet, bytes_ses_medium_small_extensions_responses)
+{
+	static uint8_t f[WIRE_MAX_FRAME];
+	struct wire_pkt p = mk_shape(SH_MED_CAS);
+	size_t pds = OFF_PDS + 16;
+
+	enc(&p, f, sizeof(f));
+	/* FETCHING_ATOMIC; ver 2 | SOM EOM; rsvd + request_length 0x2345; RI 0x66; job; pid; RI; buffer_offset ... */
+	const uint8_t med[32] = { 0x04, 0x83, 0x23, 0x45, 0x66, 0x12, 0x34, 0x56, 0x03, 0x21, 0x00, 0xfe,
+				  1, 2, 3, 4, 5, 6, 7, 8, 0x87, 0x65, 0x43, 0x21,
+				  0xcc, 0xbb, 0xdd, 0xee, 0xff, 0x00, 0x99, 0x88 };
+	const uint8_t cas[8] = { 0x11, 0x0c, 0x03, 0x00, 0x98, 0x76, 0x54, 0x32 };
+
+	cr_assert_arr_eq(f + pds, med, 32);
+	cr_assert_arr_eq(f + pds + 32, cas, 8, "compare-and-swap extension: opcode, datatype, sem_ctl, rsvd, compare");
+	cr_assert_eq(f[pds + 32 + 20], 0x01, "swap value at 20 of the extension");
+
+	p = mk_shape(SH_SMALL_ATOMIC);
+	enc(&p, f, sizeof(f));
+	pds = OFF_PDS + 12;
+	const uint8_t small[20] = { 0x03, 0x83, 0x23, 0x45, 0x66, 0x12, 0x34, 0x56, 0x03, 0x21, 0x00, 0xfe,
+				    1, 2, 3, 4, 5, 6, 7, 8 };
+
+	cr_assert_arr_eq(f + pds, small, 20);
+	cr_assert_eq(f[pds + 20], 0x08, "atomic opcode after the small header");
+
+	p = mk_shape(SH_STD_RDV_SOM);
+	enc(&p, f, sizeof(f));
+	const uint8_t rdv[24] = { 0, 0, 0, 64, 0x01, 0x23, 0x04, 0x56, 0, 0, 0, 0, 0, 0, 0x10, 0,
+				  0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08 };
+
+	cr_assert_arr_eq(f + OFF_PDS + 12 + 44, rdv, 24);
+
+	p = mk_shape(SH_RUDI_RESP_DATA);
+	enc(&p, f, sizeof(f));
+	/* RUDI_RESP 5 << 11 | RESPONSE_DATA 5 << 7 | M = 0x2aa0, rsvd, pkt_id; then list 1 | WITH_DATA 2, ver 1 | rc 9,
+	 * message id, rsvd, job, read request id, payload_length 32, modified length, message offset */
+	const uint8_t rudi[8] = { 0x2a, 0xa0, 0, 0, 0x99, 0x88, 0x77, 0x67 };
+	const uint8_t rd[20] = { 0x42, 0x49, 0x12, 0x35, 0x00, 0x65, 0x43, 0x21, 0x43, 0x21, 0x00, 0x20,
+				 0x87, 0x65, 0x43, 0x21, 0x09, 0xab, 0xcd, 0xef };
+
+	cr_assert_arr_eq(f + OFF_PDS, rudi, 8);
+	cr_assert_arr_eq(f + OFF_PDS + 8, rd, 20);
+
+	p = mk_shape(SH_ACK_CCX_DATA_SMALL);
+	enc(&p, f, sizeof(f));
+	const uint8_t rs[12] = { 0x42, 0x49, 0x00, 0x08, 0x00, 0x65, 0x43, 0x21, 0x00, 0x00, 0x12, 0x34 };
+	const uint8_t st[8] = { 0x12, 0x34, 0x56, 0, 0, 0, 0x87, 0x65 };
+
+	cr_assert_eq(f[OFF_PDS] >> 3, WIRE_PDS_ACK_CCX);
+	cr_assert_arr_eq(f + OFF_PDS + 24, st, 8, "ack_cc_state");
+	cr_assert_arr_eq(f + OFF_PDS + 40, rs, 12);
+
+	p = mk_shape(SH_TSS_SSI);
+	enc(&p, f, sizeof(f));
+	/* type 1 << 27 | SP << 26 | SDI 0x123456; SSI; epoch/TSC */
+	const uint8_t tss[16] = { 0x0c, 0x12, 0x34, 0x56, 0xca, 0xfe, 0xf0, 0x0d, 0, 1, 0, 0, 0, 0, 0, 0x42 };
+
+	cr_assert_arr_eq(f + OFF_PDS, tss, 16);
+}
+
+/* What the models act on: the rest of UET is WIRE_KIND_UET, counted, not used. */
+Test(wire_uet, kinds_the_models_act_on)
+{
+	uint8_t f[512];
+	struct wire_pkt q, d = mk_data(64, WIRE_SES_F_SOM), a = mk_ack(false), c = mk_cp_probe(), n = mk_nack();
+
+	d.ses.opcode = WIRE_SES_OP_SEND;
+	cr_assert_eq(decode_copy(f, enc(&d, f, sizeof(f)), &q), WIRE_R_OK);
+	cr_assert_eq(q.kind, WIRE_KIND_DATA, "SEND on RUD_CC with a standard header");
+	d.ses.opcode = WIRE_SES_OP_READ;
+	cr_assert_eq(decode_copy(f, enc(&d, f, sizeof(f)), &q), WIRE_R_OK);
+	cr_assert_eq(q.kind, WIRE_KIND_UET, "READ: not a data packet of the model");
+	d.ses.opcode = WIRE_SES_OP_TAGGED_SEND;
+	cr_assert_eq(decode_copy(f, enc(&d, f, sizeof(f)), &q), WIRE_R_OK);
+	cr_assert_eq(q.kind, WIRE_KIND_UET);
+	a.pds.cc_type = 1; /* CREDIT */
+	a.kind = WIRE_KIND_UET;
+	a.pds.cc_raw[0] = 7;
+	cr_assert_eq(decode_copy(f, enc(&a, f, sizeof(f)), &q), WIRE_R_OK);
+	cr_assert_eq(q.kind, WIRE_KIND_UET, "ACK_CC with credit state");
+	for (uint8_t t = WIRE_CTL_NOOP; t <= WIRE_CTL_NEGOTIATION; t++) {
+		c.pds.next_hdr = t;
+		cr_assert_eq(decode_copy(f, enc(&c, f, sizeof(f)), &q), WIRE_R_OK);
+		cr_assert_eq(q.kind, t == WIRE_CTL_PROBE ? WIRE_KIND_CP : WIRE_KIND_UET, "ctl_type %u", t);
+		cr_assert_eq(wire_pds_class(&q), WIRE_PC_CP_NOOP + t);
+	}
+	n.pds.flags = WIRE_NACK_F_NT;
+	cr_assert_eq(decode_copy(f, enc(&n, f, sizeof(f)), &q), WIRE_R_OK);
+	cr_assert_eq(q.kind, WIRE_KIND_NACK, "a RUDI NACK is a NACK");
+}
+
+/* Classes and their keys: one per PDS type (a CP per ctl_type) and SES form, snake_case, distinct. */
+Test(wire_uet, class_keys)
+{
+	for (int c = 0; c < WIRE_PC_COUNT; c++) {
+		const char *k = wire_pds_class_key(c);
+
+		cr_assert_str_neq(k, "unknown");
+		cr_assert_str_neq(wire_pds_class_str(c), "unknown");
+		for (const char *s = k; *s; s++)
+			cr_assert((*s >= 'a' && *s <= 'z') || *s == '_' || (*s >= '0' && *s <= '9'), "%s", k);
+		for (int o = 0; o < c; o++)
+			cr_assert_str_neq(k, wire_pds_class_key(o));
+	}
+	for (int c = 0; c < WIRE_SC_COUNT; c++) {
+		cr_assert_str_neq(wire_ses_class_key(c), "unknown");
+		cr_assert_str_neq(wire_ses_class_str(c), "unknown");
+		for (int o = 0; o < c; o++)
+			cr_assert_str_neq(wire_ses_class_key(c), wire_ses_class_key(o));
+	}
+	cr_assert_str_eq(wire_pds_class_key(-1), "unknown");
+	cr_assert_str_eq(wire_ses_class_key(WIRE_SC_COUNT), "unknown");
+	cr_assert_str_eq(wire_pds_class_key(WIRE_PC_RUD_CC_REQ), "rud_cc_req");
+	cr_assert_str_eq(wire_pds_class_key(WIRE_PC_CP_PROBE), "cp_probe");
+
+	struct wire_pkt pfc = { .kind = WIRE_KIND_PFC }, cm = mk_cm(WIRE_CM_REQ);
+
+	cr_assert_eq(wire_pds_class(&pfc), -1);
+	cr_assert_eq(wire_ses_class(&cm), -1);
+}
+
+/* Whether PDS @p type is a request (a switch may trim it). */
+static bool is_req(uint8_t type)
+{
+	return type == WIRE_PDS_RUD_REQ || type == WIRE_PDS_ROD_REQ || type == WIRE_PDS_RUDI_REQ ||
+	       type == WIRE_PDS_UUD_REQ || type == WIRE_PDS_RUD_CC_REQ || type == WIRE_PDS_ROD_CC_REQ;
+}
+
+/* The test's own table of header sizes (spec 1.3, 1.4) for shape @p p: PDS (or TSS), SES, extension. */
+static void uet_sizes(const struct wire_pkt *p, size_t *pds, size_t *ses, size_t *ext)
+{
+	static const size_t pds_len[15] = { 0, 0, 12, 12, 8, 8, 4, 12, 32, 40, 16, 16, 32, 16, 16 };
+	static const size_t ses_len[7] = { 0, 20, 32, 44, 12, 20, 12 };
+	uint8_t t = p->kind == WIRE_KIND_TRIMMED ? WIRE_PDS_ROD_CC_REQ : p->pds.type, nh = p->pds.next_hdr;
+	int x = p->kind == WIRE_KIND_TRIMMED || p->trim_len ? WIRE_EXT_NONE : wire_ses_ext(nh, &p->ses);
+
+	*pds = t == WIRE_PDS_TSS ? (p->tss.sp ? 16 : 12) : pds_len[t];
+	*ses = t == WIRE_PDS_CP || t == WIRE_PDS_TSS || nh > 6 ? 0 : ses_len[nh];
+	*ext = x == WIRE_EXT_ATOMIC ? 4 : x == WIRE_EXT_CAS ? 36 : x == WIRE_EXT_RDV ? 24 : 0;
+}
+
+/*
+ * The reason a UET frame of shape @p p cut to @p u of its UET bytes (lengths fixed) must get, from its layout: short
+ * PDS / TSS / SES / extension, a trimmed request where the trim rule says so (spec 1.6: after the PDS header, or at
+ * 16 B inside the SES header), a payload length field that disagrees, or a shorter payload where no field gives it.
+ */
+static int cut_expect_uet(const struct wire_pkt *p, size_t u)
+{
+	size_t pds, ses, ext;
+	uint8_t nh = p->pds.next_hdr;
+	bool plen = (nh == WIRE_NH_REQ_STD && !(p->ses.flags & WIRE_SES_F_SOM)) || nh == WIRE_NH_RESPONSE_DATA ||
+		    nh == WIRE_NH_RESPONSE_DATA_SMALL;
+
+	uet_sizes(p, &pds, &ses, &ext);
+	if (u < 2)
+		return WIRE_R_SHORT_PDS;
+	if (p->pds.type == WIRE_PDS_TSS && p->kind == WIRE_KIND_UET)
+		return u < pds + WIRE_TSS_ICV_LEN ? WIRE_R_SHORT_TSS : WIRE_R_OK;
+	if (u < pds)
+		return WIRE_R_SHORT_PDS;
+	if ((is_req(p->pds.type) || p->kind == WIRE_KIND_TRIMMED) && (u == pds || (u == 16 && pds + ses > u)))
+		return WIRE_R_OK;
+	if (u < pds + ses)
+		return WIRE_R_SHORT_SES;
+	if (u < pds + ses + ext)
+		return WIRE_R_SHORT_SES_EXT;
+	return plen ? WIRE_R_BAD_SES_LEN : WIRE_R_OK;
+}
+
+/* Make a native frame's IP datagram @p dgram bytes long: total length and header checksum (no UDP length). */
+static void set_ip_len(uint8_t *f, size_t dgram)
+{
+	f[OFF_IP + 2] = (uint8_t)(dgram >> 8);
+	f[OFF_IP + 3] = (uint8_t)dgram;
+	f[OFF_IP + 10] = 0;
+	f[OFF_IP + 11] = 0;
+	uint16_t c = wire_csum(f + OFF_IP, 20);
+
+	f[OFF_IP + 10] = (uint8_t)(c >> 8);
+	f[OFF_IP + 11] = (uint8_t)c;
+}
+
+/* Every shape, UDP and native, cut at every byte of the frame without fixing the lengths: never accepted; and cut
+ * at every UET byte with the IP (and UDP) lengths fixed: the reason its layout says, the payload what is left. */
+Test(wire_uet, truncate_every_shape_at_every_byte)
+{
+	static uint8_t f[WIRE_MAX_FRAME];
+
+	for (int i = 0; i < SH_COUNT; i++) {
+		for (uint8_t e = 0; e < 2; e++) {
+			struct wire_pkt p = with_encap(mk_shape(i), e), q;
+			size_t n = enc(&p, f, sizeof(f)), below = e ? OFF_PDS - 4 : OFF_PDS, pds, ses, ext;
+
+			uet_sizes(&p, &pds, &ses, &ext);
+			for (size_t cut = 0; cut < n; cut++)
+				cr_assert_neq(decode_copy(f, cut, &q), WIRE_R_OK, "shape %d encap %u cut %zu", i, e, cut);
+			for (size_t cut = below; cut < n; cut++) {
+				size_t u = cut - below;
+				int want = cut_expect_uet(&p, u);
+
+				if (e)
+					set_ip_len(f, cut - OFF_IP);
+				else
+					set_dgram(f, cut - OFF_IP);
+				int got = decode_copy(f, cut, &q);
+
+				cr_assert_eq(got, want, "shape %d encap %u UET bytes %zu of %zu: %s, want %s", i, e, u,
+					     n - below, wire_reason_str(got), wire_reason_str(want));
+				if (got == WIRE_R_OK && q.kind != WIRE_KIND_TRIMMED && q.trim_len == 0)
+					cr_assert_eq(q.payload_len, u - pds - ses - ext, "shape %d cut %zu", i, cut);
+				if (got == WIRE_R_OK && u == pds && is_req(q.pds.type))
+					cr_assert(q.kind == WIRE_KIND_TRIMMED || q.trim_len == pds, "shape %d: trimmed", i);
+			}
+		}
+	}
+}
+
+Test(wire_uet, reasons_entropy_trailing_ext)
+{
+	uint8_t f[512];
+	struct wire_pkt p = mk_shape(SH_ACK_CC_RSP), q;
+	size_t n = enc(&p, f, sizeof(f));
+
+	/* bytes after a response header (no payload follows one) */
+	f[n] = 0;
+	set_dgram(f, n + 1 - OFF_IP);
+	cr_assert_eq(decode_copy(f, n + 1, &q), WIRE_R_TRAILING);
+	/* a native datagram too short for its entropy header */
+	p = with_encap(mk_cp_probe(), WIRE_ENCAP_NATIVE);
+	n = enc(&p, f, sizeof(f));
+	for (size_t dg = 20; dg < 24; dg++) {
+		set_ip_len(f, dg);
+		cr_assert_eq(decode_copy(f, OFF_IP + dg, &q), WIRE_R_SHORT_ENTROPY, "datagram %zu", dg);
+	}
+	/* an atomic opcode whose extension is missing: the payload is too short to hold it */
+	p = mk_shape(SH_STD_ATOMIC);
+	p.payload_len = 0;
+	p.ses.opcode = WIRE_SES_OP_WRITE; /* encoded without the extension ... */
+	n = enc(&p, f, sizeof(f));
+	f[OFF_PDS + 12] = WIRE_SES_OP_ATOMIC; /* ... then named atomic */
+	cr_assert_eq(decode_copy(f, n, &q), WIRE_R_SHORT_SES_EXT);
+}
+
+/* Padding after a native datagram is Ethernet padding, as after a UDP one. */
+Test(wire_uet, padding_after_native_datagram)
+{
+	struct wire_pkt all[] = { with_encap(mk_cp_probe(), WIRE_ENCAP_NATIVE), with_encap(mk_trimmed(), WIRE_ENCAP_NATIVE),
+				  with_encap(mk_shape(SH_TRIM_UUD_PDS), WIRE_ENCAP_NATIVE) };
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		uint8_t f[128] = { 0 };
+		struct wire_pkt q;
+		size_t n = enc(&all[i], f, sizeof(f));
+
+		cr_assert_lt(n, 60);
+		cr_assert_eq(decode_copy(f, 60, &q), WIRE_R_OK, "frame %zu", i);
+		assert_pkt_eq(&all[i], &q);
+	}
+}
+
+/* The prefilled buffer takes the frames laid out as it is (UDP data without trailer, anything ending before a data
+ * payload would start); a native or CRC data frame is refused there and encoded whole elsewhere. */
+Test(wire_uet, prefilled_fits)
+{
+	static uint8_t pre[WIRE_MAX_FRAME], full[WIRE_MAX_FRAME];
+	struct wire_pkt d = mk_data(1000, 0), a = mk_ack(false), u = mk_shape(SH_RUD_STD), c = mk_shape(SH_CP_NOOP);
+
+	wire_prefill_payload(pre, sizeof(pre));
+	cr_assert(wire_prefilled_fits(&d));
+	d.encap = WIRE_ENCAP_NATIVE;
+	cr_assert_not(wire_prefilled_fits(&d));
+	cr_assert_eq(wire_encode_prefilled(&d, pre, sizeof(pre)), -EINVAL);
+	d.encap = WIRE_ENCAP_CRC;
+	cr_assert_not(wire_prefilled_fits(&d));
+	cr_assert_not(wire_prefilled_fits(&u), "a UET frame with a payload past the data headers");
+	a = with_encap(a, WIRE_ENCAP_NATIVE | WIRE_ENCAP_CRC);
+	c = with_encap(c, WIRE_ENCAP_CRC);
+	const struct wire_pkt seq[] = { a, mk_data(4096, 0), c, mk_data(300, WIRE_SES_F_SOM), mk_shape(SH_ACK_CC_RSP) };
+
+	for (size_t k = 0; k < sizeof(seq) / sizeof(seq[0]); k++) {
+		cr_assert(wire_prefilled_fits(&seq[k]), "frame %zu", k);
+		int n = wire_encode_prefilled(&seq[k], pre, sizeof(pre));
+
+		cr_assert_eq(n, wire_encode(&seq[k], full, sizeof(full)), "frame %zu", k);
+		cr_assert_arr_eq(pre, full, (size_t)n, "frame %zu differs from wire_encode", k);
+	}
+}
+
+/* Encoding refuses shapes that are not UET 1.0. */
+Test(wire_uet, encode_einval_not_uet)
+{
+	uint8_t f[512];
+	struct wire_pkt p = mk_shape(SH_RUD_STD);
+
+	p.pds.type = 0;
+	cr_assert_eq(wire_encode(&p, f, sizeof(f)), -EINVAL, "reserved type");
+	p.pds.type = 15;
+	cr_assert_eq(wire_frame_len(&p), 0);
+	p = mk_shape(SH_RUD_STD);
+	p.pds.next_hdr = WIRE_NH_RESPONSE;
+	cr_assert_eq(wire_encode(&p, f, sizeof(f)), -EINVAL, "a request with a response without data");
+	p.pds.next_hdr = 7;
+	cr_assert_eq(wire_encode(&p, f, sizeof(f)), -EINVAL, "reserved next_hdr");
+	p = mk_shape(SH_CP_NOOP);
+	p.pds.next_hdr = 10;
+	cr_assert_eq(wire_encode(&p, f, sizeof(f)), -EINVAL, "reserved ctl_type");
+	p = mk_shape(SH_TSS);
+	p.payload_len = WIRE_TSS_ICV_LEN - 1;
+	cr_assert_eq(wire_encode(&p, f, sizeof(f)), -EINVAL, "TSS without room for its ICV");
+	p = mk_shape(SH_TRIM_RUD_MIN);
+	p.trim_len = 14;
+	cr_assert_eq(wire_encode(&p, f, sizeof(f)), -EINVAL, "a trim that is neither after the PDS header nor at 16");
+	p = mk_shape(SH_ACK_RSP);
+	p.trim_len = 12;
+	cr_assert_eq(wire_encode(&p, f, sizeof(f)), -EINVAL, "only requests are trimmed");
+}
+
+/* Random mutations of every shape, both encapsulations, with and without a required trailer: never a crash, and
+ * whatever decodes re-encodes to a frame that decodes to the same fields. */
+Test(wire_uet, mutate_every_shape_never_crash)
+{
+	static uint8_t f[WIRE_MAX_FRAME], g[WIRE_MAX_FRAME];
+	uint64_t s = 0x0123456789abcdefULL;
+	size_t ok = 0;
+
+	for (int i = 0; i < 60000; i++) {
+		uint8_t e = (uint8_t)(i / SH_COUNT % 4);
+		struct wire_pkt p = with_encap(mk_shape(i % SH_COUNT), e), q, r;
+		size_t n = enc(&p, f, sizeof(f));
+		uint64_t x = rng_next(&s);
+		bool crc = e & WIRE_ENCAP_CRC;
+
+		size_t below = e & WIRE_ENCAP_NATIVE ? OFF_PDS - 4 : OFF_PDS; /* mutate the UET bytes */
+
+		f[below + x % (n - below)] ^= (uint8_t)((x >> 32) | 1);
+		int rc = decode_cfg_copy(f, n, crc, &q);
+
+		cr_assert(rc >= 0 && rc < WIRE_R_COUNT);
+		if (rc != WIRE_R_OK)
+			continue;
+		ok++;
+		size_t m = wire_frame_len(&q);
+		cr_assert_gt(m, 0, "shape %d: a decoded frame must re-encode", i % SH_COUNT);
+		cr_assert_eq(wire_encode(&q, g, sizeof(g)), (int)m);
+		cr_assert_eq(decode_cfg_copy(g, m, crc, &r), WIRE_R_OK);
+		assert_pkt_eq(&q, &r);
+	}
+	cr_assert_gt(ok, 0);
 }
