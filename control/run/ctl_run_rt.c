@@ -16,9 +16,10 @@ static void ext_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
 	struct ctl_ext *x = arg;
 	int n = wire_encode_prefilled(pkt, x->frame, sizeof(x->frame));
 
-	(void)now;
-	if (n > 0)
-		dp_tx(x->run->dp, x->dp_port, x->frame, (size_t)n);
+	if (n <= 0)
+		return;
+	ctl_run_cap_port(x, x->frame, (size_t)n, false, now); /* captures: dev (ctl_run_cap.c) */
+	dp_tx(x->run->dp, x->dp_port, x->frame, (size_t)n);
 }
 
 /* A frame from a port: decode it (a bad one is a counted drop) and hand it to the NIC at the current time. */
@@ -29,6 +30,7 @@ static void ext_rx(void *arg, int port, const uint8_t *frame, size_t len)
 	struct wire_pkt *pkt = net_pkt_alloc(&r->np);
 
 	(void)port;
+	ctl_run_cap_port(x, frame, len, true, r->rt_now); /* captures: dev (ctl_run_cap.c), bad frames too */
 	if (pkt == NULL)
 		return;
 	int rc = wire_decode(frame, len, r->cfg->nic.udp_port, pkt);
@@ -187,7 +189,9 @@ int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen)
 	if (rc == 0) {
 		telemetry_start(r);
 		r->rt_t0 = dp_tsc(); /* the run's time 0: the ports are up */
+		ctl_run_caps_rt_start(r); /* captures' wall-clock epoch, rte_pdump (ctl_run_cap.c) */
 		poll_loop(r);
+		ctl_run_caps_rt_stop(r);
 	}
 	for (uint32_t i = 0; i < r->n_exts; i++) {
 		struct dp_port_stats st;
