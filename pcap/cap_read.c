@@ -537,6 +537,7 @@ static int next_ng(struct cap_reader *r, struct cap_rec *rec, char *err, size_t 
 
 		if (rc <= 0)
 			return rc;
+		rc = 0; /* a packet block makes it 1 */
 		if (type == CAP_NG_SHB)
 			rc = block_shb(r, body, at, err, errlen);
 		else if (r->info.sections == 0)
