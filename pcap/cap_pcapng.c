@@ -69,12 +69,13 @@ void cap_opt_u64(struct cap_buf *o, uint16_t code, uint64_t v)
 	cap_opt(o, code, b, 8);
 }
 
+/* A string option, cut to 1,024 bytes so that an IDB always fits the writer's 4 KiB block buffer. */
 static void opt_str(struct cap_buf *o, uint16_t code, const char *s)
 {
 	size_t n = s != NULL ? strlen(s) : 0;
 
 	if (n > 0)
-		cap_opt(o, code, s, (uint16_t)(n > 0xfff0u ? 0xfff0u : n));
+		cap_opt(o, code, s, (uint16_t)(n > 1024u ? 1024u : n));
 }
 
 /* Start a block of @p type in @p o (its length patched by finish()). */

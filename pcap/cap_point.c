@@ -32,7 +32,8 @@ struct cap {
 	bool any;                  /* a frame has been seen: first_ns and last_ns hold */
 	uint64_t first_ns, last_ns;
 	struct cap_stats st;
-	uint8_t head[CAP_NG_EPB_ROOM], tail[CAP_NG_EPB_ROOM];
+	uint8_t head[CAP_NG_EPB_ROOM], tail[CAP_NG_EPB_ROOM]; /* a frame's EPB around it */
+	uint8_t meta[4096]; /* a file's SHB, IDB, ISB (apart from head: a rotation comes between) */
 	uint8_t frame[WIRE_MAX_FRAME];
 };
 
@@ -65,7 +66,7 @@ static void out(struct cap *c, const void *b, size_t n)
 /* The file's headers: pcap's 24 bytes, or pcapng's SHB and the IDB of the capture point. */
 static void write_headers(struct cap *c)
 {
-	struct cap_buf o = { .b = c->head, .cap = sizeof(c->head) };
+	struct cap_buf o = { .b = c->meta, .cap = sizeof(c->meta) };
 	uint32_t snap = c->cfg.snaplen;
 
 	if (c->cfg.format == CAP_FORMAT_PCAP) {
@@ -81,9 +82,11 @@ static void write_headers(struct cap *c)
 	}
 	size_t n = cap_ng_shb(&o);
 
-	out(c, c->head, n);
-	n = cap_ng_idb(&o, &c->cfg, snap);
-	out(c, c->head, n);
+	out(c, c->meta, n);
+	n = cap_ng_idb(&o, &c->cfg, snap); /* its strings are bounded (cap_ng_idb()): it fits */
+	if (n == 0)
+		fail(c, EOVERFLOW);
+	out(c, c->meta, n);
 }
 
 /* Start file c->idx. Returns 0 or -errno (noted). */
@@ -150,10 +153,10 @@ static void file_close(struct cap *c)
 	if (c->f == NULL)
 		return;
 	if (c->cfg.format == CAP_FORMAT_PCAPNG) {
-		struct cap_buf o = { .b = c->head, .cap = sizeof(c->head) };
+		struct cap_buf o = { .b = c->meta, .cap = sizeof(c->meta) };
 		uint64_t first = c->any ? c->first_ns : stamp(c, 0), last = c->any ? c->last_ns : first;
 
-		out(c, c->head, cap_ng_isb(&o, last, first, last, &c->st));
+		out(c, c->meta, cap_ng_isb(&o, last, first, last, &c->st));
 	}
 	if (fflush(c->f) != 0 || ferror(c->f))
 		fail(c, errno);
