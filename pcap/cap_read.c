@@ -150,6 +150,17 @@ static int open_pcap(struct cap_reader *r, char *err, size_t errlen)
 
 static int open_ng(struct cap_reader *r, char *err, size_t errlen);
 
+/* "not a pcap or pcapng file (N bytes; first bytes ...)", showing the bytes there are (up to 4). */
+static void not_capture(const uint8_t *b, size_t n, char *err, size_t errlen)
+{
+	int w = snprintf(err, errlen, "not a pcap or pcapng file (%zu bytes%s", n, n > 0 ? "; first bytes" : "");
+
+	for (size_t i = 0; i < n && i < 4 && w > 0 && (size_t)w < errlen; i++)
+		w += snprintf(err + w, errlen - (size_t)w, " %02x", b[i]);
+	if (w > 0 && (size_t)w < errlen)
+		snprintf(err + w, errlen - (size_t)w, ")");
+}
+
 static bool is_pcap_magic(uint32_t m)
 {
 	return m == CAP_PCAP_MAGIC_US || m == CAP_PCAP_MAGIC_NS || m == 0xd4c3b2a1u || m == 0x4d3cb2a1u;
@@ -176,7 +187,10 @@ int cap_read_open(const char *path, struct cap_reader **out, char *err, size_t e
 	size_t n = rd(r, 0, CAP_PCAP_HDR_LEN);
 	uint32_t magic = n >= 4 ? get32(r->buf, false) : 0;
 
-	if (n >= 4 && magic == CAP_NG_SHB) {
+	if (n < CAP_PCAP_HDR_LEN && ferror(r->f)) {
+		rc = -errno;
+		snprintf(err, errlen, "%s", strerror(errno));
+	} else if (n >= 4 && magic == CAP_NG_SHB) {
 		rc = open_ng(r, err, errlen);
 	} else if (n == CAP_PCAP_HDR_LEN && is_pcap_magic(magic)) {
 		rc = open_pcap(r, err, errlen);
@@ -184,8 +198,7 @@ int cap_read_open(const char *path, struct cap_reader **out, char *err, size_t e
 		snprintf(err, errlen, "truncated: a pcap file header is %u bytes, the file has %zu", CAP_PCAP_HDR_LEN, n);
 		rc = -EINVAL;
 	} else {
-		snprintf(err, errlen, "not a pcap or pcapng file (%zu bytes; first bytes %02x %02x %02x %02x)", n,
-			 n > 0 ? r->buf[0] : 0, n > 1 ? r->buf[1] : 0, n > 2 ? r->buf[2] : 0, n > 3 ? r->buf[3] : 0);
+		not_capture(r->buf, n, err, errlen);
 		rc = -EINVAL;
 	}
 	if (rc < 0) {

@@ -90,7 +90,7 @@ typedef void (*net_drop_fn)(void *arg, uint32_t dir, const struct wire_pkt *pkt,
 /** Takes frames a link direction sends off the model, to a real port; must not keep @p pkt. */
 typedef void (*net_ext_fn)(void *arg, const struct wire_pkt *pkt, emu_ps_t now);
 
-#define NET_LINK_MAX_TAPS 4
+#define NET_LINK_MAX_TAPS 8 /* taps per link (capture points: at most 8 captures of one link) */
 
 /* What a test fixture does to one data frame on a link direction (a lab impairment). */
 enum net_impair_action {
