@@ -142,7 +142,7 @@ static void text_pdcs(FILE *f, const struct cap_info *ci)
 	fprintf(f, "PDCs            %u%s\n", ci->n_pdcs, ci->pdcs_untracked ? " (more untracked)" : "");
 	if (ci->n_pdcs == 0)
 		return;
-	fprintf(f, "  %-15s %-15s %5s %8s %8s %8s %12s %23s %s\n", "src", "dst", "pdc", "data", "retx", "messages",
+	fprintf(f, "  %-15s %-15s %5s %8s %8s %8s %9s %21s  %s\n", "src", "dst", "pdc", "data", "retx", "messages",
 		"completed", "size min..max (B)", "completion min / p50 / p99 / max (us)");
 	for (uint32_t i = 0; i < ci->n_pdcs; i++) {
 		const struct cap_info_pdc *p = &ci->pdcs[i];
@@ -151,7 +151,7 @@ static void text_pdcs(FILE *f, const struct cap_info *ci)
 		fmt_ip(s, sizeof(s), p->src);
 		fmt_ip(d, sizeof(d), p->dst);
 		snprintf(sz, sizeof(sz), "%llu..%llu", (unsigned long long)p->size_min, (unsigned long long)p->size_max);
-		fprintf(f, "  %-15s %-15s %5u %8llu %8llu %8llu %12llu %23s %.3f / %.3f / %.3f / %.3f\n", s, d, p->pdc,
+		fprintf(f, "  %-15s %-15s %5u %8llu %8llu %8llu %9llu %21s  %.3f / %.3f / %.3f / %.3f\n", s, d, p->pdc,
 			(unsigned long long)p->data, (unsigned long long)p->retx, (unsigned long long)p->messages,
 			(unsigned long long)p->completed, sz,
 			(double)cap_info_pct(p->fct_ns, (uint32_t)p->completed, 0) / 1e3,
