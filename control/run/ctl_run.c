@@ -188,7 +188,8 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 		.nics = r->nics, .part_counters = r->np.counters, .events = emu_sched_events_run(r->np.sched),
 		.msgs = r->msgs, .n_msgs = r->n_msgs, .n_posted = r->n_posted, .n_completed = r->n_completed,
 		.post_fail = r->post_fail, .links = r->links, .n_links = r->n_links, .topo = r->topo, .sws = r->sws,
-		.n_sws = r->n_sws, .ports = ports, .n_ports = r->n_exts, .rdma = r->rdma, .cap_stats = r->cap_stats, .end = r->end, .wall_s = r->wall_s, .polls = r->polls,
+		.n_sws = r->n_sws, .ports = ports, .n_ports = r->n_exts, .rdma = r->rdma, .cap_stats = r->cap_stats,
+		.end = r->end, .wall_s = r->wall_s, .polls = r->polls,
 		.late_max = r->late_max, .late_events = r->late_events, .records_cut_at = r->records_cut_at,
 	};
 	int rc = ctl_report(&in, err, errlen);

@@ -72,8 +72,10 @@ check "pcap-info without FILE exits 2 ($rc)" '[ $rc -eq 2 ]'
 out=$("$uetemu" pcap-info --udp-port 0 tests/golden/golden.pcap 2>&1); rc=$?
 check "pcap-info --udp-port 0 exits 2 ($rc)" '[ $rc -eq 2 ] && [[ "$out" == *"expected a port number, 1 to 65535"* ]]'
 out=$("$uetemu" run configs/pair.yaml --json 2>&1); rc=$?
-check "an option of another command is unknown to run: --json exits 2 ($rc)" '[ $rc -eq 2 ] && [[ "$out" == *"unknown option '"'"'--json'"'"'"* ]]'
-"$uetemu" pcap-info -j -p 4793 tests/golden/golden.pcap | python3 -c 'import json,sys; j=json.load(sys.stdin); sys.exit(j["frames"] != 12)'
+check "an option of another command is unknown to run: --json exits 2 ($rc)" \
+	'[ $rc -eq 2 ] && [[ "$out" == *"unknown option '"'"'--json'"'"'"* ]]'
+"$uetemu" pcap-info -j -p 4793 tests/golden/golden.pcap |
+	python3 -c 'import json,sys; j=json.load(sys.stdin); sys.exit(j["frames"] != 12)'
 rc=$?
 check "pcap-info -j -p 4793 on the golden capture: 12 frames (exit $rc)" '[ $rc -eq 0 ]'
 "$uetemu" frobnicate >/dev/null 2>&1; rc=$?
