@@ -342,7 +342,8 @@ static int finish(struct cap_info *ci, const struct cap_read_info *fi)
 	for (uint32_t i = 0; i < ci->n_pdcs; i++) {
 		struct cap_info_pdc *p = &ci->pdcs[i];
 
-		qsort(p->fct_ns, p->completed, sizeof(*p->fct_ns), cmp_i64);
+		if (p->completed > 1) /* qsort takes no NULL array, even empty */
+			qsort(p->fct_ns, p->completed, sizeof(*p->fct_ns), cmp_i64);
 		if (p->size_min == UINT64_MAX)
 			p->size_min = 0;
 		free(p->pending);
