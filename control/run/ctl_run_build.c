@@ -400,7 +400,9 @@ int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 	if ((rc = make_nics(r, err, errlen)) < 0 || (rc = make_links(r, err, errlen)) < 0)
 		return rc;
 	rc = check_cc(r, err, errlen);
-	return unreachable < 0 ? unreachable : rc;
+	int caps = ctl_run_caps_check(r, err, errlen);
+
+	return unreachable < 0 ? unreachable : rc < 0 ? rc : caps;
 }
 
 int ctl_run_build(struct ctl_run_state *r, char *err, size_t errlen)

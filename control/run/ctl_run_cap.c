@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -63,28 +64,59 @@ static struct cap_cfg cap_cfg_of(const struct ctl_run_state *r, const struct ctl
 	return cfg;
 }
 
-/* Put capture @p i where it sees its frames: the taps of its link, or its DPDK port. 0 or -errno. */
-static int attach(struct ctl_run_state *r, uint32_t i, char *err, size_t errlen)
+/* Put capture @p i where it sees its frames: the taps of its link, or its DPDK port (ctl_run_caps_check() passed). */
+static int attach(struct ctl_run_state *r, uint32_t i)
 {
 	const struct ctl_capture *cc = &r->cfg->captures[i];
-
-	if (cc->point == CTL_CAP_DEV) {
-		if (r->opts->mode == CTL_MODE_REALTIME) {
-			r->port_caps[cc->dev] = r->caps[i];
-			return 0;
-		}
-		snprintf(err, errlen, "%s: captures.%u: dev '%s' is a DPDK port, which only a real-time run has (--mode "
-			 "realtime)", r->cfg->path, i, r->cfg->ports[cc->dev].dev);
-		return -EINVAL;
-	}
 	struct net_link *l = &r->links[cc->link];
 
-	if (net_link_add_tap(l, cap_tap, r->caps[i]) < 0 || net_link_add_drop_tap(l, cap_drop_tap, r->caps[i]) < 0) {
-		snprintf(err, errlen, "%s: captures.%u: more than %d captures on link %s", r->cfg->path, i,
-			 NET_LINK_MAX_TAPS, link_name(r, cc->link));
-		return -ENOSPC;
+	if (cc->point == CTL_CAP_DEV) {
+		r->port_caps[cc->dev] = r->caps[i];
+		return 0;
 	}
+	if (net_link_add_tap(l, cap_tap, r->caps[i]) < 0 || net_link_add_drop_tap(l, cap_drop_tap, r->caps[i]) < 0)
+		return -ENOSPC;
 	return 0;
+}
+
+/* Append "PATH: captures.I: <fmt>" as a line of @p err (after the errors already there, while it fits). -EINVAL. */
+__attribute__((format(printf, 5, 6))) static int cap_err(const struct ctl_run_state *r, uint32_t i, char *err,
+							  size_t errlen, const char *fmt, ...)
+{
+	size_t used = strnlen(err, errlen);
+	va_list ap;
+	int n;
+
+	if (used + 2 >= errlen)
+		return -EINVAL;
+	n = snprintf(err + used, errlen - used, "%s%s: captures.%u: ", used ? "\n" : "", r->cfg->path, i);
+	if (n > 0 && (size_t)n < errlen - used) {
+		va_start(ap, fmt);
+		vsnprintf(err + used + n, errlen - used - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+int ctl_run_caps_check(const struct ctl_run_state *r, char *err, size_t errlen)
+{
+	const struct ctl_config *cfg = r->cfg;
+	int rc = 0;
+
+	for (uint32_t i = 0; i < cfg->n_captures; i++) {
+		const struct ctl_capture *cc = &cfg->captures[i];
+		uint32_t same = 0;
+
+		if (cc->point == CTL_CAP_DEV && r->opts->mode != CTL_MODE_REALTIME)
+			rc = cap_err(r, i, err, errlen, "dev '%s' is a DPDK port, which only a real-time run has (--mode "
+				     "realtime)", cfg->ports[cc->dev].dev);
+		for (uint32_t k = 0; cc->point != CTL_CAP_DEV && k < i; k++)
+			same += cfg->captures[k].point != CTL_CAP_DEV && cfg->captures[k].link == cc->link;
+		if (same == NET_LINK_MAX_TAPS)
+			rc = cap_err(r, i, err, errlen, "link %s has %d captures already, the most a link takes",
+				     link_name(r, cc->link), NET_LINK_MAX_TAPS);
+	}
+	return rc;
 }
 
 int ctl_run_caps_open(struct ctl_run_state *r, char *err, size_t errlen)
@@ -99,15 +131,14 @@ int ctl_run_caps_open(struct ctl_run_state *r, char *err, size_t errlen)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < cfg->n_captures; i++) {
 		struct cap_cfg cc = cap_cfg_of(r, &cfg->captures[i], base, name, desc, sizeof(name), sizeof(desc));
-		int rc;
 
-		if (cfg->captures[i].point == CTL_CAP_DEV && r->opts->mode != CTL_MODE_REALTIME)
-			return attach(r, i, err, errlen);
 		r->caps[i] = cap_open(&cc, err, errlen);
 		if (r->caps[i] == NULL)
 			return -errno;
-		if ((rc = attach(r, i, err, errlen)) < 0)
-			return rc;
+		if (attach(r, i) < 0) {
+			snprintf(err, errlen, "%s: captures.%u: no tap left on its link", cfg->path, i);
+			return -ENOSPC;
+		}
 	}
 	return 0;
 }

@@ -89,6 +89,9 @@ int ctl_run_fabric(struct ctl_run_state *r, char *err, size_t errlen);
 void ctl_run_fabric_fini(struct ctl_run_state *r);
 
 /* ctl_run_cap.c */
+/** The captures' rules that need the mode and the links (a dev capture in real time only, at most 8 per link),
+ *  each broken one a line of @p err. 0 or -EINVAL. */
+int ctl_run_caps_check(const struct ctl_run_state *r, char *err, size_t errlen);
 /** Open every capture of the config and attach it to its link or DPDK port. 0 or -errno with @p err. */
 int ctl_run_caps_open(struct ctl_run_state *r, char *err, size_t errlen);
 /** Real time, once the ports are up: the wall-clock epoch of the captures, and the rte_pdump server. */

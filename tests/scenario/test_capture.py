@@ -226,10 +226,17 @@ def config_errors(uetemu):
         f.write('topology: {hosts: [{name: host0, ip: 10.0.0.1}, {name: host1, ip: 10.0.0.2}], links: '
                 '[{name: l0, a: host0, b: host1}]}\nports: [{attach: host1, dev: "net_tap0,iface=uet0"}]\n'
                 'captures: [{name: x, dev: net_tap0}]\n')
-    p = subprocess.run([uetemu, 'run', path, '-q', '-o', os.path.join(workdir(), 'dev')], capture_output=True,
-                       text=True)
-    check(p.returncode == 1 and 'captures.0: dev \'net_tap0,iface=uet0\' is a DPDK port, which only a real-time run '
-          'has' in p.stderr, 'dev in virtual time: %s' % p.stderr.strip().replace(path, 'X'))
+    for cmd in ('validate', 'run'):
+        more = ['-q', '-o', os.path.join(workdir(), 'dev')] if cmd == 'run' else []
+        p = subprocess.run([uetemu, cmd, path] + more, capture_output=True, text=True)
+        check(p.returncode == 1 and 'captures.0: dev \'net_tap0,iface=uet0\' is a DPDK port, which only a real-time '
+              'run has' in p.stderr, '%s, dev in virtual time: %s' % (cmd, p.stderr.strip().replace(path, 'X')))
+    with open(path, 'w') as f:
+        f.write('topology: {type: pair}\ncaptures: [%s]\n' % ', '.join('{name: c%d, link: host0-host1}' % i
+                                                                       for i in range(9)))
+    p = subprocess.run([uetemu, 'validate', path], capture_output=True, text=True)
+    check(p.returncode == 1 and 'captures.8: link host0-host1 has 8 captures already, the most a link takes'
+          in p.stderr, '9 captures of one link: %s' % p.stderr.strip().replace(path, 'X'))
 
 
 def main():
