@@ -113,9 +113,9 @@ static int file_open(struct cap *c)
 
 static uint64_t stamp(const struct cap *c, emu_ps_t at)
 {
-	uint64_t scale = c->cfg.scale > 1 ? c->cfg.scale : 1;
-
-	return (uint64_t)c->cfg.epoch_ns + (uint64_t)((unsigned __int128)at * scale / EMU_PS_PER_NS);
+	if (c->cfg.scale <= 1) /* virtual time: a 64-bit division by a constant, per frame */
+		return (uint64_t)c->cfg.epoch_ns + at / EMU_PS_PER_NS;
+	return (uint64_t)c->cfg.epoch_ns + (uint64_t)((unsigned __int128)at * c->cfg.scale / EMU_PS_PER_NS);
 }
 
 static uint32_t rd32(const uint8_t *b)
