@@ -206,6 +206,16 @@ int dp_tel_u64(struct dp_tel *out, const char *key, uint64_t v);
 int dp_tel_str(struct dp_tel *out, const char *key, const char *v);
 struct dp_tel *dp_tel_obj(struct dp_tel *out, const char *key);
 
+/**
+ * Start the rte_pdump server, so dpdk-dumpcap can attach to this process and capture its ports, when the EAL runs
+ * with hugepages (a secondary process cannot reach --no-huge memory). Returns 1 when started, 0 without
+ * hugepages (nothing started), or -EIO with a message in @p err.
+ */
+int dp_pdump_start(struct dp_ctx *dp, char *err, size_t errlen);
+
+/** Stop the server dp_pdump_start() started (call only when it returned 1), before dp_destroy(). */
+void dp_pdump_stop(struct dp_ctx *dp);
+
 /** Current TSC, and its rate in Hz. */
 uint64_t dp_tsc(void);
 uint64_t dp_tsc_hz(void);

@@ -1,5 +1,5 @@
 /* The command line: getopt_long per subcommand, help texts that describe every option, and exit statuses. */
-#include "ctl_cli.h"
+#include "ctl_cli_pvt.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -24,6 +24,8 @@ struct cli {
 	const char *sets[CLI_MAX_SETS];
 	int n_sets;
 	struct ctl_run_opts run;
+	bool json;            /* pcap-info --json */
+	uint16_t udp_port;    /* pcap-info --udp-port */
 };
 
 static const char usage_text[] =
@@ -33,6 +35,7 @@ static const char usage_text[] =
 	"  run CONFIG        run a scenario in virtual time (default) or real time\n"
 	"  validate CONFIG   check a config with every rule 'run' applies, report all errors\n"
 	"  keys              list every nic and switch key with its type and Scala default\n"
+	"  pcap-info FILE    what a pcap or pcapng capture holds: frames, UET packets by type, PDCs\n"
 	"  version           print the version (also: uetemu --version)\n"
 	"  help [COMMAND]    this text, or a command's options (also: uetemu COMMAND --help)\n"
 	"\n"
@@ -86,6 +89,22 @@ static const char keys_help[] =
 	"options:\n"
 	"  -h, --help             this text\n";
 
+static const char pcap_info_help[] =
+	"usage: uetemu pcap-info FILE [OPTIONS]\n"
+	"\n"
+	"Read the capture FILE (pcap, either magic and byte order, or pcapng) and print what it holds: frames,\n"
+	"duration, UET packets by type (data, retransmissions, trimmed, ACK, NACK by code, probes, PFC, connection\n"
+	"setup), ECN codepoints, frames that do not decode (by reason), parts of the file skipped (by reason), and\n"
+	"per PDC its messages, their sizes and completion times (first data frame to the ACK covering the last).\n"
+	"\n"
+	"options:\n"
+	"  -j, --json             print JSON instead of the table (docs/capture.md describes its keys)\n"
+	"  -p, --udp-port PORT    the UDP destination port decoded as UET (default 4793)\n"
+	"  -h, --help             this text\n"
+	"\n"
+	"exit status: 0 read (a truncated tail is counted and said on stderr); 1 not a capture, or a file that\n"
+	"cannot be read on (the error names the offset); 2 usage error.\n";
+
 static const char version_help[] =
 	"usage: uetemu version   (or uetemu --version, uetemu -V)\n"
 	"\n"
@@ -107,6 +126,7 @@ struct cli_cmd {
 static int cmd_run(struct cli *c);
 static int cmd_validate(struct cli *c);
 static int cmd_keys(struct cli *c);
+static int cmd_pcap_info(struct cli *c);
 static int cmd_version(struct cli *c);
 static int cmd_help(struct cli *c);
 
@@ -114,6 +134,7 @@ static const struct cli_cmd cmds[] = {
 	{ "run", run_help, ":m:o:s:qh", cmd_run },
 	{ "validate", validate_help, ":m:s:h", cmd_validate },
 	{ "keys", keys_help, ":h", cmd_keys },
+	{ "pcap-info", pcap_info_help, ":jp:h", cmd_pcap_info },
 	{ "version", version_help, ":h", cmd_version },
 	{ "help", help_help, ":h", cmd_help },
 };
@@ -121,7 +142,8 @@ static const struct cli_cmd cmds[] = {
 static const struct option long_opts[] = {
 	{ "mode", required_argument, NULL, 'm' }, { "out", required_argument, NULL, 'o' },
 	{ "set", required_argument, NULL, 's' },  { "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },       { NULL, 0, NULL, 0 },
+	{ "help", no_argument, NULL, 'h' },       { "json", no_argument, NULL, 'j' },
+	{ "udp-port", required_argument, NULL, 'p' }, { NULL, 0, NULL, 0 },
 };
 
 static const struct cli_cmd *find_cmd(const char *name)
@@ -138,6 +160,18 @@ static int usage_error(const struct cli_cmd *cmd, const char *fmt, const char *a
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\nTry 'uetemu %s%s--help'.\n", cmd != NULL ? cmd->name : "", cmd != NULL ? " " : "");
 	return CTL_EXIT_USAGE;
+}
+
+/* A UDP port, 1 to 65535, in decimal. 0 or -1. */
+static int parse_port(const char *s, uint16_t *out)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (*s < '0' || *s > '9' || *end != '\0' || v < 1 || v > 65535)
+		return -1;
+	*out = (uint16_t)v;
+	return 0;
 }
 
 /*
@@ -163,6 +197,9 @@ static int parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli *c
 
 		if (o == -1)
 			break;
+		/* long options are shared by every command: one a command does not take is unknown to it */
+		if (o != '?' && o != ':' && strchr(cmd->shortopts + 1, o) == NULL)
+			return usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
 		switch (o) {
 		case 'h':
 			fputs(cmd->help, stdout);
@@ -185,6 +222,13 @@ static int parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli *c
 			break;
 		case 'q':
 			c->run.progress = 0;
+			break;
+		case 'j':
+			c->json = true;
+			break;
+		case 'p':
+			if (parse_port(optarg, &c->udp_port) < 0)
+				return usage_error(cmd, "--udp-port '%s': expected a port number, 1 to 65535", optarg);
 			break;
 		case ':':
 			return usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
@@ -306,6 +350,13 @@ static int cmd_keys(struct cli *c)
 		printf("` | %s | `%s` |\n", d->api, d->def);
 	}
 	return CTL_EXIT_OK;
+}
+
+static int cmd_pcap_info(struct cli *c)
+{
+	if (c->config == NULL)
+		return usage_error(find_cmd("pcap-info"), "missing FILE%s", "");
+	return ctl_cli_pcap_info(c->config, c->json, c->udp_port ? c->udp_port : WIRE_UDP_PORT_UET);
 }
 
 static int cmd_version(struct cli *c)

@@ -211,11 +211,12 @@ static int validate(struct ctl_ctx *c, const struct ctl_ynode *root, struct ctl_
 	static const struct ctl_key top[] = {
 		{ "simulation", false, NULL }, { "topology", true, NULL }, { "nic", false, NULL },
 		{ "switch", false, NULL }, { "applications", false, NULL }, { "ports", false, NULL },
-		{ "captures", false, NULL },
+		{ "capture_defaults", false, NULL }, { "captures", false, NULL },
 	};
-	/* Dependency order: links, messages, ports and captures name hosts and links. */
+	/* Dependency order: links, messages, ports and captures name hosts and links; captures take their defaults. */
 	static const ctl_sec_fn fn[] = { ctl_sec_simulation, ctl_sec_topology, ctl_sec_nic, ctl_sec_switch,
-					 ctl_sec_applications, ctl_sec_ports, ctl_sec_captures };
+					 ctl_sec_applications, ctl_sec_ports, ctl_sec_capture_defaults,
+					 ctl_sec_captures };
 	int rc = ctl_walk_map(c, root, top, sizeof(top) / sizeof(top[0]), NULL,
 			      "a config needs at least one host, e.g. topology: {hosts: [{name: host0, ip: 10.0.0.1}]}");
 	bool topo_ok = true;
@@ -227,7 +228,8 @@ static int validate(struct ctl_ctx *c, const struct ctl_ynode *root, struct ctl_
 	for (size_t i = 0; rc != -ENOMEM && i < sizeof(fn) / sizeof(fn[0]); i++) {
 		const struct ctl_ynode *v = ctl_y_get(root, top[i].name);
 
-		if (v == NULL || (!topo_ok && fn[i] != ctl_sec_nic && fn[i] != ctl_sec_switch))
+		if (v == NULL || (!topo_ok && fn[i] != ctl_sec_nic && fn[i] != ctl_sec_switch &&
+				  fn[i] != ctl_sec_capture_defaults))
 			continue;
 		size_t old = ctl_push(c, top[i].name);
 		int e = fn[i](c, v, cfg);
@@ -261,6 +263,7 @@ int ctl_config_load(struct ctl_config *cfg, const char *path, const char *const 
 	cfg->rdma_app = -1;
 	nic_params_defaults(&cfg->nic);
 	sw_params_defaults(&cfg->sw);
+	cfg->capture_defaults.snaplen = 65535;
 	rc = ctl_y_load(&c, &root);
 	/* Overrides go into a map; a root that is not one is reported by validate(). */
 	for (int i = 0; rc == 0 && root->type == CTL_Y_MAP && i < n_sets; i++)

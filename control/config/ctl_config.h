@@ -114,10 +114,35 @@ struct ctl_port {
 	uint32_t sw_link;          /* that link's index in the topology */
 };
 
-/** captures[i]. */
+/** Which key of a capture names its capture point. */
+enum ctl_cap_point { CTL_CAP_LINK = 0, CTL_CAP_PORT, CTL_CAP_DEV };
+
+#define CTL_FILTER_MAX 1024
+
+/** captures[i] (docs/capture.md). */
 struct ctl_capture {
-	char name[CTL_NAME_MAX];   /* name: output file DIR/<name>.pcap; unique */
-	uint32_t link;             /* link: link name resolved */
+	char name[CTL_NAME_MAX];   /* name: output files DIR/<name>.pcap (or .pcapng), DIR/<name>-1.pcap...; unique */
+	uint8_t point;             /* enum ctl_cap_point: link, port or dev, exactly one */
+	uint32_t link;             /* link: link name resolved; port: the link on that device port */
+	uint8_t end;               /* port: which end of its link the device port is (0: a, 1: b) */
+	char port[CTL_NAME_MAX];   /* port: "DEVICE:INDEX" of a generated topology, e.g. "leaf0:5" */
+	uint32_t dev;              /* dev: index into ports[] (real time) */
+	uint8_t format;            /* format: enum cap_format (pcap, pcapng); default capture_defaults.format */
+	char filter[CTL_FILTER_MAX]; /* filter: a BPF expression (compiled by libpcap at load), "" for none */
+	uint32_t snaplen;          /* snaplen: 1..65535 bytes kept of each frame; default capture_defaults.snaplen */
+	uint64_t max_frames;       /* max_frames: frames per file, 0 = no limit */
+	uint64_t max_bytes;        /* max_bytes: bytes per file (a size), 0 = no limit */
+	uint32_t rotate;           /* rotate: files in the ring (2..1000); 0 = one file, cut at the limit */
+	bool has_epoch;            /* epoch given here or in capture_defaults */
+	int64_t epoch_ns;          /* epoch: ns since 1970; default the records' epoch (virtual), the wall clock (real) */
+};
+
+/** capture_defaults: what every capture takes unless it says otherwise. */
+struct ctl_capture_defaults {
+	uint8_t format;            /* format: pcap (the default) or pcapng */
+	uint32_t snaplen;          /* snaplen: default 65535 */
+	bool has_epoch;
+	int64_t epoch_ns;          /* epoch */
 };
 
 /** The whole config. Everything is owned by it; free with ctl_config_free(). */
@@ -142,6 +167,7 @@ struct ctl_config {
 	uint32_t n_apps;
 	struct ctl_port *ports;        /* ports */
 	uint32_t n_ports;
+	struct ctl_capture_defaults capture_defaults; /* capture_defaults */
 	struct ctl_capture *captures;  /* captures */
 	uint32_t n_captures;
 	/* Settings the pages accept, so the run takes them, but which leave part of the model idle (a pool too small

@@ -1,4 +1,4 @@
-/* The applications, ports and captures sections: what hosts send, which NICs meet DPDK ports, what is captured. */
+/* The applications and ports sections: what hosts send, which NICs meet DPDK ports. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +15,6 @@
 #define MSG_EXAMPLE "a message needs src, dst and bytes, e.g. {src: host0, dst: host1, bytes: 1MiB}"
 #define PORT_EXAMPLE "a port needs attach and dev, e.g. {attach: host0, dev: \"net_tap0,iface=uet0\"} or " \
 	"{attach: [host0, host1], dev: \"net_af_packet0,iface=veth0\", gateway: 10.1.0.254}"
-#define CAPTURE_EXAMPLE "a capture needs name and link, e.g. {name: pair, link: l0}"
 
 struct app_obj {
 	struct ctl_config *cfg;
@@ -471,46 +470,4 @@ int ctl_sec_ports(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_confi
 		return -ENOMEM;
 	cfg->n_ports = n;
 	return ctl_walk_seq(c, v, port_item, cfg, "e.g. ports: [{attach: host0, dev: \"net_tap0,iface=uet0\"}]");
-}
-
-struct cap_obj {
-	struct ctl_config *cfg;
-	struct ctl_capture *cap;
-};
-
-static int cap_name(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
-{
-	struct cap_obj *o = obj;
-	int rc = ctl_val_name(c, v, o->cap->name, sizeof(o->cap->name));
-
-	for (struct ctl_capture *q = o->cfg->captures; rc == 0 && q < o->cap; q++)
-		if (strcmp(q->name, o->cap->name) == 0)
-			rc = ctl_err(c, v, "duplicate capture name '%s'; the first is captures.%u", q->name,
-				     (uint32_t)(q - o->cfg->captures));
-	return rc;
-}
-
-static int cap_link(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
-{
-	struct cap_obj *o = obj;
-
-	return ctl_val_link(c, v, o->cfg, &o->cap->link);
-}
-
-static int cap_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t idx, void *obj)
-{
-	static const struct ctl_key keys[] = { { "name", true, cap_name }, { "link", true, cap_link } };
-	struct cap_obj o = { .cfg = obj, .cap = &((struct ctl_config *)obj)->captures[idx] };
-
-	return ctl_walk_map(c, item, keys, sizeof(keys) / sizeof(keys[0]), &o, CAPTURE_EXAMPLE);
-}
-
-int ctl_sec_captures(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg)
-{
-	uint32_t n = ctl_seq_len(v);
-
-	if (n > 0 && (cfg->captures = calloc(n, sizeof(*cfg->captures))) == NULL)
-		return -ENOMEM;
-	cfg->n_captures = n;
-	return ctl_walk_seq(c, v, cap_item, cfg, "e.g. captures: [{name: pair, link: l0}]");
 }

@@ -510,6 +510,54 @@ int ctl_val_link(struct ctl_ctx *c, const struct ctl_ynode *v, const struct ctl_
 	return rc;
 }
 
+/* Resolve "DEVICE:INDEX" against the built topology @p t: the link on that port and which end of it it is. */
+static int dev_port_resolve(struct ctl_ctx *c, const struct ctl_ynode *v, const struct net_topo *t, const char *s,
+			    uint32_t *link, uint8_t *end)
+{
+	char name[NET_TOPO_DEV_NAME_MAX], list[384], *stop;
+	const char *colon = strrchr(s, ':');
+	unsigned long port;
+	int d;
+
+	if (colon == NULL || colon == s || (size_t)(colon - s) >= sizeof(name) || colon[1] < '0' || colon[1] > '9')
+		return ctl_err(c, v, "bad port '%s'; a device port is DEVICE:INDEX, e.g. leaf0:5 (docs/topology.md)", s);
+	memcpy(name, s, (size_t)(colon - s));
+	name[colon - s] = '\0';
+	errno = 0;
+	port = strtoul(colon + 1, &stop, 10);
+	if ((d = net_topo_dev_find(t, name)) < 0) {
+		dev_ranges(t, list, sizeof(list));
+		return ctl_err(c, v, "unknown device '%s' in port '%s'; devices are %s", name, s, list);
+	}
+	const struct net_topo_dev *dv = &t->devs[d];
+
+	if (*stop != '\0' || errno != 0 || port >= dv->n_ports)
+		return ctl_err(c, v, "%s has no port '%s'; its ports are 0 to %u (down ports first, then up ports)",
+			       name, colon + 1, dv->n_ports - 1);
+	*link = t->ports[dv->port0 + port].link;
+	*end = t->ports[dv->port0 + port].end;
+	return 0;
+}
+
+int ctl_val_dev_port(struct ctl_ctx *c, const struct ctl_ynode *v, const struct ctl_config *cfg, uint32_t *link,
+		     uint8_t *end)
+{
+	struct net_topo *t = NULL;
+	const char *s;
+	int rc = ctl_scalar(c, v, "leaf0:5", &s);
+
+	if (rc != 0)
+		return rc;
+	if (cfg->topo_type != CTL_TOPO_GENERATED)
+		return ctl_err(c, v, "port '%s': device ports are those of a generated topology; in an explicit one "
+			       "capture a link with link: NAME", s);
+	if ((rc = ctl_config_topo_build(cfg, &t, c->err, c->errlen)) != 0)
+		return rc;
+	rc = dev_port_resolve(c, v, t, s, link, end);
+	net_topo_destroy(t);
+	return rc;
+}
+
 int ctl_config_topo_build(const struct ctl_config *cfg, struct net_topo **out, char *err, size_t errlen)
 {
 	struct net_topo_spec s = full_spec(cfg);

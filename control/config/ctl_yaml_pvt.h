@@ -194,6 +194,16 @@ int ctl_topo_explicit(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_c
  */
 int ctl_val_link(struct ctl_ctx *c, const struct ctl_ynode *v, const struct ctl_config *cfg, uint32_t *idx);
 
+/**
+ * The device port @p v names as "DEVICE:INDEX" in a generated topology (ctl_config_fabric.c): the index of its link
+ * (as ctl_val_link()) and which end of the link it is (0: a, 1: b), or an error naming what is wrong.
+ */
+int ctl_val_dev_port(struct ctl_ctx *c, const struct ctl_ynode *v, const struct ctl_config *cfg, uint32_t *link,
+		     uint8_t *end);
+
+/** captures' defaults (ctl_config_capture.c): a top-level section read before captures. */
+int ctl_sec_capture_defaults(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
+
 /** The "unknown host 'x'; hosts are a, b" error, or the index of host @p v names in @p cfg. */
 int ctl_val_host(struct ctl_ctx *c, const struct ctl_ynode *v, const struct ctl_config *cfg, uint32_t *idx);
 

@@ -96,6 +96,23 @@ static void sum_totals(const struct ctl_report_in *r, struct totals *t)
 	free(fct);
 }
 
+/* A JSON string: quotes, backslashes and control characters escaped (a filter or a devargs may hold them). */
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s != '\0'; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
 static void json_ip(FILE *f, uint32_t ip)
 {
 	fputc('"', f);
@@ -294,6 +311,61 @@ static void json_totals(FILE *f, const struct ctl_report_in *r, const struct tot
 	fprintf(f, "}\n");
 }
 
+/* Path of the @p k-th file (oldest first) capture @p i left on disk. */
+static void cap_file_path_of(const struct ctl_report_in *r, uint32_t i, uint32_t k, char *path, size_t len)
+{
+	const struct ctl_capture *cc = &r->cfg->captures[i];
+	const struct cap_stats *st = &r->cap_stats[i];
+	uint32_t ring = cc->rotate >= 2 ? cc->rotate : 1;
+	char base[PATH_MAX];
+
+	snprintf(base, sizeof(base), "%s/%s", r->out_dir, cc->name);
+	cap_file_path(base, cc->format, (st->oldest + k) % ring, path, len);
+}
+
+/* Where capture @p cc looks: its link's, device port's or DPDK port's name. */
+static const char *cap_at(const struct ctl_report_in *r, const struct ctl_capture *cc)
+{
+	if (cc->point == CTL_CAP_PORT)
+		return cc->port;
+	if (cc->point == CTL_CAP_DEV)
+		return r->cfg->ports[cc->dev].dev;
+	return r->topo != NULL ? r->topo->links[cc->link].name : r->cfg->links[cc->link].name;
+}
+
+/* One entry per capture: its point, format, files (oldest first) and what it saw and wrote. */
+static void json_captures(FILE *f, const struct ctl_report_in *r)
+{
+	static const char *const points[] = { "link", "port", "dev" };
+
+	if (r->cfg->n_captures == 0)
+		return;
+	fprintf(f, "  \"captures\": [");
+	for (uint32_t i = 0; i < r->cfg->n_captures; i++) {
+		const struct ctl_capture *cc = &r->cfg->captures[i];
+		const struct cap_stats *st = &r->cap_stats[i];
+		char path[PATH_MAX];
+
+		fprintf(f, "%s\n    {\"name\": \"%s\", \"point\": \"%s\", \"at\": ", i ? "," : "", cc->name,
+			points[cc->point % 3]);
+		json_str(f, cap_at(r, cc));
+		fprintf(f, ", \"format\": \"%s\", \"filter\": ", cc->format == CAP_FORMAT_PCAPNG ? "pcapng" : "pcap");
+		json_str(f, cc->filter);
+		fputs(", \"files\": [", f);
+		for (uint32_t k = 0; k < st->n_files; k++) {
+			cap_file_path_of(r, i, k, path, sizeof(path));
+			fputs(k ? ", " : "", f);
+			json_str(f, path);
+		}
+		fprintf(f, "], \"files_opened\": %u, \"seen\": %llu, \"filtered_out\": %llu, \"written\": %llu, "
+			   "\"cut\": %llu, \"snapped\": %llu, \"lost_noted\": %llu, \"bytes\": %llu}",
+			st->files_opened, (unsigned long long)st->seen, (unsigned long long)st->filtered_out,
+			(unsigned long long)st->written, (unsigned long long)st->cut, (unsigned long long)st->snapped,
+			(unsigned long long)st->lost_noted, (unsigned long long)st->bytes);
+	}
+	fprintf(f, "\n  ],\n");
+}
+
 static void print_table(const struct ctl_report_in *r, const struct host_sum *hs, const struct totals *t)
 {
 	printf("uetemu %s run '%s': seed %llu, simulated %.3f us in %.3f s wall, %llu events\n",
@@ -321,9 +393,16 @@ static void print_table(const struct ctl_report_in *r, const struct host_sum *hs
 	       (unsigned long long)t->c.ecn_marks, (unsigned long long)t->c.pfc_pauses);
 	printf("outputs: %s/summary.json, records %s/%s-*-0.csv", r->out_dir, r->out_dir,
 	       r->cfg->sim.simulation_name);
-	/* only the captures that were written: a config without captures prints none */
-	for (uint32_t i = 0; i < r->n_captures; i++)
-		printf("%s%s", i == 0 ? ", captures " : " ", r->captures[i]);
+	/* the capture files written, oldest first: a config without captures prints none */
+	for (uint32_t i = 0; i < r->cfg->n_captures; i++) {
+		const struct cap_stats *st = &r->cap_stats[i];
+		char path[PATH_MAX];
+
+		for (uint32_t k = 0; k < st->n_files; k++) {
+			cap_file_path_of(r, i, k, path, sizeof(path));
+			printf("%s%s", i == 0 && k == 0 ? ", captures " : " ", path);
+		}
+	}
 	putchar('\n');
 }
 
@@ -493,6 +572,7 @@ static void json_write(FILE *f, const struct ctl_report_in *r, const struct host
 	json_hosts(f, r, hs);
 	json_links(f, r);
 	json_devices(f, r);
+	json_captures(f, r);
 	ctl_rdma_json(r->rdma, f);
 	json_totals(f, r, t);
 	fprintf(f, "}\n");

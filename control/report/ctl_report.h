@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cap.h"
 #include "ctl_config.h"
 #include "ctl_rdma.h"
 #include "emu_hist.h"
@@ -84,8 +85,7 @@ struct ctl_report_in {
 	const struct ctl_report_port *ports; /* real time only */
 	uint32_t n_ports;
 	struct ctl_rdma *rdma;               /* the ScalaRdma application, or NULL */
-	const char *const *captures;         /* the capture files written (paths), for the console line */
-	uint32_t n_captures;
+	const struct cap_stats *cap_stats;   /* per cfg->captures entry: what it saw and wrote (its files) */
 	emu_ps_t end;                        /* emulated time the run ended at */
 	double wall_s;
 	emu_ps_t records_cut_at;             /* periodic rows stopped at RecordSizeLimit here; EMU_PS_NEVER if not */

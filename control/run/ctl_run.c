@@ -140,8 +140,6 @@ static void run_virtual(struct ctl_run_state *r)
  */
 static int close_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 {
-	const struct ctl_config *cfg = r->cfg;
-	const char *dir = r->opts->out_dir;
 	int rc, e;
 
 	if (errlen > 0)
@@ -152,13 +150,8 @@ static int close_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 	r->records = NULL;
 	e = ctl_rdma_close(r->rdma, err, errlen);
 	rc = rc < 0 ? rc : e;
-	for (uint32_t i = 0; r->caps != NULL && i < cfg->n_captures; i++) {
-		e = cap_pcap_close(r->caps[i]);
-		r->caps[i] = NULL;
-		if (e < 0)
-			rec_note_err(err, errlen, "%s/%s.pcap: %s", dir, cfg->captures[i].name, strerror(-e));
-		rc = rc < 0 ? rc : e;
-	}
+	e = ctl_run_caps_close(r, err, errlen);
+	rc = rc < 0 ? rc : e;
 	e = rec_csv_close(r->events, err, errlen);
 	r->events = NULL;
 	rc = rc < 0 ? rc : e;
@@ -184,13 +177,10 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 {
 	const struct ctl_config *cfg = r->cfg;
 	struct ctl_report_port *ports = calloc(r->n_exts ? r->n_exts : 1, sizeof(*ports));
-	const char **caps = calloc(cfg->n_captures ? cfg->n_captures : 1, sizeof(*caps));
-	char *names = calloc(cfg->n_captures ? cfg->n_captures : 1, PATH_MAX);
-	int rc = -ENOMEM;
 
-	if (ports == NULL || caps == NULL || names == NULL) {
+	if (ports == NULL) {
 		snprintf(err, errlen, "out of memory writing the summary");
-		goto out;
+		return -ENOMEM;
 	}
 	char *sw_names = calloc(r->n_exts ? r->n_exts : 1, 32);
 
@@ -206,24 +196,18 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 			ports[i].switch_port = sw_names + 32 * i;
 		}
 	}
-	for (uint32_t i = 0; i < cfg->n_captures; i++) {
-		snprintf(names + (size_t)i * PATH_MAX, PATH_MAX, "%s/%s.pcap", r->opts->out_dir, cfg->captures[i].name);
-		caps[i] = names + (size_t)i * PATH_MAX;
-	}
 	struct ctl_report_in in = {
 		.cfg = cfg, .out_dir = r->opts->out_dir, .realtime = r->opts->mode == CTL_MODE_REALTIME, .stop = stop,
 		.nics = r->nics, .part_counters = r->np.counters, .events = emu_sched_events_run(r->np.sched),
 		.msgs = r->msgs, .n_msgs = r->n_msgs, .n_posted = r->n_posted, .n_completed = r->n_completed,
 		.post_fail = r->post_fail, .links = r->links, .n_links = r->n_links, .topo = r->topo, .sws = r->sws,
-		.n_sws = r->n_sws, .ports = ports, .n_ports = r->n_exts, .rdma = r->rdma, .captures = caps,
-		.n_captures = cfg->n_captures, .end = r->end, .wall_s = r->wall_s, .rt = &r->rt,
-		.records_cut_at = r->records_cut_at, .wall_end = r->wall_now,
+		.n_sws = r->n_sws, .ports = ports, .n_ports = r->n_exts, .rdma = r->rdma, .cap_stats = r->cap_stats,
+		.end = r->end, .wall_s = r->wall_s, .rt = &r->rt, .records_cut_at = r->records_cut_at,
+		.wall_end = r->wall_now,
 	};
-	rc = sw_names != NULL ? ctl_report(&in, err, errlen) : -ENOMEM;
+	int rc = sw_names != NULL ? ctl_report(&in, err, errlen) : -ENOMEM;
+
 	free(sw_names);
-out:
-	free(names);
-	free(caps);
 	free(ports);
 	return rc;
 }

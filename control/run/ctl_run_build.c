@@ -267,8 +267,6 @@ static int make_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
 	const char *dir = r->opts->out_dir;
-	char path[PATH_MAX];
-
 	int rc = mkdir_p(dir);
 
 	if (rc < 0) {
@@ -277,18 +275,8 @@ static int make_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 	}
 	if ((rc = lock_outputs(r, err, errlen)) < 0)
 		return rc;
-	r->caps = calloc(cfg->n_captures ? cfg->n_captures : 1, sizeof(*r->caps));
-	if (r->caps == NULL)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < cfg->n_captures; i++) {
-		snprintf(path, sizeof(path), "%s/%s.pcap", dir, cfg->captures[i].name);
-		r->caps[i] = cap_pcap_open(path);
-		if (r->caps[i] == NULL) {
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			return -errno;
-		}
-		net_link_add_tap(&r->links[cfg->captures[i].link], cap_tap, r->caps[i]);
-	}
+	if ((rc = ctl_run_caps_open(r, err, errlen)) < 0)
+		return rc;
 	if (cfg->nic.enable_event_logging) {
 		r->events = rec_csv_open(dir, cfg->sim.simulation_name, "uet-events", UET_EVENTS_HEADER, r->epoch_s);
 		if (r->events == NULL) {
@@ -462,7 +450,9 @@ int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 	if ((rc = make_nics(r, err, errlen)) < 0 || (rc = make_links(r, err, errlen)) < 0)
 		return rc;
 	rc = check_cc(r, err, errlen);
-	return unreachable < 0 ? unreachable : rc;
+	int caps = ctl_run_caps_check(r, err, errlen);
+
+	return unreachable < 0 ? unreachable : rc < 0 ? rc : caps;
 }
 
 int ctl_run_build(struct ctl_run_state *r, char *err, size_t errlen)
@@ -486,8 +476,7 @@ void ctl_run_teardown(struct ctl_run_state *r)
 {
 	const struct ctl_config *cfg = r->cfg;
 
-	for (uint32_t i = 0; r->caps != NULL && i < cfg->n_captures; i++)
-		cap_pcap_close(r->caps[i]);
+	ctl_run_caps_free(r);
 	rec_csv_close(r->events, NULL, 0);
 	r->events = NULL;
 	ctl_records_close(r->records, r->end, NULL, 0);
@@ -497,7 +486,6 @@ void ctl_run_teardown(struct ctl_run_state *r)
 	ctl_run_fabric_fini(r);
 	for (uint32_t i = 0; r->nics != NULL && i < cfg->n_hosts; i++)
 		nic_destroy(r->nics[i]);
-	free(r->caps);
 	free(r->nics);
 	free(r->neigh);
 	free(r->links);

@@ -61,7 +61,10 @@ struct ctl_run_state {
 	uint32_t n_sws;
 	struct net_impair **impairs_owned; /* one array per impaired link, freed at teardown */
 	uint32_t n_impairs_owned;
-	struct cap_pcap **caps;
+	struct cap **caps;           /* one per captures[] entry (NULL once closed) */
+	struct cap_stats *cap_stats; /* what each capture saw and wrote, filled when it closes */
+	struct cap **port_caps;      /* real time: the capture of each ports[] entry, or NULL */
+	bool pdump;                  /* real time: the rte_pdump server runs (hugepages) */
 	struct ctl_ext *exts;
 	uint32_t n_exts;
 	struct rec_csv *events;
@@ -100,6 +103,23 @@ void ctl_run_teardown(struct ctl_run_state *r);
 /* ctl_run_fabric.c */
 int ctl_run_fabric(struct ctl_run_state *r, char *err, size_t errlen);
 void ctl_run_fabric_fini(struct ctl_run_state *r);
+
+/* ctl_run_cap.c */
+/** The captures' rules that need the mode and the links (a dev capture in real time only, at most 8 per link),
+ *  each broken one a line of @p err. 0 or -EINVAL. */
+int ctl_run_caps_check(const struct ctl_run_state *r, char *err, size_t errlen);
+/** Open every capture of the config and attach it to its link or DPDK port. 0 or -errno with @p err. */
+int ctl_run_caps_open(struct ctl_run_state *r, char *err, size_t errlen);
+/** Real time, once the ports are up: the wall-clock epoch of the captures, and the rte_pdump server. */
+void ctl_run_caps_rt_start(struct ctl_run_state *r);
+/** Real time, before the EAL goes: stop the rte_pdump server. */
+void ctl_run_caps_rt_stop(struct ctl_run_state *r);
+/** A frame crossing the DPDK port of @p x (@p rx: received), to the port's capture if it has one. */
+void ctl_run_cap_port(struct ctl_ext *x, const uint8_t *frame, size_t len, bool rx, emu_ps_t emu);
+/** Close every capture, keeping its statistics; the first failure named in @p err. 0 or -errno. */
+int ctl_run_caps_close(struct ctl_run_state *r, char *err, size_t errlen);
+/** Close whatever capture is still open (no statistics) and free the capture state. */
+void ctl_run_caps_free(struct ctl_run_state *r);
 
 /* ctl_run_rt.c */
 /** Run @p r in real time: the EAL, the ports, the poll loop until the stop time, the work done or a signal. */

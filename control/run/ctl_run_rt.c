@@ -18,6 +18,23 @@ static void ext_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
 }
 
 /*
+ * Port @p x's captures (captures with dev:, ctl_run_cap.c) of a frame it sends: its @p len header bytes and the
+ * @p payload bytes of the pattern after them, made whole in x->whole, only when the port has a capture.
+ */
+static void cap_tx(struct ctl_ext *x, const uint8_t *hdr, size_t len, size_t payload, emu_ps_t now)
+{
+	struct ctl_run_state *r = x->run;
+
+	if (r->port_caps == NULL || r->port_caps[x - r->exts] == NULL)
+		return;
+	if (hdr != x->whole) {
+		memcpy(x->whole, hdr, len);
+		wire_payload_fill(x->whole + len, payload);
+	}
+	ctl_run_cap_port(x, x->whole, len + payload, false, now);
+}
+
+/*
  * A frame for the wire from the port's IPv4 side: its @p len header bytes and the length of its payload, which the
  * dataplane takes from the pattern set in open_ports() (attached, not copied, on a zero-copy port); staged on the
  * DPDK port, sent at the end of the pass or when the port's burst is full.
@@ -26,6 +43,7 @@ static void port_emit(void *arg, const uint8_t *hdr, size_t len, size_t payload)
 {
 	struct ctl_ext *x = arg;
 
+	cap_tx(x, hdr, len, payload, x->run->rt_now);
 	dp_tx_hdr(x->run->dp, x->dp_port, hdr, len, payload);
 }
 
@@ -35,6 +53,7 @@ static void ext_rx(void *arg, int port, const uint8_t *frame, size_t len)
 	struct ctl_ext *x = arg;
 
 	(void)port;
+	ctl_run_cap_port(x, frame, len, true, x->run->rt_now); /* captures: dev (ctl_run_cap.c) */
 	net_port_rx(x->stack, frame, len, x->run->rt_now, x->run->wall_now);
 }
 
@@ -45,10 +64,13 @@ static void sw_ext_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
 	bool hdrs = (pkt->encap & WIRE_ENCAP_CRC) == 0; /* a CRC trailer follows the payload: the whole frame */
 	int n = hdrs ? wire_encode_hdrs(pkt, x->hdr, sizeof(x->hdr)) : wire_encode(pkt, x->whole, sizeof(x->whole));
 
-	(void)now;
-	if (n > 0)
-		dp_tx_hdr(x->run->dp, x->dp_port, hdrs ? x->hdr : x->whole, (size_t)n,
-			  hdrs ? wire_frame_len(pkt) - (size_t)n : 0);
+	if (n <= 0)
+		return;
+	uint8_t *buf = hdrs ? x->hdr : x->whole;
+	size_t payload = hdrs ? wire_frame_len(pkt) - (size_t)n : 0;
+
+	cap_tx(x, buf, (size_t)n, payload, now);
+	dp_tx_hdr(x->run->dp, x->dp_port, buf, (size_t)n, payload);
 }
 
 /* A frame from the external device: decoded (a bad one counted by reason) and handed to the switch port now. */
@@ -59,6 +81,7 @@ static void sw_ext_rx(void *arg, int port, const uint8_t *frame, size_t len)
 	struct wire_pkt *pkt = net_pkt_alloc(&r->np);
 
 	(void)port;
+	ctl_run_cap_port(x, frame, len, true, r->rt_now); /* captures: dev (ctl_run_cap.c), bad frames too */
 	if (pkt == NULL)
 		return;
 	const struct wire_rx_cfg rx = { .uet_port = r->cfg->nic.udp_port, .crc = r->cfg->nic.crc_trailer };
@@ -213,10 +236,6 @@ static int open_ports(struct ctl_run_state *r, char *err, size_t errlen)
 			return rc;
 		r->n_exts++;
 	}
-	/* every host announces itself, and starts resolving its gateway, before the first pass */
-	for (uint32_t i = 0; i < r->n_exts; i++)
-		if (r->exts[i].stack != NULL)
-			net_port_start(r->exts[i].stack, 0);
 	return 0;
 }
 
@@ -472,7 +491,14 @@ int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen)
 	if (rc == 0) {
 		telemetry_start(r);
 		r->rt_t0 = dp_tsc(); /* the run's time 0: the ports are up */
+		ctl_run_caps_rt_start(r); /* captures' wall-clock epoch, rte_pdump (ctl_run_cap.c) */
+		/* every host announces itself, and starts resolving its gateway, before the first pass (and after the
+		 * captures have their clock, so these frames are stamped like the rest) */
+		for (uint32_t i = 0; i < r->n_exts; i++)
+			if (r->exts[i].stack != NULL)
+				net_port_start(r->exts[i].stack, 0);
 		poll_loop(r);
+		ctl_run_caps_rt_stop(r);
 	}
 	if (r->lagged)
 		report_lag(r);

@@ -80,10 +80,17 @@ struct net_endpoint {
 /** Sees every frame entering a link direction, at the time its first bit enters (capture points). */
 typedef void (*net_tap_fn)(void *arg, uint32_t dir, const struct wire_pkt *pkt, emu_ps_t now);
 
+/**
+ * Sees a frame a link direction loses (a fixture's drop, a fault) at the time its first bit would have entered the
+ * link, with the reason it is counted under (enum net_counter: NET_C_IMPAIR_DROP, NET_C_LINK_DOWN_DROP,
+ * NET_C_LINK_LOSS_DROP): capture points note "dropped here" (pcapng). Must not keep @p pkt.
+ */
+typedef void (*net_drop_fn)(void *arg, uint32_t dir, const struct wire_pkt *pkt, emu_ps_t now, int reason);
+
 /** Takes frames a link direction sends off the model, to a real port; must not keep @p pkt. */
 typedef void (*net_ext_fn)(void *arg, const struct wire_pkt *pkt, emu_ps_t now);
 
-#define NET_LINK_MAX_TAPS 4
+#define NET_LINK_MAX_TAPS 8 /* taps per link (capture points: at most 8 captures of one link) */
 
 /* What a test fixture does to one data frame on a link direction (a lab impairment). */
 enum net_impair_action {
@@ -134,6 +141,9 @@ struct net_link {
 	net_tap_fn taps[NET_LINK_MAX_TAPS];
 	void *tap_args[NET_LINK_MAX_TAPS];
 	uint32_t n_taps;
+	net_drop_fn drop_taps[NET_LINK_MAX_TAPS]; /* called on the drop path only: no cost to frames that cross */
+	void *drop_tap_args[NET_LINK_MAX_TAPS];
+	uint32_t n_drop_taps;
 };
 
 /** Set up @p l between endpoints @p a and @p b. */
@@ -168,6 +178,9 @@ void net_link_fault_loss(struct net_link *l, uint32_t ppm, uint64_t seed, uint64
 
 /** Add a tap; returns 0 or -ENOSPC past NET_LINK_MAX_TAPS. */
 int net_link_add_tap(struct net_link *l, net_tap_fn fn, void *arg);
+
+/** Add a tap of the frames the link loses; returns 0 or -ENOSPC past NET_LINK_MAX_TAPS. */
+int net_link_add_drop_tap(struct net_link *l, net_drop_fn fn, void *arg);
 
 /**
  * Send @p pkt on direction @p d at @p now. The direction must be idle (now >= busy_until; asserted). Takes

@@ -84,6 +84,16 @@ int net_link_add_tap(struct net_link *l, net_tap_fn fn, void *arg)
 	return 0;
 }
 
+int net_link_add_drop_tap(struct net_link *l, net_drop_fn fn, void *arg)
+{
+	if (l->n_drop_taps == NET_LINK_MAX_TAPS)
+		return -ENOSPC;
+	l->drop_taps[l->n_drop_taps] = fn;
+	l->drop_tap_args[l->n_drop_taps] = arg;
+	l->n_drop_taps++;
+	return 0;
+}
+
 static void ev_arrive(void *a, void *b, emu_ps_t now)
 {
 	struct net_dir *d = a;
@@ -164,20 +174,20 @@ void net_link_fault_loss(struct net_link *l, uint32_t ppm, uint64_t seed, uint64
 	emu_rng_init(&l->loss_rng, seed, id);
 }
 
-/* A fault takes the frame: counted as a drop of the direction. */
-static bool fault_takes(struct net_dir *d)
+/* A fault takes the frame: counted as a drop of the direction. Returns the counter it is counted under, or 0. */
+static int fault_takes(struct net_dir *d)
 {
 	struct net_link *l = d->link;
 
 	if (l->down) {
 		l->np->counters[NET_C_LINK_DOWN_DROP]++;
-		return true;
+		return NET_C_LINK_DOWN_DROP;
 	}
 	if (l->loss_ppm != 0 && emu_rng_below(&l->loss_rng, 1000000) < l->loss_ppm) {
 		l->np->counters[NET_C_LINK_LOSS_DROP]++;
-		return true;
+		return NET_C_LINK_LOSS_DROP;
 	}
-	return false;
+	return 0;
 }
 
 emu_ps_t net_dir_xmit(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
@@ -187,6 +197,7 @@ emu_ps_t net_dir_xmit(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
 	size_t wl = wire_wire_len(pkt);
 	emu_ps_t end = now + emu_ser_ps(wl, l->bps);
 	emu_ps_t extra = 0;
+	int why = 0;
 
 	assert(now >= d->busy_until);
 	d->busy_until = end;
@@ -201,11 +212,13 @@ emu_ps_t net_dir_xmit(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
 	if (d->n_impair != 0 && pkt->kind == WIRE_KIND_DATA)
 		extra = impair(d, pkt);
 	if (extra == EMU_PS_NEVER)
-		np->counters[NET_C_IMPAIR_DROP]++;
-	else if ((l->down || l->loss_ppm) && fault_takes(d))
+		np->counters[why = NET_C_IMPAIR_DROP]++;
+	else if ((l->down || l->loss_ppm) && (why = fault_takes(d)) != 0)
 		extra = EMU_PS_NEVER;
 	if (extra == EMU_PS_NEVER) {
 		d->drops++;
+		for (uint32_t i = 0; i < l->n_drop_taps; i++) /* capture points note the loss (pcapng) */
+			l->drop_taps[i](l->drop_tap_args[i], d->index, pkt, now, why);
 		net_pkt_free(np, pkt);
 		net_sched(np, end, ev_tx_done, d, NULL, NULL);
 		return end;

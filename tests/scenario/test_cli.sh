@@ -49,7 +49,7 @@ n=$("$uetemu" validate tests/control/bad/many-errors.yaml 2>&1 | grep -c '^uetem
 check "validate reports all 4 errors of many-errors.yaml in one pass, each with file:line:col ($n)" '[ "$n" -eq 4 ]'
 
 # the command line: help for every command, --opt=value, short options, exit statuses
-for sub in run validate keys version help; do
+for sub in run validate keys pcap-info version help; do
 	out=$("$uetemu" $sub --help); rc=$?
 	check "uetemu $sub --help exits 0 and shows its usage" '[ $rc -eq 0 ] && [[ "$out" == "usage: uetemu $sub"* ]]'
 done
@@ -67,6 +67,17 @@ check "short options before CONFIG (exit $rc)" '[ $rc -eq 0 ] && [ -f "$tmp/shor
 check "an unknown option exits 2 ($rc)" '[ $rc -eq 2 ]'
 "$uetemu" run >/dev/null 2>&1; rc=$?
 check "a missing CONFIG exits 2 ($rc)" '[ $rc -eq 2 ]'
+"$uetemu" pcap-info >/dev/null 2>&1; rc=$?
+check "pcap-info without FILE exits 2 ($rc)" '[ $rc -eq 2 ]'
+out=$("$uetemu" pcap-info --udp-port 0 tests/golden/golden.pcap 2>&1); rc=$?
+check "pcap-info --udp-port 0 exits 2 ($rc)" '[ $rc -eq 2 ] && [[ "$out" == *"expected a port number, 1 to 65535"* ]]'
+out=$("$uetemu" run configs/pair.yaml --json 2>&1); rc=$?
+check "an option of another command is unknown to run: --json exits 2 ($rc)" \
+	'[ $rc -eq 2 ] && [[ "$out" == *"unknown option '"'"'--json'"'"'"* ]]'
+"$uetemu" pcap-info -j -p 4793 tests/golden/golden.pcap |
+	python3 -c 'import json,sys; j=json.load(sys.stdin); sys.exit(j["frames"] != 16)'
+rc=$?
+check "pcap-info -j -p 4793 on the golden capture: 16 frames (with the probes and their ACKs) (exit $rc)" '[ $rc -eq 0 ]'
 "$uetemu" frobnicate >/dev/null 2>&1; rc=$?
 check "an unknown command exits 2 ($rc)" '[ $rc -eq 2 ]'
 # 200,000 keys in one map, the last a duplicate of the sixth: found, with both places (the duplicate check is a

@@ -2,10 +2,12 @@
 import struct
 
 PS_PER_NS = 1000
+# Virtual-time captures are stamped from the records' epoch, 2026-01-01T00:00:00Z (docs/capture.md, Timestamps).
+EPOCH_NS = 1767225600 * 1_000_000_000
 
 
-def read_pcap(path):
-    """Yield (ts_ns, frame bytes) for each record."""
+def read_pcap(path, epoch_ns=EPOCH_NS):
+    """Yield (ts_ns, frame bytes) for each record, ts_ns counted from @epoch_ns: emulated time by default."""
     with open(path, 'rb') as f:
         hdr = f.read(24)
         magic, = struct.unpack('<I', hdr[:4])
@@ -15,7 +17,7 @@ def read_pcap(path):
             if len(rh) < 16:
                 return
             sec, nsec, caplen, _ = struct.unpack('<IIII', rh)
-            yield sec * 1_000_000_000 + nsec, f.read(caplen)
+            yield sec * 1_000_000_000 + nsec - epoch_ns, f.read(caplen)
 
 
 def ipv4_csum_ok(ip):

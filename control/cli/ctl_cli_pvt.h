@@ -1,0 +1,17 @@
+/* Internals of the command line room: the subcommands that live in their own files. */
+#ifndef CTL_CLI_PVT_H
+#define CTL_CLI_PVT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ctl_cli.h"
+
+/**
+ * uetemu pcap-info: read the capture @p path (pcap or pcapng), decoding UDP port @p udp_port as UET, and print
+ * what it holds on stdout, as a table or as JSON (@p json). Returns CTL_EXIT_OK, or CTL_EXIT_ERROR with the error
+ * on stderr (a file that cannot be opened, is no capture, or cannot be read on).
+ */
+int ctl_cli_pcap_info(const char *path, bool json, uint16_t udp_port);
+
+#endif /* CTL_CLI_PVT_H */
