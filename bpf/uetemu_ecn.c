@@ -57,10 +57,13 @@ static int die(int code, const char *fmt, ...)
 	return code;
 }
 
+/* Set while asking tc whether the marker is attached: "no clsact qdisc" is an answer then, not an error. */
+static bool libbpf_quiet;
+
 /* libbpf's own messages: warnings and errors only (its debug output is the verifier log, on failure). */
 static int libbpf_out(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	return level <= LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
+	return level <= LIBBPF_WARN && !libbpf_quiet ? vfprintf(stderr, fmt, ap) : 0;
 }
 
 static int parse_args(int argc, char **argv, struct args *a)
@@ -177,7 +180,9 @@ static int find_attached(const struct args *a, uint32_t *prog_id, int fds[2])
 	char err[256];
 	int rc;
 
+	libbpf_quiet = true;
 	rc = bpf_tc_query(&h, &o);
+	libbpf_quiet = false;
 	if (rc != 0)
 		return rc == -EINVAL ? -ENOENT : rc; /* -EINVAL: no clsact qdisc at all */
 	*prog_id = o.prog_id;
