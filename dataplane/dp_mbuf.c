@@ -10,7 +10,8 @@
 #include "dp_pvt.h"
 
 /* Copy a frame longer than one mbuf into a chain of @p nseg mbufs (ports with RTE_ETH_TX_OFFLOAD_MULTI_SEGS). */
-static struct rte_mbuf *dp_chain_from(struct rte_mempool *mp, const uint8_t *frame, size_t len, unsigned nseg)
+static struct rte_mbuf *dp_chain_from(struct rte_mempool *mp, const uint8_t *frame, size_t len, unsigned nseg,
+				      size_t room)
 {
 	struct rte_mbuf *seg[DP_TX_SEGS_MAX];
 	size_t off = 0;
@@ -18,7 +19,7 @@ static struct rte_mbuf *dp_chain_from(struct rte_mempool *mp, const uint8_t *fra
 	if (rte_pktmbuf_alloc_bulk(mp, seg, nseg) != 0)
 		return NULL;
 	for (unsigned i = 0; i < nseg; i++) {
-		size_t chunk = RTE_MIN(len - off, (size_t)DP_MBUF_ROOM);
+		size_t chunk = RTE_MIN(len - off, room);
 
 		rte_memcpy(rte_pktmbuf_mtod(seg[i], void *), frame + off, chunk);
 		seg[i]->data_len = (uint16_t)chunk;
@@ -72,8 +73,8 @@ int dp_tx(struct dp_ctx *dp, int port, const uint8_t *frame, size_t len)
 	struct rte_mbuf *m;
 
 	assert(port >= 0 && port < dp->n_ports);
-	if (likely(len <= DP_MBUF_ROOM)) {
-		m = rte_pktmbuf_alloc(dp->pool);
+	if (likely(len <= p->room)) {
+		m = rte_pktmbuf_alloc(p->pool);
 		if (unlikely(m == NULL)) {
 			p->st.tx_drop_nombuf++;
 			return DP_TX_NOMBUF;
@@ -81,8 +82,8 @@ int dp_tx(struct dp_ctx *dp, int port, const uint8_t *frame, size_t len)
 		rte_memcpy(rte_pktmbuf_mtod(m, void *), frame, len);
 		m->data_len = (uint16_t)len;
 		m->pkt_len = (uint32_t)len;
-	} else if (p->multi_seg && len <= DP_FRAME_MAX) {
-		m = dp_chain_from(dp->pool, frame, len, (unsigned)((len + DP_MBUF_ROOM - 1) / DP_MBUF_ROOM));
+	} else if (p->multi_seg && len <= DP_FRAME_MAX && p->room == DP_MBUF_ROOM) {
+		m = dp_chain_from(p->pool, frame, len, (unsigned)((len + p->room - 1) / p->room), p->room);
 		if (unlikely(m == NULL)) {
 			p->st.tx_drop_nombuf++;
 			return DP_TX_NOMBUF;

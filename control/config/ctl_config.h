@@ -89,6 +89,8 @@ struct ctl_app {
 struct ctl_port {
 	uint32_t host;             /* attach: host name resolved */
 	char dev[CTL_DEV_MAX];     /* dev: DPDK devargs, e.g. "net_tap0,iface=uet0" */
+	int8_t xdp_steering;       /* xdp_steering: 1 true, 0 false, -1 not given (then on for a net_af_xdp dev
+	                            * when the steering object is found) */
 };
 
 /** captures[i]. */

@@ -41,6 +41,32 @@ static void ext_rx(void *arg, int port, const uint8_t *frame, size_t len)
 	net_dir_inject(&x->link.dir[1], pkt, r->rt_now);
 }
 
+/*
+ * Add one port. A net_af_xdp dev gets uetemu's XDP steering (docs/lab.md) unless xdp_steering: false: the UET
+ * ports and the attached host's address go into the program's maps. Left unset, steering is skipped with a
+ * warning when this build has no steering object (no clang) or no libbpf; asked for, that is an error.
+ */
+static int port_add(struct ctl_run_state *r, const struct ctl_port *cp, char *err, size_t errlen)
+{
+	const uint32_t ip = r->cfg->hosts[cp->host].ip;
+	struct dp_port_opts o = { .xdp_steer = cp->xdp_steering == 1 || (cp->xdp_steering < 0 && dp_is_af_xdp(cp->dev)),
+				  .uet_udp_port = r->cfg->nic.udp_port, .cm_udp_port = WIRE_UDP_PORT_CM,
+				  .ip = &ip, .n_ip = 1 };
+	int port = dp_port_add_opts(r->dp, cp->dev, &o, err, errlen);
+
+	if (port < 0 && o.xdp_steer && cp->xdp_steering < 0 && (port == -ENOENT || port == -ENOTSUP) &&
+	    strstr(err, "XDP steering") != NULL) {
+		fprintf(stderr, "[uetemu] warning: %s; the port takes every frame of its interface\n", err);
+		o.xdp_steer = false;
+		port = dp_port_add_opts(r->dp, cp->dev, &o, err, errlen);
+	}
+	if (port >= 0 && o.xdp_steer)
+		fprintf(stderr, "[uetemu] port %s: XDP steering: UDP %u and %u, IP protocol 253, PFC, ARP and ICMP "
+			"for %u.%u.%u.%u to uetemu; everything else to the kernel\n", cp->dev, o.uet_udp_port,
+			o.cm_udp_port, ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255, ip & 255);
+	return port;
+}
+
 static int open_ports(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
@@ -51,7 +77,7 @@ static int open_ports(struct ctl_run_state *r, char *err, size_t errlen)
 	for (uint32_t i = 0; i < cfg->n_ports; i++) {
 		struct ctl_ext *x = &r->exts[i];
 		uint32_t h = cfg->ports[i].host;
-		int port = dp_port_add(r->dp, cfg->ports[i].dev, err, errlen);
+		int port = port_add(r, &cfg->ports[i], err, errlen);
 		if (port < 0)
 			return port;
 		x->run = r;
@@ -196,6 +222,13 @@ int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen)
 		fprintf(stderr, "[uetemu] port %s: rx %llu frames, tx %llu frames, tx drops %llu\n",
 			r->cfg->ports[i].dev, (unsigned long long)st.rx_frames, (unsigned long long)st.tx_frames,
 			(unsigned long long)(st.tx_drop_full + st.tx_drop_nombuf + st.tx_drop_toobig));
+		struct dp_xdp_stats xs;
+		if (dp_port_xdp_stats(r->dp, r->exts[i].dp_port, &xs) == 0)
+			fprintf(stderr, "[uetemu] port %s: XDP steering: to uetemu uet %llu, cm %llu, proto253 %llu, arp %llu, "
+				"icmp %llu, pfc %llu; to the kernel %llu (%llu matched with no socket)\n",
+				r->cfg->ports[i].dev, (unsigned long long)xs.uet, (unsigned long long)xs.cm,
+				(unsigned long long)xs.proto253, (unsigned long long)xs.arp, (unsigned long long)xs.icmp,
+				(unsigned long long)xs.pfc, (unsigned long long)xs.pass, (unsigned long long)xs.nosock);
 	}
 	dp_destroy(r->dp); /* telemetry stops answering first, then the ports stop and close */
 	r->dp = NULL;
