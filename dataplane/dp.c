@@ -226,10 +226,13 @@ static void dp_port_release(struct dp_port *p)
 	if (p->n_stash > 0)
 		rte_pktmbuf_free_bulk(p->stash, p->n_stash);
 	p->n_stash = 0;
+	dp_xdp_release(p);
 	(void)rte_eth_dev_stop(p->port_id);
 	(void)rte_eth_dev_close(p->port_id);
 	if (p->probed && p->dev != NULL)
 		(void)rte_dev_remove(p->dev);
+	rte_mempool_free(p->own_pool); /* after the close: an AF_XDP socket's UMEM is this pool's memory */
+	p->own_pool = NULL;
 }
 
 const struct dp_eal_args *dp_eal(const struct dp_ctx *dp)
@@ -295,15 +298,15 @@ static int dp_port_find(struct dp_ctx *dp, struct dp_port *p, const char *devarg
  * The MTU to ask for: a DP_FRAME_MAX frame, cut to what the device takes and, unless it scatters RX into mbuf
  * chains, to one mbuf. Overhead is computed the way ethdev does (max_rx_pktlen - max_mtu when the PMD gives both).
  */
-static uint16_t dp_port_mtu(const struct rte_eth_dev_info *di, bool scatter)
+static uint16_t dp_port_mtu(const struct rte_eth_dev_info *di, bool scatter, uint32_t room)
 {
 	uint32_t overhead = RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
 	uint32_t mtu = DP_FRAME_MAX - RTE_ETHER_HDR_LEN;
 
 	if (di->max_mtu != UINT16_MAX && di->max_rx_pktlen > di->max_mtu)
 		overhead = di->max_rx_pktlen - di->max_mtu;
-	if (!scatter && mtu + overhead > DP_MBUF_ROOM)
-		mtu = DP_MBUF_ROOM - overhead;
+	if (!scatter && mtu + overhead > room)
+		mtu = room - overhead;
 	if (mtu + overhead > di->max_rx_pktlen)
 		mtu = di->max_rx_pktlen > overhead ? di->max_rx_pktlen - overhead : di->min_mtu;
 	return (uint16_t)RTE_MAX(RTE_MIN(mtu, (uint32_t)di->max_mtu), (uint32_t)di->min_mtu);
@@ -339,7 +342,9 @@ static void dp_port_tx_choose(const struct dp_ctx *dp, struct dp_port *p, const 
 	const char *why;
 
 	p->multi_seg = dp_pmd_takes_chains(di, &why);
-	p->zerocopy = p->multi_seg && dp->pat != NULL && !(flags & DP_PORT_TX_COPY);
+	p->zerocopy = p->multi_seg && dp->pat != NULL && !(flags & DP_PORT_TX_COPY) && p->own_pool == NULL;
+	if (p->own_pool != NULL)
+		why = "net_af_xdp: frames go out of its own page-sized pool (its UMEM), copied";
 	if (p->multi_seg && (flags & DP_PORT_TX_COPY))
 		why = "copy asked for (its PMD would take zero-copy frames)";
 	else if (p->multi_seg && dp->pat == NULL)
@@ -349,6 +354,36 @@ static void dp_port_tx_choose(const struct dp_ctx *dp, struct dp_port *p, const 
 	p->pat_shinfo.free_cb = dp_pattern_free;
 	p->pat_shinfo.fcb_opaque = NULL;
 	rte_mbuf_ext_refcnt_set(&p->pat_shinfo, 1);
+}
+
+/*
+ * A net_af_xdp port's own pool. The PMD (22.11, built with unaligned UMEM chunks) registers the pool's memory as
+ * the socket's UMEM with every mempool object as one chunk, and the kernel refuses chunks over a page when the
+ * memory is not hugepages (--no-huge): so the largest data room whose object (header, mbuf, headroom, data,
+ * rounded as the mempool rounds it) fits a page. A received frame sits after the kernel's 256 B XDP headroom
+ * inside that room, so the port takes frames of room - 256 B (3,456 B with 4 KB pages).
+ */
+static int dp_xdp_pool(struct dp_port *p, int socket, char *err, size_t errlen, const char *devargs)
+{
+	const uint32_t page = (uint32_t)getpagesize(), fixed = sizeof(struct rte_mbuf) + RTE_PKTMBUF_HEADROOM;
+	struct rte_mempool_objsz sz;
+	char name[RTE_MEMPOOL_NAMESIZE];
+	uint32_t room = page;
+
+	while (room > 1024 && rte_mempool_calc_obj_size(fixed + room, 0, &sz) > page)
+		room -= RTE_CACHE_LINE_SIZE;
+	snprintf(name, sizeof(name), "dp_xdp%u", p->port_id);
+	p->own_pool = rte_pktmbuf_pool_create(name, DP_XDP_POOL_N, DP_POOL_CACHE, 0,
+					      (uint16_t)(RTE_PKTMBUF_HEADROOM + room), socket);
+	if (p->own_pool == NULL) {
+		int e = rte_errno;
+		dp_err(err, errlen, "port \"%s\": AF_XDP pool of %u x %u B: %s (give the EAL more memory with -m)",
+		       devargs, DP_XDP_POOL_N, page, rte_strerror(e));
+		return e > 0 ? -e : -ENOMEM;
+	}
+	p->pool = p->own_pool;
+	p->room = room - DP_XDP_HEADROOM;
+	return 0;
 }
 
 /* One RX queue and one TX queue of 512 descriptors (or what the device allows), offloads only for size and speed. */
@@ -368,8 +403,15 @@ static int dp_port_configure(struct dp_ctx *dp, struct dp_port *p, const char *d
 	if (rc < 0)
 		goto fail;
 	p->dev = di.device;
+	p->pool = dp->pool;
+	p->room = DP_MBUF_ROOM;
+	if (di.driver_name != NULL && strcmp(di.driver_name, "net_af_xdp") == 0) {
+		rc = dp_xdp_pool(p, socket, err, errlen, devargs);
+		if (rc < 0)
+			return rc;
+	}
 	conf.rxmode.offloads = di.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER;
-	conf.rxmode.mtu = dp_port_mtu(&di, conf.rxmode.offloads != 0);
+	conf.rxmode.mtu = dp_port_mtu(&di, conf.rxmode.offloads != 0, p->room);
 	dp_port_tx_choose(dp, p, &di, flags);
 	conf.txmode.offloads = di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	/* Fast free puts mbufs back without detaching them: only for copied frames, whose mbufs all come from one
@@ -388,7 +430,7 @@ static int dp_port_configure(struct dp_ctx *dp, struct dp_port *p, const char *d
 	rxq = di.default_rxconf;
 	rxq.offloads = conf.rxmode.offloads;
 	step = "rx_queue_setup";
-	rc = rte_eth_rx_queue_setup(p->port_id, 0, nrxd, socket, &rxq, dp->pool);
+	rc = rte_eth_rx_queue_setup(p->port_id, 0, nrxd, socket, &rxq, p->pool);
 	if (rc < 0)
 		goto fail;
 	txq = di.default_txconf;
@@ -404,9 +446,26 @@ fail:
 	return rc;
 }
 
+bool dp_is_af_xdp(const char *devargs)
+{
+	return strncmp(devargs, "net_af_xdp", 10) == 0;
+}
+
 int dp_port_add(struct dp_ctx *dp, const char *devargs, unsigned flags, char *err, size_t errlen)
 {
+	const struct dp_port_opts o = { .flags = flags };
+
+	return dp_port_add_opts(dp, devargs, &o, err, errlen);
+}
+
+int dp_port_add_opts(struct dp_ctx *dp, const char *devargs, const struct dp_port_opts *opts, char *err,
+		     size_t errlen)
+{
+	bool steer = opts != NULL && opts->xdp_steer;
+	unsigned flags = opts != NULL ? opts->flags : 0;
+	struct rte_eth_dev_info di;
 	struct rte_ether_addr mac;
+	char probe[2 * PATH_MAX];
 	struct dp_port *p;
 	int rc;
 
@@ -416,12 +475,28 @@ int dp_port_add(struct dp_ctx *dp, const char *devargs, unsigned flags, char *er
 	}
 	p = &dp->port[dp->n_ports];
 	memset(p, 0, sizeof(*p));
-	rc = dp_port_find(dp, p, devargs, err, errlen);
+	p->xdp_stats_fd = -1;
+	snprintf(probe, sizeof(probe), "%s", devargs);
+	if (steer) {
+		rc = dp_xdp_devargs(devargs, opts, probe, sizeof(probe), err, errlen);
+		if (rc < 0)
+			return rc;
+	}
+	rc = dp_port_find(dp, p, probe, err, errlen);
 	if (rc < 0)
 		return rc;
 	rc = dp_port_configure(dp, p, devargs, flags, err, errlen);
 	if (rc < 0)
 		goto fail_release;
+	if (steer) { /* the PMD loaded and attached the program at RX queue setup: fill its maps before the start */
+		rc = rte_eth_dev_info_get(p->port_id, &di);
+		if (rc == 0)
+			rc = dp_xdp_steer(p, (int)di.if_index, opts, devargs, err, errlen);
+		else
+			dp_err(err, errlen, "port \"%s\": dev_info_get: %s", devargs, rte_strerror(-rc));
+		if (rc < 0)
+			goto fail_release;
+	}
 	/* Promiscuous so the emulated hosts' own MACs are received; some vdevs have no filter at all (-ENOTSUP). */
 	rc = rte_eth_promiscuous_enable(p->port_id);
 	if (rc < 0 && rc != -ENOTSUP) {
@@ -441,6 +516,11 @@ int dp_port_add(struct dp_ctx *dp, const char *devargs, unsigned flags, char *er
 fail_release:
 	if (p->probed)
 		dp_port_release(p);
+	else {
+		dp_xdp_release(p);
+		rte_mempool_free(p->own_pool);
+		p->own_pool = NULL;
+	}
 	return rc;
 }
 

@@ -99,6 +99,27 @@ const struct dp_eal_args *dp_eal(const struct dp_ctx *dp);
  */
 void dp_destroy(struct dp_ctx *dp);
 
+/** Options of a port beyond its devargs (dp_port_add_opts()). */
+struct dp_port_opts {
+	unsigned flags;          /* DP_PORT_TX_COPY ... (dp_port_add()) */
+	/* net_af_xdp only: load uetemu's XDP steering program (bpf/ebpf_xdp_steer.bpf.c) through the PMD's
+	 * xdp_prog= devarg, so only UET (UDP to uet_udp_port or cm_udp_port, IP protocol 253), PFC, and ARP and
+	 * ICMP for the addresses in @c ip reach the port; every other frame stays with the kernel. */
+	bool xdp_steer;
+	const char *xdp_obj;     /* the steering object's path; NULL: found by ebpf_obj_find() */
+	uint16_t uet_udp_port;   /* nic.UETEncapsulation.UdpDestinationPort */
+	uint16_t cm_udp_port;    /* the connection setup frames' port (4794) */
+	const uint32_t *ip;      /* the emulated hosts behind the port, IPv4 in host byte order */
+	unsigned n_ip;
+};
+
+/** The XDP steering program's counters of a port, summed over CPUs (frames per class; see bpf/ebpf.h). */
+struct dp_xdp_stats {
+	uint64_t uet, cm, proto253, arp, icmp, pfc; /* redirected to the port's AF_XDP socket */
+	uint64_t pass;                              /* left to the kernel */
+	uint64_t nosock;                            /* matched, but no socket on the RX queue: left to the kernel */
+};
+
 /**
  * Set the payload pattern: dp_tx_hdr() frames carry the first payload_len bytes of it after their headers. The
  * @p len bytes (at most DP_FRAME_MAX) are copied into one read-only DPDK buffer that zero-copy frames point to.
@@ -119,6 +140,27 @@ int dp_port_add(struct dp_ctx *dp, const char *devargs, unsigned flags, char *er
 
 /** How port @p port sends, with a one-line reason in *@p why (static text; @p why may be NULL). */
 enum dp_tx_mode dp_port_tx_mode(const struct dp_ctx *dp, int port, const char **why);
+
+/**
+ * dp_port_add() with options (@p opts may be NULL). A net_af_xdp port always gets an mbuf pool of its own with
+ * page-sized mbufs (the kernel's UMEM chunks are at most a page): frames up to about 3,450 B. With
+ * opts->xdp_steer the device is probed with ",xdp_prog=<steering object>" added to @p devargs (the PMD loads
+ * the program, attaches it to the interface and puts its socket into the program's xsks_map) and the program's
+ * maps are filled before the port starts; the PMD detaches it when the port closes. Fails (-EINVAL) when
+ * xdp_steer is asked of a device that is not net_af_xdp, that gives its own xdp_prog=, or that the EAL had already
+ * probed (--vdev) without uetemu's program; -ENOENT when the object is not found; -ENOTSUP without libbpf.
+ */
+int dp_port_add_opts(struct dp_ctx *dp, const char *devargs, const struct dp_port_opts *opts, char *err,
+		     size_t errlen);
+
+/** Whether @p devargs names a net_af_xdp device ("net_af_xdp", "net_af_xdp0,iface=eth1", ...). */
+bool dp_is_af_xdp(const char *devargs);
+
+/**
+ * The steering program's counters of port @p port. Returns 0, or -ENOENT when the port has no steering program
+ * (and @p out is zeroed). Reads a BPF map: not for the packet path.
+ */
+int dp_port_xdp_stats(const struct dp_ctx *dp, int port, struct dp_xdp_stats *out);
 
 /** MAC address of port @p port. */
 void dp_port_mac(const struct dp_ctx *dp, int port, uint8_t mac[6]);

@@ -10,17 +10,17 @@
 #include "dp_pvt.h"
 
 /*
- * Copy @p alen bytes at @p a then @p blen bytes at @p b into the @p nseg mbufs @p seg, DP_MBUF_ROOM bytes each
- * but the last, chained (ports that take chains) when there is more than one.
+ * Copy @p alen bytes at @p a then @p blen bytes at @p b into the @p nseg mbufs @p seg, @p cap bytes each (the
+ * port's room) but the last, chained (ports that take chains) when there is more than one.
  */
 static void dp_gather(struct rte_mbuf **seg, unsigned nseg, const uint8_t *a, size_t alen, const uint8_t *b,
-		      size_t blen)
+		      size_t blen, size_t cap)
 {
 	const uint8_t *src[2] = { a, b };
 	size_t left[2] = { alen, blen };
 	unsigned i = 0;
 	uint8_t *dst = rte_pktmbuf_mtod(seg[0], uint8_t *);
-	size_t room = DP_MBUF_ROOM;
+	size_t room = cap;
 
 	for (int k = 0; k < 2; k++) {
 		while (left[k] > 0) {
@@ -28,7 +28,7 @@ static void dp_gather(struct rte_mbuf **seg, unsigned nseg, const uint8_t *a, si
 				seg[i]->next = seg[i + 1];
 				i++;
 				dst = rte_pktmbuf_mtod(seg[i], uint8_t *);
-				room = DP_MBUF_ROOM;
+				room = cap;
 			}
 			size_t n = RTE_MIN(left[k], room);
 
@@ -53,15 +53,18 @@ static struct rte_mbuf *dp_copy_frame(struct dp_ctx *dp, struct dp_port *p, cons
 {
 	struct rte_mbuf *seg[DP_TX_SEGS_MAX];
 	size_t len = alen + blen;
-	unsigned nseg = len > 0 ? (unsigned)((len + DP_MBUF_ROOM - 1) / DP_MBUF_ROOM) : 1;
 
-	if (unlikely(len > DP_FRAME_MAX || (nseg > 1 && !p->multi_seg))) {
+	(void)dp; /* the port's own pool (p->pool): the shared one, or a net_af_xdp port's */
+	unsigned nseg = len > 0 ? (unsigned)((len + p->room - 1) / p->room) : 1;
+
+	/* chains only from the shared pool's mbufs: a net_af_xdp port's own (page-sized) ones carry one frame each */
+	if (unlikely(len > DP_FRAME_MAX || (nseg > 1 && (!p->multi_seg || p->room != DP_MBUF_ROOM)))) {
 		p->st.tx_drop_toobig++;
 		*rc = DP_TX_TOOBIG;
 		return NULL;
 	}
 	if (likely(nseg == 1)) { /* the common case, without the chain walk */
-		struct rte_mbuf *m = rte_pktmbuf_alloc(dp->pool);
+		struct rte_mbuf *m = rte_pktmbuf_alloc(p->pool);
 		if (unlikely(m == NULL))
 			goto nombuf;
 		uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
@@ -72,9 +75,9 @@ static struct rte_mbuf *dp_copy_frame(struct dp_ctx *dp, struct dp_port *p, cons
 		m->pkt_len = (uint32_t)len;
 		return m;
 	}
-	if (unlikely(rte_pktmbuf_alloc_bulk(dp->pool, seg, nseg) != 0))
+	if (unlikely(rte_pktmbuf_alloc_bulk(p->pool, seg, nseg) != 0))
 		goto nombuf;
-	dp_gather(seg, nseg, a, alen, b, blen);
+	dp_gather(seg, nseg, a, alen, b, blen, p->room);
 	return seg[0];
 nombuf:
 	p->st.tx_drop_nombuf++;

@@ -39,6 +39,10 @@ struct dp_port {
 	bool zerocopy;                 /* dp_tx_hdr() attaches the payload from the pattern (enum dp_tx_mode) */
 	const char *tx_why;            /* why the port sends as it does, for dp_port_tx_mode() */
 	uint8_t mac[6];
+	struct rte_mempool *pool;      /* where its RX and TX mbufs come from: the shared pool, or its own (net_af_xdp) */
+	struct rte_mempool *own_pool;  /* its own pool, freed with the port; NULL when it uses the shared one */
+	uint32_t room;                 /* data bytes one of its mbufs holds (DP_MBUF_ROOM in the shared pool) */
+	int xdp_stats_fd;              /* the steering program's counters map, or -1 (dp_xdp.c) */
 	/* This port's references to the pattern: one per payload mbuf it has staged or the PMD still holds, plus
 	 * its own, taken at setup and never dropped, so the count never reaches 0 and free_cb never runs while the
 	 * port is up. One per port, so lcores polling different ports never share the counter's cache line. */
@@ -70,7 +74,30 @@ struct dp_ctx {
 	void *tel_arg;
 } __rte_cache_aligned;
 
+/* net_af_xdp: the kernel takes a UMEM chunk of at most one page (with no hugepages), and the PMD makes every mbuf
+ * of the pool a chunk, so such a port gets a pool of its own with page-sized mbufs (dp.c, dp_xdp_pool()). */
+#define DP_XDP_POOL_N 8191       /* mbufs in a net_af_xdp port's pool (2^13 - 1): 32 MB with 4 KB objects */
+#define DP_XDP_HEADROOM 256      /* XDP_PACKET_HEADROOM: the kernel's headroom inside a received UMEM chunk */
+
 /** Write a one-line message into the caller's buffer (which may be NULL or empty). */
 void dp_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/**
+ * net_af_xdp steering (dp_xdp.c): the devargs to probe with, @p devargs plus ",xdp_prog=PATH" of the steering
+ * object (from @p opts or found by ebpf_obj_find()), into @p out. Returns 0, or -errno with a message.
+ */
+int dp_xdp_devargs(const char *devargs, const struct dp_port_opts *opts, char *out, size_t outlen, char *err,
+		   size_t errlen);
+
+/**
+ * Once the PMD has loaded and attached the steering program (at RX queue setup), fill its maps for @p opts: the
+ * UET and connection-setup ports and the emulated hosts' addresses. Keeps the counters map's fd in the port.
+ * Returns 0, or -errno with a message.
+ */
+int dp_xdp_steer(struct dp_port *p, int ifindex, const struct dp_port_opts *opts, const char *devargs, char *err,
+		 size_t errlen);
+
+/** Close what dp_xdp_steer() kept. */
+void dp_xdp_release(struct dp_port *p);
 
 #endif /* DP_PVT_H */

@@ -1,7 +1,7 @@
 # Shared by scripts/run and scripts/test: install what is missing, configure and build.
 # shellcheck shell=bash
 
-UETEMU_PKGS="gcc pkg-config meson ninja-build dpdk-dev libdpdk-dev libpcap-dev libbpf-dev libcriterion-dev \
+UETEMU_PKGS="gcc clang pkg-config meson ninja-build dpdk-dev libdpdk-dev libpcap-dev libbpf-dev libcriterion-dev \
 libyaml-dev tshark python3 python3-matplotlib python3-scapy iproute2 iputils-ping procps"
 
 as_root() {

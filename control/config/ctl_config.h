@@ -112,6 +112,8 @@ struct ctl_port {
 	uint32_t sw_dev, sw_port;  /* the switch's device index in the topology, and its port */
 	uint32_t sw_host;          /* the external host the switch port faces */
 	uint32_t sw_link;          /* that link's index in the topology */
+	int8_t xdp_steering;       /* xdp_steering: 1 true, 0 false, -1 not given (then on for a net_af_xdp dev
+	                            * when the steering object is found) */
 };
 
 /** Which key of a capture names its capture point. */

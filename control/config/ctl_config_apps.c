@@ -452,14 +452,30 @@ static int port_tx(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 	return 0;
 }
 
+static int port_xdp_steering(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	struct port_obj *o = obj;
+	bool on;
+	int rc = ctl_val_bool(c, v, &on);
+
+	if (rc == 0)
+		o->p->xdp_steering = on;
+	return rc;
+}
+
 static int port_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t idx, void *obj)
 {
 	static const struct ctl_key keys[] = { { "attach", true, port_attach }, { "dev", true, port_dev },
 					       { "gateway", false, port_gateway },
-					       { "tx", false, port_tx } };
+					       { "tx", false, port_tx },
+					       { "xdp_steering", false, port_xdp_steering } };
 	struct port_obj o = { .cfg = obj, .p = &((struct ctl_config *)obj)->ports[idx] };
 
-	return ctl_walk_map(c, item, keys, sizeof(keys) / sizeof(keys[0]), &o, PORT_EXAMPLE);
+	o.p->xdp_steering = -1;
+	int rc = ctl_walk_map(c, item, keys, sizeof(keys) / sizeof(keys[0]), &o, PORT_EXAMPLE);
+	if (rc == 0 && o.p->xdp_steering == 1 && strncmp(o.p->dev, "net_af_xdp", 10) != 0)
+		rc = ctl_err(c, item, "xdp_steering: true is for net_af_xdp devs only, not '%s'", o.p->dev);
+	return rc;
 }
 
 int ctl_sec_ports(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg)

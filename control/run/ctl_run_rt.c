@@ -96,6 +96,38 @@ static void sw_ext_rx(void *arg, int port, const uint8_t *frame, size_t len)
 }
 
 /*
+ * Add one port. A net_af_xdp dev gets uetemu's XDP steering (docs/lab.md) unless xdp_steering: false: the UET
+ * ports and the attached host's address go into the program's maps. Left unset, steering is skipped with a
+ * warning when this build has no steering object (no clang) or no libbpf; asked for, that is an error.
+ */
+static int port_add(struct ctl_run_state *r, const struct ctl_port *cp, char *err, size_t errlen)
+{
+	uint32_t ips[CTL_PORT_HOSTS_MAX], n = cp->sw ? 1 : cp->n_hosts;
+
+	/* the hosts behind the port: its emulated hosts, or the external host a switch port faces */
+	for (uint32_t k = 0; k < n; k++)
+		ips[k] = r->cfg->hosts[cp->sw ? cp->sw_host : cp->hosts[k]].ip;
+	const uint32_t ip = ips[0];
+	struct dp_port_opts o = { .flags = cp->tx_copy ? DP_PORT_TX_COPY : 0,
+				  .xdp_steer = cp->xdp_steering == 1 || (cp->xdp_steering < 0 && dp_is_af_xdp(cp->dev)),
+				  .uet_udp_port = r->cfg->nic.udp_port, .cm_udp_port = WIRE_UDP_PORT_CM,
+				  .ip = ips, .n_ip = n };
+	int port = dp_port_add_opts(r->dp, cp->dev, &o, err, errlen);
+
+	if (port < 0 && o.xdp_steer && cp->xdp_steering < 0 && (port == -ENOENT || port == -ENOTSUP) &&
+	    strstr(err, "XDP steering") != NULL) {
+		fprintf(stderr, "[uetemu] warning: %s; the port takes every frame of its interface\n", err);
+		o.xdp_steer = false;
+		port = dp_port_add_opts(r->dp, cp->dev, &o, err, errlen);
+	}
+	if (port >= 0 && o.xdp_steer)
+		fprintf(stderr, "[uetemu] port %s: XDP steering: UDP %u and %u, IP protocol 253, PFC, ARP and ICMP "
+			"for %u.%u.%u.%u to uetemu; everything else to the kernel\n", cp->dev, o.uet_udp_port,
+			o.cm_udp_port, ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255, ip & 255);
+	return port;
+}
+
+/*
  * Port @p i bound to a switch port (attach "tor0:3"): the fabric link between the switch and the external host
  * gets the DPDK port as its host end. What the switch sends on it goes out of the port; what comes in from the
  * port enters the switch on it, as if the host had sent it.
@@ -104,7 +136,7 @@ static int open_switch_port(struct ctl_run_state *r, uint32_t i, char *err, size
 {
 	const struct ctl_port *cp = &r->cfg->ports[i];
 	struct ctl_ext *x = &r->exts[i];
-	int port = dp_port_add(r->dp, cp->dev, cp->tx_copy ? DP_PORT_TX_COPY : 0, err, errlen);
+	int port = port_add(r, cp, err, errlen);
 	const char *why;
 
 	if (port < 0)
@@ -177,7 +209,7 @@ static int open_port(struct ctl_run_state *r, uint32_t i, char *err, size_t errl
 	const struct ctl_port *cp = &cfg->ports[i];
 	struct ctl_ext *x = &r->exts[i];
 	struct net_port_host hosts[CTL_PORT_HOSTS_MAX];
-	int port = dp_port_add(r->dp, cp->dev, cp->tx_copy ? DP_PORT_TX_COPY : 0, err, errlen);
+	int port = port_add(r, cp, err, errlen);
 	const char *why;
 
 	if (port < 0)
@@ -218,6 +250,7 @@ static int open_port(struct ctl_run_state *r, uint32_t i, char *err, size_t errl
 	}
 	return 0;
 }
+
 
 static int open_ports(struct ctl_run_state *r, char *err, size_t errlen)
 {
@@ -447,6 +480,14 @@ static void telemetry_start(struct ctl_run_state *r)
 /* Read port @p x's counters before it closes, and say in a line what crossed it. */
 static void port_close(struct ctl_ext *x)
 {
+	struct dp_xdp_stats xs;
+
+	if (dp_port_xdp_stats(x->run->dp, x->dp_port, &xs) == 0)
+		fprintf(stderr, "[uetemu] port %s: XDP steering: to uetemu uet %llu, cm %llu, proto253 %llu, arp %llu, "
+			"icmp %llu, pfc %llu; to the kernel %llu (%llu matched with no socket)\n",
+			x->run->cfg->ports[x - x->run->exts].dev, (unsigned long long)xs.uet, (unsigned long long)xs.cm,
+			(unsigned long long)xs.proto253, (unsigned long long)xs.arp, (unsigned long long)xs.icmp,
+			(unsigned long long)xs.pfc, (unsigned long long)xs.pass, (unsigned long long)xs.nosock);
 	if (x->stack == NULL) {
 		uint64_t refused = 0;
 

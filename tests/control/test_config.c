@@ -1448,3 +1448,23 @@ Test(ctl_config, crc_trailer_and_native_frame_size_rule)
 		  "--set nic.UETEncapsulation.Encapsulation=IPv6: unknown value 'IPv6'; Encapsulation takes UDP or "
 		  "NativeIPv4");
 }
+
+#define XDP_HOSTS "topology:\n  hosts:\n    - {name: h0, ip: 10.0.0.1}\n    - {name: h1, ip: 10.0.0.2}\n"
+
+Test(ctl_config, ports_xdp_steering)
+{
+	struct ctl_config cfg;
+
+	yaml_ok(&cfg, XDP_HOSTS "ports:\n  - {attach: h0, dev: \"net_af_xdp0,iface=x0\"}\n"
+			"  - {attach: h1, dev: \"net_af_xdp1,iface=x1\", xdp_steering: false}\n");
+	cr_expect_eq(cfg.ports[0].xdp_steering, -1, "unset: decided at run time (on for net_af_xdp)");
+	cr_expect_eq(cfg.ports[1].xdp_steering, 0);
+	ctl_config_free(&cfg);
+	yaml_ok(&cfg, XDP_HOSTS "ports:\n  - {attach: h0, dev: \"net_af_xdp0,iface=x0\", xdp_steering: true}\n"
+			"  - {attach: h1, dev: \"net_tap0,iface=t0\", xdp_steering: false}\n");
+	cr_expect_eq(cfg.ports[0].xdp_steering, 1);
+	cr_expect_eq(cfg.ports[1].xdp_steering, 0);
+	ctl_config_free(&cfg);
+	yaml_fails(XDP_HOSTS "ports:\n  - {attach: h0, dev: \"net_tap0,iface=t0\", xdp_steering: true}\n",
+		   "6:5: ports.0: xdp_steering: true is for net_af_xdp devs only, not 'net_tap0,iface=t0'");
+}

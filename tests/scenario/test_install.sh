@@ -42,6 +42,14 @@ for f in "$root"/docs/*.md; do
 	n=$(basename "$f")
 	check "doc $datadir/doc/uetemu/$n" 'cmp -s "$d$datadir/doc/uetemu/$n" "$f"'
 done
+# bpf/: the CE marker's loader and the BPF objects, when this build has them (libbpf; clang for the objects)
+if [ -e "$build/bpf/uetemu-ecn" ]; then
+	check "loader $bindir/uetemu-ecn runs (help)" '"$d$bindir/uetemu-ecn" help | grep -q "uetemu-ecn attach"'
+fi
+for o in ebpf_ecn ebpf_xdp_steer; do
+	[ -e "$build/bpf/$o.bpf.o" ] || continue
+	check "BPF object $datadir/uetemu/bpf/$o.bpf.o" 'cmp -s "$d$datadir/uetemu/bpf/$o.bpf.o" "$build/bpf/$o.bpf.o"'
+done
 check "docs/summary.md among the installed docs" '[ -f "$d$datadir/doc/uetemu/summary.md" ]'
 # an installed config validates with the installed binary
 check "the installed binary validates the installed configs/pair.yaml" \
