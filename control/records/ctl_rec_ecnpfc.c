@@ -100,7 +100,8 @@ static void sw_ep_row(struct ctl_pfcstats *p, const struct ctl_swport *sp, uint3
 		ivl = dt;
 	fprintf(f, "%u,%s,%s,%u,%s,%u,%u,", sw_node_id(sp->sw), sw_name(sp->sw), CTL_REC_SW_COMPONENT_TYPE, sp->port,
 		sp->ul ? "ul" : "dl", sp->tier, CTL_REC_SUBTIER_NONE);
-	ep_tail(f, tc, s->xoff_tx, s->xoff_rx, s->xon_tx, s->xon_rx, s->paused_ps[tc], ivl, ivl, dt, s->ecn_marked[tc]);
+	ep_tail(f, tc, s->xoff_tx, s->xoff_rx, s->xon_tx, s->xon_rx, s->paused_ps[tc], ivl,
+		s->ivl_max_pause_ps[tc] < ivl ? s->ivl_max_pause_ps[tc] : ivl, dt, s->ecn_marked[tc]);
 }
 
 /* Every switch port's rows, switches in device order, ports then classes in order. */

@@ -99,6 +99,7 @@ int ctl_netbuff_close(struct ctl_netbuff *b, char *err, size_t errlen);
 /* One switch port as the records name it. */
 struct ctl_swport {
 	const struct sw *sw;
+	uint32_t sw_idx;              /* its index in the switches (ctl_swrec.sws), which may be changed */
 	uint32_t port;                /* ifid */
 	uint8_t tier;                 /* Scala tier (0 spine, 1 fabric, 2 rack: ctl_swrec_tier()) */
 	bool ul;                      /* faces up (uldl "ul"); ports 0 .. n_down - 1 face down ("dl") */

@@ -51,7 +51,7 @@ static int ports_init(struct ctl_swrec *sr)
 
 		sr->port0[s] = n;
 		for (uint32_t p = 0; p < sw_n_ports(sr->sws[s]); p++, n++)
-			sr->ports[n] = (struct ctl_swport){ .sw = sr->sws[s], .port = p, .tier = ctl_swrec_tier(t, dev),
+			sr->ports[n] = (struct ctl_swport){ .sw = sr->sws[s], .sw_idx = s, .port = p, .tier = ctl_swrec_tier(t, dev),
 							    .ul = p >= d->n_down, .bps = port_bps(t, dev, p) };
 	}
 	return 0;
@@ -201,6 +201,8 @@ void ctl_swrec_rows_done(struct ctl_swrec *sr, emu_ps_t now)
 
 		sw_port_stats(sp->sw, sp->port, &sp->prev, now);
 		sp->prev_eg_pkts = sr->eg_pkts[i];
+		/* the ecn-pfc-stats rows of now are written: the longest pause of the next interval starts afresh */
+		sw_port_pfc_interval_reset(sr->sws[sp->sw_idx], sp->port, now);
 	}
 }
 

@@ -316,9 +316,25 @@ void sw_port_stats(const struct sw *sw, uint32_t port, struct sw_port_stats *out
 	const struct sw_port *e = &sw->ports[port];
 
 	*out = e->st;
-	for (int tc = 0; tc < SW_TC_COUNT; tc++)
-		if (e->paused_until[tc] != 0 && now > e->paused_since[tc])
+	for (int tc = 0; tc < SW_TC_COUNT; tc++) {
+		if (e->paused_until[tc] == 0)
+			continue;
+		if (now > e->paused_since[tc])
 			out->paused_ps[tc] += now - e->paused_since[tc];
+		if (sw_pause_in_ivl(e, (uint32_t)tc, now) > out->ivl_max_pause_ps[tc])
+			out->ivl_max_pause_ps[tc] = sw_pause_in_ivl(e, (uint32_t)tc, now);
+	}
+}
+
+void sw_port_pfc_interval_reset(struct sw *sw, uint32_t port, emu_ps_t now)
+{
+	if (port >= sw->n_ports)
+		return;
+	struct sw_port *e = &sw->ports[port];
+
+	e->pfc_ivl_start = now;
+	for (int tc = 0; tc < SW_TC_COUNT; tc++)
+		e->st.ivl_max_pause_ps[tc] = 0;
 }
 
 void sw_link_stats(const struct sw *sw, struct sw_port_stats *sum, emu_ps_t now)

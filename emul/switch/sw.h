@@ -138,7 +138,13 @@ struct sw_port_stats {
 	uint64_t xoff_tx[SW_TC_COUNT], xon_tx[SW_TC_COUNT]; /* PFC frames sent to the peer, per class */
 	uint64_t xoff_rx[SW_TC_COUNT], xon_rx[SW_TC_COUNT]; /* PFC requests received from the peer, per class */
 	emu_ps_t paused_ps[SW_TC_COUNT];    /* time this port's transmission of the class was held by the peer */
+	/* the longest single pause (held without a break) since sw_port_pfc_interval_reset(), the part of it in the
+	 * interval; a pause still on counts up to the stats' time */
+	emu_ps_t ivl_max_pause_ps[SW_TC_COUNT];
 };
+
+/** A new interval of port @p port's PFC records starts at @p now: its longest pause restarts (ecn-pfc-stats). */
+void sw_port_pfc_interval_reset(struct sw *sw, uint32_t port, emu_ps_t now);
 
 /** Copy port @p port's stats, paused time counted up to @p now (zeros for a port out of range). */
 void sw_port_stats(const struct sw *sw, uint32_t port, struct sw_port_stats *out, emu_ps_t now);

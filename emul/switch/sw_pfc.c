@@ -78,10 +78,21 @@ void sw_pfc_check_xon(struct sw *sw, struct sw_port *in, uint32_t pool, emu_ps_t
 	pfc_send_group(sw, in, pool, 0, now);
 }
 
+emu_ps_t sw_pause_in_ivl(const struct sw_port *e, uint32_t tc, emu_ps_t now)
+{
+	emu_ps_t from = e->paused_since[tc] > e->pfc_ivl_start ? e->paused_since[tc] : e->pfc_ivl_start;
+
+	return now > from ? now - from : 0;
+}
+
 static void resume(struct sw *sw, struct sw_port *e, uint32_t tc, emu_ps_t now)
 {
 	if (e->paused_until[tc] == 0)
 		return;
+	emu_ps_t d = sw_pause_in_ivl(e, tc, now);
+
+	if (d > e->st.ivl_max_pause_ps[tc])
+		e->st.ivl_max_pause_ps[tc] = d;
 	e->st.paused_ps[tc] += now - e->paused_since[tc];
 	e->paused_until[tc] = 0;
 	sw_port_kick(sw, e, now);

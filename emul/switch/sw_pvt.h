@@ -66,6 +66,7 @@ struct sw_port {
 	/* pauses received from the peer, per class */
 	emu_ps_t paused_until[SW_TC_COUNT]; /* 0 when not paused */
 	emu_ps_t paused_since[SW_TC_COUNT];
+	emu_ps_t pfc_ivl_start;             /* where the current interval of the PFC records began */
 	emu_timer_t resume[SW_TC_COUNT];
 	struct sw_port_stats st;
 };
@@ -195,5 +196,8 @@ void sw_pfc_rx(struct sw *sw, struct sw_port *e, const struct wire_pkt *pkt, emu
 bool sw_ecmp_choose(struct sw *sw, const struct wire_pkt *pkt, uint32_t tc, emu_ps_t now, struct sw_choice *ch);
 /** The packet was admitted to the chosen member's queue with @p bytes: update the slot and the member stats. */
 void sw_ecmp_commit(struct sw *sw, const struct sw_choice *ch, uint32_t bytes, emu_ps_t now);
+
+/** The part of port @p e's ongoing pause of class @p tc inside its current PFC records interval, at @p now. */
+emu_ps_t sw_pause_in_ivl(const struct sw_port *e, uint32_t tc, emu_ps_t now);
 
 #endif /* SW_PVT_H */
