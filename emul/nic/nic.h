@@ -57,7 +57,9 @@ struct nic;
 	X(DROP_NO_PDC, "drop_no_pdc", "drop: no PDC could be created (pool empty or ids exhausted)") \
 	X(DROP_NO_RCV_PDC, "drop_no_rcv_pdc", "drop: data without SYN for a receive PDC this NIC does not have") \
 	X(DROP_NO_WQE, "drop_no_wqe", "drop: a WQE posted on a connection found no free entry to wait in") \
-	X(DROP_NO_PKT, "drop_no_pkt", "drop: packet pool empty when building a packet")
+	X(DROP_NO_PKT, "drop_no_pkt", "drop: packet pool empty when building a packet") \
+	X(DROP_ACK_BEYOND_SENT, "drop_ack_beyond_sent", \
+	  "drop: ACK or NACK acknowledging or reporting a PSN this NIC has not sent on the PDC")
 
 #define NIC_COUNTER_ENUM(n, k, s) NIC_C_##n,
 enum nic_counter { NIC_COUNTERS(NIC_COUNTER_ENUM) NIC_C_COUNT };

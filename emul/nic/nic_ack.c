@@ -292,6 +292,27 @@ static emu_ps_t apply_ack(struct nic *nic, struct nic_pdc *pdc, const struct wir
 	return rtt;
 }
 
+/* Is @p psn one this PDC has sent (issued), i.e. at most next_psn - 1? */
+static bool psn_sent(const struct nic_pdc *pdc, uint32_t psn)
+{
+	return (int32_t)(psn - (pdc->next_psn - 1)) <= 0;
+}
+
+/*
+ * Does @p pkt claim only PSNs this PDC has sent: its cumulative PSN, its own PSN and the bitmap's last set PSN? A peer
+ * (or a forger) acknowledging more would retire packets that never arrived and complete a message never delivered.
+ */
+static bool ack_within_sent(const struct nic_pdc *pdc, const struct wire_pkt *pkt)
+{
+	uint32_t cack = pkt->pds.psn;
+	uint32_t base = cack + (uint32_t)(int32_t)pkt->pds.sack_psn_off;
+
+	if (!psn_sent(pdc, cack) || !psn_sent(pdc, cack + (uint32_t)(int32_t)pkt->pds.psn_off))
+		return false;
+	return pkt->pds.sack_bitmap == 0 ||
+	       psn_sent(pdc, base + 63u - (uint32_t)__builtin_clzll(pkt->pds.sack_bitmap));
+}
+
 /*
  * An ACK on a sending PDC. Selective ACKs never trigger a retransmission (seed 000, Selective acknowledgements):
  * a gap is recovered by a trim NACK or by the retransmission timer.
@@ -307,6 +328,10 @@ void nic_rx_ack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 			nic->c[NIC_C_PROBE_ACK_RCVD]++;
 		nic->c[NIC_C_LATE_NO_PDC]++;
 		nic_trace_now(nic, pkt, NIC_TR_RX, NULL, EMU_PS_NEVER, now); /* received all the same (uet-monitor) */
+		return;
+	}
+	if (!ack_within_sent(pdc, pkt)) {
+		nic->c[NIC_C_DROP_ACK_BEYOND_SENT]++;
 		return;
 	}
 	if (pdc->remote_id == 0)
@@ -369,6 +394,10 @@ void nic_rx_nack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 	nic->c[NIC_C_NACK_PKTS_RCVD]++;
 	if (pdc == NULL || pdc->peer_ip != pkt->src_ip) {
 		nic->c[NIC_C_LATE_NO_PDC]++;
+		return;
+	}
+	if (!psn_sent(pdc, pkt->pds.psn)) {
+		nic->c[NIC_C_DROP_ACK_BEYOND_SENT]++;
 		return;
 	}
 	if (pdc->remote_id == 0)

@@ -1,0 +1,102 @@
+/* Frames from a remote peer are untrusted (docs/security.md): what a peer claims is believed only when it matches
+ * what this NIC sent, and the state a peer can create is bounded and reclaimed. Two NICs back to back; forged
+ * packets are handed straight to a NIC's receive entry point, as the decoder would. */
+#include <criterion/criterion.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "net.h"
+#include "nic.h"
+#include "nic_pair.h"
+#include "nic_params.h"
+
+#define US EMU_PS_PER_US
+#define KIB 1024u
+
+/* Hand NIC @p to of @p b a packet as if it came from host @p from: its addresses filled in, the rest from @p tpl. */
+static void inject(struct tfx_pair *b, int to, int from, const struct wire_pkt *tpl, emu_ps_t now)
+{
+	struct wire_pkt *p = net_pkt_alloc(&b->np);
+
+	cr_assert_not_null(p);
+	*p = *tpl;
+	p->src_ip = b->neigh[from].ip;
+	p->dst_ip = b->neigh[to].ip;
+	memcpy(p->src_mac, b->neigh[from].mac, 6);
+	memcpy(p->dst_mac, b->neigh[to].mac, 6);
+	nic_dev_ops.receive(b->nic[to], 0, p, now);
+}
+
+/* The first data frame host 0 sent: its PSN is the message's start PSN. */
+static const struct wire_pkt *first_data(const struct tfx_pair *b)
+{
+	for (int i = 0; i < b->n_seen; i++)
+		if (b->seen[i].dir == 0 && b->seen[i].kind == WIRE_KIND_DATA)
+			return &b->seen[i].p;
+	cr_assert_fail("no data frame sent");
+	return NULL;
+}
+
+/* 16 packets of a 64 KiB message are on a 20 us link; host 1 has received none when the forgery arrives. */
+static struct tfx_pair *forged_feedback(uint8_t kind, uint32_t psn_past_start)
+{
+	struct tfx_opts o = { .delay = 20 * US };
+	struct tfx_pair *b = tfx_pair_new(&o);
+	uint16_t pdc;
+
+	cr_assert_eq(nic_post_pdc(b->nic[0], b->neigh[1].ip, 64 * KIB, 1, 0, &pdc), 0);
+	emu_sched_run_until(b->np.sched, 5 * US);
+	const struct wire_pkt *d = first_data(b);
+	struct wire_pkt f = { .kind = kind, .sport = d->sport };
+
+	f.pds.type = kind == WIRE_KIND_ACK ? WIRE_PDS_ACK_CC : WIRE_PDS_NACK;
+	f.pds.psn = d->pds.psn + psn_past_start;
+	f.pds.sack_psn_off = 1;
+	f.pds.dpdcid = pdc;
+	f.pds.spdcid = 1;
+	inject(b, 0, 1, &f, 5 * US);
+	return b;
+}
+
+Test(nic_peer, ack_beyond_sent_refused_and_counted)
+{
+	struct tfx_pair *b = forged_feedback(WIRE_KIND_ACK, 1000);
+
+	emu_sched_run_until(b->np.sched, 10 * US);
+	cr_assert_eq(b->done, 0, "a forged ACK for PSN start + 1000 must not complete the message");
+	cr_assert_eq(nic_counters(b->nic[0])[NIC_C_DROP_ACK_BEYOND_SENT], 1);
+	emu_sched_run_until(b->np.sched, EMU_PS_NEVER - 1);
+	cr_assert_eq(b->done, 1);
+	cr_assert_eq(b->recv, 1, "the real transfer still completes");
+	tfx_pair_free(b);
+}
+
+Test(nic_peer, sack_beyond_sent_refused_and_counted)
+{
+	struct tfx_pair *b = forged_feedback(WIRE_KIND_ACK, 0);
+
+	/* a cumulative PSN within what was sent, a bitmap reaching 60 PSNs past the 16 sent */
+	cr_assert_eq(nic_counters(b->nic[0])[NIC_C_DROP_ACK_BEYOND_SENT], 0);
+	struct wire_pkt f = { .kind = WIRE_KIND_ACK };
+	f.pds.type = WIRE_PDS_ACK_CC;
+	f.pds.psn = first_data(b)->pds.psn + 1;
+	f.pds.sack_psn_off = 1;
+	f.pds.sack_bitmap = ~0ull;
+	f.pds.dpdcid = first_data(b)->pds.spdcid;
+	inject(b, 0, 1, &f, 5 * US);
+	cr_assert_eq(nic_counters(b->nic[0])[NIC_C_DROP_ACK_BEYOND_SENT], 1);
+	emu_sched_run_until(b->np.sched, EMU_PS_NEVER - 1);
+	cr_assert_eq(b->done, 1);
+	cr_assert_eq(b->recv, 1);
+	tfx_pair_free(b);
+}
+
+Test(nic_peer, nack_beyond_sent_refused_and_counted)
+{
+	struct tfx_pair *b = forged_feedback(WIRE_KIND_NACK, 16);
+
+	cr_assert_eq(nic_counters(b->nic[0])[NIC_C_DROP_ACK_BEYOND_SENT], 1, "PSN start + 16 was never sent");
+	emu_sched_run_until(b->np.sched, EMU_PS_NEVER - 1);
+	cr_assert_eq(b->done, 1);
+	tfx_pair_free(b);
+}
