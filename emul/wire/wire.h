@@ -507,7 +507,8 @@ void wire_payload_fill(uint8_t *buf, size_t len);
 	X(BAD_ARP, "bad_arp", "ARP for other than Ethernet/IPv4 addresses, or neither a request nor a reply") \
 	X(NOT_ICMP, "not_icmp", "IP protocol is not ICMP") \
 	X(SHORT_ICMP, "short_icmp", "ICMP message shorter than its 8-byte header") \
-	X(BAD_ICMP_CSUM, "bad_icmp_csum", "ICMP checksum wrong")
+	X(BAD_ICMP_CSUM, "bad_icmp_csum", "ICMP checksum wrong") \
+	X(BAD_UDP_CSUM, "bad_udp_csum", "UDP checksum non-zero and wrong (0: not computed, accepted)")
 
 #define WIRE_REASON_ENUM(n, k, s) WIRE_R_##n,
 enum wire_reason { WIRE_REASONS(WIRE_REASON_ENUM) WIRE_R_COUNT };

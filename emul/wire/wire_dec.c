@@ -57,6 +57,24 @@ static int dec_ipv4(const uint8_t *b, size_t n, struct wire_pkt *out, size_t *dg
 	return WIRE_IPV4_LEN;
 }
 
+/*
+ * Is the UDP checksum of datagram @p b (@p n bytes, header included) right for the addresses in @p out? RFC 768: the
+ * one's complement sum over the pseudo-header (source, destination, protocol 17, UDP length) and the datagram,
+ * checksum field included, is 0xffff. A checksum of 0 means "not computed" (uetemu sends 0): accepted.
+ */
+static bool udp_csum_ok(const uint8_t *b, size_t n, const struct wire_pkt *out)
+{
+	uint64_t sum = (out->src_ip >> 16) + (out->src_ip & 0xffff) + (out->dst_ip >> 16) + (out->dst_ip & 0xffff) +
+		       WIRE_IPPROTO_UDP + n;
+
+	if (get_be16(b + UDP_CSUM) == 0)
+		return true;
+	sum += (uint16_t)~wire_csum(b, n);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
+}
+
 /* UDP header; @p n is exactly the IP payload length. */
 static int dec_udp(const uint8_t *b, size_t n, uint16_t uet_port, struct wire_pkt *out)
 {
@@ -64,6 +82,8 @@ static int dec_udp(const uint8_t *b, size_t n, uint16_t uet_port, struct wire_pk
 		return -WIRE_R_SHORT_UDP;
 	if (get_be16(b + UDP_LEN) != n)
 		return -WIRE_R_BAD_UDP_LEN;
+	if (!udp_csum_ok(b, n, out))
+		return -WIRE_R_BAD_UDP_CSUM;
 	if (get_be16(b + UDP_DPORT) != uet_port && get_be16(b + UDP_DPORT) != WIRE_UDP_PORT_CM)
 		return -WIRE_R_NOT_UET_PORT;
 	out->sport = get_be16(b + UDP_SPORT);

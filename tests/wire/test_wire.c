@@ -839,6 +839,38 @@ Test(wire_wire, reason_bad_udp_len)
 	cr_assert_eq(decode_edit(&p, udp_len_plus1), WIRE_R_BAD_UDP_LEN);
 }
 
+/* Set the UDP checksum of frame @p f to its RFC 768 value, plus @p delta. */
+static void udp_csum_set(uint8_t *f, uint16_t delta)
+{
+	size_t ulen = (size_t)f[OFF_UDP + 4] << 8 | f[OFF_UDP + 5];
+	uint8_t ph[12 + WIRE_MAX_FRAME];
+
+	memcpy(ph, f + OFF_IP + 12, 8); /* source and destination */
+	ph[8] = 0;
+	ph[9] = 17;
+	ph[10] = (uint8_t)(ulen >> 8);
+	ph[11] = (uint8_t)ulen;
+	f[OFF_UDP + 6] = f[OFF_UDP + 7] = 0;
+	memcpy(ph + 12, f + OFF_UDP, ulen);
+	uint16_t c = (uint16_t)(wire_csum(ph, 12 + ulen) + delta);
+	f[OFF_UDP + 6] = (uint8_t)(c >> 8);
+	f[OFF_UDP + 7] = (uint8_t)c;
+}
+
+static void udp_csum_right(uint8_t *f, size_t *n) { (void)n; udp_csum_set(f, 0); }
+static void udp_csum_wrong(uint8_t *f, size_t *n) { (void)n; udp_csum_set(f, 1); }
+
+Test(wire_wire, reason_bad_udp_csum_when_non_zero_and_wrong)
+{
+	struct wire_pkt p = mk_nack();
+	struct wire_pkt d = mk_data(101, 0);
+
+	cr_assert_eq(decode_edit(&p, udp_csum_wrong), WIRE_R_BAD_UDP_CSUM);
+	cr_assert_eq(decode_edit(&d, udp_csum_wrong), WIRE_R_BAD_UDP_CSUM);
+	cr_assert_eq(decode_edit(&p, udp_csum_right), WIRE_R_OK, "a right checksum is taken");
+	cr_assert_eq(decode_edit(&d, udp_csum_right), WIRE_R_OK, "a right checksum is taken (odd length)");
+}
+
 Test(wire_wire, reason_not_uet_port)
 {
 	struct wire_pkt p = mk_nack(), q;
@@ -1048,6 +1080,7 @@ static size_t random_frame(uint64_t *s, uint8_t *f, size_t cap)
 	f[OFF_IP + 9] = WIRE_IPPROTO_UDP;
 	f[OFF_UDP + 2] = PORT >> 8;
 	f[OFF_UDP + 3] = PORT & 0xff;
+	f[OFF_UDP + 6] = f[OFF_UDP + 7] = 0; /* not computed: a random one would be refused (bad_udp_csum) */
 	if (mode >= 2)
 		f[OFF_PDS] = (uint8_t)((mode == 2 ? WIRE_PDS_RUD_CC_REQ : WIRE_PDS_ACK_CC) << 3 | 1);
 	set_dgram(f, n - OFF_IP);
