@@ -373,7 +373,8 @@ static void rx_ipv4(struct net_port *p, const uint8_t *frame, size_t len, emu_ps
 	}
 }
 
-/* A MAC control frame to the PFC group or a host: a pause of the port, so of every host on it. */
+/* A MAC control frame to the PFC group: a pause of the port, so of every host on it. One to a host's MAC reaches
+ * the decoder, which refuses it (bad_pfc_dst: 802.1Qbb pauses go to the MAC control group only). */
 static void rx_mac_ctrl(struct net_port *p, const uint8_t *frame, size_t len, emu_ps_t now)
 {
 	if (memcmp(frame, pfc_group, 6) != 0 && slot_by_mac(p, frame) == NET_NIL) {

@@ -499,7 +499,7 @@ void wire_payload_fill(uint8_t *buf, size_t len);
 	X(TRAILING, "trailing", "bytes after a header that carries nothing more (no payload)") \
 	X(BAD_CRC, "bad_crc", "CRC trailer missing or wrong (nic.UETEncapsulation.CrcTrailer)") \
 	X(NOT_PFC, "not_pfc", "MAC control frame that is not PFC") \
-	X(SHORT_PFC, "short_pfc", "PFC frame shorter than its 34 bytes") \
+	X(SHORT_PFC, "short_pfc", "PFC frame shorter than the 60-byte minimum Ethernet frame (FCS excluded)") \
 	X(SHORT_CM, "short_cm", "connection-management message shorter than its 20 bytes") \
 	X(BAD_CM, "bad_cm", "connection-management message with an unknown type or version") \
 	X(NOT_ARP, "not_arp", "ethertype is not ARP") \
@@ -508,7 +508,8 @@ void wire_payload_fill(uint8_t *buf, size_t len);
 	X(NOT_ICMP, "not_icmp", "IP protocol is not ICMP") \
 	X(SHORT_ICMP, "short_icmp", "ICMP message shorter than its 8-byte header") \
 	X(BAD_ICMP_CSUM, "bad_icmp_csum", "ICMP checksum wrong") \
-	X(BAD_UDP_CSUM, "bad_udp_csum", "UDP checksum non-zero and wrong (0: not computed, accepted)")
+	X(BAD_UDP_CSUM, "bad_udp_csum", "UDP checksum non-zero and wrong (0: not computed, accepted)") \
+	X(BAD_PFC_DST, "bad_pfc_dst", "PFC frame not addressed to the MAC control group 01:80:C2:00:00:01")
 
 #define WIRE_REASON_ENUM(n, k, s) WIRE_R_##n,
 enum wire_reason { WIRE_REASONS(WIRE_REASON_ENUM) WIRE_R_COUNT };

@@ -491,13 +491,20 @@ static int dec_cm(const uint8_t *b, size_t n, struct wire_pkt *out)
 	return (int)n;
 }
 
-/* A MAC control frame: only PFC is taken. */
+/*
+ * A MAC control frame: only PFC is taken, in 802.1Qbb's format: a whole minimum Ethernet frame (60 bytes without
+ * the FCS), opcode 0x0101, to the MAC control group 01:80:C2:00:00:01 (a pause to a unicast MAC is refused).
+ */
 static int dec_pfc(const uint8_t *b, size_t n, struct wire_pkt *out)
 {
-	if (n < WIRE_PFC_MIN_LEN)
+	static const uint8_t pfc_group[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+
+	if (n < WIRE_PFC_FRAME_LEN)
 		return WIRE_R_SHORT_PFC;
 	if (get_be16(b + WIRE_ETH_LEN) != WIRE_PFC_OPCODE)
 		return WIRE_R_NOT_PFC;
+	if (memcmp(b + ETH_DST, pfc_group, 6) != 0)
+		return WIRE_R_BAD_PFC_DST;
 	out->kind = WIRE_KIND_PFC;
 	memcpy(out->dst_mac, b + ETH_DST, 6);
 	memcpy(out->src_mac, b + ETH_SRC, 6);

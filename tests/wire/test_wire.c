@@ -1182,8 +1182,12 @@ Test(wire_wire, pfc_frame_round_trip_and_layout)
 	cr_assert_eq(q.pfc_enable, 0x01);
 	cr_assert_eq(q.pfc_quanta[0], 65535);
 	cr_assert_eq(q.pfc_quanta[1], 0);
-	for (size_t n = 14; n < WIRE_PFC_MIN_LEN; n++)
+	for (size_t n = 14; n < 60; n++) /* 802.1Qbb: a whole minimum frame, padding included */
 		cr_assert_eq(wire_decode(buf, n, WIRE_UDP_PORT_UET, &q), WIRE_R_SHORT_PFC, "cut at %zu", n);
+	buf[5] = 0x02; /* to 01:80:C2:00:00:02 */
+	cr_assert_eq(wire_decode(buf, 60, WIRE_UDP_PORT_UET, &q), WIRE_R_BAD_PFC_DST);
+	memcpy(buf, (const uint8_t[6]){ 0x02, 0, 0, 0, 0, 1 }, 6); /* to a host's unicast MAC */
+	cr_assert_eq(wire_decode(buf, 60, WIRE_UDP_PORT_UET, &q), WIRE_R_BAD_PFC_DST);
 	buf[15] = 0x02; /* opcode 0x0102: not PFC */
 	cr_assert_eq(wire_decode(buf, 60, WIRE_UDP_PORT_UET, &q), WIRE_R_NOT_PFC);
 }
