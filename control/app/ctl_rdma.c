@@ -35,6 +35,8 @@ struct rdma_conn {
 	uint16_t pdc;      /* the Initiator NIC's connection PDC */
 	bool open;         /* the Initiator's end exists: the reply came, the connection is set up */
 	bool established;  /* the Responder has the ReadyToUse */
+	bool rep_sent;     /* the Responder has sent a ConnectReply: a ReadyToUse may come */
+	emu_ps_t rep_at;   /* when it last did: a request repeated sooner draws none (a forged one, or a copy) */
 	uint32_t tries;    /* requests sent */
 	emu_ps_t setup_at; /* the reply reached the Initiator (0: not yet) */
 	uint64_t sent;     /* WQEs posted (num_wqe_sent) */
@@ -295,6 +297,25 @@ static void cm_reply(struct ctl_rdma *rd, struct rdma_conn *k, const struct wire
 }
 
 /*
+ * Does @p cm (already known to come from connection @p k's peer, to the right side) match an exchange outstanding on
+ * @p k? A request: the connection is not yet established and no reply went out in the last half retry timeout (the
+ * Initiator repeats every RDMA_CM_TIMEOUT, so its retries are all answered; a flood of copies draws one reply). A
+ * reply: the Initiator sent a request, and the reply names both ends' ids. A ReadyToUse: the Responder sent a reply,
+ * and it names both ends' ids. Nothing a peer sends changes setup state otherwise.
+ */
+static bool cm_expected(const struct rdma_conn *k, uint32_t ci, const struct wire_cm *cm, emu_ps_t now)
+{
+	switch (cm->type) {
+	case WIRE_CM_REQ:
+		return !k->established && (!k->rep_sent || now - k->rep_at >= RDMA_CM_TIMEOUT / 2);
+	case WIRE_CM_REP:
+		return k->tries > 0 && cm->local_id == (RDMA_CM_RESP_ID | (ci + 1));
+	default:
+		return k->rep_sent && cm->local_id == ci + 1;
+	}
+}
+
+/*
  * A connection-management message reached host @p host from @p src_ip. Each names the connection by the id its
  * receiver gave it (the request: the Initiator's own); one that names no connection of this pair of hosts, or
  * comes to the wrong side, is counted as invalid and dropped.
@@ -322,6 +343,10 @@ void ctl_rdma_cm(struct ctl_rdma *rd, uint32_t host, uint32_t src_ip, const stru
 		rd->cm_invalid++;
 		return;
 	}
+	if (!cm_expected(k, ci, cm, now)) {
+		rd->cm_invalid++;
+		return;
+	}
 	switch (cm->type) {
 	case WIRE_CM_REQ: {
 		/* The Responders listen from StartTime: a request before that goes unanswered (the retry comes). */
@@ -332,6 +357,8 @@ void ctl_rdma_cm(struct ctl_rdma *rd, uint32_t host, uint32_t src_ip, const stru
 		/* the Responder's end of the queue pair: its id for the connection, sent back in the reply */
 		struct wire_cm rep = { .type = WIRE_CM_REP, .connection = (uint16_t)k->idx,
 				       .local_id = RDMA_CM_RESP_ID | (ci + 1), .remote_id = cm->local_id };
+		k->rep_sent = true;
+		k->rep_at = now;
 		cm_send(rd, me, peer, &rep, now);
 		break;
 	}
