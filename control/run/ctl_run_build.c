@@ -113,6 +113,8 @@ static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 			.neigh = r->neigh,
 			.n_neigh = cfg->n_hosts,
 			.max_pdcs = (uint32_t)(8192 + (pdcs < UINT32_MAX - 8192 ? pdcs : UINT32_MAX - 8192)),
+			/* a quarter of the 8,192 any one source may hold, plus what the application opens */
+			.rcv_per_peer_max = (uint32_t)(2048 + (pdcs < UINT32_MAX - 2048 ? pdcs : UINT32_MAX - 2048)),
 			.max_wqes = (uint32_t)(wqes < UINT32_MAX ? wqes : UINT32_MAX),
 			.doorbell_bytes = ctl_rdma_doorbell_bytes(r->rdma),
 			.trace = ctl_records_want_trace(cfg),

@@ -159,6 +159,8 @@ struct nic *nic_create(const struct nic_env *env)
 			goto fail_nic;
 	uint32_t max_pdcs = env->max_pdcs ? env->max_pdcs : 4096;
 	nic->pdc_pool = emu_pool_create(sizeof(struct nic_pdc), max_pdcs);
+	nic->rcv_per_peer_max = env->rcv_per_peer_max ? env->rcv_per_peer_max : (max_pdcs / 4 ? max_pdcs / 4 : 1);
+	nic->rcv_idle = 4 * (p->initial_rto << (p->max_rto_backoff < 16 ? p->max_rto_backoff : 15));
 	/* Outstanding packets NIC-wide: 64 full windows' worth at the defaults; an empty pool holds back sending. */
 	nic->rec_pool = emu_pool_create(sizeof(struct nic_rec), 1u << 16);
 	/* WQEs waiting on connections: as many as the workload says it keeps outstanding on this NIC */

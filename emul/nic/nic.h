@@ -59,7 +59,13 @@ struct nic;
 	X(DROP_NO_WQE, "drop_no_wqe", "drop: a WQE posted on a connection found no free entry to wait in") \
 	X(DROP_NO_PKT, "drop_no_pkt", "drop: packet pool empty when building a packet") \
 	X(DROP_ACK_BEYOND_SENT, "drop_ack_beyond_sent", \
-	  "drop: ACK or NACK acknowledging or reporting a PSN this NIC has not sent on the PDC")
+	  "drop: ACK or NACK acknowledging or reporting a PSN this NIC has not sent on the PDC") \
+	X(DROP_RCV_PEER_CAP, "drop_rcv_peer_cap", \
+	  "drop: SYN from a source IP already holding its cap of receive PDCs (nic_env.rcv_per_peer_max)") \
+	X(RCV_PDC_EVICTED_HALF_OPEN, "rcv_pdc_evicted_half_open", \
+	  "receive PDCs that had seen one packet, evicted (oldest first) to admit a new SYN into a full pool") \
+	X(RCV_PDC_IDLE_RECLAIMED, "rcv_pdc_idle_reclaimed", \
+	  "receive PDCs idle for 4 x the longest RTO, reclaimed to admit a new SYN into a full pool")
 
 #define NIC_COUNTER_ENUM(n, k, s) NIC_C_##n,
 enum nic_counter { NIC_COUNTERS(NIC_COUNTER_ENUM) NIC_C_COUNT };
@@ -204,6 +210,7 @@ struct nic_env {
 	const struct nic_neigh *neigh;
 	uint32_t n_neigh;
 	uint32_t max_pdcs;      /* PDCs open at once, sending and receiving together */
+	uint32_t rcv_per_peer_max; /* receive PDCs one source IP may hold at once (0: max_pdcs / 4) */
 	uint32_t max_wqes;      /* WQEs waiting on connection PDCs at once, NIC-wide (0: 16,384) */
 	uint64_t doorbell_bytes; /* a doorbell of the application posting on connections, DoorbellPayloadSize + 28 B
 				  * of UDP and IPv4 headers, on PCIe (0: the default 64 + 28 = 92 B) */

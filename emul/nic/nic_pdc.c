@@ -154,16 +154,115 @@ struct nic_pdc *nic_pdc_open_snd(struct nic *nic, uint32_t peer_ip, emu_ps_t now
 	return pdc;
 }
 
+/* Intrusive lists of receive PDCs (half-open, least recently active): the links of @p pdc in list @p half. */
+static struct nic_pdc **link_prev(struct nic_pdc *pdc, bool half)
+{
+	return half ? &pdc->ho_prev : &pdc->lru_prev;
+}
+
+static struct nic_pdc **link_next(struct nic_pdc *pdc, bool half)
+{
+	return half ? &pdc->ho_next : &pdc->lru_next;
+}
+
+static void list_push(struct nic *nic, struct nic_pdc *pdc, bool half)
+{
+	struct nic_pdc **head = half ? &nic->ho_head : &nic->lru_head, **tail = half ? &nic->ho_tail : &nic->lru_tail;
+
+	*link_prev(pdc, half) = *tail;
+	*link_next(pdc, half) = NULL;
+	if (*tail != NULL)
+		*link_next(*tail, half) = pdc;
+	else
+		*head = pdc;
+	*tail = pdc;
+}
+
+static void list_unlink(struct nic *nic, struct nic_pdc *pdc, bool half)
+{
+	struct nic_pdc **head = half ? &nic->ho_head : &nic->lru_head, **tail = half ? &nic->ho_tail : &nic->lru_tail;
+	struct nic_pdc *prev = *link_prev(pdc, half), *next = *link_next(pdc, half);
+
+	if (prev != NULL)
+		*link_next(prev, half) = next;
+	else
+		*head = next;
+	if (next != NULL)
+		*link_prev(next, half) = prev;
+	else
+		*tail = prev;
+	*link_prev(pdc, half) = *link_next(pdc, half) = NULL;
+}
+
+void nic_pdc_rcv_touch(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
+{
+	pdc->rcv_last = now;
+	if (pdc->rcv_pkts < 2)
+		pdc->rcv_pkts++;
+	if (pdc->half_open && pdc->rcv_pkts >= 2) {
+		pdc->half_open = false;
+		list_unlink(nic, pdc, true);
+	}
+	if (nic->lru_tail != pdc) {
+		list_unlink(nic, pdc, false);
+		list_push(nic, pdc, false);
+	}
+}
+
+/* Receive PDCs @p peer_ip holds: over its groups (one with PDC groups, one per PDC without). */
+static uint32_t rcv_of_peer(const struct nic *nic, uint32_t peer_ip)
+{
+	uint32_t n = 0;
+
+	for (const struct nic_group *g = nic->grp_hash[hash_ip_id(peer_ip, 0)]; g != NULL; g = g->hnext)
+		if (g->peer_ip == peer_ip)
+			n += g->n_rcv;
+	return n;
+}
+
+/*
+ * The pool is full: make room for a new SYN. The oldest half-open receive PDC (one packet seen) goes first, then
+ * the least recently active one if idle for rcv_idle. It is not remembered as closed: a real sender's next SYN
+ * opens it again. False when neither exists.
+ */
+static bool rcv_reclaim(struct nic *nic, emu_ps_t now)
+{
+	struct nic_pdc *victim = nic->ho_head;
+
+	if (victim != NULL) {
+		nic->c[NIC_C_RCV_PDC_EVICTED_HALF_OPEN]++;
+	} else if (nic->lru_head != NULL && now - nic->lru_head->rcv_last >= nic->rcv_idle) {
+		victim = nic->lru_head;
+		nic->c[NIC_C_RCV_PDC_IDLE_RECLAIMED]++;
+	} else {
+		return false;
+	}
+	victim->reclaimed = true;
+	nic_pdc_close(nic, victim, now);
+	return true;
+}
+
 struct nic_pdc *nic_pdc_open_rcv(struct nic *nic, uint32_t peer_ip, uint16_t peer_id, emu_ps_t now)
 {
+	if (rcv_of_peer(nic, peer_ip) >= nic->rcv_per_peer_max) {
+		nic->c[NIC_C_DROP_RCV_PEER_CAP]++;
+		return NULL;
+	}
 	struct nic_pdc *pdc = pdc_new(nic, peer_ip, nic->next_rcv_id, now);
 
+	if (pdc == NULL && rcv_reclaim(nic, now))
+		pdc = pdc_new(nic, peer_ip, nic->next_rcv_id, now);
 	if (pdc == NULL) {
 		nic->c[NIC_C_DROP_NO_PDC]++;
 		return NULL;
 	}
 	nic->next_rcv_id = pdc->id == NIC_RCV_ID_MAX ? NIC_RCV_ID_MIN : pdc->id + 1;
 	pdc->remote_id = peer_id;
+	pdc->group->n_rcv++;
+	pdc->half_open = true;
+	pdc->rcv_last = now;
+	list_push(nic, pdc, true);
+	list_push(nic, pdc, false);
 	uint32_t b = hash_ip_id(peer_ip, peer_id);
 	pdc->hnext = nic->rcv_hash[b];
 	nic->rcv_hash[b] = pdc;
@@ -196,9 +295,15 @@ void nic_pdc_close(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
 
 	nic_event(nic, pdc, NIC_EV_PDC_TERMINATED, now);
 	if (!pdc->sender) { /* its late duplicates must not open it again (nic_rx.c); a newer one takes the slot */
-		nic->closed[closed_slot(pdc->peer_ip, pdc->remote_id)] = (struct nic_closed){
-			.peer_ip = pdc->peer_ip, .start_psn = pdc->rcv_start, .peer_id = pdc->remote_id, .used = true };
+		if (!pdc->reclaimed)
+			nic->closed[closed_slot(pdc->peer_ip, pdc->remote_id)] = (struct nic_closed){
+				.peer_ip = pdc->peer_ip, .start_psn = pdc->rcv_start, .peer_id = pdc->remote_id,
+				.used = true };
 		nic_rcv_free(nic, pdc);
+		if (pdc->half_open)
+			list_unlink(nic, pdc, true);
+		list_unlink(nic, pdc, false);
+		pdc->group->n_rcv--;
 	}
 	while (*pp != pdc)
 		pp = &(*pp)->hnext;

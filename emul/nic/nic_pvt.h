@@ -122,6 +122,12 @@ struct nic_pdc {
 	uint16_t sack_block;       /* next 64-PSN block to report when more than one holds out-of-order packets */
 	bool eom_seen;
 	bool recv_done;
+	bool half_open;            /* receiver: only the packet that opened it seen, on the half-open list */
+	bool reclaimed;            /* receiver: closed to make room: not remembered as closed */
+	uint8_t rcv_pkts;          /* receiver: packets seen, counted up to 2 */
+	emu_ps_t rcv_last;         /* receiver: when the last packet came */
+	struct nic_pdc *ho_prev, *ho_next;   /* receiver: the half-open list, oldest first */
+	struct nic_pdc *lru_prev, *lru_next; /* receiver: all receive PDCs by last packet, least recent first */
 };
 
 /* PDCs to one peer: one window and one load balancer (the spraying counter), scheduled as one. */
@@ -132,6 +138,7 @@ struct nic_group {
 	uint32_t peer_ip;
 	uint8_t peer_mac[6];       /* looked up once, when the group is created */
 	uint32_t n_pdcs;
+	uint32_t n_rcv;            /* of them receiving */
 	struct nic_lb lb;          /* the group's load balancer: None, Default Packet Spraying or REPS */
 	struct nic_cc cc;          /* the group's NSCC window, counted at nominal size (payload + 88) */
 	uint64_t in_flight;        /* nominal bytes fetched or sent and not yet acked, nacked or timed out */
@@ -188,6 +195,10 @@ struct nic {
 	struct nic_closed closed[NIC_CLOSED_SLOTS]; /* closed receive PDCs, one per slot of hash(peer IP, peer id) */
 	struct nic_group *grp_hash[NIC_HASH_BUCKETS];
 	struct emu_pool *pdc_pool;
+	struct nic_pdc *ho_head, *ho_tail;   /* half-open receive PDCs, oldest first */
+	struct nic_pdc *lru_head, *lru_tail; /* receive PDCs, least recently active first */
+	uint32_t rcv_per_peer_max;
+	emu_ps_t rcv_idle;         /* a receive PDC idle this long may be reclaimed when the pool is full */
 	struct emu_pool *rec_pool;
 	struct emu_pool *wqe_pool;
 	struct emu_pool *chunk_pool; /* struct nic_rcv_chunk */
@@ -322,6 +333,8 @@ struct nic_pdc *nic_pdc_rcv_find(struct nic *nic, uint32_t peer_ip, uint16_t pee
 const struct nic_closed *nic_pdc_closed_find(const struct nic *nic, uint32_t peer_ip, uint16_t peer_id);
 struct nic_pdc *nic_pdc_open_snd(struct nic *nic, uint32_t peer_ip, emu_ps_t now);
 struct nic_pdc *nic_pdc_open_rcv(struct nic *nic, uint32_t peer_ip, uint16_t peer_id, emu_ps_t now);
+/** A packet reached receive PDC @p pdc: it leaves the half-open list at its second, and is the most recent. */
+void nic_pdc_rcv_touch(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now);
 void nic_pdc_close(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now);
 void nic_group_ready(struct nic *nic, struct nic_group *g, bool at_head);
 void nic_pdc_rr_add(struct nic *nic, struct nic_pdc *pdc);

@@ -194,6 +194,7 @@ void nic_rx_data(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 	struct nic_pdc *pdc = rcv_pdc(nic, pkt, now);
 	if (pdc == NULL)
 		return;
+	nic_pdc_rcv_touch(nic, pdc, now);
 	nic_trace_now(nic, pkt, NIC_TR_RX, pdc, EMU_PS_NEVER, now);
 	if (pkt->kind == WIRE_KIND_TRIMMED) {
 		rx_trimmed(nic, pdc, pkt, now);

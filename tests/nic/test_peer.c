@@ -100,3 +100,60 @@ Test(nic_peer, nack_beyond_sent_refused_and_counted)
 	cr_assert_eq(b->done, 1);
 	tfx_pair_free(b);
 }
+
+/* A SYN data packet, the first of a message, from forged source @p ip with sending PDC @p id. */
+static void forged_syn(struct tfx_pair *b, uint32_t ip, uint16_t id, emu_ps_t now)
+{
+	struct wire_pkt f = { .kind = WIRE_KIND_DATA, .sport = 256, .payload_len = 64 };
+	struct wire_pkt *p = net_pkt_alloc(&b->np);
+
+	cr_assert_not_null(p);
+	f.pds.type = WIRE_PDS_RUD_CC_REQ;
+	f.pds.next_hdr = WIRE_NH_REQ_STD;
+	f.pds.flags = WIRE_REQ_F_SYN;
+	f.pds.psn = 1000;
+	f.pds.spdcid = id;
+	f.ses.flags = WIRE_SES_F_SOM;
+	f.src_ip = ip;
+	f.dst_ip = b->neigh[1].ip;
+	memcpy(f.dst_mac, b->neigh[1].mac, 6);
+	*p = f;
+	nic_dev_ops.receive(b->nic[1], 0, p, now);
+}
+
+/*
+ * 9,000 SYNs from 9,000 forged sources (172.16.x.y, none a neighbour) fill host 1's 4,096 PDCs with half-open
+ * receive PDCs; host 0's 64 KiB message then still completes: its SYN evicts the oldest half-open one.
+ */
+Test(nic_peer, syn_flood_from_many_sources_leaves_room_for_a_real_transfer)
+{
+	struct tfx_pair *b = tfx_pair_new(NULL);
+
+	for (uint32_t s = 0; s < 9000; s++)
+		forged_syn(b, 0xac100000u + s, 1, (emu_ps_t)s * EMU_PS_PER_NS);
+	emu_sched_run_until(b->np.sched, 20 * US);
+	const uint64_t *c = nic_counters(b->nic[1]);
+	cr_assert_eq(c[NIC_C_RCV_PDC_EVICTED_HALF_OPEN], 9000 - 4096, "%llu",
+		     (unsigned long long)c[NIC_C_RCV_PDC_EVICTED_HALF_OPEN]);
+	cr_assert_eq(nic_post(b->nic[0], b->neigh[1].ip, 64 * KIB, 1, 20 * US), 0);
+	emu_sched_run_until(b->np.sched, EMU_PS_NEVER - 1);
+	cr_assert_eq(b->done, 1, "the real message completes");
+	cr_assert_eq(b->recv, 1);
+	tfx_pair_free(b);
+}
+
+/* One forged source opening PDC after PDC is held to a quarter of the pool (1,024 of 4,096). */
+Test(nic_peer, syn_flood_from_one_source_capped_per_peer)
+{
+	struct tfx_pair *b = tfx_pair_new(NULL);
+
+	for (uint32_t s = 0; s < 2000; s++)
+		forged_syn(b, 0xac100001u, (uint16_t)(1 + s), (emu_ps_t)s * EMU_PS_PER_NS);
+	emu_sched_run_until(b->np.sched, 20 * US);
+	const uint64_t *c = nic_counters(b->nic[1]);
+	cr_assert_eq(c[NIC_C_DROP_RCV_PEER_CAP], 2000 - 1024);
+	cr_assert_eq(nic_post(b->nic[0], b->neigh[1].ip, 64 * KIB, 1, 20 * US), 0);
+	emu_sched_run_until(b->np.sched, EMU_PS_NEVER - 1);
+	cr_assert_eq(b->done, 1);
+	tfx_pair_free(b);
+}
