@@ -157,3 +157,32 @@ Test(nic_peer, syn_flood_from_one_source_capped_per_peer)
 	cr_assert_eq(b->done, 1);
 	tfx_pair_free(b);
 }
+
+/*
+ * 4,096 forged sources each send two packets, filling host 1's pool with receive PDCs that are no longer half-open.
+ * A new SYN soon after finds no room (drop_no_pdc); once they have been idle for 4 x the longest RTO, a real message
+ * reclaims one of them (the least recently active) and completes.
+ */
+Test(nic_peer, idle_receive_pdcs_reclaimed_for_a_new_syn_when_the_pool_is_full)
+{
+	struct tfx_pair *b = tfx_pair_new(NULL);
+	emu_ps_t max_rto = b->p.initial_rto << b->p.max_rto_backoff;
+
+	for (uint32_t s = 0; s < 4096; s++) {
+		forged_syn(b, 0xac100000u + s, 1, (emu_ps_t)s * EMU_PS_PER_NS);
+		forged_syn(b, 0xac100000u + s, 1, (emu_ps_t)s * EMU_PS_PER_NS + 1);
+	}
+	emu_sched_run_until(b->np.sched, 20 * US);
+	const uint64_t *c = nic_counters(b->nic[1]);
+	forged_syn(b, 0xac200000u, 1, 20 * US);
+	cr_assert_eq(c[NIC_C_DROP_NO_PDC], 1, "not idle long enough: nothing reclaimed");
+	cr_assert_eq(c[NIC_C_RCV_PDC_EVICTED_HALF_OPEN] + c[NIC_C_RCV_PDC_IDLE_RECLAIMED], 0);
+	emu_ps_t later = 4 * max_rto + 10 * US;
+	emu_sched_run_until(b->np.sched, later);
+	cr_assert_eq(nic_post(b->nic[0], b->neigh[1].ip, 64 * KIB, 1, later), 0);
+	emu_sched_run_until(b->np.sched, later + 1000 * US); /* bounded: without room the sender retries for ever */
+	cr_assert_geq(c[NIC_C_RCV_PDC_IDLE_RECLAIMED], 1);
+	cr_assert_eq(b->done, 1, "the real message completes");
+	cr_assert_eq(b->recv, 1);
+	tfx_pair_free(b);
+}
