@@ -124,10 +124,10 @@ struct nic_group {
 	bool in_ready;
 };
 
-/* A FIFO of packets waiting in one egress class, with its pool. */
+/* A FIFO of packets waiting in one egress class (linked through wire_pkt.next), with its pool. */
 struct nic_txq {
-	struct wire_pkt **ring;
-	uint32_t mask, head, tail;
+	struct wire_pkt *head, *tail;
+	uint32_t n, max;           /* packets queued; the most a class may queue (its pool / 62 B, a power of two) */
 	uint64_t pool_size;        /* bytes */
 	uint64_t reserved;         /* bytes reserved: waiting, being fetched, or being serialized */
 };

@@ -13,6 +13,7 @@ EMU_COUNTER_NAMES(sw_counter, SW_COUNTERS, SW_C_COUNT)
 
 /* The tag pool size: see struct sw_tag in sw_pvt.h. */
 #define SW_TAGS_MAX (1u << 17)
+#define SW_TAGS_MIN 64u /* tags at creation; the array doubles as packets queue up */
 
 static uint32_t tag_count(const struct sw *sw)
 {
@@ -36,24 +37,55 @@ static uint32_t tag_count(const struct sw *sw)
 	return n;
 }
 
+/* Chain tags [@p from, @p to) into the free list, lowest first. */
+static void tags_free_range(struct sw *sw, uint32_t from, uint32_t to)
+{
+	for (uint32_t i = from; i < to; i++)
+		sw->tags[i] = (struct sw_tag){ .next = i + 1 < to ? i + 1 : sw->tag_free };
+	sw->tag_free = from;
+}
+
+/* The tag array starts small and doubles as packets queue up, to at most n_tags. */
 static int tags_init(struct sw *sw)
 {
 	sw->n_tags = tag_count(sw);
-	sw->tags = calloc(sw->n_tags, sizeof(*sw->tags));
+	sw->n_tags_alloc = sw->n_tags < SW_TAGS_MIN ? sw->n_tags : SW_TAGS_MIN;
+	sw->tags = malloc(sw->n_tags_alloc * sizeof(*sw->tags));
 	if (sw->tags == NULL)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < sw->n_tags; i++)
-		sw->tags[i].next = i + 1 < sw->n_tags ? i + 1 : SW_NIL;
-	sw->tag_free = 0;
+	sw->tag_free = SW_NIL;
+	tags_free_range(sw, 0, sw->n_tags_alloc);
 	return 0;
+}
+
+/*
+ * Double the tag array (up to n_tags) when every tag is taken: as many times as log2 of the most packets the
+ * switch ever holds, so off the common path. Tags are indexes, so moving the array moves nothing else.
+ * Returns false at n_tags or without memory (the caller counts DROP_NO_TAG).
+ */
+static bool tags_grow(struct sw *sw)
+{
+	uint32_t n = sw->n_tags_alloc * 2 < sw->n_tags ? sw->n_tags_alloc * 2 : sw->n_tags;
+	struct sw_tag *t;
+
+	if (n <= sw->n_tags_alloc || (t = realloc(sw->tags, n * sizeof(*t))) == NULL)
+		return false;
+	sw->tags = t;
+	tags_free_range(sw, sw->n_tags_alloc, n);
+	sw->n_tags_alloc = n;
+	return true;
 }
 
 uint32_t sw_tag_get(struct sw *sw)
 {
 	uint32_t t = sw->tag_free;
 
-	if (t != SW_NIL)
-		sw->tag_free = sw->tags[t].next;
+	if (t == SW_NIL) {
+		if (!tags_grow(sw))
+			return SW_NIL;
+		t = sw->tag_free;
+	}
+	sw->tag_free = sw->tags[t].next;
 	return t;
 }
 
@@ -146,7 +178,7 @@ void sw_destroy(struct sw *sw)
 		for (uint32_t k = e->pfcq_head; k != e->pfcq_tail; k++)
 			net_pkt_free(sw->env.np, e->pfcq[k % SW_PFCQ]);
 	}
-	for (uint32_t t = 0; sw->tags != NULL && t < sw->n_tags; t++)
+	for (uint32_t t = 0; sw->tags != NULL && t < sw->n_tags_alloc; t++)
 		if (sw->tags[t].pkt != NULL)
 			net_pkt_free(sw->env.np, sw->tags[t].pkt);
 	for (uint32_t s = 0; s < sw->n_sets; s++) {

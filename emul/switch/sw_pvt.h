@@ -18,7 +18,7 @@
  * Tag pool size (sw_create): the packets the switch can hold at once, bounded both by the buffer,
  * (TotalSharedBufferSize + headroom of every port in every lossless pool) / 46 B + one frame in flight per port,
  * and by the partition's packet pool (a switch cannot hold more packets than exist); the smaller, rounded up to a
- * power of two.
+ * power of two. That is a cap: the array starts at 64 tags and doubles when every tag is taken.
  */
 struct sw_tag {
 	struct wire_pkt *pkt;  /* NULL once handed to the link */
@@ -118,7 +118,8 @@ struct sw {
 	uint32_t n_ports;
 	/* tags */
 	struct sw_tag *tags;
-	uint32_t n_tags;
+	uint32_t n_tags;         /* the most tags the switch may have */
+	uint32_t n_tags_alloc;   /* tags in the array so far: it doubles on demand (sw_tag_get()) */
 	uint32_t tag_free;
 	/* switch-wide pool occupancy */
 	uint64_t in_occ[SW_POOL_COUNT];

@@ -242,6 +242,7 @@ struct wire_pkt {
 	struct wire_cm cm;       /* CM only */
 	uint64_t uid;            /* model only, never encoded: the packet's id in the run (uet-monitor packet_UID) */
 	void *ctx;               /* model only, never encoded: the sender's own context (its packet record) */
+	struct wire_pkt *next;   /* model only, never encoded: the next packet of the queue it waits in */
 };
 
 /** Frame length in memory and in captures (no FCS) of @p p, from its kind and payload_len; 0 for an unknown kind. */
