@@ -1,4 +1,4 @@
-/* The Scala Switch device: creation, ports, routes and equal-cost sets, tags, and the stats getters. */
+/* The Scala Switch device: creation, ports, tags, and the stats getters (routes and sets: sw_route.c). */
 #include "sw_pvt.h"
 #include "emu_counter.h"
 
@@ -9,7 +9,6 @@
 
 EMU_COUNTER_NAMES(sw_counter, SW_COUNTERS, SW_C_COUNT)
 
-#define SW_ROUTES_MIN 64 /* buckets of the route table at creation; doubled at half full (build time) */
 
 /* The tag pool size: see struct sw_tag in sw_pvt.h. */
 #define SW_TAGS_MAX (1u << 17)
@@ -96,17 +95,6 @@ void sw_tag_put(struct sw *sw, uint32_t t)
 	sw->tag_free = t;
 }
 
-static int routes_alloc(struct sw *sw, uint32_t buckets)
-{
-	sw->routes = malloc(buckets * sizeof(*sw->routes));
-	if (sw->routes == NULL)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < buckets; i++)
-		sw->routes[i].set = SW_NIL;
-	sw->route_mask = buckets - 1;
-	return 0;
-}
-
 struct sw *sw_create(const struct sw_env *env)
 {
 	struct sw *sw;
@@ -136,7 +124,7 @@ struct sw *sw_create(const struct sw_env *env)
 	sw->ports = calloc(sw->n_ports, sizeof(*sw->ports));
 	sw->arb_ports = calloc(sw->n_ports, sizeof(*sw->arb_ports));
 	sw->arb_end = (struct emu_sched_end){ .fn = sw_arb_run, .a = sw };
-	if (sw->ports == NULL || sw->arb_ports == NULL || tags_init(sw) != 0 || routes_alloc(sw, SW_ROUTES_MIN) != 0)
+	if (sw->ports == NULL || sw->arb_ports == NULL || tags_init(sw) != 0)
 		goto fail;
 	for (uint32_t i = 0; i < sw->n_ports; i++) {
 		struct sw_port *e = &sw->ports[i];
@@ -181,12 +169,7 @@ void sw_destroy(struct sw *sw)
 	for (uint32_t t = 0; sw->tags != NULL && t < sw->n_tags_alloc; t++)
 		if (sw->tags[t].pkt != NULL)
 			net_pkt_free(sw->env.np, sw->tags[t].pkt);
-	for (uint32_t s = 0; s < sw->n_sets; s++) {
-		free(sw->sets[s].ports);
-		free(sw->sets[s].st);
-	}
-	free(sw->sets);
-	free(sw->routes);
+	sw_routes_free(sw);
 	free(sw->flow_mem);
 	free(sw->tags);
 	free(sw->arb_ports);
@@ -212,96 +195,6 @@ void sw_port_mac(struct sw *sw, uint32_t port, const uint8_t mac[6], const uint8
 
 	memcpy(e->mac, mac, sizeof(e->mac));
 	memcpy(e->peer_mac, peer_mac, sizeof(e->peer_mac));
-}
-
-static uint32_t route_bucket(uint32_t ip, uint32_t mask)
-{
-	return sw_mix32(ip) & mask;
-}
-
-static struct sw_route *route_slot(struct sw_route *tab, uint32_t mask, uint32_t ip)
-{
-	uint32_t i = route_bucket(ip, mask);
-
-	while (tab[i].set != SW_NIL && tab[i].ip != ip)
-		i = (i + 1) & mask;
-	return &tab[i];
-}
-
-const struct sw_route *sw_route_find(const struct sw *sw, uint32_t ip)
-{
-	const struct sw_route *r = route_slot(sw->routes, sw->route_mask, ip);
-
-	return r->set == SW_NIL ? NULL : r;
-}
-
-static int routes_grow(struct sw *sw)
-{
-	struct sw_route *old = sw->routes;
-	uint32_t old_n = sw->route_mask + 1;
-
-	if (routes_alloc(sw, old_n * 2) != 0) {
-		sw->routes = old;
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < old_n; i++)
-		if (old[i].set != SW_NIL)
-			*route_slot(sw->routes, sw->route_mask, old[i].ip) = old[i];
-	free(old);
-	return 0;
-}
-
-/* The set with exactly these ports, in this order, created if new. Returns its index, or SW_NIL (no memory). */
-static uint32_t set_find_or_add(struct sw *sw, const uint32_t *ports, uint32_t n)
-{
-	for (uint32_t s = 0; s < sw->n_sets; s++)
-		if (sw->sets[s].n == n && memcmp(sw->sets[s].ports, ports, n * sizeof(*ports)) == 0)
-			return s;
-	if (sw->n_sets == sw->cap_sets) {
-		uint32_t cap = sw->cap_sets ? sw->cap_sets * 2 : 16;
-		struct sw_set *ns = realloc(sw->sets, cap * sizeof(*ns));
-
-		if (ns == NULL)
-			return SW_NIL;
-		sw->sets = ns;
-		sw->cap_sets = cap;
-	}
-	struct sw_set *set = &sw->sets[sw->n_sets];
-
-	memset(set, 0, sizeof(*set));
-	set->ports = malloc(n * sizeof(*ports));
-	set->st = calloc(n, sizeof(*set->st));
-	if (set->ports == NULL || set->st == NULL) {
-		free(set->ports);
-		free(set->st);
-		return SW_NIL;
-	}
-	memcpy(set->ports, ports, n * sizeof(*ports));
-	set->n = n;
-	return sw->n_sets++;
-}
-
-int sw_route_add(struct sw *sw, uint32_t dst_ip, const uint32_t *ports, uint32_t n)
-{
-	if (n == 0 || n > UINT16_MAX)
-		return -EINVAL;
-	for (uint32_t i = 0; i < n; i++)
-		if (ports[i] >= sw->n_ports)
-			return -EINVAL;
-	if (sw_route_find(sw, dst_ip) != NULL)
-		return -EEXIST;
-	if ((sw->n_routes + 1) * 2 > sw->route_mask + 1 && routes_grow(sw) != 0)
-		return -ENOMEM;
-	uint32_t s = set_find_or_add(sw, ports, n);
-
-	if (s == SW_NIL)
-		return -ENOMEM;
-	struct sw_route *r = route_slot(sw->routes, sw->route_mask, dst_ip);
-
-	r->ip = dst_ip;
-	r->set = s;
-	sw->n_routes++;
-	return 0;
 }
 
 const uint64_t *sw_counters(const struct sw *sw)
@@ -391,13 +284,13 @@ void sw_port_occ(const struct sw *sw, uint32_t port, struct sw_port_occ *out)
 	const struct sw_port *e = &sw->ports[port];
 
 	for (int i = 0; i < SW_POOL_COUNT; i++) {
-		out->ingress[i] = e->in_occ[i];
-		out->headroom[i] = e->hr_occ[i];
-		out->egress[i] = e->eg_occ[i];
-		out->pausing[i] = e->pausing[i];
-		out->ecn_avg[i] = e->ecn_avg[i] >> SW_EWMA_SHIFT;
-		out->ingress_total[i] = e->in_total[i];
-		out->egress_total[i] = e->eg_total_b[i];
+		out->ingress[i] = e->pl[i].in_occ;
+		out->headroom[i] = e->pl[i].hr_occ;
+		out->egress[i] = e->pl[i].eg_occ;
+		out->pausing[i] = e->pl[i].pausing;
+		out->ecn_avg[i] = e->pl[i].ecn_avg >> SW_EWMA_SHIFT;
+		out->ingress_total[i] = e->pl[i].in_total;
+		out->egress_total[i] = e->pl[i].eg_total_b;
 	}
 }
 

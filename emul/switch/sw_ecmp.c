@@ -246,15 +246,15 @@ static void set_first_seen(struct sw *sw, struct sw_set *set, emu_ps_t now)
 
 bool sw_ecmp_choose(struct sw *sw, const struct wire_pkt *pkt, uint32_t tc, emu_ps_t now, struct sw_choice *ch)
 {
-	const struct sw_route *r = sw_route_find(sw, pkt->dst_ip);
+	uint32_t si = sw_route_set(sw, pkt->dst_ip);
 
-	if (r == NULL)
+	if (si == SW_NIL)
 		return false;
-	struct sw_set *set = &sw->sets[r->set];
+	struct sw_set *set = &sw->sets[si];
 
 	if (!set->seen)
 		set_first_seen(sw, set, now);
-	ch->set = r->set;
+	ch->set = si;
 	ch->slot = NULL;
 	ch->kind = SW_CH_KEEP;
 	ch->member = 0;

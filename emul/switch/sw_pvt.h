@@ -6,6 +6,7 @@
 #include "sw.h"
 
 #define SW_NIL UINT32_MAX
+#define SW_NIL16 UINT16_MAX   /* no route, in the direct route table */
 #define SW_PFCQ 32            /* PFC frames waiting per port: 8 classes x (pause + resume), twice over */
 #define SW_FLOW_SLOTS 512     /* flow slots per equal-cost set (flowlet) */
 #define SW_FLOW_SETS 128      /* only the first 128 sets seen get slots */
@@ -37,37 +38,41 @@ struct sw_fifo {
 
 struct sw;
 
+/* A port's accounting for one pool: one cache line, so a packet's charges touch one line per port. */
+struct sw_port_pool {
+	uint64_t in_occ;      /* ingress: bytes brought into the pool and not released */
+	uint64_t hr_occ;      /* ingress: bytes held in the port's headroom */
+	uint64_t eg_occ;      /* egress: queued bytes, the frame being serialized included */
+	uint64_t ecn_avg;     /* egress: EWMA of eg_occ at admissions, bytes << SW_EWMA_SHIFT */
+	uint64_t in_total;    /* bytes ever charged at ingress, for scala-switch-agg-buff-stats */
+	uint64_t eg_total_b;  /* bytes ever queued at egress */
+	emu_timer_t refresh;  /* the pause we sent for the pool is refreshed */
+	bool pausing;         /* a pause we sent for the pool is in force */
+};
+
+/* A switch port. The fields every forwarded packet touches come first. */
 struct sw_port {
 	struct sw *sw;
-	uint32_t idx;
 	struct net_dir *out;
-	uint64_t bps;
-	emu_ps_t delay;
+	uint32_t idx;
+	uint32_t sending;                 /* tag being serialized; SW_NIL for a PFC frame */
 	bool faces_nic;
 	bool busy;
 	uint8_t mac[6];                   /* the port's own MAC: a forwarded frame's and a PFC frame's source */
 	uint8_t peer_mac[6];              /* the MAC at the link's other end: a forwarded frame's destination */
-	uint32_t sending;                 /* tag being serialized; SW_NIL for a PFC frame */
-	struct sw_fifo q[SW_TC_COUNT];
-	struct sw_fifo arb;               /* frames received in this picosecond, waiting for the arbiter (sw_rx.c) */
-	struct wire_pkt *pfcq[SW_PFCQ];   /* PFC frames, sent ahead of all data */
 	uint32_t pfcq_head, pfcq_tail;
-	/* ingress accounting, per pool */
-	uint64_t in_occ[SW_POOL_COUNT];   /* bytes brought into the pool and not released */
-	uint64_t hr_occ[SW_POOL_COUNT];   /* bytes held in the port's headroom */
-	bool pausing[SW_POOL_COUNT];      /* a pause we sent for the pool is in force */
-	emu_timer_t refresh[SW_POOL_COUNT];
-	/* egress accounting, per pool */
-	uint64_t eg_occ[SW_POOL_COUNT];   /* queued bytes, the frame being serialized included */
 	uint64_t eg_total;                /* eg_occ summed: the member's occupancy for flowlets */
-	uint64_t ecn_avg[SW_POOL_COUNT];  /* EWMA of eg_occ at admissions, bytes << SW_EWMA_SHIFT */
-	uint64_t in_total[SW_POOL_COUNT]; /* bytes ever charged at ingress, for scala-switch-agg-buff-stats */
-	uint64_t eg_total_b[SW_POOL_COUNT]; /* bytes ever queued at egress */
+	uint64_t bps;
+	emu_ps_t delay;
+	struct sw_fifo arb;               /* frames received in this picosecond, waiting for the arbiter (sw_rx.c) */
+	struct sw_fifo q[SW_TC_COUNT];
+	struct sw_port_pool pl[SW_POOL_COUNT];
 	/* pauses received from the peer, per class */
 	emu_ps_t paused_until[SW_TC_COUNT]; /* 0 when not paused */
 	emu_ps_t paused_since[SW_TC_COUNT];
 	emu_timer_t resume[SW_TC_COUNT];
 	struct sw_port_stats st;
+	struct wire_pkt *pfcq[SW_PFCQ];   /* PFC frames, sent ahead of all data */
 };
 
 /* One flow slot of a set's flow table. */
@@ -125,8 +130,10 @@ struct sw {
 	uint64_t in_occ[SW_POOL_COUNT];
 	uint64_t hr_occ[SW_POOL_COUNT];
 	uint64_t eg_occ[SW_POOL_COUNT];
-	/* routes and equal-cost sets */
-	struct sw_route *routes;
+	/* routes and equal-cost sets (sw_route.c) */
+	uint16_t *dense;         /* set of destination route_lo + i, SW_NIL16 for none; while routes is NULL */
+	uint32_t route_lo, route_span;
+	struct sw_route *routes; /* hash table, once the routes are not dense; NULL before */
 	uint32_t route_mask;     /* buckets - 1 */
 	uint32_t n_routes;
 	struct sw_set *sets;
@@ -172,10 +179,15 @@ static inline uint32_t sw_mix32(uint32_t h)
 	return h;
 }
 
-/* sw.c: tags and routes */
-const struct sw_route *sw_route_find(const struct sw *sw, uint32_t ip);
+/* sw.c: tags */
 uint32_t sw_tag_get(struct sw *sw);
 void sw_tag_put(struct sw *sw, uint32_t t);
+
+/* sw_route.c: routes and equal-cost sets */
+/** The set routing to @p ip, or SW_NIL. */
+uint32_t sw_route_set(const struct sw *sw, uint32_t ip);
+/** Free the routes and the sets. */
+void sw_routes_free(struct sw *sw);
 
 /* sw_rx.c: receive path */
 void sw_ingress_release(struct sw *sw, struct sw_tag *tag, emu_ps_t now);

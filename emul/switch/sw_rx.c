@@ -60,24 +60,24 @@ static enum sw_counter ingress_admit(struct sw *sw, struct sw_port *in, const st
 	uint32_t pool = t->in_pool;
 	uint64_t b = t->bytes;
 
-	if (t->lossless && in->pausing[pool]) {
-		if (in->hr_occ[pool] + b > sw->b.headroom_per_port)
+	if (t->lossless && in->pl[pool].pausing) {
+		if (in->pl[pool].hr_occ + b > sw->b.headroom_per_port)
 			return SW_C_DROP_HEADROOM;
-		in->hr_occ[pool] += b;
+		in->pl[pool].hr_occ += b;
 		sw->hr_occ[pool] += b;
-		in->in_total[pool] += b;
+		in->pl[pool].in_total += b;
 		return SW_C_NONE;
 	}
-	if (t->lossless && in->in_occ[pool] + b > sw->b.xoff)
+	if (t->lossless && in->pl[pool].in_occ + b > sw->b.xoff)
 		sw_pfc_pause(sw, in, pool, now);
-	in->in_occ[pool] += b;
+	in->pl[pool].in_occ += b;
 	sw->in_occ[pool] += b;
 	if (sw->in_occ[pool] > sw->b.pool_size[pool]) {
-		in->in_occ[pool] -= b;
+		in->pl[pool].in_occ -= b;
 		sw->in_occ[pool] -= b;
 		return SW_C_DROP_INGRESS_POOL;
 	}
-	in->in_total[pool] += b;
+	in->pl[pool].in_total += b;
 	return SW_C_NONE;
 }
 
@@ -90,13 +90,13 @@ void sw_ingress_release(struct sw *sw, struct sw_tag *t, emu_ps_t now)
 	uint64_t b = t->bytes;
 
 	if (t->lossless) {
-		uint64_t take = in->hr_occ[pool] < b ? in->hr_occ[pool] : b;
+		uint64_t take = in->pl[pool].hr_occ < b ? in->pl[pool].hr_occ : b;
 
-		in->hr_occ[pool] -= take;
+		in->pl[pool].hr_occ -= take;
 		sw->hr_occ[pool] -= take;
 		b -= take;
 	}
-	in->in_occ[pool] -= b;
+	in->pl[pool].in_occ -= b;
 	sw->in_occ[pool] -= b;
 	if (t->lossless)
 		sw_pfc_check_xon(sw, in, pool, now);
@@ -107,7 +107,7 @@ static bool egress_fits(const struct sw *sw, const struct sw_port *e, uint32_t p
 {
 	uint64_t lim = sw_buffer_egress_limit(&sw->b, pool, sw->eg_occ[pool], rtx);
 
-	return e->eg_occ[pool] + b <= lim && sw->eg_occ[pool] + b <= sw->b.pool_size[pool];
+	return e->pl[pool].eg_occ + b <= lim && sw->eg_occ[pool] + b <= sw->b.pool_size[pool];
 }
 
 /*
@@ -125,7 +125,7 @@ static void trim(struct sw *sw, struct sw_port *e, struct sw_tag *t)
 	p->payload_len = 0;
 	p->dscp = sw->dscp.dscp[e->faces_nic ? WIRE_ROLE_TRIMMED_LASTHOP : WIRE_ROLE_TRIMMED];
 	nb = sw_charge_bytes(wire_ip_len(p));
-	in->in_occ[t->in_pool] -= t->bytes - nb;
+	in->pl[t->in_pool].in_occ -= t->bytes - nb;
 	sw->in_occ[t->in_pool] -= t->bytes - nb;
 	t->bytes = nb;
 	t->tc = SW_UET_TC_TRIMMED;
@@ -161,9 +161,9 @@ static bool egress_admit(struct sw *sw, struct sw_port *e, uint32_t ti)
 			return false;
 		}
 	}
-	e->eg_occ[t->eg_pool] += t->bytes;
+	e->pl[t->eg_pool].eg_occ += t->bytes;
 	e->eg_total += t->bytes;
-	e->eg_total_b[t->eg_pool] += t->bytes;
+	e->pl[t->eg_pool].eg_total_b += t->bytes;
 	sw->eg_occ[t->eg_pool] += t->bytes;
 	sw_ecn_update(sw, e, t->eg_pool);
 	sw_fifo_push(sw, &e->q[t->tc], ti);
@@ -339,7 +339,7 @@ static void sw_tx_done(void *dev, uint32_t port, emu_ps_t now)
 		struct sw_tag *t = &sw->tags[ti];
 
 		e->sending = SW_NIL;
-		e->eg_occ[t->eg_pool] -= t->bytes;
+		e->pl[t->eg_pool].eg_occ -= t->bytes;
 		e->eg_total -= t->bytes;
 		sw->eg_occ[t->eg_pool] -= t->bytes;
 		sw_ingress_release(sw, t, now);

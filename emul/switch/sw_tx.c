@@ -9,9 +9,9 @@
 void sw_ecn_update(const struct sw *sw, struct sw_port *e, uint32_t pool)
 {
 	unsigned __int128 w = sw->p->ewma_weight_ppm;
-	unsigned __int128 cur = (unsigned __int128)e->eg_occ[pool] << SW_EWMA_SHIFT;
+	unsigned __int128 cur = (unsigned __int128)e->pl[pool].eg_occ << SW_EWMA_SHIFT;
 
-	e->ecn_avg[pool] = (uint64_t)(((unsigned __int128)e->ecn_avg[pool] * (SW_PPM - w) + cur * w) / SW_PPM);
+	e->pl[pool].ecn_avg = (uint64_t)(((unsigned __int128)e->pl[pool].ecn_avg * (SW_PPM - w) + cur * w) / SW_PPM);
 }
 
 /*
@@ -21,7 +21,7 @@ void sw_ecn_update(const struct sw *sw, struct sw_port *e, uint32_t pool)
  */
 bool sw_ecn_decide(struct sw *sw, const struct sw_port *e, uint32_t pool)
 {
-	uint64_t avg = e->ecn_avg[pool];
+	uint64_t avg = e->pl[pool].ecn_avg;
 	uint64_t lo = sw->b.ecn_min[pool] << SW_EWMA_SHIFT, hi = sw->b.ecn_max[pool] << SW_EWMA_SHIFT;
 
 	if (avg < lo)

@@ -224,6 +224,7 @@ struct wire_ses {
  */
 struct wire_pkt {
 	uint8_t kind;       /* enum wire_kind */
+	uint32_t payload_len;    /* DATA only: bytes after the SES header (here: a frame's length needs one line) */
 	uint8_t dst_mac[6];
 	uint8_t src_mac[6];
 	uint32_t src_ip;    /* host byte order */
@@ -236,7 +237,6 @@ struct wire_pkt {
 	uint16_t dport;
 	struct wire_pds pds;
 	struct wire_ses ses;     /* DATA only */
-	uint32_t payload_len;    /* DATA only: bytes after the SES header */
 	uint16_t pfc_enable;     /* PFC only: class-enable vector, bit c for class c */
 	uint16_t pfc_quanta[8];  /* PFC only: pause time per class, in quanta of 512 bit times; 0 = resume (XON) */
 	struct wire_cm cm;       /* CM only */

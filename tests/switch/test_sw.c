@@ -9,6 +9,7 @@
 #include "nic.h"
 #include "nic_pair.h"
 #include "sw.h"
+#include "sw_pvt.h"
 
 #define MAX_PORTS 20
 #define MAX_FRAMES 1024
@@ -1010,6 +1011,35 @@ Test(sw_ecmp, dpr_member_is_low_9_bits_of_destination_minus_1_mod_set_size)
 	cr_assert_eq(sw_flow_hash(SW_HASH_DPR_FALLBACK, 7, &b, 8), sw_flow_hash(SW_HASH_CRC32, 0, &b, 8),
 		     "19 is not below 8");
 	cr_assert_eq(sw_flow_hash(SW_HASH_DPR_FALLBACK, 7, &b, 32), 19);
+}
+
+/* Routes: a direct table while destinations are dense (growing up and down), a hash once they are not. */
+Test(sw_route, dense_tables_grow_both_ways_and_scattered_addresses_turn_to_a_hash)
+{
+	struct rig *r = rig_alloc();
+	const uint32_t a = 0, b = 1, base = 0x0a000080u; /* near the rig's own 10.0.0.1 and .2 */
+
+	rig_start(r, 2, 0, 3);
+	for (uint32_t i = 0; i < 300; i++) /* up from base, then down from it */
+		cr_assert_eq(sw_route_add(r->sw, base + i, i % 2 ? &a : &b, 1), 0);
+	for (uint32_t i = 1; i <= 100; i++)
+		cr_assert_eq(sw_route_add(r->sw, base - i, &a, 1), 0);
+	cr_assert_null(r->sw->routes, "402 routes over 428 addresses stay in the direct table");
+	cr_assert_eq(sw_route_add(r->sw, base - 100, &b, 1), -EEXIST);
+	for (uint32_t i = 0; i < 300; i++)
+		cr_assert_eq(r->sw->sets[sw_route_set(r->sw, base + i)].ports[0], i % 2 ? a : b);
+	for (uint32_t i = 0; i < 100; i++)
+		cr_assert_eq(r->sw->sets[sw_route_set(r->sw, base - 1 - i)].ports[0], a);
+	cr_assert_eq(sw_route_set(r->sw, base - 101), SW_NIL);
+	cr_assert_eq(sw_route_set(r->sw, base + 300), SW_NIL);
+	cr_assert_eq(sw_route_add(r->sw, 0xc0a80001u, &b, 1), 0); /* far away: a hash from now on */
+	cr_assert_not_null(r->sw->routes);
+	cr_assert_eq(r->sw->sets[sw_route_set(r->sw, 0xc0a80001u)].ports[0], b);
+	for (uint32_t i = 0; i < 300; i++)
+		cr_assert_eq(r->sw->sets[sw_route_set(r->sw, base + i)].ports[0], i % 2 ? a : b);
+	cr_assert_eq(sw_route_set(r->sw, 0xc0a80002u), SW_NIL);
+	cr_assert_eq(sw_route_add(r->sw, base, &a, 1), -EEXIST);
+	rig_free(r);
 }
 
 Test(sw_ecmp, member_is_flow_hash_mod_set_size_and_sets_are_shared)
