@@ -1,24 +1,28 @@
-/* Event scheduler: a calendar of time buckets (a one-level timing wheel over picoseconds) with two small heaps.
+/* Event scheduler: a calendar of time buckets (a one-level timing wheel over picoseconds), a sorted run for the
+ * open bucket and a small heap for far events.
  *
  * Time is cut into buckets of 2^shift ps; bucket index = when >> shift. Three places hold pending events:
- *  - the near heap: every event whose bucket is the open one (index <= cur) or earlier, ordered by (time, seq);
+ *  - the run: every event whose bucket is the open one (index <= cur) or earlier, sorted by (time, seq) and taken
+ *    from the front;
  *  - the wheel: nb = 2^nb_log bucket lists for the indexes cur + 1 .. cur + nb - 1, one slot list per bucket
  *    (the slots are the list nodes: doubly linked, so a cancel unlinks in O(1)), a bitmap of the non-empty ones;
  *  - the far heap: events past the wheel's horizon when they were scheduled (timeouts, later starts).
- * When the near heap runs dry the cursor moves to the next non-empty bucket (found in the bitmap) or to the far
- * heap's earliest bucket, whichever comes first; that bucket's list and every far event of it or earlier move to
- * the near heap. Every event runs from the near heap, which orders by (time, seq), so the order is exactly that
- * of one heap over everything: events at one picosecond run in the order they were scheduled, whatever the
- * bucket width. A bucket holds a handful of events, so a push and a pop cost O(1) on average, not O(log pending).
+ * When the run is used up the cursor moves to the next non-empty bucket (found in the bitmap) or to the far heap's
+ * earliest bucket, whichever comes first; that bucket's list is sorted into the run, and every far event of it or
+ * earlier merged in. Every event runs from the run, in (time, seq) order, so the order is exactly that of one heap
+ * over everything: events at one picosecond run in the order they were scheduled, whatever the bucket width.
+ * A bucket holds a handful of events, so scheduling and running an event cost O(1), not O(log pending).
  *
- * The bucket width adapts: every SCHED_ADAPT_OPENS bucket openings, if they moved more than SCHED_OPEN_HIGH
- * events on average the width halves (the bucket count doubles, to keep the horizon); if many events just missed
- * the horizon, the bucket count doubles. Both rebuild the wheel in O(pending + buckets), which is rare. The
- * decision depends on the events only, so a run still repeats exactly (docs/design-notes.md, Scheduler).
+ * The bucket width adapts: every SCHED_ADAPT_OPENS bucket openings, if they sorted more than SCHED_OPEN_HIGH events
+ * on average the width halves (the bucket count doubles, to keep the horizon), under SCHED_OPEN_LOW it doubles
+ * (fewer openings of one event); if many events just missed the horizon the bucket count doubles. Each change
+ * rebuilds the wheel in O(pending + buckets), which is rare. The decisions depend on the events only, so a run
+ * still repeats exactly (docs/design-notes.md, Scheduler).
  *
- * Cancel is O(1): a wheel event is unlinked; a heap entry goes stale (its slot's generation moves on) and is
- * skipped when it surfaces; a heap whose stale entries outnumber its live ones is compacted in O(n).
- * Memory grows with use: the slot table and the heaps double when full (never past the capacity given at
+ * Cancel is O(1) for a wheel event (unlinked) and a far one (its heap entry goes stale: the slot's generation moves
+ * on, and it is skipped when it surfaces; a heap whose stale entries outnumber its live ones is compacted), O(run)
+ * for an event of the open bucket (taken out of the run, which holds a handful).
+ * Memory grows with use: the slot table, the run and the heap double when full (never past the capacity given at
  * creation, which stays a hard cap: -ENOSPC, a counted drop).
  */
 #include "emu_sched.h"
@@ -30,7 +34,7 @@
 
 #define SLOT_NONE UINT32_MAX
 
-enum slot_where { SLOT_FREE = 0, SLOT_WHEEL, SLOT_NEAR, SLOT_FAR };
+enum slot_where { SLOT_FREE = 0, SLOT_WHEEL, SLOT_RUN, SLOT_FAR };
 
 /* One event, or a free slot. 64 B: one cache line. */
 struct sched_slot {
@@ -46,58 +50,76 @@ struct sched_slot {
 	uint8_t pad[11];
 };
 
-struct heap_ent {
+/* An event's key and slot, in the run and in the far heap. */
+struct sched_ent {
 	emu_ps_t when;
 	uint64_t seq;
 	uint32_t slot;
 	uint32_t gen;
 };
 
-/* A binary min-heap on (when, seq) with stale entries; live counts the entries whose slot still matches. */
+/* The far heap: a binary min-heap on (when, seq) with stale entries; live counts those whose slot still matches. */
 struct sched_heap {
-	struct heap_ent *e;
+	struct sched_ent *e;
 	uint32_t len, cap, live;
+};
+
+/* The run: e[head .. len) sorted by (when, seq), every one live. */
+struct sched_run {
+	struct sched_ent *e;
+	uint32_t head, len, cap;
 };
 
 #define SCHED_SLOTS_MIN 256u      /* slots at creation (or the capacity, if smaller) */
 #define SCHED_SHIFT_INIT 10u      /* 1,024 ps buckets at creation */
 #define SCHED_SHIFT_MIN 4u        /* 16 ps: below the shortest serialization of any frame */
+#define SCHED_SHIFT_MAX 24u       /* 16.8 us */
 #define SCHED_NB_LOG_INIT 12u     /* 4,096 buckets: a 4.2 us horizon at creation */
+#define SCHED_NB_LOG_MIN 10u
 #define SCHED_NB_LOG_MAX 18u      /* 2^18 buckets: 1 MiB of list heads */
 #define SCHED_ADAPT_OPENS 1024u   /* bucket openings between two looks at the width */
 #define SCHED_OPEN_HIGH 8u        /* events per opening above which buckets are too wide */
+#define SCHED_OPEN_LOW 2u         /* and below which they are too narrow (openings cost more than sorting) */
+#define SCHED_SORT_MOVES 8u       /* insertion sort's moves per entry before qsort takes over */
 
 struct emu_sched {
 	struct emu_sched_end *end_head, *end_tail; /* end-of-instant callbacks waiting */
-	struct sched_heap near;  /* the open bucket and anything earlier */
+	struct sched_run run;    /* the open bucket and anything earlier */
 	struct sched_heap far;   /* past the horizon when scheduled */
 	uint32_t *head;          /* nb list heads, SLOT_NONE when empty */
 	uint64_t *map;           /* a bit per bucket: non-empty */
 	uint64_t *sum;           /* a bit per map word: non-zero */
-	uint32_t shift, nb_log;
+	uint32_t shift, nb_log, mask;
 	uint64_t cur;            /* index of the open bucket */
 	uint32_t wheel_n;        /* events in the wheel */
 	struct sched_slot *slots;
 	uint32_t n_slots, cap, live, free_head;
 	uint64_t seq;
-	uint64_t run;
+	uint64_t ran;
 	emu_ps_t now;
-	/* width adaptation: openings, events they moved, near misses of the horizon, since the last look */
+	/* width adaptation: openings, events they sorted, near misses of the horizon, since the last look */
 	uint32_t opens;
 	uint32_t near_miss;
 	uint64_t opened;
 };
 
-/* ---- heaps ---- */
-
-static inline bool ent_less(const struct heap_ent *x, const struct heap_ent *y)
+static inline bool ent_less(const struct sched_ent *x, const struct sched_ent *y)
 {
 	return x->when < y->when || (x->when == y->when && x->seq < y->seq);
 }
 
-static void sift_up(struct heap_ent *h, uint32_t i)
+static inline struct sched_ent slot_ent(const struct emu_sched *s, uint32_t slot)
 {
-	struct heap_ent e = h[i];
+	const struct sched_slot *sl = &s->slots[slot];
+
+	return (struct sched_ent){ .when = sl->when, .seq = sl->seq, .slot = slot, .gen = sl->gen };
+}
+
+/* ---- the far heap ---- */
+
+static void sift_up(struct sched_ent *h, uint32_t i)
+{
+	struct sched_ent e = h[i];
 
 	while (i > 0) {
 		uint32_t p = (i - 1) / 2;
@@ -109,9 +131,9 @@ static void sift_up(struct heap_ent *h, uint32_t i)
 	h[i] = e;
 }
 
-static void sift_down(struct heap_ent *h, uint32_t n, uint32_t i)
+static void sift_down(struct sched_ent *h, uint32_t n, uint32_t i)
 {
-	struct heap_ent e = h[i];
+	struct sched_ent e = h[i];
 
 	for (;;) {
 		uint32_t c = 2 * i + 1;
@@ -127,7 +149,7 @@ static void sift_down(struct heap_ent *h, uint32_t n, uint32_t i)
 	h[i] = e;
 }
 
-static inline bool ent_stale(const struct emu_sched *s, const struct heap_ent *e)
+static inline bool ent_stale(const struct emu_sched *s, const struct sched_ent *e)
 {
 	return s->slots[e->slot].gen != e->gen;
 }
@@ -145,34 +167,13 @@ static void heap_compact(const struct emu_sched *s, struct sched_heap *h)
 		sift_down(h->e, n, i);
 }
 
-/*
- * Room for one more entry. Each heap is given room for twice the slots (slots_grow()), so a full heap is at least
- * half stale and compacting it makes room: no allocation here.
- */
-static inline void heap_room(const struct emu_sched *s, struct sched_heap *h)
+/* Push the live event of @p slot. The heap has room for twice the slots (slots_grow()), so a full heap is at least
+ * half stale and compacting it makes room: no allocation here. */
+static __attribute__((noinline)) void heap_push(struct emu_sched *s, struct sched_heap *h, uint32_t slot)
 {
 	if (h->len == h->cap)
 		heap_compact(s, h);
-}
-
-/* Make room for 2 x @p n entries in @p h. Returns 0 or -ENOMEM. */
-static int heap_reserve(struct sched_heap *h, uint32_t n)
-{
-	struct heap_ent *e = realloc(h->e, sizeof(*e) * 2 * (size_t)n);
-
-	if (e == NULL)
-		return -ENOMEM;
-	h->e = e;
-	h->cap = 2 * n;
-	return 0;
-}
-
-/* Push the live event in @p slot; the caller made room. */
-static inline void heap_push(struct emu_sched *s, struct sched_heap *h, uint32_t slot)
-{
-	const struct sched_slot *sl = &s->slots[slot];
-
-	h->e[h->len] = (struct heap_ent){ .when = sl->when, .seq = sl->seq, .slot = slot, .gen = sl->gen };
+	h->e[h->len] = slot_ent(s, slot);
 	sift_up(h->e, h->len);
 	h->len++;
 	h->live++;
@@ -192,12 +193,70 @@ static inline void heap_skip_stale(const struct emu_sched *s, struct sched_heap 
 		heap_pop(h);
 }
 
-/* ---- the wheel ---- */
+/* ---- the run ---- */
 
-static inline uint32_t wheel_pos(const struct emu_sched *s, uint64_t idx)
+/* Insert the live event of @p slot in order, searching from the back: a new event usually goes last. Out of line:
+ * most events go to the wheel, whose path stays light. */
+static __attribute__((noinline)) void run_insert(struct emu_sched *s, uint32_t slot)
 {
-	return (uint32_t)idx & ((1u << s->nb_log) - 1);
+	struct sched_run *r = &s->run;
+	struct sched_ent e = slot_ent(s, slot);
+	uint32_t i = r->len;
+
+	if (r->len == r->cap) { /* the run holds at most every slot, and has room for them all: slide it down */
+		memmove(r->e, r->e + r->head, sizeof(*r->e) * (r->len - r->head));
+		r->len -= r->head;
+		r->head = 0;
+		i = r->len;
+	}
+	for (; i > r->head && ent_less(&e, &r->e[i - 1]); i--)
+		r->e[i] = r->e[i - 1];
+	r->e[i] = e;
+	r->len++;
+	s->slots[slot].where = SLOT_RUN;
 }
+
+/* Take the event of @p slot out of the run. */
+static void run_remove(struct sched_run *r, uint32_t slot)
+{
+	uint32_t i = r->head;
+
+	while (r->e[i].slot != slot)
+		i++;
+	memmove(r->e + i, r->e + i + 1, sizeof(*r->e) * (r->len - i - 1));
+	r->len--;
+}
+
+static int ent_cmp(const void *x, const void *y)
+{
+	return ent_less(x, y) ? -1 : ent_less(y, x) ? 1 : 0;
+}
+
+/*
+ * Sort e[0 .. n). Insertion sort, which is linear on the usual bucket (a handful, or many at one time, which come
+ * in seq order already); past SCHED_SORT_MOVES moves per entry the input is not nearly sorted and qsort finishes
+ * (the keys are unique: seq alone is).
+ */
+static void run_sort(struct sched_ent *e, uint32_t n)
+{
+	uint64_t budget = (uint64_t)SCHED_SORT_MOVES * n;
+
+	for (uint32_t i = 1; i < n; i++) {
+		struct sched_ent x = e[i];
+		uint32_t j = i;
+
+		for (; j > 0 && ent_less(&x, &e[j - 1]); j--)
+			e[j] = e[j - 1];
+		e[j] = x;
+		if (i - j > budget) {
+			qsort(e, n, sizeof(*e), ent_cmp);
+			return;
+		}
+		budget -= i - j;
+	}
+}
+
+/* ---- the wheel ---- */
 
 static inline void map_set(struct emu_sched *s, uint32_t pos)
 {
@@ -214,7 +273,7 @@ static inline void map_clear(struct emu_sched *s, uint32_t pos)
 
 static inline void wheel_link(struct emu_sched *s, uint32_t slot, uint64_t idx)
 {
-	uint32_t pos = wheel_pos(s, idx), h = s->head[pos];
+	uint32_t pos = (uint32_t)idx & s->mask, h = s->head[pos];
 	struct sched_slot *sl = &s->slots[slot];
 
 	sl->where = SLOT_WHEEL;
@@ -231,7 +290,7 @@ static inline void wheel_link(struct emu_sched *s, uint32_t slot, uint64_t idx)
 static void wheel_unlink(struct emu_sched *s, uint32_t slot)
 {
 	struct sched_slot *sl = &s->slots[slot];
-	uint32_t pos = wheel_pos(s, sl->when >> s->shift);
+	uint32_t pos = (uint32_t)(sl->when >> s->shift) & s->mask;
 
 	if (sl->prev != SLOT_NONE)
 		s->slots[sl->prev].next = sl->next;
@@ -247,7 +306,7 @@ static void wheel_unlink(struct emu_sched *s, uint32_t slot)
 /* First non-empty bucket position at or after @p p, or SLOT_NONE. */
 static uint32_t map_find(const struct emu_sched *s, uint32_t p)
 {
-	uint32_t w = p >> 6, nwords = (1u << s->nb_log) >> 6, si;
+	uint32_t w = p >> 6, nwords = (s->mask + 1) >> 6, si;
 	uint64_t bits = s->map[w] & (~0ull << (p & 63)), sb;
 
 	if (bits != 0)
@@ -268,27 +327,31 @@ static uint32_t map_find(const struct emu_sched *s, uint32_t p)
 /* Index of the first non-empty bucket after the open one; the wheel must hold an event. */
 static uint64_t wheel_next(const struct emu_sched *s)
 {
-	uint32_t mask = (1u << s->nb_log) - 1, p = (uint32_t)(s->cur + 1) & mask, pos = map_find(s, p);
+	uint32_t p = (uint32_t)(s->cur + 1) & s->mask, pos = map_find(s, p);
 
 	if (pos == SLOT_NONE)
 		pos = map_find(s, 0);
-	return s->cur + 1 + ((pos - p) & mask);
+	return s->cur + 1 + ((pos - p) & s->mask);
 }
 
-/* Move bucket @p idx's list to the near heap. Returns how many moved. */
+/*
+ * Sort bucket @p idx's list into the empty run. The list is newest first (pushed at the head), so it fills the
+ * run's buffer from its end backwards: oldest first, and equal times are in order already. Returns how many.
+ */
 static uint32_t wheel_open(struct emu_sched *s, uint64_t idx)
 {
-	uint32_t pos = wheel_pos(s, idx), slot = s->head[pos], n = 0;
+	uint32_t pos = (uint32_t)idx & s->mask, slot = s->head[pos], n = 0;
+	struct sched_ent *end = s->run.e + s->run.cap;
 
 	while (slot != SLOT_NONE) {
-		uint32_t next = s->slots[slot].next;
-
-		heap_room(s, &s->near);
-		s->slots[slot].where = SLOT_NEAR;
-		heap_push(s, &s->near, slot);
-		slot = next;
+		s->slots[slot].where = SLOT_RUN;
+		*--end = slot_ent(s, slot);
+		slot = s->slots[slot].next;
 		n++;
 	}
+	run_sort(end, n);
+	s->run.head = s->run.cap - n;
+	s->run.len = s->run.cap;
 	s->head[pos] = SLOT_NONE;
 	if (n > 0)
 		map_clear(s, pos);
@@ -299,28 +362,23 @@ static uint32_t wheel_open(struct emu_sched *s, uint64_t idx)
 /* ---- placing events ---- */
 
 /* Put the live event of @p slot where its time belongs. */
-static void place(struct emu_sched *s, uint32_t slot)
+static inline void place(struct emu_sched *s, uint32_t slot)
 {
-	struct sched_slot *sl = &s->slots[slot];
-	uint64_t idx = sl->when >> s->shift;
-	uint64_t nb = 1ull << s->nb_log;
+	uint64_t idx = s->slots[slot].when >> s->shift;
 
 	if (idx <= s->cur) {
-		heap_room(s, &s->near);
-		sl->where = SLOT_NEAR;
-		heap_push(s, &s->near, slot);
-	} else if (idx - s->cur < nb) {
+		run_insert(s, slot);
+	} else if (idx - s->cur <= s->mask) {
 		wheel_link(s, slot, idx);
 	} else {
-		heap_room(s, &s->far);
-		if (idx - s->cur < 4 * nb)
+		if (idx - s->cur <= 4ull * s->mask)
 			s->near_miss++;
-		sl->where = SLOT_FAR;
+		s->slots[slot].where = SLOT_FAR;
 		heap_push(s, &s->far, slot);
 	}
 }
 
-/* Move every far event of the open bucket or earlier to the near heap. Returns how many moved. */
+/* Move every far event of the open bucket or earlier into the run. Returns how many moved. */
 static uint32_t far_pull(struct emu_sched *s)
 {
 	uint32_t n = 0;
@@ -333,9 +391,7 @@ static uint32_t far_pull(struct emu_sched *s)
 
 		heap_pop(&s->far);
 		s->far.live--;
-		heap_room(s, &s->near);
-		s->slots[slot].where = SLOT_NEAR;
-		heap_push(s, &s->near, slot);
+		run_insert(s, slot);
 		n++;
 	}
 }
@@ -361,17 +417,18 @@ static int wheel_alloc(struct emu_sched *s, uint32_t nb_log)
 	s->map = map;
 	s->sum = sum;
 	s->nb_log = nb_log;
+	s->mask = nb - 1;
 	return 0;
 }
 
 /*
- * Re-cut the wheel into 2^@p nb_log buckets of 2^@p shift ps, with the near heap empty of live events: the wheel's
- * events are placed again from the bucket of now. O(pending + buckets); left as it was when memory is short.
+ * Re-cut the wheel into 2^@p nb_log buckets of 2^@p shift ps, with the run empty: the wheel's events are placed
+ * again from the bucket of now. O(pending + buckets); left as it was when memory is short.
  */
 static void rebuild(struct emu_sched *s, uint32_t shift, uint32_t nb_log)
 {
 	uint32_t n = 0, *keep = malloc(sizeof(*keep) * (s->wheel_n ? s->wheel_n : 1));
-	uint32_t old_nb = 1u << s->nb_log;
+	uint32_t old_nb = s->mask + 1;
 
 	if (keep == NULL)
 		return;
@@ -384,7 +441,7 @@ static void rebuild(struct emu_sched *s, uint32_t shift, uint32_t nb_log)
 	}
 	s->wheel_n = 0;
 	s->shift = shift;
-	s->near.len = 0; /* only stale entries are left in it */
+	s->run.head = s->run.len = 0;
 	s->cur = s->now >> shift;
 	for (uint32_t i = 0; i < n; i++)
 		place(s, keep[i]);
@@ -392,8 +449,9 @@ static void rebuild(struct emu_sched *s, uint32_t shift, uint32_t nb_log)
 	far_pull(s);
 }
 
-/* Every SCHED_ADAPT_OPENS openings: narrower buckets if they were crowded, more of them if events missed. */
-static void adapt(struct emu_sched *s)
+/* Every SCHED_ADAPT_OPENS openings: narrower buckets if they were crowded, wider if nearly empty, more of them if
+ * events missed the horizon. */
+static __attribute__((noinline)) void adapt(struct emu_sched *s)
 {
 	uint32_t shift = s->shift, nb_log = s->nb_log;
 
@@ -403,6 +461,10 @@ static void adapt(struct emu_sched *s)
 			nb_log++;
 	} else if (s->near_miss > s->opened / 8 && nb_log < SCHED_NB_LOG_MAX) {
 		nb_log++;
+	} else if (s->opened < (uint64_t)SCHED_OPEN_LOW * s->opens && shift < SCHED_SHIFT_MAX) {
+		shift++;
+		if (nb_log > SCHED_NB_LOG_MIN)
+			nb_log--;
 	}
 	s->opens = 0;
 	s->opened = 0;
@@ -411,7 +473,7 @@ static void adapt(struct emu_sched *s)
 		rebuild(s, shift, nb_log);
 }
 
-/* The near heap has no live event: open the next bucket that holds one. Returns false when nothing is pending. */
+/* The run is used up: open the next bucket that holds an event. Returns false when nothing is pending. */
 static bool advance(struct emu_sched *s)
 {
 	uint64_t idx = UINT64_MAX;
@@ -419,7 +481,8 @@ static bool advance(struct emu_sched *s)
 
 	if (s->opens >= SCHED_ADAPT_OPENS)
 		adapt(s);
-	s->near.len = 0; /* stale entries only */
+	if (s->run.head < s->run.len) /* the rebuild found events of the open bucket */
+		return true;
 	heap_skip_stale(s, &s->far);
 	if (s->wheel_n > 0)
 		idx = wheel_next(s);
@@ -428,6 +491,7 @@ static bool advance(struct emu_sched *s)
 	if (idx == UINT64_MAX)
 		return false;
 	s->cur = idx;
+	s->run.head = s->run.len = 0;
 	if (s->wheel_n > 0)
 		n = wheel_open(s, idx);
 	n += far_pull(s);
@@ -436,16 +500,12 @@ static bool advance(struct emu_sched *s)
 	return true;
 }
 
-/* The earliest pending event, in the near heap; NULL when none is pending. */
-static inline const struct heap_ent *sched_top(struct emu_sched *s)
+/* The earliest pending event, at the run's front; NULL when none is pending. */
+static inline const struct sched_ent *sched_top(struct emu_sched *s)
 {
-	for (;;) {
-		heap_skip_stale(s, &s->near);
-		if (s->near.len > 0)
-			return &s->near.e[0];
-		if (!advance(s))
-			return NULL;
-	}
+	if (s->run.head == s->run.len && !advance(s))
+		return NULL;
+	return &s->run.e[s->run.head];
 }
 
 /* ---- slots ---- */
@@ -453,22 +513,38 @@ static inline const struct heap_ent *sched_top(struct emu_sched *s)
 /* Chain slots [@p from, @p to) into the free list, lowest first. */
 static void slots_free_range(struct emu_sched *s, uint32_t from, uint32_t to)
 {
-	for (uint32_t i = from; i < to; i++) {
+	for (uint32_t i = from; i < to; i++)
 		s->slots[i] = (struct sched_slot){ .gen = 1, .next = i + 1 < to ? i + 1 : s->free_head };
-	}
 	s->free_head = from;
 }
 
+/* Room in the run for @p n entries and in the far heap for 2 x @p n. Returns 0 or -ENOMEM. */
+static int ents_reserve(struct emu_sched *s, uint32_t n)
+{
+	struct sched_ent *r = realloc(s->run.e, sizeof(*r) * (size_t)n), *h;
+
+	if (r == NULL)
+		return -ENOMEM;
+	s->run.e = r;
+	s->run.cap = n;
+	h = realloc(s->far.e, sizeof(*h) * 2 * (size_t)n);
+	if (h == NULL)
+		return -ENOMEM;
+	s->far.e = h;
+	s->far.cap = 2 * n;
+	return 0;
+}
+
 /*
- * Double the slot table, up to the capacity, and the heaps with it. Returns 0, or -ENOSPC at the capacity or
- * without memory. Rare (log2 of the most events ever pending), so off the common path.
+ * Double the slot table, up to the capacity, and the run and the heap with it. Returns 0, or -ENOSPC at the
+ * capacity or without memory. Rare (log2 of the most events ever pending), so off the common path.
  */
-static int slots_grow(struct emu_sched *s)
+static __attribute__((cold, noinline)) int slots_grow(struct emu_sched *s)
 {
 	uint32_t n = s->n_slots * 2 < s->cap ? s->n_slots * 2 : s->cap;
 	struct sched_slot *sl;
 
-	if (n <= s->n_slots || heap_reserve(&s->near, n) != 0 || heap_reserve(&s->far, n) != 0)
+	if (n <= s->n_slots || ents_reserve(s, n) != 0)
 		return -ENOSPC;
 	sl = aligned_alloc(64, sizeof(*sl) * (size_t)n);
 	if (sl == NULL)
@@ -481,7 +557,7 @@ static int slots_grow(struct emu_sched *s)
 	return 0;
 }
 
-static void slot_release(struct emu_sched *s, uint32_t slot)
+static inline void slot_release(struct emu_sched *s, uint32_t slot)
 {
 	struct sched_slot *sl = &s->slots[slot];
 
@@ -510,8 +586,7 @@ struct emu_sched *emu_sched_create(uint32_t capacity)
 	s->n_slots = cap < SCHED_SLOTS_MIN ? cap : SCHED_SLOTS_MIN;
 	s->slots = aligned_alloc(64, sizeof(*s->slots) * s->n_slots);
 	s->shift = SCHED_SHIFT_INIT;
-	if (s->slots == NULL || wheel_alloc(s, SCHED_NB_LOG_INIT) != 0 || heap_reserve(&s->near, s->n_slots) != 0 ||
-	    heap_reserve(&s->far, s->n_slots) != 0)
+	if (s->slots == NULL || wheel_alloc(s, SCHED_NB_LOG_INIT) != 0 || ents_reserve(s, s->n_slots) != 0)
 		goto fail_s;
 	s->free_head = SLOT_NONE;
 	slots_free_range(s, 0, s->n_slots);
@@ -529,7 +604,7 @@ void emu_sched_destroy(struct emu_sched *s)
 	if (s == NULL)
 		return;
 	free(s->slots);
-	free(s->near.e);
+	free(s->run.e);
 	free(s->far.e);
 	free(s->head);
 	free(s->map);
@@ -544,16 +619,13 @@ int emu_sched_at(struct emu_sched *s, emu_ps_t when, emu_event_fn fn, void *a, v
 	uint32_t slot = s->free_head;
 	struct sched_slot *sl = &s->slots[slot];
 
-	if (when < s->now)
-		when = s->now;
+	s->free_head = sl->next;
 	sl->fn = fn;
 	sl->a = a;
 	sl->b = b;
-	sl->when = when;
-	sl->seq = s->seq;
-	s->free_head = sl->next;
+	sl->when = when < s->now ? s->now : when;
+	sl->seq = s->seq++;
 	place(s, slot);
-	s->seq++;
 	s->live++;
 	if (h != NULL)
 		*h = ((uint64_t)sl->gen << 32) | slot;
@@ -567,24 +639,17 @@ int emu_sched_cancel(struct emu_sched *s, emu_timer_t h)
 
 	if (h == 0 || slot >= s->n_slots || s->slots[slot].gen != gen || s->slots[slot].where == SLOT_FREE)
 		return -ENOENT;
-	struct sched_heap *hp = NULL;
+	uint8_t where = s->slots[slot].where;
 
-	switch (s->slots[slot].where) {
-	case SLOT_WHEEL:
+	if (where == SLOT_WHEEL)
 		wheel_unlink(s, slot);
-		break;
-	case SLOT_NEAR:
-		hp = &s->near;
-		break;
-	default:
-		hp = &s->far;
-		break;
-	}
+	else if (where == SLOT_RUN)
+		run_remove(&s->run, slot);
 	slot_release(s, slot);
-	if (hp != NULL) {
-		hp->live--;
-		if (hp->len > 64 && hp->len - hp->live > hp->live)
-			heap_compact(s, hp);
+	if (where == SLOT_FAR) {
+		s->far.live--;
+		if (s->far.len > 64 && s->far.len - s->far.live > s->far.live)
+			heap_compact(s, &s->far);
 	}
 	return 0;
 }
@@ -622,7 +687,7 @@ emu_ps_t emu_sched_next(struct emu_sched *s)
 {
 	if (s->end_head != NULL)
 		return s->now;
-	const struct heap_ent *t = sched_top(s);
+	const struct sched_ent *t = sched_top(s);
 
 	return t != NULL ? t->when : EMU_PS_NEVER;
 }
@@ -632,7 +697,7 @@ uint64_t emu_sched_run_until(struct emu_sched *s, emu_ps_t limit)
 	uint64_t n = 0;
 
 	for (;;) {
-		const struct heap_ent *t = sched_top(s);
+		const struct sched_ent *t = sched_top(s);
 
 		if (s->end_head != NULL && (t == NULL || t->when > s->now)) {
 			run_end(s);
@@ -646,10 +711,8 @@ uint64_t emu_sched_run_until(struct emu_sched *s, emu_ps_t limit)
 		emu_event_fn fn = sl->fn;
 		void *a = sl->a, *b = sl->b;
 
-		heap_pop(&s->near);
-		s->near.live--;
-		if (s->near.len > 0) { /* the next event's objects are fetched while this one runs: a cache hint only */
-			const struct sched_slot *nx = &s->slots[s->near.e[0].slot];
+		if (++s->run.head < s->run.len) { /* the next event's objects are fetched while this one runs */
+			const struct sched_slot *nx = &s->slots[s->run.e[s->run.head].slot];
 
 			__builtin_prefetch(nx->a);
 			__builtin_prefetch(nx->b);
@@ -659,7 +722,7 @@ uint64_t emu_sched_run_until(struct emu_sched *s, emu_ps_t limit)
 		fn(a, b, when);
 		n++;
 	}
-	s->run += n;
+	s->ran += n;
 	return n;
 }
 
@@ -674,7 +737,7 @@ void emu_sched_advance(struct emu_sched *s, emu_ps_t t)
 
 uint64_t emu_sched_events_run(const struct emu_sched *s)
 {
-	return s->run;
+	return s->ran;
 }
 
 uint32_t emu_sched_pending(const struct emu_sched *s)

@@ -126,6 +126,7 @@ struct net_dir {
 struct net_link {
 	struct net_part *np;
 	uint64_t bps;
+	emu_ps_t ps_per_byte;      /* emu_ps_per_byte(bps): serialization by one multiply when whole, else 0 */
 	emu_ps_t delay;
 	struct net_dir dir[2];
 	uint32_t down;             /* faults holding the link down now: frames entering it are lost */

@@ -63,6 +63,7 @@ void net_link_init(struct net_link *l, struct net_part *np, uint64_t bps, emu_ps
 	memset(l, 0, sizeof(*l));
 	l->np = np;
 	l->bps = bps;
+	l->ps_per_byte = emu_ps_per_byte(bps);
 	l->delay = delay;
 	for (uint32_t i = 0; i < 2; i++) {
 		l->dir[i].link = l;
@@ -185,7 +186,7 @@ emu_ps_t net_dir_xmit(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
 	struct net_link *l = d->link;
 	struct net_part *np = l->np;
 	size_t wl = wire_wire_len(pkt);
-	emu_ps_t end = now + emu_ser_ps(wl, l->bps);
+	emu_ps_t end = now + (l->ps_per_byte ? wl * l->ps_per_byte : emu_ser_ps(wl, l->bps));
 	emu_ps_t extra = 0;
 
 	assert(now >= d->busy_until);

@@ -11,7 +11,8 @@ void sw_ecn_update(const struct sw *sw, struct sw_port *e, uint32_t pool)
 	unsigned __int128 w = sw->p->ewma_weight_ppm;
 	unsigned __int128 cur = (unsigned __int128)e->pl[pool].eg_occ << SW_EWMA_SHIFT;
 
-	e->pl[pool].ecn_avg = (uint64_t)(((unsigned __int128)e->pl[pool].ecn_avg * (SW_PPM - w) + cur * w) / SW_PPM);
+	e->pl[pool].ecn_avg = (uint64_t)emu_udiv128((unsigned __int128)e->pl[pool].ecn_avg * (SW_PPM - w) + cur * w,
+						    SW_PPM);
 }
 
 /*

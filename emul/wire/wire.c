@@ -245,28 +245,6 @@ static size_t upper_hdrs_len(uint8_t kind)
 	}
 }
 
-/** Frame length without FCS; 0 for an unknown kind. */
-size_t wire_frame_len(const struct wire_pkt *p)
-{
-	if (p->kind == WIRE_KIND_PFC)
-		return WIRE_PFC_FRAME_LEN;
-	size_t upper = upper_hdrs_len(p->kind);
-
-	if (upper == 0)
-		return 0;
-	if (p->kind == WIRE_KIND_DATA)
-		upper += p->payload_len;
-	return HDRS_BELOW_PDS + upper;
-}
-
-/** IPv4 total length; 0 for an unknown kind. */
-size_t wire_ip_len(const struct wire_pkt *p)
-{
-	size_t f = wire_frame_len(p);
-
-	return f == 0 ? 0 : f - WIRE_ETH_LEN;
-}
-
 /* ---- encoder ---- */
 
 static void enc_eth_ip_udp(const struct wire_pkt *p, uint8_t *b, size_t ip_len)

@@ -245,18 +245,42 @@ struct wire_pkt {
 	struct wire_pkt *next;   /* model only, never encoded: the next packet of the queue it waits in */
 };
 
-/** Frame length in memory and in captures (no FCS) of @p p, from its kind and payload_len; 0 for an unknown kind. */
-size_t wire_frame_len(const struct wire_pkt *p);
+/* Frame length (no FCS) of each kind before its payload: Ethernet + IPv4 + UDP + the kind's own header; 0 for a
+ * kind the models do not know. Indexed by enum wire_kind. */
+#define WIRE_KIND_SLOTS 8
+#define WIRE_BELOW_PDS (WIRE_ETH_LEN + WIRE_IPV4_LEN + WIRE_UDP_LEN)
+static const uint16_t wire_kind_hdrs[WIRE_KIND_SLOTS] = {
+	[WIRE_KIND_DATA] = WIRE_BELOW_PDS + WIRE_PDS_REQ_CC_LEN + WIRE_SES_STD_LEN,
+	[WIRE_KIND_ACK] = WIRE_BELOW_PDS + WIRE_PDS_ACK_CC_LEN,
+	[WIRE_KIND_NACK] = WIRE_BELOW_PDS + WIRE_PDS_NACK_LEN,
+	[WIRE_KIND_CP] = WIRE_BELOW_PDS + WIRE_PDS_CP_LEN,
+	[WIRE_KIND_TRIMMED] = WIRE_BELOW_PDS + WIRE_PDS_REQ_CC_LEN,
+	[WIRE_KIND_PFC] = WIRE_PFC_FRAME_LEN,
+	[WIRE_KIND_CM] = WIRE_BELOW_PDS + WIRE_CM_LEN,
+};
 
+/**
+ * Frame length in memory and in captures (no FCS) of @p p, from its kind and payload_len; 0 for an unknown kind.
+ * Inline, a table lookup and one add: every hop asks for it, and both fields sit in the descriptor's first line.
+ */
+static inline size_t wire_frame_len(const struct wire_pkt *p)
+{
+	if (p->kind >= WIRE_KIND_SLOTS)
+		return 0;
+	return (size_t)wire_kind_hdrs[p->kind] + (p->kind == WIRE_KIND_DATA ? p->payload_len : 0u);
+}
 /** Length on the wire, FCS included: wire_frame_len() + 4. This is what serialization time is computed from. */
 static inline size_t wire_wire_len(const struct wire_pkt *p)
 {
 	return wire_frame_len(p) + WIRE_FCS_LEN;
 }
+/** IP datagram length of @p p (IPv4 total length: the frame less its Ethernet header); 0 for an unknown kind. */
+static inline size_t wire_ip_len(const struct wire_pkt *p)
+{
+	size_t f = wire_frame_len(p);
 
-/** IP datagram length of @p p (IPv4 total length); 0 for an unknown kind. */
-size_t wire_ip_len(const struct wire_pkt *p);
-
+	return f == 0 ? 0 : f - WIRE_ETH_LEN;
+}
 /**
  * Encode @p p into @p buf of @p cap bytes: Ethernet II, IPv4 (IHL 5, DF, the given TTL/DSCP/ECN, correct header
  * checksum), UDP (checksum 0), the PDS header of p->kind, the SES header and the payload for DATA (payload bytes

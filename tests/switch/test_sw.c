@@ -913,6 +913,20 @@ Test(sw_ecmp, crc32_is_the_ieee_crc_of_the_five_tuple)
 
 	cr_assert_eq(crc32_ref(check, 9), 0xcbf43926u, "the CRC-32 check value");
 	cr_assert_eq(sw_flow_hash(SW_HASH_CRC32, 12345, &p, 4), (uint16_t)((c >> 16) ^ (c & 0xffff)));
+	/* the slicing table against the bit-by-bit CRC, over many tuples */
+	struct emu_rng g;
+
+	emu_rng_init(&g, 18760, 99);
+	for (int i = 0; i < 20000; i++) {
+		uint64_t x = emu_rng_next(&g), y = emu_rng_next(&g);
+		struct wire_pkt q = flow((uint32_t)x, (uint32_t)(x >> 32), (uint16_t)y);
+		const uint8_t k[13] = { 17, (uint8_t)(y >> 8), (uint8_t)y, 0x12, 0xb9, (uint8_t)(x >> 24), (uint8_t)(x >> 16),
+					(uint8_t)(x >> 8), (uint8_t)x, (uint8_t)(x >> 56), (uint8_t)(x >> 48),
+					(uint8_t)(x >> 40), (uint8_t)(x >> 32) };
+
+		c = crc32_ref(k, sizeof(k));
+		cr_assert_eq(sw_flow_hash(SW_HASH_CRC32, 0, &q, 4), (uint16_t)((c >> 16) ^ (c & 0xffff)), "tuple %d", i);
+	}
 }
 
 Test(sw_ecmp, every_method_deterministic_and_only_salted_ones_depend_on_the_node)
