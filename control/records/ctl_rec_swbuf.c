@@ -68,21 +68,19 @@ void ctl_swbuf_sample(struct ctl_swbuf *b)
 		const struct sw_buffer *buf = sw_buffer(sw);
 		uint64_t v[SW_POOL_COUNT][SB_SERIES] = { { 0 } };
 
-		for (uint32_t p = 0; p < sw_n_ports(sw); p++) {
-			struct sw_port_occ o;
-			bool ul = sr->ports[sr->port0[s] + p].ul;
-
-			sw_port_occ(sw, p, &o);
-			for (uint32_t k = 0; k < SW_POOL_COUNT; k++) {
-				v[k][ul ? SB_EG_UL : SB_EG_DL] += o.egress[k];
-				v[k][ul ? SB_IN_UL : SB_IN_DL] += o.ingress[k];
-			}
-		}
-		for (uint32_t k = 0; k < SW_POOL_COUNT; k++) {
+		for (uint32_t k = 0; k < SW_POOL_COUNT; k++) { /* only the pools in use have rows */
 			struct sw_pool_occ po;
 
 			if (!buf->pool_on[k])
 				continue;
+			for (uint32_t p = 0; p < sw_n_ports(sw); p++) {
+				bool ul = sr->ports[sr->port0[s] + p].ul;
+				uint64_t in, eg;
+
+				sw_port_pool_occ(sw, p, k, &in, &eg);
+				v[k][ul ? SB_EG_UL : SB_EG_DL] += eg;
+				v[k][ul ? SB_IN_UL : SB_IN_DL] += in;
+			}
 			sw_pool_occ(sw, k, &po);
 			v[k][SB_SHARED] = po.ingress;
 			for (int x = 0; x < SB_SERIES; x++)
@@ -121,17 +119,28 @@ static void sb_row(struct ctl_swbuf *b, uint32_t s, uint32_t k, int x, emu_ps_t 
 
 	ctl_rec_row_head(b->csv, now);
 	/* total_bytes: the bytes ever charged to the series (ingress: brought in, headroom included; egress: queued) */
-	fprintf(f, ",%s,%u,%u,%s,%s,%u,%llu,%llu,%llu,%llu,%llu,", sw_name(sw), b->sr->ports[b->sr->port0[s]].tier,
-		sw_node_id(sw), sb_names[x].buff_id, sb_names[x].uldl, k, (unsigned long long)sb_total(b, s, k, x),
-		(unsigned long long)limit,
-		(unsigned long long)a->count, (unsigned long long)a->min, (unsigned long long)a->max);
+	rec_put_ch(f, ',');
+	rec_put_str(f, sw_name(sw));
+	rec_put_cu64(f, b->sr->ports[b->sr->port0[s]].tier);
+	rec_put_cu64(f, sw_node_id(sw));
+	rec_put_ch(f, ',');
+	rec_put_str(f, sb_names[x].buff_id);
+	rec_put_ch(f, ',');
+	rec_put_str(f, sb_names[x].uldl);
+	rec_put_cu64(f, k);
+	rec_put_cu64(f, sb_total(b, s, k, x));
+	rec_put_cu64(f, limit);
+	rec_put_cu64(f, a->count);
+	rec_put_cu64(f, a->min);
+	rec_put_cu64(f, a->max);
+	rec_put_ch(f, ',');
 	ctl_rec_put_quot(f, a->sum, 1, a->count, 3);
 	/* "utilization (fraction)", which the page's example writes in percent of the pool: percent here */
-	fputc(',', f);
+	rec_put_ch(f, ',');
 	ctl_rec_put_quot(f, a->max, 100, limit, 9);
-	fputc(',', f);
+	rec_put_ch(f, ',');
 	ctl_rec_put_quot128(f, (unsigned __int128)a->sum * 100u, (unsigned __int128)a->count * limit, 9);
-	fputc('\n', f);
+	rec_put_ch(f, '\n');
 }
 
 void ctl_swbuf_rows(struct ctl_swbuf *b, emu_ps_t now)

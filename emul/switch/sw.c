@@ -294,6 +294,15 @@ void sw_port_occ(const struct sw *sw, uint32_t port, struct sw_port_occ *out)
 	}
 }
 
+void sw_port_pool_occ(const struct sw *sw, uint32_t port, uint32_t pool, uint64_t *in, uint64_t *eg)
+{
+	*in = *eg = 0;
+	if (port >= sw->n_ports || pool >= SW_POOL_COUNT)
+		return;
+	*in = sw->ports[port].pl[pool].in_occ;
+	*eg = sw->ports[port].pl[pool].eg_occ;
+}
+
 void sw_pool_occ(const struct sw *sw, uint32_t pool, struct sw_pool_occ *out)
 {
 	memset(out, 0, sizeof(*out));
