@@ -13,8 +13,8 @@
  * over everything: events at one picosecond run in the order they were scheduled, whatever the bucket width.
  * A bucket holds a handful of events, so scheduling and running an event cost O(1), not O(log pending).
  *
- * The bucket width adapts: every SCHED_ADAPT_OPENS bucket openings, if they sorted more than SCHED_OPEN_HIGH events
- * on average the width halves (the bucket count doubles, to keep the horizon), under SCHED_OPEN_LOW it doubles
+ * The bucket width adapts: every SCHED_ADAPT_OPENS bucket openings, if the run took more than SCHED_OPEN_HIGH events
+ * per opening on average (sorted in, merged from the far heap, or scheduled into the open bucket) the width halves (the bucket count doubles, to keep the horizon), under SCHED_OPEN_LOW it doubles
  * (fewer openings of one event); if many events just missed the horizon the bucket count doubles. Each change
  * rebuilds the wheel in O(pending + buckets), which is rare. The decisions depend on the events only, so a run
  * still repeats exactly (docs/design-notes.md, Scheduler).
@@ -97,7 +97,7 @@ struct emu_sched {
 	uint64_t seq;
 	uint64_t ran;
 	emu_ps_t now;
-	/* width adaptation: openings, events they sorted, near misses of the horizon, since the last look */
+	/* width adaptation: openings, events the run took, near misses of the horizon, since the last look */
 	uint32_t opens;
 	uint32_t near_miss;
 	uint64_t opened;
@@ -214,6 +214,7 @@ static __attribute__((noinline)) void run_insert(struct emu_sched *s, uint32_t s
 	r->e[i] = e;
 	r->len++;
 	s->slots[slot].where = SLOT_RUN;
+	s->opened++; /* the open bucket's events, however they came in */
 }
 
 /* Take the event of @p slot out of the run. */
@@ -378,21 +379,18 @@ static inline void place(struct emu_sched *s, uint32_t slot)
 	}
 }
 
-/* Move every far event of the open bucket or earlier into the run. Returns how many moved. */
-static uint32_t far_pull(struct emu_sched *s)
+/* Move every far event of the open bucket or earlier into the run. */
+static void far_pull(struct emu_sched *s)
 {
-	uint32_t n = 0;
-
 	for (;;) {
 		heap_skip_stale(s, &s->far);
 		if (s->far.len == 0 || s->far.e[0].when >> s->shift > s->cur)
-			return n;
+			return;
 		uint32_t slot = s->far.e[0].slot;
 
 		heap_pop(&s->far);
 		s->far.live--;
 		run_insert(s, slot);
-		n++;
 	}
 }
 
@@ -494,7 +492,7 @@ static bool advance(struct emu_sched *s)
 	s->run.head = s->run.len = 0;
 	if (s->wheel_n > 0)
 		n = wheel_open(s, idx);
-	n += far_pull(s);
+	far_pull(s); /* counted in run_insert() */
 	s->opens++;
 	s->opened += n;
 	return true;
