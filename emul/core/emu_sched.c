@@ -492,6 +492,8 @@ static bool advance(struct emu_sched *s)
 	s->run.head = s->run.len = 0;
 	if (s->wheel_n > 0)
 		n = wheel_open(s, idx);
+	if (s->wheel_n > 0) /* the next bucket's first event is read while this one's run: a cache hint only */
+		__builtin_prefetch(&s->slots[s->head[(uint32_t)wheel_next(s) & s->mask]]);
 	far_pull(s); /* counted in run_insert() */
 	s->opens++;
 	s->opened += n;
@@ -610,7 +612,10 @@ void emu_sched_destroy(struct emu_sched *s)
 	free(s);
 }
 
-int emu_sched_at(struct emu_sched *s, emu_ps_t when, emu_event_fn fn, void *a, void *b, emu_timer_t *h)
+/* The slow paths of emu_sched_at(): a slot table to grow, or an event for the run or the far heap. Out of line and
+ * reached by tail calls, so the common path (a wheel bucket) saves no register. */
+static __attribute__((noinline)) int sched_at_slow(struct emu_sched *s, emu_ps_t when, emu_event_fn fn, void *a,
+						   void *b, emu_timer_t *h)
 {
 	if (s->free_head == SLOT_NONE && slots_grow(s) != 0)
 		return -ENOSPC;
@@ -618,12 +623,34 @@ int emu_sched_at(struct emu_sched *s, emu_ps_t when, emu_event_fn fn, void *a, v
 	struct sched_slot *sl = &s->slots[slot];
 
 	s->free_head = sl->next;
+	*sl = (struct sched_slot){ .fn = fn, .a = a, .b = b, .when = when < s->now ? s->now : when, .seq = s->seq++,
+				   .gen = sl->gen };
+	place(s, slot);
+	s->live++;
+	if (h != NULL)
+		*h = ((uint64_t)sl->gen << 32) | slot;
+	return 0;
+}
+
+int emu_sched_at(struct emu_sched *s, emu_ps_t when, emu_event_fn fn, void *a, void *b, emu_timer_t *h)
+{
+	uint32_t slot = s->free_head;
+
+	if (when < s->now)
+		when = s->now;
+	uint64_t idx = when >> s->shift;
+
+	if (slot == SLOT_NONE || idx <= s->cur || idx - s->cur > s->mask)
+		return sched_at_slow(s, when, fn, a, b, h);
+	struct sched_slot *sl = &s->slots[slot];
+
+	s->free_head = sl->next;
 	sl->fn = fn;
 	sl->a = a;
 	sl->b = b;
-	sl->when = when < s->now ? s->now : when;
+	sl->when = when;
 	sl->seq = s->seq++;
-	place(s, slot);
+	wheel_link(s, slot, idx);
 	s->live++;
 	if (h != NULL)
 		*h = ((uint64_t)sl->gen << 32) | slot;

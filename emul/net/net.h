@@ -68,7 +68,14 @@ struct wire_pkt *net_pkt_alloc(struct net_part *np);
 void net_pkt_free(struct net_part *np, struct wire_pkt *p);
 
 /** Schedule an event, counting NET_C_SCHED_FULL on failure. Returns 0 or -ENOSPC. */
-int net_sched(struct net_part *np, emu_ps_t when, emu_event_fn fn, void *a, void *b, emu_timer_t *h);
+static inline int net_sched(struct net_part *np, emu_ps_t when, emu_event_fn fn, void *a, void *b, emu_timer_t *h)
+{
+	int rc = emu_sched_at(np->sched, when, fn, a, b, h);
+
+	if (rc < 0)
+		np->counters[NET_C_SCHED_FULL]++;
+	return rc;
+}
 
 /** A device port: the device, its ops and the port number passed back to them. */
 struct net_endpoint {

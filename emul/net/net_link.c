@@ -48,15 +48,6 @@ void net_pkt_free(struct net_part *np, struct wire_pkt *p)
 	emu_pool_put(np->pkts, p);
 }
 
-int net_sched(struct net_part *np, emu_ps_t when, emu_event_fn fn, void *a, void *b, emu_timer_t *h)
-{
-	int rc = emu_sched_at(np->sched, when, fn, a, b, h);
-
-	if (rc < 0)
-		np->counters[NET_C_SCHED_FULL]++;
-	return rc;
-}
-
 void net_link_init(struct net_link *l, struct net_part *np, uint64_t bps, emu_ps_t delay, struct net_endpoint a,
 		   struct net_endpoint b)
 {

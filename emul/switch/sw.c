@@ -121,6 +121,7 @@ struct sw *sw_create(const struct sw_env *env)
 	emu_rng_init(&sw->rng, env->seed, env->node_id);
 	emu_rng_init(&sw->fl_rng, env->seed, sw_flowlet_stream(env->run, env->node_id));
 	sw->salt = sw_ecmp_salt(env->node_id);
+	sw_flow_crc_consts(sw->salt, sw->crc_z);
 	sw->ports = calloc(sw->n_ports, sizeof(*sw->ports));
 	sw->arb_ports = calloc(sw->n_ports, sizeof(*sw->arb_ports));
 	sw->arb_end = (struct emu_sched_end){ .fn = sw_arb_run, .a = sw };

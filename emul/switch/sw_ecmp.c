@@ -316,6 +316,52 @@ uint16_t sw_flow_hash(uint8_t method, uint32_t salt, const struct wire_pkt *p, u
 	}
 }
 
+void sw_flow_crc_consts(uint32_t salt, uint32_t z[2])
+{
+	const uint8_t zeros[SW_FLOW_KEY_LEN] = { 0 };
+
+	z[0] = crc32_run(salt, zeros, sizeof(zeros));
+	z[1] = crc32_run(0xffffffffu, zeros, sizeof(zeros));
+}
+
+/* The CRC register after the flow key from 0: computed by the packet's first switch, then kept in it. */
+static uint32_t flow_crc0(struct wire_pkt *p)
+{
+	if (!p->flow_crc_ok) {
+		uint8_t k[SW_FLOW_KEY_LEN];
+
+		flow_key(p, k);
+		p->flow_crc = crc32_run(0, k, sizeof(k));
+		p->flow_crc_ok = 1;
+	}
+	return p->flow_crc;
+}
+
+/*
+ * sw_flow_hash() as a switch computes it per packet, the same values: the CRC register is linear in its initial
+ * value and the data together, so crc32_run(init, key) = crc32_run(0, key) ^ crc32_run(init, 13 zero bytes); the
+ * first term is kept in the packet, the second is the switch's (sw->crc_z: from its salt, and from all ones).
+ */
+uint16_t sw_flow_hash_pkt(const struct sw *sw, struct wire_pkt *p, uint32_t n)
+{
+	uint8_t method = sw->p->ecmp_hash;
+	uint32_t d;
+
+	if (p->kind == WIRE_KIND_NONE || p->kind == WIRE_KIND_PFC)
+		return 0;
+	switch (method) {
+	case SW_HASH_CRC32_SALT:
+		return salt_mix(sw->salt, ~(flow_crc0(p) ^ sw->crc_z[0]));
+	case SW_HASH_CRC32:
+		return fold16(~(flow_crc0(p) ^ sw->crc_z[1]));
+	case SW_HASH_DPR_FALLBACK:
+		d = (p->dst_ip - 1) & SW_DPR_MASK;
+		return d >= n ? fold16(~(flow_crc0(p) ^ sw->crc_z[1])) : (uint16_t)d;
+	default:
+		return sw_flow_hash(method, sw->salt, p, n);
+	}
+}
+
 static bool member_paused(const struct sw *sw, const struct sw_set *set, uint32_t m, uint32_t tc)
 {
 	return sw->ports[set->ports[m]].paused_until[tc] != 0;
@@ -383,7 +429,7 @@ static void set_first_seen(struct sw *sw, struct sw_set *set, emu_ps_t now)
 		set->slots = sw->flow_mem + (size_t)sw->n_flow_sets++ * SW_FLOW_SLOTS;
 }
 
-bool sw_ecmp_choose(struct sw *sw, const struct wire_pkt *pkt, uint32_t tc, emu_ps_t now, struct sw_choice *ch)
+bool sw_ecmp_choose(struct sw *sw, struct wire_pkt *pkt, uint32_t tc, emu_ps_t now, struct sw_choice *ch)
 {
 	uint32_t si = sw_route_set(sw, pkt->dst_ip);
 
@@ -398,7 +444,7 @@ bool sw_ecmp_choose(struct sw *sw, const struct wire_pkt *pkt, uint32_t tc, emu_
 	ch->kind = SW_CH_KEEP;
 	ch->member = 0;
 	if (set->n > 1) {
-		uint16_t h = sw_flow_hash(sw->p->ecmp_hash, sw->salt, pkt, set->n);
+		uint16_t h = sw_flow_hash_pkt(sw, pkt, set->n);
 		struct sw_flow_slot *slot = set->slots != NULL ? &set->slots[h % SW_FLOW_SLOTS] : NULL;
 
 		if (slot == NULL) {

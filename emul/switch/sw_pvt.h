@@ -119,6 +119,7 @@ struct sw {
 	struct emu_rng rng;         /* (seed, node id): the ECN draws */
 	struct emu_rng fl_rng;      /* (seed, run number, node id): the flowlet tie-breaks */
 	uint32_t salt;
+	uint32_t crc_z[2];          /* sw_flow_crc_consts(salt) */
 	struct sw_port *ports;
 	uint32_t n_ports;
 	/* tags */
@@ -205,7 +206,12 @@ void sw_pfc_rx(struct sw *sw, struct sw_port *e, const struct wire_pkt *pkt, emu
 
 /* sw_ecmp.c: route lookup, member choice, flowlets */
 /** Find @p dst's set and choose the member for @p pkt of class @p tc. Returns false when there is no route. */
-bool sw_ecmp_choose(struct sw *sw, const struct wire_pkt *pkt, uint32_t tc, emu_ps_t now, struct sw_choice *ch);
+bool sw_ecmp_choose(struct sw *sw, struct wire_pkt *pkt, uint32_t tc, emu_ps_t now, struct sw_choice *ch);
+/** sw_flow_hash() with the switch's own method and salt, as the per-packet path computes it (the 5-tuple's CRC kept
+ * in @p p by its first switch): the same values. */
+uint16_t sw_flow_hash_pkt(const struct sw *sw, struct wire_pkt *p, uint32_t n);
+/** The CRC registers after 13 zero bytes from @p salt (z[0]) and from all ones (z[1]). */
+void sw_flow_crc_consts(uint32_t salt, uint32_t z[2]);
 /** The packet was admitted to the chosen member's queue with @p bytes: update the slot and the member stats. */
 void sw_ecmp_commit(struct sw *sw, const struct sw_choice *ch, uint32_t bytes, emu_ps_t now);
 

@@ -8,11 +8,18 @@
  */
 void sw_ecn_update(const struct sw *sw, struct sw_port *e, uint32_t pool)
 {
-	unsigned __int128 w = sw->p->ewma_weight_ppm;
+	uint64_t w = sw->p->ewma_weight_ppm, avg = e->pl[pool].ecn_avg;
+
+	if (e->pl[pool].eg_occ < (1ull << (44 - SW_EWMA_SHIFT)) && avg < (1ull << 44)) {
+		/* both below 2^44: the weighted sum stays below 2^44 x 10^6 < 2^64, the same value in 64 bits */
+		uint64_t cur = e->pl[pool].eg_occ << SW_EWMA_SHIFT;
+
+		e->pl[pool].ecn_avg = (avg * (SW_PPM - w) + cur * w) / SW_PPM;
+		return;
+	}
 	unsigned __int128 cur = (unsigned __int128)e->pl[pool].eg_occ << SW_EWMA_SHIFT;
 
-	e->pl[pool].ecn_avg = (uint64_t)emu_udiv128((unsigned __int128)e->pl[pool].ecn_avg * (SW_PPM - w) + cur * w,
-						    SW_PPM);
+	e->pl[pool].ecn_avg = (uint64_t)(((unsigned __int128)avg * (SW_PPM - w) + cur * w) / SW_PPM);
 }
 
 /*

@@ -232,9 +232,12 @@ struct wire_pkt {
 	uint8_t dscp;       /* 6 bits */
 	uint8_t ecn;        /* 2 bits */
 	uint8_t ttl;
+	uint8_t flow_crc_ok;     /* model only, never encoded: flow_crc holds the 5-tuple's CRC */
 	uint16_t ip_id;
 	uint16_t sport;     /* entropy value */
 	uint16_t dport;
+	uint32_t flow_crc;       /* model only: a switch's ECMP hash's CRC-32 register of the 5-tuple from 0, kept by the
+				    first switch (nothing changes a packet's 5-tuple in flight; the allocator zeroes it) */
 	struct wire_pds pds;
 	struct wire_ses ses;     /* DATA only */
 	uint16_t pfc_enable;     /* PFC only: class-enable vector, bit c for class c */

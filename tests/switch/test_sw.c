@@ -929,6 +929,29 @@ Test(sw_ecmp, crc32_is_the_ieee_crc_of_the_five_tuple)
 	}
 }
 
+/* The per-packet hash (its 5-tuple's CRC kept in the packet by the first switch) gives sw_flow_hash()'s values. */
+Test(sw_ecmp, per_packet_hash_with_the_kept_crc_equals_the_flow_hash)
+{
+	struct emu_rng g;
+
+	emu_rng_init(&g, 18760, 7);
+	for (uint8_t m = 0; m < SW_HASH_COUNT; m++) {
+		struct rig *r = rig_alloc();
+
+		r->p.ecmp_hash = m;
+		rig_start(r, 2, 0, 11 + m);
+		for (int i = 0; i < 2000; i++) {
+			uint64_t x = emu_rng_next(&g), y = emu_rng_next(&g);
+			struct wire_pkt p = flow((uint32_t)x, (uint32_t)(x >> 32) % 700, (uint16_t)y);
+			uint16_t want = sw_flow_hash(m, r->sw->salt, &p, 2 + (uint32_t)(y >> 32) % 600);
+
+			cr_assert_eq(sw_flow_hash_pkt(r->sw, &p, 2 + (uint32_t)(y >> 32) % 600), want, "method %u", m);
+			cr_assert_eq(sw_flow_hash_pkt(r->sw, &p, 2 + (uint32_t)(y >> 32) % 600), want, "kept CRC");
+		}
+		rig_free(r);
+	}
+}
+
 Test(sw_ecmp, every_method_deterministic_and_only_salted_ones_depend_on_the_node)
 {
 	uint32_t s1 = sw_ecmp_salt(1), s2 = sw_ecmp_salt(2);
