@@ -736,9 +736,11 @@ uint64_t emu_sched_run_until(struct emu_sched *s, emu_ps_t limit)
 		emu_event_fn fn = sl->fn;
 		void *a = sl->a, *b = sl->b;
 
-		if (++s->run.head < s->run.len) { /* the next event's objects are fetched while this one runs */
+		if (++s->run.head < s->run.len) { /* cache hints: the next event's objects, the slot after it */
 			const struct sched_slot *nx = &s->slots[s->run.e[s->run.head].slot];
 
+			if (s->run.head + 1 < s->run.len)
+				__builtin_prefetch(&s->slots[s->run.e[s->run.head + 1].slot]);
 			__builtin_prefetch(nx->a);
 			__builtin_prefetch(nx->b);
 		}

@@ -122,7 +122,9 @@ struct sw *sw_create(const struct sw_env *env)
 	emu_rng_init(&sw->fl_rng, env->seed, sw_flowlet_stream(env->run, env->node_id));
 	sw->salt = sw_ecmp_salt(env->node_id);
 	sw_flow_crc_consts(sw->salt, sw->crc_z);
-	sw->ports = calloc(sw->n_ports, sizeof(*sw->ports));
+	sw->ports = aligned_alloc(_Alignof(struct sw_port), sw->n_ports * sizeof(*sw->ports)); /* a line per port */
+	if (sw->ports != NULL)
+		memset(sw->ports, 0, sw->n_ports * sizeof(*sw->ports));
 	sw->arb_ports = calloc(sw->n_ports, sizeof(*sw->arb_ports));
 	sw->arb_end = (struct emu_sched_end){ .fn = sw_arb_run, .a = sw };
 	if (sw->ports == NULL || sw->arb_ports == NULL || tags_init(sw) != 0)

@@ -84,6 +84,7 @@ static void resume(struct sw *sw, struct sw_port *e, uint32_t tc, emu_ps_t now)
 		return;
 	e->st.paused_ps[tc] += now - e->paused_since[tc];
 	e->paused_until[tc] = 0;
+	e->pmask &= (uint8_t)~(1u << tc);
 	sw_port_kick(sw, e, now);
 }
 
@@ -118,6 +119,7 @@ void sw_pfc_rx(struct sw *sw, struct sw_port *e, const struct wire_pkt *pkt, emu
 		if (e->paused_until[tc] == 0)
 			e->paused_since[tc] = now;
 		e->paused_until[tc] = now + net_pfc_pause_time(pkt->pfc_quanta[tc], e->bps, e->delay);
+		e->pmask |= (uint8_t)(1u << tc);
 		net_sched(sw->env.np, e->paused_until[tc], ev_resume, e, (void *)(uintptr_t)tc, &e->resume[tc]);
 	}
 }

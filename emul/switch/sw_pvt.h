@@ -50,7 +50,10 @@ struct sw_port_pool {
 	bool pausing;         /* a pause we sent for the pool is in force */
 };
 
-/* A switch port. The fields every forwarded packet touches come first. */
+/*
+ * A switch port, 64-byte aligned. The lines a forwarded packet touches come first: the header line, the class
+ * queues, the pools' accounting (one line each), the stats whose first line holds the frame and byte counters.
+ */
 struct sw_port {
 	struct sw *sw;
 	struct net_dir *out;
@@ -58,22 +61,24 @@ struct sw_port {
 	uint32_t sending;                 /* tag being serialized; SW_NIL for a PFC frame */
 	bool faces_nic;
 	bool busy;
+	uint8_t qmask;                    /* bit tc: class tc has frames queued */
+	uint8_t pmask;                    /* bit tc: the peer has paused class tc (paused_until[tc] != 0) */
 	uint8_t mac[6];                   /* the port's own MAC: a forwarded frame's and a PFC frame's source */
 	uint8_t peer_mac[6];              /* the MAC at the link's other end: a forwarded frame's destination */
 	uint32_t pfcq_head, pfcq_tail;
 	uint64_t eg_total;                /* eg_occ summed: the member's occupancy for flowlets */
-	uint64_t bps;
-	emu_ps_t delay;
 	struct sw_fifo arb;               /* frames received in this picosecond, waiting for the arbiter (sw_rx.c) */
 	struct sw_fifo q[SW_TC_COUNT];
 	struct sw_port_pool pl[SW_POOL_COUNT];
+	struct sw_port_stats st;
+	uint64_t bps;
+	emu_ps_t delay;
 	/* pauses received from the peer, per class */
 	emu_ps_t paused_until[SW_TC_COUNT]; /* 0 when not paused */
 	emu_ps_t paused_since[SW_TC_COUNT];
 	emu_timer_t resume[SW_TC_COUNT];
-	struct sw_port_stats st;
 	struct wire_pkt *pfcq[SW_PFCQ];   /* PFC frames, sent ahead of all data */
-};
+} __attribute__((aligned(64)));
 
 /* One flow slot of a set's flow table. */
 struct sw_flow_slot {

@@ -167,6 +167,7 @@ static bool egress_admit(struct sw *sw, struct sw_port *e, uint32_t ti)
 	sw->eg_occ[t->eg_pool] += t->bytes;
 	sw_ecn_update(sw, e, t->eg_pool);
 	sw_fifo_push(sw, &e->q[t->tc], ti);
+	e->qmask |= (uint8_t)(1u << t->tc);
 	sw->c[SW_C_FORWARDED]++;
 	return true;
 }

@@ -58,10 +58,15 @@ static void ecn_mark(struct sw *sw, struct sw_port *e, const struct sw_tag *t, s
 /* The next data frame: strict priority from TC7 down, skipping classes the peer has paused. SW_NIL if none. */
 static uint32_t pick(struct sw *sw, struct sw_port *e)
 {
-	for (int tc = SW_TC_COUNT - 1; tc >= 0; tc--)
-		if (e->q[tc].head != SW_NIL && e->paused_until[tc] == 0)
-			return sw_fifo_pop(sw, &e->q[tc]);
-	return SW_NIL;
+	uint32_t m = (uint32_t)(e->qmask & ~e->pmask), tc, ti;
+
+	if (m == 0)
+		return SW_NIL;
+	tc = 31u - (uint32_t)__builtin_clz(m); /* the highest class queued and not paused */
+	ti = sw_fifo_pop(sw, &e->q[tc]);
+	if (e->q[tc].head == SW_NIL)
+		e->qmask &= (uint8_t)~(1u << tc);
+	return ti;
 }
 
 /* Start the next frame if the port is idle: a PFC frame first, then a data frame (store-and-forward: the whole
