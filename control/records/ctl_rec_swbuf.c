@@ -29,6 +29,7 @@ struct ctl_swbuf {
 	struct rec_csv *csv;
 	struct ctl_rec_occ (*acc)[SW_POOL_COUNT][SB_SERIES]; /* per switch */
 	uint8_t (*has)[2];                              /* per switch: it has uplink [0], downlink [1] ports */
+	uint64_t *in, *eg;                              /* a switch's ports' occupancy of one pool (sampling) */
 };
 
 struct ctl_swbuf *ctl_swbuf_open(const struct ctl_config *cfg, const struct ctl_swrec *sr, const char *dir,
@@ -36,8 +37,13 @@ struct ctl_swbuf *ctl_swbuf_open(const struct ctl_config *cfg, const struct ctl_
 {
 	struct ctl_swbuf *b = calloc(1, sizeof(*b));
 
+	uint32_t most = 1;
+
+	for (uint32_t s = 0; s < sr->n_sws; s++)
+		most = sw_n_ports(sr->sws[s]) > most ? sw_n_ports(sr->sws[s]) : most;
 	if (b == NULL || (b->acc = calloc(sr->n_sws, sizeof(*b->acc))) == NULL ||
-	    (b->has = calloc(sr->n_sws, sizeof(*b->has))) == NULL) {
+	    (b->has = calloc(sr->n_sws, sizeof(*b->has))) == NULL || (b->in = calloc(most, sizeof(*b->in))) == NULL ||
+	    (b->eg = calloc(most, sizeof(*b->eg))) == NULL) {
 		ctl_swbuf_close(b, err, errlen);
 		snprintf(err, errlen, "out of memory opening the records");
 		errno = ENOMEM;
@@ -73,13 +79,12 @@ void ctl_swbuf_sample(struct ctl_swbuf *b)
 
 			if (!buf->pool_on[k])
 				continue;
+			sw_ports_pool_occ(sw, k, b->in, b->eg);
 			for (uint32_t p = 0; p < sw_n_ports(sw); p++) {
 				bool ul = sr->ports[sr->port0[s] + p].ul;
-				uint64_t in, eg;
 
-				sw_port_pool_occ(sw, p, k, &in, &eg);
-				v[k][ul ? SB_EG_UL : SB_EG_DL] += eg;
-				v[k][ul ? SB_IN_UL : SB_IN_DL] += in;
+				v[k][ul ? SB_EG_UL : SB_EG_DL] += b->eg[p];
+				v[k][ul ? SB_IN_UL : SB_IN_DL] += b->in[p];
 			}
 			sw_pool_occ(sw, k, &po);
 			v[k][SB_SHARED] = po.ingress;
@@ -171,6 +176,8 @@ int ctl_swbuf_close(struct ctl_swbuf *b, char *err, size_t errlen)
 
 	free(b->acc);
 	free(b->has);
+	free(b->in);
+	free(b->eg);
 	free(b);
 	return rc;
 }

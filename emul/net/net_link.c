@@ -174,9 +174,13 @@ static bool fault_takes(struct net_dir *d)
 
 emu_ps_t net_dir_xmit(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
 {
+	return net_dir_xmit_len(d, pkt, wire_wire_len(pkt), now);
+}
+
+emu_ps_t net_dir_xmit_len(struct net_dir *d, struct wire_pkt *pkt, size_t wl, emu_ps_t now)
+{
 	struct net_link *l = d->link;
 	struct net_part *np = l->np;
-	size_t wl = wire_wire_len(pkt);
 	emu_ps_t end = now + (l->ps_per_byte ? wl * l->ps_per_byte : emu_ser_ps(wl, l->bps));
 	emu_ps_t extra = 0;
 

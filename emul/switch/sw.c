@@ -113,6 +113,8 @@ struct sw *sw_create(const struct sw_env *env)
 		sw->dscp = *env->dscp;
 	else
 		wire_dscp_defaults(&sw->dscp);
+	for (int d = 0; d < 64; d++)
+		sw->role_of[d] = (int8_t)wire_dscp_role(&sw->dscp, (uint8_t)d);
 	if (sw_buffer_setup(sw->p, sw->n_ports, &sw->b, NULL, 0) != 0) {
 		free(sw);
 		errno = EINVAL;
@@ -297,13 +299,12 @@ void sw_port_occ(const struct sw *sw, uint32_t port, struct sw_port_occ *out)
 	}
 }
 
-void sw_port_pool_occ(const struct sw *sw, uint32_t port, uint32_t pool, uint64_t *in, uint64_t *eg)
+void sw_ports_pool_occ(const struct sw *sw, uint32_t pool, uint64_t *in, uint64_t *eg)
 {
-	*in = *eg = 0;
-	if (port >= sw->n_ports || pool >= SW_POOL_COUNT)
-		return;
-	*in = sw->ports[port].pl[pool].in_occ;
-	*eg = sw->ports[port].pl[pool].eg_occ;
+	for (uint32_t p = 0; p < sw->n_ports; p++) {
+		in[p] = pool < SW_POOL_COUNT ? sw->ports[p].pl[pool].in_occ : 0;
+		eg[p] = pool < SW_POOL_COUNT ? sw->ports[p].pl[pool].eg_occ : 0;
+	}
 }
 
 void sw_pool_occ(const struct sw *sw, uint32_t pool, struct sw_pool_occ *out)

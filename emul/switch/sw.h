@@ -160,9 +160,10 @@ struct sw_port_occ {
 /** Copy port @p port's occupancy (zeros for a port out of range). */
 void sw_port_occ(const struct sw *sw, uint32_t port, struct sw_port_occ *out);
 
-/** Port @p port's ingress (@p in) and egress (@p eg) bytes in pool @p pool now: sw_port_occ()'s ingress[pool] and
- * egress[pool], without the copy of the rest (a record samples them a thousand times per interval). */
-void sw_port_pool_occ(const struct sw *sw, uint32_t port, uint32_t pool, uint64_t *in, uint64_t *eg);
+/** Every port's ingress (@p in[port]) and egress (@p eg[port]) bytes in pool @p pool now: sw_port_occ()'s
+ * ingress[pool] and egress[pool], without the copy of the rest (a record samples them a thousand times per
+ * interval). The arrays hold sw_n_ports() values. */
+void sw_ports_pool_occ(const struct sw *sw, uint32_t pool, uint64_t *in, uint64_t *eg);
 
 /** Occupancy of one pool now, summed over the ports. */
 struct sw_pool_occ {

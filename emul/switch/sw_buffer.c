@@ -10,7 +10,7 @@
 
 static uint64_t frac(uint64_t total, uint64_t ppm)
 {
-	return (uint64_t)((unsigned __int128)total * ppm / SW_PPM);
+	return (uint64_t)emu_udiv128((unsigned __int128)total * ppm, SW_PPM);
 }
 
 /* Stage 2 under PoolAllocationMap. Returns 0, or -EINVAL when the last non-zero pool would go below 0. */

@@ -30,6 +30,7 @@ struct sw_tag {
 	uint8_t in_pool;
 	uint8_t eg_pool;
 	uint8_t lossless;      /* charged as a lossless class at ingress */
+	uint16_t wl;           /* the frame's length on the wire, FCS included: computed once, at arrival (or trim) */
 };
 
 struct sw_fifo {
@@ -120,6 +121,7 @@ struct sw {
 	struct sw_env env;
 	const struct sw_params *p;
 	struct wire_dscp_map dscp;
+	int8_t role_of[64];         /* wire_dscp_role(&dscp, d) for each 6-bit codepoint d, looked up per packet */
 	struct sw_buffer b;
 	struct emu_rng rng;         /* (seed, node id): the ECN draws */
 	struct emu_rng fl_rng;      /* (seed, run number, node id): the flowlet tie-breaks */
@@ -172,6 +174,12 @@ static inline uint32_t sw_fifo_pop(struct sw *sw, struct sw_fifo *q)
 	if (q->head == SW_NIL)
 		q->tail = SW_NIL;
 	return t;
+}
+
+/* The role of codepoint @p dscp: wire_dscp_role(&sw->dscp, dscp) from the switch's table. */
+static inline int sw_dscp_role(const struct sw *sw, uint8_t dscp)
+{
+	return dscp < 64 ? sw->role_of[dscp] : -1;
 }
 
 /* The murmur3 32-bit finalizer: a bijective non-linear mix (route buckets, the ECMP salt and finalizer). */

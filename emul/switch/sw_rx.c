@@ -14,7 +14,7 @@ static uint32_t classify(const struct sw *sw, const struct wire_pkt *pkt)
 {
 	if (!sw->p->uet_policy)
 		return (pkt->dscp & 0x3f) / 8;
-	switch (wire_dscp_role(&sw->dscp, pkt->dscp)) {
+	switch (sw_dscp_role(sw, pkt->dscp)) {
 	case WIRE_ROLE_CONTROL:
 		return SW_UET_TC_CONTROL;
 	case WIRE_ROLE_TRIMMED:
@@ -125,6 +125,7 @@ static void trim(struct sw *sw, struct sw_port *e, struct sw_tag *t)
 	p->payload_len = 0;
 	p->dscp = sw->dscp.dscp[e->faces_nic ? WIRE_ROLE_TRIMMED_LASTHOP : WIRE_ROLE_TRIMMED];
 	nb = sw_charge_bytes(wire_ip_len(p));
+	t->wl = (uint16_t)wire_wire_len(p);
 	in->pl[t->in_pool].in_occ -= t->bytes - nb;
 	sw->in_occ[t->in_pool] -= t->bytes - nb;
 	t->bytes = nb;
@@ -144,7 +145,7 @@ static void trim(struct sw *sw, struct sw_port *e, struct sw_tag *t)
 static bool egress_admit(struct sw *sw, struct sw_port *e, uint32_t ti)
 {
 	struct sw_tag *t = &sw->tags[ti];
-	int role = wire_dscp_role(&sw->dscp, t->pkt->dscp);
+	int role = sw_dscp_role(sw, t->pkt->dscp);
 	bool rtx = role == WIRE_ROLE_TRIMMABLE_RTX;
 
 	if (!sw->b.tc_lossless[t->tc] && !egress_fits(sw, e, t->eg_pool, t->bytes, rtx)) {
@@ -307,7 +308,7 @@ static void sw_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t 
 
 	*t = (struct sw_tag){ .pkt = pkt, .next = SW_NIL, .bytes = sw_charge_bytes(ip_len), .in_port = (uint16_t)port,
 			      .tc = (uint8_t)tc, .in_pool = sw->b.tc_pool[tc], .eg_pool = sw->b.tc_pool[tc],
-			      .lossless = sw->b.tc_lossless[tc] };
+			      .lossless = sw->b.tc_lossless[tc], .wl = (uint16_t)wl };
 	enum sw_counter why = ingress_admit(sw, in, t, now);
 
 	if (why != SW_C_NONE) {

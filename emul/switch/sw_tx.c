@@ -74,12 +74,14 @@ static uint32_t pick(struct sw *sw, struct sw_port *e)
 void sw_port_kick(struct sw *sw, struct sw_port *e, emu_ps_t now)
 {
 	struct wire_pkt *pkt;
+	size_t wl;
 
 	if (e->busy || e->out == NULL)
 		return;
 	if (e->pfcq_head != e->pfcq_tail) {
 		pkt = e->pfcq[e->pfcq_head++ % SW_PFCQ];
 		e->sending = SW_NIL;
+		wl = wire_wire_len(pkt);
 	} else {
 		uint32_t ti = pick(sw, e);
 
@@ -91,13 +93,12 @@ void sw_port_kick(struct sw *sw, struct sw_port *e, emu_ps_t now)
 		t->pkt = NULL; /* the link owns it now; the tag stays until serialization ends */
 		ecn_mark(sw, e, t, pkt);
 		e->sending = ti;
+		wl = t->wl;
 	}
-	size_t wl = wire_wire_len(pkt);
-
 	e->busy = true;
 	sw->c[SW_C_TX_FRAMES]++;
 	e->st.tx_frames++;
 	e->st.tx_bytes += wl;
 	e->st.tx_frame_bytes += wl - WIRE_FCS_LEN;
-	net_dir_xmit(e->out, pkt, now);
+	net_dir_xmit_len(e->out, pkt, wl, now);
 }
