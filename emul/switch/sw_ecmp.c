@@ -456,7 +456,7 @@ bool sw_ecmp_choose(struct sw *sw, struct wire_pkt *pkt, uint32_t tc, emu_ps_t n
 			flowlet_select(sw, set, slot, tc, ch);
 		}
 	}
-	ch->port = set->ports[ch->member];
+	ch->port = set->first != SW_NIL ? set->first + ch->member : set->ports[ch->member];
 	return true;
 }
 

@@ -69,6 +69,7 @@ struct sw_port {
 	uint32_t pfcq_head, pfcq_tail;
 	uint64_t eg_total;                /* eg_occ summed: the member's occupancy for flowlets */
 	struct sw_fifo arb;               /* frames received in this picosecond, waiting for the arbiter (sw_rx.c) */
+	struct sw_tag snd;                /* a copy of the sending tag's charges: tx_done reads them here */
 	struct sw_fifo q[SW_TC_COUNT];
 	struct sw_port_pool pl[SW_POOL_COUNT];
 	struct sw_port_stats st;
@@ -91,6 +92,7 @@ struct sw_flow_slot {
 /* An equal-cost set: the member ports, their stats, and (flowlet) its flow table. */
 struct sw_set {
 	uint32_t n;
+	uint32_t first;              /* ports[0] when the ports run ports[0], ports[0] + 1, ...: no lookup; else SW_NIL */
 	uint32_t *ports;
 	struct sw_ecmp_member_stats *st;
 	struct sw_flow_slot *slots;  /* SW_FLOW_SLOTS, or NULL (none, one member, or past the 128th set) */

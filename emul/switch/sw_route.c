@@ -168,6 +168,10 @@ static uint32_t set_find_or_add(struct sw *sw, const uint32_t *ports, uint32_t n
 	}
 	memcpy(set->ports, ports, n * sizeof(*ports));
 	set->n = n;
+	set->first = ports[0];
+	for (uint32_t i = 1; i < n && set->first != SW_NIL; i++)
+		if (ports[i] != ports[0] + i)
+			set->first = SW_NIL;
 	return sw->n_sets++;
 }
 

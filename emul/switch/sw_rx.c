@@ -338,7 +338,7 @@ static void sw_tx_done(void *dev, uint32_t port, emu_ps_t now)
 	e->busy = false;
 	if (e->sending != SW_NIL) {
 		uint32_t ti = e->sending;
-		struct sw_tag *t = &sw->tags[ti];
+		struct sw_tag *t = &e->snd; /* the tag's charges, copied when it started */
 
 		e->sending = SW_NIL;
 		e->pl[t->eg_pool].eg_occ -= t->bytes;

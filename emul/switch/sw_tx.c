@@ -93,6 +93,7 @@ void sw_port_kick(struct sw *sw, struct sw_port *e, emu_ps_t now)
 		t->pkt = NULL; /* the link owns it now; the tag stays until serialization ends */
 		ecn_mark(sw, e, t, pkt);
 		e->sending = ti;
+		e->snd = *t;
 		wl = t->wl;
 	}
 	e->busy = true;
