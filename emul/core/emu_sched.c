@@ -92,7 +92,6 @@ struct emu_sched {
 	uint32_t shift, nb_log, mask;
 	uint64_t cur;            /* index of the open bucket */
 	uint32_t wheel_n;        /* events in the wheel */
-	uint32_t pf;             /* the next bucket's list is prefetched down to this slot (a hint only) */
 	struct sched_slot *slots;
 	uint32_t n_slots, cap, live, free_head;
 	uint64_t seq;
@@ -493,11 +492,8 @@ static bool advance(struct emu_sched *s)
 	s->run.head = s->run.len = 0;
 	if (s->wheel_n > 0)
 		n = wheel_open(s, idx);
-	s->pf = SLOT_NONE;
-	if (s->wheel_n > 0) { /* the next bucket's events are read while this one's run: cache hints only */
-		s->pf = s->head[(uint32_t)wheel_next(s) & s->mask];
-		__builtin_prefetch(&s->slots[s->pf]);
-	}
+	if (s->wheel_n > 0) /* the next bucket's first event is read while this one's run: a cache hint only */
+		__builtin_prefetch(&s->slots[s->head[(uint32_t)wheel_next(s) & s->mask]]);
 	far_pull(s); /* counted in run_insert() */
 	s->opens++;
 	s->opened += n;
@@ -593,7 +589,6 @@ struct emu_sched *emu_sched_create(uint32_t capacity)
 	if (s->slots == NULL || wheel_alloc(s, SCHED_NB_LOG_INIT) != 0 || ents_reserve(s, s->n_slots) != 0)
 		goto fail_s;
 	s->free_head = SLOT_NONE;
-	s->pf = SLOT_NONE;
 	slots_free_range(s, 0, s->n_slots);
 	return s;
 
@@ -749,11 +744,7 @@ uint64_t emu_sched_run_until(struct emu_sched *s, emu_ps_t limit)
 			__builtin_prefetch(nx->a);
 			__builtin_prefetch(nx->b);
 		}
-		if (s->pf != SLOT_NONE) { /* one more of the next bucket's list (a hint: the list may change) */
-			s->pf = s->slots[s->pf].next;
-			if (s->pf < s->n_slots)
-				__builtin_prefetch(&s->slots[s->pf]);
-		}
+
 		slot_release(s, slot); /* before the call, so the callback may reuse the slot */
 		s->now = when;
 		fn(a, b, when);
