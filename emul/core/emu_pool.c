@@ -10,25 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#define POOL_CHUNKS_MAX 32
 #define POOL_FIRST_BYTES 4096
-
-struct pool_free {
-	struct pool_free *next;
-};
-
-struct emu_pool {
-	struct pool_free *free;
-	size_t size;               /* object size, a multiple of 16 */
-	uint32_t nfree;
-	uint32_t total;            /* objects in the chunks taken so far */
-	uint32_t count;            /* capacity: a power of two */
-	uint32_t first;            /* objects in the first chunk: a power of two */
-	uint32_t high;
-	uint32_t n_chunks;
-	uint64_t failures;
-	unsigned char *chunks[POOL_CHUNKS_MAX];
-};
 
 struct emu_pool *emu_pool_create(size_t size, uint32_t count)
 {
@@ -68,7 +50,7 @@ static int pool_grow(struct emu_pool *p)
 {
 	uint32_t n = p->total == 0 ? p->first : p->total;
 
-	if (p->total >= p->count || p->n_chunks == POOL_CHUNKS_MAX)
+	if (p->total >= p->count || p->n_chunks == EMU_POOL_CHUNKS_MAX)
 		return -ENOMEM;
 	if (n > p->count - p->total)
 		n = p->count - p->total;
@@ -78,7 +60,7 @@ static int pool_grow(struct emu_pool *p)
 		return -ENOMEM;
 	p->chunks[p->n_chunks++] = mem;
 	for (uint32_t i = n; i-- > 0;) { /* the lowest address ends on top of the list */
-		struct pool_free *f = (struct pool_free *)(mem + (size_t)i * p->size);
+		struct emu_pool_free *f = (struct emu_pool_free *)(mem + (size_t)i * p->size);
 
 		f->next = p->free;
 		p->free = f;
@@ -88,30 +70,13 @@ static int pool_grow(struct emu_pool *p)
 	return 0;
 }
 
-void *emu_pool_get(struct emu_pool *p)
+void *emu_pool_get_slow(struct emu_pool *p)
 {
-	if (p->free == NULL && pool_grow(p) != 0) {
+	if (pool_grow(p) != 0) {
 		p->failures++;
 		return NULL;
 	}
-	struct pool_free *o = p->free;
-	uint32_t used = p->total - --p->nfree;
-
-	p->free = o->next;
-	if (used > p->high)
-		p->high = used;
-	return o;
-}
-
-void emu_pool_put(struct emu_pool *p, void *obj)
-{
-	if (obj == NULL)
-		return;
-	struct pool_free *f = obj;
-
-	f->next = p->free;
-	p->free = f;
-	p->nfree++;
+	return emu_pool_get(p);
 }
 
 uint32_t emu_pool_in_use(const struct emu_pool *p)

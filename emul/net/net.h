@@ -3,6 +3,7 @@
 #define NET_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "emu_pool.h"
 #include "emu_rng.h"
@@ -62,10 +63,23 @@ int net_part_init(struct net_part *np, uint32_t max_events, uint32_t max_pkts);
 void net_part_fini(struct net_part *np);
 
 /** A zeroed descriptor from the pool, or NULL (counted as NET_C_PKT_POOL_EMPTY). */
-struct wire_pkt *net_pkt_alloc(struct net_part *np);
+static inline struct wire_pkt *net_pkt_alloc(struct net_part *np)
+{
+	struct wire_pkt *p = emu_pool_get(np->pkts);
+
+	if (p == NULL) {
+		np->counters[NET_C_PKT_POOL_EMPTY]++;
+		return NULL;
+	}
+	memset(p, 0, sizeof(*p));
+	return p;
+}
 
 /** Return @p p to the pool. Accepts NULL. */
-void net_pkt_free(struct net_part *np, struct wire_pkt *p);
+static inline void net_pkt_free(struct net_part *np, struct wire_pkt *p)
+{
+	emu_pool_put(np->pkts, p);
+}
 
 /** Schedule an event, counting NET_C_SCHED_FULL on failure. Returns 0 or -ENOSPC. */
 static inline int net_sched(struct net_part *np, emu_ps_t when, emu_event_fn fn, void *a, void *b, emu_timer_t *h)

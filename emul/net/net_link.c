@@ -31,23 +31,6 @@ void net_part_fini(struct net_part *np)
 	np->sched = NULL;
 }
 
-struct wire_pkt *net_pkt_alloc(struct net_part *np)
-{
-	struct wire_pkt *p = emu_pool_get(np->pkts);
-
-	if (p == NULL) {
-		np->counters[NET_C_PKT_POOL_EMPTY]++;
-		return NULL;
-	}
-	memset(p, 0, sizeof(*p));
-	return p;
-}
-
-void net_pkt_free(struct net_part *np, struct wire_pkt *p)
-{
-	emu_pool_put(np->pkts, p);
-}
-
 void net_link_init(struct net_link *l, struct net_part *np, uint64_t bps, emu_ps_t delay, struct net_endpoint a,
 		   struct net_endpoint b)
 {

@@ -75,24 +75,11 @@ static bool tags_grow(struct sw *sw)
 	return true;
 }
 
-uint32_t sw_tag_get(struct sw *sw)
+uint32_t sw_tag_get_slow(struct sw *sw)
 {
-	uint32_t t = sw->tag_free;
-
-	if (t == SW_NIL) {
-		if (!tags_grow(sw))
-			return SW_NIL;
-		t = sw->tag_free;
-	}
-	sw->tag_free = sw->tags[t].next;
-	return t;
-}
-
-void sw_tag_put(struct sw *sw, uint32_t t)
-{
-	sw->tags[t].pkt = NULL;
-	sw->tags[t].next = sw->tag_free;
-	sw->tag_free = t;
+	if (!tags_grow(sw))
+		return SW_NIL;
+	return sw_tag_get(sw);
 }
 
 struct sw *sw_create(const struct sw_env *env)

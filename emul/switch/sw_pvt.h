@@ -196,12 +196,41 @@ static inline uint32_t sw_mix32(uint32_t h)
 }
 
 /* sw.c: tags */
-uint32_t sw_tag_get(struct sw *sw);
-void sw_tag_put(struct sw *sw, uint32_t t);
+/** sw_tag_get() when every tag is taken: the array doubles, up to n_tags. SW_NIL at n_tags or without memory. */
+uint32_t sw_tag_get_slow(struct sw *sw);
+
+/** A free tag, or SW_NIL (the caller counts DROP_NO_TAG). */
+static inline uint32_t sw_tag_get(struct sw *sw)
+{
+	uint32_t t = sw->tag_free;
+
+	if (t == SW_NIL)
+		return sw_tag_get_slow(sw);
+	sw->tag_free = sw->tags[t].next;
+	return t;
+}
+
+static inline void sw_tag_put(struct sw *sw, uint32_t t)
+{
+	sw->tags[t].pkt = NULL;
+	sw->tags[t].next = sw->tag_free;
+	sw->tag_free = t;
+}
 
 /* sw_route.c: routes and equal-cost sets */
+/** sw_route_set() from the hash table, once the routes are not dense. */
+uint32_t sw_route_set_hash(const struct sw *sw, uint32_t ip);
+
 /** The set routing to @p ip, or SW_NIL. */
-uint32_t sw_route_set(const struct sw *sw, uint32_t ip);
+static inline uint32_t sw_route_set(const struct sw *sw, uint32_t ip)
+{
+	if (sw->routes == NULL) {
+		uint32_t i = ip - sw->route_lo;
+
+		return i < sw->route_span && sw->dense[i] != SW_NIL16 ? sw->dense[i] : SW_NIL;
+	}
+	return sw_route_set_hash(sw, ip);
+}
 /** Free the routes and the sets. */
 void sw_routes_free(struct sw *sw);
 
@@ -211,8 +240,27 @@ void sw_arb_run(void *sw, void *unused, emu_ps_t now); /* the arbiter, as sw->ar
 
 /* sw_tx.c: egress scheduling and transmission */
 void sw_port_kick(struct sw *sw, struct sw_port *e, emu_ps_t now);
-void sw_ecn_update(const struct sw *sw, struct sw_port *e, uint32_t pool);
 bool sw_ecn_decide(struct sw *sw, const struct sw_port *e, uint32_t pool);
+
+/*
+ * The queue's moving average after an admission, with the queue's occupancy counted:
+ * meanQlen = (1 - EwmaWeight) x meanQlen + EwmaWeight x currQlen, in bytes x 2^16, rounded down.
+ */
+static inline void sw_ecn_update(const struct sw *sw, struct sw_port *e, uint32_t pool)
+{
+	uint64_t w = sw->p->ewma_weight_ppm, avg = e->pl[pool].ecn_avg;
+
+	if (e->pl[pool].eg_occ < (1ull << (44 - SW_EWMA_SHIFT)) && avg < (1ull << 44)) {
+		/* both below 2^44: the weighted sum stays below 2^44 x 10^6 < 2^64, the same value in 64 bits */
+		uint64_t cur = e->pl[pool].eg_occ << SW_EWMA_SHIFT;
+
+		e->pl[pool].ecn_avg = (avg * (SW_PPM - w) + cur * w) / SW_PPM;
+		return;
+	}
+	unsigned __int128 cur = (unsigned __int128)e->pl[pool].eg_occ << SW_EWMA_SHIFT;
+
+	e->pl[pool].ecn_avg = (uint64_t)(((unsigned __int128)avg * (SW_PPM - w) + cur * w) / SW_PPM);
+}
 
 /* sw_pfc.c: PFC sent on ingress occupancy, PFC received */
 void sw_pfc_pause(struct sw *sw, struct sw_port *in, uint32_t pool, emu_ps_t now);

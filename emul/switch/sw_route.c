@@ -28,13 +28,8 @@ static struct sw_route *route_slot(struct sw_route *tab, uint32_t mask, uint32_t
 	return &tab[i];
 }
 
-uint32_t sw_route_set(const struct sw *sw, uint32_t ip)
+uint32_t sw_route_set_hash(const struct sw *sw, uint32_t ip)
 {
-	if (sw->routes == NULL) {
-		uint32_t i = ip - sw->route_lo;
-
-		return i < sw->route_span && sw->dense[i] != SW_NIL16 ? sw->dense[i] : SW_NIL;
-	}
 	return route_slot(sw->routes, sw->route_mask, ip)->set;
 }
 

@@ -3,26 +3,6 @@
 #include "sw_pvt.h"
 
 /*
- * The queue's moving average after an admission, with the queue's occupancy counted:
- * meanQlen = (1 - EwmaWeight) x meanQlen + EwmaWeight x currQlen, in bytes x 2^16, rounded down.
- */
-void sw_ecn_update(const struct sw *sw, struct sw_port *e, uint32_t pool)
-{
-	uint64_t w = sw->p->ewma_weight_ppm, avg = e->pl[pool].ecn_avg;
-
-	if (e->pl[pool].eg_occ < (1ull << (44 - SW_EWMA_SHIFT)) && avg < (1ull << 44)) {
-		/* both below 2^44: the weighted sum stays below 2^44 x 10^6 < 2^64, the same value in 64 bits */
-		uint64_t cur = e->pl[pool].eg_occ << SW_EWMA_SHIFT;
-
-		e->pl[pool].ecn_avg = (avg * (SW_PPM - w) + cur * w) / SW_PPM;
-		return;
-	}
-	unsigned __int128 cur = (unsigned __int128)e->pl[pool].eg_occ << SW_EWMA_SHIFT;
-
-	e->pl[pool].ecn_avg = (uint64_t)(((unsigned __int128)avg * (SW_PPM - w) + cur * w) / SW_PPM);
-}
-
-/*
  * RED on the queue's average: never below the lower threshold, always at or above the upper one, in between
  * with probability MaxMarkProbability x (avg - lower) / (upper - lower). The draw is 32 bits of the switch's
  * stream u, and the packet is marked when u / 2^32 < p, compared exactly as u x den < num x 2^32.
