@@ -494,7 +494,8 @@ static bool advance(struct emu_sched *s)
 		n = wheel_open(s, idx);
 	if (s->wheel_n > 0) /* the next bucket's first event is read while this one's run: a cache hint only */
 		__builtin_prefetch(&s->slots[s->head[(uint32_t)wheel_next(s) & s->mask]]);
-	far_pull(s); /* counted in run_insert() */
+	if (s->far.len > 0 && s->far.e[0].when >> s->shift <= s->cur)
+		far_pull(s); /* counted in run_insert() */
 	s->opens++;
 	s->opened += n;
 	return true;
@@ -739,8 +740,6 @@ uint64_t emu_sched_run_until(struct emu_sched *s, emu_ps_t limit)
 		if (++s->run.head < s->run.len) { /* cache hints: the next event's objects, the slot after it */
 			const struct sched_slot *nx = &s->slots[s->run.e[s->run.head].slot];
 
-			if (s->run.head + 1 < s->run.len)
-				__builtin_prefetch(&s->slots[s->run.e[s->run.head + 1].slot]);
 			__builtin_prefetch(nx->a);
 			__builtin_prefetch(nx->b);
 		}
