@@ -78,7 +78,7 @@ struct sched_run {
 #define SCHED_NB_LOG_MIN 10u
 #define SCHED_NB_LOG_MAX 18u      /* 2^18 buckets: 1 MiB of list heads */
 #define SCHED_ADAPT_OPENS 1024u   /* bucket openings between two looks at the width */
-#define SCHED_OPEN_HIGH 8u        /* events per opening above which buckets are too wide */
+#define SCHED_OPEN_HIGH 16u       /* events per opening above which buckets are too wide */
 #define SCHED_OPEN_LOW 2u         /* and below which they are too narrow (openings cost more than sorting) */
 #define SCHED_SORT_MOVES 8u       /* insertion sort's moves per entry before qsort takes over */
 
