@@ -13,11 +13,12 @@
  * over everything: events at one picosecond run in the order they were scheduled, whatever the bucket width.
  * A bucket holds a handful of events, so scheduling and running an event cost O(1), not O(log pending).
  *
- * The bucket width adapts: every SCHED_ADAPT_OPENS bucket openings, if the run took more than SCHED_OPEN_HIGH events
- * per opening on average (sorted in, merged from the far heap, or scheduled into the open bucket) the width halves (the bucket count doubles, to keep the horizon), under SCHED_OPEN_LOW it doubles
- * (fewer openings of one event); if many events just missed the horizon the bucket count doubles. Each change
- * rebuilds the wheel in O(pending + buckets), which is rare. The decisions depend on the events only, so a run
- * still repeats exactly (docs/design-notes.md, Scheduler).
+ * The bucket width adapts: every SCHED_ADAPT_OPENS bucket openings, if the run took more than SCHED_OPEN_HIGH
+ * events per opening on average (sorted in, merged from the far heap, or scheduled into the open bucket) the width
+ * halves (the bucket count doubles, to keep the horizon); under SCHED_OPEN_LOW it doubles (fewer openings of one
+ * event); if many events just missed the horizon the bucket count doubles. Each change rebuilds the wheel in
+ * O(pending + buckets), which is rare. The decisions depend on the events only, so a run still repeats exactly
+ * (docs/design-notes.md, Scheduler).
  *
  * Cancel is O(1) for a wheel event (unlinked) and a far one (its heap entry goes stale: the slot's generation moves
  * on, and it is skipped when it surfaces; a heap whose stale entries outnumber its live ones is compacted), O(run)

@@ -21,6 +21,12 @@ UET='switch.SharedBufferManager.UETPolicyEnabled=true'
 TRIM="switch.PacketTrimmer.TrimmingEnabled=true|nic.TransportProcessingLayers.ScalaUETPdsManager.TrimmingEnabled=true"
 SPRAY='nic.TransportProcessingLayers.ScalaUETPdsManager.PacketSprayingType='
 MON='nic.TransportProcessingLayers.ScalaUETMonitor.'
+NSCC_OFF='nic.TransportProcessingLayers.ScalaUETCongestionControl.NSCCEnable=false'
+XOFF='switch.SharedBufferManager.StaticPoolXoffThreshold=100KB|switch.SharedBufferManager.StaticPoolXonThreshold=50KB'
+ND='simulation.NDStatsReportInterval'
+NB='simulation.NetworkBufferStatsReportingInterval=25us|simulation.EnableNetworkBufferStatsReporting=true'
+RTT="${MON}EnableUETMonitor=false|${MON}TriggerLoggingOnRttEnable=true|${MON}TriggerLoggingOnRttThreshold=0"
+FLOWLET='switch.LoadBalancingMethod=flowlet|switch.LoadBalancingFlowlet.Gap=2us|switch.EnableLoadBalancingStats=true'
 # One case a line: name;config;--set values separated by |
 cases="
 default;configs/default.yaml;
@@ -30,16 +36,16 @@ gray-default;configs/gray-failure.yaml;${SPRAY}Default Packet Spraying|switch.Lo
 impair;configs/impair.yaml;
 incast;configs/incast.yaml;
 incast-trim;configs/incast.yaml;$UET|$NO_PFC|$TRIM|switch.PacketTrimmer.TrimmingStatsEnabled=true
-incast-trim-nonscc;configs/incast.yaml;$UET|$NO_PFC|$TRIM|nic.TransportProcessingLayers.ScalaUETCongestionControl.NSCCEnable=false
+incast-trim-nonscc;configs/incast.yaml;$UET|$NO_PFC|$TRIM|$NSCC_OFF
 incast-drop;configs/incast.yaml;$UET|$NO_PFC
-incast-pfc;configs/incast.yaml;switch.SharedBufferManager.StaticPoolXoffThreshold=100KB|switch.SharedBufferManager.StaticPoolXonThreshold=50KB|simulation.NDStatsReportInterval=50us|switch.ReportPerPortBufferStats=true
+incast-pfc;configs/incast.yaml;$XOFF|$ND=50us|switch.ReportPerPortBufferStats=true
 incast-seed7;configs/incast.yaml;$UET|$NO_PFC|$TRIM|simulation.RandomSeed=7
 leaf-spine;configs/leaf-spine.yaml;
-leaf-spine-none;configs/leaf-spine.yaml;${SPRAY}None|simulation.NDStatsReportInterval=20us|switch.EnableLoadBalancingStats=true
+leaf-spine-none;configs/leaf-spine.yaml;${SPRAY}None|$ND=20us|switch.EnableLoadBalancingStats=true
 leaf-spine-reps;configs/leaf-spine.yaml;${SPRAY}Recycled Entropy Packet Spraying
 pair;configs/pair.yaml;
 pfc;configs/pfc.yaml;
-pfc-nd;configs/pfc.yaml;simulation.NDStatsReportInterval=10us|simulation.NetworkBufferStatsReportingInterval=25us|simulation.EnablePCIeStatsLogging=true|nic.EnableBufferStats=true|simulation.EnableNetworkBufferStatsReporting=true
+pfc-nd;configs/pfc.yaml;$ND=10us|$NB|simulation.EnablePCIeStatsLogging=true|nic.EnableBufferStats=true
 rack;configs/rack.yaml;
 rdma-rack;configs/rdma-rack.yaml;
 rdma-beacon;configs/rdma-rack.yaml;simulation.BeaconReportInterval=20us
@@ -51,10 +57,10 @@ small;tests/golden/small.yaml;
 badport-cm;tests/lab/badport-cm.yaml;
 badport;tests/lab/badport.yaml;
 records;tests/records/records.yaml;
-records-rtt;tests/records/records.yaml;${MON}EnableUETMonitor=false|${MON}TriggerLoggingOnRttEnable=true|${MON}TriggerLoggingOnRttThreshold=0|${MON}TriggeredLoggingPDCLimit=2
+records-rtt;tests/records/records.yaml;$RTT|${MON}TriggeredLoggingPDCLimit=2
 records-pcie;tests/records/records.yaml;simulation.EnablePCIeStatsLogging=true
 faults;tests/scenario/faults.yaml;
-leaf-spine-flowlet;configs/leaf-spine.yaml;switch.LoadBalancingMethod=flowlet|switch.LoadBalancingFlowlet.Gap=2us|switch.EnableLoadBalancingStats=true
+leaf-spine-flowlet;configs/leaf-spine.yaml;$FLOWLET
 leaf-spine-crc32;configs/leaf-spine.yaml;switch.EcmpHashMethod=crc32|${SPRAY}None
 leaf-spine-hash;configs/leaf-spine.yaml;switch.EcmpHashMethod=hashWithSalt|${SPRAY}None
 leaf-spine-dpr;configs/leaf-spine.yaml;switch.EcmpHashMethod=dprWithFallback
