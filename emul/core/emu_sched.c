@@ -35,7 +35,11 @@
 
 #define SLOT_NONE UINT32_MAX
 
-enum slot_where { SLOT_FREE = 0, SLOT_WHEEL, SLOT_RUN, SLOT_FAR };
+/*
+ * Where a slot's event waits. SLOT_CAL: in the wheel or in the run, told apart by its bucket (the run holds the open
+ * bucket and earlier ones, the wheel later ones), so opening a bucket writes nothing to its slots.
+ */
+enum slot_where { SLOT_FREE = 0, SLOT_CAL, SLOT_FAR };
 
 /* One event, or a free slot. 64 B: one cache line. */
 struct sched_slot {
@@ -82,6 +86,7 @@ struct sched_run {
 #define SCHED_OPEN_HIGH 16u       /* events per opening above which buckets are too wide */
 #define SCHED_OPEN_LOW 2u         /* and below which they are too narrow (openings cost more than sorting) */
 #define SCHED_SORT_MOVES 8u       /* insertion sort's moves per entry before qsort takes over */
+#define SCHED_WNEXT_UNKNOWN 0     /* no later bucket is bucket 0 */
 
 struct emu_sched {
 	struct emu_sched_end *end_head, *end_tail; /* end-of-instant callbacks waiting */
@@ -93,6 +98,7 @@ struct emu_sched {
 	uint32_t shift, nb_log, mask;
 	uint64_t cur;            /* index of the open bucket */
 	uint32_t wheel_n;        /* events in the wheel */
+	uint64_t wnext;          /* the wheel's first non-empty bucket, when known; else SCHED_WNEXT_UNKNOWN */
 	struct sched_slot *slots;
 	uint32_t n_slots, cap, live, free_head;
 	uint64_t seq;
@@ -214,7 +220,7 @@ static __attribute__((noinline)) void run_insert(struct emu_sched *s, uint32_t s
 		r->e[i] = r->e[i - 1];
 	r->e[i] = e;
 	r->len++;
-	s->slots[slot].where = SLOT_RUN;
+	s->slots[slot].where = SLOT_CAL;
 	s->opened++; /* the open bucket's events, however they came in */
 }
 
@@ -278,7 +284,7 @@ static inline void wheel_link(struct emu_sched *s, uint32_t slot, uint64_t idx)
 	uint32_t pos = (uint32_t)idx & s->mask, h = s->head[pos];
 	struct sched_slot *sl = &s->slots[slot];
 
-	sl->where = SLOT_WHEEL;
+	sl->where = SLOT_CAL;
 	sl->prev = SLOT_NONE;
 	sl->next = h;
 	if (h != SLOT_NONE)
@@ -287,6 +293,8 @@ static inline void wheel_link(struct emu_sched *s, uint32_t slot, uint64_t idx)
 		map_set(s, pos);
 	s->head[pos] = slot;
 	s->wheel_n++;
+	if (idx < s->wnext)
+		s->wnext = idx;
 }
 
 static void wheel_unlink(struct emu_sched *s, uint32_t slot)
@@ -300,8 +308,11 @@ static void wheel_unlink(struct emu_sched *s, uint32_t slot)
 		s->head[pos] = sl->next;
 	if (sl->next != SLOT_NONE)
 		s->slots[sl->next].prev = sl->prev;
-	if (s->head[pos] == SLOT_NONE)
+	if (s->head[pos] == SLOT_NONE) {
 		map_clear(s, pos);
+		if (sl->when >> s->shift == s->wnext)
+			s->wnext = SCHED_WNEXT_UNKNOWN;
+	}
 	s->wheel_n--;
 }
 
@@ -346,7 +357,6 @@ static uint32_t wheel_open(struct emu_sched *s, uint64_t idx)
 	struct sched_ent *end = s->run.e + s->run.cap;
 
 	while (slot != SLOT_NONE) {
-		s->slots[slot].where = SLOT_RUN;
 		*--end = slot_ent(s, slot);
 		slot = s->slots[slot].next;
 		n++;
@@ -439,6 +449,7 @@ static void rebuild(struct emu_sched *s, uint32_t shift, uint32_t nb_log)
 		return;
 	}
 	s->wheel_n = 0;
+	s->wnext = SCHED_WNEXT_UNKNOWN;
 	s->shift = shift;
 	s->run.head = s->run.len = 0;
 	s->cur = s->now >> shift;
@@ -484,7 +495,7 @@ static bool advance(struct emu_sched *s)
 		return true;
 	heap_skip_stale(s, &s->far);
 	if (s->wheel_n > 0)
-		idx = wheel_next(s);
+		idx = s->wnext != SCHED_WNEXT_UNKNOWN ? s->wnext : wheel_next(s);
 	if (s->far.len > 0 && s->far.e[0].when >> s->shift < idx)
 		idx = s->far.e[0].when >> s->shift;
 	if (idx == UINT64_MAX)
@@ -493,8 +504,11 @@ static bool advance(struct emu_sched *s)
 	s->run.head = s->run.len = 0;
 	if (s->wheel_n > 0)
 		n = wheel_open(s, idx);
-	if (s->wheel_n > 0) /* the next bucket's first event is read while this one's run: a cache hint only */
-		__builtin_prefetch(&s->slots[s->head[(uint32_t)wheel_next(s) & s->mask]]);
+	s->wnext = SCHED_WNEXT_UNKNOWN;
+	if (s->wheel_n > 0) { /* the next bucket's first event is read while this one's run: a cache hint only */
+		s->wnext = wheel_next(s);
+		__builtin_prefetch(&s->slots[s->head[(uint32_t)s->wnext & s->mask]]);
+	}
 	if (s->far.len > 0 && s->far.e[0].when >> s->shift <= s->cur)
 		far_pull(s); /* counted in run_insert() */
 	s->opens++;
@@ -668,9 +682,9 @@ int emu_sched_cancel(struct emu_sched *s, emu_timer_t h)
 		return -ENOENT;
 	uint8_t where = s->slots[slot].where;
 
-	if (where == SLOT_WHEEL)
+	if (where == SLOT_CAL && s->slots[slot].when >> s->shift > s->cur)
 		wheel_unlink(s, slot);
-	else if (where == SLOT_RUN)
+	else if (where == SLOT_CAL)
 		run_remove(&s->run, slot);
 	slot_release(s, slot);
 	if (where == SLOT_FAR) {
