@@ -40,7 +40,7 @@ struct sw_fifo {
 struct sw;
 
 /* A port's accounting for one pool: one cache line, so a packet's charges touch one line per port. */
-struct sw_port_pool {
+struct __attribute__((aligned(64))) sw_port_pool {
 	uint64_t in_occ;      /* ingress: bytes brought into the pool and not released */
 	uint64_t hr_occ;      /* ingress: bytes held in the port's headroom */
 	uint64_t eg_occ;      /* egress: queued bytes, the frame being serialized included */
@@ -52,27 +52,28 @@ struct sw_port_pool {
 };
 
 /*
- * A switch port, 64-byte aligned. The lines a forwarded packet touches come first: the header line, the class
- * queues, the pools' accounting (one line each), the stats whose first line holds the frame and byte counters.
+ * A switch port, 64-byte aligned, laid out by what a forwarded packet touches: line 0 holds the link, the sending
+ * state and the head of the stats (the frame and byte counters), then one line of addresses and the sending tag's
+ * charges, one of class queues, one per pool's accounting; the pause state and the rest after.
  */
 struct sw_port {
-	struct sw *sw;
 	struct net_dir *out;
-	uint32_t idx;
 	uint32_t sending;                 /* tag being serialized; SW_NIL for a PFC frame */
-	bool faces_nic;
 	bool busy;
+	bool faces_nic;
 	uint8_t qmask;                    /* bit tc: class tc has frames queued */
 	uint8_t pmask;                    /* bit tc: the peer has paused class tc (paused_until[tc] != 0) */
-	uint8_t mac[6];                   /* the port's own MAC: a forwarded frame's and a PFC frame's source */
+	struct sw_port_stats st;
+	_Alignas(64) uint8_t mac[6];      /* the port's own MAC: a forwarded frame's and a PFC frame's source */
 	uint8_t peer_mac[6];              /* the MAC at the link's other end: a forwarded frame's destination */
 	uint32_t pfcq_head, pfcq_tail;
 	uint64_t eg_total;                /* eg_occ summed: the member's occupancy for flowlets */
 	struct sw_fifo arb;               /* frames received in this picosecond, waiting for the arbiter (sw_rx.c) */
 	struct sw_tag snd;                /* a copy of the sending tag's charges: tx_done reads them here */
-	struct sw_fifo q[SW_TC_COUNT];
+	_Alignas(64) struct sw_fifo q[SW_TC_COUNT];
 	struct sw_port_pool pl[SW_POOL_COUNT];
-	struct sw_port_stats st;
+	struct sw *sw;
+	uint32_t idx;
 	uint64_t bps;
 	emu_ps_t delay;
 	/* pauses received from the peer, per class */
