@@ -41,18 +41,24 @@
  */
 enum slot_where { SLOT_FREE = 0, SLOT_CAL, SLOT_FAR };
 
-/* One event, or a free slot. 64 B: one cache line. */
+/*
+ * A slot is an event or a free slot, in two arrays indexed alike: its node (key and bucket links, 24 B), which the
+ * calendar walks when it opens a bucket, and its callback (32 B), which only scheduling and running touch. Opening a
+ * bucket so reads a dense array, not one line per event.
+ */
+struct sched_node {
+	emu_ps_t when;
+	uint64_t seq;
+	uint32_t next; /* bucket list, or free list while free */
+	uint32_t prev; /* bucket list */
+};
+
 struct sched_slot {
 	emu_event_fn fn;
 	void *a;
 	void *b;
-	emu_ps_t when;
-	uint64_t seq;
 	uint32_t gen;  /* bumped on fire and on cancel, so stale handles and heap entries miss */
-	uint32_t next; /* bucket list, or free list while free */
-	uint32_t prev; /* bucket list */
 	uint8_t where; /* enum slot_where */
-	uint8_t pad[11];
 };
 
 /* An event's key and slot, in the run and in the far heap. */
@@ -100,6 +106,7 @@ struct emu_sched {
 	uint32_t wheel_n;        /* events in the wheel */
 	uint64_t wnext;          /* the wheel's first non-empty bucket, when known; else SCHED_WNEXT_UNKNOWN */
 	struct sched_slot *slots;
+	struct sched_node *nodes;
 	uint32_t n_slots, cap, live, free_head;
 	uint64_t seq;
 	uint64_t ran;
@@ -117,9 +124,9 @@ static inline bool ent_less(const struct sched_ent *x, const struct sched_ent *y
 
 static inline struct sched_ent slot_ent(const struct emu_sched *s, uint32_t slot)
 {
-	const struct sched_slot *sl = &s->slots[slot];
+	const struct sched_node *nd = &s->nodes[slot];
 
-	return (struct sched_ent){ .when = sl->when, .seq = sl->seq, .slot = slot, .gen = sl->gen };
+	return (struct sched_ent){ .when = nd->when, .seq = nd->seq, .slot = slot };
 }
 
 /* ---- the far heap ---- */
@@ -181,6 +188,7 @@ static __attribute__((noinline)) void heap_push(struct emu_sched *s, struct sche
 	if (h->len == h->cap)
 		heap_compact(s, h);
 	h->e[h->len] = slot_ent(s, slot);
+	h->e[h->len].gen = s->slots[slot].gen;
 	sift_up(h->e, h->len);
 	h->len++;
 	h->live++;
@@ -282,13 +290,13 @@ static inline void map_clear(struct emu_sched *s, uint32_t pos)
 static inline void wheel_link(struct emu_sched *s, uint32_t slot, uint64_t idx)
 {
 	uint32_t pos = (uint32_t)idx & s->mask, h = s->head[pos];
-	struct sched_slot *sl = &s->slots[slot];
+	struct sched_node *nd = &s->nodes[slot];
 
-	sl->where = SLOT_CAL;
-	sl->prev = SLOT_NONE;
-	sl->next = h;
+	s->slots[slot].where = SLOT_CAL;
+	nd->prev = SLOT_NONE;
+	nd->next = h;
 	if (h != SLOT_NONE)
-		s->slots[h].prev = slot;
+		s->nodes[h].prev = slot;
 	else
 		map_set(s, pos);
 	s->head[pos] = slot;
@@ -299,18 +307,18 @@ static inline void wheel_link(struct emu_sched *s, uint32_t slot, uint64_t idx)
 
 static void wheel_unlink(struct emu_sched *s, uint32_t slot)
 {
-	struct sched_slot *sl = &s->slots[slot];
-	uint32_t pos = (uint32_t)(sl->when >> s->shift) & s->mask;
+	const struct sched_node *nd = &s->nodes[slot];
+	uint32_t pos = (uint32_t)(nd->when >> s->shift) & s->mask;
 
-	if (sl->prev != SLOT_NONE)
-		s->slots[sl->prev].next = sl->next;
+	if (nd->prev != SLOT_NONE)
+		s->nodes[nd->prev].next = nd->next;
 	else
-		s->head[pos] = sl->next;
-	if (sl->next != SLOT_NONE)
-		s->slots[sl->next].prev = sl->prev;
+		s->head[pos] = nd->next;
+	if (nd->next != SLOT_NONE)
+		s->nodes[nd->next].prev = nd->prev;
 	if (s->head[pos] == SLOT_NONE) {
 		map_clear(s, pos);
-		if (sl->when >> s->shift == s->wnext)
+		if (nd->when >> s->shift == s->wnext)
 			s->wnext = SCHED_WNEXT_UNKNOWN;
 	}
 	s->wheel_n--;
@@ -358,7 +366,7 @@ static uint32_t wheel_open(struct emu_sched *s, uint64_t idx)
 
 	while (slot != SLOT_NONE) {
 		*--end = slot_ent(s, slot);
-		slot = s->slots[slot].next;
+		slot = s->nodes[slot].next;
 		n++;
 	}
 	run_sort(end, n);
@@ -376,7 +384,7 @@ static uint32_t wheel_open(struct emu_sched *s, uint64_t idx)
 /* Put the live event of @p slot where its time belongs. */
 static inline void place(struct emu_sched *s, uint32_t slot)
 {
-	uint64_t idx = s->slots[slot].when >> s->shift;
+	uint64_t idx = s->nodes[slot].when >> s->shift;
 
 	if (idx <= s->cur) {
 		run_insert(s, slot);
@@ -442,7 +450,7 @@ static void rebuild(struct emu_sched *s, uint32_t shift, uint32_t nb_log)
 	if (keep == NULL)
 		return;
 	for (uint32_t pos = 0; pos < old_nb && n < s->wheel_n; pos++)
-		for (uint32_t slot = s->head[pos]; slot != SLOT_NONE; slot = s->slots[slot].next)
+		for (uint32_t slot = s->head[pos]; slot != SLOT_NONE; slot = s->nodes[slot].next)
 			keep[n++] = slot;
 	if (wheel_alloc(s, nb_log) != 0) {
 		free(keep);
@@ -507,7 +515,7 @@ static bool advance(struct emu_sched *s)
 	s->wnext = SCHED_WNEXT_UNKNOWN;
 	if (s->wheel_n > 0) { /* the next bucket's first event is read while this one's run: a cache hint only */
 		s->wnext = wheel_next(s);
-		__builtin_prefetch(&s->slots[s->head[(uint32_t)s->wnext & s->mask]]);
+		__builtin_prefetch(&s->nodes[s->head[(uint32_t)s->wnext & s->mask]]);
 	}
 	if (s->far.len > 0 && s->far.e[0].when >> s->shift <= s->cur)
 		far_pull(s); /* counted in run_insert() */
@@ -529,9 +537,39 @@ static inline const struct sched_ent *sched_top(struct emu_sched *s)
 /* Chain slots [@p from, @p to) into the free list, lowest first. */
 static void slots_free_range(struct emu_sched *s, uint32_t from, uint32_t to)
 {
-	for (uint32_t i = from; i < to; i++)
-		s->slots[i] = (struct sched_slot){ .gen = 1, .next = i + 1 < to ? i + 1 : s->free_head };
+	for (uint32_t i = from; i < to; i++) {
+		s->slots[i] = (struct sched_slot){ .gen = 1 };
+		s->nodes[i] = (struct sched_node){ .next = i + 1 < to ? i + 1 : s->free_head, .prev = SLOT_NONE };
+	}
 	s->free_head = from;
+}
+
+/* Move an array of @p old elements of @p size bytes to a 64-byte aligned one of @p n. NULL without memory. */
+static void *aligned_grow(void *p, size_t size, uint32_t old, uint32_t n)
+{
+	void *q = aligned_alloc(64, (size * n + 63) & ~(size_t)63);
+
+	if (q != NULL && p != NULL)
+		memcpy(q, p, size * old);
+	if (q != NULL)
+		free(p);
+	return q;
+}
+
+/* The slot arrays for @p n slots, the first n_slots kept. Returns 0 or -ENOMEM (what moved stays moved). */
+static int slot_arrays(struct emu_sched *s, uint32_t n)
+{
+	struct sched_slot *sl = aligned_grow(s->slots, sizeof(*sl), s->n_slots, n);
+	struct sched_node *nd;
+
+	if (sl == NULL)
+		return -ENOMEM;
+	s->slots = sl;
+	nd = aligned_grow(s->nodes, sizeof(*nd), s->n_slots, n);
+	if (nd == NULL)
+		return -ENOMEM;
+	s->nodes = nd;
+	return 0;
 }
 
 /* Room in the run for @p n entries and in the far heap for 2 x @p n. Returns 0 or -ENOMEM. */
@@ -558,16 +596,9 @@ static int ents_reserve(struct emu_sched *s, uint32_t n)
 static __attribute__((cold, noinline)) int slots_grow(struct emu_sched *s)
 {
 	uint32_t n = s->n_slots * 2 < s->cap ? s->n_slots * 2 : s->cap;
-	struct sched_slot *sl;
 
-	if (n <= s->n_slots || ents_reserve(s, n) != 0)
+	if (n <= s->n_slots || ents_reserve(s, n) != 0 || slot_arrays(s, n) != 0)
 		return -ENOSPC;
-	sl = aligned_alloc(64, sizeof(*sl) * (size_t)n);
-	if (sl == NULL)
-		return -ENOSPC;
-	memcpy(sl, s->slots, sizeof(*sl) * (size_t)s->n_slots);
-	free(s->slots);
-	s->slots = sl;
 	slots_free_range(s, s->n_slots, n);
 	s->n_slots = n;
 	return 0;
@@ -581,7 +612,7 @@ static inline void slot_release(struct emu_sched *s, uint32_t slot)
 	if (sl->gen == 0) /* generation 0 would let a zero handle match */
 		sl->gen = 1;
 	sl->where = SLOT_FREE;
-	sl->next = s->free_head;
+	s->nodes[slot].next = s->free_head;
 	s->free_head = slot;
 	s->live--;
 }
@@ -599,10 +630,11 @@ struct emu_sched *emu_sched_create(uint32_t capacity)
 	if (s == NULL)
 		goto fail;
 	s->cap = cap;
-	s->n_slots = cap < SCHED_SLOTS_MIN ? cap : SCHED_SLOTS_MIN;
-	s->slots = aligned_alloc(64, sizeof(*s->slots) * s->n_slots);
 	s->shift = SCHED_SHIFT_INIT;
-	if (s->slots == NULL || wheel_alloc(s, SCHED_NB_LOG_INIT) != 0 || ents_reserve(s, s->n_slots) != 0)
+	if (slot_arrays(s, cap < SCHED_SLOTS_MIN ? cap : SCHED_SLOTS_MIN) != 0)
+		goto fail_s;
+	s->n_slots = cap < SCHED_SLOTS_MIN ? cap : SCHED_SLOTS_MIN;
+	if (wheel_alloc(s, SCHED_NB_LOG_INIT) != 0 || ents_reserve(s, s->n_slots) != 0)
 		goto fail_s;
 	s->free_head = SLOT_NONE;
 	slots_free_range(s, 0, s->n_slots);
@@ -620,6 +652,7 @@ void emu_sched_destroy(struct emu_sched *s)
 	if (s == NULL)
 		return;
 	free(s->slots);
+	free(s->nodes);
 	free(s->run.e);
 	free(s->far.e);
 	free(s->head);
@@ -638,9 +671,12 @@ static __attribute__((noinline)) int sched_at_slow(struct emu_sched *s, emu_ps_t
 	uint32_t slot = s->free_head;
 	struct sched_slot *sl = &s->slots[slot];
 
-	s->free_head = sl->next;
-	*sl = (struct sched_slot){ .fn = fn, .a = a, .b = b, .when = when < s->now ? s->now : when, .seq = s->seq++,
-				   .gen = sl->gen };
+	s->free_head = s->nodes[slot].next;
+	sl->fn = fn;
+	sl->a = a;
+	sl->b = b;
+	s->nodes[slot].when = when < s->now ? s->now : when;
+	s->nodes[slot].seq = s->seq++;
 	place(s, slot);
 	s->live++;
 	if (h != NULL)
@@ -659,13 +695,14 @@ int emu_sched_at(struct emu_sched *s, emu_ps_t when, emu_event_fn fn, void *a, v
 	if (slot == SLOT_NONE || idx <= s->cur || idx - s->cur > s->mask)
 		return sched_at_slow(s, when, fn, a, b, h);
 	struct sched_slot *sl = &s->slots[slot];
+	struct sched_node *nd = &s->nodes[slot];
 
-	s->free_head = sl->next;
+	s->free_head = nd->next;
 	sl->fn = fn;
 	sl->a = a;
 	sl->b = b;
-	sl->when = when;
-	sl->seq = s->seq++;
+	nd->when = when;
+	nd->seq = s->seq++;
 	wheel_link(s, slot, idx);
 	s->live++;
 	if (h != NULL)
@@ -682,7 +719,7 @@ int emu_sched_cancel(struct emu_sched *s, emu_timer_t h)
 		return -ENOENT;
 	uint8_t where = s->slots[slot].where;
 
-	if (where == SLOT_CAL && s->slots[slot].when >> s->shift > s->cur)
+	if (where == SLOT_CAL && s->nodes[slot].when >> s->shift > s->cur)
 		wheel_unlink(s, slot);
 	else if (where == SLOT_CAL)
 		run_remove(&s->run, slot);
