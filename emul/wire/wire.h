@@ -236,11 +236,11 @@ struct wire_pkt {
 	uint16_t ip_id;
 	uint16_t sport;     /* entropy value */
 	uint16_t dport;
+	uint16_t pfc_enable;     /* PFC only: class-enable vector, bit c for class c */
 	uint32_t flow_crc;       /* model only: a switch's ECMP hash's CRC-32 register of the 5-tuple from 0, kept by the
 				    first switch (nothing changes a packet's 5-tuple in flight; the allocator zeroes it) */
 	struct wire_pds pds;
 	struct wire_ses ses;     /* DATA only */
-	uint16_t pfc_enable;     /* PFC only: class-enable vector, bit c for class c */
 	uint16_t pfc_quanta[8];  /* PFC only: pause time per class, in quanta of 512 bit times; 0 = resume (XON) */
 	struct wire_cm cm;       /* CM only */
 	uint64_t uid;            /* model only, never encoded: the packet's id in the run (uet-monitor packet_UID) */
