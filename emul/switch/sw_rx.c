@@ -99,7 +99,8 @@ void sw_ingress_release(struct sw *sw, struct sw_tag *t, emu_ps_t now)
 	in->pl[pool].in_occ -= b;
 	sw->in_occ[pool] -= b;
 	if (t->lossless)
-		sw_pfc_check_xon(sw, in, pool, now);
+		if (in->pl[pool].pausing) /* the rest of the test, and a resume, in sw_pfc.c */
+			sw_pfc_check_xon(sw, in, pool, now);
 }
 
 /* Within the egress queue limit of (port, pool) and the pool's egress capacity. */
