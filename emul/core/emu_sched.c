@@ -104,6 +104,7 @@ struct emu_sched {
 	uint32_t shift, nb_log, mask;
 	uint64_t cur;            /* index of the open bucket */
 	uint32_t wheel_n;        /* events in the wheel */
+	uint32_t pf;             /* the next bucket's list is prefetched down to this slot (a hint only) */
 	uint64_t wnext;          /* the wheel's first non-empty bucket, when known; else SCHED_WNEXT_UNKNOWN */
 	struct sched_slot *slots;
 	struct sched_node *nodes;
@@ -513,9 +514,11 @@ static bool advance(struct emu_sched *s)
 	if (s->wheel_n > 0)
 		n = wheel_open(s, idx);
 	s->wnext = SCHED_WNEXT_UNKNOWN;
+	s->pf = SLOT_NONE;
 	if (s->wheel_n > 0) { /* the next bucket's first event is read while this one's run: a cache hint only */
 		s->wnext = wheel_next(s);
-		__builtin_prefetch(&s->nodes[s->head[(uint32_t)s->wnext & s->mask]]);
+		s->pf = s->head[(uint32_t)s->wnext & s->mask];
+		__builtin_prefetch(&s->nodes[s->pf]);
 	}
 	if (s->far.len > 0 && s->far.e[0].when >> s->shift <= s->cur)
 		far_pull(s); /* counted in run_insert() */
@@ -637,6 +640,7 @@ struct emu_sched *emu_sched_create(uint32_t capacity)
 	if (wheel_alloc(s, SCHED_NB_LOG_INIT) != 0 || ents_reserve(s, s->n_slots) != 0)
 		goto fail_s;
 	s->free_head = SLOT_NONE;
+	s->pf = SLOT_NONE;
 	slots_free_range(s, 0, s->n_slots);
 	return s;
 
@@ -796,6 +800,11 @@ uint64_t emu_sched_run_until(struct emu_sched *s, emu_ps_t limit)
 			__builtin_prefetch(nx->b);
 		}
 
+		if (s->pf != SLOT_NONE) { /* one more of the next bucket's list (a hint: the list may change) */
+			s->pf = s->nodes[s->pf].next;
+			if (s->pf < s->n_slots)
+				__builtin_prefetch(&s->nodes[s->pf]);
+		}
 		slot_release(s, slot); /* before the call, so the callback may reuse the slot */
 		s->now = when;
 		fn(a, b, when);
