@@ -199,8 +199,12 @@ int net_link_add_tap(struct net_link *l, net_tap_fn fn, void *arg);
  */
 emu_ps_t net_dir_xmit(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now);
 
-/** net_dir_xmit() for a sender that knows the frame's length on the wire already: @p wl, wire_wire_len(@p pkt). */
-emu_ps_t net_dir_xmit_len(struct net_dir *d, struct wire_pkt *pkt, size_t wl, emu_ps_t now);
+/**
+ * net_dir_xmit() for a sender that knows the frame's length on the wire already, @p wl = wire_wire_len(@p pkt), and
+ * whether it is a PFC frame (@p kind WIRE_KIND_PFC) or not (WIRE_KIND_NONE), or its kind: the common path then
+ * reads nothing of @p pkt, which stays out of the cache until its receiver takes it.
+ */
+emu_ps_t net_dir_xmit_len(struct net_dir *d, struct wire_pkt *pkt, size_t wl, uint8_t kind, emu_ps_t now);
 
 /** Hand a frame that arrived from an external port to the receiving endpoint of @p d at @p now. */
 void net_dir_inject(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now);

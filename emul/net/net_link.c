@@ -157,10 +157,10 @@ static bool fault_takes(struct net_dir *d)
 
 emu_ps_t net_dir_xmit(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
 {
-	return net_dir_xmit_len(d, pkt, wire_wire_len(pkt), now);
+	return net_dir_xmit_len(d, pkt, wire_wire_len(pkt), pkt->kind, now);
 }
 
-emu_ps_t net_dir_xmit_len(struct net_dir *d, struct wire_pkt *pkt, size_t wl, emu_ps_t now)
+emu_ps_t net_dir_xmit_len(struct net_dir *d, struct wire_pkt *pkt, size_t wl, uint8_t kind, emu_ps_t now)
 {
 	struct net_link *l = d->link;
 	struct net_part *np = l->np;
@@ -171,13 +171,13 @@ emu_ps_t net_dir_xmit_len(struct net_dir *d, struct wire_pkt *pkt, size_t wl, em
 	d->busy_until = end;
 	d->frames++;
 	d->bytes += wl;
-	if (pkt->kind == WIRE_KIND_PFC)
+	if (kind == WIRE_KIND_PFC)
 		for (int c = 0; c < 8; c++)
 			if ((pkt->pfc_enable >> c & 1) && pkt->pfc_quanta[c]) {
 				d->pauses++;
 				break;
 			}
-	if (d->n_impair != 0 && pkt->kind == WIRE_KIND_DATA)
+	if (d->n_impair != 0 && pkt->kind == WIRE_KIND_DATA) /* a fixture: looks at the packet itself */
 		extra = impair(d, pkt);
 	if (extra == EMU_PS_NEVER)
 		np->counters[NET_C_IMPAIR_DROP]++;

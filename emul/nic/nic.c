@@ -376,7 +376,7 @@ void nic_port_kick(struct nic *nic, emu_ps_t now)
 		nic->c[NIC_C_PORT_TX_FRAMES]++;
 		nic->c[NIC_C_PORT_TX_FRAME_BYTES] += nic->sending_len - WIRE_FCS_LEN;
 		nic_trace_tx_start(nic, pkt);
-		net_dir_xmit_len(nic->out, pkt, nic->sending_len, now);
+		net_dir_xmit_len(nic->out, pkt, nic->sending_len, nic->sending_kind, now);
 	}
 }
 

@@ -309,7 +309,8 @@ static void sw_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t 
 
 	*t = (struct sw_tag){ .pkt = pkt, .next = SW_NIL, .bytes = sw_charge_bytes(ip_len), .in_port = (uint16_t)port,
 			      .tc = (uint8_t)tc, .in_pool = sw->b.tc_pool[tc], .eg_pool = sw->b.tc_pool[tc],
-			      .lossless = sw->b.tc_lossless[tc], .wl = (uint16_t)wl };
+			      .lossless = sw->b.tc_lossless[tc] != 0, .wl = (uint16_t)wl,
+			      .ect = pkt->ecn == WIRE_ECN_ECT0 || pkt->ecn == WIRE_ECN_ECT1 };
 	enum sw_counter why = ingress_admit(sw, in, t, now);
 
 	if (why != SW_C_NONE) {

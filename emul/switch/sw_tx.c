@@ -26,7 +26,7 @@ bool sw_ecn_decide(struct sw *sw, const struct sw_port *e, uint32_t pool)
 /* ECN as transmission starts: only ECT(0) / ECT(1) packets, against the egress queue's band. */
 static void ecn_mark(struct sw *sw, struct sw_port *e, const struct sw_tag *t, struct wire_pkt *pkt)
 {
-	if (!sw->p->ecn_enabled || (pkt->ecn != WIRE_ECN_ECT0 && pkt->ecn != WIRE_ECN_ECT1))
+	if (!sw->p->ecn_enabled || !t->ect) /* the packet's own ECN field, seen at arrival: nothing changes it here */
 		return;
 	if (!sw_ecn_decide(sw, e, t->eg_pool))
 		return;
@@ -81,5 +81,5 @@ void sw_port_kick(struct sw *sw, struct sw_port *e, emu_ps_t now)
 	e->st.tx_frames++;
 	e->st.tx_bytes += wl;
 	e->st.tx_frame_bytes += wl - WIRE_FCS_LEN;
-	net_dir_xmit_len(e->out, pkt, wl, now);
+	net_dir_xmit_len(e->out, pkt, wl, e->sending == SW_NIL ? WIRE_KIND_PFC : WIRE_KIND_NONE, now);
 }
