@@ -123,11 +123,13 @@ static inline bool ent_less(const struct sched_ent *x, const struct sched_ent *y
 	return x->when < y->when || (x->when == y->when && x->seq < y->seq);
 }
 
-static inline struct sched_ent slot_ent(const struct emu_sched *s, uint32_t slot)
+static inline void slot_ent(const struct emu_sched *s, uint32_t slot, struct sched_ent *e)
 {
 	const struct sched_node *nd = &s->nodes[slot];
 
-	return (struct sched_ent){ .when = nd->when, .seq = nd->seq, .slot = slot };
+	e->when = nd->when; /* field by field: a compound literal made the compiler go through the stack */
+	e->seq = nd->seq;
+	e->slot = slot;
 }
 
 /* ---- the far heap ---- */
@@ -188,7 +190,7 @@ static __attribute__((noinline)) void heap_push(struct emu_sched *s, struct sche
 {
 	if (h->len == h->cap)
 		heap_compact(s, h);
-	h->e[h->len] = slot_ent(s, slot);
+	slot_ent(s, slot, &h->e[h->len]);
 	h->e[h->len].gen = s->slots[slot].gen;
 	sift_up(h->e, h->len);
 	h->len++;
@@ -216,7 +218,9 @@ static inline void heap_skip_stale(const struct emu_sched *s, struct sched_heap 
 static __attribute__((noinline)) void run_insert(struct emu_sched *s, uint32_t slot)
 {
 	struct sched_run *r = &s->run;
-	struct sched_ent e = slot_ent(s, slot);
+	struct sched_ent e;
+
+	slot_ent(s, slot, &e);
 	uint32_t i = r->len;
 
 	if (r->len == r->cap) { /* the run holds at most every slot, and has room for them all: slide it down */
@@ -366,7 +370,7 @@ static uint32_t wheel_open(struct emu_sched *s, uint64_t idx)
 	struct sched_ent *end = s->run.e + s->run.cap;
 
 	while (slot != SLOT_NONE) {
-		*--end = slot_ent(s, slot);
+		slot_ent(s, slot, --end);
 		slot = s->nodes[slot].next;
 		n++;
 	}
