@@ -13,6 +13,7 @@ Scenarios (BENCH_SCENARIOS=name,name to choose; default: fat-tree-128, fat-tree-
 For each: wall time (the whole process: setup, run, outputs, teardown), user + system CPU, peak RSS of the
 process, events and events per wall second (summary.json), the median of BENCH_REPS runs (default 3).
 
+With BASE set to another uetemu binary (an earlier build), it runs too, on the same configs: a before/after row.
 With HTSIM set to an htsim_uec binary (HLC-Lab/uet-htsim, `cmake --build build --target htsim_uec`), each
 scenario also runs in htsim, given the same work: the config's messages as a connection matrix (.cm), the
 fabric as a .topo with uetemu's link rates and delays (host links 100 ns, switch tiers 500 ns; no switch latency),
@@ -110,7 +111,7 @@ def row(name, runs, events=None):
     return wall, rss
 
 
-def bench(uetemu, root, name, reps, htsim, tmp):
+def bench(uetemu, root, name, reps, htsim, tmp, base=None):
     config, fabric, gbps = SCENARIOS[name]
     if config is None:
         config = os.path.join(tmp, name + '.yaml')
@@ -120,14 +121,19 @@ def bench(uetemu, root, name, reps, htsim, tmp):
     config = os.path.join(root, config)
     out = os.path.join(tmp, 'out')
     hargs = htsim_inputs(config, fabric, gbps, tmp) if htsim else None
-    ours, theirs, events = [], [], None
+    ours, theirs, before, events = [], [], [], None
     for _ in range(reps):
+        if base:
+            shutil.rmtree(out, ignore_errors=True)
+            before.append(measure([base, 'run', config, '--out', out, '--quiet'], root))
         shutil.rmtree(out, ignore_errors=True)
         ours.append(measure([uetemu, 'run', config, '--out', out, '--quiet'], root))
         events = json.load(open(os.path.join(out, 'summary.json')))['events']
         if htsim:
             theirs.append(measure([htsim] + hargs, tmp))
     print('%s (%s, %d runs, medians)' % (name, os.path.relpath(config, root), reps))
+    if base:
+        row('before', before, events)
     w, r = row('uetemu', ours, events)
     if htsim:
         hw, hr = row('htsim', theirs)
@@ -139,12 +145,14 @@ def main():
     root = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, '..', '..'))
     htsim = os.environ.get('HTSIM')
     htsim = os.path.abspath(htsim) if htsim else None
+    base = os.environ.get('BASE')
+    base = os.path.abspath(base) if base else None
     reps = int(os.environ.get('BENCH_REPS', '3'))
     names = os.environ.get('BENCH_SCENARIOS', 'fat-tree-128,fat-tree-1024,incast').split(',')
     tmp = tempfile.mkdtemp(prefix='uetemu-bench-')
     try:
         for name in names:
-            bench(uetemu, root, name, reps, htsim, tmp)
+            bench(uetemu, root, name, reps, htsim, tmp, base)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
