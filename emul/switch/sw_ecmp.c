@@ -448,7 +448,7 @@ bool sw_ecmp_choose(struct sw *sw, struct wire_pkt *pkt, uint32_t tc, emu_ps_t n
 		struct sw_flow_slot *slot = set->slots != NULL ? &set->slots[h % SW_FLOW_SLOTS] : NULL;
 
 		if (slot == NULL) {
-			ch->member = h % set->n;
+			ch->member = sw_fastmod(h, set->mod_m, set->n); /* h % n */
 		} else if (slot->used && now - slot->last < sw->p->flowlet_gap) {
 			ch->member = slot->member; /* inside the gap: keep, and refresh the slot's time */
 			ch->slot = slot;

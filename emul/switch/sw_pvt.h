@@ -95,6 +95,7 @@ struct sw_flow_slot {
 struct sw_set {
 	uint32_t n;
 	uint32_t first;              /* ports[0] when the ports run ports[0], ports[0] + 1, ...: no lookup; else SW_NIL */
+	uint64_t mod_m;              /* sw_fastmod()'s multiplier for n: a member from a hash with no division */
 	uint32_t *ports;
 	struct sw_ecmp_member_stats *st;
 	struct sw_flow_slot *slots;  /* SW_FLOW_SLOTS, or NULL (none, one member, or past the 128th set) */
@@ -184,6 +185,15 @@ static inline uint32_t sw_fifo_pop(struct sw *sw, struct sw_fifo *q)
 static inline int sw_dscp_role(const struct sw *sw, uint8_t dscp)
 {
 	return dscp < 64 ? sw->role_of[dscp] : -1;
+}
+
+/*
+ * @p a % @p n for 32-bit values, with @p m = UINT64_MAX / n + 1 computed once (Lemire, Kaser, Kurz, "Faster
+ * remainder by direct computation", 2019): exact for every a and n >= 1, two multiplies instead of a division.
+ */
+static inline uint32_t sw_fastmod(uint32_t a, uint64_t m, uint32_t n)
+{
+	return (uint32_t)(((unsigned __int128)(m * a) * n) >> 64);
 }
 
 /* The murmur3 32-bit finalizer: a bijective non-linear mix (route buckets, the ECMP salt and finalizer). */

@@ -163,6 +163,7 @@ static uint32_t set_find_or_add(struct sw *sw, const uint32_t *ports, uint32_t n
 	}
 	memcpy(set->ports, ports, n * sizeof(*ports));
 	set->n = n;
+	set->mod_m = UINT64_MAX / n + 1;
 	set->first = ports[0];
 	for (uint32_t i = 1; i < n && set->first != SW_NIL; i++)
 		if (ports[i] != ports[0] + i)

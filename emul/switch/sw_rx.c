@@ -243,7 +243,7 @@ void sw_arb_run(void *a, void *b, emu_ps_t now)
 	}
 	sw->arb_n = 0;
 	if (n > 1) /* a port alone in its picosecond had nobody to take turns with: the pointer stays */
-		sw->arb_next = (ps[0] + 1u) % sw->n_ports;
+		sw->arb_next = ps[0] + 1u == sw->n_ports ? 0 : ps[0] + 1u; /* (ps[0] + 1) mod n_ports */
 	for (uint32_t i = 0; i < n; i++) {
 		struct sw_port *in = &sw->ports[ps[i]];
 		struct sw_fifo q = in->arb;

@@ -1050,6 +1050,26 @@ Test(sw_ecmp, dpr_member_is_low_9_bits_of_destination_minus_1_mod_set_size)
 	cr_assert_eq(sw_flow_hash(SW_HASH_DPR_FALLBACK, 7, &b, 32), 19);
 }
 
+/* The member pick's remainder without a division equals a % n, edge cases included. */
+Test(sw_ecmp, fastmod_is_the_remainder)
+{
+	static const uint32_t ns[] = { 1, 2, 3, 4, 5, 7, 16, 31, 64, 100, 1000, 65535, 65536, 1u << 31, UINT32_MAX };
+	struct emu_rng g;
+
+	emu_rng_init(&g, 18760, 3);
+	for (size_t k = 0; k < sizeof(ns) / sizeof(ns[0]); k++) {
+		uint64_t m = UINT64_MAX / ns[k] + 1;
+
+		cr_assert_eq(sw_fastmod(0, m, ns[k]), 0);
+		cr_assert_eq(sw_fastmod(UINT32_MAX, m, ns[k]), UINT32_MAX % ns[k]);
+		for (int i = 0; i < 20000; i++) {
+			uint32_t a = (uint32_t)emu_rng_next(&g);
+
+			cr_assert_eq(sw_fastmod(a, m, ns[k]), a % ns[k], "%u %% %u", a, ns[k]);
+		}
+	}
+}
+
 /* Routes: a direct table while destinations are dense (growing up and down), a hash once they are not. */
 Test(sw_route, dense_tables_grow_both_ways_and_scattered_addresses_turn_to_a_hash)
 {
