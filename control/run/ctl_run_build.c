@@ -411,7 +411,8 @@ int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 	r->stop = cfg->sim.duration;
 	r->has_stop = cfg->sim.duration != 0 || ctl_rdma_stop(r->rdma, &r->stop);
 	/* Per NIC: up to ~54 fetches + their frames, held ACKs, frames in flight on its link: 8192 covers it with
-	 * room; plus one doorbell event per message, and the ScalaRdma connections' start events. */
+	 * room; plus one doorbell event per message, and the ScalaRdma connections' start events. Caps, not
+	 * allocations: the scheduler and the pool take memory as they fill. */
 	if (net_part_init(&r->np, 8192 * (cfg->n_hosts + 1) + n_msgs + ctl_rdma_events(r->rdma),
 			  8192 * (cfg->n_hosts + 1)) < 0) {
 		snprintf(err, errlen, "out of memory for the event scheduler and packet pool");

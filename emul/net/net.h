@@ -54,8 +54,8 @@ struct net_part {
 };
 
 /**
- * Create the scheduler and packet pool of @p np: @p max_events pending events, @p max_pkts descriptors.
- * Returns 0 or -ENOMEM.
+ * Create the scheduler and packet pool of @p np: at most @p max_events pending events, @p max_pkts descriptors
+ * (caps: both take memory as they fill). Returns 0 or -ENOMEM.
  */
 int net_part_init(struct net_part *np, uint32_t max_events, uint32_t max_pkts);
 
