@@ -292,12 +292,31 @@ void nic_pfc_rx(struct nic *nic, const struct wire_pkt *pkt, emu_ps_t now);
 /** The egress class to send from now (-2: a PFC frame; -1: nothing can go). */
 int nic_port_pick(struct nic *nic, emu_ps_t now);
 
-/* nic_trace.c: uet-monitor rows (only with nic_env.trace) */
-void nic_trace_tx_start(struct nic *nic, const struct wire_pkt *p);
-void nic_trace_tx_done(struct nic *nic, emu_ps_t now);
+/* nic_trace.c: uet-monitor rows (only with nic_env.trace; the test is inline, the rows out of line) */
+void nic_trace_tx_start_do(struct nic *nic, const struct wire_pkt *p);
+void nic_trace_tx_done_do(struct nic *nic, emu_ps_t now);
+void nic_trace_now_do(struct nic *nic, const struct wire_pkt *p, uint8_t dir, const struct nic_pdc *pdc, emu_ps_t rtt,
+		      emu_ps_t now);
+
+static inline void nic_trace_tx_start(struct nic *nic, const struct wire_pkt *p)
+{
+	if (nic->env.trace)
+		nic_trace_tx_start_do(nic, p);
+}
+
+static inline void nic_trace_tx_done(struct nic *nic, emu_ps_t now)
+{
+	if (nic->env.trace)
+		nic_trace_tx_done_do(nic, now);
+}
+
 /** A row now: a NACK sent, or a packet received (@p rtt EMU_PS_NEVER when it gave no RTT sample). */
-void nic_trace_now(struct nic *nic, const struct wire_pkt *p, uint8_t dir, const struct nic_pdc *pdc, emu_ps_t rtt,
-		   emu_ps_t now);
+static inline void nic_trace_now(struct nic *nic, const struct wire_pkt *p, uint8_t dir, const struct nic_pdc *pdc,
+				 emu_ps_t rtt, emu_ps_t now)
+{
+	if (nic->env.trace)
+		nic_trace_now_do(nic, p, dir, pdc, rtt, now);
+}
 
 /* nic_rx.c: the receiver */
 void nic_rx_data(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now);
