@@ -719,6 +719,38 @@ int emu_sched_at(struct emu_sched *s, emu_ps_t when, emu_event_fn fn, void *a, v
 	return 0;
 }
 
+int emu_sched_at2(struct emu_sched *s, emu_ps_t when1, emu_event_fn fn1, void *a1, void *b1, emu_ps_t when2,
+		  emu_event_fn fn2, void *a2, void *b2)
+{
+	uint32_t s1 = s->free_head, s2 = s1 != SLOT_NONE ? s->nodes[s1].next : SLOT_NONE;
+
+	when1 = when1 < s->now ? s->now : when1;
+	when2 = when2 < s->now ? s->now : when2;
+	uint64_t i1 = when1 >> s->shift, i2 = when2 >> s->shift;
+
+	if (s2 == SLOT_NONE || i1 <= s->cur || i1 - s->cur > s->mask || i2 <= s->cur || i2 - s->cur > s->mask) {
+		int rc = emu_sched_at(s, when1, fn1, a1, b1, NULL) < 0 ? 1 : 0;
+
+		return rc | (emu_sched_at(s, when2, fn2, a2, b2, NULL) < 0 ? 2 : 0);
+	}
+	s->free_head = s->nodes[s2].next;
+	s->slots[s1].fn = fn1;
+	s->slots[s1].a = a1;
+	s->slots[s1].b = b1;
+	s->nodes[s1].when = when1;
+	s->nodes[s1].seq = s->seq;
+	s->slots[s2].fn = fn2;
+	s->slots[s2].a = a2;
+	s->slots[s2].b = b2;
+	s->nodes[s2].when = when2;
+	s->nodes[s2].seq = s->seq + 1;
+	s->seq += 2;
+	wheel_link(s, s1, i1);
+	wheel_link(s, s2, i2);
+	s->live += 2;
+	return 0;
+}
+
 int emu_sched_cancel(struct emu_sched *s, emu_timer_t h)
 {
 	uint32_t slot = (uint32_t)h;

@@ -35,6 +35,14 @@ void emu_sched_destroy(struct emu_sched *s);
 int emu_sched_at(struct emu_sched *s, emu_ps_t when, emu_event_fn fn, void *a, void *b, emu_timer_t *h);
 
 /**
+ * emu_sched_at() twice, with no handles: @p fn1 at @p when1 then @p fn2 at @p when2, in that order (a link's
+ * arrival and end of serialization, scheduled together for every frame). Returns 0, or a bitmask of the ones
+ * refused for lack of room (1: the first, 2: the second), as emu_sched_at() would have.
+ */
+int emu_sched_at2(struct emu_sched *s, emu_ps_t when1, emu_event_fn fn1, void *a1, void *b1, emu_ps_t when2,
+		  emu_event_fn fn2, void *a2, void *b2);
+
+/**
  * Cancel a pending event in O(1). Returns 0, or -ENOENT if @p h already fired, was cancelled, or is 0.
  * Safe from inside any callback, including the cancelled event's own.
  */

@@ -191,13 +191,22 @@ emu_ps_t net_dir_xmit_len(struct net_dir *d, struct wire_pkt *pkt, size_t wl, ui
 	}
 	for (uint32_t i = 0; i < l->n_taps; i++)
 		l->taps[i](l->tap_args[i], d->index, pkt, now);
+	if (d->ext == NULL && d->to.ops != NULL) { /* the arrival and the end of serialization, in that order */
+		int refused = emu_sched_at2(np->sched, end + l->delay + extra, ev_arrive, d, pkt, end, ev_tx_done, d, NULL);
+
+		if (refused & 1) {
+			np->counters[NET_C_SCHED_FULL]++;
+			net_pkt_free(np, pkt);
+		}
+		if (refused & 2)
+			np->counters[NET_C_SCHED_FULL]++;
+		return end;
+	}
 	if (d->ext != NULL) {
 		d->ext(d->ext_arg, pkt, now);
 		net_pkt_free(np, pkt);
-	} else if (d->to.ops == NULL) {
+	} else {
 		np->counters[NET_C_LINK_UNCONNECTED]++;
-		net_pkt_free(np, pkt);
-	} else if (net_sched(np, end + l->delay + extra, ev_arrive, d, pkt, NULL) < 0) {
 		net_pkt_free(np, pkt);
 	}
 	net_sched(np, end, ev_tx_done, d, NULL, NULL);
