@@ -29,7 +29,7 @@ struct ctl_swbuf {
 	struct rec_csv *csv;
 	struct ctl_rec_occ (*acc)[SW_POOL_COUNT][SB_SERIES]; /* per switch */
 	uint8_t (*has)[2];                              /* per switch: it has uplink [0], downlink [1] ports */
-	uint64_t *in, *eg;                              /* a switch's ports' occupancy of one pool (sampling) */
+	uint8_t *grp;                                   /* per run port (port0 + p): 0 uplink, 1 downlink */
 };
 
 struct ctl_swbuf *ctl_swbuf_open(const struct ctl_config *cfg, const struct ctl_swrec *sr, const char *dir,
@@ -37,13 +37,9 @@ struct ctl_swbuf *ctl_swbuf_open(const struct ctl_config *cfg, const struct ctl_
 {
 	struct ctl_swbuf *b = calloc(1, sizeof(*b));
 
-	uint32_t most = 1;
-
-	for (uint32_t s = 0; s < sr->n_sws; s++)
-		most = sw_n_ports(sr->sws[s]) > most ? sw_n_ports(sr->sws[s]) : most;
 	if (b == NULL || (b->acc = calloc(sr->n_sws, sizeof(*b->acc))) == NULL ||
-	    (b->has = calloc(sr->n_sws, sizeof(*b->has))) == NULL || (b->in = calloc(most, sizeof(*b->in))) == NULL ||
-	    (b->eg = calloc(most, sizeof(*b->eg))) == NULL) {
+	    (b->has = calloc(sr->n_sws, sizeof(*b->has))) == NULL ||
+	    (b->grp = calloc(sr->n_ports ? sr->n_ports : 1, sizeof(*b->grp))) == NULL) {
 		ctl_swbuf_close(b, err, errlen);
 		snprintf(err, errlen, "out of memory opening the records");
 		errno = ENOMEM;
@@ -51,8 +47,10 @@ struct ctl_swbuf *ctl_swbuf_open(const struct ctl_config *cfg, const struct ctl_
 	}
 	b->sr = sr;
 	for (uint32_t s = 0; s < sr->n_sws; s++)
-		for (uint32_t p = 0; p < sw_n_ports(sr->sws[s]); p++)
+		for (uint32_t p = 0; p < sw_n_ports(sr->sws[s]); p++) {
 			b->has[s][sr->ports[sr->port0[s] + p].ul ? 0 : 1] = 1;
+			b->grp[sr->port0[s] + p] = sr->ports[sr->port0[s] + p].ul ? 0 : 1;
+		}
 	b->csv = ctl_rec_csv_open(cfg, dir, "scala-switch-agg-buff-stats", SB_HEADER, epoch_s, err, errlen);
 	if (b->csv == NULL) {
 		int e = errno;
@@ -75,19 +73,15 @@ void ctl_swbuf_sample(struct ctl_swbuf *b)
 		uint64_t v[SW_POOL_COUNT][SB_SERIES] = { { 0 } };
 
 		for (uint32_t k = 0; k < SW_POOL_COUNT; k++) { /* only the pools in use have rows */
-			struct sw_pool_occ po;
+			uint64_t in[2], eg[2];
 
 			if (!buf->pool_on[k])
 				continue;
-			sw_ports_pool_occ(sw, k, b->in, b->eg);
-			for (uint32_t p = 0; p < sw_n_ports(sw); p++) {
-				bool ul = sr->ports[sr->port0[s] + p].ul;
-
-				v[k][ul ? SB_EG_UL : SB_EG_DL] += b->eg[p];
-				v[k][ul ? SB_IN_UL : SB_IN_DL] += b->in[p];
-			}
-			sw_pool_occ(sw, k, &po);
-			v[k][SB_SHARED] = po.ingress;
+			sw_pool_group_occ(sw, k, b->grp + sr->port0[s], in, eg, &v[k][SB_SHARED]);
+			v[k][SB_EG_UL] = eg[0];
+			v[k][SB_EG_DL] = eg[1];
+			v[k][SB_IN_UL] = in[0];
+			v[k][SB_IN_DL] = in[1];
 			for (int x = 0; x < SB_SERIES; x++)
 				ctl_rec_occ_add(&b->acc[s][k][x], v[k][x]);
 		}
@@ -176,8 +170,7 @@ int ctl_swbuf_close(struct ctl_swbuf *b, char *err, size_t errlen)
 
 	free(b->acc);
 	free(b->has);
-	free(b->in);
-	free(b->eg);
+	free(b->grp);
 	free(b);
 	return rc;
 }

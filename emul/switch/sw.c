@@ -286,12 +286,17 @@ void sw_port_occ(const struct sw *sw, uint32_t port, struct sw_port_occ *out)
 	}
 }
 
-void sw_ports_pool_occ(const struct sw *sw, uint32_t pool, uint64_t *in, uint64_t *eg)
+void sw_pool_group_occ(const struct sw *sw, uint32_t pool, const uint8_t *group, uint64_t in[2], uint64_t eg[2],
+		       uint64_t *shared)
 {
+	in[0] = in[1] = eg[0] = eg[1] = *shared = 0;
+	if (pool >= SW_POOL_COUNT)
+		return;
 	for (uint32_t p = 0; p < sw->n_ports; p++) {
-		in[p] = pool < SW_POOL_COUNT ? sw->ports[p].pl[pool].in_occ : 0;
-		eg[p] = pool < SW_POOL_COUNT ? sw->ports[p].pl[pool].eg_occ : 0;
+		in[group[p] & 1] += sw->ports[p].pl[pool].in_occ;
+		eg[group[p] & 1] += sw->ports[p].pl[pool].eg_occ;
 	}
+	*shared = sw->in_occ[pool];
 }
 
 void sw_pool_occ(const struct sw *sw, uint32_t pool, struct sw_pool_occ *out)

@@ -160,10 +160,14 @@ struct sw_port_occ {
 /** Copy port @p port's occupancy (zeros for a port out of range). */
 void sw_port_occ(const struct sw *sw, uint32_t port, struct sw_port_occ *out);
 
-/** Every port's ingress (@p in[port]) and egress (@p eg[port]) bytes in pool @p pool now: sw_port_occ()'s
- * ingress[pool] and egress[pool], without the copy of the rest (a record samples them a thousand times per
- * interval). The arrays hold sw_n_ports() values. */
-void sw_ports_pool_occ(const struct sw *sw, uint32_t pool, uint64_t *in, uint64_t *eg);
+/**
+ * Pool @p pool's occupancy now, summed over two groups of ports: @p group[port] (0 or 1, sw_n_ports() entries)
+ * puts a port in group 0 or 1; @p in[g] and @p eg[g] get the sums of sw_port_occ()'s ingress[pool] and
+ * egress[pool] over group g's ports, and @p shared the pool's ingress (sw_pool_occ()'s). For a record that samples
+ * them a thousand times per interval, without copying the rest.
+ */
+void sw_pool_group_occ(const struct sw *sw, uint32_t pool, const uint8_t *group, uint64_t in[2], uint64_t eg[2],
+		       uint64_t *shared);
 
 /** Occupancy of one pool now, summed over the ports. */
 struct sw_pool_occ {
