@@ -24,13 +24,13 @@
 struct sw_tag {
 	struct wire_pkt *pkt;  /* NULL once handed to the link */
 	uint32_t next;         /* next tag in the class queue, or in the free list */
-	uint32_t bytes;        /* charged at ingress and at egress */
+	uint16_t bytes;        /* charged at ingress and at egress: an IP datagram, at most WIRE_MAX_FRAME */
+	uint8_t lossless;      /* charged as a lossless class at ingress */
+	uint8_t ect;           /* the packet is ECN-capable (ECT(0) or ECT(1)): a mark needs no look at it before */
 	uint16_t in_port;
 	uint8_t tc;            /* egress class: the packet's, or TC1 after a trim */
 	uint8_t in_pool;
 	uint8_t eg_pool;
-	uint8_t lossless : 1;  /* charged as a lossless class at ingress */
-	uint8_t ect : 1;       /* the packet is ECN-capable (ECT(0) or ECT(1)): a mark needs no look at it before */
 	uint16_t wl;           /* the frame's length on the wire, FCS included: computed once, at arrival (or trim) */
 };
 

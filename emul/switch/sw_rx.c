@@ -129,7 +129,7 @@ static void trim(struct sw *sw, struct sw_port *e, struct sw_tag *t)
 	t->wl = (uint16_t)wire_wire_len(p);
 	in->pl[t->in_pool].in_occ -= t->bytes - nb;
 	sw->in_occ[t->in_pool] -= t->bytes - nb;
-	t->bytes = nb;
+	t->bytes = (uint16_t)nb;
 	t->tc = SW_UET_TC_TRIMMED;
 	t->eg_pool = sw->b.tc_pool[SW_UET_TC_TRIMMED];
 	sw->c[SW_C_TRIMS]++;
@@ -307,7 +307,8 @@ static void sw_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t 
 	uint32_t tc = classify(sw, pkt);
 	struct sw_tag *t = &sw->tags[ti];
 
-	*t = (struct sw_tag){ .pkt = pkt, .next = SW_NIL, .bytes = sw_charge_bytes(ip_len), .in_port = (uint16_t)port,
+	*t = (struct sw_tag){ .pkt = pkt, .next = SW_NIL, .bytes = (uint16_t)sw_charge_bytes(ip_len),
+			      .in_port = (uint16_t)port,
 			      .tc = (uint8_t)tc, .in_pool = sw->b.tc_pool[tc], .eg_pool = sw->b.tc_pool[tc],
 			      .lossless = sw->b.tc_lossless[tc] != 0, .wl = (uint16_t)wl,
 			      .ect = pkt->ecn == WIRE_ECN_ECT0 || pkt->ecn == WIRE_ECN_ECT1 };
