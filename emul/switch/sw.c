@@ -82,6 +82,33 @@ uint32_t sw_tag_get_slow(struct sw *sw)
 	return sw_tag_get(sw);
 }
 
+/* The ports, 64-byte aligned (a port's lines are laid out by use, sw_pvt.h), empty and idle. 0 or -ENOMEM. */
+static int ports_init(struct sw *sw)
+{
+	sw->ports = aligned_alloc(_Alignof(struct sw_port), sw->n_ports * sizeof(*sw->ports));
+	if (sw->ports == NULL)
+		return -ENOMEM;
+	memset(sw->ports, 0, sw->n_ports * sizeof(*sw->ports));
+	for (uint32_t i = 0; i < sw->n_ports; i++) {
+		struct sw_port *e = &sw->ports[i];
+
+		e->sw = sw;
+		e->idx = i;
+		e->sending = SW_NIL;
+		/* Until sw_port_mac(): a locally administered MAC naming the switch and the port. */
+		e->mac[0] = 0x02;
+		e->mac[1] = 0x53;
+		e->mac[2] = (uint8_t)(sw->env.node_id >> 8);
+		e->mac[3] = (uint8_t)sw->env.node_id;
+		e->mac[4] = (uint8_t)(i >> 8);
+		e->mac[5] = (uint8_t)i;
+		for (int tc = 0; tc < SW_TC_COUNT; tc++)
+			e->q[tc].head = e->q[tc].tail = SW_NIL;
+		e->arb.head = e->arb.tail = SW_NIL;
+	}
+	return 0;
+}
+
 struct sw *sw_create(const struct sw_env *env)
 {
 	struct sw *sw;
@@ -111,30 +138,10 @@ struct sw *sw_create(const struct sw_env *env)
 	emu_rng_init(&sw->fl_rng, env->seed, sw_flowlet_stream(env->run, env->node_id));
 	sw->salt = sw_ecmp_salt(env->node_id);
 	sw_flow_crc_consts(sw->salt, sw->crc_z);
-	sw->ports = aligned_alloc(_Alignof(struct sw_port), sw->n_ports * sizeof(*sw->ports)); /* a line per port */
-	if (sw->ports != NULL)
-		memset(sw->ports, 0, sw->n_ports * sizeof(*sw->ports));
 	sw->arb_ports = calloc(sw->n_ports, sizeof(*sw->arb_ports));
 	sw->arb_end = (struct emu_sched_end){ .fn = sw_arb_run, .a = sw };
-	if (sw->ports == NULL || sw->arb_ports == NULL || tags_init(sw) != 0)
+	if (ports_init(sw) != 0 || sw->arb_ports == NULL || tags_init(sw) != 0)
 		goto fail;
-	for (uint32_t i = 0; i < sw->n_ports; i++) {
-		struct sw_port *e = &sw->ports[i];
-
-		e->sw = sw;
-		e->idx = i;
-		e->sending = SW_NIL;
-		/* Until sw_port_mac(): a locally administered MAC naming the switch and the port. */
-		e->mac[0] = 0x02;
-		e->mac[1] = 0x53;
-		e->mac[2] = (uint8_t)(env->node_id >> 8);
-		e->mac[3] = (uint8_t)env->node_id;
-		e->mac[4] = (uint8_t)(i >> 8);
-		e->mac[5] = (uint8_t)i;
-		for (int tc = 0; tc < SW_TC_COUNT; tc++)
-			e->q[tc].head = e->q[tc].tail = SW_NIL;
-		e->arb.head = e->arb.tail = SW_NIL;
-	}
 	if (sw->p->lb_method == SW_LB_FLOWLET) {
 		sw->flow_mem = calloc((size_t)SW_FLOW_SETS * SW_FLOW_SLOTS, sizeof(*sw->flow_mem));
 		if (sw->flow_mem == NULL)
