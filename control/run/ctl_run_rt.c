@@ -100,7 +100,7 @@ static void sw_ext_rx(void *arg, int port, const uint8_t *frame, size_t len)
  * ports and the attached host's address go into the program's maps. Left unset, steering is skipped with a
  * warning when this build has no steering object (no clang) or no libbpf; asked for, that is an error.
  */
-static int port_add(struct ctl_run_state *r, const struct ctl_port *cp, char *err, size_t errlen)
+static int port_add_dev(struct ctl_run_state *r, const struct ctl_port *cp, char *err, size_t errlen)
 {
 	uint32_t ips[CTL_PORT_HOSTS_MAX], n = cp->sw ? 1 : cp->n_hosts;
 
@@ -127,6 +127,23 @@ static int port_add(struct ctl_run_state *r, const struct ctl_port *cp, char *er
 	return port;
 }
 
+/* Add port @p i's device and bind it to its struct ctl_ext; says which TX mode it got. */
+static int port_add(struct ctl_run_state *r, uint32_t i, char *err, size_t errlen)
+{
+	const struct ctl_port *cp = &r->cfg->ports[i];
+	struct ctl_ext *x = &r->exts[i];
+	int port = port_add_dev(r, cp, err, errlen);
+	const char *why;
+
+	if (port < 0)
+		return port;
+	x->run = r;
+	x->dp_port = port;
+	x->zerocopy = dp_port_tx_mode(r->dp, port, &why) == DP_TXM_ZEROCOPY;
+	fprintf(stderr, "[uetemu] port %s: %s TX: %s\n", cp->dev, x->zerocopy ? "zero-copy" : "copy", why);
+	return 0;
+}
+
 /*
  * Port @p i bound to a switch port (attach "tor0:3"): the fabric link between the switch and the external host
  * gets the DPDK port as its host end. What the switch sends on it goes out of the port; what comes in from the
@@ -136,15 +153,10 @@ static int open_switch_port(struct ctl_run_state *r, uint32_t i, char *err, size
 {
 	const struct ctl_port *cp = &r->cfg->ports[i];
 	struct ctl_ext *x = &r->exts[i];
-	int port = port_add(r, cp, err, errlen);
-	const char *why;
+	int rc = port_add(r, i, err, errlen);
 
-	if (port < 0)
-		return port;
-	x->run = r;
-	x->dp_port = port;
-	x->zerocopy = dp_port_tx_mode(r->dp, port, &why) == DP_TXM_ZEROCOPY;
-	fprintf(stderr, "[uetemu] port %s: %s TX: %s\n", cp->dev, x->zerocopy ? "zero-copy" : "copy", why);
+	if (rc < 0)
+		return rc;
 	x->sw_link = &r->links[cp->sw_link];
 	x->sw_end = r->topo->links[cp->sw_link].a.dev == cp->sw_dev ? 0 : 1;
 	x->sw_link->dir[x->sw_end].ext = sw_ext_tx;
@@ -209,15 +221,10 @@ static int open_port(struct ctl_run_state *r, uint32_t i, char *err, size_t errl
 	const struct ctl_port *cp = &cfg->ports[i];
 	struct ctl_ext *x = &r->exts[i];
 	struct net_port_host hosts[CTL_PORT_HOSTS_MAX];
-	int port = port_add(r, cp, err, errlen);
-	const char *why;
+	int rc = port_add(r, i, err, errlen);
 
-	if (port < 0)
-		return port;
-	x->run = r;
-	x->dp_port = port;
-	x->zerocopy = dp_port_tx_mode(r->dp, port, &why) == DP_TXM_ZEROCOPY;
-	fprintf(stderr, "[uetemu] port %s: %s TX: %s\n", cp->dev, x->zerocopy ? "zero-copy" : "copy", why);
+	if (rc < 0)
+		return rc;
 	x->hosts = calloc(cp->n_hosts, sizeof(*x->hosts));
 	struct net_port_static *statics = calloc(cfg->n_hosts, sizeof(*statics));
 	if (x->hosts == NULL || statics == NULL) {

@@ -25,36 +25,21 @@ static int dec_eth(const uint8_t *b, size_t n, struct wire_pkt *out)
  */
 static int dec_ipv4(const uint8_t *b, size_t n, struct wire_pkt *out, size_t *dgram, uint8_t *proto)
 {
-	if (n < WIRE_IPV4_LEN)
-		return -WIRE_R_SHORT_IP;
-	if (b[IP_VER_IHL] >> 4 != 4)
-		return -WIRE_R_BAD_IP_VERSION;
-	if ((b[IP_VER_IHL] & 0xf) != WIRE_IPV4_LEN / 4)
-		return -WIRE_R_BAD_IHL;
+	struct wire_ipv4 ip;
+	int rc = wire_dec_ipv4_hdr(b, n, &ip, dgram);
 
-	size_t tot = get_be16(b + IP_TOT_LEN);
-
-	/* The frame cap counts too: a datagram we could not re-encode is not accepted. */
-	if (tot < WIRE_IPV4_LEN || tot > n || tot > WIRE_MAX_FRAME - WIRE_ETH_LEN)
-		return -WIRE_R_BAD_IP_LEN;
-	if (wire_csum(b, WIRE_IPV4_LEN) != 0)
-		return -WIRE_R_BAD_IP_CSUM;
-
-	uint16_t frag = get_be16(b + IP_FRAG);
-
-	if ((frag & IP_F_MF) || (frag & IP_FRAG_OFF_MASK) != 0)
-		return -WIRE_R_IP_FRAGMENT;
-	if (b[IP_PROTO] != WIRE_IPPROTO_UDP && b[IP_PROTO] != WIRE_IPPROTO_UET)
+	if (rc < 0)
+		return rc;
+	if (ip.proto != WIRE_IPPROTO_UDP && ip.proto != WIRE_IPPROTO_UET)
 		return -WIRE_R_NOT_UDP;
-	out->dscp = b[IP_TOS] >> 2;
-	out->ecn = b[IP_TOS] & 0x3;
-	out->ip_id = get_be16(b + IP_ID);
-	out->ttl = b[IP_TTL];
-	out->src_ip = get_be32(b + IP_SRC);
-	out->dst_ip = get_be32(b + IP_DST);
-	*dgram = tot;
-	*proto = b[IP_PROTO];
-	return WIRE_IPV4_LEN;
+	out->dscp = ip.dscp;
+	out->ecn = ip.ecn;
+	out->ip_id = ip.ip_id;
+	out->ttl = ip.ttl;
+	out->src_ip = ip.src_ip;
+	out->dst_ip = ip.dst_ip;
+	*proto = ip.proto;
+	return rc;
 }
 
 /*
