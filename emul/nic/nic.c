@@ -383,6 +383,7 @@ void nic_port_kick(struct nic *nic, emu_ps_t now)
 				q->tail = NULL;
 			q->n--;
 		}
+		pkt->tc = (uint8_t)(tc < NIC_TC_COUNT ? tc : 0); /* the egress class: a VLAN port's PCP (PFC goes untagged) */
 		nic->port_busy = true;
 		nic->sending_tc = (uint32_t)tc;
 		nic->sending_len = (uint32_t)wire_wire_len(pkt);
