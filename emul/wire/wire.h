@@ -350,6 +350,11 @@ struct wire_tss {
  */
 struct wire_pkt {
 	uint8_t kind;       /* enum wire_kind */
+	uint8_t encap;      /* WIRE_ENCAP_* flags; 0 = UDP without trailer. Not for PFC and CM frames. */
+	uint8_t trim_len;   /* UET only: a trimmed request's UET bytes (its PDS header or WIRE_MIN_TRIM_LEN); 0 if whole */
+	uint8_t flow_crc_ok;     /* model only, never encoded: flow_crc holds the 5-tuple's CRC */
+	uint32_t payload_len;    /* DATA, UET: bytes after the SES header (TSS: after its header, ICV included); here
+				    with kind and encap, so a frame's length reads one line */
 	uint8_t dst_mac[6];
 	uint8_t src_mac[6];
 	uint32_t src_ip;    /* host byte order */
@@ -357,32 +362,74 @@ struct wire_pkt {
 	uint8_t dscp;       /* 6 bits */
 	uint8_t ecn;        /* 2 bits */
 	uint8_t ttl;
+	uint8_t tc;         /* model only, never in the frame's bytes: the traffic class (0..7) the sending device queued
+	                     * it in (NIC egress class, switch class); a VLAN port's PCP (docs/realtime.md, VLANs) */
 	uint16_t ip_id;
 	uint16_t sport;     /* entropy value: the UDP source port, or the entropy header's value when native */
 	uint16_t dport;     /* UDP destination port; 0 in a decoded native frame */
-	uint8_t encap;      /* WIRE_ENCAP_* flags; 0 = UDP without trailer. Not for PFC and CM frames. */
-	uint8_t trim_len;   /* UET only: a trimmed request's UET bytes (its PDS header or WIRE_MIN_TRIM_LEN); 0 if whole */
-	uint8_t tc;         /* model only, never in the frame's bytes: the traffic class (0..7) the sending device queued
-	                     * it in (NIC egress class, switch class); a VLAN port's PCP (docs/realtime.md, VLANs) */
+	uint16_t pfc_enable;     /* PFC only: class-enable vector, bit c for class c */
+	uint32_t flow_crc;       /* model only: a switch's ECMP hash's CRC-32 register of the 5-tuple from 0, kept by the
+				    first switch (nothing changes a packet's 5-tuple in flight; the allocator zeroes it) */
 	struct wire_pds pds;
 	union { /* what follows the PDS header: one of them (the descriptor stays small: pools hold many) */
 		struct wire_ses ses;     /* DATA; UET with a request header */
 		struct wire_rsp rsp;     /* ACK with next_hdr RESPONSE; UET with a response header */
 		struct wire_tss tss;     /* UET of type TSS (what follows its header is not decoded) */
 	};
-	uint32_t payload_len;    /* DATA, UET: bytes after the SES header (TSS: after its header, ICV included) */
-	uint16_t pfc_enable;     /* PFC only: class-enable vector, bit c for class c */
 	uint16_t pfc_quanta[8];  /* PFC only: pause time per class, in quanta of 512 bit times; 0 = resume (XON) */
 	struct wire_cm cm;       /* CM only */
 	uint64_t uid;            /* model only, never encoded: the packet's id in the run (uet-monitor packet_UID) */
 	void *ctx;               /* model only, never encoded: the sender's own context (its packet record) */
+	struct wire_pkt *next;   /* model only, never encoded: the next packet of the queue it waits in */
 };
+
+/*
+ * Frame length (no FCS) of each kind before its payload, per encapsulation (WIRE_ENCAP_* & 3): Ethernet + IPv4 + UDP
+ * (or the entropy header when native) + the kind's own header + the CRC trailer when asked (not on a trimmed
+ * frame). PFC and CM frames ignore the encapsulation; UET frames (and NONE) read 0 here. Indexed [encap][kind].
+ */
+#define WIRE_KIND_SLOTS 8
+#define WIRE_BELOW(e) (WIRE_ETH_LEN + WIRE_IPV4_LEN + ((e) & WIRE_ENCAP_NATIVE ? WIRE_ENTROPY_LEN : WIRE_UDP_LEN))
+#define WIRE_TRAILER(e) ((e) & WIRE_ENCAP_CRC ? WIRE_CRC_LEN : 0)
+#define WIRE_KIND_HDRS(e) { \
+	[WIRE_KIND_DATA] = WIRE_BELOW(e) + WIRE_PDS_REQ_CC_LEN + WIRE_SES_STD_LEN + WIRE_TRAILER(e), \
+	[WIRE_KIND_ACK] = WIRE_BELOW(e) + WIRE_PDS_ACK_CC_LEN + WIRE_TRAILER(e), \
+	[WIRE_KIND_NACK] = WIRE_BELOW(e) + WIRE_PDS_NACK_LEN + WIRE_TRAILER(e), \
+	[WIRE_KIND_CP] = WIRE_BELOW(e) + WIRE_PDS_CP_LEN + WIRE_TRAILER(e), \
+	[WIRE_KIND_TRIMMED] = WIRE_BELOW(e) + WIRE_PDS_REQ_CC_LEN, \
+	[WIRE_KIND_PFC] = WIRE_PFC_FRAME_LEN, \
+	[WIRE_KIND_CM] = WIRE_ETH_LEN + WIRE_IPV4_LEN + WIRE_UDP_LEN + WIRE_CM_LEN, \
+}
+static const uint16_t wire_kind_hdrs[4][WIRE_KIND_SLOTS] = {
+	WIRE_KIND_HDRS(0), WIRE_KIND_HDRS(1), WIRE_KIND_HDRS(2), WIRE_KIND_HDRS(3),
+};
+_Static_assert(WIRE_KIND_UET == WIRE_KIND_SLOTS, "every kind but UET has a slot in wire_kind_hdrs");
+_Static_assert((WIRE_ENCAP_NATIVE | WIRE_ENCAP_CRC) == 3, "wire_kind_hdrs has a row per encapsulation");
+
+/**
+ * wire_frame_len() worked out from the frame's layout, for every kind (UET included): the definition the table
+ * above agrees with (tests/wire check it on every kind, encapsulation and next_hdr).
+ */
+size_t wire_frame_len_slow(const struct wire_pkt *p);
 
 /**
  * Frame length in memory and in captures (no FCS) of @p p, from its kind, encapsulation and payload_len; 0 for an
- * unknown kind or a UET shape wire_encode() refuses.
+ * unknown kind or a UET shape wire_encode() refuses. Inline, a table lookup and an add for the kinds the models
+ * send (every hop asks); UET frames go through wire_frame_len_slow().
  */
-size_t wire_frame_len(const struct wire_pkt *p);
+static inline size_t wire_frame_len(const struct wire_pkt *p)
+{
+	size_t n;
+
+	if (p->kind >= WIRE_KIND_SLOTS)
+		return wire_frame_len_slow(p);
+	n = wire_kind_hdrs[p->encap & 3][p->kind];
+	if (p->kind == WIRE_KIND_DATA)
+		n += p->payload_len;
+	else if (p->kind == WIRE_KIND_ACK && p->pds.next_hdr == WIRE_NH_RESPONSE)
+		n += WIRE_SES_RSP_LEN;
+	return n;
+}
 
 /** Length on the wire, FCS included: wire_frame_len() + 4. This is what serialization time is computed from. */
 static inline size_t wire_wire_len(const struct wire_pkt *p)
@@ -390,8 +437,13 @@ static inline size_t wire_wire_len(const struct wire_pkt *p)
 	return wire_frame_len(p) + WIRE_FCS_LEN;
 }
 
-/** IP datagram length of @p p (IPv4 total length); 0 for an unknown kind. */
-size_t wire_ip_len(const struct wire_pkt *p);
+/** IP datagram length of @p p (IPv4 total length: the frame less its Ethernet header); 0 for an unknown kind. */
+static inline size_t wire_ip_len(const struct wire_pkt *p)
+{
+	size_t f = wire_frame_len(p);
+
+	return f == 0 ? 0 : f - WIRE_ETH_LEN;
+}
 
 /**
  * Bytes on the wire (FCS included) around the payload of a data packet sent with encapsulation @p encap: 106 for
