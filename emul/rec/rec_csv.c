@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <stdio_ext.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -97,7 +98,7 @@ struct rec_csv *rec_csv_open(const char *dir, const char *sim, const char *recor
 
 uint64_t rec_csv_bytes(struct rec_csv *r)
 {
-	return r != NULL ? r->sink.written : 0;
+	return r != NULL ? r->sink.written + __fpending(r->f) : 0; /* on disk, and waiting in the stream's buffer */
 }
 
 FILE *rec_csv_file(struct rec_csv *r)
