@@ -209,7 +209,8 @@ emu_ps_t net_dir_xmit(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
 				d->pauses++;
 				break;
 			}
-	if (d->n_impair != 0 && pkt->kind == WIRE_KIND_DATA)
+	if (d->n_impair != 0 && (pkt->kind == WIRE_KIND_DATA ||
+				 (pkt->kind == WIRE_KIND_ROCE && wire_roce_is_data(pkt->roce.opcode))))
 		extra = impair(d, pkt);
 	if (extra == EMU_PS_NEVER)
 		np->counters[why = NET_C_IMPAIR_DROP]++;
