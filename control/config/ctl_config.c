@@ -175,6 +175,12 @@ static int sim_mtu(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 	return rc;
 }
 
+static int sim_roce_stats(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return ctl_val_bool(c, v, &((struct ctl_config *)((char *)obj - offsetof(struct ctl_config, sim)))
+					   ->enable_roce_transport_stats);
+}
+
 static int sim_cool_down(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
 	return timeline_val(c, v, &timeline_of(obj)->cool_down);
@@ -205,6 +211,7 @@ int ctl_sec_simulation(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_
 		{ "RunTime", false, sim_run_time },
 		{ "CoolDown", false, sim_cool_down },
 		{ "Mtu", false, sim_mtu },
+		{ "EnableRoceTransportStats", false, sim_roce_stats },
 	};
 	struct app_timeline t;
 	char why[160];
@@ -281,6 +288,7 @@ int ctl_config_load(struct ctl_config *cfg, const char *path, const char *const 
 	nic_params_defaults(&cfg->nic);
 	roce_params_defaults(&cfg->roce);
 	cfg->mtu = ROCE_MTU_DEFAULT;
+	cfg->enable_roce_transport_stats = true;
 	sw_params_defaults(&cfg->sw);
 	cfg->capture_defaults.snaplen = 65535;
 	rc = ctl_y_load(&c, &root);

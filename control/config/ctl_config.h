@@ -169,6 +169,7 @@ struct ctl_config {
 	uint32_t n_faults;
 	uint8_t nic_model;             /* server.nic: enum ctl_nic_model, the NIC model of every host */
 	uint64_t mtu;                  /* simulation.Mtu: the global link MTU the RoCE NIC's MSS is checked against */
+	bool enable_roce_transport_stats; /* simulation.EnableRoceTransportStats: roce-transport-stats, default true */
 	struct nic_params nic;         /* nic: the Scala UET NIC's attributes, for every host's NIC */
 	struct roce_params roce;       /* roce_nic: the Scala RoCE NIC's attributes, for every host's NIC */
 	struct sw_params sw;           /* switch: applies to every switch (Scala Switch typedParameters) */
@@ -195,6 +196,10 @@ struct ctl_config {
  */
 int ctl_config_load(struct ctl_config *cfg, const char *path, const char *const *sets, int n_sets, char *err,
 		    size_t errlen);
+
+/** The hosts' NIC DataRate and Delay, of the model the config places (nic or roce_nic). */
+uint64_t ctl_config_host_bps(const struct ctl_config *cfg);
+emu_ps_t ctl_config_host_delay(const struct ctl_config *cfg);
 
 /** Free what ctl_config_load() allocated. Accepts NULL and a zeroed config. */
 void ctl_config_free(struct ctl_config *cfg);

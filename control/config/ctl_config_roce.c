@@ -6,6 +6,16 @@
 #include "ctl_yaml_pvt.h"
 #include "roce_params.h"
 
+uint64_t ctl_config_host_bps(const struct ctl_config *cfg)
+{
+	return cfg->nic_model == CTL_NIC_ROCE ? cfg->roce.data_rate_bps : cfg->nic.data_rate_bps;
+}
+
+emu_ps_t ctl_config_host_delay(const struct ctl_config *cfg)
+{
+	return cfg->nic_model == CTL_NIC_ROCE ? cfg->roce.delay_ps : cfg->nic.delay_ps;
+}
+
 static const char *const *roce_path(unsigned r)
 {
 	return roce_param_table[r].path;

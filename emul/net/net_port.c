@@ -176,7 +176,7 @@ void net_port_emit_pkt(struct net_port *p, const struct wire_pkt *pkt, const uin
 {
 	/* Only the headers are written: the payload is the pattern, which the emitter adds (or attaches). A frame with
 	 * a CRC trailer, which follows the payload and covers it, is written whole. */
-	bool hdrs = (pkt->encap & WIRE_ENCAP_CRC) == 0;
+	bool hdrs = !wire_has_trailer(pkt);
 	uint8_t *buf = hdrs ? p->frame : p->whole;
 	int n = hdrs ? wire_encode_hdrs(pkt, buf, sizeof(p->frame)) : wire_encode(pkt, buf, sizeof(p->whole));
 
@@ -320,7 +320,8 @@ static struct wire_pkt *decode(struct net_port *p, const uint8_t *frame, size_t 
 		drop(p, NET_PORT_RX_NO_PKT);
 		return NULL;
 	}
-	const struct wire_rx_cfg rx = { .uet_port = p->cfg.uet_port, .crc = p->cfg.crc };
+	const struct wire_rx_cfg rx = { .uet_port = p->cfg.uet_port, .crc = p->cfg.crc, .roce_icrc = p->cfg.roce_icrc,
+					.roce_reth = p->cfg.roce_reth };
 	int rc = wire_decode_cfg(frame, len, &rx, pkt);
 
 	if (rc != WIRE_R_OK) {

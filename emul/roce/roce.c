@@ -258,7 +258,7 @@ static void count_sent(struct roce *r, const struct wire_pkt *p)
 		r->c[ROCE_C_CONN_PKTS_SENT]++;
 	} else if (wire_roce_is_data(p->roce.opcode)) {
 		r->c[ROCE_C_VERB_PKTS_SENT]++;
-		r->c[ROCE_C_RDMA_WRITE_CNT]++;
+		r->c[p->roce.opcode <= WIRE_ROCE_SEND_ONLY ? ROCE_C_RDMA_SEND_CNT : ROCE_C_RDMA_WRITE_CNT]++;
 	} else {
 		r->c[ROCE_C_NON_VERB_PKTS_SENT]++;
 	}

@@ -22,8 +22,10 @@ struct roce;
 	X(NON_VERB_PKTS_SENT, "num_non_verb_pkts_sent", "control packets sent: ACKs, NAKs, CNPs, connection packets") \
 	X(CONN_PKTS_SENT, "num_conn_pkts_sent", "connection packets sent") \
 	X(CONN_PKTS_RECVD, "num_conn_pkts_recvd", "connection packets received") \
-	X(RDMA_WRITE_CNT, "rdma_write_cnt", "data packets sent, retransmissions included") \
-	X(WRITES_RECVD, "num_writes_recvd", "data packets received") \
+	X(RDMA_WRITE_CNT, "rdma_write_cnt", "RDMA WRITE packets sent, retransmissions included") \
+	X(RDMA_SEND_CNT, "rdma_send_cnt", "SEND packets sent, retransmissions included") \
+	X(WRITES_RECVD, "num_writes_recvd", "RDMA WRITE packets received") \
+	X(SENDS_RECVD, "num_sends_recvd", "SEND packets received") \
 	X(ACKS_SENT, "num_acks_sent", "ACKs sent") \
 	X(ACKS_RECVD, "num_acks_recvd", "ACKs received") \
 	X(NACKS_SENT, "num_nacks_sent", "NAKs sent") \

@@ -103,7 +103,7 @@ void roce_rx_data(struct roce *r, struct wire_pkt *pkt, uint32_t charge, uint32_
 	struct roce_qp *qp = roce_qp_find(r, pkt->src_ip, pkt->roce.dqpn, false);
 	uint32_t d;
 
-	r->c[ROCE_C_WRITES_RECVD]++;
+	r->c[pkt->roce.opcode <= WIRE_ROCE_SEND_ONLY ? ROCE_C_SENDS_RECVD : ROCE_C_WRITES_RECVD]++;
 	if (qp == NULL) /* the receiving end is created by the first packet (transport page, Queue pairs) */
 		qp = roce_qp_new(r, pkt->src_ip, pkt->roce.dqpn, false);
 	if (qp == NULL) {

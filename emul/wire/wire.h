@@ -473,6 +473,13 @@ static inline size_t wire_wire_len(const struct wire_pkt *p)
 	return wire_frame_len(p) + WIRE_FCS_LEN;
 }
 
+/** True when a trailer (the UET CRC-32C, the RoCE ICRC) follows the payload and covers it: such a frame is
+ *  encoded whole, never as headers with the payload pattern attached. */
+static inline bool wire_has_trailer(const struct wire_pkt *p)
+{
+	return (p->encap & (WIRE_ENCAP_CRC | WIRE_ENCAP_ICRC)) != 0;
+}
+
 /** IP datagram length of @p p (IPv4 total length); 0 for an unknown kind. */
 size_t wire_ip_len(const struct wire_pkt *p);
 
