@@ -111,10 +111,6 @@ int ctl_nic_model_check(struct ctl_ctx *c, const struct ctl_ynode *server, struc
 	if (cfg->sw.uet_policy)
 		rc = ctl_err(c, at, "a switch has switch.SharedBufferManager.UETPolicyEnabled true, whose classes come "
 			     "from codepoints the Scala RoCE NIC does not send; set it false, or use ScalaUetNic");
-	for (uint32_t i = 0; i < cfg->n_apps; i++)
-		if (cfg->apps[i].type != CTL_APP_SCALA_RDMA)
-			rc = ctl_err(c, at, "applications.%u is a messages application; a server with a Scala RoCE NIC "
-				     "runs only the Scala RDMA application (type: ScalaRdma)", i);
 	ctl_pop(c, old);
 	return rc;
 }

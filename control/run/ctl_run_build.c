@@ -65,7 +65,8 @@ static void hook_msg_done(void *arg, uint64_t cookie, emu_ps_t now)
 	m->completed = true;
 	r->n_completed++;
 	/* The workload closes both ends of the message's PDC when the message completes (seed 000, Completion). */
-	nic_close_rcv(r->nics[m->m->dst], r->cfg->hosts[m->m->src].ip, m->pdc, now);
+	if (r->nics != NULL)
+		nic_close_rcv(r->nics[m->m->dst], r->cfg->hosts[m->m->src].ip, m->pdc, now);
 }
 
 static void ev_post(void *a, void *b, emu_ps_t now)
@@ -75,7 +76,13 @@ static void ev_post(void *a, void *b, emu_ps_t now)
 	const struct ctl_config *cfg = r->cfg;
 	uint64_t cookie = (uint64_t)(m - r->msgs);
 
-	if (nic_post_pdc(r->nics[m->m->src], cfg->hosts[m->m->dst].ip, m->m->bytes, cookie, now, &m->pdc) < 0) {
+	uint32_t qpn;
+
+	/* on a RoCE NIC a message is one RDMA WRITE on a queue pair of its own, as a message is a PDC of its own */
+	if (r->roces != NULL ? roce_qp_open(r->roces[m->m->src], cfg->hosts[m->m->dst].ip, &qpn) < 0 ||
+				       roce_post(r->roces[m->m->src], qpn, ROCE_VERB_WRITE, m->m->bytes, cookie, now) < 0
+			     : nic_post_pdc(r->nics[m->m->src], cfg->hosts[m->m->dst].ip, m->m->bytes, cookie, now,
+					    &m->pdc) < 0) {
 		r->post_fail++;
 		return;
 	}
@@ -106,10 +113,15 @@ static int make_roces(struct ctl_run_state *r, char *err, size_t errlen)
 	r->roces = calloc(cfg->n_hosts, sizeof(*r->roces));
 	if (r->roces == NULL)
 		goto nomem;
+	uint64_t n_msgs = 0;
+
+	for (uint32_t a = 0; a < cfg->n_apps; a++)
+		n_msgs += cfg->apps[a].n_list;
 	for (uint32_t i = 0; i < cfg->n_hosts; i++) {
 		uint64_t qps, wqes;
 
 		ctl_rdma_host_budget(r->rdma, i, &qps, &wqes);
+		qps += n_msgs; /* a queue pair per message of the messages workload */
 		struct roce_env env = {
 			.np = &r->np, .params = &cfg->roce, .fep_id = i, .name = cfg->hosts[i].name,
 			.ip = cfg->hosts[i].ip, .neigh = r->neigh, .n_neigh = cfg->n_hosts,
@@ -351,7 +363,7 @@ static int make_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 		return rc;
 	if ((rc = ctl_run_caps_open(r, err, errlen)) < 0)
 		return rc;
-	if (cfg->nic.enable_event_logging) {
+	if (cfg->nic.enable_event_logging && r->nics != NULL) { /* uet-events: the UET NIC's record */
 		r->events = rec_csv_open(dir, cfg->sim.simulation_name, "uet-events", UET_EVENTS_HEADER, r->epoch_s);
 		if (r->events == NULL) {
 			snprintf(err, errlen, "%s: cannot create the uet-events record: %s", dir, strerror(errno));
