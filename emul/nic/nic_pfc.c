@@ -164,47 +164,13 @@ static bool ready(const struct nic *nic, uint32_t tc)
 	return q->head != q->tail && nic->paused_until[tc] == 0;
 }
 
-/*
- * The class to send from (uet-nic-configuration.md, EgressBufferManager QueueSchedulingType): PFC frames first;
- * StrictPriority takes the highest-numbered class with a packet waiting and not paused; RoundRobin takes the
- * classes in turn; WeightedRoundRobin lets each class send up to WRRQueueWeights[c] packets in its turn.
- */
+/* The class to send from (uet-nic-configuration.md, EgressBufferManager QueueSchedulingType): PFC frames first, then
+ * the shared scheduler (nic_sched.c) over the two classes with an egress queue, 0 data and 1 control. */
 int nic_port_pick(struct nic *nic, emu_ps_t now)
 {
-	const uint32_t n = 2; /* classes with an egress queue: 0 data, 1 control */
-
 	(void)now;
 	if (nic->pfcq_head != nic->pfcq_tail)
 		return -2;
-	if (nic->p->egress.queue_scheduling == NIC_QSCHED_STRICT) {
-		for (int tc = (int)n - 1; tc >= 0; tc--)
-			if (ready(nic, (uint32_t)tc))
-				return tc;
-		return -1;
-	}
-	uint32_t cur = nic->rr_next_tc % n;
-
-	if (nic->p->egress.queue_scheduling == NIC_QSCHED_RR) {
-		for (uint32_t i = 0; i < n; i++) {
-			uint32_t tc = (cur + i) % n;
-			if (ready(nic, tc)) {
-				nic->rr_next_tc = tc + 1;
-				return (int)tc;
-			}
-		}
-		return -1;
-	}
-	if (ready(nic, cur) && nic->wrr_sent < nic->p->egress.wrr_weights[cur]) {
-		nic->wrr_sent++;
-		return (int)cur;
-	}
-	for (uint32_t i = 1; i <= n; i++) {
-		uint32_t tc = (cur + i) % n;
-		if (ready(nic, tc)) {
-			nic->rr_next_tc = tc;
-			nic->wrr_sent = 1;
-			return (int)tc;
-		}
-	}
-	return -1;
+	return nic_sched_pick(&nic->sched, nic->p->egress.queue_scheduling, nic->p->egress.wrr_weights, 2,
+			      (ready(nic, 0) ? 1u : 0u) | (ready(nic, 1) ? 2u : 0u));
 }

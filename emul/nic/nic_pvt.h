@@ -7,6 +7,7 @@
 #include "emu_rng.h"
 #include "nic_cc.h"
 #include "nic_lb.h"
+#include "nic_sched.h"
 #include "nic.h"
 
 /* Receiver: PSNs tracked past rcv_next. The ACK gives its PSN and its SACK base as s16 offsets from CACK_PSN, so a
@@ -212,8 +213,7 @@ struct nic {
 	emu_ps_t paused_since[NIC_TC_COUNT];
 	emu_ps_t pfc_ivl_start;    /* the ecn-pfc-stats interval the longest pauses are measured in began then */
 	struct nic_pfc_stats pfc;
-	uint32_t rr_next_tc;       /* RoundRobin / WeightedRoundRobin between egress classes */
-	uint32_t wrr_sent;         /* packets the current class has sent in its WRR turn */
+	struct nic_sched sched;    /* RoundRobin / WeightedRoundRobin between egress classes */
 	struct nic_pool_stats rxs[NIC_TC_COUNT], txs[2];
 	bool rx_held;              /* the packet being received stays charged until PCIe accepts its write */
 	struct nic_pcie_stats pcie;

@@ -67,6 +67,10 @@ struct roce *roce_create(const struct roce_env *env)
 	for (int tc = 0; tc < NIC_TC_COUNT; tc++)
 		r->in_pool[tc] = roce_pool_bytes(&r->p->ingress, (uint32_t)tc);
 	r->rtt.ivl_min = UINT64_MAX;
+	/* WeightedRoundRobin's turns start at the highest-numbered class with a pool (buffers page) */
+	for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++)
+		if (roce_pool_bytes(&r->p->egress, tc) > 0)
+			r->sched.next = tc;
 	if (tables_init(r) < 0)
 		goto fail_r;
 	return r;
@@ -312,43 +316,17 @@ static bool tc_ready(const struct roce *r, uint32_t tc, emu_ps_t now)
 	return q->pool > 0 && q->head != q->tail && r->paused_until[tc] <= now;
 }
 
-/* The class to send from now (buffers page, Transmit scheduling), -2 for the PFC/CNP queue, -1 for none. */
+/* The class to send from now (buffers page, Transmit scheduling): -2 for the PFC/CNP queue, else the scheduler
+ * the UET NIC uses too (nic_sched.h) over the eight classes, skipping empty, pool-less and paused ones. */
 static int port_pick(struct roce *r, emu_ps_t now)
 {
-	const uint32_t *w = r->p->egress.wrr_weights;
+	uint32_t ready = 0;
 
 	if (r->pfcq_head != r->pfcq_tail)
 		return -2;
-	switch (r->p->egress.queue_scheduling) {
-	case NIC_QSCHED_RR:
-		for (uint32_t i = 1; i <= NIC_TC_COUNT; i++) {
-			uint32_t tc = (r->rr_next + i) % NIC_TC_COUNT;
-
-			if (tc_ready(r, tc, now))
-				return (int)(r->rr_next = tc);
-		}
-		return -1;
-	case NIC_QSCHED_WRR:
-		if (tc_ready(r, r->rr_next, now) && r->wrr_sent < w[r->rr_next]) {
-			r->wrr_sent++;
-			return (int)r->rr_next;
-		}
-		for (uint32_t i = 1; i <= NIC_TC_COUNT; i++) {
-			uint32_t tc = (r->rr_next + i) % NIC_TC_COUNT;
-
-			if (tc_ready(r, tc, now) && w[tc] > 0) {
-				r->rr_next = tc;
-				r->wrr_sent = 1;
-				return (int)tc;
-			}
-		}
-		return -1;
-	default:
-		for (int tc = NIC_TC_COUNT - 1; tc >= 0; tc--)
-			if (tc_ready(r, (uint32_t)tc, now))
-				return tc;
-		return -1;
-	}
+	for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++)
+		ready |= tc_ready(r, tc, now) ? 1u << tc : 0;
+	return nic_sched_pick(&r->sched, r->p->egress.queue_scheduling, r->p->egress.wrr_weights, NIC_TC_COUNT, ready);
 }
 
 static void ev_port(void *a, void *b, emu_ps_t now)

@@ -4,6 +4,7 @@
 
 #include "emu_pool.h"
 #include "emu_sched.h"
+#include "nic_sched.h"
 #include "roce.h"
 
 #define ROCE_PSN_MASK 0xffffffu
@@ -109,7 +110,7 @@ struct roce {
 	uint32_t sending_tc, sending_len, sending_qp, sending_psn;
 	bool sending_data;
 	emu_ps_t sending_start;
-	uint32_t rr_next, wrr_sent;
+	struct nic_sched sched;    /* between the egress classes (shared with the UET NIC) */
 	/* generation */
 	struct roce_qp *ready_head, *ready_tail;
 	bool gen_armed, gen_blocked;
