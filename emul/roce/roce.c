@@ -62,6 +62,8 @@ struct roce *roce_create(const struct roce_env *env)
 	r->data_tc = env->data_tc;
 	r->ctrl_tc = env->ctrl_tc;
 	r->line_bps = r->p->data_rate_bps;
+	r->cc_weight_ppm = (uint32_t)(r->p->cong_prob_weight * 1e6 + 0.5);
+	r->cc_keep_ppm = 1000000u - (uint32_t)(r->p->initial_target_rate_frac * 1e6 + 0.5);
 	r->n2h_bps = r->p->pcie_nic.lane_bps * r->p->pcie_nic.lane_count;
 	r->h2n_bps = r->p->pcie_host.lane_bps * r->p->pcie_host.lane_count;
 	for (int tc = 0; tc < NIC_TC_COUNT; tc++)

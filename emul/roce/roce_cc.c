@@ -25,7 +25,7 @@ static uint64_t mul_ppm(uint64_t v, uint64_t ppm)
 /* The estimate takes the interval's marked share, CNPs over data packets sent (1 with CNPs and no packet). */
 static void estimate(struct roce *r, struct roce_cc *cc)
 {
-	uint64_t g = (uint64_t)(r->p->cong_prob_weight * PPM + 0.5);
+	uint64_t g = r->cc_weight_ppm;
 	uint64_t f = cc->pkt_ivl ? (uint64_t)cc->cnp_ivl * PPM / cc->pkt_ivl : (cc->cnp_ivl ? PPM : 0);
 
 	if (f > PPM)
@@ -120,7 +120,7 @@ static void ev_loop(void *a, void *b, emu_ps_t now)
 void roce_cc_cnp(struct roce *r, struct roce_qp *qp, emu_ps_t now)
 {
 	struct roce_cc *cc = &qp->cc;
-	uint64_t keep = PPM - (uint64_t)(r->p->initial_target_rate_frac * PPM + 0.5);
+	uint64_t keep = r->cc_keep_ppm;
 
 	cc->cnp_ivl++;
 	if (cc->congested)

@@ -92,6 +92,8 @@ struct roce {
 	struct net_dir *out;
 	uint64_t line_bps;
 	uint64_t floor_bps;
+	uint32_t cc_weight_ppm;    /* CongestionProbabilityWeight, ppm (set at creation: no floating point later) */
+	uint32_t cc_keep_ppm;      /* 1 - InitialTargetRatePercentage, ppm */
 	uint8_t data_tc, ctrl_tc;
 	/* PCIe (transport page, Fetching the payload over PCIe) */
 	uint64_t n2h_bps, h2n_bps;

@@ -603,8 +603,7 @@ void wire_payload_fill(uint8_t *buf, size_t len);
 	X(BAD_UDP_CSUM, "bad_udp_csum", "UDP checksum non-zero and wrong (0: not computed, accepted)") \
 	X(BAD_PFC_DST, "bad_pfc_dst", "PFC frame not addressed to the MAC control group 01:80:C2:00:00:01") \
 	X(SHORT_BTH, "short_bth", "RoCE frame shorter than its BTH (and ICRC)") \
-	X(BAD_ROCE_OPCODE, "bad_roce_opcode", "RoCE BTH opcode the model does not know (reliable connected SEND, " \
-	  "WRITE, ACK and CNP only)") \
+	X(BAD_ROCE_OPCODE, "bad_roce_opcode", "RoCE BTH opcode not modelled (only RC SEND, RDMA WRITE, ACK, CNP)") \
 	X(SHORT_ROCE_EXT, "short_roce_ext", "RoCE frame shorter than the RETH or AETH its opcode carries") \
 	X(BAD_ROCE_LEN, "bad_roce_len", "RoCE ACK, NAK or CNP not followed by exactly its 64 bytes") \
 	X(BAD_ICRC, "bad_icrc", "RoCE invariant CRC missing or wrong (roce_nic.RoCEEncapsulation.ICRC)")
