@@ -133,7 +133,7 @@ static void sw_ep_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
 }
 
 /* The RoCE NICs' rows: a class with a receive pool, once one of its PFC counters is non-zero (roce buffers page,
- * Records the buffers and PFC write); the longest pause of the interval is given as its total, as a switch's. */
+ * Records the buffers and PFC write), as the UET NIC's rows. */
 static void roce_ep_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
 {
 	for (uint32_t i = 0; i < p->n_roces; i++) {
@@ -155,9 +155,10 @@ static void roce_ep_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
 
 			fprintf(f, "%u,%s,ScalaRoceNic,0,ul,%d,%u,", roce_fep_id(r), roce_name(r), CTL_REC_TIER_NIC,
 				CTL_REC_SUBTIER_NONE);
-			ep_tail(f, tc, s.xoff_tx, s.xoff_rx, s.xon_tx, s.xon_rx, s.paused_ps[tc], ivl, ivl, now - last,
-				0);
+			ep_tail(f, tc, s.xoff_tx, s.xoff_rx, s.xon_tx, s.xon_rx, s.paused_ps[tc], ivl,
+				s.ivl_max_pause_ps[tc] < ivl ? s.ivl_max_pause_ps[tc] : ivl, now - last, 0);
 		}
+		roce_pfc_interval_reset(r, now);
 	}
 }
 

@@ -154,6 +154,7 @@ struct nic *nic_create(const struct nic_env *env)
 	nic->link_bps = p->data_rate_bps;
 	for (int tc = 0; tc < NIC_TC_COUNT; tc++)
 		nic->in_pool_size[tc] = ppm_of(p->ingress.total_buffer_size, p->ingress.pool_alloc_ppm[tc]);
+	nic_pfc_init(nic);
 	for (int tc = 0; tc < 2; tc++)
 		if (txq_init(&nic->txq[tc], ppm_of(p->egress.total_buffer_size, p->egress.pool_alloc_ppm[tc])) < 0)
 			goto fail_nic;
@@ -215,6 +216,8 @@ void nic_attach(struct nic *nic, struct net_dir *out)
 	nic->out = out;
 	if (out->link->bps < nic->link_bps)
 		nic->link_bps = out->link->bps;
+	nic->pfcs.bps = nic->link_bps; /* pause times at the link's rate, plus its delay */
+	nic->pfcs.delay = out->link->delay;
 	nic_cc_consts_init(&nic->cc_k, nic->p, nic->link_bps, nic->in_pool_size[NIC_TC_DATA]);
 }
 

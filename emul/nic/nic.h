@@ -8,6 +8,7 @@
 
 #include "net.h"
 #include "nic_params.h"
+#include "nic_pfcs.h"
 
 struct nic;
 
@@ -286,14 +287,6 @@ int nic_conn_close(struct nic *nic, uint16_t pdc_id, emu_ps_t now);
  */
 int nic_close_rcv(struct nic *nic, uint32_t peer_ip, uint16_t peer_pdc, emu_ps_t now);
 
-/** PFC per traffic class (ecn-pfc-stats): frames sent and received, and the time the NIC's sending was paused. */
-struct nic_pfc_stats {
-	uint64_t xoff_tx[NIC_TC_COUNT], xon_tx[NIC_TC_COUNT];
-	uint64_t xoff_rx[NIC_TC_COUNT], xon_rx[NIC_TC_COUNT];
-	emu_ps_t paused_ps[NIC_TC_COUNT]; /* time this NIC's transmission of the class was held by received pauses */
-	emu_ps_t ivl_max_pause_ps[NIC_TC_COUNT]; /* the longest single pause (held without a break) since
-						  * nic_pfc_interval_reset(), only its part since then counted */
-};
 
 /** One buffer pool (net-buff-stats): a receive pool RX_TC<n>_BUFFER or a transmit pool TX_TC<n>_BUFFER. */
 struct nic_pool_stats {

@@ -206,13 +206,7 @@ struct nic {
 	/* PFC (uet-nic-buffers-and-pfc.md, PFC) */
 	struct wire_pkt *pfcq[16]; /* PFC frames to send, ahead of all traffic */
 	uint32_t pfcq_head, pfcq_tail;
-	bool pfc_out[NIC_TC_COUNT];          /* a pause we sent is outstanding */
-	emu_timer_t pfc_refresh[NIC_TC_COUNT];
-	emu_ps_t paused_until[NIC_TC_COUNT]; /* a received pause holds the class until then */
-	emu_timer_t pfc_resume[NIC_TC_COUNT];
-	emu_ps_t paused_since[NIC_TC_COUNT];
-	emu_ps_t pfc_ivl_start;    /* the ecn-pfc-stats interval the longest pauses are measured in began then */
-	struct nic_pfc_stats pfc;
+	struct nic_pfcs pfcs;      /* PFC sent and honoured (nic_pfcs.c, shared with the RoCE NIC) */
 	struct nic_sched sched;    /* RoundRobin / WeightedRoundRobin between egress classes */
 	struct nic_pool_stats rxs[NIC_TC_COUNT], txs[2];
 	bool rx_held;              /* the packet being received stays charged until PCIe accepts its write */
@@ -360,6 +354,8 @@ void nic_pdc_wake(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now);
 void nic_pfc_check_xoff(struct nic *nic, uint32_t tc, uint64_t occupancy, emu_ps_t now);
 void nic_pfc_check_xon(struct nic *nic, uint32_t tc, emu_ps_t now);
 void nic_pfc_rx(struct nic *nic, const struct wire_pkt *pkt, emu_ps_t now);
+/** Set up nic->pfcs (nic_create()). */
+void nic_pfc_init(struct nic *nic);
 /** The egress class to send from now (-2: a PFC frame; -1: nothing can go). */
 int nic_port_pick(struct nic *nic, emu_ps_t now);
 

@@ -31,6 +31,8 @@ static int txq_init(struct roce_txq *q, uint64_t pool)
 	return 0;
 }
 
+static void pfc_init(struct roce *r);
+
 static int tables_init(struct roce *r)
 {
 	uint32_t n_wr = pow2_at_least(r->p->ingress.total_buffer_size / 60 + 2);
@@ -69,6 +71,7 @@ struct roce *roce_create(const struct roce_env *env)
 	for (int tc = 0; tc < NIC_TC_COUNT; tc++)
 		r->in_pool[tc] = roce_pool_bytes(&r->p->ingress, (uint32_t)tc);
 	r->rtt.ivl_min = UINT64_MAX;
+	pfc_init(r);
 	/* WeightedRoundRobin's turns start at the highest-numbered class with a pool (buffers page) */
 	for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++)
 		if (roce_pool_bytes(&r->p->egress, tc) > 0)
@@ -108,6 +111,7 @@ void roce_attach(struct roce *r, struct net_dir *out)
 	r->out = out;
 	if (out->link->bps < r->line_bps)
 		r->line_bps = out->link->bps;
+	r->pfcs.bps = r->line_bps; /* pause times at line rate, plus the Delay attribute (buffers page) */
 	r->floor_bps = (uint64_t)((double)r->line_bps * r->p->min_rate_frac);
 	if (r->floor_bps == 0)
 		r->floor_bps = 1;
@@ -154,10 +158,12 @@ void roce_pool(const struct roce *r, bool tx, uint32_t tc, uint64_t *size, uint6
 
 void roce_pfc_stats(const struct roce *r, struct nic_pfc_stats *out, emu_ps_t now)
 {
-	*out = r->pfc;
-	for (int tc = 0; tc < NIC_TC_COUNT; tc++)
-		if (r->paused_until[tc] > now)
-			out->paused_ps[tc] += now - r->paused_since[tc];
+	nic_pfcs_stats(&r->pfcs, out, now);
+}
+
+void roce_pfc_interval_reset(struct roce *r, emu_ps_t now)
+{
+	nic_pfcs_interval_reset(&r->pfcs, now);
 }
 
 /* ---- queue pairs ---- */
@@ -315,7 +321,8 @@ static bool tc_ready(const struct roce *r, uint32_t tc, emu_ps_t now)
 {
 	const struct roce_txq *q = &r->txq[tc];
 
-	return q->pool > 0 && q->head != q->tail && r->paused_until[tc] <= now;
+	(void)now;
+	return q->pool > 0 && q->head != q->tail && !nic_pfcs_paused(&r->pfcs, tc);
 }
 
 /* The class to send from now (buffers page, Transmit scheduling): -2 for the PFC/CNP queue, else the scheduler
@@ -409,110 +416,46 @@ static void roce_tx_done(void *dev, uint32_t port, emu_ps_t now)
 	roce_port_kick(r, now);
 }
 
-/* ---- PFC (buffers page, PFC) ---- */
+/* ---- PFC (buffers page, PFC): the state machine is the UET NIC's (nic_pfcs.c); the frames are this port's ---- */
 
-static void pfc_send(struct roce *r, uint32_t tc, uint16_t quanta, emu_ps_t now)
+static bool pfc_send(void *dev, uint32_t tc, uint16_t quanta, emu_ps_t now)
 {
-	struct wire_pkt *p = net_pkt_alloc(r->env.np);
+	struct roce *r = dev;
+	struct wire_pkt *p;
 
+	if (r->pfcq_tail - r->pfcq_head >= ROCE_PFCQ)
+		return false;
+	p = net_pkt_alloc(r->env.np);
 	if (p == NULL) {
 		r->c[ROCE_C_DROP_NO_PKT]++;
-		return;
+		return false;
 	}
 	p->kind = WIRE_KIND_PFC;
 	memcpy(p->src_mac, r->env.mac, 6);
 	p->pfc_enable = (uint16_t)(1u << tc);
 	p->pfc_quanta[tc] = quanta;
-	if (quanta != 0)
-		r->pfc.xoff_tx[tc]++;
-	else
-		r->pfc.xon_tx[tc]++;
 	roce_pfcq_push(r, p, now);
+	return true;
 }
 
-static emu_ps_t half_pause(const struct roce *r, uint32_t tc)
+static void pfc_kick(void *dev, emu_ps_t now)
 {
-	return net_pfc_pause_time(r->p->ingress.quanta[tc], r->line_bps, r->p->delay_ps) / 2;
+	roce_port_kick(dev, now);
 }
 
-static uint64_t frac_of(uint64_t pool, uint32_t ppm)
+static void pfc_init(struct roce *r)
 {
-	return (uint64_t)(((unsigned __int128)pool * ppm) / 1000000u);
-}
+	static const struct nic_pfcs_ops ops = { .send = pfc_send, .kick = pfc_kick };
 
-static void ev_pfc_refresh(void *a, void *b, emu_ps_t now)
-{
-	struct roce *r = a;
-	uint32_t tc = (uint32_t)(uintptr_t)b;
-
-	if (!r->pfc_out[tc])
-		return;
-	if (r->in_used[tc] >= frac_of(r->in_pool[tc], r->p->ingress.pfc_xoff_ppm[tc])) {
-		pfc_send(r, tc, (uint16_t)r->p->ingress.quanta[tc], now);
-		net_sched(r->env.np, now + half_pause(r, tc), ev_pfc_refresh, r, b, &r->pfc_refresh[tc]);
-		return;
-	}
-	r->pfc_out[tc] = false;
-	pfc_send(r, tc, 0, now);
-}
-
-/* Before charging @p bytes of class @p tc: the pause the arrival calls for. */
-static void pfc_check_xoff(struct roce *r, uint32_t tc, uint64_t bytes, emu_ps_t now)
-{
-	if (!r->p->ingress.pfc_enable[tc] || r->pfc_out[tc] || r->p->ingress.quanta[tc] == 0)
-		return;
-	if (r->in_used[tc] + bytes < frac_of(r->in_pool[tc], r->p->ingress.pfc_xoff_ppm[tc]))
-		return;
-	r->pfc_out[tc] = true;
-	pfc_send(r, tc, (uint16_t)r->p->ingress.quanta[tc], now);
-	net_sched(r->env.np, now + half_pause(r, tc), ev_pfc_refresh, r, (void *)(uintptr_t)tc, &r->pfc_refresh[tc]);
+	r->pfcs = (struct nic_pfcs){ .np = r->env.np, .ingress = &r->p->ingress, .pool = r->in_pool,
+				     .used = r->in_used, .ops = &ops, .dev = r, .bps = r->line_bps,
+				     .delay = r->p->delay_ps };
 }
 
 void roce_in_release(struct roce *r, uint32_t tc, uint64_t bytes, emu_ps_t now)
 {
 	r->in_used[tc] -= bytes;
-	if (r->pfc_out[tc] && r->in_used[tc] <= frac_of(r->in_pool[tc], r->p->ingress.pfc_xon_ppm[tc])) {
-		r->pfc_out[tc] = false;
-		emu_sched_cancel(r->env.np->sched, r->pfc_refresh[tc]);
-		pfc_send(r, tc, 0, now);
-	}
-}
-
-static void ev_pfc_resume(void *a, void *b, emu_ps_t now)
-{
-	struct roce *r = a;
-	uint32_t tc = (uint32_t)(uintptr_t)b;
-
-	if (r->paused_until[tc] > now)
-		return;
-	r->pfc.paused_ps[tc] += now - r->paused_since[tc];
-	roce_port_kick(r, now);
-}
-
-/* A PFC frame from the switch pauses or resumes each class it names, whatever PFCEnableVector says. */
-static void pfc_rx(struct roce *r, const struct wire_pkt *pkt, emu_ps_t now)
-{
-	for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++) {
-		if (!(pkt->pfc_enable & (1u << tc)))
-			continue;
-		bool was = r->paused_until[tc] > now;
-
-		if (pkt->pfc_quanta[tc] == 0) {
-			r->pfc.xon_rx[tc]++;
-			if (was)
-				r->pfc.paused_ps[tc] += now - r->paused_since[tc];
-			r->paused_until[tc] = 0;
-			emu_sched_cancel(r->env.np->sched, r->pfc_resume[tc]);
-			continue;
-		}
-		r->pfc.xoff_rx[tc]++;
-		if (!was)
-			r->paused_since[tc] = now;
-		r->paused_until[tc] = now + net_pfc_pause_time(pkt->pfc_quanta[tc], r->line_bps, r->p->delay_ps);
-		emu_sched_cancel(r->env.np->sched, r->pfc_resume[tc]);
-		net_sched(r->env.np, r->paused_until[tc], ev_pfc_resume, r, (void *)(uintptr_t)tc, &r->pfc_resume[tc]);
-	}
-	roce_port_kick(r, now);
+	nic_pfcs_check_xon(&r->pfcs, tc, now);
 }
 
 /* ---- receive ---- */
@@ -566,7 +509,7 @@ static void rx_cm(struct roce *r, struct wire_pkt *pkt, emu_ps_t now)
 /* Charge a frame to its class's receive pool (buffers page, Receive buffer); false when dropped. */
 static bool in_admit(struct roce *r, uint32_t tc, uint32_t charge, emu_ps_t now)
 {
-	pfc_check_xoff(r, tc, charge, now);
+	nic_pfcs_check_xoff(&r->pfcs, tc, r->in_used[tc] + charge, now);
 	if (r->in_used[tc] + charge > r->in_pool[tc]) {
 		r->c[ROCE_C_RX_DROPS]++;
 		return false;
@@ -584,7 +527,7 @@ static void roce_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_
 	r->c[ROCE_C_PORT_RX_FRAMES]++;
 	r->c[ROCE_C_RX_BYTES] += wire_wire_len(pkt);
 	if (pkt->kind == WIRE_KIND_PFC) {
-		pfc_rx(r, pkt, now);
+		nic_pfcs_rx(&r->pfcs, pkt, now);
 		goto free;
 	}
 	if (pkt->kind == WIRE_KIND_CM && pkt->dst_ip == r->env.ip) {

@@ -150,6 +150,8 @@ void roce_interval_reset(struct roce *r);
 
 /** PFC per class, as the UET NIC's (ecn-pfc-stats); the pause time accrued up to @p now. */
 void roce_pfc_stats(const struct roce *r, struct nic_pfc_stats *out, emu_ps_t now);
+/** Start a new interval of the longest-pause statistic (ecn-pfc-stats rows). */
+void roce_pfc_interval_reset(struct roce *r, emu_ps_t now);
 
 /** Pool size and occupancy of class @p tc: receive (@p tx false) or transmit. */
 void roce_pool(const struct roce *r, bool tx, uint32_t tc, uint64_t *size, uint64_t *occupancy);

@@ -119,11 +119,7 @@ struct roce {
 	uint32_t blocked_tc;
 	/* ingress and PFC */
 	uint64_t in_pool[NIC_TC_COUNT], in_used[NIC_TC_COUNT];
-	bool pfc_out[NIC_TC_COUNT];
-	emu_timer_t pfc_refresh[NIC_TC_COUNT];
-	emu_ps_t paused_until[NIC_TC_COUNT], paused_since[NIC_TC_COUNT];
-	emu_timer_t pfc_resume[NIC_TC_COUNT];
-	struct nic_pfc_stats pfc;
+	struct nic_pfcs pfcs;      /* PFC sent and honoured: the UET NIC's state machine (nic_pfcs.c) */
 	/* queue pairs */
 	struct roce_qp *qps;
 	uint32_t n_qps, max_qps;
