@@ -8,6 +8,7 @@
 
 #include "net.h"
 #include "nic_params.h"
+#include "nic_pcie.h"
 #include "nic_pfcs.h"
 
 struct nic;
@@ -306,14 +307,6 @@ void nic_pool_stats(const struct nic *nic, bool tx, uint32_t tc, struct nic_pool
 void nic_pool_interval_reset(struct nic *nic);
 
 /** The PCIe link at each end (pcie-stats): index 0 the NIC side (NIC-to-host), 1 the host side (host-to-NIC). */
-struct nic_pcie_stats {
-	uint64_t bps[2];            /* LaneCount x LaneBps of that end's transmit direction */
-	uint64_t tlps[2];           /* transfers sent: read requests, completions, writes */
-	uint64_t bytes[2];          /* bytes on the link, 34 B of overhead per transfer included */
-	uint64_t payload_bytes[2];  /* payload bytes carried */
-	emu_ps_t busy_ps[2];        /* link time spent up to now (transfers are counted when issued) */
-};
-
 /** Copy the PCIe counters, with link time still ahead of @p now not counted as busy yet. */
 void nic_pcie_stats(const struct nic *nic, struct nic_pcie_stats *out, emu_ps_t now);
 
@@ -349,11 +342,6 @@ const struct nic_uet_rx *nic_uet_rx(const struct nic *nic);
 
 /** The transmit process start delay after a doorbell: 15 ns (spec seed 000, Messages and PDCs). */
 #define NIC_DOORBELL_DELAY_PS (15 * EMU_PS_PER_NS)
-/** PCIe: at most 512 B of payload per transfer, 34 B of protocol overhead each, 64 B read requests. */
-#define NIC_PCIE_MAX_PAYLOAD 512
-#define NIC_PCIE_OVERHEAD 34
-#define NIC_PCIE_READ_REQ 64
-#define NIC_PCIE_TLP_HDR 16 /* a transfer's header in the transaction-layer header buffers (4DW TLP header) */
 /* The doorbell message: DoorbellPayloadSize (64 B by default) + 28 B of UDP and IPv4 headers, 92 B over PCIe (seed
  * 003, WQEs: "doorbell 64 + 28 = 92 bytes over PCIe"), in transfers of at most 512 B with 34 B of overhead each. */
 #define NIC_DOORBELL_PAYLOAD 64
@@ -378,7 +366,5 @@ int nic_params_check_link(const struct nic_params *p, uint64_t link_bps, char *e
 /** Size in bytes of the receive (@p tx false) or transmit pool of class @p tc. */
 uint64_t nic_pool_size(const struct nic *nic, bool tx, uint32_t tc);
 
-/** Bytes on the PCIe link for a transfer of @p payload bytes: ceil(payload / 512) x 34 overhead + payload. */
-uint64_t nic_pcie_bytes(uint64_t payload);
 
 #endif /* NIC_H */

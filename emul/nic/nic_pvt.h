@@ -170,10 +170,8 @@ struct nic {
 	struct emu_rng rng;
 	struct net_dir *out;
 	uint64_t link_bps;
-	uint64_t pcie_n2h_bps;     /* NIC side: read requests and received-data writes */
-	uint64_t pcie_h2n_bps;     /* host side: payload completions */
-	emu_ps_t pcie_n2h_busy;
-	emu_ps_t pcie_h2n_busy;
+	struct nic_pcie_link pcie; /* the host link (nic_pcie.c, shared with the RoCE NIC): [0] NIC-to-host, read
+				    * requests and received-data writes; [1] host-to-NIC, doorbells and completions */
 	uint64_t cpl_data, cpl_hdr; /* NIC side's receive buffers: payload and headers of the completions expected */
 	bool cpl_blocked;          /* a fetch waited for room there: the pass restarts when a completion lands */
 	emu_ps_t ack_last;         /* ACKs leave in the order generated */
@@ -210,7 +208,6 @@ struct nic {
 	struct nic_sched sched;    /* RoundRobin / WeightedRoundRobin between egress classes */
 	struct nic_pool_stats rxs[NIC_TC_COUNT], txs[2];
 	bool rx_held;              /* the packet being received stays charged until PCIe accepts its write */
-	struct nic_pcie_stats pcie;
 	uint64_t pf_used;          /* prefetch buffer occupancy, bytes on the wire of the payloads it holds */
 	bool pf_blocked;           /* a fetch waited for prefetch room: restart when it drains to half */
 	struct nic_cc_consts cc_k; /* NSCC's constants for this NIC's link */
@@ -289,15 +286,6 @@ static inline bool nic_pcie_fits(const struct nic_pcie_params *tx, const struct 
 	       tx->tx_data_buffer >= first && rx->rx_data_buffer >= first;
 }
 
-/* Count a PCIe transfer of @p bytes on the link (@p side 0: NIC-to-host, 1: host-to-NIC) taking @p ps. */
-static inline void nic_pcie_count(struct nic *nic, int side, uint64_t tlps, uint64_t bytes, uint64_t payload,
-				  emu_ps_t ps)
-{
-	nic->pcie.tlps[side] += tlps;
-	nic->pcie.bytes[side] += bytes;
-	nic->pcie.payload_bytes[side] += payload;
-	nic->pcie.busy_ps[side] += ps;
-}
 
 static inline void nic_gauge_max(uint64_t *cum, uint64_t *ivl, uint64_t v)
 {

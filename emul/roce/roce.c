@@ -35,17 +35,12 @@ static void pfc_init(struct roce *r);
 
 static int tables_init(struct roce *r)
 {
-	uint32_t n_wr = pow2_at_least(r->p->ingress.total_buffer_size / 60 + 2);
-
 	r->max_qps = r->env.max_qps ? r->env.max_qps : 4096;
 	r->qps = calloc(r->max_qps, sizeof(*r->qps));
 	r->hmask = pow2_at_least(2ULL * r->max_qps) - 1;
 	r->hash = calloc(r->hmask + 1ULL, sizeof(*r->hash));
-	/* writes waiting for PCIe: at most one per packet the receive pools hold (the smallest, 60 B and up) */
-	r->wr = calloc(n_wr, sizeof(*r->wr));
-	r->wr_mask = n_wr - 1;
 	r->wqe_pool = emu_pool_create(sizeof(struct roce_wqe), r->env.max_wqes ? r->env.max_wqes : 1u << 14);
-	if (r->qps == NULL || r->hash == NULL || r->wr == NULL || r->wqe_pool == NULL)
+	if (r->qps == NULL || r->hash == NULL || r->wqe_pool == NULL)
 		return -ENOMEM;
 	for (int tc = 0; tc < NIC_TC_COUNT; tc++)
 		if (txq_init(&r->txq[tc], roce_pool_bytes(&r->p->egress, (uint32_t)tc)) < 0)
@@ -66,8 +61,13 @@ struct roce *roce_create(const struct roce_env *env)
 	r->line_bps = r->p->data_rate_bps;
 	r->cc_weight_ppm = (uint32_t)(r->p->cong_prob_weight * 1e6 + 0.5);
 	r->cc_keep_ppm = 1000000u - (uint32_t)(r->p->initial_target_rate_frac * 1e6 + 0.5);
-	r->n2h_bps = r->p->pcie_nic.lane_bps * r->p->pcie_nic.lane_count;
-	r->h2n_bps = r->p->pcie_host.lane_bps * r->p->pcie_host.lane_count;
+	nic_pcie_init(&r->pcie, r->p->pcie_nic.lane_bps * r->p->pcie_nic.lane_count,
+		      r->p->pcie_host.lane_bps * r->p->pcie_host.lane_count);
+	/* the transmit buffers hold the payload (TXDataBufferSize) and the headers (TXHeaderBufferSize, 16 B per
+	 * transfer) of the writes waiting for the link: whichever fills first bounds them, as on the UET NIC */
+	uint64_t hdr_cap = r->p->pcie_nic.tx_header_buffer / NIC_PCIE_TLP_HDR * (NIC_PCIE_MAX_PAYLOAD + NIC_PCIE_OVERHEAD);
+
+	r->pcie_tx_cap = r->p->pcie_nic.tx_data_buffer < hdr_cap ? r->p->pcie_nic.tx_data_buffer : hdr_cap;
 	for (int tc = 0; tc < NIC_TC_COUNT; tc++)
 		r->in_pool[tc] = roce_pool_bytes(&r->p->ingress, (uint32_t)tc);
 	r->rtt.ivl_min = UINT64_MAX;
@@ -100,7 +100,6 @@ void roce_destroy(struct roce *r)
 	for (uint32_t i = r->pfcq_head; i != r->pfcq_tail; i++)
 		net_pkt_free(r->env.np, r->pfcq[i & (ROCE_PFCQ - 1)]);
 	emu_pool_destroy(r->wqe_pool);
-	free(r->wr);
 	free(r->hash);
 	free(r->qps);
 	free(r);

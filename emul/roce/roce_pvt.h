@@ -79,13 +79,6 @@ struct roce_txq {
 	uint64_t pool, reserved;
 };
 
-/* A received data packet waiting to be written to the host (its ingress charge held until PCIe takes it). */
-struct roce_wr {
-	uint32_t tc;
-	uint32_t charge;           /* bytes charged to the ingress pool */
-	uint32_t payload;          /* bytes written to the host */
-};
-
 struct roce {
 	struct roce_env env;
 	const struct roce_params *p;
@@ -95,12 +88,9 @@ struct roce {
 	uint32_t cc_weight_ppm;    /* CongestionProbabilityWeight, ppm (set at creation: no floating point later) */
 	uint32_t cc_keep_ppm;      /* 1 - InitialTargetRatePercentage, ppm */
 	uint8_t data_tc, ctrl_tc;
-	/* PCIe (transport page, Fetching the payload over PCIe) */
-	uint64_t n2h_bps, h2n_bps;
-	emu_ps_t n2h_busy, h2n_busy;
-	uint64_t pcie_tx_used;     /* NIC side's TX data buffer: writes accepted, not yet on the link */
-	struct roce_wr *wr;        /* writes waiting for room there, in arrival order (ring) */
-	uint32_t wr_mask, wr_head, wr_tail;
+	/* PCIe (transport page, Fetching the payload over PCIe): the UET NIC's link model (nic_pcie.c) */
+	struct nic_pcie_link pcie;
+	uint64_t pcie_tx_cap;      /* bytes the NIC side's transmit buffers hold for the link */
 	/* egress */
 	struct roce_txq txq[NIC_TC_COUNT];
 	struct wire_pkt *pfcq[ROCE_PFCQ];
@@ -151,7 +141,7 @@ void roce_rx_ack(struct roce *r, struct roce_qp *qp, const struct wire_pkt *pkt,
 
 /* roce_rx.c: the receiver */
 void roce_rx_data(struct roce *r, struct wire_pkt *pkt, uint32_t charge, uint32_t tc, emu_ps_t now);
-void roce_pcie_drain(struct roce *r, emu_ps_t now);
+
 
 /* roce_cc.c: the rate control loop */
 void roce_cc_init(struct roce *r, struct roce_qp *qp);

@@ -53,40 +53,24 @@ static void ack_rules(struct roce *r, struct roce_qp *qp, bool se, emu_ps_t now)
 	ack_timer_start(r, qp, now);
 }
 
-static void ev_write_done(void *a, void *b, emu_ps_t now)
+static void ev_release(void *a, void *b, emu_ps_t now)
 {
 	struct roce *r = a;
+	uint64_t v = (uint64_t)(uintptr_t)b;
 
-	r->pcie_tx_used -= (uint64_t)(uintptr_t)b;
-	roce_pcie_drain(r, now);
+	roce_in_release(r, (uint32_t)(v >> 32), (uint32_t)v, now);
 }
 
-/* Writes go to the host in arrival order; each releases its receive-pool charge when the NIC side's PCIe transmit
- * buffer accepts it (buffers page, Receive buffer). */
-void roce_pcie_drain(struct roce *r, emu_ps_t now)
-{
-	while (r->wr_head != r->wr_tail) {
-		struct roce_wr *w = &r->wr[r->wr_head & r->wr_mask];
-		uint64_t bytes = nic_pcie_bytes(w->payload);
-		emu_ps_t start;
-
-		if (r->pcie_tx_used > 0 && r->pcie_tx_used + bytes > r->p->pcie_nic.tx_data_buffer)
-			return;
-		r->pcie_tx_used += bytes;
-		start = now > r->n2h_busy ? now : r->n2h_busy;
-		r->n2h_busy = start + emu_ser_ps(bytes, r->n2h_bps);
-		net_sched(r->env.np, r->n2h_busy, ev_write_done, r, (void *)(uintptr_t)bytes, NULL);
-		r->wr_head++;
-		roce_in_release(r, w->tc, w->charge, now);
-	}
-}
-
+/* The payload's PCIe write (nic_pcie.c, the UET NIC's): the packet stays charged to its receive pool until the NIC
+ * side's transmit buffers accept the write (buffers page, Receive buffer), writes in arrival order. */
 static void deliver(struct roce *r, struct roce_qp *qp, const struct wire_pkt *pkt, uint32_t charge, uint32_t tc,
 		    emu_ps_t now)
 {
-	struct roce_wr *w = &r->wr[r->wr_tail++ & r->wr_mask];
+	emu_ps_t accept = nic_pcie_write(&r->pcie, pkt->payload_len, r->pcie_tx_cap, now);
 
-	*w = (struct roce_wr){ .tc = tc, .charge = charge, .payload = pkt->payload_len };
+	if (accept <= now || net_sched(r->env.np, accept, ev_release, r,
+				       (void *)(uintptr_t)((uint64_t)tc << 32 | charge), NULL) != 0)
+		roce_in_release(r, tc, charge, now);
 	r->c[ROCE_C_RX_PAYLOAD_BYTES] += pkt->payload_len;
 	qp->rcv_bytes += pkt->payload_len;
 	if (pkt->roce.se) { /* the last packet of a message: the host learns it arrived */
@@ -95,7 +79,6 @@ static void deliver(struct roce *r, struct roce_qp *qp, const struct wire_pkt *p
 			r->env.hooks.msg_recv(r->env.hooks.arg, r->env.fep_id, qp->peer_ip, qp->rcv_bytes, now);
 		qp->rcv_bytes = 0;
 	}
-	roce_pcie_drain(r, now);
 }
 
 void roce_rx_data(struct roce *r, struct wire_pkt *pkt, uint32_t charge, uint32_t tc, emu_ps_t now)

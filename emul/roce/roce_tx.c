@@ -113,7 +113,7 @@ int roce_post(struct roce *r, uint32_t qpn, enum roce_verb verb, uint64_t bytes,
 	struct roce_qp *qp = roce_qp_find(r, 0, qpn, true);
 	uint64_t db = r->env.doorbell_bytes ? r->env.doorbell_bytes : 92;
 	struct roce_wqe *w;
-	emu_ps_t start;
+	emu_ps_t landed;
 
 	if (qp == NULL)
 		return -ENOENT;
@@ -127,9 +127,8 @@ int roce_post(struct roce *r, uint32_t qpn, enum roce_verb verb, uint64_t bytes,
 	*w = (struct roce_wqe){ .qp = qp->idx, .bytes = bytes, .cookie = cookie, .verb = (uint8_t)verb };
 	r->c[ROCE_C_WQE_CREATED]++;
 	/* the doorbell crosses the host-to-NIC direction of PCIe first (seed 003, WQEs) */
-	start = now > r->h2n_busy ? now : r->h2n_busy;
-	r->h2n_busy = start + emu_ser_ps(nic_pcie_bytes(db), r->h2n_bps);
-	if (net_sched(r->env.np, r->h2n_busy, ev_doorbell, r, w, NULL) != 0) {
+	landed = nic_pcie_doorbell(&r->pcie, db, now);
+	if (net_sched(r->env.np, landed, ev_doorbell, r, w, NULL) != 0) {
 		emu_pool_put(r->wqe_pool, w);
 		return -ENOSPC;
 	}
@@ -182,15 +181,17 @@ static struct roce_qp *ready_pop(struct roce *r)
 static void ev_fetched(void *a, void *b, emu_ps_t now);
 
 /* The segment's PCIe read: its request on the NIC-to-host direction, the payload back on the host-to-NIC one. */
-static void fetch(struct roce *r, struct roce_qp *qp, uint32_t seg, emu_ps_t now)
+/* Planned first and charged once its landing is scheduled, so a full scheduler leaves PCIe untouched; false then. */
+static bool fetch(struct roce *r, struct roce_qp *qp, uint32_t seg, emu_ps_t now)
 {
-	emu_ps_t start = now > r->n2h_busy ? now : r->n2h_busy;
+	struct nic_pcie_fetch f;
 
-	r->n2h_busy = start + emu_ser_ps(r->p->read_request_size + NIC_PCIE_OVERHEAD, r->n2h_bps);
-	start = r->n2h_busy > r->h2n_busy ? r->n2h_busy : r->h2n_busy;
-	r->h2n_busy = start + emu_ser_ps(nic_pcie_bytes(seg_bytes(r, qp, seg)), r->h2n_bps);
+	nic_pcie_fetch_plan(&r->pcie, r->p->read_request_size + NIC_PCIE_OVERHEAD, seg_bytes(r, qp, seg), now, &f);
+	if (net_sched(r->env.np, f.cpl_end, ev_fetched, r, FETCH_ARG(seg, qp->idx, qp->gen & 0xffff), NULL) != 0)
+		return false;
+	nic_pcie_fetch_charge(&r->pcie, &f);
 	qp->fetching++;
-	net_sched(r->env.np, r->h2n_busy, ev_fetched, r, FETCH_ARG(seg, qp->idx, qp->gen & 0xffff), NULL);
+	return true;
 }
 
 static void ev_gen(void *a, void *b, emu_ps_t now)
@@ -214,8 +215,16 @@ static void ev_gen(void *a, void *b, emu_ps_t now)
 			r->blocked_tc = r->data_tc;
 			return;
 		}
+		if (!fetch(r, qp, qp->next_seg, now)) {
+			/* the scheduler is full (counted by the partition): the fetches in flight for this queue pair
+			 * go stale, its segments are taken again from the first unnumbered one, a pass later */
+			qp->gen++;
+			qp->next_seg = roce_psn_diff(qp->snd_nxt, qp->first_psn);
+			roce_gen_arm(r, now);
+			return;
+		}
 		q->reserved += len;
-		fetch(r, qp, qp->next_seg++, now);
+		qp->next_seg++;
 		ready_pop(r);
 		if (qp->next_seg < qp->n_pkts)
 			roce_ready(r, qp, now);
