@@ -85,6 +85,9 @@ struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, struct nic 
 				       size_t errlen);
 void ctl_pfcstats_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last);
 int ctl_pfcstats_set_roce(struct ctl_pfcstats *p, struct roce *const *roces, uint32_t n_roces);
+struct ctl_netbuff;
+/** net-buff-stats rows of the RoCE NICs' pools (roce_nic.EnableBufferStats). */
+int ctl_netbuff_set_roce(struct ctl_netbuff *b, struct roce *const *roces, uint32_t n_roces);
 int ctl_pfcstats_close(struct ctl_pfcstats *p, char *err, size_t errlen);
 
 struct ctl_pcie;

@@ -261,7 +261,8 @@ static int open_roce_records(struct ctl_records *rc, const char *dir, int64_t ep
 	if (rc->rr == NULL)
 		return -errno;
 	if (ctl_ndstats_set_roce(rc->nd, rc->roces, rc->cfg->n_hosts) < 0 ||
-	    ctl_pfcstats_set_roce(rc->ep, rc->roces, rc->cfg->n_hosts) < 0) {
+	    ctl_pfcstats_set_roce(rc->ep, rc->roces, rc->cfg->n_hosts) < 0 ||
+	    ctl_netbuff_set_roce(rc->nb, rc->roces, rc->cfg->n_hosts) < 0) {
 		snprintf(err, errlen, "out of memory opening the records");
 		errno = ENOMEM;
 		return -ENOMEM;
@@ -311,7 +312,8 @@ struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *c
 			goto fail;
 	}
 	/* net-buff-stats needs both switches (uet-nic-records.md): with only one, no file */
-	if (cfg->nic.enable_buffer_stats && cfg->sim.enable_net_buff_stats && nics != NULL) {
+	if (cfg->sim.enable_net_buff_stats &&
+	    (nics != NULL ? cfg->nic.enable_buffer_stats : roces != NULL && cfg->roce.enable_buffer_stats)) {
 		rc->nb = ctl_netbuff_open(cfg, nics, dir, epoch_s, err, errlen);
 		if (rc->nb == NULL)
 			goto fail;

@@ -300,6 +300,24 @@ struct nic_pool_stats {
 	uint64_t overflow;          /* packets refused because the pool was full */
 };
 
+/** A pool charged @p bytes, holding @p occupancy_with_it with them (both NIC models count their pools so). */
+static inline void nic_pool_enq(struct nic_pool_stats *s, uint64_t bytes, uint64_t occupancy_with_it)
+{
+	s->num_enq++;
+	s->enq_bytes += bytes;
+	if (occupancy_with_it > s->max_occupancy)
+		s->max_occupancy = occupancy_with_it;
+	if (occupancy_with_it > s->ivl_max_occupancy)
+		s->ivl_max_occupancy = occupancy_with_it;
+}
+
+/** A pool released @p bytes. */
+static inline void nic_pool_deq(struct nic_pool_stats *s, uint64_t bytes)
+{
+	s->num_deq++;
+	s->deq_bytes += bytes;
+}
+
 /** Copy the stats of the receive (@p tx false) or transmit pool of class @p tc (zeros past the classes). */
 void nic_pool_stats(const struct nic *nic, bool tx, uint32_t tc, struct nic_pool_stats *out);
 

@@ -252,22 +252,6 @@ static inline void nic_sample_add(struct nic *nic, int k, uint64_t v)
 	}
 }
 
-static inline void nic_pool_enq(struct nic_pool_stats *s, uint64_t bytes, uint64_t occupancy_with_it)
-{
-	s->num_enq++;
-	s->enq_bytes += bytes;
-	if (occupancy_with_it > s->max_occupancy)
-		s->max_occupancy = occupancy_with_it;
-	if (occupancy_with_it > s->ivl_max_occupancy)
-		s->ivl_max_occupancy = occupancy_with_it;
-}
-
-static inline void nic_pool_deq(struct nic_pool_stats *s, uint64_t bytes)
-{
-	s->num_deq++;
-	s->deq_bytes += bytes;
-}
-
 /* Transfers of @p payload bytes on PCIe: at most 512 B each, one for an empty payload. */
 static inline uint64_t nic_pcie_xfers(uint64_t payload)
 {

@@ -149,6 +149,23 @@ void roce_interval_reset(struct roce *r)
 	r->rtt.ivl_min = UINT64_MAX;
 }
 
+void roce_pool_stats(const struct roce *r, bool tx, uint32_t tc, struct nic_pool_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (tc >= NIC_TC_COUNT)
+		return;
+	*out = tx ? r->txs[tc] : r->rxs[tc];
+	roce_pool(r, tx, tc, &out->size, &out->occupancy);
+}
+
+void roce_pool_interval_reset(struct roce *r)
+{
+	for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++) {
+		r->rxs[tc].ivl_max_occupancy = r->in_used[tc];
+		r->txs[tc].ivl_max_occupancy = r->txq[tc].reserved;
+	}
+}
+
 void roce_pool(const struct roce *r, bool tx, uint32_t tc, uint64_t *size, uint64_t *occupancy)
 {
 	*size = tc < NIC_TC_COUNT ? (tx ? r->txq[tc].pool : r->in_pool[tc]) : 0;
@@ -281,11 +298,13 @@ bool roce_ctl_send(struct roce *r, struct wire_pkt *pkt, uint8_t tc, emu_ps_t no
 	uint64_t len = wire_wire_len(pkt);
 
 	if (q->reserved + len > q->pool || q->tail - q->head > q->mask) {
+		r->txs[tc].overflow++;
 		r->c[ROCE_C_DROP_TX_CTL_POOL_FULL]++;
 		net_pkt_free(r->env.np, pkt);
 		return false;
 	}
 	q->reserved += len;
+	nic_pool_enq(&r->txs[tc], len, q->reserved);
 	count_sent(r, pkt);
 	q->ring[q->tail++ & q->mask] = pkt;
 	roce_port_kick(r, now);
@@ -404,6 +423,7 @@ static void roce_tx_done(void *dev, uint32_t port, emu_ps_t now)
 		struct roce_txq *q = &r->txq[tc];
 
 		q->reserved -= r->sending_len;
+		nic_pool_deq(&r->txs[tc], r->sending_len);
 		/* generation stopped on this pool restarts at the latest when it drains to half (transport page) */
 		if (r->gen_blocked && tc == r->blocked_tc && q->reserved <= q->pool / 2) {
 			r->gen_blocked = false;
@@ -454,6 +474,7 @@ static void pfc_init(struct roce *r)
 void roce_in_release(struct roce *r, uint32_t tc, uint64_t bytes, emu_ps_t now)
 {
 	r->in_used[tc] -= bytes;
+	nic_pool_deq(&r->rxs[tc], bytes);
 	nic_pfcs_check_xon(&r->pfcs, tc, now);
 }
 
@@ -511,9 +532,11 @@ static bool in_admit(struct roce *r, uint32_t tc, uint32_t charge, emu_ps_t now)
 	nic_pfcs_check_xoff(&r->pfcs, tc, r->in_used[tc] + charge, now);
 	if (r->in_used[tc] + charge > r->in_pool[tc]) {
 		r->c[ROCE_C_RX_DROPS]++;
+		r->rxs[tc].overflow++;
 		return false;
 	}
 	r->in_used[tc] += charge;
+	nic_pool_enq(&r->rxs[tc], charge, r->in_used[tc]);
 	return true;
 }
 

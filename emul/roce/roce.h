@@ -153,6 +153,11 @@ void roce_pfc_stats(const struct roce *r, struct nic_pfc_stats *out, emu_ps_t no
 /** Start a new interval of the longest-pause statistic (ecn-pfc-stats rows). */
 void roce_pfc_interval_reset(struct roce *r, emu_ps_t now);
 
+/** The stats of the receive (@p tx false) or transmit pool of class @p tc (net-buff-stats), as the UET NIC's. */
+void roce_pool_stats(const struct roce *r, bool tx, uint32_t tc, struct nic_pool_stats *out);
+/** Start a new net-buff-stats interval. */
+void roce_pool_interval_reset(struct roce *r);
+
 /** Pool size and occupancy of class @p tc: receive (@p tx false) or transmit. */
 void roce_pool(const struct roce *r, bool tx, uint32_t tc, uint64_t *size, uint64_t *occupancy);
 

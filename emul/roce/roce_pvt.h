@@ -110,6 +110,7 @@ struct roce {
 	/* ingress and PFC */
 	uint64_t in_pool[NIC_TC_COUNT], in_used[NIC_TC_COUNT];
 	struct nic_pfcs pfcs;      /* PFC sent and honoured: the UET NIC's state machine (nic_pfcs.c) */
+	struct nic_pool_stats rxs[NIC_TC_COUNT], txs[NIC_TC_COUNT]; /* net-buff-stats, counted as the UET NIC does */
 	/* queue pairs */
 	struct roce_qp *qps;
 	uint32_t n_qps, max_qps;

@@ -224,6 +224,7 @@ static void ev_gen(void *a, void *b, emu_ps_t now)
 			return;
 		}
 		q->reserved += len;
+		nic_pool_enq(&r->txs[r->data_tc], len, q->reserved);
 		qp->next_seg++;
 		ready_pop(r);
 		if (qp->next_seg < qp->n_pkts)
@@ -236,6 +237,7 @@ static void unreserve(struct roce *r, uint32_t len, emu_ps_t now)
 	struct roce_txq *q = &r->txq[r->data_tc];
 
 	q->reserved -= len;
+	nic_pool_deq(&r->txs[r->data_tc], len);
 	if (r->gen_blocked && q->reserved <= q->pool / 2) {
 		r->gen_blocked = false;
 		roce_gen_arm(r, now);

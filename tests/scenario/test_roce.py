@@ -123,6 +123,20 @@ def check_incast(uetemu, root, icrc):
         check(p.returncode == 0 and p.stdout.strip() == '0', 'capture (ICRC): scapy computes every ICRC the same')
 
 
+def check_netbuff(uetemu, root):
+    r = run(uetemu, 'configs/roce-incast.yaml', root=root,
+            sets=['roce_nic.EnableBufferStats=true', 'simulation.EnableNetworkBufferStatsReporting=true'])
+    nb = rows(r.out, 'roce-incast', 'net-buff-stats')
+    host0 = {x['buffer_id']: x for x in nb if x['component_name'] == 'host0'}
+    rx0 = host0.get('RX_TC0_BUFFER', {})
+    check(set(host0) == {'RX_TC0_BUFFER', 'RX_TC1_BUFFER', 'TX_TC0_BUFFER', 'TX_TC1_BUFFER'},
+          'net-buff-stats: host0 has a row for each pool of the defaults (%s)' % sorted(host0))
+    check(rx0.get('buffer_max_size_B') == '3600000' and int(rx0.get('num_enq', 0)) == 8 * 512 and
+          rx0.get('max_occupancy_B') == '4136',
+          'net-buff-stats: host0 RX_TC0 3,600,000 B, 4,096 data packets charged 4,136 B each (%s)' %
+          {k: rx0.get(k) for k in ('buffer_max_size_B', 'num_enq', 'max_occupancy_B')})
+
+
 def check_leaf_spine(uetemu, root):
     r = run(uetemu, 'configs/roce-leaf-spine.yaml', root=root)
     check(r.summary['messages']['completed'] == 16, 'roce-leaf-spine: the 16 messages of the permutation complete')
@@ -203,6 +217,7 @@ def main():
     check_default(uetemu, root)
     check_incast(uetemu, root, False)
     check_incast(uetemu, root, True)
+    check_netbuff(uetemu, root)
     check_leaf_spine(uetemu, root)
     check_classes(uetemu, root)
     check_errors(uetemu, root)
