@@ -103,7 +103,8 @@ static struct pair *pair_new(void (*tune)(struct roce_params *), const struct ne
 	struct net_endpoint a = { .dev = b->nic[0], .ops = &roce_dev_ops }, z = { .dev = b->nic[1], .ops = &roce_dev_ops };
 
 	net_link_init(&b->link, &b->np, b->p.data_rate_bps, b->p.delay_ps, a, z);
-	memcpy(b->imp, imp, n_imp * sizeof(*imp));
+	if (n_imp > 0)
+		memcpy(b->imp, imp, n_imp * sizeof(*imp));
 	net_dir_set_impair(&b->link.dir[0], b->imp, n_imp, 16, 18);
 	cr_assert_eq(net_link_add_tap(&b->link, tap, b), 0);
 	roce_attach(b->nic[0], &b->link.dir[0]);
