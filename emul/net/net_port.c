@@ -361,7 +361,8 @@ static void rx_ipv4(struct net_port *p, const uint8_t *frame, size_t len, emu_ps
 	}
 	if (ip.proto == WIRE_IPPROTO_UDP && ip.l4_len >= 4) { /* the destination port, when the datagram has one; short ones the decoder refuses */
 		uint16_t dport = peek_be16(frame + ip.l4_off + 2);
-		if (dport != p->cfg.uet_port && dport != WIRE_UDP_PORT_CM) {
+		if (dport != p->cfg.uet_port && dport != WIRE_UDP_PORT_CM &&
+		    !(p->cfg.roce && dport == WIRE_UDP_PORT_ROCE)) {
 			drop(p, NET_PORT_RX_UDP_OTHER_PORT);
 			return;
 		}
