@@ -510,7 +510,8 @@ static void json_port(FILE *f, const struct ctl_report_in *r, const struct ctl_r
 	const uint64_t *c = net_port_counters(p->stack);
 	bool first = true;
 
-	fprintf(f, "\n    {\"dev\": \"%s\", \"host\": \"%s\", \"hosts\": [", p->dev, r->cfg->hosts[p->hosts[0]].name);
+	fprintf(f, "\n    {\"dev\": \"%s\", \"vlan\": %u, \"host\": \"%s\", \"hosts\": [", p->dev,
+		(unsigned)r->cfg->ports[p - r->ports].vlan, r->cfg->hosts[p->hosts[0]].name);
 	for (uint32_t k = 0; k < p->n_hosts; k++)
 		fprintf(f, "%s\"%s\"", k ? ", " : "", r->cfg->hosts[p->hosts[k]].name);
 	fprintf(f, "], \"rx_frames\": %llu, \"tx_frames\": %llu, \"tx_drop_full\": %llu, \"tx_drop_nombuf\": %llu, "

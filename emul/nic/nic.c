@@ -365,6 +365,7 @@ void nic_port_kick(struct nic *nic, emu_ps_t now)
 			struct nic_txq *q = &nic->txq[tc];
 			pkt = q->ring[q->head++ & q->mask];
 		}
+		pkt->tc = (uint8_t)(tc < NIC_TC_COUNT ? tc : 0); /* the egress class: a VLAN port's PCP (PFC goes untagged) */
 		nic->port_busy = true;
 		nic->sending_tc = (uint32_t)tc;
 		nic->sending_len = (uint32_t)wire_wire_len(pkt);

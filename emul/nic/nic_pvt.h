@@ -118,6 +118,8 @@ struct nic_pdc {
 	uint64_t rcv_payload;      /* unique payload bytes received */
 	uint64_t rcvd_bytes_cc;    /* unique IP bytes, for the NSCC rcvd_bytes field */
 	uint64_t rcv_wqe_id;
+	uint32_t rcv_msg_len;      /* the message being received: its request_length, from its first packet */
+	bool rcv_msg_len_set;
 	uint32_t eom_psn;
 	uint16_t ooo_count;
 	uint16_t sack_block;       /* next 64-PSN block to report when more than one holds out-of-order packets */
@@ -345,6 +347,8 @@ int nic_rcv_track(struct nic *nic, struct nic_pdc *pdc, uint32_t psn);
 uint32_t nic_rcv_sack(struct nic_pdc *pdc, uint64_t *bm);
 /** Return a receive PDC's tracking chunks to the pool. */
 void nic_rcv_free(struct nic *nic, struct nic_pdc *pdc);
+/* Forget the out-of-order PSNs tracked past @p psn (a message's EOM: they belong to no message); how many. */
+uint32_t nic_rcv_forget_after(struct nic *nic, struct nic_pdc *pdc, uint32_t psn);
 
 /* nic_rx.c: the receiver */
 void nic_rx_data(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now);

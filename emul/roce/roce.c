@@ -369,6 +369,9 @@ static void port_send(struct roce *r, struct wire_pkt *pkt, int tc, emu_ps_t now
 {
 	emu_ps_t end;
 
+	/* the class it leaves from: a VLAN port's PCP (PFC goes untagged); a CNP, from the queue ahead of all, its
+	 * DSCP's class */
+	pkt->tc = (uint8_t)(tc >= 0 ? tc : (pkt->dscp & 0x3f) / 8);
 	r->port_busy = true;
 	r->sending_tc = tc < 0 ? NIC_TC_COUNT : (uint32_t)tc;
 	r->sending_len = (uint32_t)wire_wire_len(pkt);

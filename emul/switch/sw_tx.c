@@ -76,6 +76,7 @@ void sw_port_kick(struct sw *sw, struct sw_port *e, emu_ps_t now)
 
 		pkt = t->pkt;
 		t->pkt = NULL; /* the link owns it now; the tag stays until serialization ends */
+		pkt->tc = t->tc; /* the class it was queued in: a VLAN port's PCP */
 		ecn_mark(sw, e, t, pkt);
 		e->sending = ti;
 	}

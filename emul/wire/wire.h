@@ -446,6 +446,8 @@ struct wire_pkt {
 	uint16_t dport;     /* UDP destination port; 0 in a decoded native frame */
 	uint8_t encap;      /* WIRE_ENCAP_* flags; 0 = UDP without trailer. Not for PFC and CM frames. */
 	uint8_t trim_len;   /* UET only: a trimmed request's UET bytes (its PDS header or WIRE_MIN_TRIM_LEN); 0 if whole */
+	uint8_t tc;         /* model only, never in the frame's bytes: the traffic class (0..7) the sending device queued
+	                     * it in (NIC egress class, switch class); a VLAN port's PCP (docs/realtime.md, VLANs) */
 	struct wire_pds pds;
 	union { /* what follows the PDS header: one of them (the descriptor stays small: pools hold many) */
 		struct wire_ses ses;     /* DATA; UET with a request header */
@@ -606,7 +608,9 @@ void wire_payload_fill(uint8_t *buf, size_t len);
 	X(BAD_ROCE_OPCODE, "bad_roce_opcode", "RoCE BTH opcode not modelled (only RC SEND, RDMA WRITE, ACK, CNP)") \
 	X(SHORT_ROCE_EXT, "short_roce_ext", "RoCE frame shorter than the RETH or AETH its opcode carries") \
 	X(BAD_ROCE_LEN, "bad_roce_len", "RoCE ACK, NAK or CNP not followed by exactly its 64 bytes") \
-	X(BAD_ICRC, "bad_icrc", "RoCE invariant CRC missing or wrong (roce_nic.RoCEEncapsulation.ICRC)")
+	X(BAD_ICRC, "bad_icrc", "RoCE invariant CRC missing or wrong (roce_nic.RoCEEncapsulation.ICRC)") \
+	X(NOT_VLAN, "not_vlan", "ethertype is not 802.1Q (0x8100): the frame has no VLAN tag") \
+	X(SHORT_VLAN, "short_vlan", "802.1Q-tagged frame shorter than its tag and inner ethertype")
 
 #define WIRE_REASON_ENUM(n, k, s) WIRE_R_##n,
 enum wire_reason { WIRE_REASONS(WIRE_REASON_ENUM) WIRE_R_COUNT };
@@ -806,5 +810,41 @@ int wire_icmp_decode(const uint8_t *buf, size_t len, struct wire_icmp *out);
  * frame over WIRE_MAX_FRAME, or -ENOSPC if @p cap is short.
  */
 int wire_icmp_encode(const struct wire_icmp *m, uint8_t *buf, size_t cap);
+
+/* ---- 802.1Q VLAN tags on a real port's frames (wire_vlan.c) ---- */
+
+#define WIRE_ETHERTYPE_VLAN 0x8100 /* C-tag TPID */
+#define WIRE_VLAN_LEN 4            /* TPID + TCI, between the source MAC and the inner ethertype */
+#define WIRE_VLAN_VID_MAX 4094     /* VIDs 1..4094 name a VLAN; 0 (priority tag) and 4095 are reserved */
+#define WIRE_VLAN_TAGGED_MIN (WIRE_ETH_LEN + WIRE_VLAN_LEN) /* MACs, tag and inner ethertype: 18 B */
+
+/** An 802.1Q tag as wire_vlan_decode() reads it. */
+struct wire_vlan {
+	uint16_t vid;       /* 12 bits */
+	uint8_t pcp;        /* 3 bits: the priority code point (802.1Qbb priority) */
+	uint8_t dei;        /* 1 bit */
+	uint16_t ethertype; /* the inner ethertype, after the tag */
+};
+
+/**
+ * Tag a frame of @p len bytes encoded at @p buf + WIRE_VLAN_LEN (the caller leaves those 4 bytes free in front):
+ * its 12 MAC bytes move to @p buf and the tag (TPID 0x8100, PCP @p pcp & 7, DEI 0, VID @p vid & 0xfff) follows
+ * them, so the frame at @p buf is @p len + 4 bytes. Only 16 bytes are written: the rest of the frame stays.
+ * Returns @p len + WIRE_VLAN_LEN; @p len must be at least WIRE_ETH_LEN.
+ */
+size_t wire_vlan_push(uint8_t *buf, size_t len, uint16_t vid, uint8_t pcp);
+
+/**
+ * Read the 802.1Q tag of the frame of @p len bytes at @p buf. Returns WIRE_R_OK with @p out filled, SHORT_ETH,
+ * NOT_VLAN (the ethertype is not 0x8100: an untagged frame), or SHORT_VLAN (shorter than WIRE_VLAN_TAGGED_MIN).
+ */
+int wire_vlan_decode(const uint8_t *buf, size_t len, struct wire_vlan *out);
+
+/**
+ * Copy the tagged frame of @p len bytes at @p buf into @p out without its tag: the MACs, then everything after the
+ * tag. Returns the untagged length (@p len - 4), -EINVAL when @p len is under WIRE_VLAN_TAGGED_MIN, -ENOSPC when
+ * @p cap is short. @p out must not overlap @p buf.
+ */
+int wire_vlan_strip(const uint8_t *buf, size_t len, uint8_t *out, size_t cap);
 
 #endif /* WIRE_H */
