@@ -32,7 +32,8 @@
 struct rdma_conn {
 	uint32_t pair;     /* index into pairs */
 	uint32_t idx;      /* connection number within the pair, from 0 */
-	uint16_t pdc;      /* the Initiator NIC's connection PDC */
+	uint16_t pdc;      /* the Initiator NIC's connection PDC (Scala UET NIC) */
+	uint32_t qpn;      /* the Initiator NIC's queue pair (Scala RoCE NIC) */
 	bool open;         /* the Initiator's end exists: the reply came, the connection is set up */
 	bool established;  /* the Responder has the ReadyToUse */
 	bool rep_sent;     /* the Responder has sent a ConnectReply: a ReadyToUse may come */
@@ -51,7 +52,8 @@ struct rdma_pair_sum {
 
 struct ctl_rdma {
 	const struct ctl_config *cfg;
-	struct nic *const *nics;     /* bound by ctl_rdma_start(), index = FEP id */
+	struct nic *const *nics;     /* bound by ctl_rdma_start(), index = FEP id; NULL on RoCE NICs */
+	struct roce *const *roces;   /* bound by ctl_rdma_bind_roce(), or NULL on UET NICs */
 	struct net_part *np;         /* the partition whose scheduler runs the application */
 	const struct ctl_app *app;
 	struct app_timeline tl;
@@ -198,7 +200,11 @@ static void post_wqe(struct ctl_rdma *rd, uint32_t ci, emu_ps_t now)
 	uint32_t mp = rd->app->max_pending;
 	uint32_t host = rd->pairs[k->pair].initiator;
 
-	if (nic_post_conn(rd->nics[host], k->pdc, APP_WQE_BYTES, CTL_RDMA_COOKIE | ci, now) < 0) {
+	int rc = rd->roces != NULL ? roce_post(rd->roces[host], k->qpn, ROCE_VERB_WRITE, APP_WQE_BYTES,
+					       CTL_RDMA_COOKIE | ci, now)
+				   : nic_post_conn(rd->nics[host], k->pdc, APP_WQE_BYTES, CTL_RDMA_COOKIE | ci, now);
+
+	if (rc < 0) {
 		rd->post_fail++;
 		return;
 	}
@@ -221,7 +227,10 @@ static void ev_wqe_start(void *a, void *b, emu_ps_t now)
 
 static void cm_send(struct ctl_rdma *rd, uint32_t from, uint32_t to, const struct wire_cm *cm, emu_ps_t now)
 {
-	if (nic_cm_send(rd->nics[from], rd->cfg->hosts[to].ip, cm, now) < 0) {
+	uint32_t ip = rd->cfg->hosts[to].ip;
+
+	if ((rd->roces != NULL ? roce_cm_send(rd->roces[from], ip, cm, now) : nic_cm_send(rd->nics[from], ip, cm, now)) <
+	    0) {
 		rd->cm_send_fail++;
 		return;
 	}
@@ -278,7 +287,10 @@ static void cm_reply(struct ctl_rdma *rd, struct rdma_conn *k, const struct wire
 	const struct app_pair *p = &rd->pairs[k->pair];
 
 	if (!k->open) {
-		if (nic_conn_open(rd->nics[p->initiator], rd->cfg->hosts[p->responder].ip, &k->pdc, now) < 0) {
+		uint32_t ip = rd->cfg->hosts[p->responder].ip;
+
+		if ((rd->roces != NULL ? roce_qp_open(rd->roces[p->initiator], ip, &k->qpn)
+				       : nic_conn_open(rd->nics[p->initiator], ip, &k->pdc, now)) < 0) {
 			rd->post_fail += rd->app->max_pending;
 			return;
 		}
@@ -292,7 +304,8 @@ static void cm_reply(struct ctl_rdma *rd, struct rdma_conn *k, const struct wire
 	}
 	/* a reply to a repeated request is acknowledged again; the queue pair is made once */
 	struct wire_cm rtu = { .type = WIRE_CM_RTU, .connection = (uint16_t)k->idx,
-			       .local_id = (uint32_t)(k - rd->conns) + 1, .remote_id = in->local_id, .qpn = k->pdc };
+			       .local_id = (uint32_t)(k - rd->conns) + 1, .remote_id = in->local_id,
+			       .qpn = rd->roces != NULL ? k->qpn : k->pdc };
 	cm_send(rd, p->initiator, p->responder, &rtu, now);
 }
 
@@ -416,6 +429,12 @@ static void ev_beacon(void *a, void *b, emu_ps_t now)
 	(void)now;
 	rd->beacon_end = (struct emu_sched_end){ .fn = beacon_row, .a = rd };
 	emu_sched_at_end(rd->np->sched, &rd->beacon_end);
+}
+
+void ctl_rdma_bind_roce(struct ctl_rdma *rd, struct roce *const *roces)
+{
+	if (rd != NULL)
+		rd->roces = roces;
 }
 
 int ctl_rdma_start(struct ctl_rdma *rd, struct nic *const *nics, struct net_part *np, const char *dir,

@@ -13,6 +13,7 @@
 #include "ctl_config.h"
 #include "net.h"
 #include "nic.h"
+#include "roce.h"
 #include "wire.h"
 
 struct ctl_rdma;
@@ -49,6 +50,10 @@ bool ctl_rdma_stop(const struct ctl_rdma *rd, emu_ps_t *stop);
  * (both must outlive it), open the rdma-perf and beacon records in @p dir, and schedule every connection's start.
  * Accepts NULL (no application). Returns 0, -ENOSPC (scheduler full) or -errno of a record file, with a message.
  */
+/** On Scala RoCE NICs: the application posts on @p roces (index = FEP id), not on UET NICs. Before
+ *  ctl_rdma_start(), which then takes NULL NICs. Accepts a NULL @p rd. */
+void ctl_rdma_bind_roce(struct ctl_rdma *rd, struct roce *const *roces);
+
 int ctl_rdma_start(struct ctl_rdma *rd, struct nic *const *nics, struct net_part *np, const char *dir,
 		   int64_t epoch_s, char *err, size_t errlen);
 

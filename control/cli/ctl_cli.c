@@ -34,7 +34,7 @@ static const char usage_text[] =
 	"commands:\n"
 	"  run CONFIG        run a scenario in virtual time (default) or real time\n"
 	"  validate CONFIG   check a config with every rule 'run' applies, report all errors\n"
-	"  keys              list every nic and switch key with its type and Scala default\n"
+	"  keys              list every nic, roce_nic and switch key with its type and Scala default\n"
 	"  pcap-info FILE    what a pcap or pcapng capture holds: frames, UET packets by type, PDCs\n"
 	"  version           print the version (also: uetemu --version)\n"
 	"  help [COMMAND]    this text, or a command's options (also: uetemu COMMAND --help)\n"
@@ -84,7 +84,7 @@ static const char validate_help[] =
 static const char keys_help[] =
 	"usage: uetemu keys\n"
 	"\n"
-	"Print every nic and switch key, its type and its Scala default, as a Markdown table.\n"
+	"Print every nic, roce_nic and switch key, its type and its Scala default, as a Markdown table.\n"
 	"\n"
 	"options:\n"
 	"  -h, --help             this text\n";
@@ -329,19 +329,23 @@ static int cmd_run(struct cli *c)
 static int cmd_keys(struct cli *c)
 {
 	static const char *const types[] = { "bool", "uint", "double", "datarate", "timeval", "bytes", "string",
-					     "string", "string", "string", "list", "list", "list" };
+					     "string", "string", "string", "list", "list", "list", "list" };
+	const struct { const char *root; const struct nic_param_def *t; unsigned n; } tabs[] = {
+		{ "nic", nic_param_table, nic_param_count }, { "roce_nic", roce_param_table, roce_param_count },
+	};
 
 	if (c->config != NULL)
 		return usage_error(find_cmd("keys"), "unexpected argument '%s'", c->config);
 	printf("| key | type | default |\n| --- | --- | --- |\n");
-	for (unsigned i = 0; i < nic_param_count; i++) {
-		const struct nic_param_def *d = &nic_param_table[i];
-		printf("| `nic");
-		for (int k = 0; k < NIC_PARAM_DEPTH && d->path[k] != NULL; k++)
-			printf(".%s", d->path[k]);
-		printf("` | %s%s | `%s` |\n", d->type < sizeof(types) / sizeof(types[0]) ? types[d->type] : "?",
-		       d->readonly ? " (read-only)" : "", d->def);
-	}
+	for (unsigned t = 0; t < 2; t++)
+		for (unsigned i = 0; i < tabs[t].n; i++) {
+			const struct nic_param_def *d = &tabs[t].t[i];
+			printf("| `%s", tabs[t].root);
+			for (int k = 0; k < NIC_PARAM_DEPTH && d->path[k] != NULL; k++)
+				printf(".%s", d->path[k]);
+			printf("` | %s%s | `%s` |\n", d->type < sizeof(types) / sizeof(types[0]) ? types[d->type] : "?",
+			       d->readonly ? " (read-only)" : "", d->def);
+		}
 	for (unsigned i = 0; i < sw_param_count; i++) {
 		const struct sw_param_def *d = &sw_param_table[i];
 		printf("| `switch");

@@ -163,6 +163,24 @@ static int sim_run_time(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 	return timeline_val(c, v, &timeline_of(obj)->run_time);
 }
 
+static int sim_mtu(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	uint64_t *mtu = &((struct ctl_config *)((char *)obj - offsetof(struct ctl_config, sim)))->mtu;
+	int rc = ctl_val_u64(c, v, emu_parse_size, "4184", mtu);
+
+	/* the largest frame a port encodes or accepts bounds it (a uetemu limit) */
+	if (rc == 0 && (*mtu < ROCE_DATA_OVERHEAD + 1 || *mtu > WIRE_MAX_FRAME + WIRE_FCS_LEN))
+		rc = ctl_err(c, v, "Mtu %llu B out of range %d to %d; the platform's is 4184", (unsigned long long)*mtu,
+			     ROCE_DATA_OVERHEAD + 1, WIRE_MAX_FRAME + WIRE_FCS_LEN);
+	return rc;
+}
+
+static int sim_roce_stats(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return ctl_val_bool(c, v, &((struct ctl_config *)((char *)obj - offsetof(struct ctl_config, sim)))
+					   ->enable_roce_transport_stats);
+}
+
 static int sim_cool_down(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
 	return timeline_val(c, v, &timeline_of(obj)->cool_down);
@@ -192,6 +210,8 @@ int ctl_sec_simulation(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_
 		{ "WarmUp", false, sim_warm_up },
 		{ "RunTime", false, sim_run_time },
 		{ "CoolDown", false, sim_cool_down },
+		{ "Mtu", false, sim_mtu },
+		{ "EnableRoceTransportStats", false, sim_roce_stats },
 	};
 	struct app_timeline t;
 	char why[160];
@@ -211,12 +231,13 @@ static int validate(struct ctl_ctx *c, const struct ctl_ynode *root, struct ctl_
 	static const struct ctl_key top[] = {
 		{ "simulation", false, NULL }, { "topology", true, NULL }, { "nic", false, NULL },
 		{ "switch", false, NULL }, { "applications", false, NULL }, { "ports", false, NULL },
-		{ "capture_defaults", false, NULL }, { "captures", false, NULL },
+		{ "capture_defaults", false, NULL }, { "captures", false, NULL }, { "roce_nic", false, NULL },
+		{ "server", false, NULL },
 	};
 	/* Dependency order: links, messages, ports and captures name hosts and links; captures take their defaults. */
 	static const ctl_sec_fn fn[] = { ctl_sec_simulation, ctl_sec_topology, ctl_sec_nic, ctl_sec_switch,
 					 ctl_sec_applications, ctl_sec_ports, ctl_sec_capture_defaults,
-					 ctl_sec_captures };
+					 ctl_sec_captures, ctl_sec_roce_nic, ctl_sec_server };
 	int rc = ctl_walk_map(c, root, top, sizeof(top) / sizeof(top[0]), NULL,
 			      "a config needs at least one host, e.g. topology: {hosts: [{name: host0, ip: 10.0.0.1}]}");
 	bool topo_ok = true;
@@ -229,7 +250,8 @@ static int validate(struct ctl_ctx *c, const struct ctl_ynode *root, struct ctl_
 		const struct ctl_ynode *v = ctl_y_get(root, top[i].name);
 
 		if (v == NULL || (!topo_ok && fn[i] != ctl_sec_nic && fn[i] != ctl_sec_switch &&
-				  fn[i] != ctl_sec_capture_defaults))
+				  fn[i] != ctl_sec_capture_defaults && fn[i] != ctl_sec_roce_nic &&
+				  fn[i] != ctl_sec_server))
 			continue;
 		size_t old = ctl_push(c, top[i].name);
 		int e = fn[i](c, v, cfg);
@@ -240,6 +262,8 @@ static int validate(struct ctl_ctx *c, const struct ctl_ynode *root, struct ctl_
 		if (e != 0 && (rc == 0 || e == -ENOMEM))
 			rc = e;
 	}
+	if (rc == 0 && topo_ok)
+		rc = ctl_nic_model_check(c, ctl_y_get(root, "server"), cfg);
 	return rc;
 }
 
@@ -262,6 +286,9 @@ int ctl_config_load(struct ctl_config *cfg, const char *path, const char *const 
 	app_timeline_defaults(&cfg->timeline);
 	cfg->rdma_app = -1;
 	nic_params_defaults(&cfg->nic);
+	roce_params_defaults(&cfg->roce);
+	cfg->mtu = ROCE_MTU_DEFAULT;
+	cfg->enable_roce_transport_stats = true;
 	sw_params_defaults(&cfg->sw);
 	cfg->capture_defaults.snaplen = 65535;
 	rc = ctl_y_load(&c, &root);

@@ -11,6 +11,7 @@
 #include "emu_time.h"
 #include "net_topo.h"
 #include "nic_params.h"
+#include "roce_params.h"
 #include "sw_params.h"
 
 #define CTL_NAME_MAX 32
@@ -149,6 +150,9 @@ struct ctl_capture_defaults {
 };
 
 /** The whole config. Everything is owned by it; free with ctl_config_free(). */
+/* The NIC model a config places on its hosts (server.nic, the platform's modelId). */
+enum ctl_nic_model { CTL_NIC_UET = 0, CTL_NIC_ROCE };
+
 struct ctl_config {
 	char path[256];
 	struct emu_sim_params sim;     /* simulation */
@@ -164,7 +168,11 @@ struct ctl_config {
 					 * tier being the NIC's DataRate and Delay: build with ctl_config_topo_build() */
 	struct ctl_fault faults[CTL_FAULTS_MAX]; /* topology.faults */
 	uint32_t n_faults;
-	struct nic_params nic;         /* nic: applies to every host's NIC */
+	uint8_t nic_model;             /* server.nic: enum ctl_nic_model, the NIC model of every host */
+	uint64_t mtu;                  /* simulation.Mtu: the global link MTU the RoCE NIC's MSS is checked against */
+	bool enable_roce_transport_stats; /* simulation.EnableRoceTransportStats: roce-transport-stats, default true */
+	struct nic_params nic;         /* nic: the Scala UET NIC's attributes, for every host's NIC */
+	struct roce_params roce;       /* roce_nic: the Scala RoCE NIC's attributes, for every host's NIC */
 	struct sw_params sw;           /* switch: applies to every switch (Scala Switch typedParameters) */
 	struct ctl_app *apps;          /* applications */
 	uint32_t n_apps;
@@ -189,6 +197,10 @@ struct ctl_config {
  */
 int ctl_config_load(struct ctl_config *cfg, const char *path, const char *const *sets, int n_sets, char *err,
 		    size_t errlen);
+
+/** The hosts' NIC DataRate and Delay, of the model the config places (nic or roce_nic). */
+uint64_t ctl_config_host_bps(const struct ctl_config *cfg);
+emu_ps_t ctl_config_host_delay(const struct ctl_config *cfg);
 
 /** Free what ctl_config_load() allocated. Accepts NULL and a zeroed config. */
 void ctl_config_free(struct ctl_config *cfg);

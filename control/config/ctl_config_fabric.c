@@ -345,8 +345,8 @@ static struct net_topo_spec full_spec(const struct ctl_config *cfg)
 {
 	struct net_topo_spec s = cfg->topo_spec;
 
-	s.bps[0] = cfg->nic.data_rate_bps;
-	s.delay[0] = cfg->nic.delay_ps;
+	s.bps[0] = ctl_config_host_bps(cfg);
+	s.delay[0] = ctl_config_host_delay(cfg);
 	return s;
 }
 

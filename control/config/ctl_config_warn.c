@@ -29,9 +29,40 @@ static void nic_key(const struct nic_param_def *d, char *out, size_t len)
 		n += (size_t)snprintf(out + n, len - n, ".%s", d->path[k]);
 }
 
+/* On Scala RoCE NICs: the classes the queue pairs send on need a pool in each buffer they pass through (seed 003,
+ * Traffic class on the Scala RoCE NIC; roce buffers page, Egress buffer): without one the NIC never sends them,
+ * or the receiver drops them. */
+static void roce_warnings(struct ctl_config *cfg)
+{
+	const struct ctl_app *app = cfg->rdma_app >= 0 ? &cfg->apps[cfg->rdma_app] : NULL;
+	const struct roce_params *p = &cfg->roce;
+	uint32_t tcs[2] = { app != NULL ? app->data_tc : 0, app != NULL ? app->control_tc : 1 };
+	static const char *const role[2] = { "data (RdmaDataPacketTC)", "ACKs and NAKs (RdmaControlPacketTC)" };
+
+	for (int k = 0; k < 2; k++) {
+		if (roce_pool_bytes(&p->egress, tcs[k]) == 0)
+			warn(cfg, "%s: roce_nic.NetworkInterface.EgressBufferManager.PoolAllocationVector: class %u of the %s "
+			     "has no transmit pool; the NICs never send it", cfg->path, tcs[k], role[k]);
+		if (roce_pool_bytes(&p->ingress, tcs[k]) == 0)
+			warn(cfg, "%s: roce_nic.NetworkInterface.IngressBufferManager.PoolAllocationVector: class %u of the "
+			     "%s has no receive pool; the NICs drop every one they receive", cfg->path, tcs[k], role[k]);
+	}
+	uint64_t pool = roce_pool_bytes(&p->egress, tcs[0]);
+
+	if (pool > 0 && pool < (uint64_t)p->mss + ROCE_DATA_OVERHEAD)
+		warn(cfg, "%s: roce_nic.NetworkInterface.EgressBufferManager.TotalBufferSize: the transmit pool of class "
+		     "%u holds %llu B, less than one data packet (MSS + 58 = %u B); the NICs stop sending data", cfg->path,
+		     tcs[0], (unsigned long long)pool, p->mss + ROCE_DATA_OVERHEAD);
+}
+
 void ctl_config_warnings(struct ctl_config *cfg)
 {
 	struct nic_warning w[CTL_WARN_MAX];
+
+	if (cfg->nic_model == CTL_NIC_ROCE) {
+		roce_warnings(cfg);
+		return;
+	}
 	int n = nic_params_warnings(&cfg->nic, w, CTL_WARN_MAX);
 	char key[CTL_PATH_MAX];
 

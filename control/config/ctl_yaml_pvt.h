@@ -155,6 +155,11 @@ int ctl_sec_simulation(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_
 int ctl_sec_topology(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
 int ctl_sec_nic(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
 int ctl_sec_switch(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
+int ctl_sec_roce_nic(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
+int ctl_sec_server(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
+/** The stop rules between the NIC model and the other sections (ctl_config_roce.c): @p server is the server
+ *  section's node (NULL when the file has none), where a broken rule is reported. */
+int ctl_nic_model_check(struct ctl_ctx *c, const struct ctl_ynode *server, struct ctl_config *cfg);
 
 #define CTL_PTABLE_WHY_MAX 3
 

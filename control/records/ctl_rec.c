@@ -32,7 +32,7 @@ void *ctl_rec_nics_new(size_t size, size_t prev_size, const struct ctl_config *c
 		return NULL;
 	}
 	w->nics = nics;
-	w->n_nics = cfg->n_hosts;
+	w->n_nics = nics != NULL ? cfg->n_hosts : 0; /* none on RoCE NICs: their rows come from the roce hooks */
 	w->csv = ctl_rec_csv_open(cfg, dir, record, header, epoch_s, err, errlen);
 	if (w->csv == NULL) {
 		int e = errno;

@@ -23,7 +23,22 @@ struct ctl_pfcstats {
 	const char *job_id;              /* the simulation name */
 	const struct ctl_swrec *sr;      /* the switches, or NULL */
 	emu_ps_t (*prev)[NIC_TC_COUNT];  /* per NIC and class: paused time at the previous rows */
+	struct roce *const *roces;       /* Scala RoCE NICs instead, or NULL */
+	uint32_t n_roces;
+	emu_ps_t (*rprev)[NIC_TC_COUNT]; /* per RoCE NIC and class: paused time at the previous rows */
 };
+
+int ctl_pfcstats_set_roce(struct ctl_pfcstats *p, struct roce *const *roces, uint32_t n_roces)
+{
+	if (p == NULL)
+		return 0;
+	p->rprev = calloc(n_roces ? n_roces : 1, sizeof(*p->rprev));
+	if (p->rprev == NULL)
+		return -ENOMEM;
+	p->roces = roces;
+	p->n_roces = n_roces;
+	return 0;
+}
 
 struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, struct nic *const *nics,
 				       const struct ctl_swrec *sr, const char *dir, int64_t epoch_s, char *err,
@@ -136,10 +151,41 @@ static void sw_ep_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
 	}
 }
 
+/* The RoCE NICs' rows: a class with a receive pool, once one of its PFC counters is non-zero (roce buffers page,
+ * Records the buffers and PFC write), as the UET NIC's rows. */
+static void roce_ep_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
+{
+	for (uint32_t i = 0; i < p->n_roces; i++) {
+		struct roce *r = p->roces[i];
+		struct nic_pfc_stats s;
+		uint64_t size, occ;
+
+		roce_pfc_stats(r, &s, now);
+		for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++) {
+			emu_ps_t ivl = s.paused_ps[tc] - p->rprev[i][tc];
+
+			p->rprev[i][tc] = s.paused_ps[tc];
+			if (ivl > now - last)
+				ivl = now - last;
+			roce_pool(r, false, tc, &size, &occ);
+			if (size == 0 || (s.xoff_tx[tc] | s.xon_tx[tc] | s.xoff_rx[tc] | s.xon_rx[tc]) == 0)
+				continue;
+			FILE *f = ep_head(p, now);
+
+			fprintf(f, "%u,%s,ScalaRoceNic,0,ul,%d,%u,", roce_fep_id(r), roce_name(r), CTL_REC_TIER_NIC,
+				CTL_REC_SUBTIER_NONE);
+			ep_tail(f, tc, s.xoff_tx, s.xoff_rx, s.xon_tx, s.xon_rx, s.paused_ps[tc], ivl,
+				s.ivl_max_pause_ps[tc] < ivl ? s.ivl_max_pause_ps[tc] : ivl, now - last, 0);
+		}
+		roce_pfc_interval_reset(r, now);
+	}
+}
+
 void ctl_pfcstats_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
 {
 	if (p == NULL)
 		return;
+	roce_ep_rows(p, now, last);
 	for (uint32_t i = 0; i < p->w.n_nics; i++) {
 		struct nic *nic = p->w.nics[i];
 		struct nic_pfc_stats s;
@@ -164,5 +210,7 @@ void ctl_pfcstats_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
 
 int ctl_pfcstats_close(struct ctl_pfcstats *p, char *err, size_t errlen)
 {
+	if (p != NULL)
+		free(p->rprev);
 	return ctl_rec_nics_free(p != NULL ? &p->w : NULL, err, errlen);
 }

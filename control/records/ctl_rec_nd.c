@@ -13,9 +13,15 @@
 	"interval_bytes_rx_MB,tx_rate_Gbps,rx_rate_Gbps,tx_link_percent_util,rx_link_percent_util,tx_drops,rx_drops"
 #define ND_NAME "ScalaUETNicNetDevice"
 
+#define ND_NAME_ROCE "ScalaRoceNicNetDevice"
+#define ND_TYPE_ROCE "ScalaRoceNic"
+
 struct ctl_ndstats {
 	struct ctl_rec_nics w;        /* first: the NICs, the file, prev (the same array as the typed prev) */
 	uint64_t (*prev)[NIC_C_COUNT]; /* per NIC: its counters at the previous rows */
+	struct roce *const *roces;    /* Scala RoCE NICs instead, or NULL */
+	uint32_t n_roces;
+	uint64_t (*rprev)[2];         /* per RoCE NIC: tx and rx bytes at the previous rows */
 };
 
 /* Gb/s of @p bytes over @p dt ps (bits per ps are Tb/s). */
@@ -70,10 +76,54 @@ struct ctl_ndstats *ctl_ndstats_open(const struct ctl_config *cfg, struct nic *c
 	return n;
 }
 
+int ctl_ndstats_set_roce(struct ctl_ndstats *n, struct roce *const *roces, uint32_t n_roces)
+{
+	if (n == NULL)
+		return 0;
+	n->rprev = calloc(n_roces ? n_roces : 1, sizeof(*n->rprev));
+	if (n->rprev == NULL)
+		return -ENOMEM;
+	n->roces = roces;
+	n->n_roces = n_roces;
+	return 0;
+}
+
+/* A RoCE NIC's row (its buffers page, Records: every frame, Ethernet header and FCS included; rx_drops the
+ * receive-pool drops, the data discarded for no queue pair and behind a gap). */
+static void nd_roce_row(struct ctl_ndstats *rc, uint32_t i, emu_ps_t now, emu_ps_t last)
+{
+	struct roce *r = rc->roces[i];
+	FILE *f = rec_csv_file(rc->w.csv);
+	const uint64_t *c = roce_counters(r);
+	uint64_t tx = c[ROCE_C_TX_BYTES], rx = c[ROCE_C_RX_BYTES];
+	uint64_t dtx = tx - rc->rprev[i][0], drx = rx - rc->rprev[i][1];
+	emu_ps_t dt = now - last;
+	double link_gbps = (double)roce_line_bps(r) / 1e9, rtx = gbps(dtx, dt), rrx = gbps(drx, dt);
+
+	ctl_rec_row_head(rc->w.csv, now);
+	fprintf(f, ",%s,%s,%s,0,ul,%u,%d,%u,%llu,%llu,", roce_name(r), ND_NAME_ROCE, ND_TYPE_ROCE, roce_fep_id(r),
+		CTL_REC_TIER_NIC, CTL_REC_SUBTIER_NONE, (unsigned long long)c[ROCE_C_PORT_TX_FRAMES],
+		(unsigned long long)c[ROCE_C_PORT_RX_FRAMES]);
+	ctl_rec_put_fixed(f, tx, 9);
+	fputc(',', f);
+	ctl_rec_put_fixed(f, rx, 9);
+	fputc(',', f);
+	ctl_rec_put_fixed(f, dtx, 6);
+	fputc(',', f);
+	ctl_rec_put_fixed(f, drx, 6);
+	fprintf(f, ",%.6f,%.6f,%.6f,%.6f,0,%llu\n", rtx, rrx, link_gbps > 0 ? 100.0 * rtx / link_gbps : 0.0,
+		link_gbps > 0 ? 100.0 * rrx / link_gbps : 0.0,
+		(unsigned long long)(c[ROCE_C_RX_DROPS] + c[ROCE_C_RX_DROPS_NO_QP_DATA] + c[ROCE_C_RX_DROPS_AFTER_NAK]));
+	rc->rprev[i][0] = tx;
+	rc->rprev[i][1] = rx;
+}
+
 void ctl_ndstats_rows(struct ctl_ndstats *n, emu_ps_t now, emu_ps_t last)
 {
 	if (n == NULL)
 		return;
+	for (uint32_t i = 0; i < n->n_roces; i++)
+		nd_roce_row(n, i, now, last);
 	for (uint32_t i = 0; i < n->w.n_nics; i++) {
 		nd_row(n, i, now, last);
 		memcpy(n->prev[i], nic_counters(n->w.nics[i]), sizeof(n->prev[i]));
@@ -87,5 +137,7 @@ struct rec_csv *ctl_ndstats_csv(const struct ctl_ndstats *n)
 
 int ctl_ndstats_close(struct ctl_ndstats *n, char *err, size_t errlen)
 {
+	if (n != NULL)
+		free(n->rprev);
 	return ctl_rec_nics_free(n != NULL ? &n->w : NULL, err, errlen);
 }

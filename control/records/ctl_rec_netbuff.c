@@ -17,7 +17,22 @@ struct ctl_netbuff {
 	struct ctl_rec_nics w;        /* first: the NICs, the file, prev (the same array as the typed prev) */
 	const char *job_id;              /* the simulation name */
 	struct nic_pool_stats (*prev)[NB_POOLS]; /* per NIC and pool: its stats at the previous rows */
+	struct roce *const *roces;       /* Scala RoCE NICs instead, or NULL */
+	uint32_t n_roces;
+	struct nic_pool_stats (*rprev)[NB_POOLS];
 };
+
+int ctl_netbuff_set_roce(struct ctl_netbuff *b, struct roce *const *roces, uint32_t n_roces)
+{
+	if (b == NULL)
+		return 0;
+	b->rprev = calloc(n_roces ? n_roces : 1, sizeof(*b->rprev));
+	if (b->rprev == NULL)
+		return -ENOMEM;
+	b->roces = roces;
+	b->n_roces = n_roces;
+	return 0;
+}
 
 struct ctl_netbuff *ctl_netbuff_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
 				     int64_t epoch_s, char *err, size_t errlen)
@@ -33,8 +48,8 @@ struct ctl_netbuff *ctl_netbuff_open(const struct ctl_config *cfg, struct nic *c
 }
 
 /* One row: the receive (@p tx false) or transmit pool of class @p tc, over the @p dt ps since the last rows. */
-static void nb_row(struct ctl_netbuff *b, struct nic *nic, bool tx, uint32_t tc, const struct nic_pool_stats *s,
-		   const struct nic_pool_stats *prev, emu_ps_t now, emu_ps_t dt)
+static void nb_row(struct ctl_netbuff *b, const char *name, uint32_t node, bool tx, uint32_t tc,
+		   const struct nic_pool_stats *s, const struct nic_pool_stats *prev, emu_ps_t now, emu_ps_t dt)
 {
 	FILE *f = rec_csv_file(b->w.csv);
 	uint64_t denq = s->enq_bytes - prev->enq_bytes, ddeq = s->deq_bytes - prev->deq_bytes;
@@ -43,8 +58,8 @@ static void nb_row(struct ctl_netbuff *b, struct nic *nic, bool tx, uint32_t tc,
 	rec_put_ch(f, ',');
 	ctl_rec_row_head(b->w.csv, now);
 	rec_put_ch(f, ',');
-	rec_put_str(f, nic_name(nic));
-	rec_put_cu64(f, nic_fep_id(nic));
+	rec_put_str(f, name);
+	rec_put_cu64(f, node);
 	rec_put_str(f, tx ? ",TX_TC" : ",RX_TC");
 	rec_put_u64(f, tc);
 	rec_put_str(f, "_BUFFER");
@@ -69,10 +84,32 @@ static void nb_row(struct ctl_netbuff *b, struct nic *nic, bool tx, uint32_t tc,
 	rec_put_ch(f, '\n');
 }
 
+/* The RoCE NICs' pools, in the same order: a row for each class with a pool (buffers page, Records). */
+static void roce_rows(struct ctl_netbuff *b, emu_ps_t now, emu_ps_t last)
+{
+	for (uint32_t i = 0; i < b->n_roces; i++) {
+		struct roce *r = b->roces[i];
+
+		for (int k = 0; k < NB_POOLS; k++) {
+			bool tx = k >= NIC_TC_COUNT;
+			uint32_t tc = (uint32_t)k % NIC_TC_COUNT;
+			struct nic_pool_stats s;
+
+			roce_pool_stats(r, tx, tc, &s);
+			if (s.size == 0)
+				continue;
+			nb_row(b, roce_name(r), roce_fep_id(r), tx, tc, &s, &b->rprev[i][k], now, now - last);
+			b->rprev[i][k] = s;
+		}
+		roce_pool_interval_reset(r);
+	}
+}
+
 void ctl_netbuff_rows(struct ctl_netbuff *b, emu_ps_t now, emu_ps_t last)
 {
 	if (b == NULL)
 		return;
+	roce_rows(b, now, last);
 	for (uint32_t i = 0; i < b->w.n_nics; i++) {
 		struct nic *nic = b->w.nics[i];
 
@@ -85,7 +122,7 @@ void ctl_netbuff_rows(struct ctl_netbuff *b, emu_ps_t now, emu_ps_t last)
 			nic_pool_stats(nic, tx, tc, &s);
 			if (s.size == 0)
 				continue;
-			nb_row(b, nic, tx, tc, &s, &b->prev[i][k], now, now - last);
+			nb_row(b, nic_name(nic), nic_fep_id(nic), tx, tc, &s, &b->prev[i][k], now, now - last);
 			b->prev[i][k] = s;
 		}
 		nic_pool_interval_reset(nic);
@@ -94,5 +131,7 @@ void ctl_netbuff_rows(struct ctl_netbuff *b, emu_ps_t now, emu_ps_t last)
 
 int ctl_netbuff_close(struct ctl_netbuff *b, char *err, size_t errlen)
 {
+	if (b != NULL)
+		free(b->rprev);
 	return ctl_rec_nics_free(b != NULL ? &b->w : NULL, err, errlen);
 }

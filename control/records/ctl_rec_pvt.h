@@ -10,6 +10,7 @@
 #include "ctl_rec.h"
 #include "net_topo.h"
 #include "nic.h"
+#include "roce.h"
 #include "rec.h"
 #include "sw.h"
 
@@ -29,6 +30,16 @@ struct ctl_transport *ctl_transport_open(const struct ctl_config *cfg, struct ni
 void ctl_transport_rows(struct ctl_transport *t, emu_ps_t now);
 int ctl_transport_close(struct ctl_transport *t, char *err, size_t errlen);
 
+struct ctl_roce_rec;
+
+/** The Scala RoCE NICs' own records (ctl_rec_roce.c): roce-transport-stats (EnableRoceTransportStats) and
+ *  roce-rate-events. Open returns NULL with errno and @p err; rows, rate and close accept NULL. */
+struct ctl_roce_rec *ctl_roce_rec_open(const struct ctl_config *cfg, struct roce *const *roces, const char *dir,
+				       int64_t epoch_s, char *err, size_t errlen);
+void ctl_roce_rec_rows(struct ctl_roce_rec *t, emu_ps_t now);
+void ctl_roce_rec_rate(struct ctl_roce_rec *t, uint32_t fep_id, uint32_t qpn, uint64_t bps, emu_ps_t now);
+int ctl_roce_rec_close(struct ctl_roce_rec *t, char *err, size_t errlen);
+
 struct ctl_ndstats;
 
 /** nd-stats (ctl_rec_nd.c), every NDStatsReportInterval: the NICs' rows of time @p now over (last, now]. The
@@ -36,6 +47,9 @@ struct ctl_ndstats;
 struct ctl_ndstats *ctl_ndstats_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
 				     int64_t epoch_s, char *err, size_t errlen);
 void ctl_ndstats_rows(struct ctl_ndstats *n, emu_ps_t now, emu_ps_t last);
+/** The hosts' NICs are Scala RoCE NICs (@p roces, cfg->n_hosts of them): nd-stats and ecn-pfc-stats write their
+ *  rows (opened with NULL UET NICs). */
+int ctl_ndstats_set_roce(struct ctl_ndstats *n, struct roce *const *roces, uint32_t n_roces);
 struct rec_csv *ctl_ndstats_csv(const struct ctl_ndstats *n);
 int ctl_ndstats_close(struct ctl_ndstats *n, char *err, size_t errlen);
 
@@ -70,6 +84,10 @@ struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, struct nic 
 				       const struct ctl_swrec *sr, const char *dir, int64_t epoch_s, char *err,
 				       size_t errlen);
 void ctl_pfcstats_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last);
+int ctl_pfcstats_set_roce(struct ctl_pfcstats *p, struct roce *const *roces, uint32_t n_roces);
+struct ctl_netbuff;
+/** net-buff-stats rows of the RoCE NICs' pools (roce_nic.EnableBufferStats). */
+int ctl_netbuff_set_roce(struct ctl_netbuff *b, struct roce *const *roces, uint32_t n_roces);
 int ctl_pfcstats_close(struct ctl_pfcstats *p, char *err, size_t errlen);
 
 struct ctl_pcie;

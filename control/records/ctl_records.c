@@ -23,6 +23,8 @@ struct ctl_records {
 	const struct ctl_config *cfg;
 	struct nic *const *nics;
 	uint32_t n_nics;
+	struct roce *const *roces;   /* the hosts' RoCE NICs, or NULL */
+	struct ctl_roce_rec *rr;     /* roce-transport-stats and roce-rate-events, or NULL */
 	struct ctl_transport *ts;    /* uet-transport-stats, or NULL */
 	struct ctl_ndstats *nd;      /* nd-stats, or NULL */
 	struct ctl_pfcstats *ep;     /* ecn-pfc-stats, or NULL */
@@ -50,6 +52,7 @@ struct ctl_records {
 static void nd_rows_write(struct ctl_records *rc, emu_ps_t now)
 {
 	ctl_transport_rows(rc->ts, now);
+	ctl_roce_rec_rows(rc->rr, now);
 	ctl_ndstats_rows(rc->nd, now, rc->nd_p.last);
 	ctl_swrec_nd_rows(rc->sr, ctl_ndstats_csv(rc->nd), now, rc->nd_p.last);
 	ctl_pfcstats_rows(rc->ep, now, rc->nd_p.last);
@@ -67,7 +70,7 @@ static void nb_rows_write(struct ctl_records *rc, emu_ps_t now)
 
 static bool nd_open(const struct ctl_records *rc)
 {
-	return rc->ts != NULL || rc->nd != NULL || rc->ep != NULL || rc->pcie != NULL ||
+	return rc->ts != NULL || rc->rr != NULL || rc->nd != NULL || rc->ep != NULL || rc->pcie != NULL ||
 	       (rc->sr != NULL && rc->sr->trim != NULL);
 }
 
@@ -243,7 +246,32 @@ static emu_ps_t nic_origin(const struct ctl_config *cfg)
 	return cfg->timeline.start_time + cfg->timeline.client_start_offset;
 }
 
-struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *const *nics, struct sw *const *sws,
+void ctl_records_roce_rate(struct ctl_records *rc, uint32_t fep_id, uint32_t qpn, uint64_t bps, emu_ps_t now)
+{
+	if (rc != NULL)
+		ctl_roce_rec_rate(rc->rr, fep_id, qpn, bps, now);
+}
+
+/* The records of Scala RoCE NICs: their own, and their rows in nd-stats and ecn-pfc-stats. */
+static int open_roce_records(struct ctl_records *rc, const char *dir, int64_t epoch_s, char *err, size_t errlen)
+{
+	if (rc->roces == NULL)
+		return 0;
+	rc->rr = ctl_roce_rec_open(rc->cfg, rc->roces, dir, epoch_s, err, errlen);
+	if (rc->rr == NULL)
+		return -errno;
+	if (ctl_ndstats_set_roce(rc->nd, rc->roces, rc->cfg->n_hosts) < 0 ||
+	    ctl_pfcstats_set_roce(rc->ep, rc->roces, rc->cfg->n_hosts) < 0 ||
+	    ctl_netbuff_set_roce(rc->nb, rc->roces, rc->cfg->n_hosts) < 0) {
+		snprintf(err, errlen, "out of memory opening the records");
+		errno = ENOMEM;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *const *nics,
+				     struct roce *const *roces, struct sw *const *sws,
 				     uint32_t n_sws, const struct net_topo *topo, const char *dir, int64_t epoch_s,
 				     char *err, size_t errlen)
 {
@@ -255,14 +283,15 @@ struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *c
 	rc->cfg = cfg;
 	rc->cut_at = EMU_PS_NEVER;
 	rc->nics = nics;
-	rc->n_nics = cfg->n_hosts;
+	rc->n_nics = nics != NULL ? cfg->n_hosts : 0;
+	rc->roces = roces;
 	rc->nd_p = (struct ctl_rec_period){ .origin = nic_origin(cfg), .interval = cfg->sim.nd_stats_interval, .k = 1 };
 	rc->nb_p = (struct ctl_rec_period){ .origin = nic_origin(cfg), .interval = cfg->sim.net_buff_stats_interval,
 					    .k = 1 };
 	rc->sr = ctl_swrec_open(cfg, sws, n_sws, topo, dir, epoch_s, err, errlen);
 	if (rc->sr == NULL && errno != 0)
 		goto fail;
-	if (cfg->nic.enable_transport_stats) {
+	if (cfg->nic.enable_transport_stats && nics != NULL) {
 		rc->ts = ctl_transport_open(cfg, nics, dir, epoch_s, err, errlen);
 		if (rc->ts == NULL)
 			goto fail;
@@ -277,18 +306,21 @@ struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *c
 		if (rc->ep == NULL)
 			goto fail;
 	}
-	if (cfg->sim.enable_pcie_stats_logging) {
+	if (cfg->sim.enable_pcie_stats_logging && nics != NULL) {
 		rc->pcie = ctl_pcie_open(cfg, nics, dir, epoch_s, err, errlen);
 		if (rc->pcie == NULL)
 			goto fail;
 	}
 	/* net-buff-stats needs both switches (uet-nic-records.md): with only one, no file */
-	if (cfg->nic.enable_buffer_stats && cfg->sim.enable_net_buff_stats) {
+	if (cfg->sim.enable_net_buff_stats &&
+	    (nics != NULL ? cfg->nic.enable_buffer_stats : roces != NULL && cfg->roce.enable_buffer_stats)) {
 		rc->nb = ctl_netbuff_open(cfg, nics, dir, epoch_s, err, errlen);
 		if (rc->nb == NULL)
 			goto fail;
 	}
-	if (ctl_records_want_trace(cfg)) {
+	if (open_roce_records(rc, dir, epoch_s, err, errlen) < 0)
+		goto fail;
+	if (ctl_records_want_trace(cfg) && nics != NULL) {
 		rc->mon = ctl_monitor_open(cfg, dir, err, errlen);
 		if (rc->mon == NULL)
 			goto fail;
@@ -334,7 +366,7 @@ int ctl_records_close(struct ctl_records *rc, emu_ps_t end, char *err, size_t er
 		ctl_netbuff_close(rc->nb, err, errlen),   ctl_monitor_close(rc->mon, err, errlen),
 		ctl_swbuf_close(rc->sb, err, errlen),     ctl_swportbuf_close(rc->pb, err, errlen),
 		ctl_swlb_close(rc->lb, err, errlen),
-		ctl_swrec_close(rc->sr, err, errlen),
+		ctl_swrec_close(rc->sr, err, errlen),     ctl_roce_rec_close(rc->rr, err, errlen),
 	};
 	int first = 0;
 

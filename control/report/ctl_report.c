@@ -46,10 +46,36 @@ static void sum_hosts(const struct ctl_report_in *r, struct host_sum *hs)
 	}
 }
 
+/* The RoCE NICs' share of the totals: their drops (receive pools, transport discards, control pool), NAKs,
+ * retransmission episodes, timer expiries and pauses sent. */
+static void roce_counters_sum(const struct ctl_report_in *r, struct ctl_report_counters *t)
+{
+	static const int drops[] = { ROCE_C_RX_DROPS, ROCE_C_RX_DROPS_NO_QP_DATA, ROCE_C_RX_DROPS_NO_QP_CTRL,
+				     ROCE_C_RX_DROPS_AFTER_NAK, ROCE_C_RX_DROPS_GHOST_ACK, ROCE_C_DROP_TX_CTL_POOL_FULL,
+				     ROCE_C_DROP_NOT_FOR_US, ROCE_C_DROP_BAD_KIND, ROCE_C_DROP_NO_PKT, ROCE_C_DROP_NO_QP,
+				     ROCE_C_DROP_NO_WQE };
+
+	for (uint32_t i = 0; i < r->cfg->n_hosts; i++) {
+		const uint64_t *c = roce_counters(r->roces[i]);
+		struct nic_pfc_stats s;
+
+		for (size_t k = 0; k < sizeof(drops) / sizeof(drops[0]); k++)
+			t->drops += DP_LOAD(c[drops[k]]);
+		t->nacks += DP_LOAD(c[ROCE_C_NACKS_SENT]);
+		t->retransmits += DP_LOAD(c[ROCE_C_RTX]);
+		t->timeouts += DP_LOAD(c[ROCE_C_RTO]);
+		roce_pfc_stats(r->roces[i], &s, r->end);
+		for (int tc = 0; tc < NIC_TC_COUNT; tc++)
+			t->pfc_pauses += s.xoff_tx[tc];
+	}
+}
+
 void ctl_report_counters(const struct ctl_report_in *r, struct ctl_report_counters *t)
 {
 	memset(t, 0, sizeof(*t));
-	for (uint32_t i = 0; i < r->cfg->n_hosts; i++) {
+	if (r->roces != NULL)
+		roce_counters_sum(r, t);
+	for (uint32_t i = 0; r->nics != NULL && i < r->cfg->n_hosts; i++) {
 		const uint64_t *c = nic_counters(r->nics[i]);
 		for (int k = NIC_C_DROP_RX_POOL_FULL; k <= NIC_C_DROP_NO_PKT; k++) {
 			uint64_t n = DP_LOAD(c[k]);
@@ -151,10 +177,28 @@ static void json_uet_rx(FILE *f, const struct nic *nic)
 	fputc('}', f);
 }
 
+/* A host's Scala RoCE NIC: bytes, goodput and every counter by its record name; "nic": "ScalaRoceNic". */
+static void json_roce_host(FILE *f, const struct ctl_report_in *r, const struct host_sum *hs, uint32_t i)
+{
+	const uint64_t *c = roce_counters(r->roces[i]);
+
+	fprintf(f, "    {\"name\": \"%s\", \"nic\": \"ScalaRoceNic\", \"ip\": ", r->cfg->hosts[i].name);
+	json_ip(f, r->cfg->hosts[i].ip);
+	fprintf(f, ", \"tx_bytes\": %llu, \"rx_bytes\": %llu, \"rx_payload_bytes\": %llu, \"goodput_gbps\": %.3f",
+		(unsigned long long)c[ROCE_C_TX_BYTES], (unsigned long long)c[ROCE_C_RX_BYTES],
+		(unsigned long long)c[ROCE_C_RX_PAYLOAD_BYTES], hs[i].goodput_gbps);
+	fprintf(f, ", \"counters\": {");
+	for (int k = 1; k < ROCE_C_COUNT; k++)
+		fprintf(f, "%s\"%s\": %llu", k > 1 ? ", " : "", roce_counter_name(k), (unsigned long long)c[k]);
+	fprintf(f, "}}%s\n", i + 1 < r->cfg->n_hosts ? "," : "");
+}
+
 static void json_hosts(FILE *f, const struct ctl_report_in *r, const struct host_sum *hs)
 {
 	fprintf(f, "  \"hosts\": [\n");
-	for (uint32_t i = 0; i < r->cfg->n_hosts; i++) {
+	for (uint32_t i = 0; r->roces != NULL && i < r->cfg->n_hosts; i++)
+		json_roce_host(f, r, hs, i);
+	for (uint32_t i = 0; r->nics != NULL && i < r->cfg->n_hosts; i++) {
 		const uint64_t *c = nic_counters(r->nics[i]);
 		rec_put_str(f, "    {\"name\": \"");
 		rec_put_str(f, r->cfg->hosts[i].name);
@@ -420,12 +464,14 @@ static void print_table(const struct ctl_report_in *r, const struct host_sum *hs
 	       (unsigned long long)r->events);
 	printf("%-12s %-15s %14s %14s %12s\n", "host", "ip", "tx_bytes", "rx_payload", "goodput_Gbps");
 	for (uint32_t i = 0; i < r->cfg->n_hosts; i++) {
-		const uint64_t *c = nic_counters(r->nics[i]);
+		const uint64_t *c = r->nics != NULL ? nic_counters(r->nics[i]) : NULL;
+		const uint64_t *rc = r->roces != NULL ? roce_counters(r->roces[i]) : NULL;
 		char ip[16];
 		uint32_t a = r->cfg->hosts[i].ip;
 		snprintf(ip, sizeof(ip), "%u.%u.%u.%u", a >> 24, (a >> 16) & 0xff, (a >> 8) & 0xff, a & 0xff);
 		printf("%-12s %-15s %14llu %14llu %12.3f\n", r->cfg->hosts[i].name, ip,
-		       (unsigned long long)c[NIC_C_TX_BYTES], (unsigned long long)c[NIC_C_RX_PAYLOAD_BYTES],
+		       (unsigned long long)(c != NULL ? c[NIC_C_TX_BYTES] : rc[ROCE_C_TX_BYTES]),
+		       (unsigned long long)(c != NULL ? c[NIC_C_RX_PAYLOAD_BYTES] : rc[ROCE_C_RX_PAYLOAD_BYTES]),
 		       hs[i].goodput_gbps);
 	}
 	ctl_rdma_print(r->rdma, stdout);

@@ -71,7 +71,8 @@ struct ctl_report_in {
 	const char *out_dir;
 	bool realtime;
 	enum ctl_stop stop;
-	struct nic *const *nics;             /* cfg->n_hosts, index = FEP id */
+	struct nic *const *nics;             /* cfg->n_hosts, index = FEP id; NULL with Scala RoCE NICs */
+	struct roce *const *roces;           /* cfg->n_hosts Scala RoCE NICs, or NULL */
 	const uint64_t *part_counters;       /* the partition's counters (net_part.counters) */
 	uint64_t events;                     /* events the scheduler ran */
 	const struct ctl_msg *msgs;

@@ -63,7 +63,7 @@ static uint64_t progress_mark(const struct ctl_run_state *r)
 	uint64_t n = r->n_completed + ctl_rdma_wqes_done(r->rdma);
 
 	for (uint32_t i = 0; i < r->cfg->n_hosts; i++)
-		n += nic_counters(r->nics[i])[NIC_C_RX_PAYLOAD_BYTES];
+		n += ctl_run_host_rx_payload(r, i);
 	return n;
 }
 
@@ -77,7 +77,9 @@ static bool no_progress(struct ctl_run_state *r, emu_ps_t now, emu_ps_t *next_ch
 			emu_ps_t *since)
 {
 	const struct nic_params *p = &r->cfg->nic;
-	emu_ps_t rto = p->fixed_rexmit_enable ? p->fixed_rexmit_timeout : p->initial_rto << p->max_rto_backoff;
+	emu_ps_t rto = r->roces != NULL	       ? r->cfg->roce.retransmit_timeout
+		       : p->fixed_rexmit_enable ? p->fixed_rexmit_timeout
+						: p->initial_rto << p->max_rto_backoff;
 	emu_ps_t window = 4 * rto > CTL_STALL_MIN_PS ? 4 * rto : CTL_STALL_MIN_PS;
 
 	if (r->has_stop || now < *next_check)
@@ -198,7 +200,7 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 	}
 	struct ctl_report_in in = {
 		.cfg = cfg, .out_dir = r->opts->out_dir, .realtime = r->opts->mode == CTL_MODE_REALTIME, .stop = stop,
-		.nics = r->nics, .part_counters = r->np.counters, .events = emu_sched_events_run(r->np.sched),
+		.nics = r->nics, .roces = r->roces, .part_counters = r->np.counters, .events = emu_sched_events_run(r->np.sched),
 		.msgs = r->msgs, .n_msgs = r->n_msgs, .n_posted = r->n_posted, .n_completed = r->n_completed,
 		.post_fail = r->post_fail, .links = r->links, .n_links = r->n_links, .topo = r->topo, .sws = r->sws,
 		.n_sws = r->n_sws, .ports = ports, .n_ports = r->n_exts, .rdma = r->rdma, .cap_stats = r->cap_stats,

@@ -76,7 +76,8 @@ static void hook_msg_done(void *arg, uint64_t cookie, emu_ps_t now)
 	m->completed = true;
 	r->n_completed++;
 	/* The workload closes both ends of the message's PDC when the message completes (seed 000, Completion). */
-	nic_close_rcv(r->nics[m->m->dst], r->cfg->hosts[m->m->src].ip, m->pdc, now);
+	if (r->nics != NULL)
+		nic_close_rcv(r->nics[m->m->dst], r->cfg->hosts[m->m->src].ip, m->pdc, now);
 }
 
 static void ev_post(void *a, void *b, emu_ps_t now)
@@ -86,7 +87,13 @@ static void ev_post(void *a, void *b, emu_ps_t now)
 	const struct ctl_config *cfg = r->cfg;
 	uint64_t cookie = (uint64_t)(m - r->msgs);
 
-	if (nic_post_pdc(r->nics[m->m->src], cfg->hosts[m->m->dst].ip, m->m->bytes, cookie, now, &m->pdc) < 0) {
+	uint32_t qpn;
+
+	/* on a RoCE NIC a message is one RDMA WRITE on a queue pair of its own, as a message is a PDC of its own */
+	if (r->roces != NULL ? roce_qp_open(r->roces[m->m->src], cfg->hosts[m->m->dst].ip, &qpn) < 0 ||
+				       roce_post(r->roces[m->m->src], qpn, ROCE_VERB_WRITE, m->m->bytes, cookie, now) < 0
+			     : nic_post_pdc(r->nics[m->m->src], cfg->hosts[m->m->dst].ip, m->m->bytes, cookie, now,
+					    &m->pdc) < 0) {
 		r->post_fail++;
 		return;
 	}
@@ -96,18 +103,79 @@ static void ev_post(void *a, void *b, emu_ps_t now)
 
 static bool host_has_port(const struct ctl_run_state *r, uint32_t host);
 
+static void hook_roce_recv(void *arg, uint32_t fep_id, uint32_t src_ip, uint64_t bytes, emu_ps_t now)
+{
+	(void)arg, (void)fep_id, (void)src_ip, (void)bytes, (void)now;
+}
+
+static void hook_roce_rate(void *arg, uint32_t fep_id, uint32_t qpn, uint64_t bps, emu_ps_t now)
+{
+	struct ctl_run_state *r = arg;
+
+	ctl_records_roce_rate(r->records, fep_id, qpn, bps, now);
+}
+
+/* The hosts' Scala RoCE NICs (server.nic ScalaRoceNic). */
+static int make_roces(struct ctl_run_state *r, char *err, size_t errlen)
+{
+	const struct ctl_config *cfg = r->cfg;
+	const struct ctl_app *app = cfg->rdma_app >= 0 ? &cfg->apps[cfg->rdma_app] : NULL;
+
+	r->roces = calloc(cfg->n_hosts, sizeof(*r->roces));
+	if (r->roces == NULL)
+		goto nomem;
+	uint64_t n_msgs = 0;
+
+	for (uint32_t a = 0; a < cfg->n_apps; a++)
+		n_msgs += cfg->apps[a].n_list;
+	for (uint32_t i = 0; i < cfg->n_hosts; i++) {
+		uint64_t qps, wqes;
+
+		ctl_rdma_host_budget(r->rdma, i, &qps, &wqes);
+		qps += n_msgs; /* a queue pair per message of the messages workload */
+		struct roce_env env = {
+			.np = &r->np, .params = &cfg->roce, .fep_id = i, .name = cfg->hosts[i].name,
+			.ip = cfg->hosts[i].ip, .neigh = r->neigh, .n_neigh = cfg->n_hosts,
+			/* the far ends of the connections that reach it come on top of its own */
+			.max_qps = (uint32_t)(4096 + (qps < (1u << 20) ? 2 * qps : 1u << 21)),
+			.max_wqes = (uint32_t)(wqes < UINT32_MAX ? wqes : UINT32_MAX),
+			/* seed 003, Traffic class on the Scala RoCE NIC */
+			.data_tc = app != NULL ? app->data_tc : 0, .ctrl_tc = app != NULL ? app->control_tc : 1,
+			.doorbell_bytes = ctl_rdma_doorbell_bytes(r->rdma),
+			.hooks = { .arg = r, .msg_done = hook_msg_done, .msg_recv = hook_roce_recv,
+				   .rate = hook_roce_rate },
+		};
+		memcpy(env.mac, cfg->hosts[i].mac, 6);
+		if (r->rdma != NULL)
+			env.hooks.cm_recv = hook_cm;
+		env.has_gw = cfg->hosts[i].has_gw && !host_has_port(r, i);
+		memcpy(env.gw_mac, cfg->hosts[i].gw_mac, 6);
+		r->roces[i] = roce_create(&env);
+		if (r->roces[i] == NULL)
+			goto nomem;
+	}
+	return 0;
+nomem:
+	snprintf(err, errlen, "out of memory creating %u RoCE NICs", cfg->n_hosts);
+	return -ENOMEM;
+}
+
 static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
 
-	r->nics = calloc(cfg->n_hosts, sizeof(*r->nics));
 	r->neigh = calloc(cfg->n_hosts, sizeof(*r->neigh));
-	if (r->nics == NULL || r->neigh == NULL)
+	if (r->neigh == NULL)
 		goto nomem;
 	for (uint32_t i = 0; i < cfg->n_hosts; i++) {
 		r->neigh[i].ip = cfg->hosts[i].ip;
 		memcpy(r->neigh[i].mac, cfg->hosts[i].mac, 6);
 	}
+	if (cfg->nic_model == CTL_NIC_ROCE)
+		return make_roces(r, err, errlen);
+	r->nics = calloc(cfg->n_hosts, sizeof(*r->nics));
+	if (r->nics == NULL)
+		goto nomem;
 	for (uint32_t i = 0; i < cfg->n_hosts; i++) {
 		uint64_t pdcs, wqes;
 
@@ -147,9 +215,25 @@ nomem:
 	return -ENOMEM;
 }
 
-static struct net_endpoint nic_ep(struct ctl_run_state *r, uint32_t host)
+struct net_endpoint ctl_run_host_ep(struct ctl_run_state *r, uint32_t host)
 {
+	if (r->roces != NULL)
+		return (struct net_endpoint){ .dev = r->roces[host], .ops = &roce_dev_ops, .port = 0 };
 	return (struct net_endpoint){ .dev = r->nics[host], .ops = &nic_dev_ops, .port = 0 };
+}
+
+void ctl_run_host_attach(struct ctl_run_state *r, uint32_t h, struct net_dir *d)
+{
+	if (r->roces != NULL)
+		roce_attach(r->roces[h], d);
+	else
+		nic_attach(r->nics[h], d);
+}
+
+uint64_t ctl_run_host_rx_payload(const struct ctl_run_state *r, uint32_t h)
+{
+	return r->roces != NULL ? roce_counters(r->roces[h])[ROCE_C_RX_PAYLOAD_BYTES]
+				: nic_counters(r->nics[h])[NIC_C_RX_PAYLOAD_BYTES];
 }
 
 /* A host bound to a DPDK port takes the port instead of its emulated link (real time only). */
@@ -202,19 +286,19 @@ static int make_links(struct ctl_run_state *r, char *err, size_t errlen)
 	}
 	for (uint32_t i = 0; i < cfg->n_links; i++) {
 		const struct ctl_link *cl = &cfg->links[i];
-		uint64_t bps = cl->data_rate_bps ? cl->data_rate_bps : cfg->nic.data_rate_bps;
-		emu_ps_t delay = cl->delay_ps != EMU_PS_NEVER ? cl->delay_ps : cfg->nic.delay_ps;
+		uint64_t bps = cl->data_rate_bps ? cl->data_rate_bps : ctl_config_host_bps(cfg);
+		emu_ps_t delay = cl->delay_ps != EMU_PS_NEVER ? cl->delay_ps : ctl_config_host_delay(cfg);
 		struct net_link *l = &r->links[i];
 
-		net_link_init(l, &r->np, bps, delay, nic_ep(r, cl->a), nic_ep(r, cl->b));
+		net_link_init(l, &r->np, bps, delay, ctl_run_host_ep(r, cl->a), ctl_run_host_ep(r, cl->b));
 		if (cl->n_impair > 0 && set_impairs(r, l, cl) < 0) {
 			snprintf(err, errlen, "out of memory");
 			return -ENOMEM;
 		}
 		if (!host_has_port(r, cl->a))
-			nic_attach(r->nics[cl->a], &l->dir[0]);
+			ctl_run_host_attach(r, cl->a, &l->dir[0]);
 		if (!host_has_port(r, cl->b))
-			nic_attach(r->nics[cl->b], &l->dir[1]);
+			ctl_run_host_attach(r, cl->b, &l->dir[1]);
 	}
 	return 0;
 }
@@ -290,14 +374,14 @@ static int make_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 		return rc;
 	if ((rc = ctl_run_caps_open(r, err, errlen)) < 0)
 		return rc;
-	if (cfg->nic.enable_event_logging) {
+	if (cfg->nic.enable_event_logging && r->nics != NULL) { /* uet-events: the UET NIC's record */
 		r->events = rec_csv_open(dir, cfg->sim.simulation_name, "uet-events", UET_EVENTS_HEADER, r->epoch_s);
 		if (r->events == NULL) {
 			snprintf(err, errlen, "%s: cannot create the uet-events record: %s", dir, strerror(errno));
 			return -errno;
 		}
 	}
-	r->records = ctl_records_open(cfg, r->nics, r->sws, r->n_sws, r->topo, dir, r->epoch_s, err, errlen);
+	r->records = ctl_records_open(cfg, r->nics, r->roces, r->sws, r->n_sws, r->topo, dir, r->epoch_s, err, errlen);
 	if (r->records == NULL)
 		return -errno;
 	return 0;
@@ -428,7 +512,7 @@ static int check_cc(struct ctl_run_state *r, char *err, size_t errlen)
 
 	int rc = 0;
 
-	for (uint32_t i = 0; i < r->cfg->n_hosts; i++) {
+	for (uint32_t i = 0; r->nics != NULL && i < r->cfg->n_hosts; i++) {
 		uint64_t bps = nic_link_bps(r->nics[i]);
 		if (nic_params_check_link(&r->cfg->nic, bps, why, sizeof(why)) < 0)
 			rc = add_err(err, errlen, "%s: nic (host %s): %s", r->cfg->path, r->cfg->hosts[i].name, why);
@@ -475,7 +559,7 @@ int ctl_run_build(struct ctl_run_state *r, char *err, size_t errlen)
 
 	if ((rc = ctl_run_build_models(r, err, errlen)) < 0 || (rc = make_outputs(r, err, errlen)) < 0 ||
 	    (rc = schedule_messages(r, err, errlen)) < 0 ||
-	    (rc = ctl_rdma_start(r->rdma, r->nics, &r->np, r->opts->out_dir, r->epoch_s, err, errlen)) < 0)
+	    (ctl_rdma_bind_roce(r->rdma, r->roces), rc = ctl_rdma_start(r->rdma, r->nics, &r->np, r->opts->out_dir, r->epoch_s, err, errlen)) < 0)
 		return rc;
 	/* the expected end, for the records' size projection: the stop time, else the last message's start */
 	emu_ps_t end = r->has_stop ? r->stop : 0;
@@ -501,6 +585,9 @@ void ctl_run_teardown(struct ctl_run_state *r)
 	for (uint32_t i = 0; r->nics != NULL && i < cfg->n_hosts; i++)
 		nic_destroy(r->nics[i]);
 	free(r->nics);
+	for (uint32_t i = 0; r->roces != NULL && i < cfg->n_hosts; i++)
+		roce_destroy(r->roces[i]);
+	free(r->roces);
 	free(r->neigh);
 	free(r->links);
 	for (uint32_t i = 0; i < r->n_impairs_owned; i++)

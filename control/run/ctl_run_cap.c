@@ -46,7 +46,7 @@ static void describe(const struct ctl_run_state *r, const struct ctl_capture *cc
 			 link_name(r, cc->link));
 		break;
 	}
-	cfg->if_speed = cc->point == CTL_CAP_DEV ? r->cfg->nic.data_rate_bps : r->links[cc->link].bps;
+	cfg->if_speed = cc->point == CTL_CAP_DEV ? ctl_config_host_bps(r->cfg) : r->links[cc->link].bps;
 	cfg->out_dir = cc->point == CTL_CAP_PORT ? cc->end : -1;
 }
 

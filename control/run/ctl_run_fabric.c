@@ -12,7 +12,7 @@ static struct net_endpoint dev_ep(struct ctl_run_state *r, uint32_t dev, uint32_
 	const struct net_topo_dev *d = &r->topo->devs[dev];
 
 	if (d->kind == NET_TOPO_HOST)
-		return (struct net_endpoint){ .dev = r->nics[dev], .ops = &nic_dev_ops, .port = 0 };
+		return ctl_run_host_ep(r, dev);
 	return (struct net_endpoint){ .dev = r->sws[dev - r->topo->size.hosts], .ops = &sw_dev_ops, .port = port };
 }
 
@@ -66,7 +66,7 @@ static int make_fabric_links(struct ctl_run_state *r)
 			if (d->kind == NET_TOPO_HOST) {
 				/* an external host has no emulated NIC here: a DPDK port takes its end (real time) */
 				if (!r->cfg->hosts[end[e]->dev].external)
-					nic_attach(r->nics[end[e]->dev], &l->dir[e]);
+					ctl_run_host_attach(r, end[e]->dev, &l->dir[e]);
 				continue;
 			}
 			struct sw *sw = r->sws[end[e]->dev - t->size.hosts];

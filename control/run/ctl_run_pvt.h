@@ -15,6 +15,7 @@
 #include "net_port.h"
 #include "net_topo.h"
 #include "nic.h"
+#include "roce.h"
 #include "rec.h"
 
 struct dp_ctx;
@@ -52,7 +53,8 @@ struct ctl_run_state {
 	const struct ctl_config *cfg;
 	const struct ctl_run_opts *opts;
 	struct net_part np;
-	struct nic **nics;
+	struct nic **nics;           /* the hosts' Scala UET NICs, or NULL (cfg->nic_model CTL_NIC_ROCE) */
+	struct roce **roces;         /* the hosts' Scala RoCE NICs, or NULL (CTL_NIC_UET) */
 	struct nic_neigh *neigh;
 	struct net_link *links;
 	uint32_t n_links;            /* explicit links, or the generated topology's */
@@ -99,6 +101,12 @@ int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen);
 /** ctl_run_build_models(), then the outputs, the messages' posts and the application's start. 0 or -errno. */
 int ctl_run_build(struct ctl_run_state *r, char *err, size_t errlen);
 void ctl_run_teardown(struct ctl_run_state *r);
+/** Host @p h's NIC as a link endpoint (port 0), whichever model the config places. */
+struct net_endpoint ctl_run_host_ep(struct ctl_run_state *r, uint32_t h);
+/** Attach host @p h's NIC to the link direction it sends on. */
+void ctl_run_host_attach(struct ctl_run_state *r, uint32_t h, struct net_dir *d);
+/** Payload bytes host @p h's NIC has delivered to its host. */
+uint64_t ctl_run_host_rx_payload(const struct ctl_run_state *r, uint32_t h);
 
 /* ctl_run_fabric.c */
 int ctl_run_fabric(struct ctl_run_state *r, char *err, size_t errlen);

@@ -61,7 +61,7 @@ static void ext_rx(void *arg, int port, const uint8_t *frame, size_t len)
 static void sw_ext_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
 {
 	struct ctl_ext *x = arg;
-	bool hdrs = (pkt->encap & WIRE_ENCAP_CRC) == 0; /* a CRC trailer follows the payload: the whole frame */
+	bool hdrs = !wire_has_trailer(pkt); /* a CRC or ICRC trailer follows the payload: the whole frame */
 	int n = hdrs ? wire_encode_hdrs(pkt, x->hdr, sizeof(x->hdr)) : wire_encode(pkt, x->whole, sizeof(x->whole));
 
 	if (n <= 0)
@@ -84,7 +84,8 @@ static void sw_ext_rx(void *arg, int port, const uint8_t *frame, size_t len)
 	ctl_run_cap_port(x, frame, len, true, r->rt_now); /* captures: dev (ctl_run_cap.c), bad frames too */
 	if (pkt == NULL)
 		return;
-	const struct wire_rx_cfg rx = { .uet_port = r->cfg->nic.udp_port, .crc = r->cfg->nic.crc_trailer };
+	const struct wire_rx_cfg rx = { .uet_port = r->cfg->nic.udp_port, .crc = r->cfg->nic.crc_trailer,
+					.roce_icrc = r->cfg->roce.icrc, .roce_reth = r->cfg->roce.reth };
 	int rc = wire_decode_cfg(frame, len, &rx, pkt);
 	if (rc != WIRE_R_OK) {
 		x->sw_rx_refused[rc < WIRE_R_COUNT ? rc : 0]++;
@@ -236,19 +237,19 @@ static int open_port(struct ctl_run_state *r, uint32_t i, char *err, size_t errl
 	for (uint32_t k = 0; k < cp->n_hosts; k++) {
 		struct ctl_ext_host *eh = &x->hosts[k];
 		uint32_t h = cp->hosts[k];
-		struct net_endpoint nic = { .dev = r->nics[h], .ops = &nic_dev_ops, .port = 0 };
+		struct net_endpoint nic = ctl_run_host_ep(r, h);
 
 		*eh = (struct ctl_ext_host){ .port = x, .slot = k, .host = h };
-		net_link_init(&eh->link, &r->np, cfg->nic.data_rate_bps, 0, nic, (struct net_endpoint){ 0 });
+		net_link_init(&eh->link, &r->np, ctl_config_host_bps(cfg), 0, nic, (struct net_endpoint){ 0 });
 		eh->link.dir[0].ext = ext_tx;
 		eh->link.dir[0].ext_arg = eh;
-		nic_attach(r->nics[h], &eh->link.dir[0]);
+		ctl_run_host_attach(r, h, &eh->link.dir[0]);
 		hosts[k] = port_host(cfg, cp, h, &eh->link.dir[1]);
 	}
 	struct net_port_cfg pc = { .np = &r->np, .hosts = hosts, .n_hosts = cp->n_hosts, .statics = statics,
 				   .n_statics = port_statics(cfg, cp, statics), .uet_port = cfg->nic.udp_port,
-				   .crc = cfg->nic.crc_trailer, .vlan = cp->vlan,
-				   .emit = port_emit, .emit_arg = x };
+				   .crc = cfg->nic.crc_trailer, .vlan = cp->vlan, .roce = cfg->nic_model == CTL_NIC_ROCE,
+				   .roce_icrc = cfg->roce.icrc, .roce_reth = cfg->roce.reth, .emit = port_emit, .emit_arg = x };
 	x->stack = net_port_create(&pc);
 	free(statics);
 	if (x->stack == NULL) {

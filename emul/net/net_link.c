@@ -188,7 +188,9 @@ emu_ps_t net_dir_xmit_len(struct net_dir *d, struct wire_pkt *pkt, size_t wl, ui
 				d->pauses++;
 				break;
 			}
-	if (d->n_impair != 0 && pkt->kind == WIRE_KIND_DATA) /* a fixture: looks at the packet itself */
+	/* a fixture: looks at the packet itself */
+	if (d->n_impair != 0 && (pkt->kind == WIRE_KIND_DATA ||
+				 (pkt->kind == WIRE_KIND_ROCE && wire_roce_is_data(pkt->roce.opcode))))
 		extra = impair(d, pkt);
 	if (extra == EMU_PS_NEVER)
 		np->counters[why = NET_C_IMPAIR_DROP]++;

@@ -195,7 +195,7 @@ void net_port_emit_pkt(struct net_port *p, const struct wire_pkt *pkt, const uin
 {
 	/* Only the headers are written: the payload is the pattern, which the emitter adds (or attaches). A frame with
 	 * a CRC trailer, which follows the payload and covers it, is written whole. */
-	bool hdrs = (pkt->encap & WIRE_ENCAP_CRC) == 0;
+	bool hdrs = !wire_has_trailer(pkt);
 	uint8_t *buf = hdrs ? p->frame : p->whole;
 	size_t cap = (hdrs ? sizeof(p->frame) : sizeof(p->whole)) - WIRE_VLAN_LEN;
 	int n = hdrs ? wire_encode_hdrs(pkt, buf + WIRE_VLAN_LEN, cap) : wire_encode(pkt, buf + WIRE_VLAN_LEN, cap);
@@ -341,7 +341,8 @@ static struct wire_pkt *decode(struct net_port *p, const uint8_t *frame, size_t 
 		drop(p, NET_PORT_RX_NO_PKT);
 		return NULL;
 	}
-	const struct wire_rx_cfg rx = { .uet_port = p->cfg.uet_port, .crc = p->cfg.crc };
+	const struct wire_rx_cfg rx = { .uet_port = p->cfg.uet_port, .crc = p->cfg.crc, .roce_icrc = p->cfg.roce_icrc,
+					.roce_reth = p->cfg.roce_reth };
 	int rc = wire_decode_cfg(frame, len, &rx, pkt);
 
 	if (rc != WIRE_R_OK) {
@@ -381,7 +382,8 @@ static void rx_ipv4(struct net_port *p, const uint8_t *frame, size_t len, emu_ps
 	}
 	if (ip.proto == WIRE_IPPROTO_UDP && ip.l4_len >= 4) { /* the destination port, when the datagram has one; short ones the decoder refuses */
 		uint16_t dport = peek_be16(frame + ip.l4_off + 2);
-		if (dport != p->cfg.uet_port && dport != WIRE_UDP_PORT_CM) {
+		if (dport != p->cfg.uet_port && dport != WIRE_UDP_PORT_CM &&
+		    !(p->cfg.roce && dport == WIRE_UDP_PORT_ROCE)) {
 			drop(p, NET_PORT_RX_UDP_OTHER_PORT);
 			return;
 		}

@@ -93,23 +93,7 @@ void nic_pool_interval_reset(struct nic *nic)
 
 void nic_pcie_stats(const struct nic *nic, struct nic_pcie_stats *out, emu_ps_t now)
 {
-	const emu_ps_t until[2] = { nic->pcie_n2h_busy, nic->pcie_h2n_busy };
-
-	*out = nic->pcie;
-	out->bps[0] = nic->pcie_n2h_bps;
-	out->bps[1] = nic->pcie_h2n_bps;
-	for (int side = 0; side < 2; side++)
-		if (until[side] > now)
-			out->busy_ps[side] -= until[side] - now;
-}
-
-uint64_t nic_pcie_bytes(uint64_t payload)
-{
-	uint64_t n = (payload + NIC_PCIE_MAX_PAYLOAD - 1) / NIC_PCIE_MAX_PAYLOAD;
-
-	if (n == 0)
-		n = 1; /* an empty completion still carries one transfer header */
-	return payload + n * NIC_PCIE_OVERHEAD;
+	nic_pcie_link_stats(&nic->pcie, out, now);
 }
 
 static uint64_t ppm_of(uint64_t total, uint32_t ppm)
@@ -145,11 +129,12 @@ struct nic *nic_create(const struct nic_env *env)
 	nic->env = *env;
 	nic->p = p;
 	emu_rng_init(&nic->rng, env->seed, env->fep_id);
-	nic->pcie_n2h_bps = p->pcie_nic.lane_bps * p->pcie_nic.lane_count;
-	nic->pcie_h2n_bps = p->pcie_host.lane_bps * p->pcie_host.lane_count;
+	nic_pcie_init(&nic->pcie, p->pcie_nic.lane_bps * p->pcie_nic.lane_count,
+		      p->pcie_host.lane_bps * p->pcie_host.lane_count);
 	nic->link_bps = p->data_rate_bps;
 	for (int tc = 0; tc < NIC_TC_COUNT; tc++)
 		nic->in_pool_size[tc] = ppm_of(p->ingress.total_buffer_size, p->ingress.pool_alloc_ppm[tc]);
+	nic_pfc_init(nic);
 	for (int tc = 0; tc < 2; tc++)
 		txq_init(&nic->txq[tc], ppm_of(p->egress.total_buffer_size, p->egress.pool_alloc_ppm[tc]));
 	uint32_t max_pdcs = env->max_pdcs ? env->max_pdcs : 4096;
@@ -210,6 +195,8 @@ void nic_attach(struct nic *nic, struct net_dir *out)
 	nic->out = out;
 	if (out->link->bps < nic->link_bps)
 		nic->link_bps = out->link->bps;
+	nic->pfcs.bps = nic->link_bps; /* pause times at the link's rate, plus its delay */
+	nic->pfcs.delay = out->link->delay;
 	nic_cc_consts_init(&nic->cc_k, nic->p, nic->link_bps, nic->in_pool_size[NIC_TC_DATA]);
 }
 

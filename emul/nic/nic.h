@@ -8,6 +8,8 @@
 
 #include "net.h"
 #include "nic_params.h"
+#include "nic_pcie.h"
+#include "nic_pfcs.h"
 
 struct nic;
 
@@ -288,14 +290,6 @@ int nic_conn_close(struct nic *nic, uint16_t pdc_id, emu_ps_t now);
  */
 int nic_close_rcv(struct nic *nic, uint32_t peer_ip, uint16_t peer_pdc, emu_ps_t now);
 
-/** PFC per traffic class (ecn-pfc-stats): frames sent and received, and the time the NIC's sending was paused. */
-struct nic_pfc_stats {
-	uint64_t xoff_tx[NIC_TC_COUNT], xon_tx[NIC_TC_COUNT];
-	uint64_t xoff_rx[NIC_TC_COUNT], xon_rx[NIC_TC_COUNT];
-	emu_ps_t paused_ps[NIC_TC_COUNT]; /* time this NIC's transmission of the class was held by received pauses */
-	emu_ps_t ivl_max_pause_ps[NIC_TC_COUNT]; /* the longest single pause (held without a break) since
-						  * nic_pfc_interval_reset(), only its part since then counted */
-};
 
 /** One buffer pool (net-buff-stats): a receive pool RX_TC<n>_BUFFER or a transmit pool TX_TC<n>_BUFFER. */
 struct nic_pool_stats {
@@ -308,6 +302,24 @@ struct nic_pool_stats {
 	uint64_t overflow;          /* packets refused because the pool was full */
 };
 
+/** A pool charged @p bytes, holding @p occupancy_with_it with them (both NIC models count their pools so). */
+static inline void nic_pool_enq(struct nic_pool_stats *s, uint64_t bytes, uint64_t occupancy_with_it)
+{
+	s->num_enq++;
+	s->enq_bytes += bytes;
+	if (occupancy_with_it > s->max_occupancy)
+		s->max_occupancy = occupancy_with_it;
+	if (occupancy_with_it > s->ivl_max_occupancy)
+		s->ivl_max_occupancy = occupancy_with_it;
+}
+
+/** A pool released @p bytes. */
+static inline void nic_pool_deq(struct nic_pool_stats *s, uint64_t bytes)
+{
+	s->num_deq++;
+	s->deq_bytes += bytes;
+}
+
 /** Copy the stats of the receive (@p tx false) or transmit pool of class @p tc (zeros past the classes). */
 void nic_pool_stats(const struct nic *nic, bool tx, uint32_t tc, struct nic_pool_stats *out);
 
@@ -315,14 +327,6 @@ void nic_pool_stats(const struct nic *nic, bool tx, uint32_t tc, struct nic_pool
 void nic_pool_interval_reset(struct nic *nic);
 
 /** The PCIe link at each end (pcie-stats): index 0 the NIC side (NIC-to-host), 1 the host side (host-to-NIC). */
-struct nic_pcie_stats {
-	uint64_t bps[2];            /* LaneCount x LaneBps of that end's transmit direction */
-	uint64_t tlps[2];           /* transfers sent: read requests, completions, writes */
-	uint64_t bytes[2];          /* bytes on the link, 34 B of overhead per transfer included */
-	uint64_t payload_bytes[2];  /* payload bytes carried */
-	emu_ps_t busy_ps[2];        /* link time spent up to now (transfers are counted when issued) */
-};
-
 /** Copy the PCIe counters, with link time still ahead of @p now not counted as busy yet. */
 void nic_pcie_stats(const struct nic *nic, struct nic_pcie_stats *out, emu_ps_t now);
 
@@ -358,11 +362,6 @@ const struct nic_uet_rx *nic_uet_rx(const struct nic *nic);
 
 /** The transmit process start delay after a doorbell: 15 ns (spec seed 000, Messages and PDCs). */
 #define NIC_DOORBELL_DELAY_PS (15 * EMU_PS_PER_NS)
-/** PCIe: at most 512 B of payload per transfer, 34 B of protocol overhead each, 64 B read requests. */
-#define NIC_PCIE_MAX_PAYLOAD 512
-#define NIC_PCIE_OVERHEAD 34
-#define NIC_PCIE_READ_REQ 64
-#define NIC_PCIE_TLP_HDR 16 /* a transfer's header in the transaction-layer header buffers (4DW TLP header) */
 /* The doorbell message: DoorbellPayloadSize (64 B by default) + 28 B of UDP and IPv4 headers, 92 B over PCIe (seed
  * 003, WQEs: "doorbell 64 + 28 = 92 bytes over PCIe"), in transfers of at most 512 B with 34 B of overhead each. */
 #define NIC_DOORBELL_PAYLOAD 64
@@ -387,7 +386,5 @@ int nic_params_check_link(const struct nic_params *p, uint64_t link_bps, char *e
 /** Size in bytes of the receive (@p tx false) or transmit pool of class @p tc. */
 uint64_t nic_pool_size(const struct nic *nic, bool tx, uint32_t tc);
 
-/** Bytes on the PCIe link for a transfer of @p payload bytes: ceil(payload / 512) x 34 overhead + payload. */
-uint64_t nic_pcie_bytes(uint64_t payload);
 
 #endif /* NIC_H */

@@ -172,7 +172,7 @@ static const char *np_name(const struct nic_param_def *d)
 	return d->path[i];
 }
 
-static void *np_field(struct nic_params *p, const struct nic_param_def *d)
+static void *np_field(void *p, const struct nic_param_def *d)
 {
 	return (unsigned char *)p + d->off;
 }
@@ -180,7 +180,8 @@ static void *np_field(struct nic_params *p, const struct nic_param_def *d)
 
 bool nic_param_is_list(const struct nic_param_def *d)
 {
-	return d->type == NIC_PT_LIST_FRAC || d->type == NIC_PT_LIST_UINT || d->type == NIC_PT_LIST_FLAG;
+	return d->type == NIC_PT_LIST_FRAC || d->type == NIC_PT_LIST_UINT || d->type == NIC_PT_LIST_FLAG ||
+	       d->type == NIC_PT_LIST_NUMFLAG;
 }
 
 static int np_range(const struct nic_param_def *d, uint64_t v, char *err, size_t errlen)
@@ -192,7 +193,7 @@ static int np_range(const struct nic_param_def *d, uint64_t v, char *err, size_t
 }
 
 /* The integer types: parse with the type's unit parser, check the row's range, store. */
-static int np_set_int(struct nic_params *p, const struct nic_param_def *d, const char *text, char *err,
+static int np_set_int(void *p, const struct nic_param_def *d, const char *text, char *err,
 		      size_t errlen)
 {
 	uint64_t v = 0;
@@ -211,7 +212,7 @@ static int np_set_int(struct nic_params *p, const struct nic_param_def *d, const
 	return rc;
 }
 
-static int np_set_double(struct nic_params *p, const struct nic_param_def *d, const char *text, char *err,
+static int np_set_double(void *p, const struct nic_param_def *d, const char *text, char *err,
 			 size_t errlen)
 {
 	double v;
@@ -226,7 +227,7 @@ static int np_set_double(struct nic_params *p, const struct nic_param_def *d, co
 }
 
 
-static int np_set_enum(struct nic_params *p, const struct nic_param_def *d, const char *text, char *err,
+static int np_set_enum(void *p, const struct nic_param_def *d, const char *text, char *err,
 		       size_t errlen)
 {
 	char names[160];
@@ -245,7 +246,7 @@ static int np_set_enum(struct nic_params *p, const struct nic_param_def *d, cons
 }
 
 /* The monitor filters: "All", or the one form the row names. */
-static int np_set_filter(struct nic_params *p, const struct nic_param_def *d, const char *text, char *err,
+static int np_set_filter(void *p, const struct nic_param_def *d, const char *text, char *err,
 			 size_t errlen)
 {
 	static const char *const forms[] = { "a FEP id, e.g. 3", "an IPv4 address, e.g. 32.0.0.2",
@@ -276,7 +277,7 @@ static int np_set_filter(struct nic_params *p, const struct nic_param_def *d, co
 	return 0;
 }
 
-static int np_set_list_str(struct nic_params *p, const struct nic_param_def *d, const char *text, char *err,
+static int np_set_list_str(void *p, const struct nic_param_def *d, const char *text, char *err,
 			   size_t errlen)
 {
 	char items[NIC_TC_COUNT][EMU_LIST_ITEM_MAX];
@@ -295,7 +296,7 @@ static int np_set_list_str(struct nic_params *p, const struct nic_param_def *d, 
 	return rc;
 }
 
-int nic_param_set(struct nic_params *p, const struct nic_param_def *d, const char *text, char *err, size_t errlen)
+int nic_param_set(void *p, const struct nic_param_def *d, const char *text, char *err, size_t errlen)
 {
 	bool b;
 	int rc;
@@ -316,7 +317,8 @@ int nic_param_set(struct nic_params *p, const struct nic_param_def *d, const cha
 	case NIC_PT_FILTER_PDC: return np_set_filter(p, d, text, err, errlen);
 	case NIC_PT_LIST_FRAC:
 	case NIC_PT_LIST_UINT:
-	case NIC_PT_LIST_FLAG: return np_set_list_str(p, d, text, err, errlen);
+	case NIC_PT_LIST_FLAG:
+	case NIC_PT_LIST_NUMFLAG: return np_set_list_str(p, d, text, err, errlen);
 	default: return np_set_int(p, d, text, err, errlen);
 	}
 }
@@ -334,6 +336,13 @@ static int np_list_entry(const struct nic_param_def *d, const char *s, uint32_t 
 		*out = emu_parse_uint(s, &v, NULL, 0) == 0 && v == 1;
 		return 0;
 	}
+	if (d->type == NIC_PT_LIST_NUMFLAG) { /* roce-nic-configuration.md: an entry that is not a number stops */
+		double x;
+
+		rc = emu_parse_double(s, &x, err, errlen);
+		*out = rc == 0 && x == 1.0;
+		return rc;
+	}
 	rc = emu_parse_uint(s, &v, err, errlen);
 	if (rc == 0)
 		rc = np_range(d, v, err, errlen);
@@ -341,7 +350,7 @@ static int np_list_entry(const struct nic_param_def *d, const char *s, uint32_t 
 	return rc;
 }
 
-int nic_param_set_list(struct nic_params *p, const struct nic_param_def *d, const char *const *items, int n,
+int nic_param_set_list(void *p, const struct nic_param_def *d, const char *const *items, int n,
 		       int *bad, char *err, size_t errlen)
 {
 	uint32_t v[NIC_TC_COUNT];

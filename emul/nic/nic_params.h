@@ -162,6 +162,7 @@ enum nic_ptype {
 	NIC_PT_LIST_FRAC,  /* list string of 8 fractions 0..1, stored as uint32_t ppm */
 	NIC_PT_LIST_UINT,  /* list string of 8 uints in [min, max], stored as uint32_t */
 	NIC_PT_LIST_FLAG,  /* list string of 8 entries, stored as uint8_t: 1 for an entry equal to 1, else 0 */
+	NIC_PT_LIST_NUMFLAG, /* as LIST_FLAG, but every entry must be a number (the RoCE NIC's PFCEnableVector) */
 };
 
 /** One attribute. */
@@ -185,18 +186,20 @@ extern const unsigned nic_param_count;
 bool nic_param_is_list(const struct nic_param_def *d);
 
 /**
- * Parse @p text as the attribute @p d and store it in @p p. A list attribute takes its Scala list string
+ * Parse @p text as the attribute @p d and store it in @p p, the struct the row's offset points into (struct
+ * nic_params for nic_param_table, struct roce_params for roce_param_table: the two NIC models share the parsers).
+ * A list attribute takes its Scala list string
  * "[a, b, c, d, e, f, g, h]".
  * Returns 0; -EPERM for a read-only attribute; -EINVAL or -ERANGE for a bad or out-of-range value. The message,
  * "<what>; <suggestion>" without the attribute's path, is written into @p err (size @p errlen).
  */
-int nic_param_set(struct nic_params *p, const struct nic_param_def *d, const char *text, char *err, size_t errlen);
+int nic_param_set(void *p, const struct nic_param_def *d, const char *text, char *err, size_t errlen);
 
 /**
  * Store the @p n entries @p items of the list attribute @p d (n must be NIC_TC_COUNT). On error, @p bad receives
  * the index of the bad entry (or -1 for a wrong count). Returns 0, -EINVAL or -ERANGE, message as nic_param_set().
  */
-int nic_param_set_list(struct nic_params *p, const struct nic_param_def *d, const char *const *items, int n,
+int nic_param_set_list(void *p, const struct nic_param_def *d, const char *const *items, int n,
 		       int *bad, char *err, size_t errlen);
 
 #define NIC_CHECK_WHY_MAX 3

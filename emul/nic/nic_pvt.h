@@ -7,6 +7,7 @@
 #include "emu_rng.h"
 #include "nic_cc.h"
 #include "nic_lb.h"
+#include "nic_sched.h"
 #include "nic.h"
 
 /* Receiver: PSNs tracked past rcv_next. The ACK gives its PSN and its SACK base as s16 offsets from CACK_PSN, so a
@@ -171,10 +172,8 @@ struct nic {
 	struct emu_rng rng;
 	struct net_dir *out;
 	uint64_t link_bps;
-	uint64_t pcie_n2h_bps;     /* NIC side: read requests and received-data writes */
-	uint64_t pcie_h2n_bps;     /* host side: payload completions */
-	emu_ps_t pcie_n2h_busy;
-	emu_ps_t pcie_h2n_busy;
+	struct nic_pcie_link pcie; /* the host link (nic_pcie.c, shared with the RoCE NIC): [0] NIC-to-host, read
+				    * requests and received-data writes; [1] host-to-NIC, doorbells and completions */
 	uint64_t cpl_data, cpl_hdr; /* NIC side's receive buffers: payload and headers of the completions expected */
 	bool cpl_blocked;          /* a fetch waited for room there: the pass restarts when a completion lands */
 	emu_ps_t ack_last;         /* ACKs leave in the order generated */
@@ -203,18 +202,10 @@ struct nic {
 	/* PFC (uet-nic-buffers-and-pfc.md, PFC) */
 	struct wire_pkt *pfcq[16]; /* PFC frames to send, ahead of all traffic */
 	uint32_t pfcq_head, pfcq_tail;
-	bool pfc_out[NIC_TC_COUNT];          /* a pause we sent is outstanding */
-	emu_timer_t pfc_refresh[NIC_TC_COUNT];
-	emu_ps_t paused_until[NIC_TC_COUNT]; /* a received pause holds the class until then */
-	emu_timer_t pfc_resume[NIC_TC_COUNT];
-	emu_ps_t paused_since[NIC_TC_COUNT];
-	emu_ps_t pfc_ivl_start;    /* the ecn-pfc-stats interval the longest pauses are measured in began then */
-	struct nic_pfc_stats pfc;
-	uint32_t rr_next_tc;       /* RoundRobin / WeightedRoundRobin between egress classes */
-	uint32_t wrr_sent;         /* packets the current class has sent in its WRR turn */
+	struct nic_pfcs pfcs;      /* PFC sent and honoured (nic_pfcs.c, shared with the RoCE NIC) */
+	struct nic_sched sched;    /* RoundRobin / WeightedRoundRobin between egress classes */
 	struct nic_pool_stats rxs[NIC_TC_COUNT], txs[2];
 	bool rx_held;              /* the packet being received stays charged until PCIe accepts its write */
-	struct nic_pcie_stats pcie;
 	uint64_t pf_used;          /* prefetch buffer occupancy, bytes on the wire of the payloads it holds */
 	bool pf_blocked;           /* a fetch waited for prefetch room: restart when it drains to half */
 	struct nic_cc_consts cc_k; /* NSCC's constants for this NIC's link */
@@ -264,22 +255,6 @@ static inline void nic_sample_add(struct nic *nic, int k, uint64_t v)
 	}
 }
 
-static inline void nic_pool_enq(struct nic_pool_stats *s, uint64_t bytes, uint64_t occupancy_with_it)
-{
-	s->num_enq++;
-	s->enq_bytes += bytes;
-	if (occupancy_with_it > s->max_occupancy)
-		s->max_occupancy = occupancy_with_it;
-	if (occupancy_with_it > s->ivl_max_occupancy)
-		s->ivl_max_occupancy = occupancy_with_it;
-}
-
-static inline void nic_pool_deq(struct nic_pool_stats *s, uint64_t bytes)
-{
-	s->num_deq++;
-	s->deq_bytes += bytes;
-}
-
 /* Transfers of @p payload bytes on PCIe: at most 512 B each, one for an empty payload. */
 static inline uint64_t nic_pcie_xfers(uint64_t payload)
 {
@@ -298,15 +273,6 @@ static inline bool nic_pcie_fits(const struct nic_pcie_params *tx, const struct 
 	       tx->tx_data_buffer >= first && rx->rx_data_buffer >= first;
 }
 
-/* Count a PCIe transfer of @p bytes on the link (@p side 0: NIC-to-host, 1: host-to-NIC) taking @p ps. */
-static inline void nic_pcie_count(struct nic *nic, int side, uint64_t tlps, uint64_t bytes, uint64_t payload,
-				  emu_ps_t ps)
-{
-	nic->pcie.tlps[side] += tlps;
-	nic->pcie.bytes[side] += bytes;
-	nic->pcie.payload_bytes[side] += payload;
-	nic->pcie.busy_ps[side] += ps;
-}
 
 static inline void nic_gauge_max(uint64_t *cum, uint64_t *ivl, uint64_t v)
 {
@@ -363,6 +329,8 @@ void nic_pdc_wake(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now);
 void nic_pfc_check_xoff(struct nic *nic, uint32_t tc, uint64_t occupancy, emu_ps_t now);
 void nic_pfc_check_xon(struct nic *nic, uint32_t tc, emu_ps_t now);
 void nic_pfc_rx(struct nic *nic, const struct wire_pkt *pkt, emu_ps_t now);
+/** Set up nic->pfcs (nic_create()). */
+void nic_pfc_init(struct nic *nic);
 /** The egress class to send from now (-2: a PFC frame; -1: nothing can go). */
 int nic_port_pick(struct nic *nic, emu_ps_t now);
 

@@ -94,23 +94,13 @@ static bool deliver(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt 
 		nic->rx_held = true;
 		return false;
 	}
-	uint64_t bytes = nic_pcie_bytes(pkt->payload_len);
 	/* The transmit buffers hold the payload (TXDataBufferSize) and the headers (TXHeaderBufferSize, 16 B per
 	 * transfer) of the writes waiting for the link: whichever fills first bounds the bytes waiting. */
 	uint64_t hdr_cap = nic->p->pcie_nic.tx_header_buffer / NIC_PCIE_TLP_HDR * (NIC_PCIE_MAX_PAYLOAD + NIC_PCIE_OVERHEAD);
 	uint64_t cap = nic->p->pcie_nic.tx_data_buffer < hdr_cap ? nic->p->pcie_nic.tx_data_buffer : hdr_cap;
 	uint64_t ip_len = wire_ip_len(pkt);
-	emu_ps_t start = nic->pcie_n2h_busy > now ? nic->pcie_n2h_busy : now;
-	emu_ps_t accept = start;
+	emu_ps_t accept = nic_pcie_write(&nic->pcie, pkt->payload_len, cap, now);
 
-	if (cap >= bytes) {
-		emu_ps_t room = emu_ser_ps(cap - bytes, nic->pcie_n2h_bps);
-		accept = start > now + room ? start - room : now;
-	}
-	emu_ps_t t_wr = emu_ser_ps(bytes, nic->pcie_n2h_bps);
-
-	nic->pcie_n2h_busy = start + t_wr;
-	nic_pcie_count(nic, 0, (bytes - pkt->payload_len) / NIC_PCIE_OVERHEAD, bytes, pkt->payload_len, t_wr);
 	if (accept > now) {
 		nic->in_pool_used[NIC_TC_DATA] += ip_len;
 		if (net_sched(nic->env.np, accept, ev_pool_release, nic, (void *)(uintptr_t)ip_len, NULL) < 0)
@@ -257,7 +247,7 @@ void nic_rx_data(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 	 * Hold the ACK for the receiver's PCIe service time: the data class's receive-pool backlog plus this packet
 	 * at the NIC side's LaneBps x LaneCount; report it in 128 ns units. ACKs leave in the order generated.
 	 */
-	emu_ps_t hold = emu_ser_ps(waiting + wire_ip_len(pkt), nic->pcie_n2h_bps);
+	emu_ps_t hold = emu_ser_ps(waiting + wire_ip_len(pkt), nic->pcie.bps[0]);
 	struct wire_pkt *ack = build_ack(nic, pdc, pkt);
 	if (ack == NULL)
 		return;

@@ -16,12 +16,7 @@ static inline uint32_t seg_payload(const struct nic_pdc *pdc, uint32_t idx, uint
  * starts 15 ns after the doorbell regardless, but a payload fetched later waits behind it on the link. */
 static void doorbell_write(struct nic *nic, uint64_t db, emu_ps_t now)
 {
-	uint64_t bytes = nic_pcie_bytes(db);
-	emu_ps_t start = nic->pcie_h2n_busy > now ? nic->pcie_h2n_busy : now;
-	emu_ps_t t = emu_ser_ps(bytes, nic->pcie_h2n_bps);
-
-	nic->pcie_h2n_busy = start + t;
-	nic_pcie_count(nic, 1, (bytes - db) / NIC_PCIE_OVERHEAD, bytes, db, t);
+	nic_pcie_doorbell(&nic->pcie, db, now);
 }
 
 int nic_post(struct nic *nic, uint32_t dst_ip, uint64_t bytes, uint64_t cookie, emu_ps_t now)
@@ -315,34 +310,18 @@ static void out_append(struct nic_pdc *pdc, struct nic_rec *r)
  * host-to-NIC direction, each direction serializing its transfers in order. Planned first and charged only once
  * the event for its arrival is scheduled, so a full scheduler leaves PCIe untouched.
  */
-struct pcie_fetch {
-	emu_ps_t req_end;  /* the read request has left: NIC-to-host busy until then */
-	emu_ps_t cpl_end;  /* the payload has arrived: host-to-NIC busy until then */
-	emu_ps_t t_req, t_cpl;
-	uint64_t cpl_bytes;
-	uint32_t payload;
-};
-
-static void pcie_fetch_plan(const struct nic *nic, uint32_t payload, emu_ps_t now, struct pcie_fetch *f)
+/* The UET NIC's fetch: the shared plan (nic_pcie.c) with its 64 B read requests. */
+static void pcie_fetch_plan(const struct nic *nic, uint32_t payload, emu_ps_t now, struct nic_pcie_fetch *f)
 {
-	emu_ps_t req = nic->pcie_n2h_busy > now ? nic->pcie_n2h_busy : now;
-
-	f->payload = payload;
-	f->t_req = emu_ser_ps(NIC_PCIE_READ_REQ + NIC_PCIE_OVERHEAD, nic->pcie_n2h_bps);
-	f->cpl_bytes = nic_pcie_bytes(payload);
-	f->t_cpl = emu_ser_ps(f->cpl_bytes, nic->pcie_h2n_bps);
-	f->req_end = req + f->t_req;
-	f->cpl_end = (nic->pcie_h2n_busy > f->req_end ? nic->pcie_h2n_busy : f->req_end) + f->t_cpl;
+	nic_pcie_fetch_plan(&nic->pcie, NIC_PCIE_READ_REQ + NIC_PCIE_OVERHEAD, payload, now, f);
 }
 
-static void pcie_fetch_charge(struct nic *nic, const struct pcie_fetch *f)
+/* Charged: the link, and the NIC side's receive buffers holding the completion's payload and headers. */
+static void pcie_fetch_charge(struct nic *nic, const struct nic_pcie_fetch *f)
 {
 	nic->cpl_data += f->payload;
 	nic->cpl_hdr += NIC_PCIE_TLP_HDR * nic_pcie_xfers(f->payload);
-	nic->pcie_n2h_busy = f->req_end;
-	nic->pcie_h2n_busy = f->cpl_end;
-	nic_pcie_count(nic, 0, 1, NIC_PCIE_READ_REQ + NIC_PCIE_OVERHEAD, 0, f->t_req);
-	nic_pcie_count(nic, 1, (f->cpl_bytes - f->payload) / NIC_PCIE_OVERHEAD, f->cpl_bytes, f->payload, f->t_cpl);
+	nic_pcie_fetch_charge(&nic->pcie, f);
 }
 
 /* A record from the NIC-wide pool, not yet tied to a PDC; NULL (counted) when the pool is empty. */
@@ -399,7 +378,7 @@ static bool issue_new(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_
 {
 	struct nic_rec *r = rec_take(nic);
 	struct wire_pkt *p = r != NULL ? nic_pkt_new(nic, WIRE_KIND_DATA, pdc) : NULL;
-	struct pcie_fetch f;
+	struct nic_pcie_fetch f;
 
 	if (p == NULL)
 		goto fail;
@@ -424,7 +403,7 @@ fail:
 static bool issue_fetch(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_t now)
 {
 	struct nic_rec *r = rec_take(nic);
-	struct pcie_fetch f;
+	struct nic_pcie_fetch f;
 
 	if (r == NULL)
 		return false;

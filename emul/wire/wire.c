@@ -432,6 +432,13 @@ static int layout_of(const struct wire_pkt *p, struct layout *l)
 		l->pds = WIRE_CM_LEN;
 		return 0;
 	}
+	if (p->kind == WIRE_KIND_ROCE) { /* RoCEv2: always UDP; the ICRC as the trailer */
+		l->below = HDRS_BELOW_PDS;
+		l->pds = wire_roce_hdr_len(p);
+		l->payload = wire_roce_is_data(p->roce.opcode) ? p->payload_len : 0;
+		l->crc = p->encap & WIRE_ENCAP_ICRC ? WIRE_ICRC_LEN : 0;
+		return l->pds != 0 ? 0 : -EINVAL;
+	}
 	l->below = WIRE_ETH_LEN + WIRE_IPV4_LEN + (p->encap & WIRE_ENCAP_NATIVE ? WIRE_ENTROPY_LEN : WIRE_UDP_LEN);
 	l->crc = p->encap & WIRE_ENCAP_CRC ? WIRE_CRC_LEN : 0;
 	switch (p->kind) {
@@ -486,6 +493,8 @@ uint32_t wire_ack_wire_len(uint8_t encap)
 
 bool wire_prefilled_fits(const struct wire_pkt *p)
 {
+	if (p->kind == WIRE_KIND_ROCE) /* its payload starts before DATA_HDRS_LEN, and its control frames pass it */
+		return false;
 	if (p->kind == WIRE_KIND_DATA)
 		return (p->encap & (WIRE_ENCAP_NATIVE | WIRE_ENCAP_CRC)) == 0;
 	return wire_frame_len(p) <= DATA_HDRS_LEN;
@@ -816,7 +825,12 @@ static void enc_hdrs(const struct wire_pkt *p, const struct layout *l, uint8_t *
 {
 	uint8_t *pds = buf + l->below;
 
-	enc_below(p, buf, lay_frame(l), p->kind != WIRE_KIND_CM && (p->encap & WIRE_ENCAP_NATIVE));
+	enc_below(p, buf, lay_frame(l), p->kind != WIRE_KIND_CM && p->kind != WIRE_KIND_ROCE &&
+						(p->encap & WIRE_ENCAP_NATIVE));
+	if (p->kind == WIRE_KIND_ROCE) {
+		wire_roce_enc(p, pds);
+		return;
+	}
 	if (p->kind == WIRE_KIND_CM) {
 		enc_cm(&p->cm, pds);
 		return;
@@ -890,7 +904,9 @@ static int encode(const struct wire_pkt *p, uint8_t *buf, size_t cap, enum enc_m
 		return (int)hdrs;
 	for (size_t i = 0; mode == ENC_FRAME && i < l.payload; i++)
 		buf[hdrs + i] = wire_payload_byte(i);
-	if (l.crc != 0) /* over the UET bytes: from the PDS (or TSS) header to the end of the payload */
+	if (l.crc != 0 && p->kind == WIRE_KIND_ROCE)
+		wire_roce_icrc_put(buf, frame);
+	else if (l.crc != 0) /* over the UET bytes: from the PDS (or TSS) header to the end of the payload */
 		put_be32(buf + frame - WIRE_CRC_LEN, wire_crc32c(buf + l.below, frame - WIRE_CRC_LEN - l.below));
 	return (int)frame;
 }

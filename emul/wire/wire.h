@@ -186,11 +186,14 @@ enum wire_kind {
 	WIRE_KIND_PFC,      /* 802.1Qbb priority flow control frame (MAC control, not UET) */
 	WIRE_KIND_CM,       /* the RDMA application's connection setup message (UDP WIRE_UDP_PORT_CM, not UET) */
 	WIRE_KIND_UET,      /* any other valid UET frame: pds.type and pds.next_hdr say which */
+	WIRE_KIND_ROCE,     /* RoCEv2 (UDP WIRE_UDP_PORT_ROCE): BTH, then RETH / AETH / CNP as roce.opcode says */
 };
 
 /* Encapsulation flags of a UET frame (struct wire_pkt.encap; nic.UETEncapsulation on send). */
 #define WIRE_ENCAP_NATIVE 0x01 /* IPv4 protocol 253 + the entropy header (sport) instead of UDP (spec 1.1) */
 #define WIRE_ENCAP_CRC 0x02    /* a CRC-32C trailer over the UET bytes, after the payload (not on a trimmed one) */
+#define WIRE_ENCAP_ICRC 0x04   /* RoCE: the invariant CRC after the payload (roce-nic RoCEEncapsulation.ICRC) */
+#define WIRE_ENCAP_RETH 0x08   /* RoCE: WRITE FIRST / ONLY carry the 16 B RETH (RoCEEncapsulation.RETH) */
 
 /* Connection-management message types, named as InfiniBand CM names the three steps (seed 003, Connection
  * setup: request, response, acknowledgment). */
@@ -209,6 +212,87 @@ struct wire_cm {
 	uint32_t remote_id;  /* the receiver's id of it: 0 in a request */
 	uint32_t qpn;        /* the sender's end of the queue pair (on the UET NIC: its PDC id); 0 if none yet */
 };
+
+/* ---- RoCEv2 (InfiniBand Architecture Specification vol. 1, chapter 9, and Annex A17) ---- */
+
+#define WIRE_UDP_PORT_ROCE 4791
+#define WIRE_BTH_LEN 12
+#define WIRE_RETH_LEN 16
+#define WIRE_AETH_LEN 4
+#define WIRE_ICRC_LEN 4
+/* The roce-nic pages' control frames carry 64 B after their headers (transport page, Packets on the wire): an
+ * ACK / NAK is BTH + AETH + 64 B = 126 B on the wire, a CNP BTH + 64 B (its 16 reserved bytes and 48 of zeros)
+ * = 122 B. Both are zeros on the wire. */
+#define WIRE_ROCE_CTL_PAD 64
+#define WIRE_CNP_RSVD_LEN 16
+
+/* BTH opcodes of the reliable connected transport the model uses, and the CNP (Annex A17.9). */
+enum wire_roce_op {
+	WIRE_ROCE_SEND_FIRST = 0x00,
+	WIRE_ROCE_SEND_MIDDLE = 0x01,
+	WIRE_ROCE_SEND_LAST = 0x02,
+	WIRE_ROCE_SEND_ONLY = 0x04,
+	WIRE_ROCE_WRITE_FIRST = 0x06,
+	WIRE_ROCE_WRITE_MIDDLE = 0x07,
+	WIRE_ROCE_WRITE_LAST = 0x08,
+	WIRE_ROCE_WRITE_ONLY = 0x0a,
+	WIRE_ROCE_ACK = 0x11,
+	WIRE_ROCE_CNP = 0x81,
+};
+
+/* AETH syndromes: an ACK with the credit field "invalid" (0x1f), a NAK "PSN sequence error" (0x60). */
+#define WIRE_AETH_ACK 0x1f
+#define WIRE_AETH_NAK_SEQ 0x60
+#define WIRE_AETH_NAK_MASK 0xe0
+#define WIRE_AETH_NAK 0x60
+#define WIRE_ROCE_PKEY 0xffff /* the default partition */
+
+/* The RoCE headers after UDP. Fields the opcode does not carry are zero. */
+struct wire_roce {
+	uint8_t opcode;    /* enum wire_roce_op */
+	uint8_t se;        /* solicited event: the last packet of a message */
+	uint16_t pkey;
+	uint32_t dqpn;     /* 24 bits: the destination queue pair */
+	uint8_t ack_req;   /* the A bit */
+	uint32_t psn;      /* 24 bits */
+	/* RETH (WRITE FIRST / ONLY with WIRE_ENCAP_RETH) */
+	uint64_t va;
+	uint32_t rkey;
+	uint32_t dma_len;
+	/* AETH (ACK, NAK) */
+	uint8_t syndrome;
+	uint32_t msn;      /* 24 bits */
+};
+
+/** True for a RoCE opcode that carries a payload (SEND / WRITE). */
+static inline bool wire_roce_is_data(uint8_t op)
+{
+	switch (op) {
+	case WIRE_ROCE_SEND_FIRST: case WIRE_ROCE_SEND_MIDDLE: case WIRE_ROCE_SEND_LAST: case WIRE_ROCE_SEND_ONLY:
+	case WIRE_ROCE_WRITE_FIRST: case WIRE_ROCE_WRITE_MIDDLE: case WIRE_ROCE_WRITE_LAST: case WIRE_ROCE_WRITE_ONLY:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/**
+ * Bytes on the wire (FCS included) around a RoCE data payload sent with encapsulation @p encap: 58 (BTH, UDP,
+ * IPv4, Ethernet, FCS), 4 more with the ICRC; RETH frames 16 more besides.
+ */
+static inline uint32_t wire_roce_data_overhead(uint8_t encap)
+{
+	return WIRE_ETH_LEN + WIRE_IPV4_LEN + WIRE_UDP_LEN + WIRE_BTH_LEN + WIRE_FCS_LEN +
+	       (encap & WIRE_ENCAP_ICRC ? WIRE_ICRC_LEN : 0);
+}
+
+/**
+ * The RoCEv2 invariant CRC of the frame @p frame of @p len bytes (Ethernet header first, ICRC last): CRC-32
+ * (IEEE 802.3) seeded as if over 8 bytes of 0xff (the masked LRH), then over the IPv4 header with TOS, TTL and
+ * checksum set to ones, the UDP header with its checksum set to ones, the BTH with its reserved byte set to ones,
+ * and the rest up to the ICRC. Returns the value as the frame carries it, least significant byte first.
+ */
+uint32_t wire_roce_icrc(const uint8_t *frame, size_t len);
 
 /* PFC (IEEE 802.1Qbb): MAC control ethertype 0x8808, opcode 0x0101, to 01:80:C2:00:00:01, a class-enable vector
  * and eight pause times in quanta of 512 bit times; padded to the 60-byte minimum frame (64 B with FCS). */
@@ -375,6 +459,7 @@ struct wire_pkt {
 		struct wire_ses ses;     /* DATA; UET with a request header */
 		struct wire_rsp rsp;     /* ACK with next_hdr RESPONSE; UET with a response header */
 		struct wire_tss tss;     /* UET of type TSS (what follows its header is not decoded) */
+		struct wire_roce roce;   /* ROCE */
 	};
 	uint16_t pfc_quanta[8];  /* PFC only: pause time per class, in quanta of 512 bit times; 0 = resume (XON) */
 	struct wire_cm cm;       /* CM only */
@@ -443,6 +528,13 @@ static inline size_t wire_ip_len(const struct wire_pkt *p)
 	size_t f = wire_frame_len(p);
 
 	return f == 0 ? 0 : f - WIRE_ETH_LEN;
+}
+
+/** True when a trailer (the UET CRC-32C, the RoCE ICRC) follows the payload and covers it: such a frame is
+ *  encoded whole, never as headers with the payload pattern attached. */
+static inline bool wire_has_trailer(const struct wire_pkt *p)
+{
+	return (p->encap & (WIRE_ENCAP_CRC | WIRE_ENCAP_ICRC)) != 0;
 }
 
 /**
@@ -564,6 +656,11 @@ void wire_payload_fill(uint8_t *buf, size_t len);
 	X(BAD_ICMP_CSUM, "bad_icmp_csum", "ICMP checksum wrong") \
 	X(BAD_UDP_CSUM, "bad_udp_csum", "UDP checksum non-zero and wrong (0: not computed, accepted)") \
 	X(BAD_PFC_DST, "bad_pfc_dst", "PFC frame not addressed to the MAC control group 01:80:C2:00:00:01") \
+	X(SHORT_BTH, "short_bth", "RoCE frame shorter than its BTH (and ICRC)") \
+	X(BAD_ROCE_OPCODE, "bad_roce_opcode", "RoCE BTH opcode not modelled (only RC SEND, RDMA WRITE, ACK, CNP)") \
+	X(SHORT_ROCE_EXT, "short_roce_ext", "RoCE frame shorter than the RETH or AETH its opcode carries") \
+	X(BAD_ROCE_LEN, "bad_roce_len", "RoCE ACK, NAK or CNP not followed by exactly its 64 bytes") \
+	X(BAD_ICRC, "bad_icrc", "RoCE invariant CRC missing or wrong (roce_nic.RoCEEncapsulation.ICRC)") \
 	X(NOT_VLAN, "not_vlan", "ethertype is not 802.1Q (0x8100): the frame has no VLAN tag") \
 	X(SHORT_VLAN, "short_vlan", "802.1Q-tagged frame shorter than its tag and inner ethertype")
 
@@ -581,6 +678,8 @@ const char *wire_reason_key(int reason);
 struct wire_rx_cfg {
 	uint16_t uet_port; /* the UDP destination port to accept as UET */
 	bool crc;          /* every UET frame but a trimmed request ends in a CRC-32C trailer (checked, then cut) */
+	bool roce_icrc;    /* every RoCE frame ends in the ICRC (checked, then cut; WIRE_ENCAP_ICRC set) */
+	bool roce_reth;    /* RoCE WRITE FIRST / ONLY carry a RETH (WIRE_ENCAP_RETH set) */
 };
 
 /**
@@ -588,6 +687,9 @@ struct wire_rx_cfg {
  * Every length and field is checked before it is read. UET comes in either encapsulation: UDP to
  * @p cfg->uet_port, or IPv4 protocol 253 with the entropy header (WIRE_ENCAP_NATIVE set, the entropy in sport).
  * WIRE_UDP_PORT_CM (when it is not the UET port) is a connection-management message (exactly WIRE_CM_LEN bytes).
+ * WIRE_UDP_PORT_ROCE (likewise) is RoCEv2 (WIRE_KIND_ROCE): BTH, the RETH of a WRITE FIRST / ONLY with
+ * @p cfg->roce_reth, the AETH and 64 zero bytes of an ACK / NAK, the 64 bytes of a CNP, and with @p cfg->roce_icrc
+ * the ICRC, checked and cut.
  * With @p cfg->crc the trailer must be there and right (else BAD_CRC); it is cut and WIRE_ENCAP_CRC set.
  * Every PDS type and SES header of UET 1.0 is decoded; the frame's kind is one the models act on when its shape is
  * (enum wire_kind), else WIRE_KIND_UET. A request whose UET bytes end right after its PDS header, or at

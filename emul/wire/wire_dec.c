@@ -69,7 +69,8 @@ static int dec_udp(const uint8_t *b, size_t n, uint16_t uet_port, struct wire_pk
 		return -WIRE_R_BAD_UDP_LEN;
 	if (!udp_csum_ok(b, n, out))
 		return -WIRE_R_BAD_UDP_CSUM;
-	if (get_be16(b + UDP_DPORT) != uet_port && get_be16(b + UDP_DPORT) != WIRE_UDP_PORT_CM)
+	if (get_be16(b + UDP_DPORT) != uet_port && get_be16(b + UDP_DPORT) != WIRE_UDP_PORT_CM &&
+	    get_be16(b + UDP_DPORT) != WIRE_UDP_PORT_ROCE)
 		return -WIRE_R_NOT_UET_PORT;
 	out->sport = get_be16(b + UDP_SPORT);
 	out->dport = get_be16(b + UDP_DPORT);
@@ -527,6 +528,8 @@ int wire_decode_cfg(const uint8_t *buf, size_t len, const struct wire_rx_cfg *cf
 	off += (size_t)rc;
 	if (proto == WIRE_IPPROTO_UDP && out->dport == WIRE_UDP_PORT_CM && out->dport != cfg->uet_port)
 		rc = dec_cm(buf + off, end - off, out);
+	else if (proto == WIRE_IPPROTO_UDP && out->dport == WIRE_UDP_PORT_ROCE && out->dport != cfg->uet_port)
+		rc = wire_roce_dec(buf, end, off, cfg, out);
 	else
 		rc = dec_uet(buf + off, end - off, cfg->crc, out);
 	if (rc < 0)

@@ -244,4 +244,14 @@ bool wire_nh_has_payload(uint8_t next_hdr);
 /** Length of a TSS header whose first byte is @p b0 (12, or 16 with SP set). */
 size_t wire_tss_hdr_len(uint8_t b0);
 
+/* wire_roce.c: RoCE after the UDP header. */
+/* Bytes of the RoCE headers after UDP (BTH, RETH, AETH, control padding) of @p p; 0 for an unknown opcode. */
+size_t wire_roce_hdr_len(const struct wire_pkt *p);
+/* Write them at @p b. */
+void wire_roce_enc(const struct wire_pkt *p, uint8_t *b);
+/* Write the ICRC into the last 4 bytes of the @p len-byte frame (Ethernet header first). */
+void wire_roce_icrc_put(uint8_t *frame, size_t len);
+/* Decode the RoCE part of @p frame from @p off (after UDP) to the datagram's end @p end; 0 or a negative reason. */
+int wire_roce_dec(const uint8_t *frame, size_t end, size_t off, const struct wire_rx_cfg *cfg, struct wire_pkt *out);
+
 #endif /* WIRE_PVT_H */

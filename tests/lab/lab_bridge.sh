@@ -7,6 +7,8 @@
 #   LAB_CONFIG=path  the scenario (default: <repo>/configs/lab-bridge.yaml)
 #   LAB_TIMEOUT=s    bound on the run in seconds (default 30)
 #   LAB_KEEP=1       keep the work directory (capture, logs, summary) and print its path
+#   LAB_PROTO=roce   the hosts are Scala RoCE NICs (tests/lab/roce-bridge.yaml): the capture must hold RoCEv2 frames
+#                    (Wireshark's own "infiniband" dissector) and, with scapy, every frame's ICRC must be right
 #
 # scripts/lab, in a namespace uetlab<pid> so nothing touches the host's network: creates bridge br0 and starts
 # tshark on it (LAB_PCAP); runs uetemu in real-time mode, which probes the config's net_tap ports (so no --vdev and
@@ -123,13 +125,31 @@ fi
 ts() { tshark -n -X "lua_script:$LUA" -r "$CAP" "$@" 2>>"$WORK/tshark-read.log"; }
 if [ -s "$CAP" ]; then
 	total=$(ts -T fields -e frame.number | wc -l)
-	uet=$(ts -T fields -e frame.protocols | grep -c -E '(^|:)(uet|uetemu)(:|$)')
+	proto='uet|uetemu'
+	[ "${LAB_PROTO:-uet}" = roce ] && proto=infiniband
+	uet=$(ts -T fields -e frame.protocols | grep -c -E "(^|:)($proto)(:|$)")
 	malformed=$(ts -Y _ws.malformed -T fields -e frame.number | wc -l)
 	lua_err=$(grep -v 'Running as user "root"' "$WORK/tshark-read.log" | grep -c .)
 	if [ "$uet" -gt 0 ]; then
-		pass "capture: $uet UET frames of $total"
+		pass "capture: $uet ${LAB_PROTO:-uet} frames of $total"
 	else
-		fail "capture: no UET frame among $total"
+		fail "capture: no ${LAB_PROTO:-uet} frame among $total"
+	fi
+	if [ "${LAB_PROTO:-uet}" = roce ] && /usr/bin/python3 -c 'import scapy.contrib.roce' 2>/dev/null; then
+		icrc=$(/usr/bin/python3 -c 'import sys
+from scapy.all import rdpcap, Ether
+from scapy.contrib.roce import BTH
+n = bad = 0
+for p in rdpcap(sys.argv[1]):
+    if BTH in p:
+        raw = bytes(p); q = Ether(raw); q[BTH].icrc = None; n += 1; bad += bytes(q) != raw
+print(n, bad)' "$CAP" 2>&1)
+		read -r n bad <<<"$icrc"
+		if [[ "${n:-}" =~ ^[0-9]+$ ]] && [ "$n" -gt 0 ] && [ "$bad" = 0 ]; then
+			pass "capture: the ICRC of all $n RoCE frames right (scapy), after a Linux bridge"
+		else
+			fail "capture: RoCE ICRC check: $icrc"
+		fi
 	fi
 	if [ "$malformed" -eq 0 ] && [ "$lua_err" -eq 0 ]; then
 		pass "capture: no malformed frame, no dissector error"

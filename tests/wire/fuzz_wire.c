@@ -1,5 +1,6 @@
 /*
- * libFuzzer target for wire_decode_cfg (with and without a required CRC trailer) with a decode(encode(x)) check,
+ * libFuzzer target for wire_decode_cfg (with and without a required CRC trailer, RoCE ICRC and RETH) with a
+ * decode(encode(x)) check,
  * plus a replay driver built with -DWIRE_FUZZ_REPLAY that replays files, directories of files (a corpus such as
  * tests/wire/corpus/) or deterministic pseudo-random inputs.
  */
@@ -17,9 +18,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define FUZZ_OFF_UDP 34
 #define FUZZ_OFF_PDS 42
 
+/* The RoCE headers, field by field. */
+static int roce_equal(const struct wire_roce *x, const struct wire_roce *y)
+{
+	return x->opcode == y->opcode && x->se == y->se && x->pkey == y->pkey && x->dqpn == y->dqpn &&
+	       x->ack_req == y->ack_req && x->psn == y->psn && x->va == y->va && x->rkey == y->rkey &&
+	       x->dma_len == y->dma_len && x->syndrome == y->syndrome && x->msn == y->msn;
+}
+
 /* Field-by-field equality (struct padding makes memcmp unreliable). */
 static int pkt_equal(const struct wire_pkt *a, const struct wire_pkt *b)
 {
+	if (a->kind == WIRE_KIND_ROCE && (b->kind != WIRE_KIND_ROCE || !roce_equal(&a->roce, &b->roce)))
+		return 0;
 	const struct wire_pds *x = &a->pds, *y = &b->pds;
 	const struct wire_ses *s = &a->ses, *t = &b->ses;
 	const struct wire_cm *c = &a->cm, *d = &b->cm;
@@ -129,11 +140,13 @@ static void decode_vlan(const uint8_t *data, size_t size)
 	free(out);
 }
 
-/* Decode @p data as a receiver without and with a required CRC trailer; each success must round-trip. */
+/* Decode @p data as a receiver without and with a required CRC trailer (UET), ICRC and RETH (RoCE); each success
+ * must round-trip. */
 static void decode_one(const uint8_t *data, size_t size)
 {
-	for (int crc = 0; crc < 2; crc++) {
-		const struct wire_rx_cfg cfg = { .uet_port = WIRE_UDP_PORT_UET, .crc = crc };
+	for (int v = 0; v < 4; v++) {
+		const struct wire_rx_cfg cfg = { .uet_port = WIRE_UDP_PORT_UET, .crc = v & 1, .roce_icrc = (v >> 1) & 1,
+						 .roce_reth = (v >> 1) & 1 };
 		struct wire_pkt p;
 		int r = wire_decode_cfg(data, size, &cfg, &p);
 

@@ -1,0 +1,116 @@
+/* The NIC model of the hosts (server.nic, the platform's modelId), the Scala RoCE NIC's typedParameters
+ * (roce_nic, walked against roce_param_table) and the rules that stop a run with RoCE NICs. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl_yaml_pvt.h"
+#include "roce_params.h"
+
+uint64_t ctl_config_host_bps(const struct ctl_config *cfg)
+{
+	return cfg->nic_model == CTL_NIC_ROCE ? cfg->roce.data_rate_bps : cfg->nic.data_rate_bps;
+}
+
+emu_ps_t ctl_config_host_delay(const struct ctl_config *cfg)
+{
+	return cfg->nic_model == CTL_NIC_ROCE ? cfg->roce.delay_ps : cfg->nic.delay_ps;
+}
+
+static const char *const *roce_path(unsigned r)
+{
+	return roce_param_table[r].path;
+}
+
+static const char *roce_def(unsigned r)
+{
+	return roce_param_table[r].def;
+}
+
+static bool roce_ro(unsigned r)
+{
+	return roce_param_table[r].readonly;
+}
+
+static bool roce_list(unsigned r)
+{
+	return nic_param_is_list(&roce_param_table[r]);
+}
+
+static int roce_set(void *p, unsigned r, const char *text, char *err, size_t len)
+{
+	return nic_param_set(p, &roce_param_table[r], text, err, len);
+}
+
+static int roce_set_list(void *p, unsigned r, const char *const *items, int n, int *bad, char *err, size_t len)
+{
+	return nic_param_set_list(p, &roce_param_table[r], items, n, bad, err, len);
+}
+
+int ctl_sec_roce_nic(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg)
+{
+	static const struct ctl_ptable t = {
+		.root = "roce_nic", .depth = NIC_PARAM_DEPTH, .path = roce_path, .def = roce_def, .readonly = roce_ro,
+		.is_list = roce_list, .set = roce_set, .set_list = roce_set_list, .check = NULL,
+	};
+	struct ctl_ptable tt = t;
+
+	tt.count = roce_param_count;
+	return ctl_walk_params(c, v, &tt, &cfg->roce);
+}
+
+static int server_nic(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	static const char *const models[] = { "ScalaUetNic", "ScalaRoceNic" };
+	const char *text;
+	int rc = ctl_scalar(c, v, "ScalaRoceNic", &text);
+
+	if (rc != 0)
+		return rc;
+	for (unsigned i = 0; i < 2; i++) {
+		if (strcmp(text, models[i]) == 0) {
+			((struct ctl_config *)obj)->nic_model = (uint8_t)i;
+			return 0;
+		}
+	}
+	return ctl_err(c, v, "unknown NIC model '%s'; server.nic is ScalaUetNic (the default) or ScalaRoceNic", text);
+}
+
+int ctl_sec_server(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg)
+{
+	static const struct ctl_key keys[] = { { "nic", false, server_nic } };
+
+	return ctl_walk_map(c, v, keys, 1, cfg, "");
+}
+
+/* The row's dotted path under roce_nic, for a message. */
+static void row_path(const struct nic_param_def *d, char *out, size_t len)
+{
+	size_t n = (size_t)snprintf(out, len, "roce_nic");
+
+	for (int i = 0; i < NIC_PARAM_DEPTH && d->path[i] != NULL && n < len; i++)
+		n += (size_t)snprintf(out + n, len - n, ".%s", d->path[i]);
+}
+
+int ctl_nic_model_check(struct ctl_ctx *c, const struct ctl_ynode *server, struct ctl_config *cfg)
+{
+	const struct nic_param_def *why[NIC_CHECK_WHY_MAX];
+	const struct ctl_ynode *at = server != NULL && ctl_y_get(server, "nic") != NULL ? ctl_y_get(server, "nic")
+											  : server;
+	char msg[256], path[256];
+	size_t old;
+	int rc = 0;
+
+	if (cfg->nic_model != CTL_NIC_ROCE)
+		return 0;
+	old = ctl_push(c, "server");
+	ctl_push(c, "nic");
+	if (roce_params_check(&cfg->roce, cfg->mtu, why, msg, sizeof(msg)) != 0) {
+		row_path(why[0], path, sizeof(path));
+		rc = ctl_err(c, at, "%s: %s", path, msg);
+	}
+	if (cfg->sw.uet_policy)
+		rc = ctl_err(c, at, "a switch has switch.SharedBufferManager.UETPolicyEnabled true, whose classes come "
+			     "from codepoints the Scala RoCE NIC does not send; set it false, or use ScalaUetNic");
+	ctl_pop(c, old);
+	return rc;
+}

@@ -1,0 +1,154 @@
+/* The Scala RoCE NIC attribute table (its configuration page), its defaults and its cross-attribute rules. */
+#include "roce_params.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <string.h>
+
+#include "emu_param.h"
+
+#define RP_FIELD(f) .off = offsetof(struct roce_params, f), .size = sizeof(((struct roce_params *)0)->f)
+#define RP_ROW(t, d, f, ...) { .path = { __VA_ARGS__ }, .type = (t), .def = (d), .max = UINT64_MAX, RP_FIELD(f) }
+#define RP_RANGE(t, d, lo, hi, f, ...) { .path = { __VA_ARGS__ }, .type = (t), .def = (d), .min = (lo), \
+					 .max = (hi), RP_FIELD(f) }
+#define RP_DBL(d, lo, hi, f, ...) { .path = { __VA_ARGS__ }, .type = NIC_PT_DOUBLE, .def = (d), .dmin = (lo), \
+				    .dmax = (hi), RP_FIELD(f) }
+#define RP_ENUM(d, e, f, ...) { .path = { __VA_ARGS__ }, .type = NIC_PT_ENUM, .def = (d), .enums = (e), RP_FIELD(f) }
+#define RP_LIST(t, d, hi, f, ...) { .path = { __VA_ARGS__ }, .type = (t), .def = (d), .max = (hi), RP_FIELD(f) }
+
+#define NI "NetworkInterface"
+#define IBM NI, "IngressBufferManager"
+#define EBM NI, "EgressBufferManager"
+#define RTL "TransportProcessingLayers", "RoceTransportLayer"
+#define ECN "ECNHandler"
+#define NIC_TL "HostInterface", "NICSide", "PCIeGen3.0", "NicDeviceLayer", "NicPCIeInterface", "TransactionLayer"
+#define NIC_PL "HostInterface", "NICSide", "PCIeGen3.0", "NicDeviceLayer", "NicPCIeInterface", "PhysicalLayer"
+#define HOST_TL "HostInterface", "HostSide", "PCIeGen3.0", "ScalaHostPCIeDeviceLayer", "HostPCIeInterface", \
+	"TransactionLayer"
+#define HOST_PL "HostInterface", "HostSide", "PCIeGen3.0", "ScalaHostPCIeDeviceLayer", "HostPCIeInterface", \
+	"PhysicalLayer"
+#define ENC "RoCEEncapsulation"
+
+static const char *const qsched_names[] = { "StrictPriority", "RoundRobin", "WeightedRoundRobin", NULL };
+
+const struct nic_param_def roce_param_table[] = {
+	{ .path = { "NumDownLinks" }, .type = NIC_PT_UINT, .readonly = true, .def = "1", .min = 1, .max = 1 },
+	RP_ROW(NIC_PT_BOOL, "false", enable_buffer_stats, "EnableBufferStats"),
+
+	RP_ROW(NIC_PT_DATARATE, "400Gbps", data_rate_bps, NI, "UplinkNetworkInterface", "DataRate"),
+	RP_ROW(NIC_PT_TIMEVAL, "100ns", delay_ps, NI, "TransmissionMedium", "Delay"),
+	RP_ROW(NIC_PT_BYTES, "4MB", ingress.total_buffer_size, IBM, "TotalBufferSize"),
+	RP_ENUM("StrictPriority", qsched_names, ingress.queue_scheduling, IBM, "QueueSchedulingType"),
+	RP_LIST(NIC_PT_LIST_FRAC, "[0.9, 0.1, 0, 0, 0, 0, 0, 0]", 0, ingress.pool_alloc_ppm, IBM,
+		"PoolAllocationVector"),
+	RP_LIST(NIC_PT_LIST_NUMFLAG, "[1, 1, 0, 0, 0, 0, 0, 0]", 0, ingress.pfc_enable, IBM, "PFCEnableVector"),
+	RP_LIST(NIC_PT_LIST_UINT, "[1, 3, 0, 0, 0, 0, 0, 0]", UINT32_MAX, ingress.wrr_weights, IBM, "WRRQueueWeights"),
+	RP_LIST(NIC_PT_LIST_FRAC, "[0.8, 0.8, 0, 0, 0, 0, 0, 0]", 0, ingress.pfc_xoff_ppm, IBM,
+		"PfcStaticXoffThreshold"),
+	RP_LIST(NIC_PT_LIST_FRAC, "[0.4, 0.4, 0, 0, 0, 0, 0, 0]", 0, ingress.pfc_xon_ppm, IBM, "PfcXonResumeThreshold"),
+	/* A pause frame carries 16-bit quanta. */
+	RP_LIST(NIC_PT_LIST_UINT, "[65535, 65535, 0, 0, 0, 0, 0, 0]", 65535, ingress.quanta, IBM, "QuantaValue"),
+	RP_ROW(NIC_PT_BYTES, "256KB", egress.total_buffer_size, EBM, "TotalBufferSize"),
+	RP_ENUM("StrictPriority", qsched_names, egress.queue_scheduling, EBM, "QueueSchedulingType"),
+	RP_LIST(NIC_PT_LIST_FRAC, "[0.9, 0.1, 0, 0, 0, 0, 0, 0]", 0, egress.pool_alloc_ppm, EBM,
+		"PoolAllocationVector"),
+	RP_LIST(NIC_PT_LIST_UINT, "[1, 3, 0, 0, 0, 0, 0, 0]", UINT32_MAX, egress.wrr_weights, EBM, "WRRQueueWeights"),
+
+	RP_ROW(NIC_PT_BYTES, "16KB", pcie_nic.rx_header_buffer, NIC_TL, "RXHeaderBufferSize"),
+	RP_ROW(NIC_PT_BYTES, "16KB", pcie_nic.tx_header_buffer, NIC_TL, "TXHeaderBufferSize"),
+	RP_ROW(NIC_PT_BYTES, "256KB", pcie_nic.rx_data_buffer, NIC_TL, "RXDataBufferSize"),
+	RP_ROW(NIC_PT_BYTES, "256KB", pcie_nic.tx_data_buffer, NIC_TL, "TXDataBufferSize"),
+	RP_ROW(NIC_PT_DATARATE, "31.52Gbps", pcie_nic.lane_bps, NIC_PL, "LaneBps"),
+	RP_RANGE(NIC_PT_UINT, "16", 1, 16, pcie_nic.lane_count, NIC_PL, "LaneCount"),
+	RP_ROW(NIC_PT_BYTES, "64B", read_request_size, "HostInterface", "NICSide", "NICPCIeHandler",
+	       "ReadRequestSize"),
+	RP_ROW(NIC_PT_BYTES, "16KB", pcie_host.rx_header_buffer, HOST_TL, "RXHeaderBufferSize"),
+	RP_ROW(NIC_PT_BYTES, "16KB", pcie_host.tx_header_buffer, HOST_TL, "TXHeaderBufferSize"),
+	RP_ROW(NIC_PT_BYTES, "256KB", pcie_host.rx_data_buffer, HOST_TL, "RXDataBufferSize"),
+	RP_ROW(NIC_PT_BYTES, "256KB", pcie_host.tx_data_buffer, HOST_TL, "TXDataBufferSize"),
+	RP_ROW(NIC_PT_DATARATE, "31.52Gbps", pcie_host.lane_bps, HOST_PL, "LaneBps"),
+	RP_RANGE(NIC_PT_UINT, "16", 1, 16, pcie_host.lane_count, HOST_PL, "LaneCount"),
+
+	/* "any time value is accepted": from 1 ps (a timer of 0 would expire in the instant it starts, forever) */
+	RP_RANGE(NIC_PT_TIMEVAL, "64ms", 1, UINT64_MAX, retransmit_timeout, RTL, "RetransmitTimeout"),
+	RP_ROW(NIC_PT_BOOL, "true", ack_coalescing, RTL, "AckCoalescingEnabled"),
+	RP_RANGE(NIC_PT_TIMEVAL, "1ms", 1, UINT64_MAX, ack_delay, RTL, "AckDelay"),
+	RP_RANGE(NIC_PT_UINT, "16", 0, UINT32_MAX, ack_threshold, RTL, "AckThreshold"),
+
+	RP_RANGE(NIC_PT_BYTES, "4096B", 1, ROCE_MSS_MAX, mss, "ScalaRoceQpManager", "MSS"),
+
+	RP_ROW(NIC_PT_BOOL, "true", enable_ecn, ECN, "EnableECN"),
+	RP_DBL("0.10", 0.0, 1.0, min_rate_frac, ECN, "MinimumRatePercentage"),
+	RP_RANGE(NIC_PT_UINT, "3", 0, UINT32_MAX, fast_recovery_attempt, ECN, "FastRecoveryAttempt"),
+	RP_DBL("0.90", 0.0, 1.0, initial_target_rate_frac, ECN, "InitialTargetRatePercentage"),
+	RP_RANGE(NIC_PT_UINT, "10", 1, UINT32_MAX, active_increase_steps, ECN, "NumberActiveIncreaseSteps"),
+	RP_RANGE(NIC_PT_UINT, "45000", 2, UINT32_MAX, control_interval_ns, ECN, "ControlIntervalDurationNs"),
+	RP_DBL("0.5", 0.0, 1.0, cong_prob_weight, ECN, "CongestionProbabilityWeight"),
+	RP_RANGE(NIC_PT_UINT, "5", 0, UINT32_MAX, loops_per_increase, ECN, "NumOfControlLoopsPerIncrease"),
+
+	RP_ROW(NIC_PT_BOOL, "false", icrc, ENC, "ICRC"),
+	RP_ROW(NIC_PT_BOOL, "false", reth, ENC, "RETH"),
+};
+
+const unsigned roce_param_count = sizeof(roce_param_table) / sizeof(roce_param_table[0]);
+
+void roce_params_defaults(struct roce_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	for (unsigned i = 0; i < roce_param_count; i++) {
+		const struct nic_param_def *d = &roce_param_table[i];
+
+		if (d->readonly)
+			continue;
+		int rc = nic_param_set(p, d, d->def, NULL, 0);
+
+		assert(rc == 0); /* a default text that does not parse is a bug in the table */
+		(void)rc;
+	}
+}
+
+static const struct nic_param_def *rp_row(size_t off)
+{
+	for (unsigned i = 0; i < roce_param_count; i++)
+		if (roce_param_table[i].size != 0 && roce_param_table[i].off == off)
+			return &roce_param_table[i];
+	assert(0 && "no row for this field");
+	return NULL;
+}
+
+#define RP_ROW_OF(f) rp_row(offsetof(struct roce_params, f))
+
+uint64_t roce_pool_bytes(const struct nic_buf_params *b, uint32_t tc)
+{
+	if (tc >= NIC_TC_COUNT)
+		return 0;
+	return (uint64_t)((unsigned __int128)b->total_buffer_size * b->pool_alloc_ppm[tc] / 1000000u);
+}
+
+static bool rp_no_pool(const struct nic_buf_params *b)
+{
+	for (int i = 0; i < NIC_TC_COUNT; i++)
+		if (b->pool_alloc_ppm[i] != 0)
+			return false;
+	return true;
+}
+
+int roce_params_check(const struct roce_params *p, uint64_t mtu, const struct nic_param_def *why[NIC_CHECK_WHY_MAX],
+		      char *err, size_t errlen)
+{
+	for (int i = 0; i < NIC_CHECK_WHY_MAX; i++)
+		why[i] = NULL;
+	if (rp_no_pool(&p->ingress) || rp_no_pool(&p->egress)) {
+		why[0] = rp_no_pool(&p->ingress) ? RP_ROW_OF(ingress.pool_alloc_ppm) : RP_ROW_OF(egress.pool_alloc_ppm);
+		return emu_param_fail(err, errlen, -EINVAL, "no non-zero entry; give classes a pool from class 0 up, "
+				      "e.g. [0.9, 0.1, 0, 0, 0, 0, 0, 0]");
+	}
+	if ((uint64_t)p->mss + ROCE_DATA_OVERHEAD >= mtu) {
+		why[0] = RP_ROW_OF(mss);
+		return emu_param_fail(err, errlen, -EINVAL, "MSS %u + 58 B = %llu B is not smaller than the global Mtu "
+				      "%llu B; lower MSS to %llu or less, or raise simulation.Mtu", p->mss,
+				      (unsigned long long)p->mss + ROCE_DATA_OVERHEAD, (unsigned long long)mtu,
+				      (unsigned long long)(mtu > ROCE_DATA_OVERHEAD ? mtu - ROCE_DATA_OVERHEAD - 1 : 0));
+	}
+	return 0;
+}
