@@ -67,11 +67,21 @@ void net_link_init(struct net_link *l, struct net_part *np, uint64_t bps, emu_ps
 	for (uint32_t i = 0; i < 2; i++) {
 		l->dir[i].link = l;
 		l->dir[i].index = i;
+		l->dir[i].np = np;
+		l->dir[i].rx_np = np;
 	}
 	l->dir[0].from = a;
 	l->dir[0].to = b;
 	l->dir[1].from = b;
 	l->dir[1].to = a;
+}
+
+void net_link_parts(struct net_link *l, struct net_part *a, struct net_part *b)
+{
+	l->dir[0].np = a;
+	l->dir[0].rx_np = b;
+	l->dir[1].np = b;
+	l->dir[1].rx_np = a;
 }
 
 int net_link_add_tap(struct net_link *l, net_tap_fn fn, void *arg)
@@ -180,11 +190,11 @@ static int fault_takes(struct net_dir *d)
 	struct net_link *l = d->link;
 
 	if (l->down) {
-		l->np->counters[NET_C_LINK_DOWN_DROP]++;
+		d->np->counters[NET_C_LINK_DOWN_DROP]++;
 		return NET_C_LINK_DOWN_DROP;
 	}
 	if (l->loss_ppm != 0 && emu_rng_below(&l->loss_rng, 1000000) < l->loss_ppm) {
-		l->np->counters[NET_C_LINK_LOSS_DROP]++;
+		d->np->counters[NET_C_LINK_LOSS_DROP]++;
 		return NET_C_LINK_LOSS_DROP;
 	}
 	return 0;
@@ -193,7 +203,7 @@ static int fault_takes(struct net_dir *d)
 emu_ps_t net_dir_xmit(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
 {
 	struct net_link *l = d->link;
-	struct net_part *np = l->np;
+	struct net_part *np = d->np;
 	size_t wl = wire_wire_len(pkt);
 	emu_ps_t end = now + emu_ser_ps(wl, l->bps);
 	emu_ps_t extra = 0;
@@ -231,11 +241,23 @@ emu_ps_t net_dir_xmit(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
 	} else if (d->to.ops == NULL) {
 		np->counters[NET_C_LINK_UNCONNECTED]++;
 		net_pkt_free(np, pkt);
-	} else if (net_sched(np, end + l->delay + extra, ev_arrive, d, pkt, NULL) < 0) {
+	} else if (d->cross != NULL) {
+		d->cross(d->cross_arg, d, pkt, end + l->delay + extra);
+		net_pkt_free(np, pkt);
+	} else if (net_sched(d->rx_np, end + l->delay + extra, ev_arrive, d, pkt, NULL) < 0) {
 		net_pkt_free(np, pkt);
 	}
 	net_sched(np, end, ev_tx_done, d, NULL, NULL);
 	return end;
+}
+
+int net_dir_arrive(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t at)
+{
+	int rc = net_sched(d->rx_np, at, ev_arrive, d, pkt, NULL);
+
+	if (rc < 0)
+		net_pkt_free(d->rx_np, pkt);
+	return rc;
 }
 
 void net_dir_inject(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
@@ -248,8 +270,8 @@ void net_dir_inject(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
 	for (uint32_t i = 0; i < l->n_taps; i++)
 		l->taps[i](l->tap_args[i], d->index, pkt, now);
 	if (d->to.ops == NULL) {
-		l->np->counters[NET_C_EXT_RX_NO_DEVICE]++;
-		net_pkt_free(l->np, pkt);
+		d->rx_np->counters[NET_C_EXT_RX_NO_DEVICE]++;
+		net_pkt_free(d->rx_np, pkt);
 		return;
 	}
 	d->to.ops->receive(d->to.dev, d->to.port, pkt, now);
