@@ -514,6 +514,30 @@ static const char *lag_policy_name(uint8_t p)
 	return p < sizeof(names) / sizeof(names[0]) ? names[p] : "unknown";
 }
 
+/* summary.json "realtime"."lcores": each lcore's partitions, lateness and frames crossing to the others. */
+static void json_lcores(FILE *f, const struct ctl_report_in *r)
+{
+	fputs(",\n    \"lcores\": [", f);
+	for (uint32_t i = 0; i < r->n_lcores; i++) {
+		const struct ctl_report_lcore *l = &r->lcores[i];
+		const struct ctl_rt_stats *rt = l->rt;
+
+		fprintf(f, "%s\n      {\"lcore\": %u, \"partitions\": \"%s\", \"events\": %llu, \"polls\": %llu, "
+			   "\"passes_due\": %llu, \"lateness_p50_ns\": %llu, \"lateness_p99_ns\": %llu, "
+			   "\"lateness_max_ns\": %llu, \"passes_late_over_1us\": %llu, \"passes_late_over_10us\": %llu, "
+			   "\"passes_late_over_100us\": %llu, \"held_ns\": %.3f, \"cross_sent\": %llu, "
+			   "\"cross_received\": %llu, \"cross_late\": %llu, \"cross_late_max_ns\": %.3f, "
+			   "\"cross_ring_full\": %llu, \"writer_ring_full\": %llu}", i ? "," : "", l->lcore, l->partitions,
+			(unsigned long long)l->events, (unsigned long long)rt->polls, (unsigned long long)rt->late_ns.count,
+			(unsigned long long)emu_hist_pct(&rt->late_ns, 50), (unsigned long long)emu_hist_pct(&rt->late_ns, 99),
+			(unsigned long long)rt->late_ns.max, (unsigned long long)rt->late_over[0],
+			(unsigned long long)rt->late_over[1], (unsigned long long)rt->late_over[2], (double)rt->held / 1e3,
+			(unsigned long long)l->x_sent, (unsigned long long)l->x_recv, (unsigned long long)l->x_late,
+			(double)l->x_late_max / 1e3, (unsigned long long)l->x_full, (unsigned long long)l->wr_full);
+	}
+	fputs("]", f);
+}
+
 /* summary.json "realtime": how the loop kept up with the clock (docs/realtime.md, Lateness). */
 static void json_realtime(FILE *f, const struct ctl_report_in *r)
 {
@@ -528,10 +552,15 @@ static void json_realtime(FILE *f, const struct ctl_report_in *r)
 		(unsigned long long)rt->late_ns.count, (unsigned long long)emu_hist_pct(&rt->late_ns, 50),
 		(unsigned long long)emu_hist_pct(&rt->late_ns, 99), (unsigned long long)rt->late_ns.max);
 	fprintf(f, "    \"time_scale\": %llu, \"lag_policy\": \"%s\", \"lag_limit_ns\": %.3f, \"held_ns\": %.3f, "
-		   "\"holds\": %llu, \"lag_stop_late_ns\": %.3f, \"lag_stop_at_ps\": %llu},\n",
+		   "\"holds\": %llu, \"lag_stop_late_ns\": %.3f, \"lag_stop_at_ps\": %llu",
 		(unsigned long long)sim->time_scale, lag_policy_name(sim->lag_policy), (double)sim->lag_limit / 1e3,
 		(double)rt->held / 1e3, (unsigned long long)rt->holds, (double)rt->lag_late / 1e3,
 		(unsigned long long)rt->lag_at);
+	if (r->partition != NULL)
+		fprintf(f, ", \"partition\": \"%s\"", r->partition);
+	if (r->n_lcores > 0)
+		json_lcores(f, r);
+	fputs("},\n", f);
 }
 
 /* The summary table's real-time line: lateness percentiles, late passes, and what the LagPolicy did. */
@@ -551,6 +580,18 @@ static void print_realtime(const struct ctl_report_in *r)
 	if (rt->lag_late > 0)
 		printf(", stopped %.3f us late at %.3f us", (double)rt->lag_late / 1e6, (double)rt->lag_at / 1e6);
 	putchar('\n');
+	for (uint32_t i = 0; i < r->n_lcores; i++) {
+		const struct ctl_report_lcore *l = &r->lcores[i];
+
+		printf("  lcore %u (%s): %llu passes, lateness p50 %.3f us, p99 %.3f us, max %.3f us; late > 1/10/100 us: "
+		       "%llu/%llu/%llu; frames to/from other lcores %llu/%llu, %llu late (max %.3f us), %llu lost\n",
+		       l->lcore, l->partitions, (unsigned long long)l->rt->polls,
+		       (double)emu_hist_pct(&l->rt->late_ns, 50) / 1e3, (double)emu_hist_pct(&l->rt->late_ns, 99) / 1e3,
+		       (double)l->rt->late_max / 1e6, (unsigned long long)l->rt->late_over[0],
+		       (unsigned long long)l->rt->late_over[1], (unsigned long long)l->rt->late_over[2],
+		       (unsigned long long)l->x_sent, (unsigned long long)l->x_recv, (unsigned long long)l->x_late,
+		       (double)l->x_late_max / 1e6, (unsigned long long)(l->x_full + l->wr_full));
+	}
 }
 
 /* The whole of summary.json into @p f (docs/summary.md). */
