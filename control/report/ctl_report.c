@@ -277,12 +277,33 @@ static void json_devices(FILE *f, const struct ctl_report_in *r)
 	fprintf(f, "\n  ]},\n");
 }
 
+/* summary.json "messages"."list": each message of a run with at most CTL_REPORT_MSG_LIST, and its FCT (or null). */
+static void json_msg_list(FILE *f, const struct ctl_report_in *r)
+{
+	fputs(", \"list\": [", f);
+	for (uint32_t i = 0; i < r->n_msgs; i++) {
+		const struct ctl_msg *m = &r->msgs[i];
+
+		fprintf(f, "%s\n    {\"src\": \"%s\", \"dst\": \"%s\", \"bytes\": %llu, \"start_us\": %.3f, \"fct_us\": ",
+			i ? "," : "", r->cfg->hosts[m->m->src].name, r->cfg->hosts[m->m->dst].name,
+			(unsigned long long)m->m->bytes, (double)m->m->start / 1e6);
+		if (m->completed)
+			fprintf(f, "%.3f}", (double)(m->done - m->m->start) / 1e6);
+		else
+			fputs("null}", f);
+	}
+	fputs("]", f);
+}
+
 static void json_totals(FILE *f, const struct ctl_report_in *r, const struct totals *t)
 {
 	fprintf(f, "  \"messages\": {\"posted\": %u, \"completed\": %u, \"post_failed\": %llu, "
-		   "\"fct_us\": {\"min\": %.3f, \"p50\": %.3f, \"p99\": %.3f, \"max\": %.3f}},\n",
+		   "\"fct_us\": {\"min\": %.3f, \"p50\": %.3f, \"p99\": %.3f, \"max\": %.3f}",
 		r->n_posted, r->n_completed, (unsigned long long)r->post_fail, t->fct_min, t->fct_p50, t->fct_p99,
 		t->fct_max);
+	if (r->n_msgs > 0 && r->n_msgs <= CTL_REPORT_MSG_LIST)
+		json_msg_list(f, r);
+	fputs("},\n", f);
 	fprintf(f, "  \"counters\": {\"drops\": %llu, \"trims\": %llu, \"nacks\": %llu, \"retransmits\": %llu, "
 		   "\"timeouts\": %llu, \"ecn_marks\": %llu, \"pfc_pauses\": %llu},\n",
 		(unsigned long long)t->c.drops, (unsigned long long)t->c.trims, (unsigned long long)t->c.nacks,
@@ -437,16 +458,24 @@ static void json_neighbours(FILE *f, const struct ctl_report_in *r, const struct
 }
 
 /* One port: its hosts, the DPDK counters, frames not taken by reason, what its IPv4 side did, its neighbours. */
-/* A port bound to a switch port: the external host behind it, what crossed it, frames the decoder refused. */
+/* A port bound to a switch port: the device it faces (an external host, or another process's switch), what
+ * crossed it, frames the decoder refused. */
 static void json_switch_port(FILE *f, const struct ctl_report_in *r, const struct ctl_report_port *p)
 {
 	const struct dp_port_stats *st = p->stats;
 	bool first = true;
 
-	fprintf(f, "\n    {\"dev\": \"%s\", \"switch_port\": \"%s\", \"host\": \"%s\", \"hosts\": [\"%s\"], "
-		   "\"rx_frames\": %llu, \"tx_frames\": %llu, \"tx_drop_full\": %llu, \"tx_drop_nombuf\": %llu, "
+	/* a switch port faces an external host, or a switch another process runs (a fabric split across them) */
+	const char *host = p->n_hosts > 0 ? r->cfg->hosts[p->hosts[0]].name : NULL;
+
+	fprintf(f, "\n    {\"dev\": \"%s\", \"switch_port\": \"%s\", \"faces\": \"%s\", ", p->dev, p->switch_port,
+		p->faces);
+	if (host != NULL)
+		fprintf(f, "\"host\": \"%s\", \"hosts\": [\"%s\"], ", host, host);
+	else
+		fputs("\"host\": null, \"hosts\": [], ", f);
+	fprintf(f, "\"rx_frames\": %llu, \"tx_frames\": %llu, \"tx_drop_full\": %llu, \"tx_drop_nombuf\": %llu, "
 		   "\"tx_drop_toobig\": %llu, \"rx_drop_toobig\": %llu, \"tx_mode\": \"%s\", \"rx_drops\": {",
-		p->dev, p->switch_port, r->cfg->hosts[p->hosts[0]].name, r->cfg->hosts[p->hosts[0]].name,
 		(unsigned long long)st->rx_frames, (unsigned long long)st->tx_frames,
 		(unsigned long long)st->tx_drop_full, (unsigned long long)st->tx_drop_nombuf,
 		(unsigned long long)st->tx_drop_toobig, (unsigned long long)st->rx_drop_toobig, p->tx_mode);

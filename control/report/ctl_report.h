@@ -37,6 +37,7 @@ struct ctl_report_port {
 	const struct dp_port_stats *stats;   /* read when the run ended, before the port closed */
 	const char *tx_mode;                 /* "zerocopy" or "copy" (docs/realtime.md, Zero-copy TX) */
 	const char *switch_port;             /* "tor0:3" for a port bound to a switch port (stack NULL), else NULL */
+	const char *faces;                   /* a switch port: the device its link goes to (host3, spine1) */
 	const uint64_t *rx_refused;          /* [WIRE_R_COUNT]: a switch port's frames the decoder refused */
 };
 
@@ -64,6 +65,8 @@ struct ctl_rt_stats {
 	emu_ps_t lag_late;       /* LagPolicy abort: the lateness that stopped the run (0 if none did) */
 	emu_ps_t lag_at;         /* LagPolicy abort: the timestamp of the event that was that late */
 };
+
+#define CTL_REPORT_MSG_LIST 1024 /* summary.json lists each message (and its FCT) of a run with at most this many */
 
 /* One lcore of a real-time run over several (summary.json realtime.lcores). */
 struct ctl_report_lcore {

@@ -226,6 +226,7 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 		if (cp->sw) {
 			snprintf(sw_names + 32 * i, 32, "%s:%u", r->topo->devs[cp->sw_dev].name, cp->sw_port);
 			ports[n_ports].switch_port = sw_names + 32 * i;
+			ports[n_ports].faces = r->topo->devs[cp->sw_peer].name;
 		}
 		n_ports++;
 	}

@@ -138,7 +138,13 @@ int ctl_run_caps_open(struct ctl_run_state *r, char *err, size_t errlen)
 	if (r->caps == NULL || r->cap_stats == NULL || r->port_caps == NULL)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < cfg->n_captures; i++) {
-		struct cap_cfg cc = cap_cfg_of(r, &cfg->captures[i], base, name, desc, sizeof(name), sizeof(desc));
+		const struct ctl_capture *k = &cfg->captures[i];
+		const struct ctl_port *cp = k->point == CTL_CAP_DEV ? &cfg->ports[k->dev] : NULL;
+
+		/* --partition: a port another process binds is captured there (summary.json: no files here) */
+		if (cp != NULL && r->dev_lc[cp->sw ? cp->sw_dev : cp->hosts[0]] == CTL_LC_REMOTE)
+			continue;
+		struct cap_cfg cc = cap_cfg_of(r, k, base, name, desc, sizeof(name), sizeof(desc));
 
 		r->caps[i] = cap_open(&cc, err, errlen);
 		if (r->caps[i] == NULL)
