@@ -116,7 +116,7 @@ int ctl_sec_partitions(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_
 	struct part_obj o = { .cfg = cfg, .topo = t };
 
 	rc = ctl_walk_seq(c, v, part_item, &o, "e.g. partitions: [{name: left, devices: [host0, leaf0]}]");
-	for (uint32_t d = 0; rc == 0 && d < cfg->n_devs; d++)
+	for (uint32_t d = 0; rc != -ENOMEM && d < cfg->n_devs; d++) /* each one missing is reported */
 		if (cfg->dev_part[d] == CTL_PART_NONE)
 			rc = ctl_err(c, v, "device '%s' is in no partition; every host and switch is in one",
 				     dev_name(cfg, t, d));
