@@ -284,8 +284,8 @@ static void json_msg_list(FILE *f, const struct ctl_report_in *r)
 	for (uint32_t i = 0; i < r->n_msgs; i++) {
 		const struct ctl_msg *m = &r->msgs[i];
 
-		fprintf(f, "%s\n    {\"src\": \"%s\", \"dst\": \"%s\", \"bytes\": %llu, \"start_us\": %.3f, \"fct_us\": ",
-			i ? "," : "", r->cfg->hosts[m->m->src].name, r->cfg->hosts[m->m->dst].name,
+		fprintf(f, "%s\n    {\"src\": \"%s\", \"dst\": \"%s\", \"bytes\": %llu, \"start_us\": %.3f, "
+			"\"fct_us\": ", i ? "," : "", r->cfg->hosts[m->m->src].name, r->cfg->hosts[m->m->dst].name,
 			(unsigned long long)m->m->bytes, (double)m->m->start / 1e6);
 		if (m->completed)
 			fprintf(f, "%.3f}", (double)(m->done - m->m->start) / 1e6);
@@ -553,16 +553,18 @@ static void json_lcores(FILE *f, const struct ctl_report_in *r)
 
 		fprintf(f, "%s\n      {\"lcore\": %u, \"partitions\": \"%s\", \"events\": %llu, \"polls\": %llu, "
 			   "\"passes_due\": %llu, \"lateness_p50_ns\": %llu, \"lateness_p99_ns\": %llu, "
-			   "\"lateness_max_ns\": %llu, \"passes_late_over_1us\": %llu, \"passes_late_over_10us\": %llu, "
+			   "\"lateness_max_ns\": %llu, ", i ? "," : "", l->lcore, l->partitions,
+			(unsigned long long)l->events, (unsigned long long)rt->polls,
+			(unsigned long long)rt->late_ns.count, (unsigned long long)emu_hist_pct(&rt->late_ns, 50),
+			(unsigned long long)emu_hist_pct(&rt->late_ns, 99), (unsigned long long)rt->late_ns.max);
+		fprintf(f, "\"passes_late_over_1us\": %llu, \"passes_late_over_10us\": %llu, "
 			   "\"passes_late_over_100us\": %llu, \"held_ns\": %.3f, \"cross_sent\": %llu, "
 			   "\"cross_received\": %llu, \"cross_late\": %llu, \"cross_late_max_ns\": %.3f, "
-			   "\"cross_ring_full\": %llu, \"writer_ring_full\": %llu}", i ? "," : "", l->lcore, l->partitions,
-			(unsigned long long)l->events, (unsigned long long)rt->polls, (unsigned long long)rt->late_ns.count,
-			(unsigned long long)emu_hist_pct(&rt->late_ns, 50), (unsigned long long)emu_hist_pct(&rt->late_ns, 99),
-			(unsigned long long)rt->late_ns.max, (unsigned long long)rt->late_over[0],
-			(unsigned long long)rt->late_over[1], (unsigned long long)rt->late_over[2], (double)rt->held / 1e3,
-			(unsigned long long)l->x_sent, (unsigned long long)l->x_recv, (unsigned long long)l->x_late,
-			(double)l->x_late_max / 1e3, (unsigned long long)l->x_full, (unsigned long long)l->wr_full);
+			   "\"cross_ring_full\": %llu, \"writer_ring_full\": %llu}",
+			(unsigned long long)rt->late_over[0], (unsigned long long)rt->late_over[1],
+			(unsigned long long)rt->late_over[2], (double)rt->held / 1e3, (unsigned long long)l->x_sent,
+			(unsigned long long)l->x_recv, (unsigned long long)l->x_late, (double)l->x_late_max / 1e3,
+			(unsigned long long)l->x_full, (unsigned long long)l->wr_full);
 	}
 	fputs("]", f);
 }
@@ -612,8 +614,9 @@ static void print_realtime(const struct ctl_report_in *r)
 	for (uint32_t i = 0; i < r->n_lcores; i++) {
 		const struct ctl_report_lcore *l = &r->lcores[i];
 
-		printf("  lcore %u (%s): %llu passes, lateness p50 %.3f us, p99 %.3f us, max %.3f us; late > 1/10/100 us: "
-		       "%llu/%llu/%llu; frames to/from other lcores %llu/%llu, %llu late (max %.3f us), %llu lost\n",
+		printf("  lcore %u (%s): %llu passes, lateness p50 %.3f us, p99 %.3f us, max %.3f us; "
+		       "late > 1/10/100 us: %llu/%llu/%llu; frames to/from other lcores %llu/%llu, %llu late "
+		       "(max %.3f us), %llu lost\n",
 		       l->lcore, l->partitions, (unsigned long long)l->rt->polls,
 		       (double)emu_hist_pct(&l->rt->late_ns, 50) / 1e3, (double)emu_hist_pct(&l->rt->late_ns, 99) / 1e3,
 		       (double)l->rt->late_max / 1e6, (unsigned long long)l->rt->late_over[0],

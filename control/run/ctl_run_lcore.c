@@ -228,14 +228,18 @@ static int check_split(const struct ctl_run_state *r, char *err, size_t errlen)
 		link_ends(r, cfg->faults[f].link, &a, &b);
 		if (r->dev_lc[a] != r->dev_lc[b])
 			rc = lc_err(r, err, errlen, "topology.faults.%u: link %s-%s joins two lcores; a fault needs a "
-				    "link inside one partition (or one lcore: -l 0)", f, dev_name(r, a), dev_name(r, b));
+				    "link inside one partition (or one lcore: -l 0)", f, dev_name(r, a),
+				    dev_name(r, b));
 	}
-	for (uint32_t p = 0; p < cfg->n_ports; p++)
+	for (uint32_t p = 0; p < cfg->n_ports; p++) {
+		const uint32_t *h = cfg->ports[p].hosts;
+
 		for (uint32_t k = 1; k < cfg->ports[p].n_hosts; k++)
-			if (r->dev_lc[cfg->ports[p].hosts[k]] != r->dev_lc[cfg->ports[p].hosts[0]])
+			if (r->dev_lc[h[k]] != r->dev_lc[h[0]])
 				rc = lc_err(r, err, errlen, "ports.%u: hosts %s and %s share the port but are in "
 					    "partitions on different lcores (or processes); put them in one", p,
-					    cfg->hosts[cfg->ports[p].hosts[0]].name, cfg->hosts[cfg->ports[p].hosts[k]].name);
+					    cfg->hosts[h[0]].name, cfg->hosts[h[k]].name);
+	}
 	return rc;
 }
 

@@ -287,9 +287,9 @@ static int open_ports(struct ctl_run_state *r, char *err, size_t errlen)
 		x->off = r->dev_lc[dev] == CTL_LC_REMOTE; /* --partition: the other process binds it */
 		if (!x->off && cfg->ports[i].sw && cfg->ports[i].sw_host == UINT32_MAX &&
 		    r->dev_lc[cfg->ports[i].sw_peer] != CTL_LC_REMOTE) {
-			snprintf(err, errlen, "ports.%u binds %s:%u, whose link goes to %s, which this process runs too: a "
-				 "link between partitions is bound on both sides by two processes, each run with "
-				 "--partition NAME", i, r->topo->devs[dev].name, cfg->ports[i].sw_port,
+			snprintf(err, errlen, "ports.%u binds %s:%u, whose link goes to %s, which this process runs "
+				 "too: a link between partitions is bound on both sides by two processes, each run "
+				 "with --partition NAME", i, r->topo->devs[dev].name, cfg->ports[i].sw_port,
 				 r->topo->devs[cfg->ports[i].sw_peer].name);
 			return -EINVAL;
 		}

@@ -148,7 +148,8 @@ static void two_lcores(struct dp_ctx *dp, unsigned worker, int zc, int zc2, doub
 	uint64_t drops = 0;
 
 	for (int r = 0; r < ROUNDS; r++) {
-		struct lcore_run w = { .dp = dp, .port = zc2, .secs = secs }, m = { .dp = dp, .port = zc, .secs = secs };
+		struct lcore_run w = { .dp = dp, .port = zc2, .secs = secs };
+		struct lcore_run m = { .dp = dp, .port = zc, .secs = secs };
 
 		if (dp_launch(dp, worker, lcore_run, &w) != 0) {
 			printf("  two lcores: lcore %u would not start\n", worker);
