@@ -192,6 +192,11 @@ static int check_remote_link(const struct ctl_run_state *r, uint32_t i, uint32_t
 		return 0;
 	if (!is_switch(r, there) && r->cfg->hosts[there].external)
 		return 0; /* a device behind the switch port: checked with the ports */
+	if (!is_switch(r, here) || !is_switch(r, there))
+		return lc_err(r, err, errlen, "partition %s: link %s-%s goes to %s, which partition %s runs in "
+			      "another process; a host's link is not split across processes: put the host in its "
+			      "switch's partition", r->cfg->parts[r->part].name, dev_name(r, a), dev_name(r, b),
+			      dev_name(r, there), r->cfg->parts[r->cfg->dev_part[there]].name);
 	return lc_err(r, err, errlen, "partition %s: link %s-%s goes to %s, which partition %s runs in another "
 		      "process; bind %s's end in ports (attach: \"%s:N\"), and %s's in the other process",
 		      r->cfg->parts[r->part].name, dev_name(r, a), dev_name(r, b), dev_name(r, there),

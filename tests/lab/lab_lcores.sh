@@ -43,7 +43,8 @@ print('  telemetry:', {i: (k['lcore'], k['polls'], k['p50_ns'], k['p99_ns'], k['
 \""
 wait_uetemu
 check "lcore 0 (main) runs left, lcore 1 runs right" \
-	"grep -q 'lcore 0 (main): partitions left' '$WORK/uetemu.log' && grep -q 'lcore 1: partitions right' '$WORK/uetemu.log'"
+	"grep -q 'lcore 0 (main): partitions left' '$WORK/uetemu.log' &&
+	 grep -q 'lcore 1: partitions right' '$WORK/uetemu.log'"
 line=$(summary_py "
 m = s['messages']; lc = s['realtime']['lcores']
 ok = m['posted'] == m['completed'] == 10 and s['stop'] == 'completed'
@@ -61,7 +62,8 @@ print('OK' if ok else 'BAD %s %s' % (m, lc))")
 echo "  $line"
 check "summary.json: 10 messages done; both lcores' lateness; every frame sent between them received" \
 	"[[ '$line' == *OK ]]"
-frames=$(summary_py "print(sum(l['ab']['frames'] + l['ba']['frames'] for l in s['links'] if l['name'] == 'leaf0-spine1'))")
+frames=$(summary_py "
+print(sum(l['ab']['frames'] + l['ba']['frames'] for l in s['links'] if l['name'] == 'leaf0-spine1'))")
 captured=$(python3 -c "
 import struct, sys
 b = open(sys.argv[1], 'rb').read(); o, n = 24, 0

@@ -8,7 +8,9 @@
 #   - both joining links carried UET frames both ways (ECMP over the two spines, so over both links);
 #   - the captures at the two ends of each joining link agree frame for frame: what A's port sent (by source MAC)
 #     is what B's received, in order, byte for byte, and the other way;
-#   - every message's FCT is within 20 % of the same message's in the one-process run (printed).
+#   - every message's FCT is within 20 % of the same message's in the one-process run (printed);
+#   - refused with a clear error: an unknown --partition, --partition in virtual time, and the config run whole in
+#     one process (its ports bind links whose two ends that process runs).
 # Exit status: 0 all passed, 1 a check failed, 77 skipped (not root, or a tool missing).
 set -uo pipefail
 LAB_NAME=lab_split
@@ -95,7 +97,24 @@ for p in sys.argv[2:]:
         r = m['fct_us'] / o if o and m['fct_us'] else 0
         ok = ok and 0.8 <= r <= 1.2
         out.append('%s>%s %.1f/%.1f us (%+.0f %%)' % (m['src'], m['dst'], m['fct_us'] or -1, o or -1, (r - 1) * 100))
-print(('OK ' if ok else 'BAD ') + '; '.join(out))" "$WORK/one/summary.json" "$WORK/a/summary.json" "$WORK/b/summary.json" 2>&1)
+print(('OK ' if ok else 'BAD ') + '; '.join(out))" "$WORK/one/summary.json" "$WORK/a/summary.json" \
+	"$WORK/b/summary.json" 2>&1)
 echo "  FCT two processes/one process: ${line#* }"
 check "every message's FCT in two processes within 20 % of one process's" "[[ '$line' == OK* ]]"
+
+# refusals: each exits 1 with its message, before any port is opened
+refused() { # refused WANT ARGS...: uetemu run ARGS exits 1 and says WANT
+	local want=$1 out rc
+	shift
+	out=$("$UETEMU" run "$config" --out "$WORK/refused" "$@" 2>&1)
+	rc=$?
+	rm -rf "/var/run/dpdk/${PREFIX}r"
+	[ "$rc" -eq 1 ] && [[ "$out" == *"$want"* ]] || { echo "  rc $rc: $(echo "$out" | tail -n 2)"; return 1; }
+}
+check "--partition c: refused, naming the partitions there are" \
+	"refused 'no such partition; $config has a b' --mode realtime --partition c -- -l 0 --file-prefix ${PREFIX}r"
+check "--partition in virtual time: refused" "refused '--partition is for real time' --partition a"
+check "the split config run whole in one process: refused, naming the port" \
+	"refused 'ports.0 binds leaf0:3, whose link goes to spine1, which this process runs too' --mode realtime \
+	-- -l 0 --file-prefix ${PREFIX}r"
 finish
