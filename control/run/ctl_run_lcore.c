@@ -595,21 +595,27 @@ static bool all_paused(struct ctl_run_state *r, uint64_t k)
 	return true;
 }
 
+/*
+ * The main lcore never waits for the others: when rows fall due it asks for a pause and goes on with its pass; at
+ * a later pass, once every other lcore stands at the top of its pass (or has ended), it samples and lets them go.
+ * So a worker that lost the CPU holds up only the others' pause, not the main lcore's passes.
+ */
 void ctl_run_lcore_records(struct ctl_run_state *r, emu_ps_t now)
 {
 	if (r->n_lcs == 1) {
 		ctl_records_advance(r->records, now);
 		return;
 	}
-	if (ctl_records_due(r->records) > now)
-		return;
-	uint64_t k = r->samples_req + 1;
+	uint64_t k = r->samples_req; /* written by this lcore only */
 
-	__atomic_store_n(&r->samples_req, k, __ATOMIC_RELEASE);
-	while (!all_paused(r, k) && !*r->opts->quit)
-		;
-	if (!*r->opts->quit)
-		ctl_records_advance(r->records, now);
+	if (k == r->samples_go) { /* no pause asked for */
+		if (ctl_records_due(r->records) <= now)
+			__atomic_store_n(&r->samples_req, k + 1, __ATOMIC_RELEASE);
+		return;
+	}
+	if (!all_paused(r, k))
+		return;
+	ctl_records_advance(r->records, now);
 	__atomic_store_n(&r->samples_go, k, __ATOMIC_RELEASE);
 }
 
@@ -621,6 +627,7 @@ void ctl_run_lcore_sample_wait(struct ctl_lcore *lc)
 	if (k == lc->samples_ack)
 		return;
 	__atomic_store_n(&lc->samples_ack, k, __ATOMIC_RELEASE);
-	while (__atomic_load_n(&r->samples_go, __ATOMIC_ACQUIRE) != k && !*r->opts->quit)
+	while (__atomic_load_n(&r->samples_go, __ATOMIC_ACQUIRE) != k && !*r->opts->quit &&
+	       !__atomic_load_n(&r->lc_stop, __ATOMIC_ACQUIRE))
 		;
 }

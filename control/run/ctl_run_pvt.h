@@ -187,8 +187,9 @@ void ctl_run_lcore_sum(struct ctl_run_state *r);
 /** The lcores' lateness and LagPolicy figures merged into @p out (histograms added, maxima kept). */
 void ctl_run_lcore_merge_rt(const struct ctl_run_state *r, struct ctl_rt_stats *out);
 /**
- * Real time, the main lcore: the periodic records due by @p now, sampled while every other lcore waits at the
- * top of its pass (their devices hold still). Returns at once when none is due.
+ * Real time, the main lcore, once a pass: the periodic records due by @p now, sampled while every other lcore waits
+ * at the top of its pass (their devices hold still). Never waits: it asks for the pause, and samples at the first
+ * pass that finds every other lcore paused (or ended).
  */
 void ctl_run_lcore_records(struct ctl_run_state *r, emu_ps_t now);
 /** A worker's side of ctl_run_lcore_records(): wait here while the main lcore samples. */
