@@ -93,7 +93,11 @@ static void sw_ext_rx(void *arg, int port, const uint8_t *frame, size_t len)
 		net_pkt_free(lc->np, pkt);
 		return;
 	}
-	net_dir_inject(&x->sw_link->dir[1 - x->sw_end], pkt, lc->rt_now);
+	/* from another process's switch: the link's serialization and delay are still to come, as in one process */
+	if (r->cfg->ports[x - r->exts].sw_host == UINT32_MAX)
+		net_dir_inject_link(&x->sw_link->dir[1 - x->sw_end], pkt, lc->rt_now);
+	else
+		net_dir_inject(&x->sw_link->dir[1 - x->sw_end], pkt, lc->rt_now);
 }
 
 /*

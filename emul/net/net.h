@@ -220,4 +220,11 @@ int net_dir_arrive(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t at);
 /** Hand a frame that arrived from an external port to the receiving endpoint of @p d at @p now. */
 void net_dir_inject(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now);
 
+/**
+ * A frame from an external port that stands for the far end of @p d itself (another process's switch, which
+ * handed it over as its serialization started): counted and seen by the taps at @p now, as a frame entering the
+ * link, and delivered at now + its serialization at the link's rate + the link's delay, as the link would.
+ */
+void net_dir_inject_link(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now);
+
 #endif /* NET_H */

@@ -276,3 +276,20 @@ void net_dir_inject(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
 	}
 	d->to.ops->receive(d->to.dev, d->to.port, pkt, now);
 }
+
+void net_dir_inject_link(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
+{
+	struct net_link *l = d->link;
+	size_t wl = wire_wire_len(pkt);
+
+	d->frames++;
+	d->bytes += wl;
+	for (uint32_t i = 0; i < l->n_taps; i++)
+		l->taps[i](l->tap_args[i], d->index, pkt, now);
+	if (d->to.ops == NULL) {
+		d->rx_np->counters[NET_C_EXT_RX_NO_DEVICE]++;
+		net_pkt_free(d->rx_np, pkt);
+		return;
+	}
+	net_dir_arrive(d, pkt, now + emu_ser_ps(wl, l->bps) + l->delay);
+}

@@ -107,3 +107,42 @@ Test(net_cross, frame_crosses_by_value_and_arrives_in_the_receivers_partition)
 	net_part_fini(&pa);
 	net_part_fini(&pb);
 }
+
+static void count_tap(void *arg, uint32_t dir, const struct wire_pkt *pkt, emu_ps_t now)
+{
+	emu_ps_t *seen = arg;
+
+	(void)dir;
+	(void)pkt;
+	*seen = now;
+}
+
+/* A frame from another process's end of the link: the taps see it as it enters, the receiver after the link's
+ * serialization and delay, as if the sender were in this process. */
+Test(net_cross, frame_from_another_process_takes_the_links_time)
+{
+	struct net_part np;
+	struct probe b = { 0 };
+	struct net_link l;
+	emu_ps_t seen = 0;
+
+	cr_assert_eq(net_part_init(&np, 64, 16), 0);
+	net_link_init(&l, &np, 1000000000ull, 500000, (struct net_endpoint){ 0 },
+		      (struct net_endpoint){ &b, &probe_ops, 0 });
+	cr_assert_eq(net_link_add_tap(&l, count_tap, &seen), 0);
+	struct wire_pkt *p = net_pkt_alloc(&np);
+
+	p->kind = WIRE_KIND_DATA;
+	p->payload_len = 1024;
+	emu_sched_advance(np.sched, 7000000);
+	net_dir_inject_link(&l.dir[0], p, 7000000);
+	cr_assert_eq(seen, 7000000, "the taps see it as it enters the link");
+	cr_assert_eq(l.dir[0].frames, 1);
+	cr_assert_eq(b.got, 0);
+	emu_sched_run_until(np.sched, EMU_PS_NEVER - 1);
+	cr_assert_eq(b.got, 1);
+	/* 1,024 B of payload: a 1,130 B frame on the wire, 9.04 us at 1 Gb/s, then the 0.5 us delay */
+	cr_assert_eq(b.got_at, 7000000 + emu_ser_ps(1024 + WIRE_DATA_OVERHEAD, 1000000000ull) + 500000);
+	cr_assert_eq(b.got_at, 7000000 + 9040000 + 500000);
+	net_part_fini(&np);
+}
