@@ -183,6 +183,21 @@ int dp_tx_hdr(struct dp_ctx *dp, int port, const uint8_t *hdr, size_t hdr_len, s
 /** Send every staged frame on every port (call once per poll pass, so batching delay is bounded by one pass). */
 void dp_flush(struct dp_ctx *dp);
 
+/** Send the frames staged on @p port (the lcore that polls it, once per pass: dp_flush() for one port). */
+void dp_flush_port(struct dp_ctx *dp, int port);
+
+/**
+ * The EAL's lcores: their ids in @p ids (the main lcore first, then the workers in order), at most @p max.
+ * Returns how many the EAL has (-l 0: 1; -l 0-1: 2; without -l: one per core it may use).
+ */
+unsigned dp_lcores(const struct dp_ctx *dp, unsigned *ids, unsigned max);
+
+/** Run @p fn(@p arg) on worker lcore @p lcore (rte_eal_remote_launch). 0 or -errno (-EBUSY: it runs already). */
+int dp_launch(struct dp_ctx *dp, unsigned lcore, int (*fn)(void *), void *arg);
+
+/** Wait until worker lcore @p lcore has returned from what dp_launch() gave it; returns what that returned. */
+int dp_wait(struct dp_ctx *dp, unsigned lcore);
+
 /** Called for each received frame; the bytes are valid only during the call. */
 typedef void (*dp_rx_fn)(void *arg, int port, const uint8_t *frame, size_t len);
 

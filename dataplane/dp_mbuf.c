@@ -221,6 +221,12 @@ int dp_tx_hdr(struct dp_ctx *dp, int port, const uint8_t *hdr, size_t hdr_len, s
 	return DP_TX_OK;
 }
 
+void dp_flush_port(struct dp_ctx *dp, int port)
+{
+	if (dp->port[port].n_tx > 0)
+		dp_port_send(&dp->port[port]);
+}
+
 void dp_flush(struct dp_ctx *dp)
 {
 	for (int i = 0; i < dp->n_ports; i++)

@@ -57,6 +57,9 @@ static const char run_help[] =
 	"  -s, --set PATH=VALUE   override one config key, lists indexed by number, e.g.\n"
 	"                         -s applications.0.list.0.bytes=4096; may be given up to 256 times\n"
 	"  -q, --quiet            no progress line\n"
+	"  -P, --partition NAME   real time: run only the devices of partition NAME (the config's partitions);\n"
+	"                         the links to the others go through ports bound on both sides (one fabric\n"
+	"                         across processes, docs/realtime.md)\n"
 	"  -h, --help             this text\n"
 	"  -- EAL-ARGS            real time only: DPDK EAL arguments, added to uetemu's defaults\n"
 	"                         --no-huge --no-pci -m 256 --file-prefix uetemu-<pid> --log-level=lib.*:warning;\n"
@@ -131,7 +134,7 @@ static int cmd_version(struct cli *c);
 static int cmd_help(struct cli *c);
 
 static const struct cli_cmd cmds[] = {
-	{ "run", run_help, ":m:o:s:qh", cmd_run },
+	{ "run", run_help, ":m:o:s:qhP:", cmd_run },
 	{ "validate", validate_help, ":m:s:h", cmd_validate },
 	{ "keys", keys_help, ":h", cmd_keys },
 	{ "pcap-info", pcap_info_help, ":jp:h", cmd_pcap_info },
@@ -143,7 +146,8 @@ static const struct option long_opts[] = {
 	{ "mode", required_argument, NULL, 'm' }, { "out", required_argument, NULL, 'o' },
 	{ "set", required_argument, NULL, 's' },  { "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },       { "json", no_argument, NULL, 'j' },
-	{ "udp-port", required_argument, NULL, 'p' }, { NULL, 0, NULL, 0 },
+	{ "udp-port", required_argument, NULL, 'p' }, { "partition", required_argument, NULL, 'P' },
+	{ NULL, 0, NULL, 0 },
 };
 
 static const struct cli_cmd *find_cmd(const char *name)
@@ -222,6 +226,9 @@ static int parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli *c
 			break;
 		case 'q':
 			c->run.progress = 0;
+			break;
+		case 'P':
+			c->run.partition = optarg;
 			break;
 		case 'j':
 			c->json = true;

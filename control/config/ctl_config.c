@@ -230,13 +230,13 @@ static int validate(struct ctl_ctx *c, const struct ctl_ynode *root, struct ctl_
 {
 	static const struct ctl_key top[] = {
 		{ "simulation", false, NULL }, { "topology", true, NULL }, { "nic", false, NULL },
-		{ "switch", false, NULL }, { "applications", false, NULL }, { "ports", false, NULL },
-		{ "capture_defaults", false, NULL }, { "captures", false, NULL }, { "roce_nic", false, NULL },
-		{ "server", false, NULL },
+		{ "switch", false, NULL }, { "applications", false, NULL }, { "partitions", false, NULL },
+		{ "ports", false, NULL }, { "capture_defaults", false, NULL }, { "captures", false, NULL },
+		{ "roce_nic", false, NULL }, { "server", false, NULL },
 	};
 	/* Dependency order: links, messages, ports and captures name hosts and links; captures take their defaults. */
 	static const ctl_sec_fn fn[] = { ctl_sec_simulation, ctl_sec_topology, ctl_sec_nic, ctl_sec_switch,
-					 ctl_sec_applications, ctl_sec_ports, ctl_sec_capture_defaults,
+					 ctl_sec_applications, ctl_sec_partitions, ctl_sec_ports, ctl_sec_capture_defaults,
 					 ctl_sec_captures, ctl_sec_roce_nic, ctl_sec_server };
 	int rc = ctl_walk_map(c, root, top, sizeof(top) / sizeof(top[0]), NULL,
 			      "a config needs at least one host, e.g. topology: {hosts: [{name: host0, ip: 10.0.0.1}]}");
@@ -297,6 +297,8 @@ int ctl_config_load(struct ctl_config *cfg, const char *path, const char *const 
 		rc = ctl_y_apply_set(&c, root, i);
 	if (rc == 0)
 		rc = validate(&c, root, cfg);
+	if (rc == 0 && !cfg->parts_given && (rc = ctl_config_parts_default(cfg)) < 0)
+		snprintf(c.err, c.errlen, "%s: cannot build the default partitions", path);
 	if (rc == 0)
 		ctl_config_warnings(cfg);
 	ctl_y_free(root);
@@ -320,6 +322,8 @@ void ctl_config_free(struct ctl_config *cfg)
 	free(cfg->links);
 	free(cfg->ports);
 	free(cfg->captures);
+	free(cfg->parts);
+	free(cfg->dev_part);
 	memset(cfg, 0, sizeof(*cfg));
 }
 

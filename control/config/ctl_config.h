@@ -111,11 +111,21 @@ struct ctl_port {
 	 * port, and to the external host it faces behind it. */
 	bool sw;
 	uint32_t sw_dev, sw_port;  /* the switch's device index in the topology, and its port */
-	uint32_t sw_host;          /* the external host the switch port faces */
+	uint32_t sw_host;          /* the external host the switch port faces, or UINT32_MAX when it faces a switch
+	                            * of another partition (a fabric split across processes) */
+	uint32_t sw_peer;          /* the device the switch port faces: sw_host, or that switch */
 	uint32_t sw_link;          /* that link's index in the topology */
 	int8_t xdp_steering;       /* xdp_steering: 1 true, 0 false, -1 not given (then on for a net_af_xdp dev
 	                            * when the steering object is found) */
 	uint16_t vlan;             /* vlan: 802.1Q VLAN id 1..4094 of the port's frames, PCP = traffic class; 0 none */
+};
+
+#define CTL_PARTS_MAX 64           /* partitions: entries at most */
+#define CTL_PART_NONE UINT32_MAX   /* a device in no partition (while reading the section) */
+
+/** partitions[i]: devices that run together (docs/config.md, partitions). */
+struct ctl_part {
+	char name[CTL_NAME_MAX];
 };
 
 /** Which key of a capture names its capture point. */
@@ -178,6 +188,11 @@ struct ctl_config {
 	uint32_t n_apps;
 	struct ctl_port *ports;        /* ports */
 	uint32_t n_ports;
+	struct ctl_part *parts;        /* partitions, given or by default (by rack, else one "all") */
+	uint32_t n_parts;
+	uint32_t *dev_part;            /* the partition of each device: hosts, then a generated fabric's switches */
+	uint32_t n_devs;
+	bool parts_given;              /* the config has a partitions section */
 	struct ctl_capture_defaults capture_defaults; /* capture_defaults */
 	struct ctl_capture *captures;  /* captures */
 	uint32_t n_captures;
@@ -201,6 +216,9 @@ int ctl_config_load(struct ctl_config *cfg, const char *path, const char *const 
 /** The hosts' NIC DataRate and Delay, of the model the config places (nic or roce_nic). */
 uint64_t ctl_config_host_bps(const struct ctl_config *cfg);
 emu_ps_t ctl_config_host_delay(const struct ctl_config *cfg);
+
+/** Index of partition @p name in @p cfg, or -1. */
+int ctl_config_part_find(const struct ctl_config *cfg, const char *name);
 
 /** Free what ctl_config_load() allocated. Accepts NULL and a zeroed config. */
 void ctl_config_free(struct ctl_config *cfg);

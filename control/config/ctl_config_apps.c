@@ -347,7 +347,8 @@ static int port_attach_item(struct ctl_ctx *c, const struct ctl_ynode *item, uin
 	return port_attach_one(c, item, obj);
 }
 
-/* Resolve "DEVICE:PORT" in @p t into port @p p: a switch port whose link goes to a host marked external. */
+/* Resolve "DEVICE:PORT" in @p t into port @p p: a switch port whose link goes to a host marked external, or to a
+ * switch of another partition. */
 static int port_switch_in(struct ctl_ctx *c, const struct ctl_ynode *v, const struct net_topo *t,
 			  struct port_obj *o, const char *s)
 {
@@ -368,18 +369,26 @@ static int port_switch_in(struct ctl_ctx *c, const struct ctl_ynode *v, const st
 		return ctl_err(c, v, "bad port in '%s'; %s has ports 0 to %u", s, name, t->devs[dev].n_ports - 1);
 	struct net_topo_end peer = net_topo_peer(t, (uint32_t)dev, (uint32_t)port);
 
-	if (t->devs[peer.dev].kind != NET_TOPO_HOST || !o->cfg->hosts[peer.dev].external)
+	bool sw_peer = t->devs[peer.dev].kind == NET_TOPO_SWITCH;
+	/* a link between two partitions: each process binds its end (docs/realtime.md, one fabric, two processes) */
+	bool cross = sw_peer && o->cfg->parts_given && o->cfg->dev_part[peer.dev] != o->cfg->dev_part[dev];
+
+	if (sw_peer && !cross)
+		return ctl_err(c, v, "%s faces %s, a switch of the same partition; a switch port bound to a DPDK port "
+			       "faces a host marked external, or a switch of another partition (partitions)", s,
+			       t->devs[peer.dev].name);
+	if (!sw_peer && !o->cfg->hosts[peer.dev].external)
 		return ctl_err(c, v, "%s faces %s, an emulated device; a switch port bound to a DPDK port faces a host "
 			       "marked external (topology.hosts: [{name: %s, external: true}])", s,
-			       t->devs[peer.dev].name, t->devs[peer.dev].kind == NET_TOPO_HOST ? t->devs[peer.dev].name :
-			       "hostN");
+			       t->devs[peer.dev].name, t->devs[peer.dev].name);
 	for (struct ctl_port *q = o->cfg->ports; q < o->p; q++)
-		if (q->sw && q->sw_host == peer.dev)
+		if (q->sw && q->sw_dev == (uint32_t)dev && q->sw_port == port)
 			return ctl_err(c, v, "%s is already bound by ports.%u", s, (uint32_t)(q - o->cfg->ports));
 	o->p->sw = true;
 	o->p->sw_dev = (uint32_t)dev;
 	o->p->sw_port = (uint32_t)port;
-	o->p->sw_host = peer.dev;
+	o->p->sw_host = sw_peer ? UINT32_MAX : peer.dev;
+	o->p->sw_peer = peer.dev;
 	o->p->sw_link = t->ports[t->devs[dev].port0 + port].link;
 	return 0;
 }

@@ -185,6 +185,10 @@ struct ctl_ptable {
 int ctl_walk_params(struct ctl_ctx *c, const struct ctl_ynode *v, const struct ctl_ptable *t, void *params);
 int ctl_sec_applications(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
 int ctl_sec_ports(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
+/** partitions (ctl_config_part.c): named lists of devices, each device in one. */
+int ctl_sec_partitions(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
+/** The partitions of a config without the section: by rack for a fabric of several, else one. 0 or -errno. */
+int ctl_config_parts_default(struct ctl_config *cfg);
 int ctl_sec_captures(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
 
 /** Fill cfg->warnings from the loaded @p cfg (ctl_config_warn.c). */

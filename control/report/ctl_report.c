@@ -367,12 +367,33 @@ static void json_devices(FILE *f, const struct ctl_report_in *r)
 	fprintf(f, "\n  ]},\n");
 }
 
+/* summary.json "messages"."list": each message of a run with at most CTL_REPORT_MSG_LIST, and its FCT (or null). */
+static void json_msg_list(FILE *f, const struct ctl_report_in *r)
+{
+	fputs(", \"list\": [", f);
+	for (uint32_t i = 0; i < r->n_msgs; i++) {
+		const struct ctl_msg *m = &r->msgs[i];
+
+		fprintf(f, "%s\n    {\"src\": \"%s\", \"dst\": \"%s\", \"bytes\": %llu, \"start_us\": %.3f, "
+			"\"fct_us\": ", i ? "," : "", r->cfg->hosts[m->m->src].name, r->cfg->hosts[m->m->dst].name,
+			(unsigned long long)m->m->bytes, (double)m->m->start / 1e6);
+		if (m->completed)
+			fprintf(f, "%.3f}", (double)(m->done - m->m->start) / 1e6);
+		else
+			fputs("null}", f);
+	}
+	fputs("]", f);
+}
+
 static void json_totals(FILE *f, const struct ctl_report_in *r, const struct totals *t)
 {
 	fprintf(f, "  \"messages\": {\"posted\": %u, \"completed\": %u, \"post_failed\": %llu, "
-		   "\"fct_us\": {\"min\": %.3f, \"p50\": %.3f, \"p99\": %.3f, \"max\": %.3f}},\n",
+		   "\"fct_us\": {\"min\": %.3f, \"p50\": %.3f, \"p99\": %.3f, \"max\": %.3f}",
 		r->n_posted, r->n_completed, (unsigned long long)r->post_fail, t->fct_min, t->fct_p50, t->fct_p99,
 		t->fct_max);
+	if (r->n_msgs > 0 && r->n_msgs <= CTL_REPORT_MSG_LIST)
+		json_msg_list(f, r);
+	fputs("},\n", f);
 	fprintf(f, "  \"counters\": {\"drops\": %llu, \"trims\": %llu, \"nacks\": %llu, \"retransmits\": %llu, "
 		   "\"timeouts\": %llu, \"ecn_marks\": %llu, \"pfc_pauses\": %llu},\n",
 		(unsigned long long)t->c.drops, (unsigned long long)t->c.trims, (unsigned long long)t->c.nacks,
@@ -529,16 +550,24 @@ static void json_neighbours(FILE *f, const struct ctl_report_in *r, const struct
 }
 
 /* One port: its hosts, the DPDK counters, frames not taken by reason, what its IPv4 side did, its neighbours. */
-/* A port bound to a switch port: the external host behind it, what crossed it, frames the decoder refused. */
+/* A port bound to a switch port: the device it faces (an external host, or another process's switch), what
+ * crossed it, frames the decoder refused. */
 static void json_switch_port(FILE *f, const struct ctl_report_in *r, const struct ctl_report_port *p)
 {
 	const struct dp_port_stats *st = p->stats;
 	bool first = true;
 
-	fprintf(f, "\n    {\"dev\": \"%s\", \"switch_port\": \"%s\", \"host\": \"%s\", \"hosts\": [\"%s\"], "
-		   "\"rx_frames\": %llu, \"tx_frames\": %llu, \"tx_drop_full\": %llu, \"tx_drop_nombuf\": %llu, "
+	/* a switch port faces an external host, or a switch another process runs (a fabric split across them) */
+	const char *host = p->n_hosts > 0 ? r->cfg->hosts[p->hosts[0]].name : NULL;
+
+	fprintf(f, "\n    {\"dev\": \"%s\", \"switch_port\": \"%s\", \"faces\": \"%s\", ", p->dev, p->switch_port,
+		p->faces);
+	if (host != NULL)
+		fprintf(f, "\"host\": \"%s\", \"hosts\": [\"%s\"], ", host, host);
+	else
+		fputs("\"host\": null, \"hosts\": [], ", f);
+	fprintf(f, "\"rx_frames\": %llu, \"tx_frames\": %llu, \"tx_drop_full\": %llu, \"tx_drop_nombuf\": %llu, "
 		   "\"tx_drop_toobig\": %llu, \"rx_drop_toobig\": %llu, \"tx_mode\": \"%s\", \"rx_drops\": {",
-		p->dev, p->switch_port, r->cfg->hosts[p->hosts[0]].name, r->cfg->hosts[p->hosts[0]].name,
 		(unsigned long long)st->rx_frames, (unsigned long long)st->tx_frames,
 		(unsigned long long)st->tx_drop_full, (unsigned long long)st->tx_drop_nombuf,
 		(unsigned long long)st->tx_drop_toobig, (unsigned long long)st->rx_drop_toobig, p->tx_mode);
@@ -607,6 +636,32 @@ static const char *lag_policy_name(uint8_t p)
 	return p < sizeof(names) / sizeof(names[0]) ? names[p] : "unknown";
 }
 
+/* summary.json "realtime"."lcores": each lcore's partitions, lateness and frames crossing to the others. */
+static void json_lcores(FILE *f, const struct ctl_report_in *r)
+{
+	fputs(",\n    \"lcores\": [", f);
+	for (uint32_t i = 0; i < r->n_lcores; i++) {
+		const struct ctl_report_lcore *l = &r->lcores[i];
+		const struct ctl_rt_stats *rt = l->rt;
+
+		fprintf(f, "%s\n      {\"lcore\": %u, \"partitions\": \"%s\", \"events\": %llu, \"polls\": %llu, "
+			   "\"passes_due\": %llu, \"lateness_p50_ns\": %llu, \"lateness_p99_ns\": %llu, "
+			   "\"lateness_max_ns\": %llu, ", i ? "," : "", l->lcore, l->partitions,
+			(unsigned long long)l->events, (unsigned long long)rt->polls,
+			(unsigned long long)rt->late_ns.count, (unsigned long long)emu_hist_pct(&rt->late_ns, 50),
+			(unsigned long long)emu_hist_pct(&rt->late_ns, 99), (unsigned long long)rt->late_ns.max);
+		fprintf(f, "\"passes_late_over_1us\": %llu, \"passes_late_over_10us\": %llu, "
+			   "\"passes_late_over_100us\": %llu, \"held_ns\": %.3f, \"cross_sent\": %llu, "
+			   "\"cross_received\": %llu, \"cross_late\": %llu, \"cross_late_max_ns\": %.3f, "
+			   "\"cross_ring_full\": %llu, \"writer_ring_full\": %llu}",
+			(unsigned long long)rt->late_over[0], (unsigned long long)rt->late_over[1],
+			(unsigned long long)rt->late_over[2], (double)rt->held / 1e3, (unsigned long long)l->x_sent,
+			(unsigned long long)l->x_recv, (unsigned long long)l->x_late, (double)l->x_late_max / 1e3,
+			(unsigned long long)l->x_full, (unsigned long long)l->wr_full);
+	}
+	fputs("]", f);
+}
+
 /* summary.json "realtime": how the loop kept up with the clock (docs/realtime.md, Lateness). */
 static void json_realtime(FILE *f, const struct ctl_report_in *r)
 {
@@ -621,10 +676,15 @@ static void json_realtime(FILE *f, const struct ctl_report_in *r)
 		(unsigned long long)rt->late_ns.count, (unsigned long long)emu_hist_pct(&rt->late_ns, 50),
 		(unsigned long long)emu_hist_pct(&rt->late_ns, 99), (unsigned long long)rt->late_ns.max);
 	fprintf(f, "    \"time_scale\": %llu, \"lag_policy\": \"%s\", \"lag_limit_ns\": %.3f, \"held_ns\": %.3f, "
-		   "\"holds\": %llu, \"lag_stop_late_ns\": %.3f, \"lag_stop_at_ps\": %llu},\n",
+		   "\"holds\": %llu, \"lag_stop_late_ns\": %.3f, \"lag_stop_at_ps\": %llu",
 		(unsigned long long)sim->time_scale, lag_policy_name(sim->lag_policy), (double)sim->lag_limit / 1e3,
 		(double)rt->held / 1e3, (unsigned long long)rt->holds, (double)rt->lag_late / 1e3,
 		(unsigned long long)rt->lag_at);
+	if (r->partition != NULL)
+		fprintf(f, ", \"partition\": \"%s\"", r->partition);
+	if (r->n_lcores > 0)
+		json_lcores(f, r);
+	fputs("},\n", f);
 }
 
 /* The summary table's real-time line: lateness percentiles, late passes, and what the LagPolicy did. */
@@ -644,6 +704,19 @@ static void print_realtime(const struct ctl_report_in *r)
 	if (rt->lag_late > 0)
 		printf(", stopped %.3f us late at %.3f us", (double)rt->lag_late / 1e6, (double)rt->lag_at / 1e6);
 	putchar('\n');
+	for (uint32_t i = 0; i < r->n_lcores; i++) {
+		const struct ctl_report_lcore *l = &r->lcores[i];
+
+		printf("  lcore %u (%s): %llu passes, lateness p50 %.3f us, p99 %.3f us, max %.3f us; "
+		       "late > 1/10/100 us: %llu/%llu/%llu; frames to/from other lcores %llu/%llu, %llu late "
+		       "(max %.3f us), %llu lost\n",
+		       l->lcore, l->partitions, (unsigned long long)l->rt->polls,
+		       (double)emu_hist_pct(&l->rt->late_ns, 50) / 1e3, (double)emu_hist_pct(&l->rt->late_ns, 99) / 1e3,
+		       (double)l->rt->late_max / 1e6, (unsigned long long)l->rt->late_over[0],
+		       (unsigned long long)l->rt->late_over[1], (unsigned long long)l->rt->late_over[2],
+		       (unsigned long long)l->x_sent, (unsigned long long)l->x_recv, (unsigned long long)l->x_late,
+		       (double)l->x_late_max / 1e6, (unsigned long long)(l->x_full + l->wr_full));
+	}
 }
 
 /* The whole of summary.json into @p f (docs/summary.md). */

@@ -37,6 +37,7 @@ struct ctl_report_port {
 	const struct dp_port_stats *stats;   /* read when the run ended, before the port closed */
 	const char *tx_mode;                 /* "zerocopy" or "copy" (docs/realtime.md, Zero-copy TX) */
 	const char *switch_port;             /* "tor0:3" for a port bound to a switch port (stack NULL), else NULL */
+	const char *faces;                   /* a switch port: the device its link goes to (host3, spine1) */
 	const uint64_t *rx_refused;          /* [WIRE_R_COUNT]: a switch port's frames the decoder refused */
 };
 
@@ -65,6 +66,20 @@ struct ctl_rt_stats {
 	emu_ps_t lag_at;         /* LagPolicy abort: the timestamp of the event that was that late */
 };
 
+#define CTL_REPORT_MSG_LIST 1024 /* summary.json lists each message (and its FCT) of a run with at most this many */
+
+/* One lcore of a real-time run over several (summary.json realtime.lcores). */
+struct ctl_report_lcore {
+	unsigned lcore;                      /* the EAL lcore */
+	const char *partitions;              /* the partitions it ran, comma-separated */
+	const struct ctl_rt_stats *rt;       /* its passes' lateness */
+	uint64_t events;                     /* events its scheduler ran */
+	uint64_t x_sent, x_recv, x_late;     /* frames to and from other lcores; taken after their arrival time */
+	emu_ps_t x_late_max;                 /* the latest of those */
+	uint64_t x_full;                     /* frames lost to a full ring to another lcore */
+	uint64_t wr_full;                    /* capture frames and record rows lost to a full ring to the writer */
+};
+
 /* Everything the report reads; every pointer must stay valid for the call. */
 struct ctl_report_in {
 	const struct ctl_config *cfg;
@@ -91,7 +106,10 @@ struct ctl_report_in {
 	double wall_s;
 	emu_ps_t records_cut_at;             /* periodic rows stopped at RecordSizeLimit here; EMU_PS_NEVER if not */
 	emu_ps_t wall_end;                   /* real time: wall-clock time the run ended at (neighbour states) */
-	const struct ctl_rt_stats *rt;       /* real time only: pacing and lateness */
+	const struct ctl_rt_stats *rt;       /* real time only: pacing and lateness (every lcore's, merged) */
+	const struct ctl_report_lcore *lcores; /* real time over several lcores or with --partition, else NULL */
+	uint32_t n_lcores;
+	const char *partition;               /* --partition: the one this process ran, else NULL */
 };
 
 /* The fabric's counters, as summary.json's "counters" and "drop_reasons" give them. */

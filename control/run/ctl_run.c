@@ -174,11 +174,40 @@ static enum ctl_stop stop_reason(const struct ctl_run_state *r)
 	return CTL_STOP_COMPLETED;
 }
 
+/* The report's view of each lcore of a real-time run over several: its partitions and loop figures. */
+static struct ctl_report_lcore *report_lcores(const struct ctl_run_state *r, char *names, size_t names_len)
+{
+	struct ctl_report_lcore *out = calloc(r->n_lcs, sizeof(*out));
+	size_t used = 0;
+
+	for (uint32_t i = 0; out != NULL && i < r->n_lcs; i++) {
+		const struct ctl_lcore *lc = &r->lcs[i];
+
+		out[i] = (struct ctl_report_lcore){ .lcore = lc->lcore_id, .partitions = names + used, .rt = &lc->rt,
+						    .x_sent = lc->x_sent, .x_recv = lc->x_recv, .x_late = lc->x_late,
+						    .x_late_max = lc->x_late_max, .x_full = lc->x_full,
+						    .wr_full = lc->wr_full,
+						    .events = emu_sched_events_run(lc->np->sched) };
+		names[used] = '\0';
+		for (uint32_t p = 0; p < r->cfg->n_parts && used + 1 < names_len; p++) {
+			if (r->part_lc[p] != i)
+				continue;
+			int n = snprintf(names + used, names_len - used, "%s%s", names[used] ? "," : "",
+					 r->cfg->parts[p].name);
+			(void)n;
+			used += strlen(names + used);
+		}
+		used++;
+	}
+	return out;
+}
+
 /* Hand the report a view of the finished run: what it ran, what crossed it, and why it stopped. */
 static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
 	struct ctl_report_port *ports = calloc(r->n_exts ? r->n_exts : 1, sizeof(*ports));
+	uint32_t n_ports = 0;
 
 	if (ports == NULL) {
 		snprintf(err, errlen, "out of memory writing the summary");
@@ -189,26 +218,42 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 	for (uint32_t i = 0; sw_names != NULL && i < r->n_exts; i++) {
 		const struct ctl_port *cp = &cfg->ports[i];
 
-		ports[i] = (struct ctl_report_port){ .dev = cp->dev, .hosts = cp->sw ? &cp->sw_host : cp->hosts,
-						     .n_hosts = cp->sw ? 1 : cp->n_hosts, .stack = r->exts[i].stack,
-						     .stats = &r->exts[i].stats, .rx_refused = r->exts[i].sw_rx_refused,
-						     .tx_mode = r->exts[i].zerocopy ? "zerocopy" : "copy" };
+		if (r->exts[i].off) /* --partition: bound by the other process */
+			continue;
+		ports[n_ports] = (struct ctl_report_port){ .dev = cp->dev, .hosts = cp->sw ? &cp->sw_host : cp->hosts,
+							   .n_hosts = cp->sw ? cp->sw_host != UINT32_MAX : cp->n_hosts,
+							   .stack = r->exts[i].stack, .stats = &r->exts[i].stats,
+							   .rx_refused = r->exts[i].sw_rx_refused,
+							   .tx_mode = r->exts[i].zerocopy ? "zerocopy" : "copy" };
 		if (cp->sw) {
 			snprintf(sw_names + 32 * i, 32, "%s:%u", r->topo->devs[cp->sw_dev].name, cp->sw_port);
-			ports[i].switch_port = sw_names + 32 * i;
+			ports[n_ports].switch_port = sw_names + 32 * i;
+			ports[n_ports].faces = r->topo->devs[cp->sw_peer].name;
 		}
+		n_ports++;
 	}
+	uint64_t counters[NET_C_COUNT] = { 0 }, events = 0;
+
+	for (uint32_t i = 0; i < r->n_lcs; i++) {
+		for (int k = 0; k < NET_C_COUNT; k++)
+			counters[k] += r->lcs[i].np->counters[k];
+		events += emu_sched_events_run(r->lcs[i].np->sched);
+	}
+	char names[CTL_PARTS_MAX * (CTL_NAME_MAX + 1) + 64];
+	struct ctl_report_lcore *lcores = r->n_lcs > 1 || r->part >= 0 ? report_lcores(r, names, sizeof(names)) : NULL;
 	struct ctl_report_in in = {
 		.cfg = cfg, .out_dir = r->opts->out_dir, .realtime = r->opts->mode == CTL_MODE_REALTIME, .stop = stop,
-		.nics = r->nics, .roces = r->roces, .part_counters = r->np.counters, .events = emu_sched_events_run(r->np.sched),
+		.nics = r->nics, .roces = r->roces, .part_counters = counters, .events = events,
 		.msgs = r->msgs, .n_msgs = r->n_msgs, .n_posted = r->n_posted, .n_completed = r->n_completed,
 		.post_fail = r->post_fail, .links = r->links, .n_links = r->n_links, .topo = r->topo, .sws = r->sws,
-		.n_sws = r->n_sws, .ports = ports, .n_ports = r->n_exts, .rdma = r->rdma, .cap_stats = r->cap_stats,
+		.n_sws = r->n_sws, .ports = ports, .n_ports = n_ports, .rdma = r->rdma, .cap_stats = r->cap_stats,
 		.end = r->end, .wall_s = r->wall_s, .rt = &r->rt, .records_cut_at = r->records_cut_at,
-		.wall_end = r->wall_now,
+		.wall_end = r->wall_now, .lcores = lcores, .n_lcores = lcores != NULL ? r->n_lcs : 0,
+		.partition = r->part >= 0 ? cfg->parts[r->part].name : NULL,
 	};
 	int rc = sw_names != NULL ? ctl_report(&in, err, errlen) : -ENOMEM;
 
+	free(lcores);
 	free(sw_names);
 	free(ports);
 	return rc;
@@ -229,16 +274,22 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 	    size_t errlen)
 {
 	struct ctl_run_state r = { .cfg = cfg, .opts = opts };
-	int rc;
+	int rc = 0;
 
 	r.epoch_s = opts->mode == CTL_MODE_VIRTUAL ? CTL_VIRTUAL_EPOCH_S : (int64_t)time(NULL);
-	rc = ctl_run_build(&r, err, errlen);
+	/* real time: the EAL first, so the run is built knowing its lcores (ctl_run_lcore_plan) */
+	if (opts->mode == CTL_MODE_REALTIME && (r.dp = dp_create(opts->eal_argc, opts->eal_argv, err, errlen)) == NULL)
+		rc = -EIO;
+	if (rc == 0)
+		rc = ctl_run_build(&r, err, errlen);
 	if (rc == 0) {
 		if (opts->mode == CTL_MODE_REALTIME)
 			rc = ctl_run_realtime(&r, err, errlen);
 		else
 			run_virtual(&r);
 	}
+	dp_destroy(r.dp); /* a build that failed after the EAL came up */
+	r.dp = NULL;
 	bool ran = rc == 0;
 
 	if (r.nics != NULL) {

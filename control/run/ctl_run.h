@@ -19,6 +19,7 @@ struct ctl_run_opts {
 	char **eal_argv;
 	volatile sig_atomic_t *quit;    /* set by the signal handler; polled by the run loops */
 	int progress;                   /* print a progress line to stderr about once a second */
+	const char *partition;          /* --partition NAME: run only that partition (real time), or NULL */
 };
 
 /**

@@ -14,10 +14,8 @@
 #define UET_EVENTS_HEADER \
 	"time_utc,sim_time_ns,component_name,FEP_ID,local_PDC_ID,remote_PDC_ID,wqe_ID,wqe_size_bytes,ev_type"
 
-static void hook_event(void *arg, const struct nic_event *ev)
+void ctl_run_write_event(struct ctl_run_state *r, const struct nic_event *ev)
 {
-	struct ctl_run_state *r = arg;
-
 	if (r->events == NULL)
 		return;
 	FILE *f = rec_csv_file(r->events);
@@ -48,23 +46,32 @@ static void hook_event(void *arg, const struct nic_event *ev)
 	rec_put_ch(f, '\n');
 }
 
+/* The NICs' hooks run on the lcore of their NIC (@p arg): rows go to the writer through its ring. */
+static void hook_event(void *arg, const struct nic_event *ev)
+{
+	ctl_run_lcore_event(arg, ev);
+}
+
 static void hook_trace(void *arg, const struct nic_trace *tr)
 {
-	struct ctl_run_state *r = arg;
-
-	ctl_records_trace(r->records, tr);
+	ctl_run_lcore_trace(arg, tr);
 }
 
 static void hook_cm(void *arg, uint32_t fep_id, uint32_t src_ip, const struct wire_cm *cm, emu_ps_t now)
 {
-	struct ctl_run_state *r = arg;
+	struct ctl_lcore *lc = arg;
 
-	ctl_rdma_cm(r->rdma, fep_id, src_ip, cm, now);
+	ctl_rdma_cm(lc->run->rdma, fep_id, src_ip, cm, now);
 }
 
+/*
+ * Message counts: each lcore counts its own hosts'; with one lcore the run's totals move with them, with several
+ * the main lcore adds them up (ctl_run_lcore_sum).
+ */
 static void hook_msg_done(void *arg, uint64_t cookie, emu_ps_t now)
 {
-	struct ctl_run_state *r = arg;
+	struct ctl_lcore *lc = arg;
+	struct ctl_run_state *r = lc->run;
 
 	if (cookie & CTL_RDMA_COOKIE) {
 		ctl_rdma_done(r->rdma, cookie, now);
@@ -74,15 +81,18 @@ static void hook_msg_done(void *arg, uint64_t cookie, emu_ps_t now)
 
 	m->done = now;
 	m->completed = true;
-	r->n_completed++;
+	__atomic_store_n(&lc->completed, lc->completed + 1, __ATOMIC_RELAXED);
+	if (r->n_lcs == 1)
+		r->n_completed++;
 	/* The workload closes both ends of the message's PDC when the message completes (seed 000, Completion). */
 	if (r->nics != NULL)
-		nic_close_rcv(r->nics[m->m->dst], r->cfg->hosts[m->m->src].ip, m->pdc, now);
+		ctl_run_lcore_close_rcv(lc, m->m->dst, r->cfg->hosts[m->m->src].ip, m->pdc, now);
 }
 
 static void ev_post(void *a, void *b, emu_ps_t now)
 {
-	struct ctl_run_state *r = a;
+	struct ctl_lcore *lc = a;
+	struct ctl_run_state *r = lc->run;
 	struct ctl_msg *m = b;
 	const struct ctl_config *cfg = r->cfg;
 	uint64_t cookie = (uint64_t)(m - r->msgs);
@@ -94,11 +104,15 @@ static void ev_post(void *a, void *b, emu_ps_t now)
 				       roce_post(r->roces[m->m->src], qpn, ROCE_VERB_WRITE, m->m->bytes, cookie, now) < 0
 			     : nic_post_pdc(r->nics[m->m->src], cfg->hosts[m->m->dst].ip, m->m->bytes, cookie, now,
 					    &m->pdc) < 0) {
-		r->post_fail++;
+		__atomic_store_n(&lc->post_fail, lc->post_fail + 1, __ATOMIC_RELAXED);
+		if (r->n_lcs == 1)
+			r->post_fail++;
 		return;
 	}
 	m->posted = true;
-	r->n_posted++;
+	__atomic_store_n(&lc->posted, lc->posted + 1, __ATOMIC_RELAXED);
+	if (r->n_lcs == 1)
+		r->n_posted++;
 }
 
 static bool host_has_port(const struct ctl_run_state *r, uint32_t host);
@@ -110,9 +124,9 @@ static void hook_roce_recv(void *arg, uint32_t fep_id, uint32_t src_ip, uint64_t
 
 static void hook_roce_rate(void *arg, uint32_t fep_id, uint32_t qpn, uint64_t bps, emu_ps_t now)
 {
-	struct ctl_run_state *r = arg;
+	struct ctl_lcore *lc = arg;
 
-	ctl_records_roce_rate(r->records, fep_id, qpn, bps, now);
+	ctl_records_roce_rate(lc->run->records, fep_id, qpn, bps, now);
 }
 
 /* The hosts' Scala RoCE NICs (server.nic ScalaRoceNic). */
@@ -134,7 +148,7 @@ static int make_roces(struct ctl_run_state *r, char *err, size_t errlen)
 		ctl_rdma_host_budget(r->rdma, i, &qps, &wqes);
 		qps += n_msgs; /* a queue pair per message of the messages workload */
 		struct roce_env env = {
-			.np = &r->np, .params = &cfg->roce, .fep_id = i, .name = cfg->hosts[i].name,
+			.np = ctl_run_dev_np(r, i), .params = &cfg->roce, .fep_id = i, .name = cfg->hosts[i].name,
 			.ip = cfg->hosts[i].ip, .neigh = r->neigh, .n_neigh = cfg->n_hosts,
 			/* the far ends of the connections that reach it come on top of its own */
 			.max_qps = (uint32_t)(4096 + (qps < (1u << 20) ? 2 * qps : 1u << 21)),
@@ -142,7 +156,7 @@ static int make_roces(struct ctl_run_state *r, char *err, size_t errlen)
 			/* seed 003, Traffic class on the Scala RoCE NIC */
 			.data_tc = app != NULL ? app->data_tc : 0, .ctrl_tc = app != NULL ? app->control_tc : 1,
 			.doorbell_bytes = ctl_rdma_doorbell_bytes(r->rdma),
-			.hooks = { .arg = r, .msg_done = hook_msg_done, .msg_recv = hook_roce_recv,
+			.hooks = { .arg = ctl_run_dev_lc(r, i), .msg_done = hook_msg_done, .msg_recv = hook_roce_recv,
 				   .rate = hook_roce_rate },
 		};
 		memcpy(env.mac, cfg->hosts[i].mac, 6);
@@ -183,7 +197,7 @@ static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 		 * what the application keeps outstanding (seed 003, Closed-loop generation) */
 		ctl_rdma_host_budget(r->rdma, i, &pdcs, &wqes);
 		struct nic_env env = {
-			.np = &r->np,
+			.np = ctl_run_dev_np(r, i),
 			.params = &cfg->nic,
 			.fep_id = i,
 			.name = cfg->hosts[i].name,
@@ -197,7 +211,7 @@ static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 			.max_wqes = (uint32_t)(wqes < UINT32_MAX ? wqes : UINT32_MAX),
 			.doorbell_bytes = ctl_rdma_doorbell_bytes(r->rdma),
 			.trace = ctl_records_want_trace(cfg),
-			.hooks = { .arg = r, .event = hook_event, .msg_done = hook_msg_done, .trace = hook_trace },
+			.hooks = { .arg = ctl_run_dev_lc(r, i), .event = hook_event, .msg_done = hook_msg_done, .trace = hook_trace },
 		};
 		memcpy(env.mac, cfg->hosts[i].mac, 6);
 		if (r->rdma != NULL) /* without the application a setup message is a frame the NIC does not take */
@@ -290,7 +304,8 @@ static int make_links(struct ctl_run_state *r, char *err, size_t errlen)
 		emu_ps_t delay = cl->delay_ps != EMU_PS_NEVER ? cl->delay_ps : ctl_config_host_delay(cfg);
 		struct net_link *l = &r->links[i];
 
-		net_link_init(l, &r->np, bps, delay, ctl_run_host_ep(r, cl->a), ctl_run_host_ep(r, cl->b));
+		net_link_init(l, ctl_run_dev_np(r, cl->a), bps, delay, ctl_run_host_ep(r, cl->a), ctl_run_host_ep(r, cl->b));
+		net_link_parts(l, ctl_run_dev_np(r, cl->a), ctl_run_dev_np(r, cl->b));
 		if (cl->n_impair > 0 && set_impairs(r, l, cl) < 0) {
 			snprintf(err, errlen, "out of memory");
 			return -ENOMEM;
@@ -495,9 +510,14 @@ static int schedule_messages(struct ctl_run_state *r, char *err, size_t errlen)
 		return -ENOMEM;
 	for (uint32_t a = 0; a < cfg->n_apps; a++)
 		for (uint32_t i = 0; i < cfg->apps[a].n_list; i++) {
+			const struct ctl_message *cm = &cfg->apps[a].list[i];
+			/* --partition: another process sends the messages of its own hosts */
+			if (r->dev_lc[cm->src] == CTL_LC_REMOTE)
+				continue;
 			struct ctl_msg *m = &r->msgs[r->n_msgs++];
-			m->m = &cfg->apps[a].list[i];
-			if (net_sched(&r->np, m->m->start, ev_post, r, m, NULL) < 0) {
+			m->m = cm;
+			if (net_sched(ctl_run_dev_np(r, cm->src), m->m->start, ev_post, ctl_run_dev_lc(r, cm->src), m,
+				      NULL) < 0) {
 				snprintf(err, errlen, "too many messages for the event scheduler");
 				return -ENOSPC;
 			}
@@ -537,17 +557,28 @@ int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 	/* Per NIC: up to ~54 fetches + their frames, held ACKs, frames in flight on its link: 8192 covers it with
 	 * room; plus one doorbell event per message, and the ScalaRdma connections' start events. Caps, not
 	 * allocations: the scheduler and the pool take memory as they fill. */
-	if (net_part_init(&r->np, 8192 * (cfg->n_hosts + 1) + n_msgs + ctl_rdma_events(r->rdma),
-			  8192 * (cfg->n_hosts + 1)) < 0) {
+	uint32_t max_events = 8192 * (cfg->n_hosts + 1) + n_msgs + ctl_rdma_events(r->rdma);
+	uint32_t max_pkts = 8192 * (cfg->n_hosts + 1);
+
+	if (net_part_init(&r->np, max_events, max_pkts) < 0) {
 		snprintf(err, errlen, "out of memory for the event scheduler and packet pool");
 		return -ENOMEM;
 	}
+	unsigned ids[CTL_PARTS_MAX];
+	uint32_t n_lcores = r->dp != NULL ? dp_lcores(r->dp, ids, CTL_PARTS_MAX) : 1;
+
+	if ((rc = ctl_run_lcore_plan(r, r->dp != NULL ? ids : NULL, n_lcores < CTL_PARTS_MAX ? n_lcores : CTL_PARTS_MAX,
+				     max_events, max_pkts, err, errlen)) < 0)
+		return rc;
 	/* The reachability errors and the link-rate rules are both reported before giving up. */
 	int unreachable = check_reachable(r, err, errlen);
 
 	if ((rc = make_nics(r, err, errlen)) < 0 || (rc = make_links(r, err, errlen)) < 0)
 		return rc;
+	int split = ctl_run_lcore_links(r, err, errlen);
+
 	rc = check_cc(r, err, errlen);
+	rc = rc < 0 ? rc : split;
 	int caps = ctl_run_caps_check(r, err, errlen);
 
 	return unreachable < 0 ? unreachable : rc < 0 ? rc : caps;
@@ -557,9 +588,16 @@ int ctl_run_build(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	int rc;
 
-	if ((rc = ctl_run_build_models(r, err, errlen)) < 0 || (rc = make_outputs(r, err, errlen)) < 0 ||
+	if ((rc = ctl_run_build_models(r, err, errlen)) < 0)
+		return rc;
+	if (r->opts->mode == CTL_MODE_REALTIME && ctl_run_lcore_rings(r) < 0) {
+		snprintf(err, errlen, "out of memory for the rings between lcores");
+		return -ENOMEM;
+	}
+	if ((rc = make_outputs(r, err, errlen)) < 0 ||
 	    (rc = schedule_messages(r, err, errlen)) < 0 ||
-	    (ctl_rdma_bind_roce(r->rdma, r->roces), rc = ctl_rdma_start(r->rdma, r->nics, &r->np, r->opts->out_dir, r->epoch_s, err, errlen)) < 0)
+	    (ctl_rdma_bind_roce(r->rdma, r->roces),
+	     rc = ctl_rdma_start(r->rdma, r->nics, &r->np, r->opts->out_dir, r->epoch_s, err, errlen)) < 0)
 		return rc;
 	/* the expected end, for the records' size projection: the stop time, else the last message's start */
 	emu_ps_t end = r->has_stop ? r->stop : 0;
@@ -599,6 +637,7 @@ void ctl_run_teardown(struct ctl_run_state *r)
 		free(r->exts[i].hosts);
 	}
 	free(r->exts);
+	ctl_run_lcore_fini(r);
 	net_part_fini(&r->np);
 	if (r->lock_fd > 0)
 		close(r->lock_fd);

@@ -1,8 +1,8 @@
 /*
  * The capture points of a run (docs/capture.md): opened from the config's captures, fed by link taps (link, port)
  * and by the real-time ports (dev), closed with their statistics for the summary. In real time the ports' frames
- * are written by the one poll lcore through the same buffered writer as every capture; when real time spreads
- * over lcores, a worker will hand its frames through a ring to the writer on the main lcore, a full ring counted.
+ * and the links' frames go through each lcore's ring to the writer on the main lcore (ctl_run_lcore.c), a full
+ * ring counted; virtual time writes them as the taps see them.
  */
 #include "ctl_run_pvt.h"
 
@@ -33,10 +33,10 @@ static void describe(const struct ctl_run_state *r, const struct ctl_capture *cc
 		snprintf(name, len, "%.*s", (int)strcspn(r->cfg->ports[cc->dev].dev, ","), r->cfg->ports[cc->dev].dev);
 		{
 			const struct ctl_port *cp = &r->cfg->ports[cc->dev];
-			uint32_t h = cp->sw ? cp->sw_host : cp->hosts[0];
+			const char *peer = cp->sw ? r->topo->devs[cp->sw_peer].name : r->cfg->hosts[cp->hosts[0]].name;
 
 			snprintf(desc, dlen, "uetemu DPDK port %s (%s %s%s): frames sent (outbound) and received (inbound)",
-				 cp->dev, cp->sw ? "switch port facing" : "host", r->cfg->hosts[h].name,
+				 cp->dev, cp->sw ? "switch port facing" : "host", peer,
 				 !cp->sw && cp->n_hosts > 1 ? " and others" : "");
 		}
 		break;
@@ -80,6 +80,8 @@ static int attach(struct ctl_run_state *r, uint32_t i)
 		r->port_caps[cc->dev] = r->caps[i];
 		return 0;
 	}
+	if (r->opts->mode == CTL_MODE_REALTIME) /* through the lcores' rings to the writer (ctl_run_lcore.c) */
+		return ctl_run_lcore_cap_link(r, i, l);
 	if (net_link_add_tap(l, cap_tap, r->caps[i]) < 0 || net_link_add_drop_tap(l, cap_drop_tap, r->caps[i]) < 0)
 		return -ENOSPC;
 	return 0;
@@ -136,7 +138,13 @@ int ctl_run_caps_open(struct ctl_run_state *r, char *err, size_t errlen)
 	if (r->caps == NULL || r->cap_stats == NULL || r->port_caps == NULL)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < cfg->n_captures; i++) {
-		struct cap_cfg cc = cap_cfg_of(r, &cfg->captures[i], base, name, desc, sizeof(name), sizeof(desc));
+		const struct ctl_capture *k = &cfg->captures[i];
+		const struct ctl_port *cp = k->point == CTL_CAP_DEV ? &cfg->ports[k->dev] : NULL;
+
+		/* --partition: a port another process binds is captured there (summary.json: no files here) */
+		if (cp != NULL && r->dev_lc[cp->sw ? cp->sw_dev : cp->hosts[0]] == CTL_LC_REMOTE)
+			continue;
+		struct cap_cfg cc = cap_cfg_of(r, k, base, name, desc, sizeof(name), sizeof(desc));
 
 		r->caps[i] = cap_open(&cc, err, errlen);
 		if (r->caps[i] == NULL)
@@ -175,16 +183,25 @@ void ctl_run_caps_rt_stop(struct ctl_run_state *r)
 void ctl_run_cap_port(struct ctl_ext *x, const uint8_t *frame, size_t len, bool rx, emu_ps_t emu)
 {
 	struct ctl_run_state *r = x->run;
-	struct cap *c = r->port_caps[x - r->exts];
-	char note[96];
-	const char *why = NULL;
 
-	if (c == NULL)
+	if (r->port_caps[x - r->exts] == NULL)
 		return;
 	uint64_t scale = r->cfg->sim.time_scale ? r->cfg->sim.time_scale : 1;
 	/* the wall clock now, as the emulated time it stands for (the capture multiplies by TimeScale again) */
 	emu_ps_t at = (emu_ps_t)((unsigned __int128)(dp_tsc() - r->rt_t0) * EMU_PS_PER_S / r->rt_hz / scale);
 
+	ctl_run_lcore_cap_port(x->lc, (uint32_t)(x - r->exts), frame, len, rx, emu, at);
+}
+
+void ctl_run_cap_port_write(struct ctl_run_state *r, uint32_t port, const uint8_t *frame, size_t len, bool rx,
+			    emu_ps_t emu, emu_ps_t at)
+{
+	struct cap *c = r->port_caps[port];
+	char note[96];
+	const char *why = NULL;
+
+	if (c == NULL)
+		return;
 	if (rx && cap_notes(c)) {
 		struct wire_pkt pkt;
 		int rc = wire_decode(frame, len, r->cfg->nic.udp_port, &pkt);

@@ -26,7 +26,7 @@ static int make_switches(struct ctl_run_state *r, char *err, size_t errlen)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < r->n_sws; i++) {
 		const struct net_topo_dev *d = &t->devs[t->size.hosts + i];
-		struct sw_env env = { .np = &r->np, .params = &r->cfg->sw, .node_id = t->size.hosts + i,
+		struct sw_env env = { .np = ctl_run_dev_np(r, t->size.hosts + i), .params = &r->cfg->sw, .node_id = t->size.hosts + i,
 				      .name = d->name, .n_ports = d->n_ports, .seed = r->cfg->sim.random_seed,
 				      .run = r->cfg->sim.run_number, .dscp = &r->cfg->nic.dscp };
 		r->sws[i] = sw_create(&env);
@@ -59,8 +59,9 @@ static int make_fabric_links(struct ctl_run_state *r)
 		struct net_link *l = &r->links[i];
 		const struct net_topo_end *end[2] = { &tl->a, &tl->b };
 
-		net_link_init(l, &r->np, tl->bps, tl->delay, dev_ep(r, tl->a.dev, tl->a.port),
+		net_link_init(l, ctl_run_dev_np(r, tl->a.dev), tl->bps, tl->delay, dev_ep(r, tl->a.dev, tl->a.port),
 			      dev_ep(r, tl->b.dev, tl->b.port));
+		net_link_parts(l, ctl_run_dev_np(r, tl->a.dev), ctl_run_dev_np(r, tl->b.dev));
 		for (int e = 0; e < 2; e++) {
 			const struct net_topo_dev *d = &t->devs[end[e]->dev], *pd = &t->devs[end[1 - e]->dev];
 			if (d->kind == NET_TOPO_HOST) {

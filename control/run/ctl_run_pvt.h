@@ -19,6 +19,9 @@
 #include "rec.h"
 
 struct dp_ctx;
+struct emu_spsc;
+struct ctl_lcore;
+struct ctl_captap;
 
 /* A host bound to a DPDK port in real time: its NIC's link, whose far end is the port. */
 struct ctl_ext_host {
@@ -31,6 +34,8 @@ struct ctl_ext_host {
 /* A DPDK port of a real-time run and the hosts sharing it. */
 struct ctl_ext {
 	struct ctl_run_state *run;
+	struct ctl_lcore *lc;        /* the lcore that polls it: the one running its devices */
+	bool off;                    /* its device runs in another process (--partition): not opened here */
 	int dp_port;
 	struct net_port *stack;      /* ARP, ICMP echo, next hops, frames by MAC and IPv4 address to the hosts */
 	struct ctl_ext_host *hosts;  /* cfg->ports[i].n_hosts */
@@ -47,6 +52,45 @@ struct ctl_ext {
 	uint64_t sw_rx_refused[WIRE_R_COUNT]; /* frames from the port the decoder refused, by reason */
 	uint8_t hdr[WIRE_HDRS_MAX];  /* a frame's headers, encoded here for dp_tx_hdr() */
 	uint8_t whole[WIRE_MAX_FRAME]; /* frames with a CRC trailer, encoded whole */
+};
+
+#define CTL_LC_REMOTE UINT32_MAX /* dev_lc of a device another process runs (--partition) */
+
+/*
+ * One lcore of a run (control/run/ctl_run_lcore.c): the partitions it runs, with one scheduler, descriptor pool
+ * and counters for them all, its poll loop's clock and lateness, and the rings it shares with the other lcores.
+ * Written only by its own lcore, except where said; read by the main lcore and telemetry with relaxed loads.
+ * Index 0 runs on the main lcore, which also writes the outputs. Virtual time has exactly one.
+ */
+struct ctl_lcore {
+	struct ctl_run_state *run;
+	uint32_t idx;                /* index in run->lcs */
+	unsigned lcore_id;           /* the EAL lcore */
+	struct net_part *np;         /* &run->np for index 0, else &own_np */
+	struct net_part own_np;
+	emu_ps_t rt_now;             /* real time: the emulated time of its current poll pass */
+	emu_ps_t wall_now;           /* real time: the wall-clock time of that pass (ARP timers) */
+	emu_ps_t late_win, late_last_s; /* the most an event ran late in the current second, and in the last one */
+	struct ctl_rt_stats rt;      /* its passes' lateness, what the LagPolicy did */
+	bool lagged;                 /* LagPolicy abort stopped it */
+	struct emu_spsc **in;        /* frames from each other lcore (index = sender; NULL for itself) */
+	struct ctl_xroute *out;      /* to each other lcore (index = receiver) */
+	struct emu_spsc *wr;         /* to the writer on the main lcore: capture frames, record rows */
+	uint64_t completed, posted, post_fail; /* its hosts' messages */
+	uint64_t x_sent, x_recv;     /* frames it sent to, and took from, other lcores */
+	uint64_t x_late;             /* frames taken after their arrival time: delivered at once */
+	emu_ps_t x_late_max;         /* the latest of them */
+	uint64_t x_full;             /* frames lost: the ring to another lcore was full */
+	uint64_t wr_full;            /* capture frames and record rows lost: the ring to the writer was full */
+	uint64_t samples_ack;        /* periodic records: the last sampling pause it stopped for (atomic) */
+	int exited;                  /* its loop has ended (atomic) */
+} __attribute__((aligned(64)));
+
+/* One way between two lcores: the ring, and the sender (its counters). The cross_arg of the links it carries. */
+struct ctl_xroute {
+	struct ctl_lcore *from;
+	uint32_t to;
+	struct emu_spsc *ring;
 };
 
 struct ctl_run_state {
@@ -92,9 +136,70 @@ struct ctl_run_state {
 	uint64_t rt_t0, rt_hz;  /* real time: TSC at the start of the poll loop, and its rate */
 	struct ctl_rt_stats rt; /* real time: pacing, lateness, what the LagPolicy did */
 	bool lagged;            /* real time: LagPolicy abort stopped the run */
+	struct ctl_lcore *lcs;  /* the lcores (one in virtual time and with -l 0) */
+	uint32_t n_lcs;
+	uint32_t *part_lc;      /* the lcore of each partition of cfg, or CTL_LC_REMOTE (another process) */
+	uint32_t *dev_lc;       /* the lcore of each device (hosts, then switches), or CTL_LC_REMOTE */
+	int part;               /* --partition: the one partition this process runs, or -1 for all */
+	int lc_stop;            /* real time: the main lcore tells the others to stop (atomic) */
+	uint64_t samples_req;   /* real time: the sampling pause the main lcore asks for (atomic) */
+	uint64_t samples_go;    /* ... and the one it has finished (atomic) */
+	struct ctl_captap *cap_taps; /* real time: the link captures' taps (ctl_run_lcore.c) */
 };
 
+/* ctl_run_lcore.c */
+/**
+ * Plan the lcores of @p r: the partitions it runs (all, or opts->partition), spread over at most @p n_lcores
+ * lcores in turn (the EAL's, main first in @p lcore_ids, NULL in virtual time); each lcore's partition state
+ * (lcore 0's is r->np, made already; the others' of @p max_events and @p max_pkts). Before the models are built.
+ * 0, or -errno with @p err.
+ */
+int ctl_run_lcore_plan(struct ctl_run_state *r, const unsigned *lcore_ids, uint32_t n_lcores, uint32_t max_events,
+		       uint32_t max_pkts, char *err, size_t errlen);
+/** The partition state of device @p dev's lcore (lcore 0 for a device another process runs). */
+struct net_part *ctl_run_dev_np(struct ctl_run_state *r, uint32_t dev);
+/** The lcore of device @p dev (lcore 0 for a device another process runs). */
+struct ctl_lcore *ctl_run_dev_lc(struct ctl_run_state *r, uint32_t dev);
+/**
+ * Once links exist: split each link whose ends are on two lcores (its directions cross through the rings) and
+ * check what a split run cannot do (faults on such a link, the ScalaRdma application, a port's hosts on two
+ * lcores, a link to another process's device not bound to a port). 0, or -EINVAL with every error in @p err.
+ */
+int ctl_run_lcore_links(struct ctl_run_state *r, char *err, size_t errlen);
+/** The rings (real time): between every two lcores, and from each to the writer. 0 or -ENOMEM. */
+int ctl_run_lcore_rings(struct ctl_run_state *r);
+/** Free the lcores, their partition state (not lcore 0's, the run's own) and rings. */
+void ctl_run_lcore_fini(struct ctl_run_state *r);
+/** Message @p cookie's receive side is closed on its receiver's lcore: at once, or through the ring. */
+void ctl_run_lcore_close_rcv(struct ctl_lcore *lc, uint32_t dst, uint32_t src_ip, uint16_t pdc, emu_ps_t now);
+/** A uet-events row or a uet-monitor candidate from a NIC of @p lc: written, or through the ring (workers). */
+void ctl_run_lcore_event(struct ctl_lcore *lc, const struct nic_event *ev);
+void ctl_run_lcore_trace(struct ctl_lcore *lc, const struct nic_trace *tr);
+/** Real time: a frame of a port's capture (dev:), through the lcore's ring to the writer. */
+void ctl_run_lcore_cap_port(struct ctl_lcore *lc, uint32_t port, const uint8_t *frame, size_t len, bool rx,
+			    emu_ps_t emu, emu_ps_t at);
+/** Real time: the link taps of the capture @p cap (index in captures) through the rings. 0 or -ENOSPC. */
+int ctl_run_lcore_cap_link(struct ctl_run_state *r, uint32_t cap, struct net_link *l);
+/** Write what the lcores' rings to the writer hold (the main lcore). */
+void ctl_run_lcore_drain_writer(struct ctl_run_state *r);
+/** Take the frames other lcores sent @p lc; a frame due before @p now arrives now and is counted late. */
+void ctl_run_lcore_take(struct ctl_lcore *lc, emu_ps_t now);
+/** Sum the lcores' message counts into r->n_completed, n_posted, post_fail (the main lcore). */
+void ctl_run_lcore_sum(struct ctl_run_state *r);
+/** The lcores' lateness and LagPolicy figures merged into @p out (histograms added, maxima kept). */
+void ctl_run_lcore_merge_rt(const struct ctl_run_state *r, struct ctl_rt_stats *out);
+/**
+ * Real time, the main lcore, once a pass: the periodic records due by @p now, sampled while every other lcore waits
+ * at the top of its pass (their devices hold still). Never waits: it asks for the pause, and samples at the first
+ * pass that finds every other lcore paused (or ended).
+ */
+void ctl_run_lcore_records(struct ctl_run_state *r, emu_ps_t now);
+/** A worker's side of ctl_run_lcore_records(): wait here while the main lcore samples. */
+void ctl_run_lcore_sample_wait(struct ctl_lcore *lc);
+
 /* ctl_run_build.c */
+/** Write a uet-events row (the main lcore). */
+void ctl_run_write_event(struct ctl_run_state *r, const struct nic_event *ev);
 /** The models of a run and the checks on them, without outputs (what ctl_run_check() builds). Errors are lines
  *  of @p err. 0 or -errno. */
 int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen);
@@ -122,8 +227,12 @@ int ctl_run_caps_open(struct ctl_run_state *r, char *err, size_t errlen);
 void ctl_run_caps_rt_start(struct ctl_run_state *r);
 /** Real time, before the EAL goes: stop the rte_pdump server. */
 void ctl_run_caps_rt_stop(struct ctl_run_state *r);
-/** A frame crossing the DPDK port of @p x (@p rx: received), to the port's capture if it has one. */
+/** A frame crossing the DPDK port of @p x (@p rx: received), to the port's capture if it has one: through the
+ *  ring of the lcore polling the port to the writer. */
 void ctl_run_cap_port(struct ctl_ext *x, const uint8_t *frame, size_t len, bool rx, emu_ps_t emu);
+/** The writer's side: write the frame to port @p port's capture, stamped @p at (wall clock as emulated time). */
+void ctl_run_cap_port_write(struct ctl_run_state *r, uint32_t port, const uint8_t *frame, size_t len, bool rx,
+			    emu_ps_t emu, emu_ps_t at);
 /** Close every capture, keeping its statistics; the first failure named in @p err. 0 or -errno. */
 int ctl_run_caps_close(struct ctl_run_state *r, char *err, size_t errlen);
 /** Close whatever capture is still open (no statistics) and free the capture state. */

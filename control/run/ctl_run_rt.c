@@ -14,7 +14,7 @@ static void ext_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
 {
 	struct ctl_ext_host *eh = arg;
 
-	net_port_tx(eh->port->stack, eh->slot, pkt, now, eh->port->run->wall_now);
+	net_port_tx(eh->port->stack, eh->slot, pkt, now, eh->port->lc->wall_now);
 }
 
 /*
@@ -43,7 +43,7 @@ static void port_emit(void *arg, const uint8_t *hdr, size_t len, size_t payload)
 {
 	struct ctl_ext *x = arg;
 
-	cap_tx(x, hdr, len, payload, x->run->rt_now);
+	cap_tx(x, hdr, len, payload, x->lc->rt_now);
 	dp_tx_hdr(x->run->dp, x->dp_port, hdr, len, payload);
 }
 
@@ -53,8 +53,8 @@ static void ext_rx(void *arg, int port, const uint8_t *frame, size_t len)
 	struct ctl_ext *x = arg;
 
 	(void)port;
-	ctl_run_cap_port(x, frame, len, true, x->run->rt_now); /* captures: dev (ctl_run_cap.c) */
-	net_port_rx(x->stack, frame, len, x->run->rt_now, x->run->wall_now);
+	ctl_run_cap_port(x, frame, len, true, x->lc->rt_now); /* captures: dev (ctl_run_cap.c) */
+	net_port_rx(x->stack, frame, len, x->lc->rt_now, x->lc->wall_now);
 }
 
 /* A frame the switch sends to the external device behind its port: its headers and payload length to the port. */
@@ -78,10 +78,11 @@ static void sw_ext_rx(void *arg, int port, const uint8_t *frame, size_t len)
 {
 	struct ctl_ext *x = arg;
 	struct ctl_run_state *r = x->run;
-	struct wire_pkt *pkt = net_pkt_alloc(&r->np);
+	struct ctl_lcore *lc = x->lc;
+	struct wire_pkt *pkt = net_pkt_alloc(lc->np);
 
 	(void)port;
-	ctl_run_cap_port(x, frame, len, true, r->rt_now); /* captures: dev (ctl_run_cap.c), bad frames too */
+	ctl_run_cap_port(x, frame, len, true, lc->rt_now); /* captures: dev (ctl_run_cap.c), bad frames too */
 	if (pkt == NULL)
 		return;
 	const struct wire_rx_cfg rx = { .uet_port = r->cfg->nic.udp_port, .crc = r->cfg->nic.crc_trailer,
@@ -89,11 +90,15 @@ static void sw_ext_rx(void *arg, int port, const uint8_t *frame, size_t len)
 	int rc = wire_decode_cfg(frame, len, &rx, pkt);
 	if (rc != WIRE_R_OK) {
 		x->sw_rx_refused[rc < WIRE_R_COUNT ? rc : 0]++;
-		r->np.counters[NET_C_EXT_RX_BAD_FRAME]++;
-		net_pkt_free(&r->np, pkt);
+		lc->np->counters[NET_C_EXT_RX_BAD_FRAME]++;
+		net_pkt_free(lc->np, pkt);
 		return;
 	}
-	net_dir_inject(&x->sw_link->dir[1 - x->sw_end], pkt, r->rt_now);
+	/* from another process's switch: the link's serialization and delay are still to come, as in one process */
+	if (r->cfg->ports[x - r->exts].sw_host == UINT32_MAX)
+		net_dir_inject_link(&x->sw_link->dir[1 - x->sw_end], pkt, lc->rt_now);
+	else
+		net_dir_inject(&x->sw_link->dir[1 - x->sw_end], pkt, lc->rt_now);
 }
 
 /*
@@ -103,12 +108,13 @@ static void sw_ext_rx(void *arg, int port, const uint8_t *frame, size_t len)
  */
 static int port_add_dev(struct ctl_run_state *r, const struct ctl_port *cp, char *err, size_t errlen)
 {
-	uint32_t ips[CTL_PORT_HOSTS_MAX], n = cp->sw ? 1 : cp->n_hosts;
+	uint32_t ips[CTL_PORT_HOSTS_MAX], n = cp->sw ? cp->sw_host != UINT32_MAX : cp->n_hosts;
 
-	/* the hosts behind the port: its emulated hosts, or the external host a switch port faces */
+	/* the hosts behind the port: its emulated hosts, or the external host a switch port faces (none when it
+	 * faces a switch of another process) */
 	for (uint32_t k = 0; k < n; k++)
 		ips[k] = r->cfg->hosts[cp->sw ? cp->sw_host : cp->hosts[k]].ip;
-	const uint32_t ip = ips[0];
+	const uint32_t ip = n > 0 ? ips[0] : 0;
 	struct dp_port_opts o = { .flags = cp->tx_copy ? DP_PORT_TX_COPY : 0,
 				  .xdp_steer = cp->xdp_steering == 1 || (cp->xdp_steering < 0 && dp_is_af_xdp(cp->dev)),
 				  .uet_udp_port = r->cfg->nic.udp_port, .cm_udp_port = WIRE_UDP_PORT_CM,
@@ -240,13 +246,13 @@ static int open_port(struct ctl_run_state *r, uint32_t i, char *err, size_t errl
 		struct net_endpoint nic = ctl_run_host_ep(r, h);
 
 		*eh = (struct ctl_ext_host){ .port = x, .slot = k, .host = h };
-		net_link_init(&eh->link, &r->np, ctl_config_host_bps(cfg), 0, nic, (struct net_endpoint){ 0 });
+		net_link_init(&eh->link, x->lc->np, ctl_config_host_bps(cfg), 0, nic, (struct net_endpoint){ 0 });
 		eh->link.dir[0].ext = ext_tx;
 		eh->link.dir[0].ext_arg = eh;
 		ctl_run_host_attach(r, h, &eh->link.dir[0]);
 		hosts[k] = port_host(cfg, cp, h, &eh->link.dir[1]);
 	}
-	struct net_port_cfg pc = { .np = &r->np, .hosts = hosts, .n_hosts = cp->n_hosts, .statics = statics,
+	struct net_port_cfg pc = { .np = x->lc->np, .hosts = hosts, .n_hosts = cp->n_hosts, .statics = statics,
 				   .n_statics = port_statics(cfg, cp, statics), .uet_port = cfg->nic.udp_port,
 				   .crc = cfg->nic.crc_trailer, .vlan = cp->vlan, .roce = cfg->nic_model == CTL_NIC_ROCE,
 				   .roce_icrc = cfg->roce.icrc, .roce_reth = cfg->roce.reth, .emit = port_emit, .emit_arg = x };
@@ -260,6 +266,12 @@ static int open_port(struct ctl_run_state *r, uint32_t i, char *err, size_t errl
 }
 
 
+/* The device whose lcore polls port @p cp: the switch of a switch port, else the (first) host on it. */
+static uint32_t port_dev_of(const struct ctl_port *cp)
+{
+	return cp->sw ? cp->sw_dev : cp->hosts[0];
+}
+
 static int open_ports(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
@@ -272,7 +284,21 @@ static int open_ports(struct ctl_run_state *r, char *err, size_t errlen)
 	if (cfg->n_ports > 0 && (rc = set_pattern(r, err, errlen)) < 0)
 		return rc;
 	for (uint32_t i = 0; i < cfg->n_ports; i++) {
-		rc = cfg->ports[i].sw ? open_switch_port(r, i, err, errlen) : open_port(r, i, err, errlen);
+		struct ctl_ext *x = &r->exts[i];
+		uint32_t dev = port_dev_of(&cfg->ports[i]);
+
+		x->run = r;
+		x->lc = ctl_run_dev_lc(r, dev);
+		x->off = r->dev_lc[dev] == CTL_LC_REMOTE; /* --partition: the other process binds it */
+		if (!x->off && cfg->ports[i].sw && cfg->ports[i].sw_host == UINT32_MAX &&
+		    r->dev_lc[cfg->ports[i].sw_peer] != CTL_LC_REMOTE) {
+			snprintf(err, errlen, "ports.%u binds %s:%u, whose link goes to %s, which this process runs "
+				 "too: a link between partitions is bound on both sides by two processes, each run "
+				 "with --partition NAME", i, r->topo->devs[dev].name, cfg->ports[i].sw_port,
+				 r->topo->devs[cfg->ports[i].sw_peer].name);
+			return -EINVAL;
+		}
+		rc = x->off ? 0 : cfg->ports[i].sw ? open_switch_port(r, i, err, errlen) : open_port(r, i, err, errlen);
 		if (rc < 0)
 			return rc;
 		r->n_exts++;
@@ -324,32 +350,35 @@ static void rt_late(struct ctl_rt_stats *rt, emu_ps_t late)
 
 /*
  * The emulated time of the pass that starts at @p tsc, into *@p out. The earliest due event's lateness is measured;
- * past LagLimit, abort returns false (the run stops, r->rt says when and by how much) and elastic holds the clock
+ * past LagLimit, abort returns false (the run stops, lc->rt says when and by how much) and elastic holds the clock
  * back to that event's time + LagLimit. The time never passes the run's stop time, so a run with one ends there
  * exactly, as in virtual time.
  */
-static bool rt_clock_now(struct ctl_run_state *r, struct rt_clock *c, uint64_t tsc, emu_ps_t *out)
+static bool rt_clock_now(struct ctl_lcore *lc, struct rt_clock *c, uint64_t tsc, emu_ps_t *out)
 {
+	const struct ctl_run_state *r = lc->run;
 	emu_ps_t now = tsc_to_ps(c, tsc - c->t0) - c->held;
-	emu_ps_t next = emu_sched_next(r->np.sched);
+	emu_ps_t next = emu_sched_next(lc->np->sched);
 
 	if (next <= now) {
 		emu_ps_t late = now - next;
 		if (late > c->limit && c->policy == EMU_LAG_ABORT) {
-			rt_late(&r->rt, late);
-			r->rt.lag_late = late;
-			r->rt.lag_at = next;
+			rt_late(&lc->rt, late);
+			lc->rt.lag_late = late;
+			lc->rt.lag_at = next;
 			return false;
 		}
 		if (late > c->limit && c->policy == EMU_LAG_ELASTIC) {
 			c->held += late - c->limit;
-			r->rt.held += late - c->limit;
-			r->rt.holds++;
+			lc->rt.held += late - c->limit;
+			lc->rt.holds++;
 			now = next + c->limit;
 			late = c->limit;
 		}
-		rt_late(&r->rt, late);
-		r->late_win = late > r->late_win ? late : r->late_win; /* this second's worst, for telemetry */
+		rt_late(&lc->rt, late);
+		/* this second's worst, for telemetry (the main lcore takes it once a second) */
+		if (late > __atomic_load_n(&lc->late_win, __ATOMIC_RELAXED))
+			__atomic_store_n(&lc->late_win, late, __ATOMIC_RELAXED);
 	}
 	*out = r->has_stop && now > r->stop ? r->stop : now;
 	return true;
@@ -360,18 +389,32 @@ static bool rt_clock_now(struct ctl_run_state *r, struct rt_clock *c, uint64_t t
  * after the loop lost the CPU for a while takes everything that arrived meanwhile, stamped with this pass's time;
  * then the port's ARP timers.
  */
-static void rt_rx(struct ctl_run_state *r)
+static void rt_rx(struct ctl_lcore *lc)
 {
+	struct ctl_run_state *r = lc->run;
+
 	for (uint32_t i = 0; i < r->n_exts; i++) {
 		struct ctl_ext *x = &r->exts[i];
 
+		if (x->lc != lc || x->off)
+			continue;
 		if (x->stack == NULL) {
 			dp_rx_drain(r->dp, x->dp_port, sw_ext_rx, x);
 			continue;
 		}
 		dp_rx_drain(r->dp, x->dp_port, ext_rx, x);
-		net_port_tick(x->stack, r->wall_now);
+		net_port_tick(x->stack, lc->wall_now);
 	}
+}
+
+/* Send what the lcore's ports have staged this pass. */
+static void rt_flush(struct ctl_lcore *lc)
+{
+	struct ctl_run_state *r = lc->run;
+
+	for (uint32_t i = 0; i < r->n_exts; i++)
+		if (r->exts[i].lc == lc && !r->exts[i].off)
+			dp_flush_port(r->dp, r->exts[i].dp_port);
 }
 
 /* @p x per second, counted over @p dt TSC ticks at @p hz. */
@@ -383,11 +426,17 @@ static uint64_t per_s(uint64_t x, uint64_t dt, uint64_t hz)
 /* The progress line: time, events, messages, and each port's rates over the last second. */
 static void progress(const struct ctl_run_state *r, uint64_t tsc)
 {
+	uint64_t events = 0;
+
+	for (uint32_t i = 0; i < r->n_lcs; i++)
+		events += emu_sched_events_run(r->lcs[i].np->sched); /* another lcore's: a count a few events old */
 	fprintf(stderr, "[uetemu] real time %.1f s, %llu events, messages %u/%u done",
-		(double)(tsc - r->rt_t0) / (double)r->rt_hz, (unsigned long long)emu_sched_events_run(r->np.sched),
-		r->n_completed, r->n_msgs);
+		(double)(tsc - r->rt_t0) / (double)r->rt_hz, (unsigned long long)events, r->n_completed, r->n_msgs);
 	for (uint32_t i = 0; i < r->n_exts; i++) {
 		const struct ctl_ext *x = &r->exts[i];
+
+		if (x->off)
+			continue;
 		fprintf(stderr, "; port %u rx %.1f Mb/s %llu frames/s tx %.1f Mb/s %llu frames/s", i,
 			(double)x->rx_bps / 1e6, (unsigned long long)x->rx_fps, (double)x->tx_bps / 1e6,
 			(unsigned long long)x->tx_fps);
@@ -405,6 +454,8 @@ static void tick(struct ctl_run_state *r, uint64_t tsc, uint64_t dt)
 		struct ctl_ext *x = &r->exts[i];
 		struct dp_port_stats st;
 
+		if (x->off)
+			continue;
 		dp_port_stats(r->dp, x->dp_port, &st);
 		x->rx_bps = per_s((st.rx_bytes - x->last.rx_bytes) * 8, dt, r->rt_hz);
 		x->rx_fps = per_s(st.rx_frames - x->last.rx_frames, dt, r->rt_hz);
@@ -412,52 +463,133 @@ static void tick(struct ctl_run_state *r, uint64_t tsc, uint64_t dt)
 		x->tx_fps = per_s(st.tx_frames - x->last.tx_frames, dt, r->rt_hz);
 		x->last = st;
 	}
-	r->late_last_s = r->late_win;
-	r->late_win = 0;
+	for (uint32_t i = 0; i < r->n_lcs; i++) { /* each lcore's worst of the second (another's: read as it is) */
+		struct ctl_lcore *lc = &r->lcs[i];
+
+		__atomic_store_n(&lc->late_last_s, __atomic_exchange_n(&lc->late_win, 0, __ATOMIC_RELAXED),
+				 __ATOMIC_RELAXED);
+	}
 	if (r->opts->progress)
 		progress(r, tsc);
 }
 
-/*
- * The poll loop (l2fwd shape): read the TSC, run every event whose time has passed, drain each port, flush TX.
- * The models see each event's own timestamp as "now"; only frames from outside carry the wall clock.
- */
-static void poll_loop(struct ctl_run_state *r)
+/* Whether the lcore's loop ends after the pass at @p now: a stop time reached, every message done (the main
+ * lcore decides), or told to by the main lcore. */
+static bool pass_last(struct ctl_lcore *lc, emu_ps_t now)
 {
+	const struct ctl_run_state *r = lc->run;
+
+	if (r->has_stop)
+		return now >= r->stop;
+	if (lc->idx == 0)
+		return r->n_msgs > 0 && r->n_completed == r->n_msgs;
+	return false;
+}
+
+/*
+ * The poll loop (l2fwd shape), run by every lcore on its own partitions and ports: read the TSC, take the frames
+ * other lcores sent, run every event whose time has passed, drain each port, flush TX. The main lcore (index 0)
+ * also samples the periodic records, writes what the rings to the writer hold and ticks once a second. The
+ * models see each event's own timestamp as "now"; only frames from outside carry the wall clock.
+ */
+static void poll_loop(struct ctl_lcore *lc)
+{
+	struct ctl_run_state *r = lc->run;
 	const struct emu_sim_params *sim = &r->cfg->sim;
 	struct rt_clock c = { .hz = r->rt_hz, .scale = sim->time_scale ? sim->time_scale : 1,
 			      .limit = sim->lag_limit, .policy = sim->lag_policy };
 	struct rt_clock wall = { .hz = r->rt_hz, .scale = 1 };
+	const bool main_lc = lc->idx == 0, split = r->n_lcs > 1;
 	uint64_t last_tick;
 
 	rt_clock_rate(&c);
 	rt_clock_rate(&wall);
 	c.t0 = wall.t0 = last_tick = r->rt_t0;
-	while (!*r->opts->quit) {
+	while (!*r->opts->quit && !__atomic_load_n(&r->lc_stop, __ATOMIC_RELAXED)) {
+		if (split && !main_lc)
+			ctl_run_lcore_sample_wait(lc);
 		uint64_t tsc = dp_tsc();
 		emu_ps_t now;
 
-		r->wall_now = tsc_to_ps(&wall, tsc - wall.t0);
-		r->rt.polls++;
-		if (!rt_clock_now(r, &c, tsc, &now)) {
-			r->lagged = true;
+		lc->wall_now = tsc_to_ps(&wall, tsc - wall.t0);
+		lc->rt.polls++;
+		if (!rt_clock_now(lc, &c, tsc, &now)) {
+			lc->lagged = true;
 			break;
 		}
-		emu_sched_run_until(r->np.sched, now);
-		emu_sched_advance(r->np.sched, now);
-		ctl_records_advance(r->records, now);
-		r->rt_now = now;
-		rt_rx(r);
-		dp_flush(r->dp);
-		if (r->has_stop ? now >= r->stop : (r->n_msgs > 0 && r->n_completed == r->n_msgs))
+		if (split)
+			ctl_run_lcore_take(lc, now);
+		emu_sched_run_until(lc->np->sched, now);
+		emu_sched_advance(lc->np->sched, now);
+		if (main_lc)
+			ctl_run_lcore_records(r, now);
+		__atomic_store_n(&lc->rt_now, now, __ATOMIC_RELAXED);
+		rt_rx(lc);
+		rt_flush(lc);
+		if (main_lc) {
+			ctl_run_lcore_drain_writer(r);
+			if (split)
+				ctl_run_lcore_sum(r);
+		}
+		if (pass_last(lc, now))
 			break;
-		if (tsc - last_tick >= r->rt_hz) {
+		if (main_lc && tsc - last_tick >= r->rt_hz) {
 			tick(r, tsc, tsc - last_tick);
 			last_tick = tsc;
 		}
 	}
-	r->end = r->rt_now;
-	r->wall_s = (double)(dp_tsc() - c.t0) / (double)c.hz;
+	if (main_lc || lc->lagged)
+		__atomic_store_n(&r->lc_stop, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&lc->exited, 1, __ATOMIC_RELEASE);
+}
+
+/* A worker lcore's entry (dp_launch). */
+static int worker_main(void *arg)
+{
+	poll_loop(arg);
+	return 0;
+}
+
+/*
+ * Every lcore's loop: the workers launched, the main lcore's run here, then the workers waited for. The end of
+ * the run is the latest time any lcore reached; the lateness figures are all lcores' merged.
+ */
+static void run_lcores(struct ctl_run_state *r)
+{
+	uint32_t launched = 1;
+
+	for (uint32_t i = 1; i < r->n_lcs; i++, launched++)
+		if (dp_launch(r->dp, r->lcs[i].lcore_id, worker_main, &r->lcs[i]) < 0) {
+			fprintf(stderr, "[uetemu] lcore %u would not start; the run stops\n", r->lcs[i].lcore_id);
+			__atomic_store_n(&r->lc_stop, 1, __ATOMIC_RELEASE);
+			break;
+		}
+	poll_loop(&r->lcs[0]);
+	for (uint32_t i = 1; i < launched; i++)
+		dp_wait(r->dp, r->lcs[i].lcore_id);
+	ctl_run_lcore_drain_writer(r);
+	ctl_run_lcore_sum(r);
+	r->end = 0;
+	for (uint32_t i = 0; i < r->n_lcs; i++) {
+		r->end = r->lcs[i].rt_now > r->end ? r->lcs[i].rt_now : r->end;
+		r->lagged |= r->lcs[i].lagged;
+	}
+	r->rt_now = r->end;
+	r->wall_now = r->lcs[0].wall_now;
+	ctl_run_lcore_merge_rt(r, &r->rt);
+	r->wall_s = (double)(dp_tsc() - r->rt_t0) / (double)r->rt_hz;
+}
+
+/* Say which lcore runs which partitions, once at the start of a run over several. */
+static void describe_lcores(const struct ctl_run_state *r)
+{
+	for (uint32_t i = 0; i < r->n_lcs; i++) {
+		fprintf(stderr, "[uetemu] lcore %u%s: partitions", r->lcs[i].lcore_id, i == 0 ? " (main)" : "");
+		for (uint32_t p = 0; p < r->cfg->n_parts; p++)
+			if (r->part_lc[p] == i)
+				fprintf(stderr, " %s", r->cfg->parts[p].name);
+		fputc('\n', stderr);
+	}
 }
 
 /* Say once, on stderr, why LagPolicy abort stopped the run. */
@@ -531,9 +663,6 @@ int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	int rc;
 
-	r->dp = dp_create(r->opts->eal_argc, r->opts->eal_argv, err, errlen);
-	if (r->dp == NULL)
-		return -EIO;
 	r->rt_hz = dp_tsc_hz();
 	r->rt_t0 = dp_tsc();
 	rc = open_ports(r, err, errlen);
@@ -546,13 +675,16 @@ int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen)
 		for (uint32_t i = 0; i < r->n_exts; i++)
 			if (r->exts[i].stack != NULL)
 				net_port_start(r->exts[i].stack, 0);
-		poll_loop(r);
+		if (r->opts->progress && r->n_lcs > 1)
+			describe_lcores(r);
+		run_lcores(r);
 		ctl_run_caps_rt_stop(r);
 	}
 	if (r->lagged)
 		report_lag(r);
 	for (uint32_t i = 0; i < r->n_exts; i++)
-		port_close(&r->exts[i]);
+		if (!r->exts[i].off)
+			port_close(&r->exts[i]);
 	dp_destroy(r->dp); /* telemetry stops answering first, then the ports stop and close */
 	r->dp = NULL;
 	return rc;

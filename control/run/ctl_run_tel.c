@@ -5,6 +5,7 @@
  * exact but may be a few increments apart from one another.
  */
 #include "ctl_run_pvt.h"
+#include "emu_hist.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -32,7 +33,12 @@ static void tel_counters(const struct ctl_run_state *r, struct dp_tel *o)
 {
 	struct ctl_report_in in = tel_view(r);
 	struct ctl_report_counters c;
+	uint64_t pc[NET_C_COUNT] = { 0 };
 
+	for (uint32_t i = 0; i < r->n_lcs; i++) /* every lcore's partition counters */
+		for (int k = 0; k < NET_C_COUNT; k++)
+			pc[k] += DP_LOAD(r->lcs[i].np->counters[k]);
+	in.part_counters = pc;
 	ctl_report_counters(&in, &c);
 	const uint64_t v[] = { c.drops, c.trims, c.nacks, c.retransmits, c.timeouts, c.ecn_marks, c.pfc_pauses };
 	static const char *const n[] = { "drops", "trims", "nacks", "retransmits", "timeouts", "ecn_marks",
@@ -49,12 +55,29 @@ static void tel_port_totals(const struct ctl_run_state *r, struct dp_tel *o)
 
 	for (uint32_t i = 0; i < r->n_exts; i++) {
 		struct dp_port_stats st;
+		if (r->exts[i].off)
+			continue;
 		dp_port_stats(r->dp, r->exts[i].dp_port, &st);
 		v[0] += st.rx_frames, v[1] += st.rx_bytes, v[2] += st.tx_frames, v[3] += st.tx_bytes;
 		v[4] += DP_LOAD(r->exts[i].rx_bps), v[5] += DP_LOAD(r->exts[i].tx_bps);
 	}
 	for (int i = 0; o != NULL && i < 6; i++)
 		dp_tel_u64(o, n[i], v[i]);
+}
+
+/* The lcores' polls, worst lateness and late passes, summed (the figures /uetemu/summary and /lateness give). */
+static void tel_rt_sum(const struct ctl_run_state *r, struct ctl_rt_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (uint32_t i = 0; i < r->n_lcs; i++) {
+		const struct ctl_rt_stats *s = &r->lcs[i].rt;
+		emu_ps_t m = DP_LOAD(s->late_max);
+
+		out->polls += DP_LOAD(s->polls);
+		out->late_max = m > out->late_max ? m : out->late_max;
+		for (int k = 0; k < 3; k++)
+			out->late_over[k] += DP_LOAD(s->late_over[k]);
+	}
 }
 
 static int tel_summary(void *arg, const char *params, struct dp_tel *o)
@@ -64,11 +87,17 @@ static int tel_summary(void *arg, const char *params, struct dp_tel *o)
 
 	(void)params;
 	dp_tel_str(o, "simulation", r->cfg->sim.simulation_name);
-	dp_tel_u64(o, "sim_time_ps", DP_LOAD(r->rt_now));
+	struct ctl_rt_stats rt;
+	uint64_t events = 0;
+
+	tel_rt_sum(r, &rt);
+	for (uint32_t i = 0; i < r->n_lcs; i++)
+		events += emu_sched_events_run(r->lcs[i].np->sched);
+	dp_tel_u64(o, "sim_time_ps", DP_LOAD(r->lcs[0].rt_now));
 	dp_tel_u64(o, "wall_ms", wall_ms(r));
-	dp_tel_u64(o, "events", emu_sched_events_run(r->np.sched));
-	dp_tel_u64(o, "polls", DP_LOAD(r->rt.polls));
-	dp_tel_u64(o, "max_lateness_ns", DP_LOAD(r->rt.late_max) / 1000);
+	dp_tel_u64(o, "events", events);
+	dp_tel_u64(o, "polls", rt.polls);
+	dp_tel_u64(o, "max_lateness_ns", rt.late_max / 1000);
 	dp_tel_u64(o, "hosts", r->cfg->n_hosts);
 	dp_tel_u64(o, "links", r->n_links);
 	m = dp_tel_obj(o, "messages");
@@ -194,6 +223,8 @@ static int tel_ports(void *arg, const char *params, struct dp_tel *o)
 		const uint64_t *drop = x->stack != NULL ? net_port_rx_drops(x->stack) : none;
 		char key[16];
 
+		if (x->off) /* --partition: the other process's */
+			continue;
 		snprintf(key, sizeof(key), "%u", i);
 		struct dp_tel *e = dp_tel_obj(o, key);
 		if (e == NULL)
@@ -223,7 +254,7 @@ static int tel_ports(void *arg, const char *params, struct dp_tel *o)
 static void tel_link(const struct ctl_run_state *r, const struct ctl_report_in *in, uint32_t i, struct dp_tel *o)
 {
 	struct ctl_report_dir dir[2];
-	const char *a, *b, *name = ctl_report_link(in, i, DP_LOAD(r->rt_now), &a, &b, dir);
+	const char *a, *b, *name = ctl_report_link(in, i, DP_LOAD(r->lcs[0].rt_now), &a, &b, dir);
 	static const char *const n[] = { "bytes", "frames", "drops", "trims", "ecn_marks", "pauses", "trimmed_drops" };
 
 	dp_tel_str(o, "name", name);
@@ -266,18 +297,58 @@ static int tel_links(void *arg, const char *params, struct dp_tel *o)
 	return 0;
 }
 
+/* One lcore's lateness: its histogram's percentiles (read as the lcore writes it: a few passes apart). */
+static void tel_lcore(const struct ctl_run_state *r, uint32_t i, struct dp_tel *o)
+{
+	const struct ctl_lcore *lc = &r->lcs[i];
+	const struct ctl_rt_stats *s = &lc->rt;
+
+	dp_tel_u64(o, "lcore", lc->lcore_id);
+	dp_tel_u64(o, "sim_time_ps", DP_LOAD(lc->rt_now));
+	dp_tel_u64(o, "polls", DP_LOAD(s->polls));
+	dp_tel_u64(o, "passes_due", DP_LOAD(s->late_ns.count));
+	dp_tel_u64(o, "p50_ns", emu_hist_pct(&s->late_ns, 50));
+	dp_tel_u64(o, "p99_ns", emu_hist_pct(&s->late_ns, 99));
+	dp_tel_u64(o, "max_ns", DP_LOAD(s->late_max) / 1000);
+	dp_tel_u64(o, "last_second_max_ns", DP_LOAD(lc->late_last_s) / 1000);
+	dp_tel_u64(o, "passes_late_over_1us", DP_LOAD(s->late_over[0]));
+	dp_tel_u64(o, "passes_late_over_10us", DP_LOAD(s->late_over[1]));
+	dp_tel_u64(o, "passes_late_over_100us", DP_LOAD(s->late_over[2]));
+	dp_tel_u64(o, "cross_received", DP_LOAD(lc->x_recv));
+	dp_tel_u64(o, "cross_late", DP_LOAD(lc->x_late));
+}
+
 static int tel_lateness(void *arg, const char *params, struct dp_tel *o)
 {
 	const struct ctl_run_state *r = arg;
+	struct ctl_rt_stats rt;
+	emu_ps_t last = 0;
+	struct dp_tel *l;
 
 	(void)params;
-	dp_tel_u64(o, "sim_time_ps", DP_LOAD(r->rt_now));
+	tel_rt_sum(r, &rt);
+	for (uint32_t i = 0; i < r->n_lcs; i++)
+		last = DP_LOAD(r->lcs[i].late_last_s) > last ? DP_LOAD(r->lcs[i].late_last_s) : last;
+	dp_tel_u64(o, "sim_time_ps", DP_LOAD(r->lcs[0].rt_now));
 	dp_tel_u64(o, "wall_ms", wall_ms(r));
-	dp_tel_u64(o, "polls", DP_LOAD(r->rt.polls));
-	dp_tel_u64(o, "max_ps", DP_LOAD(r->rt.late_max));
-	dp_tel_u64(o, "max_ns", DP_LOAD(r->rt.late_max) / 1000);
-	dp_tel_u64(o, "last_second_max_ns", DP_LOAD(r->late_last_s) / 1000);
-	dp_tel_u64(o, "passes_late_over_1us", DP_LOAD(r->rt.late_over[0]));
+	dp_tel_u64(o, "polls", rt.polls);
+	dp_tel_u64(o, "max_ps", rt.late_max);
+	dp_tel_u64(o, "max_ns", rt.late_max / 1000);
+	dp_tel_u64(o, "last_second_max_ns", last / 1000);
+	dp_tel_u64(o, "passes_late_over_1us", rt.late_over[0]);
+	dp_tel_u64(o, "passes_late_over_10us", rt.late_over[1]);
+	dp_tel_u64(o, "passes_late_over_100us", rt.late_over[2]);
+	/* each lcore's own figures, keyed by its index ("0" the main lcore) */
+	if ((l = dp_tel_obj(o, "lcores")) == NULL)
+		return 0;
+	for (uint32_t i = 0; i < r->n_lcs; i++) {
+		char key[16];
+		struct dp_tel *e;
+
+		snprintf(key, sizeof(key), "%u", i);
+		if ((e = dp_tel_obj(l, key)) != NULL)
+			tel_lcore(r, i, e);
+	}
 	return 0;
 }
 
@@ -289,7 +360,8 @@ static const struct dp_tel_cmd ctl_tel_cmds[] = {
 	{ "/uetemu/ports", "DPDK ports: counters, drops by reason, rates over the last second. No parameters",
 	  tel_ports },
 	{ "/uetemu/links", "Links, 40 from index N (default 0), or one link by name. Params: N or name", tel_links },
-	{ "/uetemu/lateness", "How far past their time events ran: max, last second, passes over 1 us. No parameters",
+	{ "/uetemu/lateness", "How far past their time events ran: max, last second, late passes, and each lcore's "
+	  "p50, p99, max. No parameters",
 	  tel_lateness },
 };
 

@@ -35,3 +35,12 @@ uint64_t emu_hist_pct(const struct emu_hist *h, uint32_t p)
 	}
 	return h->max;
 }
+
+void emu_hist_merge(struct emu_hist *dst, const struct emu_hist *src)
+{
+	for (unsigned b = 0; b < EMU_HIST_BUCKETS; b++)
+		dst->bucket[b] += src->bucket[b];
+	dst->count += src->count;
+	if (src->max > dst->max)
+		dst->max = src->max;
+}

@@ -38,6 +38,9 @@ static inline void emu_hist_add(struct emu_hist *h, uint64_t v)
 		h->max = v;
 }
 
+/** Add the values counted in @p src to @p dst (the histograms of several loops, merged). */
+void emu_hist_merge(struct emu_hist *dst, const struct emu_hist *src);
+
 /** The smallest value of bucket @p b (b < EMU_HIST_BUCKETS). */
 uint64_t emu_hist_bucket_low(unsigned b);
 

@@ -111,6 +111,15 @@ typedef void (*net_drop_fn)(void *arg, uint32_t dir, const struct wire_pkt *pkt,
 /** Takes frames a link direction sends off the model, to a real port; must not keep @p pkt. */
 typedef void (*net_ext_fn)(void *arg, const struct wire_pkt *pkt, emu_ps_t now);
 
+struct net_dir;
+
+/**
+ * Takes a frame that crosses to another partition on direction @p d, due to arrive at @p at (last bit in): the
+ * partition's run copies it into a ring to the receiver's, which gives it to net_dir_arrive(). Must not keep
+ * @p pkt (the sender's partition frees it).
+ */
+typedef void (*net_cross_fn)(void *arg, struct net_dir *d, const struct wire_pkt *pkt, emu_ps_t at);
+
 #define NET_LINK_MAX_TAPS 8 /* taps per link (capture points: at most 8 captures of one link) */
 
 /* What a test fixture does to one data frame on a link direction (a lab impairment). */
@@ -134,9 +143,13 @@ struct net_dir {
 	uint32_t index;            /* 0: a -> b, 1: b -> a */
 	struct net_endpoint from;  /* told tx_done */
 	struct net_endpoint to;    /* receives the frame, unless ext is set */
+	struct net_part *np;       /* the sender's partition: its tx_done, its frames' descriptors, its drops */
+	struct net_part *rx_np;    /* the receiver's: the arrival (the link's partition unless net_link_parts()) */
 	emu_ps_t busy_until;       /* end of the frame being serialized */
 	net_ext_fn ext;
 	void *ext_arg;
+	net_cross_fn cross;        /* set: the receiver is in another partition, run by another thread */
+	void *cross_arg;
 	uint64_t frames, bytes;    /* frames and wire bytes (FCS included) sent */
 	uint64_t drops;            /* frames lost on the direction (a fixture's drop) */
 	uint64_t trims;            /* data frames trimmed on the direction (a fixture's trim) */
@@ -171,6 +184,13 @@ struct net_link {
 /** Set up @p l between endpoints @p a and @p b. */
 void net_link_init(struct net_link *l, struct net_part *np, uint64_t bps, emu_ps_t delay, struct net_endpoint a,
 		   struct net_endpoint b);
+
+/**
+ * Put the two ends of @p l in partitions @p a (end a) and @p b (end b): each direction's sender uses its own
+ * partition, its arrival is the receiver's. Both the same: as net_link_init() left it. Faults
+ * (net_link_fault_down) keep the link's own partition: give them only to links inside one.
+ */
+void net_link_parts(struct net_link *l, struct net_part *a, struct net_part *b);
 
 /**
  * Give direction @p d a fixture that trims, drops or delays chosen data frames (@p imp must outlive the link).
@@ -219,7 +239,21 @@ emu_ps_t net_dir_xmit(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now);
  */
 emu_ps_t net_dir_xmit_len(struct net_dir *d, struct wire_pkt *pkt, size_t wl, uint8_t kind, emu_ps_t now);
 
+/**
+ * A frame that crossed from another partition (net_cross_fn), in a descriptor of the receiver's partition: it
+ * arrives at @p at, or at the partition's current time if that has passed. Takes ownership of @p pkt. Returns 0,
+ * or -ENOSPC (the scheduler is full: counted, and @p pkt freed).
+ */
+int net_dir_arrive(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t at);
+
 /** Hand a frame that arrived from an external port to the receiving endpoint of @p d at @p now. */
 void net_dir_inject(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now);
+
+/**
+ * A frame from an external port that stands for the far end of @p d itself (another process's switch, which
+ * handed it over as its serialization started): counted and seen by the taps at @p now, as a frame entering the
+ * link, and delivered at now + its serialization at the link's rate + the link's delay, as the link would.
+ */
+void net_dir_inject_link(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now);
 
 #endif /* NET_H */

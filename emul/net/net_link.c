@@ -42,11 +42,21 @@ void net_link_init(struct net_link *l, struct net_part *np, uint64_t bps, emu_ps
 	for (uint32_t i = 0; i < 2; i++) {
 		l->dir[i].link = l;
 		l->dir[i].index = i;
+		l->dir[i].np = np;
+		l->dir[i].rx_np = np;
 	}
 	l->dir[0].from = a;
 	l->dir[0].to = b;
 	l->dir[1].from = b;
 	l->dir[1].to = a;
+}
+
+void net_link_parts(struct net_link *l, struct net_part *a, struct net_part *b)
+{
+	l->dir[0].np = a;
+	l->dir[0].rx_np = b;
+	l->dir[1].np = b;
+	l->dir[1].rx_np = a;
 }
 
 int net_link_add_tap(struct net_link *l, net_tap_fn fn, void *arg)
@@ -155,11 +165,11 @@ static int fault_takes(struct net_dir *d)
 	struct net_link *l = d->link;
 
 	if (l->down) {
-		l->np->counters[NET_C_LINK_DOWN_DROP]++;
+		d->np->counters[NET_C_LINK_DOWN_DROP]++;
 		return NET_C_LINK_DOWN_DROP;
 	}
 	if (l->loss_ppm != 0 && emu_rng_below(&l->loss_rng, 1000000) < l->loss_ppm) {
-		l->np->counters[NET_C_LINK_LOSS_DROP]++;
+		d->np->counters[NET_C_LINK_LOSS_DROP]++;
 		return NET_C_LINK_LOSS_DROP;
 	}
 	return 0;
@@ -173,7 +183,7 @@ emu_ps_t net_dir_xmit(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
 emu_ps_t net_dir_xmit_len(struct net_dir *d, struct wire_pkt *pkt, size_t wl, uint8_t kind, emu_ps_t now)
 {
 	struct net_link *l = d->link;
-	struct net_part *np = l->np;
+	struct net_part *np = d->np;
 	emu_ps_t end = now + (l->ps_per_byte ? wl * l->ps_per_byte : emu_ser_ps(wl, l->bps));
 	emu_ps_t extra = 0;
 	int why = 0;
@@ -206,7 +216,8 @@ emu_ps_t net_dir_xmit_len(struct net_dir *d, struct wire_pkt *pkt, size_t wl, ui
 	}
 	for (uint32_t i = 0; i < l->n_taps; i++)
 		l->taps[i](l->tap_args[i], d->index, pkt, now);
-	if (d->ext == NULL && d->to.ops != NULL) { /* the arrival and the end of serialization, in that order */
+	if (d->ext == NULL && d->to.ops != NULL && d->cross == NULL && d->rx_np == np) {
+		/* the arrival and the end of serialization, in that order, in one call */
 		int refused = emu_sched_at2(np->sched, end + l->delay + extra, ev_arrive, d, pkt, end, ev_tx_done, d, NULL);
 
 		if (refused & 1) {
@@ -220,12 +231,26 @@ emu_ps_t net_dir_xmit_len(struct net_dir *d, struct wire_pkt *pkt, size_t wl, ui
 	if (d->ext != NULL) {
 		d->ext(d->ext_arg, pkt, now);
 		net_pkt_free(np, pkt);
-	} else {
+	} else if (d->to.ops == NULL) {
 		np->counters[NET_C_LINK_UNCONNECTED]++;
+		net_pkt_free(np, pkt);
+	} else if (d->cross != NULL) {
+		d->cross(d->cross_arg, d, pkt, end + l->delay + extra);
+		net_pkt_free(np, pkt);
+	} else if (net_sched(d->rx_np, end + l->delay + extra, ev_arrive, d, pkt, NULL) < 0) {
 		net_pkt_free(np, pkt);
 	}
 	net_sched(np, end, ev_tx_done, d, NULL, NULL);
 	return end;
+}
+
+int net_dir_arrive(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t at)
+{
+	int rc = net_sched(d->rx_np, at, ev_arrive, d, pkt, NULL);
+
+	if (rc < 0)
+		net_pkt_free(d->rx_np, pkt);
+	return rc;
 }
 
 void net_dir_inject(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
@@ -238,9 +263,26 @@ void net_dir_inject(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
 	for (uint32_t i = 0; i < l->n_taps; i++)
 		l->taps[i](l->tap_args[i], d->index, pkt, now);
 	if (d->to.ops == NULL) {
-		l->np->counters[NET_C_EXT_RX_NO_DEVICE]++;
-		net_pkt_free(l->np, pkt);
+		d->rx_np->counters[NET_C_EXT_RX_NO_DEVICE]++;
+		net_pkt_free(d->rx_np, pkt);
 		return;
 	}
 	d->to.ops->receive(d->to.dev, d->to.port, pkt, now);
+}
+
+void net_dir_inject_link(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
+{
+	struct net_link *l = d->link;
+	size_t wl = wire_wire_len(pkt);
+
+	d->frames++;
+	d->bytes += wl;
+	for (uint32_t i = 0; i < l->n_taps; i++)
+		l->taps[i](l->tap_args[i], d->index, pkt, now);
+	if (d->to.ops == NULL) {
+		d->rx_np->counters[NET_C_EXT_RX_NO_DEVICE]++;
+		net_pkt_free(d->rx_np, pkt);
+		return;
+	}
+	net_dir_arrive(d, pkt, now + emu_ser_ps(wl, l->bps) + l->delay);
 }

@@ -1493,3 +1493,79 @@ Test(ctl_config, ports_vlan)
 		   "3:5: ports.0: vlan: is for ports of emulated hosts; a switch port (attach: \"DEV:PORT\") sends and "
 		   "takes untagged frames");
 }
+
+/* ---- partitions ---- */
+
+/* No section: a fabric of several racks is split by rack (hosts and their leaf), the spines spread in turn. */
+Test(ctl_config, partitions_default_by_rack)
+{
+	struct ctl_config cfg;
+
+	load_ok(&cfg, "configs/leaf-spine.yaml", NULL, 0);
+	cr_assert_eq(cfg.n_parts, 4);
+	cr_expect_str_eq(cfg.parts[0].name, "rack0");
+	cr_expect_str_eq(cfg.parts[3].name, "rack3");
+	cr_assert_eq(cfg.n_devs, 16 + 4 + 4);
+	for (uint32_t h = 0; h < 16; h++)
+		cr_expect_eq(cfg.dev_part[h], h / 4, "host%u", h);
+	for (uint32_t s = 0; s < 8; s++) /* leaf0..3, then spine0..3 */
+		cr_expect_eq(cfg.dev_part[16 + s], s % 4, "switch %u", s);
+	cr_expect(!cfg.parts_given);
+	ctl_config_free(&cfg);
+	load_ok(&cfg, DIR "good-min.yaml", NULL, 0);
+	cr_assert_eq(cfg.n_parts, 1);
+	cr_expect_str_eq(cfg.parts[0].name, "all");
+	for (uint32_t d = 0; d < cfg.n_devs; d++)
+		cr_expect_eq(cfg.dev_part[d], 0);
+	ctl_config_free(&cfg);
+}
+
+Test(ctl_config, partitions_given_by_name)
+{
+	struct ctl_config cfg;
+
+	load_ok(&cfg, "tests/lab/lcores.yaml", NULL, 0);
+	cr_assert(cfg.parts_given);
+	cr_assert_eq(cfg.n_parts, 2);
+	cr_expect_str_eq(cfg.parts[0].name, "left");
+	cr_expect_str_eq(cfg.parts[1].name, "right");
+	cr_expect_eq(ctl_config_part_find(&cfg, "right"), 1);
+	cr_expect_eq(ctl_config_part_find(&cfg, "middle"), -1);
+	/* host0..3, leaf0, leaf1, spine0, spine1 */
+	static const uint32_t want[] = { 0, 0, 1, 1, 0, 1, 0, 1 };
+	cr_assert_eq(cfg.n_devs, 8);
+	for (uint32_t d = 0; d < 8; d++)
+		cr_expect_eq(cfg.dev_part[d], want[d], "device %u", d);
+	ctl_config_free(&cfg);
+}
+
+/* A switch port may face a switch of another partition (a fabric split across processes), not of its own. */
+Test(ctl_config, partitions_switch_port_faces_another_partition)
+{
+	struct ctl_config cfg;
+
+	load_ok(&cfg, "tests/lab/split.yaml", NULL, 0);
+	cr_assert_eq(cfg.n_ports, 4);
+	cr_expect(cfg.ports[0].sw);
+	cr_expect_eq(cfg.ports[0].sw_host, UINT32_MAX, "faces a switch, no host");
+	cr_expect_eq(cfg.ports[0].sw_peer, 4 + 2 + 1, "leaf0:3 faces spine1 (hosts 0-3, leaf0, leaf1, spine0, spine1)");
+	ctl_config_free(&cfg);
+	const char *sets[] = { "partitions.1.devices.3=spine0", "partitions.0.devices.3=spine1" };
+
+	err[0] = '\0';
+	cr_expect_neq(ctl_config_load(&cfg, "tests/lab/split.yaml", sets, 2, err, sizeof(err)), 0);
+	cr_expect(strstr(err, "ports.1.attach: spine0:1 faces leaf1, a switch of the same partition") != NULL, "%s", err);
+}
+
+Test(ctl_config, partitions_errors_each_reported)
+{
+	struct ctl_config cfg;
+
+	err[0] = '\0';
+	cr_assert_eq(ctl_config_load(&cfg, BAD "partitions.yaml", NULL, 0, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "partitions.0.devices.4: no device 'host9'") != NULL, "%s", err);
+	cr_expect(strstr(err, "partitions.1.name: duplicate partition name 'left'") != NULL, "%s", err);
+	cr_expect(strstr(err, "partitions.1.devices.2: device 'host0' is in partitions.0 already") != NULL, "%s", err);
+	cr_expect(strstr(err, "device 'host3' is in no partition") != NULL, "%s", err);
+	cr_expect(strstr(err, "device 'spine1' is in no partition") != NULL, "%s", err);
+}

@@ -21,11 +21,14 @@ if ! { ns_add "$NA" && ns_add "$NB" && veth "$NA" va "$NB" vb; }; then
 	finish
 fi
 pass "namespaces $NA and $NB, veth va-vb"
+# Each on a core of its own (-l): without -l both main lcores are the first core, and on a loaded 2-core machine
+# the two processes then take turns on it for tens of ms, each pause longer than a retransmission timer.
 run_one() { # NAME CONFIG: uetemu in real time in its namespace, its own EAL prefix; pid in PID_NAME
-	local ns=$NA
-	[ "$1" = b ] && ns=$NB
+	local ns=$NA core=0
+	[ "$1" = b ] && ns=$NB core=1
 	ip netns exec "$ns" timeout -s TERM -k 5 "${LAB_TIMEOUT:-40}" "$UETEMU" run "$2" --mode realtime \
 		--out "$WORK/$1" -- --no-huge --no-pci -m 256 --file-prefix "$PREFIX$1" --log-level='lib.*:warning' \
+		-l "$core" \
 		>"$WORK/$1.log" 2>&1 &
 	PIDS+=($!)
 	eval "PID_$1=\$!"
