@@ -253,27 +253,13 @@ int net_dir_arrive(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t at)
 	return rc;
 }
 
-void net_dir_inject(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
+/*
+ * A frame a real port brought in crossed direction @p d too: counted as a frame sent on it and shown to its taps.
+ * False when nothing is at its receiving end (counted, @p pkt freed).
+ */
+static bool inject_seen(struct net_dir *d, struct wire_pkt *pkt, size_t wl, emu_ps_t now)
 {
 	struct net_link *l = d->link;
-
-	/* what a real port brought in crossed this direction too: counted as a frame sent on it */
-	d->frames++;
-	d->bytes += wire_wire_len(pkt);
-	for (uint32_t i = 0; i < l->n_taps; i++)
-		l->taps[i](l->tap_args[i], d->index, pkt, now);
-	if (d->to.ops == NULL) {
-		d->rx_np->counters[NET_C_EXT_RX_NO_DEVICE]++;
-		net_pkt_free(d->rx_np, pkt);
-		return;
-	}
-	d->to.ops->receive(d->to.dev, d->to.port, pkt, now);
-}
-
-void net_dir_inject_link(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
-{
-	struct net_link *l = d->link;
-	size_t wl = wire_wire_len(pkt);
 
 	d->frames++;
 	d->bytes += wl;
@@ -282,7 +268,21 @@ void net_dir_inject_link(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
 	if (d->to.ops == NULL) {
 		d->rx_np->counters[NET_C_EXT_RX_NO_DEVICE]++;
 		net_pkt_free(d->rx_np, pkt);
-		return;
+		return false;
 	}
-	net_dir_arrive(d, pkt, now + emu_ser_ps(wl, l->bps) + l->delay);
+	return true;
+}
+
+void net_dir_inject(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
+{
+	if (inject_seen(d, pkt, wire_wire_len(pkt), now))
+		d->to.ops->receive(d->to.dev, d->to.port, pkt, now);
+}
+
+void net_dir_inject_link(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
+{
+	size_t wl = wire_wire_len(pkt);
+
+	if (inject_seen(d, pkt, wl, now))
+		net_dir_arrive(d, pkt, now + emu_ser_ps(wl, d->link->bps) + d->link->delay);
 }

@@ -373,29 +373,37 @@ int nic_param_set_list(void *p, const struct nic_param_def *d, const char *const
 	return 0;
 }
 
-void nic_params_defaults(struct nic_params *p)
+void nic_param_table_defaults(void *p, size_t size, const struct nic_param_def *t, unsigned n)
 {
-	memset(p, 0, sizeof(*p));
-	for (unsigned i = 0; i < nic_param_count; i++) {
-		const struct nic_param_def *d = &nic_param_table[i];
-
-		if (d->readonly)
+	memset(p, 0, size);
+	for (unsigned i = 0; i < n; i++) {
+		if (t[i].readonly)
 			continue;
-		int rc = nic_param_set(p, d, d->def, NULL, 0);
+		int rc = nic_param_set(p, &t[i], t[i].def, NULL, 0);
 
 		assert(rc == 0); /* a default text that does not parse is a bug in the table */
 		(void)rc;
 	}
 }
 
+const struct nic_param_def *nic_param_row(const struct nic_param_def *t, unsigned n, size_t off)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (t[i].size != 0 && t[i].off == off)
+			return &t[i];
+	assert(0 && "no row for this field");
+	return NULL;
+}
+
+void nic_params_defaults(struct nic_params *p)
+{
+	nic_param_table_defaults(p, sizeof(*p), nic_param_table, nic_param_count);
+}
+
 /* The row of the field at offset @p off. */
 static const struct nic_param_def *np_row(size_t off)
 {
-	for (unsigned i = 0; i < nic_param_count; i++)
-		if (nic_param_table[i].size != 0 && nic_param_table[i].off == off)
-			return &nic_param_table[i];
-	assert(0 && "no row for this field");
-	return NULL;
+	return nic_param_row(nic_param_table, nic_param_count, off);
 }
 
 #define NP_ROW_OF(f) np_row(offsetof(struct nic_params, f))

@@ -195,6 +195,13 @@ bool nic_param_is_list(const struct nic_param_def *d);
  */
 int nic_param_set(void *p, const struct nic_param_def *d, const char *text, char *err, size_t errlen);
 
+/** Every writable field of @p p (a struct of @p size bytes, zeroed first) set to its default text from table @p t
+ *  of @p n rows, by nic_param_set(): a NIC model's parameters at their defaults. */
+void nic_param_table_defaults(void *p, size_t size, const struct nic_param_def *t, unsigned n);
+
+/** The row of table @p t (@p n rows) for the field at offset @p off; a missing row is a bug (asserted). */
+const struct nic_param_def *nic_param_row(const struct nic_param_def *t, unsigned n, size_t off);
+
 /**
  * Store the @p n entries @p items of the list attribute @p d (n must be NIC_TC_COUNT). On error, @p bad receives
  * the index of the bad entry (or -1 for a wrong count). Returns 0, -EINVAL or -ERANGE, message as nic_param_set().

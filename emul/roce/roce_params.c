@@ -94,26 +94,12 @@ const unsigned roce_param_count = sizeof(roce_param_table) / sizeof(roce_param_t
 
 void roce_params_defaults(struct roce_params *p)
 {
-	memset(p, 0, sizeof(*p));
-	for (unsigned i = 0; i < roce_param_count; i++) {
-		const struct nic_param_def *d = &roce_param_table[i];
-
-		if (d->readonly)
-			continue;
-		int rc = nic_param_set(p, d, d->def, NULL, 0);
-
-		assert(rc == 0); /* a default text that does not parse is a bug in the table */
-		(void)rc;
-	}
+	nic_param_table_defaults(p, sizeof(*p), roce_param_table, roce_param_count);
 }
 
 static const struct nic_param_def *rp_row(size_t off)
 {
-	for (unsigned i = 0; i < roce_param_count; i++)
-		if (roce_param_table[i].size != 0 && roce_param_table[i].off == off)
-			return &roce_param_table[i];
-	assert(0 && "no row for this field");
-	return NULL;
+	return nic_param_row(roce_param_table, roce_param_count, off);
 }
 
 #define RP_ROW_OF(f) rp_row(offsetof(struct roce_params, f))
