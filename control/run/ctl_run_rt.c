@@ -448,6 +448,10 @@ static void poll_loop(struct ctl_run_state *r)
 		r->rt_now = now;
 		rt_rx(r);
 		dp_flush(r->dp);
+		emu_ps_t ck_end;
+
+		if (ctl_chakra_ended(r->chakra, &ck_end) && ck_end < r->stop) /* every Chakra rank has ended */
+			r->stop = ck_end;
 		if (r->has_stop ? now >= r->stop : (r->n_msgs > 0 && r->n_completed == r->n_msgs))
 			break;
 		if (tsc - last_tick >= r->rt_hz) {
