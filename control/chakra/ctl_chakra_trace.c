@@ -274,6 +274,9 @@ int ctl_chakra_decode(struct app_ck_set *set, uint32_t rank, const char *name, c
 	rc = next_msg(buf, len, &off, &m, &ml, name, "the GlobalMetadata", err, errlen);
 	if (rc == 1)
 		return fail(err, errlen, "%s: not a Chakra trace: the file is empty", name);
+	if (rc)
+		return fail(err, errlen, "%s: not a Chakra trace: its first bytes are no length-delimited GlobalMetadata "
+					 "(%zu bytes in the file)", name, len);
 	if (!rc)
 		rc = read_meta(set, name, m, ml, err, errlen);
 	for (uint32_t k = 0; !rc; k++) {

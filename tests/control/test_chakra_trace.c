@@ -92,7 +92,7 @@ Test(ctl_chakra_trace, bad_tracesets_name_file_and_node)
 	load_bad("tests/chakra/bad-cycle", 0, "tests/chakra/bad-cycle/trace.0.et: node 0 is on a dependency cycle");
 	load_bad("tests/chakra/bad-undeclared-pg", 0,
 		 "tests/chakra/bad-undeclared-pg/trace.0.et: node 3: process group dp is not declared");
-	load_bad("tests/chakra/bad-wrong-kind", 0, "tests/chakra/bad-wrong-kind/trace.0.et: ");
+	load_bad("tests/chakra/bad-wrong-kind", 0, "tests/chakra/bad-wrong-kind/trace.0.et: not a Chakra trace");
 	load_bad("tests/chakra", 0, "traceset tests/chakra: no trace files");
 	load_bad("tests/chakra/no-such-dir", 0, "traceset tests/chakra/no-such-dir: cannot open the directory");
 }
