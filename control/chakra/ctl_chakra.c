@@ -401,7 +401,7 @@ int ctl_chakra_start(struct ctl_chakra_run *k, struct nic *const *nics, struct n
 		return -ENOSPC;
 	}
 	ck_rec_cdf_start(k);
-	return 0;
+	return ck_rec_prof_start(k, err, errlen);
 }
 
 int ctl_chakra_close(struct ctl_chakra_run *k, emu_ps_t end, char *err, size_t errlen)

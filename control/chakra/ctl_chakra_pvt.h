@@ -56,5 +56,6 @@ void ck_rec_perf(struct ctl_chakra_run *k, const struct app_ck_xfer_done *x);
 void ck_rec_rank_end(struct ctl_chakra_run *k, uint32_t rank, const struct app_ck_rank_stats *st, emu_ps_t now);
 int ck_rec_close(struct ctl_chakra_run *k, emu_ps_t end, char *err, size_t errlen);
 void ck_rec_cdf_start(struct ctl_chakra_run *k);
+int ck_rec_prof_start(struct ctl_chakra_run *k, char *err, size_t errlen);
 
 #endif

@@ -185,3 +185,89 @@ void ck_rec_cdf_start(struct ctl_chakra_run *k)
 	if (k->cfg->sim.beacon_interval)
 		net_sched(k->np, k->start + k->cfg->sim.beacon_interval, ev_cdf, k, NULL, NULL);
 }
+
+/* Profiling (ProfilingEnabled): {sim}-chakra-profiling-<rank>-0.txt, a block of the rank's running nodes every
+ * ProfilingInterval from one interval after the start, until the rank ends. Appended block by block, so a run of
+ * thousands of ranks holds no file open. */
+static FILE *prof_file(const struct ctl_chakra_run *k, uint32_t rank, const char *mode)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/%s-chakra-profiling-%" PRIu32 "-0.txt", k->dir, k->cfg->sim.simulation_name,
+		 rank);
+	return fopen(path, mode);
+}
+
+static void prof_deps(FILE *f, const struct app_ck_trace *t, const struct app_ck_node *n)
+{
+	/* the trace's lists, as ids; data and control dependencies are one list in the replay: written as data */
+	fputs(",[", f);
+	for (uint32_t d = 0; d < n->n_deps; d++)
+		fprintf(f, "%s%" PRIu64, d ? "," : "", t->nodes[n->deps[d]].id);
+	fputs("],[])", f);
+}
+
+static void prof_block(struct ctl_chakra_run *k, uint32_t rank, FILE *f, emu_ps_t now)
+{
+	static const char *const sect[3] = {"send_nodes:\n", "receive_nodes:\n", "computation_nodes:\n"};
+	const struct app_ck_trace *t = &k->set.ranks[rank];
+
+	fputs("================================\nsim_time_sec: ", f);
+	ctl_rec_put_sec(f, now);
+	rec_put_ch(f, '\n');
+	for (int s = 0; s < 3; s++) {
+		fputs(sect[s], f);
+		for (uint32_t i = 0; i < t->n; i++) {
+			const struct app_ck_node *n = &t->nodes[i];
+			int kind = n->kind == APP_CK_SEND ? 0 : n->kind == APP_CK_RECV ? 1 : 2;
+
+			if (kind != s || !app_ck_run_node_running(k->run, rank, i))
+				continue;
+			if (s < 2)
+				fprintf(f, "    %c(%" PRIu64 ",%" PRId32 ",%" PRIu64, s ? 'R' : 'S', n->id, n->peer, n->bytes);
+			else
+				fprintf(f, "    C(%" PRIu64, n->id);
+			prof_deps(f, t, n);
+			rec_put_ch(f, '\n');
+		}
+	}
+}
+
+static void ev_prof(void *a, void *b, emu_ps_t now)
+{
+	struct ctl_chakra_run *k = a;
+	int more = 0;
+
+	(void)b;
+	for (uint32_t r = 0; r < k->set.n_ranks; r++) {
+		FILE *f;
+
+		if (app_ck_run_rank(k->run, r)->ended || !(f = prof_file(k, r, "a")))
+			continue;
+		prof_block(k, r, f, now);
+		fclose(f);
+		more = 1;
+	}
+	if (more && now + k->ck->profiling_interval < k->stop)
+		net_sched(k->np, now + k->ck->profiling_interval, ev_prof, k, NULL, NULL);
+}
+
+int ck_rec_prof_start(struct ctl_chakra_run *k, char *err, size_t errlen)
+{
+	if (!k->ck->profiling)
+		return 0;
+	for (uint32_t r = 0; r < k->set.n_ranks; r++) {
+		FILE *f = prof_file(k, r, "w");
+
+		if (!f || fputs("CHAKRA PROFILING\n", f) < 0 || fclose(f)) {
+			snprintf(err, errlen, "%s: cannot create the profiling file of rank %" PRIu32 ": %s", k->dir, r,
+				 strerror(errno));
+			return -EIO;
+		}
+	}
+	if (net_sched(k->np, k->start + k->ck->profiling_interval, ev_prof, k, NULL, NULL) < 0) {
+		snprintf(err, errlen, "the event scheduler is full: cannot schedule Chakra profiling");
+		return -ENOSPC;
+	}
+	return 0;
+}

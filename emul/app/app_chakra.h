@@ -238,6 +238,8 @@ uint32_t app_ck_run_ended(const struct app_ck_run *r);
 const struct app_ck_rank_stats *app_ck_run_rank(const struct app_ck_run *r, uint32_t rank);
 /** Start and end of node @p idx of @p rank (0 when not started/finished); the annotated trace's s and e. */
 void app_ck_run_node_times(const struct app_ck_run *r, uint32_t rank, uint32_t idx, emu_ps_t *s, emu_ps_t *e);
+/** Whether node @p idx of @p rank is running: started, and not finished (a send: not yet acknowledged). */
+int app_ck_run_node_running(const struct app_ck_run *r, uint32_t rank, uint32_t idx);
 /** Posts the transport refused. */
 uint64_t app_ck_run_post_errors(const struct app_ck_run *r);
 

@@ -398,6 +398,15 @@ void app_ck_run_node_times(const struct app_ck_run *r, uint32_t rank, uint32_t i
 	*e = k->te[idx];
 }
 
+int app_ck_run_node_running(const struct app_ck_run *r, uint32_t rank, uint32_t idx)
+{
+	const struct ck_rank *k = &r->ranks[rank];
+
+	if (k->t->nodes[idx].kind == APP_CK_SEND)
+		return k->state[idx] != ST_IDLE && !k->arrived[idx];
+	return k->state[idx] == ST_RUNNING;
+}
+
 uint64_t app_ck_run_post_errors(const struct app_ck_run *r)
 {
 	return r->post_errors;

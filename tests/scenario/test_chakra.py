@@ -6,7 +6,8 @@ Checks: every rank completes (summary.json and the printed per-rank table); chak
 columns and one row per transfer (2 steps x (112 ring + 14 barrier) = 252), every collective valid in
 chakra-comm-collective-stats, its percentiles row reporting actual vs ideal time (ratio above 1); the execution
 page's worked example visible in the records: one AllReduce of 1,000 B over 8 ranks gives 112 transfers of 125 B
-(ring), 14 of 1,000 B (tree), 48 totalling 14,000 B (halving-doubling); a mapping file places the ranks; bad
+(ring), 14 of 1,000 B (tree), 48 totalling 14,000 B (halving-doubling); a mapping file places the ranks; the
+profiling file lists running sends, receives and computations; bad
 tracesets (wrong rank count, undeclared process group, a dependency cycle, a truncated file, not a trace) and bad
 attributes stop uetemu with a clear error before the simulation (no summary.json), never a crash or a hang.
 """
@@ -70,7 +71,15 @@ r = run(uetemu, CFG, root=root, sets=('applications.0.MappingFile=' + os.path.jo
 m = rows(r.out, 'chakra-mapping')
 check([x['Hostname'] for x in m] == ['host%d' % (7 - i) for i in range(8)], 'mapping record %s' % m[:2])
 
-# 4. Bad tracesets and attributes: a clear error before the simulation, no crash, no hang.
+# 4. Profiling: a block of running nodes every ProfilingInterval.
+r = run(uetemu, CFG, root=root, sets=('applications.0.ChakraConfiguration.ProfilingEnabled=true',
+                                      'applications.0.ChakraConfiguration.ProfilingInterval=0.00005'))
+with open(os.path.join(r.out, 'chakra-dp8-chakra-profiling-3-0.txt')) as f:
+    prof = f.read()
+check(prof.startswith('CHAKRA PROFILING\n') and prof.count('sim_time_sec: ') >= 4 and '    S(' in prof and
+      '    R(' in prof and '    C(' in prof, 'profiling file of rank 3: %d blocks' % prof.count('sim_time_sec'))
+
+# 5. Bad tracesets and attributes: a clear error before the simulation, no crash, no hang.
 for sets, want in (
         (('applications.0.Traceset=' + os.path.join(TS, 'pipeline4'),), 'has 4 ranks; NumOfChakraFiles'),
         (('applications.0.Traceset=' + os.path.join(TS, 'bad-undeclared-pg'),), 'process group dp is not declared'),
