@@ -124,6 +124,8 @@ static int declare_pg(struct app_ck_set *set, const char *name, const Uetchakra_
 
 	if (n == -ENOMEM)
 		return -ENOMEM;
+	if (n >= 0 && (n == 0 || strlen(pg) == 0 || strlen(pg) >= sizeof(set->pgs[0].name)))
+		free(ranks);
 	if (n <= 0 || strlen(pg) == 0 || strlen(pg) >= sizeof(set->pgs[0].name))
 		return fail(err, errlen, "%s: GlobalMetadata attribute %s: a process group needs a name (under 64 "
 					 "characters) and a non-empty list of ranks", name, a->name);
@@ -246,10 +248,10 @@ static int read_node(struct app_ck_set *set, struct app_ck_trace *t, const uint8
 		n.deps = malloc(n.n_deps * sizeof(*n.deps));
 		rc = n.deps ? 0 : -ENOMEM;
 	}
-	if (!rc) {
+	if (!rc && pn->n_ctrl_deps)
 		memcpy(n.deps, pn->ctrl_deps, pn->n_ctrl_deps * sizeof(*n.deps));
+	if (!rc && pn->n_data_deps)
 		memcpy(n.deps + pn->n_ctrl_deps, pn->data_deps, pn->n_data_deps * sizeof(*n.deps));
-	}
 	if (!rc && (n.kind == APP_CK_SEND || n.kind == APP_CK_RECV) && n.peer == APP_CK_NONE)
 		rc = fail(err, errlen, "%s: node %llu: a %s needs its partner rank (%s)", t->file,
 			  (unsigned long long)n.id, n.kind == APP_CK_SEND ? "send" : "receive",

@@ -212,6 +212,7 @@ int app_ck_expand(struct app_ck_xfs *out, unsigned type, unsigned algo, uint64_t
 	rc = dispatch(out, type, algo, bytes, n, root);
 	if (rc)
 		return rc;
-	qsort(out->v + first, out->n - first, sizeof(*out->v), by_step);
+	if (out->n > first)
+		qsort(out->v + first, out->n - first, sizeof(*out->v), by_step);
 	return 0;
 }

@@ -423,7 +423,8 @@ static int place_member(struct prep *p, const struct app_ck_pg *g, uint32_t q, u
 	entry = malloc((c->n_deps + 1) * sizeof(*entry));
 	if (!entry)
 		return -ENOMEM;
-	memcpy(entry, c->deps, c->n_deps * sizeof(*entry));
+	if (c->n_deps)
+		memcpy(entry, c->deps, c->n_deps * sizeof(*entry));
 	pl.entry = entry;
 	pl.proto = (struct app_ck_node){.coll = c->coll, .coll_id = hash, .pg = c->pg, .root = APP_CK_NONE,
 					.seq = APP_CK_NONE, .has_coll = 1, .has_size = 1};
@@ -555,7 +556,8 @@ static int collect_p2p(struct app_ck_set *set, int kind, struct p2p **out, size_
 			(*out)[(*n)++] = (struct p2p){kind == APP_CK_SEND ? r : (uint32_t)nd->peer,
 						      kind == APP_CK_SEND ? (uint32_t)nd->peer : r, nd->tag, i};
 		}
-	qsort(*out, *n, sizeof(**out), by_key);
+	if (*n)
+		qsort(*out, *n, sizeof(**out), by_key);
 	return 0;
 }
 
