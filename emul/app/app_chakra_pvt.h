@@ -2,7 +2,10 @@
 #ifndef APP_CHAKRA_PVT_H
 #define APP_CHAKRA_PVT_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "app_chakra.h"
 
 /* How a rank orders the transfers of one lane. */
 enum app_ck_order {
@@ -32,5 +35,15 @@ struct app_ck_xfs {
  * power-of-two group and @p n is not one (or does not apply to the type), -ENOMEM.
  */
 int app_ck_expand(struct app_ck_xfs *out, unsigned type, unsigned algo, uint64_t bytes, uint32_t n, uint32_t root);
+
+/**
+ * Pair the traces' own sends and receives (same sender, receiver and comm_tag, in trace order), setting each send's
+ * match. Returns 0, -EINVAL naming the file and node of one without its partner, -ENOMEM.
+ */
+int app_ck_match_p2p(struct app_ck_set *set, char *err, size_t errlen);
+
+/** Check that every node of rank @p r can start (no dependency cycle). Returns 0, -EINVAL naming a node on a
+ *  cycle, -ENOMEM. */
+int app_ck_check_cycle(const struct app_ck_set *set, uint32_t r, char *err, size_t errlen);
 
 #endif
