@@ -285,6 +285,7 @@ int ctl_config_load(struct ctl_config *cfg, const char *path, const char *const 
 	emu_sim_defaults(&cfg->sim);
 	app_timeline_defaults(&cfg->timeline);
 	cfg->rdma_app = -1;
+	cfg->chakra_app = -1;
 	nic_params_defaults(&cfg->nic);
 	roce_params_defaults(&cfg->roce);
 	cfg->mtu = ROCE_MTU_DEFAULT;
@@ -314,7 +315,7 @@ void ctl_config_free(struct ctl_config *cfg)
 	if (cfg == NULL)
 		return;
 	for (uint32_t i = 0; cfg->apps != NULL && i < cfg->n_apps; i++)
-		free(cfg->apps[i].list);
+		free(cfg->apps[i].list), free(cfg->apps[i].chakra);
 	free(cfg->apps);
 	free(cfg->hosts);
 	for (uint32_t i = 0; cfg->links != NULL && i < cfg->n_links; i++)

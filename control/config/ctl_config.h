@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "app_chakra.h"
 #include "app_timeline.h"
 #include "emu_sim.h"
 #include "emu_time.h"
@@ -79,7 +80,28 @@ struct ctl_message {
 	emu_ps_t start;            /* start: time the host rings the doorbell (timeval, default 0) */
 };
 
-enum ctl_app_type { CTL_APP_MESSAGES = 0, CTL_APP_SCALA_RDMA };
+enum ctl_app_type { CTL_APP_MESSAGES = 0, CTL_APP_SCALA_RDMA, CTL_APP_CHAKRA };
+
+/** A Chakra application (docs/chakra.md): its traceset and the ChakraConfiguration attributes. */
+struct ctl_chakra {
+	char traceset[512];            /* Traceset: the directory of <prefix>.<rank>.et files (relative: to the config) */
+	char mapping[512];             /* MappingFile: rank placement CSV (relative: to the config); "" for none */
+	uint32_t logical_group;        /* LogicalGroupId, must be 0 */
+	uint32_t num_files;            /* NumOfChakraFiles 1..4096: must equal the servers and the traceset's ranks;
+	                                * not given: the servers (attaching a traceset sets it to its rank count) */
+	bool num_files_given;
+	bool use_mapping;              /* UseMapping, default true (without a mapping file ranks go in order) */
+	struct app_ck_prep_cfg prep;   /* the algorithms, ordering, AbortOnChakraWarning, Max...Warnings, Scaling */
+	uint8_t trace_family;          /* TraceFamily: enum ctl_chakra_family, default synthesized */
+	bool in_mem_compression;       /* InMemoryTraceCompression, default true (accepted; traces are held whole) */
+	bool profiling;                /* ProfilingEnabled, default false */
+	emu_ps_t profiling_interval;   /* ProfilingInterval, default 0.001 s, above 0 */
+	uint64_t su_header;            /* ScaleUpHeaderSize, default 24 B, at most 64 MiB */
+	uint64_t su_max_payload;       /* ScaleUpMaxPayloadSize, default 4096 B, 1 B to 64 MiB */
+	bool su_stats;                 /* ScaleUpStatsEnabled, default false */
+};
+
+enum ctl_chakra_family { CTL_CHAKRA_SYNTHESIZED = 0, CTL_CHAKRA_COMPILED, CTL_CHAKRA_COLLECTED };
 
 /** applications[i]. */
 struct ctl_app {
@@ -95,6 +117,7 @@ struct ctl_app {
 	uint8_t data_tc;               /* RdmaDataPacketTC 0..7, default 0 (validated; see docs/rdma-app.md) */
 	uint8_t control_tc;            /* RdmaControlPacketTC 0..7, default 1 (validated; see docs/rdma-app.md) */
 	uint32_t doorbell_payload;     /* DoorbellPayloadSize, bytes, default 64: each WQE's doorbell over PCIe */
+	struct ctl_chakra *chakra;     /* type Chakra: its attributes, owned */
 };
 
 #define CTL_PORT_HOSTS_MAX 64 /* hosts sharing one port (ports[i].attach as a list) */
@@ -169,6 +192,7 @@ struct ctl_config {
 	struct app_timeline_params timeline; /* simulation: StartTime, ClientStartOffset, ClientStartInterval, WarmUp,
 					      * RunTime, CoolDown (the ScalaRdma run timeline) */
 	int32_t rdma_app;              /* index of the ScalaRdma application in apps[], or -1 */
+	int32_t chakra_app;            /* index of the Chakra application in apps[], or -1 */
 	struct ctl_host *hosts;        /* topology.hosts; generated: host0.. with the builder's IPs and MACs */
 	uint32_t n_hosts;
 	struct ctl_link *links;        /* topology.links (explicit only; a generated topology has none here) */

@@ -112,7 +112,7 @@ static int app_type(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 	else if (strcmp(s, "ScalaRdma") == 0)
 		a->app->type = CTL_APP_SCALA_RDMA;
 	else
-		rc = ctl_err(c, v, "unknown application type '%s'; use messages or ScalaRdma", s);
+		rc = ctl_err(c, v, "unknown application type '%s'; use messages, ScalaRdma or Chakra", s);
 	return rc;
 }
 
@@ -285,6 +285,10 @@ static int app_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t id
 	};
 	struct ctl_config *cfg = obj;
 	struct app_obj a = { .cfg = cfg, .app = &cfg->apps[idx] };
+	const struct ctl_ynode *t = ctl_y_get(item, "type");
+
+	if (t != NULL && t->type == CTL_Y_SCALAR && strcmp(t->text, "Chakra") == 0)
+		return ctl_app_chakra(c, item, cfg, idx);
 
 	/* Defaults (spec seeds/003): alone, the application gets 0.5 and 0.5 of the ratio budget. */
 	a.app->pr_initiator = APP_RATIO_ALONE;

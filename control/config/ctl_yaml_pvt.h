@@ -117,6 +117,9 @@ uint32_t ctl_seq_len(const struct ctl_ynode *seq);
  * The "unknown key" error for @p key (a key node) among @p n valid names @p names: the nearest name by edit
  * distance if one is close, else the list of valid keys. Returns -EINVAL.
  */
+/** applications[@p idx] of type Chakra (ctl_config_chakra.c): its keys, defaults and rules. Returns 0 or -errno. */
+int ctl_app_chakra(struct ctl_ctx *c, const struct ctl_ynode *item, struct ctl_config *cfg, uint32_t idx);
+
 /** The link being read, for the topology walkers. */
 struct ctl_link_obj {
 	struct ctl_config *cfg;

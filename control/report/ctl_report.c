@@ -496,6 +496,7 @@ static void print_table(const struct ctl_report_in *r, const struct host_sum *hs
 		       hs[i].goodput_gbps);
 	}
 	ctl_rdma_print(r->rdma, stdout);
+	ctl_chakra_print(r->chakra, stdout);
 	if (r->n_msgs > 0)
 		printf("messages: %u posted, %u completed, %llu failed to post; FCT p50 %.3f us, p99 %.3f us, "
 		       "max %.3f us\n", r->n_posted, r->n_completed, (unsigned long long)r->post_fail, t->fct_p50,
@@ -740,6 +741,7 @@ static void json_write(FILE *f, const struct ctl_report_in *r, const struct host
 	json_devices(f, r);
 	json_captures(f, r);
 	ctl_rdma_json(r->rdma, f);
+	ctl_chakra_json(r->chakra, f);
 	json_totals(f, r, t);
 	fprintf(f, "}\n");
 }

@@ -9,6 +9,7 @@
 
 #include "cap.h"
 #include "ctl_config.h"
+#include "ctl_chakra.h"
 #include "ctl_rdma.h"
 #include "emu_hist.h"
 #include "dp.h"
@@ -101,6 +102,7 @@ struct ctl_report_in {
 	const struct ctl_report_port *ports; /* real time only */
 	uint32_t n_ports;
 	struct ctl_rdma *rdma;               /* the ScalaRdma application, or NULL */
+	const struct ctl_chakra_run *chakra; /* the Chakra workload, or NULL */
 	const struct cap_stats *cap_stats;   /* per cfg->captures entry: what it saw and wrote (its files) */
 	emu_ps_t end;                        /* emulated time the run ended at */
 	double wall_s;

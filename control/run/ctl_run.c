@@ -54,13 +54,15 @@ static void progress(struct ctl_run_state *r, double t0, double *last, bool tty,
 		fprintf(stderr, ", messages %u/%u done", r->n_completed, r->n_msgs);
 	if (r->rdma != NULL)
 		fprintf(stderr, ", WQEs %llu done", (unsigned long long)ctl_rdma_wqes_done(r->rdma));
+	if (r->chakra != NULL)
+		fprintf(stderr, ", Chakra ranks %u ended", ctl_chakra_ranks_ended(r->chakra));
 	fputs(tty && !final ? "  " : "\n", stderr);
 }
 
 /* What a run's progress is measured by: new payload delivered, messages and WQEs completed. */
 static uint64_t progress_mark(const struct ctl_run_state *r)
 {
-	uint64_t n = r->n_completed + ctl_rdma_wqes_done(r->rdma);
+	uint64_t n = r->n_completed + ctl_rdma_wqes_done(r->rdma) + ctl_chakra_ranks_ended(r->chakra);
 
 	for (uint32_t i = 0; i < r->cfg->n_hosts; i++)
 		n += ctl_run_host_rx_payload(r, i);
@@ -109,6 +111,10 @@ static void run_virtual(struct ctl_run_state *r)
 	uint64_t mark = 0;
 
 	while (!*r->opts->quit) {
+		emu_ps_t ck_end;
+
+		if (ctl_chakra_ended(r->chakra, &ck_end) && ck_end < limit) /* every rank has ended */
+			limit = r->stop = ck_end;
 		emu_ps_t next = emu_sched_next(r->np.sched);
 		if (next == EMU_PS_NEVER || next > limit)
 			break;
@@ -151,6 +157,8 @@ static int close_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 	rc = ctl_records_close(r->records, r->end, err, errlen);
 	r->records = NULL;
 	e = ctl_rdma_close(r->rdma, err, errlen);
+	rc = rc < 0 ? rc : e;
+	e = ctl_chakra_close(r->chakra, r->end, err, errlen);
 	rc = rc < 0 ? rc : e;
 	e = ctl_run_caps_close(r, err, errlen);
 	rc = rc < 0 ? rc : e;
@@ -246,7 +254,8 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 		.nics = r->nics, .roces = r->roces, .part_counters = counters, .events = events,
 		.msgs = r->msgs, .n_msgs = r->n_msgs, .n_posted = r->n_posted, .n_completed = r->n_completed,
 		.post_fail = r->post_fail, .links = r->links, .n_links = r->n_links, .topo = r->topo, .sws = r->sws,
-		.n_sws = r->n_sws, .ports = ports, .n_ports = n_ports, .rdma = r->rdma, .cap_stats = r->cap_stats,
+		.n_sws = r->n_sws, .ports = ports, .n_ports = n_ports, .rdma = r->rdma, .chakra = r->chakra,
+		.cap_stats = r->cap_stats,
 		.end = r->end, .wall_s = r->wall_s, .rt = &r->rt, .records_cut_at = r->records_cut_at,
 		.wall_end = r->wall_now, .lcores = lcores, .n_lcores = lcores != NULL ? r->n_lcs : 0,
 		.partition = r->part >= 0 ? cfg->parts[r->part].name : NULL,

@@ -77,6 +77,10 @@ static void hook_msg_done(void *arg, uint64_t cookie, emu_ps_t now)
 		ctl_rdma_done(r->rdma, cookie, now);
 		return;
 	}
+	if (cookie & CTL_CHAKRA_COOKIE) {
+		ctl_chakra_done(r->chakra, cookie, now);
+		return;
+	}
 	struct ctl_msg *m = &r->msgs[cookie];
 
 	m->done = now;
@@ -87,6 +91,14 @@ static void hook_msg_done(void *arg, uint64_t cookie, emu_ps_t now)
 	/* The workload closes both ends of the message's PDC when the message completes (seed 000, Completion). */
 	if (r->nics != NULL)
 		ctl_run_lcore_close_rcv(lc, m->m->dst, r->cfg->hosts[m->m->src].ip, m->pdc, now);
+}
+
+static void hook_msg_recv(void *arg, uint32_t fep_id, uint32_t src_ip, uint64_t wqe_id, uint64_t bytes,
+			  emu_ps_t now)
+{
+	struct ctl_run_state *r = arg;
+
+	ctl_chakra_recv(r->chakra, fep_id, src_ip, wqe_id, bytes, now);
 }
 
 static void ev_post(void *a, void *b, emu_ps_t now)
@@ -196,6 +208,7 @@ static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 		/* the application's connections and WQEs come on top of the messages' PDCs: no pool of the NIC caps
 		 * what the application keeps outstanding (seed 003, Closed-loop generation) */
 		ctl_rdma_host_budget(r->rdma, i, &pdcs, &wqes);
+		pdcs += ctl_chakra_host_pdcs(r->chakra, i);
 		struct nic_env env = {
 			.np = ctl_run_dev_np(r, i),
 			.params = &cfg->nic,
@@ -216,6 +229,8 @@ static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 		memcpy(env.mac, cfg->hosts[i].mac, 6);
 		if (r->rdma != NULL) /* without the application a setup message is a frame the NIC does not take */
 			env.hooks.cm_recv = hook_cm;
+		if (r->chakra != NULL) /* the receives of the Chakra ranks complete on the whole message */
+			env.hooks.msg_recv = hook_msg_recv;
 		/* On a switch the NIC addresses its gateway; a host on a real port keeps addressing its peers. */
 		env.has_gw = cfg->hosts[i].has_gw && !host_has_port(r, i);
 		memcpy(env.gw_mac, cfg->hosts[i].gw_mac, 6);
@@ -550,14 +565,16 @@ int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 		err[0] = '\0';
 	for (uint32_t a = 0; a < cfg->n_apps; a++)
 		n_msgs += cfg->apps[a].n_list;
-	if ((rc = ctl_rdma_create(r->cfg, &r->rdma, err, errlen)) < 0)
+	if ((rc = ctl_rdma_create(r->cfg, &r->rdma, err, errlen)) < 0 ||
+	    (rc = ctl_chakra_create(r->cfg, &r->chakra, err, errlen)) < 0)
 		return rc;
 	r->stop = cfg->sim.duration;
-	r->has_stop = cfg->sim.duration != 0 || ctl_rdma_stop(r->rdma, &r->stop);
+	r->has_stop = cfg->sim.duration != 0 || ctl_rdma_stop(r->rdma, &r->stop) || ctl_chakra_stop(r->chakra, &r->stop);
 	/* Per NIC: up to ~54 fetches + their frames, held ACKs, frames in flight on its link: 8192 covers it with
 	 * room; plus one doorbell event per message, and the ScalaRdma connections' start events. Caps, not
 	 * allocations: the scheduler and the pool take memory as they fill. */
-	uint32_t max_events = 8192 * (cfg->n_hosts + 1) + n_msgs + ctl_rdma_events(r->rdma);
+	uint32_t max_events = 8192 * (cfg->n_hosts + 1) + n_msgs + ctl_rdma_events(r->rdma) +
+			      ctl_chakra_events(r->chakra);
 	uint32_t max_pkts = 8192 * (cfg->n_hosts + 1);
 
 	if (net_part_init(&r->np, max_events, max_pkts) < 0) {
@@ -597,7 +614,8 @@ int ctl_run_build(struct ctl_run_state *r, char *err, size_t errlen)
 	if ((rc = make_outputs(r, err, errlen)) < 0 ||
 	    (rc = schedule_messages(r, err, errlen)) < 0 ||
 	    (ctl_rdma_bind_roce(r->rdma, r->roces),
-	     rc = ctl_rdma_start(r->rdma, r->nics, &r->np, r->opts->out_dir, r->epoch_s, err, errlen)) < 0)
+	     rc = ctl_rdma_start(r->rdma, r->nics, &r->np, r->opts->out_dir, r->epoch_s, err, errlen)) < 0 ||
+	    (rc = ctl_chakra_start(r->chakra, r->nics, &r->np, r->opts->out_dir, r->epoch_s, err, errlen)) < 0)
 		return rc;
 	/* the expected end, for the records' size projection: the stop time, else the last message's start */
 	emu_ps_t end = r->has_stop ? r->stop : 0;
@@ -619,6 +637,8 @@ void ctl_run_teardown(struct ctl_run_state *r)
 	r->records = NULL;
 	ctl_rdma_destroy(r->rdma);
 	r->rdma = NULL;
+	ctl_chakra_destroy(r->chakra);
+	r->chakra = NULL;
 	ctl_run_fabric_fini(r);
 	for (uint32_t i = 0; r->nics != NULL && i < cfg->n_hosts; i++)
 		nic_destroy(r->nics[i]);

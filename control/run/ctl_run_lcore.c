@@ -224,6 +224,9 @@ static int check_split(const struct ctl_run_state *r, char *err, size_t errlen)
 	const struct ctl_config *cfg = r->cfg;
 	int rc = 0;
 
+	if (r->n_lcs > 1 && r->chakra != NULL)
+		rc = lc_err(r, err, errlen, "the Chakra workload runs on one lcore: give -l with one lcore, or one "
+			    "partition");
 	if (r->n_lcs > 1 && r->roces != NULL)
 		rc = lc_err(r, err, errlen, "the Scala RoCE NIC runs on one lcore: give -l with one lcore, or one "
 			    "partition");

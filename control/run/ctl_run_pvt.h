@@ -7,6 +7,7 @@
 
 #include "cap.h"
 #include "dp.h"
+#include "ctl_chakra.h"
 #include "ctl_rdma.h"
 #include "ctl_records.h"
 #include "ctl_report.h"
@@ -119,6 +120,7 @@ struct ctl_run_state {
 	uint32_t n_msgs;
 	uint32_t n_posted, n_completed;
 	struct ctl_rdma *rdma;  /* the ScalaRdma application, or NULL */
+	struct ctl_chakra_run *chakra; /* the Chakra workload, or NULL */
 	bool has_stop;          /* the run ends at @c stop: SimulationDuration, else the ScalaRdma stop time */
 	emu_ps_t stop;
 	struct dp_ctx *dp;

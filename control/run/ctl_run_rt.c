@@ -531,6 +531,10 @@ static void poll_loop(struct ctl_lcore *lc)
 			if (split)
 				ctl_run_lcore_sum(r);
 		}
+		emu_ps_t ck_end;
+
+		if (main_lc && ctl_chakra_ended(r->chakra, &ck_end) && ck_end < r->stop) /* every Chakra rank has ended */
+			r->stop = ck_end;
 		if (pass_last(lc, now))
 			break;
 		if (main_lc && tsc - last_tick >= r->rt_hz) {

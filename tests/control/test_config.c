@@ -727,7 +727,7 @@ Test(ctl_config, set_bad_values)
 	set_fails("topology.links.0.DataRate=0Gbps",
 		  "--set topology.links.0.DataRate=0Gbps: zero datarate '0Gbps'; it must be above 0, e.g. 400Gbps");
 	set_fails("applications.0.type=rdma",
-		  "--set applications.0.type=rdma: unknown application type 'rdma'; use messages or ScalaRdma");
+		  "--set applications.0.type=rdma: unknown application type 'rdma'; use messages, ScalaRdma or Chakra");
 	set_fails("topology.hosts.1=host1",
 		  "--set topology.hosts.1=host1: topology.hosts.1 is a map; set one of its keys, e.g. "
 		  "topology.hosts.1.<key>=value");
@@ -1332,7 +1332,7 @@ Test(ctl_config, rdma_app_errors)
 		   "5:38: applications.0.NumConnections: NumConnections applies to a ScalaRdma application; add type: "
 		   "ScalaRdma");
 	yaml_fails(RACK4 "applications:\n  - {type: rdma}\n",
-		   "5:12: applications.0.type: unknown application type 'rdma'; use messages or ScalaRdma");
+		   "5:12: applications.0.type: unknown application type 'rdma'; use messages, ScalaRdma or Chakra");
 	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma}\n  - {type: ScalaRdma}\n",
 		   "6:5: applications.1: a second ScalaRdma application; the first is applications.0, and a config has "
 		   "at most one");

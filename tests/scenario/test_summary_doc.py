@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 from checks import check, finish  # noqa: E402
 from runner import run  # noqa: E402
 
-CONFIGS = ['configs/pair.yaml', 'configs/incast.yaml', 'configs/rdma-rack.yaml']
+CONFIGS = ['configs/pair.yaml', 'configs/incast.yaml', 'configs/rdma-rack.yaml', 'configs/chakra-dp8.yaml']
 
 
 def key_paths(obj, path=''):

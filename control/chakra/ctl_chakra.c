@@ -1,0 +1,425 @@
+/* The Chakra workload driver: traceset read and prepared before the run, ranks placed on servers (in order, or by
+ * a mapping file), one app_ck_run replaying every rank, transfers posted to the UET NICs as one WRITE each. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl_chakra_pvt.h"
+#include "ctl_chakra_trace.h"
+
+static void prep_log(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "uetemu: chakra: %s\n", line);
+}
+
+/* Mapping file: one "rank,host" line per rank (host by name); '#' starts a comment; a header line
+ * "ChakraId,Hostname" is allowed. Every rank once, every host at most once. */
+static int place_mapping(struct ctl_chakra_run *k, char *err, size_t errlen)
+{
+	FILE *f = fopen(k->ck->mapping, "r");
+	char line[512];
+	uint32_t ln = 0, placed = 0;
+
+	if (!f) {
+		snprintf(err, errlen, "%s: cannot open the mapping file: %s", k->ck->mapping, strerror(errno));
+		return -EINVAL;
+	}
+	for (uint32_t r = 0; r < k->set.n_ranks; r++)
+		k->rank_host[r] = UINT32_MAX;
+	while (fgets(line, sizeof(line), f)) {
+		char *hash = strchr(line, '#'), host[256], *end;
+		unsigned long rank;
+		int h;
+
+		ln++;
+		if (hash)
+			*hash = 0;
+		if (strspn(line, " \t\r\n") == strlen(line) || strncmp(line, "ChakraId,", 9) == 0)
+			continue;
+		rank = strtoul(line, &end, 10);
+		if (end == line || *end != ',' || sscanf(end + 1, " %255[^, \t\r\n]", host) != 1 ||
+		    rank >= k->set.n_ranks || (h = ctl_config_host(k->cfg, host)) < 0 || k->cfg->hosts[h].external ||
+		    k->rank_host[rank] != UINT32_MAX || k->host_rank[h] >= 0) {
+			snprintf(err, errlen, "%s:%u: bad line; each line is rank,host: a rank of 0 to %u not placed "
+				 "yet and an emulated host of the topology not used yet, e.g. 0,host0", k->ck->mapping, ln,
+				 k->set.n_ranks - 1);
+			fclose(f);
+			return -EINVAL;
+		}
+		k->rank_host[rank] = (uint32_t)h;
+		k->host_rank[h] = (int32_t)rank;
+		placed++;
+	}
+	fclose(f);
+	if (placed != k->set.n_ranks) {
+		snprintf(err, errlen, "%s: places %u of the %u ranks; name every rank once", k->ck->mapping, placed,
+			 k->set.n_ranks);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Without a mapping file: rank 0 on the server with the lowest id (the first emulated host), rank 1 next... */
+static int place(struct ctl_chakra_run *k, char *err, size_t errlen)
+{
+	uint32_t r = 0;
+
+	k->rank_host = calloc(k->set.n_ranks + 1, sizeof(*k->rank_host));
+	k->host_rank = malloc((k->cfg->n_hosts + 1) * sizeof(*k->host_rank));
+	if (!k->rank_host || !k->host_rank)
+		return -ENOMEM;
+	for (uint32_t h = 0; h < k->cfg->n_hosts; h++)
+		k->host_rank[h] = -1;
+	if (k->ck->mapping[0] && k->ck->use_mapping)
+		return place_mapping(k, err, errlen);
+	for (uint32_t h = 0; h < k->cfg->n_hosts && r < k->set.n_ranks; h++)
+		if (!k->cfg->hosts[h].external)
+			k->rank_host[r] = h, k->host_rank[h] = (int32_t)r++;
+	if (r < k->set.n_ranks) {
+		snprintf(err, errlen, "%u ranks but %u servers", k->set.n_ranks, r);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The collective records' per-collective state, and the busiest rank's bytes of each collective. */
+static int colls_init(struct ctl_chakra_run *k)
+{
+	uint64_t *sum = calloc(k->prep.n_colls + 1, sizeof(*sum));
+
+	k->colls = calloc(k->prep.n_colls + 1, sizeof(*k->colls));
+	if (!sum || !k->colls) {
+		free(sum);
+		return -ENOMEM;
+	}
+	for (uint32_t c = 0; c < k->prep.n_colls; c++) {
+		uint32_t n = k->set.pgs[k->prep.colls[c].pg].n;
+
+		k->colls[c].first = malloc(n * sizeof(emu_ps_t));
+		if (!k->colls[c].first) {
+			free(sum);
+			return -ENOMEM;
+		}
+		for (uint32_t q = 0; q < n; q++)
+			k->colls[c].first[q] = UINT64_MAX;
+	}
+	for (uint32_t r = 0; r < k->set.n_ranks; r++) {
+		const struct app_ck_trace *t = &k->set.ranks[r];
+
+		memset(sum, 0, k->prep.n_colls * sizeof(*sum));
+		for (uint32_t i = 0; i < t->n; i++) {
+			const struct app_ck_node *n = &t->nodes[i];
+
+			if (n->kind == APP_CK_SEND && n->coll_id >= 0 && !n->sync)
+				sum[n->coll_id] += n->bytes;
+			k->tot_bytes += n->kind == APP_CK_SEND && !n->sync ? n->bytes : 0;
+			k->tot_sends += n->kind == APP_CK_SEND && !n->sync;
+			k->tot_recvs += n->kind == APP_CK_RECV && !n->sync;
+			k->tot_comps += n->kind == APP_CK_COMP;
+		}
+		for (uint32_t c = 0; c < k->prep.n_colls; c++)
+			if (sum[c] > k->colls[c].busiest_bytes)
+				k->colls[c].busiest_bytes = sum[c];
+	}
+	free(sum);
+	return 0;
+}
+
+int ctl_chakra_create(const struct ctl_config *cfg, struct ctl_chakra_run **out, char *err, size_t errlen)
+{
+	struct ctl_chakra_run *k;
+	int rc;
+
+	*out = NULL;
+	if (cfg->chakra_app < 0)
+		return 0;
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	k->cfg = cfg;
+	k->ck = cfg->apps[cfg->chakra_app].chakra;
+	rc = ctl_chakra_load(k->ck->traceset, k->ck->num_files, &k->set, err, errlen);
+	if (!rc)
+		rc = app_ck_prepare(&k->set, &k->ck->prep, &k->prep, prep_log, NULL, err, errlen);
+	if (!rc)
+		rc = place(k, err, errlen);
+	if (!rc)
+		rc = colls_init(k);
+	if (!rc && !(k->posts = calloc(cfg->n_hosts + 1, sizeof(*k->posts))))
+		rc = -ENOMEM;
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "Chakra traceset %s: out of memory", k->ck->traceset);
+	if (rc) {
+		ctl_chakra_destroy(k);
+		return rc;
+	}
+	k->start = cfg->timeline.start_time;
+	k->stop = cfg->timeline.start_time + cfg->timeline.warm_up + cfg->timeline.run_time + cfg->timeline.cool_down;
+	*out = k;
+	return 0;
+}
+
+uint64_t ctl_chakra_events(const struct ctl_chakra_run *k)
+{
+	return k ? 4ull * k->set.n_ranks + 1024 : 0;
+}
+
+uint64_t ctl_chakra_host_pdcs(const struct ctl_chakra_run *k, uint32_t host)
+{
+	uint64_t n = 0;
+
+	if (!k || host >= k->cfg->n_hosts || k->host_rank[host] < 0)
+		return 0;
+	/* at most every send of the rank open at once, and every receive */
+	for (uint32_t i = 0; i < k->set.ranks[k->host_rank[host]].n; i++)
+		n += k->set.ranks[k->host_rank[host]].nodes[i].kind == APP_CK_SEND ||
+		     k->set.ranks[k->host_rank[host]].nodes[i].kind == APP_CK_RECV;
+	return n;
+}
+
+bool ctl_chakra_stop(const struct ctl_chakra_run *k, emu_ps_t *stop)
+{
+	if (!k)
+		return false;
+	*stop = k->stop;
+	return true;
+}
+
+bool ctl_chakra_ended(const struct ctl_chakra_run *k, emu_ps_t *end)
+{
+	if (!k || !k->run || app_ck_run_ended(k->run) < k->set.n_ranks)
+		return false;
+	*end = k->last_end + k->cfg->sim.beacon_interval;
+	return true;
+}
+
+uint32_t ctl_chakra_ranks_ended(const struct ctl_chakra_run *k)
+{
+	return k && k->run ? app_ck_run_ended(k->run) : 0;
+}
+
+/* ---- The message-id map: (sending host, 16-bit message id) -> slot, linear probing, backward-shift delete. */
+
+static uint32_t mhash(uint64_t key, uint32_t cap)
+{
+	return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 40) & (cap - 1);
+}
+
+static int map_grow(struct ctl_chakra_run *k)
+{
+	uint32_t cap = k->mcap ? k->mcap * 2 : 1024;
+	uint64_t *keys = calloc(cap, sizeof(*keys));
+	uint32_t *vals = calloc(cap, sizeof(*vals));
+
+	if (!keys || !vals) {
+		free(keys), free(vals);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < k->mcap; i++)
+		if (k->mkeys[i]) {
+			uint32_t j = mhash(k->mkeys[i], cap);
+
+			while (keys[j])
+				j = (j + 1) & (cap - 1);
+			keys[j] = k->mkeys[i], vals[j] = k->mvals[i];
+		}
+	free(k->mkeys), free(k->mvals);
+	k->mkeys = keys, k->mvals = vals, k->mcap = cap;
+	return 0;
+}
+
+static long map_find(const struct ctl_chakra_run *k, uint64_t key)
+{
+	for (uint32_t j = k->mcap ? mhash(key, k->mcap) : 0; k->mcap && k->mkeys[j]; j = (j + 1) & (k->mcap - 1))
+		if (k->mkeys[j] == key)
+			return j;
+	return -1;
+}
+
+static int map_put(struct ctl_chakra_run *k, uint64_t key, uint32_t val)
+{
+	uint32_t j;
+
+	if (map_find(k, key) >= 0)
+		return -EEXIST;
+	if (2 * (k->mn + 1) > k->mcap && map_grow(k))
+		return -ENOMEM;
+	for (j = mhash(key, k->mcap); k->mkeys[j]; j = (j + 1) & (k->mcap - 1))
+		;
+	k->mkeys[j] = key, k->mvals[j] = val, k->mn++;
+	return 0;
+}
+
+static void map_del(struct ctl_chakra_run *k, uint32_t j)
+{
+	uint32_t i = j;
+
+	k->mkeys[j] = 0, k->mn--;
+	for (;;) { /* shift back every entry the hole would cut off from its home slot */
+		i = (i + 1) & (k->mcap - 1);
+		if (!k->mkeys[i])
+			return;
+		uint32_t h = mhash(k->mkeys[i], k->mcap);
+
+		if ((j < i) ? (h <= j || h > i) : (h <= j && h > i)) {
+			k->mkeys[j] = k->mkeys[i], k->mvals[j] = k->mvals[i];
+			k->mkeys[i] = 0;
+			j = i;
+		}
+	}
+}
+
+static long slot_new(struct ctl_chakra_run *k)
+{
+	if (k->n_free)
+		return k->free_slots[--k->n_free];
+	if (k->n_slots == k->cap_slots) {
+		uint32_t cap = k->cap_slots ? k->cap_slots * 2 : 256;
+		struct ck_slot *s = realloc(k->slots, cap * sizeof(*s));
+		uint32_t *f = realloc(k->free_slots, cap * sizeof(*f));
+
+		if (s)
+			k->slots = s;
+		if (f)
+			k->free_slots = f;
+		if (!s || !f)
+			return -ENOMEM;
+		k->cap_slots = cap;
+	}
+	return k->n_slots++;
+}
+
+/* app_ck_xport.post: one RDMA WRITE of @p bytes from rank @p src to rank @p dst, on a new PDC of the UET NIC. */
+static int ck_post(void *ctx, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t xfer, emu_ps_t now)
+{
+	struct ctl_chakra_run *k = ctx;
+	uint32_t hs = k->rank_host[src], hd = k->rank_host[dst];
+	long s = slot_new(k);
+	uint16_t pdc;
+	int rc;
+
+	if (s < 0)
+		return (int)s;
+	rc = nic_post_pdc(k->nics[hs], k->cfg->hosts[hd].ip, bytes, CTL_CHAKRA_COOKIE | (uint64_t)s, now, &pdc);
+	if (rc) {
+		k->free_slots[k->n_free++] = (uint32_t)s;
+		return rc;
+	}
+	/* the NIC numbers its messages 1, 2, ... in posting order; the receiver sees the low 16 bits */
+	k->slots[s] = (struct ck_slot){.xfer = xfer, .src = hs, .dst = hd, .pdc = pdc,
+				       .msg_id = (uint16_t)++k->posts[hs], .used = 1};
+	if (map_put(k, ((uint64_t)hs << 16 | k->slots[s].msg_id) + 1, (uint32_t)s))
+		k->id_clashes++; /* 65,536 messages of one sender outstanding: this one's receive cannot be matched */
+	return 0;
+}
+
+void ctl_chakra_done(struct ctl_chakra_run *k, uint64_t cookie, emu_ps_t now)
+{
+	uint64_t s = cookie & ~CTL_CHAKRA_COOKIE;
+	struct ck_slot *sl;
+
+	if (!k || s >= k->n_slots || !k->slots[s].used)
+		return;
+	sl = &k->slots[s];
+	long j = map_find(k, ((uint64_t)sl->src << 16 | sl->msg_id) + 1);
+
+	if (j >= 0 && k->mvals[j] == s)
+		map_del(k, (uint32_t)j);
+	nic_close_rcv(k->nics[sl->dst], k->cfg->hosts[sl->src].ip, sl->pdc, now);
+	uint64_t xfer = sl->xfer; /* the slot is free from here: the replay may post into it at once */
+
+	sl->used = 0;
+	k->free_slots[k->n_free++] = (uint32_t)s;
+	/* The UET NIC reports a message once every byte is acknowledged: the send node finishes then too. The
+	 * acknowledgment goes first, so the rank's own end sees it. */
+	app_ck_acked(k->run, xfer, now);
+	app_ck_sent(k->run, xfer, now);
+}
+
+void ctl_chakra_recv(struct ctl_chakra_run *k, uint32_t host, uint32_t src_ip, uint64_t msg_id, uint64_t bytes,
+		     emu_ps_t now)
+{
+	int src = -1;
+	long j;
+
+	(void)bytes;
+	if (!k || host >= k->cfg->n_hosts)
+		return;
+	for (uint32_t h = 0; h < k->cfg->n_hosts && src < 0; h++)
+		if (k->cfg->hosts[h].ip == src_ip)
+			src = (int)h;
+	j = src < 0 ? -1 : map_find(k, ((uint64_t)src << 16 | (uint16_t)msg_id) + 1);
+	if (j < 0 || k->slots[k->mvals[j]].dst != host) {
+		k->recv_unknown++;
+		return;
+	}
+	k->slots[k->mvals[j]].recvd = 1;
+	app_ck_delivered(k->run, k->slots[k->mvals[j]].xfer, now);
+}
+
+static void cb_acked(void *ctx, const struct app_ck_xfer_done *x)
+{
+	ck_rec_perf(ctx, x);
+}
+
+static void cb_rank_end(void *ctx, uint32_t rank, const struct app_ck_rank_stats *st)
+{
+	struct ctl_chakra_run *k = ctx;
+
+	k->last_end = st->end > k->last_end ? st->end : k->last_end;
+	ck_rec_rank_end(k, rank, st, st->end);
+}
+
+static void ev_start(void *a, void *b, emu_ps_t now)
+{
+	(void)b;
+	app_ck_run_start(((struct ctl_chakra_run *)a)->run, now);
+}
+
+int ctl_chakra_start(struct ctl_chakra_run *k, struct nic *const *nics, struct net_part *np, const char *dir,
+		     int64_t epoch_s, char *err, size_t errlen)
+{
+	struct app_ck_xport xp = {ck_post, k};
+	struct app_ck_run_cb cb = {cb_acked, cb_rank_end, k};
+	int rc;
+
+	if (!k)
+		return 0;
+	k->nics = nics, k->np = np, k->epoch_s = epoch_s;
+	k->run = app_ck_run_create(&k->set, np->sched, k->ck->trace_family == CTL_CHAKRA_COLLECTED, &xp, &cb);
+	if (!k->run) {
+		snprintf(err, errlen, "out of memory for the Chakra replay of %u ranks", k->set.n_ranks);
+		return -ENOMEM;
+	}
+	rc = ck_rec_open(k, dir, err, errlen);
+	if (rc)
+		return rc;
+	k->last_end = k->start;
+	if (net_sched(np, k->start, ev_start, k, NULL, NULL) < 0) {
+		snprintf(err, errlen, "the event scheduler is full: cannot start the Chakra ranks");
+		return -ENOSPC;
+	}
+	ck_rec_cdf_start(k);
+	return ck_rec_prof_start(k, err, errlen);
+}
+
+int ctl_chakra_close(struct ctl_chakra_run *k, emu_ps_t end, char *err, size_t errlen)
+{
+	return k ? ck_rec_close(k, end, err, errlen) : 0;
+}
+
+void ctl_chakra_destroy(struct ctl_chakra_run *k)
+{
+	if (!k)
+		return;
+	app_ck_run_destroy(k->run);
+	for (uint32_t c = 0; k->colls && c < k->prep.n_colls; c++)
+		free(k->colls[c].first);
+	free(k->colls);
+	app_ck_prep_fini(&k->prep);
+	app_ck_set_fini(&k->set);
+	free(k->rank_host), free(k->host_rank), free(k->posts);
+	free(k->slots), free(k->free_slots), free(k->mkeys), free(k->mvals);
+	free(k);
+}

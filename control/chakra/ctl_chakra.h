@@ -1,0 +1,71 @@
+/* The Chakra workload in a run (docs/chakra.md): the traceset read and prepared before the simulation, ranks placed
+ * on servers, each rank replayed by emul/app's app_ck_run, its transfers posted to the UET NICs as one RDMA WRITE
+ * each, its records and summary. The run creates it from the config, starts it once the NICs exist and hands it
+ * the NICs' completions. */
+#ifndef CTL_CHAKRA_H
+#define CTL_CHAKRA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ctl_config.h"
+#include "net.h"
+#include "nic.h"
+
+struct ctl_chakra_run;
+
+/* msg_done cookies with this bit set belong to the Chakra workload. */
+#define CTL_CHAKRA_COOKIE (1ULL << 62)
+
+/**
+ * Read, check and prepare the traceset of @p cfg's Chakra application and place its ranks; everything that can be
+ * wrong with the traceset or the mapping file is reported here, before the simulation. *@p out is NULL when the
+ * config has no Chakra application. Returns 0, -EINVAL (message in @p err naming the file and node) or -ENOMEM.
+ */
+int ctl_chakra_create(const struct ctl_config *cfg, struct ctl_chakra_run **out, char *err, size_t errlen);
+
+/** Events the workload may hold at once at most (its compute timers); 0 for NULL. */
+uint64_t ctl_chakra_events(const struct ctl_chakra_run *ck);
+
+/** Messages host @p host's NIC may have open at once for the workload (its sends to and from it); 0 for NULL. */
+uint64_t ctl_chakra_host_pdcs(const struct ctl_chakra_run *ck, uint32_t host);
+
+/** Whether there is a workload; its stop time (StartTime + WarmUp + RunTime + CoolDown) in @p stop. */
+bool ctl_chakra_stop(const struct ctl_chakra_run *ck, emu_ps_t *stop);
+
+/** Once every rank has ended: true, with the run's end (the last rank's end + BeaconReportInterval) in @p end. */
+bool ctl_chakra_ended(const struct ctl_chakra_run *ck, emu_ps_t *end);
+
+/**
+ * Bind to @p nics (index = host) and @p np, open the Chakra records in @p dir, write the placement records and
+ * schedule every rank's start at StartTime. Accepts NULL. Returns 0 or -errno with a message.
+ */
+int ctl_chakra_start(struct ctl_chakra_run *ck, struct nic *const *nics, struct net_part *np, const char *dir,
+		     int64_t epoch_s, char *err, size_t errlen);
+
+/** msg_done of a transfer (@p cookie has CTL_CHAKRA_COOKIE): acknowledged at the sender. */
+void ctl_chakra_done(struct ctl_chakra_run *ck, uint64_t cookie, emu_ps_t now);
+
+/** msg_recv at host @p host: all @p bytes of message @p msg_id from @p src_ip arrived. Unknown ones are counted. */
+void ctl_chakra_recv(struct ctl_chakra_run *ck, uint32_t host, uint32_t src_ip, uint64_t msg_id, uint64_t bytes,
+		     emu_ps_t now);
+
+/** Write the end-of-run records (ranks still running at @p end, collectives, percentiles, annotated traces) and
+ *  close every record: 0 or -errno named in @p err. Accepts NULL. */
+int ctl_chakra_close(struct ctl_chakra_run *ck, emu_ps_t end, char *err, size_t errlen);
+
+/** Ranks ended so far (progress line); 0 for NULL. */
+uint32_t ctl_chakra_ranks_ended(const struct ctl_chakra_run *ck);
+
+/** The summary.json "chakra" member (with its trailing comma); nothing for NULL. */
+void ctl_chakra_json(const struct ctl_chakra_run *ck, FILE *f);
+
+/** The summary table's Chakra part: per-rank completion times and counts, collectives. Nothing for NULL. */
+void ctl_chakra_print(const struct ctl_chakra_run *ck, FILE *f);
+
+/** Free; accepts NULL. */
+void ctl_chakra_destroy(struct ctl_chakra_run *ck);
+
+#endif /* CTL_CHAKRA_H */

@@ -1,0 +1,247 @@
+/* The Chakra workload at the end of a run: completion rows of the ranks still running, the collective records
+ * (each collective's start and end; percentiles of run time against an ideal time), the annotated traces, and the
+ * summary (table and summary.json). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ctl_chakra_pvt.h"
+#include "ctl_rec.h"
+
+#define COLL_HEADER "collective_hash,comm_type,comm_size,pg_name,pg_size,simulation_start_time_us," \
+	"simulation_end_time_us,use_max_as_collective_start_time,is_valid"
+#define PCT_HEADER "comm_type,expansion_algo,comm_size,pg_size,count,mean_run_time_us,p50_run_time_us," \
+	"p99_run_time_us,p99_9_run_time_us,p100_run_time_us,mean_ideal_ratio,p50_ideal_ratio,p99_ideal_ratio," \
+	"p99_9_ideal_ratio,p100_ideal_ratio"
+#define ANNOT_WIDTH 13 /* digits of an annotated time in us, and of its placeholder */
+
+/* Collective @p c's start (the latest participant's first transfer: UseMaxAsCommCollectiveStartTime) and end. */
+static int coll_times(const struct ctl_chakra_run *k, uint32_t c, emu_ps_t *s, emu_ps_t *e)
+{
+	const struct ck_coll *st = &k->colls[c];
+	uint32_t n = k->set.pgs[k->prep.colls[c].pg].n;
+
+	*s = 0, *e = st->end;
+	for (uint32_t q = 0; q < n; q++)
+		if (st->first[q] != UINT64_MAX && st->first[q] > *s)
+			*s = st->first[q];
+	return st->acked == k->prep.colls[c].n_transfers;
+}
+
+static int coll_stats(struct ctl_chakra_run *k, char *err, size_t errlen)
+{
+	struct rec_csv *csv = ctl_rec_csv_open(k->cfg, k->dir, "chakra-comm-collective-stats", COLL_HEADER,
+					       k->epoch_s, err, errlen);
+
+	if (!csv)
+		return -errno;
+	for (uint32_t c = 0; c < k->prep.n_colls; c++) {
+		const struct app_ck_coll_info *ci = &k->prep.colls[c];
+		emu_ps_t s, e;
+		int valid = coll_times(k, c, &s, &e);
+		FILE *f = rec_csv_file(csv);
+
+		fprintf(f, "%" PRIu32 ",%s,%" PRIu64 ",%s,%" PRIu32 ",", c, app_ck_coll_name(ci->type), ci->bytes,
+			k->set.pgs[ci->pg].name, k->set.pgs[ci->pg].n);
+		ctl_rec_put_fixed(f, s, 6);
+		rec_put_ch(f, ',');
+		ctl_rec_put_fixed(f, e, 6);
+		rec_put_str(f, valid ? ",1,1\n" : ",1,0\n");
+	}
+	return rec_csv_close(csv, err, errlen);
+}
+
+/* Nearest rank, in thousandths: the value below which @p pm / 1000 of the sorted @p v lie. */
+static uint64_t pct(const uint64_t *v, uint64_t n, uint64_t pm)
+{
+	uint64_t i = (pm * n + 999) / 1000;
+
+	return n ? v[i ? i - 1 : 0] : 0;
+}
+
+/* One percentiles row: the valid collectives of one (type, algorithm, size, group size). */
+static void pct_row(struct ctl_chakra_run *k, FILE *f, uint32_t c0, uint64_t *rt, uint64_t n)
+{
+	const struct app_ck_coll_info *ci = &k->prep.colls[c0];
+	/* ideal: the bytes the busiest rank sends, at the NIC link's rate; for AllReduce ring that is the page's
+	 * 2 x S x 8 x (N - 1) / (N x B) */
+	emu_ps_t ideal = emu_ser_ps(k->colls[c0].busiest_bytes, k->cfg->nic.data_rate_bps);
+	static const uint64_t pms[4] = {500, 990, 999, 1000};
+	uint64_t sum = 0;
+
+	rec_sort_u64(rt, n);
+	for (uint64_t i = 0; i < n; i++)
+		sum += rt[i];
+	fprintf(f, "%s,%s,%" PRIu64 ",%" PRIu32 ",%" PRIu64 ",", app_ck_coll_name(ci->type),
+		app_ck_algo_name(ci->algo), ci->bytes, k->set.pgs[ci->pg].n, n);
+	ctl_rec_put_fixed(f, n ? sum / n : 0, 6);
+	for (int i = 0; i < 4; i++) {
+		rec_put_ch(f, ',');
+		ctl_rec_put_fixed(f, pct(rt, n, pms[i]), 6);
+	}
+	for (int i = -1; i < 4; i++) {
+		rec_put_ch(f, ',');
+		if (ci->type == APP_CK_BARRIER || ideal == 0)
+			rec_put_str(f, "NA");
+		else
+			ctl_rec_put_quot(f, i < 0 ? (n ? sum / n : 0) : pct(rt, n, pms[i]), 1, ideal, 6);
+	}
+	rec_put_ch(f, '\n');
+}
+
+static int same_kind(const struct ctl_chakra_run *k, uint32_t a, uint32_t b)
+{
+	const struct app_ck_coll_info *x = &k->prep.colls[a], *y = &k->prep.colls[b];
+
+	return x->type == y->type && x->algo == y->algo && x->bytes == y->bytes &&
+	       k->set.pgs[x->pg].n == k->set.pgs[y->pg].n;
+}
+
+static int coll_pcts(struct ctl_chakra_run *k, char *err, size_t errlen)
+{
+	struct rec_csv *csv = ctl_rec_csv_open(k->cfg, k->dir, "chakra-comm-collective-percentiles-stats", PCT_HEADER,
+					       k->epoch_s, err, errlen);
+	uint8_t *done = calloc(k->prep.n_colls + 1, 1);
+	uint64_t *rt = malloc((k->prep.n_colls + 1) * sizeof(*rt));
+
+	if (!csv || !done || !rt) {
+		free(done), free(rt);
+		rec_csv_close(csv, NULL, 0);
+		return csv ? -ENOMEM : -errno;
+	}
+	for (uint32_t c = 0; c < k->prep.n_colls; c++) {
+		uint64_t n = 0;
+
+		if (done[c])
+			continue;
+		for (uint32_t d = c; d < k->prep.n_colls; d++) {
+			emu_ps_t s, e;
+
+			if (done[d] || !same_kind(k, c, d))
+				continue;
+			done[d] = 1;
+			if (coll_times(k, d, &s, &e))
+				rt[n++] = e > s ? e - s : 0;
+		}
+		pct_row(k, rec_csv_file(csv), c, rt, n);
+	}
+	free(done), free(rt);
+	return rec_csv_close(csv, err, errlen);
+}
+
+static void put_time(FILE *f, const char *key, emu_ps_t t, int have)
+{
+	fprintf(f, ",\"%s\":\"", key);
+	if (have)
+		fprintf(f, "%0*" PRIu64, ANNOT_WIDTH, (uint64_t)(t / EMU_PS_PER_US));
+	else
+		fputs("XXXXXXXXXXXXX", f);
+	rec_put_ch(f, '"');
+}
+
+/* post_annotated/<prefix>.<rank>.json: every node with s and e in us (the placeholder for a time not reached);
+ * r, the wall clock at the node's start, is the placeholder too: uetemu's models never read the wall clock. */
+static int annotate(struct ctl_chakra_run *k, uint32_t rank)
+{
+	char path[1024];
+	FILE *f;
+	const struct app_ck_trace *t = &k->set.ranks[rank];
+
+	snprintf(path, sizeof(path), "%s/post_annotated/%s.%" PRIu32 ".json", k->dir, k->set.prefix, rank);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	fprintf(f, "{\"rank\":%" PRIu32 ",\"nodes\":[", rank);
+	for (uint32_t i = 0; i < t->n; i++) {
+		const struct app_ck_node *n = &t->nodes[i];
+		emu_ps_t s, e;
+
+		app_ck_run_node_times(k->run, rank, i, &s, &e);
+		fprintf(f, "%s\n{\"id\":%" PRIu64 ",\"type\":%u", i ? "," : "", n->id, n->kind);
+		if (n->kind == APP_CK_SEND || n->kind == APP_CK_RECV)
+			fprintf(f, ",\"peer\":%" PRId32 ",\"comm_size\":%" PRIu64 ",\"comm_tag\":%" PRId64, n->peer,
+				n->bytes, n->tag);
+		put_time(f, "s", s, s != 0);
+		put_time(f, "e", e, e != 0);
+		put_time(f, "r", 0, 0);
+		rec_put_ch(f, '}');
+	}
+	fputs("\n]}\n", f);
+	return fclose(f) ? -errno : 0;
+}
+
+int ck_rec_close(struct ctl_chakra_run *k, emu_ps_t end, char *err, size_t errlen)
+{
+	char path[1024];
+	int rc = 0;
+
+	if (!k->run)
+		return 0;
+	for (uint32_t r = 0; r < k->set.n_ranks; r++) /* a rank still running writes what it completed */
+		if (!app_ck_run_rank(k->run, r)->ended)
+			ck_rec_rank_end(k, r, app_ck_run_rank(k->run, r), end);
+	snprintf(path, sizeof(path), "%s/post_annotated", k->dir);
+	if (mkdir(path, 0777) && errno != EEXIST)
+		rc = -errno;
+	for (uint32_t r = 0; !rc && r < k->set.n_ranks; r++)
+		rc = annotate(k, r);
+	if (rc)
+		snprintf(err, errlen, "%s: cannot write the annotated traces: %s", path, strerror(-rc));
+	if (!rc)
+		rc = coll_stats(k, err, errlen);
+	if (!rc)
+		rc = coll_pcts(k, err, errlen);
+	int e1 = rec_csv_close(k->perf, rc ? NULL : err, errlen);
+	int e2 = rec_csv_close(k->completion, rc || e1 ? NULL : err, errlen);
+	int e3 = rec_csv_close(k->cdf, rc || e1 || e2 ? NULL : err, errlen);
+
+	k->perf = k->completion = k->cdf = NULL;
+	return rc ? rc : e1 ? e1 : e2 ? e2 : e3;
+}
+
+void ctl_chakra_print(const struct ctl_chakra_run *k, FILE *f)
+{
+	if (!k || !k->run)
+		return;
+	fprintf(f, "\nChakra workload: %u ranks, %u ended; %u collectives expanded into %" PRIu64 " transfers "
+		"(%" PRIu64 " of synchronization barriers)\n", k->set.n_ranks, app_ck_run_ended(k->run),
+		k->prep.n_colls, k->prep.n_transfers, k->prep.n_sync_transfers);
+	fprintf(f, "  %-6s %-12s %18s %14s %14s %8s %8s %8s\n", "rank", "host", "completion_us", "bytes_sent",
+		"bytes_recv", "sends", "recvs", "comps");
+	for (uint32_t r = 0; r < k->set.n_ranks; r++) {
+		const struct app_ck_rank_stats *st = app_ck_run_rank(k->run, r);
+
+		fprintf(f, "  %-6" PRIu32 " %-12s ", r, k->cfg->hosts[k->rank_host[r]].name);
+		if (st->ended)
+			fprintf(f, "%18.3f", (double)(st->end - k->start) / 1e6);
+		else
+			fprintf(f, "%18s", "running");
+		fprintf(f, " %14" PRIu64 " %14" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n", st->bytes_sent,
+			st->bytes_received, st->sends_completed, st->receives_completed, st->comps_completed);
+	}
+	if (k->post_errors + k->recv_unknown + k->id_clashes + app_ck_run_post_errors(k->run))
+		fprintf(f, "  transfers the NIC refused %" PRIu64 ", receives matching no transfer %" PRIu64
+			", message-id clashes %" PRIu64 "\n", app_ck_run_post_errors(k->run), k->recv_unknown,
+			k->id_clashes);
+}
+
+void ctl_chakra_json(const struct ctl_chakra_run *k, FILE *f)
+{
+	if (!k || !k->run)
+		return;
+	fprintf(f, "\"chakra\":{\"ranks\":%" PRIu32 ",\"ranks_ended\":%" PRIu32 ",\"collectives\":%" PRIu32
+		",\"transfers\":%" PRIu64 ",\"post_errors\":%" PRIu64 ",\"recv_unmatched\":%" PRIu64
+		",\"completion_us\":[", k->set.n_ranks, app_ck_run_ended(k->run), k->prep.n_colls,
+		k->prep.n_transfers, app_ck_run_post_errors(k->run), k->recv_unknown);
+	for (uint32_t r = 0; r < k->set.n_ranks; r++) {
+		const struct app_ck_rank_stats *st = app_ck_run_rank(k->run, r);
+
+		if (st->ended)
+			fprintf(f, "%s%.3f", r ? "," : "", (double)(st->end - k->start) / 1e6);
+		else
+			fprintf(f, "%snull", r ? "," : "");
+	}
+	fputs("]},", f);
+}

@@ -1,0 +1,61 @@
+/* Inside the Chakra workload driver: the state its files share (ctl_chakra.c: placement and transport over the
+ * NICs; ctl_chakra_rec.c: its records and summary). */
+#ifndef CTL_CHAKRA_PVT_H
+#define CTL_CHAKRA_PVT_H
+
+#include "app_chakra.h"
+#include "ctl_chakra.h"
+#include "rec.h"
+
+/* One transfer in a NIC: posted, not yet acknowledged. */
+struct ck_slot {
+	uint64_t xfer;      /* app_ck_run's id of the send node */
+	uint32_t src, dst;  /* hosts */
+	uint16_t pdc;       /* the sending PDC, to close the receiving end on completion */
+	uint16_t msg_id;    /* the 16-bit message id the receiver sees */
+	uint8_t used, recvd;
+};
+
+/* What the collective records gather per collective (coll_id). */
+struct ck_coll {
+	emu_ps_t end;         /* latest acknowledgment of its transfers */
+	uint64_t acked;       /* its transfers acknowledged */
+	emu_ps_t *first;      /* per group position: the rank's first transfer start; UINT64_MAX none yet */
+	uint64_t busiest_bytes; /* bytes the busiest rank sends: the ideal time's work */
+};
+
+struct ctl_chakra_run {
+	const struct ctl_config *cfg;
+	const struct ctl_chakra *ck;
+	struct app_ck_set set;
+	struct app_ck_prep_out prep;
+	uint32_t *rank_host;  /* rank -> host index */
+	int32_t *host_rank;   /* host index -> rank, -1 */
+	struct app_ck_run *run;
+	struct net_part *np;
+	struct nic *const *nics;
+	uint64_t *posts;      /* per host: messages posted on its NIC (the next message id is posts + 1) */
+	struct ck_slot *slots;
+	uint32_t n_slots, cap_slots, *free_slots, n_free;
+	uint64_t *mkeys;      /* (src host << 16 | msg_id) + 1 -> slot, open addressing; 0 = empty */
+	uint32_t *mvals, mcap, mn;
+	struct ck_coll *colls;
+	emu_ps_t start, stop, last_end;
+	uint64_t post_errors, recv_unknown, id_clashes;
+	/* records */
+	int64_t epoch_s;
+	struct rec_csv *perf, *completion, *cdf;
+	char dir[512];
+	uint64_t tot_bytes, tot_sends, tot_recvs, tot_comps; /* the run's totals, the cdf's denominators */
+	uint64_t acked_bytes;
+};
+
+/* ctl_chakra_rec.c */
+int ck_rec_open(struct ctl_chakra_run *k, const char *dir, char *err, size_t errlen);
+void ck_rec_perf(struct ctl_chakra_run *k, const struct app_ck_xfer_done *x);
+void ck_rec_rank_end(struct ctl_chakra_run *k, uint32_t rank, const struct app_ck_rank_stats *st, emu_ps_t now);
+int ck_rec_close(struct ctl_chakra_run *k, emu_ps_t end, char *err, size_t errlen);
+void ck_rec_cdf_start(struct ctl_chakra_run *k);
+int ck_rec_prof_start(struct ctl_chakra_run *k, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,28 @@
+/* Reading a Chakra traceset: a directory of per-rank execution-trace files, <prefix>.<rank>.et, each a stream of
+ * varint-length-delimited protobuf messages (one GlobalMetadata, then Nodes), into the model's app_ck_set. */
+#ifndef CTL_CHAKRA_TRACE_H
+#define CTL_CHAKRA_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "app_chakra.h"
+
+/**
+ * Read every rank's trace of directory @p dir into @p set (initialized here; app_ck_set_fini() frees it, also after
+ * an error). @p want_ranks: the rank count the configuration expects (NumOfChakraFiles), 0 for any. Returns 0, or
+ * -EINVAL with a message in @p err (size @p errlen) naming the directory or the file and node: no traceset, ranks
+ * missing or a rank count other than @p want_ranks, a file that is not a trace, a truncated message, a bad field
+ * (unknown node or collective type, an attribute of the wrong type), an undeclared or inconsistent process group;
+ * -ENOMEM.
+ */
+int ctl_chakra_load(const char *dir, uint32_t want_ranks, struct app_ck_set *set, char *err, size_t errlen);
+
+/**
+ * Decode one trace file's bytes @p buf (length @p len) as rank @p rank of @p set (whose ranks array is sized).
+ * Exposed for tests and the fuzz target. Returns as ctl_chakra_load(); @p name names the file in errors.
+ */
+int ctl_chakra_decode(struct app_ck_set *set, uint32_t rank, const char *name, const uint8_t *buf, size_t len,
+		      char *err, size_t errlen);
+
+#endif

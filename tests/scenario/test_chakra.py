@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""The Chakra workload end to end (docs/chakra.md) on configs/chakra-dp8.yaml: 8 ranks on a leaf-spine of 2 racks
+of 4 hosts with UET NICs.
+
+Checks: every rank completes (summary.json and the printed per-rank table); chakra-perf has the records page's
+columns and one row per transfer (2 steps x (112 ring + 14 barrier) = 252), every collective valid in
+chakra-comm-collective-stats, its percentiles row reporting actual vs ideal time (ratio above 1); the execution
+page's worked example visible in the records: one AllReduce of 1,000 B over 8 ranks gives 112 transfers of 125 B
+(ring), 14 of 1,000 B (tree), 48 totalling 14,000 B (halving-doubling); a mapping file places the ranks; the
+profiling file lists running sends, receives and computations; bad
+tracesets (wrong rank count, undeclared process group, a dependency cycle, a truncated file, not a trace) and bad
+attributes stop uetemu with a clear error before the simulation (no summary.json), never a crash or a hang.
+"""
+import csv
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from checks import check, finish, workdir  # noqa: E402
+from runner import run  # noqa: E402
+
+uetemu, root = sys.argv[1], sys.argv[2]
+CFG = 'configs/chakra-dp8.yaml'
+TS = os.path.abspath(os.path.join(root, 'tests', 'chakra'))
+PERF = ['time_utc', 'metric_name', 'sim_time_sec', 'perf_metric_usec', 'metric_path', 'metric_aggregation_id',
+        'start_time_sec', 'is_added_synchronization_flow', 'comm_tag', 'group_size', 'flow_comm_size',
+        'sending_app_name', 'receiving_app_name']
+
+
+def rows(out, record):
+    with open(os.path.join(out, 'chakra-dp8-%s-0.csv' % record), newline='') as f:
+        return list(csv.DictReader(f))
+
+
+# 1. The config as it is: every rank completes.
+r = run(uetemu, CFG, sets=(), root=root)
+ck = r.summary['chakra']
+check(ck['ranks'] == 8 and ck['ranks_ended'] == 8, 'every rank ended: %s' % ck)
+check(all(t is not None and t > 0 for t in ck['completion_us']), 'completion times %s' % ck['completion_us'])
+check('completion_us' in r.stdout and r.stdout.count(' host') >= 8, 'the summary prints per-rank completion')
+with open(os.path.join(r.out, 'chakra-dp8-chakra-perf-0.csv'), newline='') as f:
+    check(next(csv.reader(f)) == PERF, 'chakra-perf columns')
+perf = rows(r.out, 'chakra-perf')
+check(len(perf) == 252, 'chakra-perf: %d rows (2 x (112 + 14))' % len(perf))
+check(sum(p['is_added_synchronization_flow'] == 'true' for p in perf) == 28, 'barrier rows flagged')
+check(all(float(p['perf_metric_usec']) > 0 for p in perf if p['flow_comm_size'] != '0'), 'FCTs above 0')
+colls = rows(r.out, 'chakra-comm-collective-stats')
+check(len(colls) == 2 and all(c['is_valid'] == '1' for c in colls), 'collective stats %s' % colls)
+check(all(c['metric_aggregation_id'] in ('0', '1') for c in perf), 'aggregation ids name the collectives')
+pct = rows(r.out, 'chakra-comm-collective-percentiles-stats')
+check(len(pct) == 1 and pct[0]['expansion_algo'] == 'ring' and pct[0]['count'] == '2', 'percentiles %s' % pct)
+check(float(pct[0]['p50_ideal_ratio']) > 1.0, 'actual vs ideal: ratio %s' % pct[0]['p50_ideal_ratio'])
+comp = rows(r.out, 'chakra-completion-stats')
+check(len(comp) == 8 and all(c['num_chakra_sends_fully_acked'] == '28' for c in comp), 'completion stats')
+check(os.path.exists(os.path.join(r.out, 'post_annotated', 'trace.0.json')), 'annotated trace of rank 0')
+
+# 2. The worked example of the execution page, in the records: one AllReduce of 1,000 B over 8 ranks.
+for algo, n, sizes, total in (('ring', 112, {125}, 14000), ('tree', 14, {1000}, 14000),
+                              ('halving-doubling', 48, {125, 250, 500}, 14000)):
+    r = run(uetemu, CFG, root=root, sets=('applications.0.Traceset=' + os.path.join(TS, 'ar1000x8'),
+                                          'applications.0.ChakraConfiguration.AllReduceAlgorithm=' + algo))
+    data = [p for p in rows(r.out, 'chakra-perf') if p['is_added_synchronization_flow'] == 'false']
+    got = [int(p['flow_comm_size']) for p in data]
+    check(len(got) == n and set(got) == sizes and sum(got) == total,
+          '%s: %d transfers of %s B, %d B in all' % (algo, len(got), sorted(set(got)), sum(got)))
+    check(r.summary['chakra']['ranks_ended'] == 8, '%s: every rank ended' % algo)
+
+# 3. Placement by a mapping file: rank r on host 7 - r.
+r = run(uetemu, CFG, root=root, sets=('applications.0.MappingFile=' + os.path.join(TS, 'map-dp8-reversed.csv'),))
+m = rows(r.out, 'chakra-mapping')
+check([x['Hostname'] for x in m] == ['host%d' % (7 - i) for i in range(8)], 'mapping record %s' % m[:2])
+
+# 4. Profiling: a block of running nodes every ProfilingInterval.
+r = run(uetemu, CFG, root=root, sets=('applications.0.ChakraConfiguration.ProfilingEnabled=true',
+                                      'applications.0.ChakraConfiguration.ProfilingInterval=0.00005'))
+with open(os.path.join(r.out, 'chakra-dp8-chakra-profiling-3-0.txt')) as f:
+    prof = f.read()
+check(prof.startswith('CHAKRA PROFILING\n') and prof.count('sim_time_sec: ') >= 4 and '    S(' in prof and
+      '    R(' in prof and '    C(' in prof, 'profiling file of rank 3: %d blocks' % prof.count('sim_time_sec'))
+
+# 5. Bad tracesets and attributes: a clear error before the simulation, no crash, no hang.
+for sets, want in (
+        (('applications.0.Traceset=' + os.path.join(TS, 'pipeline4'),), 'has 4 ranks; NumOfChakraFiles'),
+        (('applications.0.Traceset=' + os.path.join(TS, 'bad-undeclared-pg'),), 'process group dp is not declared'),
+        (('applications.0.Traceset=' + os.path.join(TS, 'bad-cycle'),), 'is on a dependency cycle'),
+        (('applications.0.Traceset=' + os.path.join(TS, 'bad-truncate'),), 'trace.0.et: truncated: node message'),
+        (('applications.0.Traceset=' + os.path.join(TS, 'bad-wrong-kind'),), 'trace.0.et: not a Chakra trace'),
+        (('applications.0.ChakraConfiguration.AllGatherAlgorithm=tree',), "AllGatherAlgorithm 'tree' is not "
+         "allowed; use ring"),
+        (('applications.0.ChakraConfiguration.NumOfChakraFiles=4',), 'NumOfChakraFiles is 4 but the topology has '
+         '8 servers'),
+        (('applications.0.ChakraConfiguration.ProfilingInterval=0',), 'ProfilingInterval must be greater than 0')):
+    out = os.path.join(workdir(), 'bad')
+    cmd = [uetemu, 'run', os.path.join(root, CFG), '--out', out, '--quiet']
+    for s in sets:
+        cmd += ['--set', s]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    check(p.returncode not in (0,) and p.returncode > 0 and want in p.stderr,
+          'refused (%d): %s' % (p.returncode, p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ''))
+    check(not os.path.exists(os.path.join(out, 'summary.json')), 'no simulation ran')
+
+finish('chakra')
