@@ -181,6 +181,8 @@ int ctl_walk_params(struct ctl_ctx *c, const struct ctl_ynode *v, const struct c
 int ctl_sec_applications(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
 int ctl_sec_ports(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
 int ctl_sec_captures(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
+/** replay (ctl_config_replay.c): captures injected into the run. */
+int ctl_sec_replay(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
 
 /** Fill cfg->warnings from the loaded @p cfg (ctl_config_warn.c). */
 void ctl_config_warnings(struct ctl_config *cfg);

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cap.h"
 #include "ctl_config.h"
@@ -91,6 +92,11 @@ struct ctl_report_in {
 	emu_ps_t records_cut_at;             /* periodic rows stopped at RecordSizeLimit here; EMU_PS_NEVER if not */
 	emu_ps_t wall_end;                   /* real time: wall-clock time the run ended at (neighbour states) */
 	const struct ctl_rt_stats *rt;       /* real time only: pacing and lateness */
+	/* Sections the run adds (replays, the session record): @p extra_json writes summary.json keys, each line
+	 * "  \"key\": value,\n", after "captures"; @p extra_print lines after the table. Either may be NULL. */
+	void (*extra_json)(FILE *f, const void *arg);
+	void (*extra_print)(const void *arg);
+	const void *extra_arg;
 };
 
 /* The fabric's counters, as summary.json's "counters" and "drop_reasons" give them. */

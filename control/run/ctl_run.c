@@ -60,7 +60,7 @@ static void progress(struct ctl_run_state *r, double t0, double *last, bool tty,
 /* What a run's progress is measured by: new payload delivered, messages and WQEs completed. */
 static uint64_t progress_mark(const struct ctl_run_state *r)
 {
-	uint64_t n = r->n_completed + ctl_rdma_wqes_done(r->rdma);
+	uint64_t n = r->n_completed + ctl_rdma_wqes_done(r->rdma) + ctl_run_replays_sent(r);
 
 	for (uint32_t i = 0; i < r->cfg->n_hosts; i++)
 		n += nic_counters(r->nics[i])[NIC_C_RX_PAYLOAD_BYTES];
@@ -172,6 +172,17 @@ static enum ctl_stop stop_reason(const struct ctl_run_state *r)
 	return CTL_STOP_COMPLETED;
 }
 
+/* The report's sections of the run's own: replays, the session record. */
+static void extra_json(FILE *f, const void *arg)
+{
+	ctl_run_replays_json(f, arg);
+}
+
+static void extra_print(const void *arg)
+{
+	ctl_run_replays_print(arg);
+}
+
 /* Hand the report a view of the finished run: what it ran, what crossed it, and why it stopped. */
 static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t errlen)
 {
@@ -203,7 +214,7 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 		.post_fail = r->post_fail, .links = r->links, .n_links = r->n_links, .topo = r->topo, .sws = r->sws,
 		.n_sws = r->n_sws, .ports = ports, .n_ports = r->n_exts, .rdma = r->rdma, .cap_stats = r->cap_stats,
 		.end = r->end, .wall_s = r->wall_s, .rt = &r->rt, .records_cut_at = r->records_cut_at,
-		.wall_end = r->wall_now,
+		.wall_end = r->wall_now, .extra_json = extra_json, .extra_print = extra_print, .extra_arg = r,
 	};
 	int rc = sw_names != NULL ? ctl_report(&in, err, errlen) : -ENOMEM;
 

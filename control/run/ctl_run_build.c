@@ -454,6 +454,8 @@ int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 	rc = check_cc(r, err, errlen);
 	int caps = ctl_run_caps_check(r, err, errlen);
 
+	if (unreachable == 0 && rc == 0 && caps == 0)
+		caps = ctl_run_replays_open(r, err, errlen); /* the captures to replay are read here (validate too) */
 	return unreachable < 0 ? unreachable : rc < 0 ? rc : caps;
 }
 
@@ -479,6 +481,7 @@ void ctl_run_teardown(struct ctl_run_state *r)
 	const struct ctl_config *cfg = r->cfg;
 
 	ctl_run_caps_free(r);
+	ctl_run_replays_free(r);
 	rec_csv_close(r->events, NULL, 0);
 	r->events = NULL;
 	ctl_records_close(r->records, r->end, NULL, 0);

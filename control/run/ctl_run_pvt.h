@@ -15,6 +15,7 @@
 #include "net_port.h"
 #include "net_topo.h"
 #include "nic.h"
+#include "emu_hist.h"
 #include "rec.h"
 
 struct dp_ctx;
@@ -47,6 +48,27 @@ struct ctl_ext {
 	uint8_t hdr[WIRE_HDRS_MAX];  /* a frame's headers, encoded here for dp_tx_hdr() */
 	uint8_t whole[WIRE_MAX_FRAME]; /* frames with a CRC trailer, encoded whole */
 };
+
+/* A replay of the run (replay[i]): its frames, where they go, what became of them. */
+struct ctl_replay_src {
+	struct ctl_run_state *run;
+	const struct ctl_replay *cfg;
+	struct cap_replay *rp;
+	const struct cap_replay_info *info;
+	uint64_t next;                 /* the next frame to play, 0 .. info->total */
+	struct net_dir *dir;           /* port, host: the link direction into the device */
+	emu_timer_t timer;             /* port, host: the pending event of the next frame */
+	int dp_port;                   /* dev, real time: the DPDK port, once open; else -1 */
+	uint64_t tsc_per_ps_num;       /* dev: TSC ticks per 10^12 ps (hz x TimeScale) */
+	uint64_t sent;                 /* frames handed to the device, or staged on the DPDK port */
+	uint64_t refused[WIRE_R_COUNT]; /* port, host: frames the decoder refused, by reason */
+	uint64_t no_pkt;               /* port, host: frames lost to an empty descriptor pool */
+	uint64_t sched_full;           /* port, host: frames not played, the scheduler being full */
+	uint64_t tx_drops;             /* dev: frames the DPDK port did not take */
+	struct emu_hist err_ns;        /* dev: send time minus deadline, ns */
+};
+
+struct ctl_rec_session;
 
 struct ctl_run_state {
 	const struct ctl_config *cfg;
@@ -90,6 +112,10 @@ struct ctl_run_state {
 	uint64_t rt_t0, rt_hz;  /* real time: TSC at the start of the poll loop, and its rate */
 	struct ctl_rt_stats rt; /* real time: pacing, lateness, what the LagPolicy did */
 	bool lagged;            /* real time: LagPolicy abort stopped the run */
+	struct ctl_replay_src *replays; /* one per replay[] entry */
+	uint32_t n_replays;
+	bool rerun;             /* a re-run of a recorded session: virtual time with the session's ports */
+	struct ctl_rec_session *rec; /* real time with --record, or a re-run: the session log (ctl_run_record.c) */
 };
 
 /* ctl_run_build.c */
@@ -120,6 +146,25 @@ void ctl_run_cap_port(struct ctl_ext *x, const uint8_t *frame, size_t len, bool 
 int ctl_run_caps_close(struct ctl_run_state *r, char *err, size_t errlen);
 /** Close whatever capture is still open (no statistics) and free the capture state. */
 void ctl_run_caps_free(struct ctl_run_state *r);
+
+/* ctl_run_replay.c */
+/** Load every replay's capture; port and host replays schedule their first frame. 0 or -errno with @p err. */
+int ctl_run_replays_open(struct ctl_run_state *r, char *err, size_t errlen);
+/** Real time, once the ports are up and rt_t0 is set: the DPDK-port replays take their port and clock. */
+void ctl_run_replays_rt_start(struct ctl_run_state *r);
+/** Real time, every pass: each DPDK-port replay sends the frames whose TSC deadline has passed. */
+void ctl_run_replays_rt_poll(struct ctl_run_state *r);
+/** Whether every replay has played its last frame (DPDK-port replays of a re-run do not count). */
+bool ctl_run_replays_done(const struct ctl_run_state *r);
+/** Real time without a stop time: whether the run is done: its messages, its replays, and after a replay into
+ *  the models, every event those frames caused. False for a run with neither messages nor replays. */
+bool ctl_run_replays_work_done(const struct ctl_run_state *r);
+/** Frames the replays have played so far (the watchdog's progress). */
+uint64_t ctl_run_replays_sent(const struct ctl_run_state *r);
+/** summary.json's "replays" (nothing without replays), and the table's replay lines. */
+void ctl_run_replays_json(FILE *f, const struct ctl_run_state *r);
+void ctl_run_replays_print(const struct ctl_run_state *r);
+void ctl_run_replays_free(struct ctl_run_state *r);
 
 /* ctl_run_rt.c */
 /** Run @p r in real time: the EAL, the ports, the poll loop until the stop time, the work done or a signal. */

@@ -447,8 +447,9 @@ static void poll_loop(struct ctl_run_state *r)
 		ctl_records_advance(r->records, now);
 		r->rt_now = now;
 		rt_rx(r);
+		ctl_run_replays_rt_poll(r); /* replays to DPDK ports (ctl_run_replay.c) */
 		dp_flush(r->dp);
-		if (r->has_stop ? now >= r->stop : (r->n_msgs > 0 && r->n_completed == r->n_msgs))
+		if (r->has_stop ? now >= r->stop : ctl_run_replays_work_done(r))
 			break;
 		if (tsc - last_tick >= r->rt_hz) {
 			tick(r, tsc, tsc - last_tick);
@@ -540,6 +541,7 @@ int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen)
 		telemetry_start(r);
 		r->rt_t0 = dp_tsc(); /* the run's time 0: the ports are up */
 		ctl_run_caps_rt_start(r); /* captures' wall-clock epoch, rte_pdump (ctl_run_cap.c) */
+		ctl_run_replays_rt_start(r); /* replays to DPDK ports take their port and clock */
 		/* every host announces itself, and starts resolving its gateway, before the first pass (and after the
 		 * captures have their clock, so these frames are stamped like the rest) */
 		for (uint32_t i = 0; i < r->n_exts; i++)
