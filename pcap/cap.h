@@ -315,4 +315,59 @@ emu_ps_t cap_replay_deadline(const struct cap_replay *rp, uint64_t k);
 /** Bytes of frame @p k (valid while @p rp lives), their count in *@p len. */
 const uint8_t *cap_replay_frame(const struct cap_replay *rp, uint64_t k, uint32_t *len);
 
+/* ---- Session logs (docs/replay.md, Session record) ---- */
+
+#define CAP_SESSION_PATH_MAX 4096
+
+/** What a session log record is. */
+enum cap_session_type {
+	CAP_SES_PASS = 1, /* a pass of the real-time poll loop that touched a port or a record: t its emulated time,
+	                     x its wall-clock time (ps since the run's time 0) */
+	CAP_SES_RX,       /* a frame that arrived on DPDK port @c port, delivered at emulated time t; x its number */
+	CAP_SES_TX,       /* a frame uetemu sent on DPDK port @c port at emulated time t; x its number */
+	CAP_SES_END,      /* the run ended at emulated time t, wall-clock time x */
+};
+
+/** The log's header: what a re-run checks it runs the same session. */
+struct cap_session_hdr {
+	uint32_t n_ports;       /* DPDK ports of the run */
+	int64_t epoch_ns;       /* the wall clock at the run's time 0, ns since 1970 (the captures' epoch) */
+	int64_t records_epoch_s; /* the records' epoch (time_utc of emulated time 0), s since 1970 */
+	uint64_t seed;          /* RandomSeed */
+	uint64_t time_scale;    /* TimeScale */
+	uint64_t config_hash;   /* FNV-1a of the config file's bytes */
+};
+
+/** One record; @p data (len bytes) is the frame of RX and TX, valid until the next read. */
+struct cap_session_rec {
+	uint8_t type;           /* enum cap_session_type */
+	uint8_t port;
+	uint32_t len;
+	uint64_t t, x;
+	const uint8_t *data;
+};
+
+struct cap_session_w;
+struct cap_session_r;
+
+/** Create the log @p path and write its header. NULL with errno and "PATH: <strerror>" in @p err. */
+struct cap_session_w *cap_session_create(const char *path, const struct cap_session_hdr *h, char *err,
+					 size_t errlen);
+
+/** Append @p rec (buffered; a write error is kept for cap_session_close()). */
+void cap_session_put(struct cap_session_w *w, const struct cap_session_rec *rec);
+
+/** Flush and close; 0 or -errno of the first failed write ("PATH: <strerror>" in @p err). Accepts NULL. */
+int cap_session_close(struct cap_session_w *w, char *err, size_t errlen);
+
+/** Open the log @p path and read its header into *@p h. 0, or -errno / -EINVAL (not a log) with @p err. */
+int cap_session_open(const char *path, struct cap_session_r **out, struct cap_session_hdr *h, char *err,
+		     size_t errlen);
+
+/** The next record: 1, 0 at the end, -EINVAL for a truncated or corrupt record (its offset in @p err). */
+int cap_session_next(struct cap_session_r *r, struct cap_session_rec *rec, char *err, size_t errlen);
+
+/** Close a reader. Accepts NULL. */
+void cap_session_close_r(struct cap_session_r *r);
+
 #endif /* CAP_H */

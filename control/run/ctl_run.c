@@ -176,11 +176,14 @@ static enum ctl_stop stop_reason(const struct ctl_run_state *r)
 static void extra_json(FILE *f, const void *arg)
 {
 	ctl_run_replays_json(f, arg);
+	ctl_run_rec_json(f, arg);
+	ctl_run_rerun_json(f, arg);
 }
 
 static void extra_print(const void *arg)
 {
 	ctl_run_replays_print(arg);
+	ctl_run_rerun_print(arg);
 }
 
 /* Hand the report a view of the finished run: what it ran, what crossed it, and why it stopped. */
@@ -241,21 +244,38 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 	int rc;
 
 	r.epoch_s = opts->mode == CTL_MODE_VIRTUAL ? CTL_VIRTUAL_EPOCH_S : (int64_t)time(NULL);
-	rc = ctl_run_build(&r, err, errlen);
+	r.rerun = opts->rerun_dir != NULL;
+	rc = r.rerun ? ctl_run_rerun_open(&r, err, errlen) : /* the session's epochs, checked against cfg */
+	     opts->record_dir != NULL ? ctl_run_rec_prepare(&r, err, errlen) : 0;
+	if (rc == 0)
+		rc = ctl_run_build(&r, err, errlen);
 	if (rc == 0) {
-		if (opts->mode == CTL_MODE_REALTIME)
+		if (r.rerun)
+			rc = ctl_run_rerun(&r, err, errlen);
+		else if (opts->mode == CTL_MODE_REALTIME)
 			rc = ctl_run_realtime(&r, err, errlen);
 		else
 			run_virtual(&r);
 	}
 	bool ran = rc == 0;
 
+	/* a re-run stops as its session did; the session log ends with how (ctl_run_record.c) */
+	*stop = r.rerun ? (enum ctl_stop)ctl_run_rerun_stop(&r) : stop_reason(&r);
+	if (ran && r.rec != NULL)
+		rc = ctl_run_rec_finish(&r, (uint8_t)*stop, err, errlen);
+	if (rc == 0 && ran && r.rerun) {
+		int same = ctl_run_rerun_compare(&r, err, errlen);
+
+		rc = same < 0 ? same : 0;
+		if (same >= 0 && opts->rerun_same != NULL)
+			*opts->rerun_same = same == 0;
+	}
+
 	if (r.nics != NULL) {
 		int e = close_outputs(&r, ran ? err : NULL, ran ? errlen : 0);
 
 		rc = rc < 0 ? rc : e;
 	}
-	*stop = stop_reason(&r);
 	if (ran) {
 		/* the summary is written and printed even when an output could not be: it says how far the run got;
 		 * the first error is the one returned */

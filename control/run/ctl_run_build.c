@@ -144,7 +144,7 @@ static struct net_endpoint nic_ep(struct ctl_run_state *r, uint32_t host)
 /* A host bound to a DPDK port takes the port instead of its emulated link (real time only). */
 static bool host_has_port(const struct ctl_run_state *r, uint32_t host)
 {
-	if (r->opts->mode != CTL_MODE_REALTIME)
+	if (!ctl_run_has_ports(r))
 		return false;
 	for (uint32_t i = 0; i < r->cfg->n_ports; i++)
 		for (uint32_t k = 0; k < r->cfg->ports[i].n_hosts; k++)
@@ -323,7 +323,7 @@ static bool host_linked(const struct ctl_run_state *r, uint32_t h)
 /* The switch port facing external host @p h is bound to a DPDK port (real time only). */
 static bool external_bound(const struct ctl_run_state *r, uint32_t h)
 {
-	for (uint32_t i = 0; r->opts->mode == CTL_MODE_REALTIME && i < r->cfg->n_ports; i++)
+	for (uint32_t i = 0; ctl_run_has_ports(r) && i < r->cfg->n_ports; i++)
 		if (r->cfg->ports[i].sw && r->cfg->ports[i].sw_host == h)
 			return true;
 	return false;
@@ -349,8 +349,8 @@ static int check_external(struct ctl_run_state *r, char *err, size_t errlen)
 				rc = add_err(err, errlen, "%s: applications.%u.list.%u: host '%s' is external, reached "
 					     "only through a switch port bound to a DPDK port, in %s mode%s", cfg->path, a, i,
 					     cfg->hosts[m->dst].name,
-					     r->opts->mode == CTL_MODE_REALTIME ? "real-time" : "virtual",
-					     r->opts->mode == CTL_MODE_REALTIME ? "; bind it in ports" : "; use --mode realtime");
+					     ctl_run_has_ports(r) ? "real-time" : "virtual",
+					     ctl_run_has_ports(r) ? "; bind it in ports" : "; use --mode realtime");
 		}
 	if (cfg->rdma_app >= 0)
 		for (uint32_t h = 0; h < cfg->n_hosts; h++)
@@ -381,7 +381,7 @@ static int check_reachable(struct ctl_run_state *r, char *err, size_t errlen)
 				rc = add_err(err, errlen,
 					     "%s: applications.%u.list.%u: host '%s' %s but has no link in %s mode%s",
 					     cfg->path, a, i, cfg->hosts[h].name, end == 0 ? "sends" : "receives",
-					     r->opts->mode == CTL_MODE_REALTIME ? "real-time" : "virtual",
+					     ctl_run_has_ports(r) ? "real-time" : "virtual",
 					     cfg->n_ports ? " (ports are used only with --mode realtime)" : "");
 			}
 		}
@@ -482,6 +482,8 @@ void ctl_run_teardown(struct ctl_run_state *r)
 
 	ctl_run_caps_free(r);
 	ctl_run_replays_free(r);
+	ctl_run_rec_free(r);
+	ctl_run_rerun_free(r);
 	rec_csv_close(r->events, NULL, 0);
 	r->events = NULL;
 	ctl_records_close(r->records, r->end, NULL, 0);
