@@ -31,18 +31,25 @@ static int rp_name(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 	return rc;
 }
 
-/* file: kept as written; the run opens it (relative to the current directory) and says what is wrong with it. */
+/*
+ * file: a relative path written in the config file is taken from the config file's directory (a config and its
+ * capture travel together); one given by --set from the current directory, as any path on a command line. The run
+ * opens it and says what is wrong with it.
+ */
 static int rp_file(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
 	struct ctl_replay *rp = ((struct replay_obj *)obj)->rp;
-	const char *s;
-	int rc = ctl_scalar(c, v, "out/pair/pair.pcap", &s);
+	const char *s, *slash = strrchr(c->file, '/');
+	int rc = ctl_scalar(c, v, "out/pair/pair.pcap", &s), dir = 0, n;
 
 	if (rc != 0)
 		return rc;
-	if (s[0] == '\0' || strlen(s) >= sizeof(rp->file))
-		return ctl_err(c, v, "file of %zu characters; a path of 1 to %zu", strlen(s), sizeof(rp->file) - 1);
-	memcpy(rp->file, s, strlen(s) + 1);
+	if (s[0] != '/' && v->set < 0 && slash != NULL)
+		dir = (int)(slash - c->file) + 1;
+	n = snprintf(rp->file, sizeof(rp->file), "%.*s%s", dir, c->file, s);
+	if (s[0] == '\0' || n < 0 || (size_t)n >= sizeof(rp->file))
+		return ctl_err(c, v, "file of %zu characters; a path of 1 to %zu", strlen(s) + (size_t)dir,
+			       sizeof(rp->file) - 1);
 	return 0;
 }
 

@@ -74,7 +74,11 @@ static unsigned eal_lcores(const struct ctl_run_opts *o, const char **which)
 	return 1;
 }
 
-/* Copy the config file to DIR/config.yaml and the --set overrides to DIR/sets, one a line. 0 or -errno. */
+/*
+ * Copy the config file to DIR/config.yaml and the --set overrides to DIR/sets, one a line, then one more per replay:
+ * its file as an absolute path, since a relative one is taken from the config's directory, which the copy is not.
+ * 0 or -errno.
+ */
 static int save_config(const struct ctl_run_state *r, const char *dir, char *err, size_t errlen)
 {
 	char path[PATH_MAX + 16];
@@ -98,6 +102,12 @@ static int save_config(const struct ctl_run_state *r, const char *dir, char *err
 	out = e == 0 ? fopen(path, "w") : NULL;
 	for (int i = 0; out != NULL && i < r->opts->n_sets; i++)
 		fprintf(out, "%s\n", r->opts->sets[i]);
+	for (uint32_t i = 0; out != NULL && i < r->cfg->n_replays; i++) {
+		char abs[PATH_MAX];
+
+		fprintf(out, "replay.%u.file=%s\n", i,
+			realpath(r->cfg->replays[i].file, abs) != NULL ? abs : r->cfg->replays[i].file);
+	}
 	if (out == NULL || fclose(out) != 0) {
 		e = e ? e : errno;
 		snprintf(err, errlen, "--record: %s: %s", path, strerror(e));

@@ -82,7 +82,7 @@ check "summary.json has the timing error p50 <= p99 <= max" '[ "$(echo $res | cu
 # pair.pcap's host0 frames into host1, in real time at speed 0.001 (its 0.3 ms last 0.3 s)
 "$uetemu" run "$root/configs/pair.yaml" --out "$tmp/out/pair" --quiet >/dev/null
 timeout -s TERM -k 5 60 "$uetemu" run "$root/configs/replay-pair.yaml" --mode realtime --out "$tmp/rtpair" \
-	--quiet --set replay.0.speed=0.001 "${eal[@]}" >"$tmp/rtpair.log" 2>&1
+	--quiet --set replay.0.speed=0.001 --set replay.0.file=out/pair/pair.pcap "${eal[@]}" >"$tmp/rtpair.log" 2>&1
 rc=$?
 check "pair.pcap replayed into host1 in real time exits 0 ($rc)" '[ $rc = 0 ]'
 [ $rc = 0 ] || sed 's/^/  /' "$tmp/rtpair.log"
