@@ -202,7 +202,7 @@ def config_errors(uetemu, root):
 
 
 def main():
-    uetemu, root = sys.argv[1], sys.argv[2]
+    uetemu, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     os.chdir(workdir())
     base = host0_frames(uetemu, root)
     check(len(base) > 2000, "host0's frames of pair.pcap (%d)" % len(base))
