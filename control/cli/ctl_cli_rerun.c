@@ -48,6 +48,12 @@ int ctl_cli_rerun(const char *dir, const char *out, const struct ctl_run_opts *b
 		return CTL_EXIT_ERROR;
 	snprintf(cfgpath, sizeof(cfgpath), "%s/config.yaml", dir);
 	snprintf(outdir, sizeof(outdir), "%s/rerun", dir);
+	char a[PATH_MAX], b[PATH_MAX];
+	if (out != NULL && realpath(out, a) != NULL && realpath(dir, b) != NULL && strcmp(a, b) == 0) {
+		/* the re-run's own session.bin would replace the one it plays */
+		fprintf(stderr, "uetemu: rerun: --out %s is the session's own directory; give another one\n", out);
+		return CTL_EXIT_USAGE;
+	}
 	if (ctl_config_load(&cfg, cfgpath, sets, n, err, sizeof(err)) < 0) {
 		fprintf(stderr, "uetemu: rerun: %s\n", err);
 		return CTL_EXIT_ERROR;
