@@ -37,6 +37,7 @@ PY
 cd "$tmp" || exit 1
 timeout -s TERM -k 5 60 "$uetemu" run "$root/tests/lab/replay-rt.yaml" --mode realtime --out "$tmp/five" --quiet \
 	--set "ports.0.dev=net_pcap0,rx_pcap=$tmp/empty.pcap,tx_pcap=$tmp/five-tx.pcap" --set replay.0.dev=net_pcap0 \
+	--set "replay.0.file=$tmp/five.pcap" \
 	"${eal[@]}" >"$tmp/five.log" 2>&1
 rc=$?
 check "the 5 s replay to net_pcap exits 0 ($rc)" '[ $rc = 0 ]'
