@@ -316,9 +316,9 @@ static int cmd_validate(struct cli *c)
 		ctl_config_free(&cfg);
 		return CTL_EXIT_ERROR;
 	}
-	printf("%s: valid for %s mode (%u hosts, %u links, %u applications, %u ports, %u captures)\n", c->config,
-	       c->run.mode == CTL_MODE_REALTIME ? "realtime" : "virtual", cfg.n_hosts, cfg.n_links, cfg.n_apps,
-	       cfg.n_ports, cfg.n_captures);
+	printf("%s: valid for %s mode (%u hosts, %u links, %u applications, %u ports, %u captures, %u replays)\n",
+	       c->config, c->run.mode == CTL_MODE_REALTIME ? "realtime" : "virtual", cfg.n_hosts, cfg.n_links,
+	       cfg.n_apps, cfg.n_ports, cfg.n_captures, cfg.n_replays);
 	ctl_config_free(&cfg);
 	return CTL_EXIT_OK;
 }

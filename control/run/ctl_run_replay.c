@@ -70,7 +70,10 @@ static int open_one(struct ctl_run_state *r, uint32_t i, char *err, size_t errle
 	s->rp = cap_replay_load(&c, why, sizeof(why));
 	if (s->rp == NULL) {
 		int e = errno;
-		snprintf(err, errlen, "%s: replay.%u (%s): %s", r->cfg->path, i, cr->name, why);
+		/* the reader's messages name the offset; cap_replay_load()'s own name the file already */
+		snprintf(err, errlen, "%s: replay.%u (%s): %s%s%s", r->cfg->path, i, cr->name,
+			 strncmp(why, cr->file, strlen(cr->file)) == 0 ? "" : cr->file,
+			 strncmp(why, cr->file, strlen(cr->file)) == 0 ? "" : ": ", why);
 		return -e;
 	}
 	s->info = cap_replay_info(s->rp);
@@ -94,7 +97,7 @@ int ctl_run_replays_open(struct ctl_run_state *r, char *err, size_t errlen)
 	if (r->replays == NULL)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < cfg->n_replays; i++) {
-		char why[1024];
+		char why[2048];
 		int rc = open_one(r, i, why, sizeof(why));
 
 		r->n_replays++;
