@@ -322,3 +322,40 @@ Test(cap_session, truncated_at_every_byte_or_corrupted_is_a_clear_error, .init =
 	cap_session_close_r(r);
 	free(all);
 }
+
+Test(cap_session, three_hundred_mutants_read_without_a_crash, .init = mkdir_tmp)
+{
+	uint32_t size;
+	const char *path = write_log("m.bin", &size);
+	uint8_t *all = malloc(size);
+	FILE *f = fopen(path, "rb");
+	char mut[160], err[256];
+	uint64_t seed = 14;
+
+	cr_assert(f != NULL && fread(all, 1, size, f) == size);
+	fclose(f);
+	snprintf(mut, sizeof(mut), "%s/mut.bin", dir);
+	for (int m = 0; m < 300; m++) {
+		uint8_t *b = malloc(size);
+		struct cap_session_r *r;
+		struct cap_session_hdr h;
+		struct cap_session_rec rec;
+		int rc, n = 0;
+
+		memcpy(b, all, size);
+		for (int k = 0; k < 1 + m % 4; k++) { /* a few bytes past the header set to random values */
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			b[56 + (seed >> 33) % (size - 56)] = (uint8_t)(seed >> 24);
+		}
+		f = fopen(mut, "wb");
+		fwrite(b, 1, size, f);
+		fclose(f);
+		cr_assert_eq(cap_session_open(mut, &r, &h, err, sizeof(err)), 0);
+		while ((rc = cap_session_next(r, &rec, err, sizeof(err))) == 1 && n < 1000)
+			n++;
+		cr_expect(rc == 0 || rc == -EINVAL, "mutant %d: %d", m, rc);
+		cap_session_close_r(r);
+		free(b);
+	}
+	free(all);
+}
