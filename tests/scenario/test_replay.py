@@ -4,6 +4,8 @@
 - 10,000 frames (host0's data frames of configs/pair.yaml's capture, stamped with seeded random gaps of 1 ns to
   5 us) played into host1: the capture of the injection link holds every one of them, byte for byte, each at its
   own stamp to the nanosecond (the capture's epoch is the file's first stamp), and host1 takes them in.
+- host1's frames of configs/incast.yaml's capture replayed into switch port tor0:1: each enters the switch at its
+  own stamp (a capture of the port), and the switch forwards them to host0.
 - speed 2.0 with loop 3: frame i of loop n at n x period + (stamp - first) / 2 (period: the last deadline plus the
   mean gap); rate 1000000: frame k at k us.
 - rewrite: the MAC and IPv4 maps change the addresses, the IPv4 header checksum stays right, nothing else moves.
@@ -133,6 +135,38 @@ def test_rewrite(uetemu, root, base):
     check(r.summary['replays'][0]['rewritten'] == 50, 'rewritten counts 50')
 
 
+RACK = """simulation: {SimulationName: rack-replay}
+topology: {type: rack, hosts_per_rack: 9}
+replay:
+  - {file: %s, port: "tor0:1"}
+captures:
+  - {name: p, port: "tor0:1", epoch: 0}
+"""
+
+
+def test_switch_port(uetemu, root):
+    """host1's frames of configs/incast.yaml's capture replayed into switch port tor0:1 (host1's): the port's
+    capture sees each enter at its own stamp, and the switch forwards them to host0, which takes their payload."""
+    r = run(uetemu, 'configs/incast.yaml', root=root)
+    ip1 = [h['ip'] for h in r.summary['hosts'] if h['name'] == 'host1'][0]
+    src = bytes(int(x) for x in ip1.split('.'))
+    frames = [(t, fr) for t, fr in uetpcap.read_pcap(os.path.join(r.out, 'incast-host1.pcap'), epoch_ns=0)
+              if fr[12:14] == b'\x08\x00' and fr[26:30] == src][:3000]
+    path = os.path.join(workdir(), 'host1.pcap')
+    write_pcap(path, frames)
+    cfg = os.path.join(workdir(), 'rack-replay.yaml')
+    open(cfg, 'w').write(RACK % path)
+    r = run(uetemu, cfg)
+    got = [(t, fr) for t, fr in uetpcap.read_pcap(os.path.join(r.out, 'p.pcap'), epoch_ns=0) if fr[26:30] == src]
+    t0 = frames[0][0]
+    same = sum(1 for a, b in zip(got, frames) if a[0] == b[0] - t0 and a[1] == b[1])
+    check(len(got) == len(frames) and same == len(frames),
+          'port tor0:1: %d of %d frames entered the switch at their own stamps with their bytes' % (same, len(frames)))
+    rx0 = [h['rx_payload_bytes'] for h in r.summary['hosts'] if h['name'] == 'host0'][0]
+    check(rx0 > 0 and r.summary['replays'][0]['refused'] == 0,
+          'the switch forwarded them: host0 took %d B of payload' % rx0)
+
+
 def uetemu_err(uetemu, root, cmd, path):
     cfg = os.path.join(root, 'configs/replay-pair.yaml')
     args = [uetemu, cmd, cfg, '--set', 'replay.0.file=' + path]
@@ -207,6 +241,7 @@ def main():
     base = host0_frames(uetemu, root)
     check(len(base) > 2000, "host0's frames of pair.pcap (%d)" % len(base))
     test_exact(uetemu, root, base)
+    test_switch_port(uetemu, root)
     test_pace(uetemu, root, base)
     test_rewrite(uetemu, root, base)
     test_bad(uetemu, root, base)
