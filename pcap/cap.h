@@ -364,8 +364,15 @@ int cap_session_close(struct cap_session_w *w, char *err, size_t errlen);
 int cap_session_open(const char *path, struct cap_session_r **out, struct cap_session_hdr *h, char *err,
 		     size_t errlen);
 
-/** The next record: 1, 0 at the end, -EINVAL for a truncated or corrupt record (its offset in @p err). */
+/**
+ * The next record: 1; 0 at the end, also when the file ends inside a record (a run killed while writing:
+ * cap_session_cut() says where); -EINVAL for a corrupt record (an unknown type, a length it cannot have), its offset
+ * in @p err.
+ */
 int cap_session_next(struct cap_session_r *r, struct cap_session_rec *rec, char *err, size_t errlen);
+
+/** Offset of the record the file ended inside, or UINT64_MAX when it ended on a record boundary (so far). */
+uint64_t cap_session_cut(const struct cap_session_r *r);
 
 /** Close a reader. Accepts NULL. */
 void cap_session_close_r(struct cap_session_r *r);

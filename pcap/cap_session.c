@@ -29,6 +29,7 @@ struct cap_session_r {
 	char path[CAP_SESSION_PATH_MAX];
 	uint8_t frame[CAP_READ_CAPLEN_MAX];
 	uint64_t off;            /* offset of the next record */
+	uint64_t cut;            /* offset of a record the file ends inside, or UINT64_MAX */
 };
 
 static void put_le(uint8_t *p, uint64_t v, unsigned n)
@@ -146,6 +147,7 @@ int cap_session_open(const char *path, struct cap_session_r **out, struct cap_se
 	h->time_scale = get_le(b + 40, 8);
 	h->config_hash = get_le(b + 48, 8);
 	r->off = sizeof(b);
+	r->cut = UINT64_MAX;
 	*out = r;
 	return 0;
 }
@@ -157,10 +159,9 @@ int cap_session_next(struct cap_session_r *r, struct cap_session_rec *rec, char 
 
 	if (n == 0 && feof(r->f))
 		return 0;
-	if (n < sizeof(b)) {
-		snprintf(err, errlen, "%s: record at offset %llu: truncated (%zu of %u header bytes)", r->path,
-			 (unsigned long long)r->off, n, SES_REC_LEN);
-		return -EINVAL;
+	if (n < sizeof(b)) { /* a run killed while writing: the log ends with its last whole record */
+		r->cut = r->off;
+		return 0;
 	}
 	rec->type = b[0];
 	rec->port = b[1];
@@ -174,13 +175,17 @@ int cap_session_next(struct cap_session_r *r, struct cap_session_rec *rec, char 
 		return -EINVAL;
 	}
 	if (rec->len > 0 && fread(r->frame, 1, rec->len, r->f) != rec->len) {
-		snprintf(err, errlen, "%s: record at offset %llu: truncated inside its %u frame bytes", r->path,
-			 (unsigned long long)r->off, rec->len);
-		return -EINVAL;
+		r->cut = r->off;
+		return 0;
 	}
 	rec->data = r->frame;
 	r->off += SES_REC_LEN + rec->len;
 	return 1;
+}
+
+uint64_t cap_session_cut(const struct cap_session_r *r)
+{
+	return r->cut;
 }
 
 void cap_session_close_r(struct cap_session_r *r)

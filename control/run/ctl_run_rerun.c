@@ -20,6 +20,7 @@ struct ctl_rerun {
 	bool in_pass;
 	uint64_t records, passes, rx, tx;  /* of the recorded log, as played */
 	bool ended;                  /* the recorded log has its END */
+	emu_ps_t last_t;             /* the latest time of a record played */
 	uint8_t stop;                /* the recorded run's enum ctl_stop */
 	int same;                    /* 1 the logs are equal, 0 not, -1 not compared */
 	uint64_t compared;           /* records compared */
@@ -179,16 +180,20 @@ int ctl_run_rerun(struct ctl_run_state *r, char *err, size_t errlen)
 			net_port_start(r->exts[i].stack, 0);
 	while (!rr->ended && !*r->opts->quit && (rc = cap_session_next(rr->rd, &rec, err, errlen)) == 1) {
 		rr->records++;
+		rr->last_t = rec.t > rr->last_t ? rec.t : rr->last_t;
 		if ((rc = play(r, &rec, err, errlen)) < 0)
 			return rc;
 	}
 	if (rc < 0)
 		return rc;
-	if (!rr->ended) {
+	if (!rr->ended) { /* the events up to the last frame the log saw sent, so the re-run sends it too */
 		ticks_upto(r, r->n_exts);
-		r->end = r->rt_now;
-		fprintf(stderr, "[uetemu] rerun: %s has no end record (the recorded run was killed?): played up to "
-				"its last pass, %.6f s\n", rr->log, (double)r->end / 1e12);
+		emu_sched_run_until(r->np.sched, rr->last_t);
+		emu_sched_advance(r->np.sched, rr->last_t);
+		r->end = r->rt_now = emu_sched_now(r->np.sched);
+		fprintf(stderr, "[uetemu] rerun: %s has no end record%s (the recorded run was killed?): played up to its "
+				"last record, %.6f s; compared as far as it goes\n", rr->log,
+			cap_session_cut(rr->rd) != UINT64_MAX ? " and ends inside a record" : "", (double)r->end / 1e12);
 	}
 	return 0;
 }
@@ -231,10 +236,12 @@ static int compare_logs(struct ctl_rerun *rr, const char *mine, char *err, size_
 			break;
 		}
 		if (na == 0 || nb == 0) {
-			if (na != nb)
+			/* a recorded log without its end (a killed run) is compared as far as it goes */
+			bool prefix = na == 0 && !rr->ended;
+			if (na != nb && !prefix)
 				snprintf(rr->diff, sizeof(rr->diff), "record %llu: the %s log ends first",
 					 (unsigned long long)rr->compared, na == 0 ? "recorded" : "re-run's");
-			rc = na == nb ? 1 : 0;
+			rc = na == nb || prefix ? 1 : 0;
 			break;
 		}
 		if (!same_rec(rr, &ra, &rb, rb.data)) {

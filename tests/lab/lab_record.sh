@@ -11,7 +11,8 @@
 # (pcapng, dev) holds as sent by the emulated hosts are the same in the re-run as in the real-time run, byte for
 # byte, with the same emulated time (the comment of each frame), and so are the frames received; every record
 # (CSV) of the re-run is byte-identical to the session's. Then: the first session re-run a second time gives the
-# same again; a log with one arrived byte changed makes the re-run exit 6 naming the first difference; a session
+# same again; a log with one arrived byte changed makes the re-run exit 6 naming the first difference; the log of a
+# killed run (cut inside a record) re-runs as far as it goes, identical; a session
 # run with LagPolicy elastic (emulated time held back) re-runs identically; --record with two EAL lcores is refused
 # with a clear message.
 set -u
@@ -109,6 +110,15 @@ PY
 rc=$?
 check "a log with one arrived byte changed: the re-run exits 6 and names the first difference ($rc: $(grep -o 'DIFFERS.*' "$WORK/rrbad.log" | cut -c1-120))" \
 	'[ $rc = 6 ] && grep -q "DIFFERS from the recorded session at record" "$WORK/rrbad.log"'
+
+# the log of a run killed while writing: cut in the middle of a record; the re-run plays it as far as it goes
+mkdir -p "$WORK/cut" && cp "$WORK/rec1/config.yaml" "$WORK/rec1/sets" "$WORK/cut/"
+size=$(stat -c %s "$WORK/rec1/session.bin")
+head -c $((size / 2 + 7)) "$WORK/rec1/session.bin" >"$WORK/cut/session.bin"
+"$UETEMU" rerun "$WORK/cut" --out "$WORK/rrcut" --quiet >"$WORK/rrcut.log" 2>&1
+rc=$?
+check "a log cut inside a record (a killed run): re-run as far as it goes, identical ($rc: $(grep -o 'identical to the recorded session: [0-9]* records' "$WORK/rrcut.log"))" \
+	'[ $rc = 0 ] && grep -q "ends inside a record" "$WORK/rrcut.log" && grep -q "identical to the recorded session" "$WORK/rrcut.log"'
 
 # LagPolicy elastic with LagLimit 1 us holds emulated time back on a shared machine: the log keeps the times the
 # loop used, so the re-run still reproduces the session (tests/lab/rt-tx.yaml: two hosts on net_null ports)

@@ -302,11 +302,14 @@ Test(cap_session, truncated_at_every_byte_or_corrupted_is_a_clear_error, .init =
 		cr_assert_eq(rc, 0);
 		while ((rc = cap_session_next(r, &rec, err, sizeof(err))) == 1)
 			records++;
+		/* the log ends with its last whole record; a cut inside one is reported at that record's offset */
+		static const uint32_t starts[] = { 56, 80, 164, 248, 272 };
+		uint32_t whole = 0;
+		while (whole + 1 < 5 && starts[whole + 1] <= n)
+			whole++;
+		cr_expect(rc == 0 && records == (int)whole, "%u: %d, %d records", n, rc, records);
+		cr_expect_eq(cap_session_cut(r), n == starts[whole] ? UINT64_MAX : starts[whole], "%u", n);
 		cap_session_close_r(r);
-		/* a cut on a record boundary ends the log there; anywhere else is a named truncation */
-		bool boundary = n == 56 || n == 80 || n == 164 || n == 248 || n == 272;
-		cr_expect(boundary ? rc == 0 : rc == -EINVAL && strstr(err, "truncated") != NULL, "%u: %d %s", n, rc,
-			  err);
 	}
 	all[56 + 24] = 9; /* the RX record's type */
 	f = fopen(cut, "wb");
