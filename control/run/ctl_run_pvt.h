@@ -59,13 +59,14 @@ struct ctl_replay_src {
 	struct net_dir *dir;           /* port, host: the link direction into the device */
 	emu_timer_t timer;             /* port, host: the pending event of the next frame */
 	int dp_port;                   /* dev, real time: the DPDK port, once open; else -1 */
-	uint64_t tsc_per_ps_num;       /* dev: TSC ticks per 10^12 ps (hz x TimeScale) */
+	bool timed;                    /* real time: each frame's timing error is measured */
+	uint64_t tsc_per_ps_num;       /* real time: TSC ticks per 10^12 ps (hz x TimeScale) */
 	uint64_t sent;                 /* frames handed to the device, or staged on the DPDK port */
 	uint64_t refused[WIRE_R_COUNT]; /* port, host: frames the decoder refused, by reason */
 	uint64_t no_pkt;               /* port, host: frames lost to an empty descriptor pool */
 	uint64_t sched_full;           /* port, host: frames not played, the scheduler being full */
 	uint64_t tx_drops;             /* dev: frames the DPDK port did not take */
-	struct emu_hist err_ns;        /* dev: send time minus deadline, ns */
+	struct emu_hist err_ns;        /* real time: send (dev) or injection time minus deadline, TSC in ns */
 };
 
 struct ctl_rec_session;

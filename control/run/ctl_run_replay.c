@@ -14,8 +14,25 @@
 /* Frames a DPDK-port replay sends in one poll pass at most, so a late loop catches up without starving the rest. */
 #define REPLAY_PASS_MAX 256
 
+/* Real time: the TSC of frame @p k of replay @p s: the run's time 0 plus its deadline x TimeScale. */
+static uint64_t deadline_tsc(const struct ctl_replay_src *s, uint64_t k)
+{
+	return s->run->rt_t0 + (uint64_t)((unsigned __int128)cap_replay_deadline(s->rp, k) * s->tsc_per_ps_num /
+					  EMU_PS_PER_S);
+}
+
+/* Real time: how far past frame @p k's deadline the TSC is now, in ns, into the source's timing error. */
+static void timing(struct ctl_replay_src *s, uint64_t k)
+{
+	uint64_t due = deadline_tsc(s, k), now = dp_tsc();
+
+	emu_hist_add(&s->err_ns, now > due ? (uint64_t)((unsigned __int128)(now - due) * 1000000000u / s->run->rt_hz) : 0);
+}
+
 /* Frames from replay source @p s whose deadline is @p now, each decoded into a descriptor and handed to the device
- * across the source's link direction; then the next deadline is scheduled. One pending event per source. */
+ * across the source's link direction; then the next deadline is scheduled. One pending event per source. In real
+ * time the frame enters the model at its emulated deadline all the same; its timing error is how late in wall-clock
+ * time the loop ran the event. */
 static void inject(void *a, void *b, emu_ps_t now)
 {
 	struct ctl_replay_src *s = a;
@@ -26,6 +43,9 @@ static void inject(void *a, void *b, emu_ps_t now)
 	s->timer = 0;
 	while (s->next < s->info->total && cap_replay_deadline(s->rp, s->next) <= now) {
 		uint32_t len;
+
+		if (s->timed)
+			timing(s, s->next);
 		const uint8_t *f = cap_replay_frame(s->rp, s->next++, &len);
 		struct wire_pkt *pkt = net_pkt_alloc(&r->np);
 		int rc;
@@ -128,18 +148,13 @@ void ctl_run_replays_rt_start(struct ctl_run_state *r)
 	for (uint32_t i = 0; i < r->n_replays; i++) {
 		struct ctl_replay_src *s = &r->replays[i];
 
-		if (s->cfg->point == CTL_REPLAY_DEV && !r->rerun) {
+		if (r->rerun)
+			continue;
+		s->timed = true;
+		s->tsc_per_ps_num = r->rt_hz * scale; /* TSC ticks = ps x hz x TimeScale / 10^12 */
+		if (s->cfg->point == CTL_REPLAY_DEV)
 			s->dp_port = r->exts[s->cfg->dev].dp_port;
-			s->tsc_per_ps_num = r->rt_hz * scale; /* TSC ticks = ps x hz x TimeScale / 10^12 */
-		}
 	}
-}
-
-/* TSC of frame @p k of DPDK-port replay @p s: the run's time 0 plus its deadline x TimeScale. */
-static uint64_t deadline_tsc(const struct ctl_replay_src *s, uint64_t k)
-{
-	return s->run->rt_t0 + (uint64_t)((unsigned __int128)cap_replay_deadline(s->rp, k) * s->tsc_per_ps_num /
-					  EMU_PS_PER_S);
 }
 
 void ctl_run_replays_rt_poll(struct ctl_run_state *r)
@@ -154,10 +169,8 @@ void ctl_run_replays_rt_poll(struct ctl_run_state *r)
 
 			if (now < due)
 				break;
+			timing(s, s->next);
 			f = cap_replay_frame(s->rp, s->next++, &len);
-			uint64_t late = (uint64_t)((unsigned __int128)(now - due) * 1000000000u / r->rt_hz);
-
-			emu_hist_add(&s->err_ns, late);
 			if (dp_tx(r->dp, s->dp_port, f, len) != DP_TX_OK)
 				s->tx_drops++;
 			else
@@ -225,7 +238,7 @@ void ctl_run_replays_json(FILE *f, const struct ctl_run_state *r)
 			(unsigned long long)in->bad_len, (unsigned long long)in->out_of_order,
 			(unsigned long long)in->rewritten, (unsigned long long)skipped, (unsigned long long)refused(s),
 			(unsigned long long)s->no_pkt, (unsigned long long)s->sched_full, (unsigned long long)s->tx_drops);
-		if (s->dp_port >= 0)
+		if (s->timed)
 			fprintf(f, ", \"timing_error_ns\": {\"count\": %llu, \"p50\": %llu, \"p99\": %llu, \"max\": %llu}",
 				(unsigned long long)s->err_ns.count, (unsigned long long)emu_hist_pct(&s->err_ns, 50),
 				(unsigned long long)emu_hist_pct(&s->err_ns, 99), (unsigned long long)s->err_ns.max);
@@ -243,7 +256,7 @@ void ctl_run_replays_print(const struct ctl_run_state *r)
 		       "%llu snap-cut)", s->cfg->name, point_name(s->cfg->point), s->cfg->to, (unsigned long long)s->sent,
 		       (unsigned long long)s->info->total, (unsigned long long)refused(s),
 		       (unsigned long long)s->info->filtered_out, (unsigned long long)s->info->snap_cut);
-		if (s->dp_port >= 0)
+		if (s->timed)
 			printf("; timing error p50 %.3f us, p99 %.3f us, max %.3f us",
 			       (double)emu_hist_pct(&s->err_ns, 50) / 1e3, (double)emu_hist_pct(&s->err_ns, 99) / 1e3,
 			       (double)s->err_ns.max / 1e3);

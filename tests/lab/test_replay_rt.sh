@@ -93,6 +93,11 @@ print(sum(p['messages'] for p in d['pdcs']), sum(p['completed'] for p in d['pdcs
 rx=$(python3 -c "import json, sys
 s = json.load(open(sys.argv[1])); print([h['rx_payload_bytes'] for h in s['hosts'] if h['name'] == 'host1'][0],
 s['replays'][0]['played'])" "$tmp/rtpair/summary.json")
+te=$(python3 -c "import json, sys
+te = json.load(open(sys.argv[1]))['replays'][0]['timing_error_ns']
+print('p50 %d ns, p99 %d ns, max %d ns over %d frames' % (te['p50'], te['p99'], te['max'], te['count']))" \
+	"$tmp/rtpair/summary.json")
+echo "  figures: injection into host1, wall-clock time past each frame's deadline: $te"
 echo "  figures: messages started/acknowledged $got; host1 rx payload and frames played: $rx"
 check "every message delivered and acknowledged: 10 started, 10 acknowledged ($got)" '[ "$got" = "10 10" ]'
 check "host1 took 10 MiB of payload from 2,570 frames ($rx)" '[ "$rx" = "10485760 2570" ]'
