@@ -245,7 +245,10 @@ static int compare_logs(struct ctl_rerun *rr, const char *mine, char *err, size_
 			break;
 		}
 		if (!same_rec(rr, &ra, &rb, rb.data)) {
-			rc = 0;
+			/* a killed run's log may end with a pass whose first frame was cut off: the re-run, which never
+			 * saw that frame, did not log the pass */
+			rc = !rr->ended && ra.type == CAP_SES_PASS && rb.type == CAP_SES_END &&
+			     cap_session_next(a, &ra, err, errlen) == 0;
 			break;
 		}
 		rr->compared++;
