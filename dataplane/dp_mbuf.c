@@ -239,8 +239,14 @@ static inline unsigned dp_rx_burst(struct dp_ctx *dp, int port, dp_rx_fn fn, voi
 	assert(port >= 0 && port < dp->n_ports);
 	n = rte_eth_rx_burst(p->port_id, 0, pkts, DP_BURST);
 	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
 		const uint8_t *data;
+
+		/* A PMD that took the 802.1Q tag off into the mbuf puts it back in the bytes, so the port's IPv4 side
+		 * (net_port_rx) sees every frame as it was on the wire (tagged frames of a vlan: port, and others).
+		 * It fails only without 4 B of headroom: the frame then goes on untagged, and a vlan: port counts it. */
+		if (unlikely(pkts[i]->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED))
+			(void)rte_vlan_insert(&pkts[i]);
+		struct rte_mbuf *m = pkts[i];
 
 		if (likely(m->nb_segs == 1)) {
 			data = rte_pktmbuf_mtod(m, const uint8_t *);

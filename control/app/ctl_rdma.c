@@ -395,11 +395,14 @@ static void beacon_row(void *a, void *b, emu_ps_t now)
 	emu_ps_t next = beacon_next(rd, now);
 
 	(void)b;
-	fprintf(f, "%s,", rd->cfg->sim.simulation_name);
+	rec_put_str(f, rd->cfg->sim.simulation_name);
+	rec_put_ch(f, ',');
 	ctl_rec_row_head(rd->beacon, now);
-	fputc(',', f);
+	rec_put_ch(f, ',');
 	ctl_rec_put_sec(f, now - rd->beacon_last);
-	fprintf(f, ",%llu,%llu,0,0,0,0,0,0\n", (unsigned long long)rd->tx_client, (unsigned long long)rd->rx_client);
+	rec_put_cu64(f, rd->tx_client);
+	rec_put_cu64(f, rd->rx_client);
+	rec_put_str(f, ",0,0,0,0,0,0\n");
 	rd->beacon_last = now;
 	if (next != EMU_PS_NEVER)
 		(void)net_sched(rd->np, next, ev_beacon, rd, NULL, NULL); /* the event it ran in is free */
@@ -451,14 +454,22 @@ static void perf_row(struct ctl_rdma *rd, const struct rdma_conn *k, emu_ps_t do
 {
 	FILE *f = rec_csv_file(rd->perf);
 
-	fprintf(f, "%s,", rd->cfg->sim.simulation_name);
+	rec_put_str(f, rd->cfg->sim.simulation_name);
+	rec_put_ch(f, ',');
 	ctl_rec_row_head(rd->perf, now);
-	fputs(",RDMA-WRITE,", f);
+	rec_put_str(f, ",RDMA-WRITE,");
 	ctl_rec_put_fixed(f, now - doorbell, 6);
-	fprintf(f, ",%u,", APP_WQE_BYTES);
+	rec_put_cu64(f, APP_WQE_BYTES);
+	rec_put_ch(f, ',');
 	ctl_rec_put_sec(f, doorbell);
-	fprintf(f, ",%s,%u,RDMA_VERB_POST_WRITE,%llu,%llu,%llu\n", k->name, rd->pairs[k->pair].initiator,
-		(unsigned long long)k->done, (unsigned long long)k->sent, (unsigned long long)k->done);
+	rec_put_ch(f, ',');
+	rec_put_str(f, k->name);
+	rec_put_cu64(f, rd->pairs[k->pair].initiator);
+	rec_put_str(f, ",RDMA_VERB_POST_WRITE");
+	rec_put_cu64(f, k->done);
+	rec_put_cu64(f, k->sent);
+	rec_put_cu64(f, k->done);
+	rec_put_ch(f, '\n');
 }
 
 void ctl_rdma_done(struct ctl_rdma *rd, uint64_t cookie, emu_ps_t now)

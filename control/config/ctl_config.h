@@ -114,6 +114,7 @@ struct ctl_port {
 	uint32_t sw_link;          /* that link's index in the topology */
 	int8_t xdp_steering;       /* xdp_steering: 1 true, 0 false, -1 not given (then on for a net_af_xdp dev
 	                            * when the steering object is found) */
+	uint16_t vlan;             /* vlan: 802.1Q VLAN id 1..4094 of the port's frames, PCP = traffic class; 0 none */
 };
 
 /** Which key of a capture names its capture point. */

@@ -463,19 +463,45 @@ static int port_xdp_steering(struct ctl_ctx *c, const struct ctl_ynode *v, void 
 	return rc;
 }
 
+/* vlan: the 802.1Q VLAN id of the port's frames (docs/realtime.md, VLANs). */
+static int port_vlan(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	uint64_t vid;
+	int rc = ctl_val_uint(c, v, 1, 4094, &vid);
+
+	if (rc == 0)
+		((struct port_obj *)obj)->p->vlan = (uint16_t)vid;
+	return rc;
+}
+
+/* What the keys of one port entry say together. */
+static int port_check(struct ctl_ctx *c, const struct ctl_ynode *item, const struct ctl_port *p)
+{
+	bool af_xdp = strncmp(p->dev, "net_af_xdp", 10) == 0;
+
+	if (p->xdp_steering == 1 && !af_xdp)
+		return ctl_err(c, item, "xdp_steering: true is for net_af_xdp devs only, not '%s'", p->dev);
+	if (p->vlan != 0 && p->sw)
+		return ctl_err(c, item, "vlan: is for ports of emulated hosts; a switch port (attach: \"DEV:PORT\") "
+			       "sends and takes untagged frames");
+	if (p->vlan != 0 && af_xdp && p->xdp_steering != 0)
+		return ctl_err(c, item, "vlan: on '%s' needs xdp_steering: false (the steering program does not look "
+			       "inside 802.1Q tags: it would hand every tagged frame to the kernel)", p->dev);
+	return 0;
+}
+
 static int port_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t idx, void *obj)
 {
 	static const struct ctl_key keys[] = { { "attach", true, port_attach }, { "dev", true, port_dev },
 					       { "gateway", false, port_gateway },
 					       { "tx", false, port_tx },
+					       { "vlan", false, port_vlan },
 					       { "xdp_steering", false, port_xdp_steering } };
 	struct port_obj o = { .cfg = obj, .p = &((struct ctl_config *)obj)->ports[idx] };
 
 	o.p->xdp_steering = -1;
 	int rc = ctl_walk_map(c, item, keys, sizeof(keys) / sizeof(keys[0]), &o, PORT_EXAMPLE);
-	if (rc == 0 && o.p->xdp_steering == 1 && strncmp(o.p->dev, "net_af_xdp", 10) != 0)
-		rc = ctl_err(c, item, "xdp_steering: true is for net_af_xdp devs only, not '%s'", o.p->dev);
-	return rc;
+	return rc == 0 ? port_check(c, item, o.p) : rc;
 }
 
 int ctl_sec_ports(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg)

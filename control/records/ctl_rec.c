@@ -64,7 +64,7 @@ FILE *ctl_rec_row_head(struct rec_csv *csv, emu_ps_t now)
 	FILE *f = rec_csv_file(csv);
 
 	rec_csv_time_utc(csv, now);
-	fputc(',', f);
+	rec_put_ch(f, ',');
 	ctl_rec_put_sec(f, now);
 	return f;
 }
@@ -83,12 +83,7 @@ void ctl_rec_put_sec(FILE *f, emu_ps_t ps)
 void ctl_rec_put_fixed(FILE *f, uint64_t v, int digits)
 {
 	assert(digits >= 0 && digits <= 12);
-	uint64_t div = pow10_tab[digits];
-
-	if (digits == 0)
-		fprintf(f, "%llu", (unsigned long long)v);
-	else
-		fprintf(f, "%llu.%0*llu", (unsigned long long)(v / div), digits, (unsigned long long)(v % div));
+	rec_put_fixed(f, v, digits);
 }
 
 void ctl_rec_put_quot(FILE *f, uint64_t a, uint64_t mul, uint64_t den, int digits)
@@ -112,7 +107,14 @@ void ctl_rec_put_quot128(FILE *f, unsigned __int128 num, unsigned __int128 den, 
 		buf[--n] = (char)('0' + (int)(whole % 10));
 		whole /= 10;
 	} while (whole != 0);
-	fputs(buf + n, f);
-	if (digits > 0)
-		fprintf(f, ".%0*llu", digits, (unsigned long long)(q % div));
+	rec_put_str(f, buf + n);
+	if (digits > 0) {
+		uint64_t frac = (uint64_t)(q % div);
+
+		n = sizeof(buf) - 1;
+		for (int i = 0; i < digits; i++, frac /= 10)
+			buf[--n] = (char)('0' + frac % 10);
+		buf[--n] = '.';
+		rec_put_str(f, buf + n);
+	}
 }

@@ -45,9 +45,10 @@ static FILE *ep_head(struct ctl_pfcstats *p, emu_ps_t now)
 {
 	FILE *f = rec_csv_file(p->w.csv);
 
-	fprintf(f, "%s,", p->job_id);
+	rec_put_str(f, p->job_id);
+	rec_put_ch(f, ',');
 	ctl_rec_row_head(p->w.csv, now);
-	fputc(',', f);
+	rec_put_ch(f, ',');
 	return f;
 }
 
@@ -61,16 +62,22 @@ static void ep_tail(FILE *f, uint32_t tc, const uint64_t *xoff_tx, const uint64_
 		    const uint64_t *xon_tx, const uint64_t *xon_rx, emu_ps_t paused, emu_ps_t ivl, emu_ps_t longest,
 		    emu_ps_t dt, uint64_t ecn)
 {
-	fprintf(f, "%u,%llu,%llu,%llu,%llu,", tc, (unsigned long long)xoff_tx[tc], (unsigned long long)xoff_rx[tc],
-		(unsigned long long)xon_tx[tc], (unsigned long long)xon_rx[tc]);
+	rec_put_u64(f, tc);
+	rec_put_cu64(f, xoff_tx[tc]);
+	rec_put_cu64(f, xoff_rx[tc]);
+	rec_put_cu64(f, xon_tx[tc]);
+	rec_put_cu64(f, xon_rx[tc]);
+	rec_put_ch(f, ',');
 	ctl_rec_put_fixed(f, paused, 6);
-	fputc(',', f);
+	rec_put_ch(f, ',');
 	ctl_rec_put_fixed(f, ivl, 6);
-	fputc(',', f);
+	rec_put_ch(f, ',');
 	ctl_rec_put_fixed(f, longest, 6);
-	fputs(",0.000000,0.000000,0.000000,", f);
+	rec_put_str(f, ",0.000000,0.000000,0.000000,");
 	ctl_rec_put_quot(f, dt - ivl, 100, dt, 6);
-	fprintf(f, ",0.000000,%llu\n", (unsigned long long)ecn);
+	rec_put_str(f, ",0.000000");
+	rec_put_cu64(f, ecn);
+	rec_put_ch(f, '\n');
 }
 
 /* One row: class @p tc of @p nic, paused @p ivl of the @p dt ps since the previous rows. */
@@ -79,8 +86,13 @@ static void ep_row(struct ctl_pfcstats *p, struct nic *nic, uint32_t tc, const s
 {
 	FILE *f = ep_head(p, now);
 
-	fprintf(f, "%u,%s,%s,0,ul,%d,%u,", nic_fep_id(nic), nic_name(nic), CTL_REC_COMPONENT_TYPE, CTL_REC_TIER_NIC,
-		CTL_REC_SUBTIER_NONE);
+	rec_put_u64(f, nic_fep_id(nic));
+	rec_put_ch(f, ',');
+	rec_put_str(f, nic_name(nic));
+	rec_put_str(f, "," CTL_REC_COMPONENT_TYPE ",0,ul,");
+	rec_put_i64(f, CTL_REC_TIER_NIC);
+	rec_put_cu64(f, CTL_REC_SUBTIER_NONE);
+	rec_put_ch(f, ',');
 	ep_tail(f, tc, s->xoff_tx, s->xoff_rx, s->xon_tx, s->xon_rx, s->paused_ps[tc], ivl,
 		s->ivl_max_pause_ps[tc] < ivl ? s->ivl_max_pause_ps[tc] : ivl, dt,
 		tc == EP_DATA_TC ? nic_counters(nic)[NIC_C_ECN_CE_RCVD] : 0);
@@ -98,8 +110,15 @@ static void sw_ep_row(struct ctl_pfcstats *p, const struct ctl_swport *sp, uint3
 
 	if (ivl > dt) /* cannot happen: paused time grows no faster than time */
 		ivl = dt;
-	fprintf(f, "%u,%s,%s,%u,%s,%u,%u,", sw_node_id(sp->sw), sw_name(sp->sw), CTL_REC_SW_COMPONENT_TYPE, sp->port,
-		sp->ul ? "ul" : "dl", sp->tier, CTL_REC_SUBTIER_NONE);
+	rec_put_u64(f, sw_node_id(sp->sw));
+	rec_put_ch(f, ',');
+	rec_put_str(f, sw_name(sp->sw));
+	rec_put_str(f, "," CTL_REC_SW_COMPONENT_TYPE);
+	rec_put_cu64(f, sp->port);
+	rec_put_str(f, sp->ul ? ",ul" : ",dl");
+	rec_put_cu64(f, sp->tier);
+	rec_put_cu64(f, CTL_REC_SUBTIER_NONE);
+	rec_put_ch(f, ',');
 	ep_tail(f, tc, s->xoff_tx, s->xoff_rx, s->xon_tx, s->xon_rx, s->paused_ps[tc], ivl,
 		s->ivl_max_pause_ps[tc] < ivl ? s->ivl_max_pause_ps[tc] : ivl, dt, s->ecn_marked[tc]);
 }

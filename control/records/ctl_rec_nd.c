@@ -35,15 +35,22 @@ static void nd_row(struct ctl_ndstats *rc, uint32_t i, emu_ps_t now, emu_ps_t la
 	double link_gbps = (double)nic_link_bps(nic) / 1e9;
 
 	ctl_rec_row_head(rc->w.csv, now);
-	fprintf(f, ",%s,%s,%s,0,ul,%u,%d,%u,%llu,%llu,", nic_name(nic), ND_NAME, CTL_REC_COMPONENT_TYPE,
-		nic_fep_id(nic), CTL_REC_TIER_NIC, CTL_REC_SUBTIER_NONE, (unsigned long long)c[NIC_C_PORT_TX_FRAMES],
-		(unsigned long long)c[NIC_C_PORT_RX_FRAMES]);
+	rec_put_ch(f, ',');
+	rec_put_str(f, nic_name(nic));
+	rec_put_str(f, "," ND_NAME "," CTL_REC_COMPONENT_TYPE ",0,ul");
+	rec_put_cu64(f, nic_fep_id(nic));
+	rec_put_ch(f, ',');
+	rec_put_i64(f, CTL_REC_TIER_NIC);
+	rec_put_cu64(f, CTL_REC_SUBTIER_NONE);
+	rec_put_cu64(f, c[NIC_C_PORT_TX_FRAMES]);
+	rec_put_cu64(f, c[NIC_C_PORT_RX_FRAMES]);
+	rec_put_ch(f, ',');
 	ctl_rec_put_fixed(f, tx, 9);
-	fputc(',', f);
+	rec_put_ch(f, ',');
 	ctl_rec_put_fixed(f, rx, 9);
-	fputc(',', f);
+	rec_put_ch(f, ',');
 	ctl_rec_put_fixed(f, dtx, 6);
-	fputc(',', f);
+	rec_put_ch(f, ',');
 	ctl_rec_put_fixed(f, drx, 6);
 	double rtx = gbps(dtx, dt), rrx = gbps(drx, dt);
 	fprintf(f, ",%.6f,%.6f,%.6f,%.6f,%llu,%llu\n", rtx, rrx, link_gbps > 0 ? 100.0 * rtx / link_gbps : 0.0,

@@ -39,20 +39,34 @@ static void nb_row(struct ctl_netbuff *b, struct nic *nic, bool tx, uint32_t tc,
 	FILE *f = rec_csv_file(b->w.csv);
 	uint64_t denq = s->enq_bytes - prev->enq_bytes, ddeq = s->deq_bytes - prev->deq_bytes;
 
-	fprintf(f, "%s,", b->job_id);
+	rec_put_str(f, b->job_id);
+	rec_put_ch(f, ',');
 	ctl_rec_row_head(b->w.csv, now);
-	fprintf(f, ",%s,%u,%s_TC%u_BUFFER,%u,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,", nic_name(nic),
-		nic_fep_id(nic), tx ? "TX" : "RX", tc, tc, (unsigned long long)s->occupancy,
-		(unsigned long long)s->max_occupancy, (unsigned long long)s->size, (unsigned long long)s->num_enq,
-		(unsigned long long)s->num_deq, (unsigned long long)(s->num_enq - prev->num_enq),
-		(unsigned long long)(s->num_deq - prev->num_deq), (unsigned long long)denq, (unsigned long long)ddeq,
-		(unsigned long long)s->ivl_max_occupancy);
+	rec_put_ch(f, ',');
+	rec_put_str(f, nic_name(nic));
+	rec_put_cu64(f, nic_fep_id(nic));
+	rec_put_str(f, tx ? ",TX_TC" : ",RX_TC");
+	rec_put_u64(f, tc);
+	rec_put_str(f, "_BUFFER");
+	rec_put_cu64(f, tc);
+	rec_put_cu64(f, s->occupancy);
+	rec_put_cu64(f, s->max_occupancy);
+	rec_put_cu64(f, s->size);
+	rec_put_cu64(f, s->num_enq);
+	rec_put_cu64(f, s->num_deq);
+	rec_put_cu64(f, s->num_enq - prev->num_enq);
+	rec_put_cu64(f, s->num_deq - prev->num_deq);
+	rec_put_cu64(f, denq);
+	rec_put_cu64(f, ddeq);
+	rec_put_cu64(f, s->ivl_max_occupancy);
+	rec_put_ch(f, ',');
 	ctl_rec_put_quot(f, denq, 8000, dt, 6); /* B x 8 / (dt ps x 1e-12) / 1e9 */
-	fputc(',', f);
+	rec_put_ch(f, ',');
 	ctl_rec_put_quot(f, ddeq, 8000, dt, 6);
-	fprintf(f, ",%llu,", (unsigned long long)s->overflow);
+	rec_put_cu64(f, s->overflow);
+	rec_put_ch(f, ',');
 	ctl_rec_put_quot(f, s->occupancy, 100, s->size, 6);
-	fputc('\n', f);
+	rec_put_ch(f, '\n');
 }
 
 void ctl_netbuff_rows(struct ctl_netbuff *b, emu_ps_t now, emu_ps_t last)

@@ -45,19 +45,29 @@ static void pcie_row(struct ctl_pcie *p, struct nic *nic, int side, const struct
 	uint64_t dpay = s->payload_bytes[side] - prev->payload_bytes[side];
 
 	ctl_rec_row_head(p->w.csv, now);
-	fprintf(f, ",%s,%u,%s,%u,", nic_name(nic), nic_fep_id(nic), side_name[side], pp->lane_count);
+	rec_put_ch(f, ',');
+	rec_put_str(f, nic_name(nic));
+	rec_put_cu64(f, nic_fep_id(nic));
+	rec_put_ch(f, ',');
+	rec_put_str(f, side_name[side]);
+	rec_put_cu64(f, pp->lane_count);
+	rec_put_ch(f, ',');
 	ctl_rec_put_quot(f, pp->lane_bps, 1, 1000000000u, 3);
-	fputc(',', f);
+	rec_put_ch(f, ',');
 	ctl_rec_put_quot(f, s->bps[side], 1, 1000000000u, 3);
-	fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,", (unsigned long long)s->tlps[side],
-		(unsigned long long)s->bytes[side], (unsigned long long)s->payload_bytes[side],
-		(unsigned long long)dtlps, (unsigned long long)dbytes, (unsigned long long)dpay);
+	rec_put_cu64(f, s->tlps[side]);
+	rec_put_cu64(f, s->bytes[side]);
+	rec_put_cu64(f, s->payload_bytes[side]);
+	rec_put_cu64(f, dtlps);
+	rec_put_cu64(f, dbytes);
+	rec_put_cu64(f, dpay);
+	rec_put_ch(f, ',');
 	ctl_rec_put_quot(f, dbytes, 8000, dt, 6); /* B x 8 / (dt ps x 1e-12) / 1e9 */
-	fputc(',', f);
+	rec_put_ch(f, ',');
 	ctl_rec_put_quot(f, dpay, 8000, dt, 6);
-	fputc(',', f);
+	rec_put_ch(f, ',');
 	ctl_rec_put_quot(f, s->busy_ps[side] - prev->busy_ps[side], 100, dt, 6);
-	fputc('\n', f);
+	rec_put_ch(f, '\n');
 }
 
 void ctl_pcie_rows(struct ctl_pcie *p, emu_ps_t now, emu_ps_t last)

@@ -29,6 +29,7 @@ struct ctl_swbuf {
 	struct rec_csv *csv;
 	struct ctl_rec_occ (*acc)[SW_POOL_COUNT][SB_SERIES]; /* per switch */
 	uint8_t (*has)[2];                              /* per switch: it has uplink [0], downlink [1] ports */
+	uint8_t *grp;                                   /* per run port (port0 + p): 0 uplink, 1 downlink */
 };
 
 struct ctl_swbuf *ctl_swbuf_open(const struct ctl_config *cfg, const struct ctl_swrec *sr, const char *dir,
@@ -37,7 +38,8 @@ struct ctl_swbuf *ctl_swbuf_open(const struct ctl_config *cfg, const struct ctl_
 	struct ctl_swbuf *b = calloc(1, sizeof(*b));
 
 	if (b == NULL || (b->acc = calloc(sr->n_sws, sizeof(*b->acc))) == NULL ||
-	    (b->has = calloc(sr->n_sws, sizeof(*b->has))) == NULL) {
+	    (b->has = calloc(sr->n_sws, sizeof(*b->has))) == NULL ||
+	    (b->grp = calloc(sr->n_ports ? sr->n_ports : 1, sizeof(*b->grp))) == NULL) {
 		ctl_swbuf_close(b, err, errlen);
 		snprintf(err, errlen, "out of memory opening the records");
 		errno = ENOMEM;
@@ -45,8 +47,10 @@ struct ctl_swbuf *ctl_swbuf_open(const struct ctl_config *cfg, const struct ctl_
 	}
 	b->sr = sr;
 	for (uint32_t s = 0; s < sr->n_sws; s++)
-		for (uint32_t p = 0; p < sw_n_ports(sr->sws[s]); p++)
+		for (uint32_t p = 0; p < sw_n_ports(sr->sws[s]); p++) {
 			b->has[s][sr->ports[sr->port0[s] + p].ul ? 0 : 1] = 1;
+			b->grp[sr->port0[s] + p] = sr->ports[sr->port0[s] + p].ul ? 0 : 1;
+		}
 	b->csv = ctl_rec_csv_open(cfg, dir, "scala-switch-agg-buff-stats", SB_HEADER, epoch_s, err, errlen);
 	if (b->csv == NULL) {
 		int e = errno;
@@ -68,23 +72,16 @@ void ctl_swbuf_sample(struct ctl_swbuf *b)
 		const struct sw_buffer *buf = sw_buffer(sw);
 		uint64_t v[SW_POOL_COUNT][SB_SERIES] = { { 0 } };
 
-		for (uint32_t p = 0; p < sw_n_ports(sw); p++) {
-			struct sw_port_occ o;
-			bool ul = sr->ports[sr->port0[s] + p].ul;
-
-			sw_port_occ(sw, p, &o);
-			for (uint32_t k = 0; k < SW_POOL_COUNT; k++) {
-				v[k][ul ? SB_EG_UL : SB_EG_DL] += o.egress[k];
-				v[k][ul ? SB_IN_UL : SB_IN_DL] += o.ingress[k];
-			}
-		}
-		for (uint32_t k = 0; k < SW_POOL_COUNT; k++) {
-			struct sw_pool_occ po;
+		for (uint32_t k = 0; k < SW_POOL_COUNT; k++) { /* only the pools in use have rows */
+			uint64_t in[2], eg[2];
 
 			if (!buf->pool_on[k])
 				continue;
-			sw_pool_occ(sw, k, &po);
-			v[k][SB_SHARED] = po.ingress;
+			sw_pool_group_occ(sw, k, b->grp + sr->port0[s], in, eg, &v[k][SB_SHARED]);
+			v[k][SB_EG_UL] = eg[0];
+			v[k][SB_EG_DL] = eg[1];
+			v[k][SB_IN_UL] = in[0];
+			v[k][SB_IN_DL] = in[1];
 			for (int x = 0; x < SB_SERIES; x++)
 				ctl_rec_occ_add(&b->acc[s][k][x], v[k][x]);
 		}
@@ -121,17 +118,28 @@ static void sb_row(struct ctl_swbuf *b, uint32_t s, uint32_t k, int x, emu_ps_t 
 
 	ctl_rec_row_head(b->csv, now);
 	/* total_bytes: the bytes ever charged to the series (ingress: brought in, headroom included; egress: queued) */
-	fprintf(f, ",%s,%u,%u,%s,%s,%u,%llu,%llu,%llu,%llu,%llu,", sw_name(sw), b->sr->ports[b->sr->port0[s]].tier,
-		sw_node_id(sw), sb_names[x].buff_id, sb_names[x].uldl, k, (unsigned long long)sb_total(b, s, k, x),
-		(unsigned long long)limit,
-		(unsigned long long)a->count, (unsigned long long)a->min, (unsigned long long)a->max);
+	rec_put_ch(f, ',');
+	rec_put_str(f, sw_name(sw));
+	rec_put_cu64(f, b->sr->ports[b->sr->port0[s]].tier);
+	rec_put_cu64(f, sw_node_id(sw));
+	rec_put_ch(f, ',');
+	rec_put_str(f, sb_names[x].buff_id);
+	rec_put_ch(f, ',');
+	rec_put_str(f, sb_names[x].uldl);
+	rec_put_cu64(f, k);
+	rec_put_cu64(f, sb_total(b, s, k, x));
+	rec_put_cu64(f, limit);
+	rec_put_cu64(f, a->count);
+	rec_put_cu64(f, a->min);
+	rec_put_cu64(f, a->max);
+	rec_put_ch(f, ',');
 	ctl_rec_put_quot(f, a->sum, 1, a->count, 3);
 	/* "utilization (fraction)", which the page's example writes in percent of the pool: percent here */
-	fputc(',', f);
+	rec_put_ch(f, ',');
 	ctl_rec_put_quot(f, a->max, 100, limit, 9);
-	fputc(',', f);
+	rec_put_ch(f, ',');
 	ctl_rec_put_quot128(f, (unsigned __int128)a->sum * 100u, (unsigned __int128)a->count * limit, 9);
-	fputc('\n', f);
+	rec_put_ch(f, '\n');
 }
 
 void ctl_swbuf_rows(struct ctl_swbuf *b, emu_ps_t now)
@@ -162,6 +170,7 @@ int ctl_swbuf_close(struct ctl_swbuf *b, char *err, size_t errlen)
 
 	free(b->acc);
 	free(b->has);
+	free(b->grp);
 	free(b);
 	return rc;
 }

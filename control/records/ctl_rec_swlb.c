@@ -77,23 +77,43 @@ static void lb_row(struct ctl_swlb *l, uint32_t s, uint32_t k, const struct sw_e
 	FILE *f = rec_csv_file(l->csv);
 
 	ctl_rec_row_head(l->csv, now);
-	fprintf(f, ",%s,%s,%u,%u,%u,%u,%u,[", sw_name(sw), CTL_REC_SW_COMPONENT_TYPE, sw_node_id(sw),
-		l->sr->ports[l->sr->port0[s]].tier, CTL_REC_SUBTIER_NONE, si->ports[m], k);
+	rec_put_ch(f, ',');
+	rec_put_str(f, sw_name(sw));
+	rec_put_str(f, "," CTL_REC_SW_COMPONENT_TYPE);
+	rec_put_cu64(f, sw_node_id(sw));
+	rec_put_cu64(f, l->sr->ports[l->sr->port0[s]].tier);
+	rec_put_cu64(f, CTL_REC_SUBTIER_NONE);
+	rec_put_cu64(f, si->ports[m]);
+	rec_put_cu64(f, k);
+	rec_put_str(f, ",[");
 	/* the members' ports, as uet-monitor writes a list: [4:5:6:7] */
-	for (uint32_t j = 0; j < si->n; j++)
-		fprintf(f, "%s%u", j ? ":" : "", si->ports[j]);
-	fprintf(f, "],%u,", si->n);
+	for (uint32_t j = 0; j < si->n; j++) {
+		if (j)
+			rec_put_ch(f, ':');
+		rec_put_u64(f, si->ports[j]);
+	}
+	rec_put_str(f, "]");
+	rec_put_cu64(f, si->n);
+	rec_put_ch(f, ',');
 	rec_fmt_ns(f, si->formed);
-	fprintf(f, ",%u,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,", si->flow_table_slots,
-		(unsigned long long)ms->bytes, (unsigned long long)(ms->bytes - p->bytes),
-		(unsigned long long)ms->packets, (unsigned long long)(ms->packets - p->packets),
-		(unsigned long long)ms->assignments, (unsigned long long)(ms->assignments - p->assignments),
-		(unsigned long long)ms->movements_in, (unsigned long long)(ms->movements_in - p->movements_in),
-		(unsigned long long)ms->movements_out, (unsigned long long)(ms->movements_out - p->movements_out));
+	rec_put_cu64(f, si->flow_table_slots);
+	rec_put_cu64(f, ms->bytes);
+	rec_put_cu64(f, ms->bytes - p->bytes);
+	rec_put_cu64(f, ms->packets);
+	rec_put_cu64(f, ms->packets - p->packets);
+	rec_put_cu64(f, ms->assignments);
+	rec_put_cu64(f, ms->assignments - p->assignments);
+	rec_put_cu64(f, ms->movements_in);
+	rec_put_cu64(f, ms->movements_in - p->movements_in);
+	rec_put_cu64(f, ms->movements_out);
+	rec_put_cu64(f, ms->movements_out - p->movements_out);
+	rec_put_ch(f, ',');
 	ctl_rec_put_quot(f, ms->bytes - p->bytes, 1, set_ivl_bytes, 6);
-	fprintf(f, ",%llu,%llu,%llu,%llu\n", (unsigned long long)ms->paused_skips,
-		(unsigned long long)(ms->paused_skips - p->paused_skips), (unsigned long long)ms->paused_selections,
-		(unsigned long long)(ms->paused_selections - p->paused_selections));
+	rec_put_cu64(f, ms->paused_skips);
+	rec_put_cu64(f, ms->paused_skips - p->paused_skips);
+	rec_put_cu64(f, ms->paused_selections);
+	rec_put_cu64(f, ms->paused_selections - p->paused_selections);
+	rec_put_ch(f, '\n');
 }
 
 /* The rows of set @p k of switch @p s, members in order; then the set's interval restarts. */

@@ -96,18 +96,29 @@ nomem:
 /* The columns from component_name to subtier that nd-stats and trimming-stats share, for port @p sp. */
 static void put_port_id(FILE *f, const struct ctl_swport *sp, bool nd)
 {
-	if (nd)
-		fprintf(f, ",%s,%s,%s,%u,%s,%u,%u,%u", sw_name(sp->sw), CTL_REC_SW_ND_NAME, CTL_REC_SW_COMPONENT_TYPE,
-			sp->port, sp->ul ? "ul" : "dl", sw_node_id(sp->sw), sp->tier, CTL_REC_SUBTIER_NONE);
-	else
-		fprintf(f, ",%s,%s,%u,%u,%u,%u,%s", sw_name(sp->sw), CTL_REC_SW_COMPONENT_TYPE, sw_node_id(sp->sw),
-			sp->tier, CTL_REC_SUBTIER_NONE, sp->port, sp->ul ? "ul" : "dl");
+	rec_put_ch(f, ',');
+	rec_put_str(f, sw_name(sp->sw));
+	if (nd) {
+		rec_put_str(f, "," CTL_REC_SW_ND_NAME "," CTL_REC_SW_COMPONENT_TYPE);
+		rec_put_cu64(f, sp->port);
+		rec_put_str(f, sp->ul ? ",ul" : ",dl");
+		rec_put_cu64(f, sw_node_id(sp->sw));
+		rec_put_cu64(f, sp->tier);
+		rec_put_cu64(f, CTL_REC_SUBTIER_NONE);
+	} else {
+		rec_put_str(f, "," CTL_REC_SW_COMPONENT_TYPE);
+		rec_put_cu64(f, sw_node_id(sp->sw));
+		rec_put_cu64(f, sp->tier);
+		rec_put_cu64(f, CTL_REC_SUBTIER_NONE);
+		rec_put_cu64(f, sp->port);
+		rec_put_str(f, sp->ul ? ",ul" : ",dl");
+	}
 }
 
 /* @p bytes over @p dt ps in percent of what @p bps could carry (bps x dt / 10^12 bits): exact, 6 decimals. */
 static void put_util(FILE *f, uint64_t bytes, emu_ps_t dt, uint64_t bps)
 {
-	fputc(',', f);
+	rec_put_ch(f, ',');
 	ctl_rec_put_quot128(f, (unsigned __int128)bytes * 800u * 1000000000000ull, (unsigned __int128)bps * dt, 6);
 }
 
@@ -126,22 +137,26 @@ void ctl_swrec_nd_rows(struct ctl_swrec *sr, struct rec_csv *nd, emu_ps_t now, e
 		uint64_t dtx = s.tx_frame_bytes - sp->prev.tx_frame_bytes, drx = s.rx_frame_bytes - sp->prev.rx_frame_bytes;
 		ctl_rec_row_head(nd, now);
 		put_port_id(f, sp, true);
-		fprintf(f, ",%llu,%llu,", (unsigned long long)s.tx_frames, (unsigned long long)s.rx_frames);
+		rec_put_cu64(f, s.tx_frames);
+		rec_put_cu64(f, s.rx_frames);
+		rec_put_ch(f, ',');
 		ctl_rec_put_fixed(f, s.tx_frame_bytes, 9);
-		fputc(',', f);
+		rec_put_ch(f, ',');
 		ctl_rec_put_fixed(f, s.rx_frame_bytes, 9);
-		fputc(',', f);
+		rec_put_ch(f, ',');
 		ctl_rec_put_fixed(f, dtx, 6);
-		fputc(',', f);
+		rec_put_ch(f, ',');
 		ctl_rec_put_fixed(f, drx, 6);
 		/* the columns go tx rate, rx rate, tx util, rx util */
-		fputc(',', f);
+		rec_put_ch(f, ',');
 		ctl_rec_put_quot(f, dtx, 8000, now - last, 6);
-		fputc(',', f);
+		rec_put_ch(f, ',');
 		ctl_rec_put_quot(f, drx, 8000, now - last, 6);
 		put_util(f, dtx, now - last, sp->bps);
 		put_util(f, drx, now - last, sp->bps);
-		fprintf(f, ",%llu,%llu\n", (unsigned long long)s.tx_drops, (unsigned long long)s.rx_drops);
+		rec_put_cu64(f, s.tx_drops);
+		rec_put_cu64(f, s.rx_drops);
+		rec_put_ch(f, '\n');
 	}
 }
 
@@ -181,12 +196,17 @@ void ctl_swrec_trim_rows(struct ctl_swrec *sr, emu_ps_t now)
 		uint64_t prev_td = sp->prev.trimmed_tx_drops + sp->prev.trimmed_rx_drops;
 		ctl_rec_row_head(sr->trim, now);
 		put_port_id(f, sp, false);
-		fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)s.trims,
-			(unsigned long long)(s.trims - sp->prev.trims), (unsigned long long)s.trimmed_bytes,
-			(unsigned long long)(s.trimmed_bytes - sp->prev.trimmed_bytes),
-			(unsigned long long)sr->eg_pkts[i], (unsigned long long)(sr->eg_pkts[i] - sp->prev_eg_pkts),
-			(unsigned long long)s.tx_drops, (unsigned long long)(s.tx_drops - sp->prev.tx_drops),
-			(unsigned long long)td, (unsigned long long)(td - prev_td));
+		rec_put_cu64(f, s.trims);
+		rec_put_cu64(f, s.trims - sp->prev.trims);
+		rec_put_cu64(f, s.trimmed_bytes);
+		rec_put_cu64(f, s.trimmed_bytes - sp->prev.trimmed_bytes);
+		rec_put_cu64(f, sr->eg_pkts[i]);
+		rec_put_cu64(f, sr->eg_pkts[i] - sp->prev_eg_pkts);
+		rec_put_cu64(f, s.tx_drops);
+		rec_put_cu64(f, s.tx_drops - sp->prev.tx_drops);
+		rec_put_cu64(f, td);
+		rec_put_cu64(f, td - prev_td);
+		rec_put_ch(f, '\n');
 	}
 }
 

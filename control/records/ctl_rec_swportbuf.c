@@ -106,15 +106,26 @@ static void pb_row(struct ctl_swportbuf *b, uint32_t i, uint32_t k, int x, emu_p
 	uint64_t limit = pb_limit(sw_buffer(sp->sw), k, x);
 	FILE *f = ctl_rec_row_head(b->csv, now);
 
-	fprintf(f, ",%s,%u,%u,%s,%u,%s,%u,%llu,%llu,%llu,%llu,", sw_name(sp->sw), sp->tier, sw_node_id(sp->sw),
-		pb_names[x], sp->port, sp->ul ? "ul" : "dl", k, (unsigned long long)limit,
-		(unsigned long long)a->count, (unsigned long long)a->min, (unsigned long long)a->max);
+	rec_put_ch(f, ',');
+	rec_put_str(f, sw_name(sp->sw));
+	rec_put_cu64(f, sp->tier);
+	rec_put_cu64(f, sw_node_id(sp->sw));
+	rec_put_ch(f, ',');
+	rec_put_str(f, pb_names[x]);
+	rec_put_cu64(f, sp->port);
+	rec_put_str(f, sp->ul ? ",ul" : ",dl");
+	rec_put_cu64(f, k);
+	rec_put_cu64(f, limit);
+	rec_put_cu64(f, a->count);
+	rec_put_cu64(f, a->min);
+	rec_put_cu64(f, a->max);
+	rec_put_ch(f, ',');
 	ctl_rec_put_quot(f, a->sum, 1, a->count, 3);
-	fputc(',', f);
+	rec_put_ch(f, ',');
 	pb_put_pct(f, a->max, limit);
-	fputc(',', f);
+	rec_put_ch(f, ',');
 	pb_put_pct(f, a->sum, (unsigned __int128)a->count * limit);
-	fputc('\n', f);
+	rec_put_ch(f, '\n');
 }
 
 void ctl_swportbuf_rows(struct ctl_swportbuf *b, emu_ps_t now)

@@ -142,9 +142,9 @@ static void put_sample(FILE *f, const struct ts_sample *ts, const struct nic_sam
 	const struct nic_sample *s = ts->ivl ? &ivl[ts->kind] : &cum[ts->kind];
 	bool ps = ts->kind == NIC_S_AVG_Q_DELAY_PS || ts->kind == NIC_S_RTT_PS;
 
-	fputc(',', f);
+	rec_put_ch(f, ',');
 	if (s->n == 0) {
-		fputc('0', f);
+		rec_put_ch(f, '0');
 	} else if (ts->stat == TS_MEAN) {
 		double mean = (double)s->sum / (double)s->n;
 		if (ps)
@@ -156,7 +156,7 @@ static void put_sample(FILE *f, const struct ts_sample *ts, const struct nic_sam
 		if (ps)
 			ctl_rec_put_fixed(f, v, 6);
 		else
-			fprintf(f, "%llu", (unsigned long long)v);
+			rec_put_u64(f, v);
 	}
 }
 
@@ -171,7 +171,9 @@ static void ts_row(struct ctl_transport *rc, uint32_t i, emu_ps_t now)
 	nic_samples(nic, cum, ivl);
 	nic_gauges(nic, &g);
 	ctl_rec_row_head(rc->w.csv, now);
-	fprintf(f, ",%s,%u", nic_name(nic), nic_fep_id(nic));
+	rec_put_ch(f, ',');
+	rec_put_str(f, nic_name(nic));
+	rec_put_cu64(f, nic_fep_id(nic));
 	for (size_t k = 0; k < TS_N_COUNTERS; k++) {
 		const struct ts_counter *tc = &ts_counters[k];
 		uint64_t v, d;
@@ -185,11 +187,12 @@ static void ts_row(struct ctl_transport *rc, uint32_t i, emu_ps_t now)
 			v = ts_value(c, tc);
 			d = v - ts_value(rc->prev[i], tc);
 		}
-		fprintf(f, ",%llu,%llu", (unsigned long long)v, (unsigned long long)d);
+		rec_put_cu64(f, v);
+		rec_put_cu64(f, d);
 	}
 	for (size_t k = 0; k < TS_N_SAMPLES; k++)
 		put_sample(f, &ts_samples[k], cum, ivl);
-	fputc('\n', f);
+	rec_put_ch(f, '\n');
 }
 
 struct ctl_transport *ctl_transport_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,

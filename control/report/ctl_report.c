@@ -11,6 +11,7 @@
 
 /* summary.json's layout version: raised when a key is renamed or removed (docs/summary.md). */
 #define CTL_SUMMARY_SCHEMA 1
+#define CTL_REPORT_IOBUF (256u * 1024u) /* summary.json goes out in large writes */
 
 struct host_sum {
 	uint64_t rx_msg_bytes;
@@ -115,9 +116,9 @@ static void json_str(FILE *f, const char *s)
 
 static void json_ip(FILE *f, uint32_t ip)
 {
-	fputc('"', f);
+	rec_put_ch(f, '"');
 	rec_fmt_ip(f, ip);
-	fputc('"', f);
+	rec_put_ch(f, '"');
 }
 
 /* {"key": n, ...} of the @p n counts @p v that are not 0, keyed by @p key(i). */
@@ -155,18 +156,27 @@ static void json_hosts(FILE *f, const struct ctl_report_in *r, const struct host
 	fprintf(f, "  \"hosts\": [\n");
 	for (uint32_t i = 0; i < r->cfg->n_hosts; i++) {
 		const uint64_t *c = nic_counters(r->nics[i]);
-		fprintf(f, "    {\"name\": \"%s\", \"ip\": ", r->cfg->hosts[i].name);
+		rec_put_str(f, "    {\"name\": \"");
+		rec_put_str(f, r->cfg->hosts[i].name);
+		rec_put_str(f, "\", \"ip\": ");
 		json_ip(f, r->cfg->hosts[i].ip);
-		fprintf(f, ", \"tx_bytes\": %llu, \"rx_bytes\": %llu, \"rx_payload_bytes\": %llu, "
-			   "\"goodput_gbps\": %.3f",
-			(unsigned long long)c[NIC_C_TX_BYTES], (unsigned long long)c[NIC_C_RX_BYTES],
-			(unsigned long long)c[NIC_C_RX_PAYLOAD_BYTES], hs[i].goodput_gbps);
-		fprintf(f, ", \"counters\": {");
-		for (int k = 1; k < NIC_C_COUNT; k++)
-			fprintf(f, "%s\"%s\": %llu", k > 1 ? ", " : "", nic_counter_name(k), (unsigned long long)c[k]);
-		fputc('}', f);
+		rec_put_str(f, ", \"tx_bytes\": ");
+		rec_put_u64(f, c[NIC_C_TX_BYTES]);
+		rec_put_str(f, ", \"rx_bytes\": ");
+		rec_put_u64(f, c[NIC_C_RX_BYTES]);
+		rec_put_str(f, ", \"rx_payload_bytes\": ");
+		rec_put_u64(f, c[NIC_C_RX_PAYLOAD_BYTES]);
+		fprintf(f, ", \"goodput_gbps\": %.3f", hs[i].goodput_gbps);
+		rec_put_str(f, ", \"counters\": {");
+		for (int k = 1; k < NIC_C_COUNT; k++) {
+			rec_put_str(f, k > 1 ? ", \"" : "\"");
+			rec_put_str(f, nic_counter_name(k));
+			rec_put_str(f, "\": ");
+			rec_put_u64(f, c[k]);
+		}
+		rec_put_ch(f, '}');
 		json_uet_rx(f, r->nics[i]);
-		fprintf(f, "}%s\n", i + 1 < r->cfg->n_hosts ? "," : "");
+		rec_put_str(f, i + 1 < r->cfg->n_hosts ? "},\n" : "}\n");
 	}
 	fprintf(f, "  ],\n");
 }
@@ -198,10 +208,23 @@ static void link_dir(const struct ctl_report_in *r, uint32_t i, int e, emu_ps_t 
 
 static void json_dir(FILE *f, const char *key, const struct ctl_report_dir *d)
 {
-	fprintf(f, "\"%s\": {\"bytes\": %llu, \"frames\": %llu, \"drops\": %llu, \"trims\": %llu, \"ecn_marks\": %llu, "
-		   "\"pauses\": %llu, \"trimmed_drops\": %llu}", key, (unsigned long long)d->bytes,
-		(unsigned long long)d->frames, (unsigned long long)d->drops, (unsigned long long)d->trims,
-		(unsigned long long)d->ecn_marks, (unsigned long long)d->pauses, (unsigned long long)d->trimmed_drops);
+	rec_put_ch(f, '"');
+	rec_put_str(f, key);
+	rec_put_str(f, "\": {\"bytes\": ");
+	rec_put_u64(f, d->bytes);
+	rec_put_str(f, ", \"frames\": ");
+	rec_put_u64(f, d->frames);
+	rec_put_str(f, ", \"drops\": ");
+	rec_put_u64(f, d->drops);
+	rec_put_str(f, ", \"trims\": ");
+	rec_put_u64(f, d->trims);
+	rec_put_str(f, ", \"ecn_marks\": ");
+	rec_put_u64(f, d->ecn_marks);
+	rec_put_str(f, ", \"pauses\": ");
+	rec_put_u64(f, d->pauses);
+	rec_put_str(f, ", \"trimmed_drops\": ");
+	rec_put_u64(f, d->trimmed_drops);
+	rec_put_ch(f, '}');
 }
 
 const char *ctl_stop_name(enum ctl_stop s)
@@ -235,18 +258,33 @@ static void json_links(FILE *f, const struct ctl_report_in *r)
 	for (uint32_t i = 0; i < r->n_links; i++) {
 		struct ctl_report_dir dir[2];
 		const char *a, *b, *name = ctl_report_link(r, i, r->end, &a, &b, dir);
-		fprintf(f, "%s\n    {\"name\": \"%s\", \"a\": \"%s\", \"b\": \"%s\", ", i ? "," : "", name, a, b);
+		rec_put_str(f, i ? ",\n    {\"name\": \"" : "\n    {\"name\": \"");
+		rec_put_str(f, name);
+		rec_put_str(f, "\", \"a\": \"");
+		rec_put_str(f, a);
+		rec_put_str(f, "\", \"b\": \"");
+		rec_put_str(f, b);
+		rec_put_str(f, "\", ");
 		json_dir(f, "ab", &dir[0]);
-		fputs(", ", f);
+		rec_put_str(f, ", ");
 		json_dir(f, "ba", &dir[1]);
-		fputc('}', f);
+		rec_put_ch(f, '}');
 	}
 	fprintf(f, "%s],\n", r->n_links ? "\n  " : "");
 }
 
 static void json_mac(FILE *f, const uint8_t *m)
 {
-	fprintf(f, "\"%02x:%02x:%02x:%02x:%02x:%02x\"", m[0], m[1], m[2], m[3], m[4], m[5]);
+	static const char hex[] = "0123456789abcdef";
+
+	rec_put_ch(f, '"');
+	for (int i = 0; i < 6; i++) {
+		if (i > 0)
+			rec_put_ch(f, ':');
+		rec_put_ch(f, hex[m[i] >> 4]);
+		rec_put_ch(f, hex[m[i] & 15]);
+	}
+	rec_put_ch(f, '"');
 }
 
 /* A generated fabric's devices: name, tier, address, and each port's MAC and link (the lab's wiring sheet). */
@@ -259,20 +297,28 @@ static void json_devices(FILE *f, const struct ctl_report_in *r)
 	fprintf(f, "  \"topology\": {\"type\": \"%s\", \"devices\": [", net_topo_type_name(t->spec.type));
 	for (uint32_t d = 0; d < t->size.devices; d++) {
 		const struct net_topo_dev *dv = &t->devs[d];
-		fprintf(f, "%s\n    {\"name\": \"%s\", \"tier\": %u, ", d ? "," : "", dv->name, dv->tier);
+		rec_put_str(f, d ? ",\n    {\"name\": \"" : "\n    {\"name\": \"");
+		rec_put_str(f, dv->name);
+		rec_put_str(f, "\", \"tier\": ");
+		rec_put_u64(f, dv->tier);
+		rec_put_str(f, ", ");
 		if (dv->kind == NET_TOPO_HOST) {
-			fputs("\"ip\": ", f);
+			rec_put_str(f, "\"ip\": ");
 			json_ip(f, dv->ip);
-			fputs(", ", f);
+			rec_put_str(f, ", ");
 		}
-		fputs("\"ports\": [", f);
+		rec_put_str(f, "\"ports\": [");
 		for (uint32_t p = 0; p < dv->n_ports; p++) {
 			const struct net_topo_port *pt = &t->ports[dv->port0 + p];
-			fprintf(f, "%s{\"port\": %u, \"mac\": ", p ? ", " : "", p);
+			rec_put_str(f, p ? ", {\"port\": " : "{\"port\": ");
+			rec_put_u64(f, p);
+			rec_put_str(f, ", \"mac\": ");
 			json_mac(f, pt->mac);
-			fprintf(f, ", \"link\": \"%s\"}", t->links[pt->link].name);
+			rec_put_str(f, ", \"link\": \"");
+			rec_put_str(f, t->links[pt->link].name);
+			rec_put_str(f, "\"}");
 		}
-		fputs("]}", f);
+		rec_put_str(f, "]}");
 	}
 	fprintf(f, "\n  ]},\n");
 }
@@ -464,7 +510,8 @@ static void json_port(FILE *f, const struct ctl_report_in *r, const struct ctl_r
 	const uint64_t *c = net_port_counters(p->stack);
 	bool first = true;
 
-	fprintf(f, "\n    {\"dev\": \"%s\", \"host\": \"%s\", \"hosts\": [", p->dev, r->cfg->hosts[p->hosts[0]].name);
+	fprintf(f, "\n    {\"dev\": \"%s\", \"vlan\": %u, \"host\": \"%s\", \"hosts\": [", p->dev,
+		(unsigned)r->cfg->ports[p - r->ports].vlan, r->cfg->hosts[p->hosts[0]].name);
 	for (uint32_t k = 0; k < p->n_hosts; k++)
 		fprintf(f, "%s\"%s\"", k ? ", " : "", r->cfg->hosts[p->hosts[k]].name);
 	fprintf(f, "], \"rx_frames\": %llu, \"tx_frames\": %llu, \"tx_drop_full\": %llu, \"tx_drop_nombuf\": %llu, "
@@ -596,7 +643,10 @@ int ctl_report(const struct ctl_report_in *r, char *err, size_t errlen)
 	snprintf(tmp, sizeof(tmp), "%s/.summary.json.tmp", r->out_dir);
 	FILE *f = fopen(tmp, "w");
 	int e = f == NULL ? errno : 0;
+	char *iobuf = f != NULL ? malloc(CTL_REPORT_IOBUF) : NULL;
 
+	if (iobuf != NULL)
+		setvbuf(f, iobuf, _IOFBF, CTL_REPORT_IOBUF);
 	if (f != NULL) {
 		json_write(f, r, hs, &t);
 		e = fflush(f) != 0 ? errno : ferror(f) ? EIO : 0;
@@ -607,6 +657,7 @@ int ctl_report(const struct ctl_report_in *r, char *err, size_t errlen)
 		if (e != 0)
 			unlink(tmp);
 	}
+	free(iobuf);
 	print_table(r, hs, &t);
 	if (r->realtime)
 		print_realtime(r);

@@ -23,18 +23,29 @@ static void hook_event(void *arg, const struct nic_event *ev)
 	FILE *f = rec_csv_file(r->events);
 
 	rec_csv_time_utc(r->events, ev->now);
-	fputc(',', f);
+	rec_put_ch(f, ',');
 	rec_fmt_ns(f, ev->now);
-	fprintf(f, ",%s,%u,", r->cfg->hosts[ev->fep_id].name, ev->fep_id);
+	rec_put_ch(f, ',');
+	rec_put_str(f, r->cfg->hosts[ev->fep_id].name);
+	rec_put_cu64(f, ev->fep_id);
+	rec_put_ch(f, ',');
 	rec_fmt_ip(f, ev->local_ip);
-	fprintf(f, ":%u,", ev->local_pdc);
+	rec_put_ch(f, ':');
+	rec_put_u64(f, ev->local_pdc);
+	rec_put_ch(f, ',');
 	rec_fmt_ip(f, ev->remote_ip);
-	fprintf(f, ":%u,", ev->remote_pdc);
-	if (ev->has_wqe)
-		fprintf(f, "%llu,%llu", (unsigned long long)ev->wqe_id, (unsigned long long)ev->wqe_size);
-	else
-		fputc(',', f);
-	fprintf(f, ",%s\n", nic_ev_name(ev->type));
+	rec_put_ch(f, ':');
+	rec_put_u64(f, ev->remote_pdc);
+	rec_put_ch(f, ',');
+	if (ev->has_wqe) {
+		rec_put_u64(f, ev->wqe_id);
+		rec_put_cu64(f, ev->wqe_size);
+	} else {
+		rec_put_ch(f, ',');
+	}
+	rec_put_ch(f, ',');
+	rec_put_str(f, nic_ev_name(ev->type));
+	rec_put_ch(f, '\n');
 }
 
 static void hook_trace(void *arg, const struct nic_trace *tr)
@@ -440,7 +451,8 @@ int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 	r->stop = cfg->sim.duration;
 	r->has_stop = cfg->sim.duration != 0 || ctl_rdma_stop(r->rdma, &r->stop);
 	/* Per NIC: up to ~54 fetches + their frames, held ACKs, frames in flight on its link: 8192 covers it with
-	 * room; plus one doorbell event per message, and the ScalaRdma connections' start events. */
+	 * room; plus one doorbell event per message, and the ScalaRdma connections' start events. Caps, not
+	 * allocations: the scheduler and the pool take memory as they fill. */
 	if (net_part_init(&r->np, 8192 * (cfg->n_hosts + 1) + n_msgs + ctl_rdma_events(r->rdma),
 			  8192 * (cfg->n_hosts + 1)) < 0) {
 		snprintf(err, errlen, "out of memory for the event scheduler and packet pool");

@@ -146,7 +146,7 @@ int ctl_run_ext_bind(struct ctl_run_state *r, uint32_t i, net_port_emit_fn emit,
 	}
 	struct net_port_cfg pc = { .np = &r->np, .hosts = hosts, .n_hosts = cp->n_hosts, .statics = statics,
 				   .n_statics = port_statics(cfg, cp, statics), .uet_port = cfg->nic.udp_port,
-				   .crc = cfg->nic.crc_trailer, .emit = emit, .emit_arg = x };
+				   .crc = cfg->nic.crc_trailer, .vlan = cp->vlan, .emit = emit, .emit_arg = x };
 	x->stack = net_port_create(&pc);
 	free(statics);
 	if (x->stack == NULL) {

@@ -1,4 +1,5 @@
-/* The deterministic event scheduler of one partition: total order (time, seq), O(1) cancellable timers. */
+/* The deterministic event scheduler of one partition: total order (time, seq), O(1) per event whatever the number
+ * pending (a calendar of picosecond buckets, emu_sched.c), O(1) cancellable timers. */
 #ifndef EMU_SCHED_H
 #define EMU_SCHED_H
 
@@ -15,7 +16,8 @@ typedef void (*emu_event_fn)(void *a, void *b, emu_ps_t now);
 typedef uint64_t emu_timer_t;
 
 /**
- * Create a scheduler able to hold @p capacity pending events (rounded up to a power of two).
+ * Create a scheduler able to hold up to @p capacity pending events (rounded up to a power of two). Its storage
+ * starts small and doubles as events pend (off the common path), so the capacity is a cap, not an allocation.
  * Returns NULL with errno ENOMEM.
  */
 struct emu_sched *emu_sched_create(uint32_t capacity);
@@ -27,9 +29,18 @@ void emu_sched_destroy(struct emu_sched *s);
  * Schedule @p fn(@p a, @p b, @p when). Events at one time run in the order they were scheduled.
  * @p when earlier than the current time runs at the current time (never in the past).
  * @p h, if not NULL, receives a handle for emu_sched_cancel().
- * Returns 0, or -ENOSPC when capacity pending events already exist (the caller counts the drop).
+ * Returns 0, or -ENOSPC when capacity pending events already exist, or the storage could not grow (the caller
+ * counts the drop).
  */
 int emu_sched_at(struct emu_sched *s, emu_ps_t when, emu_event_fn fn, void *a, void *b, emu_timer_t *h);
+
+/**
+ * emu_sched_at() twice, with no handles: @p fn1 at @p when1 then @p fn2 at @p when2, in that order (a link's
+ * arrival and end of serialization, scheduled together for every frame). Returns 0, or a bitmask of the ones
+ * refused for lack of room (1: the first, 2: the second), as emu_sched_at() would have.
+ */
+int emu_sched_at2(struct emu_sched *s, emu_ps_t when1, emu_event_fn fn1, void *a1, void *b1, emu_ps_t when2,
+		  emu_event_fn fn2, void *a2, void *b2);
 
 /**
  * Cancel a pending event in O(1). Returns 0, or -ENOENT if @p h already fired, was cancelled, or is 0.

@@ -3,6 +3,7 @@
 #define NET_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "emu_pool.h"
 #include "emu_rng.h"
@@ -53,8 +54,8 @@ struct net_part {
 };
 
 /**
- * Create the scheduler and packet pool of @p np: @p max_events pending events, @p max_pkts descriptors.
- * Returns 0 or -ENOMEM.
+ * Create the scheduler and packet pool of @p np: at most @p max_events pending events, @p max_pkts descriptors
+ * (caps: both take memory as they fill). Returns 0 or -ENOMEM.
  */
 int net_part_init(struct net_part *np, uint32_t max_events, uint32_t max_pkts);
 
@@ -62,13 +63,33 @@ int net_part_init(struct net_part *np, uint32_t max_events, uint32_t max_pkts);
 void net_part_fini(struct net_part *np);
 
 /** A zeroed descriptor from the pool, or NULL (counted as NET_C_PKT_POOL_EMPTY). */
-struct wire_pkt *net_pkt_alloc(struct net_part *np);
+static inline struct wire_pkt *net_pkt_alloc(struct net_part *np)
+{
+	struct wire_pkt *p = emu_pool_get(np->pkts);
+
+	if (p == NULL) {
+		np->counters[NET_C_PKT_POOL_EMPTY]++;
+		return NULL;
+	}
+	memset(p, 0, sizeof(*p));
+	return p;
+}
 
 /** Return @p p to the pool. Accepts NULL. */
-void net_pkt_free(struct net_part *np, struct wire_pkt *p);
+static inline void net_pkt_free(struct net_part *np, struct wire_pkt *p)
+{
+	emu_pool_put(np->pkts, p);
+}
 
 /** Schedule an event, counting NET_C_SCHED_FULL on failure. Returns 0 or -ENOSPC. */
-int net_sched(struct net_part *np, emu_ps_t when, emu_event_fn fn, void *a, void *b, emu_timer_t *h);
+static inline int net_sched(struct net_part *np, emu_ps_t when, emu_event_fn fn, void *a, void *b, emu_timer_t *h)
+{
+	int rc = emu_sched_at(np->sched, when, fn, a, b, h);
+
+	if (rc < 0)
+		np->counters[NET_C_SCHED_FULL]++;
+	return rc;
+}
 
 /** A device port: the device, its ops and the port number passed back to them. */
 struct net_endpoint {
@@ -133,6 +154,7 @@ struct net_dir {
 struct net_link {
 	struct net_part *np;
 	uint64_t bps;
+	emu_ps_t ps_per_byte;      /* emu_ps_per_byte(bps): serialization by one multiply when whole, else 0 */
 	emu_ps_t delay;
 	struct net_dir dir[2];
 	uint32_t down;             /* faults holding the link down now: frames entering it are lost */
@@ -189,6 +211,13 @@ int net_link_add_drop_tap(struct net_link *l, net_drop_fn fn, void *arg);
  * Returns the time serialization ends.
  */
 emu_ps_t net_dir_xmit(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now);
+
+/**
+ * net_dir_xmit() for a sender that knows the frame's length on the wire already, @p wl = wire_wire_len(@p pkt), and
+ * whether it is a PFC frame (@p kind WIRE_KIND_PFC) or not (WIRE_KIND_NONE), or its kind: the common path then
+ * reads nothing of @p pkt, which stays out of the cache until its receiver takes it.
+ */
+emu_ps_t net_dir_xmit_len(struct net_dir *d, struct wire_pkt *pkt, size_t wl, uint8_t kind, emu_ps_t now);
 
 /** Hand a frame that arrived from an external port to the receiving endpoint of @p d at @p now. */
 void net_dir_inject(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now);

@@ -31,38 +31,13 @@ void net_part_fini(struct net_part *np)
 	np->sched = NULL;
 }
 
-struct wire_pkt *net_pkt_alloc(struct net_part *np)
-{
-	struct wire_pkt *p = emu_pool_get(np->pkts);
-
-	if (p == NULL) {
-		np->counters[NET_C_PKT_POOL_EMPTY]++;
-		return NULL;
-	}
-	memset(p, 0, sizeof(*p));
-	return p;
-}
-
-void net_pkt_free(struct net_part *np, struct wire_pkt *p)
-{
-	emu_pool_put(np->pkts, p);
-}
-
-int net_sched(struct net_part *np, emu_ps_t when, emu_event_fn fn, void *a, void *b, emu_timer_t *h)
-{
-	int rc = emu_sched_at(np->sched, when, fn, a, b, h);
-
-	if (rc < 0)
-		np->counters[NET_C_SCHED_FULL]++;
-	return rc;
-}
-
 void net_link_init(struct net_link *l, struct net_part *np, uint64_t bps, emu_ps_t delay, struct net_endpoint a,
 		   struct net_endpoint b)
 {
 	memset(l, 0, sizeof(*l));
 	l->np = np;
 	l->bps = bps;
+	l->ps_per_byte = emu_ps_per_byte(bps);
 	l->delay = delay;
 	for (uint32_t i = 0; i < 2; i++) {
 		l->dir[i].link = l;
@@ -192,10 +167,14 @@ static int fault_takes(struct net_dir *d)
 
 emu_ps_t net_dir_xmit(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
 {
+	return net_dir_xmit_len(d, pkt, wire_wire_len(pkt), pkt->kind, now);
+}
+
+emu_ps_t net_dir_xmit_len(struct net_dir *d, struct wire_pkt *pkt, size_t wl, uint8_t kind, emu_ps_t now)
+{
 	struct net_link *l = d->link;
 	struct net_part *np = l->np;
-	size_t wl = wire_wire_len(pkt);
-	emu_ps_t end = now + emu_ser_ps(wl, l->bps);
+	emu_ps_t end = now + (l->ps_per_byte ? wl * l->ps_per_byte : emu_ser_ps(wl, l->bps));
 	emu_ps_t extra = 0;
 	int why = 0;
 
@@ -203,13 +182,13 @@ emu_ps_t net_dir_xmit(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
 	d->busy_until = end;
 	d->frames++;
 	d->bytes += wl;
-	if (pkt->kind == WIRE_KIND_PFC)
+	if (kind == WIRE_KIND_PFC)
 		for (int c = 0; c < 8; c++)
 			if ((pkt->pfc_enable >> c & 1) && pkt->pfc_quanta[c]) {
 				d->pauses++;
 				break;
 			}
-	if (d->n_impair != 0 && pkt->kind == WIRE_KIND_DATA)
+	if (d->n_impair != 0 && pkt->kind == WIRE_KIND_DATA) /* a fixture: looks at the packet itself */
 		extra = impair(d, pkt);
 	if (extra == EMU_PS_NEVER)
 		np->counters[why = NET_C_IMPAIR_DROP]++;
@@ -225,13 +204,22 @@ emu_ps_t net_dir_xmit(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now)
 	}
 	for (uint32_t i = 0; i < l->n_taps; i++)
 		l->taps[i](l->tap_args[i], d->index, pkt, now);
+	if (d->ext == NULL && d->to.ops != NULL) { /* the arrival and the end of serialization, in that order */
+		int refused = emu_sched_at2(np->sched, end + l->delay + extra, ev_arrive, d, pkt, end, ev_tx_done, d, NULL);
+
+		if (refused & 1) {
+			np->counters[NET_C_SCHED_FULL]++;
+			net_pkt_free(np, pkt);
+		}
+		if (refused & 2)
+			np->counters[NET_C_SCHED_FULL]++;
+		return end;
+	}
 	if (d->ext != NULL) {
 		d->ext(d->ext_arg, pkt, now);
 		net_pkt_free(np, pkt);
-	} else if (d->to.ops == NULL) {
+	} else {
 		np->counters[NET_C_LINK_UNCONNECTED]++;
-		net_pkt_free(np, pkt);
-	} else if (net_sched(np, end + l->delay + extra, ev_arrive, d, pkt, NULL) < 0) {
 		net_pkt_free(np, pkt);
 	}
 	net_sched(np, end, ev_tx_done, d, NULL, NULL);

@@ -77,7 +77,8 @@ struct net_port *net_port_create(const struct net_port_cfg *cfg)
 	struct net_port *p;
 
 	if (cfg->np == NULL || cfg->hosts == NULL || cfg->n_hosts == 0 || cfg->emit == NULL ||
-	    (cfg->n_statics > 0 && cfg->statics == NULL) || cfg->n_statics > UINT32_MAX / 4) {
+	    (cfg->n_statics > 0 && cfg->statics == NULL) || cfg->n_statics > UINT32_MAX / 4 ||
+	    cfg->vlan > WIRE_VLAN_VID_MAX) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -166,10 +167,28 @@ static void refused(struct net_port *p, int reason)
 	p->cfg.np->counters[NET_C_EXT_RX_BAD_FRAME]++;
 }
 
-static void emit(struct net_port *p, const uint8_t *frame, int n)
+/*
+ * Hand the wire the frame of @p n bytes encoded at @p buf + WIRE_VLAN_LEN, followed by @p payload bytes of the
+ * pattern. On a VLAN port it goes tagged with the port's VLAN id and priority @p pcp, unless @p pcp is negative
+ * (PFC: 802.1Qbb sends it untagged); the tag is written in front in place, so the headers stay one block.
+ */
+static void emit_at(struct net_port *p, uint8_t *buf, size_t n, size_t payload, int pcp)
+{
+	if (p->cfg.vlan != 0 && pcp >= 0)
+		p->cfg.emit(p->cfg.emit_arg, buf, wire_vlan_push(buf, n, p->cfg.vlan, (uint8_t)pcp), payload);
+	else
+		p->cfg.emit(p->cfg.emit_arg, buf + WIRE_VLAN_LEN, n, payload);
+}
+
+/* Where ARP and ICMP frames are encoded, and how much room there is: after the room for a tag. */
+#define REPLY(p) ((p)->reply + WIRE_VLAN_LEN)
+#define REPLY_CAP (sizeof(((struct net_port *)0)->reply) - WIRE_VLAN_LEN)
+
+/* An ARP or ICMP frame of @p n bytes (an encoder's result) encoded at REPLY(p): priority 0 on a VLAN port. */
+static void emit(struct net_port *p, int n)
 {
 	if (n > 0)
-		p->cfg.emit(p->cfg.emit_arg, frame, (size_t)n, 0);
+		emit_at(p, p->reply, (size_t)n, 0, 0);
 }
 
 void net_port_emit_pkt(struct net_port *p, const struct wire_pkt *pkt, const uint8_t mac[6])
@@ -178,15 +197,17 @@ void net_port_emit_pkt(struct net_port *p, const struct wire_pkt *pkt, const uin
 	 * a CRC trailer, which follows the payload and covers it, is written whole. */
 	bool hdrs = (pkt->encap & WIRE_ENCAP_CRC) == 0;
 	uint8_t *buf = hdrs ? p->frame : p->whole;
-	int n = hdrs ? wire_encode_hdrs(pkt, buf, sizeof(p->frame)) : wire_encode(pkt, buf, sizeof(p->whole));
+	size_t cap = (hdrs ? sizeof(p->frame) : sizeof(p->whole)) - WIRE_VLAN_LEN;
+	int n = hdrs ? wire_encode_hdrs(pkt, buf + WIRE_VLAN_LEN, cap) : wire_encode(pkt, buf + WIRE_VLAN_LEN, cap);
 
 	if (n < 0) {
 		p->c[NET_PORT_C_TX_DROP_ENCODE]++;
 		return;
 	}
 	if (mac != NULL)
-		memcpy(buf, mac, 6);
-	p->cfg.emit(p->cfg.emit_arg, buf, (size_t)n, hdrs ? wire_frame_len(pkt) - (size_t)n : 0);
+		memcpy(buf + WIRE_VLAN_LEN, mac, 6);
+	emit_at(p, buf, (size_t)n, hdrs ? wire_frame_len(pkt) - (size_t)n : 0,
+		pkt->kind == WIRE_KIND_PFC ? -1 : pkt->tc & 7);
 	p->c[NET_PORT_C_TX_SENT]++;
 }
 
@@ -208,7 +229,7 @@ void net_port_arp_request(struct net_port *p, uint32_t slot, const uint8_t dst[6
 
 	arp_from(p, slot, WIRE_ARP_REQUEST, dst, &a);
 	a.tpa = tpa;
-	emit(p, p->reply, wire_arp_encode(&a, p->reply, sizeof(p->reply)));
+	emit(p, wire_arp_encode(&a, REPLY(p), REPLY_CAP));
 	p->c[NET_PORT_C_ARP_REQUESTS_SENT]++;
 }
 
@@ -220,7 +241,7 @@ void net_port_start(struct net_port *p, emu_ps_t wall)
 		/* an ARP announcement (RFC 5227): a request for its own address, to everyone */
 		arp_from(p, s, WIRE_ARP_REQUEST, bcast, &a);
 		a.tpa = a.spa;
-		emit(p, p->reply, wire_arp_encode(&a, p->reply, sizeof(p->reply)));
+		emit(p, wire_arp_encode(&a, REPLY(p), REPLY_CAP));
 		p->c[NET_PORT_C_ARP_ANNOUNCEMENTS_SENT]++;
 	}
 	for (uint32_t s = 0; s < p->cfg.n_hosts; s++)
@@ -240,7 +261,7 @@ static void arp_answer(struct net_port *p, uint32_t slot, const struct wire_arp 
 	arp_from(p, slot, WIRE_ARP_REPLY, q->sha, &r);
 	memcpy(r.tha, q->sha, 6);
 	r.tpa = q->spa;
-	emit(p, p->reply, wire_arp_encode(&r, p->reply, sizeof(p->reply)));
+	emit(p, wire_arp_encode(&r, REPLY(p), REPLY_CAP));
 	p->c[NET_PORT_C_ARP_REQUESTS_ANSWERED]++;
 }
 
@@ -307,7 +328,7 @@ static void rx_icmp(struct net_port *p, uint32_t slot, const uint8_t *frame, siz
 	r.dst_ip = m.src_ip;
 	r.ttl = WIRE_ICMP_TTL;
 	r.type = WIRE_ICMP_ECHO_REPLY;
-	emit(p, p->reply, wire_icmp_encode(&r, p->reply, sizeof(p->reply)));
+	emit(p, wire_icmp_encode(&r, REPLY(p), REPLY_CAP));
 	p->c[NET_PORT_C_ICMP_ECHO_ANSWERED]++;
 }
 
@@ -396,6 +417,40 @@ static void rx_mac_ctrl(struct net_port *p, const uint8_t *frame, size_t len, em
 	p->c[NET_PORT_C_RX_TO_HOST]++;
 }
 
+/*
+ * A frame of a VLAN port: one tagged with the port's VLAN id is taken without its tag (copied to p->untagged:
+ * *@p frame and *@p len then name the copy), an untagged PFC frame as it is (802.1Qbb pauses are not tagged).
+ * False when the frame was counted instead: another VLAN id, untagged, or a tag cut short.
+ */
+static bool vlan_rx(struct net_port *p, const uint8_t **frame, size_t *len)
+{
+	struct wire_vlan v;
+	int rc = wire_vlan_decode(*frame, *len, &v);
+
+	if (rc == WIRE_R_NOT_VLAN) {
+		if (peek_be16(*frame + 12) == WIRE_ETHERTYPE_MAC_CTRL)
+			return true;
+		drop(p, NET_PORT_RX_VLAN_UNTAGGED);
+		return false;
+	}
+	if (rc != WIRE_R_OK) {
+		refused(p, rc);
+		return false;
+	}
+	if (v.vid != p->cfg.vlan) {
+		drop(p, NET_PORT_RX_VLAN_OTHER);
+		return false;
+	}
+	rc = wire_vlan_strip(*frame, *len, p->untagged, sizeof(p->untagged));
+	if (rc < 0) { /* longer than WIRE_MAX_FRAME once untagged: no decoder would take it */
+		refused(p, WIRE_R_BAD_IP_LEN);
+		return false;
+	}
+	*frame = p->untagged;
+	*len = (size_t)rc;
+	return true;
+}
+
 void net_port_rx(struct net_port *p, const uint8_t *frame, size_t len, emu_ps_t now, emu_ps_t wall)
 {
 	if (len < WIRE_ETH_LEN) {
@@ -406,6 +461,8 @@ void net_port_rx(struct net_port *p, const uint8_t *frame, size_t len, emu_ps_t 
 		drop(p, NET_PORT_RX_OWN_FRAME);
 		return;
 	}
+	if (p->cfg.vlan != 0 && !vlan_rx(p, &frame, &len))
+		return;
 	switch (peek_be16(frame + 12)) {
 	case WIRE_ETHERTYPE_ARP:
 		rx_arp(p, frame, len, wall);

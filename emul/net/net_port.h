@@ -24,7 +24,11 @@
 	X(ICMP_OTHER, "icmp_other", "ICMP other than an echo request (an unreachable, an echo reply, ...)") \
 	X(IP_OTHER_PROTO, "ip_other_proto", "IPv4 protocol other than UDP, ICMP and UET's 253") \
 	X(UDP_OTHER_PORT, "udp_other_port", "UDP to a port other than the UET and connection-management ports") \
-	X(NO_PKT, "no_pkt", "packet pool empty: a frame for a host could not be handed over")
+	X(NO_PKT, "no_pkt", "packet pool empty: a frame for a host could not be handed over") \
+	X(VLAN_OTHER, "vlan_other", "802.1Q-tagged frame with a VLAN id other than the port's vlan: (a priority tag, " \
+	  "VID 0, included)") \
+	X(VLAN_UNTAGGED, "vlan_untagged", "untagged frame on a port with vlan: (PFC aside, which 802.1Qbb sends " \
+	  "untagged)")
 
 #define NET_PORT_RX_ENUM(n, k, s) NET_PORT_RX_##n,
 enum net_port_rx_reason { NET_PORT_RX_REASONS(NET_PORT_RX_ENUM) NET_PORT_RX_COUNT };
@@ -145,6 +149,9 @@ struct net_port_cfg {
 	uint16_t uet_port;                    /* the UDP port of UET (WIRE_UDP_PORT_CM is taken too); native UET,
 	                                       * IPv4 protocol 253, is taken whatever the NICs send */
 	bool crc;                             /* UET frames end in a CRC-32C trailer (nic.UETEncapsulation.CrcTrailer) */
+	uint16_t vlan;                        /* 802.1Q VLAN id 1..WIRE_VLAN_VID_MAX of the port's frames: sent
+	                                       * tagged with it, PCP = the frame's class (wire_pkt.tc), PFC untagged;
+	                                       * only frames tagged with it (and untagged PFC) taken. 0: untagged */
 	net_port_emit_fn emit;
 	void *emit_arg;
 	uint32_t neigh_max;       /* learnt and unresolved entries, statics on top (NET_PORT_NEIGH_MAX) */
@@ -173,6 +180,8 @@ void net_port_start(struct net_port *p, emu_ps_t wall);
  * A frame of @p len bytes from the port. UET, connection-management and PFC frames go to their host's NIC at
  * emulated time @p now (PFC to every host); ARP requests and ICMP echo requests for a host's address are
  * answered; ARP replies resolve next hops and send what was held for them; anything else is counted by reason.
+ * On a port with a vlan, a frame tagged with it is taken without its tag (copied once), an untagged PFC frame as
+ * it is, and every other frame counted (vlan_other, vlan_untagged).
  */
 void net_port_rx(struct net_port *p, const uint8_t *frame, size_t len, emu_ps_t now, emu_ps_t wall);
 

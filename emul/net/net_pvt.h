@@ -52,9 +52,12 @@ struct net_port {
 	uint64_t c[NET_PORT_C_COUNT];
 	uint64_t rx_drop[NET_PORT_RX_COUNT];
 	uint64_t rx_bad[WIRE_R_COUNT];
-	uint8_t frame[WIRE_HDRS_MAX];  /* a UET frame's headers are encoded here; the emitter adds the payload */
-	uint8_t whole[WIRE_MAX_FRAME]; /* a frame with a CRC trailer, encoded whole */
-	uint8_t reply[WIRE_MAX_FRAME]; /* ARP and ICMP frames are built here */
+	/* Frames are encoded WIRE_VLAN_LEN bytes into these buffers, so a VLAN port's tag goes in front in place
+	 * (wire_vlan_push moves the 12 MAC bytes, nothing else). */
+	uint8_t frame[WIRE_VLAN_LEN + WIRE_HDRS_MAX];  /* a UET frame's headers; the emitter adds the payload */
+	uint8_t whole[WIRE_VLAN_LEN + WIRE_MAX_FRAME]; /* a frame with a CRC trailer, encoded whole */
+	uint8_t reply[WIRE_VLAN_LEN + WIRE_MAX_FRAME]; /* ARP and ICMP frames */
+	uint8_t untagged[WIRE_MAX_FRAME];              /* a received frame of a VLAN port, its tag taken off */
 };
 
 /* net_port.c */

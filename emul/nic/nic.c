@@ -123,20 +123,16 @@ static void samples_clear(struct nic_sample *s)
 		s[k] = (struct nic_sample){ .min = UINT64_MAX };
 }
 
-/* Ring size for a class: the most packets its pool can hold (smallest frame 62 B), as a power of two. */
-static int txq_init(struct nic_txq *q, uint64_t pool_size)
+/* The most packets a class may queue: what its pool can hold (smallest frame 62 B), as a power of two. */
+static void txq_init(struct nic_txq *q, uint64_t pool_size)
 {
 	uint64_t want = pool_size / 62 + 2;
 	uint32_t n = 16;
 
 	while (n < want && n < (1u << 24))
 		n <<= 1;
-	q->ring = calloc(n, sizeof(*q->ring));
-	if (q->ring == NULL)
-		return -ENOMEM;
-	q->mask = n - 1;
+	q->max = n;
 	q->pool_size = pool_size;
-	return 0;
 }
 
 struct nic *nic_create(const struct nic_env *env)
@@ -155,8 +151,7 @@ struct nic *nic_create(const struct nic_env *env)
 	for (int tc = 0; tc < NIC_TC_COUNT; tc++)
 		nic->in_pool_size[tc] = ppm_of(p->ingress.total_buffer_size, p->ingress.pool_alloc_ppm[tc]);
 	for (int tc = 0; tc < 2; tc++)
-		if (txq_init(&nic->txq[tc], ppm_of(p->egress.total_buffer_size, p->egress.pool_alloc_ppm[tc])) < 0)
-			goto fail_nic;
+		txq_init(&nic->txq[tc], ppm_of(p->egress.total_buffer_size, p->egress.pool_alloc_ppm[tc]));
 	uint32_t max_pdcs = env->max_pdcs ? env->max_pdcs : 4096;
 	nic->pdc_pool = emu_pool_create(sizeof(struct nic_pdc), max_pdcs);
 	nic->rcv_per_peer_max = env->rcv_per_peer_max ? env->rcv_per_peer_max : (max_pdcs / 4 ? max_pdcs / 4 : 1);
@@ -192,10 +187,10 @@ void nic_destroy(struct nic *nic)
 	if (nic == NULL)
 		return;
 	for (int tc = 0; tc < 2; tc++) {
-		struct nic_txq *q = &nic->txq[tc];
-		for (uint32_t i = q->head; q->ring != NULL && i != q->tail; i++)
-			net_pkt_free(nic->env.np, q->ring[i & q->mask]);
-		free(q->ring);
+		for (struct wire_pkt *p = nic->txq[tc].head, *next; p != NULL; p = next) {
+			next = p->next;
+			net_pkt_free(nic->env.np, p);
+		}
 	}
 	while (nic->cm_head != NULL) {
 		struct wire_pkt *p = nic->cm_head;
@@ -349,7 +344,7 @@ int nic_txq_push(struct nic *nic, uint32_t tc, struct wire_pkt *pkt, emu_ps_t no
 
 	if (tc == NIC_TC_CTRL) {
 		uint64_t len = wire_wire_len(pkt);
-		if (q->reserved + len > q->pool_size || q->tail - q->head > q->mask) {
+		if (q->reserved + len > q->pool_size || q->n >= q->max) {
 			nic->txs[tc].overflow++;
 			return -ENOBUFS;
 		}
@@ -357,7 +352,13 @@ int nic_txq_push(struct nic *nic, uint32_t tc, struct wire_pkt *pkt, emu_ps_t no
 		nic_pool_enq(&nic->txs[tc], len, q->reserved);
 	}
 	nic_count_sent(nic, pkt); /* counted when handed down to be sent, before the egress queue */
-	q->ring[q->tail++ & q->mask] = pkt;
+	pkt->next = NULL;
+	if (q->tail != NULL)
+		q->tail->next = pkt;
+	else
+		q->head = pkt;
+	q->tail = pkt;
+	q->n++;
 	nic_port_kick(nic, now);
 	return 0;
 }
@@ -376,8 +377,13 @@ void nic_port_kick(struct nic *nic, emu_ps_t now)
 			tc = NIC_TC_COUNT; /* not charged to any pool */
 		} else {
 			struct nic_txq *q = &nic->txq[tc];
-			pkt = q->ring[q->head++ & q->mask];
+			pkt = q->head;
+			q->head = pkt->next;
+			if (q->head == NULL)
+				q->tail = NULL;
+			q->n--;
 		}
+		pkt->tc = (uint8_t)(tc < NIC_TC_COUNT ? tc : 0); /* the egress class: a VLAN port's PCP (PFC goes untagged) */
 		nic->port_busy = true;
 		nic->sending_tc = (uint32_t)tc;
 		nic->sending_len = (uint32_t)wire_wire_len(pkt);
@@ -388,7 +394,7 @@ void nic_port_kick(struct nic *nic, emu_ps_t now)
 		nic->c[NIC_C_PORT_TX_FRAMES]++;
 		nic->c[NIC_C_PORT_TX_FRAME_BYTES] += nic->sending_len - WIRE_FCS_LEN;
 		nic_trace_tx_start(nic, pkt);
-		net_dir_xmit(nic->out, pkt, now);
+		net_dir_xmit_len(nic->out, pkt, nic->sending_len, nic->sending_kind, now);
 	}
 }
 

@@ -58,6 +58,8 @@ struct nic;
 	X(DROP_NO_RCV_PDC, "drop_no_rcv_pdc", "drop: data without SYN for a receive PDC this NIC does not have") \
 	X(DROP_NO_WQE, "drop_no_wqe", "drop: a WQE posted on a connection found no free entry to wait in") \
 	X(DROP_NO_PKT, "drop_no_pkt", "drop: packet pool empty when building a packet") \
+	X(DROP_BEYOND_MESSAGE, "drop_beyond_message", \
+	  "drop: data outside the message it names (past its EOM, past its request_length, another request_length)") \
 	X(DROP_ACK_BEYOND_SENT, "drop_ack_beyond_sent", \
 	  "drop: ACK or NACK acknowledging or reporting a PSN this NIC has not sent on the PDC") \
 	X(DROP_RCV_PEER_CAP, "drop_rcv_peer_cap", \

@@ -173,7 +173,7 @@ static void offer_base(struct nic_cc *cc, const struct nic_cc_consts *k, emu_ps_
 static void update_delay(struct nic_cc *cc, const struct nic_cc_consts *k, emu_ps_t sample)
 {
 	u128 a = k->delay_alpha_ppm;
-	cc->avg_qdelay = sat_u64((a * sample + (NIC_CC_PPM - a) * cc->avg_qdelay) / NIC_CC_PPM);
+	cc->avg_qdelay = sat_u64(emu_udiv128(a * sample + (NIC_CC_PPM - a) * cc->avg_qdelay, NIC_CC_PPM));
 }
 
 /* Step 1 (UET apply_cwnd_penalty, §3.6.13.2). Returns true when the ACK is receiver-limited. */
@@ -246,7 +246,7 @@ static void proportional_increase(struct nic_cc *cc, const struct nic_cc_consts 
 	if (delay < k->margin) {
 		cc->fi_count = sat_u64((u128)cc->fi_count + n);
 		if (cc->fi_count > cc->cwnd || (cc->flags & NIC_CC_F_INCREASE)) {
-			cc->cwnd = sat_u64((u128)cc->cwnd + (u128)n * k->fast.num / k->fast.den);
+			cc->cwnd = sat_u64((u128)cc->cwnd + emu_udiv128((u128)n * k->fast.num, k->fast.den));
 			cc->flags |= NIC_CC_F_INCREASE;
 			return;
 		}
@@ -257,7 +257,7 @@ static void proportional_increase(struct nic_cc *cc, const struct nic_cc_consts 
 	emu_ps_t below = k->target - delay;
 	if (below > DELAY_MAX)
 		below = DELAY_MAX;
-	add_inc(cc, (u128)min_u64(n, UINT32_MAX) * k->prop.num * below / k->prop.den);
+	add_inc(cc, emu_udiv128((u128)min_u64(n, UINT32_MAX) * k->prop.num * below, k->prop.den));
 }
 
 /* Multiplicative decrease: only while the average delay is above the target, at most once per base RTT. */
@@ -270,11 +270,11 @@ static void multiplicative_decrease(struct nic_cc *cc, const struct nic_cc_const
 	if ((cc->flags & NIC_CC_F_DECREASED) && now - cc->last_dec <= cc->base_rtt)
 		return;
 	/* keep = max(1 - Gamma x (avg - target) / avg, MaxMultiplicativeDecreaseJump), in ppm, cut rounded down */
-	uint64_t cut = sat_u64((u128)k->gamma_ppm * (cc->avg_qdelay - k->target) / cc->avg_qdelay);
+	uint64_t cut = sat_u64(emu_udiv128((u128)k->gamma_ppm * (cc->avg_qdelay - k->target), cc->avg_qdelay));
 	uint64_t keep = cut >= NIC_CC_PPM ? 0 : NIC_CC_PPM - cut;
 	if (keep < k->md_jump_ppm)
 		keep = k->md_jump_ppm;
-	cc->cwnd = sat_u64((u128)cc->cwnd * keep / NIC_CC_PPM);
+	cc->cwnd = sat_u64(emu_udiv128((u128)cc->cwnd * keep, NIC_CC_PPM));
 	if (cc->cwnd < k->mtu)
 		cc->cwnd = k->mtu;
 	cc->last_dec = now;
@@ -302,7 +302,7 @@ static void routine(struct nic_cc *cc, const struct nic_cc_consts *k, const stru
 			multiplicative_decrease(cc, k, now);
 	} else if (!rcv_limit) {
 		if (delay >= k->target)
-			add_inc(cc, (u128)a->acked * k->fair.num / k->fair.den);
+			add_inc(cc, emu_udiv128((u128)a->acked * k->fair.num, k->fair.den));
 		else
 			proportional_increase(cc, k, a->acked, delay);
 	}
@@ -380,5 +380,5 @@ uint8_t nic_cc_penalty(const struct nic_cc_consts *k, uint64_t occupancy)
 		return 0;
 	if (occupancy >= k->pen_high)
 		return NIC_CC_PENALTY_MAX;
-	return (uint8_t)((u128)NIC_CC_PENALTY_MAX * (occupancy - k->pen_low) / (k->pen_high - k->pen_low));
+	return (uint8_t)emu_udiv128((u128)NIC_CC_PENALTY_MAX * (occupancy - k->pen_low), k->pen_high - k->pen_low);
 }

@@ -9,7 +9,7 @@ static bool ctl_room(const struct nic *nic, const struct wire_pkt *p)
 {
 	const struct nic_txq *q = &nic->txq[NIC_TC_CTRL];
 
-	return q->reserved + wire_wire_len(p) <= q->pool_size && q->tail - q->head <= q->mask;
+	return q->reserved + wire_wire_len(p) <= q->pool_size && q->n < q->max;
 }
 
 static void cm_push(struct nic *nic, struct wire_pkt *p, emu_ps_t now)

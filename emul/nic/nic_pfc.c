@@ -161,7 +161,7 @@ static bool ready(const struct nic *nic, uint32_t tc)
 {
 	const struct nic_txq *q = &nic->txq[tc];
 
-	return q->head != q->tail && nic->paused_until[tc] == 0;
+	return q->head != NULL && nic->paused_until[tc] == 0;
 }
 
 /*

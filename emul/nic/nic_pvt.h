@@ -117,6 +117,8 @@ struct nic_pdc {
 	uint64_t rcv_payload;      /* unique payload bytes received */
 	uint64_t rcvd_bytes_cc;    /* unique IP bytes, for the NSCC rcvd_bytes field */
 	uint64_t rcv_wqe_id;
+	uint32_t rcv_msg_len;      /* the message being received: its request_length, from its first packet */
+	bool rcv_msg_len_set;
 	uint32_t eom_psn;
 	uint16_t ooo_count;
 	uint16_t sack_block;       /* next 64-PSN block to report when more than one holds out-of-order packets */
@@ -155,10 +157,10 @@ struct nic_closed {
 	bool used;
 };
 
-/* A FIFO of packets waiting in one egress class, with its pool. */
+/* A FIFO of packets waiting in one egress class (linked through wire_pkt.next), with its pool. */
 struct nic_txq {
-	struct wire_pkt **ring;
-	uint32_t mask, head, tail;
+	struct wire_pkt *head, *tail;
+	uint32_t n, max;           /* packets queued; the most a class may queue (its pool / 62 B, a power of two) */
 	uint64_t pool_size;        /* bytes */
 	uint64_t reserved;         /* bytes reserved: waiting, being fetched, or being serialized */
 };
@@ -190,10 +192,6 @@ struct nic {
 	bool pump_blocked;         /* stopped on a full egress pool */
 	bool pkt_blocked;          /* stopped on an empty packet or record pool, or a full scheduler */
 	struct nic_group *ready_head, *ready_tail;
-	struct nic_pdc *snd_hash[NIC_HASH_BUCKETS];
-	struct nic_pdc *rcv_hash[NIC_HASH_BUCKETS];
-	struct nic_closed closed[NIC_CLOSED_SLOTS]; /* closed receive PDCs, one per slot of hash(peer IP, peer id) */
-	struct nic_group *grp_hash[NIC_HASH_BUCKETS];
 	struct emu_pool *pdc_pool;
 	struct nic_pdc *ho_head, *ho_tail;   /* half-open receive PDCs, oldest first */
 	struct nic_pdc *lru_head, *lru_tail; /* receive PDCs, least recently active first */
@@ -231,6 +229,11 @@ struct nic {
 	struct nic_gauges g;
 	uint64_t next_uid;
 	struct nic_trace tr_sending; /* uet-monitor row of the frame being serialized, emitted when it ends */
+	/* the PDC, group and closed-PDC tables last, so that the scalars every packet touches share fewer lines */
+	struct nic_pdc *snd_hash[NIC_HASH_BUCKETS];
+	struct nic_pdc *rcv_hash[NIC_HASH_BUCKETS];
+	struct nic_group *grp_hash[NIC_HASH_BUCKETS];
+	struct nic_closed closed[NIC_CLOSED_SLOTS]; /* closed receive PDCs, one per slot of hash(peer IP, peer id) */
 };
 
 /* Bytes on the wire around a data payload as this NIC sends it: 106, less 4 native, plus 4 with the CRC trailer. */
@@ -363,12 +366,31 @@ void nic_pfc_rx(struct nic *nic, const struct wire_pkt *pkt, emu_ps_t now);
 /** The egress class to send from now (-2: a PFC frame; -1: nothing can go). */
 int nic_port_pick(struct nic *nic, emu_ps_t now);
 
-/* nic_trace.c: uet-monitor rows (only with nic_env.trace) */
-void nic_trace_tx_start(struct nic *nic, const struct wire_pkt *p);
-void nic_trace_tx_done(struct nic *nic, emu_ps_t now);
+/* nic_trace.c: uet-monitor rows (only with nic_env.trace; the test is inline, the rows out of line) */
+void nic_trace_tx_start_do(struct nic *nic, const struct wire_pkt *p);
+void nic_trace_tx_done_do(struct nic *nic, emu_ps_t now);
+void nic_trace_now_do(struct nic *nic, const struct wire_pkt *p, uint8_t dir, const struct nic_pdc *pdc, emu_ps_t rtt,
+		      emu_ps_t now);
+
+static inline void nic_trace_tx_start(struct nic *nic, const struct wire_pkt *p)
+{
+	if (nic->env.trace)
+		nic_trace_tx_start_do(nic, p);
+}
+
+static inline void nic_trace_tx_done(struct nic *nic, emu_ps_t now)
+{
+	if (nic->env.trace)
+		nic_trace_tx_done_do(nic, now);
+}
+
 /** A row now: a NACK sent, or a packet received (@p rtt EMU_PS_NEVER when it gave no RTT sample). */
-void nic_trace_now(struct nic *nic, const struct wire_pkt *p, uint8_t dir, const struct nic_pdc *pdc, emu_ps_t rtt,
-		   emu_ps_t now);
+static inline void nic_trace_now(struct nic *nic, const struct wire_pkt *p, uint8_t dir, const struct nic_pdc *pdc,
+				 emu_ps_t rtt, emu_ps_t now)
+{
+	if (nic->env.trace)
+		nic_trace_now_do(nic, p, dir, pdc, rtt, now);
+}
 
 /* nic_rcv.c: the receiver's order tracking */
 /** Track data PSN @p psn (within NIC_RCV_WIN of rcv_next): enum nic_track; duplicates and out-of-order counted. */
@@ -377,6 +399,8 @@ int nic_rcv_track(struct nic *nic, struct nic_pdc *pdc, uint32_t psn);
 uint32_t nic_rcv_sack(struct nic_pdc *pdc, uint64_t *bm);
 /** Return a receive PDC's tracking chunks to the pool. */
 void nic_rcv_free(struct nic *nic, struct nic_pdc *pdc);
+/* Forget the out-of-order PSNs tracked past @p psn (a message's EOM: they belong to no message); how many. */
+uint32_t nic_rcv_forget_after(struct nic *nic, struct nic_pdc *pdc, uint32_t psn);
 
 /* nic_rx.c: the receiver */
 void nic_rx_data(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now);

@@ -89,6 +89,33 @@ void nic_rcv_free(struct nic *nic, struct nic_pdc *pdc)
 	pdc->ooo_count = 0;
 }
 
+uint32_t nic_rcv_forget_after(struct nic *nic, struct nic_pdc *pdc, uint32_t psn)
+{
+	struct nic_rcv_chunk **pp = &pdc->ooo;
+	uint32_t gone = 0;
+
+	while (*pp != NULL) {
+		struct nic_rcv_chunk *c = *pp;
+
+		for (uint32_t i = 0; i < CHUNK_PSNS && c->n > 0; i++) {
+			uint64_t bit = 1ULL << (i % 64);
+			if ((c->w[i / 64] & bit) && psn_before(psn, c->base + i)) {
+				c->w[i / 64] &= ~bit;
+				c->n--;
+				gone++;
+			}
+		}
+		if (c->n > 0) {
+			pp = &c->next;
+			continue;
+		}
+		*pp = c->next;
+		emu_pool_put(nic->chunk_pool, c);
+	}
+	pdc->ooo_count = (uint16_t)(pdc->ooo_count - gone);
+	return gone;
+}
+
 int nic_rcv_track(struct nic *nic, struct nic_pdc *pdc, uint32_t psn)
 {
 	int32_t d = (int32_t)(psn - pdc->rcv_next);

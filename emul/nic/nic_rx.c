@@ -135,16 +135,51 @@ static void check_recv_complete(struct nic *nic, struct nic_pdc *pdc, emu_ps_t n
 					pdc->rcv_payload, now);
 }
 
-/* A data packet with a new PSN: delivered, and the message's end noted. */
-static void rx_new(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now)
+/*
+ * Whether data packet @p pkt fits the message it belongs to (docs/security.md): messages go one at a time on a PDC,
+ * so a PSN past the EOM of the message still being received belongs to none; every packet of a message names the
+ * same request_length (exact below UINT32_MAX, the most the header carries), and its bytes, at their
+ * message_offset and added to those delivered, stay within it. The first packet past a completed message's EOM
+ * begins the next message, whichever of its packets comes first.
+ */
+static bool rx_fits(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt)
 {
-	if ((pkt->ses.flags & WIRE_SES_F_SOM) && pdc->recv_done) {
+	bool past_eom = pdc->eom_seen && (int32_t)(pkt->pds.psn - pdc->eom_psn) > 0;
+	uint32_t len = pkt->ses.request_length;
+
+	if (past_eom && !pdc->recv_done)
+		return false;
+	if (past_eom) {
 		/* the next message on a connection's PDC (one at a time, so the last one is all here) */
 		pdc->recv_done = false;
 		pdc->eom_seen = false;
 		pdc->rcv_payload = 0;
+		pdc->rcv_msg_len_set = false;
 	}
-	if (!deliver(nic, pdc, pkt, now))
+	if (!pdc->rcv_msg_len_set) {
+		pdc->rcv_msg_len = len;
+		pdc->rcv_msg_len_set = true;
+	} else if (pdc->rcv_msg_len != len) {
+		return false;
+	}
+	uint64_t off = pkt->ses.flags & WIRE_SES_F_SOM ? 0 : pkt->ses.message_offset;
+
+	/* a request_length of UINT32_MAX is clamped for a message of 4 GiB or more: nothing exact to check against */
+	if (len != UINT32_MAX && off + pkt->payload_len > len)
+		return false;
+	if (pkt->ses.flags & WIRE_SES_F_EOM) /* PSNs already tracked past the end belong to no message */
+		nic->c[NIC_C_DROP_BEYOND_MESSAGE] += nic_rcv_forget_after(nic, pdc, pkt->pds.psn);
+	return true;
+}
+
+/* A data packet with a new PSN: delivered, and the message's end noted. */
+static void rx_new(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now)
+{
+	if (pdc->rcv_msg_len != UINT32_MAX && pdc->rcv_payload + pkt->payload_len > pdc->rcv_msg_len)
+		/* more new bytes than the message holds: packets forged at PSNs the message does not use came first;
+		 * the PSN counts as received (the sender did send it), its bytes are not delivered twice */
+		nic->c[NIC_C_DROP_BEYOND_MESSAGE]++;
+	else if (!deliver(nic, pdc, pkt, now))
 		return;
 	if (pkt->ses.flags & WIRE_SES_F_SOM)
 		pdc->rcv_wqe_id = pkt->ses.message_id;
@@ -203,6 +238,10 @@ void nic_rx_data(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 	uint32_t psn = pkt->pds.psn;
 	if ((int32_t)(psn - pdc->rcv_next) >= NIC_RCV_WIN) {
 		nic->c[NIC_C_DROP_PSN_OUT_OF_WINDOW]++;
+		return;
+	}
+	if ((int32_t)(psn - pdc->rcv_next) >= 0 && !rx_fits(nic, pdc, pkt)) { /* below rcv_next: a duplicate */
+		nic->c[NIC_C_DROP_BEYOND_MESSAGE]++;
 		return;
 	}
 	int tr = nic_rcv_track(nic, pdc, psn);

@@ -78,7 +78,7 @@ static void fill(struct nic *nic, struct nic_trace *t, const struct wire_pkt *p,
 	}
 }
 
-void nic_trace_tx_start(struct nic *nic, const struct wire_pkt *p)
+void nic_trace_tx_start_do(struct nic *nic, const struct wire_pkt *p)
 {
 	struct nic_pdc *pdc = NULL;
 
@@ -92,7 +92,7 @@ void nic_trace_tx_start(struct nic *nic, const struct wire_pkt *p)
 	fill(nic, &nic->tr_sending, p, retx ? NIC_TR_RETX : NIC_TR_TX, pdc);
 }
 
-void nic_trace_tx_done(struct nic *nic, emu_ps_t now)
+void nic_trace_tx_done_do(struct nic *nic, emu_ps_t now)
 {
 	if (!nic->env.trace || nic->env.hooks.trace == NULL || nic->tr_sending.kind == WIRE_KIND_NACK)
 		return;
@@ -100,8 +100,8 @@ void nic_trace_tx_done(struct nic *nic, emu_ps_t now)
 	nic->env.hooks.trace(nic->env.hooks.arg, &nic->tr_sending);
 }
 
-void nic_trace_now(struct nic *nic, const struct wire_pkt *p, uint8_t dir, const struct nic_pdc *pdc, emu_ps_t rtt,
-		   emu_ps_t now)
+void nic_trace_now_do(struct nic *nic, const struct wire_pkt *p, uint8_t dir, const struct nic_pdc *pdc,
+		      emu_ps_t rtt, emu_ps_t now)
 {
 	struct nic_trace t;
 

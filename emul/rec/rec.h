@@ -27,6 +27,40 @@ uint64_t rec_csv_bytes(struct rec_csv *r);
 /** Write the time_utc value for simulated time @p now, ISO 8601 in whole seconds ("2026-01-01T00:00:03Z"). */
 void rec_csv_time_utc(struct rec_csv *r, emu_ps_t now);
 
+/*
+ * Row writers without printf: a row is written field by field into the record's stream (written unlocked: one
+ * thread owns it), numbers formatted here. printf is left to the few columns that are doubles. The stream keeps
+ * stdio's own buffer: rec_csv_bytes() counts what reached the file, and the size budget reads it.
+ */
+/** Write the character @p c. */
+static inline void rec_put_ch(FILE *f, char c)
+{
+	putc_unlocked(c, f);
+}
+
+/** Write the string @p s (a character at a time: glibc's putc_unlocked is a store into the buffer). */
+static inline void rec_put_str(FILE *f, const char *s)
+{
+	while (*s != '\0')
+		putc_unlocked(*s++, f);
+}
+
+/** Write @p v in decimal, as "%llu" does. */
+void rec_put_u64(FILE *f, uint64_t v);
+
+/** Write @p v in decimal, as "%lld" does. */
+void rec_put_i64(FILE *f, int64_t v);
+
+/** Write @p v / 10^@p digits with exactly @p digits (0 to 19) decimals, as "%llu.%0*llu" does (no point at 0). */
+void rec_put_fixed(FILE *f, uint64_t v, int digits);
+
+/** Write a comma, then @p v in decimal. */
+static inline void rec_put_cu64(FILE *f, uint64_t v)
+{
+	putc_unlocked(',', f);
+	rec_put_u64(f, v);
+}
+
 /** Write @p ps as nanoseconds with three decimals (exact: 85845 ps -> "85.845"). */
 void rec_fmt_ns(FILE *f, emu_ps_t ps);
 

@@ -1,11 +1,13 @@
 /* CSV records with Scala file names and column formats. */
 #include "rec.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <stdio_ext.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,13 +91,14 @@ struct rec_csv *rec_csv_open(const char *dir, const char *sim, const char *recor
 	}
 	r->epoch_s = epoch_s;
 	r->utc_s = -1;
-	fprintf(r->f, "%s\n", header);
+	rec_put_str(r->f, header);
+	rec_put_ch(r->f, '\n');
 	return r;
 }
 
 uint64_t rec_csv_bytes(struct rec_csv *r)
 {
-	return r != NULL ? r->sink.written : 0;
+	return r != NULL ? r->sink.written + __fpending(r->f) : 0; /* on disk, and waiting in the stream's buffer */
 }
 
 FILE *rec_csv_file(struct rec_csv *r)
@@ -115,17 +118,78 @@ void rec_csv_time_utc(struct rec_csv *r, emu_ps_t now)
 		strftime(r->utc, sizeof(r->utc), "%Y-%m-%dT%H:%M:%SZ", &tm); /* ISO 8601, as the Scala records */
 		r->utc_s = s;
 	}
-	fputs(r->utc, r->f);
+	rec_put_str(r->f, r->utc);
+}
+
+/* The decimal digits of @p v, ending at @p end (exclusive); returns where they start. */
+static char *u64_digits(char *end, uint64_t v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	return end;
+}
+
+/* Write [@p p, @p end). */
+static void put_span(FILE *f, const char *p, const char *end)
+{
+	while (p < end)
+		putc_unlocked(*p++, f);
+}
+
+void rec_put_u64(FILE *f, uint64_t v)
+{
+	char buf[24], *p = u64_digits(buf + sizeof(buf), v);
+
+	put_span(f, p, buf + sizeof(buf));
+}
+
+void rec_put_i64(FILE *f, int64_t v)
+{
+	if (v < 0) {
+		putc_unlocked('-', f);
+		rec_put_u64(f, 0 - (uint64_t)v);
+		return;
+	}
+	rec_put_u64(f, (uint64_t)v);
+}
+
+void rec_put_fixed(FILE *f, uint64_t v, int digits)
+{
+	static const uint64_t pow10[20] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
+		1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+		100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+		1000000000000000000ull, 10000000000000000000ull,
+	};
+	char buf[48], *end = buf + sizeof(buf), *p = end;
+
+	assert(digits >= 0 && digits < 20);
+	if (digits > 0) {
+		uint64_t frac = v % pow10[digits];
+
+		for (int i = 0; i < digits; i++, frac /= 10)
+			*--p = (char)('0' + frac % 10);
+		*--p = '.';
+		v /= pow10[digits];
+	}
+	p = u64_digits(p, v);
+	put_span(f, p, end);
 }
 
 void rec_fmt_ns(FILE *f, emu_ps_t ps)
 {
-	fprintf(f, "%llu.%03llu", (unsigned long long)(ps / 1000), (unsigned long long)(ps % 1000));
+	rec_put_fixed(f, ps, 3);
 }
 
 void rec_fmt_ip(FILE *f, uint32_t ip)
 {
-	fprintf(f, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 0xff, (ip >> 8) & 0xff, ip & 0xff);
+	for (int i = 3; i >= 0; i--) {
+		rec_put_u64(f, (ip >> (8 * i)) & 0xff);
+		if (i > 0)
+			putc_unlocked('.', f);
+	}
 }
 
 void rec_note_err(char *err, size_t errlen, const char *fmt, ...)

@@ -1,4 +1,4 @@
-/* The Scala Switch device: creation, ports, routes and equal-cost sets, tags, and the stats getters. */
+/* The Scala Switch device: creation, ports, tags, and the stats getters (routes and sets: sw_route.c). */
 #include "sw_pvt.h"
 #include "emu_counter.h"
 
@@ -9,10 +9,10 @@
 
 EMU_COUNTER_NAMES(sw_counter, SW_COUNTERS, SW_C_COUNT)
 
-#define SW_ROUTES_MIN 64 /* buckets of the route table at creation; doubled at half full (build time) */
 
 /* The tag pool size: see struct sw_tag in sw_pvt.h. */
 #define SW_TAGS_MAX (1u << 17)
+#define SW_TAGS_MIN 64u /* tags at creation; the array doubles as packets queue up */
 
 static uint32_t tag_count(const struct sw *sw)
 {
@@ -36,42 +36,76 @@ static uint32_t tag_count(const struct sw *sw)
 	return n;
 }
 
+/* Chain tags [@p from, @p to) into the free list, lowest first. */
+static void tags_free_range(struct sw *sw, uint32_t from, uint32_t to)
+{
+	for (uint32_t i = from; i < to; i++)
+		sw->tags[i] = (struct sw_tag){ .next = i + 1 < to ? i + 1 : sw->tag_free };
+	sw->tag_free = from;
+}
+
+/* The tag array starts small and doubles as packets queue up, to at most n_tags. */
 static int tags_init(struct sw *sw)
 {
 	sw->n_tags = tag_count(sw);
-	sw->tags = calloc(sw->n_tags, sizeof(*sw->tags));
+	sw->n_tags_alloc = sw->n_tags < SW_TAGS_MIN ? sw->n_tags : SW_TAGS_MIN;
+	sw->tags = malloc(sw->n_tags_alloc * sizeof(*sw->tags));
 	if (sw->tags == NULL)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < sw->n_tags; i++)
-		sw->tags[i].next = i + 1 < sw->n_tags ? i + 1 : SW_NIL;
-	sw->tag_free = 0;
+	sw->tag_free = SW_NIL;
+	tags_free_range(sw, 0, sw->n_tags_alloc);
 	return 0;
 }
 
-uint32_t sw_tag_get(struct sw *sw)
+/*
+ * Double the tag array (up to n_tags) when every tag is taken: as many times as log2 of the most packets the
+ * switch ever holds, so off the common path. Tags are indexes, so moving the array moves nothing else.
+ * Returns false at n_tags or without memory (the caller counts DROP_NO_TAG).
+ */
+static bool tags_grow(struct sw *sw)
 {
-	uint32_t t = sw->tag_free;
+	uint32_t n = sw->n_tags_alloc * 2 < sw->n_tags ? sw->n_tags_alloc * 2 : sw->n_tags;
+	struct sw_tag *t;
 
-	if (t != SW_NIL)
-		sw->tag_free = sw->tags[t].next;
-	return t;
+	if (n <= sw->n_tags_alloc || (t = realloc(sw->tags, n * sizeof(*t))) == NULL)
+		return false;
+	sw->tags = t;
+	tags_free_range(sw, sw->n_tags_alloc, n);
+	sw->n_tags_alloc = n;
+	return true;
 }
 
-void sw_tag_put(struct sw *sw, uint32_t t)
+uint32_t sw_tag_get_slow(struct sw *sw)
 {
-	sw->tags[t].pkt = NULL;
-	sw->tags[t].next = sw->tag_free;
-	sw->tag_free = t;
+	if (!tags_grow(sw))
+		return SW_NIL;
+	return sw_tag_get(sw);
 }
 
-static int routes_alloc(struct sw *sw, uint32_t buckets)
+/* The ports, 64-byte aligned (a port's lines are laid out by use, sw_pvt.h), empty and idle. 0 or -ENOMEM. */
+static int ports_init(struct sw *sw)
 {
-	sw->routes = malloc(buckets * sizeof(*sw->routes));
-	if (sw->routes == NULL)
+	sw->ports = aligned_alloc(_Alignof(struct sw_port), sw->n_ports * sizeof(*sw->ports));
+	if (sw->ports == NULL)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < buckets; i++)
-		sw->routes[i].set = SW_NIL;
-	sw->route_mask = buckets - 1;
+	memset(sw->ports, 0, sw->n_ports * sizeof(*sw->ports));
+	for (uint32_t i = 0; i < sw->n_ports; i++) {
+		struct sw_port *e = &sw->ports[i];
+
+		e->sw = sw;
+		e->idx = i;
+		e->sending = SW_NIL;
+		/* Until sw_port_mac(): a locally administered MAC naming the switch and the port. */
+		e->mac[0] = 0x02;
+		e->mac[1] = 0x53;
+		e->mac[2] = (uint8_t)(sw->env.node_id >> 8);
+		e->mac[3] = (uint8_t)sw->env.node_id;
+		e->mac[4] = (uint8_t)(i >> 8);
+		e->mac[5] = (uint8_t)i;
+		for (int tc = 0; tc < SW_TC_COUNT; tc++)
+			e->q[tc].head = e->q[tc].tail = SW_NIL;
+		e->arb.head = e->arb.tail = SW_NIL;
+	}
 	return 0;
 }
 
@@ -93,6 +127,8 @@ struct sw *sw_create(const struct sw_env *env)
 		sw->dscp = *env->dscp;
 	else
 		wire_dscp_defaults(&sw->dscp);
+	for (int d = 0; d < 64; d++)
+		sw->role_of[d] = (int8_t)wire_dscp_role(&sw->dscp, (uint8_t)d);
 	if (sw_buffer_setup(sw->p, sw->n_ports, &sw->b, NULL, 0) != 0) {
 		free(sw);
 		errno = EINVAL;
@@ -101,28 +137,11 @@ struct sw *sw_create(const struct sw_env *env)
 	emu_rng_init(&sw->rng, env->seed, env->node_id);
 	emu_rng_init(&sw->fl_rng, env->seed, sw_flowlet_stream(env->run, env->node_id));
 	sw->salt = sw_ecmp_salt(env->node_id);
-	sw->ports = calloc(sw->n_ports, sizeof(*sw->ports));
+	sw_flow_crc_consts(sw->salt, sw->crc_z);
 	sw->arb_ports = calloc(sw->n_ports, sizeof(*sw->arb_ports));
 	sw->arb_end = (struct emu_sched_end){ .fn = sw_arb_run, .a = sw };
-	if (sw->ports == NULL || sw->arb_ports == NULL || tags_init(sw) != 0 || routes_alloc(sw, SW_ROUTES_MIN) != 0)
+	if (ports_init(sw) != 0 || sw->arb_ports == NULL || tags_init(sw) != 0)
 		goto fail;
-	for (uint32_t i = 0; i < sw->n_ports; i++) {
-		struct sw_port *e = &sw->ports[i];
-
-		e->sw = sw;
-		e->idx = i;
-		e->sending = SW_NIL;
-		/* Until sw_port_mac(): a locally administered MAC naming the switch and the port. */
-		e->mac[0] = 0x02;
-		e->mac[1] = 0x53;
-		e->mac[2] = (uint8_t)(env->node_id >> 8);
-		e->mac[3] = (uint8_t)env->node_id;
-		e->mac[4] = (uint8_t)(i >> 8);
-		e->mac[5] = (uint8_t)i;
-		for (int tc = 0; tc < SW_TC_COUNT; tc++)
-			e->q[tc].head = e->q[tc].tail = SW_NIL;
-		e->arb.head = e->arb.tail = SW_NIL;
-	}
 	if (sw->p->lb_method == SW_LB_FLOWLET) {
 		sw->flow_mem = calloc((size_t)SW_FLOW_SETS * SW_FLOW_SLOTS, sizeof(*sw->flow_mem));
 		if (sw->flow_mem == NULL)
@@ -146,15 +165,10 @@ void sw_destroy(struct sw *sw)
 		for (uint32_t k = e->pfcq_head; k != e->pfcq_tail; k++)
 			net_pkt_free(sw->env.np, e->pfcq[k % SW_PFCQ]);
 	}
-	for (uint32_t t = 0; sw->tags != NULL && t < sw->n_tags; t++)
+	for (uint32_t t = 0; sw->tags != NULL && t < sw->n_tags_alloc; t++)
 		if (sw->tags[t].pkt != NULL)
 			net_pkt_free(sw->env.np, sw->tags[t].pkt);
-	for (uint32_t s = 0; s < sw->n_sets; s++) {
-		free(sw->sets[s].ports);
-		free(sw->sets[s].st);
-	}
-	free(sw->sets);
-	free(sw->routes);
+	sw_routes_free(sw);
 	free(sw->flow_mem);
 	free(sw->tags);
 	free(sw->arb_ports);
@@ -180,96 +194,6 @@ void sw_port_mac(struct sw *sw, uint32_t port, const uint8_t mac[6], const uint8
 
 	memcpy(e->mac, mac, sizeof(e->mac));
 	memcpy(e->peer_mac, peer_mac, sizeof(e->peer_mac));
-}
-
-static uint32_t route_bucket(uint32_t ip, uint32_t mask)
-{
-	return sw_mix32(ip) & mask;
-}
-
-static struct sw_route *route_slot(struct sw_route *tab, uint32_t mask, uint32_t ip)
-{
-	uint32_t i = route_bucket(ip, mask);
-
-	while (tab[i].set != SW_NIL && tab[i].ip != ip)
-		i = (i + 1) & mask;
-	return &tab[i];
-}
-
-const struct sw_route *sw_route_find(const struct sw *sw, uint32_t ip)
-{
-	const struct sw_route *r = route_slot(sw->routes, sw->route_mask, ip);
-
-	return r->set == SW_NIL ? NULL : r;
-}
-
-static int routes_grow(struct sw *sw)
-{
-	struct sw_route *old = sw->routes;
-	uint32_t old_n = sw->route_mask + 1;
-
-	if (routes_alloc(sw, old_n * 2) != 0) {
-		sw->routes = old;
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < old_n; i++)
-		if (old[i].set != SW_NIL)
-			*route_slot(sw->routes, sw->route_mask, old[i].ip) = old[i];
-	free(old);
-	return 0;
-}
-
-/* The set with exactly these ports, in this order, created if new. Returns its index, or SW_NIL (no memory). */
-static uint32_t set_find_or_add(struct sw *sw, const uint32_t *ports, uint32_t n)
-{
-	for (uint32_t s = 0; s < sw->n_sets; s++)
-		if (sw->sets[s].n == n && memcmp(sw->sets[s].ports, ports, n * sizeof(*ports)) == 0)
-			return s;
-	if (sw->n_sets == sw->cap_sets) {
-		uint32_t cap = sw->cap_sets ? sw->cap_sets * 2 : 16;
-		struct sw_set *ns = realloc(sw->sets, cap * sizeof(*ns));
-
-		if (ns == NULL)
-			return SW_NIL;
-		sw->sets = ns;
-		sw->cap_sets = cap;
-	}
-	struct sw_set *set = &sw->sets[sw->n_sets];
-
-	memset(set, 0, sizeof(*set));
-	set->ports = malloc(n * sizeof(*ports));
-	set->st = calloc(n, sizeof(*set->st));
-	if (set->ports == NULL || set->st == NULL) {
-		free(set->ports);
-		free(set->st);
-		return SW_NIL;
-	}
-	memcpy(set->ports, ports, n * sizeof(*ports));
-	set->n = n;
-	return sw->n_sets++;
-}
-
-int sw_route_add(struct sw *sw, uint32_t dst_ip, const uint32_t *ports, uint32_t n)
-{
-	if (n == 0 || n > UINT16_MAX)
-		return -EINVAL;
-	for (uint32_t i = 0; i < n; i++)
-		if (ports[i] >= sw->n_ports)
-			return -EINVAL;
-	if (sw_route_find(sw, dst_ip) != NULL)
-		return -EEXIST;
-	if ((sw->n_routes + 1) * 2 > sw->route_mask + 1 && routes_grow(sw) != 0)
-		return -ENOMEM;
-	uint32_t s = set_find_or_add(sw, ports, n);
-
-	if (s == SW_NIL)
-		return -ENOMEM;
-	struct sw_route *r = route_slot(sw->routes, sw->route_mask, dst_ip);
-
-	r->ip = dst_ip;
-	r->set = s;
-	sw->n_routes++;
-	return 0;
 }
 
 const uint64_t *sw_counters(const struct sw *sw)
@@ -375,14 +299,27 @@ void sw_port_occ(const struct sw *sw, uint32_t port, struct sw_port_occ *out)
 	const struct sw_port *e = &sw->ports[port];
 
 	for (int i = 0; i < SW_POOL_COUNT; i++) {
-		out->ingress[i] = e->in_occ[i];
-		out->headroom[i] = e->hr_occ[i];
-		out->egress[i] = e->eg_occ[i];
-		out->pausing[i] = e->pausing[i];
-		out->ecn_avg[i] = e->ecn_avg[i] >> SW_EWMA_SHIFT;
-		out->ingress_total[i] = e->in_total[i];
-		out->egress_total[i] = e->eg_total_b[i];
+		out->ingress[i] = e->pl[i].in_occ;
+		out->headroom[i] = e->pl[i].hr_occ;
+		out->egress[i] = e->pl[i].eg_occ;
+		out->pausing[i] = e->pl[i].pausing;
+		out->ecn_avg[i] = e->pl[i].ecn_avg >> SW_EWMA_SHIFT;
+		out->ingress_total[i] = e->pl[i].in_total;
+		out->egress_total[i] = e->pl[i].eg_total_b;
 	}
+}
+
+void sw_pool_group_occ(const struct sw *sw, uint32_t pool, const uint8_t *group, uint64_t in[2], uint64_t eg[2],
+		       uint64_t *shared)
+{
+	in[0] = in[1] = eg[0] = eg[1] = *shared = 0;
+	if (pool >= SW_POOL_COUNT)
+		return;
+	for (uint32_t p = 0; p < sw->n_ports; p++) {
+		in[group[p] & 1] += sw->ports[p].pl[pool].in_occ;
+		eg[group[p] & 1] += sw->ports[p].pl[pool].eg_occ;
+	}
+	*shared = sw->in_occ[pool];
 }
 
 void sw_pool_occ(const struct sw *sw, uint32_t pool, struct sw_pool_occ *out)

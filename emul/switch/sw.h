@@ -166,6 +166,15 @@ struct sw_port_occ {
 /** Copy port @p port's occupancy (zeros for a port out of range). */
 void sw_port_occ(const struct sw *sw, uint32_t port, struct sw_port_occ *out);
 
+/**
+ * Pool @p pool's occupancy now, summed over two groups of ports: @p group[port] (0 or 1, sw_n_ports() entries)
+ * puts a port in group 0 or 1; @p in[g] and @p eg[g] get the sums of sw_port_occ()'s ingress[pool] and
+ * egress[pool] over group g's ports, and @p shared the pool's ingress (sw_pool_occ()'s). For a record that samples
+ * them a thousand times per interval, without copying the rest.
+ */
+void sw_pool_group_occ(const struct sw *sw, uint32_t pool, const uint8_t *group, uint64_t in[2], uint64_t eg[2],
+		       uint64_t *shared);
+
 /** Occupancy of one pool now, summed over the ports. */
 struct sw_pool_occ {
 	uint64_t size;      /* after the Stage 2 adjustment */

@@ -10,7 +10,7 @@
 
 static uint64_t frac(uint64_t total, uint64_t ppm)
 {
-	return (uint64_t)((unsigned __int128)total * ppm / SW_PPM);
+	return (uint64_t)emu_udiv128((unsigned __int128)total * ppm, SW_PPM);
 }
 
 /* Stage 2 under PoolAllocationMap. Returns 0, or -EINVAL when the last non-zero pool would go below 0. */
@@ -139,12 +139,3 @@ int sw_buffer_setup(const struct sw_params *p, uint32_t n_ports, struct sw_buffe
 	return 0;
 }
 
-uint64_t sw_buffer_egress_limit(const struct sw_buffer *b, uint32_t pool, uint64_t eg_pool, bool rtx)
-{
-	if (b->egress_form != SW_EG_DYNAMIC)
-		return rtx ? b->egress_limit_rtx[pool] : b->egress_limit[pool];
-	uint64_t size = b->pool_size[pool];
-	uint64_t free_bytes = eg_pool < size ? size - eg_pool : 0;
-
-	return frac(free_bytes, b->alpha_ppm);
-}

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "emu_time.h"
 #include "sw_params.h"
 
 /* Stage 4: the form of the lossy egress queue limit. */
@@ -62,6 +63,14 @@ int sw_buffer_setup(const struct sw_params *p, uint32_t n_ports, struct sw_buffe
  * bytes held at egress, 0 when none is free), rounded down; otherwise the fixed limit (the 1.5x TRIMMABLE_RTX
  * limit when @p rtx under the UET policy).
  */
-uint64_t sw_buffer_egress_limit(const struct sw_buffer *b, uint32_t pool, uint64_t eg_pool, bool rtx);
+static inline uint64_t sw_buffer_egress_limit(const struct sw_buffer *b, uint32_t pool, uint64_t eg_pool, bool rtx)
+{
+	if (b->egress_form != SW_EG_DYNAMIC)
+		return rtx ? b->egress_limit_rtx[pool] : b->egress_limit[pool];
+	uint64_t size = b->pool_size[pool];
+	uint64_t free_bytes = eg_pool < size ? size - eg_pool : 0;
+
+	return (uint64_t)emu_udiv128((unsigned __int128)free_bytes * b->alpha_ppm, SW_PPM); /* rounded down */
+}
 
 #endif /* SW_BUFFER_H */

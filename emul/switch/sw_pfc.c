@@ -44,7 +44,7 @@ static void pause_and_arm(struct sw *sw, struct sw_port *in, uint32_t pool, emu_
 	emu_ps_t half = net_pfc_pause_time(SW_PFC_QUANTA, in->bps, in->delay) / 2;
 
 	pfc_send_group(sw, in, pool, SW_PFC_QUANTA, now);
-	net_sched(sw->env.np, now + half, ev_refresh, in, (void *)(uintptr_t)pool, &in->refresh[pool]);
+	net_sched(sw->env.np, now + half, ev_refresh, in, (void *)(uintptr_t)pool, &in->pl[pool].refresh);
 }
 
 /* Every half pause time while the port stays paused: pause again, so the sender's pause does not run out. */
@@ -53,16 +53,16 @@ static void ev_refresh(void *a, void *b, emu_ps_t now)
 	struct sw_port *in = a;
 	uint32_t pool = (uint32_t)(uintptr_t)b;
 
-	in->refresh[pool] = 0;
-	if (in->pausing[pool])
+	in->pl[pool].refresh = 0;
+	if (in->pl[pool].pausing)
 		pause_and_arm(in->sw, in, pool, now);
 }
 
 void sw_pfc_pause(struct sw *sw, struct sw_port *in, uint32_t pool, emu_ps_t now)
 {
-	if (in->pausing[pool] || in->out == NULL)
+	if (in->pl[pool].pausing || in->out == NULL)
 		return; /* already pausing; or a port with no link to send on */
-	in->pausing[pool] = true;
+	in->pl[pool].pausing = true;
 	pause_and_arm(sw, in, pool, now);
 }
 
@@ -70,11 +70,11 @@ void sw_pfc_pause(struct sw *sw, struct sw_port *in, uint32_t pool, emu_ps_t now
  * and its occupancy is at or below Xon. */
 void sw_pfc_check_xon(struct sw *sw, struct sw_port *in, uint32_t pool, emu_ps_t now)
 {
-	if (!in->pausing[pool] || in->hr_occ[pool] != 0 || in->in_occ[pool] > sw->b.xon)
+	if (!in->pl[pool].pausing || in->pl[pool].hr_occ != 0 || in->pl[pool].in_occ > sw->b.xon)
 		return;
-	emu_sched_cancel(sw->env.np->sched, in->refresh[pool]);
-	in->refresh[pool] = 0;
-	in->pausing[pool] = false;
+	emu_sched_cancel(sw->env.np->sched, in->pl[pool].refresh);
+	in->pl[pool].refresh = 0;
+	in->pl[pool].pausing = false;
 	pfc_send_group(sw, in, pool, 0, now);
 }
 
@@ -95,6 +95,7 @@ static void resume(struct sw *sw, struct sw_port *e, uint32_t tc, emu_ps_t now)
 		e->st.ivl_max_pause_ps[tc] = d;
 	e->st.paused_ps[tc] += now - e->paused_since[tc];
 	e->paused_until[tc] = 0;
+	e->pmask &= (uint8_t)~(1u << tc);
 	sw_port_kick(sw, e, now);
 }
 
@@ -129,6 +130,7 @@ void sw_pfc_rx(struct sw *sw, struct sw_port *e, const struct wire_pkt *pkt, emu
 		if (e->paused_until[tc] == 0)
 			e->paused_since[tc] = now;
 		e->paused_until[tc] = now + net_pfc_pause_time(pkt->pfc_quanta[tc], e->bps, e->delay);
+		e->pmask |= (uint8_t)(1u << tc);
 		net_sched(sw->env.np, e->paused_until[tc], ev_resume, e, (void *)(uintptr_t)tc, &e->resume[tc]);
 	}
 }

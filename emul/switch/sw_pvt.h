@@ -6,6 +6,7 @@
 #include "sw.h"
 
 #define SW_NIL UINT32_MAX
+#define SW_NIL16 UINT16_MAX   /* no route, in the direct route table */
 #define SW_PFCQ 32            /* PFC frames waiting per port: 8 classes x (pause + resume), twice over */
 #define SW_FLOW_SLOTS 512     /* flow slots per equal-cost set (flowlet) */
 #define SW_FLOW_SETS 128      /* only the first 128 sets seen get slots */
@@ -18,17 +19,19 @@
  * Tag pool size (sw_create): the packets the switch can hold at once, bounded both by the buffer,
  * (TotalSharedBufferSize + headroom of every port in every lossless pool) / 46 B + one frame in flight per port,
  * and by the partition's packet pool (a switch cannot hold more packets than exist); the smaller, rounded up to a
- * power of two.
+ * power of two. That is a cap: the array starts at 64 tags and doubles when every tag is taken.
  */
 struct sw_tag {
 	struct wire_pkt *pkt;  /* NULL once handed to the link */
 	uint32_t next;         /* next tag in the class queue, or in the free list */
-	uint32_t bytes;        /* charged at ingress and at egress */
+	uint16_t bytes;        /* charged at ingress and at egress: an IP datagram, at most WIRE_MAX_FRAME */
+	uint8_t lossless;      /* charged as a lossless class at ingress */
+	uint8_t ect;           /* the packet is ECN-capable (ECT(0) or ECT(1)): a mark needs no look at it before */
 	uint16_t in_port;
 	uint8_t tc;            /* egress class: the packet's, or TC1 after a trim */
 	uint8_t in_pool;
 	uint8_t eg_pool;
-	uint8_t lossless;      /* charged as a lossless class at ingress */
+	uint16_t wl;           /* the frame's length on the wire, FCS included: computed once, at arrival (or trim) */
 };
 
 struct sw_fifo {
@@ -37,39 +40,50 @@ struct sw_fifo {
 
 struct sw;
 
+/* A port's accounting for one pool: one cache line, so a packet's charges touch one line per port. */
+struct __attribute__((aligned(64))) sw_port_pool {
+	uint64_t in_occ;      /* ingress: bytes brought into the pool and not released */
+	uint64_t hr_occ;      /* ingress: bytes held in the port's headroom */
+	uint64_t eg_occ;      /* egress: queued bytes, the frame being serialized included */
+	uint64_t ecn_avg;     /* egress: EWMA of eg_occ at admissions, bytes << SW_EWMA_SHIFT */
+	uint64_t in_total;    /* bytes ever charged at ingress, for scala-switch-agg-buff-stats */
+	uint64_t eg_total_b;  /* bytes ever queued at egress */
+	emu_timer_t refresh;  /* the pause we sent for the pool is refreshed */
+	bool pausing;         /* a pause we sent for the pool is in force */
+};
+
+/*
+ * A switch port, 64-byte aligned, laid out by what a forwarded packet touches: line 0 holds the link, the sending
+ * state and the head of the stats (the frame and byte counters), then one line of addresses and the sending tag's
+ * charges, one of class queues, one per pool's accounting; the pause state and the rest after.
+ */
 struct sw_port {
+	struct net_dir *out;
+	uint32_t sending;                 /* tag being serialized; SW_NIL for a PFC frame */
+	bool busy;
+	bool faces_nic;
+	uint8_t qmask;                    /* bit tc: class tc has frames queued */
+	uint8_t pmask;                    /* bit tc: the peer has paused class tc (paused_until[tc] != 0) */
+	struct sw_port_stats st;
+	_Alignas(64) uint8_t mac[6];      /* the port's own MAC: a forwarded frame's and a PFC frame's source */
+	uint8_t peer_mac[6];              /* the MAC at the link's other end: a forwarded frame's destination */
+	uint32_t pfcq_head, pfcq_tail;
+	uint64_t eg_total;                /* eg_occ summed: the member's occupancy for flowlets */
+	struct sw_fifo arb;               /* frames received in this picosecond, waiting for the arbiter (sw_rx.c) */
+	struct sw_tag snd;                /* a copy of the sending tag's charges: tx_done reads them here */
+	_Alignas(64) struct sw_fifo q[SW_TC_COUNT];
+	struct sw_port_pool pl[SW_POOL_COUNT];
 	struct sw *sw;
 	uint32_t idx;
-	struct net_dir *out;
 	uint64_t bps;
 	emu_ps_t delay;
-	bool faces_nic;
-	bool busy;
-	uint8_t mac[6];                   /* the port's own MAC: a forwarded frame's and a PFC frame's source */
-	uint8_t peer_mac[6];              /* the MAC at the link's other end: a forwarded frame's destination */
-	uint32_t sending;                 /* tag being serialized; SW_NIL for a PFC frame */
-	struct sw_fifo q[SW_TC_COUNT];
-	struct sw_fifo arb;               /* frames received in this picosecond, waiting for the arbiter (sw_rx.c) */
-	struct wire_pkt *pfcq[SW_PFCQ];   /* PFC frames, sent ahead of all data */
-	uint32_t pfcq_head, pfcq_tail;
-	/* ingress accounting, per pool */
-	uint64_t in_occ[SW_POOL_COUNT];   /* bytes brought into the pool and not released */
-	uint64_t hr_occ[SW_POOL_COUNT];   /* bytes held in the port's headroom */
-	bool pausing[SW_POOL_COUNT];      /* a pause we sent for the pool is in force */
-	emu_timer_t refresh[SW_POOL_COUNT];
-	/* egress accounting, per pool */
-	uint64_t eg_occ[SW_POOL_COUNT];   /* queued bytes, the frame being serialized included */
-	uint64_t eg_total;                /* eg_occ summed: the member's occupancy for flowlets */
-	uint64_t ecn_avg[SW_POOL_COUNT];  /* EWMA of eg_occ at admissions, bytes << SW_EWMA_SHIFT */
-	uint64_t in_total[SW_POOL_COUNT]; /* bytes ever charged at ingress, for scala-switch-agg-buff-stats */
-	uint64_t eg_total_b[SW_POOL_COUNT]; /* bytes ever queued at egress */
 	/* pauses received from the peer, per class */
 	emu_ps_t paused_until[SW_TC_COUNT]; /* 0 when not paused */
 	emu_ps_t paused_since[SW_TC_COUNT];
 	emu_ps_t pfc_ivl_start;             /* where the current interval of the PFC records began */
 	emu_timer_t resume[SW_TC_COUNT];
-	struct sw_port_stats st;
-};
+	struct wire_pkt *pfcq[SW_PFCQ];   /* PFC frames, sent ahead of all data */
+} __attribute__((aligned(64)));
 
 /* One flow slot of a set's flow table. */
 struct sw_flow_slot {
@@ -81,6 +95,8 @@ struct sw_flow_slot {
 /* An equal-cost set: the member ports, their stats, and (flowlet) its flow table. */
 struct sw_set {
 	uint32_t n;
+	uint32_t first;              /* ports[0] when the ports run ports[0], ports[0] + 1, ...: no lookup; else SW_NIL */
+	uint64_t mod_m;              /* sw_fastmod()'s multiplier for n: a member from a hash with no division */
 	uint32_t *ports;
 	struct sw_ecmp_member_stats *st;
 	struct sw_flow_slot *slots;  /* SW_FLOW_SLOTS, or NULL (none, one member, or past the 128th set) */
@@ -111,22 +127,27 @@ struct sw {
 	struct sw_env env;
 	const struct sw_params *p;
 	struct wire_dscp_map dscp;
+	int8_t role_of[64];         /* wire_dscp_role(&dscp, d) for each 6-bit codepoint d, looked up per packet */
 	struct sw_buffer b;
 	struct emu_rng rng;         /* (seed, node id): the ECN draws */
 	struct emu_rng fl_rng;      /* (seed, run number, node id): the flowlet tie-breaks */
 	uint32_t salt;
+	uint32_t crc_z[2];          /* sw_flow_crc_consts(salt) */
 	struct sw_port *ports;
 	uint32_t n_ports;
 	/* tags */
 	struct sw_tag *tags;
-	uint32_t n_tags;
+	uint32_t n_tags;         /* the most tags the switch may have */
+	uint32_t n_tags_alloc;   /* tags in the array so far: it doubles on demand (sw_tag_get()) */
 	uint32_t tag_free;
 	/* switch-wide pool occupancy */
 	uint64_t in_occ[SW_POOL_COUNT];
 	uint64_t hr_occ[SW_POOL_COUNT];
 	uint64_t eg_occ[SW_POOL_COUNT];
-	/* routes and equal-cost sets */
-	struct sw_route *routes;
+	/* routes and equal-cost sets (sw_route.c) */
+	uint16_t *dense;         /* set of destination route_lo + i, SW_NIL16 for none; while routes is NULL */
+	uint32_t route_lo, route_span;
+	struct sw_route *routes; /* hash table, once the routes are not dense; NULL before */
 	uint32_t route_mask;     /* buckets - 1 */
 	uint32_t n_routes;
 	struct sw_set *sets;
@@ -161,6 +182,21 @@ static inline uint32_t sw_fifo_pop(struct sw *sw, struct sw_fifo *q)
 	return t;
 }
 
+/* The role of codepoint @p dscp: wire_dscp_role(&sw->dscp, dscp) from the switch's table. */
+static inline int sw_dscp_role(const struct sw *sw, uint8_t dscp)
+{
+	return dscp < 64 ? sw->role_of[dscp] : -1;
+}
+
+/*
+ * @p a % @p n for 32-bit values, with @p m = UINT64_MAX / n + 1 computed once (Lemire, Kaser, Kurz, "Faster
+ * remainder by direct computation", 2019): exact for every a and n >= 1, two multiplies instead of a division.
+ */
+static inline uint32_t sw_fastmod(uint32_t a, uint64_t m, uint32_t n)
+{
+	return (uint32_t)(((unsigned __int128)(m * a) * n) >> 64);
+}
+
 /* The murmur3 32-bit finalizer: a bijective non-linear mix (route buckets, the ECMP salt and finalizer). */
 static inline uint32_t sw_mix32(uint32_t h)
 {
@@ -172,10 +208,44 @@ static inline uint32_t sw_mix32(uint32_t h)
 	return h;
 }
 
-/* sw.c: tags and routes */
-const struct sw_route *sw_route_find(const struct sw *sw, uint32_t ip);
-uint32_t sw_tag_get(struct sw *sw);
-void sw_tag_put(struct sw *sw, uint32_t t);
+/* sw.c: tags */
+/** sw_tag_get() when every tag is taken: the array doubles, up to n_tags. SW_NIL at n_tags or without memory. */
+uint32_t sw_tag_get_slow(struct sw *sw);
+
+/** A free tag, or SW_NIL (the caller counts DROP_NO_TAG). */
+static inline uint32_t sw_tag_get(struct sw *sw)
+{
+	uint32_t t = sw->tag_free;
+
+	if (t == SW_NIL)
+		return sw_tag_get_slow(sw);
+	sw->tag_free = sw->tags[t].next;
+	return t;
+}
+
+static inline void sw_tag_put(struct sw *sw, uint32_t t)
+{
+	sw->tags[t].pkt = NULL;
+	sw->tags[t].next = sw->tag_free;
+	sw->tag_free = t;
+}
+
+/* sw_route.c: routes and equal-cost sets */
+/** sw_route_set() from the hash table, once the routes are not dense. */
+uint32_t sw_route_set_hash(const struct sw *sw, uint32_t ip);
+
+/** The set routing to @p ip, or SW_NIL. */
+static inline uint32_t sw_route_set(const struct sw *sw, uint32_t ip)
+{
+	if (sw->routes == NULL) {
+		uint32_t i = ip - sw->route_lo;
+
+		return i < sw->route_span && sw->dense[i] != SW_NIL16 ? sw->dense[i] : SW_NIL;
+	}
+	return sw_route_set_hash(sw, ip);
+}
+/** Free the routes and the sets. */
+void sw_routes_free(struct sw *sw);
 
 /* sw_rx.c: receive path */
 void sw_ingress_release(struct sw *sw, struct sw_tag *tag, emu_ps_t now);
@@ -183,8 +253,27 @@ void sw_arb_run(void *sw, void *unused, emu_ps_t now); /* the arbiter, as sw->ar
 
 /* sw_tx.c: egress scheduling and transmission */
 void sw_port_kick(struct sw *sw, struct sw_port *e, emu_ps_t now);
-void sw_ecn_update(const struct sw *sw, struct sw_port *e, uint32_t pool);
 bool sw_ecn_decide(struct sw *sw, const struct sw_port *e, uint32_t pool);
+
+/*
+ * The queue's moving average after an admission, with the queue's occupancy counted:
+ * meanQlen = (1 - EwmaWeight) x meanQlen + EwmaWeight x currQlen, in bytes x 2^16, rounded down.
+ */
+static inline void sw_ecn_update(const struct sw *sw, struct sw_port *e, uint32_t pool)
+{
+	uint64_t w = sw->p->ewma_weight_ppm, avg = e->pl[pool].ecn_avg;
+
+	if (e->pl[pool].eg_occ < (1ull << (44 - SW_EWMA_SHIFT)) && avg < (1ull << 44)) {
+		/* both below 2^44: the weighted sum stays below 2^44 x 10^6 < 2^64, the same value in 64 bits */
+		uint64_t cur = e->pl[pool].eg_occ << SW_EWMA_SHIFT;
+
+		e->pl[pool].ecn_avg = (avg * (SW_PPM - w) + cur * w) / SW_PPM;
+		return;
+	}
+	unsigned __int128 cur = (unsigned __int128)e->pl[pool].eg_occ << SW_EWMA_SHIFT;
+
+	e->pl[pool].ecn_avg = (uint64_t)(((unsigned __int128)avg * (SW_PPM - w) + cur * w) / SW_PPM);
+}
 
 /* sw_pfc.c: PFC sent on ingress occupancy, PFC received */
 void sw_pfc_pause(struct sw *sw, struct sw_port *in, uint32_t pool, emu_ps_t now);
@@ -193,7 +282,12 @@ void sw_pfc_rx(struct sw *sw, struct sw_port *e, const struct wire_pkt *pkt, emu
 
 /* sw_ecmp.c: route lookup, member choice, flowlets */
 /** Find @p dst's set and choose the member for @p pkt of class @p tc. Returns false when there is no route. */
-bool sw_ecmp_choose(struct sw *sw, const struct wire_pkt *pkt, uint32_t tc, emu_ps_t now, struct sw_choice *ch);
+bool sw_ecmp_choose(struct sw *sw, struct wire_pkt *pkt, uint32_t tc, emu_ps_t now, struct sw_choice *ch);
+/** sw_flow_hash() with the switch's own method and salt, as the per-packet path computes it (the 5-tuple's CRC kept
+ * in @p p by its first switch): the same values. */
+uint16_t sw_flow_hash_pkt(const struct sw *sw, struct wire_pkt *p, uint32_t n);
+/** The CRC registers after 13 zero bytes from @p salt (z[0]) and from all ones (z[1]). */
+void sw_flow_crc_consts(uint32_t salt, uint32_t z[2]);
 /** The packet was admitted to the chosen member's queue with @p bytes: update the slot and the member stats. */
 void sw_ecmp_commit(struct sw *sw, const struct sw_choice *ch, uint32_t bytes, emu_ps_t now);
 

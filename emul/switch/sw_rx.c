@@ -14,7 +14,7 @@ static uint32_t classify(const struct sw *sw, const struct wire_pkt *pkt)
 {
 	if (!sw->p->uet_policy)
 		return (pkt->dscp & 0x3f) / 8;
-	switch (wire_dscp_role(&sw->dscp, pkt->dscp)) {
+	switch (sw_dscp_role(sw, pkt->dscp)) {
 	case WIRE_ROLE_CONTROL:
 		return SW_UET_TC_CONTROL;
 	case WIRE_ROLE_TRIMMED:
@@ -60,24 +60,24 @@ static enum sw_counter ingress_admit(struct sw *sw, struct sw_port *in, const st
 	uint32_t pool = t->in_pool;
 	uint64_t b = t->bytes;
 
-	if (t->lossless && in->pausing[pool]) {
-		if (in->hr_occ[pool] + b > sw->b.headroom_per_port)
+	if (t->lossless && in->pl[pool].pausing) {
+		if (in->pl[pool].hr_occ + b > sw->b.headroom_per_port)
 			return SW_C_DROP_HEADROOM;
-		in->hr_occ[pool] += b;
+		in->pl[pool].hr_occ += b;
 		sw->hr_occ[pool] += b;
-		in->in_total[pool] += b;
+		in->pl[pool].in_total += b;
 		return SW_C_NONE;
 	}
-	if (t->lossless && in->in_occ[pool] + b > sw->b.xoff)
+	if (t->lossless && in->pl[pool].in_occ + b > sw->b.xoff)
 		sw_pfc_pause(sw, in, pool, now);
-	in->in_occ[pool] += b;
+	in->pl[pool].in_occ += b;
 	sw->in_occ[pool] += b;
 	if (sw->in_occ[pool] > sw->b.pool_size[pool]) {
-		in->in_occ[pool] -= b;
+		in->pl[pool].in_occ -= b;
 		sw->in_occ[pool] -= b;
 		return SW_C_DROP_INGRESS_POOL;
 	}
-	in->in_total[pool] += b;
+	in->pl[pool].in_total += b;
 	return SW_C_NONE;
 }
 
@@ -90,16 +90,17 @@ void sw_ingress_release(struct sw *sw, struct sw_tag *t, emu_ps_t now)
 	uint64_t b = t->bytes;
 
 	if (t->lossless) {
-		uint64_t take = in->hr_occ[pool] < b ? in->hr_occ[pool] : b;
+		uint64_t take = in->pl[pool].hr_occ < b ? in->pl[pool].hr_occ : b;
 
-		in->hr_occ[pool] -= take;
+		in->pl[pool].hr_occ -= take;
 		sw->hr_occ[pool] -= take;
 		b -= take;
 	}
-	in->in_occ[pool] -= b;
+	in->pl[pool].in_occ -= b;
 	sw->in_occ[pool] -= b;
 	if (t->lossless)
-		sw_pfc_check_xon(sw, in, pool, now);
+		if (in->pl[pool].pausing) /* the rest of the test, and a resume, in sw_pfc.c */
+			sw_pfc_check_xon(sw, in, pool, now);
 }
 
 /* Within the egress queue limit of (port, pool) and the pool's egress capacity. */
@@ -107,7 +108,7 @@ static bool egress_fits(const struct sw *sw, const struct sw_port *e, uint32_t p
 {
 	uint64_t lim = sw_buffer_egress_limit(&sw->b, pool, sw->eg_occ[pool], rtx);
 
-	return e->eg_occ[pool] + b <= lim && sw->eg_occ[pool] + b <= sw->b.pool_size[pool];
+	return e->pl[pool].eg_occ + b <= lim && sw->eg_occ[pool] + b <= sw->b.pool_size[pool];
 }
 
 /*
@@ -125,9 +126,10 @@ static void trim(struct sw *sw, struct sw_port *e, struct sw_tag *t)
 	p->payload_len = 0;
 	p->dscp = sw->dscp.dscp[e->faces_nic ? WIRE_ROLE_TRIMMED_LASTHOP : WIRE_ROLE_TRIMMED];
 	nb = sw_charge_bytes(wire_ip_len(p));
-	in->in_occ[t->in_pool] -= t->bytes - nb;
+	t->wl = (uint16_t)wire_wire_len(p);
+	in->pl[t->in_pool].in_occ -= t->bytes - nb;
 	sw->in_occ[t->in_pool] -= t->bytes - nb;
-	t->bytes = nb;
+	t->bytes = (uint16_t)nb;
 	t->tc = SW_UET_TC_TRIMMED;
 	t->eg_pool = sw->b.tc_pool[SW_UET_TC_TRIMMED];
 	sw->c[SW_C_TRIMS]++;
@@ -144,7 +146,7 @@ static void trim(struct sw *sw, struct sw_port *e, struct sw_tag *t)
 static bool egress_admit(struct sw *sw, struct sw_port *e, uint32_t ti)
 {
 	struct sw_tag *t = &sw->tags[ti];
-	int role = wire_dscp_role(&sw->dscp, t->pkt->dscp);
+	int role = sw_dscp_role(sw, t->pkt->dscp);
 	bool rtx = role == WIRE_ROLE_TRIMMABLE_RTX;
 
 	if (!sw->b.tc_lossless[t->tc] && !egress_fits(sw, e, t->eg_pool, t->bytes, rtx)) {
@@ -161,12 +163,13 @@ static bool egress_admit(struct sw *sw, struct sw_port *e, uint32_t ti)
 			return false;
 		}
 	}
-	e->eg_occ[t->eg_pool] += t->bytes;
+	e->pl[t->eg_pool].eg_occ += t->bytes;
 	e->eg_total += t->bytes;
-	e->eg_total_b[t->eg_pool] += t->bytes;
+	e->pl[t->eg_pool].eg_total_b += t->bytes;
 	sw->eg_occ[t->eg_pool] += t->bytes;
 	sw_ecn_update(sw, e, t->eg_pool);
 	sw_fifo_push(sw, &e->q[t->tc], ti);
+	e->qmask |= (uint8_t)(1u << t->tc);
 	sw->c[SW_C_FORWARDED]++;
 	return true;
 }
@@ -240,7 +243,7 @@ void sw_arb_run(void *a, void *b, emu_ps_t now)
 	}
 	sw->arb_n = 0;
 	if (n > 1) /* a port alone in its picosecond had nobody to take turns with: the pointer stays */
-		sw->arb_next = (ps[0] + 1u) % sw->n_ports;
+		sw->arb_next = ps[0] + 1u == sw->n_ports ? 0 : ps[0] + 1u; /* (ps[0] + 1) mod n_ports */
 	for (uint32_t i = 0; i < n; i++) {
 		struct sw_port *in = &sw->ports[ps[i]];
 		struct sw_fifo q = in->arb;
@@ -304,9 +307,11 @@ static void sw_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t 
 	uint32_t tc = classify(sw, pkt);
 	struct sw_tag *t = &sw->tags[ti];
 
-	*t = (struct sw_tag){ .pkt = pkt, .next = SW_NIL, .bytes = sw_charge_bytes(ip_len), .in_port = (uint16_t)port,
+	*t = (struct sw_tag){ .pkt = pkt, .next = SW_NIL, .bytes = (uint16_t)sw_charge_bytes(ip_len),
+			      .in_port = (uint16_t)port,
 			      .tc = (uint8_t)tc, .in_pool = sw->b.tc_pool[tc], .eg_pool = sw->b.tc_pool[tc],
-			      .lossless = sw->b.tc_lossless[tc] };
+			      .lossless = sw->b.tc_lossless[tc] != 0, .wl = (uint16_t)wl,
+			      .ect = pkt->ecn == WIRE_ECN_ECT0 || pkt->ecn == WIRE_ECN_ECT1 };
 	enum sw_counter why = ingress_admit(sw, in, t, now);
 
 	if (why != SW_C_NONE) {
@@ -336,10 +341,10 @@ static void sw_tx_done(void *dev, uint32_t port, emu_ps_t now)
 	e->busy = false;
 	if (e->sending != SW_NIL) {
 		uint32_t ti = e->sending;
-		struct sw_tag *t = &sw->tags[ti];
+		struct sw_tag *t = &e->snd; /* the tag's charges, copied when it started */
 
 		e->sending = SW_NIL;
-		e->eg_occ[t->eg_pool] -= t->bytes;
+		e->pl[t->eg_pool].eg_occ -= t->bytes;
 		e->eg_total -= t->bytes;
 		sw->eg_occ[t->eg_pool] -= t->bytes;
 		sw_ingress_release(sw, t, now);

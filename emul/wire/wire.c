@@ -470,22 +470,13 @@ static int layout_of(const struct wire_pkt *p, struct layout *l)
 	}
 }
 
-/** Frame length without FCS; 0 for an unknown kind or shape. */
-size_t wire_frame_len(const struct wire_pkt *p)
+size_t wire_frame_len_slow(const struct wire_pkt *p)
 {
 	struct layout l;
 
 	if (p->kind == WIRE_KIND_PFC)
 		return WIRE_PFC_FRAME_LEN;
 	return layout_of(p, &l) == 0 ? lay_frame(&l) : 0;
-}
-
-/** IPv4 total length; 0 for an unknown kind. */
-size_t wire_ip_len(const struct wire_pkt *p)
-{
-	size_t f = wire_frame_len(p);
-
-	return f == 0 ? 0 : f - WIRE_ETH_LEN;
 }
 
 uint32_t wire_ack_wire_len(uint8_t encap)

@@ -350,6 +350,11 @@ struct wire_tss {
  */
 struct wire_pkt {
 	uint8_t kind;       /* enum wire_kind */
+	uint8_t encap;      /* WIRE_ENCAP_* flags; 0 = UDP without trailer. Not for PFC and CM frames. */
+	uint8_t trim_len;   /* UET only: a trimmed request's UET bytes (its PDS header or WIRE_MIN_TRIM_LEN); 0 if whole */
+	uint8_t flow_crc_ok;     /* model only, never encoded: flow_crc holds the 5-tuple's CRC */
+	uint32_t payload_len;    /* DATA, UET: bytes after the SES header (TSS: after its header, ICV included); here
+				    with kind and encap, so a frame's length reads one line */
 	uint8_t dst_mac[6];
 	uint8_t src_mac[6];
 	uint32_t src_ip;    /* host byte order */
@@ -357,30 +362,74 @@ struct wire_pkt {
 	uint8_t dscp;       /* 6 bits */
 	uint8_t ecn;        /* 2 bits */
 	uint8_t ttl;
+	uint8_t tc;         /* model only, never in the frame's bytes: the traffic class (0..7) the sending device queued
+	                     * it in (NIC egress class, switch class); a VLAN port's PCP (docs/realtime.md, VLANs) */
 	uint16_t ip_id;
 	uint16_t sport;     /* entropy value: the UDP source port, or the entropy header's value when native */
 	uint16_t dport;     /* UDP destination port; 0 in a decoded native frame */
-	uint8_t encap;      /* WIRE_ENCAP_* flags; 0 = UDP without trailer. Not for PFC and CM frames. */
-	uint8_t trim_len;   /* UET only: a trimmed request's UET bytes (its PDS header or WIRE_MIN_TRIM_LEN); 0 if whole */
+	uint16_t pfc_enable;     /* PFC only: class-enable vector, bit c for class c */
+	uint32_t flow_crc;       /* model only: a switch's ECMP hash's CRC-32 register of the 5-tuple from 0, kept by the
+				    first switch (nothing changes a packet's 5-tuple in flight; the allocator zeroes it) */
 	struct wire_pds pds;
 	union { /* what follows the PDS header: one of them (the descriptor stays small: pools hold many) */
 		struct wire_ses ses;     /* DATA; UET with a request header */
 		struct wire_rsp rsp;     /* ACK with next_hdr RESPONSE; UET with a response header */
 		struct wire_tss tss;     /* UET of type TSS (what follows its header is not decoded) */
 	};
-	uint32_t payload_len;    /* DATA, UET: bytes after the SES header (TSS: after its header, ICV included) */
-	uint16_t pfc_enable;     /* PFC only: class-enable vector, bit c for class c */
 	uint16_t pfc_quanta[8];  /* PFC only: pause time per class, in quanta of 512 bit times; 0 = resume (XON) */
 	struct wire_cm cm;       /* CM only */
 	uint64_t uid;            /* model only, never encoded: the packet's id in the run (uet-monitor packet_UID) */
 	void *ctx;               /* model only, never encoded: the sender's own context (its packet record) */
+	struct wire_pkt *next;   /* model only, never encoded: the next packet of the queue it waits in */
 };
+
+/*
+ * Frame length (no FCS) of each kind before its payload, per encapsulation (WIRE_ENCAP_* & 3): Ethernet + IPv4 + UDP
+ * (or the entropy header when native) + the kind's own header + the CRC trailer when asked (not on a trimmed
+ * frame). PFC and CM frames ignore the encapsulation; UET frames (and NONE) read 0 here. Indexed [encap][kind].
+ */
+#define WIRE_KIND_SLOTS 8
+#define WIRE_BELOW(e) (WIRE_ETH_LEN + WIRE_IPV4_LEN + ((e) & WIRE_ENCAP_NATIVE ? WIRE_ENTROPY_LEN : WIRE_UDP_LEN))
+#define WIRE_TRAILER(e) ((e) & WIRE_ENCAP_CRC ? WIRE_CRC_LEN : 0)
+#define WIRE_KIND_HDRS(e) { \
+	[WIRE_KIND_DATA] = WIRE_BELOW(e) + WIRE_PDS_REQ_CC_LEN + WIRE_SES_STD_LEN + WIRE_TRAILER(e), \
+	[WIRE_KIND_ACK] = WIRE_BELOW(e) + WIRE_PDS_ACK_CC_LEN + WIRE_TRAILER(e), \
+	[WIRE_KIND_NACK] = WIRE_BELOW(e) + WIRE_PDS_NACK_LEN + WIRE_TRAILER(e), \
+	[WIRE_KIND_CP] = WIRE_BELOW(e) + WIRE_PDS_CP_LEN + WIRE_TRAILER(e), \
+	[WIRE_KIND_TRIMMED] = WIRE_BELOW(e) + WIRE_PDS_REQ_CC_LEN, \
+	[WIRE_KIND_PFC] = WIRE_PFC_FRAME_LEN, \
+	[WIRE_KIND_CM] = WIRE_ETH_LEN + WIRE_IPV4_LEN + WIRE_UDP_LEN + WIRE_CM_LEN, \
+}
+static const uint16_t wire_kind_hdrs[4][WIRE_KIND_SLOTS] = {
+	WIRE_KIND_HDRS(0), WIRE_KIND_HDRS(1), WIRE_KIND_HDRS(2), WIRE_KIND_HDRS(3),
+};
+_Static_assert(WIRE_KIND_UET == WIRE_KIND_SLOTS, "every kind but UET has a slot in wire_kind_hdrs");
+_Static_assert((WIRE_ENCAP_NATIVE | WIRE_ENCAP_CRC) == 3, "wire_kind_hdrs has a row per encapsulation");
+
+/**
+ * wire_frame_len() worked out from the frame's layout, for every kind (UET included): the definition the table
+ * above agrees with (tests/wire check it on every kind, encapsulation and next_hdr).
+ */
+size_t wire_frame_len_slow(const struct wire_pkt *p);
 
 /**
  * Frame length in memory and in captures (no FCS) of @p p, from its kind, encapsulation and payload_len; 0 for an
- * unknown kind or a UET shape wire_encode() refuses.
+ * unknown kind or a UET shape wire_encode() refuses. Inline, a table lookup and an add for the kinds the models
+ * send (every hop asks); UET frames go through wire_frame_len_slow().
  */
-size_t wire_frame_len(const struct wire_pkt *p);
+static inline size_t wire_frame_len(const struct wire_pkt *p)
+{
+	size_t n;
+
+	if (p->kind >= WIRE_KIND_SLOTS)
+		return wire_frame_len_slow(p);
+	n = wire_kind_hdrs[p->encap & 3][p->kind];
+	if (p->kind == WIRE_KIND_DATA)
+		n += p->payload_len;
+	else if (p->kind == WIRE_KIND_ACK && p->pds.next_hdr == WIRE_NH_RESPONSE)
+		n += WIRE_SES_RSP_LEN;
+	return n;
+}
 
 /** Length on the wire, FCS included: wire_frame_len() + 4. This is what serialization time is computed from. */
 static inline size_t wire_wire_len(const struct wire_pkt *p)
@@ -388,8 +437,13 @@ static inline size_t wire_wire_len(const struct wire_pkt *p)
 	return wire_frame_len(p) + WIRE_FCS_LEN;
 }
 
-/** IP datagram length of @p p (IPv4 total length); 0 for an unknown kind. */
-size_t wire_ip_len(const struct wire_pkt *p);
+/** IP datagram length of @p p (IPv4 total length: the frame less its Ethernet header); 0 for an unknown kind. */
+static inline size_t wire_ip_len(const struct wire_pkt *p)
+{
+	size_t f = wire_frame_len(p);
+
+	return f == 0 ? 0 : f - WIRE_ETH_LEN;
+}
 
 /**
  * Bytes on the wire (FCS included) around the payload of a data packet sent with encapsulation @p encap: 106 for
@@ -509,7 +563,9 @@ void wire_payload_fill(uint8_t *buf, size_t len);
 	X(SHORT_ICMP, "short_icmp", "ICMP message shorter than its 8-byte header") \
 	X(BAD_ICMP_CSUM, "bad_icmp_csum", "ICMP checksum wrong") \
 	X(BAD_UDP_CSUM, "bad_udp_csum", "UDP checksum non-zero and wrong (0: not computed, accepted)") \
-	X(BAD_PFC_DST, "bad_pfc_dst", "PFC frame not addressed to the MAC control group 01:80:C2:00:00:01")
+	X(BAD_PFC_DST, "bad_pfc_dst", "PFC frame not addressed to the MAC control group 01:80:C2:00:00:01") \
+	X(NOT_VLAN, "not_vlan", "ethertype is not 802.1Q (0x8100): the frame has no VLAN tag") \
+	X(SHORT_VLAN, "short_vlan", "802.1Q-tagged frame shorter than its tag and inner ethertype")
 
 #define WIRE_REASON_ENUM(n, k, s) WIRE_R_##n,
 enum wire_reason { WIRE_REASONS(WIRE_REASON_ENUM) WIRE_R_COUNT };
@@ -704,5 +760,41 @@ int wire_icmp_decode(const uint8_t *buf, size_t len, struct wire_icmp *out);
  * frame over WIRE_MAX_FRAME, or -ENOSPC if @p cap is short.
  */
 int wire_icmp_encode(const struct wire_icmp *m, uint8_t *buf, size_t cap);
+
+/* ---- 802.1Q VLAN tags on a real port's frames (wire_vlan.c) ---- */
+
+#define WIRE_ETHERTYPE_VLAN 0x8100 /* C-tag TPID */
+#define WIRE_VLAN_LEN 4            /* TPID + TCI, between the source MAC and the inner ethertype */
+#define WIRE_VLAN_VID_MAX 4094     /* VIDs 1..4094 name a VLAN; 0 (priority tag) and 4095 are reserved */
+#define WIRE_VLAN_TAGGED_MIN (WIRE_ETH_LEN + WIRE_VLAN_LEN) /* MACs, tag and inner ethertype: 18 B */
+
+/** An 802.1Q tag as wire_vlan_decode() reads it. */
+struct wire_vlan {
+	uint16_t vid;       /* 12 bits */
+	uint8_t pcp;        /* 3 bits: the priority code point (802.1Qbb priority) */
+	uint8_t dei;        /* 1 bit */
+	uint16_t ethertype; /* the inner ethertype, after the tag */
+};
+
+/**
+ * Tag a frame of @p len bytes encoded at @p buf + WIRE_VLAN_LEN (the caller leaves those 4 bytes free in front):
+ * its 12 MAC bytes move to @p buf and the tag (TPID 0x8100, PCP @p pcp & 7, DEI 0, VID @p vid & 0xfff) follows
+ * them, so the frame at @p buf is @p len + 4 bytes. Only 16 bytes are written: the rest of the frame stays.
+ * Returns @p len + WIRE_VLAN_LEN; @p len must be at least WIRE_ETH_LEN.
+ */
+size_t wire_vlan_push(uint8_t *buf, size_t len, uint16_t vid, uint8_t pcp);
+
+/**
+ * Read the 802.1Q tag of the frame of @p len bytes at @p buf. Returns WIRE_R_OK with @p out filled, SHORT_ETH,
+ * NOT_VLAN (the ethertype is not 0x8100: an untagged frame), or SHORT_VLAN (shorter than WIRE_VLAN_TAGGED_MIN).
+ */
+int wire_vlan_decode(const uint8_t *buf, size_t len, struct wire_vlan *out);
+
+/**
+ * Copy the tagged frame of @p len bytes at @p buf into @p out without its tag: the MACs, then everything after the
+ * tag. Returns the untagged length (@p len - 4), -EINVAL when @p len is under WIRE_VLAN_TAGGED_MIN, -ENOSPC when
+ * @p cap is short. @p out must not overlap @p buf.
+ */
+int wire_vlan_strip(const uint8_t *buf, size_t len, uint8_t *out, size_t cap);
 
 #endif /* WIRE_H */

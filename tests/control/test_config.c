@@ -1468,3 +1468,28 @@ Test(ctl_config, ports_xdp_steering)
 	yaml_fails(XDP_HOSTS "ports:\n  - {attach: h0, dev: \"net_tap0,iface=t0\", xdp_steering: true}\n",
 		   "6:5: ports.0: xdp_steering: true is for net_af_xdp devs only, not 'net_tap0,iface=t0'");
 }
+
+Test(ctl_config, ports_vlan)
+{
+	struct ctl_config cfg;
+
+	yaml_ok(&cfg, XDP_HOSTS "ports:\n  - {attach: h0, dev: \"net_af_packet0,iface=v0\", vlan: 10}\n"
+			"  - {attach: h1, dev: \"net_af_xdp1,iface=x1\", vlan: 4094, xdp_steering: false}\n");
+	cr_expect_eq(cfg.ports[0].vlan, 10);
+	cr_expect_eq(cfg.ports[1].vlan, 4094);
+	ctl_config_free(&cfg);
+	yaml_ok(&cfg, XDP_HOSTS "ports:\n  - {attach: h0, dev: \"net_tap0,iface=t0\"}\n");
+	cr_expect_eq(cfg.ports[0].vlan, 0, "no vlan: untagged");
+	ctl_config_free(&cfg);
+	yaml_fails(XDP_HOSTS "ports:\n  - {attach: h0, dev: \"net_tap0,iface=t0\", vlan: 0}\n",
+		   "6:50: ports.0.vlan: value 0 out of range 1 to 4094");
+	yaml_fails(XDP_HOSTS "ports:\n  - {attach: h0, dev: \"net_tap0,iface=t0\", vlan: 4095}\n",
+		   "6:50: ports.0.vlan: value 4095 out of range 1 to 4094");
+	yaml_fails(XDP_HOSTS "ports:\n  - {attach: h0, dev: \"net_af_xdp0,iface=x0\", vlan: 7}\n",
+		   "6:5: ports.0: vlan: on 'net_af_xdp0,iface=x0' needs xdp_steering: false (the steering program does "
+		   "not look inside 802.1Q tags: it would hand every tagged frame to the kernel)");
+	yaml_fails("topology: {type: rack, hosts_per_rack: 4, hosts: [{name: host3, external: true}]}\n"
+		   "ports:\n  - {attach: \"tor0:3\", dev: \"net_tap0,iface=t0\", vlan: 7}\n",
+		   "3:5: ports.0: vlan: is for ports of emulated hosts; a switch port (attach: \"DEV:PORT\") sends and "
+		   "takes untagged frames");
+}

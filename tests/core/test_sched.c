@@ -204,6 +204,33 @@ Test(core_sched, full_scheduler_refuses_and_cancel_churn_stays_bounded)
 	emu_sched_destroy(s);
 }
 
+/* Two events scheduled together run exactly as two emu_sched_at() calls would, ties included; a full scheduler
+ * refuses the ones it has no room for. */
+Test(core_sched, a_pair_is_two_schedulings_in_order)
+{
+	struct emu_sched *s = emu_sched_create(64);
+	struct trace t = { 0 };
+
+	emu_sched_at(s, 200, record, &t, (void *)1, NULL);
+	cr_assert_eq(emu_sched_at2(s, 300, record, &t, (void *)2, 200, record, &t, (void *)3), 0);
+	emu_sched_at(s, 200, record, &t, (void *)4, NULL);
+	cr_assert_eq(emu_sched_at2(s, 5000000, record, &t, (void *)5, 10, record, &t, (void *)6), 0, "one far");
+	emu_sched_run_until(s, EMU_PS_NEVER - 1);
+	const int want[] = { 6, 1, 3, 4, 2, 5 };
+
+	cr_assert_eq(t.n, 6);
+	for (int i = 0; i < 6; i++)
+		cr_assert_eq(t.order[i], want[i], "position %d: %d, want %d", i, t.order[i], want[i]);
+	emu_sched_destroy(s);
+
+	s = emu_sched_create(64);
+	for (int i = 0; i < 63; i++)
+		cr_assert_eq(emu_sched_at(s, 1000, record, &t, NULL, NULL), 0);
+	cr_assert_eq(emu_sched_at2(s, 2000, record, &t, NULL, 3000, record, &t, NULL), 2, "room for the first only");
+	cr_assert_eq(emu_sched_at2(s, 2000, record, &t, NULL, 3000, record, &t, NULL), 3, "for neither");
+	emu_sched_destroy(s);
+}
+
 Test(core_sched, past_time_runs_now)
 {
 	struct emu_sched *s = emu_sched_create(64);

@@ -89,10 +89,11 @@ veth() {
 		ip netns exec "$1" ip link set "$2" up && ip netns exec "$3" ip link set "$4" up
 }
 
-# run_uetemu NS CONFIG OUT: uetemu in real time inside NS, bounded by LAB_TIMEOUT (default 40 s); its pid in UPID.
+# run_uetemu NS CONFIG OUT [RUN OPTIONS...]: uetemu in real time inside NS (more `uetemu run` options, such as
+# --set K=V, after OUT), bounded by LAB_TIMEOUT (default 40 s); its pid in UPID, its log $WORK/uetemu.log.
 run_uetemu() {
 	ip netns exec "$1" timeout -s TERM -k 5 "${LAB_TIMEOUT:-40}" "$UETEMU" run "$2" --mode realtime --out "$3" \
-		-- --no-huge --no-pci -m 256 --file-prefix "$PREFIX" --log-level='lib.*:warning' \
+		"${@:4}" -- --no-huge --no-pci -m 256 --file-prefix "$PREFIX" --log-level='lib.*:warning' \
 		>"$WORK/uetemu.log" 2>&1 &
 	UPID=$!
 	PIDS+=("$UPID")

@@ -594,6 +594,201 @@ Test(net_port, answers_echo_request)
 	cr_assert_eq(F.w.n, 1, "nothing else answered");
 }
 
+/* ---- VLAN ports: tags out, tags in ---- */
+
+static void feed_prefixes(const uint8_t *f, size_t n);
+
+#define VID 10
+
+/* A VLAN port's fixture: one host, the kernel side a static neighbour (no ARP before the first frame). */
+static void fx_vlan(void)
+{
+	static const struct net_port_static st = { .ip = KIP, .mac = { 0x52, 0x54, 0x00, 0xaa, 0xbb, 0x01 } };
+	struct net_port_cfg c = { .vlan = VID, .statics = &st, .n_statics = 1 };
+
+	fx_hosts(1);
+	fx_create(&c, 1);
+}
+
+/* Frame @p f of @p n bytes tagged with @p vid and @p pcp into @p out; returns its length. */
+static size_t tagged(uint8_t *out, const uint8_t *f, size_t n, uint16_t vid, uint8_t pcp)
+{
+	memmove(out + WIRE_VLAN_LEN, f, n);
+	return wire_vlan_push(out, n, vid, pcp);
+}
+
+/* Frame k on the wire: its tag into *@p v, and decoded as UET once untagged. */
+static void wire_tagged(uint32_t k, struct wire_vlan *v, struct wire_pkt *d)
+{
+	uint8_t u[256];
+
+	cr_assert_eq(wire_vlan_decode(F.w.f[k], F.w.len[k], v), WIRE_R_OK, "frame %u is tagged", k);
+	int n = wire_vlan_strip(F.w.f[k], F.w.len[k] < 256 ? F.w.len[k] : 256, u, sizeof(u));
+	cr_assert_gt(n, 0);
+	if (d != NULL)
+		cr_assert_eq(wire_decode(u, (size_t)n, WIRE_UDP_PORT_UET, d), WIRE_R_OK);
+}
+
+Test(net_port, vlan_port_tags_frames_pcp_is_the_class)
+{
+	struct wire_vlan v;
+	struct wire_pkt d, pfc;
+
+	fx_vlan();
+	for (uint8_t tc = 0; tc < 8; tc++) {
+		struct wire_pkt a = mk_ack(F.hosts[0].ip, KIP, bcast, F.hosts[0].mac);
+		a.tc = tc;
+		net_port_tx(F.p, 0, &a, 0, 0);
+		cr_assert_eq(F.w.n, tc + 1u);
+		cr_assert_eq(F.w.len[tc], 78 - 4 + 4, "an ACK is 74 B without FCS, 78 B tagged");
+		wire_tagged(tc, &v, &d);
+		cr_assert_eq(v.vid, VID);
+		cr_assert_eq(v.pcp, tc, "PCP = the frame's traffic class");
+		cr_assert_eq(v.ethertype, WIRE_ETHERTYPE_IPV4);
+		cr_assert_arr_eq(d.dst_mac, kmac, 6, "to the neighbour's MAC, in front of the tag");
+		cr_assert_eq(d.kind, WIRE_KIND_ACK);
+	}
+	/* PFC goes untagged (802.1Qbb), whatever its class */
+	memset(&pfc, 0, sizeof(pfc));
+	pfc.kind = WIRE_KIND_PFC;
+	pfc.tc = 3;
+	memcpy(pfc.src_mac, F.hosts[0].mac, 6);
+	net_port_tx(F.p, 0, &pfc, 0, 0);
+	cr_assert_eq(wire_vlan_decode(F.w.f[8], F.w.len[8], &v), WIRE_R_NOT_VLAN);
+	cr_assert_eq(F.w.len[8], WIRE_PFC_FRAME_LEN);
+	cr_assert_eq(C(NET_PORT_C_TX_SENT), 9);
+}
+
+Test(net_port, vlan_port_tags_headers_payload_stays_the_pattern)
+{
+	struct wire_vlan v;
+	struct wire_pkt data, d;
+	uint8_t full[1200], want[1200];
+
+	fx_vlan();
+	memset(&data, 0, sizeof(data));
+	data = mk_ack(F.hosts[0].ip, KIP, bcast, F.hosts[0].mac);
+	data.kind = WIRE_KIND_DATA;
+	data.pds.type = WIRE_PDS_RUD_CC_REQ;
+	data.pds.next_hdr = WIRE_NH_REQ_STD;
+	data.ses.opcode = WIRE_SES_OP_WRITE;
+	data.ses.ver = 1;
+	data.ses.flags = WIRE_SES_F_SOM | WIRE_SES_F_EOM;
+	data.payload_len = 1024;
+	data.tc = 0;
+	net_port_tx(F.p, 0, &data, 0, 0);
+	cr_assert_eq(F.w.n, 1);
+	cr_assert_eq(F.w.len[0], 1024 + 102 + 4, "headers 102 B + tag 4 B + payload");
+	wire_tagged(0, &v, NULL);
+	cr_assert_eq(v.pcp, 0);
+	/* the frame as the wire carries it, headers then pattern, is the tagged encoding of the whole frame */
+	int n = wire_encode(&data, want + WIRE_VLAN_LEN, sizeof(want) - WIRE_VLAN_LEN);
+	cr_assert_eq(n, 1126);
+	memcpy(want + WIRE_VLAN_LEN, kmac, 6);
+	size_t t = wire_vlan_push(want, (size_t)n, VID, 0);
+	memcpy(full, F.w.f[0], 256);
+	cr_assert_arr_eq(full, want, 256);
+	cr_assert_eq(t, F.w.len[0]);
+	cr_assert_eq(wire_vlan_strip(want, t, full, sizeof(full)), n);
+	cr_assert_eq(wire_decode(full, (size_t)n, WIRE_UDP_PORT_UET, &d), WIRE_R_OK);
+	cr_assert_eq(d.payload_len, 1024);
+}
+
+Test(net_port, vlan_port_answers_arp_and_ping_tagged)
+{
+	static uint8_t f[1600], g[1600];
+	struct wire_vlan v;
+	struct wire_arp a;
+	struct wire_icmp r;
+	uint8_t u[256];
+
+	fx_vlan();
+	size_t n = arp_frame(f, WIRE_ARP_REQUEST, bcast, gmac, GW, NULL, F.hosts[0].ip);
+	rx(g, tagged(g, f, n, VID, 6), 0);
+	cr_assert_eq(C(NET_PORT_C_ARP_REQUESTS_ANSWERED), 1);
+	cr_assert_eq(F.w.n, 1);
+	cr_assert_eq(wire_vlan_decode(F.w.f[0], F.w.len[0], &v), WIRE_R_OK);
+	cr_assert_eq(v.vid, VID);
+	cr_assert_eq(v.pcp, 0, "ARP and ICMP go at priority 0");
+	cr_assert_eq(F.w.len[0], 64, "a 60 B ARP frame, tagged");
+	cr_assert_eq(wire_vlan_strip(F.w.f[0], F.w.len[0], u, sizeof(u)), 60);
+	cr_assert_eq(wire_arp_decode(u, 60, &a), WIRE_R_OK);
+	cr_assert_eq(a.op, WIRE_ARP_REPLY);
+	cr_assert_arr_eq(a.eth_dst, gmac, 6);
+	cr_assert_eq(neigh_of(GW, 0).state, NET_NEIGH_REACHABLE, "the sender learnt through the tag");
+	n = echo_frame(f, sizeof(f), WIRE_ICMP_ECHO_REQUEST, 56);
+	rx(g, tagged(g, f, n, VID, 0), 0);
+	cr_assert_eq(C(NET_PORT_C_ICMP_ECHO_ANSWERED), 1);
+	cr_assert_eq(F.w.n, 2);
+	int k = wire_vlan_strip(F.w.f[1], F.w.len[1], u, sizeof(u));
+	cr_assert_eq(k, (int)n);
+	cr_assert_eq(wire_icmp_decode(u, (size_t)k, &r), WIRE_R_OK);
+	cr_assert_eq(r.type, WIRE_ICMP_ECHO_REPLY);
+	cr_assert_eq(accounted(), 2);
+}
+
+Test(net_port, vlan_port_takes_its_vid_counts_the_rest)
+{
+	static uint8_t f[256], g[256];
+	struct wire_pkt a = mk_ack(KIP, 0x0a58000a, (const uint8_t[6]){ 0x02, 0, 0, 0, 0, 1 }, kmac), pfc;
+
+	fx_vlan();
+	size_t n = enc(&a, f, sizeof(f));
+	rx(g, tagged(g, f, n, VID, 1), 0);
+	cr_assert_eq(F.sinks[0].n, 1, "its VID: to the host, without the tag");
+	cr_assert_eq(F.sinks[0].last.kind, WIRE_KIND_ACK);
+	rx(g, tagged(g, f, n, 20, 1), 0);
+	rx(g, tagged(g, f, n, 0, 1), 0); /* a priority tag */
+	cr_assert_eq(D(NET_PORT_RX_VLAN_OTHER), 2);
+	rx(f, n, 0);
+	size_t m = arp_frame(g, WIRE_ARP_REQUEST, bcast, kmac, KIP, NULL, 0x0a58000a);
+	rx(g, m, 0);
+	cr_assert_eq(D(NET_PORT_RX_VLAN_UNTAGGED), 2, "untagged UET and ARP are not for the VLAN's hosts");
+	cr_assert_eq(C(NET_PORT_C_ARP_REQUESTS_ANSWERED), 0);
+	tagged(g, f, n, VID, 1);
+	rx(g, 17, 0);
+	cr_assert_eq(R(WIRE_R_SHORT_VLAN), 1);
+	/* PFC, untagged as 802.1Qbb sends it, pauses the host; tagged with the VID too */
+	memset(&pfc, 0, sizeof(pfc));
+	pfc.kind = WIRE_KIND_PFC;
+	memcpy(pfc.src_mac, kmac, 6);
+	pfc.pfc_enable = 1u << 3;
+	pfc.pfc_quanta[3] = 0xffff;
+	n = enc(&pfc, f, sizeof(f));
+	rx(f, n, 0);
+	cr_assert_eq(F.sinks[0].last.kind, WIRE_KIND_PFC);
+	cr_assert_eq(F.sinks[0].last.pfc_enable, 1u << 3, "priority 3 only");
+	rx(g, tagged(g, f, n, VID, 3), 0);
+	cr_assert_eq(F.sinks[0].n, 3);
+	cr_assert_eq(C(NET_PORT_C_RX_TO_HOST), 3);
+	cr_assert_eq(accounted(), 8);
+	cr_assert_eq(F.w.n, 0, "nothing answered off the VLAN");
+}
+
+Test(net_port, vlan_port_truncated_at_every_byte)
+{
+	static uint8_t f[256], g[256];
+	struct wire_pkt a = mk_ack(KIP, 0x0a58000a, (const uint8_t[6]){ 0x02, 0, 0, 0, 0, 1 }, kmac);
+
+	fx_vlan();
+	feed_prefixes(g, tagged(g, f, enc(&a, f, sizeof(f)), VID, 1));
+	cr_assert_eq(C(NET_PORT_C_RX_TO_HOST), 0);
+	feed_prefixes(g, tagged(g, f, arp_frame(f, WIRE_ARP_REQUEST, bcast, kmac, KIP, NULL, 0x0a58000a), VID, 0));
+	cr_assert_eq(C(NET_PORT_C_ARP_REQUESTS_ANSWERED), 64 - 46, "the cuts of 46 B or more carry a whole request");
+}
+
+Test(net_port, vlan_id_out_of_range_refused)
+{
+	struct net_port_cfg c = { .vlan = WIRE_VLAN_VID_MAX + 1 };
+
+	fx_hosts(1);
+	c.np = &F.np;
+	c.hosts = F.hosts;
+	c.n_hosts = 1;
+	c.emit = on_emit;
+	cr_assert_null(net_port_create(&c));
+}
+
 /* ---- every other frame, counted once ---- */
 
 Test(net_port, every_drop_reason)

@@ -186,3 +186,63 @@ Test(nic_peer, idle_receive_pdcs_reclaimed_for_a_new_syn_when_the_pool_is_full)
 	cr_assert_eq(b->recv, 1);
 	tfx_pair_free(b);
 }
+
+/*
+ * Host 0 sends a 64 KiB message (16 packets of 4 KiB) on a 20 us link; once host 1 has its first packet, @p n copies
+ * of that packet are forged from host 0's address at PSN start + @p psn_past_start onwards, naming @p req_len and
+ * @p offset: host 1 must deliver exactly the message's bytes, each extra counted as data beyond the message.
+ */
+static struct tfx_pair *forged_data(uint32_t psn_past_start, uint32_t req_len, uint32_t offset, int n)
+{
+	struct tfx_opts o = { .delay = 20 * US };
+	struct tfx_pair *b = tfx_pair_new(&o);
+	const uint64_t *c = nic_counters(b->nic[1]);
+	emu_ps_t t = 0;
+
+	cr_assert_eq(nic_post(b->nic[0], b->neigh[1].ip, 64 * KIB, 1, 0), 0);
+	while (c[NIC_C_WRITE_PKTS_RCVD] == 0 && t < 100 * US)
+		emu_sched_run_until(b->np.sched, t += 10 * EMU_PS_PER_NS);
+	cr_assert_eq(c[NIC_C_WRITE_PKTS_RCVD], 1, "one packet in when the forgeries come");
+	struct wire_pkt f = *first_data(b);
+
+	f.pds.flags &= (uint8_t)~WIRE_REQ_F_SYN;
+	f.ses.flags = 0;
+	f.ses.request_length = req_len;
+	f.ses.message_offset = offset;
+	for (int i = 0; i < n; i++) {
+		f.pds.psn = first_data(b)->pds.psn + psn_past_start + (uint32_t)i;
+		inject(b, 1, 0, &f, t);
+	}
+	emu_sched_run_until(b->np.sched, 5000 * US); /* bounded: a sender refusing every ACK retries for ever */
+	cr_assert_eq(b->done, 1, "the real message completes");
+	cr_assert_eq(b->recv, 1);
+	cr_assert_eq(c[NIC_C_RX_PAYLOAD_BYTES], 64 * KIB, "forged data must not inflate the payload bytes: %llu",
+		     (unsigned long long)c[NIC_C_RX_PAYLOAD_BYTES]);
+	cr_assert_eq(b->recv_bytes, 64 * KIB);
+	return b;
+}
+
+/*
+ * Past the message's last PSN, fields consistent, before its EOM came: forgotten when the EOM comes (so the
+ * cumulative ACK never names a PSN the sender did not send), and the two real packets whose bytes the forgeries had
+ * taken are not delivered again: 2 + 2 counted.
+ */
+Test(nic_peer, forged_data_past_the_message_adds_no_bytes)
+{
+	struct tfx_pair *b = forged_data(16, 64 * KIB, 0, 2);
+
+	cr_assert_eq(nic_counters(b->nic[1])[NIC_C_DROP_BEYOND_MESSAGE], 4);
+	tfx_pair_free(b);
+}
+
+/* Another request_length than the message's, or an offset past its end: refused at once. */
+Test(nic_peer, forged_data_naming_another_length_or_offset_refused)
+{
+	struct tfx_pair *b = forged_data(16, 128 * KIB, 0, 3);
+
+	cr_assert_eq(nic_counters(b->nic[1])[NIC_C_DROP_BEYOND_MESSAGE], 3);
+	tfx_pair_free(b);
+	b = forged_data(16, 64 * KIB, 64 * KIB - 100, 1);
+	cr_assert_eq(nic_counters(b->nic[1])[NIC_C_DROP_BEYOND_MESSAGE], 1);
+	tfx_pair_free(b);
+}

@@ -9,6 +9,7 @@
 #include "nic.h"
 #include "nic_pair.h"
 #include "sw.h"
+#include "sw_pvt.h"
 
 #define MAX_PORTS 20
 #define MAX_FRAMES 1024
@@ -937,6 +938,43 @@ Test(sw_ecmp, crc32_is_the_ieee_crc_of_the_five_tuple)
 
 	cr_assert_eq(crc32_ref(check, 9), 0xcbf43926u, "the CRC-32 check value");
 	cr_assert_eq(sw_flow_hash(SW_HASH_CRC32, 12345, &p, 4), (uint16_t)((c >> 16) ^ (c & 0xffff)));
+	/* the slicing table against the bit-by-bit CRC, over many tuples */
+	struct emu_rng g;
+
+	emu_rng_init(&g, 18760, 99);
+	for (int i = 0; i < 20000; i++) {
+		uint64_t x = emu_rng_next(&g), y = emu_rng_next(&g);
+		struct wire_pkt q = flow((uint32_t)x, (uint32_t)(x >> 32), (uint16_t)y);
+		const uint8_t k[13] = { 17, (uint8_t)(y >> 8), (uint8_t)y, 0x12, 0xb9, (uint8_t)(x >> 24), (uint8_t)(x >> 16),
+					(uint8_t)(x >> 8), (uint8_t)x, (uint8_t)(x >> 56), (uint8_t)(x >> 48),
+					(uint8_t)(x >> 40), (uint8_t)(x >> 32) };
+
+		c = crc32_ref(k, sizeof(k));
+		cr_assert_eq(sw_flow_hash(SW_HASH_CRC32, 0, &q, 4), (uint16_t)((c >> 16) ^ (c & 0xffff)), "tuple %d", i);
+	}
+}
+
+/* The per-packet hash (its 5-tuple's CRC kept in the packet by the first switch) gives sw_flow_hash()'s values. */
+Test(sw_ecmp, per_packet_hash_with_the_kept_crc_equals_the_flow_hash)
+{
+	struct emu_rng g;
+
+	emu_rng_init(&g, 18760, 7);
+	for (uint8_t m = 0; m < SW_HASH_COUNT; m++) {
+		struct rig *r = rig_alloc();
+
+		r->p.ecmp_hash = m;
+		rig_start(r, 2, 0, 11 + m);
+		for (int i = 0; i < 2000; i++) {
+			uint64_t x = emu_rng_next(&g), y = emu_rng_next(&g);
+			struct wire_pkt p = flow((uint32_t)x, (uint32_t)(x >> 32) % 700, (uint16_t)y);
+			uint16_t want = sw_flow_hash(m, r->sw->salt, &p, 2 + (uint32_t)(y >> 32) % 600);
+
+			cr_assert_eq(sw_flow_hash_pkt(r->sw, &p, 2 + (uint32_t)(y >> 32) % 600), want, "method %u", m);
+			cr_assert_eq(sw_flow_hash_pkt(r->sw, &p, 2 + (uint32_t)(y >> 32) % 600), want, "kept CRC");
+		}
+		rig_free(r);
+	}
 }
 
 /* A native UET frame has no ports: its flow key is protocol 253, the entropy value as source port, destination
@@ -1055,6 +1093,55 @@ Test(sw_ecmp, dpr_member_is_low_9_bits_of_destination_minus_1_mod_set_size)
 	cr_assert_eq(sw_flow_hash(SW_HASH_DPR_FALLBACK, 7, &b, 8), sw_flow_hash(SW_HASH_CRC32, 0, &b, 8),
 		     "19 is not below 8");
 	cr_assert_eq(sw_flow_hash(SW_HASH_DPR_FALLBACK, 7, &b, 32), 19);
+}
+
+/* The member pick's remainder without a division equals a % n, edge cases included. */
+Test(sw_ecmp, fastmod_is_the_remainder)
+{
+	static const uint32_t ns[] = { 1, 2, 3, 4, 5, 7, 16, 31, 64, 100, 1000, 65535, 65536, 1u << 31, UINT32_MAX };
+	struct emu_rng g;
+
+	emu_rng_init(&g, 18760, 3);
+	for (size_t k = 0; k < sizeof(ns) / sizeof(ns[0]); k++) {
+		uint64_t m = UINT64_MAX / ns[k] + 1;
+
+		cr_assert_eq(sw_fastmod(0, m, ns[k]), 0);
+		cr_assert_eq(sw_fastmod(UINT32_MAX, m, ns[k]), UINT32_MAX % ns[k]);
+		for (int i = 0; i < 20000; i++) {
+			uint32_t a = (uint32_t)emu_rng_next(&g);
+
+			cr_assert_eq(sw_fastmod(a, m, ns[k]), a % ns[k], "%u %% %u", a, ns[k]);
+		}
+	}
+}
+
+/* Routes: a direct table while destinations are dense (growing up and down), a hash once they are not. */
+Test(sw_route, dense_tables_grow_both_ways_and_scattered_addresses_turn_to_a_hash)
+{
+	struct rig *r = rig_alloc();
+	const uint32_t a = 0, b = 1, base = 0x0a000080u; /* near the rig's own 10.0.0.1 and .2 */
+
+	rig_start(r, 2, 0, 3);
+	for (uint32_t i = 0; i < 300; i++) /* up from base, then down from it */
+		cr_assert_eq(sw_route_add(r->sw, base + i, i % 2 ? &a : &b, 1), 0);
+	for (uint32_t i = 1; i <= 100; i++)
+		cr_assert_eq(sw_route_add(r->sw, base - i, &a, 1), 0);
+	cr_assert_null(r->sw->routes, "402 routes over 428 addresses stay in the direct table");
+	cr_assert_eq(sw_route_add(r->sw, base - 100, &b, 1), -EEXIST);
+	for (uint32_t i = 0; i < 300; i++)
+		cr_assert_eq(r->sw->sets[sw_route_set(r->sw, base + i)].ports[0], i % 2 ? a : b);
+	for (uint32_t i = 0; i < 100; i++)
+		cr_assert_eq(r->sw->sets[sw_route_set(r->sw, base - 1 - i)].ports[0], a);
+	cr_assert_eq(sw_route_set(r->sw, base - 101), SW_NIL);
+	cr_assert_eq(sw_route_set(r->sw, base + 300), SW_NIL);
+	cr_assert_eq(sw_route_add(r->sw, 0xc0a80001u, &b, 1), 0); /* far away: a hash from now on */
+	cr_assert_not_null(r->sw->routes);
+	cr_assert_eq(r->sw->sets[sw_route_set(r->sw, 0xc0a80001u)].ports[0], b);
+	for (uint32_t i = 0; i < 300; i++)
+		cr_assert_eq(r->sw->sets[sw_route_set(r->sw, base + i)].ports[0], i % 2 ? a : b);
+	cr_assert_eq(sw_route_set(r->sw, 0xc0a80002u), SW_NIL);
+	cr_assert_eq(sw_route_add(r->sw, base, &a, 1), -EEXIST);
+	rig_free(r);
 }
 
 Test(sw_ecmp, member_is_flow_hash_mod_set_size_and_sets_are_shared)

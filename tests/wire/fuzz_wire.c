@@ -106,6 +106,29 @@ static void decode_arp_icmp(const uint8_t *data, size_t size)
 		abort();
 }
 
+/* The 802.1Q tag decoder on the same bytes: a tag read is pushed back to the same 4 bytes, and the frame without
+ * it is 4 bytes shorter with the same MACs and what followed the tag. */
+static void decode_vlan(const uint8_t *data, size_t size)
+{
+	struct wire_vlan v;
+	int r = wire_vlan_decode(data, size, &v);
+
+	if (r < 0 || r >= WIRE_R_COUNT)
+		abort();
+	if (r != WIRE_R_OK)
+		return;
+	uint8_t *out = malloc(size + WIRE_VLAN_LEN);
+	if (out == NULL)
+		return;
+	int n = wire_vlan_strip(data, size, out + WIRE_VLAN_LEN, size);
+	if (n != (int)size - WIRE_VLAN_LEN || memcmp(out + WIRE_VLAN_LEN, data, 12) != 0 ||
+	    memcmp(out + WIRE_VLAN_LEN + 12, data + 16, size - 16) != 0)
+		abort();
+	if (v.dei == 0 && (wire_vlan_push(out, (size_t)n, v.vid, v.pcp) != size || memcmp(out, data, size) != 0))
+		abort();
+	free(out);
+}
+
 /* Decode @p data as a receiver without and with a required CRC trailer; each success must round-trip. */
 static void decode_one(const uint8_t *data, size_t size)
 {
@@ -120,6 +143,7 @@ static void decode_one(const uint8_t *data, size_t size)
 			check_round_trip(&p, &cfg);
 	}
 	decode_arp_icmp(data, size);
+	decode_vlan(data, size);
 }
 
 /*

@@ -390,6 +390,49 @@ Test(wire_wire, sizes_unknown_kind_zero)
 	cr_assert_eq(wire_ip_len(&p), 0);
 }
 
+/*
+ * The inline frame length (a table per encapsulation and kind) against the layout it stands for
+ * (wire_frame_len_slow()) and the bytes wire_encode() writes: every kind, every encapsulation, ACKs with and without
+ * their SES response header, payloads from 0 to the largest.
+ */
+Test(wire_wire, sizes_inline_table_is_the_layout)
+{
+	static const uint8_t kinds[] = { WIRE_KIND_NONE, WIRE_KIND_DATA, WIRE_KIND_ACK, WIRE_KIND_NACK, WIRE_KIND_CP,
+					 WIRE_KIND_TRIMMED, WIRE_KIND_PFC, WIRE_KIND_CM };
+	static const uint32_t payloads[] = { 0, 1, 4096, WIRE_MAX_FRAME - 110 };
+	static uint8_t f[WIRE_MAX_FRAME];
+	int checked = 0;
+
+	for (size_t k = 0; k < sizeof(kinds); k++)
+		for (uint8_t encap = 0; encap < 4; encap++)
+			for (int rsp = 0; rsp < 2; rsp++)
+				for (size_t i = 0; i < sizeof(payloads) / sizeof(payloads[0]); i++) {
+					struct wire_pkt p = kinds[k] == WIRE_KIND_DATA ? mk_data(payloads[i], 0) :
+							    kinds[k] == WIRE_KIND_ACK ? mk_ack(false) :
+							    kinds[k] == WIRE_KIND_NACK ? mk_nack() :
+							    kinds[k] == WIRE_KIND_CP ? mk_cp_probe() :
+							    kinds[k] == WIRE_KIND_TRIMMED ? mk_trimmed() :
+							    kinds[k] == WIRE_KIND_CM ? mk_cm(WIRE_CM_REQ) : mk_data(0, 0);
+					if (kinds[k] == WIRE_KIND_PFC || kinds[k] == WIRE_KIND_NONE)
+						base_pkt(&p, kinds[k]);
+					if (kinds[k] != WIRE_KIND_CM && kinds[k] != WIRE_KIND_PFC)
+						p.encap = encap;
+					if (rsp)
+						p.pds.next_hdr = WIRE_NH_RESPONSE;
+					size_t n = wire_frame_len(&p);
+					cr_assert_eq(n, wire_frame_len_slow(&p), "kind %u encap %u rsp %d payload %u: %zu vs %zu",
+						     kinds[k], encap, rsp, payloads[i], n, wire_frame_len_slow(&p));
+					if (n != 0 && kinds[k] != WIRE_KIND_PFC) {
+						int e = wire_encode(&p, f, sizeof(f));
+						if (e > 0) {
+							cr_assert_eq((size_t)e, n, "kind %u encap %u", kinds[k], encap);
+							checked++;
+						}
+					}
+				}
+	cr_assert_gt(checked, 100, "frames encoded: %d", checked);
+}
+
 /* ---- encoder results ---- */
 
 Test(wire_wire, encode_einval_unknown_kind)

@@ -348,7 +348,7 @@ Test(wire_arp, random_bytes_never_crash)
 {
 	uint64_t s = 0xa5a5a5a5deadbeefULL;
 	uint8_t f[200];
-	size_t ok_arp = 0, ok_icmp = 0;
+	size_t ok_arp = 0; /* random bytes with a right ICMP checksum are too rare to count on */
 
 	for (int i = 0; i < 100000; i++) {
 		size_t n = (size_t)(rng_next(&s) % sizeof(f));
@@ -365,7 +365,6 @@ Test(wire_arp, random_bytes_never_crash)
 		ok_arp += r == WIRE_R_OK;
 		r = icmp_copy(f, n, &m);
 		cr_assert(r >= 0 && r < WIRE_R_COUNT);
-		ok_icmp += r == WIRE_R_OK;
 	}
 	cr_assert_gt(ok_arp, 0);
 }
