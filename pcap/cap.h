@@ -252,4 +252,129 @@ void cap_info_free(struct cap_info *ci);
 /** Nearest-rank percentile @p p (0..100) of the @p n sorted values @p v; 0 when n is 0. */
 int64_t cap_info_pct(const int64_t *v, uint32_t n, unsigned p);
 
+/* ---- Replay sources (docs/replay.md) ---- */
+
+/** How a replay spaces its frames. */
+enum cap_replay_pace {
+	CAP_PACE_TIMING = 0, /* the capture's own stamps, divided by speed */
+	CAP_PACE_FPS,        /* rate frames per second */
+	CAP_PACE_BPS,        /* back to back at rate bit/s, each frame counting 24 B more (FCS, preamble, gap) */
+};
+
+/** What a replay plays and how. The arrays are copied (the config's are fine to point at). */
+struct cap_replay_cfg {
+	const char *path;              /* a pcap or pcapng file (cap_read_open()); kept as a pointer */
+	const char *filter;            /* BPF expression of the frames played, or NULL / "" for all */
+	uint8_t pace;                  /* enum cap_replay_pace */
+	uint64_t speed_ppm;            /* TIMING: speed x 10^6 (0: 1.0) */
+	uint64_t rate;                 /* FPS: frames/s; BPS: bit/s */
+	uint64_t loop;                 /* times the capture is played (0: 1) */
+	emu_ps_t start;                /* deadline of the first frame */
+	uint32_t max_len;              /* longer frames are skipped (bad_len); 0: CAP_READ_CAPLEN_MAX */
+	const uint8_t (*mac_from)[6], (*mac_to)[6]; /* rewrite.mac: n_mac pairs */
+	uint32_t n_mac;
+	const uint32_t *ip_from, *ip_to;            /* rewrite.ip: n_ip pairs, host byte order */
+	uint32_t n_ip;
+};
+
+/** What loading a replay found. */
+struct cap_replay_info {
+	uint64_t read;                 /* frames read from the file */
+	uint64_t frames;               /* frames played per loop */
+	uint64_t total;                /* frames x loop */
+	uint64_t filtered_out;         /* refused by the filter */
+	uint64_t snap_cut;             /* cut by the capture's snap length: not played */
+	uint64_t bad_len;              /* shorter than an Ethernet header or longer than max_len: not played */
+	uint64_t out_of_order;         /* stamped before the frame before them: played at that frame's time */
+	uint64_t rewritten;            /* frames a rewrite map changed */
+	uint64_t skips[CAP_SKIP_COUNT]; /* parts of the file the reader skipped (cap_read_info()) */
+	emu_ps_t span;                 /* from the first deadline to the last */
+};
+
+struct cap_replay;
+
+/**
+ * Read @p cfg->path whole, keep the frames the filter takes, apply the rewrite maps, and compute each frame's
+ * deadline: TIMING (stamp - first stamp) / speed, FPS i / rate, BPS the bits before it / rate, each from the
+ * first frame (never a sum of rounded gaps). Loop n starts n x period after cfg->start, the period being the last
+ * deadline plus one gap (TIMING: the mean gap, 1 us / speed for a one-frame capture; FPS: 1 / rate; BPS: the last
+ * frame's time on the wire). Returns NULL with errno and a message in @p err: the reader's (not a capture, a
+ * corrupt block), a bad filter (EINVAL), no frame left to play (EINVAL), ENOMEM.
+ */
+struct cap_replay *cap_replay_load(const struct cap_replay_cfg *cfg, char *err, size_t errlen);
+
+/** Free @p rp. Accepts NULL. */
+void cap_replay_free(struct cap_replay *rp);
+
+/** What loading @p rp found. */
+const struct cap_replay_info *cap_replay_info(const struct cap_replay *rp);
+
+/** Deadline of frame @p k (0 .. total - 1, across the loops), in ps: never before that of frame k - 1. */
+emu_ps_t cap_replay_deadline(const struct cap_replay *rp, uint64_t k);
+
+/** Bytes of frame @p k (valid while @p rp lives), their count in *@p len. */
+const uint8_t *cap_replay_frame(const struct cap_replay *rp, uint64_t k, uint32_t *len);
+
+/* ---- Session logs (docs/replay.md, Session record) ---- */
+
+#define CAP_SESSION_PATH_MAX 4096
+
+/** What a session log record is. */
+enum cap_session_type {
+	CAP_SES_PASS = 1, /* a pass of the real-time poll loop that touched a port or a record: t its emulated time,
+	                     x its wall-clock time (ps since the run's time 0) */
+	CAP_SES_RX,       /* a frame that arrived on DPDK port @c port, delivered at emulated time t; x its number */
+	CAP_SES_TX,       /* a frame uetemu sent on DPDK port @c port at emulated time t; x its number */
+	CAP_SES_END,      /* the run ended at emulated time t, wall-clock time x */
+};
+
+/** The log's header: what a re-run checks it runs the same session. */
+struct cap_session_hdr {
+	uint32_t n_ports;       /* DPDK ports of the run */
+	int64_t epoch_ns;       /* the wall clock at the run's time 0, ns since 1970 (the captures' epoch) */
+	int64_t records_epoch_s; /* the records' epoch (time_utc of emulated time 0), s since 1970 */
+	uint64_t seed;          /* RandomSeed */
+	uint64_t time_scale;    /* TimeScale */
+	uint64_t config_hash;   /* FNV-1a of the config file's bytes */
+};
+
+/** One record; @p data (len bytes) is the frame of RX and TX, valid until the next read. */
+struct cap_session_rec {
+	uint8_t type;           /* enum cap_session_type */
+	uint8_t port;
+	uint32_t len;
+	uint64_t t, x;
+	const uint8_t *data;
+};
+
+struct cap_session_w;
+struct cap_session_r;
+
+/** Create the log @p path and write its header. NULL with errno and "PATH: <strerror>" in @p err. */
+struct cap_session_w *cap_session_create(const char *path, const struct cap_session_hdr *h, char *err,
+					 size_t errlen);
+
+/** Append @p rec (buffered; a write error is kept for cap_session_close()). */
+void cap_session_put(struct cap_session_w *w, const struct cap_session_rec *rec);
+
+/** Flush and close; 0 or -errno of the first failed write ("PATH: <strerror>" in @p err). Accepts NULL. */
+int cap_session_close(struct cap_session_w *w, char *err, size_t errlen);
+
+/** Open the log @p path and read its header into *@p h. 0, or -errno / -EINVAL (not a log) with @p err. */
+int cap_session_open(const char *path, struct cap_session_r **out, struct cap_session_hdr *h, char *err,
+		     size_t errlen);
+
+/**
+ * The next record: 1; 0 at the end, also when the file ends inside a record (a run killed while writing:
+ * cap_session_cut() says where); -EINVAL for a corrupt record (an unknown type, a length it cannot have), its offset
+ * in @p err.
+ */
+int cap_session_next(struct cap_session_r *r, struct cap_session_rec *rec, char *err, size_t errlen);
+
+/** Offset of the record the file ended inside, or UINT64_MAX when it ended on a record boundary (so far). */
+uint64_t cap_session_cut(const struct cap_session_r *r);
+
+/** Close a reader. Accepts NULL. */
+void cap_session_close_r(struct cap_session_r *r);
+
 #endif /* CAP_H */

@@ -26,6 +26,7 @@ struct cli {
 	struct ctl_run_opts run;
 	bool json;            /* pcap-info --json */
 	uint16_t udp_port;    /* pcap-info --udp-port */
+	bool out_given;       /* --out was given (rerun's default is DIR/rerun) */
 };
 
 static const char usage_text[] =
@@ -36,12 +37,14 @@ static const char usage_text[] =
 	"  validate CONFIG   check a config with every rule 'run' applies, report all errors\n"
 	"  keys              list every nic, roce_nic and switch key with its type and Scala default\n"
 	"  pcap-info FILE    what a pcap or pcapng capture holds: frames, UET packets by type, PDCs\n"
+	"  rerun DIR         re-run a session recorded by 'run --record DIR' in virtual time, and compare\n"
 	"  version           print the version (also: uetemu --version)\n"
 	"  help [COMMAND]    this text, or a command's options (also: uetemu COMMAND --help)\n"
 	"\n"
 	"exit status: 0 done as configured, 1 error, 2 usage error, 3 stopped by a signal,\n"
 	"             4 a message never completed (a run with no SimulationDuration),\n"
-	"             5 a real-time run fell more than simulation.LagLimit behind (LagPolicy abort)\n"
+	"             5 a real-time run fell more than simulation.LagLimit behind (LagPolicy abort),\n"
+	"             6 a re-run did not reproduce its recorded session\n"
 	"See 'man uetemu' or docs/uetemu.1.\n";
 
 static const char run_help[] =
@@ -60,6 +63,9 @@ static const char run_help[] =
 	"  -P, --partition NAME   real time: run only the devices of partition NAME (the config's partitions);\n"
 	"                         the links to the others go through ports bound on both sides (one fabric\n"
 	"                         across processes, docs/realtime.md)\n"
+	"  -r, --record DIR       real time: record the session into DIR (its config, overrides, seed, and a log of\n"
+	"                         every frame that came in or went out with its emulated time and place in the\n"
+	"                         loop's order), for 'uetemu rerun DIR'; refused with more than one EAL lcore\n"
 	"  -h, --help             this text\n"
 	"  -- EAL-ARGS            real time only: DPDK EAL arguments, added to uetemu's defaults\n"
 	"                         --no-huge --no-pci -m 256 --file-prefix uetemu-<pid> --log-level=lib.*:warning;\n"
@@ -108,6 +114,23 @@ static const char pcap_info_help[] =
 	"exit status: 0 read (a truncated tail is counted and said on stderr); 1 not a capture, or a file that\n"
 	"cannot be read on (the error names the offset); 2 usage error.\n";
 
+static const char rerun_help[] =
+	"usage: uetemu rerun DIR [OPTIONS]\n"
+	"\n"
+	"Re-run the real-time session recorded in DIR ('uetemu run CONFIG --mode realtime --record DIR') in virtual\n"
+	"time: the same config, overrides and seed, the frames that arrived from outside delivered where they\n"
+	"happened in the loop's order, the port's ARP timers at their recorded wall-clock times. Writes the records,\n"
+	"captures (dev captures too) and summary.json into OUT, and its own session log, which it compares with the\n"
+	"recorded one: every frame sent, its bytes and its emulated time (docs/replay.md).\n"
+	"\n"
+	"options:\n"
+	"  -o, --out OUT          output directory (default: DIR/rerun)\n"
+	"  -q, --quiet            no progress line\n"
+	"  -h, --help             this text\n"
+	"\n"
+	"exit status: 0 identical to the session; 6 it differs (the first difference is said, and in summary.json\n"
+	"\"rerun\"); 1 DIR is not a session, its log is corrupt, or its config no longer loads; 2 usage error.\n";
+
 static const char version_help[] =
 	"usage: uetemu version   (or uetemu --version, uetemu -V)\n"
 	"\n"
@@ -130,14 +153,16 @@ static int cmd_run(struct cli *c);
 static int cmd_validate(struct cli *c);
 static int cmd_keys(struct cli *c);
 static int cmd_pcap_info(struct cli *c);
+static int cmd_rerun(struct cli *c);
 static int cmd_version(struct cli *c);
 static int cmd_help(struct cli *c);
 
 static const struct cli_cmd cmds[] = {
-	{ "run", run_help, ":m:o:s:qhP:", cmd_run },
+	{ "run", run_help, ":m:o:s:qr:hP:", cmd_run },
 	{ "validate", validate_help, ":m:s:h", cmd_validate },
 	{ "keys", keys_help, ":h", cmd_keys },
 	{ "pcap-info", pcap_info_help, ":jp:h", cmd_pcap_info },
+	{ "rerun", rerun_help, ":o:qh", cmd_rerun },
 	{ "version", version_help, ":h", cmd_version },
 	{ "help", help_help, ":h", cmd_help },
 };
@@ -147,6 +172,7 @@ static const struct option long_opts[] = {
 	{ "set", required_argument, NULL, 's' },  { "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },       { "json", no_argument, NULL, 'j' },
 	{ "udp-port", required_argument, NULL, 'p' }, { "partition", required_argument, NULL, 'P' },
+	{ "record", required_argument, NULL, 'r' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -218,6 +244,10 @@ static int parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli *c
 			break;
 		case 'o':
 			c->run.out_dir = optarg;
+			c->out_given = true;
+			break;
+		case 'r':
+			c->run.record_dir = optarg;
 			break;
 		case 's':
 			if (c->n_sets == CLI_MAX_SETS || strchr(optarg, '=') == NULL)
@@ -293,9 +323,9 @@ static int cmd_validate(struct cli *c)
 		ctl_config_free(&cfg);
 		return CTL_EXIT_ERROR;
 	}
-	printf("%s: valid for %s mode (%u hosts, %u links, %u applications, %u ports, %u captures)\n", c->config,
-	       c->run.mode == CTL_MODE_REALTIME ? "realtime" : "virtual", cfg.n_hosts, cfg.n_links, cfg.n_apps,
-	       cfg.n_ports, cfg.n_captures);
+	printf("%s: valid for %s mode (%u hosts, %u links, %u applications, %u ports, %u captures, %u replays)\n",
+	       c->config, c->run.mode == CTL_MODE_REALTIME ? "realtime" : "virtual", cfg.n_hosts, cfg.n_links,
+	       cfg.n_apps, cfg.n_ports, cfg.n_captures, cfg.n_replays);
 	ctl_config_free(&cfg);
 	return CTL_EXIT_OK;
 }
@@ -309,6 +339,8 @@ static int cmd_run(struct cli *c)
 
 	if (rc >= 0)
 		return rc;
+	c->run.sets = c->sets;
+	c->run.n_sets = c->n_sets;
 	rc = ctl_run(&cfg, &c->run, &stop, err, sizeof(err));
 	ctl_config_free(&cfg);
 	if (rc < 0) {
@@ -368,6 +400,13 @@ static int cmd_pcap_info(struct cli *c)
 	if (c->config == NULL)
 		return usage_error(find_cmd("pcap-info"), "missing FILE%s", "");
 	return ctl_cli_pcap_info(c->config, c->json, c->udp_port ? c->udp_port : WIRE_UDP_PORT_UET);
+}
+
+static int cmd_rerun(struct cli *c)
+{
+	if (c->config == NULL)
+		return usage_error(find_cmd("rerun"), "missing DIR%s", "");
+	return ctl_cli_rerun(c->config, c->out_given ? c->run.out_dir : NULL, &c->run);
 }
 
 static int cmd_version(struct cli *c)

@@ -13,6 +13,7 @@ enum ctl_exit {
 	CTL_EXIT_SIGNAL = 3,    /* stopped by SIGINT or SIGTERM; outputs written so far are complete */
 	CTL_EXIT_STALLED = 4,   /* no duration configured and a message never completed */
 	CTL_EXIT_LAG = 5,       /* real time, LagPolicy abort: the loop fell more than LagLimit behind */
+	CTL_EXIT_DIVERGED = 6,  /* uetemu rerun: the re-run did not reproduce its recorded session */
 };
 
 /**

@@ -14,4 +14,13 @@
  */
 int ctl_cli_pcap_info(const char *path, bool json, uint16_t udp_port);
 
+struct ctl_run_opts;
+
+/**
+ * uetemu rerun: load the config and overrides a real-time run saved in @p dir (run --record), re-run the session
+ * in virtual time into @p out (NULL: DIR/rerun) with the options of @p base (quit flag, progress), and compare its
+ * session log with the recorded one. Returns CTL_EXIT_OK (identical), CTL_EXIT_DIVERGED, or CTL_EXIT_ERROR.
+ */
+int ctl_cli_rerun(const char *dir, const char *out, const struct ctl_run_opts *base);
+
 #endif /* CTL_CLI_PVT_H */

@@ -232,12 +232,12 @@ static int validate(struct ctl_ctx *c, const struct ctl_ynode *root, struct ctl_
 		{ "simulation", false, NULL }, { "topology", true, NULL }, { "nic", false, NULL },
 		{ "switch", false, NULL }, { "applications", false, NULL }, { "partitions", false, NULL },
 		{ "ports", false, NULL }, { "capture_defaults", false, NULL }, { "captures", false, NULL },
-		{ "roce_nic", false, NULL }, { "server", false, NULL },
+		{ "replay", false, NULL }, { "roce_nic", false, NULL }, { "server", false, NULL },
 	};
 	/* Dependency order: links, messages, ports and captures name hosts and links; captures take their defaults. */
 	static const ctl_sec_fn fn[] = { ctl_sec_simulation, ctl_sec_topology, ctl_sec_nic, ctl_sec_switch,
 					 ctl_sec_applications, ctl_sec_partitions, ctl_sec_ports, ctl_sec_capture_defaults,
-					 ctl_sec_captures, ctl_sec_roce_nic, ctl_sec_server };
+					 ctl_sec_captures, ctl_sec_replay, ctl_sec_roce_nic, ctl_sec_server };
 	int rc = ctl_walk_map(c, root, top, sizeof(top) / sizeof(top[0]), NULL,
 			      "a config needs at least one host, e.g. topology: {hosts: [{name: host0, ip: 10.0.0.1}]}");
 	bool topo_ok = true;
@@ -325,6 +325,7 @@ void ctl_config_free(struct ctl_config *cfg)
 	free(cfg->captures);
 	free(cfg->parts);
 	free(cfg->dev_part);
+	free(cfg->replays);
 	memset(cfg, 0, sizeof(*cfg));
 }
 

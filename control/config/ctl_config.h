@@ -182,6 +182,36 @@ struct ctl_capture_defaults {
 	int64_t epoch_ns;          /* epoch */
 };
 
+/** Where a replay's frames go. */
+enum ctl_replay_point { CTL_REPLAY_PORT = 0, CTL_REPLAY_HOST, CTL_REPLAY_DEV };
+
+/** How a replay spaces its frames. */
+enum ctl_replay_pace { CTL_REPLAY_TIMING = 0, CTL_REPLAY_FPS, CTL_REPLAY_BPS };
+
+#define CTL_REPLAY_MAP_MAX 16 /* rewrite.mac and rewrite.ip entries at most */
+#define CTL_PATH_LEN 512
+
+/** replay[i] (docs/replay.md): a capture's frames injected into a device port, a host or a DPDK port. */
+struct ctl_replay {
+	char name[CTL_NAME_MAX];   /* name: in summary.json; default "replay<i>" */
+	char file[CTL_PATH_LEN];   /* file: a pcap or pcapng capture (read with uetemu's reader) */
+	uint8_t point;             /* enum ctl_replay_point: port, host or dev, exactly one */
+	uint32_t link;             /* port, host: the link whose direction into the device carries the frames */
+	uint8_t end;               /* ... and which end of it the device is (0: a, 1: b) */
+	char to[CTL_DEV_MAX];      /* what port, host or dev said, for messages */
+	uint32_t dev;              /* dev: index into ports[] (real time) */
+	uint8_t pace;              /* enum ctl_replay_pace: the capture's timing (speed), or rate */
+	uint64_t speed_ppm;        /* speed x 10^6: 1,000,000 = the capture's own timing; 2,000,000 twice as fast */
+	uint64_t rate;             /* rate: frames per second (FPS) or bit/s (BPS, frames back to back at that rate) */
+	uint64_t loop;             /* loop: times the capture is played, default 1 */
+	emu_ps_t start;            /* start: emulated time of the first frame, default 0 */
+	char filter[CTL_FILTER_MAX]; /* filter: BPF expression selecting the frames played, "" for all */
+	uint8_t mac_from[CTL_REPLAY_MAP_MAX][6], mac_to[CTL_REPLAY_MAP_MAX][6]; /* rewrite.mac */
+	uint32_t n_mac;
+	uint32_t ip_from[CTL_REPLAY_MAP_MAX], ip_to[CTL_REPLAY_MAP_MAX];         /* rewrite.ip, host byte order */
+	uint32_t n_ip;
+};
+
 /** The whole config. Everything is owned by it; free with ctl_config_free(). */
 /* The NIC model a config places on its hosts (server.nic, the platform's modelId). */
 enum ctl_nic_model { CTL_NIC_UET = 0, CTL_NIC_ROCE };
@@ -220,6 +250,8 @@ struct ctl_config {
 	struct ctl_capture_defaults capture_defaults; /* capture_defaults */
 	struct ctl_capture *captures;  /* captures */
 	uint32_t n_captures;
+	struct ctl_replay *replays;    /* replay */
+	uint32_t n_replays;
 	/* Settings the pages accept, so the run takes them, but which leave part of the model idle (a pool too small
 	 * for one packet, class 0 or 1 without a pool) or work against another (REPS under flowlet switches):
 	 * "file: key.path: what; what follows", for the command line to print. */

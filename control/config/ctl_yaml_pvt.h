@@ -193,6 +193,8 @@ int ctl_sec_partitions(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_
 /** The partitions of a config without the section: by rack for a fabric of several, else one. 0 or -errno. */
 int ctl_config_parts_default(struct ctl_config *cfg);
 int ctl_sec_captures(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
+/** replay (ctl_config_replay.c): captures injected into the run. */
+int ctl_sec_replay(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
 
 /** Fill cfg->warnings from the loaded @p cfg (ctl_config_warn.c). */
 void ctl_config_warnings(struct ctl_config *cfg);

@@ -740,6 +740,8 @@ static void json_write(FILE *f, const struct ctl_report_in *r, const struct host
 	json_links(f, r);
 	json_devices(f, r);
 	json_captures(f, r);
+	if (r->extra_json != NULL)
+		r->extra_json(f, r->extra_arg);
 	ctl_rdma_json(r->rdma, f);
 	ctl_chakra_json(r->chakra, f);
 	json_totals(f, r, t);
@@ -780,6 +782,8 @@ int ctl_report(const struct ctl_report_in *r, char *err, size_t errlen)
 	print_table(r, hs, &t);
 	if (r->realtime)
 		print_realtime(r);
+	if (r->extra_print != NULL)
+		r->extra_print(r->extra_arg);
 	free(hs);
 	if (e != 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(e));

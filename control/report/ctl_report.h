@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cap.h"
 #include "ctl_config.h"
@@ -112,6 +113,11 @@ struct ctl_report_in {
 	const struct ctl_report_lcore *lcores; /* real time over several lcores or with --partition, else NULL */
 	uint32_t n_lcores;
 	const char *partition;               /* --partition: the one this process ran, else NULL */
+	/* Sections the run adds (replays, the session record): @p extra_json writes summary.json keys, each line
+	 * "  \"key\": value,\n", after "captures"; @p extra_print lines after the table. Either may be NULL. */
+	void (*extra_json)(FILE *f, const void *arg);
+	void (*extra_print)(const void *arg);
+	const void *extra_arg;
 };
 
 /* The fabric's counters, as summary.json's "counters" and "drop_reasons" give them. */

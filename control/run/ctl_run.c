@@ -62,7 +62,8 @@ static void progress(struct ctl_run_state *r, double t0, double *last, bool tty,
 /* What a run's progress is measured by: new payload delivered, messages and WQEs completed. */
 static uint64_t progress_mark(const struct ctl_run_state *r)
 {
-	uint64_t n = r->n_completed + ctl_rdma_wqes_done(r->rdma) + ctl_chakra_ranks_ended(r->chakra);
+	uint64_t n = r->n_completed + ctl_rdma_wqes_done(r->rdma) + ctl_chakra_ranks_ended(r->chakra) +
+		     ctl_run_replays_sent(r);
 
 	for (uint32_t i = 0; i < r->cfg->n_hosts; i++)
 		n += ctl_run_host_rx_payload(r, i);
@@ -210,6 +211,20 @@ static struct ctl_report_lcore *report_lcores(const struct ctl_run_state *r, cha
 	return out;
 }
 
+/* The report's sections of the run's own: replays, the session record. */
+static void extra_json(FILE *f, const void *arg)
+{
+	ctl_run_replays_json(f, arg);
+	ctl_run_rec_json(f, arg);
+	ctl_run_rerun_json(f, arg);
+}
+
+static void extra_print(const void *arg)
+{
+	ctl_run_replays_print(arg);
+	ctl_run_rerun_print(arg);
+}
+
 /* Hand the report a view of the finished run: what it ran, what crossed it, and why it stopped. */
 static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t errlen)
 {
@@ -258,7 +273,8 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 		.cap_stats = r->cap_stats,
 		.end = r->end, .wall_s = r->wall_s, .rt = &r->rt, .records_cut_at = r->records_cut_at,
 		.wall_end = r->wall_now, .lcores = lcores, .n_lcores = lcores != NULL ? r->n_lcs : 0,
-		.partition = r->part >= 0 ? cfg->parts[r->part].name : NULL,
+		.partition = r->part >= 0 ? cfg->parts[r->part].name : NULL, .extra_json = extra_json,
+		.extra_print = extra_print, .extra_arg = r,
 	};
 	int rc = sw_names != NULL ? ctl_report(&in, err, errlen) : -ENOMEM;
 
@@ -286,13 +302,19 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 	int rc = 0;
 
 	r.epoch_s = opts->mode == CTL_MODE_VIRTUAL ? CTL_VIRTUAL_EPOCH_S : (int64_t)time(NULL);
+	r.rerun = opts->rerun_dir != NULL;
+	rc = r.rerun ? ctl_run_rerun_open(&r, err, errlen) : /* the session's epochs, checked against cfg */
+	     opts->record_dir != NULL ? ctl_run_rec_prepare(&r, err, errlen) : 0;
 	/* real time: the EAL first, so the run is built knowing its lcores (ctl_run_lcore_plan) */
-	if (opts->mode == CTL_MODE_REALTIME && (r.dp = dp_create(opts->eal_argc, opts->eal_argv, err, errlen)) == NULL)
+	if (rc == 0 && opts->mode == CTL_MODE_REALTIME &&
+	    (r.dp = dp_create(opts->eal_argc, opts->eal_argv, err, errlen)) == NULL)
 		rc = -EIO;
 	if (rc == 0)
 		rc = ctl_run_build(&r, err, errlen);
 	if (rc == 0) {
-		if (opts->mode == CTL_MODE_REALTIME)
+		if (r.rerun)
+			rc = ctl_run_rerun(&r, err, errlen);
+		else if (opts->mode == CTL_MODE_REALTIME)
 			rc = ctl_run_realtime(&r, err, errlen);
 		else
 			run_virtual(&r);
@@ -301,12 +323,23 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 	r.dp = NULL;
 	bool ran = rc == 0;
 
+	/* a re-run stops as its session did; the session log ends with how (ctl_run_record.c) */
+	*stop = r.rerun ? (enum ctl_stop)ctl_run_rerun_stop(&r) : stop_reason(&r);
+	if (ran && r.rec != NULL)
+		rc = ctl_run_rec_finish(&r, (uint8_t)*stop, err, errlen);
+	if (rc == 0 && ran && r.rerun) {
+		int same = ctl_run_rerun_compare(&r, err, errlen);
+
+		rc = same < 0 ? same : 0;
+		if (same >= 0 && opts->rerun_same != NULL)
+			*opts->rerun_same = same == 0;
+	}
+
 	if (r.nics != NULL) {
 		int e = close_outputs(&r, ran ? err : NULL, ran ? errlen : 0);
 
 		rc = rc < 0 ? rc : e;
 	}
-	*stop = stop_reason(&r);
 	if (ran) {
 		/* the summary is written and printed even when an output could not be: it says how far the run got;
 		 * the first error is the one returned */

@@ -20,6 +20,11 @@ struct ctl_run_opts {
 	volatile sig_atomic_t *quit;    /* set by the signal handler; polled by the run loops */
 	int progress;                   /* print a progress line to stderr about once a second */
 	const char *partition;          /* --partition NAME: run only that partition (real time), or NULL */
+	const char *record_dir;         /* real time: record the session into this directory (--record), or NULL */
+	const char *const *sets;        /* the --set overrides the config was loaded with (saved by --record) */
+	int n_sets;
+	const char *rerun_dir;          /* re-run the session recorded in this directory (uetemu rerun), or NULL */
+	int *rerun_same;                /* a re-run sets it: 1 identical to the session, 0 not (may be NULL) */
 };
 
 /**

@@ -268,7 +268,7 @@ uint64_t ctl_run_host_rx_payload(const struct ctl_run_state *r, uint32_t h)
 /* A host bound to a DPDK port takes the port instead of its emulated link (real time only). */
 static bool host_has_port(const struct ctl_run_state *r, uint32_t host)
 {
-	if (r->opts->mode != CTL_MODE_REALTIME)
+	if (!ctl_run_has_ports(r))
 		return false;
 	for (uint32_t i = 0; i < r->cfg->n_ports; i++)
 		for (uint32_t k = 0; k < r->cfg->ports[i].n_hosts; k++)
@@ -448,7 +448,7 @@ static bool host_linked(const struct ctl_run_state *r, uint32_t h)
 /* The switch port facing external host @p h is bound to a DPDK port (real time only). */
 static bool external_bound(const struct ctl_run_state *r, uint32_t h)
 {
-	for (uint32_t i = 0; r->opts->mode == CTL_MODE_REALTIME && i < r->cfg->n_ports; i++)
+	for (uint32_t i = 0; ctl_run_has_ports(r) && i < r->cfg->n_ports; i++)
 		if (r->cfg->ports[i].sw && r->cfg->ports[i].sw_host == h)
 			return true;
 	return false;
@@ -474,8 +474,8 @@ static int check_external(struct ctl_run_state *r, char *err, size_t errlen)
 				rc = add_err(err, errlen, "%s: applications.%u.list.%u: host '%s' is external, reached "
 					     "only through a switch port bound to a DPDK port, in %s mode%s", cfg->path, a, i,
 					     cfg->hosts[m->dst].name,
-					     r->opts->mode == CTL_MODE_REALTIME ? "real-time" : "virtual",
-					     r->opts->mode == CTL_MODE_REALTIME ? "; bind it in ports" : "; use --mode realtime");
+					     ctl_run_has_ports(r) ? "real-time" : "virtual",
+					     ctl_run_has_ports(r) ? "; bind it in ports" : "; use --mode realtime");
 		}
 	if (cfg->rdma_app >= 0)
 		for (uint32_t h = 0; h < cfg->n_hosts; h++)
@@ -506,7 +506,7 @@ static int check_reachable(struct ctl_run_state *r, char *err, size_t errlen)
 				rc = add_err(err, errlen,
 					     "%s: applications.%u.list.%u: host '%s' %s but has no link in %s mode%s",
 					     cfg->path, a, i, cfg->hosts[h].name, end == 0 ? "sends" : "receives",
-					     r->opts->mode == CTL_MODE_REALTIME ? "real-time" : "virtual",
+					     ctl_run_has_ports(r) ? "real-time" : "virtual",
 					     cfg->n_ports ? " (ports are used only with --mode realtime)" : "");
 			}
 		}
@@ -598,6 +598,8 @@ int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 	rc = rc < 0 ? rc : split;
 	int caps = ctl_run_caps_check(r, err, errlen);
 
+	if (unreachable == 0 && rc == 0 && caps == 0)
+		caps = ctl_run_replays_open(r, err, errlen); /* the captures to replay are read here (validate too) */
 	return unreachable < 0 ? unreachable : rc < 0 ? rc : caps;
 }
 
@@ -631,6 +633,9 @@ void ctl_run_teardown(struct ctl_run_state *r)
 	const struct ctl_config *cfg = r->cfg;
 
 	ctl_run_caps_free(r);
+	ctl_run_replays_free(r);
+	ctl_run_rec_free(r);
+	ctl_run_rerun_free(r);
 	rec_csv_close(r->events, NULL, 0);
 	r->events = NULL;
 	ctl_records_close(r->records, r->end, NULL, 0);

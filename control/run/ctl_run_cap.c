@@ -54,7 +54,7 @@ static void describe(const struct ctl_run_state *r, const struct ctl_capture *cc
 static struct cap_cfg cap_cfg_of(const struct ctl_run_state *r, const struct ctl_capture *cc, char *base,
 				 char *name, char *desc, size_t nlen, size_t dlen)
 {
-	bool rt = r->opts->mode == CTL_MODE_REALTIME;
+	bool rt = r->opts->mode == CTL_MODE_REALTIME || r->rerun; /* a re-run stamps as its real-time session did */
 	struct cap_cfg cfg = {
 		.base = base, .format = cc->format, .snaplen = cc->snaplen, .max_frames = cc->max_frames,
 		.max_bytes = cc->max_bytes, .rotate = cc->rotate, .filter = cc->filter, .if_name = name,
@@ -115,7 +115,7 @@ int ctl_run_caps_check(const struct ctl_run_state *r, char *err, size_t errlen)
 		const struct ctl_capture *cc = &cfg->captures[i];
 		uint32_t same = 0;
 
-		if (cc->point == CTL_CAP_DEV && r->opts->mode != CTL_MODE_REALTIME)
+		if (cc->point == CTL_CAP_DEV && r->opts->mode != CTL_MODE_REALTIME && !r->rerun)
 			rc = cap_err(r, i, err, errlen, "dev '%s' is a DPDK port, which only a real-time run has (--mode "
 				     "realtime)", cfg->ports[cc->dev].dev);
 		for (uint32_t k = 0; cc->point != CTL_CAP_DEV && k < i; k++)
@@ -157,15 +157,21 @@ int ctl_run_caps_open(struct ctl_run_state *r, char *err, size_t errlen)
 	return 0;
 }
 
+void ctl_run_caps_epoch(struct ctl_run_state *r, int64_t epoch_ns)
+{
+	r->rt_epoch_ns = epoch_ns;
+	for (uint32_t i = 0; i < r->cfg->n_captures; i++)
+		if (r->caps[i] != NULL && !r->cfg->captures[i].has_epoch)
+			cap_set_epoch(r->caps[i], epoch_ns);
+}
+
 void ctl_run_caps_rt_start(struct ctl_run_state *r)
 {
 	struct timespec ts;
 	char err[256];
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	for (uint32_t i = 0; i < r->cfg->n_captures; i++)
-		if (r->caps[i] != NULL && !r->cfg->captures[i].has_epoch)
-			cap_set_epoch(r->caps[i], (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+	ctl_run_caps_epoch(r, (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec);
 	int rc = dp_pdump_start(r->dp, err, sizeof(err));
 
 	r->pdump = rc > 0;
@@ -187,8 +193,10 @@ void ctl_run_cap_port(struct ctl_ext *x, const uint8_t *frame, size_t len, bool 
 	if (r->port_caps[x - r->exts] == NULL)
 		return;
 	uint64_t scale = r->cfg->sim.time_scale ? r->cfg->sim.time_scale : 1;
-	/* the wall clock now, as the emulated time it stands for (the capture multiplies by TimeScale again) */
-	emu_ps_t at = (emu_ps_t)((unsigned __int128)(dp_tsc() - r->rt_t0) * EMU_PS_PER_S / r->rt_hz / scale);
+	/* the wall clock now, as the emulated time it stands for (the capture multiplies by TimeScale again); a
+	 * re-run has no wall clock: its emulated time */
+	emu_ps_t at = r->rerun ? emu :
+		(emu_ps_t)((unsigned __int128)(dp_tsc() - r->rt_t0) * EMU_PS_PER_S / r->rt_hz / scale);
 
 	ctl_run_lcore_cap_port(x->lc, (uint32_t)(x - r->exts), frame, len, rx, emu, at);
 }

@@ -242,6 +242,9 @@ static int check_split(const struct ctl_run_state *r, char *err, size_t errlen)
 				    "link inside one partition (or one lcore: -l 0)", f, dev_name(r, a),
 				    dev_name(r, b));
 	}
+	if (r->n_lcs > 1 && cfg->n_replays > 0)
+		rc = lc_err(r, err, errlen, "replays run on one lcore (the frames enter the models on its scheduler, "
+			    "a DPDK port's are sent by its loop): give -l with one lcore, or one partition");
 	for (uint32_t p = 0; p < cfg->n_ports; p++) {
 		const uint32_t *h = cfg->ports[p].hosts;
 
@@ -439,6 +442,10 @@ void ctl_run_lcore_trace(struct ctl_lcore *lc, const struct nic_trace *tr)
 void ctl_run_lcore_cap_port(struct ctl_lcore *lc, uint32_t port, const uint8_t *frame, size_t len, bool rx,
 			    emu_ps_t emu, emu_ps_t at)
 {
+	if (lc->wr == NULL) { /* virtual time (the re-run of a session) has no rings: written at once */
+		ctl_run_cap_port_write(lc->run, port, frame, len, rx, emu, at);
+		return;
+	}
 	struct ctl_whdr *h = wr_reserve(lc, CTL_W_CAP_PORT, (uint32_t)len);
 
 	if (h == NULL)

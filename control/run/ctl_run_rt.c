@@ -9,52 +9,25 @@
 #include "dp.h"
 #include "emu_hist.h"
 
-/* A frame a host's NIC sends off its port: to the port's IPv4 side, which resolves its next hop and encodes it. */
-static void ext_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
-{
-	struct ctl_ext_host *eh = arg;
-
-	net_port_tx(eh->port->stack, eh->slot, pkt, now, eh->port->lc->wall_now);
-}
-
-/*
- * Port @p x's captures (captures with dev:, ctl_run_cap.c) of a frame it sends: its @p len header bytes and the
- * @p payload bytes of the pattern after them, made whole in x->whole, only when the port has a capture.
- */
-static void cap_tx(struct ctl_ext *x, const uint8_t *hdr, size_t len, size_t payload, emu_ps_t now)
-{
-	struct ctl_run_state *r = x->run;
-
-	if (r->port_caps == NULL || r->port_caps[x - r->exts] == NULL)
-		return;
-	if (hdr != x->whole) {
-		memcpy(x->whole, hdr, len);
-		wire_payload_fill(x->whole + len, payload);
-	}
-	ctl_run_cap_port(x, x->whole, len + payload, false, now);
-}
-
 /*
  * A frame for the wire from the port's IPv4 side: its @p len header bytes and the length of its payload, which the
  * dataplane takes from the pattern set in open_ports() (attached, not copied, on a zero-copy port); staged on the
- * DPDK port, sent at the end of the pass or when the port's burst is full.
+ * DPDK port, sent at the end of the pass or when the port's burst is full. Stamped with the emulated time of the
+ * model's call that made it (ctl_run_ext.c sets emit_now).
  */
 static void port_emit(void *arg, const uint8_t *hdr, size_t len, size_t payload)
 {
 	struct ctl_ext *x = arg;
 
-	cap_tx(x, hdr, len, payload, x->lc->rt_now);
+	ctl_run_ext_cap_tx(x, hdr, len, payload, x->emit_now); /* dev captures, the session log */
 	dp_tx_hdr(x->run->dp, x->dp_port, hdr, len, payload);
 }
 
 /* A frame from a port: answered, handed to its host's NIC at the current emulated time, or counted by reason. */
 static void ext_rx(void *arg, int port, const uint8_t *frame, size_t len)
 {
-	struct ctl_ext *x = arg;
-
 	(void)port;
-	ctl_run_cap_port(x, frame, len, true, x->lc->rt_now); /* captures: dev (ctl_run_cap.c) */
-	net_port_rx(x->stack, frame, len, x->lc->rt_now, x->lc->wall_now);
+	ctl_run_ext_rx(arg, frame, len);
 }
 
 /* A frame the switch sends to the external device behind its port: its headers and payload length to the port. */
@@ -69,36 +42,15 @@ static void sw_ext_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
 	uint8_t *buf = hdrs ? x->hdr : x->whole;
 	size_t payload = hdrs ? wire_frame_len(pkt) - (size_t)n : 0;
 
-	cap_tx(x, buf, (size_t)n, payload, now);
+	ctl_run_ext_cap_tx(x, buf, (size_t)n, payload, now);
 	dp_tx_hdr(x->run->dp, x->dp_port, buf, (size_t)n, payload);
 }
 
 /* A frame from the external device: decoded (a bad one counted by reason) and handed to the switch port now. */
 static void sw_ext_rx(void *arg, int port, const uint8_t *frame, size_t len)
 {
-	struct ctl_ext *x = arg;
-	struct ctl_run_state *r = x->run;
-	struct ctl_lcore *lc = x->lc;
-	struct wire_pkt *pkt = net_pkt_alloc(lc->np);
-
 	(void)port;
-	ctl_run_cap_port(x, frame, len, true, lc->rt_now); /* captures: dev (ctl_run_cap.c), bad frames too */
-	if (pkt == NULL)
-		return;
-	const struct wire_rx_cfg rx = { .uet_port = r->cfg->nic.udp_port, .crc = r->cfg->nic.crc_trailer,
-					.roce_icrc = r->cfg->roce.icrc, .roce_reth = r->cfg->roce.reth };
-	int rc = wire_decode_cfg(frame, len, &rx, pkt);
-	if (rc != WIRE_R_OK) {
-		x->sw_rx_refused[rc < WIRE_R_COUNT ? rc : 0]++;
-		lc->np->counters[NET_C_EXT_RX_BAD_FRAME]++;
-		net_pkt_free(lc->np, pkt);
-		return;
-	}
-	/* from another process's switch: the link's serialization and delay are still to come, as in one process */
-	if (r->cfg->ports[x - r->exts].sw_host == UINT32_MAX)
-		net_dir_inject_link(&x->sw_link->dir[1 - x->sw_end], pkt, lc->rt_now);
-	else
-		net_dir_inject(&x->sw_link->dir[1 - x->sw_end], pkt, lc->rt_now);
+	ctl_run_ext_sw_rx(arg, frame, len);
 }
 
 /*
@@ -158,50 +110,12 @@ static int port_add(struct ctl_run_state *r, uint32_t i, char *err, size_t errle
  */
 static int open_switch_port(struct ctl_run_state *r, uint32_t i, char *err, size_t errlen)
 {
-	const struct ctl_port *cp = &r->cfg->ports[i];
-	struct ctl_ext *x = &r->exts[i];
 	int rc = port_add(r, i, err, errlen);
 
 	if (rc < 0)
 		return rc;
-	x->sw_link = &r->links[cp->sw_link];
-	x->sw_end = r->topo->links[cp->sw_link].a.dev == cp->sw_dev ? 0 : 1;
-	x->sw_link->dir[x->sw_end].ext = sw_ext_tx;
-	x->sw_link->dir[x->sw_end].ext_arg = x;
+	ctl_run_ext_bind_switch(r, i, sw_ext_tx);
 	return 0;
-}
-
-/*
- * Host @p h of port @p cp as the port's IPv4 side sees it. Its gateway is its own, else the port's; its subnet is
- * ip/prefix as written, else /32 with a gateway (every other address through it), else every address on-link.
- */
-static struct net_port_host port_host(const struct ctl_config *cfg, const struct ctl_port *cp, uint32_t h,
-				      struct net_dir *rx)
-{
-	const struct ctl_host *ch = &cfg->hosts[h];
-	struct net_port_host ph = { .ip = ch->ip, .gateway = ch->gateway ? ch->gateway : cp->gateway, .rx = rx };
-
-	memcpy(ph.mac, ch->mac, 6);
-	ph.prefix_len = ch->has_prefix ? ch->prefix_len : ph.gateway != 0 ? 32 : 0;
-	return ph;
-}
-
-/* The hosts with a mac: in the config that are not on port @p cp: its static neighbours. Returns how many. */
-static uint32_t port_statics(const struct ctl_config *cfg, const struct ctl_port *cp, struct net_port_static *out)
-{
-	uint32_t n = 0;
-
-	for (uint32_t h = 0; h < cfg->n_hosts; h++) {
-		bool here = false;
-		for (uint32_t k = 0; k < cp->n_hosts; k++)
-			here |= cp->hosts[k] == h;
-		if (!cfg->hosts[h].mac_static || here)
-			continue;
-		out[n].ip = cfg->hosts[h].ip;
-		memcpy(out[n].mac, cfg->hosts[h].mac, 6);
-		n++;
-	}
-	return n;
 }
 
 /*
@@ -224,47 +138,10 @@ static int set_pattern(struct ctl_run_state *r, char *err, size_t errlen)
 /* Port @p i: the DPDK port, a link for each host's NIC whose far end it is, and the port's IPv4 side. */
 static int open_port(struct ctl_run_state *r, uint32_t i, char *err, size_t errlen)
 {
-	const struct ctl_config *cfg = r->cfg;
-	const struct ctl_port *cp = &cfg->ports[i];
-	struct ctl_ext *x = &r->exts[i];
-	struct net_port_host hosts[CTL_PORT_HOSTS_MAX];
 	int rc = port_add(r, i, err, errlen);
 
-	if (rc < 0)
-		return rc;
-	x->hosts = calloc(cp->n_hosts, sizeof(*x->hosts));
-	struct net_port_static *statics = calloc(cfg->n_hosts, sizeof(*statics));
-	if (x->hosts == NULL || statics == NULL) {
-		free(statics);
-		snprintf(err, errlen, "port \"%s\": out of memory", cp->dev);
-		return -ENOMEM;
-	}
-	x->n_hosts = cp->n_hosts;
-	for (uint32_t k = 0; k < cp->n_hosts; k++) {
-		struct ctl_ext_host *eh = &x->hosts[k];
-		uint32_t h = cp->hosts[k];
-		struct net_endpoint nic = ctl_run_host_ep(r, h);
-
-		*eh = (struct ctl_ext_host){ .port = x, .slot = k, .host = h };
-		net_link_init(&eh->link, x->lc->np, ctl_config_host_bps(cfg), 0, nic, (struct net_endpoint){ 0 });
-		eh->link.dir[0].ext = ext_tx;
-		eh->link.dir[0].ext_arg = eh;
-		ctl_run_host_attach(r, h, &eh->link.dir[0]);
-		hosts[k] = port_host(cfg, cp, h, &eh->link.dir[1]);
-	}
-	struct net_port_cfg pc = { .np = x->lc->np, .hosts = hosts, .n_hosts = cp->n_hosts, .statics = statics,
-				   .n_statics = port_statics(cfg, cp, statics), .uet_port = cfg->nic.udp_port,
-				   .crc = cfg->nic.crc_trailer, .vlan = cp->vlan, .roce = cfg->nic_model == CTL_NIC_ROCE,
-				   .roce_icrc = cfg->roce.icrc, .roce_reth = cfg->roce.reth, .emit = port_emit, .emit_arg = x };
-	x->stack = net_port_create(&pc);
-	free(statics);
-	if (x->stack == NULL) {
-		snprintf(err, errlen, "port \"%s\": out of memory for its neighbour table", cp->dev);
-		return -ENOMEM;
-	}
-	return 0;
+	return rc < 0 ? rc : ctl_run_ext_bind(r, i, port_emit, err, errlen);
 }
-
 
 /* The device whose lcore polls port @p cp: the switch of a switch port, else the (first) host on it. */
 static uint32_t port_dev_of(const struct ctl_port *cp)
@@ -403,7 +280,7 @@ static void rt_rx(struct ctl_lcore *lc)
 			continue;
 		}
 		dp_rx_drain(r->dp, x->dp_port, ext_rx, x);
-		net_port_tick(x->stack, lc->wall_now);
+		ctl_run_ext_tick(x);
 	}
 }
 
@@ -473,8 +350,8 @@ static void tick(struct ctl_run_state *r, uint64_t tsc, uint64_t dt)
 		progress(r, tsc);
 }
 
-/* Whether the lcore's loop ends after the pass at @p now: a stop time reached, every message done (the main
- * lcore decides), or told to by the main lcore. */
+/* Whether the lcore's loop ends after the pass at @p now: a stop time reached, every message done and every
+ * replay played out (the main lcore decides), or told to by the main lcore. */
 static bool pass_last(struct ctl_lcore *lc, emu_ps_t now)
 {
 	const struct ctl_run_state *r = lc->run;
@@ -482,7 +359,7 @@ static bool pass_last(struct ctl_lcore *lc, emu_ps_t now)
 	if (r->has_stop)
 		return now >= r->stop;
 	if (lc->idx == 0)
-		return r->n_msgs > 0 && r->n_completed == r->n_msgs;
+		return ctl_run_replays_work_done(r);
 	return false;
 }
 
@@ -519,12 +396,16 @@ static void poll_loop(struct ctl_lcore *lc)
 		}
 		if (split)
 			ctl_run_lcore_take(lc, now);
+		if (main_lc) /* --record (one lcore): the pass, if it touches a port or a record (ctl_run_record.c) */
+			ctl_run_rec_pass(r, now);
 		emu_sched_run_until(lc->np->sched, now);
 		emu_sched_advance(lc->np->sched, now);
 		if (main_lc)
 			ctl_run_lcore_records(r, now);
 		__atomic_store_n(&lc->rt_now, now, __ATOMIC_RELAXED);
 		rt_rx(lc);
+		if (main_lc) /* replays to DPDK ports (ctl_run_replay.c; a run with replays has one lcore) */
+			ctl_run_replays_rt_poll(r);
 		rt_flush(lc);
 		if (main_lc) {
 			ctl_run_lcore_drain_writer(r);
@@ -674,6 +555,8 @@ int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen)
 		telemetry_start(r);
 		r->rt_t0 = dp_tsc(); /* the run's time 0: the ports are up */
 		ctl_run_caps_rt_start(r); /* captures' wall-clock epoch, rte_pdump (ctl_run_cap.c) */
+		ctl_run_replays_rt_start(r); /* replays to DPDK ports take their port and clock */
+		ctl_run_rec_start(r); /* --record: the session log starts (ctl_run_record.c) */
 		/* every host announces itself, and starts resolving its gateway, before the first pass (and after the
 		 * captures have their clock, so these frames are stamped like the rest) */
 		for (uint32_t i = 0; i < r->n_exts; i++)

@@ -279,6 +279,11 @@ static void timer(struct net_port *p, struct net_neigh *e, emu_ps_t wall)
 	due(p, e);
 }
 
+emu_ps_t net_port_next_due(const struct net_port *p)
+{
+	return p->next_due;
+}
+
 void net_port_tick(struct net_port *p, emu_ps_t wall)
 {
 	if (wall < p->next_due)

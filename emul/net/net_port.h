@@ -197,6 +197,9 @@ void net_port_tx(struct net_port *p, uint32_t slot, const struct wire_pkt *pkt, 
 /** Timers at @p wall: ARP retries, failures, refreshes and expiry. Cheap when nothing is due: call every pass. */
 void net_port_tick(struct net_port *p, emu_ps_t wall);
 
+/** Wall-clock time at which net_port_tick() next has work (EMU_PS_NEVER: none); before it, a tick does nothing. */
+emu_ps_t net_port_next_due(const struct net_port *p);
+
 /** The port's counters: NET_PORT_C_COUNT entries. */
 const uint64_t *net_port_counters(const struct net_port *p);
 

@@ -11,6 +11,7 @@
 #   - the capture of leaf0-spine1, a link between the partitions whose two directions are sent by two lcores,
 #     holds every frame summary.json counts on that link;
 # and with -l 0 (one lcore, as before lcores): every message completes, summary.json has no lcores member.
+# A replay with -l 0-1 is refused (replays run on one lcore).
 # Exit status: 0 all passed, 1 a check failed, 77 skipped (not root, or a tool missing).
 set -uo pipefail
 LAB_NAME=lab_lcores
@@ -81,4 +82,16 @@ check "-l 0: uetemu exited 0" "[ $rc -eq 0 ]"
 line=$(summary_py "m = s['messages']; r = s['realtime']
 print('OK' if m['posted'] == m['completed'] == 10 and 'lcores' not in r else 'BAD %s' % r)")
 check "-l 0: every message done on one lcore, no lcores member in summary.json" "[ '$line' = OK ]"
+
+# a replay on a run of two lcores: refused with a clear error (replays run on one lcore), before any pass
+python3 -c "
+import yaml, sys
+c = yaml.safe_load(open(sys.argv[1]))
+c['replay'] = [{'file': sys.argv[3], 'host': 'host2'}]
+yaml.safe_dump(c, open(sys.argv[2], 'w'))" "$config" "$WORK/replay.yaml" "$ROOT/configs/pair-host0.pcap"
+timeout -k 5 40 "$UETEMU" run "$WORK/replay.yaml" --mode realtime --out "$WORK/rp" -- -l 0-1 --file-prefix "$PREFIX" \
+	>"$WORK/rp.log" 2>&1
+rc=$?
+check "a replay with -l 0-1: refused, saying replays run on one lcore (exit $rc)" \
+	"[ $rc -eq 1 ] && grep -q 'replays run on one lcore' '$WORK/rp.log'"
 finish

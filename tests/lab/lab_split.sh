@@ -9,8 +9,9 @@
 #   - the captures at the two ends of each joining link agree frame for frame: what A's port sent (by source MAC)
 #     is what B's received, in order, byte for byte, and the other way;
 #   - every message's FCT is within 20 % of the same message's in the one-process run (printed);
-#   - refused with a clear error: an unknown --partition, --partition in virtual time, and the config run whole in
-#     one process (its ports bind links whose two ends that process runs).
+#   - a replay into a host of partition b: B plays it, A leaves it to B ("other_process" in its summary.json);
+#   - refused with a clear error: an unknown --partition, --partition in virtual time, --record with --partition,
+#     and the config run whole in one process (its ports bind links whose two ends that process runs).
 # Exit status: 0 all passed, 1 a check failed, 77 skipped (not root, or a tool missing).
 set -uo pipefail
 LAB_NAME=lab_split
@@ -102,6 +103,35 @@ print(('OK ' if ok else 'BAD ') + '; '.join(out))" "$WORK/one/summary.json" "$WO
 echo "  FCT two processes/one process: ${line#* }"
 check "every message's FCT in two processes within 20 % of one process's" "[[ '$line' == OK* ]]"
 
+# a replay into host2 (partition b) in both processes' config: B plays it, A leaves it to B (other_process)
+python3 -c "
+import yaml, sys
+c = yaml.safe_load(open(sys.argv[1]))
+c['replay'] = [{'name': 'to-host2', 'file': sys.argv[3], 'host': 'host2'}]
+c['simulation']['SimulationDuration'] = '40us'
+yaml.safe_dump(c, open(sys.argv[2], 'w'))" "$config" "$WORK/replay.yaml" "$ROOT/configs/pair-host0.pcap"
+for part in a b; do
+	ns=$NSA core=0
+	[ $part = b ] && ns=$NSB core=1
+	ip netns exec "$ns" timeout -k 5 "${LAB_TIMEOUT:-40}" "$UETEMU" run "$WORK/replay.yaml" --mode realtime \
+		--partition $part --out "$WORK/rp$part" -- -l $core --file-prefix "${PREFIX}rp$part" \
+		>"$WORK/rp$part.log" 2>&1 &
+	PIDS+=("$!")
+	eval "RPID_$part=$!"
+done
+wait "$RPID_a"
+rca=$?
+wait "$RPID_b"
+rcb=$?
+rm -rf "/var/run/dpdk/${PREFIX}rpa" "/var/run/dpdk/${PREFIX}rpb"
+rp() { python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))['replays'][0]
+print(r['played'], r.get('other_process', False))" "$1" 2>&1; }
+line="$(rp "$WORK/rpa/summary.json") / $(rp "$WORK/rpb/summary.json")"
+check "a replay into host2 (partition b): A leaves it to B, B plays it (exit $rca/$rcb; played, other_process: $line)" \
+	"[ $rca -eq 0 ] && [ $rcb -eq 0 ] && [[ '$line' == '0 True / '[1-9]*' False' ]]"
+
 # refusals: each exits 1 with its message, before any port is opened
 refused() { # refused WANT ARGS...: uetemu run ARGS exits 1 and says WANT
 	local want=$1 out rc
@@ -114,6 +144,9 @@ refused() { # refused WANT ARGS...: uetemu run ARGS exits 1 and says WANT
 check "--partition c: refused, naming the partitions there are" \
 	"refused 'no such partition; $config has a b' --mode realtime --partition c -- -l 0 --file-prefix ${PREFIX}r"
 check "--partition in virtual time: refused" "refused '--partition is for real time' --partition a"
+check "--record with --partition: refused (a re-run plays the whole fabric in one process)" \
+	"refused '--record with --partition a' --mode realtime --partition a --record '$WORK/rec' -- -l 0 \
+	--file-prefix ${PREFIX}r"
 check "the split config run whole in one process: refused, naming the port" \
 	"refused 'ports.0 binds leaf0:3, whose link goes to spine1, which this process runs too' --mode realtime \
 	-- -l 0 --file-prefix ${PREFIX}r"
