@@ -555,6 +555,34 @@ static int check_cc(struct ctl_run_state *r, char *err, size_t errlen)
 	return rc;
 }
 
+/* What in the run needs a single lcore (ctl_run_lcore.c refuses it on more), or NULL. */
+static const char *one_lcore_only(const struct ctl_run_state *r)
+{
+	if (r->rdma != NULL)
+		return "the ScalaRdma application";
+	if (r->chakra != NULL)
+		return "the Chakra workload";
+	if (r->cfg->nic_model == CTL_NIC_ROCE)
+		return "the Scala RoCE NIC";
+	if (r->cfg->n_replays > 0)
+		return "a replay";
+	if (r->opts->record_dir != NULL)
+		return "a recorded session";
+	return NULL;
+}
+
+/* Whether the EAL arguments choose the lcores (-l, -c, --lcores), rather than the EAL's default of every core. */
+static bool lcores_given(const struct ctl_run_opts *o)
+{
+	for (int i = 0; i < o->eal_argc; i++) {
+		const char *a = o->eal_argv[i];
+
+		if (strncmp(a, "-l", 2) == 0 || strncmp(a, "-c", 2) == 0 || strncmp(a, "--lcores", 8) == 0)
+			return true;
+	}
+	return false;
+}
+
 int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
@@ -583,6 +611,13 @@ int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 	}
 	unsigned ids[CTL_PARTS_MAX];
 	uint32_t n_lcores = r->dp != NULL ? dp_lcores(r->dp, ids, CTL_PARTS_MAX) : 1;
+	const char *one = one_lcore_only(r);
+
+	if (n_lcores > 1 && one != NULL && !lcores_given(r->opts)) {
+		/* the EAL's default (every core) was not asked for: run on the main lcore rather than refuse */
+		fprintf(stderr, "[uetemu] one lcore: %s runs on one lcore (give -l to choose the lcores)\n", one);
+		n_lcores = 1;
+	}
 
 	if ((rc = ctl_run_lcore_plan(r, r->dp != NULL ? ids : NULL, n_lcores < CTL_PARTS_MAX ? n_lcores : CTL_PARTS_MAX,
 				     max_events, max_pkts, err, errlen)) < 0)

@@ -11,7 +11,7 @@
 #   - the capture of leaf0-spine1, a link between the partitions whose two directions are sent by two lcores,
 #     holds every frame summary.json counts on that link;
 # and with -l 0 (one lcore, as before lcores): every message completes, summary.json has no lcores member.
-# A replay with -l 0-1 is refused (replays run on one lcore).
+# A replay with -l 0-1 is refused (replays run on one lcore); without -l it runs on the main lcore alone.
 # Exit status: 0 all passed, 1 a check failed, 77 skipped (not root, or a tool missing).
 set -uo pipefail
 LAB_NAME=lab_lcores
@@ -94,4 +94,10 @@ timeout -k 5 40 "$UETEMU" run "$WORK/replay.yaml" --mode realtime --out "$WORK/r
 rc=$?
 check "a replay with -l 0-1: refused, saying replays run on one lcore (exit $rc)" \
 	"[ $rc -eq 1 ] && grep -q 'replays run on one lcore' '$WORK/rp.log'"
+# the same run without -l (the EAL's default, every core): on the main lcore only, said once, and it runs
+timeout -k 5 40 "$UETEMU" run "$WORK/replay.yaml" --mode realtime --out "$WORK/rp1" -- --file-prefix "$PREFIX" \
+	>"$WORK/rp1.log" 2>&1
+rc=$?
+check "the replay without -l: one lcore, said on stderr, the run ends well (exit $rc)" \
+	"[ $rc -eq 0 ] && grep -q 'one lcore: a replay runs on one lcore' '$WORK/rp1.log' && [ -s '$WORK/rp1/summary.json' ]"
 finish
