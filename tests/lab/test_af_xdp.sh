@@ -10,8 +10,8 @@
 # uetemu (tests/lab/af_xdp.yaml, 6 s) binds host0 to net_af_xdp on xdpa, which loads bpf/ebpf_xdp_steer.bpf.o
 # through the PMD's xdp_prog= devarg, and host1 to net_af_packet on xdpp; their UET messages cross the bridge.
 # Meanwhile, from uetxB: 20 pings to 10.79.0.1 (the AF_XDP interface's own kernel address) and three TCP
-# connections to it echoing 256 KB each; 3 pings to host0's address (steered to uetemu as ICMP, unanswered: the
-# emulated hosts do not answer pings yet) and one ARP request for it (steered as ARP).
+# connections to it echoing 256 KB each; 3 pings to host0's address (steered to uetemu as ICMP, answered by the
+# emulated host) and one ARP request for it (steered as ARP).
 # Checks: the steering program is attached to xdpa during the run and gone after it; every message completes; all
 # 20 pings and 3 TCP echoes succeed; uetemu's steering counters show UET frames redirected, ICMP and ARP for host0
 # redirected, frames passed to the kernel; and the kernel's passed frames cover the pings and TCP.
@@ -106,6 +106,9 @@ got=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' "$tmp/ping.log")
 check "20 pings to the kernel's 10.79.0.1 on the AF_XDP interface answered (${got:-0}, rc $prc)" \
 	"[ '$prc' = 0 ] && [ '${got:-0}' = 20 ]"
 check "3 TCP connections to 10.79.0.1:5001 echoed 256 KB each ($tcp_ok)" "[ '$tcp_ok' = 3 ]"
+got0=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' "$tmp/ping-host0.log")
+check "3 pings to host0 (10.79.0.11) through the steering program answered by the emulated host (${got0:-0})" \
+	"[ '${got0:-0}' = 3 ]"
 check "uetemu was still running when the pings and TCP ended" "[ '$still' = yes ]"
 check "uetemu exits 0 ($urc)" "[ $urc -eq 0 ]"
 [ $urc -eq 0 ] || sed 's/^/  /' "$tmp/log"
