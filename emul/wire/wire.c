@@ -435,7 +435,7 @@ static int layout_of(const struct wire_pkt *p, struct layout *l)
 	if (p->kind == WIRE_KIND_ROCE) { /* RoCEv2: always UDP; the ICRC as the trailer */
 		l->below = HDRS_BELOW_PDS;
 		l->pds = wire_roce_hdr_len(p);
-		l->payload = wire_roce_is_data(p->roce.opcode) ? p->payload_len : 0;
+		l->payload = wire_roce_is_data(p->roce.opcode) ? p->payload_len + wire_roce_pad(p) : 0;
 		l->crc = p->encap & WIRE_ENCAP_ICRC ? WIRE_ICRC_LEN : 0;
 		return l->pds != 0 ? 0 : -EINVAL;
 	}
@@ -904,6 +904,8 @@ static int encode(const struct wire_pkt *p, uint8_t *buf, size_t cap, enum enc_m
 		return (int)hdrs;
 	for (size_t i = 0; mode == ENC_FRAME && i < l.payload; i++)
 		buf[hdrs + i] = wire_payload_byte(i);
+	if (mode == ENC_FRAME && p->kind == WIRE_KIND_ROCE && l.payload > p->payload_len) /* RoCE pad bytes: zeros */
+		memset(buf + hdrs + p->payload_len, 0, l.payload - p->payload_len);
 	if (l.crc != 0 && p->kind == WIRE_KIND_ROCE)
 		wire_roce_icrc_put(buf, frame);
 	else if (l.crc != 0) /* over the UET bytes: from the PDS (or TSS) header to the end of the payload */

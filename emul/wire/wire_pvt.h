@@ -248,6 +248,9 @@ size_t wire_tss_hdr_len(uint8_t b0);
 /* Bytes of the RoCE headers after UDP (BTH, RETH, AETH, control padding) of @p p; 0 for an unknown opcode. */
 size_t wire_roce_hdr_len(const struct wire_pkt *p);
 /* Write them at @p b. */
+/* Bytes of zeros after a data packet's payload up to a multiple of 4 (BTH PadCnt): with the ICRC only, so the
+ * pages' sizes hold without it. */
+uint32_t wire_roce_pad(const struct wire_pkt *p);
 void wire_roce_enc(const struct wire_pkt *p, uint8_t *b);
 /* Write the ICRC into the last 4 bytes of the @p len-byte frame (Ethernet header first). */
 void wire_roce_icrc_put(uint8_t *frame, size_t len);

@@ -13,6 +13,7 @@
 #define BTH_DQPN 4   /* the 32-bit word whose low 24 bits are DestQP */
 #define BTH_APSN 8   /* the 32-bit word: A in bit 31, PSN in bits 23..0 */
 #define BTH_F_SE 0x80
+#define BTH_PAD_SHIFT 4 /* PadCnt: bits 5-4 of the flags byte */
 #define BTH_A 0x80000000u
 #define BTH_24 0x00ffffffu
 /* RETH (9.3.3): VA(64) R_Key(32) DMA length(32). AETH (9.3.5): syndrome(8) MSN(24). */
@@ -40,6 +41,13 @@ size_t wire_roce_hdr_len(const struct wire_pkt *p)
 	return WIRE_BTH_LEN + (has_reth(op, p->encap) ? WIRE_RETH_LEN : 0);
 }
 
+uint32_t wire_roce_pad(const struct wire_pkt *p)
+{
+	if (!(p->encap & WIRE_ENCAP_ICRC) || !wire_roce_is_data(p->roce.opcode))
+		return 0;
+	return (4 - (p->payload_len & 3)) & 3;
+}
+
 void wire_roce_enc(const struct wire_pkt *p, uint8_t *b)
 {
 	const struct wire_roce *r = &p->roce;
@@ -47,7 +55,8 @@ void wire_roce_enc(const struct wire_pkt *p, uint8_t *b)
 
 	memset(b, 0, hl);
 	b[BTH_OPCODE] = r->opcode;
-	b[BTH_FLAGS] = r->se ? BTH_F_SE : 0; /* M 0, PadCnt 0, TVer 0 */
+	/* M 0, TVer 0; PadCnt: the bytes that pad the payload to a multiple of 4 (with the ICRC only) */
+	b[BTH_FLAGS] = (uint8_t)((r->se ? BTH_F_SE : 0) | wire_roce_pad(p) << BTH_PAD_SHIFT);
 	put_be16(b + BTH_PKEY, r->pkey);
 	put_be32(b + BTH_DQPN, r->dqpn & BTH_24);
 	put_be32(b + BTH_APSN, (r->ack_req ? BTH_A : 0) | (r->psn & BTH_24));
@@ -217,6 +226,14 @@ int wire_roce_dec(const uint8_t *frame, size_t end, size_t off, const struct wir
 	rc = dec_bth(frame + off, end - off, out);
 	if (rc < 0)
 		return rc;
+	uint32_t pad = (uint32_t)(frame[off + BTH_FLAGS] >> BTH_PAD_SHIFT) & 3;
+
 	off += (size_t)rc;
-	return dec_after_bth(frame + off, end - off, out);
+	rc = dec_after_bth(frame + off, end - off, out);
+	if (rc < 0 || !wire_roce_is_data(out->roce.opcode))
+		return rc;
+	if (pad > out->payload_len) /* PadCnt names more bytes than the payload has */
+		return -WIRE_R_BAD_ROCE_LEN;
+	out->payload_len -= pad;
+	return 0;
 }

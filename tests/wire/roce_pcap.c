@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 	static const uint8_t ops[] = { WIRE_ROCE_WRITE_FIRST, WIRE_ROCE_WRITE_MIDDLE, WIRE_ROCE_WRITE_LAST,
 				       WIRE_ROCE_WRITE_ONLY, WIRE_ROCE_SEND_ONLY, WIRE_ROCE_ACK, WIRE_ROCE_ACK,
 				       WIRE_ROCE_CNP, WIRE_ROCE_WRITE_ONLY };
-	static const uint32_t len[] = { 4096, 4096, 144, 100, 64, 0, 0, 0, 0 };
+	static const uint32_t len[] = { 4096, 4096, 143, 100, 61, 0, 0, 0, 0 }; /* 143, 61: padded with the ICRC */
 	static uint8_t buf[WIRE_MAX_FRAME];
 	uint8_t encap = 0;
 	FILE *f;

@@ -88,6 +88,33 @@ Test(wire_roce, every_opcode_round_trips_and_every_truncation_is_refused)
 			round_trip(ops[i], 300, (uint8_t)(((e & 1) ? WIRE_ENCAP_ICRC : 0) | ((e & 2) ? WIRE_ENCAP_RETH : 0)));
 }
 
+/* With the ICRC a data payload is padded with zeros to a multiple of 4 and BTH PadCnt says how many (IBA 9.2), as a
+ * RoCE device expects; without it (the pages' sizes) nothing is padded. */
+Test(wire_roce, icrc_frames_pad_the_payload_to_a_multiple_of_4)
+{
+	static uint8_t buf[WIRE_MAX_FRAME];
+	struct wire_rx_cfg cfg = { .uet_port = WIRE_UDP_PORT_UET, .roce_icrc = true };
+	struct wire_pkt q;
+
+	for (uint32_t len = 1000; len < 1004; len++) {
+		struct wire_pkt p = mk(WIRE_ROCE_WRITE_LAST, len, WIRE_ENCAP_ICRC), u = mk(WIRE_ROCE_WRITE_LAST, len, 0);
+		uint32_t pad = (4 - len % 4) % 4;
+		int n = wire_encode(&p, buf, sizeof(buf));
+
+		cr_expect_eq(wire_wire_len(&u), 58 + len, "no pad without the ICRC");
+		cr_assert_eq(n, (int)(42 + 12 + len + pad + 4), "len %u", len);
+		cr_expect_eq(wire_wire_len(&p), 58 + len + pad + 4);
+		cr_expect_eq((buf[42 + 1] >> 4) & 3, pad, "PadCnt of %u", len);
+		for (uint32_t i = 0; i < pad; i++)
+			cr_expect_eq(buf[42 + 12 + len + i], 0, "pad byte %u of %u", i, len);
+		cr_expect_eq(wire_roce_icrc(buf, (size_t)n), (uint32_t)buf[n - 4] | (uint32_t)buf[n - 3] << 8 |
+			     (uint32_t)buf[n - 2] << 16 | (uint32_t)buf[n - 1] << 24, "the ICRC covers the pad");
+		cr_assert_eq(wire_decode_cfg(buf, (size_t)n, &cfg, &q), WIRE_R_OK);
+		cr_expect_eq(q.payload_len, len, "the decoder takes the pad off");
+	}
+	round_trip(WIRE_ROCE_WRITE_ONLY, 1001, WIRE_ENCAP_ICRC | WIRE_ENCAP_RETH);
+}
+
 Test(wire_roce, icrc_covers_the_invariant_fields_only)
 {
 	struct wire_pkt p = mk(WIRE_ROCE_WRITE_LAST, 144, WIRE_ENCAP_ICRC), q;
