@@ -65,6 +65,9 @@ def check_default(uetemu, root):
     check(len(done) == 8 and min(done) > 0, 'default + one --set: 8 pairs on RoCE NICs, each completes WQEs (%s)'
           % done)
     check(all(h.get('nic') == 'ScalaRoceNic' for h in s['hosts']), 'summary.json: every host is a ScalaRoceNic')
+    lat = s['rdma']['wqe_latency_us']
+    check(0 < lat['p50'] <= lat['p99'] <= lat['max'],
+          'WQE latency p50 <= p99 <= max (%s): the outputs are closed, the latencies sorted, as with UET NICs' % lat)
     with open(os.path.join(r.out, 'default-roce-transport-stats-0.csv')) as f:
         header = f.readline().strip().split(',')
     check(header == RT_HEADER, 'roce-transport-stats: the 74 columns of simulation-output-files.md')
