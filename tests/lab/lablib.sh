@@ -1,4 +1,5 @@
-# Shared by the real-network lab tests (lab_arp_ping.sh, lab_routed.sh, lab_badframes.sh); sourced, not run.
+# Shared by the lab shell tests (lab_*.sh, and test_af_xdp.sh, test_ecn.sh, test_badport.sh, test_rt_tx.sh,
+# test_telemetry.sh, test_capture_rt.sh); sourced, not run.
 # Network namespaces named after the test's pid, veth pairs between them, uetemu bound to veth ends with
 # net_af_packet, checks that print PASS/FAIL, and a cleanup that stops what the test started (by pid) and deletes
 # its namespaces and EAL runtime directory on every exit. Nothing outside the test's own namespaces is touched.
@@ -55,13 +56,19 @@ lab_init() {
 		echo "SKIP: $LAB_NAME needs root (network namespaces, DPDK EAL)"
 		exit 77
 	fi
-	for tool in ip python3 timeout; do
-		command -v "$tool" >/dev/null 2>&1 || { echo "SKIP: $LAB_NAME needs $tool"; exit 77; }
-	done
+	lab_need ip python3 timeout
 	[ -x "$UETEMU" ] || { echo "FAIL: $UETEMU not found"; exit 1; }
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/$LAB_NAME.XXXXXX") || exit 1
 	trap lab_cleanup EXIT
 	trap 'exit 130' INT TERM
+}
+
+# lab_need TOOL...: skip the test (exit 77) unless every TOOL is on the PATH. After lab_init, which checks root first.
+lab_need() {
+	local tool
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null 2>&1 || { echo "SKIP: $LAB_NAME needs $tool"; exit 77; }
+	done
 }
 
 # A Python with scapy (the system's, when python3 on the PATH is another one), or "" when there is none.

@@ -17,37 +17,17 @@
 # redirected, frames passed to the kernel; and the kernel's passed frames cover the pings and TCP.
 # Exit status: 0 all passed, 1 a check failed, 77 skipped (not root, a tool or the steering object missing).
 set -uo pipefail
-uetemu=$(realpath "$1") root=$(realpath "$2")
-[ "$(id -u)" -eq 0 ] || { echo "SKIP: test_af_xdp needs root"; exit 77; }
-for tool in ip ping python3; do
-	command -v "$tool" >/dev/null 2>&1 || { echo "SKIP: test_af_xdp needs $tool"; exit 77; }
-done
-[ -e "$(dirname "$uetemu")/bpf/ebpf_xdp_steer.bpf.o" ] || { echo "SKIP: ebpf_xdp_steer.bpf.o not built"; exit 77; }
+LAB_NAME=test_af_xdp
+. "$(dirname "${BASH_SOURCE[0]}")/lablib.sh"
+lab_init "$@"
+lab_need ping
+[ -e "$(dirname "$UETEMU")/bpf/ebpf_xdp_steer.bpf.o" ] || { echo "SKIP: ebpf_xdp_steer.bpf.o not built"; exit 77; }
 A=uetxA$$ B=uetxB$$
-tmp=$(mktemp -d)
-UPID= SPID=
-# shellcheck disable=SC2317 # called through the EXIT trap
-cleanup() {
-	[ -n "$UPID" ] && kill -KILL "$UPID" 2>/dev/null && wait "$UPID" 2>/dev/null
-	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null && wait "$SPID" 2>/dev/null
-	ip netns del "$A" 2>/dev/null
-	ip netns del "$B" 2>/dev/null
-	[ -n "${LAB_KEEP:-}" ] && echo "test_af_xdp: kept $tmp" || rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-pass=0 fail=0
-check() { if eval "$2"; then echo "ok   $1"; pass=$((pass + 1)); else echo "FAIL $1"; fail=$((fail + 1)); fi; }
-finish() { echo "test_af_xdp: $pass passed, $fail failed"; [ "$fail" -eq 0 ] && exit 0; exit 1; }
 ina() { ip netns exec "$A" "$@"; }
 inb() { ip netns exec "$B" "$@"; }
 
 setup() {
-	ip netns add "$A" && ip netns add "$B" &&
-	for ns in "$A" "$B"; do
-		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 ||
-			return 1
-	done &&
+	ns_add "$A" && ns_add "$B" &&
 	ina ip link add xdpa type veth peer name xdpb netns "$B" &&
 	ina ip link add xdpp type veth peer name xdpq netns "$B" &&
 	inb ip link add br0 type bridge stp_state 0 mcast_snooping 0 &&
@@ -63,68 +43,69 @@ if ! setup; then
 fi
 
 # `ip netns exec` execs uetemu, so $! is uetemu itself.
-ip netns exec "$A" "$uetemu" run "$root/tests/lab/af_xdp.yaml" --mode realtime --out "$tmp/out" --quiet \
-	>"$tmp/log" 2>&1 &
+ip netns exec "$A" "$UETEMU" run "$ROOT/tests/lab/af_xdp.yaml" --mode realtime --out "$WORK/out" --quiet \
+	>"$WORK/log" 2>&1 &
 UPID=$!
+PIDS+=("$UPID")
 for _ in $(seq 100); do
-	grep -q "XDP steering: UDP" "$tmp/log" && break
+	grep -q "XDP steering: UDP" "$WORK/log" && break
 	kill -0 "$UPID" 2>/dev/null || break
 	sleep 0.1
 done
-check "uetemu loaded the steering program on xdpa: $(grep -m1 'XDP steering: UDP' "$tmp/log")" \
-	"grep -q 'XDP steering: UDP 4793 and 4794' '$tmp/log'"
+check "uetemu loaded the steering program on xdpa: $(grep -m1 'XDP steering: UDP' "$WORK/log")" \
+	"grep -q 'XDP steering: UDP 4793 and 4794' '$WORK/log'"
 check "xdpa has the XDP program uetemu_steer during the run" "ina ip link show xdpa | grep -q 'prog/xdp.*uetemu_steer'"
 
-ina python3 "$root/tests/lab/tcp_echo.py" serve 10.79.0.1 5001 3 >"$tmp/serve.log" 2>&1 &
+ina python3 "$ROOT/tests/lab/tcp_echo.py" serve 10.79.0.1 5001 3 >"$WORK/serve.log" 2>&1 &
 SPID=$!
+PIDS+=("$SPID")
 sleep 0.3
-inb ping -c 20 -i 0.1 -W 1 10.79.0.1 >"$tmp/ping.log" 2>&1 &
+inb ping -c 20 -i 0.1 -W 1 10.79.0.1 >"$WORK/ping.log" 2>&1 &
 PPID_=$!
+PIDS+=("$PPID_")
 tcp_ok=0
 for _ in 1 2 3; do
-	inb python3 "$root/tests/lab/tcp_echo.py" send 10.79.0.1 5001 262144 >>"$tmp/tcp.log" 2>&1
+	inb python3 "$ROOT/tests/lab/tcp_echo.py" send 10.79.0.1 5001 262144 >>"$WORK/tcp.log" 2>&1
 	sleep 0.3
 done
-tcp_ok=$(grep -c '^ok 262144$' "$tmp/tcp.log")
-inb ping -c 3 -i 0.2 -W 1 10.79.0.11 >"$tmp/ping-host0.log" 2>&1
+tcp_ok=$(grep -c '^ok 262144$' "$WORK/tcp.log")
+inb ping -c 3 -i 0.2 -W 1 10.79.0.11 >"$WORK/ping-host0.log" 2>&1
 # An ARP request for host0 from br0, by a raw socket (no scapy needed): broadcast, sender br0's MAC and address.
 inb python3 -c 'import socket
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
 s.bind(("br0", 0))
 mac = bytes.fromhex(open("/sys/class/net/br0/address").read().strip().replace(":", ""))
 arp = bytes.fromhex("0001080006040001") + mac + socket.inet_aton("10.79.0.2") + bytes(6) + socket.inet_aton("10.79.0.11")
-print(s.send(b"\xff" * 6 + mac + b"\x08\x06" + arp + bytes(18)))' >"$tmp/arp.log" 2>&1
+print(s.send(b"\xff" * 6 + mac + b"\x08\x06" + arp + bytes(18)))' >"$WORK/arp.log" 2>&1
 wait "$PPID_"
 prc=$?
 still=$(kill -0 "$UPID" 2>/dev/null && echo yes || echo no)
 wait "$UPID"
 urc=$?
-UPID=
 wait "$SPID" 2>/dev/null
-SPID=
-got=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' "$tmp/ping.log")
+got=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' "$WORK/ping.log")
 check "20 pings to the kernel's 10.79.0.1 on the AF_XDP interface answered (${got:-0}, rc $prc)" \
 	"[ '$prc' = 0 ] && [ '${got:-0}' = 20 ]"
 check "3 TCP connections to 10.79.0.1:5001 echoed 256 KB each ($tcp_ok)" "[ '$tcp_ok' = 3 ]"
-got0=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' "$tmp/ping-host0.log")
+got0=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' "$WORK/ping-host0.log")
 check "3 pings to host0 (10.79.0.11) through the steering program answered by the emulated host (${got0:-0})" \
 	"[ '${got0:-0}' = 3 ]"
 check "uetemu was still running when the pings and TCP ended" "[ '$still' = yes ]"
 check "uetemu exits 0 ($urc)" "[ $urc -eq 0 ]"
-[ $urc -eq 0 ] || sed 's/^/  /' "$tmp/log"
+[ $urc -eq 0 ] || sed 's/^/  /' "$WORK/log"
 check "the steering program is gone from xdpa after the run" "! ina ip link show xdpa | grep -q prog/xdp"
-python3 - "$tmp/out/summary.json" >"$tmp/py" 2>&1 <<'PY'
+python3 - "$WORK/out/summary.json" >"$WORK/py" 2>&1 <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 print(s['messages']['posted'], s['messages']['completed'])
 PY
-read -r posted done <"$tmp/py"
+read -r posted done <"$WORK/py"
 check "every UET message completed (${done:-?} of ${posted:-?})" "[ -n '$posted' ] && [ '$posted' = '$done' ] && [ '$posted' -gt 0 ]"
-line=$(grep 'XDP steering: to uetemu' "$tmp/log")
+line=$(grep 'XDP steering: to uetemu' "$WORK/log")
 echo "  $line"
 num() { echo "$line" | sed -n "s/.*[ ,]$1 \([0-9]*\).*/\1/p"; }
 uet=$(num uet) icmp=$(num icmp) arp=$(num arp) kern=$(echo "$line" | sed -n 's/.*to the kernel \([0-9]*\).*/\1/p')
-rx=$(sed -n 's/.*net_af_xdp0,iface=xdpa: rx \([0-9]*\) frames.*/\1/p' "$tmp/log")
+rx=$(sed -n 's/.*net_af_xdp0,iface=xdpa: rx \([0-9]*\) frames.*/\1/p' "$WORK/log")
 check "UET frames steered to uetemu ($uet), and uetemu's port received them all (rx $rx)" \
 	"[ '${uet:-0}' -gt 100 ] && [ '${rx:-0}' -ge '${uet:-0}' ]"
 check "the 3 pings to host0 steered to uetemu as ICMP ($icmp)" "[ '${icmp:-0}' = 3 ]"

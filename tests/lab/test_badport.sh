@@ -2,26 +2,24 @@
 # Bad input from a port, in real time: every refused frame is counted with its reason, the process does not
 # crash, and the records and summary are written; then forged or early connection-management frames reach the
 # RDMA application and are each counted (rdma.setup). Usage: test_badport.sh UETEMU REPO_ROOT
+# Exit status: 0 all passed, 1 a check failed, 77 skipped (not root, or a tool missing).
 set -uo pipefail
-uetemu=$(realpath "$1") root=$(realpath "$2")
-[ "$(id -u)" -eq 0 ] || { echo "SKIP: test_badport needs root (DPDK EAL)"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp" /var/run/dpdk/uetbad$$' EXIT
-pass=0 fail=0
-check() { if eval "$2"; then echo "ok   $1"; pass=$((pass+1)); else echo "FAIL $1"; fail=$((fail+1)); fi; }
-# run_port NAME CONFIG: run CONFIG in real time with its port replaying $tmp/NAME.pcap, outputs in $tmp/NAME
+LAB_NAME=test_badport
+. "$(dirname "${BASH_SOURCE[0]}")/lablib.sh"
+lab_init "$@"
+# run_port NAME CONFIG: run CONFIG in real time with its port replaying $WORK/NAME.pcap, outputs in $WORK/NAME
 run_port() {
-	timeout -s TERM -k 5 60 "$uetemu" run "$root/tests/lab/$2" --mode realtime --out "$tmp/$1" --quiet \
-		--set "ports.0.dev=net_pcap0,rx_pcap=$tmp/$1.pcap,tx_pcap=$tmp/$1-tx.pcap" \
-		-- --no-huge --no-pci -m 256 --file-prefix uetbad$$ --log-level='lib.*:error' >"$tmp/$1-log" 2>&1
+	timeout -s TERM -k 5 60 "$UETEMU" run "$ROOT/tests/lab/$2" --mode realtime --out "$WORK/$1" --quiet \
+		--set "ports.0.dev=net_pcap0,rx_pcap=$WORK/$1.pcap,tx_pcap=$WORK/$1-tx.pcap" \
+		-- --no-huge --no-pci -m 256 --file-prefix "$PREFIX" --log-level='lib.*:error' >"$WORK/$1-log" 2>&1
 	local rc=$?
 	check "uetemu exits 0 on $2 ($rc)" "[ $rc -eq 0 ]"
-	[ $rc -eq 0 ] || sed 's/^/  /' "$tmp/$1-log"
+	[ $rc -eq 0 ] || sed 's/^/  /' "$WORK/$1-log"
 }
 
-read -r total malformed < <(python3 "$root/tests/lab/gen_bad_frames.py" "$tmp/bad.pcap")
+read -r total malformed < <(python3 "$ROOT/tests/lab/gen_bad_frames.py" "$WORK/bad.pcap")
 run_port bad badport.yaml
-python3 - "$tmp/bad/summary.json" "$total" "$malformed" >"$tmp/py" 2>&1 <<'PY'
+python3 - "$WORK/bad/summary.json" "$total" "$malformed" >"$WORK/py" 2>&1 <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 total, malformed = int(sys.argv[2]), int(sys.argv[3])
@@ -35,7 +33,7 @@ print(port['rx_frames'], dropped, s['messages']['completed'], s['messages']['pos
           h['counters']['probe_no_pdc'] for h in s['hosts']),
       len(port['rx_drops']), port['stack']['rx_to_host'])
 PY
-read -r rx refused done posted dropped decoder nopdc nreasons tohost <"$tmp/py"
+read -r rx refused done posted dropped decoder nopdc nreasons tohost <"$WORK/py"
 check "all $total frames read from the port ($rx)" '[ "$rx" = "$total" ]'
 check "all $malformed malformed frames refused and counted by reason ($refused)" '[ "$refused" = "$malformed" ]'
 check "refusals counted under several named reasons ($nreasons)" '[ "${nreasons:-0}" -ge 8 ]'
@@ -47,9 +45,9 @@ check "the message on the emulated link completed ($done of $posted)" '[ "$done"
 
 # Connection-management frames from the port, before the RDMA application's StartTime: each counted once, as
 # gen_cm_frames.py says for host1's role (the run's placement, read back from summary.json).
-python3 "$root/tests/lab/gen_cm_frames.py" "$tmp/cm.pcap" >"$tmp/cm.txt"
+python3 "$ROOT/tests/lab/gen_cm_frames.py" "$WORK/cm.pcap" >"$WORK/cm.txt"
 run_port cm badport-cm.yaml
-python3 - "$tmp/cm/summary.json" "$tmp/cm.txt" >"$tmp/cm-py" 2>&1 <<'PY'
+python3 - "$WORK/cm/summary.json" "$WORK/cm.txt" >"$WORK/cm-py" 2>&1 <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 role = 1 if s['rdma']['pairs'][0]['responder'] == 'host1' else 2
@@ -61,8 +59,7 @@ got = (setup['invalid'], setup['not_listening'], sum(s['port_rx_refused'].values
 print(('responder' if role == 1 else 'initiator'), '%d/%d/%d' % got,
       '%d/%d/%d' % (want['invalid'], want['not_listening'], want['refused']), setup['established'])
 PY
-read -r role got want established <"$tmp/cm-py"
+read -r role got want established <"$WORK/cm-py"
 check "host1 ($role): invalid/not_listening/refused counted $got, as sent $want" '[ -n "$got" ] && [ "$got" = "$want" ]'
 check "no forged message set a connection up ($established established)" '[ "$established" = 0 ]'
-echo "test_badport: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

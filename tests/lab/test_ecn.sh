@@ -13,37 +13,19 @@
 # removes the filter and the clsact qdisc it created, and bad arguments are refused with exit 2.
 # Exit status: 0 all passed, 1 a check failed, 77 skipped (not root, a tool or the BPF object missing).
 set -uo pipefail
-ecn=$(realpath "$1") root=$(realpath "$2")
-[ "$(id -u)" -eq 0 ] || { echo "SKIP: test_ecn needs root"; exit 77; }
-for tool in ip tc tshark python3; do
-	command -v "$tool" >/dev/null 2>&1 || { echo "SKIP: test_ecn needs $tool"; exit 77; }
-done
+LAB_NAME=test_ecn
+. "$(dirname "${BASH_SOURCE[0]}")/lablib.sh"
+lab_init "$@" # UETEMU is uetemu-ecn here
+lab_need tc tshark
+ecn=$UETEMU
 [ -e "$(dirname "$ecn")/ebpf_ecn.bpf.o" ] || { echo "SKIP: ebpf_ecn.bpf.o not built (no clang)"; exit 77; }
 A=uetecnA$$ B=uetecnB$$
-tmp=$(mktemp -d)
-CAP_PID=
-# shellcheck disable=SC2317 # called through the EXIT trap
-cleanup() {
-	[ -n "$CAP_PID" ] && kill "$CAP_PID" 2>/dev/null && wait "$CAP_PID" 2>/dev/null
-	ip netns del "$A" 2>/dev/null
-	ip netns del "$B" 2>/dev/null
-	[ -n "${LAB_KEEP:-}" ] && echo "test_ecn: kept $tmp" || rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-pass=0 fail=0
-check() { if eval "$2"; then echo "ok   $1"; pass=$((pass + 1)); else echo "FAIL $1"; fail=$((fail + 1)); fi; }
-finish() { echo "test_ecn: $pass passed, $fail failed"; [ "$fail" -eq 0 ] && exit 0; exit 1; }
 ina() { ip netns exec "$A" "$@"; }
 inb() { ip netns exec "$B" "$@"; }
 
 COUNT=150 FRAME=1000 RATE=100000 PORT=9999
 setup() {
-	ip netns add "$A" && ip netns add "$B" &&
-	for ns in "$A" "$B"; do
-		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 ||
-			return 1
-	done &&
+	ns_add "$A" && ns_add "$B" &&
 	ina ip link add ecna type veth peer name ecnb netns "$B" &&
 	ina ip addr add 10.77.0.1/24 dev ecna && inb ip addr add 10.77.0.2/24 dev ecnb &&
 	ina ip link set ecna up && inb ip link set ecnb up &&
@@ -59,40 +41,41 @@ fi
 phase() {
 	local name=$1; shift
 	local min=$1 max=$2 pmax=$3; shift 3
-	ip netns exec "$B" tshark -q -i ecnb -f "udp dst port $PORT" -w "$tmp/$name.pcap" >"$tmp/$name-tshark.log" 2>&1 &
+	ip netns exec "$B" tshark -q -i ecnb -f "udp dst port $PORT" -w "$WORK/$name.pcap" >"$WORK/$name-tshark.log" 2>&1 &
 	CAP_PID=$! # ip netns exec execs tshark, so this is its pid
-	for _ in $(seq 100); do grep -q "Capturing on" "$tmp/$name-tshark.log" && break; sleep 0.1; done
-	ina "$ecn" stats ecna --json >"$tmp/$name-s0.json"
-	send_s=$(ina python3 "$root/tests/lab/ecn_send.py" 10.77.0.2 $PORT $COUNT $FRAME)
+	PIDS+=("$CAP_PID")
+	for _ in $(seq 100); do grep -q "Capturing on" "$WORK/$name-tshark.log" && break; sleep 0.1; done
+	ina "$ecn" stats ecna --json >"$WORK/$name-s0.json"
+	send_s=$(ina python3 "$ROOT/tests/lab/ecn_send.py" 10.77.0.2 $PORT $COUNT $FRAME)
 	sleep 1
-	ina "$ecn" stats ecna --json >"$tmp/$name-s1.json"
-	kill -INT "$CAP_PID"; wait "$CAP_PID"; CAP_PID=
-	tshark -r "$tmp/$name.pcap" -o ip.check_checksum:TRUE -T fields -e ip.dsfield.ecn -e ip.checksum.status \
-		-e udp.payload >"$tmp/$name.fields" 2>/dev/null
+	ina "$ecn" stats ecna --json >"$WORK/$name-s1.json"
+	kill -INT "$CAP_PID"; wait "$CAP_PID"
+	tshark -r "$WORK/$name.pcap" -o ip.check_checksum:TRUE -T fields -e ip.dsfield.ecn -e ip.checksum.status \
+		-e udp.payload >"$WORK/$name.fields" 2>/dev/null
 	echo "-- phase $name: min $min max $max pmax $pmax, $COUNT frames sent in ${send_s}s"
-	(cd "$root/tests/lab" && python3 ecn_check.py "$tmp/$name.fields" "$tmp/$name-s0.json" "$tmp/$name-s1.json" \
-		$COUNT $FRAME $RATE "$min" "$max" "$pmax" "$send_s") >"$tmp/$name.check" 2>&1
+	(cd "$ROOT/tests/lab" && python3 ecn_check.py "$WORK/$name.fields" "$WORK/$name-s0.json" "$WORK/$name-s1.json" \
+		$COUNT $FRAME $RATE "$min" "$max" "$pmax" "$send_s") >"$WORK/$name.check" 2>&1
 	local rc=$?
-	sed 's/^/  /' "$tmp/$name.check"
+	sed 's/^/  /' "$WORK/$name.check"
 	check "phase $name: capture and counters as the marker's semantics say" "[ $rc -eq 0 ]"
 }
 
-ina "$ecn" attach ecna --rate 100kbit --min 20KB --max 40KB >"$tmp/attach1" 2>&1
-check "attach: $(head -1 "$tmp/attach1")" "grep -q 'attached to ecna egress' '$tmp/attach1'"
+ina "$ecn" attach ecna --rate 100kbit --min 20KB --max 40KB >"$WORK/attach1" 2>&1
+check "attach: $(head -1 "$WORK/attach1")" "grep -q 'attached to ecna egress' '$WORK/attach1'"
 check "clsact qdisc and the bpf filter on ecna egress" \
 	"ina tc filter show dev ecna egress | grep -q 'uetemu_ecn'"
 phase threshold 20000 40000 1.0
 
-ina "$ecn" detach ecna >"$tmp/detach1" 2>&1
-check "detach: $(cat "$tmp/detach1")" "grep -q 'clsact qdisc removed' '$tmp/detach1'"
+ina "$ecn" detach ecna >"$WORK/detach1" 2>&1
+check "detach: $(cat "$WORK/detach1")" "grep -q 'clsact qdisc removed' '$WORK/detach1'"
 check "no clsact qdisc left on ecna" "! ina tc qdisc show dev ecna | grep -q clsact"
-ina "$ecn" attach ecna --rate 100kbit --min 10KB --max 110KB >"$tmp/attach2" 2>&1
+ina "$ecn" attach ecna --rate 100kbit --min 10KB --max 110KB >"$WORK/attach2" 2>&1
 id1=$(ina "$ecn" stats ecna --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["prog_id"])')
 phase band 10000 110000 1.0
 
 # The queue must drain before the next phase counts from empty: re-configuring starts a new generation.
-ina "$ecn" attach ecna --rate 100kbit --min 10KB --max 110KB --pmax 0.5 >"$tmp/attach3" 2>&1
-check "re-configure in place: $(cat "$tmp/attach3")" "grep -q 're-configured ecna egress (program id $id1)' '$tmp/attach3'"
+ina "$ecn" attach ecna --rate 100kbit --min 10KB --max 110KB --pmax 0.5 >"$WORK/attach3" 2>&1
+check "re-configure in place: $(cat "$WORK/attach3")" "grep -q 're-configured ecna egress (program id $id1)' '$WORK/attach3'"
 phase pmax-half 10000 110000 0.5
 
 ina "$ecn" stats lo >/dev/null 2>&1

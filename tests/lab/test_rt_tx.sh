@@ -4,34 +4,32 @@
 # frames), their payload is wire_payload_byte()'s pattern; zero-copy frames come back whole through net_ring;
 # LagPolicy abort stops an impossible run with "stop": "lag" and exit status 5; elastic holds emulated time back
 # and keeps every pass within LagLimit. Usage: test_rt_tx.sh UETEMU REPO_ROOT
+# Exit status: 0 all passed, 1 a check failed, 77 skipped (not root, or a tool missing).
 set -uo pipefail
-uetemu=$(realpath "$1") root=$(realpath "$2")
-[ "$(id -u)" -eq 0 ] || { echo "SKIP: test_rt_tx needs root (DPDK EAL)"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp" /var/run/dpdk/uetrtx$$' EXIT
-pass=0 fail=0
-check() { if eval "$2"; then echo "ok   $1"; pass=$((pass+1)); else echo "FAIL $1"; fail=$((fail+1)); fi; }
-# run NAME CONFIG [--set ...]: a real-time run, outputs in $tmp/NAME, exit status in $tmp/NAME.rc
+LAB_NAME=test_rt_tx
+. "$(dirname "${BASH_SOURCE[0]}")/lablib.sh"
+lab_init "$@"
+# run NAME CONFIG [--set ...]: a real-time run, outputs in $WORK/NAME, exit status in $WORK/NAME.rc
 run() {
 	local name=$1 config=$2; shift 2
-	timeout -s TERM -k 5 60 "$uetemu" run "$root/tests/lab/$config" --mode realtime --out "$tmp/$name" --quiet "$@" \
-		-- --no-huge --no-pci -m 256 --file-prefix uetrtx$$ --log-level='lib.*:error' >"$tmp/$name.log" 2>&1
-	echo $? >"$tmp/$name.rc"
+	timeout -s TERM -k 5 60 "$UETEMU" run "$ROOT/tests/lab/$config" --mode realtime --out "$WORK/$name" --quiet "$@" \
+		-- --no-huge --no-pci -m 256 --file-prefix "$PREFIX" --log-level='lib.*:error' >"$WORK/$name.log" 2>&1
+	echo $? >"$WORK/$name.rc"
 }
-rc() { cat "$tmp/$1.rc"; }
+rc() { cat "$WORK/$1.rc"; }
 # json NAME EXPR...: Python expressions over summary.json (s), printed on one line separated by spaces
 json() {
 	local name=$1; shift
 	local IFS=,
-	python3 -c "import json, sys; s = json.load(open(sys.argv[1])); print(*[$*])" "$tmp/$name/summary.json"
+	python3 -c "import json, sys; s = json.load(open(sys.argv[1])); print(*[$*])" "$WORK/$name/summary.json"
 }
 
 # An empty nanosecond pcap for net_pcap's RX side: nothing comes in.
 python3 -c "import struct, sys
-open(sys.argv[1], 'wb').write(struct.pack('<IHHiIII', 0xa1b23c4d, 2, 4, 0, 0, 65535, 1))" "$tmp/empty.pcap"
-pcap_ports() { # MODE: the --set options binding both hosts to net_pcap ports writing $tmp/MODE-h{0,1}.pcap
+open(sys.argv[1], 'wb').write(struct.pack('<IHHiIII', 0xa1b23c4d, 2, 4, 0, 0, 65535, 1))" "$WORK/empty.pcap"
+pcap_ports() { # MODE: the --set options binding both hosts to net_pcap ports writing $WORK/MODE-h{0,1}.pcap
 	for h in 0 1; do
-		printf -- '--set\nports.%s.dev=net_pcap%s,rx_pcap=%s,tx_pcap=%s\n' $h $h "$tmp/empty.pcap" "$tmp/$1-h$h.pcap"
+		printf -- '--set\nports.%s.dev=net_pcap%s,rx_pcap=%s,tx_pcap=%s\n' $h $h "$WORK/empty.pcap" "$WORK/$1-h$h.pcap"
 		[ "$1" = copy ] && printf -- '--set\nports.%s.tx=copy\n' $h
 	done
 }
@@ -40,15 +38,15 @@ mapfile -t cp_sets < <(pcap_ports copy)
 run zc rt-tx.yaml "${zc_sets[@]}"
 run copy rt-tx.yaml "${cp_sets[@]}"
 check "zero-copy and copy runs exit 0 ($(rc zc), $(rc copy))" '[ "$(rc zc)" = 0 ] && [ "$(rc copy)" = 0 ]'
-[ "$(rc zc)" = 0 ] || sed 's/^/  /' "$tmp/zc.log"
+[ "$(rc zc)" = 0 ] || sed 's/^/  /' "$WORK/zc.log"
 modes_zc=$(json zc "[p['tx_mode'] for p in s['ports']]")
 modes_copy=$(json copy "[p['tx_mode'] for p in s['ports']]")
 check "net_pcap ports send zero-copy ($modes_zc), and copy when told to ($modes_copy)" \
 	'[ "$modes_zc" = "['"'zerocopy', 'zerocopy'"']" ] && [ "$modes_copy" = "['"'copy', 'copy'"']" ]'
 check "the port setup says once which TX each port uses" \
-	'[ "$(grep -c "zero-copy TX: net_pcap reads mbuf chains" "$tmp/zc.log")" = 2 ] &&
-	 [ "$(grep -c "copy TX: copy asked for" "$tmp/copy.log")" = 2 ]'
-python3 - "$tmp" "$root/tests/scenario" >"$tmp/cmp" 2>&1 <<'PY'
+	'[ "$(grep -c "zero-copy TX: net_pcap reads mbuf chains" "$WORK/zc.log")" = 2 ] &&
+	 [ "$(grep -c "copy TX: copy asked for" "$WORK/copy.log")" = 2 ]'
+python3 - "$WORK" "$ROOT/tests/scenario" >"$WORK/cmp" 2>&1 <<'PY'
 import sys
 sys.path.insert(0, sys.argv[2])
 from uetpcap import read_pcap, ipv4_csum_ok
@@ -67,7 +65,7 @@ for h in (0, 1):
         pattern += all(b == i & 0xff for i, b in enumerate(f[102:])) if len(f) > 102 else 1
 print(n, same, big, small, pattern, csum)
 PY
-read -r n same big small pattern csum <"$tmp/cmp"
+read -r n same big small pattern csum <"$WORK/cmp"
 check "zero-copy TX captures equal the copy path's byte for byte, both hosts ($same of 2, $n frames)" \
 	'[ "${same:-0}" = 2 ] && [ "${n:-0}" -ge 8 ]'
 check "frames above one copy-path mbuf ($big) and below it ($small)" '[ "${big:-0}" -gt 0 ] && [ "${small:-0}" -gt 0 ]'
@@ -90,8 +88,8 @@ check "net_null (no-rx=1): zero-copy, nothing received ($null)" '[ "$null" = "ze
 # LagPolicy abort on an impossible LagLimit: exit 5, "stop": "lag", the lateness that stopped it above the limit.
 run abort rt-lag.yaml --set simulation.LagPolicy=abort --set simulation.LagLimit=1ns
 check "LagPolicy abort: exit status 5 ($(rc abort)) and a clear error" \
-	'[ "$(rc abort)" = 5 ] && grep -q "LagPolicy abort: the event due at" "$tmp/abort.log" &&
-	 grep -q "uetemu: stopped: the real-time loop fell more than simulation.LagLimit behind" "$tmp/abort.log"'
+	'[ "$(rc abort)" = 5 ] && grep -q "LagPolicy abort: the event due at" "$WORK/abort.log" &&
+	 grep -q "uetemu: stopped: the real-time loop fell more than simulation.LagLimit behind" "$WORK/abort.log"'
 abort=$(json abort "s['stop']" "s['realtime']['lag_stop_late_ns'] > 1" "s['sim_time_ps'] < 2000000000")
 check "LagPolicy abort: summary stop lag, stopped more than LagLimit late, before SimulationDuration ($abort)" \
 	'[ "$abort" = "lag True True" ]'
@@ -107,5 +105,4 @@ order=$(json elastic "(lambda r: r['lateness_p50_ns'] <= r['lateness_p99_ns'] <=
 	r['passes_late_over_1us'] >= r['passes_late_over_10us'] >= r['passes_late_over_100us'] and
 	r['passes_due'] <= r['polls'])(s['realtime'])")
 check "summary realtime member: percentiles in order, late-pass counts nested" '[ "$order" = True ]'
-echo "test_rt_tx: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
