@@ -571,18 +571,6 @@ static const char *one_lcore_only(const struct ctl_run_state *r)
 	return NULL;
 }
 
-/* Whether the EAL arguments choose the lcores (-l, -c, --lcores), rather than the EAL's default of every core. */
-static bool lcores_given(const struct ctl_run_opts *o)
-{
-	for (int i = 0; i < o->eal_argc; i++) {
-		const char *a = o->eal_argv[i];
-
-		if (strncmp(a, "-l", 2) == 0 || strncmp(a, "-c", 2) == 0 || strncmp(a, "--lcores", 8) == 0)
-			return true;
-	}
-	return false;
-}
-
 int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
@@ -613,7 +601,9 @@ int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 	uint32_t n_lcores = r->dp != NULL ? dp_lcores(r->dp, ids, CTL_PARTS_MAX) : 1;
 	const char *one = one_lcore_only(r);
 
-	if (n_lcores > 1 && one != NULL && !lcores_given(r->opts)) {
+	const char *which = "";
+
+	if (n_lcores > 1 && one != NULL && ctl_run_eal_lcores(r->opts, &which) == 0) {
 		/* the EAL's default (every core) was not asked for: run on the main lcore rather than refuse */
 		fprintf(stderr, "[uetemu] one lcore: %s runs on one lcore (give -l to choose the lcores)\n", one);
 		n_lcores = 1;

@@ -163,3 +163,17 @@ int ctl_run_ext_bind(struct ctl_run_state *r, uint32_t i, net_port_emit_fn emit,
 	}
 	return 0;
 }
+
+const uint8_t *ctl_run_ext_sw_encode(struct ctl_ext *x, const struct wire_pkt *pkt, size_t *len, size_t *payload,
+				     emu_ps_t now)
+{
+	bool hdrs = !wire_has_trailer(pkt); /* a CRC or ICRC trailer follows the payload: the whole frame */
+	int n = hdrs ? wire_encode_hdrs(pkt, x->hdr, sizeof(x->hdr)) : wire_encode(pkt, x->whole, sizeof(x->whole));
+
+	if (n <= 0)
+		return NULL;
+	*len = (size_t)n;
+	*payload = hdrs ? wire_frame_len(pkt) - (size_t)n : 0;
+	ctl_run_ext_cap_tx(x, hdrs ? x->hdr : x->whole, *len, *payload, now);
+	return hdrs ? x->hdr : x->whole;
+}

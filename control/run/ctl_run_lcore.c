@@ -644,3 +644,29 @@ void ctl_run_lcore_sample_wait(struct ctl_lcore *lc)
 	       !__atomic_load_n(&r->lc_stop, __ATOMIC_ACQUIRE))
 		;
 }
+
+/* The number of lcores an EAL list names ("0", "0-3", "0,2", "1@0,(2-3)@1"...): a lower bound, >= 1. */
+static unsigned list_lcores(const char *s)
+{
+	unsigned n = 1;
+
+	for (; *s != '\0'; s++)
+		n += *s == ',' || *s == '-';
+	return n;
+}
+
+unsigned ctl_run_eal_lcores(const struct ctl_run_opts *o, const char **which)
+{
+	for (int i = 0; i < o->eal_argc; i++) {
+		const char *a = o->eal_argv[i], *v = i + 1 < o->eal_argc ? o->eal_argv[i + 1] : "";
+
+		*which = a;
+		if (strncmp(a, "-l", 2) == 0)
+			return list_lcores(a[2] ? a + 2 : v);
+		if (strncmp(a, "--lcores", 8) == 0)
+			return list_lcores(a[8] == '=' ? a + 9 : v);
+		if (strncmp(a, "-c", 2) == 0)
+			return (unsigned)__builtin_popcountll(strtoull(a[2] ? a + 2 : v, NULL, 16));
+	}
+	return 0;
+}

@@ -197,6 +197,11 @@ static inline bool ctl_run_has_ports(const struct ctl_run_state *r)
  */
 int ctl_run_lcore_plan(struct ctl_run_state *r, const unsigned *lcore_ids, uint32_t n_lcores, uint32_t max_events,
 		       uint32_t max_pkts, char *err, size_t errlen);
+/**
+ * The lcores the user's EAL args ask for (-l LIST, --lcores LIST, -c MASK: a lower bound for a list), *@p which
+ * the option; 0 when they give none (the EAL then takes every core).
+ */
+unsigned ctl_run_eal_lcores(const struct ctl_run_opts *o, const char **which);
 /** The partition state of device @p dev's lcore (lcore 0 for a device another process runs). */
 struct net_part *ctl_run_dev_np(struct ctl_run_state *r, uint32_t dev);
 /** The lcore of device @p dev (lcore 0 for a device another process runs). */
@@ -309,6 +314,13 @@ void ctl_run_ext_bind_switch(struct ctl_run_state *r, uint32_t i, net_ext_fn tx)
 /** A frame port @p x sends at emulated time @p now (its @p len header bytes, then @p payload pattern bytes): to
  *  the port's dev capture and the session log, made whole in x->whole when one of them takes it. */
 void ctl_run_ext_cap_tx(struct ctl_ext *x, const uint8_t *hdr, size_t len, size_t payload, emu_ps_t now);
+/*
+ * A frame a switch sends to the device behind port @p x, encoded for the port: its headers in x->hdr with
+ * *@p payload bytes of the pattern to follow, or (a CRC or ICRC trailer covers the payload) the whole frame in
+ * x->whole with *@p payload 0; captured (dev:) at @p now. The bytes, or NULL when the encoder refused it.
+ */
+const uint8_t *ctl_run_ext_sw_encode(struct ctl_ext *x, const struct wire_pkt *pkt, size_t *len, size_t *payload,
+				     emu_ps_t now);
 /** A frame from port @p x (hosts): captured, logged, then answered or handed to its host at x->lc->rt_now. */
 void ctl_run_ext_rx(struct ctl_ext *x, const uint8_t *frame, size_t len);
 /** A frame from port @p x (a switch port): captured, logged, decoded (refusals counted) and switched. */

@@ -47,33 +47,6 @@ uint64_t ctl_run_rec_config_hash(const char *path)
 	return file_hash(path);
 }
 
-/* The number of lcores an EAL list names ("0", "0-3", "0,2", "1@0,(2-3)@1"...): a lower bound, >= 1. */
-static unsigned list_lcores(const char *s)
-{
-	unsigned n = 1;
-
-	for (; *s != '\0'; s++)
-		n += *s == ',' || *s == '-';
-	return n;
-}
-
-/* The lcores the EAL args give: -l LIST, --lcores LIST, -c MASK (bits set). 1 when none is given. */
-static unsigned eal_lcores(const struct ctl_run_opts *o, const char **which)
-{
-	for (int i = 0; i < o->eal_argc; i++) {
-		const char *a = o->eal_argv[i], *v = i + 1 < o->eal_argc ? o->eal_argv[i + 1] : "";
-
-		*which = a;
-		if (strncmp(a, "-l", 2) == 0)
-			return list_lcores(a[2] ? a + 2 : v);
-		if (strncmp(a, "--lcores", 8) == 0)
-			return list_lcores(a[8] == '=' ? a + 9 : v);
-		if (strncmp(a, "-c", 2) == 0)
-			return (unsigned)__builtin_popcountll(strtoull(a[2] ? a + 2 : v, NULL, 16));
-	}
-	return 1;
-}
-
 /*
  * Copy the config file to DIR/config.yaml and the --set overrides to DIR/sets, one a line, then one more per replay:
  * its file as an absolute path, since a relative one is taken from the config's directory, which the copy is not.
@@ -119,7 +92,7 @@ static int save_config(const struct ctl_run_state *r, const char *dir, char *err
 int ctl_run_rec_prepare(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const char *dir = r->opts->record_dir, *which = "";
-	unsigned lc = eal_lcores(r->opts, &which);
+	unsigned lc = ctl_run_eal_lcores(r->opts, &which);
 	int rc;
 
 	if (r->opts->mode != CTL_MODE_REALTIME) {

@@ -64,16 +64,12 @@ static void rerun_emit(void *arg, const uint8_t *hdr, size_t len, size_t payload
 	ctl_run_ext_cap_tx(x, hdr, len, payload, x->emit_now);
 }
 
-/* What a switch sends to the external device behind its port, encoded as ctl_run_rt.c's sw_ext_tx() encodes it. */
+/* What a switch sends to the external device behind its port, encoded and captured as in real time. */
 static void rerun_sw_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
 {
-	struct ctl_ext *x = arg;
-	bool hdrs = !wire_has_trailer(pkt); /* a CRC or ICRC trailer follows the payload: the whole frame */
-	int n = hdrs ? wire_encode_hdrs(pkt, x->hdr, sizeof(x->hdr)) : wire_encode(pkt, x->whole, sizeof(x->whole));
+	size_t len, payload;
 
-	if (n <= 0)
-		return;
-	ctl_run_ext_cap_tx(x, hdrs ? x->hdr : x->whole, (size_t)n, hdrs ? wire_frame_len(pkt) - (size_t)n : 0, now);
+	ctl_run_ext_sw_encode(arg, pkt, &len, &payload, now);
 }
 
 /* The ports of the session, without DPDK: hosts' links and IPv4 sides, switch ports' links. */

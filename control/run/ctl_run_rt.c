@@ -34,16 +34,11 @@ static void ext_rx(void *arg, int port, const uint8_t *frame, size_t len)
 static void sw_ext_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
 {
 	struct ctl_ext *x = arg;
-	bool hdrs = !wire_has_trailer(pkt); /* a CRC or ICRC trailer follows the payload: the whole frame */
-	int n = hdrs ? wire_encode_hdrs(pkt, x->hdr, sizeof(x->hdr)) : wire_encode(pkt, x->whole, sizeof(x->whole));
+	size_t len, payload;
+	const uint8_t *buf = ctl_run_ext_sw_encode(x, pkt, &len, &payload, now);
 
-	if (n <= 0)
-		return;
-	uint8_t *buf = hdrs ? x->hdr : x->whole;
-	size_t payload = hdrs ? wire_frame_len(pkt) - (size_t)n : 0;
-
-	ctl_run_ext_cap_tx(x, buf, (size_t)n, payload, now);
-	dp_tx_hdr(x->run->dp, x->dp_port, buf, (size_t)n, payload);
+	if (buf != NULL)
+		dp_tx_hdr(x->run->dp, x->dp_port, buf, len, payload);
 }
 
 /* A frame from the external device: decoded (a bad one counted by reason) and handed to the switch port now. */

@@ -97,9 +97,12 @@ uint32_t nic_rcv_forget_after(struct nic *nic, struct nic_pdc *pdc, uint32_t psn
 	while (*pp != NULL) {
 		struct nic_rcv_chunk *c = *pp;
 
-		for (uint32_t i = 0; i < CHUNK_PSNS && c->n > 0; i++) {
+		/* the chunk's PSNs after @p psn: all of them, some, or none (a chunk wholly at or before it) */
+		uint32_t from = psn_before(psn, c->base) ? 0 : psn - c->base + 1;
+
+		for (uint32_t i = from; i < CHUNK_PSNS && c->n > 0; i++) {
 			uint64_t bit = 1ULL << (i % 64);
-			if ((c->w[i / 64] & bit) && psn_before(psn, c->base + i)) {
+			if (c->w[i / 64] & bit) {
 				c->w[i / 64] &= ~bit;
 				c->n--;
 				gone++;
