@@ -30,6 +30,7 @@ struct rig {
 	struct app_ck_su *su;
 	emu_ps_t end[4];
 	uint64_t acked;
+	uint32_t max_pending; /* the scheduler's pending events, at most, seen at each acknowledgment */
 };
 
 static int rig_post(void *ctx, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t xfer, emu_ps_t now)
@@ -39,8 +40,12 @@ static int rig_post(void *ctx, uint32_t src, uint32_t dst, uint64_t bytes, uint6
 
 static void rig_acked(void *ctx, const struct app_ck_xfer_done *x)
 {
+	struct rig *g = ctx;
+	uint32_t n = emu_sched_pending(g->s);
+
 	(void)x;
-	((struct rig *)ctx)->acked++;
+	g->acked++;
+	g->max_pending = n > g->max_pending ? n : g->max_pending;
 }
 
 static void rig_end(void *ctx, uint32_t rank, const struct app_ck_rank_stats *st)
@@ -219,6 +224,28 @@ Test(app_chakra_su, zero_bytes_is_one_header_packet)
 	rig_run(&g, 2, sub);
 	expect(&g, 0, 1, 1, PS(24), PS(24 + 14000 + 24), PS(24 + 28000));
 	cr_assert_eq(app_ck_su_stats(g.su, 1)->bytes_rx, 24);
+	rig_fini(&g);
+}
+
+/* Four ranks each sending 1 MB to each of the three others at once (12 transfers of 245 packets): every transfer
+ * completes, and the events pending never exceed three per rank (sender, receiver, acknowledgments), whatever the
+ * packets in flight. */
+Test(app_chakra_su, pending_events_stay_bounded)
+{
+	static const uint32_t sub[4] = {0, 0, 1, 1};
+	struct rig g;
+	uint64_t id = 1;
+
+	rig_init(&g, 4);
+	for (uint32_t a = 0; a < 4; a++)
+		for (uint32_t b = 0; b < 4; b++)
+			if (a != b)
+				xfer(&g, a, b, id++, 1000000);
+	rig_run(&g, 4, sub);
+	cr_assert_eq(g.acked, 12);
+	cr_assert(g.max_pending > 0 && g.max_pending <= 3 * 4, "%u events pending", g.max_pending);
+	for (uint32_t r = 0; r < 4; r++)
+		cr_assert_eq(app_ck_su_stats(g.su, r)->pkts_rx, 3 * 245);
 	rig_fini(&g);
 }
 

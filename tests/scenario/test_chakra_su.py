@@ -51,7 +51,7 @@ r = run(uetemu, CFG, root=root, sets=('applications.0.MappingFile=' + MAP,
                                       'applications.0.ChakraConfiguration.ScaleUpStatsEnabled=true',
                                       'simulation.NDStatsReportInterval=0.00005'))
 ck = r.summary['chakra']
-check(ck['ranks_ended'] == 8 and ck['post_errors'] == 0, 'every rank ended: %s' % ck)
+check(ck['ranks_ended'] == 8 and ck['post_errors'] == 0 and ck['scaleup_errors'] == 0, 'every rank ended: %s' % ck)
 perf = rows(r.out, 'chakra-perf')
 check(len(perf) == 252, 'chakra-perf: %d rows (2 x (112 + 14))' % len(perf))
 su = [p for p in perf if GROUP[rank(p['sending_app_name'])] == GROUP[rank(p['receiving_app_name'])]]
