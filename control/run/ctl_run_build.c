@@ -96,9 +96,9 @@ static void hook_msg_done(void *arg, uint64_t cookie, emu_ps_t now)
 static void hook_msg_recv(void *arg, uint32_t fep_id, uint32_t src_ip, uint64_t wqe_id, uint64_t bytes,
 			  emu_ps_t now)
 {
-	struct ctl_run_state *r = arg;
+	struct ctl_lcore *lc = arg; /* hooks.arg is the device's lcore, as for every hook */
 
-	ctl_chakra_recv(r->chakra, fep_id, src_ip, wqe_id, bytes, now);
+	ctl_chakra_recv(lc->run->chakra, fep_id, src_ip, wqe_id, bytes, now);
 }
 
 static void ev_post(void *a, void *b, emu_ps_t now)
