@@ -57,11 +57,11 @@ static void on_done(void *arg, uint64_t cookie, emu_ps_t now)
 	b->done_at = now;
 }
 
-static void on_recv(void *arg, uint32_t fep, uint32_t src, uint64_t bytes, emu_ps_t now)
+static void on_recv(void *arg, uint32_t fep, uint32_t src, uint32_t qpn, uint32_t msn, uint64_t bytes, emu_ps_t now)
 {
 	struct pair *b = arg;
 
-	(void)fep, (void)src, (void)now;
+	(void)fep, (void)src, (void)qpn, (void)msn, (void)now;
 	b->recv++;
 	b->recv_bytes += bytes;
 }
