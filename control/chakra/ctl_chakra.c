@@ -1,5 +1,6 @@
 /* The Chakra workload driver: traceset read and prepared before the run, ranks placed on servers (in order, or by
- * a mapping file), one app_ck_run replaying every rank, transfers posted to the UET NICs as one WRITE each. */
+ * a mapping file), one app_ck_run replaying every rank, transfers posted to the UET NICs as one WRITE each (the
+ * RoCE NICs' transport is ctl_chakra_roce.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,7 +183,7 @@ static int map_grow(struct ctl_chakra_run *k)
 	return 0;
 }
 
-static long map_find(const struct ctl_chakra_run *k, uint64_t key)
+long ck_map_find(const struct ctl_chakra_run *k, uint64_t key)
 {
 	for (uint32_t j = k->mcap ? mhash(key, k->mcap) : 0; k->mcap && k->mkeys[j]; j = (j + 1) & (k->mcap - 1))
 		if (k->mkeys[j] == key)
@@ -190,11 +191,11 @@ static long map_find(const struct ctl_chakra_run *k, uint64_t key)
 	return -1;
 }
 
-static int map_put(struct ctl_chakra_run *k, uint64_t key, uint32_t val)
+int ck_map_put(struct ctl_chakra_run *k, uint64_t key, uint32_t val)
 {
 	uint32_t j;
 
-	if (map_find(k, key) >= 0)
+	if (ck_map_find(k, key) >= 0)
 		return -EEXIST;
 	if (2 * (k->mn + 1) > k->mcap && map_grow(k))
 		return -ENOMEM;
@@ -204,7 +205,7 @@ static int map_put(struct ctl_chakra_run *k, uint64_t key, uint32_t val)
 	return 0;
 }
 
-static void map_del(struct ctl_chakra_run *k, uint32_t j)
+void ck_map_del(struct ctl_chakra_run *k, uint32_t j)
 {
 	uint32_t i = j;
 
@@ -223,7 +224,7 @@ static void map_del(struct ctl_chakra_run *k, uint32_t j)
 	}
 }
 
-static long slot_new(struct ctl_chakra_run *k)
+long ck_slot_new(struct ctl_chakra_run *k)
 {
 	if (k->n_free)
 		return k->free_slots[--k->n_free];
@@ -254,7 +255,7 @@ static int ck_post(void *ctx, uint32_t src, uint32_t dst, uint64_t bytes, uint64
 
 	if (app_ck_su_same(k->su, src, dst))
 		return app_ck_su_post(k->su, src, dst, bytes, xfer, now);
-	s = slot_new(k);
+	s = ck_slot_new(k);
 	if (s < 0)
 		return (int)s;
 	rc = nic_post_pdc(k->nics[hs], k->cfg->hosts[hd].ip, bytes, CTL_CHAKRA_COOKIE | (uint64_t)s, now, &pdc);
@@ -265,7 +266,7 @@ static int ck_post(void *ctx, uint32_t src, uint32_t dst, uint64_t bytes, uint64
 	/* the NIC numbers its messages 1, 2, ... in posting order; the receiver sees the low 16 bits */
 	k->slots[s] = (struct ck_slot){.xfer = xfer, .src = hs, .dst = hd, .pdc = pdc,
 				       .msg_id = (uint16_t)++k->posts[hs], .used = 1};
-	if (map_put(k, ((uint64_t)hs << 16 | k->slots[s].msg_id) + 1, (uint32_t)s))
+	if (ck_map_put(k, ((uint64_t)hs << 16 | k->slots[s].msg_id) + 1, (uint32_t)s))
 		k->id_clashes++; /* 65,536 messages of one sender outstanding: this one's receive cannot be matched */
 	return 0;
 }
@@ -277,20 +278,33 @@ void ctl_chakra_done(struct ctl_chakra_run *k, uint64_t cookie, emu_ps_t now)
 
 	if (!k || s >= k->n_slots || !k->slots[s].used)
 		return;
+	if (k->roces) {
+		ck_roce_done(k, (uint32_t)s, now);
+		return;
+	}
 	sl = &k->slots[s];
-	long j = map_find(k, ((uint64_t)sl->src << 16 | sl->msg_id) + 1);
+	long j = ck_map_find(k, ((uint64_t)sl->src << 16 | sl->msg_id) + 1);
 
 	if (j >= 0 && k->mvals[j] == s)
-		map_del(k, (uint32_t)j);
+		ck_map_del(k, (uint32_t)j);
 	nic_close_rcv(k->nics[sl->dst], k->cfg->hosts[sl->src].ip, sl->pdc, now);
 	uint64_t xfer = sl->xfer; /* the slot is free from here: the replay may post into it at once */
 
 	sl->used = 0;
 	k->free_slots[k->n_free++] = (uint32_t)s;
-	/* The UET NIC reports a message once every byte is acknowledged: the send node finishes then too. The
-	 * acknowledgment goes first, so the rank's own end sees it. */
+	/* The send node finished when the NIC reported its last byte sent (ctl_chakra_sent); should that report
+	 * never have come (its last packet lost before its first serialization ended), the acknowledgment ends it. */
 	app_ck_acked(k->run, xfer, now);
 	app_ck_sent(k->run, xfer, now);
+}
+
+void ctl_chakra_sent(struct ctl_chakra_run *k, uint64_t cookie, emu_ps_t now)
+{
+	uint64_t s = cookie & ~CTL_CHAKRA_COOKIE;
+
+	if (!k || s >= k->n_slots || !k->slots[s].used)
+		return;
+	app_ck_sent(k->run, k->slots[s].xfer, now);
 }
 
 void ctl_chakra_recv(struct ctl_chakra_run *k, uint32_t host, uint32_t src_ip, uint64_t msg_id, uint64_t bytes,
@@ -305,7 +319,7 @@ void ctl_chakra_recv(struct ctl_chakra_run *k, uint32_t host, uint32_t src_ip, u
 	for (uint32_t h = 0; h < k->cfg->n_hosts && src < 0; h++)
 		if (k->cfg->hosts[h].ip == src_ip)
 			src = (int)h;
-	j = src < 0 ? -1 : map_find(k, ((uint64_t)src << 16 | (uint16_t)msg_id) + 1);
+	j = src < 0 ? -1 : ck_map_find(k, ((uint64_t)src << 16 | (uint16_t)msg_id) + 1);
 	if (j < 0 || k->slots[k->mvals[j]].dst != host) {
 		k->recv_unknown++;
 		return;
@@ -333,16 +347,20 @@ static void ev_start(void *a, void *b, emu_ps_t now)
 	app_ck_run_start(((struct ctl_chakra_run *)a)->run, now);
 }
 
-int ctl_chakra_start(struct ctl_chakra_run *k, struct nic *const *nics, struct net_part *np, const char *dir,
-		     int64_t epoch_s, char *err, size_t errlen)
+int ctl_chakra_start(struct ctl_chakra_run *k, struct nic *const *nics, struct roce *const *roces,
+		     struct net_part *np, const char *dir, int64_t epoch_s, char *err, size_t errlen)
 {
-	struct app_ck_xport xp = {ck_post, k};
+	struct app_ck_xport xp = {roces ? ck_roce_post : ck_post, k};
 	struct app_ck_run_cb cb = {cb_acked, cb_rank_end, k};
 	int rc;
 
 	if (!k)
 		return 0;
-	k->nics = nics, k->np = np, k->epoch_s = epoch_s;
+	k->nics = nics, k->roces = roces, k->np = np, k->epoch_s = epoch_s;
+	if (roces && ck_roce_start(k)) {
+		snprintf(err, errlen, "out of memory for the Chakra transport over %u RoCE NICs", k->cfg->n_hosts);
+		return -ENOMEM;
+	}
 	k->run = app_ck_run_create(&k->set, np->sched, k->ck->trace_family == CTL_CHAKRA_COLLECTED, &xp, &cb);
 	if (!k->run) {
 		snprintf(err, errlen, "out of memory for the Chakra replay of %u ranks", k->set.n_ranks);
@@ -380,6 +398,6 @@ void ctl_chakra_destroy(struct ctl_chakra_run *k)
 	app_ck_prep_fini(&k->prep);
 	app_ck_set_fini(&k->set);
 	free(k->rank_host), free(k->host_rank), free(k->posts);
-	free(k->slots), free(k->free_slots), free(k->mkeys), free(k->mvals);
+	free(k->slots), free(k->free_slots), free(k->mkeys), free(k->mvals), free(k->qps);
 	free(k);
 }

@@ -1,7 +1,7 @@
 /* The Chakra workload in a run (docs/chakra.md): the traceset read and prepared before the simulation, ranks placed
- * on servers, each rank replayed by emul/app's app_ck_run, its transfers posted to the UET NICs as one RDMA WRITE
- * each, its records and summary. The run creates it from the config, starts it once the NICs exist and hands it
- * the NICs' completions. */
+ * on servers, each rank replayed by emul/app's app_ck_run, its transfers posted to the hosts' NICs as one RDMA WRITE
+ * each (UET: a PDC per transfer; RoCE: a queue pair reused between two hosts), its records and summary. The run
+ * creates it from the config, starts it once the NICs exist and hands it the NICs' reports (UET or RoCE). */
 #ifndef CTL_CHAKRA_H
 #define CTL_CHAKRA_H
 
@@ -16,6 +16,7 @@
 #include "rec.h"
 
 struct ctl_chakra_run;
+struct roce;
 
 /* msg_done cookies with this bit set belong to the Chakra workload. */
 #define CTL_CHAKRA_COOKIE (1ULL << 62)
@@ -30,7 +31,8 @@ int ctl_chakra_create(const struct ctl_config *cfg, struct ctl_chakra_run **out,
 /** Events the workload may hold at once at most (its compute timers); 0 for NULL. */
 uint64_t ctl_chakra_events(const struct ctl_chakra_run *ck);
 
-/** Messages host @p host's NIC may have open at once for the workload (its sends to and from it); 0 for NULL. */
+/** Messages host @p host's NIC may have open at once for the workload (its sends to and from it): PDCs of a UET
+ *  NIC, queue pairs of a RoCE NIC; 0 for NULL. */
 uint64_t ctl_chakra_host_pdcs(const struct ctl_chakra_run *ck, uint32_t host);
 
 /** Whether there is a workload; its stop time (StartTime + WarmUp + RunTime + CoolDown) in @p stop. */
@@ -40,14 +42,25 @@ bool ctl_chakra_stop(const struct ctl_chakra_run *ck, emu_ps_t *stop);
 bool ctl_chakra_ended(const struct ctl_chakra_run *ck, emu_ps_t *end);
 
 /**
- * Bind to @p nics (index = host) and @p np, open the Chakra records in @p dir, write the placement records and
- * schedule every rank's start at StartTime. Accepts NULL. Returns 0 or -errno with a message.
+ * Bind to the hosts' NICs (index = host): @p nics (UET) or, when not NULL, @p roces (RoCE), and @p np; open the
+ * Chakra records in @p dir, write the placement records and schedule every rank's start at StartTime. Accepts
+ * NULL. Returns 0 or -errno with a message.
  */
-int ctl_chakra_start(struct ctl_chakra_run *ck, struct nic *const *nics, struct net_part *np, const char *dir,
-		     int64_t epoch_s, char *err, size_t errlen);
+int ctl_chakra_start(struct ctl_chakra_run *ck, struct nic *const *nics, struct roce *const *roces,
+		     struct net_part *np, const char *dir, int64_t epoch_s, char *err, size_t errlen);
 
-/** msg_done of a transfer (@p cookie has CTL_CHAKRA_COOKIE): acknowledged at the sender. */
+/** msg_done of a transfer (@p cookie has CTL_CHAKRA_COOKIE), from either NIC: acknowledged at the sender. */
 void ctl_chakra_done(struct ctl_chakra_run *ck, uint64_t cookie, emu_ps_t now);
+
+/** msg_sent of a transfer (@p cookie has CTL_CHAKRA_COOKIE), from either NIC: its last byte left the NIC; the
+ *  send node finishes. Accepts NULL. */
+void ctl_chakra_sent(struct ctl_chakra_run *ck, uint64_t cookie, emu_ps_t now);
+
+/** The RoCE NIC's msg_recv at host @p host: message @p msn of queue pair @p qpn from @p src_ip arrived whole. A
+ *  message that names no transfer of the workload exactly (host, queue pair, message number) is counted
+ *  (recv_unmatched), never trusted. Accepts NULL (no workload: nothing to do). */
+void ctl_chakra_roce_recv(struct ctl_chakra_run *ck, uint32_t host, uint32_t src_ip, uint32_t qpn, uint32_t msn,
+			  uint64_t bytes, emu_ps_t now);
 
 /** msg_recv at host @p host: all @p bytes of message @p msg_id from @p src_ip arrived. Unknown ones are counted. */
 void ctl_chakra_recv(struct ctl_chakra_run *ck, uint32_t host, uint32_t src_ip, uint64_t msg_id, uint64_t bytes,

@@ -17,16 +17,21 @@
 	"p99_9_ideal_ratio,p100_ideal_ratio"
 #define ANNOT_WIDTH 13 /* digits of an annotated time in us, and of its placeholder */
 
-/* Collective @p c's start (the latest participant's first transfer: UseMaxAsCommCollectiveStartTime) and end. */
+/* Collective @p c's start (over its participants' first transfers, the latest, or the earliest when
+ * UseMaxAsCommCollectiveStartTime is false) and end. */
 static int coll_times(const struct ctl_chakra_run *k, uint32_t c, emu_ps_t *s, emu_ps_t *e)
 {
 	const struct ck_coll *st = &k->colls[c];
 	uint32_t n = k->set.pgs[k->prep.colls[c].pg].n;
+	emu_ps_t lo = UINT64_MAX, hi = 0;
 
-	*s = 0, *e = st->end;
+	*e = st->end;
 	for (uint32_t q = 0; q < n; q++)
-		if (st->first[q] != UINT64_MAX && st->first[q] > *s)
-			*s = st->first[q];
+		if (st->first[q] != UINT64_MAX) {
+			lo = st->first[q] < lo ? st->first[q] : lo;
+			hi = st->first[q] > hi ? st->first[q] : hi;
+		}
+	*s = k->ck->use_max_start || lo == UINT64_MAX ? hi : lo;
 	return st->acked == k->prep.colls[c].n_transfers;
 }
 
@@ -48,7 +53,8 @@ static int coll_stats(struct ctl_chakra_run *k, char *err, size_t errlen)
 		ctl_rec_put_fixed(f, s, 6);
 		rec_put_ch(f, ',');
 		ctl_rec_put_fixed(f, e, 6);
-		rec_put_str(f, valid ? ",1,1\n" : ",1,0\n");
+		rec_put_str(f, k->ck->use_max_start ? ",1," : ",0,");
+		rec_put_str(f, valid ? "1\n" : "0\n");
 	}
 	return rec_csv_close(csv, err, errlen);
 }
@@ -67,7 +73,8 @@ static void pct_row(struct ctl_chakra_run *k, FILE *f, uint32_t c0, uint64_t *rt
 	const struct app_ck_coll_info *ci = &k->prep.colls[c0];
 	/* ideal: the bytes the busiest rank sends, at the NIC link's rate; for AllReduce ring that is the page's
 	 * 2 x S x 8 x (N - 1) / (N x B) */
-	emu_ps_t ideal = emu_ser_ps(k->colls[c0].busiest_bytes, k->cfg->nic.data_rate_bps);
+	emu_ps_t ideal = emu_ser_ps(k->colls[c0].busiest_bytes, k->cfg->nic_model == CTL_NIC_ROCE ?
+				    k->cfg->roce.data_rate_bps : k->cfg->nic.data_rate_bps);
 	static const uint64_t pms[4] = {500, 990, 999, 1000};
 	uint64_t sum = 0;
 

@@ -91,6 +91,8 @@ struct ctl_chakra {
 	                                * not given: the servers (attaching a traceset sets it to its rank count) */
 	bool num_files_given;
 	bool use_mapping;              /* UseMapping, default true (without a mapping file ranks go in order) */
+	bool use_max_start;            /* UseMaxAsCommCollectiveStartTime, default true: a collective's start is its
+	                                * latest participant's first transfer; false: its earliest's (a warning) */
 	struct app_ck_prep_cfg prep;   /* the algorithms, ordering, AbortOnChakraWarning, Max...Warnings, Scaling */
 	uint8_t trace_family;          /* TraceFamily: enum ctl_chakra_family, default synthesized */
 	bool in_mem_compression;       /* InMemoryTraceCompression, default true (accepted; traces are held whole) */

@@ -95,18 +95,7 @@ CK_BOOL(k_scaling, prep.scaling)
 CK_BOOL(k_compress, in_mem_compression)
 CK_BOOL(k_profiling, profiling)
 CK_BOOL(k_su_stats, su_stats)
-
-static int k_use_max(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
-{
-	bool b;
-	int rc = ctl_val_bool(c, v, &b);
-
-	(void)obj;
-	if (rc == 0 && !b)
-		rc = ctl_err(c, v, "UseMaxAsCommCollectiveStartTime: false is not supported; the collective records "
-			     "report the latest participant's start (keep it true)");
-	return rc;
-}
+CK_BOOL(k_use_max, use_max_start)
 
 static int k_max_lines(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
@@ -229,6 +218,7 @@ static void ck_defaults(struct ctl_chakra *k)
 	memset(k, 0, sizeof(*k));
 	k->num_files = 256;
 	k->use_mapping = true;
+	k->use_max_start = true;
 	app_ck_prep_defaults(&k->prep);
 	k->trace_family = CTL_CHAKRA_SYNTHESIZED;
 	k->in_mem_compression = true;

@@ -108,9 +108,6 @@ int ctl_nic_model_check(struct ctl_ctx *c, const struct ctl_ynode *server, struc
 		row_path(why[0], path, sizeof(path));
 		rc = ctl_err(c, at, "%s: %s", path, msg);
 	}
-	if (cfg->chakra_app >= 0)
-		rc = ctl_err(c, at, "the Chakra workload runs on Scala UET NICs only in this version (its RoCE "
-			     "transport is not built yet); use ScalaUetNic");
 	if (cfg->sw.uet_policy)
 		rc = ctl_err(c, at, "a switch has switch.SharedBufferManager.UETPolicyEnabled true, whose classes come "
 			     "from codepoints the Scala RoCE NIC does not send; set it false, or use ScalaUetNic");

@@ -55,10 +55,21 @@ static void roce_warnings(struct ctl_config *cfg)
 		     tcs[0], (unsigned long long)pool, p->mss + ROCE_DATA_OVERHEAD);
 }
 
+/* The Chakra workload's configuration page: "Keep UseMaxAsCommCollectiveStartTime at true" (a rule the run honours
+ * either way: it changes only the collective records' start times). */
+static void chakra_warnings(struct ctl_config *cfg)
+{
+	if (cfg->chakra_app >= 0 && !cfg->apps[cfg->chakra_app].chakra->use_max_start)
+		warn(cfg, "%s: applications.%d.ChakraConfiguration.UseMaxAsCommCollectiveStartTime: false; the collective "
+		     "records report each collective's earliest participant start, not the latest (the pages say to keep "
+		     "it true)", cfg->path, cfg->chakra_app);
+}
+
 void ctl_config_warnings(struct ctl_config *cfg)
 {
 	struct nic_warning w[CTL_WARN_MAX];
 
+	chakra_warnings(cfg);
 	if (cfg->nic_model == CTL_NIC_ROCE) {
 		roce_warnings(cfg);
 		return;

@@ -93,6 +93,15 @@ static void hook_msg_done(void *arg, uint64_t cookie, emu_ps_t now)
 		ctl_run_lcore_close_rcv(lc, m->m->dst, r->cfg->hosts[m->m->src].ip, m->pdc, now);
 }
 
+/* A Chakra transfer's last byte left its NIC (either model): the send node finishes. */
+static void hook_msg_sent(void *arg, uint64_t cookie, emu_ps_t now)
+{
+	struct ctl_lcore *lc = arg;
+
+	if (cookie & CTL_CHAKRA_COOKIE)
+		ctl_chakra_sent(lc->run->chakra, cookie, now);
+}
+
 static void hook_msg_recv(void *arg, uint32_t fep_id, uint32_t src_ip, uint64_t wqe_id, uint64_t bytes,
 			  emu_ps_t now)
 {
@@ -129,9 +138,12 @@ static void ev_post(void *a, void *b, emu_ps_t now)
 
 static bool host_has_port(const struct ctl_run_state *r, uint32_t host);
 
-static void hook_roce_recv(void *arg, uint32_t fep_id, uint32_t src_ip, uint64_t bytes, emu_ps_t now)
+static void hook_roce_recv(void *arg, uint32_t fep_id, uint32_t src_ip, uint32_t qpn, uint32_t msn, uint64_t bytes,
+			   emu_ps_t now)
 {
-	(void)arg, (void)fep_id, (void)src_ip, (void)bytes, (void)now;
+	struct ctl_lcore *lc = arg;
+
+	ctl_chakra_roce_recv(lc->run->chakra, fep_id, src_ip, qpn, msn, bytes, now);
 }
 
 static void hook_roce_rate(void *arg, uint32_t fep_id, uint32_t qpn, uint64_t bps, emu_ps_t now)
@@ -159,6 +171,7 @@ static int make_roces(struct ctl_run_state *r, char *err, size_t errlen)
 
 		ctl_rdma_host_budget(r->rdma, i, &qps, &wqes);
 		qps += n_msgs; /* a queue pair per message of the messages workload */
+		qps += ctl_chakra_host_pdcs(r->chakra, i); /* at most a queue pair per Chakra send and receive */
 		struct roce_env env = {
 			.np = ctl_run_dev_np(r, i), .params = &cfg->roce, .fep_id = i, .name = cfg->hosts[i].name,
 			.ip = cfg->hosts[i].ip, .neigh = r->neigh, .n_neigh = cfg->n_hosts,
@@ -174,6 +187,8 @@ static int make_roces(struct ctl_run_state *r, char *err, size_t errlen)
 		memcpy(env.mac, cfg->hosts[i].mac, 6);
 		if (r->rdma != NULL)
 			env.hooks.cm_recv = hook_cm;
+		if (r->chakra != NULL) /* a Chakra send finishes at its last byte sent */
+			env.hooks.msg_sent = hook_msg_sent;
 		env.has_gw = cfg->hosts[i].has_gw && !host_has_port(r, i);
 		memcpy(env.gw_mac, cfg->hosts[i].gw_mac, 6);
 		r->roces[i] = roce_create(&env);
@@ -229,8 +244,10 @@ static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 		memcpy(env.mac, cfg->hosts[i].mac, 6);
 		if (r->rdma != NULL) /* without the application a setup message is a frame the NIC does not take */
 			env.hooks.cm_recv = hook_cm;
-		if (r->chakra != NULL) /* the receives of the Chakra ranks complete on the whole message */
+		if (r->chakra != NULL) { /* Chakra: receives complete on the whole message, sends at the last byte sent */
 			env.hooks.msg_recv = hook_msg_recv;
+			env.hooks.msg_sent = hook_msg_sent;
+		}
 		/* On a switch the NIC addresses its gateway; a host on a real port keeps addressing its peers. */
 		env.has_gw = cfg->hosts[i].has_gw && !host_has_port(r, i);
 		memcpy(env.gw_mac, cfg->hosts[i].gw_mac, 6);
@@ -642,7 +659,7 @@ int ctl_run_build(struct ctl_run_state *r, char *err, size_t errlen)
 	    (rc = schedule_messages(r, err, errlen)) < 0 ||
 	    (ctl_rdma_bind_roce(r->rdma, r->roces),
 	     rc = ctl_rdma_start(r->rdma, r->nics, &r->np, r->opts->out_dir, r->epoch_s, err, errlen)) < 0 ||
-	    (rc = ctl_chakra_start(r->chakra, r->nics, &r->np, r->opts->out_dir, r->epoch_s, err, errlen)) < 0)
+	    (rc = ctl_chakra_start(r->chakra, r->nics, r->roces, &r->np, r->opts->out_dir, r->epoch_s, err, errlen)) < 0)
 		return rc;
 	if (ctl_chakra_su_stats(r->chakra)) /* the scale-up devices' rows in nd-stats */
 		ctl_records_nd_extra(r->records, ctl_chakra_nd_rows, r->chakra);

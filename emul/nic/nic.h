@@ -181,6 +181,9 @@ struct nic_hooks {
 	void (*event)(void *arg, const struct nic_event *ev);
 	/** The sender saw every byte of message @p cookie acknowledged. */
 	void (*msg_done)(void *arg, uint64_t cookie, emu_ps_t now);
+	/** Every byte of message @p cookie has been sent: its last packet finished serializing for the first time
+	 *  (before msg_done; once per message). Without it the transmit path tests nothing more. */
+	void (*msg_sent)(void *arg, uint64_t cookie, emu_ps_t now);
 	/** The receiver has all @p bytes of a message from @p src_ip with no gap; @p cookie is the sender's wqe id. */
 	void (*msg_recv)(void *arg, uint32_t fep_id, uint32_t src_ip, uint64_t wqe_id, uint64_t bytes, emu_ps_t now);
 	/** A connection-management message from @p src_ip reached this NIC's host (without this hook: a BAD_KIND drop). */

@@ -110,6 +110,7 @@ struct nic_pdc {
 	emu_timer_t late_timer;    /* REPS early failure detection: one timer per PDC for the earliest late_at */
 	emu_ps_t late_armed;
 	bool probe_sent;
+	bool sent_told;            /* the current message's last packet was serialized: hooks.msg_sent given */
 	emu_ps_t probe_at;         /* when the base-RTT probe was handed down to be sent */
 	/* receiver */
 	uint32_t rcv_start;        /* the Start_PSN the SYN packets gave (PSN - psn_offset) */

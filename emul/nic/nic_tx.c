@@ -64,6 +64,7 @@ void nic_msg_start(struct nic *nic, struct nic_pdc *pdc, uint64_t bytes, uint64_
 	pdc->pkts_issued = 0;
 	pdc->pkts_acked = 0;
 	pdc->probe_sent = false; /* one base-RTT probe per message on a PDC */
+	pdc->sent_told = false;
 	pdc->busy = true;
 	nic_event(nic, pdc, NIC_EV_WQE_CREATED, now);
 	nic_pdc_rr_add(nic, pdc);
@@ -606,5 +607,10 @@ void nic_data_serialized(struct nic *nic, struct nic_rec *r, uint64_t uid, emu_p
 	if (d != EMU_PS_NEVER) {
 		r->late_at = now + d;
 		nic_late_arm(nic, r->pdc, r->late_at);
+	}
+	/* the message's last packet left the NIC: every byte has been sent (last: the hook may post at once) */
+	if (nic->env.hooks.msg_sent != NULL && r->seg + 1 == r->pdc->n_pkts && !r->pdc->sent_told) {
+		r->pdc->sent_told = true;
+		nic->env.hooks.msg_sent(nic->env.hooks.arg, r->pdc->cookie, now);
 	}
 }

@@ -73,8 +73,14 @@ struct roce_hooks {
 	void *arg;
 	/** The sender's work request @p cookie completed: the ACK of its last packet arrived. */
 	void (*msg_done)(void *arg, uint64_t cookie, emu_ps_t now);
-	/** The receiver has all @p bytes of a message from @p src_ip, in order. */
-	void (*msg_recv)(void *arg, uint32_t fep_id, uint32_t src_ip, uint64_t bytes, emu_ps_t now);
+	/** Every byte of work request @p cookie has been sent: its last packet finished serializing for the first
+	 *  time (before msg_done; once per work request). Without it the transmit path tests nothing more. */
+	void (*msg_sent)(void *arg, uint64_t cookie, emu_ps_t now);
+	/** The receiver has all @p bytes of a message from @p src_ip, in order: the @p msn-th message (1, 2, ...)
+	 *  of queue pair @p qpn (the sender's number). A sender's (qpn, msn) names one of its work requests exactly:
+	 *  the @p msn-th it posted on that queue pair. */
+	void (*msg_recv)(void *arg, uint32_t fep_id, uint32_t src_ip, uint32_t qpn, uint32_t msn, uint64_t bytes,
+			 emu_ps_t now);
 	/** A connection-management message reached this NIC's host. */
 	void (*cm_recv)(void *arg, uint32_t fep_id, uint32_t src_ip, const struct wire_cm *cm, emu_ps_t now);
 	/** The congestion control of queue pair @p qpn set its allowed rate to @p bps (a cut or an increase). */

@@ -49,6 +49,7 @@ struct roce_qp {
 	/* sender */
 	struct roce_wqe *wq_head, *wq_tail;
 	bool busy;                 /* a message is being sent */
+	bool sent_told;            /* its last packet was serialized: hooks.msg_sent given */
 	uint8_t verb;
 	uint64_t bytes, cookie;
 	uint32_t n_pkts;

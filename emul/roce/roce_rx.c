@@ -76,7 +76,8 @@ static void deliver(struct roce *r, struct roce_qp *qp, const struct wire_pkt *p
 	if (pkt->roce.se) { /* the last packet of a message: the host learns it arrived */
 		qp->msn++;
 		if (r->env.hooks.msg_recv != NULL)
-			r->env.hooks.msg_recv(r->env.hooks.arg, r->env.fep_id, qp->peer_ip, qp->rcv_bytes, now);
+			r->env.hooks.msg_recv(r->env.hooks.arg, r->env.fep_id, qp->peer_ip, qp->qpn, qp->msn,
+					      qp->rcv_bytes, now);
 		qp->rcv_bytes = 0;
 	}
 }

@@ -89,6 +89,7 @@ static void msg_start(struct roce *r, struct roce_qp *qp, emu_ps_t now)
 	qp->n_pkts = w->bytes == 0 ? 1 : (uint32_t)((w->bytes + mss - 1) / mss);
 	qp->first_psn = qp->snd_nxt;
 	qp->next_seg = 0;
+	qp->sent_told = false;
 	emu_pool_put(r->wqe_pool, w);
 	roce_ready(r, qp, now);
 }
@@ -280,8 +281,13 @@ static void ev_fetched(void *a, void *b, emu_ps_t now)
 
 void roce_tx_sent(struct roce *r, struct roce_qp *qp, uint32_t psn, emu_ps_t now)
 {
-	(void)r;
 	qp->sent_at[psn & (ROCE_RTT_RING - 1)] = now;
+	/* the message's last PSN left the NIC for the first time: every byte has been sent */
+	if (r->env.hooks.msg_sent != NULL && qp->busy && !qp->sent_told &&
+	    psn == ((qp->first_psn + qp->n_pkts - 1) & ROCE_PSN_MASK)) {
+		qp->sent_told = true;
+		r->env.hooks.msg_sent(r->env.hooks.arg, qp->cookie, now);
+	}
 }
 
 /* ---- ACKs and NAKs at the sender ---- */

@@ -394,6 +394,46 @@ Test(app_chakra, replay_dp_step_every_rank_ends)
 }
 
 /* Process group serialization: with issue orders, the second collective depends on the first. */
+/* Execution page, Communication: a send finishes, and releases its dependents, when every byte has been sent; its
+ * acknowledgment comes later and is its e (and its chakra-perf row); the rank ends after both. Over the fake
+ * transport: 1,000 B sent at 2 ns, acknowledged at 2 ns + 2 us. */
+Test(app_chakra, a_send_releases_its_dependents_at_its_last_byte_and_ends_at_its_ack)
+{
+	struct app_ck_set s;
+	struct app_ck_prep_cfg cfg;
+	struct app_ck_prep_out out;
+	struct app_ck_node snd = node(1, APP_CK_SEND), c = node(2, APP_CK_COMP), rcv = node(1, APP_CK_RECV);
+	struct fake f;
+	char err[256];
+	emu_ps_t ts, te;
+
+	set_make(&s, 2);
+	snd.peer = 1, snd.tag = 3, snd.bytes = 1000, snd.has_size = 1;
+	c.dur_us = 1;
+	add_dep(&c, 1);
+	rcv.peer = 0, rcv.tag = 3, rcv.bytes = 1000, rcv.has_size = 1;
+	cr_assert_eq(app_ck_trace_add(&s.ranks[0], &snd), 0);
+	cr_assert_eq(app_ck_trace_add(&s.ranks[0], &c), 0);
+	cr_assert_eq(app_ck_trace_add(&s.ranks[1], &rcv), 0);
+	app_ck_prep_defaults(&cfg);
+	cr_assert_eq(prep(&s, &cfg, &out, err), 0, "%s", err);
+	replay(&f, &s, 0);
+	app_ck_run_node_times(f.run, 0, 0, &ts, &te);
+	cr_assert_eq(ts, 0);
+	cr_assert_eq(te, 2000 + 2 * US, "the send's e is its acknowledgment");
+	app_ck_run_node_times(f.run, 0, 1, &ts, &te);
+	cr_assert_eq(ts, 2000, "the compute starts when the send's last byte is sent");
+	cr_assert_eq(te, 2000 + US);
+	app_ck_run_node_times(f.run, 1, 0, &ts, &te);
+	cr_assert_eq(te, 2000 + US, "the receive ends on delivery");
+	cr_assert_eq(f.acked, 1);
+	cr_assert_eq(f.end[0], 2000 + 2 * US, "rank 0 ends at the acknowledgment, after its compute");
+	cr_assert_eq(f.end[1], 2000 + 2 * US, "rank 1 waits for the sender's acknowledgment");
+	replay_done(&f);
+	app_ck_prep_fini(&out);
+	app_ck_set_fini(&s);
+}
+
 Test(app_chakra, serialization_orders_a_groups_collectives)
 {
 	struct app_ck_set s;

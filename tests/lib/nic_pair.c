@@ -24,6 +24,15 @@ static void on_done(void *arg, uint64_t cookie, emu_ps_t now)
 	b->done_at = now;
 }
 
+static void on_sent(void *arg, uint64_t cookie, emu_ps_t now)
+{
+	struct tfx_pair *b = arg;
+
+	(void)cookie;
+	b->sent++;
+	b->sent_at = now;
+}
+
 static void on_recv(void *arg, uint32_t fep, uint32_t src, uint64_t wqe, uint64_t bytes, emu_ps_t now)
 {
 	struct tfx_pair *b = arg;
@@ -88,7 +97,8 @@ struct tfx_pair *tfx_pair_new(const struct tfx_opts *o)
 		struct nic_env env = tfx_nic_env(&b->np, &b->p, b->neigh, 2, i);
 
 		env.trace = o->trace;
-		env.hooks = (struct nic_hooks){ .arg = b, .msg_done = on_done, .msg_recv = on_recv, .trace = on_trace };
+		env.hooks = (struct nic_hooks){ .arg = b, .msg_done = on_done, .msg_sent = on_sent, .msg_recv = on_recv,
+						.trace = on_trace };
 		b->nic[i] = nic_create(&env);
 		cr_assert_not_null(b->nic[i]);
 	}

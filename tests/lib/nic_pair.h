@@ -54,6 +54,8 @@ struct tfx_pair {
 	int n_seen;
 	int done;                          /* messages completed at their sender */
 	emu_ps_t done_at;                  /* when the last of them did */
+	int sent;                          /* messages whose last byte was sent (hooks.msg_sent) */
+	emu_ps_t sent_at;                  /* when the last of them was */
 	int recv;                          /* messages received whole */
 	uint64_t recv_bytes;               /* and their bytes */
 	struct nic_trace *tr;              /* with tfx_opts.trace: TFX_MAX_SEEN entries, n_tr used; else NULL */

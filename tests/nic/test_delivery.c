@@ -221,3 +221,46 @@ Test(nic_tx, marking_table_retransmissions_trimmable_rtx_whatever_trimming_enabl
 			     want[i].distinct, rtx);
 	}
 }
+
+/* hooks.msg_sent (the Chakra workload's send completion, docs/chakra.md): once per message, when its last packet's
+ * first serialization ends, before the acknowledgment. */
+Test(nic_tx, last_byte_sent_reported_once_after_the_last_data_frame_and_before_the_ack)
+{
+	struct tfx_pair *b = tfx_pair_new(NULL);
+	emu_ps_t last = 0;
+
+	tfx_pair_run(b, MIB);
+	for (int i = 0; i < b->n_seen; i++)
+		if (b->seen[i].dir == 0 && b->seen[i].kind == WIRE_KIND_DATA)
+			last = b->seen[i].t;
+	cr_assert_eq(b->done, 1);
+	cr_expect_eq(b->sent, 1);
+	cr_expect_gt(b->sent_at, last, "reported at %llu ps, the last data frame went at %llu ps",
+		     (unsigned long long)b->sent_at, (unsigned long long)last);
+	cr_expect_lt(b->sent_at, b->done_at);
+	tfx_pair_free(b);
+}
+
+/* A lost last packet: reported at its first transmission, not again when the retransmission goes. */
+Test(nic_tx, last_byte_sent_not_reported_again_by_a_retransmission)
+{
+	const struct net_impair imp[] = { { 1, NET_IMPAIR_DROP, 0 } };
+	struct tfx_opts o = { .imp = imp, .n_imp = 1 };
+	struct tfx_pair *b = tfx_pair_new(&o);
+	emu_ps_t resent = 0;
+	int n = 0;
+
+	tfx_pair_run(b, 4096);
+	/* the tap sees a frame as its serialization starts, and not the dropped first copy */
+	for (int i = 0; i < b->n_seen; i++)
+		if (b->seen[i].dir == 0 && b->seen[i].kind == WIRE_KIND_DATA)
+			resent = b->seen[i].t, n++;
+	cr_assert_eq(b->done, 1);
+	cr_assert_eq(n, 1, "only the retransmission reached the tap");
+	cr_expect_eq(nic_counters(b->nic[0])[NIC_C_WRITE_PKTS_SENT], 2, "the one packet was sent twice");
+	cr_expect_eq(b->sent, 1);
+	cr_expect_gt(b->sent_at, 0);
+	cr_expect_lt(b->sent_at, resent, "reported at %llu ps, the retransmission went at %llu ps",
+		     (unsigned long long)b->sent_at, (unsigned long long)resent);
+	tfx_pair_free(b);
+}

@@ -27,8 +27,9 @@ struct pair {
 	struct net_impair imp[4];
 	struct seen seen[MAX_SEEN];
 	int n_seen;
-	int done, recv;
-	emu_ps_t done_at;
+	int done, recv, sent;
+	emu_ps_t done_at, sent_at;
+	uint32_t recv_qpn[8], recv_msn[8];
 	uint64_t recv_bytes;
 	emu_ps_t rate_t[MAX_RATES];
 	uint64_t rate_bps[MAX_RATES];
@@ -57,11 +58,22 @@ static void on_done(void *arg, uint64_t cookie, emu_ps_t now)
 	b->done_at = now;
 }
 
-static void on_recv(void *arg, uint32_t fep, uint32_t src, uint64_t bytes, emu_ps_t now)
+static void on_sent(void *arg, uint64_t cookie, emu_ps_t now)
+{
+	struct pair *b = arg;
+
+	(void)cookie;
+	b->sent++;
+	b->sent_at = now;
+}
+
+static void on_recv(void *arg, uint32_t fep, uint32_t src, uint32_t qpn, uint32_t msn, uint64_t bytes, emu_ps_t now)
 {
 	struct pair *b = arg;
 
 	(void)fep, (void)src, (void)now;
+	if (b->recv < 8)
+		b->recv_qpn[b->recv] = qpn, b->recv_msn[b->recv] = msn;
 	b->recv++;
 	b->recv_bytes += bytes;
 }
@@ -93,8 +105,8 @@ static struct pair *pair_new(void (*tune)(struct roce_params *), const struct ne
 	for (uint32_t i = 0; i < 2; i++) {
 		struct roce_env env = { .np = &b->np, .params = &b->p, .fep_id = i, .name = "nic", .ip = b->neigh[i].ip,
 					.neigh = b->neigh, .n_neigh = 2, .data_tc = 0, .ctrl_tc = 1,
-					.hooks = { .arg = b, .msg_done = on_done, .msg_recv = on_recv,
-						   .rate = on_rate } };
+					.hooks = { .arg = b, .msg_done = on_done, .msg_sent = on_sent,
+						   .msg_recv = on_recv, .rate = on_rate } };
 
 		memcpy(env.mac, b->neigh[i].mac, 6);
 		b->nic[i] = roce_create(&env);
@@ -239,6 +251,57 @@ Test(roce, a_lost_last_packet_is_resent_when_the_64_ms_timer_expires)
 	 * later: the fetch again, the resent packet and its ACK take under 2 us */
 	cr_expect_geq(b->done_at, ack255 + 64 * EMU_PS_PER_MS);
 	cr_expect_lt(b->done_at, ack255 + 64 * EMU_PS_PER_MS + 2 * EMU_PS_PER_US);
+	pair_free(b);
+}
+
+/* hooks.msg_sent (the Chakra workload's send completion): once, when the message's last packet first left the NIC,
+ * not again when the timer resends it 64 ms later. */
+Test(roce, last_byte_sent_reported_once_at_the_first_transmission_of_the_last_packet)
+{
+	const struct net_impair drop = { .nth = 256, .action = NET_IMPAIR_DROP };
+	struct pair *b = pair_new(NULL, &drop, 1);
+	emu_ps_t psn254 = 0, resent = 0;
+
+	cr_assert_eq(roce_post(b->nic[0], b->qpn, ROCE_VERB_WRITE, 1048576, 1, 0), 0);
+	run(b);
+	/* the tap sees a frame as its serialization starts, and not the dropped first copy of PSN 255 */
+	for (int i = 0; i < b->n_seen; i++) {
+		if (b->seen[i].dir == 0 && b->seen[i].op == WIRE_ROCE_WRITE_MIDDLE && b->seen[i].psn == 254)
+			psn254 = b->seen[i].t;
+		if (b->seen[i].dir == 0 && b->seen[i].op == WIRE_ROCE_WRITE_LAST)
+			resent = b->seen[i].t;
+	}
+	cr_expect_eq(b->done, 1);
+	cr_expect_eq(b->sent, 1);
+	/* PSN 255 started 83.08 ns after PSN 254 and took 83.08 ns */
+	cr_expect_eq(b->sent_at, psn254 + 2 * 83080, "reported at %llu ps, PSN 254 started at %llu ps",
+		     (unsigned long long)b->sent_at, (unsigned long long)psn254);
+	cr_expect_gt(resent, b->sent_at + 60 * EMU_PS_PER_MS, "resent after the 64 ms timer, not reported again");
+	pair_free(b);
+}
+
+/* msg_recv names each message by the sender's queue pair and its number on it: 1, 2, 3 on one queue pair; a
+ * second queue pair's first message is 1 again. */
+Test(roce, received_messages_name_their_queue_pair_and_number)
+{
+	struct pair *b = pair_new(NULL, NULL, 0);
+	uint32_t qp2;
+
+	cr_assert_eq(roce_qp_open(b->nic[0], b->neigh[1].ip, &qp2), 0);
+	cr_assert_neq(qp2, b->qpn);
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(roce_post(b->nic[0], b->qpn, ROCE_VERB_WRITE, 10000, (uint64_t)i, 0), 0);
+	run(b);
+	cr_assert_eq(roce_post(b->nic[0], qp2, ROCE_VERB_WRITE, 0, 9, b->done_at), 0);
+	run(b);
+	cr_assert_eq(b->recv, 4);
+	cr_expect_eq(b->sent, 4);
+	for (uint32_t i = 0; i < 3; i++) {
+		cr_expect_eq(b->recv_qpn[i], b->qpn);
+		cr_expect_eq(b->recv_msn[i], i + 1);
+	}
+	cr_expect_eq(b->recv_qpn[3], qp2);
+	cr_expect_eq(b->recv_msn[3], 1);
 	pair_free(b);
 }
 
