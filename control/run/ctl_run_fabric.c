@@ -13,7 +13,8 @@ static struct net_endpoint dev_ep(struct ctl_run_state *r, uint32_t dev, uint32_
 
 	if (d->kind == NET_TOPO_HOST)
 		return ctl_run_host_ep(r, dev);
-	return (struct net_endpoint){ .dev = r->sws[dev - r->topo->size.hosts], .ops = &sw_dev_ops, .port = port };
+	return (struct net_endpoint){ .dev = r->sws[dev - r->topo->size.hosts], .ops = &sw_dev_ops, .port = port,
+				      .ent = dev + 1 };
 }
 
 static int make_switches(struct ctl_run_state *r, char *err, size_t errlen)

@@ -91,11 +91,13 @@ static inline int net_sched(struct net_part *np, emu_ps_t when, emu_event_fn fn,
 	return rc;
 }
 
-/** A device port: the device, its ops and the port number passed back to them. */
+/** A device port: the device, its ops and the port number passed back to them, and the device's entity in the
+ * schedulers' order (emu_sched_set_ent(): a frame's arrival runs as its receiver; 0 when the run counts none). */
 struct net_endpoint {
 	void *dev;
 	const struct net_dev_ops *ops;
 	uint32_t port;
+	uint32_t ent;
 };
 
 /** Sees every frame entering a link direction, at the time its first bit enters (capture points). */
@@ -114,11 +116,12 @@ typedef void (*net_ext_fn)(void *arg, const struct wire_pkt *pkt, emu_ps_t now);
 struct net_dir;
 
 /**
- * Takes a frame that crosses to another partition on direction @p d, due to arrive at @p at (last bit in): the
- * partition's run copies it into a ring to the receiver's, which gives it to net_dir_arrive(). Must not keep
- * @p pkt (the sender's partition frees it).
+ * Takes a frame that crosses to another partition on direction @p d, due to arrive at @p at (last bit in), its
+ * arrival's place in the order drawn by the sender (@p k): the partition's run copies it to the receiver's, which
+ * gives it to net_dir_arrive() or net_dir_arrive_key(). Must not keep @p pkt (the sender's partition frees it).
  */
-typedef void (*net_cross_fn)(void *arg, struct net_dir *d, const struct wire_pkt *pkt, emu_ps_t at);
+typedef void (*net_cross_fn)(void *arg, struct net_dir *d, const struct wire_pkt *pkt, emu_ps_t at,
+			     const struct emu_sched_key *k);
 
 #define NET_LINK_MAX_TAPS 8 /* taps per link (capture points: at most 8 captures of one link) */
 
@@ -245,6 +248,9 @@ emu_ps_t net_dir_xmit_len(struct net_dir *d, struct wire_pkt *pkt, size_t wl, ui
  * or -ENOSPC (the scheduler is full: counted, and @p pkt freed).
  */
 int net_dir_arrive(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t at);
+
+/** net_dir_arrive() in the place of the order the sender drew (@p k): virtual time over partitions. */
+int net_dir_arrive_key(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t at, const struct emu_sched_key *k);
 
 /** Hand a frame that arrived from an external port to the receiving endpoint of @p d at @p now. */
 void net_dir_inject(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now);

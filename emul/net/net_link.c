@@ -83,6 +83,7 @@ static void ev_arrive(void *a, void *b, emu_ps_t now)
 {
 	struct net_dir *d = a;
 
+	emu_sched_set_ent(d->rx_np->sched, d->to.ent); /* it runs as its receiver, whoever sent it */
 	d->to.ops->receive(d->to.dev, d->to.port, b, now);
 }
 
@@ -235,7 +236,10 @@ emu_ps_t net_dir_xmit_len(struct net_dir *d, struct wire_pkt *pkt, size_t wl, ui
 		np->counters[NET_C_LINK_UNCONNECTED]++;
 		net_pkt_free(np, pkt);
 	} else if (d->cross != NULL) {
-		d->cross(d->cross_arg, d, pkt, end + l->delay + extra);
+		struct emu_sched_key k;
+
+		emu_sched_key_draw(np->sched, &k); /* the arrival's, before the end of serialization's, as above */
+		d->cross(d->cross_arg, d, pkt, end + l->delay + extra, &k);
 		net_pkt_free(np, pkt);
 	} else if (net_sched(d->rx_np, end + l->delay + extra, ev_arrive, d, pkt, NULL) < 0) {
 		net_pkt_free(np, pkt);
@@ -250,6 +254,17 @@ int net_dir_arrive(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t at)
 
 	if (rc < 0)
 		net_pkt_free(d->rx_np, pkt);
+	return rc;
+}
+
+int net_dir_arrive_key(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t at, const struct emu_sched_key *k)
+{
+	int rc = emu_sched_at_key(d->rx_np->sched, at, k, ev_arrive, d, pkt);
+
+	if (rc < 0) {
+		d->rx_np->counters[NET_C_SCHED_FULL]++;
+		net_pkt_free(d->rx_np, pkt);
+	}
 	return rc;
 }
 
