@@ -634,11 +634,15 @@ static void loop(struct ctl_run_state *r, double t0)
 			continue;
 		}
 		if (!r->has_stop && check < next) { /* at whole milliseconds, whatever the windows */
-			if (no_progress(r, check, &mark, &since)) {
+			uint64_t ev;
+
+			/* a millisecond in which nothing ran is not looked at: the fabric waits for a later start */
+			if (last_event(r, &ev) + VT_CHECK_PS > check && no_progress(r, check, &mark, &since)) {
 				r->stalled = true;
 				break;
 			}
-			check += VT_CHECK_PS;
+			check = last_event(r, &ev) + VT_CHECK_PS > check ? check + VT_CHECK_PS
+									  : (next / VT_CHECK_PS + 1) * VT_CHECK_PS;
 			continue;
 		}
 		emu_ps_t W = vt->n > 1 ? (vt->lookahead > EMU_PS_NEVER - next ? EMU_PS_NEVER - 1 : next + vt->lookahead - 1)
