@@ -535,9 +535,14 @@ static int schedule_messages(struct ctl_run_state *r, char *err, size_t errlen)
 			if (r->dev_lc[cm->src] == CTL_LC_REMOTE)
 				continue;
 			struct ctl_msg *m = &r->msgs[r->n_msgs++];
+			struct net_part *np = ctl_run_dev_np(r, cm->src);
+			int rc;
+
 			m->m = cm;
-			if (net_sched(ctl_run_dev_np(r, cm->src), m->m->start, ev_post, ctl_run_dev_lc(r, cm->src), m,
-				      NULL) < 0) {
+			emu_sched_set_ent(np->sched, cm->src + 1); /* its sender's: an order however the fabric is cut */
+			rc = net_sched(np, m->m->start, ev_post, ctl_run_dev_lc(r, cm->src), m, NULL);
+			emu_sched_set_ent(np->sched, 0);
+			if (rc < 0) {
 				snprintf(err, errlen, "too many messages for the event scheduler");
 				return -ENOSPC;
 			}
@@ -632,6 +637,10 @@ int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 
 	if (split == 0)
 		split = ctl_run_vt_plan(r, err, errlen);
+	if (split == 0 && r->topo != NULL && ctl_run_fabric_faults(r) < 0) {
+		snprintf(err, errlen, "too many faults for the event scheduler");
+		split = -ENOSPC;
+	}
 
 	rc = check_cc(r, err, errlen);
 	rc = rc < 0 ? rc : split;

@@ -223,16 +223,6 @@ static int check_split(const struct ctl_run_state *r, char *err, size_t errlen)
 	if (r->n_lcs > 1 && r->rdma != NULL)
 		rc = lc_err(r, err, errlen, "the ScalaRdma application runs on one lcore: give -l with one lcore, or "
 			    "one partition");
-	for (uint32_t f = 0; r->n_lcs > 1 && f < cfg->n_faults; f++) {
-		uint32_t a, b;
-
-		ctl_run_link_ends(r, cfg->faults[f].link, &a, &b);
-		if (r->dev_lc[a] != r->dev_lc[b])
-			rc = lc_err(r, err, errlen, "topology.faults.%u: link %s-%s joins two %s; a fault needs a "
-				    "link inside one partition (or %s)", f, ctl_run_dev_name(r, a), ctl_run_dev_name(r, b),
-				    r->opts->mode == CTL_MODE_REALTIME ? "lcores" : "threads",
-				    r->opts->mode == CTL_MODE_REALTIME ? "one lcore: -l 0" : "one thread: --threads 1");
-	}
 	if (r->n_lcs > 1 && cfg->n_replays > 0)
 		rc = lc_err(r, err, errlen, "replays run on one lcore (the frames enter the models on its scheduler, "
 			    "a DPDK port's are sent by its loop): give -l with one lcore, or one partition");

@@ -286,6 +286,8 @@ uint64_t ctl_run_host_rx_payload(const struct ctl_run_state *r, uint32_t h);
 
 /* ctl_run_fabric.c */
 int ctl_run_fabric(struct ctl_run_state *r, char *err, size_t errlen);
+/** The config's faults on the links, once they are split over lcores or threads. 0 or -ENOSPC. */
+int ctl_run_fabric_faults(struct ctl_run_state *r);
 void ctl_run_fabric_fini(struct ctl_run_state *r);
 
 /* ctl_run_cap.c */

@@ -161,6 +161,8 @@ struct net_dir {
 	uint32_t n_impair;
 	uint8_t dscp_trimmed, dscp_trimmed_lasthop;
 	uint64_t data_frames;      /* data frames sent, to match net_impair.nth */
+	uint32_t down;             /* faults holding the direction down now: frames entering it are lost */
+	struct emu_rng loss_rng;   /* the direction's own stream for the link's loss draws (its sender's only) */
 };
 
 /**
@@ -173,9 +175,7 @@ struct net_link {
 	emu_ps_t ps_per_byte;      /* emu_ps_per_byte(bps): serialization by one multiply when whole, else 0 */
 	emu_ps_t delay;
 	struct net_dir dir[2];
-	uint32_t down;             /* faults holding the link down now: frames entering it are lost */
 	uint32_t loss_ppm;         /* a fault's loss rate: each frame entering is lost with this probability */
-	struct emu_rng loss_rng;   /* the link's own stream for those draws */
 	net_tap_fn taps[NET_LINK_MAX_TAPS];
 	void *tap_args[NET_LINK_MAX_TAPS];
 	uint32_t n_taps;
@@ -190,8 +190,8 @@ void net_link_init(struct net_link *l, struct net_part *np, uint64_t bps, emu_ps
 
 /**
  * Put the two ends of @p l in partitions @p a (end a) and @p b (end b): each direction's sender uses its own
- * partition, its arrival is the receiver's. Both the same: as net_link_init() left it. Faults
- * (net_link_fault_down) keep the link's own partition: give them only to links inside one.
+ * partition, its arrival is the receiver's. Both the same: as net_link_init() left it. Before faults: a fault's
+ * events go to each direction's sender (net_link_fault_down).
  */
 void net_link_parts(struct net_link *l, struct net_part *a, struct net_part *b);
 
@@ -214,11 +214,13 @@ static inline emu_ps_t net_pfc_pause_time(uint32_t quanta, uint64_t bps, emu_ps_
 
 /**
  * Faults (a lab's gray failures): take @p l down at @p down and back up at @p up (EMU_PS_NEVER: stays down), both
- * directions; frames entering a down link are lost, frames already on it arrive. Returns 0 or -ENOSPC.
+ * directions, each in its sender's partition, as its sender's entity; frames entering a down link are lost,
+ * frames already on it arrive. Returns 0 or -ENOSPC.
  */
 int net_link_fault_down(struct net_link *l, emu_ps_t down, emu_ps_t up);
 
-/** Lose each frame entering @p l with probability @p ppm / 1e6, drawn from a stream seeded by (@p seed, @p id). */
+/** Lose each frame entering @p l with probability @p ppm / 1e6, drawn by each direction from a stream of its own
+ *  seeded by (@p seed, @p id) (direction a -> b) and (@p seed, @p id + 2^62) (b -> a). */
 void net_link_fault_loss(struct net_link *l, uint32_t ppm, uint64_t seed, uint64_t id);
 
 /** Add a tap; returns 0 or -ENOSPC past NET_LINK_MAX_TAPS. */
