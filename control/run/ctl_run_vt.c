@@ -30,8 +30,10 @@
 #define VT_STALL_MIN_PS (100 * EMU_PS_PER_MS)
 /* Logs are written out once they hold this many outputs, at the next window's end. */
 #define VT_LOG_FLUSH 65536u
-/* Spins at a barrier before yielding the CPU (more threads than cores). */
+/* Spins at a barrier before yielding the CPU; with more threads than cores, a few only: the one awaited needs the
+ * core. */
 #define VT_SPINS 4096u
+#define VT_SPINS_CROWDED 16u
 
 /* What crosses between two threads: a frame, or the close of a message's receive side. */
 enum vt_kind { VT_FRAME = 1, VT_CLOSE };
@@ -78,6 +80,7 @@ struct ctl_vt {
 	uint32_t bar_count;          /* the barrier (atomic) */
 	uint32_t bar_sense;
 	uint32_t sense[CTL_PARTS_MAX]; /* each thread's own sense */
+	uint32_t spins;              /* at a barrier before yielding */
 	struct vt_ent *all;          /* the merge of the logs */
 	uint32_t n_all, cap_all;
 	uint32_t logged;             /* outputs in the logs (main thread, at window ends) */
@@ -417,7 +420,7 @@ static void bar_wait(struct ctl_vt *vt, struct ctl_lcore *lc)
 		__atomic_store_n(&vt->bar_sense, sense, __ATOMIC_RELEASE);
 	} else {
 		for (uint32_t spins = 0; __atomic_load_n(&vt->bar_sense, __ATOMIC_ACQUIRE) != sense;) {
-			if (++spins < VT_SPINS)
+			if (++spins < vt->spins)
 				__builtin_ia32_pause();
 			else
 				sched_yield();
@@ -453,6 +456,9 @@ static int start_workers(struct ctl_run_state *r)
 {
 	struct ctl_vt *vt = r->vt;
 
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	vt->spins = cpus > 0 && vt->n > (uint32_t)cpus ? VT_SPINS_CROWDED : VT_SPINS;
 	if (vt->n == 1)
 		return 0;
 	if ((vt->tids = calloc(vt->n, sizeof(*vt->tids))) == NULL)

@@ -122,6 +122,7 @@ struct emu_sched {
 	emu_ps_t run_ctime;      /* the order of what runs now (an event, or an end-of-instant callback) */
 	uint64_t run_key;
 	uint32_t emit;           /* tags handed out since it began (emu_sched_tag) */
+	uint64_t ends;           /* end-of-instant callbacks run: their tags' order within their entity */
 	uint64_t ran;
 	emu_ps_t now;
 	/* width adaptation: openings, events the run took, near misses of the horizon, since the last look */
@@ -881,7 +882,7 @@ static void run_end(struct emu_sched *s)
 		/* it runs as the entity that asked for it; its tags come after the instant's events' */
 		s->ent = e->ent;
 		s->run_ctime = EMU_PS_NEVER;
-		s->run_key = key_draw(s);
+		s->run_key = (uint64_t)s->ent << EMU_SCHED_ENT_SHIFT | (s->ends++ & ((1ull << EMU_SCHED_ENT_SHIFT) - 1));
 		s->emit = 0;
 		e->fn(e->a, e->b, s->now);
 		e = next;
