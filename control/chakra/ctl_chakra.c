@@ -13,53 +13,6 @@ static void prep_log(void *ctx, const char *line)
 	fprintf(stderr, "uetemu: chakra: %s\n", line);
 }
 
-/* Mapping file: one "rank,host" line per rank (host by name); '#' starts a comment; a header line
- * "ChakraId,Hostname" is allowed. Every rank once, every host at most once. */
-static int place_mapping(struct ctl_chakra_run *k, char *err, size_t errlen)
-{
-	FILE *f = fopen(k->ck->mapping, "r");
-	char line[512];
-	uint32_t ln = 0, placed = 0;
-
-	if (!f) {
-		snprintf(err, errlen, "%s: cannot open the mapping file: %s", k->ck->mapping, strerror(errno));
-		return -EINVAL;
-	}
-	for (uint32_t r = 0; r < k->set.n_ranks; r++)
-		k->rank_host[r] = UINT32_MAX;
-	while (fgets(line, sizeof(line), f)) {
-		char *hash = strchr(line, '#'), host[256], *end;
-		unsigned long rank;
-		int h;
-
-		ln++;
-		if (hash)
-			*hash = 0;
-		if (strspn(line, " \t\r\n") == strlen(line) || strncmp(line, "ChakraId,", 9) == 0)
-			continue;
-		rank = strtoul(line, &end, 10);
-		if (end == line || *end != ',' || sscanf(end + 1, " %255[^, \t\r\n]", host) != 1 ||
-		    rank >= k->set.n_ranks || (h = ctl_config_host(k->cfg, host)) < 0 || k->cfg->hosts[h].external ||
-		    k->rank_host[rank] != UINT32_MAX || k->host_rank[h] >= 0) {
-			snprintf(err, errlen, "%s:%u: bad line; each line is rank,host: a rank of 0 to %u not placed "
-				 "yet and an emulated host of the topology not used yet, e.g. 0,host0", k->ck->mapping, ln,
-				 k->set.n_ranks - 1);
-			fclose(f);
-			return -EINVAL;
-		}
-		k->rank_host[rank] = (uint32_t)h;
-		k->host_rank[h] = (int32_t)rank;
-		placed++;
-	}
-	fclose(f);
-	if (placed != k->set.n_ranks) {
-		snprintf(err, errlen, "%s: places %u of the %u ranks; name every rank once", k->ck->mapping, placed,
-			 k->set.n_ranks);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /* Without a mapping file: rank 0 on the server with the lowest id (the first emulated host), rank 1 next... */
 static int place(struct ctl_chakra_run *k, char *err, size_t errlen)
 {
@@ -72,7 +25,7 @@ static int place(struct ctl_chakra_run *k, char *err, size_t errlen)
 	for (uint32_t h = 0; h < k->cfg->n_hosts; h++)
 		k->host_rank[h] = -1;
 	if (k->ck->mapping[0] && k->ck->use_mapping)
-		return place_mapping(k, err, errlen);
+		return ck_map_read(k, err, errlen);
 	for (uint32_t h = 0; h < k->cfg->n_hosts && r < k->set.n_ranks; h++)
 		if (!k->cfg->hosts[h].external)
 			k->rank_host[r] = h, k->host_rank[h] = (int32_t)r++;
@@ -162,7 +115,7 @@ int ctl_chakra_create(const struct ctl_config *cfg, struct ctl_chakra_run **out,
 
 uint64_t ctl_chakra_events(const struct ctl_chakra_run *k)
 {
-	return k ? 4ull * k->set.n_ranks + 1024 : 0;
+	return k ? 4ull * k->set.n_ranks + 1024 + 3ull * k->su_members : 0; /* scale-up: sender, receiver, acks */
 }
 
 uint64_t ctl_chakra_host_pdcs(const struct ctl_chakra_run *k, uint32_t host)
@@ -295,10 +248,13 @@ static int ck_post(void *ctx, uint32_t src, uint32_t dst, uint64_t bytes, uint64
 {
 	struct ctl_chakra_run *k = ctx;
 	uint32_t hs = k->rank_host[src], hd = k->rank_host[dst];
-	long s = slot_new(k);
+	long s;
 	uint16_t pdc;
 	int rc;
 
+	if (app_ck_su_same(k->su, src, dst))
+		return app_ck_su_post(k->su, src, dst, bytes, xfer, now);
+	s = slot_new(k);
 	if (s < 0)
 		return (int)s;
 	rc = nic_post_pdc(k->nics[hs], k->cfg->hosts[hd].ip, bytes, CTL_CHAKRA_COOKIE | (uint64_t)s, now, &pdc);
@@ -392,6 +348,8 @@ int ctl_chakra_start(struct ctl_chakra_run *k, struct nic *const *nics, struct n
 		snprintf(err, errlen, "out of memory for the Chakra replay of %u ranks", k->set.n_ranks);
 		return -ENOMEM;
 	}
+	if (k->su_members && (rc = ck_su_start(k, np->sched, err, errlen)))
+		return rc;
 	rc = ck_rec_open(k, dir, err, errlen);
 	if (rc)
 		return rc;
@@ -414,6 +372,8 @@ void ctl_chakra_destroy(struct ctl_chakra_run *k)
 	if (!k)
 		return;
 	app_ck_run_destroy(k->run);
+	app_ck_su_destroy(k->su);
+	free(k->rank_group), free(k->rank_sub), free(k->su_groups), free(k->su_group_ids), free(k->su_prev);
 	for (uint32_t c = 0; k->colls && c < k->prep.n_colls; c++)
 		free(k->colls[c].first);
 	free(k->colls);

@@ -13,6 +13,7 @@
 #include "ctl_config.h"
 #include "net.h"
 #include "nic.h"
+#include "rec.h"
 
 struct ctl_chakra_run;
 
@@ -64,6 +65,13 @@ void ctl_chakra_json(const struct ctl_chakra_run *ck, FILE *f);
 
 /** The summary table's Chakra part: per-rank completion times and counts, collectives. Nothing for NULL. */
 void ctl_chakra_print(const struct ctl_chakra_run *ck, FILE *f);
+
+/** Whether the run has scale-up groups and ScaleUpStatsEnabled: its ranks in groups have nd-stats rows. */
+bool ctl_chakra_su_stats(const struct ctl_chakra_run *ck);
+
+/** The scale-up devices' nd-stats rows of time @p now over (@p last, now] (@p ctx a ctl_chakra_run), in host order,
+ *  into @p csv (ctl_records_nd_extra()'s callback). Nothing without groups or ScaleUpStatsEnabled. */
+void ctl_chakra_nd_rows(void *ctx, struct rec_csv *csv, emu_ps_t now, emu_ps_t last);
 
 /** Free; accepts NULL. */
 void ctl_chakra_destroy(struct ctl_chakra_run *ck);

@@ -225,6 +225,8 @@ void ctl_chakra_print(const struct ctl_chakra_run *k, FILE *f)
 		fprintf(f, "  transfers the NIC refused %" PRIu64 ", receives matching no transfer %" PRIu64
 			", message-id clashes %" PRIu64 "\n", app_ck_run_post_errors(k->run), k->recv_unknown,
 			k->id_clashes);
+	if (app_ck_su_errors(k->su))
+		fprintf(f, "  scale-up packets stalled (no event or memory left) %" PRIu64 "\n", app_ck_su_errors(k->su));
 }
 
 void ctl_chakra_json(const struct ctl_chakra_run *k, FILE *f)
@@ -233,8 +235,9 @@ void ctl_chakra_json(const struct ctl_chakra_run *k, FILE *f)
 		return;
 	fprintf(f, "\"chakra\":{\"ranks\":%" PRIu32 ",\"ranks_ended\":%" PRIu32 ",\"collectives\":%" PRIu32
 		",\"transfers\":%" PRIu64 ",\"post_errors\":%" PRIu64 ",\"recv_unmatched\":%" PRIu64
-		",\"completion_us\":[", k->set.n_ranks, app_ck_run_ended(k->run), k->prep.n_colls,
-		k->prep.n_transfers, app_ck_run_post_errors(k->run), k->recv_unknown);
+		",\"scaleup_errors\":%" PRIu64 ",\"completion_us\":[", k->set.n_ranks, app_ck_run_ended(k->run),
+		k->prep.n_colls, k->prep.n_transfers, app_ck_run_post_errors(k->run), k->recv_unknown,
+		app_ck_su_errors(k->su));
 	for (uint32_t r = 0; r < k->set.n_ranks; r++) {
 		const struct app_ck_rank_stats *st = app_ck_run_rank(k->run, r);
 

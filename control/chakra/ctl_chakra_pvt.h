@@ -32,6 +32,14 @@ struct ctl_chakra_run {
 	uint32_t *rank_host;  /* rank -> host index */
 	int32_t *host_rank;   /* host index -> rank, -1 */
 	struct app_ck_run *run;
+	/* scale-up groups (ctl_chakra_map.c), from the mapping file; su_members 0 without groups */
+	int32_t *rank_group;              /* rank -> index into su_groups, APP_CK_NONE */
+	uint32_t *rank_sub;               /* rank -> subgroup */
+	struct app_ck_su_group *su_groups;
+	int64_t *su_group_ids;            /* the ids the file gives the groups */
+	uint32_t n_su_groups, su_members;
+	struct app_ck_su *su;             /* the scale-up fabric, NULL without groups */
+	uint64_t (*su_prev)[2];           /* per rank: scale-up bytes sent and received at the last nd-stats rows */
 	struct net_part *np;
 	struct nic *const *nics;
 	uint64_t *posts;      /* per host: messages posted on its NIC (the next message id is posts + 1) */
@@ -49,6 +57,12 @@ struct ctl_chakra_run {
 	uint64_t tot_bytes, tot_sends, tot_recvs, tot_comps; /* the run's totals, the cdf's denominators */
 	uint64_t acked_bytes;
 };
+
+/* ctl_chakra_map.c: read the mapping file into rank_host/host_rank and the scale-up groups. */
+int ck_map_read(struct ctl_chakra_run *k, char *err, size_t errlen);
+
+/* ctl_chakra_su.c: the scale-up fabric of the mapping file's groups, replaying into k->run. */
+int ck_su_start(struct ctl_chakra_run *k, struct emu_sched *s, char *err, size_t errlen);
 
 /* ctl_chakra_rec.c */
 int ck_rec_open(struct ctl_chakra_run *k, const char *dir, char *err, size_t errlen);

@@ -24,7 +24,9 @@ static int placement(struct ctl_chakra_run *k, const char *dir, char *err, size_
 {
 	struct rec_csv *cap = ctl_rec_csv_open(k->cfg, dir, "chakra-capable-hosts", "Host,ChakraCapable", k->epoch_s,
 					       err, errlen);
-	struct rec_csv *map = cap ? ctl_rec_csv_open(k->cfg, dir, "chakra-mapping", "ChakraId,Hostname,NicNodeID,"
+	struct rec_csv *map = cap ? ctl_rec_csv_open(k->cfg, dir, "chakra-mapping", k->su_members ?
+						     "ChakraId,Hostname,NicNodeID,ServerNodeID,ServerID,Core,IPAddress,"
+						     "ScaleUpGroupId,ScaleUpSubgroupId" : "ChakraId,Hostname,NicNodeID,"
 						     "ServerNodeID,ServerID,Core,IPAddress", k->epoch_s, err, errlen)
 				  : NULL;
 	struct rec_csv *apps = map ? ctl_rec_csv_open(k->cfg, dir, "chakra-apps", "AppName,Core", k->epoch_s, err,
@@ -40,6 +42,10 @@ static int placement(struct ctl_chakra_run *k, const char *dir, char *err, size_
 		/* node ids: a host's NIC is its FEP id, the server the same host index (one node per host here) */
 		fprintf(f, "%" PRIu32 ",%s,%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",0,", r, k->cfg->hosts[h].name, h, h, h);
 		rec_fmt_ip(f, k->cfg->hosts[h].ip);
+		if (k->su_members && k->rank_group[r] != APP_CK_NONE) /* a rank outside every group: empty cells */
+			fprintf(f, ",%" PRId64 ",%" PRIu32, k->su_group_ids[k->rank_group[r]], k->rank_sub[r]);
+		else if (k->su_members)
+			rec_put_str(f, ",,");
 		rec_put_ch(f, '\n');
 		fprintf(rec_csv_file(apps), "ChakraApp-%" PRIu32 ",0\n", r);
 	}

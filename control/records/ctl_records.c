@@ -43,6 +43,8 @@ struct ctl_records {
 	emu_ps_t horizon;            /* when the run is expected to end (ctl_records_expect()), 0 unknown */
 	uint64_t first_bytes;        /* bytes when rows first reached the files: the projection is made then, once */
 	emu_ps_t cut_at;             /* periodic rows stopped here at RecordSizeLimit; EMU_PS_NEVER while not */
+	ctl_records_nd_fn nd_extra;  /* another module's nd-stats rows (the Chakra scale-up devices), or NULL */
+	void *nd_extra_ctx;
 };
 
 /* Samples per BufferStatsReportInterval (docs/records.md, scala-switch-agg-buff-stats). */
@@ -55,11 +57,21 @@ static void nd_rows_write(struct ctl_records *rc, emu_ps_t now)
 	ctl_roce_rec_rows(rc->rr, now);
 	ctl_ndstats_rows(rc->nd, now, rc->nd_p.last);
 	ctl_swrec_nd_rows(rc->sr, ctl_ndstats_csv(rc->nd), now, rc->nd_p.last);
+	if (rc->nd_extra != NULL && rc->nd != NULL)
+		rc->nd_extra(rc->nd_extra_ctx, ctl_ndstats_csv(rc->nd), now, rc->nd_p.last);
 	ctl_pfcstats_rows(rc->ep, now, rc->nd_p.last);
 	ctl_pcie_rows(rc->pcie, now, rc->nd_p.last);
 	ctl_swrec_trim_rows(rc->sr, now);
 	ctl_swrec_rows_done(rc->sr, now);
 	rc->nd_p.last = now;
+}
+
+void ctl_records_nd_extra(struct ctl_records *rc, ctl_records_nd_fn fn, void *ctx)
+{
+	if (rc == NULL)
+		return;
+	rc->nd_extra = fn;
+	rc->nd_extra_ctx = ctx;
 }
 
 static void nb_rows_write(struct ctl_records *rc, emu_ps_t now)

@@ -12,6 +12,7 @@
 #include "ctl_config.h"
 #include "net.h"
 #include "nic.h"
+#include "rec.h"
 #include "roce.h"
 
 struct ctl_records;
@@ -47,6 +48,13 @@ struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *c
 
 /** roce_hooks.rate: a row of roce-rate-events (when roce-transport-stats is on). Accepts NULL. */
 void ctl_records_roce_rate(struct ctl_records *rc, uint32_t fep_id, uint32_t qpn, uint64_t bps, emu_ps_t now);
+
+/** Rows another module adds to nd-stats (@p ctx its state), written after the NICs' and the switches' rows of
+ *  each NDStatsReportInterval, over (@p last, @p now]. */
+typedef void (*ctl_records_nd_fn)(void *ctx, struct rec_csv *csv, emu_ps_t now, emu_ps_t last);
+
+/** Add @p fn to nd-stats' rows (one at most; a second replaces it). Nothing when nd-stats is off. NULL accepted. */
+void ctl_records_nd_extra(struct ctl_records *rc, ctl_records_nd_fn fn, void *ctx);
 
 /**
  * Time of the next periodic rows, or EMU_PS_NEVER when no periodic record is open: the earliest of

@@ -100,9 +100,9 @@ static void hook_msg_done(void *arg, uint64_t cookie, emu_ps_t now)
 static void hook_msg_recv(void *arg, uint32_t fep_id, uint32_t src_ip, uint64_t wqe_id, uint64_t bytes,
 			  emu_ps_t now)
 {
-	struct ctl_run_state *r = arg;
+	struct ctl_lcore *lc = arg; /* the NIC hooks' arg is the host's lcore (ctl_run_dev_lc), as hook_msg_done's */
 
-	ctl_chakra_recv(r->chakra, fep_id, src_ip, wqe_id, bytes, now);
+	ctl_chakra_recv(lc->run->chakra, fep_id, src_ip, wqe_id, bytes, now);
 }
 
 static void ev_post(void *a, void *b, emu_ps_t now)
@@ -667,6 +667,8 @@ int ctl_run_build(struct ctl_run_state *r, char *err, size_t errlen)
 	     rc = ctl_rdma_start(r->rdma, r->nics, &r->np, r->opts->out_dir, r->epoch_s, err, errlen)) < 0 ||
 	    (rc = ctl_chakra_start(r->chakra, r->nics, &r->np, r->opts->out_dir, r->epoch_s, err, errlen)) < 0)
 		return rc;
+	if (ctl_chakra_su_stats(r->chakra)) /* the scale-up devices' rows in nd-stats */
+		ctl_records_nd_extra(r->records, ctl_chakra_nd_rows, r->chakra);
 	/* the expected end, for the records' size projection: the stop time, else the last message's start */
 	emu_ps_t end = r->has_stop ? r->stop : 0;
 

@@ -233,6 +233,9 @@ void app_ck_run_start(struct app_ck_run *r, emu_ps_t start);
 void app_ck_sent(struct app_ck_run *r, uint64_t xfer, emu_ps_t now);
 void app_ck_delivered(struct app_ck_run *r, uint64_t xfer, emu_ps_t now);
 void app_ck_acked(struct app_ck_run *r, uint64_t xfer, emu_ps_t now);
+/** As app_ck_delivered(), for a transport whose receivers do not wait for the sender's acknowledgment before
+ *  their rank ends (the scale-up fabric: the execution page waits only for transfers received through the NIC). */
+void app_ck_delivered_noack(struct app_ck_run *r, uint64_t xfer, emu_ps_t now);
 /** Ranks that have ended, and a rank's statistics. */
 uint32_t app_ck_run_ended(const struct app_ck_run *r);
 const struct app_ck_rank_stats *app_ck_run_rank(const struct app_ck_run *r, uint32_t rank);
@@ -242,5 +245,52 @@ void app_ck_run_node_times(const struct app_ck_run *r, uint32_t rank, uint32_t i
 int app_ck_run_node_running(const struct app_ck_run *r, uint32_t rank, uint32_t idx);
 /** Posts the transport refused. */
 uint64_t app_ck_run_post_errors(const struct app_ck_run *r);
+
+
+/* ---- The scale-up fabric (app_chakra_su.c) ---- */
+
+/* One scale-up group: its bandwidth, per-hop switch latency and NPU cable latency. */
+struct app_ck_su_group {
+	uint64_t bps;
+	emu_ps_t switch_lat, cable_lat;
+};
+
+/* The groups of a run: per rank its group (index into groups, APP_CK_NONE for none) and subgroup. */
+struct app_ck_su_cfg {
+	uint32_t n_ranks;
+	const int32_t *group;
+	const uint32_t *subgroup;
+	uint32_t n_groups;
+	const struct app_ck_su_group *groups;
+	uint64_t max_payload; /* ScaleUpMaxPayloadSize, data bytes per packet (at least 1) */
+	uint64_t header;      /* ScaleUpHeaderSize */
+};
+
+/* A rank's scale-up traffic (nd-stats): packets and their bytes, headers included. */
+struct app_ck_su_stats {
+	uint64_t pkts_tx, pkts_rx, bytes_tx, bytes_rx;
+};
+
+struct app_ck_su;
+
+/** Create the fabric of @p cfg (copied) on @p s. NULL with errno ENOMEM, or EINVAL for a group out of range. */
+struct app_ck_su *app_ck_su_create(const struct app_ck_su_cfg *cfg, struct emu_sched *s);
+/** The run whose app_ck_sent/app_ck_delivered_noack/app_ck_acked the fabric calls. */
+void app_ck_su_bind(struct app_ck_su *su, struct app_ck_run *run);
+/** Free; accepts NULL. */
+void app_ck_su_destroy(struct app_ck_su *su);
+/** 1 when ranks @p a and @p b are in one scale-up group (0 for a NULL fabric). */
+int app_ck_su_same(const struct app_ck_su *su, uint32_t a, uint32_t b);
+/** Start a transfer of @p bytes (0 is one header-only packet) from @p src to @p dst, ranks of one group:
+ *  0, -EINVAL (not one group) or -ENOMEM. */
+int app_ck_su_post(struct app_ck_su *su, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t xfer, emu_ps_t now);
+/** A rank's counters (NULL out of range). */
+const struct app_ck_su_stats *app_ck_su_stats(const struct app_ck_su *su, uint32_t rank);
+/** Events the scheduler refused and packets that found no memory (each stalls its transfer). */
+uint64_t app_ck_su_errors(const struct app_ck_su *su);
+/** One-way latency: one switch hop and two cables within a subgroup, three hops and four cables between. */
+emu_ps_t app_ck_su_latency(const struct app_ck_su_group *g, int same_subgroup);
+/** Time to carry @p wire bytes at the group bandwidth shared @p share ways (rounded up to a ps). */
+emu_ps_t app_ck_su_serial(const struct app_ck_su_group *g, uint64_t wire, uint32_t share);
 
 #endif

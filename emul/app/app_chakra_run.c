@@ -337,7 +337,8 @@ void app_ck_sent(struct app_ck_run *r, uint64_t xfer, emu_ps_t now)
 	drain(r, now);
 }
 
-void app_ck_delivered(struct app_ck_run *r, uint64_t xfer, emu_ps_t now)
+/* arrived[] of a receive: 1 when its rank waits for the sender's acknowledgment, 2 when it does not */
+static void deliver(struct app_ck_run *r, uint64_t xfer, emu_ps_t now, int wait_ack)
 {
 	if (!xfer_ok(r, xfer))
 		return;
@@ -347,13 +348,23 @@ void app_ck_delivered(struct app_ck_run *r, uint64_t xfer, emu_ps_t now)
 
 	if (k->arrived[ix])
 		return;
-	k->arrived[ix] = 1;
-	if (!r->ranks[xfer >> 32].arrived[(uint32_t)xfer])
+	k->arrived[ix] = wait_ack ? 1 : 2;
+	if (wait_ack && !r->ranks[xfer >> 32].arrived[(uint32_t)xfer])
 		k->peer_unacked++; /* wait for the sender's acknowledgment too */
 	if (k->state[ix] == ST_RUNNING) {
 		finish(r, dst, ix, now);
 		drain(r, now);
 	}
+}
+
+void app_ck_delivered(struct app_ck_run *r, uint64_t xfer, emu_ps_t now)
+{
+	deliver(r, xfer, now, 1);
+}
+
+void app_ck_delivered_noack(struct app_ck_run *r, uint64_t xfer, emu_ps_t now)
+{
+	deliver(r, xfer, now, 0);
 }
 
 void app_ck_acked(struct app_ck_run *r, uint64_t xfer, emu_ps_t now)
@@ -372,7 +383,7 @@ void app_ck_acked(struct app_ck_run *r, uint64_t xfer, emu_ps_t now)
 	k->unacked--;
 	if (!n->sync)
 		k->st.sends_acked++;
-	if (r->ranks[d.dst].arrived[n->match] && r->ranks[d.dst].peer_unacked)
+	if (r->ranks[d.dst].arrived[n->match] == 1 && r->ranks[d.dst].peer_unacked)
 		r->ranks[d.dst].peer_unacked--;
 	if (r->cb.xfer_acked)
 		r->cb.xfer_acked(r->cb.ctx, &d);

@@ -100,4 +100,4 @@ for sets, want in (
           'refused (%d): %s' % (p.returncode, p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ''))
     check(not os.path.exists(os.path.join(out, 'summary.json')), 'no simulation ran')
 
-finish('chakra')
+sys.exit(finish('chakra'))
