@@ -60,6 +60,9 @@ static const char run_help[] =
 	"  -s, --set PATH=VALUE   override one config key, lists indexed by number, e.g.\n"
 	"                         -s applications.0.list.0.bytes=4096; may be given up to 256 times\n"
 	"  -q, --quiet            no progress line\n"
+	"  -t, --threads N        virtual time: run the config's partitions on N threads (default 1), windows of\n"
+	"                         the smallest delay of a link between two of them; every output is the same\n"
+	"                         whatever N (docs/parallel.md)\n"
 	"  -P, --partition NAME   real time: run only the devices of partition NAME (the config's partitions);\n"
 	"                         the links to the others go through ports bound on both sides (one fabric\n"
 	"                         across processes, docs/realtime.md)\n"
@@ -158,7 +161,7 @@ static int cmd_version(struct cli *c);
 static int cmd_help(struct cli *c);
 
 static const struct cli_cmd cmds[] = {
-	{ "run", run_help, ":m:o:s:qr:hP:", cmd_run },
+	{ "run", run_help, ":m:o:s:qr:hP:t:", cmd_run },
 	{ "validate", validate_help, ":m:s:h", cmd_validate },
 	{ "keys", keys_help, ":h", cmd_keys },
 	{ "pcap-info", pcap_info_help, ":jp:h", cmd_pcap_info },
@@ -172,7 +175,7 @@ static const struct option long_opts[] = {
 	{ "set", required_argument, NULL, 's' },  { "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },       { "json", no_argument, NULL, 'j' },
 	{ "udp-port", required_argument, NULL, 'p' }, { "partition", required_argument, NULL, 'P' },
-	{ "record", required_argument, NULL, 'r' },
+	{ "record", required_argument, NULL, 'r' }, { "threads", required_argument, NULL, 't' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -260,6 +263,15 @@ static int parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli *c
 		case 'P':
 			c->run.partition = optarg;
 			break;
+		case 't': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*optarg < '0' || *optarg > '9' || *end != '\0' || v < 1 || v > 64)
+				return usage_error(cmd, "--threads '%s': expected a number of threads, 1 to 64", optarg);
+			c->run.threads = (uint32_t)v;
+			break;
+		}
 		case 'j':
 			c->json = true;
 			break;

@@ -10,138 +10,6 @@
 
 /* Virtual-time records map simulated time 0 to 2026-01-01 00:00:00 UTC, so records are byte-identical. */
 #define CTL_VIRTUAL_EPOCH_S 1767225600LL
-/* Between progress checks, run this much simulated time. */
-#define CTL_SLICE_PS (10 * EMU_PS_PER_US)
-/* The shortest no-progress window before a run without a stop time is stopped as stalled. */
-#define CTL_STALL_MIN_PS (100 * EMU_PS_PER_MS)
-
-static double wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/*
- * The progress bar on stderr: with a stop time a bar and the share of it simulated, then simulated time, wall time
- * and events per second. On a terminal (@p tty, tested once per run) it redraws in place every 0.1 s; otherwise a
- * line a second. @p final draws the last state whatever the time, so a run shorter than the period shows one.
- */
-static void progress(struct ctl_run_state *r, double t0, double *last, bool tty, bool final)
-{
-	double w = wall_now();
-
-	if (!r->opts->progress || (!final && w - *last < (tty ? 0.1 : 1.0)))
-		return;
-	*last = w;
-	emu_ps_t now = final ? r->end : emu_sched_now(r->np.sched);
-	uint64_t ev = emu_sched_events_run(r->np.sched);
-	double el = w - t0 > 1e-9 ? w - t0 : 1e-9;
-	static const char full[] = "####################", empty[] = "....................";
-
-	if (r->has_stop && r->stop > 0) {
-		double share = now >= r->stop ? 1.0 : (double)now / (double)r->stop;
-		int fill = (int)(share * 20.0);
-
-		fprintf(stderr, "%s[uetemu] [%.*s%.*s] %3.0f%% ", tty ? "\r" : "", fill, full, 20 - fill, empty,
-			100.0 * share);
-	} else {
-		fprintf(stderr, "%s[uetemu] ", tty ? "\r" : "");
-	}
-	fprintf(stderr, "sim %.6f s, %.1f s wall, %.2f M events/s", (double)now / 1e12, el, (double)ev / el / 1e6);
-	if (r->n_msgs > 0)
-		fprintf(stderr, ", messages %u/%u done", r->n_completed, r->n_msgs);
-	if (r->rdma != NULL)
-		fprintf(stderr, ", WQEs %llu done", (unsigned long long)ctl_rdma_wqes_done(r->rdma));
-	if (r->chakra != NULL)
-		fprintf(stderr, ", Chakra ranks %u ended", ctl_chakra_ranks_ended(r->chakra));
-	fputs(tty && !final ? "  " : "\n", stderr);
-}
-
-/* What a run's progress is measured by: new payload delivered, messages and WQEs completed. */
-static uint64_t progress_mark(const struct ctl_run_state *r)
-{
-	uint64_t n = r->n_completed + ctl_rdma_wqes_done(r->rdma) + ctl_chakra_ranks_ended(r->chakra) +
-		     ctl_run_replays_sent(r);
-
-	for (uint32_t i = 0; i < r->cfg->n_hosts; i++)
-		n += ctl_run_host_rx_payload(r, i);
-	return n;
-}
-
-/*
- * The no-progress watchdog of a run without a stop time, which ends only when its work is done: one whose work can
- * no longer progress (a receiver whose buffers take nothing, a link that never comes back) would retransmit for
- * ever. Checked once per simulated millisecond; true (said on stderr) when nothing progressed for the window: the
- * longest retransmission timeout times four, and at least 100 ms.
- */
-static bool no_progress(struct ctl_run_state *r, emu_ps_t now, emu_ps_t *next_check, uint64_t *mark,
-			emu_ps_t *since)
-{
-	const struct nic_params *p = &r->cfg->nic;
-	emu_ps_t rto = r->roces != NULL	       ? r->cfg->roce.retransmit_timeout
-		       : p->fixed_rexmit_enable ? p->fixed_rexmit_timeout
-						: p->initial_rto << p->max_rto_backoff;
-	emu_ps_t window = 4 * rto > CTL_STALL_MIN_PS ? 4 * rto : CTL_STALL_MIN_PS;
-
-	if (r->has_stop || now < *next_check)
-		return false;
-	*next_check = now + EMU_PS_PER_MS;
-	uint64_t m = progress_mark(r);
-
-	if (m != *mark) {
-		*mark = m;
-		*since = now;
-		return false;
-	}
-	if (now - *since < window)
-		return false;
-	fprintf(stderr, "uetemu: no progress for %.3f s of simulated time (no payload delivered, nothing completed) "
-		"with %u of %u messages open: stopped at %.6f s\n", (double)(now - *since) / 1e12,
-		r->n_msgs - r->n_completed, r->n_msgs, (double)now / 1e12);
-	return true;
-}
-
-/* Run events in (time, seq) order until none is left, SimulationDuration is reached, a signal, or no progress. */
-static void run_virtual(struct ctl_run_state *r)
-{
-	emu_ps_t limit = r->has_stop ? r->stop : EMU_PS_NEVER - 1, next_check = 0, since = 0;
-	double t0 = wall_now(), last = t0;
-	bool tty = r->opts->progress && isatty(fileno(stderr));
-	uint64_t mark = 0;
-
-	while (!*r->opts->quit) {
-		emu_ps_t ck_end;
-
-		if (ctl_chakra_ended(r->chakra, &ck_end) && ck_end < limit) /* every rank has ended */
-			limit = r->stop = ck_end;
-		emu_ps_t next = emu_sched_next(r->np.sched);
-		if (next == EMU_PS_NEVER || next > limit)
-			break;
-		emu_ps_t due = ctl_records_due(r->records);
-		if (due < next) { /* periodic rows fall due between events: the run goes on past them */
-			ctl_records_advance(r->records, due);
-			continue;
-		}
-		emu_ps_t slice = next + CTL_SLICE_PS;
-		slice = slice < limit && slice > next ? slice : limit;
-		emu_sched_run_until(r->np.sched, slice < due ? slice : due);
-		progress(r, t0, &last, tty, false);
-		if (no_progress(r, emu_sched_now(r->np.sched), &next_check, &mark, &since)) {
-			r->stalled = true;
-			break;
-		}
-	}
-	r->end = emu_sched_now(r->np.sched);
-	if (r->has_stop && !*r->opts->quit) {
-		r->end = r->stop;
-		/* the run lasts to its stop time: the periodic rows due after the last event, up to it, are written */
-		ctl_records_advance(r->records, r->end);
-	}
-	r->wall_s = wall_now() - t0;
-	progress(r, t0, &last, tty, true);
-}
 
 /*
  * Flush and close what the run wrote: the periodic records, rdma-perf, the captures and the uet-events record.
@@ -217,12 +85,14 @@ static void extra_json(FILE *f, const void *arg)
 	ctl_run_replays_json(f, arg);
 	ctl_run_rec_json(f, arg);
 	ctl_run_rerun_json(f, arg);
+	ctl_run_vt_json(f, arg);
 }
 
 static void extra_print(const void *arg)
 {
 	ctl_run_replays_print(arg);
 	ctl_run_rerun_print(arg);
+	ctl_run_vt_print(arg);
 }
 
 /* Hand the report a view of the finished run: what it ran, what crossed it, and why it stopped. */
@@ -263,7 +133,9 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 		events += emu_sched_events_run(r->lcs[i].np->sched);
 	}
 	char names[CTL_PARTS_MAX * (CTL_NAME_MAX + 1) + 64];
-	struct ctl_report_lcore *lcores = r->n_lcs > 1 || r->part >= 0 ? report_lcores(r, names, sizeof(names)) : NULL;
+	bool rt = r->opts->mode == CTL_MODE_REALTIME;
+	struct ctl_report_lcore *lcores = rt && (r->n_lcs > 1 || r->part >= 0) ? report_lcores(r, names, sizeof(names))
+									     : NULL;
 	struct ctl_report_in in = {
 		.cfg = cfg, .out_dir = r->opts->out_dir, .realtime = r->opts->mode == CTL_MODE_REALTIME, .stop = stop,
 		.nics = r->nics, .roces = r->roces, .part_counters = counters, .events = events,
@@ -317,7 +189,7 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 		else if (opts->mode == CTL_MODE_REALTIME)
 			rc = ctl_run_realtime(&r, err, errlen);
 		else
-			run_virtual(&r);
+			ctl_run_virtual(&r);
 	}
 	dp_destroy(r.dp); /* a build that failed after the EAL came up */
 	r.dp = NULL;

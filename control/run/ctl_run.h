@@ -25,6 +25,7 @@ struct ctl_run_opts {
 	int n_sets;
 	const char *rerun_dir;          /* re-run the session recorded in this directory (uetemu rerun), or NULL */
 	int *rerun_same;                /* a re-run sets it: 1 identical to the session, 0 not (may be NULL) */
+	uint32_t threads;               /* virtual time: threads running the partitions (--threads); 0 or 1: one */
 };
 
 /**

@@ -88,8 +88,12 @@ static void hook_msg_done(void *arg, uint64_t cookie, emu_ps_t now)
 	__atomic_store_n(&lc->completed, lc->completed + 1, __ATOMIC_RELAXED);
 	if (r->n_lcs == 1)
 		r->n_completed++;
-	/* The workload closes both ends of the message's PDC when the message completes (seed 000, Completion). */
-	if (r->nics != NULL)
+	/* The workload closes both ends of the message's PDC when the message completes (seed 000, Completion); in
+	 * virtual time the receiver's end a close delay later (docs/parallel.md), so a run cut over threads is the
+	 * same as one that is not */
+	if (r->nics != NULL && ctl_run_vt_on(r))
+		ctl_run_vt_close(lc, m, now);
+	else if (r->nics != NULL)
 		ctl_run_lcore_close_rcv(lc, m->m->dst, r->cfg->hosts[m->m->src].ip, m->pdc, now);
 }
 
@@ -117,8 +121,9 @@ static void ev_post(void *a, void *b, emu_ps_t now)
 	struct ctl_msg *m = b;
 	const struct ctl_config *cfg = r->cfg;
 	uint64_t cookie = (uint64_t)(m - r->msgs);
-
 	uint32_t qpn;
+
+	emu_sched_set_ent(lc->np->sched, m->m->src + 1); /* the post runs as its sender */
 
 	/* on a RoCE NIC a message is one RDMA WRITE on a queue pair of its own, as a message is a PDC of its own */
 	if (r->roces != NULL ? roce_qp_open(r->roces[m->m->src], cfg->hosts[m->m->dst].ip, &qpn) < 0 ||
@@ -264,8 +269,8 @@ nomem:
 struct net_endpoint ctl_run_host_ep(struct ctl_run_state *r, uint32_t host)
 {
 	if (r->roces != NULL)
-		return (struct net_endpoint){ .dev = r->roces[host], .ops = &roce_dev_ops, .port = 0 };
-	return (struct net_endpoint){ .dev = r->nics[host], .ops = &nic_dev_ops, .port = 0 };
+		return (struct net_endpoint){ .dev = r->roces[host], .ops = &roce_dev_ops, .port = 0, .ent = host + 1 };
+	return (struct net_endpoint){ .dev = r->nics[host], .ops = &nic_dev_ops, .port = 0, .ent = host + 1 };
 }
 
 void ctl_run_host_attach(struct ctl_run_state *r, uint32_t h, struct net_dir *d)
@@ -547,9 +552,14 @@ static int schedule_messages(struct ctl_run_state *r, char *err, size_t errlen)
 			if (r->dev_lc[cm->src] == CTL_LC_REMOTE)
 				continue;
 			struct ctl_msg *m = &r->msgs[r->n_msgs++];
+			struct net_part *np = ctl_run_dev_np(r, cm->src);
+			int rc;
+
 			m->m = cm;
-			if (net_sched(ctl_run_dev_np(r, cm->src), m->m->start, ev_post, ctl_run_dev_lc(r, cm->src), m,
-				      NULL) < 0) {
+			emu_sched_set_ent(np->sched, cm->src + 1); /* its sender's: an order however the fabric is cut */
+			rc = net_sched(np, m->m->start, ev_post, ctl_run_dev_lc(r, cm->src), m, NULL);
+			emu_sched_set_ent(np->sched, 0);
+			if (rc < 0) {
 				snprintf(err, errlen, "too many messages for the event scheduler");
 				return -ENOSPC;
 			}
@@ -617,13 +627,19 @@ int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 	unsigned ids[CTL_PARTS_MAX];
 	uint32_t n_lcores = r->dp != NULL ? dp_lcores(r->dp, ids, CTL_PARTS_MAX) : 1;
 	const char *one = one_lcore_only(r);
-
 	const char *which = "";
 
 	if (n_lcores > 1 && one != NULL && ctl_run_eal_lcores(r->opts, &which) == 0) {
 		/* the EAL's default (every core) was not asked for: run on the main lcore rather than refuse */
 		fprintf(stderr, "[uetemu] one lcore: %s runs on one lcore (give -l to choose the lcores)\n", one);
 		n_lcores = 1;
+	}
+	if (r->opts->mode == CTL_MODE_VIRTUAL && !r->rerun && r->opts->threads > 1) {
+		n_lcores = r->opts->threads;
+		if (one != NULL) {
+			fprintf(stderr, "[uetemu] one thread: %s runs on one thread\n", one);
+			n_lcores = 1;
+		}
 	}
 
 	if ((rc = ctl_run_lcore_plan(r, r->dp != NULL ? ids : NULL, n_lcores < CTL_PARTS_MAX ? n_lcores : CTL_PARTS_MAX,
@@ -635,6 +651,13 @@ int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 	if ((rc = make_nics(r, err, errlen)) < 0 || (rc = make_links(r, err, errlen)) < 0)
 		return rc;
 	int split = ctl_run_lcore_links(r, err, errlen);
+
+	if (split == 0)
+		split = ctl_run_vt_plan(r, err, errlen);
+	if (split == 0 && r->topo != NULL && ctl_run_fabric_faults(r) < 0) {
+		snprintf(err, errlen, "too many faults for the event scheduler");
+		split = -ENOSPC;
+	}
 
 	rc = check_cc(r, err, errlen);
 	rc = rc < 0 ? rc : split;
@@ -706,6 +729,7 @@ void ctl_run_teardown(struct ctl_run_state *r)
 		free(r->exts[i].hosts);
 	}
 	free(r->exts);
+	ctl_run_vt_fini(r);
 	ctl_run_lcore_fini(r);
 	net_part_fini(&r->np);
 	if (r->lock_fd > 0)

@@ -80,7 +80,8 @@ static int attach(struct ctl_run_state *r, uint32_t i)
 		r->port_caps[cc->dev] = r->caps[i];
 		return 0;
 	}
-	if (r->opts->mode == CTL_MODE_REALTIME) /* through the lcores' rings to the writer (ctl_run_lcore.c) */
+	/* through the lcores' rings to the writer (ctl_run_lcore.c), or the threads' logs (ctl_run_vt.c) */
+	if (r->opts->mode == CTL_MODE_REALTIME || ctl_run_vt_on(r))
 		return ctl_run_lcore_cap_link(r, i, l);
 	if (net_link_add_tap(l, cap_tap, r->caps[i]) < 0 || net_link_add_drop_tap(l, cap_drop_tap, r->caps[i]) < 0)
 		return -ENOSPC;

@@ -13,7 +13,8 @@ static struct net_endpoint dev_ep(struct ctl_run_state *r, uint32_t dev, uint32_
 
 	if (d->kind == NET_TOPO_HOST)
 		return ctl_run_host_ep(r, dev);
-	return (struct net_endpoint){ .dev = r->sws[dev - r->topo->size.hosts], .ops = &sw_dev_ops, .port = port };
+	return (struct net_endpoint){ .dev = r->sws[dev - r->topo->size.hosts], .ops = &sw_dev_ops, .port = port,
+				      .ent = dev + 1 };
 }
 
 static int make_switches(struct ctl_run_state *r, char *err, size_t errlen)
@@ -105,7 +106,7 @@ static int make_routes(struct ctl_run_state *r)
 	return 0;
 }
 
-static int make_faults(struct ctl_run_state *r)
+int ctl_run_fabric_faults(struct ctl_run_state *r)
 {
 	const struct ctl_config *cfg = r->cfg;
 
@@ -128,7 +129,7 @@ int ctl_run_fabric(struct ctl_run_state *r, char *err, size_t errlen)
 		return rc;
 	if ((rc = make_switches(r, err, errlen)) < 0)
 		return rc;
-	if ((rc = make_fabric_links(r)) < 0 || (rc = make_routes(r)) < 0 || (rc = make_faults(r)) < 0) {
+	if ((rc = make_fabric_links(r)) < 0 || (rc = make_routes(r)) < 0) {
 		snprintf(err, errlen, "out of memory building the fabric");
 		return rc;
 	}

@@ -33,19 +33,6 @@ struct ctl_xmsg {
 	struct wire_pkt pkt;    /* FRAME only (a CLOSE record stops before it) */
 };
 
-/* What goes to the writer. */
-enum ctl_wkind { CTL_W_CAP_LINK = 1, CTL_W_CAP_DROP, CTL_W_CAP_PORT, CTL_W_EVENT, CTL_W_TRACE };
-
-struct ctl_whdr {
-	uint32_t kind;          /* enum ctl_wkind */
-	uint32_t idx;           /* capture index (link), port index (port) */
-	uint32_t dir;           /* link direction; port: 1 received, 0 sent */
-	int32_t reason;         /* CAP_DROP: the net_counter it was lost under */
-	emu_ps_t now, at;       /* the emulated time; CAP_PORT: the wall clock as emulated time */
-	uint32_t len;           /* bytes after the header */
-	uint32_t pad;
-};
-
 /* A link capture's taps in real time: the capture, and the lcore that sends on each direction. */
 struct ctl_captap {
 	struct ctl_run_state *run;
@@ -93,8 +80,8 @@ static int plan_parts(struct ctl_run_state *r, uint32_t n_lcores, char *err, siz
 		}
 		local = 1;
 	}
-	/* real time: as many lcores as there are partitions to run, up to the EAL's; virtual time: one */
-	r->n_lcs = r->opts->mode != CTL_MODE_REALTIME ? 1 : local < n_lcores ? local : n_lcores;
+	/* as many lcores (real time) or threads (virtual time) as there are partitions to run, up to those given */
+	r->n_lcs = local < n_lcores ? local : n_lcores;
 	r->part_lc = malloc(sizeof(*r->part_lc) * cfg->n_parts);
 	r->dev_lc = malloc(sizeof(*r->dev_lc) * (cfg->n_devs ? cfg->n_devs : 1));
 	if (r->part_lc == NULL || r->dev_lc == NULL)
@@ -134,8 +121,7 @@ int ctl_run_lcore_plan(struct ctl_run_state *r, const unsigned *lcore_ids, uint3
 	return 0;
 }
 
-/* The two device ends of link @p i: the generated fabric's, or an explicit link's hosts. */
-static void link_ends(const struct ctl_run_state *r, uint32_t i, uint32_t *a, uint32_t *b)
+void ctl_run_link_ends(const struct ctl_run_state *r, uint32_t i, uint32_t *a, uint32_t *b)
 {
 	if (r->topo != NULL) {
 		*a = r->topo->links[i].a.dev;
@@ -146,8 +132,7 @@ static void link_ends(const struct ctl_run_state *r, uint32_t i, uint32_t *a, ui
 	}
 }
 
-/* The name of device @p d. */
-static const char *dev_name(const struct ctl_run_state *r, uint32_t d)
+const char *ctl_run_dev_name(const struct ctl_run_state *r, uint32_t d)
 {
 	return r->topo != NULL ? r->topo->devs[d].name : r->cfg->hosts[d].name;
 }
@@ -195,26 +180,31 @@ static int check_remote_link(const struct ctl_run_state *r, uint32_t i, uint32_t
 	if (!is_switch(r, here) || !is_switch(r, there))
 		return lc_err(r, err, errlen, "partition %s: link %s-%s goes to %s, which partition %s runs in "
 			      "another process; a host's link is not split across processes: put the host in its "
-			      "switch's partition", r->cfg->parts[r->part].name, dev_name(r, a), dev_name(r, b),
-			      dev_name(r, there), r->cfg->parts[r->cfg->dev_part[there]].name);
+			      "switch's partition", r->cfg->parts[r->part].name, ctl_run_dev_name(r, a), ctl_run_dev_name(r, b),
+			      ctl_run_dev_name(r, there), r->cfg->parts[r->cfg->dev_part[there]].name);
 	return lc_err(r, err, errlen, "partition %s: link %s-%s goes to %s, which partition %s runs in another "
 		      "process; bind %s's end in ports (attach: \"%s:N\"), and %s's in the other process",
-		      r->cfg->parts[r->part].name, dev_name(r, a), dev_name(r, b), dev_name(r, there),
-		      r->cfg->parts[r->cfg->dev_part[there]].name, dev_name(r, here), dev_name(r, here),
-		      dev_name(r, there));
+		      r->cfg->parts[r->part].name, ctl_run_dev_name(r, a), ctl_run_dev_name(r, b), ctl_run_dev_name(r, there),
+		      r->cfg->parts[r->cfg->dev_part[there]].name, ctl_run_dev_name(r, here), ctl_run_dev_name(r, here),
+		      ctl_run_dev_name(r, there));
 }
 
-static void ev_xcross(void *arg, struct net_dir *d, const struct wire_pkt *pkt, emu_ps_t at);
+static void ev_xcross(void *arg, struct net_dir *d, const struct wire_pkt *pkt, emu_ps_t at,
+		      const struct emu_sched_key *k);
 
 /* Split link @p l across lcores @p la and @p lb: each direction crosses through its ring. */
 static void split_link(struct ctl_run_state *r, struct net_link *l, uint32_t la, uint32_t lb)
 {
+	net_cross_fn fn = r->opts->mode == CTL_MODE_REALTIME ? ev_xcross : ctl_run_vt_cross;
+
 	net_link_parts(l, r->lcs[la].np, r->lcs[lb].np);
 	if (la == lb)
 		return;
-	l->dir[0].cross = ev_xcross;
+	r->lcs[la].out[lb] = (struct ctl_xroute){ .from = &r->lcs[la], .to = lb };
+	r->lcs[lb].out[la] = (struct ctl_xroute){ .from = &r->lcs[lb], .to = la };
+	l->dir[0].cross = fn;
 	l->dir[0].cross_arg = &r->lcs[la].out[lb];
-	l->dir[1].cross = ev_xcross;
+	l->dir[1].cross = fn;
 	l->dir[1].cross_arg = &r->lcs[lb].out[la];
 }
 
@@ -233,15 +223,6 @@ static int check_split(const struct ctl_run_state *r, char *err, size_t errlen)
 	if (r->n_lcs > 1 && r->rdma != NULL)
 		rc = lc_err(r, err, errlen, "the ScalaRdma application runs on one lcore: give -l with one lcore, or "
 			    "one partition");
-	for (uint32_t f = 0; r->n_lcs > 1 && f < cfg->n_faults; f++) {
-		uint32_t a, b;
-
-		link_ends(r, cfg->faults[f].link, &a, &b);
-		if (r->dev_lc[a] != r->dev_lc[b])
-			rc = lc_err(r, err, errlen, "topology.faults.%u: link %s-%s joins two lcores; a fault needs a "
-				    "link inside one partition (or one lcore: -l 0)", f, dev_name(r, a),
-				    dev_name(r, b));
-	}
 	if (r->n_lcs > 1 && cfg->n_replays > 0)
 		rc = lc_err(r, err, errlen, "replays run on one lcore (the frames enter the models on its scheduler, "
 			    "a DPDK port's are sent by its loop): give -l with one lcore, or one partition");
@@ -264,7 +245,7 @@ int ctl_run_lcore_links(struct ctl_run_state *r, char *err, size_t errlen)
 	for (uint32_t i = 0; i < r->n_links; i++) {
 		uint32_t a, b;
 
-		link_ends(r, i, &a, &b);
+		ctl_run_link_ends(r, i, &a, &b);
 		if (r->part >= 0 && check_remote_link(r, i, a, b, err, errlen) < 0)
 			rc = -EINVAL;
 		uint32_t la = r->dev_lc[a] == CTL_LC_REMOTE ? 0 : r->dev_lc[a];
@@ -322,9 +303,12 @@ void ctl_run_lcore_fini(struct ctl_run_state *r)
 }
 
 /* A frame leaves its lcore on direction @p d: a copy into the ring, its arrival time with it. */
-static void ev_xcross(void *arg, struct net_dir *d, const struct wire_pkt *pkt, emu_ps_t at)
+static void ev_xcross(void *arg, struct net_dir *d, const struct wire_pkt *pkt, emu_ps_t at,
+		      const struct emu_sched_key *k)
 {
 	struct ctl_xroute *x = arg;
+
+	(void)k; /* real time: frames arrive when they are taken, in the order they come */
 	struct ctl_xmsg *m = emu_spsc_reserve(x->ring, sizeof(*m));
 
 	if (m == NULL) {
@@ -415,6 +399,11 @@ void ctl_run_lcore_event(struct ctl_lcore *lc, const struct nic_event *ev)
 {
 	struct ctl_whdr *h;
 
+	if (lc->vlog != NULL) {
+		if (lc->run->events != NULL)
+			ctl_run_vt_log(lc, &(struct ctl_whdr){ .kind = CTL_W_EVENT, .len = sizeof(*ev) }, ev, sizeof(*ev));
+		return;
+	}
 	if (lc->idx == 0) { /* the main lcore writes */
 		ctl_run_write_event(lc->run, ev);
 		return;
@@ -429,6 +418,10 @@ void ctl_run_lcore_trace(struct ctl_lcore *lc, const struct nic_trace *tr)
 {
 	struct ctl_whdr *h;
 
+	if (lc->vlog != NULL) {
+		ctl_run_vt_log(lc, &(struct ctl_whdr){ .kind = CTL_W_TRACE, .len = sizeof(*tr) }, tr, sizeof(*tr));
+		return;
+	}
 	if (lc->idx == 0) {
 		ctl_records_trace(lc->run->records, tr);
 		return;
@@ -462,6 +455,12 @@ void ctl_run_lcore_cap_port(struct ctl_lcore *lc, uint32_t port, const uint8_t *
 static void tap_link(void *arg, uint32_t dir, const struct wire_pkt *pkt, emu_ps_t now)
 {
 	struct ctl_captap *t = arg;
+
+	if (t->lc[dir]->vlog != NULL) {
+		ctl_run_vt_log(t->lc[dir], &(struct ctl_whdr){ .kind = CTL_W_CAP_LINK, .idx = t->cap, .dir = dir,
+							      .now = now, .len = sizeof(*pkt) }, pkt, sizeof(*pkt));
+		return;
+	}
 	struct ctl_whdr *h = wr_reserve(t->lc[dir], CTL_W_CAP_LINK, sizeof(*pkt));
 
 	if (h == NULL)
@@ -476,6 +475,13 @@ static void tap_link(void *arg, uint32_t dir, const struct wire_pkt *pkt, emu_ps
 static void tap_drop(void *arg, uint32_t dir, const struct wire_pkt *pkt, emu_ps_t now, int reason)
 {
 	struct ctl_captap *t = arg;
+
+	if (t->lc[dir]->vlog != NULL) {
+		ctl_run_vt_log(t->lc[dir], &(struct ctl_whdr){ .kind = CTL_W_CAP_DROP, .idx = t->cap, .dir = dir,
+							      .reason = reason, .now = now, .len = sizeof(*pkt) },
+			       pkt, sizeof(*pkt));
+		return;
+	}
 	struct ctl_whdr *h = wr_reserve(t->lc[dir], CTL_W_CAP_DROP, sizeof(*pkt));
 
 	if (h == NULL)
@@ -493,7 +499,7 @@ static struct ctl_lcore *sender_lc(struct ctl_run_state *r, uint32_t i, uint32_t
 {
 	uint32_t a, b;
 
-	link_ends(r, i, &a, &b);
+	ctl_run_link_ends(r, i, &a, &b);
 	uint32_t from = dir == 0 ? a : b, to = dir == 0 ? b : a;
 	bool emulated = r->dev_lc[from] != CTL_LC_REMOTE && (is_switch(r, from) || !r->cfg->hosts[from].external);
 
@@ -514,8 +520,8 @@ int ctl_run_lcore_cap_link(struct ctl_run_state *r, uint32_t cap, struct net_lin
 	return 0;
 }
 
-/* Write one record of the ring to the writer. The body is copied out: the ring's bytes are only 8-aligned. */
-static void write_one(struct ctl_run_state *r, const struct ctl_whdr *h)
+/* The body is copied out: the ring's bytes are only 8-aligned. */
+void ctl_run_lcore_write(struct ctl_run_state *r, const struct ctl_whdr *h)
 {
 	union {
 		struct wire_pkt pkt;
@@ -558,7 +564,7 @@ void ctl_run_lcore_drain_writer(struct ctl_run_state *r)
 		uint32_t len;
 
 		while (wr != NULL && (h = emu_spsc_peek(wr, &len)) != NULL) {
-			write_one(r, h);
+			ctl_run_lcore_write(r, h);
 			emu_spsc_release(wr);
 		}
 	}

@@ -88,7 +88,24 @@ struct ctl_lcore {
 	uint64_t wr_full;            /* capture frames and record rows lost: the ring to the writer was full */
 	uint64_t samples_ack;        /* periodic records: the last sampling pause it stopped for (atomic) */
 	int exited;                  /* its loop has ended (atomic) */
+	/* virtual time (ctl_run_vt.c): one thread per lcore */
+	struct ctl_vbox *vout;       /* frames and closes to each other thread (index = receiver), for the window's end */
+	struct ctl_vlog *vlog;       /* its outputs with their tags, written sorted when the run's work falls due */
+	uint64_t wait_ns;            /* time its thread waited at the windows' barriers */
 } __attribute__((aligned(64)));
+
+/* A record for the writer (real time: through an lcore's ring; virtual time: in a thread's log). */
+enum ctl_wkind { CTL_W_CAP_LINK = 1, CTL_W_CAP_DROP, CTL_W_CAP_PORT, CTL_W_EVENT, CTL_W_TRACE };
+
+struct ctl_whdr {
+	uint32_t kind;          /* enum ctl_wkind */
+	uint32_t idx;           /* capture index (link), port index (port) */
+	uint32_t dir;           /* link direction; port: 1 received, 0 sent */
+	int32_t reason;         /* CAP_DROP: the net_counter it was lost under */
+	emu_ps_t now, at;       /* the emulated time; CAP_PORT: the wall clock as emulated time */
+	uint32_t len;           /* bytes after the header */
+	uint32_t pad;
+};
 
 /* One way between two lcores: the ring, and the sender (its counters). The cross_arg of the links it carries. */
 struct ctl_xroute {
@@ -120,6 +137,7 @@ struct ctl_replay_src {
 
 struct ctl_rec_session;
 struct ctl_rerun;
+struct ctl_vt;
 
 struct ctl_run_state {
 	const struct ctl_config *cfg;
@@ -180,6 +198,7 @@ struct ctl_run_state {
 	bool rerun;             /* a re-run of a recorded session: virtual time with the session's ports */
 	struct ctl_rec_session *rec; /* real time with --record, or a re-run: the session log (ctl_run_record.c) */
 	struct ctl_rerun *rr;   /* a re-run: the recorded log and the verdict (ctl_run_rerun.c) */
+	struct ctl_vt *vt;      /* virtual time (not a re-run): threads, windows, logs (ctl_run_vt.c) */
 };
 
 /** Whether the run's hosts use the ports section: real time, and the re-run of a recorded real-time session. */
@@ -226,6 +245,12 @@ void ctl_run_lcore_cap_port(struct ctl_lcore *lc, uint32_t port, const uint8_t *
 			    emu_ps_t emu, emu_ps_t at);
 /** Real time: the link taps of the capture @p cap (index in captures) through the rings. 0 or -ENOSPC. */
 int ctl_run_lcore_cap_link(struct ctl_run_state *r, uint32_t cap, struct net_link *l);
+/** Write one record for the writer (the main lcore). */
+void ctl_run_lcore_write(struct ctl_run_state *r, const struct ctl_whdr *h);
+/** The two device ends of link @p i: the generated fabric's, or an explicit link's hosts. */
+void ctl_run_link_ends(const struct ctl_run_state *r, uint32_t i, uint32_t *a, uint32_t *b);
+/** The name of device @p d. */
+const char *ctl_run_dev_name(const struct ctl_run_state *r, uint32_t d);
 /** Write what the lcores' rings to the writer hold (the main lcore). */
 void ctl_run_lcore_drain_writer(struct ctl_run_state *r);
 /** Take the frames other lcores sent @p lc; a frame due before @p now arrives now and is counted late. */
@@ -261,6 +286,8 @@ uint64_t ctl_run_host_rx_payload(const struct ctl_run_state *r, uint32_t h);
 
 /* ctl_run_fabric.c */
 int ctl_run_fabric(struct ctl_run_state *r, char *err, size_t errlen);
+/** The config's faults on the links, once they are split over lcores or threads. 0 or -ENOSPC. */
+int ctl_run_fabric_faults(struct ctl_run_state *r);
 void ctl_run_fabric_fini(struct ctl_run_state *r);
 
 /* ctl_run_cap.c */
@@ -369,6 +396,31 @@ void ctl_run_rerun_print(const struct ctl_run_state *r);
 /** How the recorded run stopped (enum ctl_stop), which the re-run reports as its own. */
 uint8_t ctl_run_rerun_stop(const struct ctl_run_state *r);
 void ctl_run_rerun_free(struct ctl_run_state *r);
+
+/* ctl_run_vt.c */
+/**
+ * Virtual time, once the links are split over the lcores (here threads: --threads): the windows' lookahead and its
+ * errors (a zero-delay link between partitions), the schedulers' entities (device d is d + 1), the threads' boxes
+ * and logs. Nothing in real time or a re-run. 0, or -errno with @p err.
+ */
+int ctl_run_vt_plan(struct ctl_run_state *r, char *err, size_t errlen);
+void ctl_run_vt_fini(struct ctl_run_state *r);
+/** Whether the run is in virtual time with its threads' logs (ctl_run_vt_plan() made them). */
+bool ctl_run_vt_on(const struct ctl_run_state *r);
+/** The net_cross_fn of a link between two threads: the frame waits in the sender's box for the window's end. */
+void ctl_run_vt_cross(void *arg, struct net_dir *d, const struct wire_pkt *pkt, emu_ps_t at,
+		      const struct emu_sched_key *k);
+/** Message @p m completed at its sender (lcore @p lc, now): its receive side closes one close delay later. */
+void ctl_run_vt_close(struct ctl_lcore *lc, struct ctl_msg *m, emu_ps_t now);
+/** Put an output of @p lc in its log, tagged; false when the run keeps none (real time, a re-run). */
+bool ctl_run_vt_log(struct ctl_lcore *lc, const struct ctl_whdr *h, const void *body, uint32_t len);
+/** Run @p r in virtual time (built, ctl_run_vt_plan() done): r->end, r->wall_s, r->stalled. */
+void ctl_run_virtual(struct ctl_run_state *r);
+/** summary.json "parallel", and the table's lines with more than one thread. */
+void ctl_run_vt_json(FILE *f, const struct ctl_run_state *r);
+void ctl_run_vt_print(const struct ctl_run_state *r);
+/** What @p lc's boxes could not hold (no memory). */
+uint64_t ctl_run_vt_box_lost(const struct ctl_lcore *lc, uint32_t n);
 
 /* ctl_run_rt.c */
 /** Run @p r in real time: the EAL, the ports, the poll loop until the stop time, the work done or a signal. */

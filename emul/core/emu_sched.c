@@ -2,15 +2,19 @@
  * open bucket and a small heap for far events.
  *
  * Time is cut into buckets of 2^shift ps; bucket index = when >> shift. Three places hold pending events:
- *  - the run: every event whose bucket is the open one (index <= cur) or earlier, sorted by (time, seq) and taken
+ *  - the run: every event whose bucket is the open one (index <= cur) or earlier, sorted by its order and taken
  *    from the front;
  *  - the wheel: nb = 2^nb_log bucket lists for the indexes cur + 1 .. cur + nb - 1, one slot list per bucket
  *    (the slots are the list nodes: doubly linked, so a cancel unlinks in O(1)), a bitmap of the non-empty ones;
  *  - the far heap: events past the wheel's horizon when they were scheduled (timeouts, later starts).
  * When the run is used up the cursor moves to the next non-empty bucket (found in the bitmap) or to the far heap's
  * earliest bucket, whichever comes first; that bucket's list is sorted into the run, and every far event of it or
- * earlier merged in. Every event runs from the run, in (time, seq) order, so the order is exactly that of one heap
- * over everything: events at one picosecond run in the order they were scheduled, whatever the bucket width.
+ * earlier merged in. Every event runs from the run, in order, so the order is exactly that of one heap over
+ * everything, whatever the bucket width. An event's order is (time, the time it was scheduled, its creator, the
+ * creator's count): events at one picosecond run in the order they were scheduled, and those scheduled at one
+ * picosecond by two entities (devices) in the entities' order. Nothing in it depends on which scheduler holds the
+ * event, so a fabric cut into partitions, each with its scheduler, runs every device's events in one order
+ * however it is cut (docs/parallel.md).
  * A bucket holds a handful of events, so scheduling and running an event cost O(1), not O(log pending).
  *
  * The bucket width adapts: every SCHED_ADAPT_OPENS bucket openings, if the run took more than SCHED_OPEN_HIGH
@@ -48,9 +52,10 @@ enum slot_where { SLOT_FREE = 0, SLOT_CAL, SLOT_FAR };
  */
 struct sched_node {
 	emu_ps_t when;
-	uint64_t seq;
-	uint32_t next; /* bucket list, or free list while free */
-	uint32_t prev; /* bucket list */
+	emu_ps_t ctime; /* when it was scheduled */
+	uint64_t key;   /* creator << EMU_SCHED_ENT_SHIFT | the creator's count */
+	uint32_t next;  /* bucket list, or free list while free */
+	uint32_t prev;  /* bucket list */
 };
 
 struct sched_slot {
@@ -61,21 +66,22 @@ struct sched_slot {
 	uint8_t where; /* enum slot_where */
 };
 
-/* An event's key and slot, in the run and in the far heap. */
+/* An event's order (when, ctime, key) and slot, in the run and in the far heap. */
 struct sched_ent {
 	emu_ps_t when;
-	uint64_t seq;
+	emu_ps_t ctime;
+	uint64_t key;
 	uint32_t slot;
 	uint32_t gen;
 };
 
-/* The far heap: a binary min-heap on (when, seq) with stale entries; live counts those whose slot still matches. */
+/* The far heap: a binary min-heap on the order with stale entries; live counts those whose slot still matches. */
 struct sched_heap {
 	struct sched_ent *e;
 	uint32_t len, cap, live;
 };
 
-/* The run: e[head .. len) sorted by (when, seq), every one live. */
+/* The run: e[head .. len) sorted by the order, every one live. */
 struct sched_run {
 	struct sched_ent *e;
 	uint32_t head, len, cap;
@@ -109,7 +115,14 @@ struct emu_sched {
 	struct sched_slot *slots;
 	struct sched_node *nodes;
 	uint32_t n_slots, cap, live, free_head;
-	uint64_t seq;
+	uint32_t ent;            /* the entity whose code runs now: it creates the events scheduled */
+	uint32_t n_ent;          /* entities counted (ctr) */
+	uint64_t *ctr;           /* events each entity has created (their keys' counts) */
+	uint64_t ctr0;           /* ctr's storage while only entity 0 exists */
+	emu_ps_t run_ctime;      /* the order of what runs now (an event, or an end-of-instant callback) */
+	uint64_t run_key;
+	uint32_t emit;           /* tags handed out since it began (emu_sched_tag) */
+	uint64_t ends;           /* end-of-instant callbacks run: their tags' order within their entity */
 	uint64_t ran;
 	emu_ps_t now;
 	/* width adaptation: openings, events the run took, near misses of the horizon, since the last look */
@@ -120,7 +133,11 @@ struct emu_sched {
 
 static inline bool ent_less(const struct sched_ent *x, const struct sched_ent *y)
 {
-	return x->when < y->when || (x->when == y->when && x->seq < y->seq);
+	if (x->when != y->when)
+		return x->when < y->when;
+	if (x->ctime != y->ctime)
+		return x->ctime < y->ctime;
+	return x->key < y->key;
 }
 
 static inline void slot_ent(const struct emu_sched *s, uint32_t slot, struct sched_ent *e)
@@ -128,8 +145,15 @@ static inline void slot_ent(const struct emu_sched *s, uint32_t slot, struct sch
 	const struct sched_node *nd = &s->nodes[slot];
 
 	e->when = nd->when; /* field by field: a compound literal made the compiler go through the stack */
-	e->seq = nd->seq;
+	e->ctime = nd->ctime;
+	e->key = nd->key;
 	e->slot = slot;
+}
+
+/* The next key of the entity running now. */
+static inline uint64_t key_draw(struct emu_sched *s)
+{
+	return (uint64_t)s->ent << EMU_SCHED_ENT_SHIFT | s->ctr[s->ent]++;
 }
 
 /* ---- the far heap ---- */
@@ -255,8 +279,8 @@ static int ent_cmp(const void *x, const void *y)
 
 /*
  * Sort e[0 .. n). Insertion sort, which is linear on the usual bucket (a handful, or many at one time, which come
- * in seq order already); past SCHED_SORT_MOVES moves per entry the input is not nearly sorted and qsort finishes
- * (the keys are unique: seq alone is).
+ * in order already); past SCHED_SORT_MOVES moves per entry the input is not nearly sorted and qsort finishes
+ * (the orders are unique: (creator, count) alone is).
  */
 static void run_sort(struct sched_ent *e, uint32_t n)
 {
@@ -646,6 +670,8 @@ struct emu_sched *emu_sched_create(uint32_t capacity)
 		goto fail_s;
 	s->free_head = SLOT_NONE;
 	s->pf = SLOT_NONE;
+	s->ctr = &s->ctr0;
+	s->n_ent = 1;
 	slots_free_range(s, 0, s->n_slots);
 	return s;
 
@@ -660,6 +686,8 @@ void emu_sched_destroy(struct emu_sched *s)
 {
 	if (s == NULL)
 		return;
+	if (s->ctr != &s->ctr0)
+		free(s->ctr);
 	free(s->slots);
 	free(s->nodes);
 	free(s->run.e);
@@ -672,8 +700,8 @@ void emu_sched_destroy(struct emu_sched *s)
 
 /* The slow paths of emu_sched_at(): a slot table to grow, or an event for the run or the far heap. Out of line and
  * reached by tail calls, so the common path (a wheel bucket) saves no register. */
-static __attribute__((noinline)) int sched_at_slow(struct emu_sched *s, emu_ps_t when, emu_event_fn fn, void *a,
-						   void *b, emu_timer_t *h)
+static __attribute__((noinline)) int sched_at_slow(struct emu_sched *s, emu_ps_t when, emu_ps_t ctime, uint64_t key,
+						   emu_event_fn fn, void *a, void *b, emu_timer_t *h)
 {
 	if (s->free_head == SLOT_NONE && slots_grow(s) != 0)
 		return -ENOSPC;
@@ -685,7 +713,8 @@ static __attribute__((noinline)) int sched_at_slow(struct emu_sched *s, emu_ps_t
 	sl->a = a;
 	sl->b = b;
 	s->nodes[slot].when = when < s->now ? s->now : when;
-	s->nodes[slot].seq = s->seq++;
+	s->nodes[slot].ctime = ctime;
+	s->nodes[slot].key = key;
 	place(s, slot);
 	s->live++;
 	if (h != NULL)
@@ -702,7 +731,7 @@ int emu_sched_at(struct emu_sched *s, emu_ps_t when, emu_event_fn fn, void *a, v
 	uint64_t idx = when >> s->shift;
 
 	if (slot == SLOT_NONE || idx <= s->cur || idx - s->cur > s->mask)
-		return sched_at_slow(s, when, fn, a, b, h);
+		return sched_at_slow(s, when, s->now, key_draw(s), fn, a, b, h);
 	struct sched_slot *sl = &s->slots[slot];
 	struct sched_node *nd = &s->nodes[slot];
 
@@ -711,7 +740,8 @@ int emu_sched_at(struct emu_sched *s, emu_ps_t when, emu_event_fn fn, void *a, v
 	sl->a = a;
 	sl->b = b;
 	nd->when = when;
-	nd->seq = s->seq++;
+	nd->ctime = s->now;
+	nd->key = key_draw(s);
 	wheel_link(s, slot, idx);
 	s->live++;
 	if (h != NULL)
@@ -738,17 +768,68 @@ int emu_sched_at2(struct emu_sched *s, emu_ps_t when1, emu_event_fn fn1, void *a
 	s->slots[s1].a = a1;
 	s->slots[s1].b = b1;
 	s->nodes[s1].when = when1;
-	s->nodes[s1].seq = s->seq;
+	s->nodes[s1].ctime = s->now;
+	s->nodes[s1].key = key_draw(s);
 	s->slots[s2].fn = fn2;
 	s->slots[s2].a = a2;
 	s->slots[s2].b = b2;
 	s->nodes[s2].when = when2;
-	s->nodes[s2].seq = s->seq + 1;
-	s->seq += 2;
+	s->nodes[s2].ctime = s->now;
+	s->nodes[s2].key = key_draw(s);
 	wheel_link(s, s1, i1);
 	wheel_link(s, s2, i2);
 	s->live += 2;
 	return 0;
+}
+
+void emu_sched_key_draw(struct emu_sched *s, struct emu_sched_key *k)
+{
+	k->ctime = s->now;
+	k->key = key_draw(s);
+}
+
+int emu_sched_at_key(struct emu_sched *s, emu_ps_t when, const struct emu_sched_key *k, emu_event_fn fn, void *a,
+		     void *b)
+{
+	return sched_at_slow(s, when < s->now ? s->now : when, k->ctime, k->key, fn, a, b, NULL);
+}
+
+int emu_sched_entities(struct emu_sched *s, uint32_t n)
+{
+	uint64_t *c = calloc(n > 0 ? n : 1, sizeof(*c));
+
+	if (c == NULL)
+		return -ENOMEM;
+	c[0] = s->ctr[0];
+	if (s->ctr != &s->ctr0)
+		free(s->ctr);
+	s->ctr = c;
+	s->n_ent = n > 0 ? n : 1;
+	s->ent = 0;
+	return 0;
+}
+
+void emu_sched_set_ent(struct emu_sched *s, uint32_t ent)
+{
+	s->ent = ent < s->n_ent ? ent : 0;
+}
+
+uint32_t emu_sched_ent(const struct emu_sched *s)
+{
+	return s->ent;
+}
+
+void emu_sched_tag(struct emu_sched *s, struct emu_sched_tag *t)
+{
+	t->when = s->now;
+	t->ctime = s->run_ctime;
+	t->key = s->run_key;
+	t->idx = s->emit++;
+}
+
+uint64_t emu_sched_created(const struct emu_sched *s, uint32_t ent)
+{
+	return ent < s->n_ent ? s->ctr[ent] : 0;
 }
 
 int emu_sched_cancel(struct emu_sched *s, emu_timer_t h)
@@ -781,6 +862,7 @@ emu_ps_t emu_sched_now(const struct emu_sched *s)
 void emu_sched_at_end(struct emu_sched *s, struct emu_sched_end *e)
 {
 	e->next = NULL;
+	e->ent = s->ent;
 	if (s->end_tail == NULL)
 		s->end_head = e;
 	else
@@ -797,6 +879,11 @@ static void run_end(struct emu_sched *s)
 	while (e != NULL) {
 		struct emu_sched_end *next = e->next; /* read first: the callback may add e again */
 
+		/* it runs as the entity that asked for it; its tags come after the instant's events' */
+		s->ent = e->ent;
+		s->run_ctime = EMU_PS_NEVER;
+		s->run_key = (uint64_t)s->ent << EMU_SCHED_ENT_SHIFT | (s->ends++ & ((1ull << EMU_SCHED_ENT_SHIFT) - 1));
+		s->emit = 0;
 		e->fn(e->a, e->b, s->now);
 		e = next;
 	}
@@ -842,6 +929,10 @@ uint64_t emu_sched_run_until(struct emu_sched *s, emu_ps_t limit)
 			if (s->pf < s->n_slots)
 				__builtin_prefetch(&s->nodes[s->pf]);
 		}
+		s->run_ctime = s->nodes[slot].ctime;
+		s->run_key = s->nodes[slot].key;
+		s->ent = (uint32_t)(s->run_key >> EMU_SCHED_ENT_SHIFT); /* its creator, unless it says otherwise */
+		s->emit = 0;
 		slot_release(s, slot); /* before the call, so the callback may reuse the slot */
 		s->now = when;
 		fn(a, b, when);

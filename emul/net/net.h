@@ -91,11 +91,13 @@ static inline int net_sched(struct net_part *np, emu_ps_t when, emu_event_fn fn,
 	return rc;
 }
 
-/** A device port: the device, its ops and the port number passed back to them. */
+/** A device port: the device, its ops and the port number passed back to them, and the device's entity in the
+ * schedulers' order (emu_sched_set_ent(): a frame's arrival runs as its receiver; 0 when the run counts none). */
 struct net_endpoint {
 	void *dev;
 	const struct net_dev_ops *ops;
 	uint32_t port;
+	uint32_t ent;
 };
 
 /** Sees every frame entering a link direction, at the time its first bit enters (capture points). */
@@ -114,11 +116,12 @@ typedef void (*net_ext_fn)(void *arg, const struct wire_pkt *pkt, emu_ps_t now);
 struct net_dir;
 
 /**
- * Takes a frame that crosses to another partition on direction @p d, due to arrive at @p at (last bit in): the
- * partition's run copies it into a ring to the receiver's, which gives it to net_dir_arrive(). Must not keep
- * @p pkt (the sender's partition frees it).
+ * Takes a frame that crosses to another partition on direction @p d, due to arrive at @p at (last bit in), its
+ * arrival's place in the order drawn by the sender (@p k): the partition's run copies it to the receiver's, which
+ * gives it to net_dir_arrive() or net_dir_arrive_key(). Must not keep @p pkt (the sender's partition frees it).
  */
-typedef void (*net_cross_fn)(void *arg, struct net_dir *d, const struct wire_pkt *pkt, emu_ps_t at);
+typedef void (*net_cross_fn)(void *arg, struct net_dir *d, const struct wire_pkt *pkt, emu_ps_t at,
+			     const struct emu_sched_key *k);
 
 #define NET_LINK_MAX_TAPS 8 /* taps per link (capture points: at most 8 captures of one link) */
 
@@ -158,6 +161,8 @@ struct net_dir {
 	uint32_t n_impair;
 	uint8_t dscp_trimmed, dscp_trimmed_lasthop;
 	uint64_t data_frames;      /* data frames sent, to match net_impair.nth */
+	uint32_t down;             /* faults holding the direction down now: frames entering it are lost */
+	struct emu_rng loss_rng;   /* the direction's own stream for the link's loss draws (its sender's only) */
 };
 
 /**
@@ -170,9 +175,7 @@ struct net_link {
 	emu_ps_t ps_per_byte;      /* emu_ps_per_byte(bps): serialization by one multiply when whole, else 0 */
 	emu_ps_t delay;
 	struct net_dir dir[2];
-	uint32_t down;             /* faults holding the link down now: frames entering it are lost */
 	uint32_t loss_ppm;         /* a fault's loss rate: each frame entering is lost with this probability */
-	struct emu_rng loss_rng;   /* the link's own stream for those draws */
 	net_tap_fn taps[NET_LINK_MAX_TAPS];
 	void *tap_args[NET_LINK_MAX_TAPS];
 	uint32_t n_taps;
@@ -187,8 +190,8 @@ void net_link_init(struct net_link *l, struct net_part *np, uint64_t bps, emu_ps
 
 /**
  * Put the two ends of @p l in partitions @p a (end a) and @p b (end b): each direction's sender uses its own
- * partition, its arrival is the receiver's. Both the same: as net_link_init() left it. Faults
- * (net_link_fault_down) keep the link's own partition: give them only to links inside one.
+ * partition, its arrival is the receiver's. Both the same: as net_link_init() left it. Before faults: a fault's
+ * events go to each direction's sender (net_link_fault_down).
  */
 void net_link_parts(struct net_link *l, struct net_part *a, struct net_part *b);
 
@@ -211,11 +214,13 @@ static inline emu_ps_t net_pfc_pause_time(uint32_t quanta, uint64_t bps, emu_ps_
 
 /**
  * Faults (a lab's gray failures): take @p l down at @p down and back up at @p up (EMU_PS_NEVER: stays down), both
- * directions; frames entering a down link are lost, frames already on it arrive. Returns 0 or -ENOSPC.
+ * directions, each in its sender's partition, as its sender's entity; frames entering a down link are lost,
+ * frames already on it arrive. Returns 0 or -ENOSPC.
  */
 int net_link_fault_down(struct net_link *l, emu_ps_t down, emu_ps_t up);
 
-/** Lose each frame entering @p l with probability @p ppm / 1e6, drawn from a stream seeded by (@p seed, @p id). */
+/** Lose each frame entering @p l with probability @p ppm / 1e6, drawn by each direction from a stream of its own
+ *  seeded by (@p seed, @p id) (direction a -> b) and (@p seed, @p id + 2^62) (b -> a). */
 void net_link_fault_loss(struct net_link *l, uint32_t ppm, uint64_t seed, uint64_t id);
 
 /** Add a tap; returns 0 or -ENOSPC past NET_LINK_MAX_TAPS. */
@@ -245,6 +250,9 @@ emu_ps_t net_dir_xmit_len(struct net_dir *d, struct wire_pkt *pkt, size_t wl, ui
  * or -ENOSPC (the scheduler is full: counted, and @p pkt freed).
  */
 int net_dir_arrive(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t at);
+
+/** net_dir_arrive() in the place of the order the sender drew (@p k): virtual time over partitions. */
+int net_dir_arrive_key(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t at, const struct emu_sched_key *k);
 
 /** Hand a frame that arrived from an external port to the receiving endpoint of @p d at @p now. */
 void net_dir_inject(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t now);

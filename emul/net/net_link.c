@@ -83,6 +83,7 @@ static void ev_arrive(void *a, void *b, emu_ps_t now)
 {
 	struct net_dir *d = a;
 
+	emu_sched_set_ent(d->rx_np->sched, d->to.ent); /* it runs as its receiver, whoever sent it */
 	d->to.ops->receive(d->to.dev, d->to.port, b, now);
 }
 
@@ -131,32 +132,44 @@ static emu_ps_t impair(struct net_dir *d, struct wire_pkt *pkt)
 	return 0;
 }
 
-/* One fault's start (@p b set) or end. Faults may meet end to end (the config refuses only overlaps), so the
- * link is down while any holds it: a count, not a flag, whatever order same-time events run in. */
+/* One fault's start (@p b set) or end on a direction. Faults may meet end to end (the config refuses only
+ * overlaps), so the direction is down while any holds it: a count, not a flag, whatever order same-time events
+ * run in. */
 static void ev_down(void *a, void *b, emu_ps_t now)
 {
-	struct net_link *l = a;
+	struct net_dir *d = a;
 
 	(void)now;
 	if (b != NULL)
-		l->down++;
-	else if (l->down > 0)
-		l->down--;
+		d->down++;
+	else if (d->down > 0)
+		d->down--;
 }
 
 int net_link_fault_down(struct net_link *l, emu_ps_t down, emu_ps_t up)
 {
-	if (net_sched(l->np, down, ev_down, l, (void *)1, NULL) < 0)
-		return -ENOSPC;
-	if (up != EMU_PS_NEVER && net_sched(l->np, up, ev_down, l, NULL, NULL) < 0)
-		return -ENOSPC;
+	for (uint32_t i = 0; i < 2; i++) {
+		struct net_dir *d = &l->dir[i];
+		struct emu_sched *s = d->np->sched;
+		uint32_t ent = emu_sched_ent(s);
+		int rc = 0;
+
+		emu_sched_set_ent(s, d->from.ent); /* its sender's, as if the sender had scheduled it */
+		if (net_sched(d->np, down, ev_down, d, (void *)1, NULL) < 0 ||
+		    (up != EMU_PS_NEVER && net_sched(d->np, up, ev_down, d, NULL, NULL) < 0))
+			rc = -ENOSPC;
+		emu_sched_set_ent(s, ent);
+		if (rc < 0)
+			return rc;
+	}
 	return 0;
 }
 
 void net_link_fault_loss(struct net_link *l, uint32_t ppm, uint64_t seed, uint64_t id)
 {
 	l->loss_ppm = ppm;
-	emu_rng_init(&l->loss_rng, seed, id);
+	emu_rng_init(&l->dir[0].loss_rng, seed, id);
+	emu_rng_init(&l->dir[1].loss_rng, seed, id + (1ull << 62));
 }
 
 /* A fault takes the frame: counted as a drop of the direction. Returns the counter it is counted under, or 0. */
@@ -164,11 +177,11 @@ static int fault_takes(struct net_dir *d)
 {
 	struct net_link *l = d->link;
 
-	if (l->down) {
+	if (d->down) {
 		d->np->counters[NET_C_LINK_DOWN_DROP]++;
 		return NET_C_LINK_DOWN_DROP;
 	}
-	if (l->loss_ppm != 0 && emu_rng_below(&l->loss_rng, 1000000) < l->loss_ppm) {
+	if (l->loss_ppm != 0 && emu_rng_below(&d->loss_rng, 1000000) < l->loss_ppm) {
 		d->np->counters[NET_C_LINK_LOSS_DROP]++;
 		return NET_C_LINK_LOSS_DROP;
 	}
@@ -204,7 +217,7 @@ emu_ps_t net_dir_xmit_len(struct net_dir *d, struct wire_pkt *pkt, size_t wl, ui
 		extra = impair(d, pkt);
 	if (extra == EMU_PS_NEVER)
 		np->counters[why = NET_C_IMPAIR_DROP]++;
-	else if ((l->down || l->loss_ppm) && (why = fault_takes(d)) != 0)
+	else if ((d->down || l->loss_ppm) && (why = fault_takes(d)) != 0)
 		extra = EMU_PS_NEVER;
 	if (extra == EMU_PS_NEVER) {
 		d->drops++;
@@ -235,7 +248,10 @@ emu_ps_t net_dir_xmit_len(struct net_dir *d, struct wire_pkt *pkt, size_t wl, ui
 		np->counters[NET_C_LINK_UNCONNECTED]++;
 		net_pkt_free(np, pkt);
 	} else if (d->cross != NULL) {
-		d->cross(d->cross_arg, d, pkt, end + l->delay + extra);
+		struct emu_sched_key k;
+
+		emu_sched_key_draw(np->sched, &k); /* the arrival's, before the end of serialization's, as above */
+		d->cross(d->cross_arg, d, pkt, end + l->delay + extra, &k);
 		net_pkt_free(np, pkt);
 	} else if (net_sched(d->rx_np, end + l->delay + extra, ev_arrive, d, pkt, NULL) < 0) {
 		net_pkt_free(np, pkt);
@@ -250,6 +266,17 @@ int net_dir_arrive(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t at)
 
 	if (rc < 0)
 		net_pkt_free(d->rx_np, pkt);
+	return rc;
+}
+
+int net_dir_arrive_key(struct net_dir *d, struct wire_pkt *pkt, emu_ps_t at, const struct emu_sched_key *k)
+{
+	int rc = emu_sched_at_key(d->rx_np->sched, at, k, ev_arrive, d, pkt);
+
+	if (rc < 0) {
+		d->rx_np->counters[NET_C_SCHED_FULL]++;
+		net_pkt_free(d->rx_np, pkt);
+	}
 	return rc;
 }
 

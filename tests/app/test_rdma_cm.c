@@ -48,7 +48,7 @@ static struct cm_fx *fx_new(void)
 		cr_assert_not_null(f->nics[i]);
 	}
 	for (uint32_t l = 0; l < 2; l++) {
-		struct net_endpoint a = { f->nics[2 * l], &nic_dev_ops, 0 }, z = { f->nics[2 * l + 1], &nic_dev_ops, 0 };
+		struct net_endpoint a = { f->nics[2 * l], &nic_dev_ops, 0, 0 }, z = { f->nics[2 * l + 1], &nic_dev_ops, 0, 0 };
 		net_link_init(&f->link[l], &f->np, f->p.data_rate_bps, f->p.delay_ps, a, z);
 		nic_attach(f->nics[2 * l], &f->link[l].dir[0]);
 		nic_attach(f->nics[2 * l + 1], &f->link[l].dir[1]);

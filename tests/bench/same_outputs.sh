@@ -7,6 +7,8 @@
 #   SAME_QUICK=1 ...: leave out the long runs (default.yaml, fat-tree-1024)
 #   SAME_KEEP=DIR ...: keep the outputs in DIR instead of a temporary folder
 #   SAME_REUSE=1 SAME_KEEP=DIR ...: take BASE_BIN's outputs from DIR where an earlier run left them
+#   SAME_NEW_ARGS='--threads 2' ...: give NEW_BIN these arguments too (BASE_BIN and NEW_BIN may be one binary):
+#   the summary's "parallel" line, the table's parallel lines and the one-thread note are left out of the comparison
 #
 # Prints one line per case and exits 1 if any output differs (or a file is missing on one side), else 0.
 set -uo pipefail
@@ -94,9 +96,11 @@ pfc-limit;configs/pfc.yaml;$ALL|simulation.RecordSizeLimit=40KB
 
 # run BIN CONFIG OUT SETS: one run, its exit status in OUT.rc
 run_one() {
-	local bin=$1 cfg=$2 out=$3 sets=$4 args=()
+	local bin=$1 cfg=$2 out=$3 sets=$4 extra=${5:-} args=()
 	local IFS='|'
 	for s in $sets; do args+=(--set "$s"); done
+	IFS=' '
+	for s in $extra; do args+=("$s"); done
 	rm -rf "$out"
 	(cd "$root" && "$bin" run "$cfg" --out "$out" --quiet "${args[@]}" >"$out.out" 2>"$out.err")
 	echo $? >"$out.rc"
@@ -104,7 +108,8 @@ run_one() {
 
 # norm OUT out|err: a run's stdout or stderr with its output folder and its wall time taken out
 norm() {
-	sed -E -e "s#$1#OUT#g" -e 's/in [0-9.]+ s wall/in - s wall/' "$1.$2"
+	sed -E -e "s#$1#OUT#g" -e 's/in [0-9.]+ s wall/in - s wall/' -e '/^parallel: /d' -e '/^  thread [0-9]+: /d' \
+		-e '/^\[uetemu\] one thread: /d' "$1.$2"
 }
 
 # compare A B: 0 when every output matches (summary.json without wall_s)
@@ -118,7 +123,8 @@ compare() {
 		if [ ! -e "$a/$f" ] || [ ! -e "$b/$f" ]; then
 			echo "  $f: only on one side"; bad=1
 		elif [ "$f" = summary.json ]; then
-			cmp -s <(grep -v '"wall_s"' "$a/$f" | sed "s#$a#OUT#g") <(grep -v '"wall_s"' "$b/$f" | sed "s#$b#OUT#g") ||
+			cmp -s <(grep -v '"wall_s"\|"parallel"' "$a/$f" | sed "s#$a#OUT#g") \
+				<(grep -v '"wall_s"\|"parallel"' "$b/$f" | sed "s#$b#OUT#g") ||
 				{ echo "  $f differs"; bad=1; }
 		else
 			cmp -s "$a/$f" "$b/$f" || { echo "  $f differs"; bad=1; }
@@ -132,7 +138,7 @@ while IFS=';' read -r name cfg sets; do
 	[ -z "$name" ] && continue
 	case "$name" in default | fat-tree-1024) [ -n "${SAME_QUICK:-}" ] && continue ;; esac
 	[ -n "${SAME_REUSE:-}" ] && [ -e "$tmp/$name.base.rc" ] || run_one "$base" "$cfg" "$tmp/$name.base" "$sets"
-	run_one "$new" "$cfg" "$tmp/$name.new" "$sets"
+	run_one "$new" "$cfg" "$tmp/$name.new" "$sets" "${SAME_NEW_ARGS:-}"
 	n=$(ls "$tmp/$name.base" 2>/dev/null | wc -l)
 	if [ "$(cat "$tmp/$name.base.rc")" != 0 ] || [ "$n" = 0 ]; then
 		echo "BASE FAILED $name: $(head -c 300 "$tmp/$name.base.err")"; fail=1; continue

@@ -244,6 +244,127 @@ Test(core_sched, past_time_runs_now)
 	emu_sched_destroy(s);
 }
 
+/* The order over partitions (docs/parallel.md): (time, time scheduled, creator entity, the creator's count). */
+
+struct as_ent {
+	struct emu_sched *s;
+	struct trace t;
+};
+
+/* Schedule b's event at 500 as entity (intptr_t)b / 100, from inside an event. */
+static void sched_as(void *a, void *b, emu_ps_t now)
+{
+	struct as_ent *x = a;
+
+	(void)now;
+	emu_sched_set_ent(x->s, (uint32_t)((intptr_t)b / 100));
+	cr_assert_eq(emu_sched_at(x->s, 500, record, &x->t, b, NULL), 0);
+}
+
+Test(core_sched, one_instant_two_entities_run_in_the_entities_order)
+{
+	struct emu_sched *s = emu_sched_create(64);
+	struct as_ent x = { .s = s };
+	struct trace *t = &x.t;
+
+	cr_assert_eq(emu_sched_entities(s, 4), 0);
+	/* at 100, entity 3 schedules (300) then entity 1 (100), then entity 2 (200), all for 500 */
+	emu_sched_at(s, 100, sched_as, &x, (void *)(intptr_t)300, NULL);
+	emu_sched_at(s, 100, sched_as, &x, (void *)(intptr_t)100, NULL);
+	emu_sched_at(s, 100, sched_as, &x, (void *)(intptr_t)200, NULL);
+	/* at 50, entity 3 schedules 301 for 500: scheduled earlier, it runs first whatever its entity */
+	emu_sched_at(s, 50, sched_as, &x, (void *)(intptr_t)301, NULL);
+	emu_sched_run_until(s, EMU_PS_NEVER - 1);
+	cr_assert_eq(t->n, 4);
+	int want[] = { 301, 100, 200, 300 };
+
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(t->order[i], want[i], "position %d: %d, expected %d", i, t->order[i], want[i]);
+	cr_assert_eq(emu_sched_created(s, 3), 2, "entity 3 created two events");
+	cr_assert_eq(emu_sched_created(s, 1), 1);
+	emu_sched_destroy(s);
+}
+
+Test(core_sched, a_key_drawn_on_one_scheduler_orders_the_event_on_another_as_on_one)
+{
+	/* one scheduler: entity 1 and entity 2 each schedule an event for 1000 at time 10, entity 2 first */
+	struct emu_sched *one = emu_sched_create(64), *a = emu_sched_create(64), *b = emu_sched_create(64);
+	struct trace t1 = { 0 }, t2 = { 0 };
+	struct emu_sched_key k;
+
+	cr_assert_eq(emu_sched_entities(one, 3), 0);
+	cr_assert_eq(emu_sched_entities(a, 3), 0);
+	cr_assert_eq(emu_sched_entities(b, 3), 0);
+	emu_sched_advance(one, 10);
+	emu_sched_set_ent(one, 2);
+	emu_sched_at(one, 1000, record, &t1, (void *)(intptr_t)2, NULL);
+	emu_sched_set_ent(one, 1);
+	emu_sched_at(one, 1000, record, &t1, (void *)(intptr_t)1, NULL);
+	emu_sched_run_until(one, EMU_PS_NEVER - 1);
+	/* two: entity 2's event is local to b, entity 1's is drawn on a and given to b later */
+	emu_sched_advance(a, 10);
+	emu_sched_advance(b, 10);
+	emu_sched_set_ent(b, 2);
+	emu_sched_at(b, 1000, record, &t2, (void *)(intptr_t)2, NULL);
+	emu_sched_set_ent(a, 1);
+	emu_sched_key_draw(a, &k);
+	cr_assert_eq(k.ctime, 10);
+	cr_assert_eq(k.key >> EMU_SCHED_ENT_SHIFT, 1);
+	cr_assert_eq(emu_sched_at_key(b, 1000, &k, record, &t2, (void *)(intptr_t)1), 0);
+	emu_sched_run_until(b, EMU_PS_NEVER - 1);
+	cr_assert_eq(t1.n, 2);
+	cr_assert_eq(t2.n, 2);
+	for (int i = 0; i < 2; i++)
+		cr_assert_eq(t1.order[i], t2.order[i], "position %d: %d on one, %d on two", i, t1.order[i], t2.order[i]);
+	cr_assert_eq(t1.order[0], 1, "entity 1 before entity 2 at one instant");
+	emu_sched_destroy(one);
+	emu_sched_destroy(a);
+	emu_sched_destroy(b);
+}
+
+struct tagged {
+	struct emu_sched *s;
+	struct emu_sched_tag tag[8];
+	uint32_t ent[8];
+	int n;
+	struct emu_sched_end end;
+};
+
+static void tag_it(void *a, void *b, emu_ps_t now)
+{
+	struct tagged *g = a;
+
+	(void)now;
+	g->ent[g->n] = emu_sched_ent(g->s);
+	emu_sched_tag(g->s, &g->tag[g->n++]);
+	if (b != NULL) { /* a second output of the same event, and an end-of-instant callback */
+		emu_sched_tag(g->s, &g->tag[g->n++]);
+		g->end = (struct emu_sched_end){ .fn = tag_it, .a = g };
+		emu_sched_at_end(g->s, &g->end);
+	}
+}
+
+Test(core_sched, outputs_are_tagged_in_the_order_they_run)
+{
+	struct tagged g = { .s = emu_sched_create(64) };
+
+	cr_assert_eq(emu_sched_entities(g.s, 8), 0);
+	emu_sched_set_ent(g.s, 5);
+	emu_sched_at(g.s, 700, tag_it, &g, (void *)1, NULL);
+	emu_sched_set_ent(g.s, 6);
+	emu_sched_at(g.s, 700, tag_it, &g, NULL, NULL);
+	emu_sched_set_ent(g.s, 0);
+	emu_sched_run_until(g.s, EMU_PS_NEVER - 1);
+	cr_assert_eq(g.n, 4);
+	cr_assert_eq(g.ent[0], 5, "an event runs as its creator");
+	cr_assert_eq(g.ent[3], 5, "an end-of-instant callback runs as the entity that asked for it");
+	cr_assert_eq(g.tag[1].idx, 1, "a second output of one event");
+	cr_assert_eq(g.tag[3].ctime, EMU_PS_NEVER, "an end-of-instant callback's outputs come after the instant's events");
+	for (int i = 1; i < 4; i++)
+		cr_assert_lt(emu_sched_tag_cmp(&g.tag[i - 1], &g.tag[i]), 0, "tag %d before tag %d", i - 1, i);
+	emu_sched_destroy(g.s);
+}
+
 Test(core_time, serialization_rounding_matches_spec_examples)
 {
 	/* 4,202 B at 400 Gb/s: 84.04 ns exactly (seed 000, Packets on the wire) */

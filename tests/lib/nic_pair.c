@@ -102,7 +102,7 @@ struct tfx_pair *tfx_pair_new(const struct tfx_opts *o)
 		b->nic[i] = nic_create(&env);
 		cr_assert_not_null(b->nic[i]);
 	}
-	struct net_endpoint a = { b->nic[0], &nic_dev_ops, 0 }, z = { b->nic[1], &nic_dev_ops, 0 };
+	struct net_endpoint a = { b->nic[0], &nic_dev_ops, 0, 0 }, z = { b->nic[1], &nic_dev_ops, 0, 0 };
 
 	net_link_init(&b->link, &b->np, b->p.data_rate_bps, o->delay != 0 ? o->delay : b->p.delay_ps, a, z);
 	if (o->n_imp > 0)

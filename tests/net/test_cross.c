@@ -38,12 +38,14 @@ struct crossed {
 	struct wire_pkt pkt;
 	emu_ps_t at;
 	struct net_dir *d;
+	struct emu_sched_key k;
 };
 
-static void cross(void *arg, struct net_dir *d, const struct wire_pkt *pkt, emu_ps_t at)
+static void cross(void *arg, struct net_dir *d, const struct wire_pkt *pkt, emu_ps_t at, const struct emu_sched_key *k)
 {
 	struct crossed *c = arg;
 
+	c->k = *k;
 	c->n++;
 	c->pkt = *pkt;
 	c->at = at;
@@ -59,8 +61,8 @@ Test(net_cross, frame_crosses_by_value_and_arrives_in_the_receivers_partition)
 
 	cr_assert_eq(net_part_init(&pa, 64, 16), 0);
 	cr_assert_eq(net_part_init(&pb, 64, 16), 0);
-	net_link_init(&l, &pa, 100000000000ull, 1000000, (struct net_endpoint){ &a, &probe_ops, 0 },
-		      (struct net_endpoint){ &b, &probe_ops, 0 });
+	net_link_init(&l, &pa, 100000000000ull, 1000000, (struct net_endpoint){ &a, &probe_ops, 0, 0 },
+		      (struct net_endpoint){ &b, &probe_ops, 0, 0 });
 	net_link_parts(&l, &pa, &pb);
 	l.dir[0].cross = cross;
 	l.dir[0].cross_arg = &c;
@@ -128,7 +130,7 @@ Test(net_cross, frame_from_another_process_takes_the_links_time)
 
 	cr_assert_eq(net_part_init(&np, 64, 16), 0);
 	net_link_init(&l, &np, 1000000000ull, 500000, (struct net_endpoint){ 0 },
-		      (struct net_endpoint){ &b, &probe_ops, 0 });
+		      (struct net_endpoint){ &b, &probe_ops, 0, 0 });
 	cr_assert_eq(net_link_add_tap(&l, count_tap, &seen), 0);
 	struct wire_pkt *p = net_pkt_alloc(&np);
 

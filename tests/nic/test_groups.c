@@ -85,7 +85,7 @@ static struct hub *hub_new_spray(bool groups, emu_ps_t delay, int spraying)
 		env.trace = i == 0;
 		env.hooks = (struct nic_hooks){ .arg = h, .msg_done = on_done, .trace = on_trace };
 		h->nic[i] = nic_create(&env);
-		struct net_endpoint n = { h->nic[i], &nic_dev_ops, 0 }, x = { h, &hub_ops, (uint32_t)i };
+		struct net_endpoint n = { h->nic[i], &nic_dev_ops, 0, 0 }, x = { h, &hub_ops, (uint32_t)i, 0 };
 		net_link_init(&h->link[i], &h->np, h->p.data_rate_bps, delay, n, x);
 		nic_attach(h->nic[i], &h->link[i].dir[0]);
 	}

@@ -92,7 +92,7 @@ static void rig_start(struct rig *r, uint32_t n, uint32_t nic_mask, uint32_t nod
 	r->sw = sw_create(&env);
 	cr_assert_not_null(r->sw);
 	for (uint32_t i = 0; i < n; i++) {
-		struct net_endpoint a = { r->sw, &sw_dev_ops, i }, b = { &r->sink[i], &sink_ops, 0 };
+		struct net_endpoint a = { r->sw, &sw_dev_ops, i, 0 }, b = { &r->sink[i], &sink_ops, 0, 0 };
 
 		r->sink[i].r = r;
 		net_link_init(&r->link[i], &r->np, BPS, DELAY, a, b);
@@ -1476,7 +1476,7 @@ static struct nic_rig *nic_rig_start(const uint8_t (*gw)[6], struct mac_tap *tap
 			memcpy(env.gw_mac, gw[i], 6);
 		r->nic[i] = nic_create(&env);
 		cr_assert_not_null(r->nic[i]);
-		struct net_endpoint a = { r->nic[i], &nic_dev_ops, 0 }, b = { r->sw, &sw_dev_ops, i };
+		struct net_endpoint a = { r->nic[i], &nic_dev_ops, 0, 0 }, b = { r->sw, &sw_dev_ops, i, 0 };
 
 		net_link_init(&r->link[i], &r->np, BPS, DELAY, a, b);
 		if (tap != NULL)

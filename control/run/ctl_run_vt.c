@@ -1,0 +1,764 @@
+/*
+ * Virtual time (docs/parallel.md): the run's events in the schedulers' order until the work is done or the stop
+ * time, on one thread or over the config's partitions on several.
+ *
+ * Several threads run conservatively in windows. Every thread runs its partitions' events up to the window's end,
+ * W = (the earliest pending event of any thread) + lookahead - 1, where the lookahead is the smallest delay of a
+ * link between two threads: a frame sent in the window arrives after it (a frame takes its serialization, at
+ * least a picosecond, and its link's delay). At the window's end (a barrier) each thread takes the frames the
+ * others sent it, each with the place in the order its sender drew (emu_sched_key), so every device runs its
+ * events in one order however the fabric is cut. The outputs (record rows, captured frames) go into each thread's
+ * log with their tag (emu_sched_tag) and are written sorted by it when the run's own work falls due (periodic
+ * records, the no-progress watchdog, the end): the same files whatever the number of threads, one thread
+ * included. The run's own work happens at times that do not depend on the windows either.
+ */
+#include "ctl_run_pvt.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* One thread: between progress checks, run this much simulated time. */
+#define VT_SLICE_PS (10 * EMU_PS_PER_US)
+/* The no-progress watchdog looks every simulated millisecond, at whole milliseconds. */
+#define VT_CHECK_PS EMU_PS_PER_MS
+/* The shortest no-progress window before a run without a stop time is stopped as stalled. */
+#define VT_STALL_MIN_PS (100 * EMU_PS_PER_MS)
+/* Logs are written out once they hold this many outputs, at the next window's end. */
+#define VT_LOG_FLUSH 65536u
+/* Spins at a barrier before yielding the CPU; with more threads than cores, a few only: the one awaited needs the
+ * core. */
+#define VT_SPINS 4096u
+#define VT_SPINS_CROWDED 16u
+
+/* What crosses between two threads: a frame, or the close of a message's receive side. */
+enum vt_kind { VT_FRAME = 1, VT_CLOSE };
+
+struct vt_msg {
+	uint32_t kind;
+	emu_ps_t at;
+	struct emu_sched_key k;
+	struct net_dir *dir;    /* FRAME */
+	struct ctl_msg *m;      /* CLOSE */
+	struct wire_pkt pkt;    /* FRAME */
+};
+
+/* Messages from one thread to another in a window: taken by the receiver at the window's end. */
+struct ctl_vbox {
+	struct vt_msg *v;
+	uint32_t n, cap;
+	uint64_t lost;          /* no memory to hold one: counted, the run is flagged */
+};
+
+/* An output of a thread, tagged: its bytes (a ctl_whdr and its body) at off in the log's buffer. */
+struct vt_ent {
+	struct emu_sched_tag tag;
+	uint32_t lc;
+	uint32_t off;
+};
+
+struct ctl_vlog {
+	struct vt_ent *e;
+	uint32_t n, cap;
+	uint8_t *buf;
+	size_t used, size;
+	uint64_t lost;
+};
+
+struct ctl_vt {
+	uint32_t n;                  /* threads */
+	emu_ps_t lookahead;          /* the window: the smallest delay between two threads (n > 1) */
+	emu_ps_t close_delay;        /* a message's receive side closes this long after the sender's completion */
+	char la_what[96];            /* what gives the lookahead: "link tor0-agg1" or "message close" */
+	uint64_t windows;
+	emu_ps_t W;                  /* the window's end, written by the main thread before the start barrier */
+	int exit;                    /* the main thread tells the others to end */
+	uint32_t bar_count;          /* the barrier (atomic) */
+	uint32_t bar_sense;
+	uint32_t sense[CTL_PARTS_MAX]; /* each thread's own sense */
+	uint32_t spins;              /* at a barrier before yielding */
+	struct vt_ent *all;          /* the merge of the logs */
+	uint32_t n_all, cap_all;
+	uint32_t logged;             /* outputs in the logs (main thread, at window ends) */
+	pthread_t *tids;
+	uint32_t n_tids;
+	double wall0;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static double wall_now(void)
+{
+	return (double)mono_ns() / 1e9;
+}
+
+bool ctl_run_vt_on(const struct ctl_run_state *r)
+{
+	return r->vt != NULL;
+}
+
+/* ---- the plan ---- */
+
+/* Lookahead and the close delay; the errors of a cut a window cannot cross. */
+static int plan_windows(struct ctl_run_state *r, struct ctl_vt *vt, char *err, size_t errlen)
+{
+	const struct ctl_config *cfg = r->cfg;
+	emu_ps_t sw_min = EMU_PS_NEVER, any_min = EMU_PS_NEVER;
+	int rc = 0;
+	size_t used = 0;
+
+	vt->lookahead = EMU_PS_NEVER;
+	for (uint32_t i = 0; i < r->n_links; i++) {
+		uint32_t a, b;
+		emu_ps_t d = r->links[i].delay;
+
+		ctl_run_link_ends(r, i, &a, &b);
+		any_min = d < any_min ? d : any_min;
+		if (a >= cfg->n_hosts && b >= cfg->n_hosts)
+			sw_min = d < sw_min ? d : sw_min;
+		if (vt->n > 1 && d == 0 && cfg->dev_part[a] != cfg->dev_part[b]) {
+			used += (size_t)snprintf(err + used, used < errlen ? errlen - used : 0,
+						 "%s%s: link %s-%s joins partitions %s and %s with a delay of 0: a "
+						 "window between threads needs a link delay above 0 (lookahead); give it a "
+						 "delay, put both ends in one partition, or run one thread",
+						 used ? "\n" : "", cfg->path, ctl_run_dev_name(r, a), ctl_run_dev_name(r, b),
+						 cfg->parts[cfg->dev_part[a]].name, cfg->parts[cfg->dev_part[b]].name);
+			rc = -EINVAL;
+		}
+		if (r->dev_lc[a] != r->dev_lc[b] && d < vt->lookahead) {
+			vt->lookahead = d;
+			snprintf(vt->la_what, sizeof(vt->la_what), "link %s-%s", ctl_run_dev_name(r, a),
+				 ctl_run_dev_name(r, b));
+		}
+	}
+	/* the workload closes a message's receive side after its sender's completion: one switch-to-switch delay
+	 * later (the fabric's smallest; without switches, its smallest link's), the same however it is cut */
+	vt->close_delay = sw_min != EMU_PS_NEVER ? sw_min : any_min != EMU_PS_NEVER ? any_min : 0;
+	for (uint32_t a = 0; vt->n > 1 && a < cfg->n_apps; a++)
+		for (uint32_t i = 0; i < cfg->apps[a].n_list; i++) {
+			const struct ctl_message *m = &cfg->apps[a].list[i];
+
+			if (r->dev_lc[m->src] == r->dev_lc[m->dst] || vt->close_delay >= vt->lookahead)
+				continue;
+			vt->lookahead = vt->close_delay;
+			snprintf(vt->la_what, sizeof(vt->la_what), "message close (%s to %s)", cfg->hosts[m->src].name,
+				 cfg->hosts[m->dst].name);
+			if (vt->close_delay == 0 && rc == 0) {
+				snprintf(err, errlen, "%s: applications.%u.list.%u from %s to %s crosses threads, and the "
+					 "fabric has a link delay of 0: its receive side's close needs a delay above 0 to "
+					 "cross; run one thread", cfg->path, a, i, cfg->hosts[m->src].name,
+					 cfg->hosts[m->dst].name);
+				rc = -EINVAL;
+			}
+		}
+	return rc;
+}
+
+int ctl_run_vt_plan(struct ctl_run_state *r, char *err, size_t errlen)
+{
+	struct ctl_vt *vt;
+
+	if (r->opts->mode != CTL_MODE_VIRTUAL || r->rerun)
+		return 0;
+	if ((vt = calloc(1, sizeof(*vt))) == NULL)
+		return -ENOMEM;
+	r->vt = vt;
+	vt->n = r->n_lcs;
+	int rc = plan_windows(r, vt, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	for (uint32_t i = 0; i < r->n_lcs; i++) {
+		struct ctl_lcore *lc = &r->lcs[i];
+
+		if (emu_sched_entities(lc->np->sched, r->cfg->n_devs + 1) < 0 ||
+		    (lc->vout = calloc(r->n_lcs, sizeof(*lc->vout))) == NULL ||
+		    (lc->vlog = calloc(1, sizeof(*lc->vlog))) == NULL) {
+			snprintf(err, errlen, "out of memory for the threads' state");
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void ctl_run_vt_fini(struct ctl_run_state *r)
+{
+	for (uint32_t i = 0; r->lcs != NULL && i < r->n_lcs; i++) {
+		struct ctl_lcore *lc = &r->lcs[i];
+
+		for (uint32_t k = 0; lc->vout != NULL && k < r->n_lcs; k++)
+			free(lc->vout[k].v);
+		free(lc->vout);
+		lc->vout = NULL;
+		if (lc->vlog != NULL) {
+			free(lc->vlog->e);
+			free(lc->vlog->buf);
+			free(lc->vlog);
+			lc->vlog = NULL;
+		}
+	}
+	if (r->vt != NULL)
+		free(r->vt->all);
+	free(r->vt);
+	r->vt = NULL;
+}
+
+/* ---- crossing between threads ---- */
+
+/* Room for one message to another thread; NULL (counted) without memory. */
+static struct vt_msg *box_add(struct ctl_vbox *b)
+{
+	if (b->n == b->cap) {
+		uint32_t cap = b->cap ? 2 * b->cap : 256;
+		struct vt_msg *v = realloc(b->v, sizeof(*v) * cap);
+
+		if (v == NULL) {
+			b->lost++;
+			return NULL;
+		}
+		b->v = v;
+		b->cap = cap;
+	}
+	return &b->v[b->n++];
+}
+
+void ctl_run_vt_cross(void *arg, struct net_dir *d, const struct wire_pkt *pkt, emu_ps_t at,
+		      const struct emu_sched_key *k)
+{
+	struct ctl_xroute *x = arg;
+	struct vt_msg *m = box_add(&x->from->vout[x->to]);
+
+	if (m == NULL)
+		return;
+	m->kind = VT_FRAME;
+	m->at = at;
+	m->k = *k;
+	m->dir = d;
+	m->pkt = *pkt;
+	x->from->x_sent++;
+}
+
+/* The receive side of message @p b closes on its receiver. */
+static void ev_close(void *a, void *b, emu_ps_t now)
+{
+	struct ctl_run_state *r = a;
+	struct ctl_msg *m = b;
+
+	emu_sched_set_ent(ctl_run_dev_np(r, m->m->dst)->sched, m->m->dst + 1);
+	nic_close_rcv(r->nics[m->m->dst], r->cfg->hosts[m->m->src].ip, m->pdc, now);
+}
+
+void ctl_run_vt_close(struct ctl_lcore *lc, struct ctl_msg *m, emu_ps_t now)
+{
+	struct ctl_run_state *r = lc->run;
+	uint32_t to = r->dev_lc[m->m->dst];
+	struct emu_sched_key k;
+
+	emu_sched_key_draw(lc->np->sched, &k);
+	if (to == lc->idx) {
+		if (emu_sched_at_key(lc->np->sched, now + r->vt->close_delay, &k, ev_close, r, m) < 0)
+			lc->np->counters[NET_C_SCHED_FULL]++;
+		return;
+	}
+	struct vt_msg *x = box_add(&lc->vout[to]);
+
+	if (x == NULL)
+		return;
+	x->kind = VT_CLOSE;
+	x->at = now + r->vt->close_delay;
+	x->k = k;
+	x->m = m;
+}
+
+/* Take what the other threads sent @p lc in the window. */
+static void take(struct ctl_run_state *r, struct ctl_lcore *lc)
+{
+	for (uint32_t s = 0; s < r->n_lcs; s++) {
+		struct ctl_vbox *b = &r->lcs[s].vout[lc->idx];
+
+		for (uint32_t i = 0; s != lc->idx && i < b->n; i++) {
+			const struct vt_msg *m = &b->v[i];
+
+			if (m->kind == VT_CLOSE) {
+				if (emu_sched_at_key(lc->np->sched, m->at, &m->k, ev_close, r, m->m) < 0)
+					lc->np->counters[NET_C_SCHED_FULL]++;
+				continue;
+			}
+			struct wire_pkt *p = net_pkt_alloc(lc->np);
+
+			lc->x_recv++;
+			if (p == NULL)
+				continue;
+			*p = m->pkt;
+			if (m->at <= emu_sched_now(lc->np->sched)) /* a window too wide: never, but counted */
+				lc->x_late++;
+			net_dir_arrive_key(m->dir, p, m->at, &m->k);
+		}
+		if (s != lc->idx)
+			b->n = 0;
+	}
+}
+
+/* ---- the outputs' logs ---- */
+
+bool ctl_run_vt_log(struct ctl_lcore *lc, const struct ctl_whdr *h, const void *body, uint32_t len)
+{
+	struct ctl_vlog *g = lc->vlog;
+
+	if (g == NULL)
+		return false;
+	size_t need = (sizeof(*h) + len + 7) & ~(size_t)7;
+
+	if (g->n == g->cap) {
+		uint32_t cap = g->cap ? 2 * g->cap : 1024;
+		struct vt_ent *e = realloc(g->e, sizeof(*e) * cap);
+
+		if (e == NULL) {
+			g->lost++;
+			return true;
+		}
+		g->e = e;
+		g->cap = cap;
+	}
+	if (g->used + need > g->size) {
+		size_t size = g->size ? 2 * g->size : 1u << 16;
+
+		while (size < g->used + need)
+			size *= 2;
+		uint8_t *buf = realloc(g->buf, size);
+
+		if (buf == NULL) {
+			g->lost++;
+			return true;
+		}
+		g->buf = buf;
+		g->size = size;
+	}
+	struct vt_ent *e = &g->e[g->n++];
+
+	emu_sched_tag(lc->np->sched, &e->tag);
+	e->lc = lc->idx;
+	e->off = (uint32_t)g->used;
+	memcpy(g->buf + g->used, h, sizeof(*h));
+	memcpy(g->buf + g->used + sizeof(*h), body, len);
+	g->used += need;
+	return true;
+}
+
+static int ent_cmp(const void *x, const void *y)
+{
+	return emu_sched_tag_cmp(&((const struct vt_ent *)x)->tag, &((const struct vt_ent *)y)->tag);
+}
+
+/* Write what the logs hold, sorted by tag, and empty them (every thread at a window's end). */
+static void flush(struct ctl_run_state *r)
+{
+	struct ctl_vt *vt = r->vt;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < r->n_lcs; i++)
+		n += r->lcs[i].vlog->n;
+	if (n > vt->cap_all) {
+		struct vt_ent *all = realloc(vt->all, sizeof(*all) * n);
+
+		if (all == NULL) { /* written per thread, unsorted across them, rather than lost */
+			for (uint32_t i = 0; i < r->n_lcs; i++) {
+				struct ctl_vlog *g = r->lcs[i].vlog;
+
+				for (uint32_t k = 0; k < g->n; k++)
+					ctl_run_lcore_write(r, (const struct ctl_whdr *)(g->buf + g->e[k].off));
+				g->n = 0;
+				g->used = 0;
+			}
+			vt->logged = 0;
+			return;
+		}
+		vt->all = all;
+		vt->cap_all = n;
+	}
+	n = 0;
+	for (uint32_t i = 0; i < r->n_lcs; i++) {
+		struct ctl_vlog *g = r->lcs[i].vlog;
+
+		memcpy(vt->all + n, g->e, sizeof(*g->e) * g->n);
+		n += g->n;
+	}
+	qsort(vt->all, n, sizeof(*vt->all), ent_cmp);
+	for (uint32_t k = 0; k < n; k++) {
+		const struct vt_ent *e = &vt->all[k];
+
+		ctl_run_lcore_write(r, (const struct ctl_whdr *)(r->lcs[e->lc].vlog->buf + e->off));
+	}
+	for (uint32_t i = 0; i < r->n_lcs; i++) {
+		r->lcs[i].vlog->n = 0;
+		r->lcs[i].vlog->used = 0;
+	}
+	vt->logged = 0;
+}
+
+/* ---- the threads ---- */
+
+static void bar_wait(struct ctl_vt *vt, struct ctl_lcore *lc)
+{
+	if (vt->n == 1)
+		return;
+	uint32_t sense = vt->sense[lc->idx] ^= 1;
+	uint64_t t0 = mono_ns();
+
+	if (__atomic_add_fetch(&vt->bar_count, 1, __ATOMIC_ACQ_REL) == vt->n) {
+		__atomic_store_n(&vt->bar_count, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&vt->bar_sense, sense, __ATOMIC_RELEASE);
+	} else {
+		for (uint32_t spins = 0; __atomic_load_n(&vt->bar_sense, __ATOMIC_ACQUIRE) != sense;) {
+			if (++spins < vt->spins)
+				__builtin_ia32_pause();
+			else
+				sched_yield();
+		}
+	}
+	lc->wait_ns += mono_ns() - t0;
+}
+
+/* One window on @p lc: its events up to W, then (every thread done) the frames sent to it. */
+static void window(struct ctl_run_state *r, struct ctl_lcore *lc, emu_ps_t W)
+{
+	emu_sched_run_until(lc->np->sched, W);
+	bar_wait(r->vt, lc);
+	take(r, lc);
+}
+
+static void *worker(void *arg)
+{
+	struct ctl_lcore *lc = arg;
+	struct ctl_vt *vt = lc->run->vt;
+
+	for (;;) {
+		bar_wait(vt, lc); /* start: the main thread has set W, or exit */
+		if (__atomic_load_n(&vt->exit, __ATOMIC_ACQUIRE))
+			break;
+		window(lc->run, lc, vt->W);
+		bar_wait(vt, lc); /* end: every frame taken */
+	}
+	return NULL;
+}
+
+static int start_workers(struct ctl_run_state *r)
+{
+	struct ctl_vt *vt = r->vt;
+
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	vt->spins = cpus > 0 && vt->n > (uint32_t)cpus ? VT_SPINS_CROWDED : VT_SPINS;
+	if (vt->n == 1)
+		return 0;
+	if ((vt->tids = calloc(vt->n, sizeof(*vt->tids))) == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 1; i < vt->n; i++) {
+		if (pthread_create(&vt->tids[i], NULL, worker, &r->lcs[i]) != 0)
+			return -EAGAIN;
+		vt->n_tids = i;
+	}
+	return 0;
+}
+
+/* The main thread runs a window with the others. */
+static void run_window(struct ctl_run_state *r, emu_ps_t W)
+{
+	struct ctl_vt *vt = r->vt;
+
+	vt->W = W;
+	bar_wait(vt, &r->lcs[0]);
+	window(r, &r->lcs[0], W);
+	bar_wait(vt, &r->lcs[0]);
+	vt->windows++;
+}
+
+static void stop_workers(struct ctl_run_state *r)
+{
+	struct ctl_vt *vt = r->vt;
+
+	if (vt->n_tids == 0)
+		return;
+	__atomic_store_n(&vt->exit, 1, __ATOMIC_RELEASE);
+	bar_wait(vt, &r->lcs[0]);
+	for (uint32_t i = 1; i <= vt->n_tids; i++)
+		pthread_join(vt->tids[i], NULL);
+	free(vt->tids);
+	vt->tids = NULL;
+	vt->n_tids = 0;
+}
+
+/* ---- the loop ---- */
+
+/* The earliest pending event of any thread (every one idle). */
+static emu_ps_t next_event(struct ctl_run_state *r)
+{
+	emu_ps_t next = EMU_PS_NEVER;
+
+	for (uint32_t i = 0; i < r->n_lcs; i++) {
+		emu_ps_t t = emu_sched_next(r->lcs[i].np->sched);
+
+		next = t < next ? t : next;
+	}
+	return next;
+}
+
+/* The time of the last event run by any thread, and the events run. */
+static emu_ps_t last_event(const struct ctl_run_state *r, uint64_t *events)
+{
+	emu_ps_t now = 0;
+
+	*events = 0;
+	for (uint32_t i = 0; i < r->n_lcs; i++) {
+		emu_ps_t t = emu_sched_now(r->lcs[i].np->sched);
+
+		now = t > now ? t : now;
+		*events += emu_sched_events_run(r->lcs[i].np->sched);
+	}
+	return now;
+}
+
+/*
+ * The progress bar on stderr: with a stop time a bar and the share of it simulated, then simulated time, wall time
+ * and events per second. On a terminal (@p tty, tested once per run) it redraws in place every 0.1 s; otherwise a
+ * line a second. @p final draws the last state whatever the time, so a run shorter than the period shows one.
+ */
+static void progress(struct ctl_run_state *r, double t0, double *last, bool tty, bool final)
+{
+	double w = wall_now();
+
+	if (!r->opts->progress || (!final && w - *last < (tty ? 0.1 : 1.0)))
+		return;
+	*last = w;
+	uint64_t ev;
+	emu_ps_t now = last_event(r, &ev);
+	double el = w - t0 > 1e-9 ? w - t0 : 1e-9;
+	static const char full[] = "####################", empty[] = "....................";
+
+	now = final ? r->end : now;
+	if (r->has_stop && r->stop > 0) {
+		double share = now >= r->stop ? 1.0 : (double)now / (double)r->stop;
+		int fill = (int)(share * 20.0);
+
+		fprintf(stderr, "%s[uetemu] [%.*s%.*s] %3.0f%% ", tty ? "\r" : "", fill, full, 20 - fill, empty,
+			100.0 * share);
+	} else {
+		fprintf(stderr, "%s[uetemu] ", tty ? "\r" : "");
+	}
+	fprintf(stderr, "sim %.6f s, %.1f s wall, %.2f M events/s", (double)now / 1e12, el, (double)ev / el / 1e6);
+	if (r->n_msgs > 0)
+		fprintf(stderr, ", messages %u/%u done", r->n_completed, r->n_msgs);
+	if (r->rdma != NULL)
+		fprintf(stderr, ", WQEs %llu done", (unsigned long long)ctl_rdma_wqes_done(r->rdma));
+	if (r->chakra != NULL)
+		fprintf(stderr, ", Chakra ranks %u ended", ctl_chakra_ranks_ended(r->chakra));
+	fputs(tty && !final ? "  " : "\n", stderr);
+}
+
+/* What a run's progress is measured by: new payload delivered, messages and WQEs completed. */
+static uint64_t progress_mark(const struct ctl_run_state *r)
+{
+	uint64_t n = r->n_completed + ctl_rdma_wqes_done(r->rdma) + ctl_chakra_ranks_ended(r->chakra) +
+		     ctl_run_replays_sent(r);
+
+	for (uint32_t i = 0; i < r->cfg->n_hosts; i++)
+		n += ctl_run_host_rx_payload(r, i);
+	return n;
+}
+
+/*
+ * The no-progress watchdog of a run without a stop time, which ends only when its work is done: one whose work can
+ * no longer progress (a receiver whose buffers take nothing, a link that never comes back) would retransmit for
+ * ever. Looked at every simulated millisecond @p t, once every event up to it has run; true (said on stderr) when
+ * nothing progressed for the window: the longest retransmission timeout times four, and at least 100 ms.
+ */
+static bool no_progress(struct ctl_run_state *r, emu_ps_t t, uint64_t *mark, emu_ps_t *since)
+{
+	const struct nic_params *p = &r->cfg->nic;
+	emu_ps_t rto = r->roces != NULL	       ? r->cfg->roce.retransmit_timeout
+		       : p->fixed_rexmit_enable ? p->fixed_rexmit_timeout
+						: p->initial_rto << p->max_rto_backoff;
+	emu_ps_t win = 4 * rto > VT_STALL_MIN_PS ? 4 * rto : VT_STALL_MIN_PS;
+
+	if (r->n_lcs > 1)
+		ctl_run_lcore_sum(r);
+	uint64_t m = progress_mark(r);
+
+	if (m != *mark) {
+		*mark = m;
+		*since = t;
+		return false;
+	}
+	if (t - *since < win)
+		return false;
+	fprintf(stderr, "uetemu: no progress for %.3f s of simulated time (no payload delivered, nothing completed) "
+		"with %u of %u messages open: stopped at %.6f s\n", (double)(t - *since) / 1e12,
+		r->n_msgs - r->n_completed, r->n_msgs, (double)t / 1e12);
+	return true;
+}
+
+static emu_ps_t min3(emu_ps_t a, emu_ps_t b, emu_ps_t c)
+{
+	emu_ps_t m = a < b ? a : b;
+
+	return m < c ? m : c;
+}
+
+/* The windows, until none is left, SimulationDuration is reached, a signal, or no progress. */
+static void loop(struct ctl_run_state *r, double t0)
+{
+	struct ctl_vt *vt = r->vt;
+	emu_ps_t limit = r->has_stop ? r->stop : EMU_PS_NEVER - 1, check = VT_CHECK_PS, since = 0;
+	double last = t0;
+	bool tty = r->opts->progress && isatty(fileno(stderr));
+	uint64_t mark = 0;
+
+	while (!*r->opts->quit) {
+		emu_ps_t ck_end;
+
+		if (ctl_chakra_ended(r->chakra, &ck_end) && ck_end < limit) /* every rank has ended */
+			limit = r->stop = ck_end;
+		emu_ps_t next = next_event(r);
+
+		if (next == EMU_PS_NEVER || next > limit)
+			break;
+		emu_ps_t due = ctl_records_due(r->records);
+
+		if (due < next) { /* periodic rows fall due between events: the run goes on past them */
+			flush(r);
+			ctl_records_advance(r->records, due);
+			continue;
+		}
+		if (!r->has_stop && check < next) { /* at whole milliseconds, whatever the windows */
+			uint64_t ev;
+
+			/* a millisecond in which nothing ran is not looked at: the fabric waits for a later start */
+			if (last_event(r, &ev) + VT_CHECK_PS > check && no_progress(r, check, &mark, &since)) {
+				r->stalled = true;
+				break;
+			}
+			check = last_event(r, &ev) + VT_CHECK_PS > check ? check + VT_CHECK_PS
+									  : (next / VT_CHECK_PS + 1) * VT_CHECK_PS;
+			continue;
+		}
+		emu_ps_t W = vt->n > 1 ? (vt->lookahead > EMU_PS_NEVER - next ? EMU_PS_NEVER - 1 : next + vt->lookahead - 1)
+				       : next + VT_SLICE_PS;
+
+		W = min3(W, due, limit);
+		if (!r->has_stop && check < W)
+			W = check;
+		run_window(r, W);
+		vt->logged = 0;
+		for (uint32_t i = 0; i < r->n_lcs; i++)
+			vt->logged += r->lcs[i].vlog->n;
+		if (vt->logged >= VT_LOG_FLUSH)
+			flush(r);
+		progress(r, t0, &last, tty, false);
+	}
+}
+
+void ctl_run_virtual(struct ctl_run_state *r)
+{
+	struct ctl_vt *vt = r->vt;
+	double t0 = wall_now(), last = t0;
+	uint64_t ev;
+
+	vt->wall0 = t0;
+	if (start_workers(r) < 0) {
+		fprintf(stderr, "uetemu: could not start %u threads: running on %u\n", vt->n, vt->n_tids + 1);
+		stop_workers(r);
+		r->stalled = true;
+		r->end = 0;
+		return;
+	}
+	loop(r, t0);
+	stop_workers(r);
+	r->end = last_event(r, &ev);
+	if (r->n_lcs > 1)
+		ctl_run_lcore_sum(r);
+	flush(r);
+	if (r->has_stop && !*r->opts->quit) {
+		r->end = r->stop;
+		/* the run lasts to its stop time: the periodic rows due after the last event, up to it, are written */
+		ctl_records_advance(r->records, r->end);
+	}
+	r->wall_s = wall_now() - t0;
+	progress(r, t0, &last, r->opts->progress && isatty(fileno(stderr)), true);
+}
+
+/* ---- the summary ---- */
+
+/* Events the devices of partition @p p created. */
+static uint64_t part_events(const struct ctl_run_state *r, uint32_t p)
+{
+	uint64_t n = 0;
+
+	for (uint32_t d = 0; d < r->cfg->n_devs; d++)
+		if (r->cfg->dev_part[d] == p)
+			n += emu_sched_created(ctl_run_dev_np((struct ctl_run_state *)r, d)->sched, d + 1);
+	return n;
+}
+
+void ctl_run_vt_json(FILE *f, const struct ctl_run_state *r)
+{
+	const struct ctl_vt *vt = r->vt;
+
+	if (vt == NULL)
+		return;
+	fprintf(f, "  \"parallel\": {\"threads\": %u, \"lookahead_ps\": %llu, \"lookahead_from\": \"%s\", "
+		"\"windows\": %llu, \"close_delay_ps\": %llu, \"threads_detail\": [", vt->n,
+		(unsigned long long)(vt->n > 1 ? vt->lookahead : 0), vt->n > 1 ? vt->la_what : "",
+		(unsigned long long)vt->windows, (unsigned long long)vt->close_delay);
+	for (uint32_t i = 0; i < r->n_lcs; i++) {
+		const struct ctl_lcore *lc = &r->lcs[i];
+
+		fprintf(f, "%s{\"thread\": %u, \"events\": %llu, \"barrier_wait_s\": %.6f, \"frames_out\": %llu, "
+			"\"frames_in\": %llu, \"late\": %llu, \"lost\": %llu, \"partitions\": [", i ? ", " : "", i,
+			(unsigned long long)emu_sched_events_run(lc->np->sched), (double)lc->wait_ns / 1e9,
+			(unsigned long long)lc->x_sent, (unsigned long long)lc->x_recv, (unsigned long long)lc->x_late,
+			(unsigned long long)(lc->vlog->lost + ctl_run_vt_box_lost(lc, r->n_lcs)));
+		for (uint32_t p = 0, k = 0; p < r->cfg->n_parts; p++)
+			if (r->part_lc[p] == i)
+				fprintf(f, "%s{\"name\": \"%s\", \"events\": %llu}", k++ ? ", " : "",
+					r->cfg->parts[p].name, (unsigned long long)part_events(r, p));
+		fputs("]}", f);
+	}
+	fputs("]},\n", f);
+}
+
+void ctl_run_vt_print(const struct ctl_run_state *r)
+{
+	const struct ctl_vt *vt = r->vt;
+
+	if (vt == NULL || vt->n < 2)
+		return;
+	printf("parallel: %u threads, lookahead %.3f us (%s), %llu windows\n", vt->n, (double)vt->lookahead / 1e6,
+	       vt->la_what, (unsigned long long)vt->windows);
+	for (uint32_t i = 0; i < r->n_lcs; i++) {
+		const struct ctl_lcore *lc = &r->lcs[i];
+		double w = r->wall_s > 0 ? 100.0 * ((double)lc->wait_ns / 1e9) / r->wall_s : 0;
+
+		printf("  thread %u: %llu events, %llu frames out, %llu in, barrier wait %.3f s (%.1f%% of the run)\n",
+		       i, (unsigned long long)emu_sched_events_run(lc->np->sched), (unsigned long long)lc->x_sent,
+		       (unsigned long long)lc->x_recv, (double)lc->wait_ns / 1e9, w);
+	}
+}
+
+uint64_t ctl_run_vt_box_lost(const struct ctl_lcore *lc, uint32_t n)
+{
+	uint64_t lost = 0;
+
+	for (uint32_t k = 0; lc->vout != NULL && k < n; k++)
+		lost += lc->vout[k].lost;
+	return lost;
+}
