@@ -121,7 +121,7 @@ static int group_line(struct map_rd *m, char **f, int n)
 	unsigned long id;
 	int seen = 0;
 
-	char cnt[16];
+	char cnt[32];
 
 	snprintf(cnt, sizeof(cnt), n > MAP_FIELDS ? "more than %d" : "%d", n > MAP_FIELDS ? MAP_FIELDS : n);
 	if (n != 5)
