@@ -189,7 +189,7 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 		else if (opts->mode == CTL_MODE_REALTIME)
 			rc = ctl_run_realtime(&r, err, errlen);
 		else
-			ctl_run_virtual(&r);
+			rc = ctl_run_virtual(&r, err, errlen);
 	}
 	dp_destroy(r.dp); /* a build that failed after the EAL came up */
 	r.dp = NULL;

@@ -77,6 +77,8 @@ struct ctl_vt {
 	uint64_t windows;
 	emu_ps_t W;                  /* the window's end, written by the main thread before the start barrier */
 	int exit;                    /* the main thread tells the others to end */
+	int go;                      /* every thread is started (or failed is set): the others may meet at barriers */
+	int failed;                  /* a thread could not start: those started leave at once */
 	uint32_t bar_count;          /* the barrier (atomic) */
 	uint32_t bar_sense;
 	uint32_t sense[CTL_PARTS_MAX]; /* each thread's own sense */
@@ -442,6 +444,10 @@ static void *worker(void *arg)
 	struct ctl_lcore *lc = arg;
 	struct ctl_vt *vt = lc->run->vt;
 
+	while (!__atomic_load_n(&vt->go, __ATOMIC_ACQUIRE)) /* until every thread is there, or the start failed */
+		sched_yield();
+	if (__atomic_load_n(&vt->failed, __ATOMIC_ACQUIRE))
+		return NULL;
 	for (;;) {
 		bar_wait(vt, lc); /* start: the main thread has set W, or exit */
 		if (__atomic_load_n(&vt->exit, __ATOMIC_ACQUIRE))
@@ -452,23 +458,32 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* Start the threads other than the main one. 0, or -errno with none left running. */
 static int start_workers(struct ctl_run_state *r)
 {
 	struct ctl_vt *vt = r->vt;
-
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int rc = 0;
 
 	vt->spins = cpus > 0 && vt->n > (uint32_t)cpus ? VT_SPINS_CROWDED : VT_SPINS;
 	if (vt->n == 1)
 		return 0;
 	if ((vt->tids = calloc(vt->n, sizeof(*vt->tids))) == NULL)
 		return -ENOMEM;
-	for (uint32_t i = 1; i < vt->n; i++) {
-		if (pthread_create(&vt->tids[i], NULL, worker, &r->lcs[i]) != 0)
-			return -EAGAIN;
-		vt->n_tids = i;
+	for (uint32_t i = 1; i < vt->n && rc == 0; i++) {
+		rc = -pthread_create(&vt->tids[i], NULL, worker, &r->lcs[i]);
+		if (rc == 0)
+			vt->n_tids = i;
 	}
-	return 0;
+	if (rc < 0) /* those started leave without meeting */
+		__atomic_store_n(&vt->failed, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&vt->go, 1, __ATOMIC_RELEASE);
+	if (rc < 0) {
+		for (uint32_t i = 1; i <= vt->n_tids; i++)
+			pthread_join(vt->tids[i], NULL);
+		vt->n_tids = 0;
+	}
+	return rc;
 }
 
 /* The main thread runs a window with the others. */
@@ -667,19 +682,17 @@ static void loop(struct ctl_run_state *r, double t0)
 	}
 }
 
-void ctl_run_virtual(struct ctl_run_state *r)
+int ctl_run_virtual(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	struct ctl_vt *vt = r->vt;
 	double t0 = wall_now(), last = t0;
 	uint64_t ev;
+	int rc;
 
 	vt->wall0 = t0;
-	if (start_workers(r) < 0) {
-		fprintf(stderr, "uetemu: could not start %u threads: running on %u\n", vt->n, vt->n_tids + 1);
-		stop_workers(r);
-		r->stalled = true;
-		r->end = 0;
-		return;
+	if ((rc = start_workers(r)) < 0) {
+		snprintf(err, errlen, "could not start %u threads: %s", vt->n, strerror(-rc));
+		return rc;
 	}
 	loop(r, t0);
 	stop_workers(r);
@@ -694,6 +707,7 @@ void ctl_run_virtual(struct ctl_run_state *r)
 	}
 	r->wall_s = wall_now() - t0;
 	progress(r, t0, &last, r->opts->progress && isatty(fileno(stderr)), true);
+	return 0;
 }
 
 /* ---- the summary ---- */

@@ -78,5 +78,15 @@ out=$("$uetemu" run configs/rdma-rack.yaml -q --threads 2 --out "$tmp/rdma" 2>&1
 check "the ScalaRdma application with --threads 2: one thread, said (exit $rc)" \
 	'[ $rc -eq 0 ] && [[ "$out" == *"one thread: the ScalaRdma application runs on one thread"* ]]'
 
+# a signal stops every thread: the run ends as "signal" with its outputs written
+"$uetemu" run configs/fat-tree-1024.yaml -q --threads 2 --out "$tmp/sig" >/dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+rc=$?
+check "SIGINT during a run on 2 threads: exit $rc, stop \"signal\", summary written" \
+	'[ $rc -eq 3 ] && grep -q "\"stop\": \"signal\"" "$tmp/sig/summary.json"'
+
 echo "test_parallel: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
