@@ -427,7 +427,8 @@ static int make_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 	if ((rc = ctl_run_caps_open(r, err, errlen)) < 0)
 		return rc;
 	if (cfg->nic.enable_event_logging && r->nics != NULL) { /* uet-events: the UET NIC's record */
-		r->events = rec_csv_open(dir, cfg->sim.simulation_name, "uet-events", UET_EVENTS_HEADER, r->epoch_s);
+		r->events = rec_csv_open_shard(dir, cfg->sim.simulation_name, "uet-events", cfg->sim.shard,
+					       UET_EVENTS_HEADER, r->epoch_s);
 		if (r->events == NULL) {
 			snprintf(err, errlen, "%s: cannot create the uet-events record: %s", dir, strerror(errno));
 			return -errno;
