@@ -360,6 +360,8 @@ static int cmd_run(struct cli *c)
 		return CTL_EXIT_ERROR;
 	}
 	cfg.sim.shard = c->run.rank;
+	if (c->run.rank != 0) /* rank 0 draws the progress line and writes the summary */
+		c->run.progress = 0;
 	rc = ctl_run(&cfg, &c->run, &stop, err, sizeof(err));
 	ctl_run_mpi_fini();
 	ctl_config_free(&cfg);
