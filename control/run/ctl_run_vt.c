@@ -764,9 +764,14 @@ static bool no_progress(struct ctl_run_state *r, emu_ps_t t, uint64_t *mark, emu
 	}
 	if (t - *since < win)
 		return false;
-	fprintf(stderr, "uetemu: no progress for %.3f s of simulated time (no payload delivered, nothing completed) "
-		"with %u of %u messages open: stopped at %.6f s\n", (double)(t - *since) / 1e12,
-		r->n_msgs - r->n_completed, r->n_msgs, (double)t / 1e12);
+	uint64_t done = r->n_completed;
+
+	if (r->vt->mpi) /* every rank gets here alike: the messages done are every rank's */
+		ctl_run_mpi_sum(&done, 1);
+	if (r->opts->rank == 0) /* MPI: said once */
+		fprintf(stderr, "uetemu: no progress for %.3f s of simulated time (no payload delivered, nothing completed) "
+			"with %llu of %u messages open: stopped at %.6f s\n", (double)(t - *since) / 1e12,
+			(unsigned long long)(r->n_msgs - done), r->n_msgs, (double)t / 1e12);
 	return true;
 }
 
