@@ -66,7 +66,7 @@ sys.exit(1 if bad else 0)
 PY
 }
 
-for cfg in configs/fat-tree-128.yaml configs/leaf-spine.yaml; do
+for cfg in configs/fat-tree-128.yaml configs/leaf-spine.yaml tests/parallel/parallel.yaml; do
 	name=$(basename "$cfg" .yaml)
 	"$uetemu" run "$cfg" -q -s nic.EnableEventLogging=true --out "$tmp/$name-1" >"$tmp/$name-1.out" 2>&1
 	for n in 2 3; do
