@@ -353,7 +353,17 @@ static int cmd_run(struct cli *c)
 		return rc;
 	c->run.sets = c->sets;
 	c->run.n_sets = c->n_sets;
+	/* under mpirun each rank runs its share of the partitions and writes its shard of the records */
+	if ((rc = ctl_run_mpi_init(NULL, NULL, &c->run.rank, &c->run.ranks, err, sizeof(err))) < 0) {
+		print_errors(err);
+		ctl_config_free(&cfg);
+		return CTL_EXIT_ERROR;
+	}
+	cfg.sim.shard = c->run.rank;
+	if (c->run.rank != 0) /* rank 0 draws the progress line and writes the summary */
+		c->run.progress = 0;
 	rc = ctl_run(&cfg, &c->run, &stop, err, sizeof(err));
+	ctl_run_mpi_fini();
 	ctl_config_free(&cfg);
 	if (rc < 0) {
 		print_errors(err);

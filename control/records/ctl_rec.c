@@ -9,7 +9,7 @@
 struct rec_csv *ctl_rec_csv_open(const struct ctl_config *cfg, const char *dir, const char *record,
 				 const char *header, int64_t epoch_s, char *err, size_t errlen)
 {
-	struct rec_csv *r = rec_csv_open(dir, cfg->sim.simulation_name, record, header, epoch_s);
+	struct rec_csv *r = rec_csv_open_shard(dir, cfg->sim.simulation_name, record, cfg->sim.shard, header, epoch_s);
 
 	if (r == NULL) {
 		int e = errno;

@@ -30,6 +30,7 @@ struct ctl_rec_nics {
 	uint32_t n_nics;
 	struct rec_csv *csv;
 	void *prev;                  /* n_nics entries of the writer's prev_size bytes, zeroed at the start */
+	const uint8_t *local;        /* MPI: per host, whether this rank runs it (rows for those only); NULL: all */
 };
 
 /**

@@ -427,7 +427,7 @@ struct ctl_monitor *ctl_monitor_open(const struct ctl_config *cfg, const char *d
 	}
 	m->all = m->enable && m->flt.any_fep && m->flt.any_lip && m->flt.any_rip && m->flt.any_pdc;
 	/* The record has sim_time_ns and no time_utc column: the epoch is not used. */
-	m->csv = rec_csv_open(dir, cfg->sim.simulation_name, "uet-monitor", MON_HEADER, 0);
+	m->csv = rec_csv_open_shard(dir, cfg->sim.simulation_name, "uet-monitor", cfg->sim.shard, MON_HEADER, 0);
 	if (m->csv == NULL) {
 		e = errno;
 		snprintf(err, errlen, "%s: cannot create the uet-monitor record: %s", dir, strerror(e));

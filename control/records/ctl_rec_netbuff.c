@@ -111,6 +111,8 @@ void ctl_netbuff_rows(struct ctl_netbuff *b, emu_ps_t now, emu_ps_t last)
 		return;
 	roce_rows(b, now, last);
 	for (uint32_t i = 0; i < b->w.n_nics; i++) {
+		if (b->w.local != NULL && !b->w.local[i])
+			continue;
 		struct nic *nic = b->w.nics[i];
 
 		/* receive pools before transmit pools, each in class order; a class without a pool has no row */

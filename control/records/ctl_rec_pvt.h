@@ -135,6 +135,7 @@ struct ctl_swrec {
 	uint32_t n_ports;
 	uint32_t *port0;              /* per switch: its first entry in ports */
 	uint64_t *eg_pkts;            /* scratch: per port, packets admitted to its egress queues now */
+	const uint8_t *local;         /* MPI: per switch, whether this rank runs it (rows for those only); NULL: all */
 	struct rec_csv *trim;         /* trimming-stats, or NULL */
 };
 

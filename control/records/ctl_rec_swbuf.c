@@ -70,6 +70,9 @@ void ctl_swbuf_sample(struct ctl_swbuf *b)
 	for (uint32_t s = 0; s < sr->n_sws; s++) {
 		const struct sw *sw = sr->sws[s];
 		const struct sw_buffer *buf = sw_buffer(sw);
+
+		if (sr->local != NULL && !sr->local[s])
+			continue;
 		uint64_t v[SW_POOL_COUNT][SB_SERIES] = { { 0 } };
 
 		for (uint32_t k = 0; k < SW_POOL_COUNT; k++) { /* only the pools in use have rows */
@@ -147,6 +150,8 @@ void ctl_swbuf_rows(struct ctl_swbuf *b, emu_ps_t now)
 	if (b == NULL)
 		return;
 	for (uint32_t s = 0; s < b->sr->n_sws; s++) {
+		if (b->sr->local != NULL && !b->sr->local[s])
+			continue;
 		for (uint32_t k = 0; k < SW_POOL_COUNT; k++) {
 			if (!sw_buffer(b->sr->sws[s])->pool_on[k])
 				continue;

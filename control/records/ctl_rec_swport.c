@@ -132,6 +132,9 @@ void ctl_swrec_nd_rows(struct ctl_swrec *sr, struct rec_csv *nd, emu_ps_t now, e
 		const struct ctl_swport *sp = &sr->ports[i];
 		struct sw_port_stats s;
 
+		if (sr->local != NULL && !sr->local[sp->sw_idx])
+			continue;
+
 		sw_port_stats(sp->sw, sp->port, &s, now);
 		/* bytes from the Ethernet header on, no FCS, as the NICs' rows */
 		uint64_t dtx = s.tx_frame_bytes - sp->prev.tx_frame_bytes, drx = s.rx_frame_bytes - sp->prev.rx_frame_bytes;
@@ -189,6 +192,9 @@ void ctl_swrec_trim_rows(struct ctl_swrec *sr, emu_ps_t now)
 	for (uint32_t i = 0; i < sr->n_ports; i++) {
 		const struct ctl_swport *sp = &sr->ports[i];
 		struct sw_port_stats s;
+
+		if (sr->local != NULL && !sr->local[sp->sw_idx])
+			continue;
 
 		sw_port_stats(sp->sw, sp->port, &s, now);
 		/* trimmed drops of the port: headed out of it, or refused where they arrived on it */

@@ -387,3 +387,18 @@ int ctl_records_close(struct ctl_records *rc, emu_ps_t end, char *err, size_t er
 	free(rc);
 	return first;
 }
+
+void ctl_records_local(struct ctl_records *rc, const uint8_t *dev_local)
+{
+	/* each NIC record's writer starts with its struct ctl_rec_nics (ctl_rec.h) */
+	void *w[] = { rc != NULL ? rc->ts : NULL, rc != NULL ? rc->nd : NULL, rc != NULL ? rc->ep : NULL,
+		      rc != NULL ? rc->pcie : NULL, rc != NULL ? rc->nb : NULL };
+
+	if (rc == NULL)
+		return;
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		if (w[i] != NULL)
+			((struct ctl_rec_nics *)w[i])->local = dev_local;
+	if (rc->sr != NULL)
+		rc->sr->local = dev_local != NULL ? dev_local + rc->cfg->n_hosts : NULL;
+}

@@ -91,6 +91,12 @@ void ctl_records_trace(void *arg, const struct nic_trace *tr);
 bool ctl_records_want_trace(const struct ctl_config *cfg);
 
 /**
+ * MPI: write rows only of the devices @p dev_local marks (one byte per device, hosts then switches: those this
+ * rank runs; it must outlive the records). NULL: every device.
+ */
+void ctl_records_local(struct ctl_records *rc, const uint8_t *dev_local);
+
+/**
  * Write each schedule's periodic rows at @p end if @p end is past the last rows it wrote, flush and close every
  * record, and free @p rc. Call before the NICs and the partition are destroyed. Accepts NULL.
  * Returns 0, or -errno of the first record that could not be written completely, named in @p err ("PATH:

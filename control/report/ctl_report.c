@@ -430,6 +430,11 @@ static void cap_file_path_of(const struct ctl_report_in *r, uint32_t i, uint32_t
 	uint32_t ring = cc->rotate >= 2 ? cc->rotate : 1;
 	char base[PATH_MAX];
 
+	if (r->cap_shards > 1) { /* an MPI rank's shard each */
+		snprintf(base, sizeof(base), "%s/%s-%u", r->out_dir, cc->name, k);
+		cap_file_path(base, cc->format, 0, path, len);
+		return;
+	}
 	snprintf(base, sizeof(base), "%s/%s", r->out_dir, cc->name);
 	cap_file_path(base, cc->format, (st->oldest + k) % ring, path, len);
 }
@@ -505,8 +510,8 @@ static void print_table(const struct ctl_report_in *r, const struct host_sum *hs
 	       (unsigned long long)t->c.drops, (unsigned long long)t->c.trims, (unsigned long long)t->c.nacks,
 	       (unsigned long long)t->c.retransmits, (unsigned long long)t->c.timeouts,
 	       (unsigned long long)t->c.ecn_marks, (unsigned long long)t->c.pfc_pauses);
-	printf("outputs: %s/summary.json, records %s/%s-*-0.csv", r->out_dir, r->out_dir,
-	       r->cfg->sim.simulation_name);
+	printf("outputs: %s/summary.json, records %s/%s-*-%s.csv", r->out_dir, r->out_dir,
+	       r->cfg->sim.simulation_name, r->cap_shards > 1 ? "*" : "0"); /* MPI: a shard per rank */
 	/* the capture files written, oldest first: a config without captures prints none */
 	for (uint32_t i = 0; i < r->cfg->n_captures; i++) {
 		const struct cap_stats *st = &r->cap_stats[i];

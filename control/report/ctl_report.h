@@ -105,6 +105,8 @@ struct ctl_report_in {
 	struct ctl_rdma *rdma;               /* the ScalaRdma application, or NULL */
 	const struct ctl_chakra_run *chakra; /* the Chakra workload, or NULL */
 	const struct cap_stats *cap_stats;   /* per cfg->captures entry: what it saw and wrote (its files) */
+	uint32_t cap_shards;                 /* MPI: ranks, each writing its shard of the records and NAME-<rank> of
+	                                        every capture (no rotation: file k is rank k's); 0 or 1: one process */
 	emu_ps_t end;                        /* emulated time the run ended at */
 	double wall_s;
 	emu_ps_t records_cut_at;             /* periodic rows stopped at RecordSizeLimit here; EMU_PS_NEVER if not */

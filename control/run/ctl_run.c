@@ -132,6 +132,7 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 			counters[k] += r->lcs[i].np->counters[k];
 		events += emu_sched_events_run(r->lcs[i].np->sched);
 	}
+	events += r->events_other;
 	char names[CTL_PARTS_MAX * (CTL_NAME_MAX + 1) + 64];
 	bool rt = r->opts->mode == CTL_MODE_REALTIME;
 	struct ctl_report_lcore *lcores = rt && (r->n_lcs > 1 || r->part >= 0) ? report_lcores(r, names, sizeof(names))
@@ -146,7 +147,7 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 		.end = r->end, .wall_s = r->wall_s, .rt = &r->rt, .records_cut_at = r->records_cut_at,
 		.wall_end = r->wall_now, .lcores = lcores, .n_lcores = lcores != NULL ? r->n_lcs : 0,
 		.partition = r->part >= 0 ? cfg->parts[r->part].name : NULL, .extra_json = extra_json,
-		.extra_print = extra_print, .extra_arg = r,
+		.extra_print = extra_print, .extra_arg = r, .cap_shards = r->opts->ranks,
 	};
 	int rc = sw_names != NULL ? ctl_report(&in, err, errlen) : -ENOMEM;
 
@@ -183,6 +184,15 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 		rc = -EIO;
 	if (rc == 0)
 		rc = ctl_run_build(&r, err, errlen);
+	if (opts->ranks > 1) { /* MPI: every rank runs, or none (a rank alone would wait for the others for ever) */
+		uint64_t failed = rc < 0;
+
+		ctl_run_mpi_max(&failed, 1);
+		if (failed && rc == 0) {
+			snprintf(err, errlen, "another MPI rank could not start the run (its error is above)");
+			rc = -ECANCELED;
+		}
+	}
 	if (rc == 0) {
 		if (r.rerun)
 			rc = ctl_run_rerun(&r, err, errlen);
@@ -212,7 +222,9 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 
 		rc = rc < 0 ? rc : e;
 	}
-	if (ran) {
+	if (ran && opts->ranks > 1) /* every rank's captures, for rank 0's summary */
+		ctl_run_vt_merge_caps(&r);
+	if (ran && opts->rank == 0) { /* MPI: rank 0 reports every rank's run */
 		/* the summary is written and printed even when an output could not be: it says how far the run got;
 		 * the first error is the one returned */
 		char err2[512];

@@ -387,6 +387,8 @@ static int lock_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 	char path[PATH_MAX], pid[32] = "";
 	int fd;
 
+	if (r->opts->rank > 0) /* MPI: the run's rank 0 holds it for every rank */
+		return 0;
 	snprintf(path, sizeof(path), "%s/.uetemu.lock", r->opts->out_dir);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
@@ -427,7 +429,8 @@ static int make_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 	if ((rc = ctl_run_caps_open(r, err, errlen)) < 0)
 		return rc;
 	if (cfg->nic.enable_event_logging && r->nics != NULL) { /* uet-events: the UET NIC's record */
-		r->events = rec_csv_open(dir, cfg->sim.simulation_name, "uet-events", UET_EVENTS_HEADER, r->epoch_s);
+		r->events = rec_csv_open_shard(dir, cfg->sim.simulation_name, "uet-events", cfg->sim.shard,
+					       UET_EVENTS_HEADER, r->epoch_s);
 		if (r->events == NULL) {
 			snprintf(err, errlen, "%s: cannot create the uet-events record: %s", dir, strerror(errno));
 			return -errno;
@@ -598,6 +601,37 @@ static const char *one_lcore_only(const struct ctl_run_state *r)
 	return NULL;
 }
 
+/* The first capture that rotates its files, or -1. */
+static int rotating_capture(const struct ctl_config *cfg)
+{
+	for (uint32_t i = 0; i < cfg->n_captures; i++)
+		if (cfg->captures[i].rotate >= 2)
+			return (int)i;
+	return -1;
+}
+
+/* What a run over MPI ranks cannot do; @p one: what runs on one thread only, or NULL. 0 or -EINVAL. */
+static int mpi_checks(const struct ctl_run_state *r, const char *one, char *err, size_t errlen)
+{
+	const struct ctl_config *cfg = r->cfg;
+
+	if (r->opts->mode != CTL_MODE_VIRTUAL || r->rerun)
+		snprintf(err, errlen, "MPI ranks run virtual time only: run without mpirun");
+	else if (r->opts->threads > 1)
+		snprintf(err, errlen, "--threads with MPI ranks: each rank runs one thread; give mpirun -np instead");
+	else if (one != NULL)
+		snprintf(err, errlen, "%s runs in one process: run without mpirun (or --threads 1)", one);
+	else if (rotating_capture(cfg) >= 0)
+		snprintf(err, errlen, "%s: captures.%d rotates its files: each MPI rank writes a file of its own; run "
+			 "with --threads instead of mpirun, or without rotate", cfg->path, rotating_capture(cfg));
+	else if (cfg->n_parts < r->opts->ranks)
+		snprintf(err, errlen, "%s: %u MPI ranks for %u partitions: give at most %u ranks (mpirun -np)",
+			 cfg->path, r->opts->ranks, cfg->n_parts, cfg->n_parts);
+	else
+		return 0;
+	return -EINVAL;
+}
+
 int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
@@ -641,6 +675,10 @@ int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 			n_lcores = 1;
 		}
 	}
+	if (r->opts->ranks > 1 && (rc = mpi_checks(r, one, err, errlen)) < 0)
+		return rc;
+	if (r->opts->ranks > 1)
+		n_lcores = r->opts->ranks;
 
 	if ((rc = ctl_run_lcore_plan(r, r->dp != NULL ? ids : NULL, n_lcores < CTL_PARTS_MAX ? n_lcores : CTL_PARTS_MAX,
 				     max_events, max_pkts, err, errlen)) < 0)

@@ -65,7 +65,10 @@ static struct cap_cfg cap_cfg_of(const struct ctl_run_state *r, const struct ctl
 		.note_emu = rt && !cc->has_epoch,
 	};
 
-	snprintf(base, PATH_MAX, "%s/%s", r->opts->out_dir, cc->name);
+	if (r->opts->ranks > 1) /* an MPI rank's shard: the frames its devices send */
+		snprintf(base, PATH_MAX, "%s/%s-%u", r->opts->out_dir, cc->name, r->opts->rank);
+	else
+		snprintf(base, PATH_MAX, "%s/%s", r->opts->out_dir, cc->name);
 	describe(r, cc, &cfg, name, nlen, desc, dlen);
 	return cfg;
 }

@@ -199,6 +199,7 @@ struct ctl_run_state {
 	struct ctl_rec_session *rec; /* real time with --record, or a re-run: the session log (ctl_run_record.c) */
 	struct ctl_rerun *rr;   /* a re-run: the recorded log and the verdict (ctl_run_rerun.c) */
 	struct ctl_vt *vt;      /* virtual time (not a re-run): threads, windows, logs (ctl_run_vt.c) */
+	uint64_t events_other;  /* MPI: the events the other ranks ran (rank 0 reports them all) */
 };
 
 /** Whether the run's hosts use the ports section: real time, and the re-run of a recorded real-time session. */
@@ -420,8 +421,20 @@ int ctl_run_virtual(struct ctl_run_state *r, char *err, size_t errlen);
 /** summary.json "parallel", and the table's lines with more than one thread. */
 void ctl_run_vt_json(FILE *f, const struct ctl_run_state *r);
 void ctl_run_vt_print(const struct ctl_run_state *r);
+/** MPI, every rank, once the captures are closed: their figures summed over the ranks (files: one each). */
+void ctl_run_vt_merge_caps(struct ctl_run_state *r);
 /** What @p lc's boxes could not hold (no memory). */
 uint64_t ctl_run_vt_box_lost(const struct ctl_lcore *lc, uint32_t n);
+
+/* ctl_run_mpi.c: MPI over the ranks (no-ops, one rank, without MPI) */
+void ctl_run_mpi_min(uint64_t *v, uint32_t n);
+void ctl_run_mpi_max(uint64_t *v, uint32_t n);
+void ctl_run_mpi_sum(uint64_t *v, size_t n);
+void ctl_run_mpi_allgather(const void *mine, uint32_t len, void *all);
+/** Send out[k] (out_len[k] bytes) to rank k, receive from every rank into *@p in (grown to *@p in_cap), rank k's
+ *  in_len[k] bytes in rank order. 0 or -errno. */
+int ctl_run_mpi_exchange(uint8_t *const *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
+			 uint32_t *in_cap);
 
 /* ctl_run_rt.c */
 /** Run @p r in real time: the EAL, the ports, the poll loop until the stop time, the work done or a signal. */

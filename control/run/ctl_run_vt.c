@@ -70,7 +70,18 @@ struct ctl_vlog {
 };
 
 struct ctl_vt {
-	uint32_t n;                  /* threads */
+	uint32_t n;                  /* threads (or MPI ranks) */
+	bool mpi;                    /* the threads are MPI ranks: this process runs lcs[me] only */
+	uint32_t me;
+	uint8_t **xout;              /* MPI: a window's messages to each rank, as bytes */
+	uint32_t *xout_len, *xout_cap;
+	uint8_t *xin;                /* MPI: the messages from every rank */
+	uint32_t xin_cap;
+	uint32_t *xin_len;
+	uint64_t x_err;              /* MPI: windows whose exchange failed (no memory) */
+	uint64_t *rank_stat;         /* MPI, at the end: per rank events, wait_ns, frames out, in, late, lost */
+	uint64_t *dev_created;       /* MPI, at the end: events each device created, on its rank */
+	uint8_t *local;              /* MPI: per device, whether this rank runs it (its records' rows) */
 	emu_ps_t lookahead;          /* the window: the smallest delay between two threads (n > 1) */
 	emu_ps_t close_delay;        /* a message's receive side closes this long after the sender's completion */
 	char la_what[96];            /* what gives the lookahead: "link tor0-agg1" or "message close" */
@@ -176,10 +187,23 @@ int ctl_run_vt_plan(struct ctl_run_state *r, char *err, size_t errlen)
 		return -ENOMEM;
 	r->vt = vt;
 	vt->n = r->n_lcs;
+	vt->mpi = r->opts->ranks > 1;
+	vt->me = vt->mpi ? r->opts->rank : 0;
+	if (vt->mpi && ((vt->xout = calloc(vt->n, sizeof(*vt->xout))) == NULL ||
+			(vt->xout_len = calloc(vt->n, sizeof(*vt->xout_len))) == NULL ||
+			(vt->xout_cap = calloc(vt->n, sizeof(*vt->xout_cap))) == NULL ||
+			(vt->xin_len = calloc(vt->n, sizeof(*vt->xin_len))) == NULL))
+		return -ENOMEM;
 	int rc = plan_windows(r, vt, err, errlen);
 
 	if (rc < 0)
 		return rc;
+	if (vt->mpi) {
+		if ((vt->local = calloc(r->cfg->n_devs ? r->cfg->n_devs : 1, 1)) == NULL)
+			return -ENOMEM;
+		for (uint32_t d = 0; d < r->cfg->n_devs; d++)
+			vt->local[d] = r->dev_lc[d] == vt->me;
+	}
 	for (uint32_t i = 0; i < r->n_lcs; i++) {
 		struct ctl_lcore *lc = &r->lcs[i];
 
@@ -209,8 +233,19 @@ void ctl_run_vt_fini(struct ctl_run_state *r)
 			lc->vlog = NULL;
 		}
 	}
-	if (r->vt != NULL)
+	if (r->vt != NULL) {
 		free(r->vt->all);
+		for (uint32_t k = 0; r->vt->xout != NULL && k < r->vt->n; k++)
+			free(r->vt->xout[k]);
+		free(r->vt->xout);
+		free(r->vt->xout_len);
+		free(r->vt->xout_cap);
+		free(r->vt->xin);
+		free(r->vt->xin_len);
+		free(r->vt->rank_stat);
+		free(r->vt->dev_created);
+		free(r->vt->local);
+	}
 	free(r->vt);
 	r->vt = NULL;
 }
@@ -466,7 +501,7 @@ static int start_workers(struct ctl_run_state *r)
 	int rc = 0;
 
 	vt->spins = cpus > 0 && vt->n > (uint32_t)cpus ? VT_SPINS_CROWDED : VT_SPINS;
-	if (vt->n == 1)
+	if (vt->n == 1 || vt->mpi) /* MPI: the other slots are the other ranks */
 		return 0;
 	if ((vt->tids = calloc(vt->n, sizeof(*vt->tids))) == NULL)
 		return -ENOMEM;
@@ -486,10 +521,102 @@ static int start_workers(struct ctl_run_state *r)
 	return rc;
 }
 
-/* The main thread runs a window with the others. */
+/* A message between ranks: what vt_msg holds, pointers as indexes (every rank builds the same model). */
+struct vt_wire {
+	uint32_t kind;
+	uint32_t idx;           /* FRAME: link * 2 + direction; CLOSE: the message's index */
+	uint32_t pdc;           /* CLOSE: the sender's PDC (set on the sender's rank only) */
+	emu_ps_t at;
+	struct emu_sched_key k;
+	struct wire_pkt pkt;    /* FRAME */
+};
+
+/* Append @p m to the bytes for rank @p to. */
+static int wire_put(struct ctl_run_state *r, uint32_t to, const struct vt_msg *m)
+{
+	struct ctl_vt *vt = r->vt;
+	struct vt_wire w = { .kind = m->kind, .at = m->at, .k = m->k };
+
+	if (vt->xout_len[to] + sizeof(w) > vt->xout_cap[to]) {
+		uint32_t cap = vt->xout_cap[to] ? 2 * vt->xout_cap[to] : 64 * (uint32_t)sizeof(w);
+		uint8_t *b = realloc(vt->xout[to], cap);
+
+		if (b == NULL)
+			return -ENOMEM;
+		vt->xout[to] = b;
+		vt->xout_cap[to] = cap;
+	}
+	if (m->kind == VT_FRAME) {
+		w.idx = (uint32_t)(m->dir->link - r->links) * 2 + m->dir->index;
+		w.pkt = m->pkt;
+	} else {
+		w.idx = (uint32_t)(m->m - r->msgs);
+		w.pdc = m->m->pdc;
+	}
+	memcpy(vt->xout[to] + vt->xout_len[to], &w, sizeof(w));
+	vt->xout_len[to] += (uint32_t)sizeof(w);
+	return 0;
+}
+
+/* MPI: send this rank's window of messages to the others, and schedule what they sent it. */
+static void exchange(struct ctl_run_state *r, struct ctl_lcore *lc)
+{
+	struct ctl_vt *vt = r->vt;
+	uint64_t t0 = mono_ns();
+	int rc = 0;
+
+	for (uint32_t k = 0; k < vt->n; k++) {
+		vt->xout_len[k] = 0;
+		for (uint32_t i = 0; k != vt->me && i < lc->vout[k].n && rc == 0; i++)
+			rc = wire_put(r, k, &lc->vout[k].v[i]);
+		lc->vout[k].n = 0;
+	}
+	if (rc == 0)
+		rc = ctl_run_mpi_exchange(vt->xout, vt->xout_len, vt->n, &vt->xin, vt->xin_len, &vt->xin_cap);
+	lc->wait_ns += mono_ns() - t0;
+	if (rc < 0) {
+		vt->x_err++;
+		return;
+	}
+	uint64_t off = 0;
+
+	for (uint32_t k = 0; k < vt->n; k++)
+		for (uint32_t end = (uint32_t)(off + vt->xin_len[k]); off + sizeof(struct vt_wire) <= end;
+		     off += sizeof(struct vt_wire)) {
+			struct vt_wire w;
+
+			memcpy(&w, vt->xin + off, sizeof(w));
+			if (w.kind == VT_CLOSE && w.idx < r->n_msgs) {
+				r->msgs[w.idx].pdc = (uint16_t)w.pdc; /* the sender's rank knows it */
+				if (emu_sched_at_key(lc->np->sched, w.at, &w.k, ev_close, r, &r->msgs[w.idx]) < 0)
+					lc->np->counters[NET_C_SCHED_FULL]++;
+				continue;
+			}
+			if (w.kind != VT_FRAME || w.idx / 2 >= r->n_links)
+				continue;
+			struct wire_pkt *p = net_pkt_alloc(lc->np);
+
+			lc->x_recv++;
+			if (p == NULL)
+				continue;
+			*p = w.pkt;
+			if (w.at <= emu_sched_now(lc->np->sched))
+				lc->x_late++;
+			net_dir_arrive_key(&r->links[w.idx / 2].dir[w.idx % 2], p, w.at, &w.k);
+		}
+}
+
+/* The main thread runs a window with the others (MPI: this rank's, then the exchange). */
 static void run_window(struct ctl_run_state *r, emu_ps_t W)
 {
 	struct ctl_vt *vt = r->vt;
+
+	if (vt->mpi) {
+		emu_sched_run_until(r->lcs[vt->me].np->sched, W);
+		exchange(r, &r->lcs[vt->me]);
+		vt->windows++;
+		return;
+	}
 
 	vt->W = W;
 	bar_wait(vt, &r->lcs[0]);
@@ -515,11 +642,19 @@ static void stop_workers(struct ctl_run_state *r)
 
 /* ---- the loop ---- */
 
-/* The earliest pending event of any thread (every one idle). */
-static emu_ps_t next_event(struct ctl_run_state *r)
+/* The earliest pending event of any thread (every one idle); MPI: of any rank, and whether any was signalled. */
+static emu_ps_t next_event(struct ctl_run_state *r, bool *quit)
 {
 	emu_ps_t next = EMU_PS_NEVER;
 
+	*quit = *r->opts->quit;
+	if (r->vt->mpi) {
+		uint64_t v[2] = { emu_sched_next(r->lcs[r->vt->me].np->sched), *quit ? 0 : 1 };
+
+		ctl_run_mpi_min(v, 2);
+		*quit = v[1] == 0;
+		return v[0];
+	}
 	for (uint32_t i = 0; i < r->n_lcs; i++) {
 		emu_ps_t t = emu_sched_next(r->lcs[i].np->sched);
 
@@ -541,6 +676,16 @@ static emu_ps_t last_event(const struct ctl_run_state *r, uint64_t *events)
 		*events += emu_sched_events_run(r->lcs[i].np->sched);
 	}
 	return now;
+}
+
+/* last_event() of every rank (MPI: a collective, every rank calls it at the same point). */
+static emu_ps_t last_event_all(const struct ctl_run_state *r)
+{
+	uint64_t ev, t = last_event(r, &ev);
+
+	if (r->vt->mpi)
+		ctl_run_mpi_max(&t, 1);
+	return t;
 }
 
 /*
@@ -609,6 +754,9 @@ static bool no_progress(struct ctl_run_state *r, emu_ps_t t, uint64_t *mark, emu
 		ctl_run_lcore_sum(r);
 	uint64_t m = progress_mark(r);
 
+	if (r->vt->mpi) /* each rank's hosts: the run's progress is their sum */
+		ctl_run_mpi_sum(&m, 1);
+
 	if (m != *mark) {
 		*mark = m;
 		*since = t;
@@ -616,9 +764,14 @@ static bool no_progress(struct ctl_run_state *r, emu_ps_t t, uint64_t *mark, emu
 	}
 	if (t - *since < win)
 		return false;
-	fprintf(stderr, "uetemu: no progress for %.3f s of simulated time (no payload delivered, nothing completed) "
-		"with %u of %u messages open: stopped at %.6f s\n", (double)(t - *since) / 1e12,
-		r->n_msgs - r->n_completed, r->n_msgs, (double)t / 1e12);
+	uint64_t done = r->n_completed;
+
+	if (r->vt->mpi) /* every rank gets here alike: the messages done are every rank's */
+		ctl_run_mpi_sum(&done, 1);
+	if (r->opts->rank == 0) /* MPI: said once */
+		fprintf(stderr, "uetemu: no progress for %.3f s of simulated time (no payload delivered, nothing completed) "
+			"with %llu of %u messages open: stopped at %.6f s\n", (double)(t - *since) / 1e12,
+			(unsigned long long)(r->n_msgs - done), r->n_msgs, (double)t / 1e12);
 	return true;
 }
 
@@ -638,14 +791,15 @@ static void loop(struct ctl_run_state *r, double t0)
 	bool tty = r->opts->progress && isatty(fileno(stderr));
 	uint64_t mark = 0;
 
-	while (!*r->opts->quit) {
+	for (;;) {
 		emu_ps_t ck_end;
+		bool quit;
 
 		if (ctl_chakra_ended(r->chakra, &ck_end) && ck_end < limit) /* every rank has ended */
 			limit = r->stop = ck_end;
-		emu_ps_t next = next_event(r);
+		emu_ps_t next = next_event(r, &quit);
 
-		if (next == EMU_PS_NEVER || next > limit)
+		if (quit || next == EMU_PS_NEVER || next > limit)
 			break;
 		emu_ps_t due = ctl_records_due(r->records);
 
@@ -655,15 +809,14 @@ static void loop(struct ctl_run_state *r, double t0)
 			continue;
 		}
 		if (!r->has_stop && check < next) { /* at whole milliseconds, whatever the windows */
-			uint64_t ev;
+			bool ran = last_event_all(r) + VT_CHECK_PS > check;
 
 			/* a millisecond in which nothing ran is not looked at: the fabric waits for a later start */
-			if (last_event(r, &ev) + VT_CHECK_PS > check && no_progress(r, check, &mark, &since)) {
+			if (ran && no_progress(r, check, &mark, &since)) {
 				r->stalled = true;
 				break;
 			}
-			check = last_event(r, &ev) + VT_CHECK_PS > check ? check + VT_CHECK_PS
-									  : (next / VT_CHECK_PS + 1) * VT_CHECK_PS;
+			check = ran ? check + VT_CHECK_PS : (next / VT_CHECK_PS + 1) * VT_CHECK_PS;
 			continue;
 		}
 		emu_ps_t W = vt->n > 1 ? (vt->lookahead > EMU_PS_NEVER - next ? EMU_PS_NEVER - 1 : next + vt->lookahead - 1)
@@ -682,6 +835,148 @@ static void loop(struct ctl_run_state *r, double t0)
 	}
 }
 
+/* ---- MPI: what rank 0 reports ---- */
+
+#define VT_RSTATS 7
+
+/* Sum @p n values each rank gives for what it ran (zeros for the rest) into every rank's @p v. */
+static void sum_local(uint64_t *v, size_t n)
+{
+	ctl_run_mpi_sum(v, n);
+}
+
+static bool dev_here(const struct ctl_run_state *r, uint32_t dev)
+{
+	return r->dev_lc[dev] == r->vt->me;
+}
+
+/* The hosts' NIC counters and the switches' counters and ports, from the ranks that ran them. */
+static int merge_devices(struct ctl_run_state *r)
+{
+	const struct ctl_config *cfg = r->cfg;
+	size_t per_nic = NIC_C_COUNT + sizeof(struct nic_uet_rx) / 8;
+	size_t per_port = sizeof(struct sw_port_stats) / 8, n = (size_t)cfg->n_hosts * per_nic;
+
+	for (uint32_t s = 0; s < r->n_sws; s++)
+		n += SW_C_COUNT + (size_t)sw_n_ports(r->sws[s]) * per_port;
+	uint64_t *v = calloc(n ? n : 1, sizeof(*v)), *p = v;
+
+	if (v == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < cfg->n_hosts; i++, p += per_nic)
+		if (dev_here(r, i)) {
+			memcpy(p, nic_counters(r->nics[i]), NIC_C_COUNT * 8);
+			memcpy(p + NIC_C_COUNT, nic_uet_rx(r->nics[i]), sizeof(struct nic_uet_rx));
+		}
+	for (uint32_t s = 0; s < r->n_sws; s++) {
+		uint32_t np = sw_n_ports(r->sws[s]);
+
+		if (dev_here(r, cfg->n_hosts + s)) {
+			memcpy(p, sw_counters(r->sws[s]), SW_C_COUNT * 8);
+			for (uint32_t k = 0; k < np; k++)
+				sw_port_stats(r->sws[s], k, (struct sw_port_stats *)(p + SW_C_COUNT + k * per_port), r->end);
+		}
+		p += SW_C_COUNT + (size_t)np * per_port;
+	}
+	sum_local(v, n);
+	p = v;
+	for (uint32_t i = 0; i < cfg->n_hosts; i++, p += per_nic) {
+		struct nic_uet_rx u;
+
+		memcpy(&u, p + NIC_C_COUNT, sizeof(u));
+		nic_counters_load(r->nics[i], p, &u);
+	}
+	for (uint32_t s = 0; s < r->n_sws; s++) {
+		uint32_t np = sw_n_ports(r->sws[s]);
+
+		sw_stats_load(r->sws[s], p, (const struct sw_port_stats *)(p + SW_C_COUNT));
+		p += SW_C_COUNT + (size_t)np * per_port;
+	}
+	free(v);
+	return 0;
+}
+
+/* The links' directions (from their senders' ranks), the messages (from theirs), the run's counts. */
+static int merge_run(struct ctl_run_state *r)
+{
+	struct ctl_vt *vt = r->vt;
+	size_t n = (size_t)r->n_links * 2 * 5 + (size_t)r->n_msgs * 4 + 3 + NET_C_COUNT + 1 + r->cfg->n_devs;
+	uint64_t *v = calloc(n, sizeof(*v)), *p = v;
+
+	if (v == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < r->n_links; i++)
+		for (uint32_t e = 0; e < 2; e++, p += 5) {
+			const struct net_dir *d = &r->links[i].dir[e];
+
+			if (d->from.ent == 0 || !dev_here(r, d->from.ent - 1))
+				continue;
+			p[0] = d->frames, p[1] = d->bytes, p[2] = d->drops, p[3] = d->trims, p[4] = d->pauses;
+		}
+	for (uint32_t i = 0; i < r->n_msgs; i++, p += 4)
+		if (dev_here(r, r->msgs[i].m->src)) {
+			const struct ctl_msg *m = &r->msgs[i];
+
+			p[0] = m->done, p[1] = m->completed, p[2] = m->posted, p[3] = m->pdc;
+		}
+	p[0] = r->n_completed, p[1] = r->n_posted, p[2] = r->post_fail;
+	p += 3;
+	memcpy(p, r->lcs[vt->me].np->counters, NET_C_COUNT * 8);
+	p += NET_C_COUNT;
+	*p++ = emu_sched_events_run(r->lcs[vt->me].np->sched);
+	for (uint32_t d = 0; d < r->cfg->n_devs; d++)
+		if (dev_here(r, d))
+			p[d] = emu_sched_created(r->lcs[vt->me].np->sched, d + 1);
+	sum_local(v, n);
+	p = v;
+	for (uint32_t i = 0; i < r->n_links; i++)
+		for (uint32_t e = 0; e < 2; e++, p += 5) {
+			struct net_dir *d = &r->links[i].dir[e];
+
+			d->frames = p[0], d->bytes = p[1], d->drops = p[2], d->trims = p[3], d->pauses = p[4];
+		}
+	for (uint32_t i = 0; i < r->n_msgs; i++, p += 4) {
+		struct ctl_msg *m = &r->msgs[i];
+
+		m->done = p[0], m->completed = p[1] != 0, m->posted = p[2] != 0, m->pdc = (uint16_t)p[3];
+	}
+	r->n_completed = (uint32_t)p[0], r->n_posted = (uint32_t)p[1], r->post_fail = p[2];
+	p += 3;
+	for (uint32_t i = 0; i < r->n_lcs; i++)
+		memset(r->lcs[i].np->counters, 0, sizeof(r->lcs[i].np->counters));
+	memcpy(r->lcs[0].np->counters, p, NET_C_COUNT * 8);
+	p += NET_C_COUNT;
+	r->events_other = *p++ - emu_sched_events_run(r->lcs[vt->me].np->sched);
+	if ((vt->dev_created = malloc(sizeof(*vt->dev_created) * (r->cfg->n_devs ? r->cfg->n_devs : 1))) != NULL)
+		memcpy(vt->dev_created, p, sizeof(*vt->dev_created) * r->cfg->n_devs);
+	free(v);
+	return 0;
+}
+
+/* Every rank's figures for summary.json's parallel member. */
+static int merge_ranks(struct ctl_run_state *r)
+{
+	struct ctl_vt *vt = r->vt;
+	const struct ctl_lcore *lc = &r->lcs[vt->me];
+	uint64_t mine[VT_RSTATS] = { emu_sched_events_run(lc->np->sched), lc->wait_ns, lc->x_sent, lc->x_recv,
+				     lc->x_late, lc->vlog->lost + ctl_run_vt_box_lost(lc, r->n_lcs) + vt->x_err,
+				     (uint64_t)(r->wall_s * 1e9) };
+
+	if ((vt->rank_stat = calloc((size_t)vt->n * VT_RSTATS, sizeof(*vt->rank_stat))) == NULL)
+		return -ENOMEM;
+	ctl_run_mpi_allgather(mine, sizeof(mine), vt->rank_stat);
+	return 0;
+}
+
+/* MPI, every rank at the run's end: gather what rank 0 writes the summary from. 0 or -ENOMEM. */
+static int merge(struct ctl_run_state *r)
+{
+	int rc = merge_devices(r);
+
+	rc = rc < 0 ? rc : merge_run(r);
+	return rc < 0 ? rc : merge_ranks(r);
+}
+
 int ctl_run_virtual(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	struct ctl_vt *vt = r->vt;
@@ -690,13 +985,16 @@ int ctl_run_virtual(struct ctl_run_state *r, char *err, size_t errlen)
 	int rc;
 
 	vt->wall0 = t0;
+	if (vt->mpi) /* each rank writes the rows of its own devices: its shard */
+		ctl_records_local(r->records, vt->local);
 	if ((rc = start_workers(r)) < 0) {
 		snprintf(err, errlen, "could not start %u threads: %s", vt->n, strerror(-rc));
 		return rc;
 	}
 	loop(r, t0);
 	stop_workers(r);
-	r->end = last_event(r, &ev);
+	r->end = last_event_all(r);
+	(void)ev;
 	if (r->n_lcs > 1)
 		ctl_run_lcore_sum(r);
 	flush(r);
@@ -706,6 +1004,10 @@ int ctl_run_virtual(struct ctl_run_state *r, char *err, size_t errlen)
 		ctl_records_advance(r->records, r->end);
 	}
 	r->wall_s = wall_now() - t0;
+	if (vt->mpi && (rc = merge(r)) < 0) {
+		snprintf(err, errlen, "out of memory gathering the ranks' counters");
+		return rc;
+	}
 	progress(r, t0, &last, r->opts->progress && isatty(fileno(stderr)), true);
 	return 0;
 }
@@ -719,8 +1021,24 @@ static uint64_t part_events(const struct ctl_run_state *r, uint32_t p)
 
 	for (uint32_t d = 0; d < r->cfg->n_devs; d++)
 		if (r->cfg->dev_part[d] == p)
-			n += emu_sched_created(ctl_run_dev_np((struct ctl_run_state *)r, d)->sched, d + 1);
+			n += r->vt->dev_created != NULL ? r->vt->dev_created[d]
+						       : emu_sched_created(ctl_run_dev_np((struct ctl_run_state *)r, d)->sched,
+									   d + 1);
 	return n;
+}
+
+/* Thread (or rank) @p i's events, wait_ns, frames out, in, late, lost, and its run's wall time in ns. */
+static void thread_stats(const struct ctl_run_state *r, uint32_t i, uint64_t st[VT_RSTATS])
+{
+	const struct ctl_lcore *lc = &r->lcs[i];
+
+	if (r->vt->rank_stat != NULL) {
+		memcpy(st, r->vt->rank_stat + (size_t)i * VT_RSTATS, sizeof(*st) * VT_RSTATS);
+		return;
+	}
+	st[0] = emu_sched_events_run(lc->np->sched), st[1] = lc->wait_ns, st[2] = lc->x_sent, st[3] = lc->x_recv;
+	st[4] = lc->x_late, st[5] = lc->vlog->lost + ctl_run_vt_box_lost(lc, r->n_lcs);
+	st[6] = (uint64_t)(r->wall_s * 1e9);
 }
 
 void ctl_run_vt_json(FILE *f, const struct ctl_run_state *r)
@@ -729,18 +1047,18 @@ void ctl_run_vt_json(FILE *f, const struct ctl_run_state *r)
 
 	if (vt == NULL)
 		return;
-	fprintf(f, "  \"parallel\": {\"threads\": %u, \"lookahead_ps\": %llu, \"lookahead_from\": \"%s\", "
-		"\"windows\": %llu, \"close_delay_ps\": %llu, \"threads_detail\": [", vt->n,
+	fprintf(f, "  \"parallel\": {\"mpi_ranks\": %u, \"threads\": %u, \"lookahead_ps\": %llu, \"lookahead_from\": \"%s\", "
+		"\"windows\": %llu, \"close_delay_ps\": %llu, \"threads_detail\": [", vt->mpi ? vt->n : 0, vt->n,
 		(unsigned long long)(vt->n > 1 ? vt->lookahead : 0), vt->n > 1 ? vt->la_what : "",
 		(unsigned long long)vt->windows, (unsigned long long)vt->close_delay);
 	for (uint32_t i = 0; i < r->n_lcs; i++) {
-		const struct ctl_lcore *lc = &r->lcs[i];
+		uint64_t st[VT_RSTATS];
 
+		thread_stats(r, i, st);
 		fprintf(f, "%s{\"thread\": %u, \"events\": %llu, \"barrier_wait_s\": %.6f, \"frames_out\": %llu, "
 			"\"frames_in\": %llu, \"late\": %llu, \"lost\": %llu, \"partitions\": [", i ? ", " : "", i,
-			(unsigned long long)emu_sched_events_run(lc->np->sched), (double)lc->wait_ns / 1e9,
-			(unsigned long long)lc->x_sent, (unsigned long long)lc->x_recv, (unsigned long long)lc->x_late,
-			(unsigned long long)(lc->vlog->lost + ctl_run_vt_box_lost(lc, r->n_lcs)));
+			(unsigned long long)st[0], (double)st[1] / 1e9, (unsigned long long)st[2],
+			(unsigned long long)st[3], (unsigned long long)st[4], (unsigned long long)st[5]);
 		for (uint32_t p = 0, k = 0; p < r->cfg->n_parts; p++)
 			if (r->part_lc[p] == i)
 				fprintf(f, "%s{\"name\": \"%s\", \"events\": %llu}", k++ ? ", " : "",
@@ -756,15 +1074,17 @@ void ctl_run_vt_print(const struct ctl_run_state *r)
 
 	if (vt == NULL || vt->n < 2)
 		return;
-	printf("parallel: %u threads, lookahead %.3f us (%s), %llu windows\n", vt->n, (double)vt->lookahead / 1e6,
-	       vt->la_what, (unsigned long long)vt->windows);
+	printf("parallel: %u %s, lookahead %.3f us (%s), %llu windows\n", vt->n, vt->mpi ? "MPI ranks" : "threads",
+	       (double)vt->lookahead / 1e6, vt->la_what, (unsigned long long)vt->windows);
 	for (uint32_t i = 0; i < r->n_lcs; i++) {
-		const struct ctl_lcore *lc = &r->lcs[i];
-		double w = r->wall_s > 0 ? 100.0 * ((double)lc->wait_ns / 1e9) / r->wall_s : 0;
+		uint64_t st[VT_RSTATS];
 
-		printf("  thread %u: %llu events, %llu frames out, %llu in, barrier wait %.3f s (%.1f%% of the run)\n",
-		       i, (unsigned long long)emu_sched_events_run(lc->np->sched), (unsigned long long)lc->x_sent,
-		       (unsigned long long)lc->x_recv, (double)lc->wait_ns / 1e9, w);
+		thread_stats(r, i, st);
+		double w = st[6] > 0 ? 100.0 * (double)st[1] / (double)st[6] : 0; /* of its own run: ranks start apart */
+
+		printf("  %s %u: %llu events, %llu frames out, %llu in, barrier wait %.3f s (%.1f%% of the run)\n",
+		       vt->mpi ? "rank" : "thread", i, (unsigned long long)st[0], (unsigned long long)st[2],
+		       (unsigned long long)st[3], (double)st[1] / 1e9, w);
 	}
 }
 
@@ -775,4 +1095,32 @@ uint64_t ctl_run_vt_box_lost(const struct ctl_lcore *lc, uint32_t n)
 	for (uint32_t k = 0; lc->vout != NULL && k < n; k++)
 		lost += lc->vout[k].lost;
 	return lost;
+}
+
+void ctl_run_vt_merge_caps(struct ctl_run_state *r)
+{
+	uint32_t n = r->cfg->n_captures;
+	uint64_t *v = calloc((size_t)n * 9 + 1, sizeof(*v));
+
+	if (v == NULL || r->cap_stats == NULL) {
+		free(v);
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const struct cap_stats *st = &r->cap_stats[i];
+		uint64_t *p = v + (size_t)i * 9;
+
+		p[0] = st->seen, p[1] = st->filtered_out, p[2] = st->written, p[3] = st->cut, p[4] = st->snapped;
+		p[5] = st->lost_noted, p[6] = st->bytes, p[7] = st->files_opened, p[8] = st->n_files;
+	}
+	ctl_run_mpi_sum(v, (size_t)n * 9);
+	for (uint32_t i = 0; i < n; i++) {
+		struct cap_stats *st = &r->cap_stats[i];
+		const uint64_t *p = v + (size_t)i * 9;
+
+		*st = (struct cap_stats){ .seen = p[0], .filtered_out = p[1], .written = p[2], .cut = p[3],
+					  .snapped = p[4], .lost_noted = p[5], .bytes = p[6],
+					  .files_opened = (uint32_t)p[7], .n_files = (uint32_t)p[8] };
+	}
+	free(v);
 }

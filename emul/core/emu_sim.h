@@ -32,6 +32,7 @@ struct emu_sim_params {
 	                                        their rows stop, default 1 GiB; 0 = no limit */
 	uint8_t lag_policy;                  /* LagPolicy (uetemu): enum emu_lag_policy, default besteffort */
 	emu_ps_t lag_limit;                  /* LagLimit (uetemu): how late the loop may run, default 1 ms */
+	uint32_t shard;                      /* the records' shard: the MPI rank writing them (not a config key) */
 };
 
 /**

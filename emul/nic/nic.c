@@ -225,6 +225,12 @@ const uint64_t *nic_counters(const struct nic *nic)
 	return nic->c;
 }
 
+void nic_counters_load(struct nic *nic, const uint64_t *c, const struct nic_uet_rx *u)
+{
+	memcpy(nic->c, c, sizeof(nic->c));
+	nic->uet_rx = *u;
+}
+
 void nic_samples(const struct nic *nic, struct nic_sample *cum, struct nic_sample *ivl)
 {
 	memcpy(cum, nic->s_cum, sizeof(nic->s_cum));

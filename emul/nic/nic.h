@@ -363,6 +363,9 @@ struct nic_uet_rx {
 /** The NIC's UET receive counts by class. */
 const struct nic_uet_rx *nic_uet_rx(const struct nic *nic);
 
+/** Take another process's counts of this NIC (the MPI rank that ran it): its counters and UET receive counts. */
+void nic_counters_load(struct nic *nic, const uint64_t *c, const struct nic_uet_rx *u);
+
 /** The transmit process start delay after a doorbell: 15 ns (spec seed 000, Messages and PDCs). */
 #define NIC_DOORBELL_DELAY_PS (15 * EMU_PS_PER_NS)
 /* The doorbell message: DoorbellPayloadSize (64 B by default) + 28 B of UDP and IPv4 headers, 92 B over PCIe (seed

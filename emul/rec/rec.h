@@ -18,6 +18,10 @@ struct rec_csv;
 struct rec_csv *rec_csv_open(const char *dir, const char *sim, const char *record, const char *header,
 			     int64_t epoch_s);
 
+/** rec_csv_open() of shard @p shard: DIR/<sim>-<record>-<shard>.csv (an MPI rank's part of a record). */
+struct rec_csv *rec_csv_open_shard(const char *dir, const char *sim, const char *record, uint32_t shard,
+				   const char *header, int64_t epoch_s);
+
 /** The stream to write one row to (fields comma-separated, ending in '\n'). */
 FILE *rec_csv_file(struct rec_csv *r);
 

@@ -68,10 +68,16 @@ static int sink_close(void *cookie)
 struct rec_csv *rec_csv_open(const char *dir, const char *sim, const char *record, const char *header,
 			     int64_t epoch_s)
 {
+	return rec_csv_open_shard(dir, sim, record, 0, header, epoch_s);
+}
+
+struct rec_csv *rec_csv_open_shard(const char *dir, const char *sim, const char *record, uint32_t shard,
+				   const char *header, int64_t epoch_s)
+{
 	static const cookie_io_functions_t io = { .write = sink_write, .close = sink_close };
 	char path[PATH_MAX];
 
-	if (snprintf(path, sizeof(path), "%s/%s-%s-0.csv", dir, sim, record) >= (int)sizeof(path)) {
+	if (snprintf(path, sizeof(path), "%s/%s-%s-%u.csv", dir, sim, record, shard) >= (int)sizeof(path)) {
 		errno = ENAMETOOLONG;
 		return NULL;
 	}

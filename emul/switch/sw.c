@@ -250,6 +250,16 @@ void sw_port_stats(const struct sw *sw, uint32_t port, struct sw_port_stats *out
 	}
 }
 
+void sw_stats_load(struct sw *sw, const uint64_t *c, const struct sw_port_stats *ports)
+{
+	memcpy(sw->c, c, sizeof(sw->c));
+	for (uint32_t p = 0; p < sw->n_ports; p++) {
+		sw->ports[p].st = ports[p];
+		for (int tc = 0; tc < SW_TC_COUNT; tc++)
+			sw->ports[p].paused_until[tc] = 0;
+	}
+}
+
 void sw_port_pfc_interval_reset(struct sw *sw, uint32_t port, emu_ps_t now)
 {
 	if (port >= sw->n_ports)

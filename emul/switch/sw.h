@@ -149,6 +149,12 @@ void sw_port_pfc_interval_reset(struct sw *sw, uint32_t port, emu_ps_t now);
 /** Copy port @p port's stats, paused time counted up to @p now (zeros for a port out of range). */
 void sw_port_stats(const struct sw *sw, uint32_t port, struct sw_port_stats *out, emu_ps_t now);
 
+/**
+ * Take another process's counts of this switch (the MPI rank that ran it): its counters and each port's stats as
+ * sw_port_stats() gave them (@p ports: sw_n_ports() of them); pauses under way end.
+ */
+void sw_stats_load(struct sw *sw, const uint64_t *c, const struct sw_port_stats *ports);
+
 /** The sum of every port's stats: a switch-wide summary line. */
 void sw_link_stats(const struct sw *sw, struct sw_port_stats *sum, emu_ps_t now);
 

@@ -1,0 +1,175 @@
+/*
+ * A virtual-time run over MPI ranks (docs/parallel.md, MPI ranks): each rank is a thread slot of ctl_run_vt.c in
+ * a process of its own. What crosses between ranks: the earliest pending event and the stop flag (a reduction per
+ * window), the frames and closes of a window (an all-to-all), and at the end the counters rank 0 writes the
+ * summary from (sums). Built with Open MPI when meson finds it (-Dmpi); without it a run is one rank.
+ */
+#include "ctl_run_pvt.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef UETEMU_MPI
+#include <mpi.h>
+#endif
+
+/* Whether mpirun (or another launcher of Open MPI or MPICH) started this process. */
+static bool launched(void)
+{
+	return getenv("OMPI_COMM_WORLD_SIZE") != NULL || getenv("PMI_SIZE") != NULL;
+}
+
+#ifdef UETEMU_MPI
+
+int ctl_run_mpi_init(int *argc, char ***argv, uint32_t *rank, uint32_t *size, char *err, size_t errlen)
+{
+	int r, n;
+
+	*rank = 0;
+	*size = 1;
+	if (!launched())
+		return 0;
+	if (MPI_Init(argc, argv) != MPI_SUCCESS) {
+		snprintf(err, errlen, "MPI_Init failed");
+		return -EIO;
+	}
+	MPI_Comm_rank(MPI_COMM_WORLD, &r);
+	MPI_Comm_size(MPI_COMM_WORLD, &n);
+	*rank = (uint32_t)r;
+	*size = (uint32_t)n;
+	return 1;
+}
+
+void ctl_run_mpi_fini(void)
+{
+	int up = 0, down = 0;
+
+	MPI_Initialized(&up);
+	MPI_Finalized(&down);
+	if (up && !down)
+		MPI_Finalize();
+}
+
+void ctl_run_mpi_min(uint64_t *v, uint32_t n)
+{
+	MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+}
+
+void ctl_run_mpi_max(uint64_t *v, uint32_t n)
+{
+	MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+}
+
+void ctl_run_mpi_sum(uint64_t *v, size_t n)
+{
+	/* in pieces: an MPI count is an int */
+	for (size_t off = 0; off < n; off += (size_t)INT_MAX / 8) {
+		size_t k = n - off < (size_t)INT_MAX / 8 ? n - off : (size_t)INT_MAX / 8;
+
+		MPI_Allreduce(MPI_IN_PLACE, v + off, (int)k, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+	}
+}
+
+void ctl_run_mpi_allgather(const void *mine, uint32_t len, void *all)
+{
+	MPI_Allgather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, MPI_COMM_WORLD);
+}
+
+int ctl_run_mpi_exchange(uint8_t *const *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
+			 uint32_t *in_cap)
+{
+	int sc[CTL_PARTS_MAX] = { 0 }, rc[CTL_PARTS_MAX] = { 0 }, sd[CTL_PARTS_MAX] = { 0 }, rd[CTL_PARTS_MAX] = { 0 };
+	uint64_t total = 0, stotal = 0;
+
+	for (uint32_t k = 0; k < n; k++) {
+		sc[k] = (int)out_len[k];
+		sd[k] = (int)stotal;
+		stotal += out_len[k];
+	}
+	MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD);
+	for (uint32_t k = 0; k < n; k++) {
+		rd[k] = (int)total;
+		total += (uint64_t)rc[k];
+	}
+	if (total > INT_MAX || stotal > INT_MAX)
+		return -E2BIG;
+	uint8_t *sbuf = malloc(stotal ? stotal : 1);
+
+	if (total > *in_cap) {
+		uint8_t *b = realloc(*in, total);
+
+		if (b == NULL || sbuf == NULL) {
+			free(sbuf);
+			return -ENOMEM;
+		}
+		*in = b;
+		*in_cap = (uint32_t)total;
+	}
+	if (sbuf == NULL)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < n; k++)
+		memcpy(sbuf + sd[k], out[k], out_len[k]);
+	MPI_Alltoallv(sbuf, sc, sd, MPI_BYTE, *in, rc, rd, MPI_BYTE, MPI_COMM_WORLD);
+	free(sbuf);
+	for (uint32_t k = 0; k < n; k++)
+		in_len[k] = (uint32_t)rc[k];
+	return 0;
+}
+
+#else /* one rank: nothing crosses */
+
+int ctl_run_mpi_init(int *argc, char ***argv, uint32_t *rank, uint32_t *size, char *err, size_t errlen)
+{
+	(void)argc;
+	(void)argv;
+	*rank = 0;
+	*size = 1;
+	if (!launched())
+		return 0;
+	snprintf(err, errlen, "started by mpirun, but this uetemu was built without MPI: install libopenmpi-dev and "
+		 "rebuild (meson -Dmpi=enabled)");
+	return -ENOTSUP;
+}
+
+void ctl_run_mpi_fini(void)
+{
+}
+
+void ctl_run_mpi_min(uint64_t *v, uint32_t n)
+{
+	(void)v;
+	(void)n;
+}
+
+void ctl_run_mpi_max(uint64_t *v, uint32_t n)
+{
+	(void)v;
+	(void)n;
+}
+
+void ctl_run_mpi_sum(uint64_t *v, size_t n)
+{
+	(void)v;
+	(void)n;
+}
+
+void ctl_run_mpi_allgather(const void *mine, uint32_t len, void *all)
+{
+	memcpy(all, mine, len);
+}
+
+int ctl_run_mpi_exchange(uint8_t *const *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
+			 uint32_t *in_cap)
+{
+	(void)out;
+	(void)out_len;
+	(void)in;
+	(void)in_cap;
+	for (uint32_t k = 0; k < n; k++)
+		in_len[k] = 0;
+	return 0;
+}
+
+#endif
