@@ -668,8 +668,12 @@ int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 		fprintf(stderr, "[uetemu] one lcore: %s runs on one lcore (give -l to choose the lcores)\n", one);
 		n_lcores = 1;
 	}
-	if (r->opts->mode == CTL_MODE_VIRTUAL && !r->rerun && r->opts->threads > 1) {
-		n_lcores = r->opts->threads;
+	uint32_t threads = r->opts->threads;
+
+	if (r->opts->mode == CTL_MODE_VIRTUAL && threads == 0) /* -- -l 0-1: the lcores' count, as in real time */
+		threads = ctl_run_eal_lcores(r->opts, &which);
+	if (r->opts->mode == CTL_MODE_VIRTUAL && !r->rerun && threads > 1) {
+		n_lcores = threads;
 		if (one != NULL) {
 			fprintf(stderr, "[uetemu] one thread: %s runs on one thread\n", one);
 			n_lcores = 1;

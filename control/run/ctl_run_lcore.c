@@ -651,14 +651,23 @@ void ctl_run_lcore_sample_wait(struct ctl_lcore *lc)
 		;
 }
 
-/* The number of lcores an EAL list names ("0", "0-3", "0,2", "1@0,(2-3)@1"...): a lower bound, >= 1. */
+/* The number of lcores an EAL list names ("0", "0-3", "0,2", "1@0,(2-3)@1"...): exact for numbers and ranges,
+ * a lower bound (one per item) for the forms with groups; >= 1. */
 static unsigned list_lcores(const char *s)
 {
-	unsigned n = 1;
+	unsigned n = 0;
 
-	for (; *s != '\0'; s++)
-		n += *s == ',' || *s == '-';
-	return n;
+	while (*s != '\0') {
+		size_t len = strcspn(s, ",");
+		char *end;
+		unsigned long a = strtoul(s, &end, 10), b = a;
+
+		if (end != s && *end == '-')
+			b = strtoul(end + 1, &end, 10);
+		n += end == s + len && b >= a && b - a < 1024 ? (unsigned)(b - a + 1) : 1;
+		s += len + (s[len] == ',');
+	}
+	return n > 0 ? n : 1;
 }
 
 unsigned ctl_run_eal_lcores(const struct ctl_run_opts *o, const char **which)

@@ -60,6 +60,10 @@ drops=$(python3 -c "import json; d=json.load(open('$tmp/parallel-3/summary.json'
 print(d.get('link_down_drop', 0), d.get('link_loss_drop', 0))")
 check "parallel.yaml: the faults on links between threads drop frames (down, loss: $drops)" \
 	'[ "${drops% *}" -gt 0 ] && [ "${drops#* }" -gt 0 ]'
+# the EAL's lcore list names the threads too: -- -l 0-2 is 3, with the same outputs
+"$uetemu" run configs/leaf-spine.yaml -q -s nic.EnableEventLogging=true --out "$tmp/ls-l" -- -l 0-2 >"$tmp/ls-l.out" 2>&1
+th=$(python3 -c "import json; print(json.load(open('$tmp/ls-l/summary.json'))['parallel']['threads'])")
+check "leaf-spine, -- -l 0-2: $th threads, outputs identical to 1 thread's" '[ "$th" = 3 ] && same "$tmp/leaf-spine-1" "$tmp/ls-l"'
 # 8 threads for 4 partitions: 4 run
 "$uetemu" run configs/leaf-spine.yaml -q --threads 8 --out "$tmp/ls8" >/dev/null 2>&1
 th=$(python3 -c "import json; print(json.load(open('$tmp/ls8/summary.json'))['parallel']['threads'])")
