@@ -77,8 +77,8 @@ void ctl_run_mpi_allgather(const void *mine, uint32_t len, void *all)
 	MPI_Allgather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, MPI_COMM_WORLD);
 }
 
-int ctl_run_mpi_exchange(uint8_t *const *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
-			 uint32_t *in_cap)
+void ctl_run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
+			  size_t *in_cap)
 {
 	int sc[CTL_PARTS_MAX] = { 0 }, rc[CTL_PARTS_MAX] = { 0 }, sd[CTL_PARTS_MAX] = { 0 }, rd[CTL_PARTS_MAX] = { 0 };
 	uint64_t total = 0, stotal = 0;
@@ -93,29 +93,27 @@ int ctl_run_mpi_exchange(uint8_t *const *out, const uint32_t *out_len, uint32_t 
 		rd[k] = (int)total;
 		total += (uint64_t)rc[k];
 	}
+	/* every rank is in the exchange: one that cannot go on ends them all rather than leave them waiting */
 	if (total > INT_MAX || stotal > INT_MAX)
-		return -E2BIG;
-	uint8_t *sbuf = malloc(stotal ? stotal : 1);
-
+		ctl_run_mpi_abort("a window's frames between ranks are over 2 GiB");
 	if (total > *in_cap) {
 		uint8_t *b = realloc(*in, total);
 
-		if (b == NULL || sbuf == NULL) {
-			free(sbuf);
-			return -ENOMEM;
-		}
+		if (b == NULL)
+			ctl_run_mpi_abort("out of memory for a window's frames from the other ranks");
 		*in = b;
-		*in_cap = (uint32_t)total;
+		*in_cap = total;
 	}
-	if (sbuf == NULL)
-		return -ENOMEM;
-	for (uint32_t k = 0; k < n; k++)
-		memcpy(sbuf + sd[k], out[k], out_len[k]);
-	MPI_Alltoallv(sbuf, sc, sd, MPI_BYTE, *in, rc, rd, MPI_BYTE, MPI_COMM_WORLD);
-	free(sbuf);
+	MPI_Alltoallv(out, sc, sd, MPI_BYTE, *in, rc, rd, MPI_BYTE, MPI_COMM_WORLD);
 	for (uint32_t k = 0; k < n; k++)
 		in_len[k] = (uint32_t)rc[k];
-	return 0;
+}
+
+void ctl_run_mpi_abort(const char *why)
+{
+	fprintf(stderr, "uetemu: %s: ending every MPI rank\n", why);
+	MPI_Abort(MPI_COMM_WORLD, 1);
+	exit(1);
 }
 
 #else /* one rank: nothing crosses */
@@ -160,8 +158,8 @@ void ctl_run_mpi_allgather(const void *mine, uint32_t len, void *all)
 	memcpy(all, mine, len);
 }
 
-int ctl_run_mpi_exchange(uint8_t *const *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
-			 uint32_t *in_cap)
+void ctl_run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
+			  size_t *in_cap)
 {
 	(void)out;
 	(void)out_len;
@@ -169,7 +167,12 @@ int ctl_run_mpi_exchange(uint8_t *const *out, const uint32_t *out_len, uint32_t 
 	(void)in_cap;
 	for (uint32_t k = 0; k < n; k++)
 		in_len[k] = 0;
-	return 0;
+}
+
+void ctl_run_mpi_abort(const char *why)
+{
+	fprintf(stderr, "uetemu: %s\n", why);
+	exit(1);
 }
 
 #endif

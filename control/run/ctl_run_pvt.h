@@ -423,18 +423,18 @@ void ctl_run_vt_json(FILE *f, const struct ctl_run_state *r);
 void ctl_run_vt_print(const struct ctl_run_state *r);
 /** MPI, every rank, once the captures are closed: their figures summed over the ranks (files: one each). */
 void ctl_run_vt_merge_caps(struct ctl_run_state *r);
-/** What @p lc's boxes could not hold (no memory). */
-uint64_t ctl_run_vt_box_lost(const struct ctl_lcore *lc, uint32_t n);
 
 /* ctl_run_mpi.c: MPI over the ranks (no-ops, one rank, without MPI) */
 void ctl_run_mpi_min(uint64_t *v, uint32_t n);
 void ctl_run_mpi_max(uint64_t *v, uint32_t n);
 void ctl_run_mpi_sum(uint64_t *v, size_t n);
 void ctl_run_mpi_allgather(const void *mine, uint32_t len, void *all);
-/** Send out[k] (out_len[k] bytes) to rank k, receive from every rank into *@p in (grown to *@p in_cap), rank k's
- *  in_len[k] bytes in rank order. 0 or -errno. */
-int ctl_run_mpi_exchange(uint8_t *const *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
-			 uint32_t *in_cap);
+/** Send rank k its out_len[k] bytes of @p out (rank by rank), receive every rank's into *@p in (grown to
+ *  *@p in_cap), rank k's in_len[k] bytes in rank order. Without memory, or over 2 GiB, it aborts every rank. */
+void ctl_run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
+			  size_t *in_cap);
+/** Say @p why on stderr and end every rank (MPI_Abort; without MPI, exit). */
+void ctl_run_mpi_abort(const char *why) __attribute__((noreturn));
 
 /* ctl_run_rt.c */
 /** Run @p r in real time: the EAL, the ports, the poll loop until the stop time, the work done or a signal. */

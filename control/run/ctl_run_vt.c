@@ -50,7 +50,7 @@ struct vt_msg {
 /* Messages from one thread to another in a window: taken by the receiver at the window's end. */
 struct ctl_vbox {
 	struct vt_msg *v;
-	uint32_t n, cap;
+	size_t n, cap;
 	uint64_t lost;          /* no memory to hold one: counted, the run is flagged */
 };
 
@@ -63,7 +63,7 @@ struct vt_ent {
 
 struct ctl_vlog {
 	struct vt_ent *e;
-	uint32_t n, cap;
+	size_t n, cap;
 	uint8_t *buf;
 	size_t used, size;
 	uint64_t lost;
@@ -73,12 +73,12 @@ struct ctl_vt {
 	uint32_t n;                  /* threads (or MPI ranks) */
 	bool mpi;                    /* the threads are MPI ranks: this process runs lcs[me] only */
 	uint32_t me;
-	uint8_t **xout;              /* MPI: a window's messages to each rank, as bytes */
-	uint32_t *xout_len, *xout_cap;
+	struct vt_wire *xout;        /* MPI: a window's messages to every rank, rank by rank */
+	size_t xout_cap;
+	uint32_t *xout_len;          /* bytes of them to each rank */
 	uint8_t *xin;                /* MPI: the messages from every rank */
-	uint32_t xin_cap;
+	size_t xin_cap;
 	uint32_t *xin_len;
-	uint64_t x_err;              /* MPI: windows whose exchange failed (no memory) */
 	uint64_t *rank_stat;         /* MPI, at the end: per rank events, wait_ns, frames out, in, late, lost */
 	uint64_t *dev_created;       /* MPI, at the end: events each device created, on its rank */
 	uint8_t *local;              /* MPI: per device, whether this rank runs it (its records' rows) */
@@ -95,11 +95,9 @@ struct ctl_vt {
 	uint32_t sense[CTL_PARTS_MAX]; /* each thread's own sense */
 	uint32_t spins;              /* at a barrier before yielding */
 	struct vt_ent *all;          /* the merge of the logs */
-	uint32_t n_all, cap_all;
-	uint32_t logged;             /* outputs in the logs (main thread, at window ends) */
+	size_t cap_all;
 	pthread_t *tids;
 	uint32_t n_tids;
-	double wall0;
 };
 
 static uint64_t mono_ns(void)
@@ -108,6 +106,26 @@ static uint64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Room for @p need elements of @p elem bytes in *@p p, which holds *@p cap: doubled from @p first as needed (off the
+ * common path: the arrays keep their size from window to window). False, *@p p untouched, without memory.
+ */
+static bool grow(void *p, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	size_t n = *cap ? *cap : first;
+	void *q;
+
+	if (need <= *cap)
+		return true;
+	while (n < need)
+		n *= 2;
+	if ((q = realloc(*(void **)p, n * elem)) == NULL)
+		return false;
+	*(void **)p = q;
+	*cap = n;
+	return true;
 }
 
 static double wall_now(void)
@@ -189,9 +207,7 @@ int ctl_run_vt_plan(struct ctl_run_state *r, char *err, size_t errlen)
 	vt->n = r->n_lcs;
 	vt->mpi = r->opts->ranks > 1;
 	vt->me = vt->mpi ? r->opts->rank : 0;
-	if (vt->mpi && ((vt->xout = calloc(vt->n, sizeof(*vt->xout))) == NULL ||
-			(vt->xout_len = calloc(vt->n, sizeof(*vt->xout_len))) == NULL ||
-			(vt->xout_cap = calloc(vt->n, sizeof(*vt->xout_cap))) == NULL ||
+	if (vt->mpi && ((vt->xout_len = calloc(vt->n, sizeof(*vt->xout_len))) == NULL ||
 			(vt->xin_len = calloc(vt->n, sizeof(*vt->xin_len))) == NULL))
 		return -ENOMEM;
 	int rc = plan_windows(r, vt, err, errlen);
@@ -235,11 +251,8 @@ void ctl_run_vt_fini(struct ctl_run_state *r)
 	}
 	if (r->vt != NULL) {
 		free(r->vt->all);
-		for (uint32_t k = 0; r->vt->xout != NULL && k < r->vt->n; k++)
-			free(r->vt->xout[k]);
 		free(r->vt->xout);
 		free(r->vt->xout_len);
-		free(r->vt->xout_cap);
 		free(r->vt->xin);
 		free(r->vt->xin_len);
 		free(r->vt->rank_stat);
@@ -255,18 +268,21 @@ void ctl_run_vt_fini(struct ctl_run_state *r)
 /* Room for one message to another thread; NULL (counted) without memory. */
 static struct vt_msg *box_add(struct ctl_vbox *b)
 {
-	if (b->n == b->cap) {
-		uint32_t cap = b->cap ? 2 * b->cap : 256;
-		struct vt_msg *v = realloc(b->v, sizeof(*v) * cap);
-
-		if (v == NULL) {
-			b->lost++;
-			return NULL;
-		}
-		b->v = v;
-		b->cap = cap;
+	if (!grow(&b->v, &b->cap, b->n + 1, sizeof(*b->v), 256)) {
+		b->lost++;
+		return NULL;
 	}
 	return &b->v[b->n++];
+}
+
+/* What @p lc's boxes to the @p n threads could not hold (no memory). */
+static uint64_t box_lost(const struct ctl_lcore *lc, uint32_t n)
+{
+	uint64_t lost = 0;
+
+	for (uint32_t k = 0; lc->vout != NULL && k < n; k++)
+		lost += lc->vout[k].lost;
+	return lost;
 }
 
 void ctl_run_vt_cross(void *arg, struct net_dir *d, const struct wire_pkt *pkt, emu_ps_t at,
@@ -295,6 +311,29 @@ static void ev_close(void *a, void *b, emu_ps_t now)
 	nic_close_rcv(r->nics[m->m->dst], r->cfg->hosts[m->m->src].ip, m->pdc, now);
 }
 
+/*
+ * Schedule on @p lc what a thread or a rank sent it (@p kind VT_FRAME: a copy of @p pkt arriving on @p dir; VT_CLOSE:
+ * message @p m's receive side closing), at @p at in the order @p k its sender drew.
+ */
+static void deliver(struct ctl_run_state *r, struct ctl_lcore *lc, uint32_t kind, emu_ps_t at,
+		    const struct emu_sched_key *k, struct net_dir *dir, struct ctl_msg *m, const struct wire_pkt *pkt)
+{
+	if (kind == VT_CLOSE) {
+		if (emu_sched_at_key(lc->np->sched, at, k, ev_close, r, m) < 0)
+			lc->np->counters[NET_C_SCHED_FULL]++;
+		return;
+	}
+	struct wire_pkt *p = net_pkt_alloc(lc->np);
+
+	lc->x_recv++;
+	if (p == NULL)
+		return;
+	*p = *pkt;
+	if (at <= emu_sched_now(lc->np->sched)) /* a window too wide: never, but counted */
+		lc->x_late++;
+	net_dir_arrive_key(dir, p, at, k);
+}
+
 void ctl_run_vt_close(struct ctl_lcore *lc, struct ctl_msg *m, emu_ps_t now)
 {
 	struct ctl_run_state *r = lc->run;
@@ -303,8 +342,7 @@ void ctl_run_vt_close(struct ctl_lcore *lc, struct ctl_msg *m, emu_ps_t now)
 
 	emu_sched_key_draw(lc->np->sched, &k);
 	if (to == lc->idx) {
-		if (emu_sched_at_key(lc->np->sched, now + r->vt->close_delay, &k, ev_close, r, m) < 0)
-			lc->np->counters[NET_C_SCHED_FULL]++;
+		deliver(r, lc, VT_CLOSE, now + r->vt->close_delay, &k, NULL, m, NULL);
 		return;
 	}
 	struct vt_msg *x = box_add(&lc->vout[to]);
@@ -323,23 +361,10 @@ static void take(struct ctl_run_state *r, struct ctl_lcore *lc)
 	for (uint32_t s = 0; s < r->n_lcs; s++) {
 		struct ctl_vbox *b = &r->lcs[s].vout[lc->idx];
 
-		for (uint32_t i = 0; s != lc->idx && i < b->n; i++) {
+		for (size_t i = 0; s != lc->idx && i < b->n; i++) {
 			const struct vt_msg *m = &b->v[i];
 
-			if (m->kind == VT_CLOSE) {
-				if (emu_sched_at_key(lc->np->sched, m->at, &m->k, ev_close, r, m->m) < 0)
-					lc->np->counters[NET_C_SCHED_FULL]++;
-				continue;
-			}
-			struct wire_pkt *p = net_pkt_alloc(lc->np);
-
-			lc->x_recv++;
-			if (p == NULL)
-				continue;
-			*p = m->pkt;
-			if (m->at <= emu_sched_now(lc->np->sched)) /* a window too wide: never, but counted */
-				lc->x_late++;
-			net_dir_arrive_key(m->dir, p, m->at, &m->k);
+			deliver(r, lc, m->kind, m->at, &m->k, m->dir, m->m, &m->pkt);
 		}
 		if (s != lc->idx)
 			b->n = 0;
@@ -356,30 +381,9 @@ bool ctl_run_vt_log(struct ctl_lcore *lc, const struct ctl_whdr *h, const void *
 		return false;
 	size_t need = (sizeof(*h) + len + 7) & ~(size_t)7;
 
-	if (g->n == g->cap) {
-		uint32_t cap = g->cap ? 2 * g->cap : 1024;
-		struct vt_ent *e = realloc(g->e, sizeof(*e) * cap);
-
-		if (e == NULL) {
-			g->lost++;
-			return true;
-		}
-		g->e = e;
-		g->cap = cap;
-	}
-	if (g->used + need > g->size) {
-		size_t size = g->size ? 2 * g->size : 1u << 16;
-
-		while (size < g->used + need)
-			size *= 2;
-		uint8_t *buf = realloc(g->buf, size);
-
-		if (buf == NULL) {
-			g->lost++;
-			return true;
-		}
-		g->buf = buf;
-		g->size = size;
+	if (!grow(&g->e, &g->cap, g->n + 1, sizeof(*g->e), 1024) || !grow(&g->buf, &g->size, g->used + need, 1, 1u << 16)) {
+		g->lost++;
+		return true;
 	}
 	struct vt_ent *e = &g->e[g->n++];
 
@@ -397,50 +401,40 @@ static int ent_cmp(const void *x, const void *y)
 	return emu_sched_tag_cmp(&((const struct vt_ent *)x)->tag, &((const struct vt_ent *)y)->tag);
 }
 
-/* Write what the logs hold, sorted by tag, and empty them (every thread at a window's end). */
-static void flush(struct ctl_run_state *r)
+/* Outputs the threads' logs hold. */
+static size_t logged(const struct ctl_run_state *r)
 {
-	struct ctl_vt *vt = r->vt;
-	uint32_t n = 0;
+	size_t n = 0;
 
 	for (uint32_t i = 0; i < r->n_lcs; i++)
 		n += r->lcs[i].vlog->n;
-	if (n > vt->cap_all) {
-		struct vt_ent *all = realloc(vt->all, sizeof(*all) * n);
+	return n;
+}
 
-		if (all == NULL) { /* written per thread, unsorted across them, rather than lost */
-			for (uint32_t i = 0; i < r->n_lcs; i++) {
-				struct ctl_vlog *g = r->lcs[i].vlog;
+/* Write what the logs hold, sorted by tag, and empty them (every thread at a window's end). Without memory to sort
+ * them, they are written thread by thread rather than lost. */
+static void flush(struct ctl_run_state *r)
+{
+	struct ctl_vt *vt = r->vt;
+	bool sort = grow(&vt->all, &vt->cap_all, logged(r), sizeof(*vt->all), 1024);
+	size_t n = 0;
 
-				for (uint32_t k = 0; k < g->n; k++)
-					ctl_run_lcore_write(r, (const struct ctl_whdr *)(g->buf + g->e[k].off));
-				g->n = 0;
-				g->used = 0;
-			}
-			vt->logged = 0;
-			return;
-		}
-		vt->all = all;
-		vt->cap_all = n;
-	}
-	n = 0;
 	for (uint32_t i = 0; i < r->n_lcs; i++) {
 		struct ctl_vlog *g = r->lcs[i].vlog;
 
-		memcpy(vt->all + n, g->e, sizeof(*g->e) * g->n);
-		n += g->n;
+		for (size_t k = 0; k < g->n; k++)
+			if (sort)
+				vt->all[n++] = g->e[k];
+			else
+				ctl_run_lcore_write(r, (const struct ctl_whdr *)(g->buf + g->e[k].off));
 	}
 	qsort(vt->all, n, sizeof(*vt->all), ent_cmp);
-	for (uint32_t k = 0; k < n; k++) {
-		const struct vt_ent *e = &vt->all[k];
-
-		ctl_run_lcore_write(r, (const struct ctl_whdr *)(r->lcs[e->lc].vlog->buf + e->off));
-	}
+	for (size_t k = 0; k < n; k++)
+		ctl_run_lcore_write(r, (const struct ctl_whdr *)(r->lcs[vt->all[k].lc].vlog->buf + vt->all[k].off));
 	for (uint32_t i = 0; i < r->n_lcs; i++) {
 		r->lcs[i].vlog->n = 0;
 		r->lcs[i].vlog->used = 0;
 	}
-	vt->logged = 0;
 }
 
 /* ---- the threads ---- */
@@ -531,21 +525,11 @@ struct vt_wire {
 	struct wire_pkt pkt;    /* FRAME */
 };
 
-/* Append @p m to the bytes for rank @p to. */
-static int wire_put(struct ctl_run_state *r, uint32_t to, const struct vt_msg *m)
+/* @p m as it crosses to another rank. */
+static struct vt_wire wire_of(const struct ctl_run_state *r, const struct vt_msg *m)
 {
-	struct ctl_vt *vt = r->vt;
 	struct vt_wire w = { .kind = m->kind, .at = m->at, .k = m->k };
 
-	if (vt->xout_len[to] + sizeof(w) > vt->xout_cap[to]) {
-		uint32_t cap = vt->xout_cap[to] ? 2 * vt->xout_cap[to] : 64 * (uint32_t)sizeof(w);
-		uint8_t *b = realloc(vt->xout[to], cap);
-
-		if (b == NULL)
-			return -ENOMEM;
-		vt->xout[to] = b;
-		vt->xout_cap[to] = cap;
-	}
 	if (m->kind == VT_FRAME) {
 		w.idx = (uint32_t)(m->dir->link - r->links) * 2 + m->dir->index;
 		w.pkt = m->pkt;
@@ -553,56 +537,41 @@ static int wire_put(struct ctl_run_state *r, uint32_t to, const struct vt_msg *m
 		w.idx = (uint32_t)(m->m - r->msgs);
 		w.pdc = m->m->pdc;
 	}
-	memcpy(vt->xout[to] + vt->xout_len[to], &w, sizeof(w));
-	vt->xout_len[to] += (uint32_t)sizeof(w);
-	return 0;
+	return w;
 }
 
-/* MPI: send this rank's window of messages to the others, and schedule what they sent it. */
+/* MPI: send this rank's window of messages to the others (rank by rank, in one buffer), and schedule what they sent
+ * it. Out of memory, MPI aborts every rank (ctl_run_mpi_exchange): one rank alone cannot leave an exchange. */
 static void exchange(struct ctl_run_state *r, struct ctl_lcore *lc)
 {
 	struct ctl_vt *vt = r->vt;
 	uint64_t t0 = mono_ns();
-	int rc = 0;
-
-	for (uint32_t k = 0; k < vt->n; k++) {
-		vt->xout_len[k] = 0;
-		for (uint32_t i = 0; k != vt->me && i < lc->vout[k].n && rc == 0; i++)
-			rc = wire_put(r, k, &lc->vout[k].v[i]);
-		lc->vout[k].n = 0;
-	}
-	if (rc == 0)
-		rc = ctl_run_mpi_exchange(vt->xout, vt->xout_len, vt->n, &vt->xin, vt->xin_len, &vt->xin_cap);
-	lc->wait_ns += mono_ns() - t0;
-	if (rc < 0) {
-		vt->x_err++;
-		return;
-	}
-	uint64_t off = 0;
+	size_t n = 0;
 
 	for (uint32_t k = 0; k < vt->n; k++)
-		for (uint32_t end = (uint32_t)(off + vt->xin_len[k]); off + sizeof(struct vt_wire) <= end;
-		     off += sizeof(struct vt_wire)) {
+		n += k != vt->me ? lc->vout[k].n : 0;
+	if (!grow(&vt->xout, &vt->xout_cap, n, sizeof(*vt->xout), 64))
+		ctl_run_mpi_abort("out of memory for a window's frames to the other ranks");
+	n = 0;
+	for (uint32_t k = 0; k < vt->n; k++) {
+		for (size_t i = 0; k != vt->me && i < lc->vout[k].n; i++)
+			vt->xout[n++] = wire_of(r, &lc->vout[k].v[i]);
+		vt->xout_len[k] = k != vt->me ? (uint32_t)(lc->vout[k].n * sizeof(*vt->xout)) : 0;
+		lc->vout[k].n = 0;
+	}
+	ctl_run_mpi_exchange((const uint8_t *)vt->xout, vt->xout_len, vt->n, &vt->xin, vt->xin_len, &vt->xin_cap);
+	lc->wait_ns += mono_ns() - t0;
+	for (size_t off = 0, end = 0, k = 0; k < vt->n; k++)
+		for (end += vt->xin_len[k]; off + sizeof(struct vt_wire) <= end; off += sizeof(struct vt_wire)) {
 			struct vt_wire w;
 
 			memcpy(&w, vt->xin + off, sizeof(w));
 			if (w.kind == VT_CLOSE && w.idx < r->n_msgs) {
 				r->msgs[w.idx].pdc = (uint16_t)w.pdc; /* the sender's rank knows it */
-				if (emu_sched_at_key(lc->np->sched, w.at, &w.k, ev_close, r, &r->msgs[w.idx]) < 0)
-					lc->np->counters[NET_C_SCHED_FULL]++;
-				continue;
+				deliver(r, lc, VT_CLOSE, w.at, &w.k, NULL, &r->msgs[w.idx], NULL);
+			} else if (w.kind == VT_FRAME && w.idx / 2 < r->n_links) {
+				deliver(r, lc, VT_FRAME, w.at, &w.k, &r->links[w.idx / 2].dir[w.idx % 2], NULL, &w.pkt);
 			}
-			if (w.kind != VT_FRAME || w.idx / 2 >= r->n_links)
-				continue;
-			struct wire_pkt *p = net_pkt_alloc(lc->np);
-
-			lc->x_recv++;
-			if (p == NULL)
-				continue;
-			*p = w.pkt;
-			if (w.at <= emu_sched_now(lc->np->sched))
-				lc->x_late++;
-			net_dir_arrive_key(&r->links[w.idx / 2].dir[w.idx % 2], p, w.at, &w.k);
 		}
 }
 
@@ -826,10 +795,7 @@ static void loop(struct ctl_run_state *r, double t0)
 		if (!r->has_stop && check < W)
 			W = check;
 		run_window(r, W);
-		vt->logged = 0;
-		for (uint32_t i = 0; i < r->n_lcs; i++)
-			vt->logged += r->lcs[i].vlog->n;
-		if (vt->logged >= VT_LOG_FLUSH)
+		if (logged(r) >= VT_LOG_FLUSH)
 			flush(r);
 		progress(r, t0, &last, tty, false);
 	}
@@ -959,7 +925,7 @@ static int merge_ranks(struct ctl_run_state *r)
 	struct ctl_vt *vt = r->vt;
 	const struct ctl_lcore *lc = &r->lcs[vt->me];
 	uint64_t mine[VT_RSTATS] = { emu_sched_events_run(lc->np->sched), lc->wait_ns, lc->x_sent, lc->x_recv,
-				     lc->x_late, lc->vlog->lost + ctl_run_vt_box_lost(lc, r->n_lcs) + vt->x_err,
+				     lc->x_late, lc->vlog->lost + box_lost(lc, r->n_lcs),
 				     (uint64_t)(r->wall_s * 1e9) };
 
 	if ((vt->rank_stat = calloc((size_t)vt->n * VT_RSTATS, sizeof(*vt->rank_stat))) == NULL)
@@ -984,7 +950,6 @@ int ctl_run_virtual(struct ctl_run_state *r, char *err, size_t errlen)
 	uint64_t ev;
 	int rc;
 
-	vt->wall0 = t0;
 	if (vt->mpi) /* each rank writes the rows of its own devices: its shard */
 		ctl_records_local(r->records, vt->local);
 	if ((rc = start_workers(r)) < 0) {
@@ -1014,6 +979,8 @@ int ctl_run_virtual(struct ctl_run_state *r, char *err, size_t errlen)
 
 /* ---- the summary ---- */
 
+
+
 /* Events the devices of partition @p p created. */
 static uint64_t part_events(const struct ctl_run_state *r, uint32_t p)
 {
@@ -1037,7 +1004,7 @@ static void thread_stats(const struct ctl_run_state *r, uint32_t i, uint64_t st[
 		return;
 	}
 	st[0] = emu_sched_events_run(lc->np->sched), st[1] = lc->wait_ns, st[2] = lc->x_sent, st[3] = lc->x_recv;
-	st[4] = lc->x_late, st[5] = lc->vlog->lost + ctl_run_vt_box_lost(lc, r->n_lcs);
+	st[4] = lc->x_late, st[5] = lc->vlog->lost + box_lost(lc, r->n_lcs);
 	st[6] = (uint64_t)(r->wall_s * 1e9);
 }
 
@@ -1088,14 +1055,6 @@ void ctl_run_vt_print(const struct ctl_run_state *r)
 	}
 }
 
-uint64_t ctl_run_vt_box_lost(const struct ctl_lcore *lc, uint32_t n)
-{
-	uint64_t lost = 0;
-
-	for (uint32_t k = 0; lc->vout != NULL && k < n; k++)
-		lost += lc->vout[k].lost;
-	return lost;
-}
 
 void ctl_run_vt_merge_caps(struct ctl_run_state *r)
 {
