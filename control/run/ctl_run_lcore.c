@@ -382,54 +382,45 @@ void ctl_run_lcore_take(struct ctl_lcore *lc, emu_ps_t now)
 	}
 }
 
-/* Room in @p lc's ring to the writer for a record of @p len bytes after its header, or NULL (counted). */
-static struct ctl_whdr *wr_reserve(struct ctl_lcore *lc, uint32_t kind, uint32_t len)
+/*
+ * Hand record @p h (its body @p body, h->len bytes after it) to the writer on the main lcore: in virtual time the
+ * thread's log (written sorted by the events' order), in real time @p lc's ring (a full ring counted).
+ */
+static void to_writer(struct ctl_lcore *lc, const struct ctl_whdr *h, const void *body)
 {
-	struct ctl_whdr *h = emu_spsc_reserve(lc->wr, (uint32_t)sizeof(*h) + len);
+	struct ctl_whdr *w;
 
-	if (h == NULL) {
-		lc->wr_full++;
-		return NULL;
+	if (lc->vlog != NULL) {
+		ctl_run_vt_log(lc, h, body);
+		return;
 	}
-	*h = (struct ctl_whdr){ .kind = kind, .len = len };
-	return h;
+	if ((w = emu_spsc_reserve(lc->wr, (uint32_t)sizeof(*w) + h->len)) == NULL) {
+		lc->wr_full++;
+		return;
+	}
+	*w = *h;
+	memcpy(w + 1, body, h->len);
+	emu_spsc_commit(lc->wr);
 }
 
 void ctl_run_lcore_event(struct ctl_lcore *lc, const struct nic_event *ev)
 {
-	struct ctl_whdr *h;
-
-	if (lc->vlog != NULL) {
-		if (lc->run->events != NULL)
-			ctl_run_vt_log(lc, &(struct ctl_whdr){ .kind = CTL_W_EVENT, .len = sizeof(*ev) }, ev, sizeof(*ev));
+	if (lc->run->events == NULL)
 		return;
-	}
-	if (lc->idx == 0) { /* the main lcore writes */
+	if (lc->idx == 0 && lc->vlog == NULL) { /* real time's main lcore writes */
 		ctl_run_write_event(lc->run, ev);
 		return;
 	}
-	if (lc->run->events == NULL || (h = wr_reserve(lc, CTL_W_EVENT, sizeof(*ev))) == NULL)
-		return;
-	memcpy(h + 1, ev, sizeof(*ev));
-	emu_spsc_commit(lc->wr);
+	to_writer(lc, &(struct ctl_whdr){ .kind = CTL_W_EVENT, .len = sizeof(*ev) }, ev);
 }
 
 void ctl_run_lcore_trace(struct ctl_lcore *lc, const struct nic_trace *tr)
 {
-	struct ctl_whdr *h;
-
-	if (lc->vlog != NULL) {
-		ctl_run_vt_log(lc, &(struct ctl_whdr){ .kind = CTL_W_TRACE, .len = sizeof(*tr) }, tr, sizeof(*tr));
-		return;
-	}
-	if (lc->idx == 0) {
+	if (lc->idx == 0 && lc->vlog == NULL) {
 		ctl_records_trace(lc->run->records, tr);
 		return;
 	}
-	if ((h = wr_reserve(lc, CTL_W_TRACE, sizeof(*tr))) == NULL)
-		return;
-	memcpy(h + 1, tr, sizeof(*tr));
-	emu_spsc_commit(lc->wr);
+	to_writer(lc, &(struct ctl_whdr){ .kind = CTL_W_TRACE, .len = sizeof(*tr) }, tr);
 }
 
 void ctl_run_lcore_cap_port(struct ctl_lcore *lc, uint32_t port, const uint8_t *frame, size_t len, bool rx,
@@ -439,16 +430,8 @@ void ctl_run_lcore_cap_port(struct ctl_lcore *lc, uint32_t port, const uint8_t *
 		ctl_run_cap_port_write(lc->run, port, frame, len, rx, emu, at);
 		return;
 	}
-	struct ctl_whdr *h = wr_reserve(lc, CTL_W_CAP_PORT, (uint32_t)len);
-
-	if (h == NULL)
-		return;
-	h->idx = port;
-	h->dir = rx;
-	h->now = emu;
-	h->at = at;
-	memcpy(h + 1, frame, len);
-	emu_spsc_commit(lc->wr);
+	to_writer(lc, &(struct ctl_whdr){ .kind = CTL_W_CAP_PORT, .idx = port, .dir = rx, .now = emu, .at = at,
+					  .len = (uint32_t)len }, frame);
 }
 
 /* A link capture's tap: the frame, by value, to the writer. */
@@ -456,42 +439,16 @@ static void tap_link(void *arg, uint32_t dir, const struct wire_pkt *pkt, emu_ps
 {
 	struct ctl_captap *t = arg;
 
-	if (t->lc[dir]->vlog != NULL) {
-		ctl_run_vt_log(t->lc[dir], &(struct ctl_whdr){ .kind = CTL_W_CAP_LINK, .idx = t->cap, .dir = dir,
-							      .now = now, .len = sizeof(*pkt) }, pkt, sizeof(*pkt));
-		return;
-	}
-	struct ctl_whdr *h = wr_reserve(t->lc[dir], CTL_W_CAP_LINK, sizeof(*pkt));
-
-	if (h == NULL)
-		return;
-	h->idx = t->cap;
-	h->dir = dir;
-	h->now = now;
-	memcpy(h + 1, pkt, sizeof(*pkt));
-	emu_spsc_commit(t->lc[dir]->wr);
+	to_writer(t->lc[dir], &(struct ctl_whdr){ .kind = CTL_W_CAP_LINK, .idx = t->cap, .dir = dir, .now = now,
+						  .len = sizeof(*pkt) }, pkt);
 }
 
 static void tap_drop(void *arg, uint32_t dir, const struct wire_pkt *pkt, emu_ps_t now, int reason)
 {
 	struct ctl_captap *t = arg;
 
-	if (t->lc[dir]->vlog != NULL) {
-		ctl_run_vt_log(t->lc[dir], &(struct ctl_whdr){ .kind = CTL_W_CAP_DROP, .idx = t->cap, .dir = dir,
-							      .reason = reason, .now = now, .len = sizeof(*pkt) },
-			       pkt, sizeof(*pkt));
-		return;
-	}
-	struct ctl_whdr *h = wr_reserve(t->lc[dir], CTL_W_CAP_DROP, sizeof(*pkt));
-
-	if (h == NULL)
-		return;
-	h->idx = t->cap;
-	h->dir = dir;
-	h->now = now;
-	h->reason = reason;
-	memcpy(h + 1, pkt, sizeof(*pkt));
-	emu_spsc_commit(t->lc[dir]->wr);
+	to_writer(t->lc[dir], &(struct ctl_whdr){ .kind = CTL_W_CAP_DROP, .idx = t->cap, .dir = dir, .reason = reason,
+						  .now = now, .len = sizeof(*pkt) }, pkt);
 }
 
 /* The lcore that sends on direction @p dir of link @p i (a frame from a port: the lcore that polls it). */

@@ -414,7 +414,7 @@ void ctl_run_vt_cross(void *arg, struct net_dir *d, const struct wire_pkt *pkt, 
 /** Message @p m completed at its sender (lcore @p lc, now): its receive side closes one close delay later. */
 void ctl_run_vt_close(struct ctl_lcore *lc, struct ctl_msg *m, emu_ps_t now);
 /** Put an output of @p lc in its log, tagged; false when the run keeps none (real time, a re-run). */
-bool ctl_run_vt_log(struct ctl_lcore *lc, const struct ctl_whdr *h, const void *body, uint32_t len);
+bool ctl_run_vt_log(struct ctl_lcore *lc, const struct ctl_whdr *h, const void *body);
 /** Run @p r in virtual time (built, ctl_run_vt_plan() done): r->end, r->wall_s, r->stalled. 0, or -errno with
  *  @p err (its threads could not start). */
 int ctl_run_virtual(struct ctl_run_state *r, char *err, size_t errlen);

@@ -373,13 +373,13 @@ static void take(struct ctl_run_state *r, struct ctl_lcore *lc)
 
 /* ---- the outputs' logs ---- */
 
-bool ctl_run_vt_log(struct ctl_lcore *lc, const struct ctl_whdr *h, const void *body, uint32_t len)
+bool ctl_run_vt_log(struct ctl_lcore *lc, const struct ctl_whdr *h, const void *body)
 {
 	struct ctl_vlog *g = lc->vlog;
 
 	if (g == NULL)
 		return false;
-	size_t need = (sizeof(*h) + len + 7) & ~(size_t)7;
+	size_t need = (sizeof(*h) + h->len + 7) & ~(size_t)7;
 
 	if (!grow(&g->e, &g->cap, g->n + 1, sizeof(*g->e), 1024) || !grow(&g->buf, &g->size, g->used + need, 1, 1u << 16)) {
 		g->lost++;
@@ -391,7 +391,7 @@ bool ctl_run_vt_log(struct ctl_lcore *lc, const struct ctl_whdr *h, const void *
 	e->lc = lc->idx;
 	e->off = (uint32_t)g->used;
 	memcpy(g->buf + g->used, h, sizeof(*h));
-	memcpy(g->buf + g->used + sizeof(*h), body, len);
+	memcpy(g->buf + g->used + sizeof(*h), body, h->len);
 	g->used += need;
 	return true;
 }
