@@ -33,6 +33,12 @@ struct ctl_rec_nics {
 	const uint8_t *local;        /* MPI: per host, whether this rank runs it (rows for those only); NULL: all */
 };
 
+/** Whether @p w writes host @p i's rows: every host's, or under MPI this rank's only. */
+static inline bool ctl_rec_nic_here(const struct ctl_rec_nics *w, uint32_t i)
+{
+	return w->local == NULL || w->local[i];
+}
+
 /**
  * Allocate a zeroed writer of @p size bytes whose first member is a struct ctl_rec_nics, open its record
  * @p record (ctl_rec_csv_open()) for the NICs @p nics of @p cfg, and give it cfg->n_hosts zeroed entries of

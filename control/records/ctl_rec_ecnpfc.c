@@ -145,7 +145,7 @@ static void sw_ep_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
 		const struct ctl_swport *sp = &p->sr->ports[i];
 		struct sw_port_stats s;
 
-		if (p->sr->local != NULL && !p->sr->local[sp->sw_idx])
+		if (!ctl_swrec_here(p->sr, sp->sw_idx))
 			continue;
 
 		sw_port_stats(sp->sw, sp->port, &s, now);
@@ -190,7 +190,7 @@ void ctl_pfcstats_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
 		return;
 	roce_ep_rows(p, now, last);
 	for (uint32_t i = 0; i < p->w.n_nics; i++) {
-		if (p->w.local != NULL && !p->w.local[i])
+		if (!ctl_rec_nic_here(&p->w, i))
 			continue;
 		struct nic *nic = p->w.nics[i];
 		struct nic_pfc_stats s;

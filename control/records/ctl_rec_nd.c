@@ -125,7 +125,7 @@ void ctl_ndstats_rows(struct ctl_ndstats *n, emu_ps_t now, emu_ps_t last)
 	for (uint32_t i = 0; i < n->n_roces; i++)
 		nd_roce_row(n, i, now, last);
 	for (uint32_t i = 0; i < n->w.n_nics; i++) {
-		if (n->w.local != NULL && !n->w.local[i])
+		if (!ctl_rec_nic_here(&n->w, i))
 			continue;
 		nd_row(n, i, now, last);
 		memcpy(n->prev[i], nic_counters(n->w.nics[i]), sizeof(n->prev[i]));

@@ -111,7 +111,7 @@ void ctl_netbuff_rows(struct ctl_netbuff *b, emu_ps_t now, emu_ps_t last)
 		return;
 	roce_rows(b, now, last);
 	for (uint32_t i = 0; i < b->w.n_nics; i++) {
-		if (b->w.local != NULL && !b->w.local[i])
+		if (!ctl_rec_nic_here(&b->w, i))
 			continue;
 		struct nic *nic = b->w.nics[i];
 

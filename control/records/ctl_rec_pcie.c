@@ -75,7 +75,7 @@ void ctl_pcie_rows(struct ctl_pcie *p, emu_ps_t now, emu_ps_t last)
 	if (p == NULL)
 		return;
 	for (uint32_t i = 0; i < p->w.n_nics; i++) {
-		if (p->w.local != NULL && !p->w.local[i])
+		if (!ctl_rec_nic_here(&p->w, i))
 			continue;
 		struct nic_pcie_stats s;
 

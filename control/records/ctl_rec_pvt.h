@@ -139,6 +139,12 @@ struct ctl_swrec {
 	struct rec_csv *trim;         /* trimming-stats, or NULL */
 };
 
+/** Whether @p sr writes switch @p s's rows: every switch's, or under MPI this rank's only. */
+static inline bool ctl_swrec_here(const struct ctl_swrec *sr, uint32_t s)
+{
+	return sr->local == NULL || sr->local[s];
+}
+
 /**
  * The Scala tier of device @p dev of @p t (simulation-output-files.md, Network Tiers: 0 spine, 1 fabric, 2 rack,
  * 3 NIC): a host 3; a tor or leaf (uetemu tier 1) 2; the top switch tier of a leaf-spine or fat tree (spine,

@@ -71,7 +71,7 @@ void ctl_swbuf_sample(struct ctl_swbuf *b)
 		const struct sw *sw = sr->sws[s];
 		const struct sw_buffer *buf = sw_buffer(sw);
 
-		if (sr->local != NULL && !sr->local[s])
+		if (!ctl_swrec_here(sr, s))
 			continue;
 		uint64_t v[SW_POOL_COUNT][SB_SERIES] = { { 0 } };
 
@@ -150,7 +150,7 @@ void ctl_swbuf_rows(struct ctl_swbuf *b, emu_ps_t now)
 	if (b == NULL)
 		return;
 	for (uint32_t s = 0; s < b->sr->n_sws; s++) {
-		if (b->sr->local != NULL && !b->sr->local[s])
+		if (!ctl_swrec_here(b->sr, s))
 			continue;
 		for (uint32_t k = 0; k < SW_POOL_COUNT; k++) {
 			if (!sw_buffer(b->sr->sws[s])->pool_on[k])

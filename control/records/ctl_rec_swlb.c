@@ -146,11 +146,8 @@ void ctl_swlb_rows(struct ctl_swlb *l, emu_ps_t now)
 	if (l == NULL)
 		return;
 	for (uint32_t s = 0; s < l->sr->n_sws; s++)
-		for (uint32_t k = 0; l->sr->local == NULL || l->sr->local[s]; k++) {
-			if (k >= sw_ecmp_set_count(l->sr->sws[s]))
-				break;
+		for (uint32_t k = 0; ctl_swrec_here(l->sr, s) && k < sw_ecmp_set_count(l->sr->sws[s]); k++)
 			lb_set_rows(l, s, k, now);
-		}
 }
 
 int ctl_swlb_close(struct ctl_swlb *l, char *err, size_t errlen)

@@ -132,7 +132,7 @@ void ctl_swrec_nd_rows(struct ctl_swrec *sr, struct rec_csv *nd, emu_ps_t now, e
 		const struct ctl_swport *sp = &sr->ports[i];
 		struct sw_port_stats s;
 
-		if (sr->local != NULL && !sr->local[sp->sw_idx])
+		if (!ctl_swrec_here(sr, sp->sw_idx))
 			continue;
 
 		sw_port_stats(sp->sw, sp->port, &s, now);
@@ -193,7 +193,7 @@ void ctl_swrec_trim_rows(struct ctl_swrec *sr, emu_ps_t now)
 		const struct ctl_swport *sp = &sr->ports[i];
 		struct sw_port_stats s;
 
-		if (sr->local != NULL && !sr->local[sp->sw_idx])
+		if (!ctl_swrec_here(sr, sp->sw_idx))
 			continue;
 
 		sw_port_stats(sp->sw, sp->port, &s, now);

@@ -59,7 +59,7 @@ void ctl_swportbuf_sample(struct ctl_swportbuf *b)
 		const struct sw_buffer *buf = sw_buffer(sp->sw);
 		struct sw_port_occ o;
 
-		if (b->sr->local != NULL && !b->sr->local[sp->sw_idx])
+		if (!ctl_swrec_here(b->sr, sp->sw_idx))
 			continue;
 
 		sw_port_occ(sp->sw, sp->port, &o);
@@ -138,7 +138,7 @@ void ctl_swportbuf_rows(struct ctl_swportbuf *b, emu_ps_t now)
 	for (uint32_t i = 0; i < b->sr->n_ports; i++) {
 		const struct sw_buffer *buf = sw_buffer(b->sr->ports[i].sw);
 
-		if (b->sr->local != NULL && !b->sr->local[b->sr->ports[i].sw_idx])
+		if (!ctl_swrec_here(b->sr, b->sr->ports[i].sw_idx))
 			continue;
 
 		for (uint32_t k = 0; k < SW_POOL_COUNT; k++) {

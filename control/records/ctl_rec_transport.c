@@ -215,7 +215,7 @@ void ctl_transport_rows(struct ctl_transport *t, emu_ps_t now)
 	if (t == NULL)
 		return;
 	for (uint32_t i = 0; i < t->w.n_nics; i++) {
-		if (t->w.local != NULL && !t->w.local[i])
+		if (!ctl_rec_nic_here(&t->w, i))
 			continue;
 		ts_row(t, i, now);
 		nic_interval_reset(t->w.nics[i]);

@@ -91,10 +91,8 @@ static void hook_msg_done(void *arg, uint64_t cookie, emu_ps_t now)
 	/* The workload closes both ends of the message's PDC when the message completes (seed 000, Completion); in
 	 * virtual time the receiver's end a close delay later (docs/parallel.md), so a run cut over threads is the
 	 * same as one that is not */
-	if (r->nics != NULL && ctl_run_vt_on(r))
-		ctl_run_vt_close(lc, m, now);
-	else if (r->nics != NULL)
-		ctl_run_lcore_close_rcv(lc, m->m->dst, r->cfg->hosts[m->m->src].ip, m->pdc, now);
+	if (r->nics != NULL)
+		ctl_run_lcore_close_rcv(lc, m, now);
 }
 
 /* A Chakra transfer's last byte left its NIC (either model): the send node finishes. */

@@ -323,11 +323,16 @@ static void ev_xcross(void *arg, struct net_dir *d, const struct wire_pkt *pkt, 
 	x->from->x_sent++;
 }
 
-void ctl_run_lcore_close_rcv(struct ctl_lcore *lc, uint32_t dst, uint32_t src_ip, uint16_t pdc, emu_ps_t now)
+void ctl_run_lcore_close_rcv(struct ctl_lcore *lc, struct ctl_msg *msg, emu_ps_t now)
 {
 	struct ctl_run_state *r = lc->run;
-	uint32_t to = r->dev_lc != NULL ? r->dev_lc[dst] : 0;
+	uint32_t dst = msg->m->dst, src_ip = r->cfg->hosts[msg->m->src].ip, to = r->dev_lc != NULL ? r->dev_lc[dst] : 0;
+	uint16_t pdc = msg->pdc;
 
+	if (ctl_run_vt_on(r)) { /* virtual time: a close delay later, through the threads' boxes (ctl_run_vt.c) */
+		ctl_run_vt_close(lc, msg, now);
+		return;
+	}
 	if (to == lc->idx) {
 		nic_close_rcv(r->nics[dst], src_ip, pdc, now);
 		return;

@@ -236,8 +236,9 @@ int ctl_run_lcore_links(struct ctl_run_state *r, char *err, size_t errlen);
 int ctl_run_lcore_rings(struct ctl_run_state *r);
 /** Free the lcores, their partition state (not lcore 0's, the run's own) and rings. */
 void ctl_run_lcore_fini(struct ctl_run_state *r);
-/** Message @p cookie's receive side is closed on its receiver's lcore: at once, or through the ring. */
-void ctl_run_lcore_close_rcv(struct ctl_lcore *lc, uint32_t dst, uint32_t src_ip, uint16_t pdc, emu_ps_t now);
+/** Message @p msg's receive side is closed on its receiver: in real time at once, or through the ring to its lcore;
+ *  in virtual time one close delay later (ctl_run_vt_close()). */
+void ctl_run_lcore_close_rcv(struct ctl_lcore *lc, struct ctl_msg *msg, emu_ps_t now);
 /** A uet-events row or a uet-monitor candidate from a NIC of @p lc: written, or through the ring (workers). */
 void ctl_run_lcore_event(struct ctl_lcore *lc, const struct nic_event *ev);
 void ctl_run_lcore_trace(struct ctl_lcore *lc, const struct nic_trace *tr);
