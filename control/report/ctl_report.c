@@ -140,6 +140,13 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* @p before (a key and its punctuation) then the number @p v: summary.json without printf. */
+static void json_u64(FILE *f, const char *before, uint64_t v)
+{
+	rec_put_str(f, before);
+	rec_put_u64(f, v);
+}
+
 static void json_ip(FILE *f, uint32_t ip)
 {
 	rec_put_ch(f, '"');
@@ -204,19 +211,15 @@ static void json_hosts(FILE *f, const struct ctl_report_in *r, const struct host
 		rec_put_str(f, r->cfg->hosts[i].name);
 		rec_put_str(f, "\", \"ip\": ");
 		json_ip(f, r->cfg->hosts[i].ip);
-		rec_put_str(f, ", \"tx_bytes\": ");
-		rec_put_u64(f, c[NIC_C_TX_BYTES]);
-		rec_put_str(f, ", \"rx_bytes\": ");
-		rec_put_u64(f, c[NIC_C_RX_BYTES]);
-		rec_put_str(f, ", \"rx_payload_bytes\": ");
-		rec_put_u64(f, c[NIC_C_RX_PAYLOAD_BYTES]);
+		json_u64(f, ", \"tx_bytes\": ", c[NIC_C_TX_BYTES]);
+		json_u64(f, ", \"rx_bytes\": ", c[NIC_C_RX_BYTES]);
+		json_u64(f, ", \"rx_payload_bytes\": ", c[NIC_C_RX_PAYLOAD_BYTES]);
 		fprintf(f, ", \"goodput_gbps\": %.3f", hs[i].goodput_gbps);
 		rec_put_str(f, ", \"counters\": {");
 		for (int k = 1; k < NIC_C_COUNT; k++) {
 			rec_put_str(f, k > 1 ? ", \"" : "\"");
 			rec_put_str(f, nic_counter_name(k));
-			rec_put_str(f, "\": ");
-			rec_put_u64(f, c[k]);
+			json_u64(f, "\": ", c[k]);
 		}
 		rec_put_ch(f, '}');
 		json_uet_rx(f, r->nics[i]);
@@ -254,20 +257,13 @@ static void json_dir(FILE *f, const char *key, const struct ctl_report_dir *d)
 {
 	rec_put_ch(f, '"');
 	rec_put_str(f, key);
-	rec_put_str(f, "\": {\"bytes\": ");
-	rec_put_u64(f, d->bytes);
-	rec_put_str(f, ", \"frames\": ");
-	rec_put_u64(f, d->frames);
-	rec_put_str(f, ", \"drops\": ");
-	rec_put_u64(f, d->drops);
-	rec_put_str(f, ", \"trims\": ");
-	rec_put_u64(f, d->trims);
-	rec_put_str(f, ", \"ecn_marks\": ");
-	rec_put_u64(f, d->ecn_marks);
-	rec_put_str(f, ", \"pauses\": ");
-	rec_put_u64(f, d->pauses);
-	rec_put_str(f, ", \"trimmed_drops\": ");
-	rec_put_u64(f, d->trimmed_drops);
+	json_u64(f, "\": {\"bytes\": ", d->bytes);
+	json_u64(f, ", \"frames\": ", d->frames);
+	json_u64(f, ", \"drops\": ", d->drops);
+	json_u64(f, ", \"trims\": ", d->trims);
+	json_u64(f, ", \"ecn_marks\": ", d->ecn_marks);
+	json_u64(f, ", \"pauses\": ", d->pauses);
+	json_u64(f, ", \"trimmed_drops\": ", d->trimmed_drops);
 	rec_put_ch(f, '}');
 }
 
@@ -343,8 +339,7 @@ static void json_devices(FILE *f, const struct ctl_report_in *r)
 		const struct net_topo_dev *dv = &t->devs[d];
 		rec_put_str(f, d ? ",\n    {\"name\": \"" : "\n    {\"name\": \"");
 		rec_put_str(f, dv->name);
-		rec_put_str(f, "\", \"tier\": ");
-		rec_put_u64(f, dv->tier);
+		json_u64(f, "\", \"tier\": ", dv->tier);
 		rec_put_str(f, ", ");
 		if (dv->kind == NET_TOPO_HOST) {
 			rec_put_str(f, "\"ip\": ");
@@ -354,8 +349,7 @@ static void json_devices(FILE *f, const struct ctl_report_in *r)
 		rec_put_str(f, "\"ports\": [");
 		for (uint32_t p = 0; p < dv->n_ports; p++) {
 			const struct net_topo_port *pt = &t->ports[dv->port0 + p];
-			rec_put_str(f, p ? ", {\"port\": " : "{\"port\": ");
-			rec_put_u64(f, p);
+			json_u64(f, p ? ", {\"port\": " : "{\"port\": ", p);
 			rec_put_str(f, ", \"mac\": ");
 			json_mac(f, pt->mac);
 			rec_put_str(f, ", \"link\": \"");
