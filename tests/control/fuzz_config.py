@@ -85,4 +85,4 @@ check(not crashes, '%d mutants of %d configs: no crash, sanitizer report or hang
 check(not bad_msgs, 'every error line names the file (with line and column where the YAML has them) %s'
       % bad_msgs[:3])
 check(valid + invalid == n_mutants - len(crashes), '%d valid, %d refused with errors' % (valid, invalid))
-finish('fuzz_config')
+sys.exit(finish('fuzz_config'))

@@ -56,4 +56,4 @@ check(not cycle, 'no include cycle spans rooms %s' % cycle)
 print('room dependencies: ' + '; '.join('%s -> %s' % (r, ', '.join(sorted(deps[r])) or '-') for r in rooms))
 main_inc = [h for h in inc.findall(open(os.path.join(ctl, 'main.c')).read())]
 check(main_inc == ['ctl_cli.h'], 'main.c includes only ctl_cli.h: %s' % main_inc)
-finish('test_rooms')
+sys.exit(finish('test_rooms'))

@@ -26,4 +26,4 @@ for ct in ('Switch', 'ScalaUETNic'):
     check(paused and below > 0 and above == 0,
           '%s rows: %d paused, %d with a longest pause below the interval total, %d above it' %
           (ct, len(paused), below, above))
-finish('test_records_xoff')
+sys.exit(finish('test_records_xoff'))
