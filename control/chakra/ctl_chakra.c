@@ -2,6 +2,7 @@
  * a mapping file), one app_ck_run replaying every rank, transfers posted to the UET NICs as one WRITE each (the
  * RoCE NICs' transport is ctl_chakra_roce.c). */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +81,23 @@ static int colls_init(struct ctl_chakra_run *k)
 	return 0;
 }
 
+/* Put "CONFIG: applications.N: " before the traceset's or the mapping file's error in @p err, as every config
+ * error begins: the user sees which config and application it comes from. */
+static void prefix_config(const struct ctl_config *cfg, char *err, size_t errlen)
+{
+	char pre[PATH_MAX + 32];
+	int n = snprintf(pre, sizeof(pre), "%s: applications.%d: ", cfg->path, cfg->chakra_app);
+	size_t len = strnlen(err, errlen);
+
+	if (n <= 0 || errlen == 0 || (size_t)n >= errlen)
+		return;
+	if (len + (size_t)n >= errlen)
+		len = errlen - (size_t)n - 1;
+	memmove(err + n, err, len);
+	memcpy(err, pre, (size_t)n);
+	err[len + (size_t)n] = '\0';
+}
+
 int ctl_chakra_create(const struct ctl_config *cfg, struct ctl_chakra_run **out, char *err, size_t errlen)
 {
 	struct ctl_chakra_run *k;
@@ -105,6 +123,7 @@ int ctl_chakra_create(const struct ctl_config *cfg, struct ctl_chakra_run **out,
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "Chakra traceset %s: out of memory", k->ck->traceset);
 	if (rc) {
+		prefix_config(cfg, err, errlen);
 		ctl_chakra_destroy(k);
 		return rc;
 	}
