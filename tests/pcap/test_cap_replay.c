@@ -284,14 +284,19 @@ Test(cap_session, written_and_read_back, .init = mkdir_tmp)
 	cr_assert_eq(cap_session_open(path, &r, &h, err, sizeof(err)), 0, "%s", err);
 	cr_expect(h.n_ports == 2 && h.epoch_ns == 1796000000123456789 && h.records_epoch_s == 1796000000 &&
 		  h.seed == 18760 && h.time_scale == 10 && h.config_hash == 0x1234);
+	uint8_t fr[60];
+
+	udp_frame(fr, 1, 0);
 	cr_assert_eq(cap_session_next(r, &rec, err, sizeof(err)), 1);
 	cr_expect(rec.type == CAP_SES_PASS && rec.t == 1000 && rec.x == 10000);
 	cr_assert_eq(cap_session_next(r, &rec, err, sizeof(err)), 1);
-	cr_expect(rec.type == CAP_SES_RX && rec.port == 1 && rec.len == 60 && rec.data[23] == 17);
+	cr_expect(rec.type == CAP_SES_RX && rec.port == 1 && rec.len == 60 && rec.t == 1000);
+	cr_expect(memcmp(rec.data, fr, 60) == 0, "the RX frame's bytes");
 	cr_assert_eq(cap_session_next(r, &rec, err, sizeof(err)), 1);
-	cr_expect(rec.type == CAP_SES_TX && rec.t == 1500);
+	cr_expect(rec.type == CAP_SES_TX && rec.port == 0 && rec.len == 60 && rec.t == 1500 && rec.x == 0);
+	cr_expect(memcmp(rec.data, fr, 60) == 0, "the TX frame's bytes");
 	cr_assert_eq(cap_session_next(r, &rec, err, sizeof(err)), 1);
-	cr_expect(rec.type == CAP_SES_END && rec.port == 1 && rec.t == 2000);
+	cr_expect(rec.type == CAP_SES_END && rec.port == 1 && rec.t == 2000 && rec.x == 20000);
 	cr_expect_eq(cap_session_next(r, &rec, err, sizeof(err)), 0);
 	cap_session_close_r(r);
 }
