@@ -25,11 +25,7 @@ config=$ROOT/tests/lab/lcores.yaml
 	>"$WORK/uetemu.log" 2>&1 &
 UPID=$!
 PIDS+=("$UPID")
-for _ in $(seq 100); do
-	grep -q "telemetry: dpdk-telemetry.py -f $PREFIX" "$WORK/uetemu.log" && break
-	kill -0 "$UPID" 2>/dev/null || break
-	sleep 0.05
-done
+wait_log "$WORK/uetemu.log" "telemetry: dpdk-telemetry.py -f $PREFIX" "$UPID" 50
 sleep 0.3
 echo /uetemu/lateness | dpdk-telemetry.py -f "$PREFIX" >"$WORK/lateness.json" 2>"$WORK/tel-err"
 check "telemetry /uetemu/lateness answers both lcores, each with polls, p50, p99 and max" "python3 -c \"
