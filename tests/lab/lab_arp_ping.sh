@@ -16,7 +16,7 @@ set -u
 LAB_NAME=lab_arp_ping
 . "$(dirname "${BASH_SOURCE[0]}")/lablib.sh"
 lab_init "$@"
-command -v tshark >/dev/null 2>&1 || { echo "SKIP: $LAB_NAME needs tshark"; exit 77; }
+lab_need tshark
 K=uetk$$ U=uetu$$
 kns() { ip netns exec "$K" "$@"; }
 

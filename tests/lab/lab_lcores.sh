@@ -18,7 +18,7 @@ LAB_NAME=lab_lcores
 # shellcheck source=tests/lab/lablib.sh
 . "$(dirname "$0")/lablib.sh"
 lab_init "$@"
-command -v dpdk-telemetry.py >/dev/null 2>&1 || { echo "SKIP: $LAB_NAME needs dpdk-telemetry.py"; exit 77; }
+lab_need dpdk-telemetry.py
 config=$ROOT/tests/lab/lcores.yaml
 
 "$UETEMU" run "$config" --mode realtime --out "$WORK/out" -- -l 0-1 --file-prefix "$PREFIX" \

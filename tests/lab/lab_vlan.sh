@@ -27,7 +27,7 @@ set -u
 LAB_NAME=lab_vlan
 . "$(dirname "${BASH_SOURCE[0]}")/lablib.sh"
 lab_init "$@"
-command -v tshark >/dev/null 2>&1 || { echo "SKIP: $LAB_NAME needs tshark"; exit 77; }
+lab_need tshark
 PY=$(scapy_python)
 [ -n "$PY" ] || { echo "SKIP: $LAB_NAME needs scapy"; exit 77; }
 K=uetk$$ U=uetu$$
