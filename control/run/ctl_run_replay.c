@@ -21,11 +21,9 @@ static uint64_t deadline_tsc(const struct ctl_replay_src *s, uint64_t k)
 					  EMU_PS_PER_S);
 }
 
-/* Real time: how far past frame @p k's deadline the TSC is now, in ns, into the source's timing error. */
-static void timing(struct ctl_replay_src *s, uint64_t k)
+/* Real time: how far TSC @p now is past a frame's deadline TSC @p due, in ns, into the source's timing error. */
+static void timing(struct ctl_replay_src *s, uint64_t due, uint64_t now)
 {
-	uint64_t due = deadline_tsc(s, k), now = dp_tsc();
-
 	emu_hist_add(&s->err_ns, now > due ? (uint64_t)((unsigned __int128)(now - due) * 1000000000u / s->run->rt_hz) : 0);
 }
 
@@ -45,7 +43,7 @@ static void inject(void *a, void *b, emu_ps_t now)
 		uint32_t len;
 
 		if (s->timed)
-			timing(s, s->next);
+			timing(s, deadline_tsc(s, s->next), dp_tsc());
 		const uint8_t *f = cap_replay_frame(s->rp, s->next++, &len);
 		struct wire_pkt *pkt = net_pkt_alloc(&r->np);
 		int rc;
@@ -187,7 +185,7 @@ void ctl_run_replays_rt_poll(struct ctl_run_state *r)
 
 			if (now < due)
 				break;
-			timing(s, s->next);
+			timing(s, due, now); /* the TSC and deadline the send was decided on */
 			f = cap_replay_frame(s->rp, s->next++, &len);
 			if (dp_tx(r->dp, s->dp_port, f, len) != DP_TX_OK)
 				s->tx_drops++;

@@ -113,7 +113,7 @@ static int tel_summary(void *arg, const char *params, struct dp_tel *o)
 	return 0;
 }
 
-/* One host: address and bytes; with @p all, every NIC counter by its summary.json name. */
+/* A RoCE host's bytes; with @p all, every RoCE counter by its summary.json name. */
 static void tel_roce_host(const struct ctl_run_state *r, uint32_t h, struct dp_tel *o, bool all)
 {
 	const uint64_t *c = roce_counters(r->roces[h]);
@@ -130,25 +130,21 @@ static void tel_roce_host(const struct ctl_run_state *r, uint32_t h, struct dp_t
 		dp_tel_u64(k, roce_counter_name(i), DP_LOAD(c[i]));
 }
 
+/* One host: name, address and bytes; with @p all, every NIC counter by its summary.json name. */
 static void tel_host(const struct ctl_run_state *r, uint32_t h, struct dp_tel *o, bool all)
 {
-	if (r->roces != NULL) {
-		uint32_t a = r->cfg->hosts[h].ip;
-		char ip[16];
-
-		snprintf(ip, sizeof(ip), "%u.%u.%u.%u", a >> 24, (a >> 16) & 0xff, (a >> 8) & 0xff, a & 0xff);
-		dp_tel_str(o, "name", r->cfg->hosts[h].name);
-		dp_tel_str(o, "ip", ip);
-		tel_roce_host(r, h, o, all);
-		return;
-	}
-	const uint64_t *c = nic_counters(r->nics[h]);
 	uint32_t a = r->cfg->hosts[h].ip;
 	char ip[16];
 
 	snprintf(ip, sizeof(ip), "%u.%u.%u.%u", a >> 24, (a >> 16) & 0xff, (a >> 8) & 0xff, a & 0xff);
 	dp_tel_str(o, "name", r->cfg->hosts[h].name);
 	dp_tel_str(o, "ip", ip);
+	if (r->roces != NULL) {
+		tel_roce_host(r, h, o, all);
+		return;
+	}
+	const uint64_t *c = nic_counters(r->nics[h]);
+
 	dp_tel_u64(o, "tx_bytes", DP_LOAD(c[NIC_C_TX_BYTES]));
 	dp_tel_u64(o, "rx_bytes", DP_LOAD(c[NIC_C_RX_BYTES]));
 	dp_tel_u64(o, "rx_payload_bytes", DP_LOAD(c[NIC_C_RX_PAYLOAD_BYTES]));

@@ -16,7 +16,7 @@ set -u
 LAB_NAME=lab_arp_ping
 . "$(dirname "${BASH_SOURCE[0]}")/lablib.sh"
 lab_init "$@"
-command -v tshark >/dev/null 2>&1 || { echo "SKIP: $LAB_NAME needs tshark"; exit 77; }
+lab_need tshark
 K=uetk$$ U=uetu$$
 kns() { ip netns exec "$K" "$@"; }
 
@@ -27,13 +27,7 @@ if ! { ns_add "$K" && ns_add "$U" && veth "$U" vu0 "$K" vk0 && veth "$U" vu1 "$K
 	finish
 fi
 pass "namespaces $K and $U, br0 10.88.0.254/24 over vk0 and vk1"
-ip netns exec "$K" tshark -n -i br0 -f arp -F pcap -w "$WORK/arp.pcap" -a duration:40 >"$WORK/tshark.log" 2>&1 &
-PIDS+=($!)
-TPID=$!
-for _ in $(seq 100); do
-	grep -q "Capturing on" "$WORK/tshark.log" 2>/dev/null && break
-	sleep 0.1
-done
+tshark_start "$K" "$WORK/tshark.log" -n -i br0 -f arp -F pcap -w "$WORK/arp.pcap" -a duration:40
 
 run_uetemu "$U" "$ROOT/tests/lab/arp-ping.yaml" "$WORK/out"
 if wait_running; then

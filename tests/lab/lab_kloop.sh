@@ -25,7 +25,7 @@ LAB_NAME=lab_kloop
 lab_init "$@"
 ECN=$(realpath -m "${3:-${UETEMU_ECN:-$(dirname "$UETEMU")/bpf/uetemu-ecn}}")
 [ -x "$ECN" ] || { echo "SKIP: $LAB_NAME needs uetemu-ecn (libbpf and clang at build time): $ECN"; exit 77; }
-command -v tc >/dev/null 2>&1 || { echo "SKIP: $LAB_NAME needs tc"; exit 77; }
+lab_need tc
 U=uetu$$ A=uetka$$ B=uetkb$$
 ans() { ip netns exec "$A" "$@"; }
 bns() { ip netns exec "$B" "$@"; }

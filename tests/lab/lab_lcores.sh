@@ -18,18 +18,14 @@ LAB_NAME=lab_lcores
 # shellcheck source=tests/lab/lablib.sh
 . "$(dirname "$0")/lablib.sh"
 lab_init "$@"
-command -v dpdk-telemetry.py >/dev/null 2>&1 || { echo "SKIP: $LAB_NAME needs dpdk-telemetry.py"; exit 77; }
+lab_need dpdk-telemetry.py
 config=$ROOT/tests/lab/lcores.yaml
 
 "$UETEMU" run "$config" --mode realtime --out "$WORK/out" -- -l 0-1 --file-prefix "$PREFIX" \
 	>"$WORK/uetemu.log" 2>&1 &
 UPID=$!
 PIDS+=("$UPID")
-for _ in $(seq 100); do
-	grep -q "telemetry: dpdk-telemetry.py -f $PREFIX" "$WORK/uetemu.log" && break
-	kill -0 "$UPID" 2>/dev/null || break
-	sleep 0.05
-done
+wait_log "$WORK/uetemu.log" "telemetry: dpdk-telemetry.py -f $PREFIX" "$UPID" 50
 sleep 0.3
 echo /uetemu/lateness | dpdk-telemetry.py -f "$PREFIX" >"$WORK/lateness.json" 2>"$WORK/tel-err"
 check "telemetry /uetemu/lateness answers both lcores, each with polls, p50, p99 and max" "python3 -c \"

@@ -16,7 +16,7 @@ set -u
 LAB_NAME=lab_routed
 . "$(dirname "${BASH_SOURCE[0]}")/lablib.sh"
 lab_init "$@"
-command -v tshark >/dev/null 2>&1 || { echo "SKIP: $LAB_NAME needs tshark"; exit 77; }
+lab_need tshark
 R=uetr$$ U=uetu$$
 rns() { ip netns exec "$R" "$@"; }
 
@@ -28,14 +28,8 @@ if ! { ns_add "$R" && ns_add "$U" && veth "$U" vu0 "$R" vr0 && veth "$U" vu1 "$R
 fi
 pass "router $R: vr0 10.1.0.254/24, vr1 10.2.0.254/24, ip_forward=1"
 for i in 0 1; do
-	ip netns exec "$U" tshark -n -i "vu$i" -f "udp port 4793" -F pcap -w "$WORK/vu$i.pcap" -a duration:40 \
-		>"$WORK/tshark$i.log" 2>&1 &
-	PIDS+=($!)
-	eval "TPID$i=\$!"
-done
-for _ in $(seq 100); do
-	[ "$(cat "$WORK"/tshark*.log 2>/dev/null | grep -c "Capturing on")" -eq 2 ] && break
-	sleep 0.1
+	tshark_start "$U" "$WORK/tshark$i.log" -n -i "vu$i" -f "udp port 4793" -F pcap -w "$WORK/vu$i.pcap" -a duration:40
+	eval "TPID$i=\$TPID"
 done
 
 run_uetemu "$U" "$ROOT/tests/lab/routed.yaml" "$WORK/out"

@@ -27,7 +27,7 @@ set -u
 LAB_NAME=lab_vlan
 . "$(dirname "${BASH_SOURCE[0]}")/lablib.sh"
 lab_init "$@"
-command -v tshark >/dev/null 2>&1 || { echo "SKIP: $LAB_NAME needs tshark"; exit 77; }
+lab_need tshark
 PY=$(scapy_python)
 [ -n "$PY" ] || { echo "SKIP: $LAB_NAME needs scapy"; exit 77; }
 K=uetk$$ U=uetu$$
@@ -41,13 +41,7 @@ if ! { ns_add "$K" && ns_add "$U" && veth "$U" vu0 "$K" vk0 && veth "$U" vu1 "$K
 	finish
 fi
 pass "br0 over vk0, vk1 and vs1; scapy on vs0, vs1's peer"
-kns tshark -n -i vk0 -F pcap -w "$WORK/vk0.pcap" -a duration:60 >"$WORK/tshark.log" 2>&1 &
-PIDS+=($!)
-TPID=$!
-for _ in $(seq 100); do
-	grep -q "Capturing on" "$WORK/tshark.log" 2>/dev/null && break
-	sleep 0.1
-done
+tshark_start "$K" "$WORK/tshark.log" -n -i vk0 -F pcap -w "$WORK/vk0.pcap" -a duration:60
 
 run_uetemu "$U" "$ROOT/tests/lab/vlan.yaml" "$WORK/out"
 T0=$(date +%s.%N)

@@ -106,14 +106,30 @@ run_uetemu() {
 	PIDS+=("$UPID")
 }
 
-# wait_running: until uetemu's poll loop has run a second (its first progress line), up to 20 s. 0 when it has.
-wait_running() {
-	for _ in $(seq 200); do
-		grep -q '^\[uetemu\] real time' "$WORK/uetemu.log" 2>/dev/null && return 0
-		kill -0 "$UPID" 2>/dev/null || return 1
+# wait_log FILE PATTERN [PID [TRIES]]: until FILE has a line matching PATTERN (grep), looked at every 0.1 s up to
+# TRIES times (default 100: 10 s); gives up at once when PID (if given and not "") has ended. 0 when it has the line.
+wait_log() {
+	local i
+	for ((i = 0; i < ${4:-100}; i++)); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		[ -z "${3:-}" ] || kill -0 "$3" 2>/dev/null || return 1
 		sleep 0.1
 	done
 	return 1
+}
+
+# tshark_start NS LOG TSHARK_ARGS...: tshark inside NS (its output in LOG), until it says "Capturing on" (up to
+# 10 s); its pid in TPID (`ip netns exec` execs tshark: the pid is tshark's, for stop_pid or kill -INT).
+tshark_start() {
+	ip netns exec "$1" tshark "${@:3}" >"$2" 2>&1 &
+	TPID=$!
+	PIDS+=("$TPID")
+	wait_log "$2" "Capturing on" "$TPID"
+}
+
+# wait_running: until uetemu's poll loop has run a second (its first progress line), up to 20 s. 0 when it has.
+wait_running() {
+	wait_log "$WORK/uetemu.log" '^\[uetemu\] real time' "$UPID" 200
 }
 
 # wait_uetemu: wait for uetemu to end; checks it exited 0 and wrote its summary.

@@ -47,11 +47,7 @@ ip netns exec "$A" "$UETEMU" run "$ROOT/tests/lab/af_xdp.yaml" --mode realtime -
 	>"$WORK/log" 2>&1 &
 UPID=$!
 PIDS+=("$UPID")
-for _ in $(seq 100); do
-	grep -q "XDP steering: UDP" "$WORK/log" && break
-	kill -0 "$UPID" 2>/dev/null || break
-	sleep 0.1
-done
+wait_log "$WORK/log" "XDP steering: UDP" "$UPID"
 check "uetemu loaded the steering program on xdpa: $(grep -m1 'XDP steering: UDP' "$WORK/log")" \
 	"grep -q 'XDP steering: UDP 4793 and 4794' '$WORK/log'"
 check "xdpa has the XDP program uetemu_steer during the run" "ina ip link show xdpa | grep -q 'prog/xdp.*uetemu_steer'"

@@ -41,10 +41,8 @@ fi
 phase() {
 	local name=$1; shift
 	local min=$1 max=$2 pmax=$3; shift 3
-	ip netns exec "$B" tshark -q -i ecnb -f "udp dst port $PORT" -w "$WORK/$name.pcap" >"$WORK/$name-tshark.log" 2>&1 &
-	CAP_PID=$! # ip netns exec execs tshark, so this is its pid
-	PIDS+=("$CAP_PID")
-	for _ in $(seq 100); do grep -q "Capturing on" "$WORK/$name-tshark.log" && break; sleep 0.1; done
+	tshark_start "$B" "$WORK/$name-tshark.log" -q -i ecnb -f "udp dst port $PORT" -w "$WORK/$name.pcap"
+	CAP_PID=$TPID
 	ina "$ecn" stats ecna --json >"$WORK/$name-s0.json"
 	send_s=$(ina python3 "$ROOT/tests/lab/ecn_send.py" 10.77.0.2 $PORT $COUNT $FRAME)
 	sleep 1

@@ -33,11 +33,8 @@ ip netns exec "$NS" "$UETEMU" run "$config" --mode realtime --out "$WORK/out" --
 	>"$WORK/log" 2>&1 &
 UPID=$!
 PIDS+=("$UPID")
-for _ in $(seq 150); do # the line comes once the ports are up and the commands registered
-	grep -q "telemetry: dpdk-telemetry.py -f $PREFIX" "$WORK/log" && break
-	kill -0 "$UPID" 2>/dev/null || break
-	sleep 0.1
-done
+# the line comes once the ports are up and the commands registered
+wait_log "$WORK/log" "telemetry: dpdk-telemetry.py -f $PREFIX" "$UPID" 150
 check "uetemu announces telemetry on prefix $PREFIX" "grep -q 'telemetry: dpdk-telemetry.py -f $PREFIX' '$WORK/log'"
 tel() { printf '%s\n' "$@" | dpdk-telemetry.py -f "$PREFIX" 2>>"$WORK/tel-err"; }
 tel /uetemu/summary >"$WORK/s1.json"

@@ -2,6 +2,7 @@
  * frames and their bounds, retries, the rate limit, expiry, gateways, statics, hosts sharing a port, ICMP echo, and
  * every frame counted once by reason, truncated at every byte or random. No DPDK: frames are byte buffers. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -666,7 +667,6 @@ Test(net_port, vlan_port_tags_headers_payload_stays_the_pattern)
 	uint8_t full[1200], want[1200];
 
 	fx_vlan();
-	memset(&data, 0, sizeof(data));
 	data = mk_ack(F.hosts[0].ip, KIP, bcast, F.hosts[0].mac);
 	data.kind = WIRE_KIND_DATA;
 	data.pds.type = WIRE_PDS_RUD_CC_REQ;
@@ -786,7 +786,12 @@ Test(net_port, vlan_id_out_of_range_refused)
 	c.hosts = F.hosts;
 	c.n_hosts = 1;
 	c.emit = on_emit;
+	errno = 0;
 	cr_assert_null(net_port_create(&c));
+	cr_assert_eq(errno, EINVAL);
+	c.vlan = WIRE_VLAN_VID_MAX; /* the highest id is taken */
+	F.p = net_port_create(&c);
+	cr_assert_not_null(F.p);
 }
 
 /* ---- every other frame, counted once ---- */

@@ -250,6 +250,28 @@ static const char *write_log(const char *name, uint32_t *size)
 	return path;
 }
 
+/* The log write_log() writes at DIR/NAME, read whole into a buffer of *@p size bytes (the caller frees it). */
+static uint8_t *log_bytes(const char *name, uint32_t *size)
+{
+	const char *path = write_log(name, size);
+	uint8_t *all = malloc(*size);
+	FILE *f = fopen(path, "rb");
+
+	cr_assert(all != NULL && f != NULL && fread(all, 1, *size, f) == *size);
+	fclose(f);
+	return all;
+}
+
+/* @p n bytes of @p b as the file @p path. */
+static void put_file(const char *path, const uint8_t *b, uint32_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	cr_assert_not_null(f);
+	cr_assert_eq(fwrite(b, 1, n, f), n);
+	fclose(f);
+}
+
 Test(cap_session, written_and_read_back, .init = mkdir_tmp)
 {
 	uint32_t size;
@@ -262,14 +284,19 @@ Test(cap_session, written_and_read_back, .init = mkdir_tmp)
 	cr_assert_eq(cap_session_open(path, &r, &h, err, sizeof(err)), 0, "%s", err);
 	cr_expect(h.n_ports == 2 && h.epoch_ns == 1796000000123456789 && h.records_epoch_s == 1796000000 &&
 		  h.seed == 18760 && h.time_scale == 10 && h.config_hash == 0x1234);
+	uint8_t fr[60];
+
+	udp_frame(fr, 1, 0);
 	cr_assert_eq(cap_session_next(r, &rec, err, sizeof(err)), 1);
 	cr_expect(rec.type == CAP_SES_PASS && rec.t == 1000 && rec.x == 10000);
 	cr_assert_eq(cap_session_next(r, &rec, err, sizeof(err)), 1);
-	cr_expect(rec.type == CAP_SES_RX && rec.port == 1 && rec.len == 60 && rec.data[23] == 17);
+	cr_expect(rec.type == CAP_SES_RX && rec.port == 1 && rec.len == 60 && rec.t == 1000);
+	cr_expect(memcmp(rec.data, fr, 60) == 0, "the RX frame's bytes");
 	cr_assert_eq(cap_session_next(r, &rec, err, sizeof(err)), 1);
-	cr_expect(rec.type == CAP_SES_TX && rec.t == 1500);
+	cr_expect(rec.type == CAP_SES_TX && rec.port == 0 && rec.len == 60 && rec.t == 1500 && rec.x == 0);
+	cr_expect(memcmp(rec.data, fr, 60) == 0, "the TX frame's bytes");
 	cr_assert_eq(cap_session_next(r, &rec, err, sizeof(err)), 1);
-	cr_expect(rec.type == CAP_SES_END && rec.port == 1 && rec.t == 2000);
+	cr_expect(rec.type == CAP_SES_END && rec.port == 1 && rec.t == 2000 && rec.x == 20000);
 	cr_expect_eq(cap_session_next(r, &rec, err, sizeof(err)), 0);
 	cap_session_close_r(r);
 }
@@ -277,13 +304,9 @@ Test(cap_session, written_and_read_back, .init = mkdir_tmp)
 Test(cap_session, truncated_at_every_byte_or_corrupted_is_a_clear_error, .init = mkdir_tmp)
 {
 	uint32_t size;
-	const char *path = write_log("t.bin", &size);
-	uint8_t *all = malloc(size);
-	FILE *f = fopen(path, "rb");
+	uint8_t *all = log_bytes("t.bin", &size);
 	char cut[160], err[256];
 
-	cr_assert(f != NULL && fread(all, 1, size, f) == size);
-	fclose(f);
 	snprintf(cut, sizeof(cut), "%s/cut.bin", dir);
 	for (uint32_t n = 0; n < size; n++) {
 		struct cap_session_r *r;
@@ -291,9 +314,7 @@ Test(cap_session, truncated_at_every_byte_or_corrupted_is_a_clear_error, .init =
 		struct cap_session_rec rec;
 		int rc, records = 0;
 
-		f = fopen(cut, "wb");
-		fwrite(all, 1, n, f);
-		fclose(f);
+		put_file(cut, all, n);
 		rc = cap_session_open(cut, &r, &h, err, sizeof(err));
 		if (n < 56) {
 			cr_expect(rc == -EINVAL && strstr(err, "not a uetemu session log") != NULL, "%u: %s", n, err);
@@ -312,9 +333,7 @@ Test(cap_session, truncated_at_every_byte_or_corrupted_is_a_clear_error, .init =
 		cap_session_close_r(r);
 	}
 	all[56 + 24] = 9; /* the RX record's type */
-	f = fopen(cut, "wb");
-	fwrite(all, 1, size, f);
-	fclose(f);
+	put_file(cut, all, size);
 	struct cap_session_r *r;
 	struct cap_session_hdr h;
 	struct cap_session_rec rec;
@@ -329,14 +348,10 @@ Test(cap_session, truncated_at_every_byte_or_corrupted_is_a_clear_error, .init =
 Test(cap_session, three_hundred_mutants_read_without_a_crash, .init = mkdir_tmp)
 {
 	uint32_t size;
-	const char *path = write_log("m.bin", &size);
-	uint8_t *all = malloc(size);
-	FILE *f = fopen(path, "rb");
+	uint8_t *all = log_bytes("m.bin", &size);
 	char mut[160], err[256];
 	uint64_t seed = 14;
 
-	cr_assert(f != NULL && fread(all, 1, size, f) == size);
-	fclose(f);
 	snprintf(mut, sizeof(mut), "%s/mut.bin", dir);
 	for (int m = 0; m < 300; m++) {
 		uint8_t *b = malloc(size);
@@ -350,9 +365,7 @@ Test(cap_session, three_hundred_mutants_read_without_a_crash, .init = mkdir_tmp)
 			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
 			b[56 + (seed >> 33) % (size - 56)] = (uint8_t)(seed >> 24);
 		}
-		f = fopen(mut, "wb");
-		fwrite(b, 1, size, f);
-		fclose(f);
+		put_file(mut, b, size);
 		cr_assert_eq(cap_session_open(mut, &r, &h, err, sizeof(err)), 0);
 		while ((rc = cap_session_next(r, &rec, err, sizeof(err))) == 1 && n < 1000)
 			n++;

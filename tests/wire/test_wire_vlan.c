@@ -82,7 +82,10 @@ Test(wire_vlan, tagged_uet_frame_decodes_once_stripped)
 
 	cr_assert_eq(wire_decode(buf, t, WIRE_UDP_PORT_UET, &q), WIRE_R_NOT_IPV4, "tagged, the UET decoder refuses it");
 	int u = wire_vlan_strip(buf, t, out, sizeof(out));
+	uint8_t plain[2048];
 	cr_assert_eq(u, n);
+	cr_assert_eq(wire_encode(&p, plain, sizeof(plain)), n);
+	cr_assert_arr_eq(out, plain, (size_t)n, "stripped: the untagged encoding, byte for byte");
 	cr_assert_eq(wire_decode(out, (size_t)u, WIRE_UDP_PORT_UET, &q), WIRE_R_OK);
 	cr_assert_eq(q.kind, WIRE_KIND_DATA);
 	cr_assert_eq(q.payload_len, 1024);
