@@ -146,7 +146,7 @@ int ctl_run_caps_open(struct ctl_run_state *r, char *err, size_t errlen)
 		const struct ctl_port *cp = k->point == CTL_CAP_DEV ? &cfg->ports[k->dev] : NULL;
 
 		/* --partition: a port another process binds is captured there (summary.json: no files here) */
-		if (cp != NULL && r->dev_lc[cp->sw ? cp->sw_dev : cp->hosts[0]] == CTL_LC_REMOTE)
+		if (cp != NULL && r->dev_lc[ctl_run_port_dev(cp)] == CTL_LC_REMOTE)
 			continue;
 		struct cap_cfg cc = cap_cfg_of(r, k, base, name, desc, sizeof(name), sizeof(desc));
 

@@ -202,6 +202,12 @@ struct ctl_run_state {
 	uint64_t events_other;  /* MPI: the events the other ranks ran (rank 0 reports them all) */
 };
 
+/** The device a ports[] entry binds: its switch (a switch port), else its first host. */
+static inline uint32_t ctl_run_port_dev(const struct ctl_port *cp)
+{
+	return cp->sw ? cp->sw_dev : cp->hosts[0];
+}
+
 /** Whether the run's hosts use the ports section: real time, and the re-run of a recorded real-time session. */
 static inline bool ctl_run_has_ports(const struct ctl_run_state *r)
 {

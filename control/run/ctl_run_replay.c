@@ -76,7 +76,7 @@ static bool replay_remote(const struct ctl_run_state *r, const struct ctl_replay
 	if (r->part < 0 || r->dev_lc == NULL)
 		return false;
 	if (cr->point == CTL_REPLAY_DEV)
-		d = cfg->ports[cr->dev].sw ? cfg->ports[cr->dev].sw_dev : cfg->ports[cr->dev].hosts[0];
+		d = ctl_run_port_dev(&cfg->ports[cr->dev]);
 	else if (r->topo != NULL)
 		d = cr->end == 0 ? r->topo->links[cr->link].a.dev : r->topo->links[cr->link].b.dev;
 	else

@@ -138,11 +138,6 @@ static int open_port(struct ctl_run_state *r, uint32_t i, char *err, size_t errl
 	return rc < 0 ? rc : ctl_run_ext_bind(r, i, port_emit, err, errlen);
 }
 
-/* The device whose lcore polls port @p cp: the switch of a switch port, else the (first) host on it. */
-static uint32_t port_dev_of(const struct ctl_port *cp)
-{
-	return cp->sw ? cp->sw_dev : cp->hosts[0];
-}
 
 static int open_ports(struct ctl_run_state *r, char *err, size_t errlen)
 {
@@ -157,7 +152,7 @@ static int open_ports(struct ctl_run_state *r, char *err, size_t errlen)
 		return rc;
 	for (uint32_t i = 0; i < cfg->n_ports; i++) {
 		struct ctl_ext *x = &r->exts[i];
-		uint32_t dev = port_dev_of(&cfg->ports[i]);
+		uint32_t dev = ctl_run_port_dev(&cfg->ports[i]);
 
 		x->run = r;
 		x->lc = ctl_run_dev_lc(r, dev);
