@@ -138,7 +138,6 @@ static int open_port(struct ctl_run_state *r, uint32_t i, char *err, size_t errl
 	return rc < 0 ? rc : ctl_run_ext_bind(r, i, port_emit, err, errlen);
 }
 
-
 static int open_ports(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
