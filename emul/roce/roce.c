@@ -271,7 +271,7 @@ struct wire_pkt *roce_pkt_new(struct roce *r, const struct roce_qp *qp, uint8_t 
 	/* the UDP source port spreads queue pairs over ECMP paths, as RoCEv2 devices do (Annex A17.2.4) */
 	p->sport = (uint16_t)(0xc000 | ((qp->qpn * 2654435761u) >> 18));
 	p->dport = WIRE_UDP_PORT_ROCE;
-	p->encap = (uint8_t)((r->p->icrc ? WIRE_ENCAP_ICRC : 0) | (r->p->reth ? WIRE_ENCAP_RETH : 0));
+	p->encap = roce_encap(r);
 	p->roce.opcode = op;
 	p->roce.pkey = WIRE_ROCE_PKEY;
 	p->roce.dqpn = qp->qpn;

@@ -151,6 +151,12 @@ void roce_cc_cnp(struct roce *r, struct roce_qp *qp, emu_ps_t now);
 /* The port's time for a data frame of @p len bytes of @p qp: at its allowed rate, never below the floor. */
 emu_ps_t roce_cc_ser(const struct roce *r, const struct roce_qp *qp, uint32_t len);
 
+/* The encapsulation of this NIC's RoCE frames (RoCEEncapsulation.ICRC and .RETH) as WIRE_ENCAP_* flags. */
+static inline uint8_t roce_encap(const struct roce *r)
+{
+	return (uint8_t)((r->p->icrc ? WIRE_ENCAP_ICRC : 0) | (r->p->reth ? WIRE_ENCAP_RETH : 0));
+}
+
 static inline uint32_t roce_psn_diff(uint32_t a, uint32_t b) /* a - b in the 24-bit space */
 {
 	return (a - b) & ROCE_PSN_MASK;

@@ -23,15 +23,15 @@ static uint8_t opcode_of(const struct roce_qp *qp, uint32_t seg)
 	return (uint8_t)(base + (first ? 0 : last ? 2 : 1));
 }
 
-/* Bytes on the wire of segment @p seg: payload + 58, the RETH and ICRC when they are on. */
+/* Bytes on the wire of segment @p seg: payload + 58, the RETH and the ICRC when they are on, and with the ICRC the
+ * pad to a multiple of 4. wire_wire_len() of the frame it becomes, so that what generation reserves in the egress
+ * pool is what leaves it when the frame is sent (roce_tx_done() releases wire_wire_len()). */
 static uint32_t seg_wire_len(const struct roce *r, const struct roce_qp *qp, uint32_t seg)
 {
-	uint8_t op = opcode_of(qp, seg);
-	uint32_t n = seg_bytes(r, qp, seg) + ROCE_DATA_OVERHEAD + (r->p->icrc ? WIRE_ICRC_LEN : 0);
+	struct wire_pkt f = { .kind = WIRE_KIND_ROCE, .encap = roce_encap(r), .payload_len = seg_bytes(r, qp, seg) };
 
-	if (r->p->reth && (op == WIRE_ROCE_WRITE_FIRST || op == WIRE_ROCE_WRITE_ONLY))
-		n += WIRE_RETH_LEN;
-	return n;
+	f.roce.opcode = opcode_of(qp, seg);
+	return (uint32_t)wire_wire_len(&f);
 }
 
 static void rto_stop(struct roce *r, struct roce_qp *qp)

@@ -464,3 +464,33 @@ Test(roce, cnps_that_keep_coming_hold_the_rate_at_or_above_the_floor)
 	cr_expect_gt(roce_counters(b->nic[0])[ROCE_C_RATE_CUTS], 5);
 	pair_free(b);
 }
+
+static void icrc_on(struct roce_params *p)
+{
+	p->icrc = true;
+}
+
+/* Transport page, Packets on the wire, with RoCEEncapsulation.ICRC: a 1,001 B WRITE is one packet of 1,001 B, 3 pad
+ * bytes (PadCnt) and the 4 B ICRC: 58 + 1,001 + 3 + 4 = 1,066 B on the wire. The egress data pool charges what
+ * leaves: once the WRITE completes it holds nothing. */
+Test(roce, an_icrc_frame_with_pad_bytes_leaves_the_egress_pool_empty)
+{
+	struct pair *b = pair_new(icrc_on, NULL, 0);
+	struct nic_pool_stats s;
+	uint64_t size, occ;
+
+	cr_assert_eq(roce_post(b->nic[0], b->qpn, ROCE_VERB_WRITE, 1001, 1, 0), 0);
+	run(b);
+	cr_expect_eq(b->done, 1);
+	cr_expect_eq(b->recv_bytes, 1001);
+	cr_assert_eq(count(b, 0, WIRE_ROCE_WRITE_ONLY), 1);
+	for (int i = 0; i < b->n_seen; i++)
+		if (b->seen[i].dir == 0 && b->seen[i].op == WIRE_ROCE_WRITE_ONLY)
+			cr_expect_eq(b->seen[i].wire_len, 1066);
+	roce_pool(b->nic[0], true, 0, &size, &occ);
+	cr_expect_eq(occ, 0, "egress data pool holds %llu B after the WRITE completed", (unsigned long long)occ);
+	roce_pool_stats(b->nic[0], true, 0, &s);
+	cr_expect_eq(s.enq_bytes, 1066);
+	cr_expect_eq(s.deq_bytes, 1066);
+	pair_free(b);
+}
