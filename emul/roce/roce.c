@@ -303,8 +303,7 @@ bool roce_ctl_send(struct roce *r, struct wire_pkt *pkt, uint8_t tc, emu_ps_t no
 		net_pkt_free(r->env.np, pkt);
 		return false;
 	}
-	q->reserved += len;
-	nic_pool_enq(&r->txs[tc], len, q->reserved);
+	roce_tx_reserve(r, tc, len);
 	count_sent(r, pkt);
 	q->ring[q->tail++ & q->mask] = pkt;
 	roce_port_kick(r, now);
@@ -334,6 +333,27 @@ void roce_data_queue(struct roce *r, struct wire_pkt *pkt, uint32_t tc, emu_ps_t
 }
 
 /* ---- the port and its scheduler ---- */
+
+void roce_tx_reserve(struct roce *r, uint32_t tc, uint64_t len)
+{
+	struct roce_txq *q = &r->txq[tc];
+
+	q->reserved += len;
+	nic_pool_enq(&r->txs[tc], len, q->reserved);
+}
+
+void roce_tx_release(struct roce *r, uint32_t tc, uint64_t len, emu_ps_t now)
+{
+	struct roce_txq *q = &r->txq[tc];
+
+	q->reserved -= len;
+	nic_pool_deq(&r->txs[tc], len);
+	/* generation stopped on the data pool restarts at the latest when it drains to half (transport page) */
+	if (r->gen_blocked && tc == r->data_tc && q->reserved <= q->pool / 2) {
+		r->gen_blocked = false;
+		roce_gen_arm(r, now);
+	}
+}
 
 static bool tc_ready(const struct roce *r, uint32_t tc, emu_ps_t now)
 {
@@ -422,17 +442,8 @@ static void roce_tx_done(void *dev, uint32_t port, emu_ps_t now)
 
 	(void)port;
 	r->port_busy = false;
-	if (tc < NIC_TC_COUNT) {
-		struct roce_txq *q = &r->txq[tc];
-
-		q->reserved -= r->sending_len;
-		nic_pool_deq(&r->txs[tc], r->sending_len);
-		/* generation stopped on this pool restarts at the latest when it drains to half (transport page) */
-		if (r->gen_blocked && tc == r->blocked_tc && q->reserved <= q->pool / 2) {
-			r->gen_blocked = false;
-			roce_gen_arm(r, now);
-		}
-	}
+	if (tc < NIC_TC_COUNT)
+		roce_tx_release(r, tc, r->sending_len, now);
 	if (r->sending_data && r->sending_qp != UINT32_MAX)
 		roce_tx_sent(r, &r->qps[r->sending_qp], r->sending_psn, now);
 	roce_port_kick(r, now);

@@ -106,8 +106,8 @@ struct roce {
 	struct nic_sched sched;    /* between the egress classes (shared with the UET NIC) */
 	/* generation */
 	struct roce_qp *ready_head, *ready_tail;
-	bool gen_armed, gen_blocked;
-	uint32_t blocked_tc;
+	bool gen_armed;
+	bool gen_blocked;          /* stopped until the data class's egress pool drains to half */
 	/* ingress and PFC */
 	uint64_t in_pool[NIC_TC_COUNT], in_used[NIC_TC_COUNT];
 	struct nic_pfcs pfcs;      /* PFC sent and honoured: the UET NIC's state machine (nic_pfcs.c) */
@@ -126,6 +126,11 @@ struct roce {
 struct wire_pkt *roce_pkt_new(struct roce *r, const struct roce_qp *qp, uint8_t op, uint8_t tc);
 /* Queue a control packet (ACK, NAK) on its class, charging the pool; counted and freed when it has no room. */
 bool roce_ctl_send(struct roce *r, struct wire_pkt *pkt, uint8_t tc, emu_ps_t now);
+/* Charge @p len bytes to class @p tc's egress pool (its occupancy and net-buff-stats). */
+void roce_tx_reserve(struct roce *r, uint32_t tc, uint64_t len);
+/* Release them when the frame has left, or its fetch went stale; generation blocked on the data pool restarts when
+ * the pool is down to half. */
+void roce_tx_release(struct roce *r, uint32_t tc, uint64_t len, emu_ps_t now);
 /* Queue a data packet whose egress room the transmit path reserved before its fetch. */
 void roce_data_queue(struct roce *r, struct wire_pkt *pkt, uint32_t tc, emu_ps_t now);
 /* Queue a CNP or PFC frame ahead of all classes. */

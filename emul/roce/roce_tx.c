@@ -213,7 +213,6 @@ static void ev_gen(void *a, void *b, emu_ps_t now)
 
 		if (q->reserved + len > q->pool) { /* generation stops until the pool drains (transport page) */
 			r->gen_blocked = true;
-			r->blocked_tc = r->data_tc;
 			return;
 		}
 		if (!fetch(r, qp, qp->next_seg, now)) {
@@ -224,24 +223,11 @@ static void ev_gen(void *a, void *b, emu_ps_t now)
 			roce_gen_arm(r, now);
 			return;
 		}
-		q->reserved += len;
-		nic_pool_enq(&r->txs[r->data_tc], len, q->reserved);
+		roce_tx_reserve(r, r->data_tc, len);
 		qp->next_seg++;
 		ready_pop(r);
 		if (qp->next_seg < qp->n_pkts)
 			roce_ready(r, qp, now);
-	}
-}
-
-static void unreserve(struct roce *r, uint32_t len, emu_ps_t now)
-{
-	struct roce_txq *q = &r->txq[r->data_tc];
-
-	q->reserved -= len;
-	nic_pool_deq(&r->txs[r->data_tc], len);
-	if (r->gen_blocked && q->reserved <= q->pool / 2) {
-		r->gen_blocked = false;
-		roce_gen_arm(r, now);
 	}
 }
 
@@ -257,12 +243,12 @@ static void ev_fetched(void *a, void *b, emu_ps_t now)
 	qp->fetching--;
 	if (gen != (qp->gen & 0xffff) || !qp->busy) { /* a rewind made it stale */
 		r->c[ROCE_C_TX_PAYLOAD_DISCARDS]++;
-		unreserve(r, len, now);
+		roce_tx_release(r, r->data_tc, len, now);
 		return;
 	}
 	p = roce_pkt_new(r, qp, opcode_of(qp, seg), r->data_tc);
 	if (p == NULL) /* counted; the transport timer resends it */
-		unreserve(r, len, now);
+		roce_tx_release(r, r->data_tc, len, now);
 	if (qp->snd_una == qp->snd_nxt) /* a PSN added to an empty window starts the timer */
 		rto_start(r, qp, now);
 	if (p != NULL) {
