@@ -321,6 +321,11 @@ Test(roce, a_lost_middle_packet_draws_one_nak_and_go_back_n)
 	cr_expect_eq(rx[ROCE_C_NACKS_SENT], 1);
 	cr_expect_eq(rx[ROCE_C_SEQ_OUT_OF_ORDER], 1);
 	cr_expect_gt(rx[ROCE_C_RX_DROPS_AFTER_NAK], 0);
+	/* go-back-N: every packet after the lost one that arrived before the resend was discarded, and is sent again
+	 * with the lost one: 256 first copies, the lost one's second and one more per discard */
+	cr_expect_eq(tx[ROCE_C_RDMA_WRITE_CNT], 257 + rx[ROCE_C_RX_DROPS_AFTER_NAK], "%llu packets sent, %llu discarded",
+		     (unsigned long long)tx[ROCE_C_RDMA_WRITE_CNT], (unsigned long long)rx[ROCE_C_RX_DROPS_AFTER_NAK]);
+	cr_expect_eq(rx[ROCE_C_DUPLICATE], 0);
 	cr_expect_eq(tx[ROCE_C_NACKS_RECVD], 1);
 	cr_expect_eq(tx[ROCE_C_RTX], 1);
 	cr_expect_eq(tx[ROCE_C_RTO], 0);
@@ -376,7 +381,13 @@ Test(roce, a_slow_host_link_fills_the_pool_and_pauses_the_sender)
 	cr_expect_gt(rx.xoff_tx[0], 0);
 	cr_expect_gt(rx.xon_tx[0], 0);
 	cr_expect_eq(tx.xoff_rx[0], rx.xoff_tx[0]);
-	cr_expect_gt(tx.paused_ps[0], 0);
+	cr_expect_eq(tx.xon_rx[0], rx.xon_tx[0]);
+	/* the host link drains the pool below Xoff (not to Xon) within half a pause time: each pause is ended by the
+	 * XON of its refresh, 41.9924 us after it (buffers page, PFC sent), and the sender is held exactly that long */
+	cr_expect_eq(rx.xon_tx[0], rx.xoff_tx[0]);
+	cr_expect_eq(tx.paused_ps[0], tx.xoff_rx[0] * 41992400, "paused %llu ps by %llu pauses",
+		     (unsigned long long)tx.paused_ps[0], (unsigned long long)tx.xoff_rx[0]);
+	cr_expect_eq(rx.xoff_tx[1], 0); /* the receiver takes nothing in the control class: its ACKs go the other way */
 	cr_expect_eq(roce_counters(b->nic[1])[ROCE_C_RX_DROPS], 0);
 	pair_free(b);
 }
@@ -461,7 +472,11 @@ Test(roce, cnps_that_keep_coming_hold_the_rate_at_or_above_the_floor)
 			last_up = b->rate_t[i];
 		}
 	}
-	cr_expect_gt(roce_counters(b->nic[0])[ROCE_C_RATE_CUTS], 5);
+	/* one episode; a cut in every reduction half that saw a CNP: the halves at 1 + 45 k us, k = 0..45 (the last,
+	 * at 2,026 us, counts the CNP of 1,991 us); then the rate climbs back to line rate and the episode ends */
+	cr_expect_eq(roce_counters(b->nic[0])[ROCE_C_RATE_EPISODES], 1);
+	cr_expect_eq(roce_counters(b->nic[0])[ROCE_C_RATE_CUTS], 46);
+	cr_expect_eq(b->rate_bps[b->n_rates - 1], 400000000000ULL);
 	pair_free(b);
 }
 
