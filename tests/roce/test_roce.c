@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "emu_sched.h"
+#include "nic_pair.h"
 #include "roce.h"
 
 #define MAX_SEEN 4096
@@ -98,10 +99,7 @@ static struct pair *pair_new(void (*tune)(struct roce_params *), const struct ne
 	roce_params_defaults(&b->p);
 	if (tune != NULL)
 		tune(&b->p);
-	for (uint32_t i = 0; i < 2; i++) {
-		b->neigh[i].ip = 0x0a000001 + i;
-		memcpy(b->neigh[i].mac, (uint8_t[6]){ 2, 0, 0, 0, 0, (uint8_t)(i + 1) }, 6);
-	}
+	tfx_neigh_init(b->neigh, 2);
 	for (uint32_t i = 0; i < 2; i++) {
 		struct roce_env env = { .np = &b->np, .params = &b->p, .fep_id = i, .name = "nic", .ip = b->neigh[i].ip,
 					.neigh = b->neigh, .n_neigh = 2, .data_tc = 0, .ctrl_tc = 1,
@@ -136,6 +134,16 @@ static void pair_free(struct pair *b)
 static void run(struct pair *b)
 {
 	emu_sched_run_until(b->np.sched, EMU_PS_NEVER - 1);
+}
+
+/* A pair whose host 0 posts one 1 MiB WRITE (256 packets at the default MSS) at 0, run to the end. */
+static struct pair *mib_write(const struct net_impair *imp, uint32_t n_imp)
+{
+	struct pair *b = pair_new(NULL, imp, n_imp);
+
+	cr_assert_eq(roce_post(b->nic[0], b->qpn, ROCE_VERB_WRITE, 1048576, 1, 0), 0);
+	run(b);
+	return b;
 }
 
 static int count(const struct pair *b, uint32_t dir, uint8_t op)
@@ -180,12 +188,10 @@ Test(roce, one_wqe_of_seed_003)
 /* Transport page, Worked example: packet sizes at MSS 4096: 4,154 B, 83.08 ns apart at the default DataRate. */
 Test(roce, data_packets_are_4154_bytes_83_08_ns_apart)
 {
-	struct pair *b = pair_new(NULL, NULL, 0);
+	struct pair *b = mib_write(NULL, 0);
 	emu_ps_t prev = 0;
 	int n = 0;
 
-	cr_assert_eq(roce_post(b->nic[0], b->qpn, ROCE_VERB_WRITE, 1048576, 1, 0), 0);
-	run(b);
 	for (int i = 0; i < b->n_seen; i++) {
 		const struct seen *s = &b->seen[i];
 
@@ -207,11 +213,9 @@ Test(roce, data_packets_are_4154_bytes_83_08_ns_apart)
 /* Transport page, Worked example: ACK cadence at the defaults: 16 ACKs for a 1 MiB WRITE. */
 Test(roce, a_mib_write_draws_16_acks_15_by_count_1_by_the_last_packet)
 {
-	struct pair *b = pair_new(NULL, NULL, 0);
+	struct pair *b = mib_write(NULL, 0);
 	int acks = 0;
 
-	cr_assert_eq(roce_post(b->nic[0], b->qpn, ROCE_VERB_WRITE, 1048576, 1, 0), 0);
-	run(b);
 	for (int i = 0; i < b->n_seen; i++) {
 		const struct seen *s = &b->seen[i];
 
@@ -232,12 +236,10 @@ Test(roce, a_mib_write_draws_16_acks_15_by_count_1_by_the_last_packet)
 Test(roce, a_lost_last_packet_is_resent_when_the_64_ms_timer_expires)
 {
 	const struct net_impair drop = { .nth = 256, .action = NET_IMPAIR_DROP };
-	struct pair *b = pair_new(NULL, &drop, 1);
+	struct pair *b = mib_write(&drop, 1);
 	emu_ps_t ack255 = 0;
 	const uint64_t *c;
 
-	cr_assert_eq(roce_post(b->nic[0], b->qpn, ROCE_VERB_WRITE, 1048576, 1, 0), 0);
-	run(b);
 	for (int i = 0; i < b->n_seen; i++)
 		if (b->seen[i].dir == 1 && b->seen[i].op == WIRE_ROCE_ACK && b->seen[i].psn == 254 && ack255 == 0)
 			ack255 = b->seen[i].t + emu_ser_ps(126, 400000000000ULL) + 100000; /* reached the sender */
@@ -259,11 +261,9 @@ Test(roce, a_lost_last_packet_is_resent_when_the_64_ms_timer_expires)
 Test(roce, last_byte_sent_reported_once_at_the_first_transmission_of_the_last_packet)
 {
 	const struct net_impair drop = { .nth = 256, .action = NET_IMPAIR_DROP };
-	struct pair *b = pair_new(NULL, &drop, 1);
+	struct pair *b = mib_write(&drop, 1);
 	emu_ps_t psn254 = 0, resent = 0;
 
-	cr_assert_eq(roce_post(b->nic[0], b->qpn, ROCE_VERB_WRITE, 1048576, 1, 0), 0);
-	run(b);
 	/* the tap sees a frame as its serialization starts, and not the dropped first copy of PSN 255 */
 	for (int i = 0; i < b->n_seen; i++) {
 		if (b->seen[i].dir == 0 && b->seen[i].op == WIRE_ROCE_WRITE_MIDDLE && b->seen[i].psn == 254)
@@ -309,11 +309,9 @@ Test(roce, received_messages_name_their_queue_pair_and_number)
 Test(roce, a_lost_middle_packet_draws_one_nak_and_go_back_n)
 {
 	const struct net_impair drop = { .nth = 100, .action = NET_IMPAIR_DROP };
-	struct pair *b = pair_new(NULL, &drop, 1);
+	struct pair *b = mib_write(&drop, 1);
 	const uint64_t *rx, *tx;
 
-	cr_assert_eq(roce_post(b->nic[0], b->qpn, ROCE_VERB_WRITE, 1048576, 1, 0), 0);
-	run(b);
 	rx = roce_counters(b->nic[1]);
 	tx = roce_counters(b->nic[0]);
 	cr_expect_eq(b->done, 1);
