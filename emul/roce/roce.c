@@ -199,6 +199,8 @@ struct roce_qp *roce_qp_find(struct roce *r, uint32_t peer_ip, uint32_t qpn, boo
 	return NULL;
 }
 
+/* As nic_neigh_mac(): the gateway's MAC with one, else the neighbour's; NULL for an unknown @p ip. Linear: when a
+ * queue pair is made, a CM message sent, a CNP sent on a queue pair's first packet; not per packet. */
 static const uint8_t *neigh_mac(const struct roce *r, uint32_t ip)
 {
 	for (uint32_t i = 0; i < r->env.n_neigh; i++)
@@ -494,16 +496,23 @@ void roce_in_release(struct roce *r, uint32_t tc, uint64_t bytes, emu_ps_t now)
 
 /* ---- receive ---- */
 
+/* A CNP to the sender of @p pkt, addressed as its receive end is (hashed), or as the neighbour list says (a linear
+ * scan) when the packet is its queue pair's first. */
 static void send_cnp(struct roce *r, const struct wire_pkt *pkt, emu_ps_t now)
 {
+	const struct roce_qp *qp = roce_qp_find(r, pkt->src_ip, pkt->roce.dqpn, false);
 	struct roce_qp stand = { .qpn = pkt->roce.dqpn, .peer_ip = pkt->src_ip };
-	const uint8_t *mac = neigh_mac(r, pkt->src_ip);
 	struct wire_pkt *c;
 
-	if (mac == NULL)
-		return;
-	memcpy(stand.peer_mac, mac, 6);
-	c = roce_pkt_new(r, &stand, WIRE_ROCE_CNP, r->ctrl_tc);
+	if (qp == NULL) {
+		const uint8_t *mac = neigh_mac(r, pkt->src_ip);
+
+		if (mac == NULL)
+			return;
+		memcpy(stand.peer_mac, mac, 6);
+		qp = &stand;
+	}
+	c = roce_pkt_new(r, qp, WIRE_ROCE_CNP, r->ctrl_tc);
 	if (c == NULL)
 		return;
 	r->c[ROCE_C_CNP_SENT]++;
