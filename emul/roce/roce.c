@@ -249,7 +249,7 @@ uint64_t roce_qp_rate(const struct roce *r, uint32_t qpn)
 {
 	struct roce_qp *q = roce_qp_find((struct roce *)r, 0, qpn, true);
 
-	return q == NULL ? 0 : q->cc.congested ? q->cc.rate : r->line_bps;
+	return q == NULL ? 0 : roce_cc_rate(r, q);
 }
 
 /* ---- building and queueing frames ---- */
@@ -357,24 +357,23 @@ void roce_tx_release(struct roce *r, uint32_t tc, uint64_t len, emu_ps_t now)
 	}
 }
 
-static bool tc_ready(const struct roce *r, uint32_t tc, emu_ps_t now)
+static bool tc_ready(const struct roce *r, uint32_t tc)
 {
 	const struct roce_txq *q = &r->txq[tc];
 
-	(void)now;
 	return q->pool > 0 && q->head != q->tail && !nic_pfcs_paused(&r->pfcs, tc);
 }
 
 /* The class to send from now (buffers page, Transmit scheduling): -2 for the PFC/CNP queue, else the scheduler
  * the UET NIC uses too (nic_sched.h) over the eight classes, skipping empty, pool-less and paused ones. */
-static int port_pick(struct roce *r, emu_ps_t now)
+static int port_pick(struct roce *r)
 {
 	uint32_t ready = 0;
 
 	if (r->pfcq_head != r->pfcq_tail)
 		return -2;
 	for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++)
-		ready |= tc_ready(r, tc, now) ? 1u << tc : 0;
+		ready |= tc_ready(r, tc) ? 1u << tc : 0;
 	return nic_sched_pick(&r->sched, r->p->egress.queue_scheduling, r->p->egress.wrr_weights, NIC_TC_COUNT, ready);
 }
 
@@ -424,7 +423,7 @@ void roce_port_kick(struct roce *r, emu_ps_t now)
 			r->port_timer_armed = true;
 		return;
 	}
-	int tc = port_pick(r, now);
+	int tc = port_pick(r);
 
 	if (tc == -1)
 		return;

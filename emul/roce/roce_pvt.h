@@ -153,6 +153,8 @@ void roce_rx_data(struct roce *r, struct wire_pkt *pkt, uint32_t charge, uint32_
 /* roce_cc.c: the rate control loop */
 void roce_cc_init(struct roce *r, struct roce_qp *qp);
 void roce_cc_cnp(struct roce *r, struct roce_qp *qp, emu_ps_t now);
+/* The rate @p qp may send at, bit/s: its loop's during an episode, else line rate (not yet floored). */
+uint64_t roce_cc_rate(const struct roce *r, const struct roce_qp *qp);
 /* The port's time for a data frame of @p len bytes of @p qp: at its allowed rate, never below the floor. */
 emu_ps_t roce_cc_ser(const struct roce *r, const struct roce_qp *qp, uint32_t len);
 
