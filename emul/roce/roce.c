@@ -397,7 +397,6 @@ static void port_send(struct roce *r, struct wire_pkt *pkt, int tc, emu_ps_t now
 	r->sending_tc = tc < 0 ? NIC_TC_COUNT : (uint32_t)tc;
 	r->sending_len = (uint32_t)wire_wire_len(pkt);
 	r->sending_data = pkt->kind == WIRE_KIND_ROCE && wire_roce_is_data(pkt->roce.opcode);
-	r->sending_start = now;
 	r->c[ROCE_C_TX_BYTES] += r->sending_len;
 	r->c[ROCE_C_PORT_TX_FRAMES]++;
 	if (r->sending_data) {

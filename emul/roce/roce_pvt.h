@@ -12,7 +12,6 @@
 #define ROCE_GEN_DELAY_PS (80 * EMU_PS_PER_NS) /* packet generation (re)starts 80 ns later (transport page) */
 #define ROCE_RTT_RING 256             /* send times kept per QP for RTT samples (a power of two) */
 #define ROCE_PFCQ 16                  /* PFC frames and CNPs waiting ahead of all traffic (a power of two) */
-#define ROCE_CTL_TC_NONE 0xff
 #define ROCE_RATE_EPS_BPS 100000000ULL /* an episode ends within 0.1 Gb/s of line rate */
 
 /* A work request waiting on its queue pair. */
@@ -58,7 +57,6 @@ struct roce_qp {
 	uint32_t snd_una, snd_nxt; /* oldest unacknowledged PSN, next PSN to give (24-bit, wrapping) */
 	uint32_t snd_max;          /* one past the highest PSN ever given: an ACK or NAK at or past it is a ghost */
 	uint32_t gen;              /* bumped by a rewind: fetches of an older generation are stale */
-	uint32_t fetching;         /* fetches issued and not landed */
 	emu_timer_t rto;
 	bool rto_armed;
 	emu_ps_t sent_at[ROCE_RTT_RING]; /* end of serialization of PSN & (ring - 1) */
@@ -102,7 +100,6 @@ struct roce {
 	bool port_timer_armed;
 	uint32_t sending_tc, sending_len, sending_qp, sending_psn;
 	bool sending_data;
-	emu_ps_t sending_start;
 	struct nic_sched sched;    /* between the egress classes (shared with the UET NIC) */
 	/* generation */
 	struct roce_qp *ready_head, *ready_tail;

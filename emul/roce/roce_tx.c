@@ -191,7 +191,6 @@ static bool fetch(struct roce *r, struct roce_qp *qp, uint32_t seg, emu_ps_t now
 	if (net_sched(r->env.np, f.cpl_end, ev_fetched, r, FETCH_ARG(seg, qp->idx, qp->gen & 0xffff), NULL) != 0)
 		return false;
 	nic_pcie_fetch_charge(&r->pcie, &f);
-	qp->fetching++;
 	return true;
 }
 
@@ -240,7 +239,6 @@ static void ev_fetched(void *a, void *b, emu_ps_t now)
 	uint32_t len = seg_wire_len(r, qp, seg);
 	struct wire_pkt *p;
 
-	qp->fetching--;
 	if (gen != (qp->gen & 0xffff) || !qp->busy) { /* a rewind made it stale */
 		r->c[ROCE_C_TX_PAYLOAD_DISCARDS]++;
 		roce_tx_release(r, r->data_tc, len, now);
