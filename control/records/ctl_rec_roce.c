@@ -6,7 +6,7 @@
 
 #include "ctl_rec_pvt.h"
 
-/* simulation-output-files.md, RoCE Transport Statistics: 77 columns. */
+/* simulation-output-files.md, RoCE Transport Statistics: 74 columns (tests/scenario/test_roce.py checks them). */
 #define RT_HEADER \
 	"time_utc,sim_time_sec,component_name,node_id,num_pkts_sent,ivl_num_pkts_sent,num_verb_pkts_sent," \
 	"ivl_num_verb_pkts_sent,num_non_verb_pkts_sent,ivl_num_non_verb_pkts_sent,num_conn_pkts_sent," \
@@ -34,6 +34,8 @@ static const int rt_first[] = {
 	ROCE_C_CNP_RECVD, ROCE_C_SEQ_OUT_OF_ORDER, ROCE_C_DUPLICATE,
 };
 static const int rt_mid[] = { ROCE_C_WQE_CREATED, ROCE_C_WQE_COMPLETED, ROCE_C_RTX, ROCE_C_RTO };
+#define RT_N(a) (sizeof(a) / sizeof((a)[0]))
+
 static const int rt_drops[] = { ROCE_C_RX_DROPS_NO_QP_DATA, ROCE_C_RX_DROPS_NO_QP_CTRL, ROCE_C_RX_DROPS_AFTER_NAK,
 				ROCE_C_RX_DROPS_GHOST_ACK };
 
@@ -99,20 +101,20 @@ static void rt_row(struct ctl_roce_rec *t, uint32_t i, emu_ps_t now)
 	roce_rtt(r, &s);
 	ctl_rec_row_head(t->ts, now);
 	fprintf(f, ",%s,%u", roce_name(r), roce_fep_id(r));
-	pairs(f, c, p, rt_first, sizeof(rt_first) / sizeof(rt_first[0]));
+	pairs(f, c, p, rt_first, RT_N(rt_first));
 	fputs(",0,0,0,0.000000,0.000000", f); /* no reorder buffer: the receiver discards behind a gap */
-	pairs(f, c, p, rt_mid, sizeof(rt_mid) / sizeof(rt_mid[0]));
+	pairs(f, c, p, rt_mid, RT_N(rt_mid));
 	usec(f, s.ivl_n ? s.ivl_min : 0);
 	usec(f, s.max);
 	usec(f, s.ivl_max);
 	usec(f, s.n ? s.sum / s.n : 0);
 	usec(f, s.ivl_n ? s.ivl_sum / s.ivl_n : 0);
-	for (size_t k = 0; k < 4; k++) {
+	for (size_t k = 0; k < RT_N(rt_drops); k++) { /* num_rx_drops: the four reasons below added up */
 		drops += c[rt_drops[k]];
 		ivl_drops += c[rt_drops[k]] - p[rt_drops[k]];
 	}
 	fprintf(f, ",%llu,%llu", (unsigned long long)drops, (unsigned long long)ivl_drops);
-	pairs(f, c, p, rt_drops, 4);
+	pairs(f, c, p, rt_drops, RT_N(rt_drops));
 	pairs(f, c, p, (const int[]){ ROCE_C_TX_PAYLOAD_DISCARDS }, 1);
 	fputc('\n', f);
 }

@@ -199,6 +199,8 @@ struct roce_qp *roce_qp_find(struct roce *r, uint32_t peer_ip, uint32_t qpn, boo
 	return NULL;
 }
 
+/* As nic_neigh_mac(): the gateway's MAC with one, else the neighbour's; NULL for an unknown @p ip. Linear: when a
+ * queue pair is made, a CM message sent, a CNP sent on a queue pair's first packet; not per packet. */
 static const uint8_t *neigh_mac(const struct roce *r, uint32_t ip)
 {
 	for (uint32_t i = 0; i < r->env.n_neigh; i++)
@@ -247,7 +249,7 @@ uint64_t roce_qp_rate(const struct roce *r, uint32_t qpn)
 {
 	struct roce_qp *q = roce_qp_find((struct roce *)r, 0, qpn, true);
 
-	return q == NULL ? 0 : q->cc.congested ? q->cc.rate : r->line_bps;
+	return q == NULL ? 0 : roce_cc_rate(r, q);
 }
 
 /* ---- building and queueing frames ---- */
@@ -271,7 +273,7 @@ struct wire_pkt *roce_pkt_new(struct roce *r, const struct roce_qp *qp, uint8_t 
 	/* the UDP source port spreads queue pairs over ECMP paths, as RoCEv2 devices do (Annex A17.2.4) */
 	p->sport = (uint16_t)(0xc000 | ((qp->qpn * 2654435761u) >> 18));
 	p->dport = WIRE_UDP_PORT_ROCE;
-	p->encap = (uint8_t)((r->p->icrc ? WIRE_ENCAP_ICRC : 0) | (r->p->reth ? WIRE_ENCAP_RETH : 0));
+	p->encap = roce_encap(r);
 	p->roce.opcode = op;
 	p->roce.pkey = WIRE_ROCE_PKEY;
 	p->roce.dqpn = qp->qpn;
@@ -303,8 +305,7 @@ bool roce_ctl_send(struct roce *r, struct wire_pkt *pkt, uint8_t tc, emu_ps_t no
 		net_pkt_free(r->env.np, pkt);
 		return false;
 	}
-	q->reserved += len;
-	nic_pool_enq(&r->txs[tc], len, q->reserved);
+	roce_tx_reserve(r, tc, len);
 	count_sent(r, pkt);
 	q->ring[q->tail++ & q->mask] = pkt;
 	roce_port_kick(r, now);
@@ -335,24 +336,44 @@ void roce_data_queue(struct roce *r, struct wire_pkt *pkt, uint32_t tc, emu_ps_t
 
 /* ---- the port and its scheduler ---- */
 
-static bool tc_ready(const struct roce *r, uint32_t tc, emu_ps_t now)
+void roce_tx_reserve(struct roce *r, uint32_t tc, uint64_t len)
+{
+	struct roce_txq *q = &r->txq[tc];
+
+	q->reserved += len;
+	nic_pool_enq(&r->txs[tc], len, q->reserved);
+}
+
+void roce_tx_release(struct roce *r, uint32_t tc, uint64_t len, emu_ps_t now)
+{
+	struct roce_txq *q = &r->txq[tc];
+
+	q->reserved -= len;
+	nic_pool_deq(&r->txs[tc], len);
+	/* generation stopped on the data pool restarts at the latest when it drains to half (transport page) */
+	if (r->gen_blocked && tc == r->data_tc && q->reserved <= q->pool / 2) {
+		r->gen_blocked = false;
+		roce_gen_arm(r, now);
+	}
+}
+
+static bool tc_ready(const struct roce *r, uint32_t tc)
 {
 	const struct roce_txq *q = &r->txq[tc];
 
-	(void)now;
 	return q->pool > 0 && q->head != q->tail && !nic_pfcs_paused(&r->pfcs, tc);
 }
 
 /* The class to send from now (buffers page, Transmit scheduling): -2 for the PFC/CNP queue, else the scheduler
  * the UET NIC uses too (nic_sched.h) over the eight classes, skipping empty, pool-less and paused ones. */
-static int port_pick(struct roce *r, emu_ps_t now)
+static int port_pick(struct roce *r)
 {
 	uint32_t ready = 0;
 
 	if (r->pfcq_head != r->pfcq_tail)
 		return -2;
 	for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++)
-		ready |= tc_ready(r, tc, now) ? 1u << tc : 0;
+		ready |= tc_ready(r, tc) ? 1u << tc : 0;
 	return nic_sched_pick(&r->sched, r->p->egress.queue_scheduling, r->p->egress.wrr_weights, NIC_TC_COUNT, ready);
 }
 
@@ -376,7 +397,6 @@ static void port_send(struct roce *r, struct wire_pkt *pkt, int tc, emu_ps_t now
 	r->sending_tc = tc < 0 ? NIC_TC_COUNT : (uint32_t)tc;
 	r->sending_len = (uint32_t)wire_wire_len(pkt);
 	r->sending_data = pkt->kind == WIRE_KIND_ROCE && wire_roce_is_data(pkt->roce.opcode);
-	r->sending_start = now;
 	r->c[ROCE_C_TX_BYTES] += r->sending_len;
 	r->c[ROCE_C_PORT_TX_FRAMES]++;
 	if (r->sending_data) {
@@ -402,7 +422,7 @@ void roce_port_kick(struct roce *r, emu_ps_t now)
 			r->port_timer_armed = true;
 		return;
 	}
-	int tc = port_pick(r, now);
+	int tc = port_pick(r);
 
 	if (tc == -1)
 		return;
@@ -422,17 +442,8 @@ static void roce_tx_done(void *dev, uint32_t port, emu_ps_t now)
 
 	(void)port;
 	r->port_busy = false;
-	if (tc < NIC_TC_COUNT) {
-		struct roce_txq *q = &r->txq[tc];
-
-		q->reserved -= r->sending_len;
-		nic_pool_deq(&r->txs[tc], r->sending_len);
-		/* generation stopped on this pool restarts at the latest when it drains to half (transport page) */
-		if (r->gen_blocked && tc == r->blocked_tc && q->reserved <= q->pool / 2) {
-			r->gen_blocked = false;
-			roce_gen_arm(r, now);
-		}
-	}
+	if (tc < NIC_TC_COUNT)
+		roce_tx_release(r, tc, r->sending_len, now);
 	if (r->sending_data && r->sending_qp != UINT32_MAX)
 		roce_tx_sent(r, &r->qps[r->sending_qp], r->sending_psn, now);
 	roce_port_kick(r, now);
@@ -483,16 +494,23 @@ void roce_in_release(struct roce *r, uint32_t tc, uint64_t bytes, emu_ps_t now)
 
 /* ---- receive ---- */
 
+/* A CNP to the sender of @p pkt, addressed as its receive end is (hashed), or as the neighbour list says (a linear
+ * scan) when the packet is its queue pair's first. */
 static void send_cnp(struct roce *r, const struct wire_pkt *pkt, emu_ps_t now)
 {
+	const struct roce_qp *qp = roce_qp_find(r, pkt->src_ip, pkt->roce.dqpn, false);
 	struct roce_qp stand = { .qpn = pkt->roce.dqpn, .peer_ip = pkt->src_ip };
-	const uint8_t *mac = neigh_mac(r, pkt->src_ip);
 	struct wire_pkt *c;
 
-	if (mac == NULL)
-		return;
-	memcpy(stand.peer_mac, mac, 6);
-	c = roce_pkt_new(r, &stand, WIRE_ROCE_CNP, r->ctrl_tc);
+	if (qp == NULL) {
+		const uint8_t *mac = neigh_mac(r, pkt->src_ip);
+
+		if (mac == NULL)
+			return;
+		memcpy(stand.peer_mac, mac, 6);
+		qp = &stand;
+	}
+	c = roce_pkt_new(r, qp, WIRE_ROCE_CNP, r->ctrl_tc);
 	if (c == NULL)
 		return;
 	r->c[ROCE_C_CNP_SENT]++;

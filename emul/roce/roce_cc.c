@@ -10,9 +10,14 @@ void roce_cc_init(struct roce *r, struct roce_qp *qp)
 	qp->cc = (struct roce_cc){ .rate = r->line_bps, .target = r->line_bps, .alpha_ppm = PPM };
 }
 
+uint64_t roce_cc_rate(const struct roce *r, const struct roce_qp *qp)
+{
+	return qp->cc.congested ? qp->cc.rate : r->line_bps;
+}
+
 emu_ps_t roce_cc_ser(const struct roce *r, const struct roce_qp *qp, uint32_t len)
 {
-	uint64_t rate = qp->cc.congested ? qp->cc.rate : r->line_bps;
+	uint64_t rate = roce_cc_rate(r, qp);
 
 	return emu_ser_ps(len, rate > r->floor_bps ? rate : r->floor_bps);
 }
@@ -72,8 +77,7 @@ static bool increase(struct roce *r, struct roce_cc *cc)
 static void report(struct roce *r, struct roce_qp *qp, emu_ps_t now)
 {
 	if (r->env.hooks.rate != NULL)
-		r->env.hooks.rate(r->env.hooks.arg, r->env.fep_id, qp->qpn, qp->cc.congested ? qp->cc.rate : r->line_bps,
-				  now);
+		r->env.hooks.rate(r->env.hooks.arg, r->env.fep_id, qp->qpn, roce_cc_rate(r, qp), now);
 }
 
 static void ev_loop(void *a, void *b, emu_ps_t now);

@@ -12,7 +12,6 @@
 #define ROCE_GEN_DELAY_PS (80 * EMU_PS_PER_NS) /* packet generation (re)starts 80 ns later (transport page) */
 #define ROCE_RTT_RING 256             /* send times kept per QP for RTT samples (a power of two) */
 #define ROCE_PFCQ 16                  /* PFC frames and CNPs waiting ahead of all traffic (a power of two) */
-#define ROCE_CTL_TC_NONE 0xff
 #define ROCE_RATE_EPS_BPS 100000000ULL /* an episode ends within 0.1 Gb/s of line rate */
 
 /* A work request waiting on its queue pair. */
@@ -58,7 +57,6 @@ struct roce_qp {
 	uint32_t snd_una, snd_nxt; /* oldest unacknowledged PSN, next PSN to give (24-bit, wrapping) */
 	uint32_t snd_max;          /* one past the highest PSN ever given: an ACK or NAK at or past it is a ghost */
 	uint32_t gen;              /* bumped by a rewind: fetches of an older generation are stale */
-	uint32_t fetching;         /* fetches issued and not landed */
 	emu_timer_t rto;
 	bool rto_armed;
 	emu_ps_t sent_at[ROCE_RTT_RING]; /* end of serialization of PSN & (ring - 1) */
@@ -102,12 +100,11 @@ struct roce {
 	bool port_timer_armed;
 	uint32_t sending_tc, sending_len, sending_qp, sending_psn;
 	bool sending_data;
-	emu_ps_t sending_start;
 	struct nic_sched sched;    /* between the egress classes (shared with the UET NIC) */
 	/* generation */
 	struct roce_qp *ready_head, *ready_tail;
-	bool gen_armed, gen_blocked;
-	uint32_t blocked_tc;
+	bool gen_armed;
+	bool gen_blocked;          /* stopped until the data class's egress pool drains to half */
 	/* ingress and PFC */
 	uint64_t in_pool[NIC_TC_COUNT], in_used[NIC_TC_COUNT];
 	struct nic_pfcs pfcs;      /* PFC sent and honoured: the UET NIC's state machine (nic_pfcs.c) */
@@ -126,6 +123,11 @@ struct roce {
 struct wire_pkt *roce_pkt_new(struct roce *r, const struct roce_qp *qp, uint8_t op, uint8_t tc);
 /* Queue a control packet (ACK, NAK) on its class, charging the pool; counted and freed when it has no room. */
 bool roce_ctl_send(struct roce *r, struct wire_pkt *pkt, uint8_t tc, emu_ps_t now);
+/* Charge @p len bytes to class @p tc's egress pool (its occupancy and net-buff-stats). */
+void roce_tx_reserve(struct roce *r, uint32_t tc, uint64_t len);
+/* Release them when the frame has left, or its fetch went stale; generation blocked on the data pool restarts when
+ * the pool is down to half. */
+void roce_tx_release(struct roce *r, uint32_t tc, uint64_t len, emu_ps_t now);
 /* Queue a data packet whose egress room the transmit path reserved before its fetch. */
 void roce_data_queue(struct roce *r, struct wire_pkt *pkt, uint32_t tc, emu_ps_t now);
 /* Queue a CNP or PFC frame ahead of all classes. */
@@ -148,8 +150,16 @@ void roce_rx_data(struct roce *r, struct wire_pkt *pkt, uint32_t charge, uint32_
 /* roce_cc.c: the rate control loop */
 void roce_cc_init(struct roce *r, struct roce_qp *qp);
 void roce_cc_cnp(struct roce *r, struct roce_qp *qp, emu_ps_t now);
+/* The rate @p qp may send at, bit/s: its loop's during an episode, else line rate (not yet floored). */
+uint64_t roce_cc_rate(const struct roce *r, const struct roce_qp *qp);
 /* The port's time for a data frame of @p len bytes of @p qp: at its allowed rate, never below the floor. */
 emu_ps_t roce_cc_ser(const struct roce *r, const struct roce_qp *qp, uint32_t len);
+
+/* The encapsulation of this NIC's RoCE frames (RoCEEncapsulation.ICRC and .RETH) as WIRE_ENCAP_* flags. */
+static inline uint8_t roce_encap(const struct roce *r)
+{
+	return (uint8_t)((r->p->icrc ? WIRE_ENCAP_ICRC : 0) | (r->p->reth ? WIRE_ENCAP_RETH : 0));
+}
 
 static inline uint32_t roce_psn_diff(uint32_t a, uint32_t b) /* a - b in the 24-bit space */
 {

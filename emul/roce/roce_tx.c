@@ -23,15 +23,15 @@ static uint8_t opcode_of(const struct roce_qp *qp, uint32_t seg)
 	return (uint8_t)(base + (first ? 0 : last ? 2 : 1));
 }
 
-/* Bytes on the wire of segment @p seg: payload + 58, the RETH and ICRC when they are on. */
+/* Bytes on the wire of segment @p seg: payload + 58, the RETH and the ICRC when they are on, and with the ICRC the
+ * pad to a multiple of 4. wire_wire_len() of the frame it becomes, so that what generation reserves in the egress
+ * pool is what leaves it when the frame is sent (roce_tx_done() releases wire_wire_len()). */
 static uint32_t seg_wire_len(const struct roce *r, const struct roce_qp *qp, uint32_t seg)
 {
-	uint8_t op = opcode_of(qp, seg);
-	uint32_t n = seg_bytes(r, qp, seg) + ROCE_DATA_OVERHEAD + (r->p->icrc ? WIRE_ICRC_LEN : 0);
+	struct wire_pkt f = { .kind = WIRE_KIND_ROCE, .encap = roce_encap(r), .payload_len = seg_bytes(r, qp, seg) };
 
-	if (r->p->reth && (op == WIRE_ROCE_WRITE_FIRST || op == WIRE_ROCE_WRITE_ONLY))
-		n += WIRE_RETH_LEN;
-	return n;
+	f.roce.opcode = opcode_of(qp, seg);
+	return (uint32_t)wire_wire_len(&f);
 }
 
 static void rto_stop(struct roce *r, struct roce_qp *qp)
@@ -191,7 +191,6 @@ static bool fetch(struct roce *r, struct roce_qp *qp, uint32_t seg, emu_ps_t now
 	if (net_sched(r->env.np, f.cpl_end, ev_fetched, r, FETCH_ARG(seg, qp->idx, qp->gen & 0xffff), NULL) != 0)
 		return false;
 	nic_pcie_fetch_charge(&r->pcie, &f);
-	qp->fetching++;
 	return true;
 }
 
@@ -213,7 +212,6 @@ static void ev_gen(void *a, void *b, emu_ps_t now)
 
 		if (q->reserved + len > q->pool) { /* generation stops until the pool drains (transport page) */
 			r->gen_blocked = true;
-			r->blocked_tc = r->data_tc;
 			return;
 		}
 		if (!fetch(r, qp, qp->next_seg, now)) {
@@ -224,24 +222,11 @@ static void ev_gen(void *a, void *b, emu_ps_t now)
 			roce_gen_arm(r, now);
 			return;
 		}
-		q->reserved += len;
-		nic_pool_enq(&r->txs[r->data_tc], len, q->reserved);
+		roce_tx_reserve(r, r->data_tc, len);
 		qp->next_seg++;
 		ready_pop(r);
 		if (qp->next_seg < qp->n_pkts)
 			roce_ready(r, qp, now);
-	}
-}
-
-static void unreserve(struct roce *r, uint32_t len, emu_ps_t now)
-{
-	struct roce_txq *q = &r->txq[r->data_tc];
-
-	q->reserved -= len;
-	nic_pool_deq(&r->txs[r->data_tc], len);
-	if (r->gen_blocked && q->reserved <= q->pool / 2) {
-		r->gen_blocked = false;
-		roce_gen_arm(r, now);
 	}
 }
 
@@ -254,15 +239,14 @@ static void ev_fetched(void *a, void *b, emu_ps_t now)
 	uint32_t len = seg_wire_len(r, qp, seg);
 	struct wire_pkt *p;
 
-	qp->fetching--;
 	if (gen != (qp->gen & 0xffff) || !qp->busy) { /* a rewind made it stale */
 		r->c[ROCE_C_TX_PAYLOAD_DISCARDS]++;
-		unreserve(r, len, now);
+		roce_tx_release(r, r->data_tc, len, now);
 		return;
 	}
 	p = roce_pkt_new(r, qp, opcode_of(qp, seg), r->data_tc);
 	if (p == NULL) /* counted; the transport timer resends it */
-		unreserve(r, len, now);
+		roce_tx_release(r, r->data_tc, len, now);
 	if (qp->snd_una == qp->snd_nxt) /* a PSN added to an empty window starts the timer */
 		rto_start(r, qp, now);
 	if (p != NULL) {

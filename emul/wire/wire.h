@@ -224,7 +224,6 @@ struct wire_cm {
  * ACK / NAK is BTH + AETH + 64 B = 126 B on the wire, a CNP BTH + 64 B (its 16 reserved bytes and 48 of zeros)
  * = 122 B. Both are zeros on the wire. */
 #define WIRE_ROCE_CTL_PAD 64
-#define WIRE_CNP_RSVD_LEN 16
 
 /* BTH opcodes of the reliable connected transport the model uses, and the CNP (Annex A17.9). */
 enum wire_roce_op {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "emu_sched.h"
+#include "nic_pair.h"
 #include "roce.h"
 
 #define MAX_SEEN 4096
@@ -98,10 +99,7 @@ static struct pair *pair_new(void (*tune)(struct roce_params *), const struct ne
 	roce_params_defaults(&b->p);
 	if (tune != NULL)
 		tune(&b->p);
-	for (uint32_t i = 0; i < 2; i++) {
-		b->neigh[i].ip = 0x0a000001 + i;
-		memcpy(b->neigh[i].mac, (uint8_t[6]){ 2, 0, 0, 0, 0, (uint8_t)(i + 1) }, 6);
-	}
+	tfx_neigh_init(b->neigh, 2);
 	for (uint32_t i = 0; i < 2; i++) {
 		struct roce_env env = { .np = &b->np, .params = &b->p, .fep_id = i, .name = "nic", .ip = b->neigh[i].ip,
 					.neigh = b->neigh, .n_neigh = 2, .data_tc = 0, .ctrl_tc = 1,
@@ -136,6 +134,16 @@ static void pair_free(struct pair *b)
 static void run(struct pair *b)
 {
 	emu_sched_run_until(b->np.sched, EMU_PS_NEVER - 1);
+}
+
+/* A pair whose host 0 posts one 1 MiB WRITE (256 packets at the default MSS) at 0, run to the end. */
+static struct pair *mib_write(const struct net_impair *imp, uint32_t n_imp)
+{
+	struct pair *b = pair_new(NULL, imp, n_imp);
+
+	cr_assert_eq(roce_post(b->nic[0], b->qpn, ROCE_VERB_WRITE, 1048576, 1, 0), 0);
+	run(b);
+	return b;
 }
 
 static int count(const struct pair *b, uint32_t dir, uint8_t op)
@@ -180,12 +188,10 @@ Test(roce, one_wqe_of_seed_003)
 /* Transport page, Worked example: packet sizes at MSS 4096: 4,154 B, 83.08 ns apart at the default DataRate. */
 Test(roce, data_packets_are_4154_bytes_83_08_ns_apart)
 {
-	struct pair *b = pair_new(NULL, NULL, 0);
+	struct pair *b = mib_write(NULL, 0);
 	emu_ps_t prev = 0;
 	int n = 0;
 
-	cr_assert_eq(roce_post(b->nic[0], b->qpn, ROCE_VERB_WRITE, 1048576, 1, 0), 0);
-	run(b);
 	for (int i = 0; i < b->n_seen; i++) {
 		const struct seen *s = &b->seen[i];
 
@@ -207,11 +213,9 @@ Test(roce, data_packets_are_4154_bytes_83_08_ns_apart)
 /* Transport page, Worked example: ACK cadence at the defaults: 16 ACKs for a 1 MiB WRITE. */
 Test(roce, a_mib_write_draws_16_acks_15_by_count_1_by_the_last_packet)
 {
-	struct pair *b = pair_new(NULL, NULL, 0);
+	struct pair *b = mib_write(NULL, 0);
 	int acks = 0;
 
-	cr_assert_eq(roce_post(b->nic[0], b->qpn, ROCE_VERB_WRITE, 1048576, 1, 0), 0);
-	run(b);
 	for (int i = 0; i < b->n_seen; i++) {
 		const struct seen *s = &b->seen[i];
 
@@ -232,12 +236,10 @@ Test(roce, a_mib_write_draws_16_acks_15_by_count_1_by_the_last_packet)
 Test(roce, a_lost_last_packet_is_resent_when_the_64_ms_timer_expires)
 {
 	const struct net_impair drop = { .nth = 256, .action = NET_IMPAIR_DROP };
-	struct pair *b = pair_new(NULL, &drop, 1);
+	struct pair *b = mib_write(&drop, 1);
 	emu_ps_t ack255 = 0;
 	const uint64_t *c;
 
-	cr_assert_eq(roce_post(b->nic[0], b->qpn, ROCE_VERB_WRITE, 1048576, 1, 0), 0);
-	run(b);
 	for (int i = 0; i < b->n_seen; i++)
 		if (b->seen[i].dir == 1 && b->seen[i].op == WIRE_ROCE_ACK && b->seen[i].psn == 254 && ack255 == 0)
 			ack255 = b->seen[i].t + emu_ser_ps(126, 400000000000ULL) + 100000; /* reached the sender */
@@ -259,11 +261,9 @@ Test(roce, a_lost_last_packet_is_resent_when_the_64_ms_timer_expires)
 Test(roce, last_byte_sent_reported_once_at_the_first_transmission_of_the_last_packet)
 {
 	const struct net_impair drop = { .nth = 256, .action = NET_IMPAIR_DROP };
-	struct pair *b = pair_new(NULL, &drop, 1);
+	struct pair *b = mib_write(&drop, 1);
 	emu_ps_t psn254 = 0, resent = 0;
 
-	cr_assert_eq(roce_post(b->nic[0], b->qpn, ROCE_VERB_WRITE, 1048576, 1, 0), 0);
-	run(b);
 	/* the tap sees a frame as its serialization starts, and not the dropped first copy of PSN 255 */
 	for (int i = 0; i < b->n_seen; i++) {
 		if (b->seen[i].dir == 0 && b->seen[i].op == WIRE_ROCE_WRITE_MIDDLE && b->seen[i].psn == 254)
@@ -309,11 +309,9 @@ Test(roce, received_messages_name_their_queue_pair_and_number)
 Test(roce, a_lost_middle_packet_draws_one_nak_and_go_back_n)
 {
 	const struct net_impair drop = { .nth = 100, .action = NET_IMPAIR_DROP };
-	struct pair *b = pair_new(NULL, &drop, 1);
+	struct pair *b = mib_write(&drop, 1);
 	const uint64_t *rx, *tx;
 
-	cr_assert_eq(roce_post(b->nic[0], b->qpn, ROCE_VERB_WRITE, 1048576, 1, 0), 0);
-	run(b);
 	rx = roce_counters(b->nic[1]);
 	tx = roce_counters(b->nic[0]);
 	cr_expect_eq(b->done, 1);
@@ -321,6 +319,11 @@ Test(roce, a_lost_middle_packet_draws_one_nak_and_go_back_n)
 	cr_expect_eq(rx[ROCE_C_NACKS_SENT], 1);
 	cr_expect_eq(rx[ROCE_C_SEQ_OUT_OF_ORDER], 1);
 	cr_expect_gt(rx[ROCE_C_RX_DROPS_AFTER_NAK], 0);
+	/* go-back-N: every packet after the lost one that arrived before the resend was discarded, and is sent again
+	 * with the lost one: 256 first copies, the lost one's second and one more per discard */
+	cr_expect_eq(tx[ROCE_C_RDMA_WRITE_CNT], 257 + rx[ROCE_C_RX_DROPS_AFTER_NAK], "%llu packets sent, %llu discarded",
+		     (unsigned long long)tx[ROCE_C_RDMA_WRITE_CNT], (unsigned long long)rx[ROCE_C_RX_DROPS_AFTER_NAK]);
+	cr_expect_eq(rx[ROCE_C_DUPLICATE], 0);
 	cr_expect_eq(tx[ROCE_C_NACKS_RECVD], 1);
 	cr_expect_eq(tx[ROCE_C_RTX], 1);
 	cr_expect_eq(tx[ROCE_C_RTO], 0);
@@ -376,7 +379,13 @@ Test(roce, a_slow_host_link_fills_the_pool_and_pauses_the_sender)
 	cr_expect_gt(rx.xoff_tx[0], 0);
 	cr_expect_gt(rx.xon_tx[0], 0);
 	cr_expect_eq(tx.xoff_rx[0], rx.xoff_tx[0]);
-	cr_expect_gt(tx.paused_ps[0], 0);
+	cr_expect_eq(tx.xon_rx[0], rx.xon_tx[0]);
+	/* the host link drains the pool below Xoff (not to Xon) within half a pause time: each pause is ended by the
+	 * XON of its refresh, 41.9924 us after it (buffers page, PFC sent), and the sender is held exactly that long */
+	cr_expect_eq(rx.xon_tx[0], rx.xoff_tx[0]);
+	cr_expect_eq(tx.paused_ps[0], tx.xoff_rx[0] * 41992400, "paused %llu ps by %llu pauses",
+		     (unsigned long long)tx.paused_ps[0], (unsigned long long)tx.xoff_rx[0]);
+	cr_expect_eq(rx.xoff_tx[1], 0); /* the receiver takes nothing in the control class: its ACKs go the other way */
 	cr_expect_eq(roce_counters(b->nic[1])[ROCE_C_RX_DROPS], 0);
 	pair_free(b);
 }
@@ -461,6 +470,40 @@ Test(roce, cnps_that_keep_coming_hold_the_rate_at_or_above_the_floor)
 			last_up = b->rate_t[i];
 		}
 	}
-	cr_expect_gt(roce_counters(b->nic[0])[ROCE_C_RATE_CUTS], 5);
+	/* one episode; a cut in every reduction half that saw a CNP: the halves at 1 + 45 k us, k = 0..45 (the last,
+	 * at 2,026 us, counts the CNP of 1,991 us); then the rate climbs back to line rate and the episode ends */
+	cr_expect_eq(roce_counters(b->nic[0])[ROCE_C_RATE_EPISODES], 1);
+	cr_expect_eq(roce_counters(b->nic[0])[ROCE_C_RATE_CUTS], 46);
+	cr_expect_eq(b->rate_bps[b->n_rates - 1], 400000000000ULL);
+	pair_free(b);
+}
+
+static void icrc_on(struct roce_params *p)
+{
+	p->icrc = true;
+}
+
+/* Transport page, Packets on the wire, with RoCEEncapsulation.ICRC: a 1,001 B WRITE is one packet of 1,001 B, 3 pad
+ * bytes (PadCnt) and the 4 B ICRC: 58 + 1,001 + 3 + 4 = 1,066 B on the wire. The egress data pool charges what
+ * leaves: once the WRITE completes it holds nothing. */
+Test(roce, an_icrc_frame_with_pad_bytes_leaves_the_egress_pool_empty)
+{
+	struct pair *b = pair_new(icrc_on, NULL, 0);
+	struct nic_pool_stats s;
+	uint64_t size, occ;
+
+	cr_assert_eq(roce_post(b->nic[0], b->qpn, ROCE_VERB_WRITE, 1001, 1, 0), 0);
+	run(b);
+	cr_expect_eq(b->done, 1);
+	cr_expect_eq(b->recv_bytes, 1001);
+	cr_assert_eq(count(b, 0, WIRE_ROCE_WRITE_ONLY), 1);
+	for (int i = 0; i < b->n_seen; i++)
+		if (b->seen[i].dir == 0 && b->seen[i].op == WIRE_ROCE_WRITE_ONLY)
+			cr_expect_eq(b->seen[i].wire_len, 1066);
+	roce_pool(b->nic[0], true, 0, &size, &occ);
+	cr_expect_eq(occ, 0, "egress data pool holds %llu B after the WRITE completed", (unsigned long long)occ);
+	roce_pool_stats(b->nic[0], true, 0, &s);
+	cr_expect_eq(s.enq_bytes, 1066);
+	cr_expect_eq(s.deq_bytes, 1066);
 	pair_free(b);
 }

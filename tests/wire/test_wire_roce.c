@@ -130,12 +130,13 @@ Test(wire_roce, icrc_covers_the_invariant_fields_only)
 	cr_expect_eq(wire_roce_icrc(buf, (size_t)n) == (uint32_t)(buf[n - 4] | buf[n - 3] << 8 | buf[n - 2] << 16 |
 								    (uint32_t)buf[n - 1] << 24), 1);
 	n = wire_encode(&p, buf, sizeof(buf));
-	for (int i = 42; i < n - 4; i += 7) { /* any byte of the BTH or payload flipped: refused */
+	for (int i = 42; i < n - 4; i += 7) { /* any byte of the BTH or payload flipped (42 + 4 is not one): refused */
 		buf[i] ^= 0x01;
-		if (i != 42 + 4) /* the BTH's reserved byte is masked out */
-			cr_expect_eq(wire_decode_cfg(buf, (size_t)n, &cfg, &q), WIRE_R_BAD_ICRC, "byte %d", i);
+		cr_expect_eq(wire_decode_cfg(buf, (size_t)n, &cfg, &q), WIRE_R_BAD_ICRC, "byte %d", i);
 		buf[i] ^= 0x01;
 	}
+	cr_expect_eq(wire_decode_cfg(buf, (size_t)n, &cfg, &q), WIRE_R_OK);
+	buf[42 + 4] ^= 0xff; /* the BTH's reserved byte is masked out: the ICRC holds, and the decoder ignores it */
 	cr_expect_eq(wire_decode_cfg(buf, (size_t)n, &cfg, &q), WIRE_R_OK);
 }
 
@@ -148,6 +149,14 @@ Test(wire_roce, bad_opcode_and_bad_control_length_are_refused)
 
 	buf[42] = 0x0c; /* RDMA READ request: not modelled */
 	cr_expect_eq(wire_decode_cfg(buf, (size_t)n, &cfg, &q), WIRE_R_BAD_ROCE_OPCODE);
+	/* an ACK's 68 bytes after the BTH read as a CNP, and a CNP's 64 read as an ACK: neither is its 64 B of padding */
+	buf[42] = WIRE_ROCE_CNP;
+	cr_expect_eq(wire_decode_cfg(buf, (size_t)n, &cfg, &q), WIRE_R_BAD_ROCE_LEN);
+	p = mk(WIRE_ROCE_CNP, 0, 0);
+	n = wire_encode(&p, buf, sizeof(buf));
+	cr_assert_eq(n, 118);
+	buf[42] = WIRE_ROCE_ACK;
+	cr_expect_eq(wire_decode_cfg(buf, (size_t)n, &cfg, &q), WIRE_R_BAD_ROCE_LEN);
 	p.roce.opcode = 0x0c;
 	cr_expect_lt(wire_encode(&p, buf, sizeof(buf)), 0);
 }
