@@ -153,7 +153,8 @@ uint32_t ctl_chakra_ranks_ended(const struct ctl_chakra_run *k)
 	return k && k->run ? app_ck_run_ended(k->run) : 0;
 }
 
-/* ---- The message-id map: (sending host, 16-bit message id) -> slot, linear probing, backward-shift delete. */
+/* ---- The map: (sending host, 16-bit message id) -> slot and the CK_KEY_* kinds; linear probing, backward-shift
+ * delete. */
 
 static uint32_t mhash(uint64_t key, uint32_t cap)
 {
@@ -222,6 +223,22 @@ void ck_map_del(struct ctl_chakra_run *k, uint32_t j)
 			j = i;
 		}
 	}
+}
+
+/* The emulated hosts by IP, for the receive hooks of both transports (a sender is known by its address). */
+static int hosts_by_ip(struct ctl_chakra_run *k)
+{
+	for (uint32_t h = 0; h < k->cfg->n_hosts; h++)
+		if (!k->cfg->hosts[h].external && ck_map_put(k, CK_KEY_IP | k->cfg->hosts[h].ip, h) == -ENOMEM)
+			return -ENOMEM;
+	return 0;
+}
+
+long ck_host_by_ip(const struct ctl_chakra_run *k, uint32_t ip)
+{
+	long j = ck_map_find(k, CK_KEY_IP | ip);
+
+	return j < 0 ? -1 : (long)k->mvals[j];
 }
 
 long ck_slot_new(struct ctl_chakra_run *k)
@@ -310,15 +327,12 @@ void ctl_chakra_sent(struct ctl_chakra_run *k, uint64_t cookie, emu_ps_t now)
 void ctl_chakra_recv(struct ctl_chakra_run *k, uint32_t host, uint32_t src_ip, uint64_t msg_id, uint64_t bytes,
 		     emu_ps_t now)
 {
-	int src = -1;
-	long j;
+	long src, j;
 
 	(void)bytes;
 	if (!k || host >= k->cfg->n_hosts)
 		return;
-	for (uint32_t h = 0; h < k->cfg->n_hosts && src < 0; h++)
-		if (k->cfg->hosts[h].ip == src_ip)
-			src = (int)h;
+	src = ck_host_by_ip(k, src_ip);
 	j = src < 0 ? -1 : ck_map_find(k, ((uint64_t)src << 16 | (uint16_t)msg_id) + 1);
 	if (j < 0 || k->slots[k->mvals[j]].dst != host) {
 		k->recv_unknown++;
@@ -357,8 +371,9 @@ int ctl_chakra_start(struct ctl_chakra_run *k, struct nic *const *nics, struct r
 	if (!k)
 		return 0;
 	k->nics = nics, k->roces = roces, k->np = np, k->epoch_s = epoch_s;
-	if (roces && ck_roce_start(k)) {
-		snprintf(err, errlen, "out of memory for the Chakra transport over %u RoCE NICs", k->cfg->n_hosts);
+	if (hosts_by_ip(k)) {
+		snprintf(err, errlen, "out of memory for the Chakra transport over %u %s NICs", k->cfg->n_hosts,
+			 roces ? "RoCE" : "UET");
 		return -ENOMEM;
 	}
 	k->run = app_ck_run_create(&k->set, np->sched, k->ck->trace_family == CTL_CHAKRA_COLLECTED, &xp, &cb);
