@@ -11,6 +11,7 @@ profiling file lists running sends, receives and computations; bad
 tracesets (wrong rank count, undeclared process group, a dependency cycle, a truncated file, not a trace) and bad
 attributes stop uetemu with a clear error before the simulation (no summary.json), never a crash or a hang.
 """
+import collections
 import csv
 import os
 import subprocess
@@ -55,15 +56,28 @@ comp = rows(r.out, 'chakra-completion-stats')
 check(len(comp) == 8 and all(c['num_chakra_sends_fully_acked'] == '28' for c in comp), 'completion stats')
 check(os.path.exists(os.path.join(r.out, 'post_annotated', 'trace.0.json')), 'annotated trace of rank 0')
 
-# 2. The worked example of the execution page, in the records: one AllReduce of 1,000 B over 8 ranks.
-for algo, n, sizes, total in (('ring', 112, {125}, 14000), ('tree', 14, {1000}, 14000),
-                              ('halving-doubling', 48, {125, 250, 500}, 14000)):
+# 2. The worked example of the execution page, in the records: one AllReduce of 1,000 B over 8 ranks. Exact counts
+# per size, and what the page gives per rank (ring: 14 of 125 B; halving-doubling: 6 totalling 1,750 B) or per tree
+# edge (one transfer up and one down on each of the 7).
+for algo, sizes, per_rank in (('ring', {125: 112}, (14, 1750)), ('tree', {1000: 14}, None),
+                              ('halving-doubling', {125: 16, 250: 16, 500: 16}, (6, 1750))):
     r = run(uetemu, CFG, root=root, sets=('applications.0.Traceset=' + os.path.join(TS, 'ar1000x8'),
                                           'applications.0.ChakraConfiguration.AllReduceAlgorithm=' + algo))
     data = [p for p in rows(r.out, 'chakra-perf') if p['is_added_synchronization_flow'] == 'false']
-    got = [int(p['flow_comm_size']) for p in data]
-    check(len(got) == n and set(got) == sizes and sum(got) == total,
-          '%s: %d transfers of %s B, %d B in all' % (algo, len(got), sorted(set(got)), sum(got)))
+    got = collections.Counter(int(p['flow_comm_size']) for p in data)
+    check(got == sizes and sum(k * n for k, n in got.items()) == 14000,
+          '%s: transfers by size %s, %d B in all' % (algo, dict(got), sum(k * n for k, n in got.items())))
+    if per_rank:
+        by_rank = {}
+        for p in data:
+            n, b = by_rank.get(p['sending_app_name'], (0, 0))
+            by_rank[p['sending_app_name']] = (n + 1, b + int(p['flow_comm_size']))
+        check(by_rank == {'ChakraApp-%d' % i: per_rank for i in range(8)},
+              '%s: every rank sends %d transfers, %d B: %s' % ((algo,) + per_rank + (by_rank,)))
+    else:
+        pairs = collections.Counter((p['sending_app_name'], p['receiving_app_name']) for p in data)
+        check(len(pairs) == 14 and set(pairs.values()) == {1} and all((b, a) in pairs for a, b in pairs),
+              '%s: one transfer each way on 7 edges: %s' % (algo, sorted(pairs)))
     check(r.summary['chakra']['ranks_ended'] == 8, '%s: every rank ended' % algo)
 
 # 3. Placement by a mapping file: rank r on host 7 - r.
