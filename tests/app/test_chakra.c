@@ -207,6 +207,22 @@ Test(app_chakra, defaults_and_allowed_values)
 	cr_assert_eq(app_ck_algo_parse("butterfly"), APP_CK_NONE);
 }
 
+/* A rank's position in a process group: its index in the group's rank list, APP_CK_NONE outside it. */
+Test(app_chakra, process_group_position)
+{
+	struct app_ck_set s;
+	uint32_t *v = malloc(3 * sizeof(*v));
+
+	cr_assert_eq(app_ck_set_init(&s, 4), 0);
+	v[0] = 3, v[1] = 0, v[2] = 2;
+	cr_assert_eq(app_ck_set_add_pg(&s, "odd-order", v, 3), 0);
+	cr_assert_eq(app_ck_pg_pos(&s.pgs[0], 3), 0);
+	cr_assert_eq(app_ck_pg_pos(&s.pgs[0], 0), 1);
+	cr_assert_eq(app_ck_pg_pos(&s.pgs[0], 2), 2);
+	cr_assert_eq(app_ck_pg_pos(&s.pgs[0], 1), APP_CK_NONE);
+	app_ck_set_fini(&s);
+}
+
 /* ---- Replay over a fake transport: sent after bytes ps + 1 ns, delivered 1 us later, acknowledged 1 us later. */
 
 struct fake {
