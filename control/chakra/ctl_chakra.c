@@ -261,6 +261,12 @@ long ck_slot_new(struct ctl_chakra_run *k)
 	return k->n_slots++;
 }
 
+void ck_slot_free(struct ctl_chakra_run *k, uint32_t s)
+{
+	k->slots[s].used = 0;
+	k->free_slots[k->n_free++] = s;
+}
+
 /* app_ck_xport.post: one RDMA WRITE of @p bytes from rank @p src to rank @p dst, on a new PDC of the UET NIC. */
 static int ck_post(void *ctx, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t xfer, emu_ps_t now)
 {
@@ -277,7 +283,7 @@ static int ck_post(void *ctx, uint32_t src, uint32_t dst, uint64_t bytes, uint64
 		return (int)s;
 	rc = nic_post_pdc(k->nics[hs], k->cfg->hosts[hd].ip, bytes, CTL_CHAKRA_COOKIE | (uint64_t)s, now, &pdc);
 	if (rc) {
-		k->free_slots[k->n_free++] = (uint32_t)s;
+		ck_slot_free(k, (uint32_t)s);
 		return rc;
 	}
 	/* the NIC numbers its messages 1, 2, ... in posting order; the receiver sees the low 16 bits */
@@ -307,8 +313,7 @@ void ctl_chakra_done(struct ctl_chakra_run *k, uint64_t cookie, emu_ps_t now)
 	nic_close_rcv(k->nics[sl->dst], k->cfg->hosts[sl->src].ip, sl->pdc, now);
 	uint64_t xfer = sl->xfer; /* the slot is free from here: the replay may post into it at once */
 
-	sl->used = 0;
-	k->free_slots[k->n_free++] = (uint32_t)s;
+	ck_slot_free(k, (uint32_t)s);
 	/* The send node finished when the NIC reported its last byte sent (ctl_chakra_sent); should that report
 	 * never have come (its last packet lost before its first serialization ended), the acknowledgment ends it. */
 	app_ck_acked(k->run, xfer, now);

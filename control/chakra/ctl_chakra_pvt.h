@@ -90,6 +90,8 @@ long ck_map_find(const struct ctl_chakra_run *k, uint64_t key);
 int ck_map_put(struct ctl_chakra_run *k, uint64_t key, uint32_t val);
 void ck_map_del(struct ctl_chakra_run *k, uint32_t j);
 long ck_slot_new(struct ctl_chakra_run *k);
+/* Slot @p s (in use, or taken by ck_slot_new and never filled) is free for the next transfer. */
+void ck_slot_free(struct ctl_chakra_run *k, uint32_t s);
 /* The emulated host of IPv4 address @p ip (the map's CK_KEY_IP entries, put at ctl_chakra_start), or -1. */
 long ck_host_by_ip(const struct ctl_chakra_run *k, uint32_t ip);
 

@@ -84,13 +84,13 @@ int ck_roce_post(void *ctx, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t
 		return (int)s;
 	rc = qp_take(k, hs, hd, &q);
 	if (rc) {
-		k->free_slots[k->n_free++] = (uint32_t)s;
+		ck_slot_free(k, (uint32_t)s);
 		return rc;
 	}
 	rc = roce_post(k->roces[hs], k->qps[q].qpn, ROCE_VERB_WRITE, bytes, CTL_CHAKRA_COOKIE | (uint64_t)s, now);
 	if (rc) {
 		qp_give(k, q); /* it exists and carries nothing */
-		k->free_slots[k->n_free++] = (uint32_t)s;
+		ck_slot_free(k, (uint32_t)s);
 		return rc;
 	}
 	k->qps[q].msgs++;
@@ -106,8 +106,7 @@ void ck_roce_done(struct ctl_chakra_run *k, uint32_t s, emu_ps_t now)
 
 	if (k->qps[k->slots[s].qp].slot == s)
 		qp_give(k, k->slots[s].qp);
-	k->slots[s].used = 0;
-	k->free_slots[k->n_free++] = s;
+	ck_slot_free(k, s);
 	app_ck_acked(k->run, xfer, now); /* first, so the rank's own end sees it */
 	app_ck_sent(k->run, xfer, now);  /* nothing if the last byte was reported sent (ctl_chakra_sent) */
 }
