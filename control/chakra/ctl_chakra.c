@@ -172,7 +172,8 @@ uint32_t ctl_chakra_ranks_ended(const struct ctl_chakra_run *k)
 	return k && k->run ? app_ck_run_ended(k->run) : 0;
 }
 
-/* ---- The message-id map: (sending host, 16-bit message id) -> slot, linear probing, backward-shift delete. */
+/* ---- The map: (sending host, 16-bit message id) -> slot and the CK_KEY_* kinds; linear probing, backward-shift
+ * delete. */
 
 static uint32_t mhash(uint64_t key, uint32_t cap)
 {
@@ -243,6 +244,22 @@ void ck_map_del(struct ctl_chakra_run *k, uint32_t j)
 	}
 }
 
+/* The emulated hosts by IP, for the receive hooks of both transports (a sender is known by its address). */
+static int hosts_by_ip(struct ctl_chakra_run *k)
+{
+	for (uint32_t h = 0; h < k->cfg->n_hosts; h++)
+		if (!k->cfg->hosts[h].external && ck_map_put(k, CK_KEY_IP | k->cfg->hosts[h].ip, h) == -ENOMEM)
+			return -ENOMEM;
+	return 0;
+}
+
+long ck_host_by_ip(const struct ctl_chakra_run *k, uint32_t ip)
+{
+	long j = ck_map_find(k, CK_KEY_IP | ip);
+
+	return j < 0 ? -1 : (long)k->mvals[j];
+}
+
 long ck_slot_new(struct ctl_chakra_run *k)
 {
 	if (k->n_free)
@@ -263,6 +280,12 @@ long ck_slot_new(struct ctl_chakra_run *k)
 	return k->n_slots++;
 }
 
+void ck_slot_free(struct ctl_chakra_run *k, uint32_t s)
+{
+	k->slots[s].used = 0;
+	k->free_slots[k->n_free++] = s;
+}
+
 /* app_ck_xport.post: one RDMA WRITE of @p bytes from rank @p src to rank @p dst, on a new PDC of the UET NIC. */
 static int ck_post(void *ctx, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t xfer, emu_ps_t now)
 {
@@ -279,7 +302,7 @@ static int ck_post(void *ctx, uint32_t src, uint32_t dst, uint64_t bytes, uint64
 		return (int)s;
 	rc = nic_post_pdc(k->nics[hs], k->cfg->hosts[hd].ip, bytes, CTL_CHAKRA_COOKIE | (uint64_t)s, now, &pdc);
 	if (rc) {
-		k->free_slots[k->n_free++] = (uint32_t)s;
+		ck_slot_free(k, (uint32_t)s);
 		return rc;
 	}
 	/* the NIC numbers its messages 1, 2, ... in posting order; the receiver sees the low 16 bits */
@@ -309,8 +332,7 @@ void ctl_chakra_done(struct ctl_chakra_run *k, uint64_t cookie, emu_ps_t now)
 	nic_close_rcv(k->nics[sl->dst], k->cfg->hosts[sl->src].ip, sl->pdc, now);
 	uint64_t xfer = sl->xfer; /* the slot is free from here: the replay may post into it at once */
 
-	sl->used = 0;
-	k->free_slots[k->n_free++] = (uint32_t)s;
+	ck_slot_free(k, (uint32_t)s);
 	/* The send node finished when the NIC reported its last byte sent (ctl_chakra_sent); should that report
 	 * never have come (its last packet lost before its first serialization ended), the acknowledgment ends it. */
 	app_ck_acked(k->run, xfer, now);
@@ -329,15 +351,12 @@ void ctl_chakra_sent(struct ctl_chakra_run *k, uint64_t cookie, emu_ps_t now)
 void ctl_chakra_recv(struct ctl_chakra_run *k, uint32_t host, uint32_t src_ip, uint64_t msg_id, uint64_t bytes,
 		     emu_ps_t now)
 {
-	int src = -1;
-	long j;
+	long src, j;
 
 	(void)bytes;
 	if (!k || host >= k->cfg->n_hosts)
 		return;
-	for (uint32_t h = 0; h < k->cfg->n_hosts && src < 0; h++)
-		if (k->cfg->hosts[h].ip == src_ip)
-			src = (int)h;
+	src = ck_host_by_ip(k, src_ip);
 	j = src < 0 ? -1 : ck_map_find(k, ((uint64_t)src << 16 | (uint16_t)msg_id) + 1);
 	if (j < 0 || k->slots[k->mvals[j]].dst != host) {
 		k->recv_unknown++;
@@ -376,8 +395,9 @@ int ctl_chakra_start(struct ctl_chakra_run *k, struct nic *const *nics, struct r
 	if (!k)
 		return 0;
 	k->nics = nics, k->roces = roces, k->np = np, k->epoch_s = epoch_s;
-	if (roces && ck_roce_start(k)) {
-		snprintf(err, errlen, "out of memory for the Chakra transport over %u RoCE NICs", k->cfg->n_hosts);
+	if (hosts_by_ip(k)) {
+		snprintf(err, errlen, "out of memory for the Chakra transport over %u %s NICs", k->cfg->n_hosts,
+			 roces ? "RoCE" : "UET");
 		return -ENOMEM;
 	}
 	k->run = app_ck_run_create(&k->set, np->sched, k->ck->trace_family == CTL_CHAKRA_COLLECTED, &xp, &cb);

@@ -4,6 +4,7 @@
  * bandwidth, per-hop switch latency and NPU cable latency. '#' starts a comment; a header line starting
  * "ChakraId," is skipped. Every bad line is an error naming the file and the line. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,11 +28,15 @@ struct map_rd {
 	size_t errlen;
 };
 
-static int bad(struct map_rd *m, const char *fmt, const char *a, const char *b)
+/* The error @p fmt on the current line, as "file:line: message". Returns -EINVAL. */
+__attribute__((format(printf, 2, 3))) static int bad(struct map_rd *m, const char *fmt, ...)
 {
 	char what[320];
+	va_list ap;
 
-	snprintf(what, sizeof(what), fmt, a, b);
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
 	snprintf(m->err, m->errlen, "%s:%u: %s", m->file, m->ln, what);
 	return -EINVAL;
 }
@@ -105,13 +110,7 @@ static int group_value(struct map_rd *m, const char *gid, const char *kv, struct
 	rc = i == 0 ? emu_parse_datarate(trim((char *)eq + 1), &g->bps, why, sizeof(why))
 		    : emu_parse_timeval(trim((char *)eq + 1), i == 1 ? &g->switch_lat : &g->cable_lat, why,
 					sizeof(why));
-	if (rc) {
-		char what[200];
-
-		snprintf(what, sizeof(what), "%s: %s", keys[i], why);
-		return bad(m, "group %s: %s", gid, what);
-	}
-	return 0;
+	return rc ? bad(m, "group %s: %s: %s", gid, keys[i], why) : 0;
 }
 
 static int group_line(struct map_rd *m, char **f, int n)
@@ -121,24 +120,19 @@ static int group_line(struct map_rd *m, char **f, int n)
 	unsigned long id;
 	int seen = 0;
 
-	char cnt[32];
-
-	snprintf(cnt, sizeof(cnt), n > MAP_FIELDS ? "more than %d" : "%d", n > MAP_FIELDS ? MAP_FIELDS : n);
 	if (n != 5)
-		return bad(m, "a group line has 5 fields, this one has %s; %s", cnt, MAP_GROUP_HELP);
+		return bad(m, "a group line has 5 fields, this one has %s%d; %s", n > MAP_FIELDS ? "more than " : "",
+			   n > MAP_FIELDS ? MAP_FIELDS : n, MAP_GROUP_HELP);
 	if (id_parse(f[1], MAP_ID_MAX, &id))
-		return bad(m, "scale-up group id '%s' is not a whole number 0 to 2147483647%s", f[1], "");
-	if (group_find(k, id) >= 0) {
-		char first[16];
-
-		snprintf(first, sizeof(first), "%u", m->group_line[group_find(k, id)]);
-		return bad(m, "scale-up group %s is declared twice (first on line %s)", f[1], first);
-	}
+		return bad(m, "scale-up group id '%s' is not a whole number 0 to 2147483647", f[1]);
+	if (group_find(k, id) >= 0)
+		return bad(m, "scale-up group %s is declared twice (first on line %u)", f[1],
+			   m->group_line[group_find(k, id)]);
 	for (int i = 2; i < 5; i++)
 		if (group_value(m, f[1], f[i], &g, &seen))
 			return -EINVAL;
 	if (k->n_su_groups == k->set.n_ranks + 1)
-		return bad(m, "more scale-up groups than ranks (%s); %s", f[1], "declare only the groups ranks use");
+		return bad(m, "more scale-up groups than ranks (%s); declare only the groups ranks use", f[1]);
 	m->group_line[k->n_su_groups] = m->ln;
 	k->su_group_ids[k->n_su_groups] = (int64_t)id;
 	k->su_groups[k->n_su_groups++] = g;
@@ -149,32 +143,26 @@ static int rank_line(struct map_rd *m, char **f, int n)
 {
 	struct ctl_chakra_run *k = m->k;
 	unsigned long rank, gid = 0, sub = 0;
-	char lim[24], first[16];
 	int h;
 
-	snprintf(lim, sizeof(lim), n > MAP_FIELDS ? "more than %d" : "%d", n > MAP_FIELDS ? MAP_FIELDS : n);
 	if (n != 2 && n != 4)
 		return bad(m, "a rank line is rank,host or rank,host,group,subgroup (e.g. 0,host0 or 0,host0,0,1); "
-			   "this one has %s fields%s", lim, "");
-	snprintf(lim, sizeof(lim), "%u", k->set.n_ranks - 1);
+			   "this one has %s%d fields", n > MAP_FIELDS ? "more than " : "",
+			   n > MAP_FIELDS ? MAP_FIELDS : n);
 	if (id_parse(f[0], MAP_ID_MAX, &rank) || rank >= k->set.n_ranks)
-		return bad(m, "rank '%s' is not a rank of the traceset (0 to %s)", f[0], lim);
-	if (m->rank_line[rank]) {
-		snprintf(first, sizeof(first), "%u", m->rank_line[rank]);
-		return bad(m, "rank %s is placed twice (first on line %s)", f[0], first);
-	}
+		return bad(m, "rank '%s' is not a rank of the traceset (0 to %u)", f[0], k->set.n_ranks - 1);
+	if (m->rank_line[rank])
+		return bad(m, "rank %s is placed twice (first on line %u)", f[0], m->rank_line[rank]);
 	if ((h = ctl_config_host(k->cfg, f[1])) < 0)
-		return bad(m, "host '%s' is not a host of the topology%s", f[1], "");
+		return bad(m, "host '%s' is not a host of the topology", f[1]);
 	if (k->cfg->hosts[h].external)
-		return bad(m, "host %s is an external host; ranks run on emulated hosts%s", f[1], "");
-	if (m->host_line[h]) {
-		snprintf(first, sizeof(first), "%u", m->host_line[h]);
-		return bad(m, "host %s already has a rank (line %s)", f[1], first);
-	}
+		return bad(m, "host %s is an external host; ranks run on emulated hosts", f[1]);
+	if (m->host_line[h])
+		return bad(m, "host %s already has a rank (line %u)", f[1], m->host_line[h]);
 	if (n == 4 && id_parse(f[2], MAP_ID_MAX, &gid))
-		return bad(m, "scale-up group '%s' is not a whole number 0 to 2147483647%s", f[2], "");
+		return bad(m, "scale-up group '%s' is not a whole number 0 to 2147483647", f[2]);
 	if (n == 4 && id_parse(f[3], MAP_ID_MAX, &sub))
-		return bad(m, "scale-up subgroup '%s' is not a whole number 0 to 2147483647%s", f[3], "");
+		return bad(m, "scale-up subgroup '%s' is not a whole number 0 to 2147483647", f[3]);
 	k->rank_host[rank] = (uint32_t)h;
 	k->host_rank[h] = (int32_t)rank;
 	m->rank_line[rank] = m->host_line[h] = m->ln;
@@ -211,12 +199,11 @@ static int map_check(struct map_rd *m)
 		if (m->rank_gid[r] < 0)
 			continue;
 		long g = group_find(k, (unsigned long)m->rank_gid[r]);
-		char id[24];
 
 		if (g < 0) {
 			m->ln = m->rank_line[r];
-			snprintf(id, sizeof(id), "%lld", (long long)m->rank_gid[r]);
-			return bad(m, "scale-up group %s has no group line; %s", id, MAP_GROUP_HELP);
+			return bad(m, "scale-up group %lld has no group line; %s", (long long)m->rank_gid[r],
+				   MAP_GROUP_HELP);
 		}
 		k->rank_group[r] = (int32_t)g;
 		k->su_members++;
@@ -236,7 +223,7 @@ static int map_read(struct map_rd *m, FILE *f)
 	while (fgets(line, sizeof(line), f)) {
 		m->ln++;
 		if (!strchr(line, '\n') && !feof(f))
-			return bad(m, "line longer than %s characters%s", "1022", "");
+			return bad(m, "line longer than 1022 characters");
 		if (map_line(m, line))
 			return -EINVAL;
 	}

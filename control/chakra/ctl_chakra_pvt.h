@@ -28,8 +28,8 @@ struct ck_qp {
 };
 
 #define CK_NONE UINT32_MAX
-/* Keys of the one map (mkeys/mvals): the UET side's (src host << 16 | msg_id) + 1 stays below 2^49; the RoCE side's
- * carry their kind in bits 60-61. */
+/* Keys of the one map (mkeys/mvals): the UET side's (src host << 16 | msg_id) + 1 stays below 2^49; the others carry
+ * their kind in bits 60-61 (the hosts by IP for both transports, the queue pairs for RoCE). */
 #define CK_KEY_IP (1ULL << 60)   /* | IPv4 address -> host */
 #define CK_KEY_QP (2ULL << 60)   /* | src host << 24 | qpn -> index into qps */
 #define CK_KEY_PAIR (3ULL << 60) /* | src host << 30 | dst host -> the pair's first idle queue pair */
@@ -66,7 +66,7 @@ struct ctl_chakra_run {
 	uint64_t *posts;      /* per host: messages posted on its NIC (the next message id is posts + 1) */
 	struct ck_slot *slots;
 	uint32_t n_slots, cap_slots, *free_slots, n_free;
-	uint64_t *mkeys;      /* (src host << 16 | msg_id) + 1 -> slot, open addressing; 0 = empty */
+	uint64_t *mkeys;      /* (src host << 16 | msg_id) + 1 -> slot, and the CK_KEY_* keys; 0 = empty */
 	uint32_t *mvals, mcap, mn;
 	struct ck_coll *colls;
 	emu_ps_t start, stop, last_end;
@@ -90,9 +90,12 @@ long ck_map_find(const struct ctl_chakra_run *k, uint64_t key);
 int ck_map_put(struct ctl_chakra_run *k, uint64_t key, uint32_t val);
 void ck_map_del(struct ctl_chakra_run *k, uint32_t j);
 long ck_slot_new(struct ctl_chakra_run *k);
+/* Slot @p s (in use, or taken by ck_slot_new and never filled) is free for the next transfer. */
+void ck_slot_free(struct ctl_chakra_run *k, uint32_t s);
+/* The emulated host of IPv4 address @p ip (the map's CK_KEY_IP entries, put at ctl_chakra_start), or -1. */
+long ck_host_by_ip(const struct ctl_chakra_run *k, uint32_t ip);
 
 /* ctl_chakra_roce.c */
-int ck_roce_start(struct ctl_chakra_run *k);
 int ck_roce_post(void *ctx, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t xfer, emu_ps_t now);
 void ck_roce_done(struct ctl_chakra_run *k, uint32_t s, emu_ps_t now);
 

@@ -81,17 +81,6 @@ static void app_name(FILE *f, uint32_t rank)
 	rec_put_u64(f, rank);
 }
 
-/* The group position of rank @p r in collective @p c's process group, or -1. */
-static int coll_pos(const struct ctl_chakra_run *k, int64_t c, uint32_t r)
-{
-	const struct app_ck_pg *g = &k->set.pgs[k->prep.colls[c].pg];
-
-	for (uint32_t q = 0; q < g->n; q++)
-		if (g->ranks[q] == r)
-			return (int)q;
-	return -1;
-}
-
 void ck_rec_perf(struct ctl_chakra_run *k, const struct app_ck_xfer_done *x)
 {
 	FILE *f = rec_csv_file(k->perf);
@@ -100,7 +89,7 @@ void ck_rec_perf(struct ctl_chakra_run *k, const struct app_ck_xfer_done *x)
 
 	if (c && !x->sync) {
 		struct ck_coll *s = &k->colls[x->coll_id];
-		int q = coll_pos(k, x->coll_id, x->src);
+		int q = app_ck_pg_pos(&k->set.pgs[c->pg], x->src);
 
 		s->acked++;
 		s->end = x->acked > s->end ? x->acked : s->end;

@@ -13,15 +13,6 @@
 #define CK_QPN_MASK 0xffffffu   /* queue pair numbers are 24 bits on the wire (BTH DestQP) */
 #define CK_HOST_MAX (1u << 30)  /* hosts a pair key holds */
 
-int ck_roce_start(struct ctl_chakra_run *k)
-{
-	/* the hosts by IP, for the receive hook (a sender is known by its address) */
-	for (uint32_t h = 0; h < k->cfg->n_hosts; h++)
-		if (!k->cfg->hosts[h].external && ck_map_put(k, CK_KEY_IP | k->cfg->hosts[h].ip, h) == -ENOMEM)
-			return -ENOMEM;
-	return 0;
-}
-
 /* An idle queue pair from host @p hs to @p hd, or a new one: its index in @p out. 0 or a negative errno. */
 static int qp_take(struct ctl_chakra_run *k, uint32_t hs, uint32_t hd, uint32_t *out)
 {
@@ -93,13 +84,13 @@ int ck_roce_post(void *ctx, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t
 		return (int)s;
 	rc = qp_take(k, hs, hd, &q);
 	if (rc) {
-		k->free_slots[k->n_free++] = (uint32_t)s;
+		ck_slot_free(k, (uint32_t)s);
 		return rc;
 	}
 	rc = roce_post(k->roces[hs], k->qps[q].qpn, ROCE_VERB_WRITE, bytes, CTL_CHAKRA_COOKIE | (uint64_t)s, now);
 	if (rc) {
 		qp_give(k, q); /* it exists and carries nothing */
-		k->free_slots[k->n_free++] = (uint32_t)s;
+		ck_slot_free(k, (uint32_t)s);
 		return rc;
 	}
 	k->qps[q].msgs++;
@@ -115,8 +106,7 @@ void ck_roce_done(struct ctl_chakra_run *k, uint32_t s, emu_ps_t now)
 
 	if (k->qps[k->slots[s].qp].slot == s)
 		qp_give(k, k->slots[s].qp);
-	k->slots[s].used = 0;
-	k->free_slots[k->n_free++] = s;
+	ck_slot_free(k, s);
 	app_ck_acked(k->run, xfer, now); /* first, so the rank's own end sees it */
 	app_ck_sent(k->run, xfer, now);  /* nothing if the last byte was reported sent (ctl_chakra_sent) */
 }
@@ -125,16 +115,14 @@ void ctl_chakra_roce_recv(struct ctl_chakra_run *k, uint32_t host, uint32_t src_
 			  uint64_t bytes, emu_ps_t now)
 {
 	const struct ck_qp *qp = NULL;
-	long j;
+	long src, j = -1;
 
 	(void)bytes;
 	if (!k || !k->roces)
 		return;
-	j = ck_map_find(k, CK_KEY_IP | src_ip);
-	if (j >= 0 && qpn <= CK_QPN_MASK)
-		j = ck_map_find(k, CK_KEY_QP | (uint64_t)k->mvals[j] << 24 | qpn);
-	else
-		j = -1;
+	src = ck_host_by_ip(k, src_ip);
+	if (src >= 0 && qpn <= CK_QPN_MASK)
+		j = ck_map_find(k, CK_KEY_QP | (uint64_t)src << 24 | qpn);
 	if (j >= 0)
 		qp = &k->qps[k->mvals[j]];
 	/* exact: this host's queue pair, a transfer in flight on it, and that transfer's message number */

@@ -160,6 +160,8 @@ int app_ck_trace_add(struct app_ck_trace *t, const struct app_ck_node *n);
 int app_ck_set_add_pg(struct app_ck_set *set, const char *name, uint32_t *ranks, uint32_t n);
 /** Index of the process group @p name, or APP_CK_NONE. */
 int app_ck_set_find_pg(const struct app_ck_set *set, const char *name);
+/** Position of rank @p r in process group @p g, or APP_CK_NONE. */
+int app_ck_pg_pos(const struct app_ck_pg *g, uint32_t r);
 /** Allocate @p n_ranks empty traces. Returns 0 or -ENOMEM. */
 int app_ck_set_init(struct app_ck_set *set, uint32_t n_ranks);
 /** Free everything @p set owns (not the struct). Accepts an all-zero set. */

@@ -134,15 +134,6 @@ static int resolve_rank(struct prep *p, uint32_t r)
 	return rc;
 }
 
-/* Position of rank @p r in group @p g, or APP_CK_NONE. */
-static int pg_pos(const struct app_ck_pg *g, uint32_t r)
-{
-	for (uint32_t i = 0; i < g->n; i++)
-		if (g->ranks[i] == r)
-			return (int)i;
-	return APP_CK_NONE;
-}
-
 /* The implicit group of a collective that names none: every rank, in rank order. */
 static int world_pg(struct prep *p)
 {
@@ -192,7 +183,7 @@ static int check_nodes(struct prep *p)
 				warn(p, "warning: %s: node %llu: collective without a type or a size, not expanded",
 				     t->file, (unsigned long long)n->id);
 				n->kind = APP_CK_METADATA;
-			} else if (pg_pos(&p->set->pgs[n->pg], r) == APP_CK_NONE) {
+			} else if (app_ck_pg_pos(&p->set->pgs[n->pg], r) == APP_CK_NONE) {
 				warn(p, "warning: %s: node %llu: collective of process group %s, which rank %u is not in, "
 					"not expanded", t->file, (unsigned long long)n->id, p->set->pgs[n->pg].name, r);
 				n->kind = APP_CK_METADATA;
@@ -461,7 +452,7 @@ static int expand_one(struct prep *p, const struct app_ck_pg *g, struct items *i
 	const struct app_ck_trace *t0 = &p->set->ranks[g->ranks[0]];
 	const struct app_ck_node *c = &t0->nodes[it[0].v[k].ix];
 	unsigned algo = p->cfg->algo[c->coll];
-	int root = c->root == APP_CK_NONE ? 0 : pg_pos(g, (uint32_t)c->root);
+	int root = c->root == APP_CK_NONE ? 0 : app_ck_pg_pos(g, (uint32_t)c->root);
 	struct app_ck_xfs xs = {0}, bar = {0};
 	int rc, hash;
 

@@ -98,6 +98,14 @@ int app_ck_trace_add(struct app_ck_trace *t, const struct app_ck_node *n)
 	return 0;
 }
 
+int app_ck_pg_pos(const struct app_ck_pg *g, uint32_t r)
+{
+	for (uint32_t i = 0; i < g->n; i++)
+		if (g->ranks[i] == r)
+			return (int)i;
+	return APP_CK_NONE;
+}
+
 int app_ck_set_find_pg(const struct app_ck_set *set, const char *name)
 {
 	for (uint32_t i = 0; i < set->n_pgs; i++)

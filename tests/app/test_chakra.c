@@ -134,43 +134,43 @@ Test(app_chakra, allreduce_halving_doubling_48_totalling_14000)
 	cr_assert_eq(t.max_b, 500);
 }
 
-/* The algorithm table for the other types. */
+/* The algorithm table for the other types: every expansion's transfer count, total bytes and sizes, exactly. */
 Test(app_chakra, every_algorithm_counts)
 {
-	struct tally t;
+	static const struct algo_row {
+		unsigned type, algo;
+		uint64_t bytes;
+		uint32_t n;
+		uint64_t sends, total, min_b, max_b; /* transfers, their bytes, the smallest and the largest */
+	} rows[] = {
+		{APP_CK_ALL_REDUCE, APP_CK_ALGO_DOUBLE_TREE, 1001, 8, 28, 28 * 501, 501, 501}, /* S/2 rounded up */
+		{APP_CK_REDUCE, APP_CK_ALGO_RING, 1000, 8, 7, 7000, 1000, 1000},
+		{APP_CK_REDUCE, APP_CK_ALGO_TREE, 1000, 8, 7, 7000, 1000, 1000},
+		{APP_CK_ALL_GATHER, APP_CK_ALGO_RING, 1000, 8, 56, 56000, 1000, 1000},
+		{APP_CK_REDUCE_SCATTER, APP_CK_ALGO_RING, 1000, 8, 56, 7000, 125, 125},
+		{APP_CK_REDUCE_SCATTER, APP_CK_ALGO_HALVING, 1000, 8, 24, 8 * (500 + 250 + 125), 125, 500},
+		{APP_CK_REDUCE_SCATTER_BLOCK, APP_CK_ALGO_RING, 1000, 8, 56, 7000, 125, 125},
+		{APP_CK_BROADCAST, APP_CK_ALGO_SEQUENTIAL, 1000, 8, 7, 7000, 1000, 1000},
+		{APP_CK_BROADCAST, APP_CK_ALGO_INTERLEAVED, 1000, 8, 7, 7000, 1000, 1000},
+		{APP_CK_GATHER, APP_CK_ALGO_DIRECT, 1000, 8, 7, 7000, 1000, 1000},
+		{APP_CK_SCATTER, APP_CK_ALGO_DIRECT, 1000, 8, 7, 875, 125, 125},
+		{APP_CK_ALL_TO_ALL, APP_CK_ALGO_SEQUENTIAL, 1000, 8, 56, 7000, 125, 125},
+		{APP_CK_ALL_TO_ALL, APP_CK_ALGO_INTERLEAVED, 1000, 8, 56, 7000, 125, 125},
+		{APP_CK_BARRIER, APP_CK_ALGO_RING, 1000, 8, 112, 0, 0, 0},
+		{APP_CK_BARRIER, APP_CK_ALGO_HALVING_DOUBLING, 0, 8, 48, 0, 0, 0},
+		{APP_CK_ALL_REDUCE, APP_CK_ALGO_TREE, 1000, 5, 8, 8000, 1000, 1000}, /* not a power of two */
+	};
 
-	t = expand_8(APP_CK_ALL_REDUCE, APP_CK_ALGO_DOUBLE_TREE, 1001, 8); /* two trees of S/2 rounded up */
-	cr_assert(t.sends == 28 && t.min_b == 501 && t.max_b == 501);
-	t = expand_8(APP_CK_REDUCE, APP_CK_ALGO_RING, 1000, 8);
-	cr_assert(t.sends == 7 && t.bytes == 7000);
-	t = expand_8(APP_CK_REDUCE, APP_CK_ALGO_TREE, 1000, 8);
-	cr_assert(t.sends == 7 && t.bytes == 7000);
-	t = expand_8(APP_CK_ALL_GATHER, APP_CK_ALGO_RING, 1000, 8);
-	cr_assert(t.sends == 56 && t.max_b == 1000);
-	t = expand_8(APP_CK_REDUCE_SCATTER, APP_CK_ALGO_RING, 1000, 8);
-	cr_assert(t.sends == 56 && t.max_b == 125);
-	t = expand_8(APP_CK_REDUCE_SCATTER, APP_CK_ALGO_HALVING, 1000, 8);
-	cr_assert(t.sends == 24 && t.bytes == 8 * (500 + 250 + 125));
-	t = expand_8(APP_CK_REDUCE_SCATTER_BLOCK, APP_CK_ALGO_RING, 1000, 8);
-	cr_assert(t.sends == 56 && t.max_b == 125);
-	t = expand_8(APP_CK_BROADCAST, APP_CK_ALGO_SEQUENTIAL, 1000, 8);
-	cr_assert(t.sends == 7 && t.max_b == 1000);
-	t = expand_8(APP_CK_BROADCAST, APP_CK_ALGO_INTERLEAVED, 1000, 8);
-	cr_assert(t.sends == 7 && t.max_b == 1000);
-	t = expand_8(APP_CK_GATHER, APP_CK_ALGO_DIRECT, 1000, 8);
-	cr_assert(t.sends == 7 && t.max_b == 1000);
-	t = expand_8(APP_CK_SCATTER, APP_CK_ALGO_DIRECT, 1000, 8);
-	cr_assert(t.sends == 7 && t.max_b == 125);
-	t = expand_8(APP_CK_ALL_TO_ALL, APP_CK_ALGO_SEQUENTIAL, 1000, 8);
-	cr_assert(t.sends == 56 && t.max_b == 125);
-	t = expand_8(APP_CK_ALL_TO_ALL, APP_CK_ALGO_INTERLEAVED, 1000, 8);
-	cr_assert(t.sends == 56 && t.max_b == 125);
-	t = expand_8(APP_CK_BARRIER, APP_CK_ALGO_RING, 1000, 8);
-	cr_assert(t.sends == 112 && t.bytes == 0);
-	t = expand_8(APP_CK_BARRIER, APP_CK_ALGO_HALVING_DOUBLING, 0, 8);
-	cr_assert(t.sends == 48 && t.bytes == 0);
-	t = expand_8(APP_CK_ALL_REDUCE, APP_CK_ALGO_TREE, 1000, 5); /* not a power of two: fine for a tree */
-	cr_assert(t.sends == 8);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct algo_row *w = &rows[i];
+		struct tally t = expand_8(w->type, w->algo, w->bytes, w->n);
+
+		cr_assert(t.sends == w->sends && t.bytes == w->total && t.min_b == w->min_b && t.max_b == w->max_b,
+			  "row %zu: %llu sends, %llu B, %llu-%llu B each; want %llu, %llu, %llu-%llu", i,
+			  (unsigned long long)t.sends, (unsigned long long)t.bytes, (unsigned long long)t.min_b,
+			  (unsigned long long)t.max_b, (unsigned long long)w->sends, (unsigned long long)w->total,
+			  (unsigned long long)w->min_b, (unsigned long long)w->max_b);
+	}
 }
 
 Test(app_chakra, halving_doubling_needs_power_of_two)
@@ -205,6 +205,22 @@ Test(app_chakra, defaults_and_allowed_values)
 	cr_assert(app_ck_algo_allowed(APP_CK_REDUCE_SCATTER, APP_CK_ALGO_HALVING));
 	cr_assert_eq(app_ck_algo_parse("double-tree"), APP_CK_ALGO_DOUBLE_TREE);
 	cr_assert_eq(app_ck_algo_parse("butterfly"), APP_CK_NONE);
+}
+
+/* A rank's position in a process group: its index in the group's rank list, APP_CK_NONE outside it. */
+Test(app_chakra, process_group_position)
+{
+	struct app_ck_set s;
+	uint32_t *v = malloc(3 * sizeof(*v));
+
+	cr_assert_eq(app_ck_set_init(&s, 4), 0);
+	v[0] = 3, v[1] = 0, v[2] = 2;
+	cr_assert_eq(app_ck_set_add_pg(&s, "odd-order", v, 3), 0);
+	cr_assert_eq(app_ck_pg_pos(&s.pgs[0], 3), 0);
+	cr_assert_eq(app_ck_pg_pos(&s.pgs[0], 0), 1);
+	cr_assert_eq(app_ck_pg_pos(&s.pgs[0], 2), 2);
+	cr_assert_eq(app_ck_pg_pos(&s.pgs[0], 1), APP_CK_NONE);
+	app_ck_set_fini(&s);
 }
 
 /* ---- Replay over a fake transport: sent after bytes ps + 1 ns, delivered 1 us later, acknowledged 1 us later. */

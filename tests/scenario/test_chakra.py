@@ -2,15 +2,18 @@
 """The Chakra workload end to end (docs/chakra.md) on configs/chakra-dp8.yaml: 8 ranks on a leaf-spine of 2 racks
 of 4 hosts with UET NICs.
 
-Checks: every rank completes (summary.json and the printed per-rank table); chakra-perf has the records page's
-columns and one row per transfer (2 steps x (112 ring + 14 barrier) = 252), every collective valid in
-chakra-comm-collective-stats, its percentiles row reporting actual vs ideal time (ratio above 1); the execution
-page's worked example visible in the records: one AllReduce of 1,000 B over 8 ranks gives 112 transfers of 125 B
-(ring), 14 of 1,000 B (tree), 48 totalling 14,000 B (halving-doubling); a mapping file places the ranks; the
+Checks: every rank completes (summary.json and the printed per-rank table: 3,500,000 B and 28 transfers each way
+per rank); chakra-perf has the records page's columns and one row per transfer (2 steps x (112 ring + 14 barrier) =
+252), every collective valid in chakra-comm-collective-stats, its percentiles row reporting actual vs ideal time
+(each ratio the run time over the records page's ideal, 35 us); the execution page's worked example visible in the
+records: one AllReduce of 1,000 B over 8 ranks gives 112 transfers of 125 B (ring, 14 per rank), 14 of 1,000 B
+(tree, one each way per edge), 48 totalling 14,000 B (halving-doubling, 16 each of 500, 250 and 125 B, 6 per rank);
+a mapping file places the ranks; the
 profiling file lists running sends, receives and computations; bad
 tracesets (wrong rank count, undeclared process group, a dependency cycle, a truncated file, not a trace) and bad
 attributes stop uetemu with a clear error before the simulation (no summary.json), never a crash or a hang.
 """
+import collections
 import csv
 import os
 import subprocess
@@ -39,6 +42,11 @@ ck = r.summary['chakra']
 check(ck['ranks'] == 8 and ck['ranks_ended'] == 8, 'every rank ended: %s' % ck)
 check(all(t is not None and t > 0 for t in ck['completion_us']), 'completion times %s' % ck['completion_us'])
 check('completion_us' in r.stdout and r.stdout.count(' host') >= 8, 'the summary prints per-rank completion')
+# Each rank's row of the printed table: its completion as in summary.json; two ring AllReduces of 1,000,000 B over
+# 8 ranks send and receive 2 x 14 transfers of 125,000 B per rank (the execution page's ring).
+table = [ln.split() for ln in r.stdout.splitlines() if len(ln.split()) == 8 and ln.split()[0].isdigit()]
+check(table == [[str(i), 'host%d' % i, '%.3f' % ck['completion_us'][i], '3500000', '3500000', '28', '28',
+                                  '6'] for i in range(8)], 'the printed per-rank table: %s' % table)
 with open(os.path.join(r.out, 'chakra-dp8-chakra-perf-0.csv'), newline='') as f:
     check(next(csv.reader(f)) == PERF, 'chakra-perf columns')
 perf = rows(r.out, 'chakra-perf')
@@ -51,19 +59,43 @@ check(all(c['metric_aggregation_id'] in ('0', '1') for c in perf), 'aggregation 
 pct = rows(r.out, 'chakra-comm-collective-percentiles-stats')
 check(len(pct) == 1 and pct[0]['expansion_algo'] == 'ring' and pct[0]['count'] == '2', 'percentiles %s' % pct)
 check(float(pct[0]['p50_ideal_ratio']) > 1.0, 'actual vs ideal: ratio %s' % pct[0]['p50_ideal_ratio'])
+# The records page's ideal time of an AllReduce ring, 2 x S x 8 x (N - 1) / (N x B) = 2 x 1,000,000 x 8 x 7 /
+# (8 x 400 Gbps) = 35 us; each ratio is its run-time statistic over it. The run times are the collectives' end minus
+# start (nearest rank over two: p50 the shorter, p99 and up the longer).
+runs = sorted(float(c['simulation_end_time_us']) - float(c['simulation_start_time_us']) for c in colls)
+want = {'mean': sum(runs) / 2, 'p50': runs[0], 'p99': runs[1], 'p99_9': runs[1], 'p100': runs[1]}
+bad = [(st, pct[0][st + '_run_time_us'], pct[0][st + '_ideal_ratio']) for st, t in want.items()
+       if abs(float(pct[0][st + '_run_time_us']) - t) > 2e-6
+       or abs(float(pct[0][st + '_ideal_ratio']) - float(pct[0][st + '_run_time_us']) / 35.0) > 1.01e-6]
+check(not bad, 'run times %s us from the collective stats, ratios over the 35 us ideal: %s' % (runs, bad))
 comp = rows(r.out, 'chakra-completion-stats')
-check(len(comp) == 8 and all(c['num_chakra_sends_fully_acked'] == '28' for c in comp), 'completion stats')
+check(len(comp) == 8 and all(c['num_chakra_sends_fully_acked'] == '28' and c['chakra_full_payload_bytes_sent'] ==
+                             '3500000' and c['chakra_full_payload_bytes_received'] == '3500000' for c in comp),
+      'completion stats')
 check(os.path.exists(os.path.join(r.out, 'post_annotated', 'trace.0.json')), 'annotated trace of rank 0')
 
-# 2. The worked example of the execution page, in the records: one AllReduce of 1,000 B over 8 ranks.
-for algo, n, sizes, total in (('ring', 112, {125}, 14000), ('tree', 14, {1000}, 14000),
-                              ('halving-doubling', 48, {125, 250, 500}, 14000)):
+# 2. The worked example of the execution page, in the records: one AllReduce of 1,000 B over 8 ranks. Exact counts
+# per size, and what the page gives per rank (ring: 14 of 125 B; halving-doubling: 6 totalling 1,750 B) or per tree
+# edge (one transfer up and one down on each of the 7).
+for algo, sizes, per_rank in (('ring', {125: 112}, (14, 1750)), ('tree', {1000: 14}, None),
+                              ('halving-doubling', {125: 16, 250: 16, 500: 16}, (6, 1750))):
     r = run(uetemu, CFG, root=root, sets=('applications.0.Traceset=' + os.path.join(TS, 'ar1000x8'),
                                           'applications.0.ChakraConfiguration.AllReduceAlgorithm=' + algo))
     data = [p for p in rows(r.out, 'chakra-perf') if p['is_added_synchronization_flow'] == 'false']
-    got = [int(p['flow_comm_size']) for p in data]
-    check(len(got) == n and set(got) == sizes and sum(got) == total,
-          '%s: %d transfers of %s B, %d B in all' % (algo, len(got), sorted(set(got)), sum(got)))
+    got = collections.Counter(int(p['flow_comm_size']) for p in data)
+    check(got == sizes and sum(k * n for k, n in got.items()) == 14000,
+          '%s: transfers by size %s, %d B in all' % (algo, dict(got), sum(k * n for k, n in got.items())))
+    if per_rank:
+        by_rank = {}
+        for p in data:
+            n, b = by_rank.get(p['sending_app_name'], (0, 0))
+            by_rank[p['sending_app_name']] = (n + 1, b + int(p['flow_comm_size']))
+        check(by_rank == {'ChakraApp-%d' % i: per_rank for i in range(8)},
+              '%s: every rank sends %d transfers, %d B: %s' % ((algo,) + per_rank + (by_rank,)))
+    else:
+        pairs = collections.Counter((p['sending_app_name'], p['receiving_app_name']) for p in data)
+        check(len(pairs) == 14 and set(pairs.values()) == {1} and all((b, a) in pairs for a, b in pairs),
+              '%s: one transfer each way on 7 edges: %s' % (algo, sorted(pairs)))
     check(r.summary['chakra']['ranks_ended'] == 8, '%s: every rank ended' % algo)
 
 # 3. Placement by a mapping file: rank r on host 7 - r.

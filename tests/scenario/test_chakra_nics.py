@@ -4,11 +4,12 @@ configs/chakra-dp8-roce.yaml (the same traceset and leaf-spine on Scala RoCE NIC
 
 Checks, on each: every rank completes (summary.json and the printed per-rank table); every transfer has its
 chakra-perf row and every collective its valid chakra-comm-collective-stats row; the percentiles row reports actual
-vs ideal time (ratio above 1); on RoCE NICs every receive is matched exactly (recv_unmatched 0) and the NICs'
-roce-transport-stats count one work request posted and completed per transfer. A send finishes at its last byte
-sent, before its acknowledgment: on pipeline4 with rank 1 in the other rack, rank 0's next compute starts (its s in
-the annotated trace) before the send's e (the acknowledgment), on both NICs. UseMaxAsCommCollectiveStartTime false:
-a warning, the column 0, and each collective's start the earliest participant's (not after the default's latest).
+vs ideal time (ratio above 1, the run time over the records page's 35 us); on RoCE NICs every receive is matched
+exactly (recv_unmatched 0) and the NICs' roce-transport-stats count one work request posted and completed per
+transfer. A send finishes at its last byte sent, before its acknowledgment: on pipeline4 with rank 1 in the other
+rack, rank 0's next compute starts (its s in the annotated trace) before the send's e (the acknowledgment), on both
+NICs. UseMaxAsCommCollectiveStartTime false: a warning, the column 0, and each collective's start the earliest
+participant's (not after the default's latest).
 """
 import csv
 import os
@@ -59,6 +60,10 @@ for nic, cfg, name in NICS:
     check(len(pct) == 1 and pct[0]['count'] == '2' and float(pct[0]['p50_run_time_us']) > 0
           and float(pct[0]['p50_ideal_ratio']) > 1.0,
           '%s: actual %s us vs ideal: ratio %s' % (nic, pct[0]['p50_run_time_us'], pct[0]['p50_ideal_ratio']))
+    # the ideal of an AllReduce ring (records page): 2 x S x 8 x (N - 1) / (N x B) = 35 us at 400 Gbps, both NICs
+    bad = [st for st in ('mean', 'p50', 'p99', 'p99_9', 'p100')
+           if abs(float(pct[0][st + '_ideal_ratio']) - float(pct[0][st + '_run_time_us']) / 35.0) > 1.01e-6]
+    check(not bad, '%s: ratios are the run times over the 35 us ideal: %s' % (nic, bad))
     if nic == 'roce':
         rt = rows(r.out, name, 'roce-transport-stats')
         last = {}
