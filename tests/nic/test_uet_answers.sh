@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What a UET NIC answers to every UET 1.0 form: the vectors of tests/wire/gen_uet_vectors.py (scapy, from the spec
 # layouts, independent of uetemu's encoder) handed one by one to a NIC (tests/nic/pcap_answers), and each answer
-# checked against what UET 1.0 prescribes (docs/wire.md, What the NIC model does with them), printed as a table:
+# checked against what UET 1.0 prescribes (the generator's answer_of(); docs/wire.md, What the NIC model does with
+# them), printed as a table:
 #   as sent (a stranger: no PDC anywhere): a request with SYN opens a PDC and is ACKed, one without is NACKed
 #     INV_DPDCID (uetemu's own RUD_CC data keeps the Scala pages' silent drop), RUDI gets RUDI_RESP, UUD nothing,
 #     ACKs and NACKs for no PDC nothing, CPs for no PDC INV_DPDCID, CREDIT / CREDIT_REQ / NEGOTIATION UNEXP_EVENT;
@@ -29,46 +30,6 @@ done
 import json, os, sys
 tmp = sys.argv[1]
 vecs = json.load(open(os.path.join(tmp, 'uet_vectors.json')))['vectors']
-REQ = ('rud_req', 'rod_req', 'rud_cc_req', 'rod_cc_req')
-TRIM = '0x01'  # the generator's trimmed frames carry DSCP 16, TRIMMED (not the last hop's 18)
-
-def scala_data(v):
-    # uetemu's own form: RUD_CC_REQ + standard SEND or WRITE, or its trim (the Scala pages' paths)
-    return v['pds'] == 'rud_cc_req' and (v['trimmed'] or v['ses'] == ['std'] and not v['name'].endswith('read'))
-
-def want(v, mode):
-    n, pds, syn = v['name'], v['pds'], '_syn' in v['name']
-    ack = 'ack_cc+rsp' if mode == 'rsp' else 'ack_cc'
-    if pds in REQ:
-        if mode == 'asis' and not syn:
-            return '-' if scala_data(v) else 'nack:0x0e'
-        if v['trimmed']:
-            return 'nack:' + TRIM
-        return ack if mode == 'rsp' and v['ses'][0] in ('std', 'medium', 'small') else 'ack_cc'
-    if pds == 'rudi_req':
-        return 'nack:' + TRIM if v['trimmed'] else 'rudi_resp+rsp'
-    if pds in ('uud_req', 'rudi_resp', 'tss'):
-        return '-'
-    if pds in ('ack', 'ack_cc', 'ack_ccx'):
-        if mode == 'asis' or n == 'ack_cc_nscc_probe':
-            return '-'
-        return 'cp_probe done'
-    if pds in ('nack', 'nack_ccx'):
-        if mode == 'asis' or n == 'nack_rudi_nt':
-            return '-'
-        return 'data_retx' if n == 'nack_trimmed' else 'data_syn_retx'
-    ctl = pds[3:]
-    if ctl == 'noop':
-        return '-'
-    if ctl == 'probe':
-        return 'ack_cc'
-    if ctl in ('credit', 'credit_req', 'negotiation'):
-        return 'nack:0x19'
-    if mode == 'asis':
-        return 'nack:0x0e'
-    return {'ack_req': 'ack_cc', 'clear': 'ack_cc', 'close': 'ack_cc', 'clear_req': 'cp_clear',
-            'close_req': '-'}[ctl]
-
 fail = 0
 rows = {}
 for mode in ('asis', 'open', 'rsp'):
@@ -81,7 +42,7 @@ for mode in ('asis', 'open', 'rsp'):
         for i, l in enumerate(lines):
             v = vecs[i // 2]
             got = l[2].strip() if len(l) > 2 else '?'
-            w = want(v, mode)
+            w = v['answer'][mode]
             rows.setdefault(v['name'], {})[mode] = got
             if got != w or l[1] != v['pds']:
                 print('FAIL %s%s %s%s: answered %s (%s), want %s' % (mode, crc, v['name'],
