@@ -136,6 +136,9 @@ struct nic_params {
 	uint8_t ack_form;                   /* enum nic_ack_form: the PDS type of the data ACKs it sends */
 	bool ack_ses_response;              /* data ACKs carry a 12 B SES response (next_hdr RESPONSE, RC_OK), as the
 					       UEC reference provider's do on every data ACK */
+	uint32_t ses_job_id;                /* job_id (24 bits) of the SES requests it sends (the reference provider: 1) */
+	uint16_t ses_pid_on_fep;            /* pid_on_fep (12 bits) of them (the reference provider: 0) */
+	uint16_t ses_resource_index;        /* resource_index (12 bits) of them (the reference provider: 15) */
 };
 
 /* The PDS type of the data ACKs a NIC sends: ACK_CC with NSCC state (the Scala pages'), or the plain 12 B ACK. */

@@ -5,7 +5,8 @@
 
 void nic_push_ctrl(struct nic *nic, struct wire_pkt *p, emu_ps_t now)
 {
-	if (p->kind == WIRE_KIND_ACK && (p->pds.flags & WIRE_ACK_F_M))
+	if ((p->kind == WIRE_KIND_ACK || (p->kind == WIRE_KIND_UET && p->pds.type == WIRE_PDS_ACK)) &&
+	    (p->pds.flags & WIRE_ACK_F_M))
 		nic->c[NIC_C_M_MARKED_PKTS_SENT]++;
 	if (nic_txq_push(nic, NIC_TC_CTRL, p, now) < 0) {
 		nic->c[NIC_C_DROP_TX_CTL_POOL_FULL]++;

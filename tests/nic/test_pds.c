@@ -499,3 +499,63 @@ Test(nic_pds, default_forms_leave_the_new_counts_at_zero)
 	cr_assert_eq(b->done, 1);
 	tfx_pair_free(b);
 }
+
+Test(nic_pds, default_sender_completes_with_a_receiver_answering_in_plain_acks_with_ses_responses)
+{
+	/* host 1 answers as the UEC reference provider does (plain 12 B ACKs, each with an SES response); host 0 is a
+	 * default NIC: a 256 KiB message (64 packets) completes on those ACKs alone */
+	struct tfx_pair *b = tfx_pair_new(NULL);
+	static struct nic_params p1;
+	p1 = b->p;
+	p1.ack_form = NIC_ACK_FORM_PLAIN;
+	p1.ack_ses_response = true;
+	struct nic_env env = tfx_nic_env(&b->np, &p1, b->neigh, 2, 1);
+
+	nic_destroy(b->nic[1]);
+	b->nic[1] = nic_create(&env);
+	cr_assert_not_null(b->nic[1]);
+	b->link.dir[1].from.dev = b->nic[1];
+	b->link.dir[0].to.dev = b->nic[1];
+	nic_attach(b->nic[1], &b->link.dir[1]);
+	tfx_pair_run(b, 256 * 1024);
+	cr_assert_eq(b->done, 1);
+	cr_assert_eq(nic_counters(b->nic[1])[NIC_C_RX_PAYLOAD_BYTES], 256 * 1024);
+	int acks = 0;
+	for (int i = 0; i < b->n_seen; i++) {
+		const struct wire_pkt *p = &b->seen[i].p;
+		if (b->seen[i].dir != 1)
+			continue;
+		cr_assert_eq(p->kind, WIRE_KIND_UET, "every answer a plain ACK");
+		cr_assert_eq(p->pds.type, WIRE_PDS_ACK);
+		if (p->pds.flags & WIRE_ACK_F_P)
+			continue; /* the probe's ACK */
+		acks++;
+		cr_assert_eq(p->pds.next_hdr, WIRE_NH_RESPONSE);
+		cr_assert_eq(p->rsp.return_code, WIRE_SES_RC_OK);
+		cr_assert_eq(p->rsp.modified_length, 256 * 1024, "the request_length of the message");
+	}
+	cr_assert_gt(acks, 0);
+	cr_assert_eq(uev(b, 0)[NIC_UE_ACK_FORM_RCVD], (uint64_t)acks + 1, "every one matched as an ACK (probe's too)");
+	cr_assert_eq(uev(b, 1)[NIC_UE_ACK_SES_RSP], (uint64_t)acks);
+	tfx_pair_free(b);
+}
+
+static void tune_identity(struct nic_params *p)
+{
+	p->ses_job_id = 1;
+	p->ses_resource_index = 15;
+}
+
+Test(nic_pds, ses_identity_of_the_requests_sent)
+{
+	struct tfx_opts o = { .tune = tune_identity };
+	struct tfx_pair *b = tfx_pair_new(&o);
+
+	tfx_pair_run(b, 4096);
+	cr_assert_eq(b->seen[0].kind, WIRE_KIND_DATA);
+	cr_assert_eq(b->seen[0].p.ses.job_id, 1);
+	cr_assert_eq(b->seen[0].p.ses.pid_on_fep, 0);
+	cr_assert_eq(b->seen[0].p.ses.resource_index, 15);
+	cr_assert_eq(b->done, 1);
+	tfx_pair_free(b);
+}
