@@ -361,8 +361,7 @@ const uint64_t *nic_counters(const struct nic *nic);
 	X(REQ_RCVD, "req_rcvd", "RUD / ROD requests of a form other than uetemu's own received (trims included)") \
 	X(REQ_DELIVERED, "req_delivered", "of them new PSNs whose payload was delivered to the host") \
 	X(REQ_NO_DELIVERY, "req_no_delivery", \
-	  "of them new PSNs acknowledged but nothing delivered: an SES operation the model does not run (READ, atomics, " \
-	  "DEFERRABLE_RTR, MSG_ERROR, NO_OP, vendor) or a response with data riding a request") \
+	  "requests acknowledged with nothing delivered: an SES operation the model does not run, or NO_OP") \
 	X(ACK_SENT, "ack_sent", "ACKs sent for them (AR, SYN, ECN-CE, or ACK_Gen_Trigger bytes coalesced)") \
 	X(ACK_SES_RSP, "ack_ses_rsp", "of them carrying an SES response (nic_params.ack_ses_response)") \
 	X(ACK_COALESCED, "ack_coalesced", "requests accepted without an ACK of their own (coalesced into a later one)") \
@@ -382,7 +381,7 @@ const uint64_t *nic_counters(const struct nic *nic);
 	X(RUDI_NACK_UNMATCHED, "rudi_nack_unmatched", "NACKs with NT (RUDI) ignored: this NIC sends no RUDI requests") \
 	X(ACK_FORM_RCVD, "ack_form_rcvd", "ACK, ACK_CC (credit) and ACK_CCX received and matched as ACKs") \
 	X(NACK_FORM_RCVD, "nack_form_rcvd", "NACK_CCX and NACKs with an SES header received and matched as NACKs") \
-	X(SES_RSP_ERROR, "ses_rsp_error", "SES responses on ACKs whose return code is neither NULL nor RC_OK") \
+	X(SES_RSP_ERROR, "ses_rsp_error", "SES responses on ACKs and NACKs whose return code is neither NULL nor RC_OK") \
 	X(NACK_RTX, "nack_rtx", "NACKs of a retransmit code (not a trim) that queued their PSN again") \
 	X(NACK_GO_BACK_N, "nack_go_back_n", "ROD_OOO NACKs: the PSN and every later one outstanding queued again") \
 	X(NACK_PDC_RESTART, "nack_pdc_restart", \
@@ -393,9 +392,8 @@ const uint64_t *nic_counters(const struct nic *nic);
 	X(CP_CLEAR, "cp_clear", "CLEAR answered with an ACK") \
 	X(CP_CLEAR_REQ, "cp_clear_req", "CLEAR_REQ answered with a CLEAR") \
 	X(CP_CLOSE, "cp_close", "CLOSE: the receive PDC closed, answered with an ACK") \
-	X(CP_CLOSE_REQ, "cp_close_req", "CLOSE_REQ: an idle sending PDC closed, CLOSE sent") \
-	X(CP_CLOSE_REQ_BUSY, "cp_close_req_busy", \
-	  "CLOSE_REQ ignored: the PDC has data outstanding or is a connection's (it closes when its owner says)")
+	X(CP_CLOSE_REQ, "cp_close_req", "CLOSE sent for a CLOSE_REQ: at once when idle, else once its message completed") \
+	X(CP_CLOSE_REQ_BUSY, "cp_close_req_busy", "CLOSE_REQ ignored: a connection's PDC closes only when its owner says")
 
 #define NIC_UET_EVENT_ENUM(n, k, s) NIC_UE_##n,
 enum nic_uet_event { NIC_UET_EVENTS(NIC_UET_EVENT_ENUM) NIC_UE_COUNT };
