@@ -363,7 +363,7 @@ const uint64_t *nic_counters(const struct nic *nic);
 	X(REQ_NO_DELIVERY, "req_no_delivery", \
 	  "requests acknowledged with nothing delivered: an SES operation the model does not run, or NO_OP") \
 	X(ACK_SENT, "ack_sent", "ACKs sent for them (AR, SYN, ECN-CE, or ACK_Gen_Trigger bytes coalesced)") \
-	X(ACK_SES_RSP, "ack_ses_rsp", "of them carrying an SES response (nic_params.ack_ses_response)") \
+	X(ACK_SES_RSP, "ack_ses_rsp", "ACKs sent with an SES response (nic_params.ack_ses_response)") \
 	X(ACK_COALESCED, "ack_coalesced", "requests accepted without an ACK of their own (coalesced into a later one)") \
 	X(NACK_INV_DPDCID, "nack_inv_dpdcid", "NACK INV_DPDCID sent: a request without SYN or a control packet for no PDC") \
 	X(NACK_NO_PDC_AVAIL, "nack_no_pdc_avail", "NACK NO_PDC_AVAIL sent: a SYN for which no PDC could be made") \
@@ -406,8 +406,9 @@ const char *nic_uet_event_name(int e);
 const char *nic_uet_event_desc(int e);
 
 /**
- * UET frames the NIC received on its port, by class (wire.h WIRE_PDS_CLASSES, WIRE_SES_CLASSES): every one, and
- * the well-formed ones of a kind the model does not act on (WIRE_KIND_UET: counted, then freed).
+ * UET frames the NIC received on its port, by class (wire.h WIRE_PDS_CLASSES, WIRE_SES_CLASSES): every one, the
+ * well-formed ones the model cannot act on (TSS: counted, then freed), and what it did with the UET 1.0 forms other
+ * than its own (NIC_UET_EVENTS).
  */
 struct nic_uet_rx {
 	uint64_t pds[WIRE_PC_COUNT];      /* every UET frame, by PDS type (a control packet by its ctl_type) */

@@ -200,7 +200,8 @@ enum wire_ctl_type {
  *   ACK      ACK_CC with NSCC state, alone or with an SES default response (next_hdr RESPONSE)
  *   NACK     NACK alone
  *   CP       control packet PROBE
- * Every other well-formed UET 1.0 frame is UET: decoded field by field, counted by class, not used by the models.
+ * Every other well-formed UET 1.0 frame is UET: decoded field by field, counted by class; the UET NIC acts on it by
+ * its PDS type as UET 1.0 says (emul/nic/nic_pds.c), TSS aside.
  */
 enum wire_kind {
 	WIRE_KIND_NONE = 0,
