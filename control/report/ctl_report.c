@@ -57,7 +57,7 @@ static void roce_counters_sum(const struct ctl_report_in *r, struct ctl_report_c
 
 	for (uint32_t i = 0; i < r->cfg->n_hosts; i++) {
 		const uint64_t *c = roce_counters(r->roces[i]);
-		struct nic_pfc_stats s;
+		struct port_pfc_stats s;
 
 		for (size_t k = 0; k < sizeof(drops) / sizeof(drops[0]); k++)
 			t->drops += DP_LOAD(c[drops[k]]);
@@ -65,7 +65,7 @@ static void roce_counters_sum(const struct ctl_report_in *r, struct ctl_report_c
 		t->retransmits += DP_LOAD(c[ROCE_C_RTX]);
 		t->timeouts += DP_LOAD(c[ROCE_C_RTO]);
 		roce_pfc_stats(r->roces[i], &s, r->end);
-		for (int tc = 0; tc < NIC_TC_COUNT; tc++)
+		for (int tc = 0; tc < PORT_TC_COUNT; tc++)
 			t->pfc_pauses += s.xoff_tx[tc];
 	}
 }

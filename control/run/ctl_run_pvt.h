@@ -145,7 +145,7 @@ struct ctl_run_state {
 	struct net_part np;
 	struct nic **nics;           /* the hosts' Scala UET NICs, or NULL (cfg->nic_model CTL_NIC_ROCE) */
 	struct roce **roces;         /* the hosts' Scala RoCE NICs, or NULL (CTL_NIC_UET) */
-	struct nic_neigh *neigh;
+	struct port_neigh *neigh;
 	struct net_link *links;
 	uint32_t n_links;            /* explicit links, or the generated topology's */
 	struct net_topo *topo;       /* generated topology, or NULL */

@@ -8,7 +8,9 @@
 #include <stdint.h>
 
 #include "net.h"
-#include "nic.h"
+#include "port.h"
+#include "port_pcie.h"
+#include "port_pfcs.h"
 #include "roce_params.h"
 
 struct roce;
@@ -97,7 +99,7 @@ struct roce_env {
 	uint8_t mac[6];
 	bool has_gw;                /* as nic_env.has_gw: frames go to gw_mac */
 	uint8_t gw_mac[6];
-	const struct nic_neigh *neigh;
+	const struct port_neigh *neigh;
 	uint32_t n_neigh;
 	uint32_t max_qps;           /* queue pairs, both ends together (0: 4,096) */
 	uint32_t max_wqes;          /* work requests waiting NIC-wide (0: 16,384) */
@@ -155,12 +157,12 @@ void roce_rtt(const struct roce *r, struct roce_rtt *out);
 void roce_interval_reset(struct roce *r);
 
 /** PFC per class, as the UET NIC's (ecn-pfc-stats); the pause time accrued up to @p now. */
-void roce_pfc_stats(const struct roce *r, struct nic_pfc_stats *out, emu_ps_t now);
+void roce_pfc_stats(const struct roce *r, struct port_pfc_stats *out, emu_ps_t now);
 /** Start a new interval of the longest-pause statistic (ecn-pfc-stats rows). */
 void roce_pfc_interval_reset(struct roce *r, emu_ps_t now);
 
 /** The stats of the receive (@p tx false) or transmit pool of class @p tc (net-buff-stats), as the UET NIC's. */
-void roce_pool_stats(const struct roce *r, bool tx, uint32_t tc, struct nic_pool_stats *out);
+void roce_pool_stats(const struct roce *r, bool tx, uint32_t tc, struct port_pool_stats *out);
 /** Start a new net-buff-stats interval. */
 void roce_pool_interval_reset(struct roce *r);
 
