@@ -229,6 +229,10 @@ void nic_destroy(struct nic *nic);
 /** The device entry points, for net_endpoint.ops. */
 extern const struct net_dev_ops nic_dev_ops;
 
+struct port_nic_ops;
+/** The UET NIC behind the host-NIC interface (port_nic.h). */
+extern const struct port_nic_ops nic_port_ops;
+
 /** Attach the link direction this NIC sends on (its port 0). Its rate is the link rate the NIC computes with. */
 void nic_attach(struct nic *nic, struct net_dir *out);
 

@@ -172,6 +172,11 @@ void roce_pool(const struct roce *r, bool tx, uint32_t tc, uint64_t *size, uint6
 	*occupancy = tc < PORT_TC_COUNT ? (tx ? r->txq[tc].reserved : r->in_used[tc]) : 0;
 }
 
+void roce_pcie_stats(const struct roce *r, struct port_pcie_stats *out, emu_ps_t now)
+{
+	port_pcie_link_stats(&r->pcie, out, now);
+}
+
 void roce_pfc_stats(const struct roce *r, struct port_pfc_stats *out, emu_ps_t now)
 {
 	port_pfcs_stats(&r->pfcs, out, now);

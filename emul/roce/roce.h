@@ -117,6 +117,10 @@ void roce_destroy(struct roce *r);
 /** The device entry points, for net_endpoint.ops. */
 extern const struct net_dev_ops roce_dev_ops;
 
+struct port_nic_ops;
+/** The RoCE NIC behind the host-NIC interface (port_nic.h). */
+extern const struct port_nic_ops roce_port_ops;
+
 /** Attach the link direction this NIC sends on. Line rate is the lower of DataRate and the link's rate. */
 void roce_attach(struct roce *r, struct net_dir *out);
 
@@ -165,6 +169,9 @@ void roce_pfc_interval_reset(struct roce *r, emu_ps_t now);
 void roce_pool_stats(const struct roce *r, bool tx, uint32_t tc, struct port_pool_stats *out);
 /** Start a new net-buff-stats interval. */
 void roce_pool_interval_reset(struct roce *r);
+
+/** The PCIe link's counters (pcie-stats), as the UET NIC's, link time still ahead of @p now not counted. */
+void roce_pcie_stats(const struct roce *r, struct port_pcie_stats *out, emu_ps_t now);
 
 /** Pool size and occupancy of class @p tc: receive (@p tx false) or transmit. */
 void roce_pool(const struct roce *r, bool tx, uint32_t tc, uint64_t *size, uint64_t *occupancy);
