@@ -38,6 +38,10 @@ struct ctl_host {
 	 * real device faces through a DPDK port (ports[].attach "tor0:3"); the switches route to it as to any host,
 	 * addressing it at mac (the device's). */
 	bool external;
+	/* profile: a peer profile for this host's NIC (enum nic_profile), over nic.PeerProfile; has_profile false:
+	 * nic.PeerProfile's (docs/wire.md, Peer profiles) */
+	bool has_profile;
+	uint8_t profile;
 };
 
 /** topology.links[i].impair[j]: a test fixture acting on one data frame of one direction. */

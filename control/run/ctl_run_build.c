@@ -205,6 +205,28 @@ nomem:
 	return -ENOMEM;
 }
 
+/* Peer profiles (nic.PeerProfile, topology.hosts[].profile): each host's attributes when any host has one. */
+static int host_profiles(struct ctl_run_state *r)
+{
+	const struct ctl_config *cfg = r->cfg;
+	bool any = cfg->nic.peer_profile != NIC_PROFILE_NONE;
+
+	for (uint32_t i = 0; i < cfg->n_hosts; i++)
+		any = any || cfg->hosts[i].has_profile;
+	if (!any)
+		return 0;
+	r->host_nic = calloc(cfg->n_hosts, sizeof(*r->host_nic));
+	if (r->host_nic == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < cfg->n_hosts; i++) {
+		r->host_nic[i] = cfg->nic;
+		if (nic_params_profile(&r->host_nic[i], cfg->hosts[i].has_profile ? cfg->hosts[i].profile
+										    : cfg->nic.peer_profile) < 0)
+			return -EINVAL;
+	}
+	return 0;
+}
+
 static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
@@ -218,6 +240,8 @@ static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 	}
 	r->hosts = calloc(cfg->n_hosts, sizeof(*r->hosts));
 	if (r->hosts == NULL)
+		goto nomem;
+	if (cfg->nic_model != CTL_NIC_ROCE && host_profiles(r) < 0)
 		goto nomem;
 	if (cfg->nic_model == CTL_NIC_ROCE) /* where the model is chosen */
 		return make_roces(r, err, errlen);
@@ -235,7 +259,7 @@ static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 		pdcs += ctl_chakra_host_pdcs(r->chakra, i);
 		struct nic_env env = {
 			.np = ctl_run_dev_np(r, i),
-			.params = &cfg->nic,
+			.params = ctl_run_host_nic(r, i),
 			.fep_id = i,
 			.name = cfg->hosts[i].name,
 			.ip = cfg->hosts[i].ip,
@@ -760,6 +784,7 @@ void ctl_run_teardown(struct ctl_run_state *r)
 			r->hosts[i].ops->destroy(r->hosts[i].dev);
 	free(r->hosts);
 	free(r->nics);
+	free(r->host_nic);
 	free(r->roces);
 	free(r->neigh);
 	free(r->links);

@@ -63,6 +63,7 @@ void ctl_run_ext_sw_rx(struct ctl_ext *x, const uint8_t *frame, size_t len)
 	if ((pkt = net_pkt_alloc(lc->np)) == NULL)
 		return;
 	const struct wire_rx_cfg rx = { .uet_port = r->cfg->nic.udp_port, .crc = r->cfg->nic.crc_trailer,
+					.crc_ip = r->cfg->nic.crc_coverage == NIC_CRC_COV_REFPROV,
 					.roce_icrc = r->cfg->roce.icrc, .roce_reth = r->cfg->roce.reth };
 	int rc = wire_decode_cfg(frame, len, &rx, pkt);
 	if (rc != WIRE_R_OK) {
@@ -129,6 +130,8 @@ int ctl_run_ext_bind(struct ctl_run_state *r, uint32_t i, net_port_emit_fn emit,
 	const struct ctl_port *cp = &cfg->ports[i];
 	struct ctl_ext *x = &r->exts[i];
 	struct net_port_host hosts[CTL_PORT_HOSTS_MAX];
+	/* what its hosts' NICs expect (a peer profile's trailer): the first host's; a port's hosts share a wire */
+	const struct nic_params *hn = cp->n_hosts > 0 ? ctl_run_host_nic(r, cp->hosts[0]) : &cfg->nic;
 
 	x->run = r;
 	x->hosts = calloc(cp->n_hosts, sizeof(*x->hosts));
@@ -153,7 +156,7 @@ int ctl_run_ext_bind(struct ctl_run_state *r, uint32_t i, net_port_emit_fn emit,
 	}
 	struct net_port_cfg pc = { .np = x->lc->np, .hosts = hosts, .n_hosts = cp->n_hosts, .statics = statics,
 				   .n_statics = port_statics(cfg, cp, statics), .uet_port = cfg->nic.udp_port,
-				   .crc = cfg->nic.crc_trailer, .vlan = cp->vlan, .roce = cfg->nic_model == CTL_NIC_ROCE,
+				   .crc = hn->crc_trailer, .crc_ip = hn->crc_coverage == NIC_CRC_COV_REFPROV, .vlan = cp->vlan, .roce = cfg->nic_model == CTL_NIC_ROCE,
 				   .roce_icrc = cfg->roce.icrc, .roce_reth = cfg->roce.reth, .emit = emit, .emit_arg = x };
 	x->stack = net_port_create(&pc);
 	free(statics);

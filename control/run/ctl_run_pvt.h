@@ -149,6 +149,9 @@ struct ctl_run_state {
 	/* The same NICs as the typed arrays the records, the RDMA application and Chakra still take (the other one
 	 * NULL); ctl_run_build.c alone touches them, and they go when those take hosts[]. */
 	struct nic **nics;
+	/* Each host's UET NIC attributes when a peer profile applies to some (nic.PeerProfile, topology.hosts[].profile:
+	 * cfg->nic with the profile over it), else NULL and every host takes cfg->nic (ctl_run_host_nic()). */
+	struct nic_params *host_nic;
 	struct roce **roces;
 	struct port_neigh *neigh;
 	struct net_link *links;
@@ -460,5 +463,11 @@ int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen);
  */
 int ctl_run_tel_register(struct ctl_run_state *r, char *err, size_t errlen);
 
+
+/** The UET NIC attributes of host @p h: its peer profile over cfg->nic, or cfg->nic itself. */
+static inline const struct nic_params *ctl_run_host_nic(const struct ctl_run_state *r, uint32_t h)
+{
+	return r->host_nic != NULL ? &r->host_nic[h] : &r->cfg->nic;
+}
 
 #endif /* CTL_RUN_PVT_H */

@@ -341,7 +341,7 @@ static struct wire_pkt *decode(struct net_port *p, const uint8_t *frame, size_t 
 		drop(p, NET_PORT_RX_NO_PKT);
 		return NULL;
 	}
-	const struct wire_rx_cfg rx = { .uet_port = p->cfg.uet_port, .crc = p->cfg.crc, .roce_icrc = p->cfg.roce_icrc,
+	const struct wire_rx_cfg rx = { .uet_port = p->cfg.uet_port, .crc = p->cfg.crc, .crc_ip = p->cfg.crc_ip, .roce_icrc = p->cfg.roce_icrc,
 					.roce_reth = p->cfg.roce_reth };
 	int rc = wire_decode_cfg(frame, len, &rx, pkt);
 

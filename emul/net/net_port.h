@@ -149,6 +149,7 @@ struct net_port_cfg {
 	uint16_t uet_port;                    /* the UDP port of UET (WIRE_UDP_PORT_CM is taken too); native UET,
 	                                       * IPv4 protocol 253, is taken whatever the NICs send */
 	bool crc;                             /* UET frames end in a CRC-32C trailer (nic.UETEncapsulation.CrcTrailer) */
+	bool crc_ip;                          /* with crc: it covers from the IPv4 source address (CrcCoverage refprov) */
 	bool roce;                            /* the hosts are RoCE NICs: UDP 4791 frames go to them too */
 	bool roce_icrc, roce_reth;            /* RoCE frames carry the ICRC / the RETH (roce_nic.RoCEEncapsulation) */
 	uint16_t vlan;                        /* 802.1Q VLAN id 1..WIRE_VLAN_VID_MAX of the port's frames: sent

@@ -216,7 +216,8 @@ static void build_data(struct nic *nic, struct nic_pdc *pdc, struct wire_pkt *p,
 	p->dscp = nic->p->dscp.dscp[role];
 	/* every transmission, retransmissions too, takes a new value from the group's load balancer */
 	p->sport = r->ev = nic_lb_next(&pdc->group->lb, nic->p, &nic->rng, now);
-	p->pds.type = WIRE_PDS_RUD_CC_REQ;
+	p->pds.type = nic->p->req_form == NIC_REQ_RUD ? WIRE_PDS_RUD_REQ
+		    : nic->p->req_form == NIC_REQ_ROD ? WIRE_PDS_ROD_REQ : WIRE_PDS_RUD_CC_REQ;
 	p->pds.next_hdr = WIRE_NH_REQ_STD;
 	p->pds.flags = (wants_ack(nic, pdc, last) ? WIRE_REQ_F_AR : 0) | (rtx ? WIRE_REQ_F_RETX : 0);
 	p->pds.psn = r->psn;
@@ -237,7 +238,7 @@ static void build_data(struct nic *nic, struct nic_pdc *pdc, struct wire_pkt *p,
 	p->ses.job_id = nic->p->ses_job_id & 0xffffffu; /* the SES identity: 0 at the defaults (a peer profile's) */
 	p->ses.pid_on_fep = (uint16_t)(nic->p->ses_pid_on_fep & 0xfffu);
 	p->ses.resource_index = (uint16_t)(nic->p->ses_resource_index & 0xfffu);
-	p->ses.initiator = nic->env.fep_id;
+	p->ses.initiator = nic->p->ses_initiator != 0 ? nic->p->ses_initiator : nic->env.fep_id;
 	p->ses.buffer_offset = (uint64_t)r->seg * mss;
 	p->ses.payload_length = (uint16_t)r->payload;
 	p->ses.message_offset = (uint32_t)((uint64_t)r->seg * mss);

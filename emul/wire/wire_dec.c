@@ -409,7 +409,7 @@ static uint8_t kind_of(const struct wire_pkt *p)
  * Every UET byte from the PDS (or TSS) header on, @p n of them (trailer included); @p crc says a trailer must end
  * every frame but a trimmed request. Returns @p n or a negative reason.
  */
-static int dec_uet(const uint8_t *b, size_t n, bool crc, struct wire_pkt *out)
+static int dec_uet(const uint8_t *b, size_t n, bool crc, const uint8_t *crc_from, struct wire_pkt *out)
 {
 	struct wire_pds *d = &out->pds;
 
@@ -442,10 +442,13 @@ static int dec_uet(const uint8_t *b, size_t n, bool crc, struct wire_pkt *out)
 	size_t end = n;
 
 	if (crc) {
-		if (n < hl + WIRE_CRC_LEN || wire_crc32c(b, n - WIRE_CRC_LEN) != get_be32(b + n - WIRE_CRC_LEN))
+		size_t before = (size_t)(b - crc_from); /* bytes covered ahead of the PDS header (refprov coverage) */
+
+		if (n < hl + WIRE_CRC_LEN ||
+		    wire_crc32c(crc_from, before + n - WIRE_CRC_LEN) != get_be32(b + n - WIRE_CRC_LEN))
 			return -WIRE_R_BAD_CRC;
 		end -= WIRE_CRC_LEN;
-		out->encap |= WIRE_ENCAP_CRC;
+		out->encap |= WIRE_ENCAP_CRC | (before != 0 ? WIRE_ENCAP_CRC_IP : 0);
 	}
 	if (d->type == WIRE_PDS_CP) {
 		if (end > hl)
@@ -531,7 +534,8 @@ int wire_decode_cfg(const uint8_t *buf, size_t len, const struct wire_rx_cfg *cf
 	else if (proto == WIRE_IPPROTO_UDP && out->dport == WIRE_UDP_PORT_ROCE && out->dport != cfg->uet_port)
 		rc = wire_roce_dec(buf, end, off, cfg, out);
 	else
-		rc = dec_uet(buf + off, end - off, cfg->crc, out);
+		rc = dec_uet(buf + off, end - off, cfg->crc,
+			     cfg->crc_ip ? buf + WIRE_ETH_LEN + WIRE_IPV4_CRC_FROM : buf + off, out);
 	if (rc < 0)
 		return -rc;
 	return WIRE_R_OK;
