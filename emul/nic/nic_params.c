@@ -213,6 +213,9 @@ int nic_params_profile(struct nic_params *p, unsigned profile)
 		p->dscp.dscp[WIRE_ROLE_CONTROL] = 46;
 		p->start_psn = NIC_START_PSN_REFPROV;
 		p->rdma_data_mss = 1024;
+		p->ack_req_first = false; /* AR on EOM (and on every 1,024th packet, the most the attribute allows) */
+		p->ack_req_last = true;
+		p->ack_req_every_nth = 1024;
 		p->peer_profile = NIC_PROFILE_REFPROV;
 		return 0;
 	default:
