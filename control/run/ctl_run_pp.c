@@ -30,19 +30,19 @@ int ctl_run_pp_start(struct ctl_run_state *r, char *err, size_t errlen)
 		bool srv = r->dev_lc[p->server] != CTL_LC_REMOTE;
 		bool cli = !p->responder && r->dev_lc[p->client] != CTL_LC_REMOTE;
 		struct app_pp_cfg c = {
-			.responder_only = p->responder || !cli, .client_ip = p->responder ? 0 : cfg->hosts[p->client].ip,
-			.server_ip = srv ? cfg->hosts[p->server].ip : 0, .size = p->size, .reply = p->reply,
+			.responder_only = p->responder, .client_ip = p->responder ? 0 : cfg->hosts[p->client].ip,
+			.server_ip = cfg->hosts[p->server].ip, .size = p->size, .reply = p->reply,
 			.iterations = (uint32_t)p->iterations, .start = p->start,
 		};
 
 		if (!srv && !cli)
 			continue;
-		if (!srv) { /* the client here, its server in another process: its server side answers no host here */
-			c.responder_only = false;
-			c.server_ip = cfg->hosts[p->server].ip;
-		}
-		r->pps[r->n_pps] = app_pp_create(&c, cli ? &r->hosts[p->client] : NULL,
-						 &r->hosts[srv ? p->server : p->client]);
+		/* a side whose host another process runs is never reached here (no message arrives at its address):
+		 * the NIC of the side that is here stands in for it */
+		const struct port_nic *hc = cli ? &r->hosts[p->client] : &r->hosts[p->server];
+		const struct port_nic *hs = srv ? &r->hosts[p->server] : hc;
+
+		r->pps[r->n_pps] = app_pp_create(&c, p->responder ? NULL : hc, hs);
 		if (r->pps[r->n_pps] == NULL)
 			goto nomem;
 		r->pp_idx[r->n_pps] = i;
@@ -73,17 +73,6 @@ bool ctl_run_pp_recv(struct ctl_run_state *r, uint32_t fep_id, uint32_t src_ip, 
 		if (app_pp_recv(r->pps[i], at, src_ip, bytes, now))
 			return true;
 	return false;
-}
-
-bool ctl_run_pp_finished(const struct ctl_run_state *r)
-{
-	for (uint32_t i = 0; i < r->n_pps; i++) {
-		const struct app_pp_cfg *c = app_pp_cfg(r->pps[i]);
-
-		if (!c->responder_only && !app_pp_finished(r->pps[i]))
-			return false;
-	}
-	return true;
 }
 
 void ctl_run_pp_free(struct ctl_run_state *r)

@@ -474,8 +474,6 @@ struct app_pp;
 int ctl_run_pp_start(struct ctl_run_state *r, char *err, size_t errlen);
 /** msg_recv of host @p fep_id: a whole message of @p bytes from @p src_ip; true when one of them took it. */
 bool ctl_run_pp_recv(struct ctl_run_state *r, uint32_t fep_id, uint32_t src_ip, uint64_t bytes, emu_ps_t now);
-/** True when every ping-pong has its round trips (responders never finish). */
-bool ctl_run_pp_finished(const struct ctl_run_state *r);
 void ctl_run_pp_free(struct ctl_run_state *r);
 /** summary.json "pingpong" (nothing without any), and the table's lines. */
 void ctl_run_pp_json(FILE *f, const struct ctl_run_state *r);

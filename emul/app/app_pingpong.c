@@ -105,8 +105,8 @@ static const struct pp_peer *peer_of(struct app_pp *pp, uint32_t ip, emu_ps_t no
 
 bool app_pp_recv(struct app_pp *pp, uint32_t at_ip, uint32_t src_ip, uint64_t bytes, emu_ps_t now)
 {
-	(void)bytes;
-	if (at_ip == pp->c.server_ip && (pp->c.responder_only || src_ip == pp->c.client_ip)) {
+	/* a ping-pong's server answers its client's requests (size bytes); a responder every message */
+	if (at_ip == pp->c.server_ip && (pp->c.responder_only || (src_ip == pp->c.client_ip && bytes == pp->c.size))) {
 		const struct pp_peer *p = peer_of(pp, src_ip, now);
 
 		if (p == NULL || pp->server->ops->conn_post(pp->server->dev, p->conn, pp->c.reply,
@@ -117,7 +117,7 @@ bool app_pp_recv(struct app_pp *pp, uint32_t at_ip, uint32_t src_ip, uint64_t by
 		pp->replies++;
 		return true;
 	}
-	if (!pp->c.responder_only && at_ip == pp->c.client_ip && src_ip == pp->c.server_ip) {
+	if (!pp->c.responder_only && at_ip == pp->c.client_ip && src_ip == pp->c.server_ip && bytes == pp->c.reply) {
 		if (!pp->waiting) {
 			pp->unknown++;
 			return true;

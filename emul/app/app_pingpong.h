@@ -54,8 +54,9 @@ int app_pp_start(struct app_pp *pp, emu_ps_t now);
 
 /**
  * A whole message of @p bytes from @p src_ip arrived at the host whose IPv4 is @p at_ip: the server answers it
- * (a request from its client, or from anyone with responder_only), the client records the round trip and posts
- * the next request. Returns true when the message was this model's.
+ * (a request of size bytes from its client, or any message from anyone with responder_only), the client records
+ * the round trip on a message of reply bytes from its server and posts the next request. Other messages (another
+ * workload's between the same hosts) are not this model's: returns true only when it took the message.
  */
 bool app_pp_recv(struct app_pp *pp, uint32_t at_ip, uint32_t src_ip, uint64_t bytes, emu_ps_t now);
 

@@ -219,7 +219,12 @@ static void build_data(struct nic *nic, struct nic_pdc *pdc, struct wire_pkt *p,
 	p->pds.type = nic->p->req_form == NIC_REQ_RUD ? WIRE_PDS_RUD_REQ
 		    : nic->p->req_form == NIC_REQ_ROD ? WIRE_PDS_ROD_REQ : WIRE_PDS_RUD_CC_REQ;
 	p->pds.next_hdr = WIRE_NH_REQ_STD;
-	p->pds.flags = (wants_ack(nic, pdc, last) ? WIRE_REQ_F_AR : 0) | (rtx ? WIRE_REQ_F_RETX : 0);
+	bool ar = wants_ack(nic, pdc, last);
+	/* RequestForm without CC state: its receiver ACKs on AR, SYN or ACK_Gen_Trigger only (coalescing), so a packet
+	 * that leaves no window for another full one, or is sent again, asks for its ACK (docs/wire.md, Peer profiles) */
+	if (nic->p->req_form != NIC_REQ_RUD_CC && (rtx || !window_room(nic, pdc->group, nic->p->rdma_data_mss)))
+		ar = true;
+	p->pds.flags = (ar ? WIRE_REQ_F_AR : 0) | (rtx ? WIRE_REQ_F_RETX : 0);
 	p->pds.psn = r->psn;
 	uint32_t una = pdc->out_head != NULL ? pdc->out_head->psn : pdc->next_psn;
 	int32_t clear = (int32_t)(una - r->psn); /* CLEAR_PSN = PSN + offset: everything below the oldest outstanding */

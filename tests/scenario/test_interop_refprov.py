@@ -2,7 +2,8 @@
 """configs/interop-refprov.yaml (docs/wire.md, Peer profiles): host0 with the UEC reference provider's profile,
 host1 default, messages both ways on one captured link. Checks every message completed; host0's frames are native
 IPv4 protocol 253 with TTL 64, DF, ID 0, ECN 00, DSCP 0 on data and 46 on the rest; its data RUD_REQ (2) with a
-12-byte PDS header, SYN on every packet until the first ACK reached it, Start_PSN in [2^16, 2^31), AR on EOM; every
+12-byte PDS header, SYN on every packet until the first ACK reached it, Start_PSN in [2^16, 2^31), AR on EOM,
+SES job 1, pid_on_fep 0, resource index 15, initiator 16; every
 ACK host1 sends host0 a plain ACK (7) with a 12-byte SES response RC_OK; every frame of host0's ends in the refprov
 CRC-32C (computed here, independently of uetemu: from the IPv4 source address to the end of the payload,
 big-endian, counted in the IPv4 total length); host1's own requests stay RUD_CC_REQ over UDP; tshark with the
@@ -102,8 +103,8 @@ def main():
                         acked[spdcid] = False
                 else:
                     check(acked.get(spdcid), 'PDC %d: data without SYN before its first ACK' % spdcid)
-                if flags & 0x08:
-                    check(eom or flags & 0x04, 'AR on a packet neither EOM nor SYN')
+                if eom:  # AR on EOM (and on a packet that fills the window, or a retransmission)
+                    check(flags & 0x08, 'EOM without AR')
             else:
                 check(tos >> 2 == 46, 'host0 control DSCP %d' % (tos >> 2))
         elif ip[12:16] == h1:
