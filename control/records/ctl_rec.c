@@ -1,4 +1,5 @@
-/* The records' shared helpers: open under the Scala file name, the row head, exact number formats. */
+/* The records' shared helpers: open under the Scala file name, the schemas' header and rows, exact number
+ * formats. */
 #include "ctl_rec.h"
 
 #include <assert.h>
@@ -20,20 +21,19 @@ struct rec_csv *ctl_rec_csv_open(const struct ctl_config *cfg, const char *dir, 
 }
 
 void *ctl_rec_nics_new(size_t size, size_t prev_size, const struct ctl_config *cfg, struct nic *const *nics,
-		       const char *dir, const char *record, const char *header, int64_t epoch_s, char *err,
-		       size_t errlen)
+		       const char *dir, const struct ctl_rec_schema *s, int64_t epoch_s, char *err, size_t errlen)
 {
 	struct ctl_rec_nics *w = calloc(1, size);
 
 	if (w == NULL || (w->prev = calloc(cfg->n_hosts ? cfg->n_hosts : 1, prev_size)) == NULL) {
 		free(w);
-		snprintf(err, errlen, "out of memory opening the %s record", record);
+		snprintf(err, errlen, "out of memory opening the %s record", s->record);
 		errno = ENOMEM;
 		return NULL;
 	}
 	w->nics = nics;
 	w->n_nics = nics != NULL ? cfg->n_hosts : 0; /* none on RoCE NICs: their rows come from the roce hooks */
-	w->csv = ctl_rec_csv_open(cfg, dir, record, header, epoch_s, err, errlen);
+	w->csv = ctl_rec_schema_open(cfg, dir, s, epoch_s, err, errlen);
 	if (w->csv == NULL) {
 		int e = errno;
 		ctl_rec_nics_free(w, err, errlen);
@@ -117,4 +117,152 @@ void ctl_rec_put_quot128(FILE *f, unsigned __int128 num, unsigned __int128 den, 
 		buf[--n] = '.';
 		rec_put_str(f, buf + n);
 	}
+}
+
+void ctl_rec_get_u64(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	memcpy(&v->u, (const char *)row + arg, sizeof(v->u));
+}
+
+void ctl_rec_get_str(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	memcpy(&v->s, (const char *)row + arg, sizeof(v->s));
+}
+
+void ctl_rec_get_cur(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	const struct ctl_rec_cur *c = row;
+
+	memcpy(&v->u, (const char *)c->cur + arg, sizeof(v->u));
+}
+
+void ctl_rec_get_ivl(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	const struct ctl_rec_cur *c = row;
+	uint64_t now, prev;
+
+	memcpy(&now, (const char *)c->cur + arg, sizeof(now));
+	memcpy(&prev, (const char *)c->prev + arg, sizeof(prev));
+	v->u = now - prev;
+}
+
+size_t ctl_rec_header(const struct ctl_rec_schema *s, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (uint32_t i = 0; i < s->n_cols; i++) {
+		const char *name = s->cols[i].name;
+		size_t k = strlen(name) + (i > 0);
+
+		if (n + k < len) {
+			if (i > 0)
+				buf[n] = ',';
+			memcpy(buf + n + (i > 0), name, k - (i > 0));
+		}
+		n += k;
+	}
+	if (len > 0)
+		buf[n < len ? n : 0] = '\0';
+	return n;
+}
+
+struct rec_csv *ctl_rec_schema_open(const struct ctl_config *cfg, const char *dir, const struct ctl_rec_schema *s,
+				    int64_t epoch_s, char *err, size_t errlen)
+{
+	size_t n = ctl_rec_header(s, NULL, 0);
+	char *header = malloc(n + 1);
+	struct rec_csv *r;
+
+	if (header == NULL) {
+		snprintf(err, errlen, "out of memory opening the %s record", s->record);
+		errno = ENOMEM;
+		return NULL;
+	}
+	ctl_rec_header(s, header, n + 1);
+	r = ctl_rec_csv_open(cfg, dir, s->record, header, epoch_s, err, errlen);
+	free(header);
+	return r;
+}
+
+/* "[a:b:c]": the @p n numbers @p list, or (@p list NULL) the bits set in @p bits, bit N as @p base + N. */
+static void put_list(FILE *f, const uint32_t *list, uint32_t n, uint64_t bits, uint64_t base)
+{
+	rec_put_ch(f, '[');
+	if (list != NULL) {
+		for (uint32_t j = 0; j < n; j++) {
+			if (j)
+				rec_put_ch(f, ':');
+			rec_put_u64(f, list[j]);
+		}
+	} else {
+		for (bool first = true; bits != 0; bits &= bits - 1, first = false) {
+			if (!first)
+				rec_put_ch(f, ':');
+			rec_put_u64(f, (uint32_t)(base + (uint32_t)__builtin_ctzll(bits)));
+		}
+	}
+	rec_put_ch(f, ']');
+}
+
+static void put_val(struct rec_csv *csv, FILE *f, const struct ctl_rec_val *v)
+{
+	switch (v->fmt) {
+	case CTL_REC_F_EMPTY:
+		break;
+	case CTL_REC_F_U64:
+		rec_put_u64(f, v->u);
+		break;
+	case CTL_REC_F_I64:
+		rec_put_i64(f, v->i);
+		break;
+	case CTL_REC_F_STR:
+		rec_put_str(f, v->s);
+		break;
+	case CTL_REC_F_FIXED:
+		ctl_rec_put_fixed(f, v->u, v->digits);
+		break;
+	case CTL_REC_F_QUOT:
+		ctl_rec_put_quot128(f, v->num, v->den, v->digits);
+		break;
+	case CTL_REC_F_DBL:
+		fprintf(f, "%.*f", v->digits, v->d);
+		break;
+	case CTL_REC_F_UTC:
+		rec_csv_time_utc(csv, v->u);
+		break;
+	case CTL_REC_F_PDC:
+		rec_fmt_ip(f, (uint32_t)v->u);
+		rec_put_ch(f, ':');
+		rec_put_u64(f, v->id);
+		break;
+	case CTL_REC_F_LIST:
+		put_list(f, v->list, v->n, 0, 0);
+		break;
+	case CTL_REC_F_BITS:
+		put_list(f, NULL, 0, v->u, v->id);
+		break;
+	default:
+		assert(!"a column format");
+	}
+}
+
+void ctl_rec_row(struct rec_csv *csv, const struct ctl_rec_schema *s, const void *row, emu_ps_t now)
+{
+	FILE *f = rec_csv_file(csv);
+
+	for (uint32_t i = 0; i < s->n_cols; i++) {
+		const struct ctl_rec_col *c = &s->cols[i];
+		struct ctl_rec_val v = { .fmt = c->fmt, .digits = c->digits };
+
+		if (i > 0)
+			rec_put_ch(f, ',');
+		if (c->get != NULL)
+			c->get(row, c->arg, &v);
+		else if (c->fmt == CTL_REC_F_STR)
+			v.s = c->text;
+		else
+			v.u = now;
+		put_val(csv, f, &v);
+	}
+	rec_put_ch(f, '\n');
 }

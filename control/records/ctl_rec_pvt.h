@@ -18,7 +18,12 @@
 #define CTL_REC_COMPONENT_TYPE "ScalaUETNic"
 #define CTL_REC_TIER_NIC 3
 #define CTL_REC_SUBTIER_NONE 4294967295u
+#define CTL_REC_SUBTIER_NONE_TEXT "4294967295"
 
+/* Each record's columns (its writer's file): the records' listing (ctl_records_columns()) reads them too. */
+extern const struct ctl_rec_schema ctl_rec_ts_schema, ctl_rec_rt_schema, ctl_rec_rate_schema, ctl_rec_ep_schema,
+	ctl_rec_pcie_schema, ctl_rec_nb_schema, ctl_rec_mon_schema, ctl_rec_ev_schema, ctl_rec_trim_schema,
+	ctl_rec_sb_schema, ctl_rec_pb_schema, ctl_rec_lb_schema;
 
 struct ctl_transport;
 

@@ -5,11 +5,6 @@
 
 #include "ctl_rec_pvt.h"
 
-/* The 16 columns of simulation-output-files.md, Switch Buffer Statistics, in its order. */
-#define SB_HEADER \
-	"time_utc,sim_time_sec,component_name,tier,node_id,buff_id,uldl,pool_num,total_bytes,buffer_limit," \
-	"ivl_count,ivl_min_bytes,ivl_max_bytes,ivl_mean_bytes,ivl_max_pct_util,ivl_mean_pct_util"
-
 /*
  * The series of one pool of one switch, in row order: the egress queues and the ingress occupancy of its uplink
  * and of its downlink ports (summed over the ports), and the shared buffer as a whole (switch-packet-handling.md,
@@ -23,6 +18,46 @@ static const struct {
 	{ "egressQueue", "ul" }, { "egressQueue", "dl" }, { "ingressUsage", "ul" }, { "ingressUsage", "dl" },
 	{ "sharedBuffer", "-" },
 };
+
+/* One row: a series of a pool of a switch, its samples since the last rows. */
+struct sb_row {
+	const struct ctl_rec_occ *a;
+	const char *name, *buff_id, *uldl;
+	uint64_t tier, node_id, pool, total, limit;
+	uint64_t count, min, max;     /* the samples' */
+};
+
+/* ivl_mean_bytes (@p arg 0), 3 decimals; ivl_max_pct_util (1) and ivl_mean_pct_util (2), 9 decimals:
+ * "utilization (fraction)", which the page's example writes in percent of the pool: percent here. */
+static void sb_stat(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	const struct sb_row *r = row;
+
+	v->num = arg == 0 ? r->a->sum : arg == 1 ? (unsigned __int128)r->a->max * 100u : (unsigned __int128)r->a->sum * 100u;
+	v->den = arg == 0 ? r->a->count : arg == 1 ? r->limit : (unsigned __int128)r->a->count * r->limit;
+}
+
+/* The 16 columns of simulation-output-files.md, Switch Buffer Statistics, in its order. total_bytes: the bytes
+ * ever charged to the series (ingress: brought in, headroom included; egress: queued). */
+static const struct ctl_rec_col sb_cols[] = {
+	CTL_REC_COL_TIME_UTC,
+	CTL_REC_COL_SIM_SEC,
+	CTL_REC_COL_STR("component_name", struct sb_row, name),
+	CTL_REC_COL_U64("tier", struct sb_row, tier),
+	CTL_REC_COL_U64("node_id", struct sb_row, node_id),
+	CTL_REC_COL_STR("buff_id", struct sb_row, buff_id),
+	CTL_REC_COL_STR("uldl", struct sb_row, uldl),
+	CTL_REC_COL_U64("pool_num", struct sb_row, pool),
+	CTL_REC_COL_U64("total_bytes", struct sb_row, total),
+	CTL_REC_COL_U64("buffer_limit", struct sb_row, limit),
+	CTL_REC_COL_U64("ivl_count", struct sb_row, count),
+	CTL_REC_COL_U64("ivl_min_bytes", struct sb_row, min),
+	CTL_REC_COL_U64("ivl_max_bytes", struct sb_row, max),
+	CTL_REC_COL("ivl_mean_bytes", QUOT, 3, sb_stat, 0),
+	CTL_REC_COL("ivl_max_pct_util", QUOT, 9, sb_stat, 1),
+	CTL_REC_COL("ivl_mean_pct_util", QUOT, 9, sb_stat, 2),
+};
+const struct ctl_rec_schema ctl_rec_sb_schema = CTL_REC_SCHEMA("scala-switch-agg-buff-stats", sb_cols);
 
 struct ctl_swbuf {
 	const struct ctl_swrec *sr;
@@ -51,7 +86,7 @@ struct ctl_swbuf *ctl_swbuf_open(const struct ctl_config *cfg, const struct ctl_
 			b->has[s][sr->ports[sr->port0[s] + p].ul ? 0 : 1] = 1;
 			b->grp[sr->port0[s] + p] = sr->ports[sr->port0[s] + p].ul ? 0 : 1;
 		}
-	b->csv = ctl_rec_csv_open(cfg, dir, "scala-switch-agg-buff-stats", SB_HEADER, epoch_s, err, errlen);
+	b->csv = ctl_rec_schema_open(cfg, dir, &ctl_rec_sb_schema, epoch_s, err, errlen);
 	if (b->csv == NULL) {
 		int e = errno;
 		ctl_swbuf_close(b, err, errlen);
@@ -116,33 +151,14 @@ static void sb_row(struct ctl_swbuf *b, uint32_t s, uint32_t k, int x, emu_ps_t 
 {
 	const struct sw *sw = b->sr->sws[s];
 	const struct ctl_rec_occ *a = &b->acc[s][k][x];
-	uint64_t limit = sw_buffer(sw)->pool_size[k];
-	FILE *f = rec_csv_file(b->csv);
+	struct sb_row r = {
+		.a = a, .name = sw_name(sw), .buff_id = sb_names[x].buff_id, .uldl = sb_names[x].uldl,
+		.tier = b->sr->ports[b->sr->port0[s]].tier, .node_id = sw_node_id(sw), .pool = k,
+		.total = sb_total(b, s, k, x), .limit = sw_buffer(sw)->pool_size[k], .count = a->count, .min = a->min,
+		.max = a->max,
+	};
 
-	ctl_rec_row_head(b->csv, now);
-	/* total_bytes: the bytes ever charged to the series (ingress: brought in, headroom included; egress: queued) */
-	rec_put_ch(f, ',');
-	rec_put_str(f, sw_name(sw));
-	rec_put_cu64(f, b->sr->ports[b->sr->port0[s]].tier);
-	rec_put_cu64(f, sw_node_id(sw));
-	rec_put_ch(f, ',');
-	rec_put_str(f, sb_names[x].buff_id);
-	rec_put_ch(f, ',');
-	rec_put_str(f, sb_names[x].uldl);
-	rec_put_cu64(f, k);
-	rec_put_cu64(f, sb_total(b, s, k, x));
-	rec_put_cu64(f, limit);
-	rec_put_cu64(f, a->count);
-	rec_put_cu64(f, a->min);
-	rec_put_cu64(f, a->max);
-	rec_put_ch(f, ',');
-	ctl_rec_put_quot(f, a->sum, 1, a->count, 3);
-	/* "utilization (fraction)", which the page's example writes in percent of the pool: percent here */
-	rec_put_ch(f, ',');
-	ctl_rec_put_quot(f, a->max, 100, limit, 9);
-	rec_put_ch(f, ',');
-	ctl_rec_put_quot128(f, (unsigned __int128)a->sum * 100u, (unsigned __int128)a->count * limit, 9);
-	rec_put_ch(f, '\n');
+	ctl_rec_row(b->csv, &ctl_rec_sb_schema, &r, now);
 }
 
 void ctl_swbuf_rows(struct ctl_swbuf *b, emu_ps_t now)

@@ -4,12 +4,61 @@
 
 #include "ctl_rec_pvt.h"
 
+/* One row: a member of an equal-cost set, its stats now and at the previous rows. */
+struct lb_row {
+	struct ctl_rec_cur c;         /* struct sw_ecmp_member_stats */
+	const struct sw_ecmp_set_info *si;
+	const char *name;
+	uint64_t node_id, tier, ifid, set, n, slots, formed;
+	uint64_t set_ivl_bytes;       /* the set's bytes in the interval */
+};
+
+/* ecmp_group_ifids: the members' ports, as uet-monitor writes a list: [4:5:6:7]. */
+static void lb_ifids(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	const struct lb_row *r = row;
+
+	(void)arg;
+	v->list = r->si->ports;
+	v->n = r->si->n;
+}
+
+/* ivl_share: the member's part of the set's bytes in the interval. */
+static void lb_share(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	const struct lb_row *r = row;
+	const struct sw_ecmp_member_stats *s = r->c.cur, *p = r->c.prev;
+
+	(void)arg;
+	v->num = s->bytes - p->bytes;
+	v->den = r->set_ivl_bytes;
+}
+
 /* The 28 columns of switch-packet-handling.md, What is recorded, in its order. */
-#define LB_HEADER \
-	"time_utc,sim_time_sec,component_name,component_type,node_id,tier,subtier,ifid,ecmp_group_id," \
-	"ecmp_group_ifids,group_size,group_formed_ns,flow_table_slots,bytes,ivl_bytes,packets,ivl_packets," \
-	"assignments,ivl_assignments,movements_in,ivl_movements_in,movements_out,ivl_movements_out,ivl_share," \
-	"paused_skips,ivl_paused_skips,paused_selections,ivl_paused_selections"
+static const struct ctl_rec_col lb_cols[] = {
+	CTL_REC_COL_TIME_UTC,
+	CTL_REC_COL_SIM_SEC,
+	CTL_REC_COL_STR("component_name", struct lb_row, name),
+	CTL_REC_COL_CONST("component_type", CTL_REC_SW_COMPONENT_TYPE),
+	CTL_REC_COL_U64("node_id", struct lb_row, node_id),
+	CTL_REC_COL_U64("tier", struct lb_row, tier),
+	CTL_REC_COL_CONST("subtier", CTL_REC_SUBTIER_NONE_TEXT),
+	CTL_REC_COL_U64("ifid", struct lb_row, ifid),
+	CTL_REC_COL_U64("ecmp_group_id", struct lb_row, set),
+	CTL_REC_COL("ecmp_group_ifids", LIST, 0, lb_ifids, 0),
+	CTL_REC_COL_U64("group_size", struct lb_row, n),
+	CTL_REC_COL_FIXED("group_formed_ns", 3, struct lb_row, formed),
+	CTL_REC_COL_U64("flow_table_slots", struct lb_row, slots),
+	CTL_REC_COL_PAIR(bytes, struct sw_ecmp_member_stats, bytes),
+	CTL_REC_COL_PAIR(packets, struct sw_ecmp_member_stats, packets),
+	CTL_REC_COL_PAIR(assignments, struct sw_ecmp_member_stats, assignments),
+	CTL_REC_COL_PAIR(movements_in, struct sw_ecmp_member_stats, movements_in),
+	CTL_REC_COL_PAIR(movements_out, struct sw_ecmp_member_stats, movements_out),
+	CTL_REC_COL("ivl_share", QUOT, 6, lb_share, 0),
+	CTL_REC_COL_PAIR(paused_skips, struct sw_ecmp_member_stats, paused_skips),
+	CTL_REC_COL_PAIR(paused_selections, struct sw_ecmp_member_stats, paused_selections),
+};
+const struct ctl_rec_schema ctl_rec_lb_schema = CTL_REC_SCHEMA("scala-switch-load-balancing-stats", lb_cols);
 
 struct ctl_swlb {
 	const struct ctl_swrec *sr;
@@ -58,7 +107,7 @@ struct ctl_swlb *ctl_swlb_open(const struct ctl_config *cfg, const struct ctl_sw
 		errno = ENOMEM;
 		return NULL;
 	}
-	l->csv = ctl_rec_csv_open(cfg, dir, "scala-switch-load-balancing-stats", LB_HEADER, epoch_s, err, errlen);
+	l->csv = ctl_rec_schema_open(cfg, dir, &ctl_rec_lb_schema, epoch_s, err, errlen);
 	if (l->csv == NULL) {
 		int e = errno;
 		ctl_swlb_close(l, err, errlen);
@@ -74,46 +123,13 @@ static void lb_row(struct ctl_swlb *l, uint32_t s, uint32_t k, const struct sw_e
 		   emu_ps_t now)
 {
 	const struct sw *sw = l->sr->sws[s];
-	FILE *f = rec_csv_file(l->csv);
+	struct lb_row r = {
+		.c = { ms, p }, .si = si, .name = sw_name(sw), .node_id = sw_node_id(sw),
+		.tier = l->sr->ports[l->sr->port0[s]].tier, .ifid = si->ports[m], .set = k, .n = si->n,
+		.slots = si->flow_table_slots, .formed = si->formed, .set_ivl_bytes = set_ivl_bytes,
+	};
 
-	ctl_rec_row_head(l->csv, now);
-	rec_put_ch(f, ',');
-	rec_put_str(f, sw_name(sw));
-	rec_put_str(f, "," CTL_REC_SW_COMPONENT_TYPE);
-	rec_put_cu64(f, sw_node_id(sw));
-	rec_put_cu64(f, l->sr->ports[l->sr->port0[s]].tier);
-	rec_put_cu64(f, CTL_REC_SUBTIER_NONE);
-	rec_put_cu64(f, si->ports[m]);
-	rec_put_cu64(f, k);
-	rec_put_str(f, ",[");
-	/* the members' ports, as uet-monitor writes a list: [4:5:6:7] */
-	for (uint32_t j = 0; j < si->n; j++) {
-		if (j)
-			rec_put_ch(f, ':');
-		rec_put_u64(f, si->ports[j]);
-	}
-	rec_put_str(f, "]");
-	rec_put_cu64(f, si->n);
-	rec_put_ch(f, ',');
-	rec_fmt_ns(f, si->formed);
-	rec_put_cu64(f, si->flow_table_slots);
-	rec_put_cu64(f, ms->bytes);
-	rec_put_cu64(f, ms->bytes - p->bytes);
-	rec_put_cu64(f, ms->packets);
-	rec_put_cu64(f, ms->packets - p->packets);
-	rec_put_cu64(f, ms->assignments);
-	rec_put_cu64(f, ms->assignments - p->assignments);
-	rec_put_cu64(f, ms->movements_in);
-	rec_put_cu64(f, ms->movements_in - p->movements_in);
-	rec_put_cu64(f, ms->movements_out);
-	rec_put_cu64(f, ms->movements_out - p->movements_out);
-	rec_put_ch(f, ',');
-	ctl_rec_put_quot(f, ms->bytes - p->bytes, 1, set_ivl_bytes, 6);
-	rec_put_cu64(f, ms->paused_skips);
-	rec_put_cu64(f, ms->paused_skips - p->paused_skips);
-	rec_put_cu64(f, ms->paused_selections);
-	rec_put_cu64(f, ms->paused_selections - p->paused_selections);
-	rec_put_ch(f, '\n');
+	ctl_rec_row(l->csv, &ctl_rec_lb_schema, &r, now);
 }
 
 /* The rows of set @p k of switch @p s, members in order; then the set's interval restarts. */

@@ -6,11 +6,6 @@
 
 #include "ctl_rec_pvt.h"
 
-/* The 16 columns of simulation-output-files.md, Per-Port Switch Buffer Statistics, in its order. */
-#define PB_HEADER \
-	"time_utc,sim_time_sec,component_name,tier,node_id,buff_id,ifid,uldl,pool_num,buff_limit,ivl_count," \
-	"ivl_min_bytes,ivl_max_bytes,ivl_mean_bytes,ivl_max_pct_util,ivl_mean_pct_util"
-
 /* The buffers of one port and pool, in row order (the page's buff_id values). */
 enum pb_series { PB_EGRESS = 0, PB_INGRESS, PB_HDRM, PB_SERIES };
 
@@ -21,6 +16,55 @@ struct ctl_swportbuf {
 	struct rec_csv *csv;
 	struct ctl_rec_occ (*acc)[SW_POOL_COUNT][PB_SERIES]; /* per port of the run (sr->ports) */
 };
+
+/* One row: a buffer of a pool of a switch port, its samples since the last rows. */
+struct pb_row {
+	const struct ctl_rec_occ *a;
+	const char *name, *buff_id, *uldl;
+	uint64_t tier, node_id, ifid, pool, limit;
+	uint64_t count, min, max;     /* the samples' */
+};
+
+/* ivl_mean_bytes (@p arg 0), 3 decimals; ivl_max_pct_util (1), ivl_mean_pct_util (2): 100 x num / den in percent
+ * with 9 decimals, clamped at 100 as the page says (a limit of 0 reads 100 once anything is held, else 0). */
+static void pb_stat(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	const struct pb_row *r = row;
+	unsigned __int128 num = arg == 1 ? r->a->max : r->a->sum;
+	unsigned __int128 den = arg == 0 ? r->a->count : arg == 1 ? r->limit : (unsigned __int128)r->a->count * r->limit;
+
+	if (arg == 0) {
+		v->num = num;
+		v->den = den;
+	} else if (num >= den && num > 0) {
+		v->num = 100;
+		v->den = 1;
+	} else {
+		v->num = num * 100u;
+		v->den = den;
+	}
+}
+
+/* The 16 columns of simulation-output-files.md, Per-Port Switch Buffer Statistics, in its order. */
+static const struct ctl_rec_col pb_cols[] = {
+	CTL_REC_COL_TIME_UTC,
+	CTL_REC_COL_SIM_SEC,
+	CTL_REC_COL_STR("component_name", struct pb_row, name),
+	CTL_REC_COL_U64("tier", struct pb_row, tier),
+	CTL_REC_COL_U64("node_id", struct pb_row, node_id),
+	CTL_REC_COL_STR("buff_id", struct pb_row, buff_id),
+	CTL_REC_COL_U64("ifid", struct pb_row, ifid),
+	CTL_REC_COL_STR("uldl", struct pb_row, uldl),
+	CTL_REC_COL_U64("pool_num", struct pb_row, pool),
+	CTL_REC_COL_U64("buff_limit", struct pb_row, limit),
+	CTL_REC_COL_U64("ivl_count", struct pb_row, count),
+	CTL_REC_COL_U64("ivl_min_bytes", struct pb_row, min),
+	CTL_REC_COL_U64("ivl_max_bytes", struct pb_row, max),
+	CTL_REC_COL("ivl_mean_bytes", QUOT, 3, pb_stat, 0),
+	CTL_REC_COL("ivl_max_pct_util", QUOT, 9, pb_stat, 1),
+	CTL_REC_COL("ivl_mean_pct_util", QUOT, 9, pb_stat, 2),
+};
+const struct ctl_rec_schema ctl_rec_pb_schema = CTL_REC_SCHEMA("scala-switch-buff-stats", pb_cols);
 
 struct ctl_swportbuf *ctl_swportbuf_open(const struct ctl_config *cfg, const struct ctl_swrec *sr, const char *dir,
 					 int64_t epoch_s, char *err, size_t errlen)
@@ -34,7 +78,7 @@ struct ctl_swportbuf *ctl_swportbuf_open(const struct ctl_config *cfg, const str
 		return NULL;
 	}
 	b->sr = sr;
-	b->csv = ctl_rec_csv_open(cfg, dir, "scala-switch-buff-stats", PB_HEADER, epoch_s, err, errlen);
+	b->csv = ctl_rec_schema_open(cfg, dir, &ctl_rec_pb_schema, epoch_s, err, errlen);
 	if (b->csv == NULL) {
 		int e = errno;
 		ctl_swportbuf_close(b, err, errlen);
@@ -91,44 +135,18 @@ static uint64_t pb_limit(const struct sw_buffer *buf, uint32_t k, int x)
 	}
 }
 
-/* 100 x @p num / @p den in percent with 9 decimals, clamped at 100 as the page says (a limit of 0 reads 100 once
- * anything is held, else 0). */
-static void pb_put_pct(FILE *f, unsigned __int128 num, unsigned __int128 den)
-{
-	if (num >= den && num > 0)
-		ctl_rec_put_quot128(f, 100, 1, 9);
-	else
-		ctl_rec_put_quot128(f, num * 100u, den, 9);
-}
-
 /* One row: buffer @p x of pool @p k of run port @p i. */
 static void pb_row(struct ctl_swportbuf *b, uint32_t i, uint32_t k, int x, emu_ps_t now)
 {
 	const struct ctl_swport *sp = &b->sr->ports[i];
 	const struct ctl_rec_occ *a = &b->acc[i][k][x];
-	uint64_t limit = pb_limit(sw_buffer(sp->sw), k, x);
-	FILE *f = ctl_rec_row_head(b->csv, now);
+	struct pb_row r = {
+		.a = a, .name = sw_name(sp->sw), .buff_id = pb_names[x], .uldl = sp->ul ? "ul" : "dl", .tier = sp->tier,
+		.node_id = sw_node_id(sp->sw), .ifid = sp->port, .pool = k, .limit = pb_limit(sw_buffer(sp->sw), k, x),
+		.count = a->count, .min = a->min, .max = a->max,
+	};
 
-	rec_put_ch(f, ',');
-	rec_put_str(f, sw_name(sp->sw));
-	rec_put_cu64(f, sp->tier);
-	rec_put_cu64(f, sw_node_id(sp->sw));
-	rec_put_ch(f, ',');
-	rec_put_str(f, pb_names[x]);
-	rec_put_cu64(f, sp->port);
-	rec_put_str(f, sp->ul ? ",ul" : ",dl");
-	rec_put_cu64(f, k);
-	rec_put_cu64(f, limit);
-	rec_put_cu64(f, a->count);
-	rec_put_cu64(f, a->min);
-	rec_put_cu64(f, a->max);
-	rec_put_ch(f, ',');
-	ctl_rec_put_quot(f, a->sum, 1, a->count, 3);
-	rec_put_ch(f, ',');
-	pb_put_pct(f, a->max, limit);
-	rec_put_ch(f, ',');
-	pb_put_pct(f, a->sum, (unsigned __int128)a->count * limit);
-	rec_put_ch(f, '\n');
+	ctl_rec_row(b->csv, &ctl_rec_pb_schema, &r, now);
 }
 
 void ctl_swportbuf_rows(struct ctl_swportbuf *b, emu_ps_t now)

@@ -402,3 +402,28 @@ void ctl_records_local(struct ctl_records *rc, const uint8_t *dev_local)
 	if (rc->sr != NULL)
 		rc->sr->local = dev_local != NULL ? dev_local + rc->cfg->n_hosts : NULL;
 }
+
+/* Every record whose columns a schema declares, in the order docs/records.md lists them. */
+static const struct ctl_rec_schema *const schemas[] = {
+	&ctl_rec_ts_schema,  &ctl_rec_nd_schema,  &ctl_rec_mon_schema, &ctl_rec_ev_schema, &ctl_rec_ep_schema,
+	&ctl_rec_nb_schema,  &ctl_rec_pcie_schema, &ctl_rec_trim_schema, &ctl_rec_sb_schema, &ctl_rec_pb_schema,
+	&ctl_rec_lb_schema,  &ctl_rec_rt_schema,  &ctl_rec_rate_schema,
+};
+
+int ctl_records_columns(FILE *out, const char *record)
+{
+	for (size_t i = 0; i < sizeof(schemas) / sizeof(schemas[0]); i++) {
+		const struct ctl_rec_schema *s = schemas[i];
+
+		if (record != NULL && strcmp(record, s->record) != 0)
+			continue;
+		if (record == NULL)
+			fprintf(out, "%s ", s->record);
+		for (uint32_t c = 0; c < s->n_cols; c++)
+			fprintf(out, "%s%s", c ? "," : "", s->cols[c].name);
+		fputc('\n', out);
+		if (record != NULL)
+			return 0;
+	}
+	return record != NULL ? -ENOENT : 0;
+}

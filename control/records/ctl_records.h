@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ctl_config.h"
 #include "net.h"
@@ -103,5 +104,23 @@ void ctl_records_local(struct ctl_records *rc, const uint8_t *dev_local);
  * <strerror>"; @p err may be NULL); such a file is cut after its last whole row.
  */
 int ctl_records_close(struct ctl_records *rc, emu_ps_t end, char *err, size_t errlen);
+
+/**
+ * Create DIR/<SimulationName>-uet-events-0.csv, the UET NIC's event record (nic.EnableEventLogging), with its
+ * header; @p epoch_s as ctl_records_open()'s. Returns it, or NULL with errno set and "DIR: cannot create the
+ * uet-events record: <why>" in @p err. Closed with rec_csv_close().
+ */
+struct rec_csv *ctl_records_events_open(const struct ctl_config *cfg, const char *dir, int64_t epoch_s, char *err,
+					size_t errlen);
+
+/** Write the uet-events row of @p ev (a NIC of @p cfg) to @p csv. NULL @p csv: nothing. */
+void ctl_records_event(struct rec_csv *csv, const struct ctl_config *cfg, const struct nic_event *ev);
+
+/**
+ * Print the columns of record @p record (its Scala name, e.g. "nd-stats") on @p out: its header line, as the
+ * record's file has it. NULL @p record: every record, one a line, its name, a space and its header line.
+ * Returns 0, or -ENOENT for a record uetemu does not write (nothing printed).
+ */
+int ctl_records_columns(FILE *out, const char *record);
 
 #endif /* CTL_RECORDS_H */
