@@ -48,13 +48,30 @@ struct rec_csv *ctl_rec_nics_csv(const void *writer)
 	return writer != NULL ? ((const struct ctl_rec_nics *)writer)->csv : NULL;
 }
 
-int ctl_rec_nics_free(struct ctl_rec_nics *w, char *err, size_t errlen)
+int ctl_rec_nics_set_roce(void *writer, struct roce *const *roces, uint32_t n_roces)
 {
+	struct ctl_rec_nics *w = writer;
+
+	if (w == NULL || w->rprev_size == 0)
+		return 0;
+	w->rprev = calloc(n_roces ? n_roces : 1, w->rprev_size);
+	if (w->rprev == NULL)
+		return -ENOMEM;
+	w->roces = roces;
+	w->n_roces = n_roces;
+	return 0;
+}
+
+int ctl_rec_nics_free(void *writer, char *err, size_t errlen)
+{
+	struct ctl_rec_nics *w = writer;
+
 	if (w == NULL)
 		return 0;
 	int rc = rec_csv_close(w->csv, err, errlen);
 
 	free(w->prev);
+	free(w->rprev);
 	free(w);
 	return rc;
 }

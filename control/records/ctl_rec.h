@@ -13,6 +13,8 @@
 #include "nic.h"
 #include "rec.h"
 
+struct roce;
+
 /**
  * Create DIR/<SimulationName>-<record>-0.csv with its @p header line; @p epoch_s is the UTC time, in seconds since
  * 1970, of sim time 0. Returns the record, or NULL with errno set and "DIR: cannot create the <record> record:
@@ -32,6 +34,10 @@ struct ctl_rec_nics {
 	struct rec_csv *csv;
 	void *prev;                  /* n_nics entries of the writer's prev_size bytes, zeroed at the start */
 	const uint8_t *local;        /* MPI: per host, whether this rank runs it (rows for those only); NULL: all */
+	struct roce *const *roces;   /* the hosts' Scala RoCE NICs instead (ctl_rec_nics_set_roce()), or NULL */
+	uint32_t n_roces;
+	void *rprev;                 /* n_roces entries of rprev_size bytes: what their previous rows saw */
+	size_t rprev_size;           /* set by the writer's open; 0: the record has no RoCE rows */
 };
 
 /** Whether @p w writes host @p i's rows: every host's, or under MPI this rank's only. */
@@ -54,9 +60,13 @@ void *ctl_rec_nics_new(size_t size, size_t prev_size, const struct ctl_config *c
 /** The file of @p writer, a per-NIC writer (its first member a struct ctl_rec_nics), or NULL for NULL. */
 struct rec_csv *ctl_rec_nics_csv(const void *writer);
 
-/** Flush and close the writer @p w's file and free its prev and the writer itself. Accepts NULL. 0 or -errno,
- *  the failure named in @p err (rec_csv_close()). */
-int ctl_rec_nics_free(struct ctl_rec_nics *w, char *err, size_t errlen);
+/** The hosts' NICs are the @p n_roces Scala RoCE NICs @p roces: @p writer (a per-NIC writer, or NULL: nothing)
+ *  writes their rows too, each with zeroed rprev_size bytes of what its previous rows saw. 0 or -ENOMEM. */
+int ctl_rec_nics_set_roce(void *writer, struct roce *const *roces, uint32_t n_roces);
+
+/** Flush and close the file of @p writer (a per-NIC writer) and free its prev, rprev and the writer itself.
+ *  Accepts NULL. 0 or -errno, the failure named in @p err (rec_csv_close()). */
+int ctl_rec_nics_free(void *writer, char *err, size_t errlen);
 
 /**
  * Start a row of @p csv at sim time @p now with the two columns every record opens with, time_utc and

@@ -1,7 +1,5 @@
 /* ecn-pfc-stats: the PFC frames, paused time and ECN marks of each NIC and switch port per traffic class, every
  * NDStatsReportInterval. */
-#include <errno.h>
-#include <stdlib.h>
 
 #include "ctl_rec_pvt.h"
 
@@ -64,38 +62,23 @@ const struct ctl_rec_schema ctl_rec_ep_schema = CTL_REC_SCHEMA("ecn-pfc-stats", 
  */
 #define EP_DATA_TC 0
 
+/* The writer: per NIC (prev) and RoCE NIC (rprev) and class, the paused time at the previous rows. */
 struct ctl_pfcstats {
-	struct ctl_rec_nics w;        /* first: the NICs, the file, prev (the same array as the typed prev) */
+	struct ctl_rec_nics w;
 	const char *job_id;              /* the simulation name */
 	const struct ctl_swrec *sr;      /* the switches, or NULL */
-	emu_ps_t (*prev)[NIC_TC_COUNT];  /* per NIC and class: paused time at the previous rows */
-	struct roce *const *roces;       /* Scala RoCE NICs instead, or NULL */
-	uint32_t n_roces;
-	emu_ps_t (*rprev)[NIC_TC_COUNT]; /* per RoCE NIC and class: paused time at the previous rows */
 };
-
-int ctl_pfcstats_set_roce(struct ctl_pfcstats *p, struct roce *const *roces, uint32_t n_roces)
-{
-	if (p == NULL)
-		return 0;
-	p->rprev = calloc(n_roces ? n_roces : 1, sizeof(*p->rprev));
-	if (p->rprev == NULL)
-		return -ENOMEM;
-	p->roces = roces;
-	p->n_roces = n_roces;
-	return 0;
-}
 
 struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, struct nic *const *nics,
 				       const struct ctl_swrec *sr, const char *dir, int64_t epoch_s, char *err,
 				       size_t errlen)
 {
-	struct ctl_pfcstats *p = ctl_rec_nics_new(sizeof(*p), sizeof(*p->prev), cfg, nics, dir, &ctl_rec_ep_schema,
-						  epoch_s, err, errlen);
+	struct ctl_pfcstats *p = ctl_rec_nics_new(sizeof(*p), sizeof(emu_ps_t[NIC_TC_COUNT]), cfg, nics, dir,
+						  &ctl_rec_ep_schema, epoch_s, err, errlen);
 
 	if (p == NULL)
 		return NULL;
-	p->prev = p->w.prev;
+	p->w.rprev_size = sizeof(emu_ps_t[NIC_TC_COUNT]);
 	p->job_id = cfg->sim.simulation_name;
 	p->sr = sr;
 	return p;
@@ -136,37 +119,33 @@ static void ep_row(struct ctl_pfcstats *p, struct nic *nic, uint32_t tc, const s
 }
 
 /*
- * Class @p tc of switch port @p sp (stats @p s at @p now). A switch has a row for every port and class, every
- * interval (switch-packet-handling.md, Records a simulation writes), with no wait for a first PFC frame.
+ * Switch port @p sp's rows (stats @p s at @p now), class by class; @p ctx the interval's struct ep_sw_ctx. A switch
+ * has a row for every port and class, every interval (switch-packet-handling.md, Records a simulation writes), with
+ * no wait for a first PFC frame.
  */
-static void sw_ep_row(struct ctl_pfcstats *p, const struct ctl_swport *sp, uint32_t tc, const struct sw_port_stats *s,
-		      emu_ps_t now, emu_ps_t dt)
+struct ep_sw_ctx {
+	struct ctl_pfcstats *p;
+	emu_ps_t dt;
+};
+
+static void sw_ep_rows(void *ctx, const struct ctl_swport *sp, uint32_t i, const struct sw_port_stats *s,
+		       emu_ps_t now)
 {
-	emu_ps_t ivl = s->paused_ps[tc] - sp->prev.paused_ps[tc];
-	struct ep_row r = {
-		.node_id = sw_node_id(sp->sw), .name = sw_name(sp->sw), .type = CTL_REC_SW_COMPONENT_TYPE,
-		.ifid = sp->port, .uldl = sp->ul ? "ul" : "dl", .tier = sp->tier, .dt = dt, .ecn = s->ecn_marked[tc],
-	};
+	const struct ep_sw_ctx *c = ctx;
 
-	if (ivl > dt) /* cannot happen: paused time grows no faster than time */
-		ivl = dt;
-	ep_row_write(p, &r, tc, s->xoff_tx, s->xoff_rx, s->xon_tx, s->xon_rx, s->paused_ps[tc], ivl,
-		     s->ivl_max_pause_ps[tc], now);
-}
+	(void)i;
+	for (uint32_t tc = 0; tc < SW_TC_COUNT; tc++) {
+		emu_ps_t ivl = s->paused_ps[tc] - sp->prev.paused_ps[tc];
+		struct ep_row r = {
+			.node_id = sw_node_id(sp->sw), .name = sw_name(sp->sw), .type = CTL_REC_SW_COMPONENT_TYPE,
+			.ifid = sp->port, .uldl = sp->ul ? "ul" : "dl", .tier = sp->tier, .dt = c->dt,
+			.ecn = s->ecn_marked[tc],
+		};
 
-/* Every switch port's rows, switches in device order, ports then classes in order. */
-static void sw_ep_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
-{
-	for (uint32_t i = 0; p->sr != NULL && i < p->sr->n_ports; i++) {
-		const struct ctl_swport *sp = &p->sr->ports[i];
-		struct sw_port_stats s;
-
-		if (!ctl_swrec_here(p->sr, sp->sw_idx))
-			continue;
-
-		sw_port_stats(sp->sw, sp->port, &s, now);
-		for (uint32_t tc = 0; tc < SW_TC_COUNT; tc++)
-			sw_ep_row(p, sp, tc, &s, now, now - last);
+		if (ivl > c->dt) /* cannot happen: paused time grows no faster than time */
+			ivl = c->dt;
+		ep_row_write(c->p, &r, tc, s->xoff_tx, s->xoff_rx, s->xon_tx, s->xon_rx, s->paused_ps[tc], ivl,
+			     s->ivl_max_pause_ps[tc], now);
 	}
 }
 
@@ -174,16 +153,18 @@ static void sw_ep_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
  * Records the buffers and PFC write), as the UET NIC's rows. */
 static void roce_ep_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
 {
-	for (uint32_t i = 0; i < p->n_roces; i++) {
-		struct roce *r = p->roces[i];
+	emu_ps_t (*rprev)[NIC_TC_COUNT] = p->w.rprev;
+
+	for (uint32_t i = 0; i < p->w.n_roces; i++) {
+		struct roce *r = p->w.roces[i];
 		struct nic_pfc_stats s;
 		uint64_t size, occ;
 
 		roce_pfc_stats(r, &s, now);
 		for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++) {
-			emu_ps_t ivl = s.paused_ps[tc] - p->rprev[i][tc];
+			emu_ps_t ivl = s.paused_ps[tc] - rprev[i][tc];
 
-			p->rprev[i][tc] = s.paused_ps[tc];
+			rprev[i][tc] = s.paused_ps[tc];
 			if (ivl > now - last)
 				ivl = now - last;
 			roce_pool(r, false, tc, &size, &occ);
@@ -205,6 +186,8 @@ void ctl_pfcstats_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
 {
 	if (p == NULL)
 		return;
+	emu_ps_t (*prev)[NIC_TC_COUNT] = p->w.prev;
+
 	roce_ep_rows(p, now, last);
 	for (uint32_t i = 0; i < p->w.n_nics; i++) {
 		if (!ctl_rec_nic_here(&p->w, i))
@@ -214,9 +197,9 @@ void ctl_pfcstats_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
 
 		nic_pfc_stats(nic, &s, now);
 		for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++) {
-			emu_ps_t ivl = s.paused_ps[tc] - p->prev[i][tc];
+			emu_ps_t ivl = s.paused_ps[tc] - prev[i][tc];
 
-			p->prev[i][tc] = s.paused_ps[tc];
+			prev[i][tc] = s.paused_ps[tc];
 			if (ivl > now - last) /* cannot happen: paused time grows no faster than time */
 				ivl = now - last;
 			/* a class with a receive pool, once one of its counters is non-zero (uet-nic-records.md) */
@@ -227,12 +210,7 @@ void ctl_pfcstats_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
 		}
 		nic_pfc_interval_reset(nic, now); /* each row time starts an interval, rows written or not */
 	}
-	sw_ep_rows(p, now, last);
+	if (p->sr != NULL)
+		ctl_swrec_each_port(p->sr, now, sw_ep_rows, &(struct ep_sw_ctx){ p, now - last });
 }
 
-int ctl_pfcstats_close(struct ctl_pfcstats *p, char *err, size_t errlen)
-{
-	if (p != NULL)
-		free(p->rprev);
-	return ctl_rec_nics_free(p != NULL ? &p->w : NULL, err, errlen);
-}

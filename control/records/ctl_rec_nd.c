@@ -1,7 +1,5 @@
 /* nd-stats: every NIC port's packets, bytes, rates and drops every NDStatsReportInterval; the switches' ports
  * write their rows into the same file after the NICs' (ctl_rec_swport.c), with the same columns. */
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ctl_rec_pvt.h"
@@ -75,18 +73,16 @@ static const struct ctl_rec_col nd_cols[] = {
 };
 const struct ctl_rec_schema ctl_rec_nd_schema = CTL_REC_SCHEMA("nd-stats", nd_cols);
 
+/* The writer: per UET NIC its counters at the previous rows (prev), per RoCE NIC its tx and rx bytes (rprev). */
 struct ctl_ndstats {
-	struct ctl_rec_nics w;        /* first: the NICs, the file, prev (the same array as the typed prev) */
-	uint64_t (*prev)[NIC_C_COUNT]; /* per NIC: its counters at the previous rows */
-	struct roce *const *roces;    /* Scala RoCE NICs instead, or NULL */
-	uint32_t n_roces;
-	uint64_t (*rprev)[2];         /* per RoCE NIC: tx and rx bytes at the previous rows */
+	struct ctl_rec_nics w;
 };
 
 static void nd_row(struct ctl_ndstats *rc, uint32_t i, emu_ps_t now, emu_ps_t last)
 {
 	struct nic *nic = rc->w.nics[i];
-	const uint64_t *c = nic_counters(nic), *p = rc->prev[i];
+	const uint64_t (*prev)[NIC_C_COUNT] = rc->w.prev;
+	const uint64_t *c = nic_counters(nic), *p = prev[i];
 	struct ctl_rec_nd_row r = {
 		.name = nic_name(nic), .nd_name = ND_NAME, .type = CTL_REC_COMPONENT_TYPE, .uldl = "ul", .ifid = 0,
 		.node_id = nic_fep_id(nic), .tier = CTL_REC_TIER_NIC, .subtier = CTL_REC_SUBTIER_NONE,
@@ -104,71 +100,50 @@ static void nd_row(struct ctl_ndstats *rc, uint32_t i, emu_ps_t now, emu_ps_t la
 struct ctl_ndstats *ctl_ndstats_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
 				     int64_t epoch_s, char *err, size_t errlen)
 {
-	struct ctl_ndstats *n = ctl_rec_nics_new(sizeof(*n), sizeof(*n->prev), cfg, nics, dir, &ctl_rec_nd_schema,
-						 epoch_s, err, errlen);
+	struct ctl_ndstats *n = ctl_rec_nics_new(sizeof(*n), sizeof(uint64_t[NIC_C_COUNT]), cfg, nics, dir,
+						 &ctl_rec_nd_schema, epoch_s, err, errlen);
 
-	if (n == NULL)
-		return NULL;
-	n->prev = n->w.prev;
+	if (n != NULL)
+		n->w.rprev_size = sizeof(uint64_t[2]);
 	return n;
-}
-
-int ctl_ndstats_set_roce(struct ctl_ndstats *n, struct roce *const *roces, uint32_t n_roces)
-{
-	if (n == NULL)
-		return 0;
-	n->rprev = calloc(n_roces ? n_roces : 1, sizeof(*n->rprev));
-	if (n->rprev == NULL)
-		return -ENOMEM;
-	n->roces = roces;
-	n->n_roces = n_roces;
-	return 0;
 }
 
 /* A RoCE NIC's row (its buffers page, Records: every frame, Ethernet header and FCS included; rx_drops the
  * receive-pool drops, the data discarded for no queue pair and behind a gap). */
 static void nd_roce_row(struct ctl_ndstats *rc, uint32_t i, emu_ps_t now, emu_ps_t last)
 {
-	struct roce *rn = rc->roces[i];
+	struct roce *rn = rc->w.roces[i];
+	uint64_t (*rprev)[2] = rc->w.rprev;
 	const uint64_t *c = roce_counters(rn);
 	struct ctl_rec_nd_row r = {
 		.name = roce_name(rn), .nd_name = ND_NAME_ROCE, .type = ND_TYPE_ROCE, .uldl = "ul", .ifid = 0,
 		.node_id = roce_fep_id(rn), .tier = CTL_REC_TIER_NIC, .subtier = CTL_REC_SUBTIER_NONE,
 		.tx_frames = c[ROCE_C_PORT_TX_FRAMES], .rx_frames = c[ROCE_C_PORT_RX_FRAMES],
 		.tx_bytes = c[ROCE_C_TX_BYTES], .rx_bytes = c[ROCE_C_RX_BYTES],
-		.dtx = c[ROCE_C_TX_BYTES] - rc->rprev[i][0], .drx = c[ROCE_C_RX_BYTES] - rc->rprev[i][1],
+		.dtx = c[ROCE_C_TX_BYTES] - rprev[i][0], .drx = c[ROCE_C_RX_BYTES] - rprev[i][1],
 		.tx_drops = 0,
 		.rx_drops = c[ROCE_C_RX_DROPS] + c[ROCE_C_RX_DROPS_NO_QP_DATA] + c[ROCE_C_RX_DROPS_AFTER_NAK],
 		.dt = now - last, .bps = roce_line_bps(rn),
 	};
 
 	ctl_rec_row(rc->w.csv, &ctl_rec_nd_schema, &r, now);
-	rc->rprev[i][0] = c[ROCE_C_TX_BYTES];
-	rc->rprev[i][1] = c[ROCE_C_RX_BYTES];
+	rprev[i][0] = c[ROCE_C_TX_BYTES];
+	rprev[i][1] = c[ROCE_C_RX_BYTES];
 }
 
 void ctl_ndstats_rows(struct ctl_ndstats *n, emu_ps_t now, emu_ps_t last)
 {
 	if (n == NULL)
 		return;
-	for (uint32_t i = 0; i < n->n_roces; i++)
+	uint64_t (*prev)[NIC_C_COUNT] = n->w.prev;
+
+	for (uint32_t i = 0; i < n->w.n_roces; i++)
 		nd_roce_row(n, i, now, last);
 	for (uint32_t i = 0; i < n->w.n_nics; i++) {
 		if (!ctl_rec_nic_here(&n->w, i))
 			continue;
 		nd_row(n, i, now, last);
-		memcpy(n->prev[i], nic_counters(n->w.nics[i]), sizeof(n->prev[i]));
+		memcpy(prev[i], nic_counters(n->w.nics[i]), sizeof(prev[i]));
 	}
 }
 
-struct rec_csv *ctl_ndstats_csv(const struct ctl_ndstats *n)
-{
-	return n != NULL ? n->w.csv : NULL;
-}
-
-int ctl_ndstats_close(struct ctl_ndstats *n, char *err, size_t errlen)
-{
-	if (n != NULL)
-		free(n->rprev);
-	return ctl_rec_nics_free(n != NULL ? &n->w : NULL, err, errlen);
-}

@@ -1,6 +1,4 @@
 /* net-buff-stats: each receive and transmit pool of each NIC, every NetworkBufferStatsReportingInterval. */
-#include <errno.h>
-#include <stdlib.h>
 
 #include "ctl_rec_pvt.h"
 
@@ -66,36 +64,21 @@ const struct ctl_rec_schema ctl_rec_nb_schema = CTL_REC_SCHEMA("net-buff-stats",
 /* Pools of one NIC: receive pools of classes 0..7, then transmit pools of classes 0..7. */
 #define NB_POOLS (2 * NIC_TC_COUNT)
 
+/* The writer: per NIC (prev) and RoCE NIC (rprev) and pool, its stats at the previous rows. */
 struct ctl_netbuff {
-	struct ctl_rec_nics w;        /* first: the NICs, the file, prev (the same array as the typed prev) */
+	struct ctl_rec_nics w;
 	const char *job_id;              /* the simulation name */
-	struct nic_pool_stats (*prev)[NB_POOLS]; /* per NIC and pool: its stats at the previous rows */
-	struct roce *const *roces;       /* Scala RoCE NICs instead, or NULL */
-	uint32_t n_roces;
-	struct nic_pool_stats (*rprev)[NB_POOLS];
 };
-
-int ctl_netbuff_set_roce(struct ctl_netbuff *b, struct roce *const *roces, uint32_t n_roces)
-{
-	if (b == NULL)
-		return 0;
-	b->rprev = calloc(n_roces ? n_roces : 1, sizeof(*b->rprev));
-	if (b->rprev == NULL)
-		return -ENOMEM;
-	b->roces = roces;
-	b->n_roces = n_roces;
-	return 0;
-}
 
 struct ctl_netbuff *ctl_netbuff_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
 				     int64_t epoch_s, char *err, size_t errlen)
 {
-	struct ctl_netbuff *b = ctl_rec_nics_new(sizeof(*b), sizeof(*b->prev), cfg, nics, dir, &ctl_rec_nb_schema,
-						 epoch_s, err, errlen);
+	struct ctl_netbuff *b = ctl_rec_nics_new(sizeof(*b), sizeof(struct nic_pool_stats[NB_POOLS]), cfg, nics, dir,
+						 &ctl_rec_nb_schema, epoch_s, err, errlen);
 
 	if (b == NULL)
 		return NULL;
-	b->prev = b->w.prev;
+	b->w.rprev_size = sizeof(struct nic_pool_stats[NB_POOLS]);
 	b->job_id = cfg->sim.simulation_name;
 	return b;
 }
@@ -112,24 +95,34 @@ static void nb_row(struct ctl_netbuff *b, const char *name, uint32_t node, bool 
 	ctl_rec_row(b->w.csv, &ctl_rec_nb_schema, &r, now);
 }
 
-/* The RoCE NICs' pools, in the same order: a row for each class with a pool (buffers page, Records). */
-static void roce_rows(struct ctl_netbuff *b, emu_ps_t now, emu_ps_t last)
+/* A NIC model's pool stats (nic_pool_stats(), roce_pool_stats()). */
+typedef void (*nb_stats_fn)(const void *dev, bool tx, uint32_t tc, struct nic_pool_stats *out);
+
+static void uet_pools(const void *dev, bool tx, uint32_t tc, struct nic_pool_stats *out)
 {
-	for (uint32_t i = 0; i < b->n_roces; i++) {
-		struct roce *r = b->roces[i];
+	nic_pool_stats(dev, tx, tc, out);
+}
 
-		for (int k = 0; k < NB_POOLS; k++) {
-			bool tx = k >= NIC_TC_COUNT;
-			uint32_t tc = (uint32_t)k % NIC_TC_COUNT;
-			struct nic_pool_stats s;
+static void roce_pools(const void *dev, bool tx, uint32_t tc, struct nic_pool_stats *out)
+{
+	roce_pool_stats(dev, tx, tc, out);
+}
 
-			roce_pool_stats(r, tx, tc, &s);
-			if (s.size == 0)
-				continue;
-			nb_row(b, roce_name(r), roce_fep_id(r), tx, tc, &s, &b->rprev[i][k], now, now - last);
-			b->rprev[i][k] = s;
-		}
-		roce_pool_interval_reset(r);
+/* The rows of one NIC @p dev (@p stats its model's): receive pools before transmit pools, each in class order; a
+ * class without a pool has no row. @p prev: its NB_POOLS stats at the previous rows, now updated. */
+static void nb_rows(struct ctl_netbuff *b, const void *dev, nb_stats_fn stats, const char *name, uint32_t node,
+		    struct nic_pool_stats *prev, emu_ps_t now, emu_ps_t last)
+{
+	for (int k = 0; k < NB_POOLS; k++) {
+		bool tx = k >= NIC_TC_COUNT;
+		uint32_t tc = (uint32_t)k % NIC_TC_COUNT;
+		struct nic_pool_stats s;
+
+		stats(dev, tx, tc, &s);
+		if (s.size == 0)
+			continue;
+		nb_row(b, name, node, tx, tc, &s, &prev[k], now, now - last);
+		prev[k] = s;
 	}
 }
 
@@ -137,31 +130,21 @@ void ctl_netbuff_rows(struct ctl_netbuff *b, emu_ps_t now, emu_ps_t last)
 {
 	if (b == NULL)
 		return;
-	roce_rows(b, now, last);
+	struct nic_pool_stats (*prev)[NB_POOLS] = b->w.prev, (*rprev)[NB_POOLS] = b->w.rprev;
+
+	/* the RoCE NICs' pools, in the same order (buffers page, Records) */
+	for (uint32_t i = 0; i < b->w.n_roces; i++) {
+		struct roce *r = b->w.roces[i];
+
+		nb_rows(b, r, roce_pools, roce_name(r), roce_fep_id(r), rprev[i], now, last);
+		roce_pool_interval_reset(r);
+	}
 	for (uint32_t i = 0; i < b->w.n_nics; i++) {
-		if (!ctl_rec_nic_here(&b->w, i))
-			continue;
 		struct nic *nic = b->w.nics[i];
 
-		/* receive pools before transmit pools, each in class order; a class without a pool has no row */
-		for (int k = 0; k < NB_POOLS; k++) {
-			bool tx = k >= NIC_TC_COUNT;
-			uint32_t tc = (uint32_t)k % NIC_TC_COUNT;
-			struct nic_pool_stats s;
-
-			nic_pool_stats(nic, tx, tc, &s);
-			if (s.size == 0)
-				continue;
-			nb_row(b, nic_name(nic), nic_fep_id(nic), tx, tc, &s, &b->prev[i][k], now, now - last);
-			b->prev[i][k] = s;
-		}
+		if (!ctl_rec_nic_here(&b->w, i))
+			continue;
+		nb_rows(b, nic, uet_pools, nic_name(nic), nic_fep_id(nic), prev[i], now, last);
 		nic_pool_interval_reset(nic);
 	}
-}
-
-int ctl_netbuff_close(struct ctl_netbuff *b, char *err, size_t errlen)
-{
-	if (b != NULL)
-		free(b->rprev);
-	return ctl_rec_nics_free(b != NULL ? &b->w : NULL, err, errlen);
 }

@@ -1,6 +1,4 @@
 /* pcie-stats: each end of each NIC's PCIe link, every NDStatsReportInterval. */
-#include <errno.h>
-#include <stdlib.h>
 
 #include "ctl_rec_pvt.h"
 
@@ -56,21 +54,20 @@ static const struct ctl_rec_col pcie_cols[] = {
 };
 const struct ctl_rec_schema ctl_rec_pcie_schema = CTL_REC_SCHEMA("pcie-stats", pcie_cols);
 
+/* The writer: per NIC its counters at the previous rows (prev). */
 struct ctl_pcie {
-	struct ctl_rec_nics w;        /* first: the NICs, the file, prev (the same array as the typed prev) */
+	struct ctl_rec_nics w;
 	const struct nic_pcie_params *side_params[2]; /* NICSide, HostSide: every NIC has the nic section's */
-	struct nic_pcie_stats *prev;  /* per NIC: its counters at the previous rows */
 };
 
 struct ctl_pcie *ctl_pcie_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
 			       int64_t epoch_s, char *err, size_t errlen)
 {
-	struct ctl_pcie *p = ctl_rec_nics_new(sizeof(*p), sizeof(*p->prev), cfg, nics, dir, &ctl_rec_pcie_schema,
-					      epoch_s, err, errlen);
+	struct ctl_pcie *p = ctl_rec_nics_new(sizeof(*p), sizeof(struct nic_pcie_stats), cfg, nics, dir,
+					      &ctl_rec_pcie_schema, epoch_s, err, errlen);
 
 	if (p == NULL)
 		return NULL;
-	p->prev = p->w.prev;
 	p->side_params[0] = &cfg->nic.pcie_nic;
 	p->side_params[1] = &cfg->nic.pcie_host;
 	return p;
@@ -97,6 +94,8 @@ void ctl_pcie_rows(struct ctl_pcie *p, emu_ps_t now, emu_ps_t last)
 {
 	if (p == NULL)
 		return;
+	struct nic_pcie_stats *prev = p->w.prev;
+
 	for (uint32_t i = 0; i < p->w.n_nics; i++) {
 		if (!ctl_rec_nic_here(&p->w, i))
 			continue;
@@ -104,12 +103,8 @@ void ctl_pcie_rows(struct ctl_pcie *p, emu_ps_t now, emu_ps_t last)
 
 		nic_pcie_stats(p->w.nics[i], &s, now);
 		for (int side = 0; side < 2; side++)
-			pcie_row(p, p->w.nics[i], side, &s, &p->prev[i], now, now - last);
-		p->prev[i] = s;
+			pcie_row(p, p->w.nics[i], side, &s, &prev[i], now, now - last);
+		prev[i] = s;
 	}
 }
 
-int ctl_pcie_close(struct ctl_pcie *p, char *err, size_t errlen)
-{
-	return ctl_rec_nics_free(p != NULL ? &p->w : NULL, err, errlen);
-}

@@ -1,6 +1,4 @@
 /* scala-switch-load-balancing-stats: what each member of each equal-cost set of each switch was assigned. */
-#include <errno.h>
-#include <stdlib.h>
 
 #include "ctl_rec_pvt.h"
 
@@ -61,58 +59,46 @@ static const struct ctl_rec_col lb_cols[] = {
 const struct ctl_rec_schema ctl_rec_lb_schema = CTL_REC_SCHEMA("scala-switch-load-balancing-stats", lb_cols);
 
 struct ctl_swlb {
-	const struct ctl_swrec *sr;
-	struct rec_csv *csv;
+	struct ctl_rec_sws w;                 /* first: the switches, the file, the arrays below */
 	uint32_t *set0;                       /* per switch: its first set's entry in base */
 	uint32_t *base;                       /* per set of every switch: its first member's entry in prev */
 	struct sw_ecmp_member_stats *prev;    /* per member: its stats at the previous rows */
 };
 
-/* Size the per-member memory: the switches' sets are all added at build time (sw_route_add()). */
-static int lb_alloc(struct ctl_swlb *l)
+/* Number the sets of switch @p s after *@p n_sets sets holding *@p n_members members, both counted on; with
+ * @p base, write each set's first member's entry. The switches' sets are all added at build time (sw_route_add()). */
+static void lb_number(const struct ctl_swrec *sr, uint32_t s, uint32_t *n_sets, uint32_t *n_members, uint32_t *base)
 {
-	const struct ctl_swrec *sr = l->sr;
-	uint32_t n_sets = 0, n_members = 0;
+	for (uint32_t k = 0; k < sw_ecmp_set_count(sr->sws[s]); k++, (*n_sets)++) {
+		struct sw_ecmp_set_info si = { 0 };
 
-	for (uint32_t s = 0; s < sr->n_sws; s++)
-		n_sets += sw_ecmp_set_count(sr->sws[s]);
-	l->set0 = calloc(sr->n_sws, sizeof(*l->set0));
-	l->base = calloc(n_sets ? n_sets : 1, sizeof(*l->base));
-	if (l->set0 == NULL || l->base == NULL)
-		return -ENOMEM;
-	n_sets = 0;
-	for (uint32_t s = 0; s < sr->n_sws; s++) {
-		l->set0[s] = n_sets;
-		for (uint32_t k = 0; k < sw_ecmp_set_count(sr->sws[s]); k++, n_sets++) {
-			struct sw_ecmp_set_info si = { 0 };
-			(void)sw_ecmp_set_info(sr->sws[s], k, &si);
-			l->base[n_sets] = n_members;
-			n_members += si.n;
-		}
+		(void)sw_ecmp_set_info(sr->sws[s], k, &si);
+		if (base != NULL)
+			base[*n_sets] = *n_members;
+		*n_members += si.n;
 	}
-	l->prev = calloc(n_members ? n_members : 1, sizeof(*l->prev));
-	return l->prev == NULL ? -ENOMEM : 0;
 }
 
 struct ctl_swlb *ctl_swlb_open(const struct ctl_config *cfg, const struct ctl_swrec *sr, const char *dir,
 			       int64_t epoch_s, char *err, size_t errlen)
 {
-	struct ctl_swlb *l = calloc(1, sizeof(*l));
+	uint32_t n_sets = 0, n_members = 0;
 
-	if (l != NULL)
-		l->sr = sr;
-	if (l == NULL || lb_alloc(l) < 0) {
-		ctl_swlb_close(l, err, errlen);
-		snprintf(err, errlen, "out of memory opening the records");
-		errno = ENOMEM;
+	for (uint32_t s = 0; s < sr->n_sws; s++)
+		lb_number(sr, s, &n_sets, &n_members, NULL);
+	const size_t mem[CTL_REC_SWS_MEM] = { sr->n_sws * sizeof(uint32_t), (n_sets ? n_sets : 1) * sizeof(uint32_t),
+					      (n_members ? n_members : 1) * sizeof(struct sw_ecmp_member_stats) };
+	struct ctl_swlb *l = ctl_rec_sws_new(sizeof(*l), mem, cfg, sr, dir, &ctl_rec_lb_schema, epoch_s, err, errlen);
+
+	if (l == NULL)
 		return NULL;
-	}
-	l->csv = ctl_rec_schema_open(cfg, dir, &ctl_rec_lb_schema, epoch_s, err, errlen);
-	if (l->csv == NULL) {
-		int e = errno;
-		ctl_swlb_close(l, err, errlen);
-		errno = e;
-		return NULL;
+	l->set0 = l->w.mem[0];
+	l->base = l->w.mem[1];
+	l->prev = l->w.mem[2];
+	n_sets = n_members = 0;
+	for (uint32_t s = 0; s < sr->n_sws; s++) {
+		l->set0[s] = n_sets;
+		lb_number(sr, s, &n_sets, &n_members, l->base);
 	}
 	return l;
 }
@@ -122,20 +108,20 @@ static void lb_row(struct ctl_swlb *l, uint32_t s, uint32_t k, const struct sw_e
 		   const struct sw_ecmp_member_stats *ms, const struct sw_ecmp_member_stats *p, uint64_t set_ivl_bytes,
 		   emu_ps_t now)
 {
-	const struct sw *sw = l->sr->sws[s];
+	const struct sw *sw = l->w.sr->sws[s];
 	struct lb_row r = {
 		.c = { ms, p }, .si = si, .name = sw_name(sw), .node_id = sw_node_id(sw),
-		.tier = l->sr->ports[l->sr->port0[s]].tier, .ifid = si->ports[m], .set = k, .n = si->n,
+		.tier = l->w.sr->ports[l->w.sr->port0[s]].tier, .ifid = si->ports[m], .set = k, .n = si->n,
 		.slots = si->flow_table_slots, .formed = si->formed, .set_ivl_bytes = set_ivl_bytes,
 	};
 
-	ctl_rec_row(l->csv, &ctl_rec_lb_schema, &r, now);
+	ctl_rec_row(l->w.csv, &ctl_rec_lb_schema, &r, now);
 }
 
 /* The rows of set @p k of switch @p s, members in order; then the set's interval restarts. */
 static void lb_set_rows(struct ctl_swlb *l, uint32_t s, uint32_t k, emu_ps_t now)
 {
-	const struct sw *sw = l->sr->sws[s];
+	const struct sw *sw = l->w.sr->sws[s];
 	struct sw_ecmp_member_stats *prev = &l->prev[l->base[l->set0[s] + k]];
 	struct sw_ecmp_set_info si;
 	uint64_t set_ivl = 0;
@@ -161,25 +147,8 @@ void ctl_swlb_rows(struct ctl_swlb *l, emu_ps_t now)
 {
 	if (l == NULL)
 		return;
-	for (uint32_t s = 0; s < l->sr->n_sws; s++)
-		for (uint32_t k = 0; ctl_swrec_here(l->sr, s) && k < sw_ecmp_set_count(l->sr->sws[s]); k++)
+	for (uint32_t s = 0; s < l->w.sr->n_sws; s++)
+		for (uint32_t k = 0; ctl_swrec_here(l->w.sr, s) && k < sw_ecmp_set_count(l->w.sr->sws[s]); k++)
 			lb_set_rows(l, s, k, now);
 }
 
-int ctl_swlb_close(struct ctl_swlb *l, char *err, size_t errlen)
-{
-	if (l == NULL)
-		return 0;
-	int rc = rec_csv_close(l->csv, err, errlen);
-
-	free(l->set0);
-	free(l->base);
-	free(l->prev);
-	free(l);
-	return rc;
-}
-
-struct rec_csv *ctl_swlb_csv(const struct ctl_swlb *l)
-{
-	return l != NULL ? l->csv : NULL;
-}

@@ -117,29 +117,49 @@ nomem:
 	return NULL;
 }
 
-void ctl_swrec_nd_rows(struct ctl_swrec *sr, struct rec_csv *nd, emu_ps_t now, emu_ps_t last)
+void ctl_swrec_each_port(const struct ctl_swrec *sr, emu_ps_t now, ctl_swport_rows_fn fn, void *ctx)
 {
-	if (sr == NULL || nd == NULL)
-		return;
 	for (uint32_t i = 0; i < sr->n_ports; i++) {
 		const struct ctl_swport *sp = &sr->ports[i];
 		struct sw_port_stats s;
 
 		if (!ctl_swrec_here(sr, sp->sw_idx))
 			continue;
-
 		sw_port_stats(sp->sw, sp->port, &s, now);
-		/* bytes from the Ethernet header on, no FCS, as the NICs' rows */
-		struct ctl_rec_nd_row r = {
-			.name = sw_name(sp->sw), .nd_name = CTL_REC_SW_ND_NAME, .type = CTL_REC_SW_COMPONENT_TYPE,
-			.uldl = sp->ul ? "ul" : "dl", .ifid = sp->port, .node_id = sw_node_id(sp->sw), .tier = sp->tier,
-			.subtier = CTL_REC_SUBTIER_NONE, .tx_frames = s.tx_frames, .rx_frames = s.rx_frames,
-			.tx_bytes = s.tx_frame_bytes, .rx_bytes = s.rx_frame_bytes,
-			.dtx = s.tx_frame_bytes - sp->prev.tx_frame_bytes, .drx = s.rx_frame_bytes - sp->prev.rx_frame_bytes,
-			.tx_drops = s.tx_drops, .rx_drops = s.rx_drops, .dt = now - last, .bps = sp->bps, .exact = true,
-		};
-		ctl_rec_row(nd, &ctl_rec_nd_schema, &r, now);
+		fn(ctx, sp, i, &s, now);
 	}
+}
+
+/* nd-stats rows go to @p csv, over the interval since @p last. */
+struct nd_ctx {
+	struct rec_csv *csv;
+	emu_ps_t last;
+};
+
+static void nd_port_row(void *ctx, const struct ctl_swport *sp, uint32_t i, const struct sw_port_stats *s,
+			emu_ps_t now)
+{
+	const struct nd_ctx *c = ctx;
+	/* bytes from the Ethernet header on, no FCS, as the NICs' rows */
+	struct ctl_rec_nd_row r = {
+		.name = sw_name(sp->sw), .nd_name = CTL_REC_SW_ND_NAME, .type = CTL_REC_SW_COMPONENT_TYPE,
+		.uldl = sp->ul ? "ul" : "dl", .ifid = sp->port, .node_id = sw_node_id(sp->sw), .tier = sp->tier,
+		.subtier = CTL_REC_SUBTIER_NONE, .tx_frames = s->tx_frames, .rx_frames = s->rx_frames,
+		.tx_bytes = s->tx_frame_bytes, .rx_bytes = s->rx_frame_bytes,
+		.dtx = s->tx_frame_bytes - sp->prev.tx_frame_bytes, .drx = s->rx_frame_bytes - sp->prev.rx_frame_bytes,
+		.tx_drops = s->tx_drops, .rx_drops = s->rx_drops, .dt = now - c->last, .bps = sp->bps, .exact = true,
+	};
+
+	(void)i;
+	ctl_rec_row(c->csv, &ctl_rec_nd_schema, &r, now);
+}
+
+void ctl_swrec_nd_rows(struct ctl_swrec *sr, struct rec_csv *nd, emu_ps_t now, emu_ps_t last)
+{
+	struct nd_ctx c = { nd, last };
+
+	if (sr != NULL && nd != NULL)
+		ctl_swrec_each_port(sr, now, nd_port_row, &c);
 }
 
 /* Packets admitted to each port's egress queues: every admitted packet is committed to a member of its set. */
@@ -161,29 +181,28 @@ static void egress_packets(struct ctl_swrec *sr)
 	}
 }
 
+static void trim_port_row(void *ctx, const struct ctl_swport *sp, uint32_t i, const struct sw_port_stats *s,
+			  emu_ps_t now)
+{
+	struct ctl_swrec *sr = ctx;
+	/* trimmed drops of the port: headed out of it, or refused where they arrived on it */
+	uint64_t td = s->trimmed_tx_drops + s->trimmed_rx_drops;
+	uint64_t prev_td = sp->prev.trimmed_tx_drops + sp->prev.trimmed_rx_drops;
+	struct trim_row r = {
+		.c = { s, &sp->prev }, .name = sw_name(sp->sw), .uldl = sp->ul ? "ul" : "dl",
+		.node_id = sw_node_id(sp->sw), .tier = sp->tier, .ifid = sp->port, .eg = sr->eg_pkts[i],
+		.ivl_eg = sr->eg_pkts[i] - sp->prev_eg_pkts, .td = td, .ivl_td = td - prev_td,
+	};
+
+	ctl_rec_row(sr->trim, &ctl_rec_trim_schema, &r, now);
+}
+
 void ctl_swrec_trim_rows(struct ctl_swrec *sr, emu_ps_t now)
 {
 	if (sr == NULL || sr->trim == NULL)
 		return;
 	egress_packets(sr);
-	for (uint32_t i = 0; i < sr->n_ports; i++) {
-		const struct ctl_swport *sp = &sr->ports[i];
-		struct sw_port_stats s;
-
-		if (!ctl_swrec_here(sr, sp->sw_idx))
-			continue;
-
-		sw_port_stats(sp->sw, sp->port, &s, now);
-		/* trimmed drops of the port: headed out of it, or refused where they arrived on it */
-		uint64_t td = s.trimmed_tx_drops + s.trimmed_rx_drops;
-		uint64_t prev_td = sp->prev.trimmed_tx_drops + sp->prev.trimmed_rx_drops;
-		struct trim_row r = {
-			.c = { &s, &sp->prev }, .name = sw_name(sp->sw), .uldl = sp->ul ? "ul" : "dl",
-			.node_id = sw_node_id(sp->sw), .tier = sp->tier, .ifid = sp->port, .eg = sr->eg_pkts[i],
-			.ivl_eg = sr->eg_pkts[i] - sp->prev_eg_pkts, .td = td, .ivl_td = td - prev_td,
-		};
-		ctl_rec_row(sr->trim, &ctl_rec_trim_schema, &r, now);
-	}
+	ctl_swrec_each_port(sr, now, trim_port_row, sr);
 }
 
 void ctl_swrec_rows_done(struct ctl_swrec *sr, emu_ps_t now)
@@ -212,5 +231,49 @@ int ctl_swrec_close(struct ctl_swrec *sr, char *err, size_t errlen)
 	free(sr->eg_pkts);
 	free(sr->port0);
 	free(sr);
+	return rc;
+}
+
+void *ctl_rec_sws_new(size_t size, const size_t *mem, const struct ctl_config *cfg, const struct ctl_swrec *sr,
+		      const char *dir, const struct ctl_rec_schema *s, int64_t epoch_s, char *err, size_t errlen)
+{
+	struct ctl_rec_sws *w = calloc(1, size);
+	bool ok = w != NULL;
+
+	for (int i = 0; ok && i < CTL_REC_SWS_MEM; i++)
+		ok = mem[i] == 0 || (w->mem[i] = calloc(1, mem[i])) != NULL;
+	if (!ok) {
+		ctl_rec_sws_free(w, NULL, 0);
+		snprintf(err, errlen, "out of memory opening the records");
+		errno = ENOMEM;
+		return NULL;
+	}
+	w->sr = sr;
+	w->csv = ctl_rec_schema_open(cfg, dir, s, epoch_s, err, errlen);
+	if (w->csv == NULL) {
+		int e = errno;
+		ctl_rec_sws_free(w, NULL, 0);
+		errno = e;
+		return NULL;
+	}
+	return w;
+}
+
+struct rec_csv *ctl_rec_sws_csv(const void *writer)
+{
+	return writer != NULL ? ((const struct ctl_rec_sws *)writer)->csv : NULL;
+}
+
+int ctl_rec_sws_free(void *writer, char *err, size_t errlen)
+{
+	struct ctl_rec_sws *w = writer;
+
+	if (w == NULL)
+		return 0;
+	int rc = rec_csv_close(w->csv, err, errlen);
+
+	for (int i = 0; i < CTL_REC_SWS_MEM; i++)
+		free(w->mem[i]);
+	free(w);
 	return rc;
 }

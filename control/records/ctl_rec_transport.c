@@ -1,8 +1,6 @@
 /* uet-transport-stats: every NIC's transport counters, their interval differences and the NSCC samples, every
  * NDStatsReportInterval (docs/records.md). */
 #include <assert.h>
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ctl_rec_pvt.h"
@@ -104,9 +102,9 @@ static int stat_of_name(const char *name)
 }
 #endif
 
+/* The writer: per NIC its counters at the previous rows (prev). */
 struct ctl_transport {
-	struct ctl_rec_nics w;        /* first: the NICs, the file, prev (the same array as the typed prev) */
-	uint64_t (*prev)[NIC_C_COUNT]; /* per NIC: its counters at the previous rows */
+	struct ctl_rec_nics w;
 };
 
 /* One row: a NIC, its counters now and at the previous rows, its gauges and samples. */
@@ -212,7 +210,8 @@ static void ts_check_names(void)
 static void ts_row(struct ctl_transport *rc, uint32_t i, emu_ps_t now)
 {
 	struct nic *nic = rc->w.nics[i];
-	struct ts_row r = { .name = nic_name(nic), .fep_id = nic_fep_id(nic), .c = nic_counters(nic), .p = rc->prev[i] };
+	const uint64_t (*prev)[NIC_C_COUNT] = rc->w.prev;
+	struct ts_row r = { .name = nic_name(nic), .fep_id = nic_fep_id(nic), .c = nic_counters(nic), .p = prev[i] };
 
 	nic_samples(nic, r.cum, r.ivl);
 	nic_gauges(nic, &r.g);
@@ -225,29 +224,22 @@ struct ctl_transport *ctl_transport_open(const struct ctl_config *cfg, struct ni
 #ifndef NDEBUG
 	ts_check_names();
 #endif
-	struct ctl_transport *t = ctl_rec_nics_new(sizeof(*t), sizeof(*t->prev), cfg, nics, dir, &ctl_rec_ts_schema,
-						   epoch_s, err, errlen);
-
-	if (t == NULL)
-		return NULL;
-	t->prev = t->w.prev;
-	return t;
+	return ctl_rec_nics_new(sizeof(struct ctl_transport), sizeof(uint64_t[NIC_C_COUNT]), cfg, nics, dir,
+				&ctl_rec_ts_schema, epoch_s, err, errlen);
 }
 
 void ctl_transport_rows(struct ctl_transport *t, emu_ps_t now)
 {
 	if (t == NULL)
 		return;
+	uint64_t (*prev)[NIC_C_COUNT] = t->w.prev;
+
 	for (uint32_t i = 0; i < t->w.n_nics; i++) {
 		if (!ctl_rec_nic_here(&t->w, i))
 			continue;
 		ts_row(t, i, now);
 		nic_interval_reset(t->w.nics[i]);
-		memcpy(t->prev[i], nic_counters(t->w.nics[i]), sizeof(t->prev[i]));
+		memcpy(prev[i], nic_counters(t->w.nics[i]), sizeof(prev[i]));
 	}
 }
 
-int ctl_transport_close(struct ctl_transport *t, char *err, size_t errlen)
-{
-	return ctl_rec_nics_free(t != NULL ? &t->w : NULL, err, errlen);
-}

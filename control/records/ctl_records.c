@@ -56,9 +56,9 @@ static void nd_rows_write(struct ctl_records *rc, emu_ps_t now)
 	ctl_transport_rows(rc->ts, now);
 	ctl_roce_rec_rows(rc->rr, now);
 	ctl_ndstats_rows(rc->nd, now, rc->nd_p.last);
-	ctl_swrec_nd_rows(rc->sr, ctl_ndstats_csv(rc->nd), now, rc->nd_p.last);
+	ctl_swrec_nd_rows(rc->sr, ctl_rec_nics_csv(rc->nd), now, rc->nd_p.last);
 	if (rc->nd_extra != NULL && rc->nd != NULL)
-		rc->nd_extra(rc->nd_extra_ctx, ctl_ndstats_csv(rc->nd), now, rc->nd_p.last);
+		rc->nd_extra(rc->nd_extra_ctx, ctl_rec_nics_csv(rc->nd), now, rc->nd_p.last);
 	ctl_pfcstats_rows(rc->ep, now, rc->nd_p.last);
 	ctl_pcie_rows(rc->pcie, now, rc->nd_p.last);
 	ctl_swrec_trim_rows(rc->sr, now);
@@ -123,8 +123,8 @@ static uint64_t records_bytes(const struct ctl_records *rc)
 {
 	struct rec_csv *f[] = {
 		ctl_rec_nics_csv(rc->ts), ctl_rec_nics_csv(rc->nd), ctl_rec_nics_csv(rc->ep), ctl_rec_nics_csv(rc->pcie),
-		ctl_rec_nics_csv(rc->nb), ctl_monitor_csv(rc->mon), ctl_swbuf_csv(rc->sb), ctl_swlb_csv(rc->lb),
-		ctl_swportbuf_csv(rc->pb),
+		ctl_rec_nics_csv(rc->nb), ctl_monitor_csv(rc->mon), ctl_rec_sws_csv(rc->sb), ctl_rec_sws_csv(rc->lb),
+		ctl_rec_sws_csv(rc->pb),
 		rc->sr != NULL ? rc->sr->trim : NULL,
 	};
 	uint64_t n = 0;
@@ -272,9 +272,9 @@ static int open_roce_records(struct ctl_records *rc, const char *dir, int64_t ep
 	rc->rr = ctl_roce_rec_open(rc->cfg, rc->roces, dir, epoch_s, err, errlen);
 	if (rc->rr == NULL)
 		return -errno;
-	if (ctl_ndstats_set_roce(rc->nd, rc->roces, rc->cfg->n_hosts) < 0 ||
-	    ctl_pfcstats_set_roce(rc->ep, rc->roces, rc->cfg->n_hosts) < 0 ||
-	    ctl_netbuff_set_roce(rc->nb, rc->roces, rc->cfg->n_hosts) < 0) {
+	if (ctl_rec_nics_set_roce(rc->nd, rc->roces, rc->cfg->n_hosts) < 0 ||
+	    ctl_rec_nics_set_roce(rc->ep, rc->roces, rc->cfg->n_hosts) < 0 ||
+	    ctl_rec_nics_set_roce(rc->nb, rc->roces, rc->cfg->n_hosts) < 0) {
 		snprintf(err, errlen, "out of memory opening the records");
 		errno = ENOMEM;
 		return -ENOMEM;
@@ -373,11 +373,11 @@ int ctl_records_close(struct ctl_records *rc, emu_ps_t end, char *err, size_t er
 		ctl_swlb_rows(rc->lb, end);
 	/* every record is closed whatever the others gave; the first failure is named in @p err */
 	int e[] = {
-		ctl_transport_close(rc->ts, err, errlen), ctl_ndstats_close(rc->nd, err, errlen),
-		ctl_pfcstats_close(rc->ep, err, errlen),  ctl_pcie_close(rc->pcie, err, errlen),
-		ctl_netbuff_close(rc->nb, err, errlen),   ctl_monitor_close(rc->mon, err, errlen),
-		ctl_swbuf_close(rc->sb, err, errlen),     ctl_swportbuf_close(rc->pb, err, errlen),
-		ctl_swlb_close(rc->lb, err, errlen),
+		ctl_rec_nics_free(rc->ts, err, errlen),   ctl_rec_nics_free(rc->nd, err, errlen),
+		ctl_rec_nics_free(rc->ep, err, errlen),   ctl_rec_nics_free(rc->pcie, err, errlen),
+		ctl_rec_nics_free(rc->nb, err, errlen),   ctl_monitor_close(rc->mon, err, errlen),
+		ctl_rec_sws_free(rc->sb, err, errlen),    ctl_rec_sws_free(rc->pb, err, errlen),
+		ctl_rec_sws_free(rc->lb, err, errlen),
 		ctl_swrec_close(rc->sr, err, errlen),     ctl_roce_rec_close(rc->rr, err, errlen),
 	};
 	int first = 0;
