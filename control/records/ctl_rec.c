@@ -108,7 +108,8 @@ void ctl_rec_put_quot(FILE *f, uint64_t a, uint64_t mul, uint64_t den, int digit
 	ctl_rec_put_quot128(f, (unsigned __int128)a * mul, den, digits);
 }
 
-void ctl_rec_put_quot128(FILE *f, unsigned __int128 num, unsigned __int128 den, int digits)
+/* ctl_rec_put_quot128() into @p p (room for 53 bytes: 39 digits, the point, 12 decimals); returns the end. */
+static char *str_quot128(char *p, unsigned __int128 num, unsigned __int128 den, int digits)
 {
 	assert(digits >= 0 && digits <= 12);
 	uint64_t div = pow10_tab[digits];
@@ -119,21 +120,28 @@ void ctl_rec_put_quot128(FILE *f, unsigned __int128 num, unsigned __int128 den, 
 	char buf[48];
 	size_t n = sizeof(buf);
 
-	buf[--n] = '\0';
 	do {
 		buf[--n] = (char)('0' + (int)(whole % 10));
 		whole /= 10;
 	} while (whole != 0);
-	rec_put_str(f, buf + n);
+	memcpy(p, buf + n, sizeof(buf) - n);
+	p += sizeof(buf) - n;
 	if (digits > 0) {
 		uint64_t frac = (uint64_t)(q % div);
 
-		n = sizeof(buf) - 1;
-		for (int i = 0; i < digits; i++, frac /= 10)
-			buf[--n] = (char)('0' + frac % 10);
-		buf[--n] = '.';
-		rec_put_str(f, buf + n);
+		*p++ = '.';
+		for (int i = digits - 1; i >= 0; i--, frac /= 10)
+			p[i] = (char)('0' + frac % 10);
+		p += digits;
 	}
+	return p;
+}
+
+void ctl_rec_put_quot128(FILE *f, unsigned __int128 num, unsigned __int128 den, int digits)
+{
+	char buf[64], *end = str_quot128(buf, num, den, digits);
+
+	fwrite_unlocked(buf, 1, (size_t)(end - buf), f);
 }
 
 void ctl_rec_get_u64(const void *row, uint32_t arg, struct ctl_rec_val *v)
@@ -201,62 +209,126 @@ struct rec_csv *ctl_rec_schema_open(const struct ctl_config *cfg, const char *di
 	return r;
 }
 
-/* "[a:b:c]": the @p n numbers @p list, or (@p list NULL) the bits set in @p bits, bit N as @p base + N. */
-static void put_list(FILE *f, const uint32_t *list, uint32_t n, uint64_t bits, uint64_t base)
+/*
+ * A row is formatted into a buffer and written with one fwrite (uet-monitor writes a row per packet): before each
+ * cell the buffer is written out unless it has room for the cell. CTL_REC_CELL_MAX bounds every number cell (a
+ * quotient's 39 digits, its point and 12 decimals; time_utc; ip:id); a string or a double that does not fit goes
+ * to the stream directly.
+ */
+#define CTL_REC_ROW_BUF 2048
+#define CTL_REC_CELL_MAX 64
+
+struct row_buf {
+	FILE *f;
+	char *p;
+	char b[CTL_REC_ROW_BUF];
+};
+
+static void rb_flush(struct row_buf *r)
 {
-	rec_put_ch(f, '[');
-	if (list != NULL) {
-		for (uint32_t j = 0; j < n; j++) {
-			if (j)
-				rec_put_ch(f, ':');
-			rec_put_u64(f, list[j]);
-		}
-	} else {
-		for (bool first = true; bits != 0; bits &= bits - 1, first = false) {
-			if (!first)
-				rec_put_ch(f, ':');
-			rec_put_u64(f, (uint32_t)(base + (uint32_t)__builtin_ctzll(bits)));
-		}
-	}
-	rec_put_ch(f, ']');
+	fwrite_unlocked(r->b, 1, (size_t)(r->p - r->b), r->f);
+	r->p = r->b;
 }
 
-static void put_val(struct rec_csv *csv, FILE *f, const struct ctl_rec_val *v)
+/* Room for @p n more bytes (at most CTL_REC_ROW_BUF). */
+static void rb_room(struct row_buf *r, size_t n)
+{
+	if ((size_t)(r->b + sizeof(r->b) - r->p) < n)
+		rb_flush(r);
+}
+
+static void rb_str(struct row_buf *r, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > sizeof(r->b) / 2) {
+		rb_flush(r);
+		fwrite_unlocked(s, 1, n, r->f);
+		return;
+	}
+	rb_room(r, n);
+	memcpy(r->p, s, n);
+	r->p += n;
+}
+
+static void rb_dbl(struct row_buf *r, double d, int digits)
+{
+	size_t room = (size_t)(r->b + sizeof(r->b) - r->p);
+	int n = snprintf(r->p, room, "%.*f", digits, d);
+
+	if (n >= 0 && (size_t)n < room) {
+		r->p += n;
+	} else { /* a huge value: straight to the stream */
+		rb_flush(r);
+		fprintf(r->f, "%.*f", digits, d);
+	}
+}
+
+/* "[a:b:c]": the @p n numbers @p list, or (@p list NULL) the bits set in @p bits, bit N as @p base + N. */
+static void rb_list(struct row_buf *r, const uint32_t *list, uint32_t n, uint64_t bits, uint64_t base)
+{
+	rb_room(r, 1);
+	*r->p++ = '[';
+	for (uint32_t j = 0; list != NULL ? j < n : bits != 0; j++) {
+		rb_room(r, 12);
+		if (j)
+			*r->p++ = ':';
+		if (list != NULL) {
+			r->p = rec_str_u64(r->p, list[j]);
+		} else {
+			r->p = rec_str_u64(r->p, (uint32_t)(base + (uint32_t)__builtin_ctzll(bits)));
+			bits &= bits - 1;
+		}
+	}
+	rb_room(r, 1);
+	*r->p++ = ']';
+}
+
+/* Write @p v; the buffer has room for CTL_REC_CELL_MAX bytes. */
+static void put_val(struct rec_csv *csv, struct row_buf *r, const struct ctl_rec_val *v)
 {
 	switch (v->fmt) {
+	case CTL_REC_F_STR:
+		rb_str(r, v->s);
+		return;
+	case CTL_REC_F_DBL:
+		rb_dbl(r, v->d, v->digits);
+		return;
+	case CTL_REC_F_LIST:
+		rb_list(r, v->list, v->n, 0, 0);
+		return;
+	case CTL_REC_F_BITS:
+		rb_list(r, NULL, 0, v->u, v->id);
+		return;
 	case CTL_REC_F_EMPTY:
 		break;
 	case CTL_REC_F_U64:
-		rec_put_u64(f, v->u);
+		r->p = rec_str_u64(r->p, v->u);
 		break;
 	case CTL_REC_F_I64:
-		rec_put_i64(f, v->i);
-		break;
-	case CTL_REC_F_STR:
-		rec_put_str(f, v->s);
+		if (v->i < 0)
+			*r->p++ = '-';
+		r->p = rec_str_u64(r->p, v->i < 0 ? 0 - (uint64_t)v->i : (uint64_t)v->i);
 		break;
 	case CTL_REC_F_FIXED:
-		ctl_rec_put_fixed(f, v->u, v->digits);
+		assert(v->digits <= 12);
+		r->p = rec_str_fixed(r->p, v->u, v->digits);
 		break;
 	case CTL_REC_F_QUOT:
-		ctl_rec_put_quot128(f, v->num, v->den, v->digits);
+		r->p = str_quot128(r->p, v->num, v->den, v->digits);
 		break;
-	case CTL_REC_F_DBL:
-		fprintf(f, "%.*f", v->digits, v->d);
+	case CTL_REC_F_UTC: {
+		const char *utc = rec_csv_utc(csv, v->u);
+		size_t n = strlen(utc);
+
+		memcpy(r->p, utc, n);
+		r->p += n;
 		break;
-	case CTL_REC_F_UTC:
-		rec_csv_time_utc(csv, v->u);
-		break;
+	}
 	case CTL_REC_F_PDC:
-		rec_fmt_ip(f, (uint32_t)v->u);
-		rec_put_ch(f, ':');
-		rec_put_u64(f, v->id);
-		break;
-	case CTL_REC_F_LIST:
-		put_list(f, v->list, v->n, 0, 0);
-		break;
-	case CTL_REC_F_BITS:
-		put_list(f, NULL, 0, v->u, v->id);
+		r->p = rec_str_ip(r->p, (uint32_t)v->u);
+		*r->p++ = ':';
+		r->p = rec_str_u64(r->p, v->id);
 		break;
 	default:
 		assert(!"a column format");
@@ -265,21 +337,28 @@ static void put_val(struct rec_csv *csv, FILE *f, const struct ctl_rec_val *v)
 
 void ctl_rec_row(struct rec_csv *csv, const struct ctl_rec_schema *s, const void *row, emu_ps_t now)
 {
-	FILE *f = rec_csv_file(csv);
+	struct row_buf r; /* not zeroed: written front to back */
 
+	r.f = rec_csv_file(csv);
+	r.p = r.b;
 	for (uint32_t i = 0; i < s->n_cols; i++) {
 		const struct ctl_rec_col *c = &s->cols[i];
-		struct ctl_rec_val v = { .fmt = c->fmt, .digits = c->digits };
+		struct ctl_rec_val v; /* not zeroed either: a getter sets the fields of its value's format */
 
+		v.fmt = c->fmt;
+		v.digits = c->digits;
+		rb_room(&r, CTL_REC_CELL_MAX + 1);
 		if (i > 0)
-			rec_put_ch(f, ',');
+			*r.p++ = ',';
 		if (c->get != NULL)
 			c->get(row, c->arg, &v);
 		else if (c->fmt == CTL_REC_F_STR)
 			v.s = c->text;
 		else
 			v.u = now;
-		put_val(csv, f, &v);
+		put_val(csv, &r, &v);
 	}
-	rec_put_ch(f, '\n');
+	rb_room(&r, 1);
+	*r.p++ = '\n';
+	rb_flush(&r);
 }

@@ -220,17 +220,48 @@ static void mon_opt(const void *row, uint32_t arg, struct ctl_rec_val *v)
 {
 	const struct mon_row *r = row;
 	const struct nic_trace *tr = r->tr;
-	const uint64_t f[] = {
-		[MV_AR] = tr->ar != 0, [MV_ECN] = tr->ecn_marked != 0, [MV_M] = tr->m_flag != 0,
-		[MV_NIC_PF] = tr->nic_prefetched, [MV_PDC_PF] = tr->pdc_prefetched, [MV_FETCHED] = tr->bytes_fetched,
-		[MV_IN_FLIGHT] = tr->bytes_in_flight, [MV_CWND] = tr->cwnd, [MV_PEN] = tr->penalty, [MV_PSN] = tr->psn,
-		[MV_CACK] = tr->cack_psn, [MV_SACK] = tr->sack_base,
-	};
 
-	if (!(r->fill & (arg >> 8)))
+	if (!(r->fill & (arg >> 8))) {
 		v->fmt = CTL_REC_F_EMPTY;
-	else
-		v->u = f[arg & 0xff];
+		return;
+	}
+	switch (arg & 0xff) {
+	case MV_AR:
+		v->u = tr->ar != 0;
+		break;
+	case MV_ECN:
+		v->u = tr->ecn_marked != 0;
+		break;
+	case MV_M:
+		v->u = tr->m_flag != 0;
+		break;
+	case MV_NIC_PF:
+		v->u = tr->nic_prefetched;
+		break;
+	case MV_PDC_PF:
+		v->u = tr->pdc_prefetched;
+		break;
+	case MV_FETCHED:
+		v->u = tr->bytes_fetched;
+		break;
+	case MV_IN_FLIGHT:
+		v->u = tr->bytes_in_flight;
+		break;
+	case MV_CWND:
+		v->u = tr->cwnd;
+		break;
+	case MV_PEN:
+		v->u = tr->penalty;
+		break;
+	case MV_PSN:
+		v->u = tr->psn;
+		break;
+	case MV_CACK:
+		v->u = tr->cack_psn;
+		break;
+	default: /* MV_SACK */
+		v->u = tr->sack_base;
+	}
 }
 
 #define MON_OPT(name, flag, field) CTL_REC_COL(name, U64, 0, mon_opt, (uint32_t)(flag) << 8 | (field))

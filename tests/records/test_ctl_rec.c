@@ -122,3 +122,27 @@ Test(ctl_rec, row_writes_each_format)
 			 "2026-01-01T00:00:03Z,3.500000000000,host0,4294967295,42,1.234567,10,6,7,-3,0.667,10.0.0.1:5,"
 			 "[4:5:6:7],[100:102:104],,0,0.666667,0.000000\n");
 }
+
+Test(ctl_rec, number_formats_into_a_buffer)
+{
+	static const struct {
+		uint64_t v;
+		int digits;
+		const char *want;
+	} cases[] = {
+		{ 0, 0, "0" }, { 9, 0, "9" }, { 10, 0, "10" }, { 99, 0, "99" }, { 100, 0, "100" },
+		{ 18446744073709551615ull, 0, "18446744073709551615" }, { 0, 3, "0.000" }, { 85845, 3, "85.845" },
+		{ 1000000, 6, "1.000000" }, { 18446744073709551615ull, 12, "18446744.073709551615" },
+	};
+	char buf[64];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *end = cases[i].digits ? rec_str_fixed(buf, cases[i].v, cases[i].digits)
+					    : rec_str_u64(buf, cases[i].v);
+
+		*end = '\0';
+		cr_expect_str_eq(buf, cases[i].want, "%llu / 10^%d", (unsigned long long)cases[i].v, cases[i].digits);
+	}
+	*rec_str_ip(buf, 0xc0a80aff) = '\0';
+	cr_expect_str_eq(buf, "192.168.10.255");
+}
