@@ -572,7 +572,9 @@ static void json_switch_port(FILE *f, const struct ctl_report_in *r, const struc
 		(unsigned long long)st->tx_drop_full, (unsigned long long)st->tx_drop_nombuf,
 		(unsigned long long)st->tx_drop_toobig, (unsigned long long)st->rx_drop_toobig, p->tx_mode);
 	json_reasons(f, p->rx_refused, WIRE_R_COUNT, wire_reason_key, &first);
-	fputs("}}", f);
+	fprintf(f, "}, \"rx_csum_partial\": %llu, \"rx_csum_unverified\": %llu}",
+		(unsigned long long)(p->rx_csum != NULL ? p->rx_csum[0] : 0),
+		(unsigned long long)(p->rx_csum != NULL ? p->rx_csum[1] : 0));
 }
 
 static void json_port(FILE *f, const struct ctl_report_in *r, const struct ctl_report_port *p)
