@@ -73,12 +73,12 @@ struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, struct nic 
 				       const struct ctl_swrec *sr, const char *dir, int64_t epoch_s, char *err,
 				       size_t errlen)
 {
-	struct ctl_pfcstats *p = ctl_rec_nics_new(sizeof(*p), sizeof(emu_ps_t[NIC_TC_COUNT]), cfg, nics, dir,
+	struct ctl_pfcstats *p = ctl_rec_nics_new(sizeof(*p), sizeof(emu_ps_t[PORT_TC_COUNT]), cfg, nics, dir,
 						  &ctl_rec_ep_schema, epoch_s, err, errlen);
 
 	if (p == NULL)
 		return NULL;
-	p->w.rprev_size = sizeof(emu_ps_t[NIC_TC_COUNT]);
+	p->w.rprev_size = sizeof(emu_ps_t[PORT_TC_COUNT]);
 	p->job_id = cfg->sim.simulation_name;
 	p->sr = sr;
 	return p;
@@ -105,7 +105,7 @@ static void ep_row_write(struct ctl_pfcstats *p, struct ep_row *r, uint32_t tc, 
 }
 
 /* One row: class @p tc of @p nic, paused @p ivl of the @p dt ps since the previous rows. */
-static void ep_row(struct ctl_pfcstats *p, struct nic *nic, uint32_t tc, const struct nic_pfc_stats *s,
+static void ep_row(struct ctl_pfcstats *p, struct nic *nic, uint32_t tc, const struct port_pfc_stats *s,
 		   emu_ps_t ivl, emu_ps_t now, emu_ps_t dt)
 {
 	struct ep_row r = {
@@ -153,15 +153,15 @@ static void sw_ep_rows(void *ctx, const struct ctl_swport *sp, uint32_t i, const
  * Records the buffers and PFC write), as the UET NIC's rows. */
 static void roce_ep_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
 {
-	emu_ps_t (*rprev)[NIC_TC_COUNT] = p->w.rprev;
+	emu_ps_t (*rprev)[PORT_TC_COUNT] = p->w.rprev;
 
 	for (uint32_t i = 0; i < p->w.n_roces; i++) {
 		struct roce *r = p->w.roces[i];
-		struct nic_pfc_stats s;
+		struct port_pfc_stats s;
 		uint64_t size, occ;
 
 		roce_pfc_stats(r, &s, now);
-		for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++) {
+		for (uint32_t tc = 0; tc < PORT_TC_COUNT; tc++) {
 			emu_ps_t ivl = s.paused_ps[tc] - rprev[i][tc];
 
 			rprev[i][tc] = s.paused_ps[tc];
@@ -186,17 +186,17 @@ void ctl_pfcstats_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
 {
 	if (p == NULL)
 		return;
-	emu_ps_t (*prev)[NIC_TC_COUNT] = p->w.prev;
+	emu_ps_t (*prev)[PORT_TC_COUNT] = p->w.prev;
 
 	roce_ep_rows(p, now, last);
 	for (uint32_t i = 0; i < p->w.n_nics; i++) {
 		if (!ctl_rec_nic_here(&p->w, i))
 			continue;
 		struct nic *nic = p->w.nics[i];
-		struct nic_pfc_stats s;
+		struct port_pfc_stats s;
 
 		nic_pfc_stats(nic, &s, now);
-		for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++) {
+		for (uint32_t tc = 0; tc < PORT_TC_COUNT; tc++) {
 			emu_ps_t ivl = s.paused_ps[tc] - prev[i][tc];
 
 			prev[i][tc] = s.paused_ps[tc];

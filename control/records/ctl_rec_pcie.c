@@ -57,13 +57,13 @@ const struct ctl_rec_schema ctl_rec_pcie_schema = CTL_REC_SCHEMA("pcie-stats", p
 /* The writer: per NIC its counters at the previous rows (prev). */
 struct ctl_pcie {
 	struct ctl_rec_nics w;
-	const struct nic_pcie_params *side_params[2]; /* NICSide, HostSide: every NIC has the nic section's */
+	const struct port_pcie_params *side_params[2]; /* NICSide, HostSide: every NIC has the nic section's */
 };
 
 struct ctl_pcie *ctl_pcie_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
 			       int64_t epoch_s, char *err, size_t errlen)
 {
-	struct ctl_pcie *p = ctl_rec_nics_new(sizeof(*p), sizeof(struct nic_pcie_stats), cfg, nics, dir,
+	struct ctl_pcie *p = ctl_rec_nics_new(sizeof(*p), sizeof(struct port_pcie_stats), cfg, nics, dir,
 					      &ctl_rec_pcie_schema, epoch_s, err, errlen);
 
 	if (p == NULL)
@@ -74,11 +74,11 @@ struct ctl_pcie *ctl_pcie_open(const struct ctl_config *cfg, struct nic *const *
 }
 
 /* One row: end @p side (0 the NIC side, sending NIC-to-host; 1 the host side, sending host-to-NIC). */
-static void pcie_row(struct ctl_pcie *p, struct nic *nic, int side, const struct nic_pcie_stats *s,
-		     const struct nic_pcie_stats *prev, emu_ps_t now, emu_ps_t dt)
+static void pcie_row(struct ctl_pcie *p, struct nic *nic, int side, const struct port_pcie_stats *s,
+		     const struct port_pcie_stats *prev, emu_ps_t now, emu_ps_t dt)
 {
 	static const char *const side_name[2] = { "NIC", "Host" };
-	const struct nic_pcie_params *pp = p->side_params[side];
+	const struct port_pcie_params *pp = p->side_params[side];
 	struct pcie_row r = {
 		.name = nic_name(nic), .side = side_name[side], .node_id = nic_fep_id(nic), .lanes = pp->lane_count,
 		.lane_bps = pp->lane_bps, .link_bps = s->bps[side], .tlps = s->tlps[side], .bytes = s->bytes[side],
@@ -94,12 +94,12 @@ void ctl_pcie_rows(struct ctl_pcie *p, emu_ps_t now, emu_ps_t last)
 {
 	if (p == NULL)
 		return;
-	struct nic_pcie_stats *prev = p->w.prev;
+	struct port_pcie_stats *prev = p->w.prev;
 
 	for (uint32_t i = 0; i < p->w.n_nics; i++) {
 		if (!ctl_rec_nic_here(&p->w, i))
 			continue;
-		struct nic_pcie_stats s;
+		struct port_pcie_stats s;
 
 		nic_pcie_stats(p->w.nics[i], &s, now);
 		for (int side = 0; side < 2; side++)
