@@ -20,8 +20,9 @@ struct rec_csv *ctl_rec_csv_open(const struct ctl_config *cfg, const char *dir, 
 	return r;
 }
 
-void *ctl_rec_nics_new(size_t size, size_t prev_size, const struct ctl_config *cfg, struct nic *const *nics,
-		       const char *dir, const struct ctl_rec_schema *s, int64_t epoch_s, char *err, size_t errlen)
+void *ctl_rec_nics_new(size_t size, size_t prev_size, const struct ctl_config *cfg, const struct port_nic *hosts,
+		       struct nic *const *nics, const char *dir, const struct ctl_rec_schema *s, int64_t epoch_s,
+		       char *err, size_t errlen)
 {
 	struct ctl_rec_nics *w = calloc(1, size);
 
@@ -31,6 +32,8 @@ void *ctl_rec_nics_new(size_t size, size_t prev_size, const struct ctl_config *c
 		errno = ENOMEM;
 		return NULL;
 	}
+	w->hosts = hosts;
+	w->n_hosts = hosts != NULL ? cfg->n_hosts : 0;
 	w->nics = nics;
 	w->n_nics = nics != NULL ? cfg->n_hosts : 0; /* none on RoCE NICs: their rows come from the roce hooks */
 	w->csv = ctl_rec_schema_open(cfg, dir, s, epoch_s, err, errlen);

@@ -13,6 +13,7 @@
 #include "nic.h"
 #include "rec.h"
 
+struct port_nic;
 struct roce;
 
 /**
@@ -29,10 +30,12 @@ struct rec_csv *ctl_rec_csv_open(const struct ctl_config *cfg, const char *dir, 
  * writer is a pointer to it); ctl_rec_nics_new() and ctl_rec_nics_free() make and free the whole writer.
  */
 struct ctl_rec_nics {
-	struct nic *const *nics;     /* cfg->n_hosts of them, index = FEP id; they outlive the record */
+	const struct port_nic *hosts; /* every host's NIC, through its model's ops (port_nic.h), or NULL */
+	uint32_t n_hosts;            /* cfg->n_hosts with hosts, else 0 */
+	struct nic *const *nics;     /* the UET NICs, cfg->n_hosts of them, index = FEP id, or NULL; they outlive it */
 	uint32_t n_nics;
 	struct rec_csv *csv;
-	void *prev;                  /* n_nics entries of the writer's prev_size bytes, zeroed at the start */
+	void *prev;                  /* cfg->n_hosts entries of the writer's prev_size bytes, zeroed at the start */
 	const uint8_t *local;        /* MPI: per host, whether this rank runs it (rows for those only); NULL: all */
 	struct roce *const *roces;   /* the hosts' Scala RoCE NICs instead (ctl_rec_nics_set_roce()), or NULL */
 	uint32_t n_roces;
@@ -50,12 +53,13 @@ struct ctl_rec_schema;
 
 /**
  * Allocate a zeroed writer of @p size bytes whose first member is a struct ctl_rec_nics, open its record
- * of schema @p s (ctl_rec_schema_open()) for the NICs @p nics of @p cfg, and give it cfg->n_hosts zeroed entries of
- * @p prev_size bytes in prev. Returns the writer, or NULL with errno set and a message in @p err (nothing is left
- * open or allocated).
+ * of schema @p s (ctl_rec_schema_open()) for the hosts' NICs @p hosts (either model, or NULL) and the UET NICs
+ * @p nics (or NULL) of @p cfg, and give it cfg->n_hosts zeroed entries of @p prev_size bytes in prev. Returns the
+ * writer, or NULL with errno set and a message in @p err (nothing is left open or allocated).
  */
-void *ctl_rec_nics_new(size_t size, size_t prev_size, const struct ctl_config *cfg, struct nic *const *nics,
-		       const char *dir, const struct ctl_rec_schema *s, int64_t epoch_s, char *err, size_t errlen);
+void *ctl_rec_nics_new(size_t size, size_t prev_size, const struct ctl_config *cfg, const struct port_nic *hosts,
+		       struct nic *const *nics, const char *dir, const struct ctl_rec_schema *s, int64_t epoch_s,
+		       char *err, size_t errlen);
 
 /** The file of @p writer, a per-NIC writer (its first member a struct ctl_rec_nics), or NULL for NULL. */
 struct rec_csv *ctl_rec_nics_csv(const void *writer);

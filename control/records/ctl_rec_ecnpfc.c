@@ -62,23 +62,22 @@ const struct ctl_rec_schema ctl_rec_ep_schema = CTL_REC_SCHEMA("ecn-pfc-stats", 
  */
 #define EP_DATA_TC 0
 
-/* The writer: per NIC (prev) and RoCE NIC (rprev) and class, the paused time at the previous rows. */
+/* The writer: per host and class (prev), the paused time at the previous rows. */
 struct ctl_pfcstats {
 	struct ctl_rec_nics w;
 	const char *job_id;              /* the simulation name */
 	const struct ctl_swrec *sr;      /* the switches, or NULL */
 };
 
-struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, struct nic *const *nics,
-				       const struct ctl_swrec *sr, const char *dir, int64_t epoch_s, char *err,
-				       size_t errlen)
+struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, const struct port_nic *hosts,
+				       struct nic *const *nics, const struct ctl_swrec *sr, const char *dir,
+				       int64_t epoch_s, char *err, size_t errlen)
 {
-	struct ctl_pfcstats *p = ctl_rec_nics_new(sizeof(*p), sizeof(emu_ps_t[PORT_TC_COUNT]), cfg, nics, dir,
+	struct ctl_pfcstats *p = ctl_rec_nics_new(sizeof(*p), sizeof(emu_ps_t[PORT_TC_COUNT]), cfg, hosts, nics, dir,
 						  &ctl_rec_ep_schema, epoch_s, err, errlen);
 
 	if (p == NULL)
 		return NULL;
-	p->w.rprev_size = sizeof(emu_ps_t[PORT_TC_COUNT]);
 	p->job_id = cfg->sim.simulation_name;
 	p->sr = sr;
 	return p;
@@ -104,18 +103,40 @@ static void ep_row_write(struct ctl_pfcstats *p, struct ep_row *r, uint32_t tc, 
 	ctl_rec_row(p->w.csv, &ctl_rec_ep_schema, r, now);
 }
 
-/* One row: class @p tc of @p nic, paused @p ivl of the @p dt ps since the previous rows. */
-static void ep_row(struct ctl_pfcstats *p, struct nic *nic, uint32_t tc, const struct port_pfc_stats *s,
-		   emu_ps_t ivl, emu_ps_t now, emu_ps_t dt)
+/*
+ * The rows of host @p i's NIC, either model (uet-nic-records.md; the RoCE NIC's buffers page, Records the buffers
+ * and PFC write): a class with a receive pool, once one of its PFC counters is non-zero, paused @p ivl of the
+ * interval since @p last. Its component_type is its model's Scala name. Only the UET NIC counts the CE marks of
+ * the data it receives.
+ */
+static void nic_ep_rows(struct ctl_pfcstats *p, uint32_t i, emu_ps_t now, emu_ps_t last)
 {
-	struct ep_row r = {
-		.node_id = nic_fep_id(nic), .name = nic_name(nic), .type = CTL_REC_COMPONENT_TYPE, .ifid = 0,
-		.uldl = "ul", .tier = CTL_REC_TIER_NIC, .dt = dt,
-		.ecn = tc == EP_DATA_TC ? nic_counters(nic)[NIC_C_ECN_CE_RCVD] : 0,
-	};
+	const struct port_nic *h = &p->w.hosts[i];
+	emu_ps_t (*prev)[PORT_TC_COUNT] = p->w.prev;
+	struct port_pfc_stats s;
 
-	ep_row_write(p, &r, tc, s->xoff_tx, s->xoff_rx, s->xon_tx, s->xon_rx, s->paused_ps[tc], ivl,
-		     s->ivl_max_pause_ps[tc], now);
+	h->ops->pfc_stats(h->dev, &s, now);
+	for (uint32_t tc = 0; tc < PORT_TC_COUNT; tc++) {
+		emu_ps_t ivl = s.paused_ps[tc] - prev[i][tc];
+		struct port_pool_stats pool;
+
+		prev[i][tc] = s.paused_ps[tc];
+		if (ivl > now - last) /* cannot happen: paused time grows no faster than time */
+			ivl = now - last;
+		h->ops->pool_stats(h->dev, false, tc, &pool);
+		if (pool.size == 0 || (s.xoff_tx[tc] | s.xon_tx[tc] | s.xoff_rx[tc] | s.xon_rx[tc]) == 0)
+			continue;
+		struct ep_row r = {
+			.node_id = h->ops->fep_id(h->dev), .name = h->ops->name(h->dev),
+			.type = h->ops->json_nic != NULL ? h->ops->json_nic : CTL_REC_COMPONENT_TYPE, .ifid = 0,
+			.uldl = "ul", .tier = CTL_REC_TIER_NIC, .dt = now - last,
+			.ecn = tc == EP_DATA_TC && p->w.nics != NULL ? nic_counters(p->w.nics[i])[NIC_C_ECN_CE_RCVD] : 0,
+		};
+
+		ep_row_write(p, &r, tc, s.xoff_tx, s.xoff_rx, s.xon_tx, s.xon_rx, s.paused_ps[tc], ivl,
+			     s.ivl_max_pause_ps[tc], now);
+	}
+	h->ops->pfc_interval_reset(h->dev, now); /* each row time starts an interval, rows written or not */
 }
 
 /*
@@ -149,68 +170,13 @@ static void sw_ep_rows(void *ctx, const struct ctl_swport *sp, uint32_t i, const
 	}
 }
 
-/* The RoCE NICs' rows: a class with a receive pool, once one of its PFC counters is non-zero (roce buffers page,
- * Records the buffers and PFC write), as the UET NIC's rows. */
-static void roce_ep_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
-{
-	emu_ps_t (*rprev)[PORT_TC_COUNT] = p->w.rprev;
-
-	for (uint32_t i = 0; i < p->w.n_roces; i++) {
-		struct roce *r = p->w.roces[i];
-		struct port_pfc_stats s;
-		uint64_t size, occ;
-
-		roce_pfc_stats(r, &s, now);
-		for (uint32_t tc = 0; tc < PORT_TC_COUNT; tc++) {
-			emu_ps_t ivl = s.paused_ps[tc] - rprev[i][tc];
-
-			rprev[i][tc] = s.paused_ps[tc];
-			if (ivl > now - last)
-				ivl = now - last;
-			roce_pool(r, false, tc, &size, &occ);
-			if (size == 0 || (s.xoff_tx[tc] | s.xon_tx[tc] | s.xoff_rx[tc] | s.xon_rx[tc]) == 0)
-				continue;
-			struct ep_row row = {
-				.node_id = roce_fep_id(r), .name = roce_name(r), .type = "ScalaRoceNic", .ifid = 0,
-				.uldl = "ul", .tier = CTL_REC_TIER_NIC, .dt = now - last, .ecn = 0,
-			};
-
-			ep_row_write(p, &row, tc, s.xoff_tx, s.xoff_rx, s.xon_tx, s.xon_rx, s.paused_ps[tc], ivl,
-				     s.ivl_max_pause_ps[tc], now);
-		}
-		roce_pfc_interval_reset(r, now);
-	}
-}
-
 void ctl_pfcstats_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
 {
 	if (p == NULL)
 		return;
-	emu_ps_t (*prev)[PORT_TC_COUNT] = p->w.prev;
-
-	roce_ep_rows(p, now, last);
-	for (uint32_t i = 0; i < p->w.n_nics; i++) {
-		if (!ctl_rec_nic_here(&p->w, i))
-			continue;
-		struct nic *nic = p->w.nics[i];
-		struct port_pfc_stats s;
-
-		nic_pfc_stats(nic, &s, now);
-		for (uint32_t tc = 0; tc < PORT_TC_COUNT; tc++) {
-			emu_ps_t ivl = s.paused_ps[tc] - prev[i][tc];
-
-			prev[i][tc] = s.paused_ps[tc];
-			if (ivl > now - last) /* cannot happen: paused time grows no faster than time */
-				ivl = now - last;
-			/* a class with a receive pool, once one of its counters is non-zero (uet-nic-records.md) */
-			if (nic_pool_size(nic, false, tc) == 0 ||
-			    (s.xoff_tx[tc] | s.xon_tx[tc] | s.xoff_rx[tc] | s.xon_rx[tc]) == 0)
-				continue;
-			ep_row(p, nic, tc, &s, ivl, now, now - last);
-		}
-		nic_pfc_interval_reset(nic, now); /* each row time starts an interval, rows written or not */
-	}
+	for (uint32_t i = 0; i < p->w.n_hosts; i++)
+		if (ctl_rec_nic_here(&p->w, i))
+			nic_ep_rows(p, i, now, last);
 	if (p->sr != NULL)
 		ctl_swrec_each_port(p->sr, now, sw_ep_rows, &(struct ep_sw_ctx){ p, now - last });
 }
-

@@ -100,7 +100,7 @@ static void nd_row(struct ctl_ndstats *rc, uint32_t i, emu_ps_t now, emu_ps_t la
 struct ctl_ndstats *ctl_ndstats_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
 				     int64_t epoch_s, char *err, size_t errlen)
 {
-	struct ctl_ndstats *n = ctl_rec_nics_new(sizeof(*n), sizeof(uint64_t[NIC_C_COUNT]), cfg, nics, dir,
+	struct ctl_ndstats *n = ctl_rec_nics_new(sizeof(*n), sizeof(uint64_t[NIC_C_COUNT]), cfg, NULL, nics, dir,
 						 &ctl_rec_nd_schema, epoch_s, err, errlen);
 
 	if (n != NULL)

@@ -64,22 +64,20 @@ const struct ctl_rec_schema ctl_rec_nb_schema = CTL_REC_SCHEMA("net-buff-stats",
 /* Pools of one NIC: receive pools of classes 0..7, then transmit pools of classes 0..7. */
 #define NB_POOLS (2 * PORT_TC_COUNT)
 
-/* The writer: per NIC (prev) and RoCE NIC (rprev) and pool, its stats at the previous rows. */
+/* The writer: per host and pool (prev), its stats at the previous rows. */
 struct ctl_netbuff {
 	struct ctl_rec_nics w;
 	const char *job_id;              /* the simulation name */
 };
 
-struct ctl_netbuff *ctl_netbuff_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
+struct ctl_netbuff *ctl_netbuff_open(const struct ctl_config *cfg, const struct port_nic *hosts, const char *dir,
 				     int64_t epoch_s, char *err, size_t errlen)
 {
-	struct ctl_netbuff *b = ctl_rec_nics_new(sizeof(*b), sizeof(struct port_pool_stats[NB_POOLS]), cfg, nics, dir,
-						 &ctl_rec_nb_schema, epoch_s, err, errlen);
+	struct ctl_netbuff *b = ctl_rec_nics_new(sizeof(*b), sizeof(struct port_pool_stats[NB_POOLS]), cfg, hosts,
+						 NULL, dir, &ctl_rec_nb_schema, epoch_s, err, errlen);
 
-	if (b == NULL)
-		return NULL;
-	b->w.rprev_size = sizeof(struct port_pool_stats[NB_POOLS]);
-	b->job_id = cfg->sim.simulation_name;
+	if (b != NULL)
+		b->job_id = cfg->sim.simulation_name;
 	return b;
 }
 
@@ -95,30 +93,21 @@ static void nb_row(struct ctl_netbuff *b, const char *name, uint32_t node, bool 
 	ctl_rec_row(b->w.csv, &ctl_rec_nb_schema, &r, now);
 }
 
-/* A NIC model's pool stats (nic_pool_stats(), roce_pool_stats()). */
-typedef void (*nb_stats_fn)(const void *dev, bool tx, uint32_t tc, struct port_pool_stats *out);
-
-static void uet_pools(const void *dev, bool tx, uint32_t tc, struct port_pool_stats *out)
+/* The rows of host @p h: receive pools before transmit pools, each in class order; a class without a pool has no
+ * row. @p prev: its NB_POOLS stats at the previous rows, now updated. Both NIC models' pools (uet-nic-records.md;
+ * the RoCE NIC's buffers page, Records). */
+static void nb_rows(struct ctl_netbuff *b, const struct port_nic *h, struct port_pool_stats *prev, emu_ps_t now,
+		    emu_ps_t last)
 {
-	nic_pool_stats(dev, tx, tc, out);
-}
+	const char *name = h->ops->name(h->dev);
+	uint32_t node = h->ops->fep_id(h->dev);
 
-static void roce_pools(const void *dev, bool tx, uint32_t tc, struct port_pool_stats *out)
-{
-	roce_pool_stats(dev, tx, tc, out);
-}
-
-/* The rows of one NIC @p dev (@p stats its model's): receive pools before transmit pools, each in class order; a
- * class without a pool has no row. @p prev: its NB_POOLS stats at the previous rows, now updated. */
-static void nb_rows(struct ctl_netbuff *b, const void *dev, nb_stats_fn stats, const char *name, uint32_t node,
-		    struct port_pool_stats *prev, emu_ps_t now, emu_ps_t last)
-{
 	for (int k = 0; k < NB_POOLS; k++) {
 		bool tx = k >= PORT_TC_COUNT;
 		uint32_t tc = (uint32_t)k % PORT_TC_COUNT;
 		struct port_pool_stats s;
 
-		stats(dev, tx, tc, &s);
+		h->ops->pool_stats(h->dev, tx, tc, &s);
 		if (s.size == 0)
 			continue;
 		nb_row(b, name, node, tx, tc, &s, &prev[k], now, now - last);
@@ -130,21 +119,12 @@ void ctl_netbuff_rows(struct ctl_netbuff *b, emu_ps_t now, emu_ps_t last)
 {
 	if (b == NULL)
 		return;
-	struct port_pool_stats (*prev)[NB_POOLS] = b->w.prev, (*rprev)[NB_POOLS] = b->w.rprev;
+	struct port_pool_stats (*prev)[NB_POOLS] = b->w.prev;
 
-	/* the RoCE NICs' pools, in the same order (buffers page, Records) */
-	for (uint32_t i = 0; i < b->w.n_roces; i++) {
-		struct roce *r = b->w.roces[i];
-
-		nb_rows(b, r, roce_pools, roce_name(r), roce_fep_id(r), rprev[i], now, last);
-		roce_pool_interval_reset(r);
-	}
-	for (uint32_t i = 0; i < b->w.n_nics; i++) {
-		struct nic *nic = b->w.nics[i];
-
+	for (uint32_t i = 0; i < b->w.n_hosts; i++) {
 		if (!ctl_rec_nic_here(&b->w, i))
 			continue;
-		nb_rows(b, nic, uet_pools, nic_name(nic), nic_fep_id(nic), prev[i], now, last);
-		nic_pool_interval_reset(nic);
+		nb_rows(b, &b->w.hosts[i], prev[i], now, last);
+		b->w.hosts[i].ops->pool_interval_reset(b->w.hosts[i].dev);
 	}
 }

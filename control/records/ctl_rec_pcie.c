@@ -63,7 +63,7 @@ struct ctl_pcie {
 struct ctl_pcie *ctl_pcie_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
 			       int64_t epoch_s, char *err, size_t errlen)
 {
-	struct ctl_pcie *p = ctl_rec_nics_new(sizeof(*p), sizeof(struct port_pcie_stats), cfg, nics, dir,
+	struct ctl_pcie *p = ctl_rec_nics_new(sizeof(*p), sizeof(struct port_pcie_stats), cfg, NULL, nics, dir,
 					      &ctl_rec_pcie_schema, epoch_s, err, errlen);
 
 	if (p == NULL)

@@ -10,6 +10,7 @@
 #include "ctl_rec.h"
 #include "net_topo.h"
 #include "nic.h"
+#include "port_nic.h"
 #include "roce.h"
 #include "rec.h"
 #include "sw.h"
@@ -29,8 +30,8 @@ struct ctl_transport;
 
 /*
  * The per-NIC records: each writer starts with its struct ctl_rec_nics (ctl_rec.h), so ctl_rec_nics_csv() gives
- * its file, ctl_rec_nics_set_roce() adds the hosts' Scala RoCE NICs' rows (nd-stats, ecn-pfc-stats,
- * net-buff-stats; opened with NULL UET NICs) and ctl_rec_nics_free() closes it.
+ * its file, ctl_rec_nics_set_roce() adds the hosts' Scala RoCE NICs' rows (nd-stats: opened with NULL UET NICs)
+ * and ctl_rec_nics_free() closes it.
  */
 
 /** uet-transport-stats (ctl_rec_transport.c), every NDStatsReportInterval. Open returns NULL with errno set and a
@@ -74,19 +75,20 @@ void ctl_monitor_trace(struct ctl_monitor *m, const struct nic_trace *tr);
 int ctl_monitor_close(struct ctl_monitor *m, char *err, size_t errlen);
 
 /*
- * The three periodic records below (docs/records.md). Each open takes @p nics (cfg->n_hosts of them, index = FEP
- * id), which must outlive it, and returns the record or NULL with errno set (ENOMEM or a file error) and a message
- * in @p err. Each rows call writes the rows of time @p now, NICs in FEP id order; @p last is the time of the
+ * The three periodic records below (docs/records.md). Each open takes @p nics, the UET NICs, or @p hosts, every
+ * host's NIC through its model's ops (port_nic.h; ecn-pfc-stats both, its UET NICs for their CE counts, NULL on
+ * RoCE NICs), cfg->n_hosts of them, index = FEP id, which must outlive it, and returns the record or NULL with
+ * errno set (ENOMEM or a file error) and a message in @p err. Each rows call writes the rows of time @p now, NICs in FEP id order; @p last is the time of the
  * record's previous rows (0 before the first), so an interval value covers (last, now].
  */
 struct ctl_pfcstats;
 struct ctl_swrec;
 
-/** ecn-pfc-stats, every NDStatsReportInterval (ctl_pfcstats.c): the NICs' rows, then @p sr's switch ports'
- *  (@p sr may be NULL: no switch). */
-struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, struct nic *const *nics,
-				       const struct ctl_swrec *sr, const char *dir, int64_t epoch_s, char *err,
-				       size_t errlen);
+/** ecn-pfc-stats, every NDStatsReportInterval (ctl_rec_ecnpfc.c): the hosts' NICs' rows, then @p sr's switch
+ *  ports' (@p sr may be NULL: no switch). */
+struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, const struct port_nic *hosts,
+				       struct nic *const *nics, const struct ctl_swrec *sr, const char *dir,
+				       int64_t epoch_s, char *err, size_t errlen);
 void ctl_pfcstats_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last);
 
 struct ctl_pcie;
@@ -98,8 +100,9 @@ void ctl_pcie_rows(struct ctl_pcie *p, emu_ps_t now, emu_ps_t last);
 
 struct ctl_netbuff;
 
-/** net-buff-stats, every NetworkBufferStatsReportingInterval (ctl_netbuff.c); rows restart the pool intervals. */
-struct ctl_netbuff *ctl_netbuff_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
+/** net-buff-stats, every NetworkBufferStatsReportingInterval (ctl_rec_netbuff.c): the hosts' NICs' pools; rows
+ *  restart the pool intervals. */
+struct ctl_netbuff *ctl_netbuff_open(const struct ctl_config *cfg, const struct port_nic *hosts, const char *dir,
 				     int64_t epoch_s, char *err, size_t errlen);
 void ctl_netbuff_rows(struct ctl_netbuff *b, emu_ps_t now, emu_ps_t last);
 

@@ -224,7 +224,7 @@ struct ctl_transport *ctl_transport_open(const struct ctl_config *cfg, struct ni
 #ifndef NDEBUG
 	ts_check_names();
 #endif
-	return ctl_rec_nics_new(sizeof(struct ctl_transport), sizeof(uint64_t[NIC_C_COUNT]), cfg, nics, dir,
+	return ctl_rec_nics_new(sizeof(struct ctl_transport), sizeof(uint64_t[NIC_C_COUNT]), cfg, NULL, nics, dir,
 				&ctl_rec_ts_schema, epoch_s, err, errlen);
 }
 

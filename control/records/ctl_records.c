@@ -264,7 +264,8 @@ void ctl_records_roce_rate(struct ctl_records *rc, uint32_t fep_id, uint32_t qpn
 		ctl_roce_rec_rate(rc->rr, fep_id, qpn, bps, now);
 }
 
-/* The records of Scala RoCE NICs: their own, and their rows in nd-stats and ecn-pfc-stats. */
+/* The records of Scala RoCE NICs: their own, and their rows in nd-stats (their counters are their own; ecn-pfc-stats
+ * and net-buff-stats read every host's NIC through its ops). */
 static int open_roce_records(struct ctl_records *rc, const char *dir, int64_t epoch_s, char *err, size_t errlen)
 {
 	if (rc->roces == NULL)
@@ -272,9 +273,7 @@ static int open_roce_records(struct ctl_records *rc, const char *dir, int64_t ep
 	rc->rr = ctl_roce_rec_open(rc->cfg, rc->roces, dir, epoch_s, err, errlen);
 	if (rc->rr == NULL)
 		return -errno;
-	if (ctl_rec_nics_set_roce(rc->nd, rc->roces, rc->cfg->n_hosts) < 0 ||
-	    ctl_rec_nics_set_roce(rc->ep, rc->roces, rc->cfg->n_hosts) < 0 ||
-	    ctl_rec_nics_set_roce(rc->nb, rc->roces, rc->cfg->n_hosts) < 0) {
+	if (ctl_rec_nics_set_roce(rc->nd, rc->roces, rc->cfg->n_hosts) < 0) {
 		snprintf(err, errlen, "out of memory opening the records");
 		errno = ENOMEM;
 		return -ENOMEM;
@@ -282,8 +281,8 @@ static int open_roce_records(struct ctl_records *rc, const char *dir, int64_t ep
 	return 0;
 }
 
-struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *const *nics,
-				     struct roce *const *roces, struct sw *const *sws,
+struct ctl_records *ctl_records_open(const struct ctl_config *cfg, const struct port_nic *hosts,
+				     struct nic *const *nics, struct roce *const *roces, struct sw *const *sws,
 				     uint32_t n_sws, const struct net_topo *topo, const char *dir, int64_t epoch_s,
 				     char *err, size_t errlen)
 {
@@ -314,7 +313,7 @@ struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *c
 			goto fail;
 	}
 	if (cfg->sim.enable_pfc_ecn_stats_logging) {
-		rc->ep = ctl_pfcstats_open(cfg, nics, rc->sr, dir, epoch_s, err, errlen);
+		rc->ep = ctl_pfcstats_open(cfg, hosts, nics, rc->sr, dir, epoch_s, err, errlen);
 		if (rc->ep == NULL)
 			goto fail;
 	}
@@ -326,7 +325,7 @@ struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *c
 	/* net-buff-stats needs both switches (uet-nic-records.md): with only one, no file */
 	if (cfg->sim.enable_net_buff_stats &&
 	    (nics != NULL ? cfg->nic.enable_buffer_stats : roces != NULL && cfg->roce.enable_buffer_stats)) {
-		rc->nb = ctl_netbuff_open(cfg, nics, dir, epoch_s, err, errlen);
+		rc->nb = ctl_netbuff_open(cfg, hosts, dir, epoch_s, err, errlen);
 		if (rc->nb == NULL)
 			goto fail;
 	}

@@ -399,7 +399,8 @@ static int make_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 		if (r->events == NULL)
 			return -errno;
 	}
-	r->records = ctl_records_open(cfg, r->nics, r->roces, r->sws, r->n_sws, r->topo, dir, r->epoch_s, err, errlen);
+	r->records = ctl_records_open(cfg, r->hosts, r->nics, r->roces, r->sws, r->n_sws, r->topo, dir, r->epoch_s,
+				      err, errlen);
 	if (r->records == NULL)
 		return -errno;
 	return 0;
