@@ -211,56 +211,42 @@ struct mon_row {
 	int pkt;                      /* enum mon_pkt */
 };
 
-/* The columns that a kind of row may leave empty: filled with the field when the row's kind fills the flag. */
-enum mon_field { MV_AR = 0, MV_ECN, MV_M, MV_NIC_PF, MV_PDC_PF, MV_FETCHED, MV_IN_FLIGHT, MV_CWND, MV_PEN, MV_PSN,
-		 MV_CACK, MV_SACK };
+/* The columns that a kind of row may leave empty, X(id, value of the trace tr): filled with the value when the
+ * row's kind fills the column's MF_ flag. */
+#define MON_FIELDS(X) \
+	X(MV_AR, tr->ar != 0) \
+	X(MV_ECN, tr->ecn_marked != 0) \
+	X(MV_M, tr->m_flag != 0) \
+	X(MV_NIC_PF, tr->nic_prefetched) \
+	X(MV_PDC_PF, tr->pdc_prefetched) \
+	X(MV_FETCHED, tr->bytes_fetched) \
+	X(MV_IN_FLIGHT, tr->bytes_in_flight) \
+	X(MV_CWND, tr->cwnd) \
+	X(MV_PEN, tr->penalty) \
+	X(MV_PSN, tr->psn) \
+	X(MV_CACK, tr->cack_psn) \
+	X(MV_SACK, tr->sack_base)
 
-/* @p arg: an MF_ flag << 8 | enum mon_field. */
+#define MON_FIELD_ENUM(id, value) id,
+enum mon_field { MON_FIELDS(MON_FIELD_ENUM) };
+
+/* @p arg: an MF_ flag << 8 | enum mon_field. Only the column's field is read (a row per packet). */
 static void mon_opt(const void *row, uint32_t arg, struct ctl_rec_val *v)
 {
 	const struct mon_row *r = row;
 	const struct nic_trace *tr = r->tr;
 
-	if (!(r->fill & (arg >> 8))) {
-		v->fmt = CTL_REC_F_EMPTY;
+	v->fmt = CTL_REC_F_EMPTY;
+	if (!(r->fill & (arg >> 8)))
 		return;
-	}
 	switch (arg & 0xff) {
-	case MV_AR:
-		v->u = tr->ar != 0;
+#define MON_FIELD_CASE(id, value) \
+	case id: \
+		v->fmt = CTL_REC_F_U64; \
+		v->u = (value); \
 		break;
-	case MV_ECN:
-		v->u = tr->ecn_marked != 0;
-		break;
-	case MV_M:
-		v->u = tr->m_flag != 0;
-		break;
-	case MV_NIC_PF:
-		v->u = tr->nic_prefetched;
-		break;
-	case MV_PDC_PF:
-		v->u = tr->pdc_prefetched;
-		break;
-	case MV_FETCHED:
-		v->u = tr->bytes_fetched;
-		break;
-	case MV_IN_FLIGHT:
-		v->u = tr->bytes_in_flight;
-		break;
-	case MV_CWND:
-		v->u = tr->cwnd;
-		break;
-	case MV_PEN:
-		v->u = tr->penalty;
-		break;
-	case MV_PSN:
-		v->u = tr->psn;
-		break;
-	case MV_CACK:
-		v->u = tr->cack_psn;
-		break;
-	default: /* MV_SACK */
-		v->u = tr->sack_base;
+		MON_FIELDS(MON_FIELD_CASE)
+#undef MON_FIELD_CASE
 	}
 }
 
