@@ -1,5 +1,6 @@
 /* What every record writer shares (the records' writers here, and the ScalaRdma application's rdma-perf and
- * beacon): opening a record under its Scala file name, the row head, and exact integer number formats. */
+ * beacon): opening a record under its Scala file name, the column tables (record schemas) that write a record's
+ * header and rows, the per-NIC and row-head helpers, and exact integer number formats. */
 #ifndef CTL_REC_H
 #define CTL_REC_H
 
@@ -116,7 +117,8 @@ enum ctl_rec_fmt {
 	CTL_REC_F_BITS,      /* each bit N set in v.u as the number v.id + N, in "[...]" as LIST */
 };
 
-/* One value, as a getter gives it: fmt and digits start as the column's. */
+/* One value, as a getter gives it: fmt and digits start as the column's, the rest unset (a row per packet): a
+ * getter sets the fields of the format it leaves. */
 struct ctl_rec_val {
 	uint8_t fmt;                  /* enum ctl_rec_fmt */
 	uint8_t digits;
