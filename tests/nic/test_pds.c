@@ -3,8 +3,6 @@
  * answers with (type, flags, PSNs, PDC ids, NACK code, SES response). Two NICs back to back (tests/lib). */
 #include <criterion/criterion.h>
 #include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "net.h"
@@ -61,12 +59,8 @@ static int answers(struct tfx_pair *b, int from, const struct wire_pkt **out, in
 
 	emu_sched_run_until(b->np.sched, EMU_PS_NEVER - 1);
 	for (int i = from; i < b->n_seen && n < max; i++)
-		if (b->seen[i].dir == 1) {
-			if (getenv("PDS_DEBUG"))
-				fprintf(stderr, "ans t %llu kind %u type %u code %#x psn %#x\n", (unsigned long long)b->seen[i].t, b->seen[i].p.kind, b->seen[i].p.pds.type,
-					b->seen[i].p.pds.nack_code, b->seen[i].p.pds.psn);
+		if (b->seen[i].dir == 1)
 			out[n++] = &b->seen[i].p;
-		}
 	return n;
 }
 
@@ -557,5 +551,52 @@ Test(nic_pds, ses_identity_of_the_requests_sent)
 	cr_assert_eq(b->seen[0].p.ses.pid_on_fep, 0);
 	cr_assert_eq(b->seen[0].p.ses.resource_index, 15);
 	cr_assert_eq(b->done, 1);
+	tfx_pair_free(b);
+}
+
+static void tune_tiny_ingress(struct nic_params *p)
+{
+	p->ingress.total_buffer_size = 100; /* no class's pool holds a 64 B request's 148 B IP datagram */
+}
+
+Test(nic_pds, request_into_a_full_receive_pool_nacked_no_pkt_buffer)
+{
+	struct tfx_opts o = { .tune = tune_tiny_ingress };
+	struct tfx_pair *b = tfx_pair_new(&o);
+	const struct wire_pkt *a[4];
+	struct wire_pkt r = req(WIRE_PDS_RUD_REQ, WIRE_REQ_F_SYN | WIRE_REQ_F_AR, START, 17, 0, 64);
+
+	cr_assert_lt(nic_pool_size(b->nic[1], false, 0), 148);
+	inject(b, 1, 0, &r, 0);
+	cr_assert_eq(answers(b, 0, a, 4), 1);
+	cr_assert_eq(a[0]->kind, WIRE_KIND_NACK);
+	cr_assert_eq(a[0]->pds.nack_code, WIRE_NACK_NO_PKT_BUFFER);
+	cr_assert_eq(a[0]->pds.psn, START);
+	cr_assert_eq(a[0]->pds.dpdcid, 17);
+	cr_assert_eq(nic_counters(b->nic[1])[NIC_C_DROP_RX_POOL_FULL], 1);
+	cr_assert_eq(uev(b, 1)[NIC_UE_NACK_NO_PKT_BUFFER], 1);
+	tfx_pair_free(b);
+}
+
+Test(nic_pds, syn_past_the_peers_receive_pdc_cap_nacked_no_pdc_avail)
+{
+	/* a NIC of 4,096 PDCs lets one peer hold 1,024 receive PDCs (nic_env.rcv_per_peer_max's default) */
+	struct tfx_pair *b = tfx_pair_new(NULL);
+	const struct wire_pkt *a[4];
+
+	for (uint16_t id = 1; id <= 1024; id++) {
+		struct wire_pkt r = req(WIRE_PDS_RUD_REQ, WIRE_REQ_F_SYN, START, id, 0, 0);
+		inject(b, 1, 0, &r, 0);
+	}
+	emu_sched_run_until(b->np.sched, 100 * US); /* their ACKs gone (those the control pool held) */
+	int seen = b->n_seen;
+	struct wire_pkt r = req(WIRE_PDS_RUD_REQ, WIRE_REQ_F_SYN | WIRE_REQ_F_AR, START, 1025, 0, 0);
+	inject(b, 1, 0, &r, 100 * US);
+	cr_assert_eq(answers(b, seen, a, 4), 1);
+	cr_assert_eq(a[0]->kind, WIRE_KIND_NACK);
+	cr_assert_eq(a[0]->pds.nack_code, WIRE_NACK_NO_PDC_AVAIL);
+	cr_assert_eq(a[0]->pds.spdcid, 0);
+	cr_assert_eq(a[0]->pds.dpdcid, 1025);
+	cr_assert_eq(nic_counters(b->nic[1])[NIC_C_DROP_RCV_PEER_CAP], 1);
 	tfx_pair_free(b);
 }
