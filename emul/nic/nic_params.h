@@ -107,8 +107,8 @@ struct nic_params {
 	bool crc_trailer;                   /* CrcTrailer, default false */
 
 	/*
-	 * The UET 1.0 forms this NIC answers in, for a peer profile (not yet in the config: every field's 0 is the
-	 * Scala pages' form, byte for byte; docs/wire.md, "What the NIC model does with them").
+	 * The UET 1.0 forms this NIC answers in, set by a peer profile (UETEncapsulation.AckForm, SesJobId, SesPidOnFep,
+	 * SesResourceIndex; every field's 0 is the Scala pages' form, byte for byte; docs/wire.md, Peer profiles).
 	 */
 	uint8_t ack_form;                   /* enum nic_ack_form: the PDS type of the data ACKs it sends */
 	bool ack_ses_response;              /* data ACKs carry a 12 B SES response (next_hdr RESPONSE, RC_OK), as the
