@@ -244,7 +244,7 @@ Test(ctl_config, good_full_values_exact)
 	const uint8_t pfc[8] = { 1, 1, 0, 0, 0, 0, 0, 0 };
 	const uint32_t quanta[8] = { 1000, 2000, 3000, 0, 0, 0, 0, 0 };
 
-	load_ok(&cfg, DIR "good-full.yaml", NULL, 0);
+	load_ok(&cfg, DIR "good-full.yaml", profile_sets, N_PROFILE_SETS);
 	cr_expect_eq(cfg.nic.delay_ps, 1550);
 	cr_expect_eq(cfg.nic.ingress.total_buffer_size, 8u << 20);
 	cr_expect_eq(cfg.nic.ingress.queue_scheduling, PORT_QSCHED_WRR);
