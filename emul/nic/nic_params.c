@@ -369,7 +369,7 @@ int nic_param_set_list(void *p, const struct nic_param_def *d, const char *const
 		}
 	}
 	for (int i = 0; i < NIC_TC_COUNT; i++)
-		emu_param_store_uint((unsigned char *)f + i * (d->size / NIC_TC_COUNT), d->size / NIC_TC_COUNT, v[i]);
+		emu_param_store_uint((unsigned char *)f + (size_t)i * (d->size / NIC_TC_COUNT), d->size / NIC_TC_COUNT, v[i]);
 	return 0;
 }
 

@@ -157,7 +157,7 @@ struct blob {
 static void b32(struct blob *x, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
-		x->b[x->n + i] = (uint8_t)(x->be ? v >> (24 - 8 * i) : v >> (8 * i));
+		x->b[x->n + (size_t)i] = (uint8_t)(x->be ? v >> (24 - 8 * i) : v >> (8 * i));
 	x->n += 4;
 }
 
