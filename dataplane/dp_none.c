@@ -1,9 +1,9 @@
 /*
  * The dataplane of a build without DPDK (meson setup -Ddpdk=disabled): virtual time only. dp_create() refuses
- * with a message naming the build option, so a real-time run (--mode realtime, or a config with ports:) stops
- * before anything starts; no dp_ctx exists, so the functions taking one are never reached and answer as for a
- * context with no ports. dp_eal_args() (dp_eal_args.c), dp_is_af_xdp() and the clock are the real ones: the clock
- * reads CLOCK_MONOTONIC in nanoseconds instead of the TSC. Every function of dp.h has its definition here
+ * with a message naming the build option, so a real-time run (--mode realtime) stops before anything starts; no
+ * dp_ctx exists, so the functions taking one are never reached and answer as for a context with no ports.
+ * dp_eal_args() (dp_eal_args.c), dp_is_af_xdp() and the clock are the real ones: the clock reads CLOCK_MONOTONIC
+ * in nanoseconds instead of the TSC. Every function of dp.h has its definition here
  * (tests/dataplane/test_dp_none.py checks it), so a build without DPDK links whatever control/ calls.
  */
 #include "dp.h"
@@ -17,7 +17,7 @@ struct dp_ctx *dp_create(int eal_argc, char **eal_argv, char *err, size_t errlen
 {
 	(void)eal_argc, (void)eal_argv;
 	snprintf(err, errlen, "this uetemu is built without DPDK (meson setup -Ddpdk=disabled): a real-time run needs "
-		 "it; virtual time (--mode virtual, a config without ports:) works");
+		 "it; virtual time (--mode virtual, the default) works");
 	return NULL;
 }
 
