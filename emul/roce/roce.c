@@ -585,7 +585,7 @@ static void roce_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_
 		r->c[ROCE_C_DROP_NOT_FOR_US]++;
 		goto free;
 	}
-	tc = (pkt->dscp & 0x3f) / 8;
+	tc = (uint32_t)(pkt->dscp & 0x3f) / 8;
 	charge = (uint32_t)wire_ip_len(pkt); /* without the Ethernet header and FCS */
 	if (!in_admit(r, tc, charge, now))
 		goto free;
