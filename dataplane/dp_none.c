@@ -60,6 +60,12 @@ enum dp_tx_mode dp_port_tx_mode(const struct dp_ctx *dp, int port, const char **
 	return DP_TXM_COPY;
 }
 
+uint32_t dp_port_tx_mtu(const struct dp_ctx *dp, int port)
+{
+	(void)dp, (void)port;
+	return 0;
+}
+
 bool dp_is_af_xdp(const char *devargs)
 {
 	return strncmp(devargs, "net_af_xdp", 10) == 0;
