@@ -3,8 +3,6 @@
  * between its egress classes (port_sched.c). */
 #include "nic_pvt.h"
 
-#include <string.h>
-
 /* Queue a PFC frame for class @p tc (quanta 0 is XON); PFC frames go first and are never charged to a pool. */
 static bool pfc_send(void *dev, uint32_t tc, uint16_t quanta, emu_ps_t now)
 {
@@ -12,17 +10,13 @@ static bool pfc_send(void *dev, uint32_t tc, uint16_t quanta, emu_ps_t now)
 
 	if (port_tx_first_full(&nic->tx))
 		return false; /* PORT_FIRSTQ frames waiting cannot happen with 8 classes and one pause or XON each */
-	struct wire_pkt *p = net_pkt_alloc(nic->env.np);
+	struct wire_pkt *p = port_pfc_frame(nic->env.np, nic->env.mac, tc, quanta);
 
 	if (p == NULL) {
 		nic->c[NIC_C_DROP_NO_PKT]++;
 		return false;
 	}
-	p->kind = WIRE_KIND_PFC;
 	p->uid = nic->next_uid++;
-	memcpy(p->src_mac, nic->env.mac, 6);
-	p->pfc_enable = (uint16_t)(1u << tc);
-	p->pfc_quanta[tc] = quanta;
 	if (quanta)
 		nic->c[NIC_C_PFC_PAUSES_SENT]++;
 	port_tx_push_first(&nic->tx, p);

@@ -453,15 +453,11 @@ static bool pfc_send(void *dev, uint32_t tc, uint16_t quanta, emu_ps_t now)
 
 	if (port_tx_first_full(&r->tx))
 		return false;
-	p = net_pkt_alloc(r->env.np);
+	p = port_pfc_frame(r->env.np, r->env.mac, tc, quanta);
 	if (p == NULL) {
 		r->c[ROCE_C_DROP_NO_PKT]++;
 		return false;
 	}
-	p->kind = WIRE_KIND_PFC;
-	memcpy(p->src_mac, r->env.mac, 6);
-	p->pfc_enable = (uint16_t)(1u << tc);
-	p->pfc_quanta[tc] = quanta;
 	roce_pfcq_push(r, p, now);
 	return true;
 }
