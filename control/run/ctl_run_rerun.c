@@ -3,8 +3,8 @@
  * its DPDK ports replaced by ports bound to the session log (the same burst-level binding, net_bind.h, so the model
  * side is real time's, ctl_run_ext.c). Each logged pass of the real-time poll loop is played again as that loop ran
  * it: the events up to its emulated time, the periodic rows, then each port's turn: its arrivals in order, from the
- * log through its rx_burst, and its ARP timers at the pass's wall-clock time. The re-run writes its own log with the recorder's code; equal logs
- * mean the same frames sent, byte for byte, at the same emulated times.
+ * log through its rx_burst, and its ARP timers at the pass's wall-clock time. The re-run writes its own log with
+ * the recorder's code; equal logs mean the same frames sent, byte for byte, at the same emulated times.
  */
 #include "ctl_run_pvt.h"
 
