@@ -36,8 +36,9 @@ struct net_tx_frame {
  * What a port does, called by the lcore that polls it only. @c port is the implementation's own handle.
  *
  * rx_burst: up to @p n frames into @p frames, stamped with emulated time @p now (a port that replays a recording
- * gives the times it recorded). Returns how many; fewer than @p n means the port had no more at the time. The
- * bytes stay valid until the port's next rx_burst or flush.
+ * gives the times it recorded). Returns how many; fewer than @p n means the port had no more at the time (or
+ * dropped one it could not hand up, counted by the port), so a caller draining it stops there. The bytes stay
+ * valid until the port's next rx_burst or flush.
  *
  * tx_burst: stage the @p n frames (their header bytes are copied, not kept); a port sends a full burst at once
  * and what is left at flush. Returns how many were staged; the rest were dropped, counted by the port.
