@@ -117,6 +117,7 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 							   .n_hosts = cp->sw ? cp->sw_host != UINT32_MAX : cp->n_hosts,
 							   .stack = r->exts[i].stack, .stats = &r->exts[i].stats,
 							   .rx_refused = r->exts[i].sw_rx_refused,
+							   .rx_csum = r->exts[i].sw_rx_csum,
 							   .tx_mode = r->exts[i].zerocopy ? "zerocopy" : "copy" };
 		if (cp->sw) {
 			snprintf(sw_names + 32 * i, 32, "%s:%u", r->topo->devs[cp->sw_dev].name, cp->sw_port);
@@ -139,7 +140,7 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 									     : NULL;
 	struct ctl_report_in in = {
 		.cfg = cfg, .out_dir = r->opts->out_dir, .realtime = r->opts->mode == CTL_MODE_REALTIME, .stop = stop,
-		.nics = r->nics, .roces = r->roces, .part_counters = counters, .events = events,
+		.hosts = r->hosts, .part_counters = counters, .events = events,
 		.msgs = r->msgs, .n_msgs = r->n_msgs, .n_posted = r->n_posted, .n_completed = r->n_completed,
 		.post_fail = r->post_fail, .links = r->links, .n_links = r->n_links, .topo = r->topo, .sws = r->sws,
 		.n_sws = r->n_sws, .ports = ports, .n_ports = n_ports, .rdma = r->rdma, .chakra = r->chakra,

@@ -103,7 +103,8 @@ static void sw_rx(struct ctl_ext *x, const struct net_rx_frame *f, unsigned n)
 	struct ctl_run_state *r = x->run;
 	struct ctl_lcore *lc = x->lc;
 	const struct wire_rx_cfg rx = { .uet_port = r->cfg->nic.udp_port, .crc = r->cfg->nic.crc_trailer,
-					.roce_icrc = r->cfg->roce.icrc, .roce_reth = r->cfg->roce.reth };
+					.roce_icrc = r->cfg->roce.icrc, .roce_reth = r->cfg->roce.reth,
+					.udp_csum = r->cfg->ports[x - r->exts].rx_csum };
 	/* from another process's switch: the link's serialization and delay are still to come, as in one process */
 	const bool remote = r->cfg->ports[x - r->exts].sw_host == UINT32_MAX;
 	struct net_dir *d = &x->sw_link->dir[1 - x->sw_end];
@@ -115,7 +116,10 @@ static void sw_rx(struct ctl_ext *x, const struct net_rx_frame *f, unsigned n)
 			tap_rx(x, &f[i]);
 		if ((pkt = net_pkt_alloc(lc->np)) == NULL)
 			continue;
-		int rc = wire_decode_cfg(f[i].data, f[i].len, &rx, pkt); /* the frame's one decode */
+		struct wire_rx_info info;
+		int rc = wire_decode_rx(f[i].data, f[i].len, &rx, pkt, &info); /* the frame's one decode */
+		x->sw_rx_csum[0] += rc == WIRE_R_OK && info.udp_csum == WIRE_CSUM_SEEN_PARTIAL;
+		x->sw_rx_csum[1] += rc == WIRE_R_OK && info.udp_csum == WIRE_CSUM_SEEN_UNVERIFIED;
 		if (rc != WIRE_R_OK) {
 			x->sw_rx_refused[rc < WIRE_R_COUNT ? rc : 0]++;
 			lc->np->counters[NET_C_EXT_RX_BAD_FRAME]++;
@@ -243,7 +247,8 @@ int ctl_run_ext_bind(struct ctl_run_state *r, uint32_t i, char *err, size_t errl
 	struct net_port_cfg pc = { .np = x->lc->np, .hosts = hosts, .n_hosts = cp->n_hosts, .statics = statics,
 				   .n_statics = port_statics(cfg, cp, statics), .uet_port = cfg->nic.udp_port,
 				   .crc = cfg->nic.crc_trailer, .vlan = cp->vlan, .roce = cfg->nic_model == CTL_NIC_ROCE,
-				   .roce_icrc = cfg->roce.icrc, .roce_reth = cfg->roce.reth, .emit = port_emit, .emit_arg = x };
+				   .roce_icrc = cfg->roce.icrc, .roce_reth = cfg->roce.reth, .rx_csum = cp->rx_csum,
+				   .emit = port_emit, .emit_arg = x };
 	x->stack = net_port_create(&pc);
 	free(statics);
 	if (x->stack == NULL) {

@@ -17,6 +17,7 @@
 #include "net_port.h"
 #include "net_topo.h"
 #include "nic.h"
+#include "port_nic.h"
 #include "emu_hist.h"
 #include "roce.h"
 #include "rec.h"
@@ -57,6 +58,7 @@ struct ctl_ext {
 	struct net_link *sw_link;
 	int sw_end;
 	uint64_t sw_rx_refused[WIRE_R_COUNT]; /* frames from the port the decoder refused, by reason */
+	uint64_t sw_rx_csum[2];      /* frames taken with a partial ([0]) or an unchecked ([1]) UDP checksum */
 	uint8_t hdr[WIRE_HDRS_MAX];  /* a frame's headers, encoded here for dp_tx_hdr() */
 	uint8_t whole[WIRE_MAX_FRAME]; /* frames with a CRC trailer, encoded whole */
 };
@@ -146,9 +148,13 @@ struct ctl_run_state {
 	const struct ctl_config *cfg;
 	const struct ctl_run_opts *opts;
 	struct net_part np;
-	struct nic **nics;           /* the hosts' Scala UET NICs, or NULL (cfg->nic_model CTL_NIC_ROCE) */
-	struct roce **roces;         /* the hosts' Scala RoCE NICs, or NULL (CTL_NIC_UET) */
-	struct nic_neigh *neigh;
+	struct port_nic *hosts;      /* the hosts' NICs, cfg->n_hosts, index = FEP id, all of the model cfg->nic_model
+				      * names (made in ctl_run_build.c): the run reaches them through their ops only */
+	/* The same NICs as the typed arrays the records, the RDMA application and Chakra still take (the other one
+	 * NULL); ctl_run_build.c alone touches them, and they go when those take hosts[]. */
+	struct nic **nics;
+	struct roce **roces;
+	struct port_neigh *neigh;
 	struct net_link *links;
 	uint32_t n_links;            /* explicit links, or the generated topology's */
 	struct net_topo *topo;       /* generated topology, or NULL */
@@ -294,6 +300,15 @@ struct net_endpoint ctl_run_host_ep(struct ctl_run_state *r, uint32_t h);
 void ctl_run_host_attach(struct ctl_run_state *r, uint32_t h, struct net_dir *d);
 /** Payload bytes host @p h's NIC has delivered to its host. */
 uint64_t ctl_run_host_rx_payload(const struct ctl_run_state *r, uint32_t h);
+
+/* ctl_run_mtu.c */
+/**
+ * Real time: every port whose MTU is known (its mtu:, else a net_af_packet interface's MTU from sysfs) must carry
+ * the run's largest data frame. Appends one error line per port that cannot to @p err. 0 or -EINVAL.
+ */
+int ctl_run_mtu_check(const struct ctl_run_state *r, char *err, size_t errlen);
+/** Port @p i has started with IP MTU @p mtu (0: none known): a warning on stderr if data frames do not fit it. */
+void ctl_run_mtu_warn(const struct ctl_run_state *r, uint32_t i, uint32_t mtu);
 
 /* ctl_run_fabric.c */
 int ctl_run_fabric(struct ctl_run_state *r, char *err, size_t errlen);

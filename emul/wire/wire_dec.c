@@ -9,33 +9,48 @@
 /* ---- below the PDS header ---- */
 
 /*
- * Is the UDP checksum of datagram @p b (@p n bytes, header included) right for the addresses in @p out? RFC 768: the
- * one's complement sum over the pseudo-header (source, destination, protocol 17, UDP length) and the datagram,
- * checksum field included, is 0xffff. A checksum of 0 means "not computed" (uetemu sends 0): accepted.
+ * The UDP checksum of datagram @p b (@p n bytes, header included) for the addresses in @p out, taken as @p mode
+ * says (enum wire_csum_mode): an enum wire_csum_seen, or -1 when it is refused. RFC 768: the one's complement sum
+ * over the pseudo-header (source, destination, protocol 17, UDP length) and the datagram, checksum field included,
+ * is 0xffff. A checksum of 0 means "not computed" (uetemu sends 0): taken. A partial checksum (TX checksum offload
+ * to a virtual device) is the pseudo-header's sum folded, not complemented: taken under WIRE_CSUM_OFFLOAD.
  */
-static bool udp_csum_ok(const uint8_t *b, size_t n, const struct wire_pkt *out)
+static int udp_csum(const uint8_t *b, size_t n, const struct wire_pkt *out, uint8_t mode)
 {
-	uint64_t sum = (out->src_ip >> 16) + (out->src_ip & 0xffff) + (out->dst_ip >> 16) + (out->dst_ip & 0xffff) +
-		       WIRE_IPPROTO_UDP + n;
+	uint64_t ph = (out->src_ip >> 16) + (out->src_ip & 0xffff) + (out->dst_ip >> 16) + (out->dst_ip & 0xffff) +
+		      WIRE_IPPROTO_UDP + n;
+	uint16_t field = get_be16(b + UDP_CSUM);
+	uint64_t sum;
 
-	if (get_be16(b + UDP_CSUM) == 0)
-		return true;
-	sum += (uint16_t)~wire_csum(b, n);
+	if (field == 0)
+		return WIRE_CSUM_SEEN_NONE;
+	if (mode == WIRE_CSUM_IGNORE)
+		return WIRE_CSUM_SEEN_UNVERIFIED;
+	sum = ph + (uint16_t)~wire_csum(b, n);
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
-	return sum == 0xffff;
+	if (sum == 0xffff)
+		return WIRE_CSUM_SEEN_GOOD;
+	if (mode != WIRE_CSUM_OFFLOAD)
+		return -1;
+	while (ph >> 16)
+		ph = (ph & 0xffff) + (ph >> 16);
+	return field == ph ? WIRE_CSUM_SEEN_PARTIAL : -1;
 }
 
 /* UDP header; @p n is exactly the IP payload length. */
-static int dec_udp(const uint8_t *b, size_t n, uint16_t uet_port, struct wire_pkt *out)
+static int dec_udp(const uint8_t *b, size_t n, const struct wire_rx_cfg *cfg, struct wire_pkt *out, uint8_t *seen)
 {
+	int cs;
+
 	if (n < WIRE_UDP_LEN)
 		return -WIRE_R_SHORT_UDP;
 	if (get_be16(b + UDP_LEN) != n)
 		return -WIRE_R_BAD_UDP_LEN;
-	if (!udp_csum_ok(b, n, out))
+	if ((cs = udp_csum(b, n, out, cfg->udp_csum)) < 0)
 		return -WIRE_R_BAD_UDP_CSUM;
-	if (get_be16(b + UDP_DPORT) != uet_port && get_be16(b + UDP_DPORT) != WIRE_UDP_PORT_CM &&
+	*seen = (uint8_t)cs;
+	if (get_be16(b + UDP_DPORT) != cfg->uet_port && get_be16(b + UDP_DPORT) != WIRE_UDP_PORT_CM &&
 	    get_be16(b + UDP_DPORT) != WIRE_UDP_PORT_ROCE)
 		return -WIRE_R_NOT_UET_PORT;
 	out->sport = get_be16(b + UDP_SPORT);
@@ -468,10 +483,11 @@ static int dec_pfc(const uint8_t *b, size_t n, struct wire_pkt *out)
 
 /*
  * Everything above the IPv4 header of a frame whose Ethernet and IPv4 headers wire_ipv4_decode() read into @p ip:
- * UDP (or UET's entropy header), then UET, a connection-management message or RoCE. @p out is zeroed already.
+ * UDP (or UET's entropy header), then UET, a connection-management message or RoCE. @p out is zeroed already;
+ * *@p seen gets what the UDP checksum was (enum wire_csum_seen), when the frame is taken.
  */
 static int dec_above_ipv4(const uint8_t *buf, const struct wire_ipv4 *ip, const struct wire_rx_cfg *cfg,
-			  struct wire_pkt *out)
+			  struct wire_pkt *out, uint8_t *seen)
 {
 	/* wire_ipv4_decode() checked that the datagram lies inside the frame: anything after it is Ethernet padding */
 	size_t off = ip->l4_off, end = ip->l4_off + ip->l4_len;
@@ -490,7 +506,7 @@ static int dec_above_ipv4(const uint8_t *buf, const struct wire_ipv4 *ip, const 
 	if (ip->proto == WIRE_IPPROTO_UET)
 		rc = dec_entropy(buf + off, end - off, out);
 	else
-		rc = dec_udp(buf + off, end - off, cfg->uet_port, out);
+		rc = dec_udp(buf + off, end - off, cfg, out, seen);
 	if (rc < 0)
 		return -rc;
 	off += (size_t)rc;
@@ -503,26 +519,48 @@ static int dec_above_ipv4(const uint8_t *buf, const struct wire_ipv4 *ip, const 
 	return rc < 0 ? -rc : WIRE_R_OK;
 }
 
+/* dec_above_ipv4(), and what it saw of the UDP checksum into @p info (may be NULL) when the frame is taken. */
+static int dec_above_ipv4_info(const uint8_t *buf, const struct wire_ipv4 *ip, const struct wire_rx_cfg *cfg,
+			       struct wire_pkt *out, struct wire_rx_info *info)
+{
+	uint8_t seen = WIRE_CSUM_SEEN_NONE;
+	int rc = dec_above_ipv4(buf, ip, cfg, out, &seen);
+
+	if (info != NULL && rc == WIRE_R_OK)
+		info->udp_csum = seen;
+	return rc;
+}
+
 int wire_decode_cfg(const uint8_t *buf, size_t len, const struct wire_rx_cfg *cfg, struct wire_pkt *out)
+{
+	return wire_decode_rx(buf, len, cfg, out, NULL);
+}
+
+int wire_decode_rx(const uint8_t *buf, size_t len, const struct wire_rx_cfg *cfg, struct wire_pkt *out,
+		   struct wire_rx_info *info)
 {
 	struct wire_ipv4 ip;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	if (info != NULL)
+		info->udp_csum = WIRE_CSUM_SEEN_NONE;
 	if (len >= WIRE_ETH_LEN && get_be16(buf + ETH_TYPE) == WIRE_ETHERTYPE_MAC_CTRL)
 		return dec_pfc(buf, len, out);
 	if ((rc = wire_ipv4_decode(buf, len, &ip)) != WIRE_R_OK)
 		return rc;
-	return dec_above_ipv4(buf, &ip, cfg, out);
+	return dec_above_ipv4_info(buf, &ip, cfg, out, info);
 }
 
 int wire_decode_ipv4(const uint8_t *buf, size_t len, const struct wire_ipv4 *ip, const struct wire_rx_cfg *cfg,
-		     struct wire_pkt *out)
+		     struct wire_pkt *out, struct wire_rx_info *info)
 {
 	memset(out, 0, sizeof(*out));
+	if (info != NULL)
+		info->udp_csum = WIRE_CSUM_SEEN_NONE;
 	if (ip->l4_off > len || ip->l4_len > len - ip->l4_off) /* not this frame's decode: a caller's mistake */
 		return WIRE_R_BAD_IP_LEN;
-	return dec_above_ipv4(buf, ip, cfg, out);
+	return dec_above_ipv4_info(buf, ip, cfg, out, info);
 }
 
 int wire_decode(const uint8_t *buf, size_t len, uint16_t uet_port, struct wire_pkt *out)

@@ -344,19 +344,23 @@ Test(wire_ipv4, routed_uet_frame_ttl_accepted)
 	cr_assert_eq(f[22], 254);
 }
 
-/* wire_decode_cfg() of @p f, and wire_ipv4_decode() then wire_decode_ipv4() of it: the same reason, the same
- * descriptor when it is taken. */
-static void same_as_one_decode(const uint8_t *f, size_t n, const struct wire_rx_cfg *cfg)
+/* wire_decode_rx() of @p f, and wire_ipv4_decode() then wire_decode_ipv4() of it: the same reason, the same
+ * descriptor and checksum finding when it is taken. Returns the reason. */
+static int same_as_one_decode(const uint8_t *f, size_t n, const struct wire_rx_cfg *cfg)
 {
 	struct wire_pkt whole, split;
+	struct wire_rx_info iw = { 0xff }, is = { 0xee };
 	struct wire_ipv4 ip;
-	int a = wire_decode_cfg(f, n, cfg, &whole), b = wire_ipv4_decode(f, n, &ip);
+	int a = wire_decode_rx(f, n, cfg, &whole, &iw), b = wire_ipv4_decode(f, n, &ip);
 
 	if (b == WIRE_R_OK)
-		b = wire_decode_ipv4(f, n, &ip, cfg, &split);
+		b = wire_decode_ipv4(f, n, &ip, cfg, &split, &is);
 	cr_assert_eq(a, b, "%zu bytes: %s, in two steps %s", n, wire_reason_key(a), wire_reason_key(b));
-	if (a == WIRE_R_OK)
+	if (a == WIRE_R_OK) {
 		cr_assert_arr_eq(&whole, &split, sizeof(whole), "%zu bytes", n);
+		cr_assert_eq(iw.udp_csum, is.udp_csum, "%zu bytes", n);
+	}
+	return a;
 }
 
 Test(wire_ipv4, decode_on_from_the_header_is_wire_decode)
@@ -405,13 +409,18 @@ Test(wire_ipv4, decode_on_from_the_header_is_wire_decode)
 	}
 	n = wire_encode(&p, f, sizeof(f));
 	cr_assert_eq(wire_decode_cfg(f, (size_t)n, &plain, &q), WIRE_R_OK);
+	/* a UDP checksum that is wrong: refused when verified, taken unverified under rx_csum: ignore, either way */
+	f[40] = 0x12, f[41] = 0x34;
+	cr_assert_eq(same_as_one_decode(f, (size_t)n, &plain), WIRE_R_BAD_UDP_CSUM);
+	const struct wire_rx_cfg ignore = { .uet_port = WIRE_UDP_PORT_UET, .udp_csum = WIRE_CSUM_IGNORE };
+	cr_assert_eq(same_as_one_decode(f, (size_t)n, &ignore), WIRE_R_OK);
 	/* ICMP is NOT_UDP to the UET decoder, as it is to wire_decode() */
 	n = wire_icmp_encode(&m, f, sizeof(f));
 	same_as_one_decode(f, (size_t)n, &plain);
 	cr_assert_eq(wire_ipv4_decode(f, (size_t)n, &ip), WIRE_R_OK);
-	cr_assert_eq(wire_decode_ipv4(f, (size_t)n, &ip, &plain, &q), WIRE_R_NOT_UDP);
+	cr_assert_eq(wire_decode_ipv4(f, (size_t)n, &ip, &plain, &q, NULL), WIRE_R_NOT_UDP);
 	/* the decode of a longer frame does not fit this one */
-	cr_assert_eq(wire_decode_ipv4(f, ip.l4_off + ip.l4_len - 1, &ip, &plain, &q), WIRE_R_BAD_IP_LEN);
+	cr_assert_eq(wire_decode_ipv4(f, ip.l4_off + ip.l4_len - 1, &ip, &plain, &q, NULL), WIRE_R_BAD_IP_LEN);
 }
 
 Test(wire_icmp, decode_on_from_the_header_is_wire_icmp_decode)
