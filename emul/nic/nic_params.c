@@ -178,6 +178,12 @@ const struct port_param_def nic_param_table[] = {
 	NP_ENUM("ECT1", ecn_names, NULL, ecn, ENC, "Ecn"),
 	NP_ENUM("Random", start_psn_names, NULL, start_psn, ENC, "StartPsn"),
 	NP_ENUM("none", profile_names, NULL, peer_profile, "PeerProfile"),
+
+	/* uetemu-only: deliberate faults, for testing conformance tools only (docs/conform.md). */
+	NP_ROW(PORT_PT_BOOL, "false", fault_no_sack, "TestFaults", "NoSack"),
+	NP_ROW(PORT_PT_BOOL, "false", fault_wrong_nack_code, "TestFaults", "WrongNackCode"),
+	NP_ROW(PORT_PT_BOOL, "false", fault_no_ses_response, "TestFaults", "NoSesResponse"),
+	NP_ROW(PORT_PT_BOOL, "false", fault_no_ecn_echo, "TestFaults", "NoEcnEcho"),
 };
 
 const unsigned nic_param_count = sizeof(nic_param_table) / sizeof(nic_param_table[0]);

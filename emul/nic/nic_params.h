@@ -127,6 +127,16 @@ struct nic_params {
 	uint8_t ttl;                        /* Ttl, 1..255 */
 	uint8_t ecn;                        /* Ecn: enum nic_ecn */
 	uint8_t start_psn;                  /* StartPsn: enum nic_start_psn */
+
+	/*
+	 * uetemu-only section TestFaults: deliberate departures from UET 1.0 in what the NIC answers, for testing a
+	 * conformance tool (uetemu conform, docs/conform.md) against a uetemu that misbehaves on purpose. Never for
+	 * a scenario. All false by default: the answers are then UET 1.0's, byte for byte.
+	 */
+	bool fault_no_sack;                 /* NoSack: every ACK's SACK bitmap is sent empty */
+	bool fault_wrong_nack_code;         /* WrongNackCode: every NACK carries NO_RESOURCE (0x0A) whatever its cause */
+	bool fault_no_ses_response;         /* NoSesResponse: no SES response header on any ACK or RUDI response */
+	bool fault_no_ecn_echo;             /* NoEcnEcho: the M flag (ECN-CE seen) is never set on an answer */
 };
 
 /* PeerProfile: none (the keys as written), or the UEC reference provider's defaults over them. */
