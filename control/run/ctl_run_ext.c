@@ -52,6 +52,50 @@ void ctl_run_ext_tick(struct ctl_ext *x)
 	net_port_tick(x->stack, x->lc->wall_now);
 }
 
+/* Whether @p ip is an external host's address: a real device behind a switch port (of this process or another). */
+static bool ext_host_ip(const struct ctl_config *cfg, uint32_t ip)
+{
+	for (uint32_t k = 0; k < cfg->n_ports; k++)
+		if (cfg->ports[k].sw && cfg->ports[k].sw_host != UINT32_MAX && cfg->hosts[cfg->ports[k].sw_host].ip == ip)
+			return true;
+	return false;
+}
+
+/*
+ * Real devices across the fabric (docs/realtime.md): a frame to another real device, or one the decoder refuses
+ * that is still IPv4 or ARP, enters as WIRE_KIND_RAW with its own bytes (net_pkt_raw()); the models' own frames to
+ * emulated hosts are decoded as before. Returns the descriptor, or NULL with the frame counted.
+ */
+static struct wire_pkt *sw_rx_take(struct ctl_ext *x, const uint8_t *frame, size_t len)
+{
+	struct ctl_run_state *r = x->run;
+	struct net_part *np = x->lc->np;
+	struct wire_pkt *pkt;
+	const struct wire_rx_cfg rx = { .uet_port = r->cfg->nic.udp_port, .crc = r->cfg->nic.crc_trailer,
+					.roce_icrc = r->cfg->roce.icrc, .roce_reth = r->cfg->roce.reth,
+					.udp_csum = r->cfg->ports[x - r->exts].rx_csum };
+	struct wire_rx_info info;
+	int rc;
+
+	if ((pkt = net_pkt_alloc(np)) == NULL)
+		return NULL;
+	rc = wire_decode_rx(frame, len, &rx, pkt, &info);
+	if (rc == WIRE_R_OK && (pkt->kind == WIRE_KIND_PFC || !ext_host_ip(r->cfg, pkt->dst_ip))) {
+		x->sw_rx_csum[0] += info.udp_csum == WIRE_CSUM_SEEN_PARTIAL;
+		x->sw_rx_csum[1] += info.udp_csum == WIRE_CSUM_SEEN_UNVERIFIED;
+		return pkt;
+	}
+	net_pkt_free(np, pkt);
+	int why = rc;
+
+	if ((pkt = net_pkt_raw(np, frame, len, r->cfg->nic.udp_port, &why)) != NULL || why == WIRE_R_OK)
+		return pkt; /* NULL: a pool was empty (counted) */
+	rc = rc == WIRE_R_OK ? why : rc;
+	x->sw_rx_refused[rc < WIRE_R_COUNT ? rc : 0]++;
+	np->counters[NET_C_EXT_RX_BAD_FRAME]++;
+	return NULL;
+}
+
 void ctl_run_ext_sw_rx(struct ctl_ext *x, const uint8_t *frame, size_t len)
 {
 	struct ctl_run_state *r = x->run;
@@ -60,21 +104,10 @@ void ctl_run_ext_sw_rx(struct ctl_ext *x, const uint8_t *frame, size_t len)
 
 	ctl_run_cap_port(x, frame, len, true, lc->rt_now); /* captures: dev (ctl_run_cap.c), bad frames too */
 	ctl_run_rec_frame(r, (uint32_t)(x - r->exts), frame, len, true, lc->rt_now);
-	if ((pkt = net_pkt_alloc(lc->np)) == NULL)
+	if ((pkt = sw_rx_take(x, frame, len)) == NULL)
 		return;
-	const struct wire_rx_cfg rx = { .uet_port = r->cfg->nic.udp_port, .crc = r->cfg->nic.crc_trailer,
-					.roce_icrc = r->cfg->roce.icrc, .roce_reth = r->cfg->roce.reth,
-					.udp_csum = r->cfg->ports[x - r->exts].rx_csum };
-	struct wire_rx_info info;
-	int rc = wire_decode_rx(frame, len, &rx, pkt, &info);
-	x->sw_rx_csum[0] += rc == WIRE_R_OK && info.udp_csum == WIRE_CSUM_SEEN_PARTIAL;
-	x->sw_rx_csum[1] += rc == WIRE_R_OK && info.udp_csum == WIRE_CSUM_SEEN_UNVERIFIED;
-	if (rc != WIRE_R_OK) {
-		x->sw_rx_refused[rc < WIRE_R_COUNT ? rc : 0]++;
-		lc->np->counters[NET_C_EXT_RX_BAD_FRAME]++;
-		net_pkt_free(lc->np, pkt);
-		return;
-	}
+	if (wire_fabric_class(pkt) >= 0)
+		x->sw_rx_class[wire_fabric_class(pkt)]++;
 	/* from another process's switch: the link's serialization and delay are still to come, as in one process */
 	if (r->cfg->ports[x - r->exts].sw_host == UINT32_MAX)
 		net_dir_inject_link(&x->sw_link->dir[1 - x->sw_end], pkt, lc->rt_now);
@@ -92,6 +125,8 @@ void ctl_run_ext_bind_switch(struct ctl_run_state *r, uint32_t i, net_ext_fn tx)
 	x->sw_end = r->topo->links[cp->sw_link].a.dev == cp->sw_dev ? 0 : 1;
 	x->sw_link->dir[x->sw_end].ext = tx;
 	x->sw_link->dir[x->sw_end].ext_arg = x;
+	/* real devices' frames (sw_rx_take()): bounded; should the pool not be made, each is a counted drop */
+	(void)net_part_raw_init(x->lc->np, CTL_RAW_BUFS);
 }
 
 /*
@@ -172,13 +207,16 @@ int ctl_run_ext_bind(struct ctl_run_state *r, uint32_t i, net_port_emit_fn emit,
 const uint8_t *ctl_run_ext_sw_encode(struct ctl_ext *x, const struct wire_pkt *pkt, size_t *len, size_t *payload,
 				     emu_ps_t now)
 {
-	bool hdrs = !wire_has_trailer(pkt); /* a CRC or ICRC trailer follows the payload: the whole frame */
+	/* a CRC or ICRC trailer follows the payload, or a real device's frame: the whole frame */
+	bool hdrs = !wire_has_trailer(pkt) && pkt->kind != WIRE_KIND_RAW;
 	int n = hdrs ? wire_encode_hdrs(pkt, x->hdr, sizeof(x->hdr)) : wire_encode(pkt, x->whole, sizeof(x->whole));
 
 	if (n <= 0)
 		return NULL;
 	*len = (size_t)n;
 	*payload = hdrs ? wire_frame_len(pkt) - (size_t)n : 0;
+	if (wire_fabric_class(pkt) >= 0)
+		x->sw_tx_class[wire_fabric_class(pkt)]++;
 	ctl_run_ext_cap_tx(x, hdrs ? x->hdr : x->whole, *len, *payload, now);
 	return hdrs ? x->hdr : x->whole;
 }

@@ -23,8 +23,39 @@ int net_part_init(struct net_part *np, uint32_t max_events, uint32_t max_pkts)
 	return 0;
 }
 
+int net_part_raw_init(struct net_part *np, uint32_t count)
+{
+	if (np->raw == NULL)
+		np->raw = emu_pool_create(WIRE_MAX_FRAME, count);
+	return np->raw != NULL ? 0 : -ENOMEM;
+}
+
+struct wire_pkt *net_pkt_raw(struct net_part *np, const uint8_t *frame, size_t len, uint16_t uet_port, int *reason)
+{
+	struct wire_pkt d = { 0 }, *p;
+	uint8_t *buf;
+
+	*reason = wire_raw_take(frame, len, uet_port, &d);
+	if (*reason != WIRE_R_OK)
+		return NULL;
+	if (np->raw == NULL || (buf = emu_pool_get(np->raw)) == NULL) {
+		np->counters[NET_C_RAW_POOL_FULL]++;
+		return NULL;
+	}
+	if ((p = net_pkt_alloc(np)) == NULL) {
+		emu_pool_put(np->raw, buf);
+		return NULL;
+	}
+	*p = d;
+	memcpy(buf, frame, len);
+	p->raw.buf = buf;
+	return p;
+}
+
 void net_part_fini(struct net_part *np)
 {
+	emu_pool_destroy(np->raw);
+	np->raw = NULL;
 	emu_pool_destroy(np->pkts);
 	emu_sched_destroy(np->sched);
 	np->pkts = NULL;
@@ -246,6 +277,9 @@ emu_ps_t net_dir_xmit_len(struct net_dir *d, struct wire_pkt *pkt, size_t wl, ui
 		net_pkt_free(np, pkt);
 	} else if (d->to.ops == NULL) {
 		np->counters[NET_C_LINK_UNCONNECTED]++;
+		net_pkt_free(np, pkt);
+	} else if (d->cross != NULL && pkt->kind == WIRE_KIND_RAW) { /* its bytes stay in this partition's pool */
+		np->counters[NET_C_RAW_CROSS_DROP]++;
 		net_pkt_free(np, pkt);
 	} else if (d->cross != NULL) {
 		struct emu_sched_key k;
