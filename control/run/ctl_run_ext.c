@@ -126,7 +126,7 @@ void ctl_run_ext_bind_switch(struct ctl_run_state *r, uint32_t i, net_ext_fn tx)
 	x->sw_link->dir[x->sw_end].ext = tx;
 	x->sw_link->dir[x->sw_end].ext_arg = x;
 	/* real devices' frames (sw_rx_take()): bounded; should the pool not be made, each is a counted drop */
-	(void)net_part_raw_init(x->lc->np, CTL_RAW_BUFS);
+	(void)net_part_raw_init(x->lc->np, NET_RAW_BUFS);
 }
 
 /*

@@ -62,10 +62,6 @@ struct ctl_ext {
 	uint8_t whole[WIRE_MAX_FRAME]; /* frames with a CRC trailer, encoded whole */
 };
 
-/* Buffers of a partition's raw pool: real devices' frames in the fabric at once (WIRE_MAX_FRAME each, taken as
- * they fill: 4.5 MiB at most). A frame that finds none is dropped, counted as raw_pool_full. */
-#define CTL_RAW_BUFS 512
-
 #define CTL_LC_REMOTE UINT32_MAX /* dev_lc of a device another process runs (--partition) */
 
 /*
