@@ -183,6 +183,7 @@ static bool can_send(struct nic *nic, const struct nic_pdc *pdc, enum next_kind 
 			return true;
 		nic->pf_blocked = true;
 		return false;
+	case NEXT_NONE:
 	default:
 		return false;
 	}
@@ -529,6 +530,8 @@ static bool issue(struct nic *nic, struct nic_pdc *pdc, enum next_kind kind, uin
 		return issue_commit(nic, pdc, wl, now);
 	case NEXT_FETCH:
 		return issue_fetch(nic, pdc, wl, now);
+	case NEXT_NEW:
+	case NEXT_NONE:
 	default:
 		return issue_new(nic, pdc, wl, now);
 	}

@@ -194,7 +194,7 @@ static uint32_t qp_hash(const struct roce *r, uint32_t peer_ip, uint32_t qpn)
 	return (uint32_t)(((uint64_t)qpn * 2654435761u) ^ ((uint64_t)peer_ip * 40503u)) & r->hmask;
 }
 
-struct roce_qp *roce_qp_find(struct roce *r, uint32_t peer_ip, uint32_t qpn, bool local)
+struct roce_qp *roce_qp_find(const struct roce *r, uint32_t peer_ip, uint32_t qpn, bool local)
 {
 	uint32_t key_ip = local ? 0 : peer_ip;
 
@@ -252,7 +252,7 @@ int roce_qp_open(struct roce *r, uint32_t dst_ip, uint32_t *qpn)
 
 uint64_t roce_qp_rate(const struct roce *r, uint32_t qpn)
 {
-	struct roce_qp *q = roce_qp_find((struct roce *)r, 0, qpn, true);
+	struct roce_qp *q = roce_qp_find(r, 0, qpn, true);
 
 	return q == NULL ? 0 : roce_cc_rate(r, q);
 }
@@ -590,7 +590,7 @@ static void roce_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_
 		r->c[ROCE_C_DROP_NOT_FOR_US]++;
 		goto free;
 	}
-	tc = (pkt->dscp & 0x3f) / 8;
+	tc = (uint32_t)(pkt->dscp & 0x3f) / 8;
 	charge = (uint32_t)wire_ip_len(pkt); /* without the Ethernet header and FCS */
 	if (!in_admit(r, tc, charge, now))
 		goto free;

@@ -134,7 +134,7 @@ void roce_data_queue(struct roce *r, struct wire_pkt *pkt, uint32_t tc, emu_ps_t
 void roce_pfcq_push(struct roce *r, struct wire_pkt *pkt, emu_ps_t now);
 void roce_port_kick(struct roce *r, emu_ps_t now);
 void roce_in_release(struct roce *r, uint32_t tc, uint64_t bytes, emu_ps_t now);
-struct roce_qp *roce_qp_find(struct roce *r, uint32_t peer_ip, uint32_t qpn, bool local);
+struct roce_qp *roce_qp_find(const struct roce *r, uint32_t peer_ip, uint32_t qpn, bool local);
 struct roce_qp *roce_qp_new(struct roce *r, uint32_t peer_ip, uint32_t qpn, bool local);
 
 /* roce_tx.c: the sender */
