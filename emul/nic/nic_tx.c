@@ -570,7 +570,7 @@ void nic_tx_pass(struct nic *nic, emu_ps_t now)
 		}
 		if (!issue(nic, pdc, kind, wl, now)) {
 			nic->pkt_blocked = true;
-			if (!nic->port_busy)
+			if (!nic->tx.busy)
 				nic_pump_arm(nic, now + emu_ser_ps(nic->p->rdma_data_mss + nic_data_ovh(nic),
 								   nic->link_bps));
 			return;

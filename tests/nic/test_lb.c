@@ -604,8 +604,8 @@ Test(nic_lb, reps_late_packet_starts_freezing)
 
 Test(nic_lb, counter_names)
 {
-	cr_assert_str_eq(nic_lb_counter_name(NIC_LB_C_NONE), "NONE");
-	cr_assert_str_eq(nic_lb_counter_name(NIC_LB_C_RECYCLED), "RECYCLED");
+	cr_assert_str_eq(nic_lb_counter_name(NIC_LB_C_NONE), "none");
+	cr_assert_str_eq(nic_lb_counter_name(NIC_LB_C_RECYCLED), "recycled");
 	cr_assert_str_eq(nic_lb_counter_name(NIC_LB_C_COUNT), "unknown");
 	cr_assert_str_eq(nic_lb_counter_desc(-1), "unknown");
 	struct nic_lb lb;
