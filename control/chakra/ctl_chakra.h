@@ -1,7 +1,7 @@
 /* The Chakra workload in a run (docs/chakra.md): the traceset read and prepared before the simulation, ranks placed
- * on servers, each rank replayed by emul/app's app_ck_run, its transfers posted to the hosts' NICs as one RDMA WRITE
- * each (UET: a PDC per transfer; RoCE: a queue pair reused between two hosts), its records and summary. The run
- * creates it from the config, starts it once the NICs exist and hands it the NICs' reports (UET or RoCE). */
+ * on servers, each rank replayed by emul/app's app_ck_run, its transfers carried by emul/app's transports over the
+ * hosts' NICs (app_chakra_net.h: UET, a PDC per transfer; RoCE, a queue pair reused between two hosts), its records
+ * and summary. The run creates it from the config, starts it once the NICs exist and hands it the NICs' reports. */
 #ifndef CTL_CHAKRA_H
 #define CTL_CHAKRA_H
 
@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "app_chakra_net.h"
 #include "ctl_config.h"
 #include "net.h"
 #include "nic.h"
@@ -19,7 +20,7 @@ struct ctl_chakra_run;
 struct roce;
 
 /* msg_done cookies with this bit set belong to the Chakra workload. */
-#define CTL_CHAKRA_COOKIE (1ULL << 62)
+#define CTL_CHAKRA_COOKIE APP_CK_COOKIE
 
 /**
  * Read, check and prepare the traceset of @p cfg's Chakra application and place its ranks; everything that can be
