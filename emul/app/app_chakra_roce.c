@@ -1,4 +1,4 @@
-/* The Chakra transport over the Scala RoCE NICs (docs/chakra.md, "On RoCE NICs"): each transfer is one
+/* The Chakra transport over the Scala RoCE NICs (docs/chakra.md, Execution): each transfer is one
  * RDMA WRITE on a queue pair from the sending host to the receiving one. A queue pair carries one message at a time
  * (the RoCE transport page), so transfers in flight between two hosts at once take a queue pair each; one whose
  * transfer is acknowledged goes back to its pair's idle list for the next. The receiving NIC names each message it
@@ -47,7 +47,8 @@ static int qp_take(struct app_ck_net *t, uint32_t hs, uint32_t hd, uint32_t *out
 	rc = app_ck_map_put(t, APP_CK_KEY_QP | (uint64_t)hs << 24 | qpn, t->n_qps);
 	if (rc)
 		return rc;
-	t->qps[t->n_qps] = (struct app_ck_qp){.src = hs, .dst = hd, .qpn = qpn, .slot = APP_CK_NET_NONE, .next_idle = APP_CK_NET_NONE};
+	t->qps[t->n_qps] = (struct app_ck_qp){.src = hs, .dst = hd, .qpn = qpn, .slot = APP_CK_NET_NONE,
+					      .next_idle = APP_CK_NET_NONE};
 	*out = t->n_qps++;
 	return 0;
 }

@@ -1,7 +1,7 @@
-/* The Chakra workload's receive matching on RoCE NICs (control/chakra/ctl_chakra_roce.c), and on UET NICs
- * (ctl_chakra.c, configs/chakra-dp8.yaml) by the sender's message id: a msg_recv report that
- * names no transfer of the workload exactly (an unknown sender, a queue pair the workload never opened, a number
- * past the 24 bits of the wire) is counted in recv_unmatched and changes nothing; reports for no transfer
+/* The Chakra workload's receive matching, through control's hooks (control/chakra/ctl_chakra.c), on RoCE NICs
+ * (emul/app/app_chakra_roce.c), and on UET NICs (app_chakra_net.c, configs/chakra-dp8.yaml) by the sender's
+ * message id: a msg_recv report that names no transfer of the workload exactly (an unknown sender, a queue pair
+ * the workload never opened, a number past the 24 bits of the wire) is counted in recv_unmatched and changes nothing; reports for no transfer
  * (msg_sent, msg_done with a cookie the workload never gave) are ignored. configs/chakra-dp8-roce.yaml, run from
  * the source root; no simulation runs (the NICs are never reached on these paths). */
 #define _XOPEN_SOURCE 700
