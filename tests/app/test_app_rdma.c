@@ -192,7 +192,8 @@ Test(app_rdma, roce_setup_reaches_ready_to_use_and_wqes_complete)
 }
 
 /* Setup messages that match no outstanding exchange are counted and change nothing (docs/security.md): a
- * ReadyToUse or a reply before any request, ids of no connection, the wrong side, a stranger's address. */
+ * ReadyToUse or a reply before any request, ids of no connection, the wrong side, a stranger's address; a flood of
+ * requests draws one reply (the forged reply goes to the Initiator, which never asked: nothing is set up). */
 Test(app_rdma, forged_setup_messages_are_counted_and_change_nothing)
 {
 	struct rdma_fx f;
@@ -218,9 +219,20 @@ Test(app_rdma, forged_setup_messages_are_counted_and_change_nothing)
 	cr_assert_eq(app_rdma_counter(f.rd, APP_RDMA_C_REPLIES), 0);
 	app_rdma_cm(f.rd, resp, f.g.ip[ini], &req, 5 * US);   /* a well-formed request before StartTime */
 	cr_assert_eq(app_rdma_counter(f.rd, APP_RDMA_C_NOT_LISTENING), 1);
-	app_rig_run(&f.g, EMU_PS_NEVER - 1);                   /* the real setup still works */
+	for (int i = 0; i < 10; i++)                          /* a flood of copies in one instant: one reply */
+		app_rdma_cm(f.rd, resp, f.g.ip[ini], &req, 15 * US);
+	cr_assert_eq(app_rdma_counter(f.rd, APP_RDMA_C_REPLIES), 1);
+	cr_assert_eq(app_rdma_counter(f.rd, APP_RDMA_C_INVALID), 5 + 9);
+	/* The real setup still completes: its first request (20 us) comes within half a retry timeout of the flood's
+	 * reply and draws none; the retry 100 us later does. */
+	app_rig_run(&f.g, EMU_PS_NEVER - 1);
 	app_rdma_setup_counts(f.rd, &up, &est);
 	cr_assert_eq(up, 1);
 	cr_assert_eq(est, 1);
+	struct app_rdma_pair_stats st;
+
+	app_rdma_pair_stats(f.rd, 0, &st);
+	cr_assert_eq(st.setup_first, SETUP_PS + 100 * US);
+	cr_assert_eq(app_rdma_counter(f.rd, APP_RDMA_C_RETRIES), 1);
 	fx_fini(&f);
 }
