@@ -217,9 +217,9 @@ static int check_split(const struct ctl_run_state *r, char *err, size_t errlen)
 	if (r->n_lcs > 1 && r->chakra != NULL)
 		rc = lc_err(r, err, errlen, "the Chakra workload runs on one lcore: give -l with one lcore, or one "
 			    "partition");
-	if (r->n_lcs > 1 && r->roces != NULL)
-		rc = lc_err(r, err, errlen, "the Scala RoCE NIC runs on one lcore: give -l with one lcore, or one "
-			    "partition");
+	if (r->n_lcs > 1 && cfg->n_hosts > 0 && r->hosts[0].ops->single_lcore)
+		rc = lc_err(r, err, errlen, "the %s runs on one lcore: give -l with one lcore, or one partition",
+			    r->hosts[0].ops->label);
 	if (r->n_lcs > 1 && r->rdma != NULL)
 		rc = lc_err(r, err, errlen, "the ScalaRdma application runs on one lcore: give -l with one lcore, or "
 			    "one partition");
@@ -334,7 +334,7 @@ void ctl_run_lcore_close_rcv(struct ctl_lcore *lc, struct ctl_msg *msg, emu_ps_t
 		return;
 	}
 	if (to == lc->idx) {
-		nic_close_rcv(r->nics[dst], src_ip, pdc, now);
+		r->hosts[dst].ops->close_rcv(r->hosts[dst].dev, src_ip, pdc, now);
 		return;
 	}
 	if (to == CTL_LC_REMOTE) /* another process's host: its receive PDC is reclaimed when idle */
@@ -355,7 +355,7 @@ static void take_one(struct ctl_lcore *lc, const struct ctl_xmsg *m, emu_ps_t no
 	struct ctl_run_state *r = lc->run;
 
 	if (m->kind == CTL_X_CLOSE) {
-		nic_close_rcv(r->nics[m->host], m->src_ip, m->pdc, now > m->at ? now : m->at);
+		r->hosts[m->host].ops->close_rcv(r->hosts[m->host].dev, m->src_ip, m->pdc, now > m->at ? now : m->at);
 		return;
 	}
 	struct wire_pkt *p = net_pkt_alloc(lc->np);
