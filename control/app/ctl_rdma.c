@@ -24,7 +24,6 @@ struct ctl_rdma {
 	struct app_rdma *model;      /* the application (emul/app) */
 	uint32_t *host_ip;           /* [n_hosts], its params' addresses */
 	char (*names)[CTL_NAME_MAX * 2 + 32]; /* per connection: application_name, the Initiator instance */
-	struct roce *const *roces;   /* bound by ctl_rdma_bind_roce(), or NULL on UET NICs */
 	struct rec_csv *perf;
 	struct rec_csv *beacon;
 };
@@ -166,13 +165,7 @@ static void perf_row(void *ctx, const struct app_rdma_wqe *w, emu_ps_t now)
 	rec_put_ch(f, '\n');
 }
 
-void ctl_rdma_bind_roce(struct ctl_rdma *rd, struct roce *const *roces)
-{
-	if (rd != NULL)
-		rd->roces = roces;
-}
-
-int ctl_rdma_start(struct ctl_rdma *rd, struct nic *const *nics, struct net_part *np, const char *dir,
+int ctl_rdma_start(struct ctl_rdma *rd, const struct port_nic *hosts, struct net_part *np, const char *dir,
 		   int64_t epoch_s, char *err, size_t errlen)
 {
 	struct app_rdma_cb cb = { .wqe_done = perf_row, .beacon = beacon_row, .ctx = rd };
@@ -185,7 +178,7 @@ int ctl_rdma_start(struct ctl_rdma *rd, struct nic *const *nics, struct net_part
 	rd->beacon = ctl_rec_csv_open(rd->cfg, dir, "beacon", BEACON_HEADER, epoch_s, err, errlen);
 	if (rd->beacon == NULL)
 		return -errno;
-	return app_rdma_start(rd->model, rd->roces != NULL ? NULL : nics, rd->roces, np, &cb, err, errlen);
+	return app_rdma_start(rd->model, hosts, np, &cb, err, errlen);
 }
 
 void ctl_rdma_done(struct ctl_rdma *rd, uint64_t cookie, emu_ps_t now)

@@ -13,8 +13,7 @@
 #include "app_rdma.h"
 #include "ctl_config.h"
 #include "net.h"
-#include "nic.h"
-#include "roce.h"
+#include "port_nic.h"
 #include "wire.h"
 
 struct ctl_rdma;
@@ -46,17 +45,13 @@ uint64_t ctl_rdma_doorbell_bytes(const struct ctl_rdma *rd);
 /** Whether there is an application; its stop time in @p stop. */
 bool ctl_rdma_stop(const struct ctl_rdma *rd, emu_ps_t *stop);
 
-/** On Scala RoCE NICs: the application posts on @p roces (index = FEP id), not on UET NICs. Before
- *  ctl_rdma_start(), which then takes NULL NICs. Accepts a NULL @p rd. */
-void ctl_rdma_bind_roce(struct ctl_rdma *rd, struct roce *const *roces);
-
 /**
- * Bind the application to @p nics (cfg->n_hosts of them, index = FEP id) and to @p np, whose scheduler runs it
- * (both must outlive it), open the rdma-perf and beacon records in @p dir, and schedule every connection's start.
- * Accepts NULL (no application). Returns 0, -ENOSPC (scheduler full) or -errno of a record file, with a message.
+ * Bind the application to the hosts' NICs @p hosts (cfg->n_hosts of them, index = FEP id, either model) and to
+ * @p np, whose scheduler runs it (both must outlive it), open the rdma-perf and beacon records in @p dir, and
+ * schedule every connection's start. Accepts NULL (no application). Returns 0, -ENOSPC (scheduler full) or -errno
+ * of a record file, with a message.
  */
-
-int ctl_rdma_start(struct ctl_rdma *rd, struct nic *const *nics, struct net_part *np, const char *dir,
+int ctl_rdma_start(struct ctl_rdma *rd, const struct port_nic *hosts, struct net_part *np, const char *dir,
 		   int64_t epoch_s, char *err, size_t errlen);
 
 /** msg_done of a WQE (@p cookie has CTL_RDMA_COOKIE): its rdma-perf row, then the next WQE. */

@@ -209,7 +209,7 @@ void ctl_chakra_roce_recv(struct ctl_chakra_run *k, uint32_t host, uint32_t src_
 			  uint64_t bytes, emu_ps_t now)
 {
 	if (k)
-		app_ck_net_roce_recv(k->net, host, src_ip, qpn, msn, bytes, now);
+		app_ck_net_recv_qp(k->net, host, src_ip, qpn, msn, bytes, now);
 }
 
 static void cb_acked(void *ctx, const struct app_ck_xfer_done *x)
@@ -231,22 +231,26 @@ static void ev_start(void *a, void *b, emu_ps_t now)
 	app_ck_run_start(((struct ctl_chakra_run *)a)->run, now);
 }
 
-int ctl_chakra_start(struct ctl_chakra_run *k, struct nic *const *nics, struct roce *const *roces,
-		     struct net_part *np, const char *dir, int64_t epoch_s, char *err, size_t errlen)
+int ctl_chakra_start(struct ctl_chakra_run *k, const struct port_nic *hosts, struct net_part *np, const char *dir,
+		     int64_t epoch_s, char *err, size_t errlen)
 {
 	struct app_ck_run_cb cb = {cb_acked, cb_rank_end, k};
+	bool roce = k && k->cfg->nic_model == CTL_NIC_ROCE;
 	int rc;
 
 	if (!k)
 		return 0;
 	k->np = np, k->epoch_s = epoch_s;
-	struct app_ck_net_params p = {.n_hosts = k->cfg->n_hosts, .host_ip = k->host_ip,
+	/* how the model's receiver names a message: the UET NIC by the sender's message id (a PDC per transfer), the
+	 * RoCE NIC by queue pair and message number (queue pairs reused) */
+	struct app_ck_net_params p = {.kind = roce ? APP_CK_NET_CONN_MSN : APP_CK_NET_MSG_ID,
+				      .n_hosts = k->cfg->n_hosts, .host_ip = k->host_ip,
 				      .external = k->host_external, .n_ranks = k->set.n_ranks,
 				      .rank_host = k->rank_host};
-	k->net = app_ck_net_create(&p, roces ? NULL : nics, roces);
+	k->net = app_ck_net_create(&p, hosts);
 	if (!k->net) {
 		snprintf(err, errlen, "out of memory for the Chakra transport over %u %s NICs", k->cfg->n_hosts,
-			 roces ? "RoCE" : "UET");
+			 roce ? "RoCE" : "UET");
 		return -ENOMEM;
 	}
 	struct app_ck_xport xp = app_ck_net_xport(k->net);

@@ -1,10 +1,10 @@
-/* The Chakra transports' shared part (the map, the transfer slots, the NICs' reports) and the transport over the
- * Scala UET NICs: one RDMA WRITE per transfer on a new PDC (the RoCE NICs' transport is app_chakra_roce.c). */
+/* The Chakra transports' shared part (the map, the transfer slots, the NICs' reports) and the APP_CK_NET_MSG_ID
+ * transport (the Scala UET NIC's): one RDMA WRITE per transfer on a connection of its own (a new PDC), known to the
+ * receiver by its message id. The APP_CK_NET_CONN_MSN transport is app_chakra_qp.c. */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "app_chakra_net_pvt.h"
-#include "nic.h"
 
 /* The emulated hosts by IP, for the receive hooks of both transports (a sender is known by its address). */
 static int hosts_by_ip(struct app_ck_net *t)
@@ -16,15 +16,18 @@ static int hosts_by_ip(struct app_ck_net *t)
 	return 0;
 }
 
-struct app_ck_net *app_ck_net_create(const struct app_ck_net_params *p, struct nic *const *nics,
-				     struct roce *const *roces)
+struct app_ck_net *app_ck_net_create(const struct app_ck_net_params *p, const struct port_nic *hosts)
 {
 	struct app_ck_net *t;
 
+	if (p->kind != APP_CK_NET_MSG_ID && p->kind != APP_CK_NET_CONN_MSN) {
+		errno = EINVAL;
+		return NULL;
+	}
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	t->p = *p, t->nics = nics, t->roces = roces;
+	t->p = *p, t->hosts = hosts;
 	t->posts = calloc(p->n_hosts + 1, sizeof(*t->posts));
 	if (!t->posts || hosts_by_ip(t)) {
 		app_ck_net_destroy(t);
@@ -162,15 +165,16 @@ void app_ck_slot_free(struct app_ck_net *t, uint32_t s)
 	t->free_slots[t->n_free++] = s;
 }
 
-/* ---- Over the UET NICs */
+/* ---- APP_CK_NET_MSG_ID: a connection per transfer */
 
-/* app_ck_xport.post: one RDMA WRITE of @p bytes from rank @p src to rank @p dst, on a new PDC of the UET NIC. */
-static int uet_post(void *ctx, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t xfer, emu_ps_t now)
+/* app_ck_xport.post: one RDMA WRITE of @p bytes from rank @p src to rank @p dst, on a connection of its own. */
+static int msg_post(void *ctx, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t xfer, emu_ps_t now)
 {
 	struct app_ck_net *t = ctx;
 	uint32_t hs = t->p.rank_host[src], hd = t->p.rank_host[dst];
+	const struct port_nic *h = &t->hosts[hs];
 	long s;
-	uint16_t pdc;
+	uint32_t conn;
 	int rc;
 
 	if (app_ck_su_same(t->su, src, dst)) /* a scale-up group's transfer: over its fabric, not the NIC */
@@ -178,13 +182,13 @@ static int uet_post(void *ctx, uint32_t src, uint32_t dst, uint64_t bytes, uint6
 	s = app_ck_slot_new(t);
 	if (s < 0)
 		return (int)s;
-	rc = nic_post_pdc(t->nics[hs], t->p.host_ip[hd], bytes, APP_CK_COOKIE | (uint64_t)s, now, &pdc);
+	rc = h->ops->post_msg(h->dev, t->p.host_ip[hd], bytes, APP_CK_COOKIE | (uint64_t)s, now, &conn);
 	if (rc) {
 		app_ck_slot_free(t, (uint32_t)s);
 		return rc;
 	}
 	/* the NIC numbers its messages 1, 2, ... in posting order; the receiver sees the low 16 bits */
-	t->slots[s] = (struct app_ck_slot){.xfer = xfer, .src = hs, .dst = hd, .pdc = pdc,
+	t->slots[s] = (struct app_ck_slot){.xfer = xfer, .src = hs, .dst = hd, .conn = conn,
 					   .msg_id = (uint16_t)++t->posts[hs], .used = 1};
 	if (app_ck_map_put(t, ((uint64_t)hs << 16 | t->slots[s].msg_id) + 1, (uint32_t)s))
 		t->id_clashes++; /* 65,536 messages of one sender outstanding: this one's receive cannot be matched */
@@ -193,18 +197,21 @@ static int uet_post(void *ctx, uint32_t src, uint32_t dst, uint64_t bytes, uint6
 
 struct app_ck_xport app_ck_net_xport(struct app_ck_net *t)
 {
-	return (struct app_ck_xport){t->roces ? app_ck_roce_post : uet_post, t};
+	return (struct app_ck_xport){t->p.kind == APP_CK_NET_CONN_MSN ? app_ck_qp_post : msg_post, t};
 }
 
-/* The UET NIC acknowledged transfer @p s: the receiver's end of its PDC closes, the replay hears of it. */
-static void uet_done(struct app_ck_net *t, uint32_t s, emu_ps_t now)
+/* The NIC acknowledged transfer @p s: the receiver's end of its connection closes (a model that keeps its
+ * receiving ends has no close_rcv), the replay hears of it. */
+static void msg_done(struct app_ck_net *t, uint32_t s, emu_ps_t now)
 {
 	struct app_ck_slot *sl = &t->slots[s];
+	const struct port_nic *rcv = &t->hosts[sl->dst];
 	long j = app_ck_map_find(t, ((uint64_t)sl->src << 16 | sl->msg_id) + 1);
 
 	if (j >= 0 && t->mvals[j] == s)
 		app_ck_map_del(t, (uint32_t)j);
-	nic_close_rcv(t->nics[sl->dst], t->p.host_ip[sl->src], sl->pdc, now);
+	if (rcv->ops->close_rcv != NULL)
+		rcv->ops->close_rcv(rcv->dev, t->p.host_ip[sl->src], sl->conn, now);
 	uint64_t xfer = sl->xfer; /* the slot is free from here: the replay may post into it at once */
 
 	app_ck_slot_free(t, s);
@@ -220,10 +227,10 @@ void app_ck_net_done(struct app_ck_net *t, uint64_t cookie, emu_ps_t now)
 
 	if (!t || !(cookie & APP_CK_COOKIE) || s >= t->n_slots || !t->slots[s].used)
 		return;
-	if (t->roces)
-		app_ck_roce_done(t, (uint32_t)s, now);
+	if (t->p.kind == APP_CK_NET_CONN_MSN)
+		app_ck_qp_done(t, (uint32_t)s, now);
 	else
-		uet_done(t, (uint32_t)s, now);
+		msg_done(t, (uint32_t)s, now);
 }
 
 void app_ck_net_sent(struct app_ck_net *t, uint64_t cookie, emu_ps_t now)
@@ -241,7 +248,7 @@ void app_ck_net_recv(struct app_ck_net *t, uint32_t host, uint32_t src_ip, uint6
 	long src, j;
 
 	(void)bytes;
-	if (!t || host >= t->p.n_hosts)
+	if (!t || t->p.kind != APP_CK_NET_MSG_ID || host >= t->p.n_hosts)
 		return;
 	src = app_ck_host_by_ip(t, src_ip);
 	j = src < 0 ? -1 : app_ck_map_find(t, ((uint64_t)src << 16 | (uint16_t)msg_id) + 1);

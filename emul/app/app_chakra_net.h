@@ -1,9 +1,11 @@
 /* The Chakra replay's transports over the hosts' NICs (docs/chakra.md): each transfer between two ranks on
- * different servers is one RDMA WRITE from the sender's NIC to the receiver's. Over Scala UET NICs a transfer takes
- * a PDC of its own and the receiver knows it by the sender's 16-bit message id; over Scala RoCE NICs it takes a
- * queue pair, reused between the same two hosts once idle, and the receiver knows it by the queue pair and the
- * message's number on it. Transfers inside a scale-up group go to its fabric (app_ck_su) instead. The caller posts
- * through app_ck_net_xport() and hands the NICs' reports to app_ck_net_done/sent/recv/roce_recv. */
+ * different servers is one RDMA WRITE from the sender's NIC to the receiver's, through the host-NIC interface
+ * (port_nic.h), whichever the model. How the receiving NIC names a message decides how the transport uses the
+ * NIC's connections (enum app_ck_net_kind): a connection per transfer, known by the sender's 16-bit message id
+ * (the Scala UET NIC's PDCs), or connections reused between the same two hosts once idle, known by the connection
+ * and the message's number on it (the Scala RoCE NIC's queue pairs). Transfers inside a scale-up group go to its
+ * fabric (app_ck_su) instead. The caller posts through app_ck_net_xport() and hands the NICs' reports to
+ * app_ck_net_done/sent/recv/recv_qp. */
 #ifndef APP_CHAKRA_NET_H
 #define APP_CHAKRA_NET_H
 
@@ -12,16 +14,26 @@
 
 #include "app_chakra.h"
 #include "emu_time.h"
+#include "port_nic.h"
 
 struct app_ck_net;
-struct nic;
-struct roce;
 
 /* msg_done and msg_sent cookies with this bit set belong to the Chakra transports (a transfer slot below it). */
 #define APP_CK_COOKIE (1ULL << 62)
 
+/* How the receiver names a message, and so how the transport uses the NIC's connections. */
+enum app_ck_net_kind {
+	/* a connection per transfer (post_msg; the receiving end closed at the acknowledgment, close_rcv), named by
+	 * the sender's message number, 1, 2, ... in posting order, of which the receiver sees the low 16 bits */
+	APP_CK_NET_MSG_ID = 0,
+	/* connections reused (conn_open once, then conn_post), one transfer at a time each, the idle ones kept per
+	 * (sender, receiver); named by the connection (24 bits on the wire) and the message's number on it */
+	APP_CK_NET_CONN_MSN,
+};
+
 /* The hosts and where the ranks run. */
 struct app_ck_net_params {
+	uint8_t kind;              /* enum app_ck_net_kind: what the hosts' NICs report */
 	uint32_t n_hosts;
 	const uint32_t *host_ip;   /* [n_hosts] IPv4 address of each host, index = the NIC's */
 	const bool *external;      /* [n_hosts] true for a host that is not emulated (no NIC here); NULL: none */
@@ -30,12 +42,10 @@ struct app_ck_net_params {
 };
 
 /**
- * The transport of @p p (copied; its arrays borrowed, to outlive the transport) over @p roces (Scala RoCE NICs)
- * when not NULL, else over @p nics (Scala UET NICs); n_hosts entries, index = host. Returns it, or NULL with errno
- * ENOMEM.
+ * The transport of @p p (copied; its arrays borrowed, to outlive the transport) over the hosts' NICs @p hosts
+ * (n_hosts entries, index = host; borrowed too). Returns it, or NULL with errno EINVAL (an unknown kind) or ENOMEM.
  */
-struct app_ck_net *app_ck_net_create(const struct app_ck_net_params *p, struct nic *const *nics,
-				     struct roce *const *roces);
+struct app_ck_net *app_ck_net_create(const struct app_ck_net_params *p, const struct port_nic *hosts);
 
 /** Free; accepts NULL. */
 void app_ck_net_destroy(struct app_ck_net *t);
@@ -54,14 +64,16 @@ void app_ck_net_done(struct app_ck_net *t, uint64_t cookie, emu_ps_t now);
 /** msg_sent of a transfer, from either NIC: its last byte left the NIC; the send node finishes. */
 void app_ck_net_sent(struct app_ck_net *t, uint64_t cookie, emu_ps_t now);
 
-/** The UET NIC's msg_recv at host @p host: all @p bytes of message @p msg_id from @p src_ip arrived. A message that
- *  names no transfer of the workload to this host is counted (app_ck_net_recv_unmatched), never trusted. */
+/** APP_CK_NET_MSG_ID (the UET NIC's msg_recv) at host @p host: all @p bytes of message @p msg_id from @p src_ip
+ *  arrived. A message that names no transfer of the workload to this host is counted
+ *  (app_ck_net_recv_unmatched), never trusted. Nothing on the other kind. */
 void app_ck_net_recv(struct app_ck_net *t, uint32_t host, uint32_t src_ip, uint64_t msg_id, uint64_t bytes,
 		     emu_ps_t now);
 
-/** The RoCE NIC's msg_recv at host @p host: message @p msn of queue pair @p qpn from @p src_ip arrived whole. One
- *  that names no transfer exactly (host, queue pair, message number) is counted, never trusted. Nothing on UET. */
-void app_ck_net_roce_recv(struct app_ck_net *t, uint32_t host, uint32_t src_ip, uint32_t qpn, uint32_t msn,
+/** APP_CK_NET_CONN_MSN (the RoCE NIC's msg_recv) at host @p host: message @p msn of connection @p qpn from
+ *  @p src_ip arrived whole. One that names no transfer exactly (host, connection, message number) is counted,
+ *  never trusted. Nothing on the other kind. */
+void app_ck_net_recv_qp(struct app_ck_net *t, uint32_t host, uint32_t src_ip, uint32_t qpn, uint32_t msn,
 			  uint64_t bytes, emu_ps_t now);
 
 /** Receptions that matched no transfer; transfers whose receive could not be matched (65,536 messages of one

@@ -8,9 +8,7 @@
 
 #include "app_wqe.h"
 #include "emu_rng.h"
-#include "nic.h"
 #include "rec.h"
-#include "roce.h"
 
 /*
  * Connection setup (seed 003): ConnectRequest, ConnectReply, ReadyToUse as real frames (wire.h, WIRE_KIND_CM).
@@ -29,12 +27,11 @@ static const char *const counter_names[] = {
 };
 _Static_assert(sizeof(counter_names) / sizeof(counter_names[0]) == APP_RDMA_C_COUNT, "one name per counter");
 
-/* One connection: its own Initiator instance and queue pair, a long-lived PDC on the Initiator's NIC. */
+/* One connection: its own Initiator instance and queue pair, a long-lived connection on the Initiator's NIC. */
 struct rdma_conn {
 	uint32_t pair;     /* index into pairs */
 	uint32_t idx;      /* connection number within the pair, from 0 */
-	uint16_t pdc;      /* the Initiator NIC's connection PDC (Scala UET NIC) */
-	uint32_t qpn;      /* the Initiator NIC's queue pair (Scala RoCE NIC) */
+	uint32_t conn;     /* the Initiator NIC's connection (a UET NIC's PDC, a RoCE NIC's queue pair) */
 	bool open;         /* the Initiator's end exists: the reply came, the connection is set up */
 	bool established;  /* the Responder has the ReadyToUse */
 	bool rep_sent;     /* the Responder has sent a ConnectReply: a ReadyToUse may come */
@@ -48,8 +45,7 @@ struct rdma_conn {
 struct app_rdma {
 	struct app_rdma_params p;
 	struct app_rdma_cb cb;
-	struct nic *const *nics;     /* bound by app_rdma_start(), index = FEP id; NULL on RoCE NICs */
-	struct roce *const *roces;   /* or these, NULL on UET NICs */
+	const struct port_nic *hosts; /* bound by app_rdma_start(), index = FEP id */
 	struct net_part *np;         /* the partition whose scheduler runs the application */
 	struct app_timeline tl;
 	struct app_place_out place;  /* role and pairs point at the arrays below */
@@ -180,13 +176,9 @@ static void post_wqe(struct app_rdma *rd, uint32_t ci, emu_ps_t now)
 {
 	struct rdma_conn *k = &rd->conns[ci];
 	uint32_t mp = rd->p.max_pending;
-	uint32_t host = rd->pairs[k->pair].initiator;
+	const struct port_nic *h = &rd->hosts[rd->pairs[k->pair].initiator];
 
-	int rc = rd->roces != NULL ? roce_post(rd->roces[host], k->qpn, ROCE_VERB_WRITE, APP_WQE_BYTES,
-					       APP_RDMA_COOKIE | ci, now)
-				   : nic_post_conn(rd->nics[host], k->pdc, APP_WQE_BYTES, APP_RDMA_COOKIE | ci, now);
-
-	if (rc < 0) {
+	if (h->ops->conn_post(h->dev, k->conn, APP_WQE_BYTES, APP_RDMA_COOKIE | ci, now) < 0) {
 		rd->c[APP_RDMA_C_POST_FAILED]++;
 		return;
 	}
@@ -214,10 +206,9 @@ static const uint8_t cm_counter[WIRE_CM_RTU + 1] = {
 
 static void cm_send(struct app_rdma *rd, uint32_t from, uint32_t to, const struct wire_cm *cm, emu_ps_t now)
 {
-	uint32_t ip = rd->p.host_ip[to];
+	const struct port_nic *h = &rd->hosts[from];
 
-	if ((rd->roces != NULL ? roce_cm_send(rd->roces[from], ip, cm, now) : nic_cm_send(rd->nics[from], ip, cm, now)) <
-	    0) {
+	if (h->ops->cm_send(h->dev, rd->p.host_ip[to], cm, now) < 0) {
 		rd->c[APP_RDMA_C_SEND_FAILED]++;
 		return;
 	}
@@ -274,10 +265,9 @@ static void cm_reply(struct app_rdma *rd, struct rdma_conn *k, const struct wire
 	const struct app_pair *p = &rd->pairs[k->pair];
 
 	if (!k->open) {
-		uint32_t ip = rd->p.host_ip[p->responder];
+		const struct port_nic *h = &rd->hosts[p->initiator];
 
-		if ((rd->roces != NULL ? roce_qp_open(rd->roces[p->initiator], ip, &k->qpn)
-				       : nic_conn_open(rd->nics[p->initiator], ip, &k->pdc, now)) < 0) {
+		if (h->ops->conn_open(h->dev, rd->p.host_ip[p->responder], &k->conn, now) < 0) {
 			rd->c[APP_RDMA_C_POST_FAILED] += rd->p.max_pending;
 			return;
 		}
@@ -292,7 +282,7 @@ static void cm_reply(struct app_rdma *rd, struct rdma_conn *k, const struct wire
 	/* a reply to a repeated request is acknowledged again; the queue pair is made once */
 	struct wire_cm rtu = { .type = WIRE_CM_RTU, .connection = (uint16_t)k->idx,
 			       .local_id = (uint32_t)(k - rd->conns) + 1, .remote_id = in->local_id,
-			       .qpn = rd->roces != NULL ? k->qpn : k->pdc };
+			       .qpn = k->conn };
 	cm_send(rd, p->initiator, p->responder, &rtu, now);
 }
 
@@ -407,17 +397,12 @@ static void ev_beacon(void *a, void *b, emu_ps_t now)
 	emu_sched_at_end(rd->np->sched, &rd->beacon_end);
 }
 
-int app_rdma_start(struct app_rdma *rd, struct nic *const *nics, struct roce *const *roces, struct net_part *np,
+int app_rdma_start(struct app_rdma *rd, const struct port_nic *hosts, struct net_part *np,
 		   const struct app_rdma_cb *cb, char *err, size_t errlen)
 {
 	struct emu_rng rng;
 
-	if ((nics == NULL) == (roces == NULL)) {
-		snprintf(err, errlen, "the ScalaRdma application needs the hosts' NICs of one model");
-		return -EINVAL;
-	}
-	rd->nics = nics;
-	rd->roces = roces;
+	rd->hosts = hosts;
 	rd->np = np;
 	if (cb != NULL)
 		rd->cb = *cb;

@@ -14,11 +14,10 @@
 #include "app_timeline.h"
 #include "emu_time.h"
 #include "net.h"
+#include "port_nic.h"
 #include "wire.h"
 
 struct app_rdma;
-struct nic;
-struct roce;
 
 /* msg_done cookies with this bit set belong to the application (connection index below it); the others are the
  * caller's own messages. */
@@ -117,11 +116,12 @@ uint64_t app_rdma_events(const struct app_rdma *rd);
 void app_rdma_host_budget(const struct app_rdma *rd, uint32_t host, uint64_t *pdcs, uint64_t *wqes);
 
 /**
- * Bind the application to the hosts' NICs, @p nics (Scala UET NICs) or @p roces (Scala RoCE NICs): exactly one is
- * not NULL, n_hosts entries, index = FEP id; and to @p np, whose scheduler runs it. All must outlive it. Schedules
- * the first beacon row and every connection's start. Returns 0, or -ENOSPC with a message (scheduler full).
+ * Bind the application to the hosts' NICs, @p hosts (n_hosts entries, index = FEP id, any model: it goes through
+ * their ops, conn_open, conn_post and cm_send), and to @p np, whose scheduler runs it, and take the records'
+ * callbacks @p cb (copied; NULL: none). @p hosts and @p np must outlive it. Schedules the first beacon row and every
+ * connection's start. Returns 0, or -ENOSPC with a message (scheduler full).
  */
-int app_rdma_start(struct app_rdma *rd, struct nic *const *nics, struct roce *const *roces, struct net_part *np,
+int app_rdma_start(struct app_rdma *rd, const struct port_nic *hosts, struct net_part *np,
 		   const struct app_rdma_cb *cb, char *err, size_t errlen);
 
 /** msg_done of a WQE (@p cookie has APP_RDMA_COOKIE): its record, then the next WQE. Others are ignored. */

@@ -70,6 +70,7 @@ void app_rig_init(struct app_rig *g, bool roce, const struct app_rig_hooks *h)
 			memcpy(env.mac, g->neigh[i].mac, 6);
 			g->roce[i] = roce_create(&env);
 			cr_assert_not_null(g->roce[i]);
+			g->hosts[i] = (struct port_nic){ .dev = g->roce[i], .ops = &roce_port_ops };
 		} else {
 			struct nic_env env = tfx_nic_env(&g->np, &g->up, g->neigh, 2, i);
 
@@ -77,6 +78,7 @@ void app_rig_init(struct app_rig *g, bool roce, const struct app_rig_hooks *h)
 							.msg_recv = on_recv, .cm_recv = on_cm };
 			g->nic[i] = nic_create(&env);
 			cr_assert_not_null(g->nic[i]);
+			g->hosts[i] = (struct port_nic){ .dev = g->nic[i], .ops = &nic_port_ops };
 		}
 	}
 	if (roce) {

@@ -9,6 +9,7 @@
 #include "net.h"
 #include "nic.h"
 #include "nic_params.h"
+#include "port_nic.h"
 #include "roce.h"
 #include "roce_params.h"
 
@@ -23,15 +24,17 @@ struct app_rig_hooks {
 	void *ctx;
 };
 
-/* Host 0 (10.0.0.1) on side a of the link, host 1 (10.0.0.2) on side z. nic[] are NULL on RoCE, roce[] on UET. */
+/* Host 0 (10.0.0.1) on side a of the link, host 1 (10.0.0.2) on side z. nic[] are NULL on RoCE, roce[] on UET;
+ * hosts[] are the same NICs behind the host-NIC interface, whichever model. */
 struct app_rig {
 	struct net_part np;
 	struct nic_params up;
 	struct roce_params rp;
-	struct nic_neigh neigh[2];
+	struct port_neigh neigh[2];
 	uint32_t ip[2];
 	struct nic *nic[2];
 	struct roce *roce[2];
+	struct port_nic hosts[2];
 	struct net_link link;
 	struct app_rig_hooks h;
 };

@@ -76,8 +76,7 @@ static void fx_init(struct rdma_fx *f, bool roce, uint32_t max_pending)
 	cr_assert_not_null(f->rd, "%s", err);
 	cr_assert_eq(app_rdma_place(f->rd)->n_pairs, 1);
 	cr_assert_eq(app_rdma_timeline(f->rd)->stop, 260 * US);
-	cr_assert_eq(app_rdma_start(f->rd, roce ? NULL : f->g.nic, roce ? f->g.roce : NULL, &f->g.np, &cb, err,
-				    sizeof(err)), 0, "%s", err);
+	cr_assert_eq(app_rdma_start(f->rd, f->g.hosts, &f->g.np, &cb, err, sizeof(err)), 0, "%s", err);
 }
 
 static void fx_fini(struct rdma_fx *f)

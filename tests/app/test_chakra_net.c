@@ -1,4 +1,4 @@
-/* The Chakra replay's transports over real NICs (emul/app/app_chakra_net.c, app_chakra_roce.c) on libemul alone: two
+/* The Chakra replay's transports over real NICs (emul/app/app_chakra_net.c, app_chakra_qp.c) on libemul alone: two
  * ranks on two hosts of one link, a send and its receive, over Scala UET NICs and over Scala RoCE NICs; the
  * transfer takes exactly the time of the same WRITE posted to the bare NIC; queue pairs reused on RoCE; reports
  * naming no transfer counted, never trusted. */
@@ -47,7 +47,7 @@ static void h_roce_recv(void *ctx, uint32_t host, uint32_t src_ip, uint32_t qpn,
 
 	if (f->n_rr < 4)
 		f->rr_qpn[f->n_rr] = qpn, f->rr_msn[f->n_rr++] = msn;
-	app_ck_net_roce_recv(f->net, host, src_ip, qpn, msn, bytes, now);
+	app_ck_net_recv_qp(f->net, host, src_ip, qpn, msn, bytes, now);
 }
 
 static void on_acked(void *ctx, const struct app_ck_xfer_done *x)
@@ -105,9 +105,10 @@ static void fx_init(struct ck_fx *f, bool roce, uint32_t n)
 	app_ck_prep_defaults(&cfg);
 	cr_assert_eq(app_ck_prepare(&f->set, &cfg, &f->prep, NULL, NULL, err, sizeof(err)), 0, "%s", err);
 	f->rank_host[0] = 0, f->rank_host[1] = 1;
-	struct app_ck_net_params p = {.n_hosts = 2, .host_ip = f->g.ip, .n_ranks = 2, .rank_host = f->rank_host};
+	struct app_ck_net_params p = {.kind = roce ? APP_CK_NET_CONN_MSN : APP_CK_NET_MSG_ID, .n_hosts = 2,
+				      .host_ip = f->g.ip, .n_ranks = 2, .rank_host = f->rank_host};
 
-	f->net = app_ck_net_create(&p, roce ? NULL : f->g.nic, roce ? f->g.roce : NULL);
+	f->net = app_ck_net_create(&p, f->g.hosts);
 	cr_assert_not_null(f->net);
 	struct app_ck_xport xp = app_ck_net_xport(f->net);
 	struct app_ck_run_cb cb = {on_acked, on_end, f};
@@ -233,7 +234,7 @@ Test(app_chakra_net, reports_naming_no_transfer_are_counted_never_trusted)
 	app_ck_net_recv(u.net, 1, 0x0b000001, 1, 100, 10);
 	app_ck_net_recv(u.net, 1, u.g.ip[0], 1, 100, 10);
 	app_ck_net_recv(u.net, 99, u.g.ip[0], 1, 100, 10);
-	app_ck_net_roce_recv(u.net, 1, u.g.ip[0], 1, 1, 100, 10); /* a RoCE report on UET: nothing */
+	app_ck_net_recv_qp(u.net, 1, u.g.ip[0], 1, 1, 100, 10); /* the other kind's report: nothing */
 	app_ck_net_done(u.net, APP_CK_COOKIE | 12345, 10);
 	app_ck_net_sent(u.net, APP_CK_COOKIE | 12345, 10);
 	app_ck_net_done(u.net, 12345, 10); /* not the workload's */
@@ -241,9 +242,9 @@ Test(app_chakra_net, reports_naming_no_transfer_are_counted_never_trusted)
 	fx_fini(&u);
 
 	fx_init(&r, true, 1);
-	app_ck_net_roce_recv(r.net, 1, 0x0b000001, 1, 1, 100, 10);
-	app_ck_net_roce_recv(r.net, 1, r.g.ip[0], 1, 1, 100, 10);
-	app_ck_net_roce_recv(r.net, 1, r.g.ip[0], 0x1000001, 1, 0, 10);
+	app_ck_net_recv_qp(r.net, 1, 0x0b000001, 1, 1, 100, 10);
+	app_ck_net_recv_qp(r.net, 1, r.g.ip[0], 1, 1, 100, 10);
+	app_ck_net_recv_qp(r.net, 1, r.g.ip[0], 0x1000001, 1, 0, 10);
 	app_ck_net_done(r.net, APP_CK_COOKIE | 12345, 10);
 	cr_assert_eq(app_ck_net_recv_unmatched(r.net), 3);
 	app_ck_run_start(r.run, 0);

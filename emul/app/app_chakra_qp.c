@@ -1,21 +1,21 @@
-/* The Chakra transport over the Scala RoCE NICs (docs/chakra.md, Execution): each transfer is one
- * RDMA WRITE on a queue pair from the sending host to the receiving one. A queue pair carries one message at a time
- * (the RoCE transport page), so transfers in flight between two hosts at once take a queue pair each; one whose
- * transfer is acknowledged goes back to its pair's idle list for the next. The receiving NIC names each message it
- * completes by the sender's queue pair number and the message's number on it (msn 1, 2, ...); the workload posted
- * the msn-th work request of that queue pair, so the match is exact. */
+/* The Chakra transport APP_CK_NET_CONN_MSN, the Scala RoCE NIC's (docs/chakra.md, Execution): each transfer is one
+ * RDMA WRITE on a connection (a queue pair) from the sending host to the receiving one. A connection carries one
+ * message at a time (the RoCE transport page), so transfers in flight between two hosts at once take a connection
+ * each; one whose transfer is acknowledged goes back to its pair's idle list for the next. The receiving NIC names
+ * each message it completes by the sender's connection number and the message's number on it (msn 1, 2, ...); the
+ * workload posted the msn-th work request of that connection, so the match is exact. */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "app_chakra_net_pvt.h"
-#include "roce.h"
 
 #define APP_CK_QPN_MASK 0xffffffu   /* queue pair numbers are 24 bits on the wire (BTH DestQP) */
 #define APP_CK_HOST_MAX (1u << 30)  /* hosts a pair key holds */
 
-/* An idle queue pair from host @p hs to @p hd, or a new one: its index in @p out. 0 or a negative errno. */
-static int qp_take(struct app_ck_net *t, uint32_t hs, uint32_t hd, uint32_t *out)
+/* An idle connection from host @p hs to @p hd, or a new one: its index in @p out. 0 or a negative errno. */
+static int qp_take(struct app_ck_net *t, uint32_t hs, uint32_t hd, uint32_t *out, emu_ps_t now)
 {
+	const struct port_nic *h = &t->hosts[hs];
 	uint64_t pk = APP_CK_KEY_PAIR | (uint64_t)hs << 30 | hd;
 	long j = app_ck_map_find(t, pk);
 	uint32_t qpn;
@@ -39,7 +39,7 @@ static int qp_take(struct app_ck_net *t, uint32_t hs, uint32_t hd, uint32_t *out
 			return -ENOMEM;
 		t->qps = v, t->cap_qps = cap;
 	}
-	rc = roce_qp_open(t->roces[hs], t->p.host_ip[hd], &qpn);
+	rc = h->ops->conn_open(h->dev, t->p.host_ip[hd], &qpn, now);
 	if (rc)
 		return rc;
 	if (qpn > APP_CK_QPN_MASK)
@@ -53,7 +53,7 @@ static int qp_take(struct app_ck_net *t, uint32_t hs, uint32_t hd, uint32_t *out
 	return 0;
 }
 
-/* Queue pair @p q is idle again: the head of its pair's idle list. */
+/* Connection @p q is idle again: the head of its pair's idle list. */
 static void qp_give(struct app_ck_net *t, uint32_t q)
 {
 	struct app_ck_qp *qp = &t->qps[q];
@@ -68,11 +68,12 @@ static void qp_give(struct app_ck_net *t, uint32_t q)
 		qp->next_idle = APP_CK_NET_NONE; /* out of memory: the queue pair stays unused, the next transfer opens one */
 }
 
-/* app_ck_xport.post over RoCE: one RDMA WRITE of @p bytes from rank @p src to rank @p dst. */
-int app_ck_roce_post(void *ctx, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t xfer, emu_ps_t now)
+/* app_ck_xport.post: one RDMA WRITE of @p bytes from rank @p src to rank @p dst, on an idle connection. */
+int app_ck_qp_post(void *ctx, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t xfer, emu_ps_t now)
 {
 	struct app_ck_net *t = ctx;
 	uint32_t hs = t->p.rank_host[src], hd = t->p.rank_host[dst], q;
+	const struct port_nic *h = &t->hosts[hs];
 	long s;
 	int rc;
 
@@ -83,12 +84,12 @@ int app_ck_roce_post(void *ctx, uint32_t src, uint32_t dst, uint64_t bytes, uint
 	s = app_ck_slot_new(t);
 	if (s < 0)
 		return (int)s;
-	rc = qp_take(t, hs, hd, &q);
+	rc = qp_take(t, hs, hd, &q, now);
 	if (rc) {
 		app_ck_slot_free(t, (uint32_t)s);
 		return rc;
 	}
-	rc = roce_post(t->roces[hs], t->qps[q].qpn, ROCE_VERB_WRITE, bytes, APP_CK_COOKIE | (uint64_t)s, now);
+	rc = h->ops->conn_post(h->dev, t->qps[q].qpn, bytes, APP_CK_COOKIE | (uint64_t)s, now);
 	if (rc) {
 		qp_give(t, q); /* it exists and carries nothing */
 		app_ck_slot_free(t, (uint32_t)s);
@@ -100,8 +101,8 @@ int app_ck_roce_post(void *ctx, uint32_t src, uint32_t dst, uint64_t bytes, uint
 	return 0;
 }
 
-/* The ACK of transfer @p s's last PSN reached its sender: its queue pair is free for the next. */
-void app_ck_roce_done(struct app_ck_net *t, uint32_t s, emu_ps_t now)
+/* The ACK of transfer @p s's last PSN reached its sender: its connection is free for the next. */
+void app_ck_qp_done(struct app_ck_net *t, uint32_t s, emu_ps_t now)
 {
 	uint64_t xfer = t->slots[s].xfer;
 
@@ -112,21 +113,21 @@ void app_ck_roce_done(struct app_ck_net *t, uint32_t s, emu_ps_t now)
 	app_ck_sent(t->run, xfer, now);  /* nothing if the last byte was reported sent (app_ck_net_sent) */
 }
 
-void app_ck_net_roce_recv(struct app_ck_net *t, uint32_t host, uint32_t src_ip, uint32_t qpn, uint32_t msn,
+void app_ck_net_recv_qp(struct app_ck_net *t, uint32_t host, uint32_t src_ip, uint32_t qpn, uint32_t msn,
 			  uint64_t bytes, emu_ps_t now)
 {
 	const struct app_ck_qp *qp = NULL;
 	long src, j = -1;
 
 	(void)bytes;
-	if (!t || !t->roces)
+	if (!t || t->p.kind != APP_CK_NET_CONN_MSN)
 		return;
 	src = app_ck_host_by_ip(t, src_ip);
 	if (src >= 0 && qpn <= APP_CK_QPN_MASK)
 		j = app_ck_map_find(t, APP_CK_KEY_QP | (uint64_t)src << 24 | qpn);
 	if (j >= 0)
 		qp = &t->qps[t->mvals[j]];
-	/* exact: this host's queue pair, a transfer in flight on it, and that transfer's message number */
+	/* exact: this host's connection, a transfer in flight on it, and that transfer's message number */
 	if (!qp || qp->dst != host || qp->slot == APP_CK_NET_NONE || qp->msgs != msn || t->slots[qp->slot].recvd) {
 		t->recv_unknown++;
 		return;
