@@ -55,6 +55,7 @@ struct ctl_ext {
 	struct net_link *sw_link;
 	int sw_end;
 	uint64_t sw_rx_refused[WIRE_R_COUNT]; /* frames from the port the decoder refused, by reason */
+	uint64_t sw_rx_csum[2];      /* frames taken with a partial ([0]) or an unchecked ([1]) UDP checksum */
 	uint8_t hdr[WIRE_HDRS_MAX];  /* a frame's headers, encoded here for dp_tx_hdr() */
 	uint8_t whole[WIRE_MAX_FRAME]; /* frames with a CRC trailer, encoded whole */
 };
@@ -296,6 +297,15 @@ struct net_endpoint ctl_run_host_ep(struct ctl_run_state *r, uint32_t h);
 void ctl_run_host_attach(struct ctl_run_state *r, uint32_t h, struct net_dir *d);
 /** Payload bytes host @p h's NIC has delivered to its host. */
 uint64_t ctl_run_host_rx_payload(const struct ctl_run_state *r, uint32_t h);
+
+/* ctl_run_mtu.c */
+/**
+ * Real time: every port whose MTU is known (its mtu:, else a net_af_packet interface's MTU from sysfs) must carry
+ * the run's largest data frame. Appends one error line per port that cannot to @p err. 0 or -EINVAL.
+ */
+int ctl_run_mtu_check(const struct ctl_run_state *r, char *err, size_t errlen);
+/** Port @p i has started with IP MTU @p mtu (0: none known): a warning on stderr if data frames do not fit it. */
+void ctl_run_mtu_warn(const struct ctl_run_state *r, uint32_t i, uint32_t mtu);
 
 /* ctl_run_fabric.c */
 int ctl_run_fabric(struct ctl_run_state *r, char *err, size_t errlen);
