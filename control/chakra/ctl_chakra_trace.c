@@ -12,10 +12,10 @@
 #include "chakra_et.pb-c.h"
 #include "ctl_chakra_trace.h"
 
-#define CTL_CK_VARINT_MAX 10        /* bytes of a 64-bit varint */
-#define CTL_CK_MSG_MAX (256u << 20) /* one message: far above any node, guards the allocation */
+#define CTL_CK_VARINT_MAX 10            /* bytes of a 64-bit varint */
+#define CTL_CK_MSG_MAX (256u << 20)     /* one message: far above any node, guards the allocation */
 #define CTL_CK_FILE_MAX (4096ull << 20) /* one trace file */
-#define CTL_CK_PG_ATTR "pg:"        /* GlobalMetadata attribute declaring a process group: pg:<name> = its ranks */
+#define CTL_CK_PG_ATTR "pg:"            /* GlobalMetadata attribute declaring a process group: pg:<name> = its ranks */
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
