@@ -154,6 +154,12 @@ static void json_uet_rx(FILE *f, const struct nic_uet_rx *u)
 	json_nonzero(f, "ses", u->ses, WIRE_SC_COUNT, wire_ses_class_key);
 	fprintf(f, ", ");
 	json_nonzero(f, "not_used", u->not_used, WIRE_PC_COUNT, wire_pds_class_key);
+	for (int e = 1; e < NIC_UE_COUNT; e++)
+		if (u->ev[e] != 0) { /* what the NIC did with the other UET forms: only when it met one */
+			fprintf(f, ", ");
+			json_nonzero(f, "pds_events", u->ev, NIC_UE_COUNT, nic_uet_event_name);
+			break;
+		}
 	fputc('}', f);
 }
 

@@ -130,9 +130,35 @@ enum wire_ctl_type {
 	WIRE_CTL_NEGOTIATION = 9,
 };
 
-/* NACK codes the emulator sends (others are decoded and passed through as numbers). */
+/* NACK codes (spec 1.3; 0x03 and 0x0C reserved, 0x1B..0xFC reserved, 0xFD..0xFF experimental). */
 #define WIRE_NACK_TRIMMED 0x01
 #define WIRE_NACK_TRIMMED_LASTHOP 0x02
+#define WIRE_NACK_NO_PDC_AVAIL 0x04
+#define WIRE_NACK_NO_CCC_AVAIL 0x05
+#define WIRE_NACK_NO_BITMAP 0x06
+#define WIRE_NACK_NO_PKT_BUFFER 0x07
+#define WIRE_NACK_NO_GTD_DEL_AVAIL 0x08
+#define WIRE_NACK_NO_SES_MSG_AVAIL 0x09
+#define WIRE_NACK_NO_RESOURCE 0x0a
+#define WIRE_NACK_PSN_OOR_WINDOW 0x0b
+#define WIRE_NACK_ROD_OOO 0x0d
+#define WIRE_NACK_INV_DPDCID 0x0e
+#define WIRE_NACK_PDC_HDR_MISMATCH 0x0f
+#define WIRE_NACK_CLOSING 0x10
+#define WIRE_NACK_CLOSING_IN_ERR 0x11
+#define WIRE_NACK_PKT_NOT_RCVD 0x12
+#define WIRE_NACK_GTD_RESP_UNAVAIL 0x13
+#define WIRE_NACK_ACK_WITH_DATA 0x14
+#define WIRE_NACK_INVALID_SYN 0x15
+#define WIRE_NACK_PDC_MODE_MISMATCH 0x16
+#define WIRE_NACK_NEW_START_PSN 0x17
+#define WIRE_NACK_RCVD_SES_PROCG 0x18
+#define WIRE_NACK_UNEXP_EVENT 0x19
+#define WIRE_NACK_RCVR_INFER_LOSS 0x1a
+/* SES response return codes used (spec 1.4; UEC reference provider uet_ses_rc_t). */
+#define WIRE_SES_RC_NULL 0x00
+#define WIRE_SES_RC_OK 0x01
+#define WIRE_SES_RC_UNSUPPORTED_OP 0x06
 
 /* SES request opcodes (spec 1.4); 0x10..0x2f reserved, 0x30..0x3e vendor, 0x3f extended. */
 #define WIRE_SES_OP_NO_OP 0x00
@@ -174,7 +200,8 @@ enum wire_ctl_type {
  *   ACK      ACK_CC with NSCC state, alone or with an SES default response (next_hdr RESPONSE)
  *   NACK     NACK alone
  *   CP       control packet PROBE
- * Every other well-formed UET 1.0 frame is UET: decoded field by field, counted by class, not used by the models.
+ * Every other well-formed UET 1.0 frame is UET: decoded field by field, counted by class; the UET NIC acts on it by
+ * its PDS type as UET 1.0 says (emul/nic/nic_pds.c), TSS aside.
  */
 enum wire_kind {
 	WIRE_KIND_NONE = 0,
