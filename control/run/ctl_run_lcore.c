@@ -413,7 +413,7 @@ void ctl_run_lcore_event(struct ctl_lcore *lc, const struct nic_event *ev)
 	if (lc->run->events == NULL)
 		return;
 	if (lc->idx == 0 && lc->vlog == NULL) { /* real time's main lcore writes */
-		ctl_run_write_event(lc->run, ev);
+		ctl_records_event(lc->run->events, lc->run->cfg, ev);
 		return;
 	}
 	to_writer(lc, &(struct ctl_whdr){ .kind = CTL_W_EVENT, .len = sizeof(*ev) }, ev);
@@ -508,7 +508,7 @@ void ctl_run_lcore_write(struct ctl_run_state *r, const struct ctl_whdr *h)
 			cap_drop_tap(r->caps[h->idx], h->dir, &u.pkt, h->now, h->reason);
 		break;
 	case CTL_W_EVENT:
-		ctl_run_write_event(r, &u.ev);
+		ctl_records_event(r->events, r->cfg, &u.ev);
 		break;
 	case CTL_W_TRACE:
 		ctl_records_trace(r->records, &u.tr);

@@ -283,8 +283,6 @@ void ctl_run_lcore_records(struct ctl_run_state *r, emu_ps_t now);
 void ctl_run_lcore_sample_wait(struct ctl_lcore *lc);
 
 /* ctl_run_build.c */
-/** Write a uet-events row (the main lcore). */
-void ctl_run_write_event(struct ctl_run_state *r, const struct nic_event *ev);
 /** The models of a run and the checks on them, without outputs (what ctl_run_check() builds). Errors are lines
  *  of @p err. 0 or -errno. */
 int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen);
