@@ -614,8 +614,9 @@ int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 	/* Per NIC: up to ~54 fetches + their frames, held ACKs, frames in flight on its link: 8192 covers it with
 	 * room; plus one doorbell event per message, and the ScalaRdma connections' start events. Caps, not
 	 * allocations: the scheduler and the pool take memory as they fill. */
-	uint32_t max_events = 8192 * (cfg->n_hosts + 1) + n_msgs + ctl_rdma_events(r->rdma) +
-			      ctl_chakra_events(r->chakra);
+	uint64_t want_events = 8192 * (uint64_t)(cfg->n_hosts + 1) + n_msgs + ctl_rdma_events(r->rdma) +
+			       ctl_chakra_events(r->chakra);
+	uint32_t max_events = want_events > UINT32_MAX ? UINT32_MAX : (uint32_t)want_events;
 	uint32_t max_pkts = 8192 * (cfg->n_hosts + 1);
 
 	if (net_part_init(&r->np, max_events, max_pkts) < 0) {

@@ -45,12 +45,12 @@ static bool is_switch(const struct ctl_run_state *r, uint32_t dev)
 	return dev >= r->cfg->n_hosts;
 }
 
-struct net_part *ctl_run_dev_np(struct ctl_run_state *r, uint32_t dev)
+struct net_part *ctl_run_dev_np(const struct ctl_run_state *r, uint32_t dev)
 {
 	return ctl_run_dev_lc(r, dev)->np;
 }
 
-struct ctl_lcore *ctl_run_dev_lc(struct ctl_run_state *r, uint32_t dev)
+struct ctl_lcore *ctl_run_dev_lc(const struct ctl_run_state *r, uint32_t dev)
 {
 	uint32_t lc = r->dev_lc != NULL && dev < r->cfg->n_devs ? r->dev_lc[dev] : 0;
 

@@ -235,9 +235,9 @@ int ctl_run_lcore_plan(struct ctl_run_state *r, const unsigned *lcore_ids, uint3
  */
 unsigned ctl_run_eal_lcores(const struct ctl_run_opts *o, const char **which);
 /** The partition state of device @p dev's lcore (lcore 0 for a device another process runs). */
-struct net_part *ctl_run_dev_np(struct ctl_run_state *r, uint32_t dev);
+struct net_part *ctl_run_dev_np(const struct ctl_run_state *r, uint32_t dev);
 /** The lcore of device @p dev (lcore 0 for a device another process runs). */
-struct ctl_lcore *ctl_run_dev_lc(struct ctl_run_state *r, uint32_t dev);
+struct ctl_lcore *ctl_run_dev_lc(const struct ctl_run_state *r, uint32_t dev);
 /**
  * Once links exist: split each link whose ends are on two lcores (its directions cross through the rings) and
  * check what a split run cannot do (faults on such a link, the ScalaRdma application, a port's hosts on two
