@@ -1,9 +1,10 @@
 /*
  * The re-run of a recorded real-time session (uetemu rerun DIR, docs/replay.md): the same models in virtual time,
- * its DPDK ports replaced by the session log. Each logged pass of the real-time poll loop is played again as that
- * loop ran it: the events up to its emulated time, the periodic rows, then each port's arrivals in order and its
- * ARP timers at the pass's wall-clock time. The re-run writes its own log with the recorder's code; equal logs
- * mean the same frames sent, byte for byte, at the same emulated times.
+ * its DPDK ports replaced by ports bound to the session log (the same burst-level binding, net_bind.h, so the model
+ * side is real time's, ctl_run_ext.c). Each logged pass of the real-time poll loop is played again as that loop ran
+ * it: the events up to its emulated time, the periodic rows, then each port's turn: its arrivals in order, from the
+ * log through its rx_burst, and its ARP timers at the pass's wall-clock time. The re-run writes its own log with
+ * the recorder's code; equal logs mean the same frames sent, byte for byte, at the same emulated times.
  */
 #include "ctl_run_pvt.h"
 
@@ -16,8 +17,11 @@ struct ctl_rerun {
 	struct cap_session_r *rd;
 	struct cap_session_hdr hdr;
 	char log[PATH_MAX];          /* the recorded DIR/session.bin */
-	uint32_t ticked;             /* ports whose timers ran in the pass under way */
-	bool in_pass;
+	struct cap_session_rec next; /* the record read ahead and not played yet (have_next) */
+	bool have_next, at_end;      /* at_end: the log has no record left */
+	int rc;                      /* a read error (-errno), met by a port's rx_burst or the loop; message in err */
+	char err[PATH_MAX + 256];
+	uint8_t *flat;               /* a port's burst of arrivals, copied out of the reader: NET_BIND_BURST frames */
 	uint64_t records, passes, rx, tx;  /* of the recorded log, as played */
 	bool ended;                  /* the recorded log has its END */
 	emu_ps_t last_t;             /* the latest time of a record played */
@@ -56,56 +60,96 @@ int ctl_run_rerun_open(struct ctl_run_state *r, char *err, size_t errlen)
 	return 0;
 }
 
-/* What the port's IPv4 side sends: to the dev capture and the re-run's log, stamped as real time stamps it. */
-static void rerun_emit(void *arg, const uint8_t *hdr, size_t len, size_t payload)
+/*
+ * The next record of the log that is not a frame sent, read ahead into rr->next; false at the log's end or on a
+ * read error (rr->rc). Frames sent are counted and passed over: the re-run makes its own, compared at the end.
+ */
+static bool peek(struct ctl_rerun *rr)
 {
-	struct ctl_ext *x = arg;
+	while (!rr->have_next && !rr->at_end && rr->rc == 0) {
+		int rc = cap_session_next(rr->rd, &rr->next, rr->err, sizeof(rr->err));
 
-	ctl_run_ext_cap_tx(x, hdr, len, payload, x->emit_now);
+		if (rc < 0)
+			rr->rc = rc;
+		rr->at_end = rc == 0;
+		if (rc != 1)
+			break;
+		rr->records++;
+		rr->last_t = rr->next.t > rr->last_t ? rr->next.t : rr->last_t;
+		if (rr->next.type == CAP_SES_TX)
+			rr->tx++;
+		else
+			rr->have_next = true;
+	}
+	return rr->have_next;
 }
 
-/* What a switch sends to the external device behind its port, encoded and captured as in real time. */
-static void rerun_sw_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
+/*
+ * The recorded port's rx_burst (net_bind.h): the arrivals the log holds for this port in the pass under way, the
+ * records that follow in a row, up to @p n, with the emulated times they were recorded at (the pass's). Copied
+ * out of the reader, which reuses its buffer, into rr->flat.
+ */
+static unsigned log_rx(void *port, struct net_rx_frame *f, unsigned n, emu_ps_t now)
 {
-	size_t len, payload;
+	struct ctl_ext *x = port;
+	struct ctl_rerun *rr = x->run->rr;
+	const uint32_t i = (uint32_t)(x - x->run->exts);
+	unsigned k = 0;
 
-	ctl_run_ext_sw_encode(arg, pkt, &len, &payload, now);
+	(void)now;
+	while (k < n && peek(rr) && rr->next.type == CAP_SES_RX && rr->next.port == i) {
+		uint8_t *buf = rr->flat + (size_t)k * CAP_READ_CAPLEN_MAX;
+
+		memcpy(buf, rr->next.data, rr->next.len);
+		f[k++] = (struct net_rx_frame){ .data = buf, .len = rr->next.len, .t = rr->next.t };
+		rr->have_next = false;
+		rr->rx++;
+	}
+	return k;
 }
 
-/* The ports of the session, without DPDK: hosts' links and IPv4 sides, switch ports' links. */
+/* What the recorded port sends: nothing leaves it. The taps have logged it, and the re-run's log is compared with
+ * the recorded one at the end. */
+static unsigned log_tx(void *port, const struct net_tx_frame *f, unsigned n)
+{
+	(void)port;
+	(void)f;
+	return n;
+}
+
+static void log_flush(void *port)
+{
+	(void)port;
+}
+
+static const struct net_bind_ops log_ops = { .rx_burst = log_rx, .tx_burst = log_tx, .flush = log_flush };
+
+/* The ports of the session, bound to its log instead of DPDK: hosts' links and IPv4 sides, switch ports' links. */
 static int bind_ports(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
 
 	r->exts = calloc(cfg->n_ports ? cfg->n_ports : 1, sizeof(*r->exts));
-	if (r->exts == NULL)
+	r->rr->flat = malloc((size_t)NET_BIND_BURST * CAP_READ_CAPLEN_MAX); /* pages touched as frames need them */
+	if (r->exts == NULL || r->rr->flat == NULL)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < cfg->n_ports; i++) {
+		struct ctl_ext *x = &r->exts[i];
 		int rc = 0;
 
-		r->exts[i].run = r;
-		r->exts[i].lc = &r->lcs[0]; /* virtual time: one lcore */
-		r->exts[i].dp_port = -1;
+		x->run = r;
+		x->lc = &r->lcs[0]; /* virtual time: one lcore */
+		x->dp_port = -1;
+		x->bind = (struct net_bind){ .ops = &log_ops, .port = x };
 		if (cfg->ports[i].sw)
-			ctl_run_ext_bind_switch(r, i, rerun_sw_tx);
+			ctl_run_ext_bind_switch(r, i);
 		else
-			rc = ctl_run_ext_bind(r, i, rerun_emit, err, errlen);
+			rc = ctl_run_ext_bind(r, i, err, errlen);
 		if (rc < 0)
 			return rc;
 		r->n_exts++;
 	}
 	return 0;
-}
-
-/* The ARP timers of ports [ticked, @p upto) in the pass under way, as the real-time loop ran them after each
- * port's arrivals. */
-static void ticks_upto(struct ctl_run_state *r, uint32_t upto)
-{
-	struct ctl_rerun *rr = r->rr;
-
-	for (; rr->in_pass && rr->ticked < upto; rr->ticked++)
-		if (r->exts[rr->ticked].stack != NULL)
-			ctl_run_ext_tick(&r->exts[rr->ticked]);
 }
 
 /* The loop's clocks at emulated time @p now, wall clock @p wall: the run's and its one lcore's, which the ports'
@@ -116,22 +160,27 @@ static void set_clock(struct ctl_run_state *r, emu_ps_t now, emu_ps_t wall)
 	r->wall_now = r->lcs[0].wall_now = wall;
 }
 
-/* A pass of the poll loop at emulated time @p now, wall clock @p wall, up to its arrivals. */
+/*
+ * A pass of the poll loop at emulated time @p now, wall clock @p wall, as the real-time loop ran it: the events up
+ * to @p now, the periodic rows, then each port's turn (its arrivals from the log, its ARP timers) and its flush.
+ */
 static void pass(struct ctl_run_state *r, emu_ps_t now, emu_ps_t wall)
 {
-	ticks_upto(r, r->n_exts); /* the pass before ends */
 	set_clock(r, r->rt_now, wall);
 	ctl_run_rec_pass(r, now);
 	emu_sched_run_until(r->np.sched, now);
 	emu_sched_advance(r->np.sched, now);
 	ctl_records_advance(r->records, now);
 	set_clock(r, now, wall);
-	r->rr->in_pass = true;
-	r->rr->ticked = 0;
 	r->rr->passes++;
+	for (uint32_t i = 0; i < r->n_exts; i++)
+		ctl_run_ext_poll(&r->exts[i]);
+	for (uint32_t i = 0; i < r->n_exts; i++)
+		ctl_run_ext_flush(&r->exts[i]);
 }
 
-/* One record of the recorded log. 0, or -EINVAL for one out of place (its offset in @p err). */
+/* One record of the recorded log (a pass takes the arrivals that follow it). 0, or -EINVAL for one out of place
+ * (its offset in @p err). */
 static int play(struct ctl_run_state *r, const struct cap_session_rec *rec, char *err, size_t errlen)
 {
 	struct ctl_rerun *rr = r->rr;
@@ -140,25 +189,11 @@ static int play(struct ctl_run_state *r, const struct cap_session_rec *rec, char
 	case CAP_SES_PASS:
 		pass(r, rec->t, rec->x);
 		return 0;
-	case CAP_SES_RX:
-		if (!rr->in_pass || rec->port >= r->n_exts || rec->port < rr->ticked) {
-			snprintf(err, errlen, "%s: arrival %llu on port %u out of place (a corrupt log)", rr->log,
-				 (unsigned long long)rec->x, rec->port);
-			return -EINVAL;
-		}
-		ticks_upto(r, rec->port);
-		rr->rx++;
-		if (r->exts[rec->port].stack != NULL)
-			ctl_run_ext_rx(&r->exts[rec->port], rec->data, rec->len);
-		else
-			ctl_run_ext_sw_rx(&r->exts[rec->port], rec->data, rec->len);
-		return 0;
-	case CAP_SES_TX:
-		rr->tx++; /* the re-run makes its own, compared at the end */
-		return 0;
+	case CAP_SES_RX: /* not taken by its port's turn in the pass before */
+		snprintf(err, errlen, "%s: arrival %llu on port %u out of place (a corrupt log)", rr->log,
+			 (unsigned long long)rec->x, rec->port);
+		return -EINVAL;
 	default: /* CAP_SES_END: the events up to the end, as the loop's last passes ran them */
-		ticks_upto(r, r->n_exts);
-		rr->in_pass = false;
 		set_clock(r, r->rt_now, rec->x);
 		emu_sched_run_until(r->np.sched, rec->t);
 		emu_sched_advance(r->np.sched, rec->t);
@@ -174,26 +209,25 @@ static int play(struct ctl_run_state *r, const struct cap_session_rec *rec, char
 int ctl_run_rerun(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	struct ctl_rerun *rr = r->rr;
-	struct cap_session_rec rec;
 	int rc;
 
 	if ((rc = bind_ports(r, err, errlen)) < 0 ||
 	    (rc = ctl_run_rec_create(r, r->opts->out_dir, &rr->hdr, true, err, errlen)) < 0)
 		return rc;
 	ctl_run_caps_epoch(r, rr->hdr.epoch_ns);
-	for (uint32_t i = 0; i < r->n_exts; i++) /* as ctl_run_realtime() starts them, before the first pass */
-		if (r->exts[i].stack != NULL)
-			net_port_start(r->exts[i].stack, 0);
-	while (!rr->ended && !*r->opts->quit && (rc = cap_session_next(rr->rd, &rec, err, errlen)) == 1) {
-		rr->records++;
-		rr->last_t = rec.t > rr->last_t ? rec.t : rr->last_t;
+	ctl_run_ext_start(r); /* as ctl_run_realtime() starts the ports, before the first pass */
+	while (!rr->ended && !*r->opts->quit && rr->rc == 0 && peek(rr)) {
+		struct cap_session_rec rec = rr->next;
+
+		rr->have_next = false;
 		if ((rc = play(r, &rec, err, errlen)) < 0)
 			return rc;
 	}
-	if (rc < 0)
-		return rc;
+	if (rr->rc < 0) {
+		snprintf(err, errlen, "%s", rr->err);
+		return rr->rc;
+	}
 	if (!rr->ended) { /* the events up to the last frame the log saw sent, so the re-run sends it too */
-		ticks_upto(r, r->n_exts);
 		emu_sched_run_until(r->np.sched, rr->last_t);
 		emu_sched_advance(r->np.sched, rr->last_t);
 		r->end = emu_sched_now(r->np.sched);
@@ -325,6 +359,7 @@ void ctl_run_rerun_free(struct ctl_run_state *r)
 	if (r->rr == NULL)
 		return;
 	cap_session_close_r(r->rr->rd);
+	free(r->rr->flat);
 	free(r->rr);
 	r->rr = NULL;
 }
