@@ -120,6 +120,8 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 							   .stack = r->exts[i].stack, .stats = &r->exts[i].stats,
 							   .rx_refused = r->exts[i].sw_rx_refused,
 							   .rx_csum = r->exts[i].sw_rx_csum,
+							   .rx_class = r->exts[i].sw_rx_class,
+							   .tx_class = r->exts[i].sw_tx_class,
 							   .tx_mode = r->exts[i].zerocopy ? "zerocopy" : "copy" };
 		if (cp->sw) {
 			snprintf(sw_names + 32 * i, 32, "%s:%u", r->topo->devs[cp->sw_dev].name, cp->sw_port);

@@ -59,6 +59,8 @@ struct ctl_ext {
 	int sw_end;
 	uint64_t sw_rx_refused[WIRE_R_COUNT]; /* frames from the port the decoder refused, by reason */
 	uint64_t sw_rx_csum[2];      /* frames taken with a partial ([0]) or an unchecked ([1]) UDP checksum */
+	uint64_t sw_rx_class[WIRE_FC_COUNT]; /* frames from the port taken into the switch, by fabric class */
+	uint64_t sw_tx_class[WIRE_FC_COUNT]; /* frames the switch sent out of the port, by fabric class */
 	uint8_t hdr[WIRE_HDRS_MAX];  /* a frame's headers, encoded here for dp_tx_hdr() */
 	uint8_t whole[WIRE_MAX_FRAME]; /* frames with a CRC trailer, encoded whole */
 };
@@ -150,8 +152,8 @@ struct ctl_run_state {
 	struct net_part np;
 	struct port_nic *hosts;      /* the hosts' NICs, cfg->n_hosts, index = FEP id, all of the model cfg->nic_model
 				      * names (made in ctl_run_build.c): the run reaches them through their ops only */
-	/* The same NICs as the typed arrays the records, the RDMA application and Chakra still take (the other one
-	 * NULL); ctl_run_build.c alone touches them, and they go when those take hosts[]. */
+	/* The same NICs as the typed arrays the records still take (the other one NULL); ctl_run_build.c alone
+	 * touches them, and they go when the records take hosts[]. */
 	struct nic **nics;
 	/* Each host's UET NIC attributes when a peer profile applies to some (nic.PeerProfile, topology.hosts[].profile:
 	 * cfg->nic with the profile over it), else NULL and every host takes cfg->nic (ctl_run_host_nic()). */

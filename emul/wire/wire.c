@@ -493,6 +493,8 @@ size_t wire_frame_len_slow(const struct wire_pkt *p)
 
 	if (p->kind == WIRE_KIND_PFC)
 		return WIRE_PFC_FRAME_LEN;
+	if (p->kind == WIRE_KIND_RAW) /* its bytes as they came */
+		return p->payload_len;
 	return layout_of(p, &l) == 0 ? lay_frame(&l) : 0;
 }
 
@@ -503,7 +505,7 @@ uint32_t wire_ack_wire_len(uint8_t encap)
 
 bool wire_prefilled_fits(const struct wire_pkt *p)
 {
-	if (p->kind == WIRE_KIND_ROCE) /* its payload starts before DATA_HDRS_LEN, and its control frames pass it */
+	if (p->kind == WIRE_KIND_ROCE || p->kind == WIRE_KIND_RAW) /* a payload before DATA_HDRS_LEN; a RAW one's own */
 		return false;
 	if (p->kind == WIRE_KIND_DATA)
 		return (p->encap & (WIRE_ENCAP_NATIVE | WIRE_ENCAP_CRC | WIRE_ENCAP_PLAIN_REQ)) == 0;
@@ -896,6 +898,8 @@ static int encode(const struct wire_pkt *p, uint8_t *buf, size_t cap, enum enc_m
 {
 	if (p->kind == WIRE_KIND_PFC)
 		return enc_pfc(p, buf, cap);
+	if (p->kind == WIRE_KIND_RAW) /* headers and payload are one: its own bytes */
+		return mode == ENC_PREFILLED ? -EINVAL : wire_raw_encode(p, buf, cap);
 
 	struct layout l;
 	int rc = enc_lengths(p, &l);

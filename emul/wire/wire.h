@@ -215,6 +215,8 @@ enum wire_kind {
 	WIRE_KIND_CM,       /* the RDMA application's connection setup message (UDP WIRE_UDP_PORT_CM, not UET) */
 	WIRE_KIND_UET,      /* any other valid UET frame: pds.type and pds.next_hdr say which */
 	WIRE_KIND_ROCE,     /* RoCEv2 (UDP WIRE_UDP_PORT_ROCE): BTH, then RETH / AETH / CNP as roce.opcode says */
+	WIRE_KIND_RAW,      /* a real device's frame the models do not know (ARP, ICMP, TCP, ...): its bytes are kept
+			     * in raw.buf, payload_len of them, and re-emitted as they came (wire_raw.c) */
 };
 
 /* Encapsulation flags of a UET frame (struct wire_pkt.encap; nic.UETEncapsulation on send). */
@@ -491,6 +493,10 @@ struct wire_pkt {
 		struct wire_rsp rsp;     /* ACK with next_hdr RESPONSE; UET with a response header */
 		struct wire_tss tss;     /* UET of type TSS (what follows its header is not decoded) */
 		struct wire_roce roce;   /* ROCE */
+		struct {                 /* RAW: the frame's bytes (a buffer of the partition's raw pool) */
+			uint8_t *buf;
+			uint8_t cls;     /* enum wire_fabric_class */
+		} raw;
 	};
 	uint16_t pfc_quanta[8];  /* PFC only: pause time per class, in quanta of 512 bit times; 0 = resume (XON) */
 	struct wire_cm cm;       /* CM only */
@@ -948,6 +954,49 @@ int wire_icmp_decode_ipv4(const uint8_t *buf, size_t len, const struct wire_ipv4
  * frame over WIRE_MAX_FRAME, or -ENOSPC if @p cap is short.
  */
 int wire_icmp_encode(const struct wire_icmp *m, uint8_t *buf, size_t cap);
+
+/* ---- Real devices' frames across the fabric (wire_raw.c, docs/realtime.md "Real devices across the fabric") ---- */
+
+/* The classes a switch port facing a real device counts its frames by (summary.json ports[].rx_class, tx_class). */
+#define WIRE_FABRIC_CLASSES(X) \
+	X(ARP, "arp", "ARP (routed by its target protocol address)") \
+	X(ICMP, "icmp", "IPv4 ICMP") \
+	X(TCP, "tcp", "IPv4 TCP") \
+	X(UDP, "udp", "IPv4 UDP, neither UET nor RoCEv2 (uetemu's connection-management messages too)") \
+	X(ROCE, "roce", "RoCEv2 (UDP 4791), any opcode") \
+	X(UET, "uet", "UET, over UDP or native IPv4") \
+	X(OTHER_IPV4, "other_ipv4", "IPv4 of any other protocol") \
+	X(NON_IPV4, "non_ipv4", "neither IPv4 nor ARP (PFC frames the switch sends among them)")
+
+#define WIRE_FC_ENUM(n, k, s) WIRE_FC_##n,
+enum wire_fabric_class { WIRE_FABRIC_CLASSES(WIRE_FC_ENUM) WIRE_FC_COUNT };
+#undef WIRE_FC_ENUM
+
+/** Key (snake_case, summary.json) of fabric class @p c; "unknown" outside the enum. */
+const char *wire_fabric_class_key(int c);
+
+/** The fabric class of any descriptor @p p (a RAW one's own, UET kinds UET, ...); -1 for WIRE_KIND_NONE. */
+int wire_fabric_class(const struct wire_pkt *p);
+
+/** The fabric class of the frame of @p len bytes at @p buf as it came (@p uet_port: the UET UDP port). */
+int wire_fabric_class_bytes(const uint8_t *buf, size_t len, uint16_t uet_port);
+
+/**
+ * Describe the frame of @p len bytes at @p buf as a WIRE_KIND_RAW descriptor in @p out (zeroed by the caller;
+ * raw.buf is the caller's to set): an IPv4 frame (the checks of wire_ipv4_decode()) by its addresses, DSCP, ECN,
+ * TTL and, for TCP and UDP, ports (the switches' ECMP hash); an Ethernet/IPv4 ARP message (wire_arp_decode()) with
+ * dst_ip its target protocol address and src_ip its sender's, so the fabric routes it to the host that owns the
+ * address. payload_len is @p len (at most WIRE_MAX_FRAME). Returns WIRE_R_OK, or the reason of those decoders
+ * (NOT_IPV4 for any other ethertype: the fabric routes by IPv4 address, it has nowhere to send such a frame).
+ */
+int wire_raw_take(const uint8_t *buf, size_t len, uint16_t uet_port, struct wire_pkt *out);
+
+/**
+ * Write RAW descriptor @p p's frame into @p buf: its bytes as they came, with the MACs of p->dst_mac and src_mac
+ * (the switch addresses every frame for its hop) and, for IPv4, the DSCP and ECN of the descriptor (a CE mark)
+ * with the header checksum recomputed. Returns p->payload_len, -EINVAL for a descriptor without bytes, -ENOSPC.
+ */
+int wire_raw_encode(const struct wire_pkt *p, uint8_t *buf, size_t cap);
 
 /* ---- 802.1Q VLAN tags on a real port's frames (wire_vlan.c) ---- */
 
