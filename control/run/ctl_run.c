@@ -86,6 +86,7 @@ static void extra_json(FILE *f, const void *arg)
 	ctl_run_rec_json(f, arg);
 	ctl_run_rerun_json(f, arg);
 	ctl_run_vt_json(f, arg);
+	ctl_run_pp_json(f, arg);
 }
 
 static void extra_print(const void *arg)
@@ -93,6 +94,7 @@ static void extra_print(const void *arg)
 	ctl_run_replays_print(arg);
 	ctl_run_rerun_print(arg);
 	ctl_run_vt_print(arg);
+	ctl_run_pp_print(arg);
 }
 
 /* Hand the report a view of the finished run: what it ran, what crossed it, and why it stopped. */

@@ -147,6 +147,7 @@ static void sw_rx(struct ctl_ext *x, const struct net_rx_frame *f, unsigned n)
 {
 	struct ctl_run_state *r = x->run;
 	const struct wire_rx_cfg rx = { .uet_port = r->cfg->nic.udp_port, .crc = r->cfg->nic.crc_trailer,
+					.crc_ip = r->cfg->nic.crc_coverage == NIC_CRC_COV_REFPROV,
 					.roce_icrc = r->cfg->roce.icrc, .roce_reth = r->cfg->roce.reth,
 					.udp_csum = r->cfg->ports[x - r->exts].rx_csum };
 	/* from another process's switch: the link's serialization and delay are still to come, as in one process */
@@ -260,6 +261,8 @@ int ctl_run_ext_bind(struct ctl_run_state *r, uint32_t i, char *err, size_t errl
 	const struct ctl_port *cp = &cfg->ports[i];
 	struct ctl_ext *x = &r->exts[i];
 	struct net_port_host hosts[CTL_PORT_HOSTS_MAX];
+	/* what its hosts' NICs expect (a peer profile's trailer): the first host's; a port's hosts share a wire */
+	const struct nic_params *hn = cp->n_hosts > 0 ? ctl_run_host_nic(r, cp->hosts[0]) : &cfg->nic;
 
 	x->run = r;
 	x->hosts = calloc(cp->n_hosts, sizeof(*x->hosts));
@@ -284,7 +287,8 @@ int ctl_run_ext_bind(struct ctl_run_state *r, uint32_t i, char *err, size_t errl
 	}
 	struct net_port_cfg pc = { .np = x->lc->np, .hosts = hosts, .n_hosts = cp->n_hosts, .statics = statics,
 				   .n_statics = port_statics(cfg, cp, statics), .uet_port = cfg->nic.udp_port,
-				   .crc = cfg->nic.crc_trailer, .vlan = cp->vlan, .roce = cfg->nic_model == CTL_NIC_ROCE,
+				   .crc = hn->crc_trailer, .crc_ip = hn->crc_coverage == NIC_CRC_COV_REFPROV, .vlan = cp->vlan,
+				   .roce = cfg->nic_model == CTL_NIC_ROCE,
 				   .roce_icrc = cfg->roce.icrc, .roce_reth = cfg->roce.reth, .rx_csum = cp->rx_csum,
 				   .emit = port_emit, .emit_arg = x };
 	x->stack = net_port_create(&pc);

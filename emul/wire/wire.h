@@ -41,6 +41,7 @@
 #define WIRE_SES_RDV_LEN 24    /* rendezvous extension */
 #define WIRE_MIN_TRIM_LEN 16   /* MIN_TRIM_SIZE (spec 1.6) less the UDP header: UET bytes left by a trim */
 #define WIRE_CRC_LEN 4         /* the optional CRC-32C trailer */
+#define WIRE_IPV4_CRC_FROM 12  /* CrcCoverage refprov: the trailer covers from this IPv4 header offset (source address) */
 #define WIRE_FCS_LEN 4
 /* Bytes on the wire around a data payload: 14 + 20 + 8 + 16 + 44 + 4 FCS = 106. */
 #define WIRE_DATA_OVERHEAD (WIRE_ETH_LEN + WIRE_IPV4_LEN + WIRE_UDP_LEN + WIRE_PDS_REQ_CC_LEN + WIRE_SES_STD_LEN + WIRE_FCS_LEN)
@@ -223,6 +224,10 @@ enum wire_kind {
 #define WIRE_ENCAP_CRC 0x02    /* a CRC-32C trailer over the UET bytes, after the payload (not on a trimmed one) */
 #define WIRE_ENCAP_ICRC 0x04   /* RoCE: the invariant CRC after the payload (roce-nic RoCEEncapsulation.ICRC) */
 #define WIRE_ENCAP_RETH 0x08   /* RoCE: WRITE FIRST / ONLY carry the 16 B RETH (RoCEEncapsulation.RETH) */
+#define WIRE_ENCAP_PLAIN_REQ 0x10 /* DATA / TRIMMED: the 12 B RUD_REQ / ROD_REQ header instead of the CC one (a peer
+				     profile's RequestForm; pds.type says RUD or ROD) */
+#define WIRE_ENCAP_CRC_IP 0x20 /* with WIRE_ENCAP_CRC: the trailer covers from the IPv4 source address (IPv4 offset
+				  12) to the end of the payload, as the UEC reference provider's (CrcCoverage refprov) */
 
 /* Connection-management message types, named as InfiniBand CM names the three steps (seed 003, Connection
  * setup: request, response, acknowledgment). */
@@ -541,6 +546,8 @@ static inline size_t wire_frame_len(const struct wire_pkt *p)
 	if (p->kind >= WIRE_KIND_SLOTS)
 		return wire_frame_len_slow(p);
 	n = wire_kind_hdrs[p->encap & 3][p->kind];
+	if (p->encap & WIRE_ENCAP_PLAIN_REQ && (p->kind == WIRE_KIND_DATA || p->kind == WIRE_KIND_TRIMMED))
+		n -= WIRE_PDS_REQ_CC_LEN - WIRE_PDS_REQ_LEN;
 	if (p->kind == WIRE_KIND_DATA)
 		n += p->payload_len;
 	else if (p->kind == WIRE_KIND_ACK && p->pds.next_hdr == WIRE_NH_RESPONSE)
@@ -579,6 +586,8 @@ static inline uint32_t wire_data_overhead(uint8_t encap)
 
 	if (encap & WIRE_ENCAP_NATIVE)
 		n = n - WIRE_UDP_LEN + WIRE_ENTROPY_LEN;
+	if (encap & WIRE_ENCAP_PLAIN_REQ)
+		n -= WIRE_PDS_REQ_CC_LEN - WIRE_PDS_REQ_LEN;
 	return encap & WIRE_ENCAP_CRC ? n + WIRE_CRC_LEN : n;
 }
 
@@ -731,6 +740,7 @@ enum wire_csum_seen {
 struct wire_rx_cfg {
 	uint16_t uet_port; /* the UDP destination port to accept as UET */
 	bool crc;          /* every UET frame but a trimmed request ends in a CRC-32C trailer (checked, then cut) */
+	bool crc_ip;       /* with crc: the trailer covers from the IPv4 source address on (WIRE_ENCAP_CRC_IP set) */
 	bool roce_icrc;    /* every RoCE frame ends in the ICRC (checked, then cut; WIRE_ENCAP_ICRC set) */
 	bool roce_reth;    /* RoCE WRITE FIRST / ONLY carry a RETH (WIRE_ENCAP_RETH set) */
 	uint8_t udp_csum;  /* enum wire_csum_mode; 0 (verify) in a zeroed cfg */
