@@ -25,13 +25,26 @@ static uint32_t classify(const struct sw *sw, const struct wire_pkt *pkt)
 	}
 }
 
+/* A packet a switch trimmed: a model one (kind TRIMMED) or a real device's UET frame cut in its bytes. */
+static bool is_trimmed(const struct wire_pkt *pkt)
+{
+	return pkt->kind == WIRE_KIND_TRIMMED || (pkt->kind == WIRE_KIND_RAW && pkt->raw.trimmed);
+}
+
+/* A packet the trimmer may cut: a model data packet, or a real device's UET frame longer than a trim (raw.uet). */
+static bool is_trimmable_kind(const struct wire_pkt *pkt)
+{
+	return pkt->kind == WIRE_KIND_DATA ||
+	       (pkt->kind == WIRE_KIND_RAW && pkt->raw.uet != WIRE_RAW_UET_NO && !pkt->raw.trimmed);
+}
+
 /* A drop under @p reason, on the port counters @p drops and, for a trimmed packet, @p trimmed_drops. */
 static void count_drop(struct sw *sw, const struct wire_pkt *pkt, enum sw_counter reason, uint64_t *drops,
 		       uint64_t *trimmed_drops)
 {
 	sw->c[reason]++;
 	(*drops)++;
-	if (pkt->kind == WIRE_KIND_TRIMMED) {
+	if (is_trimmed(pkt)) {
 		sw->c[SW_C_TRIMMED_DROPS]++;
 		(*trimmed_drops)++;
 	}
@@ -114,7 +127,8 @@ static bool egress_fits(const struct sw *sw, const struct sw_port *e, uint32_t p
 /*
  * Cut @p t's packet to its headers (spec 1.6: IPv4 + UDP + the PDS request header, 62 B on the wire), re-mark it
  * TRIMMED, or TRIMMED_LASTHOP on a port facing a NIC, and move it to TC1. The payload leaves the buffer at once,
- * so the ingress charge shrinks to the trimmed size (a lossy charge: trimming runs with PFC off).
+ * so the ingress charge shrinks to the trimmed size (a lossy charge: trimming runs with PFC off). A real device's
+ * UET frame (RAW) is cut the same way in its own bytes (wire_raw_trim(): lengths and checksums rewritten).
  */
 static void trim(struct sw *sw, struct sw_port *e, struct sw_tag *t)
 {
@@ -122,8 +136,12 @@ static void trim(struct sw *sw, struct sw_port *e, struct sw_tag *t)
 	struct sw_port *in = &sw->ports[t->in_port];
 	uint32_t nb, ip_before = (uint32_t)wire_ip_len(p);
 
-	p->kind = WIRE_KIND_TRIMMED;
-	p->payload_len = 0;
+	if (p->kind == WIRE_KIND_RAW) {
+		(void)wire_raw_trim(p); /* is_trimmable_kind() checked it can */
+	} else {
+		p->kind = WIRE_KIND_TRIMMED;
+		p->payload_len = 0;
+	}
 	p->dscp = sw->dscp.dscp[e->faces_nic ? WIRE_ROLE_TRIMMED_LASTHOP : WIRE_ROLE_TRIMMED];
 	nb = sw_charge_bytes(wire_ip_len(p));
 	t->wl = (uint16_t)wire_wire_len(p);
@@ -150,7 +168,7 @@ static bool egress_admit(struct sw *sw, struct sw_port *e, uint32_t ti)
 	bool rtx = role == WIRE_ROLE_TRIMMABLE_RTX;
 
 	if (!sw->b.tc_lossless[t->tc] && !egress_fits(sw, e, t->eg_pool, t->bytes, rtx)) {
-		bool trimmable = sw->p->trimming_enabled && t->pkt->kind == WIRE_KIND_DATA &&
+		bool trimmable = sw->p->trimming_enabled && is_trimmable_kind(t->pkt) &&
 				 (role == WIRE_ROLE_TRIMMABLE || role == WIRE_ROLE_TRIMMABLE_RTX);
 
 		if (!trimmable) { /* a packet trimmed upstream is not trimmable again: a trimmed drop */

@@ -496,6 +496,8 @@ struct wire_pkt {
 		struct {                 /* RAW: the frame's bytes (a buffer of the partition's raw pool) */
 			uint8_t *buf;
 			uint8_t cls;     /* enum wire_fabric_class */
+			uint8_t uet;     /* enum wire_raw_uet: a UET frame a switch may trim (wire_raw_trim()), and how */
+			uint8_t trimmed; /* 1 once wire_raw_trim() cut it (a trimmed packet, not trimmable again) */
 		} raw;
 	};
 	uint16_t pfc_quanta[8];  /* PFC only: pause time per class, in quanta of 512 bit times; 0 = resume (XON) */
@@ -984,12 +986,28 @@ int wire_fabric_class_bytes(const uint8_t *buf, size_t len, uint16_t uet_port);
 /**
  * Describe the frame of @p len bytes at @p buf as a WIRE_KIND_RAW descriptor in @p out (zeroed by the caller;
  * raw.buf is the caller's to set): an IPv4 frame (the checks of wire_ipv4_decode()) by its addresses, DSCP, ECN,
- * TTL and, for TCP and UDP, ports (the switches' ECMP hash); an Ethernet/IPv4 ARP message (wire_arp_decode()) with
+ * TTL and, for TCP and UDP, ports (the switches' ECMP hash), and raw.uet for a UET frame longer than a trim; an Ethernet/IPv4 ARP message (wire_arp_decode()) with
  * dst_ip its target protocol address and src_ip its sender's, so the fabric routes it to the host that owns the
  * address. payload_len is @p len (at most WIRE_MAX_FRAME). Returns WIRE_R_OK, or the reason of those decoders
  * (NOT_IPV4 for any other ethertype: the fabric routes by IPv4 address, it has nowhere to send such a frame).
  */
 int wire_raw_take(const uint8_t *buf, size_t len, uint16_t uet_port, struct wire_pkt *out);
+
+/* What wire_raw_take() records of a UET frame (raw.uet): the transport header a trim keeps before the PDS bytes. */
+enum wire_raw_uet {
+	WIRE_RAW_UET_NO,     /* not UET, or nothing to cut: never trimmed */
+	WIRE_RAW_UET_UDP,    /* UET over UDP (the UET port): UDP 8 B, then the PDS header */
+	WIRE_RAW_UET_NATIVE, /* native UET (IPv4 protocol 253): entropy header 4 B, then the PDS header */
+};
+
+/**
+ * Trim RAW descriptor @p p's UET frame in its own bytes, as spec 1.6 and the models do: cut to MIN_TRIM_SIZE of IP
+ * payload (UDP 8 + WIRE_MIN_TRIM_LEN, or entropy header 4 + WIRE_MIN_TRIM_LEN when native), IPv4 total length and
+ * checksum rewritten, and over UDP the UDP length rewritten and its checksum 0. payload_len shrinks to the cut
+ * frame and raw.trimmed is set; the buffer stays. The caller re-marks DSCP (wire_raw_encode() writes it).
+ * Returns the bytes cut, or -EINVAL when @p p is not a RAW UET frame with bytes past the cut (raw.uet NO).
+ */
+int wire_raw_trim(struct wire_pkt *p);
 
 /**
  * Write RAW descriptor @p p's frame into @p buf: its bytes as they came, with the MACs of p->dst_mac and src_mac

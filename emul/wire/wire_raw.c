@@ -102,7 +102,39 @@ int wire_raw_take(const uint8_t *buf, size_t len, uint16_t uet_port, struct wire
 		out->sport = get_be16(buf + ip.l4_off);
 		out->dport = get_be16(buf + ip.l4_off + 2);
 	}
+	if (out->raw.cls == WIRE_FC_UET) {
+		bool udp = ip.proto == WIRE_IPPROTO_UDP;
+
+		if (ip.l4_len > (udp ? WIRE_UDP_LEN : WIRE_ENTROPY_LEN) + (size_t)WIRE_MIN_TRIM_LEN)
+			out->raw.uet = udp ? WIRE_RAW_UET_UDP : WIRE_RAW_UET_NATIVE;
+	}
 	return WIRE_R_OK;
+}
+
+int wire_raw_trim(struct wire_pkt *p)
+{
+	size_t l4, keep;
+	uint8_t *ip;
+
+	if (p->kind != WIRE_KIND_RAW || p->raw.buf == NULL || p->raw.trimmed || p->raw.uet == WIRE_RAW_UET_NO)
+		return -EINVAL;
+	l4 = (p->raw.uet == WIRE_RAW_UET_UDP ? WIRE_UDP_LEN : WIRE_ENTROPY_LEN) + WIRE_MIN_TRIM_LEN;
+	keep = WIRE_ETH_LEN + WIRE_IPV4_LEN + l4;
+	if (p->payload_len <= keep)
+		return -EINVAL;
+	ip = p->raw.buf + WIRE_ETH_LEN;
+	put_be16(ip + IP_TOT_LEN, (uint16_t)(WIRE_IPV4_LEN + l4));
+	put_be16(ip + IP_CSUM, 0);
+	put_be16(ip + IP_CSUM, wire_csum(ip, WIRE_IPV4_LEN));
+	if (p->raw.uet == WIRE_RAW_UET_UDP) {
+		put_be16(ip + WIRE_IPV4_LEN + UDP_LEN, (uint16_t)l4);
+		put_be16(ip + WIRE_IPV4_LEN + UDP_CSUM, 0);
+	}
+	int cut = (int)(p->payload_len - keep);
+
+	p->payload_len = (uint32_t)keep;
+	p->raw.trimmed = 1;
+	return cut;
 }
 
 int wire_raw_encode(const struct wire_pkt *p, uint8_t *buf, size_t cap)

@@ -12,7 +12,10 @@
 #
 # Checks: ARP resolves across the fabric (no static neighbours); ping gets its replies; two iperf3 TCP runs
 # transfer bytes, the first with tcp_ecn off (no ECT: not a frame arrives CE-marked), the second with tcp_ecn on
-# (ECT(0) data queued behind the 10x slower spine link: frames arrive CE-marked, counted by tcpdump in fabb);
+# (ECT(0) data queued behind the 10x slower spine link: frames arrive CE-marked, counted by tcpdump in fabb); a
+# burst of 3,000 UET data frames (UDP 4793, DSCP 8 TRIMMABLE) from faba: past the cap they arrive in fabb trimmed
+# (IP total length 44, UDP length 24, DSCP 16 or 18), every other one whole, and links[] count the trims; 20
+# RoCEv2 frames of 4 BTH opcodes cross intact, counted as roce in rx_class and tx_class;
 # summary.json's per-class counters of both switch ports equal what the namespaces' kernels sent and received
 # (ICMP exactly, TCP segments by /proc/net/snmp), every frame a known class, no raw buffer short, and leaf0 marked.
 set -u
@@ -88,6 +91,64 @@ check "without ECT no frame arrives CE-marked or ECT ($CE_plain CE, $ECT_plain E
 check "iperf3 TCP with tcp_ecn=1: $BYTES_ecn B received" '[ "$BYTES_ecn" -gt 0 ]'
 check "with ECT(0) behind the slow spine link, frames arrive CE-marked ($CE_ecn of $ECT_ecn ECN-capable)" \
 	'[ "$CE_ecn" -gt 0 ]'
+# UET across the fabric: a burst of UET data frames (UDP 4793, DSCP 8 = TRIMMABLE) faster than the slow spine
+# link; past leaf0's spine-port cap the switch trims them (58 B frames, IP total length 44, DSCP 16 or 18)
+ip netns exec "$NB" timeout "$((2 * T))" tcpdump -i fb -nn -U -w "$WORK/uet.pcap" 'udp dst port 4793' \
+	>"$WORK/tcpdump-uet.log" 2>&1 &
+tp=$!
+PIDS+=("$tp")
+wait_log "$WORK/tcpdump-uet.log" "listening on" "$tp" 100
+ip netns exec "$NB" timeout "$((2 * T))" python3 -c "import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(('10.0.0.4', 4793))
+while True:
+    s.recv(2048)" >/dev/null 2>&1 & # a receiver, so $NB's kernel sends no ICMP port unreachable
+PIDS+=($!)
+UR=$!
+UET_SENT=3000
+ip netns exec "$NA" timeout "$T" python3 -c "import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, 8 << 2)
+pds = bytes([0x02 << 3, 0x00, 0x00, 0x00]) + bytes(12)  # PDS type RUD_REQ, then PSN, SPDCID, DPDCID fields zero
+for i in range(int(sys.argv[1])):
+    s.sendto(pds + bytes(1372), ('10.0.0.4', 4793))" "$UET_SENT" >"$WORK/uet-send.log" 2>&1
+sleep 2
+stop_pid "$tp"
+stop_pid "$UR"
+UET_ALL=$(tcpdump -nn -r "$WORK/uet.pcap" 2>/dev/null | wc -l)
+UET_TRIM=$(tcpdump -nn -r "$WORK/uet.pcap" 'ip[2:2] = 44 and udp[4:2] = 24 and (ip[1] >> 2 = 16 or ip[1] >> 2 = 18)' \
+	2>/dev/null | wc -l)
+UET_BAD=$(tcpdump -nn -r "$WORK/uet.pcap" 'ip[2:2] != 44 and ip[2:2] != 1416' 2>/dev/null | wc -l)
+check "UET burst across the fabric: trimmed frames arrive in $NB (IP length 44, UDP 24, DSCP 16/18: $UET_TRIM of $UET_ALL received, $UET_SENT sent)" \
+	'[ "$UET_TRIM" -gt 0 ] && [ "$UET_ALL" -gt "$UET_TRIM" ]'
+check "every UET frame arrives whole or trimmed to 44 B ($UET_BAD others)" '[ "$UET_BAD" -eq 0 ]'
+# RoCEv2 across the fabric: 5 frames of each of 4 BTH opcodes (SEND only, RDMA WRITE only, RDMA READ request,
+# ACK) to UDP 4791, slow enough not to queue: all arrive intact (same UDP length), counted as roce on both ports
+ip netns exec "$NB" timeout "$((2 * T))" tcpdump -i fb -nn -U -w "$WORK/roce.pcap" 'udp dst port 4791' \
+	>"$WORK/tcpdump-roce.log" 2>&1 &
+tp=$!
+PIDS+=("$tp")
+wait_log "$WORK/tcpdump-roce.log" "listening on" "$tp" 100
+ip netns exec "$NB" timeout "$((2 * T))" python3 -c "import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(('10.0.0.4', 4791))
+while True:
+    s.recv(2048)" >/dev/null 2>&1 &
+PIDS+=($!)
+UR=$!
+ROCE_SENT=20
+ip netns exec "$NA" timeout "$T" python3 -c "import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for op in (0x04, 0x0a, 0x0c, 0x11):  # RC SEND only, RDMA WRITE only, RDMA READ request, ACKNOWLEDGE
+    for i in range(5):
+        bth = bytes([op, 0x40, 0xff, 0xff, 0, 0, 0, 0x11, 0x80, 0, 0, i])
+        s.sendto(bth + bytes(64) + bytes(4), ('10.0.0.4', 4791))
+        time.sleep(0.01)" >"$WORK/roce-send.log" 2>&1
+sleep 1
+stop_pid "$tp"
+stop_pid "$UR"
+ROCE_OK=$(tcpdump -nn -r "$WORK/roce.pcap" 'udp[4:2] = 88' 2>/dev/null | wc -l)
+check "RoCEv2 across the fabric: $ROCE_OK of $ROCE_SENT frames (4 BTH opcodes) arrive intact" '[ "$ROCE_OK" -eq "$ROCE_SENT" ]'
 ao=$(( $(snmp "$NA" OutSegs) + $(snmp "$NA" RetransSegs) )) bo=$(( $(snmp "$NB" OutSegs) + $(snmp "$NB" RetransSegs) ))
 bi=$(snmp "$NB" InSegs) ai=$(snmp "$NA" InSegs)
 
@@ -107,9 +168,19 @@ print(a['rx_class']['tcp'], b['rx_class']['tcp'], b['tx_class']['tcp'], a['tx_cl
 check "TCP counted by class = the kernels' segments: in at leaf0:1 = $NA sent, in at leaf1:1 = $NB sent, out at leaf1:1 = $NB received, out at leaf0:1 = $NA received ($tcp vs $ao $bo $bi $ai)" \
 	'[ "$tcp" = "$ao $bo $bi $ai" ]'
 other=$(summary_py "print(sum(p['rx_class'][k] + p['tx_class'][k] for p in s['ports']
-          for k in ('udp', 'roce', 'uet', 'other_ipv4', 'non_ipv4')), sum(s['port_rx_refused'].values()),
+          for k in ('udp', 'other_ipv4', 'non_ipv4')), sum(s['port_rx_refused'].values()),
           s['counters'].get('raw_pool_full', 0) if isinstance(s.get('counters'), dict) else 0)")
 check "no frame of another class, none refused, no raw buffer short ($other)" '[ "$other" = "0 0 0" ]'
+roce=$(summary_py "a, b = s['ports'][0], s['ports'][1]
+print(a['rx_class']['roce'], b['tx_class']['roce'], b['rx_class']['roce'], a['tx_class']['roce'])")
+check "RoCEv2 counted by class: in at leaf0:1 $ROCE_SENT, out at leaf1:1 $ROCE_SENT, none back ($roce)" \
+	'[ "$roce" = "$ROCE_SENT $ROCE_SENT 0 0" ]'
+uet=$(summary_py "a, b = s['ports'][0], s['ports'][1]
+print(a['rx_class']['uet'] >= b['tx_class']['uet'] >= $UET_ALL > 0)")
+check "UET counted by class: in at leaf0:1 >= out at leaf1:1 >= received in $NB ($uet)" '[ "$uet" = True ]'
+trims=$(summary_py "print(sum(l[d]['trims'] for l in s['links'] for d in ('ab', 'ba')))")
+check "the switches' ports counted the trims $NB saw (links[] trims: $trims, $UET_TRIM seen)" \
+	'[ "${trims:-0}" -ge "$UET_TRIM" ] && [ "$UET_TRIM" -gt 0 ]'
 marks=$(summary_py "print(s['counters']['ecn_marks'])")
 check "the switches marked at least the CE frames $NB saw ($marks marks, $CE_ecn seen)" \
 	'[ "${marks:-0}" -ge "$CE_ecn" ] && [ "$CE_ecn" -gt 0 ]'

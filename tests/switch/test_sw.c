@@ -25,6 +25,8 @@ struct frame {
 	uint16_t quanta[8];
 	uint64_t uid;
 	uint8_t src_mac[6], dst_mac[6];
+	size_t raw_len;    /* RAW: the emitted frame's length (wire_raw_encode()), its first bytes in raw */
+	uint8_t raw[64];
 };
 
 struct rig;
@@ -59,6 +61,14 @@ static void sink_rx(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t now
 		memcpy(f->quanta, pkt->pfc_quanta, sizeof(f->quanta));
 		memcpy(f->src_mac, pkt->src_mac, 6);
 		memcpy(f->dst_mac, pkt->dst_mac, 6);
+		if (pkt->kind == WIRE_KIND_RAW) {
+			uint8_t b[WIRE_MAX_FRAME];
+			int n = wire_raw_encode(pkt, b, sizeof(b));
+
+			cr_assert_gt(n, 0);
+			f->raw_len = (size_t)n;
+			memcpy(f->raw, b, (size_t)n < sizeof(f->raw) ? (size_t)n : sizeof(f->raw));
+		}
 	}
 	net_pkt_free(&s->r->np, pkt);
 }
@@ -522,6 +532,138 @@ Test(sw_trim, native_frame_trimmed_to_58_bytes)
 	cr_assert_eq(r->sink[2].f[0].kind, WIRE_KIND_TRIMMED);
 	cr_assert_eq(r->sink[2].f[0].wire, 58, "40 B datagram + Ethernet 14 + FCS 4");
 	run(r);
+	assert_empty(r);
+	rig_free(r);
+}
+
+/* A real device's frame: the bytes of model packet @p m (wire_encode()) taken as a RAW descriptor (wire_raw_take()). */
+static struct wire_pkt *raw_of(struct rig *r, struct wire_pkt *m, uint8_t *bytes, size_t *len)
+{
+	int n = wire_encode(m, bytes, WIRE_MAX_FRAME), reason;
+	struct wire_pkt *p;
+
+	cr_assert_gt(n, 0);
+	net_pkt_free(&r->np, m);
+	*len = (size_t)n;
+	p = net_pkt_raw(&r->np, bytes, (size_t)n, WIRE_UDP_PORT_UET, &reason);
+	cr_assert_not_null(p, "reason %d", reason);
+	cr_assert_eq(p->kind, WIRE_KIND_RAW);
+	return p;
+}
+
+static uint16_t be16(const uint8_t *b)
+{
+	return (uint16_t)(b[0] << 8 | b[1]);
+}
+
+/* A real device's UET frames (RAW, over UDP and native) with a TRIMMABLE codepoint are trimmed at a full egress
+ * exactly as the models' packets: cut to MIN_TRIM_SIZE of IP payload in their own bytes, lengths and the IPv4
+ * checksum rewritten, UDP checksum 0, DSCP TRIMMED / TRIMMED_LASTHOP, counted as trims. */
+Test(sw_trim, raw_uet_frame_trimmed_in_its_bytes_like_a_model_packet)
+{
+	struct rig *r = trim_rig();
+	static uint8_t orig[2][WIRE_MAX_FRAME];
+	size_t olen[2];
+
+	for (uint32_t port = 1; port <= 2; port++) {
+		rx(r, port, pfc(r, 0, 65535), 0); /* hold TC0 at both egress ports */
+		for (int i = 0; i < 3; i++) {     /* the third is over 10,000 B: trimmed */
+			struct wire_pkt *m = data(r, host_ip(port), 8, WIRE_ECN_ECT1, 4000, 7, (uint64_t)i);
+
+			if (port == 2)
+				m->encap = WIRE_ENCAP_NATIVE;
+			rx(r, 0, raw_of(r, m, orig[port - 1], &olen[port - 1]), 0);
+		}
+	}
+	cr_assert_eq(C(r)[SW_C_TRIMS], 2);
+	cr_assert_eq(pst(r, 1).trims, 1);
+	cr_assert_eq(pst(r, 2).trims, 1);
+	cr_assert_eq(pst(r, 1).trimmed_bytes, 4000 - 44);
+	cr_assert_eq(pst(r, 2).trimmed_bytes, 3996 - 40);
+	emu_sched_run_until(r->np.sched, 10 * EMU_PS_PER_US);
+	for (uint32_t port = 1; port <= 2; port++) {
+		struct frame *f = &r->sink[port].f[0];
+		const uint8_t *ip = f->raw + WIRE_ETH_LEN, *o = orig[port - 1];
+		size_t l4 = port == 1 ? WIRE_UDP_LEN : WIRE_ENTROPY_LEN, keep = WIRE_ETH_LEN + WIRE_IPV4_LEN + l4 + 16;
+		struct wire_ipv4 dec;
+
+		cr_assert_eq(r->sink[port].n, 1, "only the trimmed frame passed the paused TC0");
+		cr_assert_eq(f->kind, WIRE_KIND_RAW);
+		cr_assert_eq(f->raw_len, keep, "port %u: %zu", port, f->raw_len);
+		cr_assert_eq(f->wire, keep + WIRE_FCS_LEN);
+		cr_assert_eq(be16(ip + 2), WIRE_IPV4_LEN + l4 + 16, "IPv4 total length");
+		cr_assert_eq(wire_csum(ip, WIRE_IPV4_LEN), 0, "IPv4 header checksum valid");
+		cr_assert_eq(ip[1] >> 2, port == 2 ? 18 : 16, "TRIMMED_LASTHOP on the port facing a NIC");
+		cr_assert_eq(ip[1] & 3, WIRE_ECN_ECT1, "ECN carried through");
+		cr_assert_eq(ip[9], port == 1 ? WIRE_IPPROTO_UDP : WIRE_IPPROTO_UET);
+		if (port == 1) {
+			cr_assert_eq(be16(ip + WIRE_IPV4_LEN + 4), 24, "UDP length");
+			cr_assert_eq(be16(ip + WIRE_IPV4_LEN + 6), 0, "UDP checksum 0");
+		}
+		cr_assert_eq(memcmp(ip + WIRE_IPV4_LEN + l4, o + WIRE_ETH_LEN + WIRE_IPV4_LEN + l4, 16), 0,
+			     "the first 16 B of the PDS header kept as they came");
+		cr_assert_eq(wire_ipv4_decode(f->raw, f->raw_len, &dec), WIRE_R_OK);
+	}
+	run(r);
+	for (uint32_t port = 1; port <= 2; port++) { /* the two whole frames follow, intact */
+		cr_assert_eq(r->sink[port].n, 3);
+		cr_assert_eq(r->sink[port].f[1].raw_len, olen[port - 1]);
+		cr_assert_eq(r->sink[port].f[2].raw_len, olen[port - 1]);
+	}
+	assert_empty(r);
+	rig_free(r);
+}
+
+/* A TCP frame of @p ip_len bytes of IPv4 from a real device, DSCP @p dscp, as a RAW descriptor. */
+static struct wire_pkt *raw_tcp(struct rig *r, uint32_t dst, uint8_t dscp, uint32_t ip_len)
+{
+	static uint8_t b[WIRE_MAX_FRAME];
+	uint8_t *ip = b + WIRE_ETH_LEN;
+	size_t len = WIRE_ETH_LEN + ip_len;
+	struct wire_pkt *p;
+	int reason;
+
+	memset(b, 0, len);
+	b[12] = 0x08;
+	ip[0] = 0x45;
+	ip[1] = (uint8_t)(dscp << 2 | WIRE_ECN_ECT0);
+	ip[2] = (uint8_t)(ip_len >> 8);
+	ip[3] = (uint8_t)ip_len;
+	ip[8] = 64;
+	ip[9] = 6;
+	ip[12] = 10, ip[15] = 254;
+	ip[16] = (uint8_t)(dst >> 24), ip[17] = (uint8_t)(dst >> 16), ip[18] = (uint8_t)(dst >> 8), ip[19] = (uint8_t)dst;
+	uint16_t c = wire_csum(ip, WIRE_IPV4_LEN);
+
+	ip[10] = (uint8_t)(c >> 8);
+	ip[11] = (uint8_t)c;
+	ip[20] = 0x30, ip[21] = 0x39, ip[22] = 0x12, ip[23] = 0xb7; /* TCP ports 12345 -> 4791 (not UDP: not RoCE) */
+	ip[32] = 0x50;
+	p = net_pkt_raw(&r->np, b, len, WIRE_UDP_PORT_UET, &reason);
+	cr_assert_not_null(p, "reason %d", reason);
+	cr_assert_eq(p->raw.cls, WIRE_FC_TCP);
+	cr_assert_eq(p->raw.uet, WIRE_RAW_UET_NO);
+	return p;
+}
+
+/* A non-UET RAW frame (TCP) with the TRIMMABLE codepoint under the same congestion is dropped, never trimmed. */
+Test(sw_trim, raw_tcp_frame_over_the_limit_dropped_never_trimmed)
+{
+	struct rig *r = trim_rig();
+
+	rx(r, 1, pfc(r, 0, 65535), 0);
+	for (int i = 0; i < 3; i++)
+		rx(r, 0, raw_tcp(r, host_ip(1), 8, 4000), 0);
+	cr_assert_eq(C(r)[SW_C_TRIMS], 0);
+	cr_assert_eq(C(r)[SW_C_DROP_EGRESS_LIMIT], 1);
+	cr_assert_eq(pst(r, 1).tx_drops, 1);
+	cr_assert_eq(pst(r, 1).trimmed_tx_drops, 0);
+	run(r);
+	cr_assert_eq(r->sink[1].n, 2);
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(r->sink[1].f[i].raw_len, WIRE_ETH_LEN + 4000, "intact");
+		cr_assert_eq(r->sink[1].f[i].dscp, 8);
+	}
 	assert_empty(r);
 	rig_free(r);
 }
