@@ -58,7 +58,7 @@ static struct ctl_report_lcore *report_lcores(const struct ctl_run_state *r, cha
 	size_t used = 0;
 
 	for (uint32_t i = 0; out != NULL && i < r->n_lcs; i++) {
-		const struct ctl_lcore *lc = &r->lcs[i];
+		const struct run_lcore *lc = ctl_run_lc(r, i);
 
 		out[i] = (struct ctl_report_lcore){ .lcore = lc->lcore_id, .partitions = names + used, .rt = &lc->rt,
 						    .x_sent = lc->x_sent, .x_recv = lc->x_recv, .x_late = lc->x_late,
@@ -129,8 +129,8 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 
 	for (uint32_t i = 0; i < r->n_lcs; i++) {
 		for (int k = 0; k < NET_C_COUNT; k++)
-			counters[k] += r->lcs[i].np->counters[k];
-		events += emu_sched_events_run(r->lcs[i].np->sched);
+			counters[k] += ctl_run_lc(r, i)->np->counters[k];
+		events += emu_sched_events_run(ctl_run_lc(r, i)->np->sched);
 	}
 	events += r->events_other;
 	char names[CTL_PARTS_MAX * (CTL_NAME_MAX + 1) + 64];
@@ -145,7 +145,8 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 		.n_sws = r->n_sws, .ports = ports, .n_ports = n_ports, .rdma = r->rdma, .chakra = r->chakra,
 		.cap_stats = r->cap_stats,
 		.end = r->end, .wall_s = r->wall_s, .rt = &r->rt, .records_cut_at = r->records_cut_at,
-		.wall_end = r->wall_now, .lcores = lcores, .n_lcores = lcores != NULL ? r->n_lcs : 0,
+		.wall_end = r->eng != NULL ? ctl_run_lc(r, 0)->wall_now : 0, .lcores = lcores,
+		.n_lcores = lcores != NULL ? r->n_lcs : 0,
 		.partition = r->part >= 0 ? cfg->parts[r->part].name : NULL, .extra_json = extra_json,
 		.extra_print = extra_print, .extra_arg = r, .cap_shards = r->opts->ranks,
 	};
@@ -187,7 +188,7 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 	if (opts->ranks > 1) { /* MPI: every rank runs, or none (a rank alone would wait for the others for ever) */
 		uint64_t failed = rc < 0;
 
-		ctl_run_mpi_max(&failed, 1);
+		run_mpi_max(&failed, 1);
 		if (failed && rc == 0) {
 			snprintf(err, errlen, "another MPI rank could not start the run (its error is above)");
 			rc = -ECANCELED;

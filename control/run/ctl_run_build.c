@@ -121,7 +121,7 @@ static void ev_post(void *a, void *b, emu_ps_t now)
 	uint64_t cookie = (uint64_t)(m - r->msgs);
 	uint32_t qpn;
 
-	emu_sched_set_ent(lc->np->sched, m->m->src + 1); /* the post runs as its sender */
+	emu_sched_set_ent(lc->rl->np->sched, m->m->src + 1); /* the post runs as its sender */
 
 	/* on a RoCE NIC a message is one RDMA WRITE on a queue pair of its own, as a message is a PDC of its own */
 	if (r->roces != NULL ? roce_qp_open(r->roces[m->m->src], cfg->hosts[m->m->dst].ip, &qpn) < 0 ||

@@ -38,7 +38,7 @@ void ctl_run_ext_cap_tx(struct ctl_ext *x, const uint8_t *hdr, size_t len, size_
 void ctl_run_ext_rx(struct ctl_ext *x, const uint8_t *frame, size_t len)
 {
 	struct ctl_run_state *r = x->run;
-	const struct ctl_lcore *lc = x->lc;
+	const struct run_lcore *lc = x->lc;
 
 	ctl_run_cap_port(x, frame, len, true, lc->rt_now); /* captures: dev (ctl_run_cap.c) */
 	ctl_run_rec_frame(r, (uint32_t)(x - r->exts), frame, len, true, lc->rt_now);
@@ -55,7 +55,7 @@ void ctl_run_ext_tick(struct ctl_ext *x)
 void ctl_run_ext_sw_rx(struct ctl_ext *x, const uint8_t *frame, size_t len)
 {
 	struct ctl_run_state *r = x->run;
-	struct ctl_lcore *lc = x->lc;
+	struct run_lcore *lc = x->lc;
 	struct wire_pkt *pkt;
 
 	ctl_run_cap_port(x, frame, len, true, lc->rt_now); /* captures: dev (ctl_run_cap.c), bad frames too */

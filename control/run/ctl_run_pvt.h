@@ -19,10 +19,9 @@
 #include "emu_hist.h"
 #include "roce.h"
 #include "rec.h"
+#include "run.h"
 
 struct dp_ctx;
-struct emu_spsc;
-struct ctl_lcore;
 struct ctl_captap;
 
 /* A host bound to a DPDK port in real time: its NIC's link, whose far end is the port. */
@@ -36,7 +35,7 @@ struct ctl_ext_host {
 /* A DPDK port of a real-time run and the hosts sharing it. */
 struct ctl_ext {
 	struct ctl_run_state *run;
-	struct ctl_lcore *lc;        /* the lcore that polls it: the one running its devices */
+	struct run_lcore *lc;        /* the lcore that polls it: the one running its devices */
 	bool off;                    /* its device runs in another process (--partition): not opened here */
 	int dp_port;
 	emu_ps_t emit_now;           /* the emulated time of the model's call into the port under way, which stamps
@@ -58,40 +57,16 @@ struct ctl_ext {
 	uint8_t whole[WIRE_MAX_FRAME]; /* frames with a CRC trailer, encoded whole */
 };
 
-#define CTL_LC_REMOTE UINT32_MAX /* dev_lc of a device another process runs (--partition) */
+#define CTL_LC_REMOTE RUN_REMOTE /* dev_lc of a device another process runs (--partition) */
 
 /*
- * One lcore of a run (control/run/ctl_run_lcore.c): the partitions it runs, with one scheduler, descriptor pool
- * and counters for them all, its poll loop's clock and lateness, and the rings it shares with the other lcores.
- * Written only by its own lcore, except where said; read by the main lcore and telemetry with relaxed loads.
- * Index 0 runs on the main lcore, which also writes the outputs. Virtual time has exactly one.
+ * What the run counts per lcore of the engine (runtime/run.h): its hosts' messages. The NICs' hooks get it as their
+ * arg. Written only by its own lcore; the main lcore sums them (ctl_run_lcore_sum) with relaxed loads.
  */
 struct ctl_lcore {
 	struct ctl_run_state *run;
-	uint32_t idx;                /* index in run->lcs */
-	unsigned lcore_id;           /* the EAL lcore */
-	struct net_part *np;         /* &run->np for index 0, else &own_np */
-	struct net_part own_np;
-	emu_ps_t rt_now;             /* real time: the emulated time of its current poll pass */
-	emu_ps_t wall_now;           /* real time: the wall-clock time of that pass (ARP timers) */
-	emu_ps_t late_win, late_last_s; /* the most an event ran late in the current second, and in the last one */
-	struct ctl_rt_stats rt;      /* its passes' lateness, what the LagPolicy did */
-	bool lagged;                 /* LagPolicy abort stopped it */
-	struct emu_spsc **in;        /* frames from each other lcore (index = sender; NULL for itself) */
-	struct ctl_xroute *out;      /* to each other lcore (index = receiver) */
-	struct emu_spsc *wr;         /* to the writer on the main lcore: capture frames, record rows */
-	uint64_t completed, posted, post_fail; /* its hosts' messages */
-	uint64_t x_sent, x_recv;     /* frames it sent to, and took from, other lcores */
-	uint64_t x_late;             /* frames taken after their arrival time: delivered at once */
-	emu_ps_t x_late_max;         /* the latest of them */
-	uint64_t x_full;             /* frames lost: the ring to another lcore was full */
-	uint64_t wr_full;            /* capture frames and record rows lost: the ring to the writer was full */
-	uint64_t samples_ack;        /* periodic records: the last sampling pause it stopped for (atomic) */
-	int exited;                  /* its loop has ended (atomic) */
-	/* virtual time (ctl_run_vt.c): one thread per lcore */
-	struct ctl_vbox *vout;       /* frames and closes to each other thread (index = receiver), for the window's end */
-	struct ctl_vlog *vlog;       /* its outputs with their tags, written sorted when the run's work falls due */
-	uint64_t wait_ns;            /* time its thread waited at the windows' barriers */
+	struct run_lcore *rl;        /* the engine's lcore */
+	uint64_t completed, posted, post_fail;
 } __attribute__((aligned(64)));
 
 /* A record for the writer (real time: through an lcore's ring; virtual time: in a thread's log). */
@@ -105,13 +80,6 @@ struct ctl_whdr {
 	emu_ps_t now, at;       /* the emulated time; CAP_PORT: the wall clock as emulated time */
 	uint32_t len;           /* bytes after the header */
 	uint32_t pad;
-};
-
-/* One way between two lcores: the ring, and the sender (its counters). The cross_arg of the links it carries. */
-struct ctl_xroute {
-	struct ctl_lcore *from;
-	uint32_t to;
-	struct emu_spsc *ring;
 };
 
 /* A replay of the run (replay[i]): its frames, where they go, what became of them. */
@@ -176,29 +144,24 @@ struct ctl_run_state {
 	double wall_s;
 	emu_ps_t end;
 	uint64_t post_fail;
-	emu_ps_t rt_now;        /* real time: the emulated time of the current poll pass */
 	int64_t rt_epoch_ns;    /* real time: the wall clock at the run's time 0 (the captures' epoch) */
-	emu_ps_t wall_now;      /* real time: the wall-clock time of the current poll pass (ARP timers) */
-	emu_ps_t late_win;      /* real time: the most an event ran late in the current second */
-	emu_ps_t late_last_s;   /* real time: ... and in the last whole second */
 	uint64_t rt_t0, rt_hz;  /* real time: TSC at the start of the poll loop, and its rate */
-	struct ctl_rt_stats rt; /* real time: pacing, lateness, what the LagPolicy did */
+	struct run_rt_stats rt; /* real time: pacing, lateness, what the LagPolicy did (every lcore's, merged) */
 	bool lagged;            /* real time: LagPolicy abort stopped the run */
-	struct ctl_lcore *lcs;  /* the lcores (one in virtual time and with -l 0) */
+	struct run_engine *eng; /* the engine: the lcores (threads, ranks), their partitions, the loops */
+	struct ctl_lcore *lcs;  /* the run's figures of each lcore of the engine */
 	uint32_t n_lcs;
 	uint32_t *part_lc;      /* the lcore of each partition of cfg, or CTL_LC_REMOTE (another process) */
 	uint32_t *dev_lc;       /* the lcore of each device (hosts, then switches), or CTL_LC_REMOTE */
 	int part;               /* --partition: the one partition this process runs, or -1 for all */
-	int lc_stop;            /* real time: the main lcore tells the others to stop (atomic) */
-	uint64_t samples_req;   /* real time: the sampling pause the main lcore asks for (atomic) */
-	uint64_t samples_go;    /* ... and the one it has finished (atomic) */
 	struct ctl_captap *cap_taps; /* real time: the link captures' taps (ctl_run_lcore.c) */
 	struct ctl_replay_src *replays; /* one per replay[] entry */
 	uint32_t n_replays;
 	bool rerun;             /* a re-run of a recorded session: virtual time with the session's ports */
 	struct ctl_rec_session *rec; /* real time with --record, or a re-run: the session log (ctl_run_record.c) */
 	struct ctl_rerun *rr;   /* a re-run: the recorded log and the verdict (ctl_run_rerun.c) */
-	struct ctl_vt *vt;      /* virtual time (not a re-run): threads, windows, logs (ctl_run_vt.c) */
+	struct ctl_vt *vt;      /* virtual time (not a re-run): the close delay, MPI's merges (ctl_run_vt.c) */
+	int xev_close;          /* the cross-partition event that closes a message's receive side */
 	uint64_t events_other;  /* MPI: the events the other ranks ran (rank 0 reports them all) */
 };
 
@@ -206,6 +169,12 @@ struct ctl_run_state {
 static inline uint32_t ctl_run_port_dev(const struct ctl_port *cp)
 {
 	return cp->sw ? cp->sw_dev : cp->hosts[0];
+}
+
+/** Lcore @p i of the engine. */
+static inline struct run_lcore *ctl_run_lc(const struct ctl_run_state *r, uint32_t i)
+{
+	return run_lcore(r->eng, i);
 }
 
 /** Whether the run's hosts use the ports section: real time, and the re-run of a recorded real-time session. */
@@ -230,8 +199,10 @@ int ctl_run_lcore_plan(struct ctl_run_state *r, const unsigned *lcore_ids, uint3
 unsigned ctl_run_eal_lcores(const struct ctl_run_opts *o, const char **which);
 /** The partition state of device @p dev's lcore (lcore 0 for a device another process runs). */
 struct net_part *ctl_run_dev_np(struct ctl_run_state *r, uint32_t dev);
-/** The lcore of device @p dev (lcore 0 for a device another process runs). */
+/** The run's lcore of device @p dev (lcore 0 for a device another process runs). */
 struct ctl_lcore *ctl_run_dev_lc(struct ctl_run_state *r, uint32_t dev);
+/** The engine's lcore of device @p dev. */
+struct run_lcore *ctl_run_dev_rl(struct ctl_run_state *r, uint32_t dev);
 /**
  * Once links exist: split each link whose ends are on two lcores (its directions cross through the rings) and
  * check what a split run cannot do (faults on such a link, the ScalaRdma application, a port's hosts on two
@@ -240,41 +211,29 @@ struct ctl_lcore *ctl_run_dev_lc(struct ctl_run_state *r, uint32_t dev);
 int ctl_run_lcore_links(struct ctl_run_state *r, char *err, size_t errlen);
 /** The rings (real time): between every two lcores, and from each to the writer. 0 or -ENOMEM. */
 int ctl_run_lcore_rings(struct ctl_run_state *r);
-/** Free the lcores, their partition state (not lcore 0's, the run's own) and rings. */
+/** Register the run's cross-partition events with the engine (the message close). */
+void ctl_run_lcore_events(struct ctl_run_state *r);
+/** Free the engine, its lcores, their partition state (not lcore 0's, the run's own) and rings. */
 void ctl_run_lcore_fini(struct ctl_run_state *r);
-/** Message @p msg's receive side is closed on its receiver: in real time at once, or through the ring to its lcore;
- *  in virtual time one close delay later (ctl_run_vt_close()). */
+/** Message @p msg's receive side is closed on its receiver, by a cross-partition event: in real time at once, or
+ *  through the ring to its lcore; in virtual time one close delay later. */
 void ctl_run_lcore_close_rcv(struct ctl_lcore *lc, struct ctl_msg *msg, emu_ps_t now);
 /** A uet-events row or a uet-monitor candidate from a NIC of @p lc: written, or through the ring (workers). */
 void ctl_run_lcore_event(struct ctl_lcore *lc, const struct nic_event *ev);
 void ctl_run_lcore_trace(struct ctl_lcore *lc, const struct nic_trace *tr);
 /** Real time: a frame of a port's capture (dev:), through the lcore's ring to the writer. */
-void ctl_run_lcore_cap_port(struct ctl_lcore *lc, uint32_t port, const uint8_t *frame, size_t len, bool rx,
+void ctl_run_lcore_cap_port(struct run_lcore *lc, uint32_t port, const uint8_t *frame, size_t len, bool rx,
 			    emu_ps_t emu, emu_ps_t at);
 /** Real time: the link taps of the capture @p cap (index in captures) through the rings. 0 or -ENOSPC. */
 int ctl_run_lcore_cap_link(struct ctl_run_state *r, uint32_t cap, struct net_link *l);
-/** Write one record for the writer (the main lcore). */
-void ctl_run_lcore_write(struct ctl_run_state *r, const struct ctl_whdr *h);
+/** Write one record for the writer (the main lcore): the engine's run_write_fn. */
+void ctl_run_lcore_write(void *run, const void *rec, uint32_t len);
 /** The two device ends of link @p i: the generated fabric's, or an explicit link's hosts. */
 void ctl_run_link_ends(const struct ctl_run_state *r, uint32_t i, uint32_t *a, uint32_t *b);
 /** The name of device @p d. */
 const char *ctl_run_dev_name(const struct ctl_run_state *r, uint32_t d);
-/** Write what the lcores' rings to the writer hold (the main lcore). */
-void ctl_run_lcore_drain_writer(struct ctl_run_state *r);
-/** Take the frames other lcores sent @p lc; a frame due before @p now arrives now and is counted late. */
-void ctl_run_lcore_take(struct ctl_lcore *lc, emu_ps_t now);
 /** Sum the lcores' message counts into r->n_completed, n_posted, post_fail (the main lcore). */
 void ctl_run_lcore_sum(struct ctl_run_state *r);
-/** The lcores' lateness and LagPolicy figures merged into @p out (histograms added, maxima kept). */
-void ctl_run_lcore_merge_rt(const struct ctl_run_state *r, struct ctl_rt_stats *out);
-/**
- * Real time, the main lcore, once a pass: the periodic records due by @p now, sampled while every other lcore waits
- * at the top of its pass (their devices hold still). Never waits: it asks for the pause, and samples at the first
- * pass that finds every other lcore paused (or ended).
- */
-void ctl_run_lcore_records(struct ctl_run_state *r, emu_ps_t now);
-/** A worker's side of ctl_run_lcore_records(): wait here while the main lcore samples. */
-void ctl_run_lcore_sample_wait(struct ctl_lcore *lc);
 
 /* ctl_run_build.c */
 /** Write a uet-events row (the main lcore). */
@@ -372,7 +331,7 @@ int ctl_run_rec_create(struct ctl_run_state *r, const char *dir, const struct ca
 		       char *err, size_t errlen);
 /** Real time, at the run's time 0: start the log of a prepared record (a failure is said, the run goes on). */
 void ctl_run_rec_start(struct ctl_run_state *r);
-/** A poll pass at emulated time @p now, wall clock r->lcs[0].wall_now (a recorded run has one lcore): logged at
+/** A poll pass at emulated time @p now, wall clock lcore 0's wall_now (a recorded run has one lcore): logged at
  *  once when periodic rows fall due or a port's ARP timers fire, else when a frame arrives or a host calls into
  *  its port (ctl_run_rec_touch). */
 void ctl_run_rec_pass(struct ctl_run_state *r, emu_ps_t now);
@@ -415,13 +374,8 @@ int ctl_run_vt_plan(struct ctl_run_state *r, char *err, size_t errlen);
 void ctl_run_vt_fini(struct ctl_run_state *r);
 /** Whether the run is in virtual time with its threads' logs (ctl_run_vt_plan() made them). */
 bool ctl_run_vt_on(const struct ctl_run_state *r);
-/** The net_cross_fn of a link between two threads: the frame waits in the sender's box for the window's end. */
-void ctl_run_vt_cross(void *arg, struct net_dir *d, const struct wire_pkt *pkt, emu_ps_t at,
-		      const struct emu_sched_key *k);
-/** Message @p m completed at its sender (lcore @p lc, now): its receive side closes one close delay later. */
-void ctl_run_vt_close(struct ctl_lcore *lc, struct ctl_msg *m, emu_ps_t now);
-/** Put an output of @p lc in its log, tagged; false when the run keeps none (real time, a re-run). */
-bool ctl_run_vt_log(struct ctl_lcore *lc, const struct ctl_whdr *h, const void *body);
+/** How long after its sender's completion a message's receive side closes (virtual time; 0 otherwise). */
+emu_ps_t ctl_run_vt_close_delay(const struct ctl_run_state *r);
 /** Run @p r in virtual time (built, ctl_run_vt_plan() done): r->end, r->wall_s, r->stalled. 0, or -errno with
  *  @p err (its threads could not start). */
 int ctl_run_virtual(struct ctl_run_state *r, char *err, size_t errlen);
@@ -430,18 +384,6 @@ void ctl_run_vt_json(FILE *f, const struct ctl_run_state *r);
 void ctl_run_vt_print(const struct ctl_run_state *r);
 /** MPI, every rank, once the captures are closed: their figures summed over the ranks (files: one each). */
 void ctl_run_vt_merge_caps(struct ctl_run_state *r);
-
-/* ctl_run_mpi.c: MPI over the ranks (no-ops, one rank, without MPI) */
-void ctl_run_mpi_min(uint64_t *v, uint32_t n);
-void ctl_run_mpi_max(uint64_t *v, uint32_t n);
-void ctl_run_mpi_sum(uint64_t *v, size_t n);
-void ctl_run_mpi_allgather(const void *mine, uint32_t len, void *all);
-/** Send rank k its out_len[k] bytes of @p out (rank by rank), receive every rank's into *@p in (grown to
- *  *@p in_cap), rank k's in_len[k] bytes in rank order. Without memory, or over 2 GiB, it aborts every rank. */
-void ctl_run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
-			  size_t *in_cap);
-/** Say @p why on stderr and end every rank (MPI_Abort; without MPI, exit). */
-void ctl_run_mpi_abort(const char *why) __attribute__((noreturn));
 
 /* ctl_run_rt.c */
 /** Run @p r in real time: the EAL, the ports, the poll loop until the stop time, the work done or a signal. */

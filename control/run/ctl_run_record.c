@@ -175,7 +175,7 @@ void ctl_run_rec_pass(struct ctl_run_state *r, emu_ps_t now)
 	if (s == NULL || s->w == NULL)
 		return;
 	s->pass_now = now;
-	s->pass_wall = r->lcs[0].wall_now; /* a recorded run has one lcore */
+	s->pass_wall = ctl_run_lc(r, 0)->wall_now; /* a recorded run has one lcore */
 	s->logged = false;
 	/* the pass writes periodic rows (sampled at this pass's time), or a port's ARP timers fire */
 	if (ctl_records_due(r->records) <= now)
@@ -213,7 +213,7 @@ int ctl_run_rec_finish(struct ctl_run_state *r, uint8_t stop, char *err, size_t 
 	if (s == NULL || s->w == NULL)
 		return 0;
 	cap_session_put(s->w, &(struct cap_session_rec){ .type = CAP_SES_END, .port = stop, .t = r->end,
-							 .x = r->wall_now });
+							 .x = ctl_run_lc(r, 0)->wall_now });
 	int rc = cap_session_close(s->w, err, errlen);
 
 	s->w = NULL;

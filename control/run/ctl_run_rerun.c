@@ -84,7 +84,7 @@ static int bind_ports(struct ctl_run_state *r, char *err, size_t errlen)
 		int rc = 0;
 
 		r->exts[i].run = r;
-		r->exts[i].lc = &r->lcs[0]; /* virtual time: one lcore */
+		r->exts[i].lc = ctl_run_lc(r, 0); /* one lcore */
 		r->exts[i].dp_port = -1;
 		if (cfg->ports[i].sw)
 			ctl_run_ext_bind_switch(r, i, rerun_sw_tx);
@@ -108,22 +108,31 @@ static void ticks_upto(struct ctl_run_state *r, uint32_t upto)
 			ctl_run_ext_tick(&r->exts[rr->ticked]);
 }
 
-/* The loop's clocks at emulated time @p now, wall clock @p wall: the run's and its one lcore's, which the ports'
- * code reads (ctl_run_ext.c). */
+/* The loop's clocks at emulated time @p now, wall clock @p wall: its one lcore's, which the ports' code reads
+ * (ctl_run_ext.c). */
 static void set_clock(struct ctl_run_state *r, emu_ps_t now, emu_ps_t wall)
 {
-	r->rt_now = r->lcs[0].rt_now = now;
-	r->wall_now = r->lcs[0].wall_now = wall;
+	run_rerun_clock(r->eng, now, wall);
+}
+
+/* The emulated time of the pass under way, and its wall clock. */
+static emu_ps_t clock_now(const struct ctl_run_state *r)
+{
+	return ctl_run_lc(r, 0)->rt_now;
+}
+
+static emu_ps_t clock_wall(const struct ctl_run_state *r)
+{
+	return ctl_run_lc(r, 0)->wall_now;
 }
 
 /* A pass of the poll loop at emulated time @p now, wall clock @p wall, up to its arrivals. */
 static void pass(struct ctl_run_state *r, emu_ps_t now, emu_ps_t wall)
 {
 	ticks_upto(r, r->n_exts); /* the pass before ends */
-	set_clock(r, r->rt_now, wall);
+	set_clock(r, clock_now(r), wall);
 	ctl_run_rec_pass(r, now);
-	emu_sched_run_until(r->np.sched, now);
-	emu_sched_advance(r->np.sched, now);
+	run_rerun_until(r->eng, now);
 	ctl_records_advance(r->records, now);
 	set_clock(r, now, wall);
 	r->rr->in_pass = true;
@@ -159,9 +168,8 @@ static int play(struct ctl_run_state *r, const struct cap_session_rec *rec, char
 	default: /* CAP_SES_END: the events up to the end, as the loop's last passes ran them */
 		ticks_upto(r, r->n_exts);
 		rr->in_pass = false;
-		set_clock(r, r->rt_now, rec->x);
-		emu_sched_run_until(r->np.sched, rec->t);
-		emu_sched_advance(r->np.sched, rec->t);
+		set_clock(r, clock_now(r), rec->x);
+		run_rerun_until(r->eng, rec->t);
 		ctl_records_advance(r->records, rec->t);
 		set_clock(r, rec->t, rec->x);
 		rr->ended = true;
@@ -194,10 +202,9 @@ int ctl_run_rerun(struct ctl_run_state *r, char *err, size_t errlen)
 		return rc;
 	if (!rr->ended) { /* the events up to the last frame the log saw sent, so the re-run sends it too */
 		ticks_upto(r, r->n_exts);
-		emu_sched_run_until(r->np.sched, rr->last_t);
-		emu_sched_advance(r->np.sched, rr->last_t);
+		run_rerun_until(r->eng, rr->last_t);
 		r->end = emu_sched_now(r->np.sched);
-		set_clock(r, r->end, r->wall_now);
+		set_clock(r, r->end, clock_wall(r));
 		fprintf(stderr, "[uetemu] rerun: %s has no end record%s (the recorded run was killed?): played up to its "
 				"last record, %.6f s; compared as far as it goes\n", rr->log,
 			cap_session_cut(rr->rd) != UINT64_MAX ? " and ends inside a record" : "", (double)r->end / 1e12);

@@ -37,7 +37,7 @@ static void tel_counters(const struct ctl_run_state *r, struct dp_tel *o)
 
 	for (uint32_t i = 0; i < r->n_lcs; i++) /* every lcore's partition counters */
 		for (int k = 0; k < NET_C_COUNT; k++)
-			pc[k] += DP_LOAD(r->lcs[i].np->counters[k]);
+			pc[k] += DP_LOAD(ctl_run_lc(r, i)->np->counters[k]);
 	in.part_counters = pc;
 	ctl_report_counters(&in, &c);
 	const uint64_t v[] = { c.drops, c.trims, c.nacks, c.retransmits, c.timeouts, c.ecn_marks, c.pfc_pauses };
@@ -66,11 +66,11 @@ static void tel_port_totals(const struct ctl_run_state *r, struct dp_tel *o)
 }
 
 /* The lcores' polls, worst lateness and late passes, summed (the figures /uetemu/summary and /lateness give). */
-static void tel_rt_sum(const struct ctl_run_state *r, struct ctl_rt_stats *out)
+static void tel_rt_sum(const struct ctl_run_state *r, struct run_rt_stats *out)
 {
 	memset(out, 0, sizeof(*out));
 	for (uint32_t i = 0; i < r->n_lcs; i++) {
-		const struct ctl_rt_stats *s = &r->lcs[i].rt;
+		const struct run_rt_stats *s = &ctl_run_lc(r, i)->rt;
 		emu_ps_t m = DP_LOAD(s->late_max);
 
 		out->polls += DP_LOAD(s->polls);
@@ -87,13 +87,13 @@ static int tel_summary(void *arg, const char *params, struct dp_tel *o)
 
 	(void)params;
 	dp_tel_str(o, "simulation", r->cfg->sim.simulation_name);
-	struct ctl_rt_stats rt;
+	struct run_rt_stats rt;
 	uint64_t events = 0;
 
 	tel_rt_sum(r, &rt);
 	for (uint32_t i = 0; i < r->n_lcs; i++)
-		events += emu_sched_events_run(r->lcs[i].np->sched);
-	dp_tel_u64(o, "sim_time_ps", DP_LOAD(r->lcs[0].rt_now));
+		events += emu_sched_events_run(ctl_run_lc(r, i)->np->sched);
+	dp_tel_u64(o, "sim_time_ps", DP_LOAD(ctl_run_lc(r, 0)->rt_now));
 	dp_tel_u64(o, "wall_ms", wall_ms(r));
 	dp_tel_u64(o, "events", events);
 	dp_tel_u64(o, "polls", rt.polls);
@@ -250,7 +250,7 @@ static int tel_ports(void *arg, const char *params, struct dp_tel *o)
 static void tel_link(const struct ctl_run_state *r, const struct ctl_report_in *in, uint32_t i, struct dp_tel *o)
 {
 	struct ctl_report_dir dir[2];
-	const char *a, *b, *name = ctl_report_link(in, i, DP_LOAD(r->lcs[0].rt_now), &a, &b, dir);
+	const char *a, *b, *name = ctl_report_link(in, i, DP_LOAD(ctl_run_lc(r, 0)->rt_now), &a, &b, dir);
 	static const char *const n[] = { "bytes", "frames", "drops", "trims", "ecn_marks", "pauses", "trimmed_drops" };
 
 	dp_tel_str(o, "name", name);
@@ -296,8 +296,8 @@ static int tel_links(void *arg, const char *params, struct dp_tel *o)
 /* One lcore's lateness: its histogram's percentiles (read as the lcore writes it: a few passes apart). */
 static void tel_lcore(const struct ctl_run_state *r, uint32_t i, struct dp_tel *o)
 {
-	const struct ctl_lcore *lc = &r->lcs[i];
-	const struct ctl_rt_stats *s = &lc->rt;
+	const struct run_lcore *lc = ctl_run_lc(r, i);
+	const struct run_rt_stats *s = &lc->rt;
 
 	dp_tel_u64(o, "lcore", lc->lcore_id);
 	dp_tel_u64(o, "sim_time_ps", DP_LOAD(lc->rt_now));
@@ -317,15 +317,15 @@ static void tel_lcore(const struct ctl_run_state *r, uint32_t i, struct dp_tel *
 static int tel_lateness(void *arg, const char *params, struct dp_tel *o)
 {
 	const struct ctl_run_state *r = arg;
-	struct ctl_rt_stats rt;
+	struct run_rt_stats rt;
 	emu_ps_t last = 0;
 	struct dp_tel *l;
 
 	(void)params;
 	tel_rt_sum(r, &rt);
 	for (uint32_t i = 0; i < r->n_lcs; i++)
-		last = DP_LOAD(r->lcs[i].late_last_s) > last ? DP_LOAD(r->lcs[i].late_last_s) : last;
-	dp_tel_u64(o, "sim_time_ps", DP_LOAD(r->lcs[0].rt_now));
+		last = DP_LOAD(ctl_run_lc(r, i)->late_last_s) > last ? DP_LOAD(ctl_run_lc(r, i)->late_last_s) : last;
+	dp_tel_u64(o, "sim_time_ps", DP_LOAD(ctl_run_lc(r, 0)->rt_now));
 	dp_tel_u64(o, "wall_ms", wall_ms(r));
 	dp_tel_u64(o, "polls", rt.polls);
 	dp_tel_u64(o, "max_ps", rt.late_max);
