@@ -179,6 +179,13 @@ enum run_end { RUN_END_DONE = 0, RUN_END_STALLED, RUN_END_QUIT, RUN_END_LAG };
  */
 int run_vt(struct run_engine *e, const struct run_vt_hooks *h, enum run_end *why);
 
+/**
+ * The end of the window that starts at the earliest pending event @p next, over @p n threads (or ranks) with
+ * @p lookahead: next + lookahead - 1 (what any thread sends in it arrives after it), a slice on one thread; never
+ * past the caller's work @p due or the @p limit, never EMU_PS_NEVER.
+ */
+emu_ps_t run_window_end(emu_ps_t next, emu_ps_t lookahead, uint32_t n, emu_ps_t due, emu_ps_t limit);
+
 /* A virtual-time run's figures. */
 struct run_vt_info {
 	uint32_t n;             /* threads or ranks */

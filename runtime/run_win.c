@@ -388,6 +388,14 @@ static emu_ps_t min3(emu_ps_t a, emu_ps_t b, emu_ps_t c)
 	return m < c ? m : c;
 }
 
+emu_ps_t run_window_end(emu_ps_t next, emu_ps_t lookahead, uint32_t n, emu_ps_t due, emu_ps_t limit)
+{
+	emu_ps_t W = n > 1 ? (lookahead > EMU_PS_NEVER - next ? EMU_PS_NEVER - 1 : next + lookahead - 1)
+			   : next + RUN_SLICE_PS;
+
+	return min3(W, due, limit);
+}
+
 /* The windows, until none is left, the limit is reached, a signal, or the stall check. */
 static enum run_end loop(struct run_engine *e, const struct run_vt_hooks *h)
 {
@@ -419,10 +427,8 @@ static enum run_end loop(struct run_engine *e, const struct run_vt_hooks *h)
 			check = ran ? check + P : (next / P + 1) * P;
 			continue;
 		}
-		emu_ps_t W = e->n > 1 ? (e->lookahead > EMU_PS_NEVER - next ? EMU_PS_NEVER - 1 : next + e->lookahead - 1)
-				      : next + RUN_SLICE_PS;
+		emu_ps_t W = run_window_end(next, e->lookahead, e->n, due, limit);
 
-		W = min3(W, due, limit);
 		if (P != 0 && check < W)
 			W = check;
 		run_window(e, W);
