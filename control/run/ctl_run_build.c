@@ -1,5 +1,10 @@
 /* Building a run from its config: partition, NICs, links, capture points, records, message doorbells. */
 #include "ctl_run_pvt.h"
+#include "ctl_run_cap_pvt.h"
+#include "ctl_run_rec_pvt.h"
+#include "ctl_run_replay_pvt.h"
+#include "ctl_run_rt_pvt.h"
+#include "ctl_run_vt_pvt.h"
 
 #include <errno.h>
 #include <unistd.h>
@@ -657,7 +662,7 @@ int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	unsigned ids[CTL_PARTS_MAX];
-	uint32_t n_lcores = r->dp != NULL ? dp_lcores(r->dp, ids, CTL_PARTS_MAX) : 1;
+	uint32_t n_lcores = ctl_run_rt_lcores(r, ids, CTL_PARTS_MAX);
 	const char *one = one_lcore_only(r);
 	const char *which = "";
 
@@ -682,7 +687,8 @@ int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 	if (r->opts->ranks > 1)
 		n_lcores = r->opts->ranks;
 
-	if ((rc = ctl_run_lcore_plan(r, r->dp != NULL ? ids : NULL, n_lcores < CTL_PARTS_MAX ? n_lcores : CTL_PARTS_MAX,
+	n_lcores = n_lcores < CTL_PARTS_MAX ? n_lcores : CTL_PARTS_MAX;
+	if ((rc = ctl_run_lcore_plan(r, ctl_run_rt_dp(r) != NULL ? ids : NULL, n_lcores,
 				     max_events, max_pkts, err, errlen)) < 0)
 		return rc;
 	/* The reachability errors and the link-rate rules are both reported before giving up. */
@@ -764,13 +770,10 @@ void ctl_run_teardown(struct ctl_run_state *r)
 		free(r->impairs_owned[i]);
 	free(r->impairs_owned);
 	free(r->msgs);
-	for (uint32_t i = 0; r->exts != NULL && i < cfg->n_ports; i++) {
-		net_port_destroy(r->exts[i].stack);
-		free(r->exts[i].hosts);
-	}
-	free(r->exts);
+	ctl_run_ext_free(r);
 	ctl_run_vt_fini(r);
 	ctl_run_lcore_fini(r);
+	ctl_run_rt_free(r);
 	net_part_fini(&r->np);
 	if (r->lock_fd > 0)
 		close(r->lock_fd);

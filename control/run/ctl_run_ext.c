@@ -4,6 +4,9 @@
  * whose far end is a port, the port's IPv4 side, a switch port's link, and what a frame crossing them does.
  */
 #include "ctl_run_pvt.h"
+#include "ctl_run_cap_pvt.h"
+#include "ctl_run_ext_pvt.h"
+#include "ctl_run_rec_pvt.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -23,7 +26,7 @@ static void ext_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
 void ctl_run_ext_cap_tx(struct ctl_ext *x, const uint8_t *hdr, size_t len, size_t payload, emu_ps_t now)
 {
 	struct ctl_run_state *r = x->run;
-	bool cap = r->port_caps != NULL && r->port_caps[x - r->exts] != NULL;
+	bool cap = ctl_run_cap_port_on(r, (uint32_t)(x - r->exts));
 
 	if (!cap && r->rec == NULL)
 		return;
@@ -176,4 +179,15 @@ const uint8_t *ctl_run_ext_sw_encode(struct ctl_ext *x, const struct wire_pkt *p
 	*payload = hdrs ? wire_frame_len(pkt) - (size_t)n : 0;
 	ctl_run_ext_cap_tx(x, hdrs ? x->hdr : x->whole, *len, *payload, now);
 	return hdrs ? x->hdr : x->whole;
+}
+
+void ctl_run_ext_free(struct ctl_run_state *r)
+{
+	for (uint32_t i = 0; r->exts != NULL && i < r->cfg->n_ports; i++) {
+		net_port_destroy(r->exts[i].stack);
+		free(r->exts[i].hosts);
+	}
+	free(r->exts);
+	r->exts = NULL;
+	r->n_exts = 0;
 }

@@ -4,6 +4,8 @@
  * cross-partition event, and what goes to the writer on the main lcore (capture frames, record rows).
  */
 #include "ctl_run_pvt.h"
+#include "ctl_run_cap_pvt.h"
+#include "ctl_run_vt_pvt.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -13,6 +15,19 @@
 #include <string.h>
 
 _Static_assert(CTL_PARTS_MAX <= RUN_LCORES_MAX, "every partition may have an lcore of its own");
+
+/* A record for the writer (real time: through an lcore's ring; virtual time: in a thread's log). */
+enum ctl_wkind { CTL_W_CAP_LINK = 1, CTL_W_CAP_DROP, CTL_W_CAP_PORT, CTL_W_EVENT, CTL_W_TRACE };
+
+struct ctl_whdr {
+	uint32_t kind;          /* enum ctl_wkind */
+	uint32_t idx;           /* capture index (link), port index (port) */
+	uint32_t dir;           /* link direction; port: 1 received, 0 sent */
+	int32_t reason;         /* CAP_DROP: the net_counter it was lost under */
+	emu_ps_t now, at;       /* the emulated time; CAP_PORT: the wall clock as emulated time */
+	uint32_t len;           /* bytes after the header */
+	uint32_t pad;
+};
 
 /* A link capture's taps in real time: the capture, and the lcore that sends on each direction. */
 struct ctl_captap {
@@ -389,12 +404,10 @@ void ctl_run_lcore_write(void *run, const void *rec, uint32_t len)
 	memcpy(&u, h + 1, h->len);
 	switch (h->kind) {
 	case CTL_W_CAP_LINK:
-		if (r->caps[h->idx] != NULL)
-			cap_tap(r->caps[h->idx], h->dir, &u.pkt, h->now);
+		ctl_run_cap_link_write(r, h->idx, h->dir, &u.pkt, h->now);
 		break;
 	case CTL_W_CAP_DROP:
-		if (r->caps[h->idx] != NULL)
-			cap_drop_tap(r->caps[h->idx], h->dir, &u.pkt, h->now, h->reason);
+		ctl_run_cap_drop_write(r, h->idx, h->dir, &u.pkt, h->now, h->reason);
 		break;
 	case CTL_W_EVENT:
 		ctl_run_write_event(r, &u.ev);

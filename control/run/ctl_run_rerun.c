@@ -6,6 +6,9 @@
  * mean the same frames sent, byte for byte, at the same emulated times.
  */
 #include "ctl_run_pvt.h"
+#include "ctl_run_cap_pvt.h"
+#include "ctl_run_ext_pvt.h"
+#include "ctl_run_rec_pvt.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -4,6 +4,11 @@
  * and flush, and the run's own work of a pass (the session log, periodic records, replays, the end).
  */
 #include "ctl_run_pvt.h"
+#include "ctl_run_cap_pvt.h"
+#include "ctl_run_ext_pvt.h"
+#include "ctl_run_rec_pvt.h"
+#include "ctl_run_replay_pvt.h"
+#include "ctl_run_rt_pvt.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -24,7 +29,7 @@ static void port_emit(void *arg, const uint8_t *hdr, size_t len, size_t payload)
 	struct ctl_ext *x = arg;
 
 	ctl_run_ext_cap_tx(x, hdr, len, payload, x->emit_now); /* dev captures, the session log */
-	dp_tx_hdr(x->run->dp, x->dp_port, hdr, len, payload);
+	dp_tx_hdr(x->run->rt->dp, x->dp_port, hdr, len, payload);
 }
 
 /* A frame from a port: answered, handed to its host's NIC at the current emulated time, or counted by reason. */
@@ -42,7 +47,7 @@ static void sw_ext_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
 	const uint8_t *buf = ctl_run_ext_sw_encode(x, pkt, &len, &payload, now);
 
 	if (buf != NULL)
-		dp_tx_hdr(x->run->dp, x->dp_port, buf, len, payload);
+		dp_tx_hdr(x->run->rt->dp, x->dp_port, buf, len, payload);
 }
 
 /* A frame from the external device: decoded (a bad one counted by reason) and handed to the switch port now. */
@@ -60,10 +65,10 @@ static void port_rx(void *arg)
 	struct ctl_ext *x = arg;
 
 	if (x->stack == NULL) {
-		dp_rx_drain(x->run->dp, x->dp_port, sw_ext_rx, x);
+		dp_rx_drain(x->run->rt->dp, x->dp_port, sw_ext_rx, x);
 		return;
 	}
-	dp_rx_drain(x->run->dp, x->dp_port, ext_rx, x);
+	dp_rx_drain(x->run->rt->dp, x->dp_port, ext_rx, x);
 	ctl_run_ext_tick(x);
 }
 
@@ -72,7 +77,7 @@ static void port_flush(void *arg)
 {
 	struct ctl_ext *x = arg;
 
-	dp_flush_port(x->run->dp, x->dp_port);
+	dp_flush_port(x->run->rt->dp, x->dp_port);
 }
 
 /*
@@ -93,13 +98,13 @@ static int port_add_dev(struct ctl_run_state *r, const struct ctl_port *cp, char
 				  .xdp_steer = cp->xdp_steering == 1 || (cp->xdp_steering < 0 && dp_is_af_xdp(cp->dev)),
 				  .uet_udp_port = r->cfg->nic.udp_port, .cm_udp_port = WIRE_UDP_PORT_CM,
 				  .ip = ips, .n_ip = n };
-	int port = dp_port_add_opts(r->dp, cp->dev, &o, err, errlen);
+	int port = dp_port_add_opts(r->rt->dp, cp->dev, &o, err, errlen);
 
 	if (port < 0 && o.xdp_steer && cp->xdp_steering < 0 && (port == -ENOENT || port == -ENOTSUP) &&
 	    strstr(err, "XDP steering") != NULL) {
 		fprintf(stderr, "[uetemu] warning: %s; the port takes every frame of its interface\n", err);
 		o.xdp_steer = false;
-		port = dp_port_add_opts(r->dp, cp->dev, &o, err, errlen);
+		port = dp_port_add_opts(r->rt->dp, cp->dev, &o, err, errlen);
 	}
 	if (port >= 0 && o.xdp_steer)
 		fprintf(stderr, "[uetemu] port %s: XDP steering: UDP %u and %u, IP protocol 253, PFC, ARP and ICMP "
@@ -120,7 +125,7 @@ static int port_add(struct ctl_run_state *r, uint32_t i, char *err, size_t errle
 		return port;
 	x->run = r;
 	x->dp_port = port;
-	x->zerocopy = dp_port_tx_mode(r->dp, port, &why) == DP_TXM_ZEROCOPY;
+	x->zerocopy = dp_port_tx_mode(r->rt->dp, port, &why) == DP_TXM_ZEROCOPY;
 	fprintf(stderr, "[uetemu] port %s: %s TX: %s\n", cp->dev, x->zerocopy ? "zero-copy" : "copy", why);
 	return 0;
 }
@@ -152,7 +157,7 @@ static int set_pattern(struct ctl_run_state *r, char *err, size_t errlen)
 	if (pat == NULL)
 		return -ENOMEM;
 	wire_payload_fill(pat, WIRE_MAX_FRAME);
-	rc = dp_tx_pattern_set(r->dp, pat, WIRE_MAX_FRAME, err, errlen);
+	rc = dp_tx_pattern_set(r->rt->dp, pat, WIRE_MAX_FRAME, err, errlen);
 	free(pat);
 	return rc;
 }
@@ -217,7 +222,7 @@ static void progress(const struct ctl_run_state *r, uint64_t tsc)
 	for (uint32_t i = 0; i < r->n_lcs; i++) /* another lcore's: a count a few events old */
 		events += emu_sched_events_run(ctl_run_lc(r, i)->np->sched);
 	fprintf(stderr, "[uetemu] real time %.1f s, %llu events, messages %u/%u done",
-		(double)(tsc - r->rt_t0) / (double)r->rt_hz, (unsigned long long)events, r->n_completed, r->n_msgs);
+		(double)(tsc - r->rt->t0) / (double)r->rt->hz, (unsigned long long)events, r->n_completed, r->n_msgs);
 	for (uint32_t i = 0; i < r->n_exts; i++) {
 		const struct ctl_ext *x = &r->exts[i];
 
@@ -244,11 +249,11 @@ static void tick(void *ctx, uint64_t tsc, uint64_t dt)
 
 		if (x->off)
 			continue;
-		dp_port_stats(r->dp, x->dp_port, &st);
-		x->rx_bps = per_s((st.rx_bytes - x->last.rx_bytes) * 8, dt, r->rt_hz);
-		x->rx_fps = per_s(st.rx_frames - x->last.rx_frames, dt, r->rt_hz);
-		x->tx_bps = per_s((st.tx_bytes - x->last.tx_bytes) * 8, dt, r->rt_hz);
-		x->tx_fps = per_s(st.tx_frames - x->last.tx_frames, dt, r->rt_hz);
+		dp_port_stats(r->rt->dp, x->dp_port, &st);
+		x->rx_bps = per_s((st.rx_bytes - x->last.rx_bytes) * 8, dt, r->rt->hz);
+		x->rx_fps = per_s(st.rx_frames - x->last.rx_frames, dt, r->rt->hz);
+		x->tx_bps = per_s((st.tx_bytes - x->last.tx_bytes) * 8, dt, r->rt->hz);
+		x->tx_fps = per_s(st.tx_frames - x->last.tx_frames, dt, r->rt->hz);
 		x->last = st;
 	}
 	if (r->opts->progress)
@@ -321,14 +326,14 @@ static void rt_join(void *ctx, unsigned lcore_id)
 static void run_lcores(struct ctl_run_state *r)
 {
 	const struct emu_sim_params *sim = &r->cfg->sim;
-	struct run_rt_hooks h = { .ctx = r, .t0 = r->rt_t0, .hz = r->rt_hz, .scale = sim->time_scale,
+	struct run_rt_hooks h = { .ctx = r, .t0 = r->rt->t0, .hz = r->rt->hz, .scale = sim->time_scale,
 				  .lag_limit = sim->lag_limit, .lag_policy = sim->lag_policy, .stop = rt_stop,
 				  .pass = rt_pass, .due = rt_due, .sample = rt_sample, .after_rx = rt_after_rx,
 				  .pass_end = rt_pass_end, .tick = tick, .sum = rt_sum };
 
-	run_rt(r->eng, &h, rt_launch, rt_join, r->dp, &r->end, &r->lagged);
-	run_rt_merge(r->eng, &r->rt);
-	r->wall_s = (double)(dp_tsc() - r->rt_t0) / (double)r->rt_hz;
+	run_rt(r->eng, &h, rt_launch, rt_join, r->rt->dp, &r->end, &r->rt->lagged);
+	run_rt_merge(r->eng, &r->rt->stats);
+	r->wall_s = (double)(dp_tsc() - r->rt->t0) / (double)r->rt->hz;
 }
 
 /* Say which lcore runs which partitions, once at the start of a run over several. */
@@ -348,14 +353,14 @@ static void report_lag(const struct ctl_run_state *r)
 {
 	fprintf(stderr, "[uetemu] LagPolicy abort: the event due at %.6f ms ran %.3f us late, past LagLimit %.3f us "
 			"(TimeScale %llu); the run stops at %.6f ms\n",
-		(double)r->rt.lag_at / 1e9, (double)r->rt.lag_late / 1e6, (double)r->cfg->sim.lag_limit / 1e6,
+		(double)r->rt->stats.lag_at / 1e9, (double)r->rt->stats.lag_late / 1e6, (double)r->cfg->sim.lag_limit / 1e6,
 		(unsigned long long)r->cfg->sim.time_scale, (double)r->end / 1e9);
 }
 
 /* Where telemetry answers, once the ports are up (a failure to register is reported, and the run goes on). */
 static void telemetry_start(struct ctl_run_state *r)
 {
-	const struct dp_eal_args *eal = dp_eal(r->dp);
+	const struct dp_eal_args *eal = dp_eal(r->rt->dp);
 	char err[256];
 
 	if (ctl_run_tel_register(r, err, sizeof(err)) < 0) {
@@ -373,7 +378,7 @@ static void port_close(struct ctl_ext *x)
 {
 	struct dp_xdp_stats xs;
 
-	if (dp_port_xdp_stats(x->run->dp, x->dp_port, &xs) == 0)
+	if (dp_port_xdp_stats(x->run->rt->dp, x->dp_port, &xs) == 0)
 		fprintf(stderr, "[uetemu] port %s: XDP steering: to uetemu uet %llu, cm %llu, proto253 %llu, arp %llu, "
 			"icmp %llu, pfc %llu; to the kernel %llu (%llu matched with no socket)\n",
 			x->run->cfg->ports[x - x->run->exts].dev, (unsigned long long)xs.uet, (unsigned long long)xs.cm,
@@ -382,7 +387,7 @@ static void port_close(struct ctl_ext *x)
 	if (x->stack == NULL) {
 		uint64_t refused = 0;
 
-		dp_port_stats(x->run->dp, x->dp_port, &x->stats);
+		dp_port_stats(x->run->rt->dp, x->dp_port, &x->stats);
 		for (int k = 1; k < WIRE_R_COUNT; k++)
 			refused += x->sw_rx_refused[k];
 		fprintf(stderr, "[uetemu] port %s: rx %llu frames (%llu refused), tx %llu frames (switch port %s)\n",
@@ -396,7 +401,7 @@ static void port_close(struct ctl_ext *x)
 	const uint64_t *bad = net_port_rx_refused(x->stack);
 	uint64_t not_taken = 0;
 
-	dp_port_stats(x->run->dp, x->dp_port, &x->stats);
+	dp_port_stats(x->run->rt->dp, x->dp_port, &x->stats);
 	for (int k = 1; k < NET_PORT_RX_COUNT; k++)
 		not_taken += drop[k];
 	for (int k = 1; k < WIRE_R_COUNT; k++)
@@ -410,16 +415,50 @@ static void port_close(struct ctl_ext *x)
 		(unsigned long long)(st->tx_drop_full + st->tx_drop_nombuf + st->tx_drop_toobig));
 }
 
+int ctl_run_rt_open(struct ctl_run_state *r, char *err, size_t errlen)
+{
+	if ((r->rt = calloc(1, sizeof(*r->rt))) == NULL)
+		return -ENOMEM;
+	if ((r->rt->dp = dp_create(r->opts->eal_argc, r->opts->eal_argv, err, errlen)) == NULL)
+		return -EIO;
+	return 0;
+}
+
+uint32_t ctl_run_rt_lcores(const struct ctl_run_state *r, unsigned *ids, uint32_t max)
+{
+	return r->rt != NULL && r->rt->dp != NULL ? dp_lcores(r->rt->dp, ids, max) : 1;
+}
+
+struct dp_ctx *ctl_run_rt_dp(const struct ctl_run_state *r)
+{
+	return r->rt != NULL ? r->rt->dp : NULL;
+}
+
+void ctl_run_rt_stop(struct ctl_run_state *r)
+{
+	if (r->rt == NULL)
+		return;
+	dp_destroy(r->rt->dp);
+	r->rt->dp = NULL;
+}
+
+void ctl_run_rt_free(struct ctl_run_state *r)
+{
+	ctl_run_rt_stop(r);
+	free(r->rt);
+	r->rt = NULL;
+}
+
 int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	int rc;
 
-	r->rt_hz = dp_tsc_hz();
-	r->rt_t0 = dp_tsc();
+	r->rt->hz = dp_tsc_hz();
+	r->rt->t0 = dp_tsc();
 	rc = open_ports(r, err, errlen);
 	if (rc == 0) {
 		telemetry_start(r);
-		r->rt_t0 = dp_tsc(); /* the run's time 0: the ports are up */
+		r->rt->t0 = dp_tsc(); /* the run's time 0: the ports are up */
 		ctl_run_caps_rt_start(r); /* captures' wall-clock epoch, rte_pdump (ctl_run_cap.c) */
 		ctl_run_replays_rt_start(r); /* replays to DPDK ports take their port and clock */
 		ctl_run_rec_start(r); /* --record: the session log starts (ctl_run_record.c) */
@@ -433,12 +472,11 @@ int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen)
 		run_lcores(r);
 		ctl_run_caps_rt_stop(r);
 	}
-	if (r->lagged)
+	if (r->rt->lagged)
 		report_lag(r);
 	for (uint32_t i = 0; i < r->n_exts; i++)
 		if (!r->exts[i].off)
 			port_close(&r->exts[i]);
-	dp_destroy(r->dp); /* telemetry stops answering first, then the ports stop and close */
-	r->dp = NULL;
+	ctl_run_rt_stop(r); /* telemetry stops answering first, then the ports stop and close */
 	return rc;
 }

@@ -5,6 +5,8 @@
  * exact but may be a few increments apart from one another.
  */
 #include "ctl_run_pvt.h"
+#include "ctl_run_ext_pvt.h"
+#include "ctl_run_rt_pvt.h"
 #include "emu_hist.h"
 
 #include <errno.h>
@@ -25,7 +27,7 @@ static struct ctl_report_in tel_view(const struct ctl_run_state *r)
 /* Wall time since the poll loop started, in ms. */
 static uint64_t wall_ms(const struct ctl_run_state *r)
 {
-	return (uint64_t)((unsigned __int128)(dp_tsc() - r->rt_t0) * 1000 / r->rt_hz);
+	return (uint64_t)((unsigned __int128)(dp_tsc() - r->rt->t0) * 1000 / r->rt->hz);
 }
 
 /* The fabric's counters, as summary.json's "counters" (NICs, switches and the partition summed). */
@@ -57,7 +59,7 @@ static void tel_port_totals(const struct ctl_run_state *r, struct dp_tel *o)
 		struct dp_port_stats st;
 		if (r->exts[i].off)
 			continue;
-		dp_port_stats(r->dp, r->exts[i].dp_port, &st);
+		dp_port_stats(r->rt->dp, r->exts[i].dp_port, &st);
 		v[0] += st.rx_frames, v[1] += st.rx_bytes, v[2] += st.tx_frames, v[3] += st.tx_bytes;
 		v[4] += DP_LOAD(r->exts[i].rx_bps), v[5] += DP_LOAD(r->exts[i].tx_bps);
 	}
@@ -225,7 +227,7 @@ static int tel_ports(void *arg, const char *params, struct dp_tel *o)
 		struct dp_tel *e = dp_tel_obj(o, key);
 		if (e == NULL)
 			continue;
-		dp_port_stats(r->dp, x->dp_port, &st);
+		dp_port_stats(r->rt->dp, x->dp_port, &st);
 		for (int k = 0; k < WIRE_R_COUNT; k++)
 			refused += DP_LOAD(bad[k]);
 		for (int k = 1; k < NET_PORT_RX_COUNT; k++)
@@ -363,5 +365,5 @@ static const struct dp_tel_cmd ctl_tel_cmds[] = {
 
 int ctl_run_tel_register(struct ctl_run_state *r, char *err, size_t errlen)
 {
-	return dp_tel_register(r->dp, ctl_tel_cmds, sizeof(ctl_tel_cmds) / sizeof(ctl_tel_cmds[0]), r, err, errlen);
+	return dp_tel_register(r->rt->dp, ctl_tel_cmds, sizeof(ctl_tel_cmds) / sizeof(ctl_tel_cmds[0]), r, err, errlen);
 }

@@ -6,6 +6,8 @@
  * records, the no-progress watchdog, the end), the progress line, and with MPI what rank 0 reports from.
  */
 #include "ctl_run_pvt.h"
+#include "ctl_run_replay_pvt.h"
+#include "ctl_run_vt_pvt.h"
 
 #include <errno.h>
 #include <stdlib.h>
