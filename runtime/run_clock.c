@@ -12,10 +12,10 @@
 void run_clock_init(struct run_clock *c, uint64_t t0, uint64_t hz, uint64_t scale, emu_ps_t limit, uint8_t policy)
 {
 	*c = (struct run_clock){ .t0 = t0, .hz = hz, .scale = scale ? scale : 1, .limit = limit, .policy = policy };
-	unsigned __int128 den = (unsigned __int128)c->hz * c->scale;
+	unsigned __int128 den = (unsigned __int128)c->hz * c->scale, top = (unsigned __int128)1 << 63;
 
 	c->shift = 0;
-	while (c->shift < 64 && ((unsigned __int128)EMU_PS_PER_S << (c->shift + 1)) / den < ((unsigned __int128)1 << 63))
+	while (c->shift < 64 && ((unsigned __int128)EMU_PS_PER_S << (c->shift + 1)) / den < top)
 		c->shift++;
 	c->mul = (uint64_t)(((unsigned __int128)EMU_PS_PER_S << c->shift) / den);
 }

@@ -84,7 +84,8 @@ void run_mpi_allgather(const void *mine, uint32_t len, void *all)
 void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
 			  size_t *in_cap)
 {
-	int sc[RUN_LCORES_MAX] = { 0 }, rc[RUN_LCORES_MAX] = { 0 }, sd[RUN_LCORES_MAX] = { 0 }, rd[RUN_LCORES_MAX] = { 0 };
+	int sc[RUN_LCORES_MAX] = { 0 }, rc[RUN_LCORES_MAX] = { 0 };
+	int sd[RUN_LCORES_MAX] = { 0 }, rd[RUN_LCORES_MAX] = { 0 };
 	uint64_t total = 0, stotal = 0;
 
 	for (uint32_t k = 0; k < n; k++) {

@@ -45,8 +45,8 @@ void run_rt_cross(void *arg, struct net_dir *d, const struct wire_pkt *pkt, emu_
 
 void run_rt_post(struct run_lcore *lc, uint32_t to, uint32_t ev, uint64_t arg, emu_ps_t at)
 {
-	struct run_xmsg *m = lc->out[to].ring != NULL ? run_spsc_reserve(lc->out[to].ring, offsetof(struct run_xmsg, pkt))
-						      : NULL;
+	struct run_spsc *ring = lc->out[to].ring;
+	struct run_xmsg *m = ring != NULL ? run_spsc_reserve(ring, offsetof(struct run_xmsg, pkt)) : NULL;
 
 	if (m == NULL) {
 		lc->x_full++;
@@ -56,7 +56,7 @@ void run_rt_post(struct run_lcore *lc, uint32_t to, uint32_t ev, uint64_t arg, e
 	m->ev = ev;
 	m->at = at;
 	m->arg = arg;
-	run_spsc_commit(lc->out[to].ring);
+	run_spsc_commit(ring);
 }
 
 /* One record from another lcore: a frame to deliver (late if its time has passed), or an event to run. */
@@ -240,11 +240,12 @@ static void poll_loop(struct run_lcore *lc)
 		if (stop != EMU_PS_NEVER ? now >= stop : done)
 			break;
 		if (main_lc && tsc - last_tick >= h->hz) {
-			for (uint32_t i = 0; i < e->n; i++) { /* each lcore's worst of the second (another's: as it is) */
+			/* each lcore's worst of the second (another's: as it is) */
+			for (uint32_t i = 0; i < e->n; i++) {
 				struct run_lcore *o = &e->lcs[i];
+				emu_ps_t w = __atomic_exchange_n(&o->late_win, 0, __ATOMIC_RELAXED);
 
-				__atomic_store_n(&o->late_last_s, __atomic_exchange_n(&o->late_win, 0, __ATOMIC_RELAXED),
-						 __ATOMIC_RELAXED);
+				__atomic_store_n(&o->late_last_s, w, __ATOMIC_RELAXED);
 			}
 			h->tick(h->ctx, tsc, tsc - last_tick);
 			last_tick = tsc;

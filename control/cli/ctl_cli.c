@@ -392,7 +392,7 @@ static int cmd_keys(struct cli *c)
 {
 	static const char *const types[] = { "bool", "uint", "double", "datarate", "timeval", "bytes", "string",
 					     "string", "string", "string", "list", "list", "list", "list" };
-	const struct { const char *root; const struct nic_param_def *t; unsigned n; } tabs[] = {
+	const struct { const char *root; const struct port_param_def *t; unsigned n; } tabs[] = {
 		{ "nic", nic_param_table, nic_param_count }, { "roce_nic", roce_param_table, roce_param_count },
 	};
 
@@ -401,9 +401,9 @@ static int cmd_keys(struct cli *c)
 	printf("| key | type | default |\n| --- | --- | --- |\n");
 	for (unsigned t = 0; t < 2; t++)
 		for (unsigned i = 0; i < tabs[t].n; i++) {
-			const struct nic_param_def *d = &tabs[t].t[i];
+			const struct port_param_def *d = &tabs[t].t[i];
 			printf("| `%s", tabs[t].root);
-			for (int k = 0; k < NIC_PARAM_DEPTH && d->path[k] != NULL; k++)
+			for (int k = 0; k < PORT_PARAM_DEPTH && d->path[k] != NULL; k++)
 				printf(".%s", d->path[k]);
 			printf("` | %s%s | `%s` |\n", d->type < sizeof(types) / sizeof(types[0]) ? types[d->type] : "?",
 			       d->readonly ? " (read-only)" : "", d->def);

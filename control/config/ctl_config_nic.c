@@ -21,25 +21,25 @@ static bool nic_ro(unsigned r)
 
 static bool nic_list(unsigned r)
 {
-	return nic_param_is_list(&nic_param_table[r]);
+	return port_param_is_list(&nic_param_table[r]);
 }
 
 static int nic_set(void *p, unsigned r, const char *text, char *err, size_t len)
 {
-	return nic_param_set(p, &nic_param_table[r], text, err, len);
+	return port_param_set(p, &nic_param_table[r], text, err, len);
 }
 
 static int nic_set_list(void *p, unsigned r, const char *const *items, int n, int *bad, char *err, size_t len)
 {
-	return nic_param_set_list(p, &nic_param_table[r], items, n, bad, err, len);
+	return port_param_set_list(p, &nic_param_table[r], items, n, bad, err, len);
 }
 
 static int nic_check(const void *p, int *why, char *err, size_t len)
 {
-	const struct nic_param_def *w[NIC_CHECK_WHY_MAX] = { 0 };
+	const struct port_param_def *w[PORT_CHECK_WHY_MAX] = { 0 };
 	int rc = nic_params_check(p, w, err, len);
 
-	for (int i = 0; i < NIC_CHECK_WHY_MAX && i < CTL_PTABLE_WHY_MAX; i++)
+	for (int i = 0; i < PORT_CHECK_WHY_MAX && i < CTL_PTABLE_WHY_MAX; i++)
 		why[i] = w[i] != NULL ? (int)(w[i] - nic_param_table) : -1;
 	return rc;
 }
@@ -47,7 +47,7 @@ static int nic_check(const void *p, int *why, char *err, size_t len)
 int ctl_sec_nic(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg)
 {
 	static const struct ctl_ptable t = {
-		.root = "nic", .depth = NIC_PARAM_DEPTH, .path = nic_path, .def = nic_def, .readonly = nic_ro,
+		.root = "nic", .depth = PORT_PARAM_DEPTH, .path = nic_path, .def = nic_def, .readonly = nic_ro,
 		.is_list = nic_list, .set = nic_set, .set_list = nic_set_list, .check = nic_check,
 	};
 	struct ctl_ptable tt = t;

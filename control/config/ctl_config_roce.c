@@ -33,23 +33,23 @@ static bool roce_ro(unsigned r)
 
 static bool roce_list(unsigned r)
 {
-	return nic_param_is_list(&roce_param_table[r]);
+	return port_param_is_list(&roce_param_table[r]);
 }
 
 static int roce_set(void *p, unsigned r, const char *text, char *err, size_t len)
 {
-	return nic_param_set(p, &roce_param_table[r], text, err, len);
+	return port_param_set(p, &roce_param_table[r], text, err, len);
 }
 
 static int roce_set_list(void *p, unsigned r, const char *const *items, int n, int *bad, char *err, size_t len)
 {
-	return nic_param_set_list(p, &roce_param_table[r], items, n, bad, err, len);
+	return port_param_set_list(p, &roce_param_table[r], items, n, bad, err, len);
 }
 
 int ctl_sec_roce_nic(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg)
 {
 	static const struct ctl_ptable t = {
-		.root = "roce_nic", .depth = NIC_PARAM_DEPTH, .path = roce_path, .def = roce_def, .readonly = roce_ro,
+		.root = "roce_nic", .depth = PORT_PARAM_DEPTH, .path = roce_path, .def = roce_def, .readonly = roce_ro,
 		.is_list = roce_list, .set = roce_set, .set_list = roce_set_list, .check = NULL,
 	};
 	struct ctl_ptable tt = t;
@@ -83,17 +83,17 @@ int ctl_sec_server(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_conf
 }
 
 /* The row's dotted path under roce_nic, for a message. */
-static void row_path(const struct nic_param_def *d, char *out, size_t len)
+static void row_path(const struct port_param_def *d, char *out, size_t len)
 {
 	size_t n = (size_t)snprintf(out, len, "roce_nic");
 
-	for (int i = 0; i < NIC_PARAM_DEPTH && d->path[i] != NULL && n < len; i++)
+	for (int i = 0; i < PORT_PARAM_DEPTH && d->path[i] != NULL && n < len; i++)
 		n += (size_t)snprintf(out + n, len - n, ".%s", d->path[i]);
 }
 
 int ctl_nic_model_check(struct ctl_ctx *c, const struct ctl_ynode *server, struct ctl_config *cfg)
 {
-	const struct nic_param_def *why[NIC_CHECK_WHY_MAX];
+	const struct port_param_def *why[PORT_CHECK_WHY_MAX];
 	const struct ctl_ynode *at = server != NULL && ctl_y_get(server, "nic") != NULL ? ctl_y_get(server, "nic")
 											  : server;
 	char msg[256], path[256];

@@ -21,11 +21,11 @@ __attribute__((format(printf, 2, 3))) static void warn(struct ctl_config *cfg, c
 }
 
 /* "nic.A.B.C", the key path of NIC attribute @p d. */
-static void nic_key(const struct nic_param_def *d, char *out, size_t len)
+static void nic_key(const struct port_param_def *d, char *out, size_t len)
 {
 	size_t n = (size_t)snprintf(out, len, "nic");
 
-	for (int k = 0; k < NIC_PARAM_DEPTH && d->path[k] != NULL && n < len; k++)
+	for (int k = 0; k < PORT_PARAM_DEPTH && d->path[k] != NULL && n < len; k++)
 		n += (size_t)snprintf(out + n, len - n, ".%s", d->path[k]);
 }
 

@@ -22,10 +22,10 @@ struct ctl_pfcstats {
 	struct ctl_rec_nics w;        /* first: the NICs, the file, prev (the same array as the typed prev) */
 	const char *job_id;              /* the simulation name */
 	const struct ctl_swrec *sr;      /* the switches, or NULL */
-	emu_ps_t (*prev)[NIC_TC_COUNT];  /* per NIC and class: paused time at the previous rows */
+	emu_ps_t (*prev)[PORT_TC_COUNT];  /* per NIC and class: paused time at the previous rows */
 	struct roce *const *roces;       /* Scala RoCE NICs instead, or NULL */
 	uint32_t n_roces;
-	emu_ps_t (*rprev)[NIC_TC_COUNT]; /* per RoCE NIC and class: paused time at the previous rows */
+	emu_ps_t (*rprev)[PORT_TC_COUNT]; /* per RoCE NIC and class: paused time at the previous rows */
 };
 
 int ctl_pfcstats_set_roce(struct ctl_pfcstats *p, struct roce *const *roces, uint32_t n_roces)
@@ -96,7 +96,7 @@ static void ep_tail(FILE *f, uint32_t tc, const uint64_t *xoff_tx, const uint64_
 }
 
 /* One row: class @p tc of @p nic, paused @p ivl of the @p dt ps since the previous rows. */
-static void ep_row(struct ctl_pfcstats *p, struct nic *nic, uint32_t tc, const struct nic_pfc_stats *s,
+static void ep_row(struct ctl_pfcstats *p, struct nic *nic, uint32_t tc, const struct port_pfc_stats *s,
 		   emu_ps_t ivl, emu_ps_t now, emu_ps_t dt)
 {
 	FILE *f = ep_head(p, now);
@@ -160,11 +160,11 @@ static void roce_ep_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
 {
 	for (uint32_t i = 0; i < p->n_roces; i++) {
 		struct roce *r = p->roces[i];
-		struct nic_pfc_stats s;
+		struct port_pfc_stats s;
 		uint64_t size, occ;
 
 		roce_pfc_stats(r, &s, now);
-		for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++) {
+		for (uint32_t tc = 0; tc < PORT_TC_COUNT; tc++) {
 			emu_ps_t ivl = s.paused_ps[tc] - p->rprev[i][tc];
 
 			p->rprev[i][tc] = s.paused_ps[tc];
@@ -193,10 +193,10 @@ void ctl_pfcstats_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
 		if (!ctl_rec_nic_here(&p->w, i))
 			continue;
 		struct nic *nic = p->w.nics[i];
-		struct nic_pfc_stats s;
+		struct port_pfc_stats s;
 
 		nic_pfc_stats(nic, &s, now);
-		for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++) {
+		for (uint32_t tc = 0; tc < PORT_TC_COUNT; tc++) {
 			emu_ps_t ivl = s.paused_ps[tc] - p->prev[i][tc];
 
 			p->prev[i][tc] = s.paused_ps[tc];

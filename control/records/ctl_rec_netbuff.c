@@ -11,15 +11,15 @@
 	"interval_max_occupancy_B,enq_Gbps,deq_Gbps,overflow,percent_occupancy"
 
 /* Pools of one NIC: receive pools of classes 0..7, then transmit pools of classes 0..7. */
-#define NB_POOLS (2 * NIC_TC_COUNT)
+#define NB_POOLS (2 * PORT_TC_COUNT)
 
 struct ctl_netbuff {
 	struct ctl_rec_nics w;        /* first: the NICs, the file, prev (the same array as the typed prev) */
 	const char *job_id;              /* the simulation name */
-	struct nic_pool_stats (*prev)[NB_POOLS]; /* per NIC and pool: its stats at the previous rows */
+	struct port_pool_stats (*prev)[NB_POOLS]; /* per NIC and pool: its stats at the previous rows */
 	struct roce *const *roces;       /* Scala RoCE NICs instead, or NULL */
 	uint32_t n_roces;
-	struct nic_pool_stats (*rprev)[NB_POOLS];
+	struct port_pool_stats (*rprev)[NB_POOLS];
 };
 
 int ctl_netbuff_set_roce(struct ctl_netbuff *b, struct roce *const *roces, uint32_t n_roces)
@@ -49,7 +49,7 @@ struct ctl_netbuff *ctl_netbuff_open(const struct ctl_config *cfg, struct nic *c
 
 /* One row: the receive (@p tx false) or transmit pool of class @p tc, over the @p dt ps since the last rows. */
 static void nb_row(struct ctl_netbuff *b, const char *name, uint32_t node, bool tx, uint32_t tc,
-		   const struct nic_pool_stats *s, const struct nic_pool_stats *prev, emu_ps_t now, emu_ps_t dt)
+		   const struct port_pool_stats *s, const struct port_pool_stats *prev, emu_ps_t now, emu_ps_t dt)
 {
 	FILE *f = rec_csv_file(b->w.csv);
 	uint64_t denq = s->enq_bytes - prev->enq_bytes, ddeq = s->deq_bytes - prev->deq_bytes;
@@ -91,9 +91,9 @@ static void roce_rows(struct ctl_netbuff *b, emu_ps_t now, emu_ps_t last)
 		struct roce *r = b->roces[i];
 
 		for (int k = 0; k < NB_POOLS; k++) {
-			bool tx = k >= NIC_TC_COUNT;
-			uint32_t tc = (uint32_t)k % NIC_TC_COUNT;
-			struct nic_pool_stats s;
+			bool tx = k >= PORT_TC_COUNT;
+			uint32_t tc = (uint32_t)k % PORT_TC_COUNT;
+			struct port_pool_stats s;
 
 			roce_pool_stats(r, tx, tc, &s);
 			if (s.size == 0)
@@ -117,9 +117,9 @@ void ctl_netbuff_rows(struct ctl_netbuff *b, emu_ps_t now, emu_ps_t last)
 
 		/* receive pools before transmit pools, each in class order; a class without a pool has no row */
 		for (int k = 0; k < NB_POOLS; k++) {
-			bool tx = k >= NIC_TC_COUNT;
-			uint32_t tc = (uint32_t)k % NIC_TC_COUNT;
-			struct nic_pool_stats s;
+			bool tx = k >= PORT_TC_COUNT;
+			uint32_t tc = (uint32_t)k % PORT_TC_COUNT;
+			struct port_pool_stats s;
 
 			nic_pool_stats(nic, tx, tc, &s);
 			if (s.size == 0)

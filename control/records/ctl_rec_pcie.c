@@ -16,8 +16,8 @@
 
 struct ctl_pcie {
 	struct ctl_rec_nics w;        /* first: the NICs, the file, prev (the same array as the typed prev) */
-	const struct nic_pcie_params *side_params[2]; /* NICSide, HostSide: every NIC has the nic section's */
-	struct nic_pcie_stats *prev;  /* per NIC: its counters at the previous rows */
+	const struct port_pcie_params *side_params[2]; /* NICSide, HostSide: every NIC has the nic section's */
+	struct port_pcie_stats *prev;  /* per NIC: its counters at the previous rows */
 };
 
 struct ctl_pcie *ctl_pcie_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
@@ -35,11 +35,11 @@ struct ctl_pcie *ctl_pcie_open(const struct ctl_config *cfg, struct nic *const *
 }
 
 /* One row: end @p side (0 the NIC side, sending NIC-to-host; 1 the host side, sending host-to-NIC). */
-static void pcie_row(struct ctl_pcie *p, struct nic *nic, int side, const struct nic_pcie_stats *s,
-		     const struct nic_pcie_stats *prev, emu_ps_t now, emu_ps_t dt)
+static void pcie_row(struct ctl_pcie *p, struct nic *nic, int side, const struct port_pcie_stats *s,
+		     const struct port_pcie_stats *prev, emu_ps_t now, emu_ps_t dt)
 {
 	static const char *const side_name[2] = { "NIC", "Host" };
-	const struct nic_pcie_params *pp = p->side_params[side];
+	const struct port_pcie_params *pp = p->side_params[side];
 	FILE *f = rec_csv_file(p->w.csv);
 	uint64_t dtlps = s->tlps[side] - prev->tlps[side], dbytes = s->bytes[side] - prev->bytes[side];
 	uint64_t dpay = s->payload_bytes[side] - prev->payload_bytes[side];
@@ -77,7 +77,7 @@ void ctl_pcie_rows(struct ctl_pcie *p, emu_ps_t now, emu_ps_t last)
 	for (uint32_t i = 0; i < p->w.n_nics; i++) {
 		if (!ctl_rec_nic_here(&p->w, i))
 			continue;
-		struct nic_pcie_stats s;
+		struct port_pcie_stats s;
 
 		nic_pcie_stats(p->w.nics[i], &s, now);
 		for (int side = 0; side < 2; side++)

@@ -46,47 +46,22 @@ static void sum_hosts(const struct ctl_report_in *r, struct host_sum *hs)
 	}
 }
 
-/* The RoCE NICs' share of the totals: their drops (receive pools, transport discards, control pool), NAKs,
- * retransmission episodes, timer expiries and pauses sent. */
-static void roce_counters_sum(const struct ctl_report_in *r, struct ctl_report_counters *t)
-{
-	static const int drops[] = { ROCE_C_RX_DROPS, ROCE_C_RX_DROPS_NO_QP_DATA, ROCE_C_RX_DROPS_NO_QP_CTRL,
-				     ROCE_C_RX_DROPS_AFTER_NAK, ROCE_C_RX_DROPS_GHOST_ACK, ROCE_C_DROP_TX_CTL_POOL_FULL,
-				     ROCE_C_DROP_NOT_FOR_US, ROCE_C_DROP_BAD_KIND, ROCE_C_DROP_NO_PKT, ROCE_C_DROP_NO_QP,
-				     ROCE_C_DROP_NO_WQE };
-
-	for (uint32_t i = 0; i < r->cfg->n_hosts; i++) {
-		const uint64_t *c = roce_counters(r->roces[i]);
-		struct nic_pfc_stats s;
-
-		for (size_t k = 0; k < sizeof(drops) / sizeof(drops[0]); k++)
-			t->drops += DP_LOAD(c[drops[k]]);
-		t->nacks += DP_LOAD(c[ROCE_C_NACKS_SENT]);
-		t->retransmits += DP_LOAD(c[ROCE_C_RTX]);
-		t->timeouts += DP_LOAD(c[ROCE_C_RTO]);
-		roce_pfc_stats(r->roces[i], &s, r->end);
-		for (int tc = 0; tc < NIC_TC_COUNT; tc++)
-			t->pfc_pauses += s.xoff_tx[tc];
-	}
-}
-
 void ctl_report_counters(const struct ctl_report_in *r, struct ctl_report_counters *t)
 {
 	memset(t, 0, sizeof(*t));
-	if (r->roces != NULL)
-		roce_counters_sum(r, t);
-	for (uint32_t i = 0; r->nics != NULL && i < r->cfg->n_hosts; i++) {
-		const uint64_t *c = nic_counters(r->nics[i]);
-		for (int k = NIC_C_DROP_RX_POOL_FULL; k <= NIC_C_DROP_NO_PKT; k++) {
-			uint64_t n = DP_LOAD(c[k]);
-			t->nic_drops[k] += n;
-			t->drops += n;
-		}
-		t->trims += DP_LOAD(c[NIC_C_TRIMS_RCVD]);
-		t->nacks += DP_LOAD(c[NIC_C_NACK_PKTS_SENT]);
-		t->retransmits += DP_LOAD(c[NIC_C_NUM_RTX]);
-		t->timeouts += DP_LOAD(c[NIC_C_NUM_RTO]);
-		t->pfc_pauses += DP_LOAD(c[NIC_C_PFC_PAUSES_SENT]);
+	for (uint32_t i = 0; r->hosts != NULL && i < r->cfg->n_hosts; i++) {
+		const struct port_nic *h = &r->hosts[i];
+		struct port_nic_stats st;
+
+		h->ops->stats(h->dev, &st, r->end);
+		if (h->ops->drops != NULL)
+			h->ops->drops(h->dev, t->nic_drops);
+		t->drops += st.drops;
+		t->trims += st.trims;
+		t->nacks += st.nacks;
+		t->retransmits += st.retransmits;
+		t->timeouts += st.timeouts;
+		t->pfc_pauses += st.pfc_pauses;
 	}
 	/* ECN marks are made by switches; PFC pauses counted where they are sent (NICs and switches); trims where
 	 * they arrive (the NICs, above), so a trim is counted once */
@@ -171,10 +146,8 @@ static void json_nonzero(FILE *f, const char *name, const uint64_t *v, int n, co
 
 /* A host's UET frames received by class (nic_uet_rx()): every one by PDS and SES class, and the valid ones its
  * model does not act on; classes with no frame are left out. */
-static void json_uet_rx(FILE *f, const struct nic *nic)
+static void json_uet_rx(FILE *f, const struct nic_uet_rx *u)
 {
-	const struct nic_uet_rx *u = nic_uet_rx(nic);
-
 	fprintf(f, ", \"uet_rx\": {");
 	json_nonzero(f, "pds", u->pds, WIRE_PC_COUNT, wire_pds_class_key);
 	fprintf(f, ", ");
@@ -184,45 +157,36 @@ static void json_uet_rx(FILE *f, const struct nic *nic)
 	fputc('}', f);
 }
 
-/* A host's Scala RoCE NIC: bytes, goodput and every counter by its record name; "nic": "ScalaRoceNic". */
-static void json_roce_host(FILE *f, const struct ctl_report_in *r, const struct host_sum *hs, uint32_t i)
-{
-	const uint64_t *c = roce_counters(r->roces[i]);
-
-	fprintf(f, "    {\"name\": \"%s\", \"nic\": \"ScalaRoceNic\", \"ip\": ", r->cfg->hosts[i].name);
-	json_ip(f, r->cfg->hosts[i].ip);
-	fprintf(f, ", \"tx_bytes\": %llu, \"rx_bytes\": %llu, \"rx_payload_bytes\": %llu, \"goodput_gbps\": %.3f",
-		(unsigned long long)c[ROCE_C_TX_BYTES], (unsigned long long)c[ROCE_C_RX_BYTES],
-		(unsigned long long)c[ROCE_C_RX_PAYLOAD_BYTES], hs[i].goodput_gbps);
-	fprintf(f, ", \"counters\": {");
-	for (int k = 1; k < ROCE_C_COUNT; k++)
-		fprintf(f, "%s\"%s\": %llu", k > 1 ? ", " : "", roce_counter_name(k), (unsigned long long)c[k]);
-	fprintf(f, "}}%s\n", i + 1 < r->cfg->n_hosts ? "," : "");
-}
-
 static void json_hosts(FILE *f, const struct ctl_report_in *r, const struct host_sum *hs)
 {
 	fprintf(f, "  \"hosts\": [\n");
-	for (uint32_t i = 0; r->roces != NULL && i < r->cfg->n_hosts; i++)
-		json_roce_host(f, r, hs, i);
-	for (uint32_t i = 0; r->nics != NULL && i < r->cfg->n_hosts; i++) {
-		const uint64_t *c = nic_counters(r->nics[i]);
+	for (uint32_t i = 0; r->hosts != NULL && i < r->cfg->n_hosts; i++) {
+		const struct port_nic *h = &r->hosts[i];
+		const uint64_t *c = h->ops->counters(h->dev);
+		struct port_nic_stats st;
+
+		h->ops->stats(h->dev, &st, r->end);
 		rec_put_str(f, "    {\"name\": \"");
 		rec_put_str(f, r->cfg->hosts[i].name);
+		if (h->ops->json_nic != NULL) {
+			rec_put_str(f, "\", \"nic\": \"");
+			rec_put_str(f, h->ops->json_nic);
+		}
 		rec_put_str(f, "\", \"ip\": ");
 		json_ip(f, r->cfg->hosts[i].ip);
-		json_u64(f, ", \"tx_bytes\": ", c[NIC_C_TX_BYTES]);
-		json_u64(f, ", \"rx_bytes\": ", c[NIC_C_RX_BYTES]);
-		json_u64(f, ", \"rx_payload_bytes\": ", c[NIC_C_RX_PAYLOAD_BYTES]);
+		json_u64(f, ", \"tx_bytes\": ", st.tx_bytes);
+		json_u64(f, ", \"rx_bytes\": ", st.rx_bytes);
+		json_u64(f, ", \"rx_payload_bytes\": ", st.rx_payload_bytes);
 		fprintf(f, ", \"goodput_gbps\": %.3f", hs[i].goodput_gbps);
 		rec_put_str(f, ", \"counters\": {");
-		for (int k = 1; k < NIC_C_COUNT; k++) {
+		for (uint32_t k = 1; k < h->ops->n_counters; k++) {
 			rec_put_str(f, k > 1 ? ", \"" : "\"");
-			rec_put_str(f, nic_counter_name(k));
+			rec_put_str(f, h->ops->counter_name((int)k));
 			json_u64(f, "\": ", c[k]);
 		}
 		rec_put_ch(f, '}');
-		json_uet_rx(f, r->nics[i]);
+		if (h->ops->uet_rx != NULL)
+			json_uet_rx(f, h->ops->uet_rx(h->dev));
 		rec_put_str(f, i + 1 < r->cfg->n_hosts ? "},\n" : "}\n");
 	}
 	fprintf(f, "  ],\n");
@@ -395,9 +359,11 @@ static void json_totals(FILE *f, const struct ctl_report_in *r, const struct tot
 		(unsigned long long)t->c.ecn_marks, (unsigned long long)t->c.pfc_pauses);
 	fprintf(f, "  \"drop_reasons\": {");
 	int first = 1;
-	for (int k = 1; k < NIC_C_COUNT; k++)
+	const struct port_nic_ops *ops = r->cfg->n_hosts > 0 ? r->hosts[0].ops : NULL; /* one model for every host */
+
+	for (uint32_t k = 1; ops != NULL && k < ops->n_counters; k++)
 		if (t->c.nic_drops[k]) {
-			fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", nic_counter_name(k),
+			fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", ops->counter_name((int)k),
 				(unsigned long long)t->c.nic_drops[k]);
 			first = 0;
 		}
@@ -484,14 +450,14 @@ static void print_table(const struct ctl_report_in *r, const struct host_sum *hs
 	       (unsigned long long)r->events);
 	printf("%-12s %-15s %14s %14s %12s\n", "host", "ip", "tx_bytes", "rx_payload", "goodput_Gbps");
 	for (uint32_t i = 0; i < r->cfg->n_hosts; i++) {
-		const uint64_t *c = r->nics != NULL ? nic_counters(r->nics[i]) : NULL;
-		const uint64_t *rc = r->roces != NULL ? roce_counters(r->roces[i]) : NULL;
+		struct port_nic_stats st;
 		char ip[16];
 		uint32_t a = r->cfg->hosts[i].ip;
+
+		r->hosts[i].ops->stats(r->hosts[i].dev, &st, r->end);
 		snprintf(ip, sizeof(ip), "%u.%u.%u.%u", a >> 24, (a >> 16) & 0xff, (a >> 8) & 0xff, a & 0xff);
 		printf("%-12s %-15s %14llu %14llu %12.3f\n", r->cfg->hosts[i].name, ip,
-		       (unsigned long long)(c != NULL ? c[NIC_C_TX_BYTES] : rc[ROCE_C_TX_BYTES]),
-		       (unsigned long long)(c != NULL ? c[NIC_C_RX_PAYLOAD_BYTES] : rc[ROCE_C_RX_PAYLOAD_BYTES]),
+		       (unsigned long long)st.tx_bytes, (unsigned long long)st.rx_payload_bytes,
 		       hs[i].goodput_gbps);
 	}
 	ctl_rdma_print(r->rdma, stdout);

@@ -18,6 +18,7 @@
 #include "net_port.h"
 #include "net_topo.h"
 #include "nic.h"
+#include "port_nic.h"
 #include "run_clock.h"
 #include "sw.h"
 #include "wire.h"
@@ -76,8 +77,7 @@ struct ctl_report_in {
 	const char *out_dir;
 	bool realtime;
 	enum ctl_stop stop;
-	struct nic *const *nics;             /* cfg->n_hosts, index = FEP id; NULL with Scala RoCE NICs */
-	struct roce *const *roces;           /* cfg->n_hosts Scala RoCE NICs, or NULL */
+	const struct port_nic *hosts;        /* the hosts' NICs, cfg->n_hosts, index = FEP id */
 	const uint64_t *part_counters;       /* the partition's counters (net_part.counters) */
 	uint64_t events;                     /* events the scheduler ran */
 	const struct ctl_msg *msgs;
@@ -113,12 +113,12 @@ struct ctl_report_in {
 /* The fabric's counters, as summary.json's "counters" and "drop_reasons" give them. */
 struct ctl_report_counters {
 	uint64_t drops, trims, nacks, retransmits, timeouts, ecn_marks, pfc_pauses;
-	uint64_t nic_drops[NIC_C_COUNT]; /* drops by reason, summed over the NICs */
+	uint64_t nic_drops[PORT_NIC_C_MAX]; /* drops by reason (the hosts' NIC model's counters), summed over the NICs */
 	uint64_t sw_drops[SW_C_COUNT];   /* drops by reason, summed over the switches */
 };
 
 /**
- * Sum the counters of @p in's NICs, switches and partition (only cfg, nics, sws, n_sws and part_counters are
+ * Sum the counters of @p in's NICs, switches and partition (only cfg, hosts, sws, n_sws and part_counters are
  * read). Also called while a real-time run goes on, from a telemetry handler on another thread: every counter is
  * read with one aligned 64-bit load (DP_LOAD), no lock, so the sums are of counters a few increments apart.
  */

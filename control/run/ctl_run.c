@@ -145,7 +145,7 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 									     : NULL;
 	struct ctl_report_in in = {
 		.cfg = cfg, .out_dir = r->opts->out_dir, .realtime = r->opts->mode == CTL_MODE_REALTIME, .stop = stop,
-		.nics = r->nics, .roces = r->roces, .part_counters = counters, .events = events,
+		.hosts = r->hosts, .part_counters = counters, .events = events,
 		.msgs = r->msgs, .n_msgs = r->n_msgs, .n_posted = r->n_posted, .n_completed = r->n_completed,
 		.post_fail = r->post_fail, .links = r->links, .n_links = r->n_links, .topo = r->topo, .sws = r->sws,
 		.n_sws = r->n_sws, .ports = ports, .n_ports = n_ports, .rdma = r->rdma, .chakra = r->chakra,

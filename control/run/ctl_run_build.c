@@ -96,7 +96,7 @@ static void hook_msg_done(void *arg, uint64_t cookie, emu_ps_t now)
 	/* The workload closes both ends of the message's PDC when the message completes (seed 000, Completion); in
 	 * virtual time the receiver's end a close delay later (docs/parallel.md), so a run cut over threads is the
 	 * same as one that is not */
-	if (r->nics != NULL)
+	if (r->hosts[m->m->dst].ops->close_rcv != NULL)
 		ctl_run_lcore_close_rcv(lc, m, now);
 }
 
@@ -123,21 +123,20 @@ static void ev_post(void *a, void *b, emu_ps_t now)
 	struct ctl_run_state *r = lc->run;
 	struct ctl_msg *m = b;
 	const struct ctl_config *cfg = r->cfg;
+	const struct port_nic *h = &r->hosts[m->m->src];
 	uint64_t cookie = (uint64_t)(m - r->msgs);
-	uint32_t qpn;
+	uint32_t conn;
 
 	emu_sched_set_ent(lc->rl->np->sched, m->m->src + 1); /* the post runs as its sender */
 
-	/* on a RoCE NIC a message is one RDMA WRITE on a queue pair of its own, as a message is a PDC of its own */
-	if (r->roces != NULL ? roce_qp_open(r->roces[m->m->src], cfg->hosts[m->m->dst].ip, &qpn) < 0 ||
-				       roce_post(r->roces[m->m->src], qpn, ROCE_VERB_WRITE, m->m->bytes, cookie, now) < 0
-			     : nic_post_pdc(r->nics[m->m->src], cfg->hosts[m->m->dst].ip, m->m->bytes, cookie, now,
-					    &m->pdc) < 0) {
+	/* a message is a connection of its own: a PDC on a UET NIC, a queue pair on a RoCE NIC */
+	if (h->ops->post_msg(h->dev, cfg->hosts[m->m->dst].ip, m->m->bytes, cookie, now, &conn) < 0) {
 		__atomic_store_n(&lc->post_fail, lc->post_fail + 1, __ATOMIC_RELAXED);
 		if (r->n_lcs == 1)
 			r->post_fail++;
 		return;
 	}
+	m->pdc = (uint16_t)conn; /* what the receiver's close names (close_rcv: the UET NIC's PDC ids are 16-bit) */
 	m->posted = true;
 	__atomic_store_n(&lc->posted, lc->posted + 1, __ATOMIC_RELAXED);
 	if (r->n_lcs == 1)
@@ -166,9 +165,10 @@ static int make_roces(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
 	const struct ctl_app *app = cfg->rdma_app >= 0 ? &cfg->apps[cfg->rdma_app] : NULL;
+	struct roce **v = calloc(cfg->n_hosts, sizeof(*v));
 
-	r->roces = calloc(cfg->n_hosts, sizeof(*r->roces));
-	if (r->roces == NULL)
+	r->roces = v;
+	if (v == NULL)
 		goto nomem;
 	uint64_t n_msgs = 0;
 
@@ -199,9 +199,10 @@ static int make_roces(struct ctl_run_state *r, char *err, size_t errlen)
 			env.hooks.msg_sent = hook_msg_sent;
 		env.has_gw = cfg->hosts[i].has_gw && !host_has_port(r, i);
 		memcpy(env.gw_mac, cfg->hosts[i].gw_mac, 6);
-		r->roces[i] = roce_create(&env);
-		if (r->roces[i] == NULL)
+		v[i] = roce_create(&env);
+		if (v[i] == NULL)
 			goto nomem;
+		r->hosts[i] = (struct port_nic){ .dev = v[i], .ops = &roce_port_ops };
 	}
 	return 0;
 nomem:
@@ -220,10 +221,15 @@ static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 		r->neigh[i].ip = cfg->hosts[i].ip;
 		memcpy(r->neigh[i].mac, cfg->hosts[i].mac, 6);
 	}
-	if (cfg->nic_model == CTL_NIC_ROCE)
+	r->hosts = calloc(cfg->n_hosts, sizeof(*r->hosts));
+	if (r->hosts == NULL)
+		goto nomem;
+	if (cfg->nic_model == CTL_NIC_ROCE) /* where the model is chosen */
 		return make_roces(r, err, errlen);
-	r->nics = calloc(cfg->n_hosts, sizeof(*r->nics));
-	if (r->nics == NULL)
+	struct nic **v = calloc(cfg->n_hosts, sizeof(*v));
+
+	r->nics = v;
+	if (v == NULL)
 		goto nomem;
 	for (uint32_t i = 0; i < cfg->n_hosts; i++) {
 		uint64_t pdcs, wqes;
@@ -259,9 +265,10 @@ static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 		/* On a switch the NIC addresses its gateway; a host on a real port keeps addressing its peers. */
 		env.has_gw = cfg->hosts[i].has_gw && !host_has_port(r, i);
 		memcpy(env.gw_mac, cfg->hosts[i].gw_mac, 6);
-		r->nics[i] = nic_create(&env);
-		if (r->nics[i] == NULL)
+		v[i] = nic_create(&env);
+		if (v[i] == NULL)
 			goto nomem;
+		r->hosts[i] = (struct port_nic){ .dev = v[i], .ops = &nic_port_ops };
 	}
 	return 0;
 nomem:
@@ -271,23 +278,19 @@ nomem:
 
 struct net_endpoint ctl_run_host_ep(struct ctl_run_state *r, uint32_t host)
 {
-	if (r->roces != NULL)
-		return (struct net_endpoint){ .dev = r->roces[host], .ops = &roce_dev_ops, .port = 0, .ent = host + 1 };
-	return (struct net_endpoint){ .dev = r->nics[host], .ops = &nic_dev_ops, .port = 0, .ent = host + 1 };
+	const struct port_nic *h = &r->hosts[host];
+
+	return (struct net_endpoint){ .dev = h->dev, .ops = h->ops->dev_ops, .port = 0, .ent = host + 1 };
 }
 
 void ctl_run_host_attach(struct ctl_run_state *r, uint32_t h, struct net_dir *d)
 {
-	if (r->roces != NULL)
-		roce_attach(r->roces[h], d);
-	else
-		nic_attach(r->nics[h], d);
+	r->hosts[h].ops->attach(r->hosts[h].dev, d);
 }
 
 uint64_t ctl_run_host_rx_payload(const struct ctl_run_state *r, uint32_t h)
 {
-	return r->roces != NULL ? roce_counters(r->roces[h])[ROCE_C_RX_PAYLOAD_BYTES]
-				: nic_counters(r->nics[h])[NIC_C_RX_PAYLOAD_BYTES];
+	return r->hosts[h].ops->rx_payload(r->hosts[h].dev);
 }
 
 /* A host bound to a DPDK port takes the port instead of its emulated link (real time only). */
@@ -581,7 +584,7 @@ static int check_cc(struct ctl_run_state *r, char *err, size_t errlen)
 	int rc = 0;
 
 	for (uint32_t i = 0; r->nics != NULL && i < r->cfg->n_hosts; i++) {
-		uint64_t bps = nic_link_bps(r->nics[i]);
+		uint64_t bps = r->hosts[i].ops->link_bps(r->hosts[i].dev);
 		if (nic_params_check_link(&r->cfg->nic, bps, why, sizeof(why)) < 0)
 			rc = add_err(err, errlen, "%s: nic (host %s): %s", r->cfg->path, r->cfg->hosts[i].name, why);
 	}
@@ -758,11 +761,11 @@ void ctl_run_teardown(struct ctl_run_state *r)
 	ctl_chakra_destroy(r->chakra);
 	r->chakra = NULL;
 	ctl_run_fabric_fini(r);
-	for (uint32_t i = 0; r->nics != NULL && i < cfg->n_hosts; i++)
-		nic_destroy(r->nics[i]);
+	for (uint32_t i = 0; r->hosts != NULL && i < cfg->n_hosts; i++)
+		if (r->hosts[i].ops != NULL)
+			r->hosts[i].ops->destroy(r->hosts[i].dev);
+	free(r->hosts);
 	free(r->nics);
-	for (uint32_t i = 0; r->roces != NULL && i < cfg->n_hosts; i++)
-		roce_destroy(r->roces[i]);
 	free(r->roces);
 	free(r->neigh);
 	free(r->links);

@@ -203,9 +203,9 @@ static int check_split(const struct ctl_run_state *r, char *err, size_t errlen)
 	if (r->n_lcs > 1 && r->chakra != NULL)
 		rc = lc_err(r, err, errlen, "the Chakra workload runs on one lcore: give -l with one lcore, or one "
 			    "partition");
-	if (r->n_lcs > 1 && r->roces != NULL)
-		rc = lc_err(r, err, errlen, "the Scala RoCE NIC runs on one lcore: give -l with one lcore, or one "
-			    "partition");
+	if (r->n_lcs > 1 && cfg->n_hosts > 0 && r->hosts[0].ops->single_lcore)
+		rc = lc_err(r, err, errlen, "the %s runs on one lcore: give -l with one lcore, or one partition",
+			    r->hosts[0].ops->label);
 	if (r->n_lcs > 1 && r->rdma != NULL)
 		rc = lc_err(r, err, errlen, "the ScalaRdma application runs on one lcore: give -l with one lcore, or "
 			    "one partition");
@@ -276,14 +276,17 @@ static void ev_close(void *ctx, struct run_lcore *lc, uint64_t arg, emu_ps_t now
 	struct ctl_run_state *r = ctx;
 	uint32_t i = (uint32_t)arg;
 
-	if (i >= r->n_msgs || r->nics == NULL)
+	if (i >= r->n_msgs)
 		return;
 	struct ctl_msg *m = &r->msgs[i];
+	const struct port_nic *h = &r->hosts[m->m->dst];
 
+	if (h->ops->close_rcv == NULL)
+		return;
 	m->pdc = (uint16_t)(arg >> 32);
 	if (run_clock(r->eng) == RUN_VIRTUAL)
 		emu_sched_set_ent(lc->np->sched, m->m->dst + 1);
-	nic_close_rcv(r->nics[m->m->dst], r->cfg->hosts[m->m->src].ip, m->pdc, now);
+	h->ops->close_rcv(h->dev, r->cfg->hosts[m->m->src].ip, m->pdc, now);
 }
 
 void ctl_run_lcore_events(struct ctl_run_state *r)

@@ -22,6 +22,7 @@
 #include "net_port.h"
 #include "net_topo.h"
 #include "nic.h"
+#include "port_nic.h"
 #include "emu_hist.h"
 #include "roce.h"
 #include "rec.h"
@@ -53,9 +54,13 @@ struct ctl_run_state {
 	const struct ctl_config *cfg;
 	const struct ctl_run_opts *opts;
 	struct net_part np;
-	struct nic **nics;           /* the hosts' Scala UET NICs, or NULL (cfg->nic_model CTL_NIC_ROCE) */
-	struct roce **roces;         /* the hosts' Scala RoCE NICs, or NULL (CTL_NIC_UET) */
-	struct nic_neigh *neigh;
+	struct port_nic *hosts;      /* the hosts' NICs, cfg->n_hosts, index = FEP id, all of the model cfg->nic_model
+				      * names (made in ctl_run_build.c): the run reaches them through their ops only */
+	/* The same NICs as the typed arrays the records, the RDMA application and Chakra still take (the other one
+	 * NULL); ctl_run_build.c alone touches them, and they go when those take hosts[]. */
+	struct nic **nics;
+	struct roce **roces;
+	struct port_neigh *neigh;
 	struct net_link *links;
 	uint32_t n_links;            /* explicit links, or the generated topology's */
 	struct net_topo *topo;       /* generated topology, or NULL */

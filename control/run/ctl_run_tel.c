@@ -19,7 +19,7 @@
 /* The report's view of the live run: what ctl_report_counters() and ctl_report_link() read. */
 static struct ctl_report_in tel_view(const struct ctl_run_state *r)
 {
-	return (struct ctl_report_in){ .cfg = r->cfg, .nics = r->nics, .roces = r->roces, .part_counters = r->np.counters,
+	return (struct ctl_report_in){ .cfg = r->cfg, .hosts = r->hosts, .part_counters = r->np.counters,
 				       .links = r->links, .n_links = r->n_links, .topo = r->topo, .sws = r->sws,
 				       .n_sws = r->n_sws };
 }
@@ -115,23 +115,6 @@ static int tel_summary(void *arg, const char *params, struct dp_tel *o)
 	return 0;
 }
 
-/* A RoCE host's bytes; with @p all, every RoCE counter by its summary.json name. */
-static void tel_roce_host(const struct ctl_run_state *r, uint32_t h, struct dp_tel *o, bool all)
-{
-	const uint64_t *c = roce_counters(r->roces[h]);
-
-	dp_tel_u64(o, "tx_bytes", DP_LOAD(c[ROCE_C_TX_BYTES]));
-	dp_tel_u64(o, "rx_bytes", DP_LOAD(c[ROCE_C_RX_BYTES]));
-	dp_tel_u64(o, "rx_payload_bytes", DP_LOAD(c[ROCE_C_RX_PAYLOAD_BYTES]));
-	if (!all) {
-		dp_tel_u64(o, "retransmits", DP_LOAD(c[ROCE_C_RTX]));
-		return;
-	}
-	struct dp_tel *k = dp_tel_obj(o, "counters");
-	for (int i = 1; k != NULL && i < ROCE_C_COUNT; i++)
-		dp_tel_u64(k, roce_counter_name(i), DP_LOAD(c[i]));
-}
-
 /* One host: name, address and bytes; with @p all, every NIC counter by its summary.json name. */
 static void tel_host(const struct ctl_run_state *r, uint32_t h, struct dp_tel *o, bool all)
 {
@@ -141,22 +124,21 @@ static void tel_host(const struct ctl_run_state *r, uint32_t h, struct dp_tel *o
 	snprintf(ip, sizeof(ip), "%u.%u.%u.%u", a >> 24, (a >> 16) & 0xff, (a >> 8) & 0xff, a & 0xff);
 	dp_tel_str(o, "name", r->cfg->hosts[h].name);
 	dp_tel_str(o, "ip", ip);
-	if (r->roces != NULL) {
-		tel_roce_host(r, h, o, all);
-		return;
-	}
-	const uint64_t *c = nic_counters(r->nics[h]);
+	const struct port_nic *n = &r->hosts[h];
+	const uint64_t *c = n->ops->counters(n->dev);
+	struct port_nic_stats st;
 
-	dp_tel_u64(o, "tx_bytes", DP_LOAD(c[NIC_C_TX_BYTES]));
-	dp_tel_u64(o, "rx_bytes", DP_LOAD(c[NIC_C_RX_BYTES]));
-	dp_tel_u64(o, "rx_payload_bytes", DP_LOAD(c[NIC_C_RX_PAYLOAD_BYTES]));
+	n->ops->stats(n->dev, &st, 0);
+	dp_tel_u64(o, "tx_bytes", st.tx_bytes);
+	dp_tel_u64(o, "rx_bytes", st.rx_bytes);
+	dp_tel_u64(o, "rx_payload_bytes", st.rx_payload_bytes);
 	if (!all) {
-		dp_tel_u64(o, "retransmits", DP_LOAD(c[NIC_C_NUM_RTX]));
+		dp_tel_u64(o, "retransmits", st.retransmits);
 		return;
 	}
 	struct dp_tel *k = dp_tel_obj(o, "counters");
-	for (int i = 1; k != NULL && i < NIC_C_COUNT; i++)
-		dp_tel_u64(k, nic_counter_name(i), DP_LOAD(c[i]));
+	for (uint32_t i = 1; k != NULL && i < n->ops->n_counters; i++)
+		dp_tel_u64(k, n->ops->counter_name((int)i), DP_LOAD(c[i]));
 }
 
 /*

@@ -210,10 +210,7 @@ static uint64_t progress_mark(const struct ctl_run_state *r)
  */
 static bool no_progress(struct ctl_run_state *r, emu_ps_t t, uint64_t *mark, emu_ps_t *since)
 {
-	const struct nic_params *p = &r->cfg->nic;
-	emu_ps_t rto = r->roces != NULL	       ? r->cfg->roce.retransmit_timeout
-		       : p->fixed_rexmit_enable ? p->fixed_rexmit_timeout
-						: p->initial_rto << p->max_rto_backoff;
+	emu_ps_t rto = r->cfg->n_hosts > 0 ? r->hosts[0].ops->rto_max(r->hosts[0].dev) : 0;
 	emu_ps_t win = 4 * rto > VT_STALL_MIN_PS ? 4 * rto : VT_STALL_MIN_PS;
 
 	if (r->n_lcs > 1)
@@ -295,7 +292,8 @@ static bool dev_here(const struct ctl_run_state *r, uint32_t dev)
 static int merge_devices(struct ctl_run_state *r)
 {
 	const struct ctl_config *cfg = r->cfg;
-	size_t per_nic = NIC_C_COUNT + sizeof(struct nic_uet_rx) / 8;
+	const struct port_nic_ops *ops = cfg->n_hosts > 0 ? r->hosts[0].ops : NULL;
+	size_t per_nic = ops != NULL ? ops->n_saved : 0; /* every host has the same model */
 	size_t per_port = sizeof(struct sw_port_stats) / 8, n = (size_t)cfg->n_hosts * per_nic;
 
 	for (uint32_t s = 0; s < r->n_sws; s++)
@@ -305,10 +303,8 @@ static int merge_devices(struct ctl_run_state *r)
 	if (v == NULL)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < cfg->n_hosts; i++, p += per_nic)
-		if (dev_here(r, i)) {
-			memcpy(p, nic_counters(r->nics[i]), NIC_C_COUNT * 8);
-			memcpy(p + NIC_C_COUNT, nic_uet_rx(r->nics[i]), sizeof(struct nic_uet_rx));
-		}
+		if (per_nic > 0 && dev_here(r, i))
+			ops->save(r->hosts[i].dev, p);
 	for (uint32_t s = 0; s < r->n_sws; s++) {
 		uint32_t np = sw_n_ports(r->sws[s]);
 
@@ -321,12 +317,8 @@ static int merge_devices(struct ctl_run_state *r)
 	}
 	sum_local(v, n);
 	p = v;
-	for (uint32_t i = 0; i < cfg->n_hosts; i++, p += per_nic) {
-		struct nic_uet_rx u;
-
-		memcpy(&u, p + NIC_C_COUNT, sizeof(u));
-		nic_counters_load(r->nics[i], p, &u);
-	}
+	for (uint32_t i = 0; per_nic > 0 && i < cfg->n_hosts; i++, p += per_nic)
+		ops->load(r->hosts[i].dev, p);
 	for (uint32_t s = 0; s < r->n_sws; s++) {
 		uint32_t np = sw_n_ports(r->sws[s]);
 

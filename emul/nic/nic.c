@@ -62,7 +62,7 @@ static uint64_t ppm_of(uint64_t total, uint32_t ppm);
 
 uint64_t nic_pool_size(const struct nic *nic, bool tx, uint32_t tc)
 {
-	if (tc >= NIC_TC_COUNT)
+	if (tc >= PORT_TC_COUNT)
 		return 0;
 	if (!tx)
 		return nic->in_pool_size[tc];
@@ -71,10 +71,10 @@ uint64_t nic_pool_size(const struct nic *nic, bool tx, uint32_t tc)
 	return ppm_of(nic->p->egress.total_buffer_size, nic->p->egress.pool_alloc_ppm[tc]);
 }
 
-void nic_pool_stats(const struct nic *nic, bool tx, uint32_t tc, struct nic_pool_stats *out)
+void nic_pool_stats(const struct nic *nic, bool tx, uint32_t tc, struct port_pool_stats *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (tc >= (tx ? 2u : NIC_TC_COUNT)) {
+	if (tc >= (tx ? 2u : PORT_TC_COUNT)) {
 		out->size = nic_pool_size(nic, tx, tc);
 		return;
 	}
@@ -85,15 +85,15 @@ void nic_pool_stats(const struct nic *nic, bool tx, uint32_t tc, struct nic_pool
 
 void nic_pool_interval_reset(struct nic *nic)
 {
-	for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++)
+	for (uint32_t tc = 0; tc < PORT_TC_COUNT; tc++)
 		nic->rxs[tc].ivl_max_occupancy = nic->in_pool_used[tc];
 	for (uint32_t tc = 0; tc < 2; tc++)
 		nic->txs[tc].ivl_max_occupancy = nic->txq[tc].reserved;
 }
 
-void nic_pcie_stats(const struct nic *nic, struct nic_pcie_stats *out, emu_ps_t now)
+void nic_pcie_stats(const struct nic *nic, struct port_pcie_stats *out, emu_ps_t now)
 {
-	nic_pcie_link_stats(&nic->pcie, out, now);
+	port_pcie_link_stats(&nic->pcie, out, now);
 }
 
 static uint64_t ppm_of(uint64_t total, uint32_t ppm)
@@ -129,10 +129,10 @@ struct nic *nic_create(const struct nic_env *env)
 	nic->env = *env;
 	nic->p = p;
 	emu_rng_init(&nic->rng, env->seed, env->fep_id);
-	nic_pcie_init(&nic->pcie, p->pcie_nic.lane_bps * p->pcie_nic.lane_count,
+	port_pcie_init(&nic->pcie, p->pcie_nic.lane_bps * p->pcie_nic.lane_count,
 		      p->pcie_host.lane_bps * p->pcie_host.lane_count);
 	nic->link_bps = p->data_rate_bps;
-	for (int tc = 0; tc < NIC_TC_COUNT; tc++)
+	for (int tc = 0; tc < PORT_TC_COUNT; tc++)
 		nic->in_pool_size[tc] = ppm_of(p->ingress.total_buffer_size, p->ingress.pool_alloc_ppm[tc]);
 	nic_pfc_init(nic);
 	for (int tc = 0; tc < 2; tc++)
@@ -342,7 +342,7 @@ int nic_txq_push(struct nic *nic, uint32_t tc, struct wire_pkt *pkt, emu_ps_t no
 			return -ENOBUFS;
 		}
 		q->reserved += len;
-		nic_pool_enq(&nic->txs[tc], len, q->reserved);
+		port_pool_enq(&nic->txs[tc], len, q->reserved);
 	}
 	nic_count_sent(nic, pkt); /* counted when handed down to be sent, before the egress queue */
 	pkt->next = NULL;
@@ -367,7 +367,7 @@ void nic_port_kick(struct nic *nic, emu_ps_t now)
 		struct wire_pkt *pkt;
 		if (tc == -2) {
 			pkt = nic->pfcq[nic->pfcq_head++ & 15];
-			tc = NIC_TC_COUNT; /* not charged to any pool */
+			tc = PORT_TC_COUNT; /* not charged to any pool */
 		} else {
 			struct nic_txq *q = &nic->txq[tc];
 			pkt = q->head;
@@ -376,7 +376,7 @@ void nic_port_kick(struct nic *nic, emu_ps_t now)
 				q->tail = NULL;
 			q->n--;
 		}
-		pkt->tc = (uint8_t)(tc < NIC_TC_COUNT ? tc : 0); /* the egress class: a VLAN port's PCP (PFC goes untagged) */
+		pkt->tc = (uint8_t)(tc < PORT_TC_COUNT ? tc : 0); /* the egress class: a VLAN port's PCP (PFC goes untagged) */
 		nic->port_busy = true;
 		nic->sending_tc = (uint32_t)tc;
 		nic->sending_len = (uint32_t)wire_wire_len(pkt);
@@ -416,7 +416,7 @@ static void nic_tx_done(void *dev, uint32_t port, emu_ps_t now)
 	(void)port;
 	if (nic->sending_tc < 2) {
 		nic->txq[nic->sending_tc].reserved -= nic->sending_len;
-		nic_pool_deq(&nic->txs[nic->sending_tc], nic->sending_len);
+		port_pool_deq(&nic->txs[nic->sending_tc], nic->sending_len);
 	}
 	nic->port_busy = false;
 	if (nic->sending_kind == WIRE_KIND_DATA)
@@ -504,7 +504,7 @@ static void nic_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t
 		nic_pfc_check_xoff(nic, (uint32_t)tc, nic->in_pool_used[tc] + ip_len, now);
 		goto free;
 	}
-	nic_pool_enq(&nic->rxs[tc], ip_len, nic->in_pool_used[tc] + ip_len);
+	port_pool_enq(&nic->rxs[tc], ip_len, nic->in_pool_used[tc] + ip_len);
 	nic_pfc_check_xoff(nic, (uint32_t)tc, nic->in_pool_used[tc] + ip_len, now);
 	nic->rx_held = false;
 	switch (pkt->kind) {
@@ -529,7 +529,7 @@ static void nic_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t
 		break;
 	}
 	if (!nic->rx_held) /* processed: released at once (data accepted at once by PCIe, control, trims) */
-		nic_pool_deq(&nic->rxs[tc], ip_len);
+		port_pool_deq(&nic->rxs[tc], ip_len);
 free:
 	net_pkt_free(nic->env.np, pkt);
 	/* ... and at each packet this NIC receives, which returns one descriptor to the shared pool. */

@@ -8,8 +8,9 @@
 
 #include "net.h"
 #include "nic_params.h"
-#include "nic_pcie.h"
-#include "nic_pfcs.h"
+#include "port.h"
+#include "port_pcie.h"
+#include "port_pfcs.h"
 
 struct nic;
 
@@ -192,12 +193,6 @@ struct nic_hooks {
 	void (*trace)(void *arg, const struct nic_trace *tr);
 };
 
-/** IPv4 to MAC, for the Ethernet header (no ARP inside the model). */
-struct nic_neigh {
-	uint32_t ip;
-	uint8_t mac[6];
-};
-
 /** Everything a NIC is made from. Copied by nic_create(); @p params and @p neigh must outlive the NIC. */
 struct nic_env {
 	struct net_part *np;
@@ -214,7 +209,7 @@ struct nic_env {
 	bool has_gw;
 	uint8_t gw_mac[6];
 	uint64_t seed;          /* RandomSeed */
-	const struct nic_neigh *neigh;
+	const struct port_neigh *neigh;
 	uint32_t n_neigh;
 	uint32_t max_pdcs;      /* PDCs open at once, sending and receiving together */
 	uint32_t rcv_per_peer_max; /* receive PDCs one source IP may hold at once (0: max_pdcs / 4) */
@@ -233,6 +228,10 @@ void nic_destroy(struct nic *nic);
 
 /** The device entry points, for net_endpoint.ops. */
 extern const struct net_dev_ops nic_dev_ops;
+
+struct port_nic_ops;
+/** The UET NIC behind the host-NIC interface (port_nic.h). */
+extern const struct port_nic_ops nic_port_ops;
 
 /** Attach the link direction this NIC sends on (its port 0). Its rate is the link rate the NIC computes with. */
 void nic_attach(struct nic *nic, struct net_dir *out);
@@ -294,47 +293,18 @@ int nic_conn_close(struct nic *nic, uint16_t pdc_id, emu_ps_t now);
 int nic_close_rcv(struct nic *nic, uint32_t peer_ip, uint16_t peer_pdc, emu_ps_t now);
 
 
-/** One buffer pool (net-buff-stats): a receive pool RX_TC<n>_BUFFER or a transmit pool TX_TC<n>_BUFFER. */
-struct nic_pool_stats {
-	uint64_t size;              /* buffer_max_size_B */
-	uint64_t occupancy;         /* bytes held now */
-	uint64_t max_occupancy;     /* since the start */
-	uint64_t ivl_max_occupancy; /* since nic_pool_interval_reset() */
-	uint64_t num_enq, num_deq;  /* packets charged and released */
-	uint64_t enq_bytes, deq_bytes;
-	uint64_t overflow;          /* packets refused because the pool was full */
-};
-
-/** A pool charged @p bytes, holding @p occupancy_with_it with them (both NIC models count their pools so). */
-static inline void nic_pool_enq(struct nic_pool_stats *s, uint64_t bytes, uint64_t occupancy_with_it)
-{
-	s->num_enq++;
-	s->enq_bytes += bytes;
-	if (occupancy_with_it > s->max_occupancy)
-		s->max_occupancy = occupancy_with_it;
-	if (occupancy_with_it > s->ivl_max_occupancy)
-		s->ivl_max_occupancy = occupancy_with_it;
-}
-
-/** A pool released @p bytes. */
-static inline void nic_pool_deq(struct nic_pool_stats *s, uint64_t bytes)
-{
-	s->num_deq++;
-	s->deq_bytes += bytes;
-}
-
 /** Copy the stats of the receive (@p tx false) or transmit pool of class @p tc (zeros past the classes). */
-void nic_pool_stats(const struct nic *nic, bool tx, uint32_t tc, struct nic_pool_stats *out);
+void nic_pool_stats(const struct nic *nic, bool tx, uint32_t tc, struct port_pool_stats *out);
 
 /** Start a new net-buff-stats interval: the interval maximum occupancy restarts from the occupancy now. */
 void nic_pool_interval_reset(struct nic *nic);
 
 /** The PCIe link at each end (pcie-stats): index 0 the NIC side (NIC-to-host), 1 the host side (host-to-NIC). */
 /** Copy the PCIe counters, with link time still ahead of @p now not counted as busy yet. */
-void nic_pcie_stats(const struct nic *nic, struct nic_pcie_stats *out, emu_ps_t now);
+void nic_pcie_stats(const struct nic *nic, struct port_pcie_stats *out, emu_ps_t now);
 
 /** Copy the PFC counters, with paused time counted up to @p now. */
-void nic_pfc_stats(const struct nic *nic, struct nic_pfc_stats *out, emu_ps_t now);
+void nic_pfc_stats(const struct nic *nic, struct port_pfc_stats *out, emu_ps_t now);
 
 /** Start a new ecn-pfc-stats interval at @p now: the longest pause restarts from the pause holding now, if any. */
 void nic_pfc_interval_reset(struct nic *nic, emu_ps_t now);

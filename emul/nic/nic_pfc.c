@@ -1,6 +1,6 @@
 /* PFC (802.1Qbb) at the UET NIC: its frames and counters around the state machine both NIC models share
- * (nic_pfcs.c: pauses sent at Xoff, refreshed, resumed at Xon; pauses received honoured per class); and the choice
- * between its egress classes (nic_sched.c). */
+ * (port_pfcs.c: pauses sent at Xoff, refreshed, resumed at Xon; pauses received honoured per class); and the choice
+ * between its egress classes (port_sched.c). */
 #include "nic_pvt.h"
 
 #include <string.h>
@@ -37,56 +37,56 @@ static void pfc_kick(void *dev, emu_ps_t now)
 
 void nic_pfc_init(struct nic *nic)
 {
-	static const struct nic_pfcs_ops ops = { .send = pfc_send, .kick = pfc_kick };
+	static const struct port_pfcs_ops ops = { .send = pfc_send, .kick = pfc_kick };
 
-	nic->pfcs = (struct nic_pfcs){ .np = nic->env.np, .ingress = &nic->p->ingress, .pool = nic->in_pool_size,
+	nic->pfcs = (struct port_pfcs){ .np = nic->env.np, .ingress = &nic->p->ingress, .pool = nic->in_pool_size,
 				       .used = nic->in_pool_used, .ops = &ops, .dev = nic, .bps = nic->link_bps,
 				       .delay = nic->p->delay_ps };
 }
 
 void nic_pfc_check_xoff(struct nic *nic, uint32_t tc, uint64_t occupancy, emu_ps_t now)
 {
-	nic_pfcs_check_xoff(&nic->pfcs, tc, occupancy, now);
+	port_pfcs_check_xoff(&nic->pfcs, tc, occupancy, now);
 }
 
 void nic_pfc_check_xon(struct nic *nic, uint32_t tc, emu_ps_t now)
 {
-	nic_pfcs_check_xon(&nic->pfcs, tc, now);
+	port_pfcs_check_xon(&nic->pfcs, tc, now);
 }
 
-/* A PFC frame from the link: each class it names paused or resumed (nic_pfcs.c); pauses counted here too. */
+/* A PFC frame from the link: each class it names paused or resumed (port_pfcs.c); pauses counted here too. */
 void nic_pfc_rx(struct nic *nic, const struct wire_pkt *pkt, emu_ps_t now)
 {
-	for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++)
+	for (uint32_t tc = 0; tc < PORT_TC_COUNT; tc++)
 		if ((pkt->pfc_enable & (1u << tc)) && pkt->pfc_quanta[tc] != 0)
 			nic->c[NIC_C_PFC_PAUSES_RCVD]++;
-	nic_pfcs_rx(&nic->pfcs, pkt, now);
+	port_pfcs_rx(&nic->pfcs, pkt, now);
 }
 
-void nic_pfc_stats(const struct nic *nic, struct nic_pfc_stats *out, emu_ps_t now)
+void nic_pfc_stats(const struct nic *nic, struct port_pfc_stats *out, emu_ps_t now)
 {
-	nic_pfcs_stats(&nic->pfcs, out, now);
+	port_pfcs_stats(&nic->pfcs, out, now);
 }
 
 void nic_pfc_interval_reset(struct nic *nic, emu_ps_t now)
 {
-	nic_pfcs_interval_reset(&nic->pfcs, now);
+	port_pfcs_interval_reset(&nic->pfcs, now);
 }
 
 static bool ready(const struct nic *nic, uint32_t tc)
 {
 	const struct nic_txq *q = &nic->txq[tc];
 
-	return q->head != NULL && !nic_pfcs_paused(&nic->pfcs, tc);
+	return q->head != NULL && !port_pfcs_paused(&nic->pfcs, tc);
 }
 
 /* The class to send from (uet-nic-configuration.md, EgressBufferManager QueueSchedulingType): PFC frames first, then
- * the shared scheduler (nic_sched.c) over the two classes with an egress queue, 0 data and 1 control. */
+ * the shared scheduler (port_sched.c) over the two classes with an egress queue, 0 data and 1 control. */
 int nic_port_pick(struct nic *nic, emu_ps_t now)
 {
 	(void)now;
 	if (nic->pfcq_head != nic->pfcq_tail)
 		return -2;
-	return nic_sched_pick(&nic->sched, nic->p->egress.queue_scheduling, nic->p->egress.wrr_weights, 2,
+	return port_sched_pick(&nic->sched, nic->p->egress.queue_scheduling, nic->p->egress.wrr_weights, 2,
 			      (ready(nic, 0) ? 1u : 0u) | (ready(nic, 1) ? 2u : 0u));
 }

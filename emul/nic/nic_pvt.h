@@ -7,7 +7,7 @@
 #include "emu_rng.h"
 #include "nic_cc.h"
 #include "nic_lb.h"
-#include "nic_sched.h"
+#include "port_sched.h"
 #include "nic.h"
 
 /* Receiver: PSNs tracked past rcv_next. The ACK gives its PSN and its SACK base as s16 offsets from CACK_PSN, so a
@@ -173,13 +173,13 @@ struct nic {
 	struct emu_rng rng;
 	struct net_dir *out;
 	uint64_t link_bps;
-	struct nic_pcie_link pcie; /* the host link (nic_pcie.c, shared with the RoCE NIC): [0] NIC-to-host, read
+	struct port_pcie_link pcie; /* the host link (port_pcie.c, shared with the RoCE NIC): [0] NIC-to-host, read
 				    * requests and received-data writes; [1] host-to-NIC, doorbells and completions */
 	uint64_t cpl_data, cpl_hdr; /* NIC side's receive buffers: payload and headers of the completions expected */
 	bool cpl_blocked;          /* a fetch waited for room there: the pass restarts when a completion lands */
 	emu_ps_t ack_last;         /* ACKs leave in the order generated */
-	uint64_t in_pool_size[NIC_TC_COUNT];
-	uint64_t in_pool_used[NIC_TC_COUNT];
+	uint64_t in_pool_size[PORT_TC_COUNT];
+	uint64_t in_pool_used[PORT_TC_COUNT];
 	struct nic_txq txq[2];     /* classes 0 (data) and 1 (control) */
 	struct wire_pkt *cm_head, *cm_tail; /* setup messages waiting for control pool room, linked through ctx */
 	uint32_t sending_tc;       /* class of the frame being serialized */
@@ -203,9 +203,9 @@ struct nic {
 	/* PFC (uet-nic-buffers-and-pfc.md, PFC) */
 	struct wire_pkt *pfcq[16]; /* PFC frames to send, ahead of all traffic */
 	uint32_t pfcq_head, pfcq_tail;
-	struct nic_pfcs pfcs;      /* PFC sent and honoured (nic_pfcs.c, shared with the RoCE NIC) */
-	struct nic_sched sched;    /* RoundRobin / WeightedRoundRobin between egress classes */
-	struct nic_pool_stats rxs[NIC_TC_COUNT], txs[2];
+	struct port_pfcs pfcs;      /* PFC sent and honoured (port_pfcs.c, shared with the RoCE NIC) */
+	struct port_sched sched;    /* RoundRobin / WeightedRoundRobin between egress classes */
+	struct port_pool_stats rxs[PORT_TC_COUNT], txs[2];
 	bool rx_held;              /* the packet being received stays charged until PCIe accepts its write */
 	uint64_t pf_used;          /* prefetch buffer occupancy, bytes on the wire of the payloads it holds */
 	bool pf_blocked;           /* a fetch waited for prefetch room: restart when it drains to half */
@@ -259,18 +259,18 @@ static inline void nic_sample_add(struct nic *nic, int k, uint64_t v)
 /* Transfers of @p payload bytes on PCIe: at most 512 B each, one for an empty payload. */
 static inline uint64_t nic_pcie_xfers(uint64_t payload)
 {
-	return payload == 0 ? 1 : (payload + NIC_PCIE_MAX_PAYLOAD - 1) / NIC_PCIE_MAX_PAYLOAD;
+	return payload == 0 ? 1 : (payload + PORT_PCIE_MAX_PAYLOAD - 1) / PORT_PCIE_MAX_PAYLOAD;
 }
 
 /* Can one transfer of up to @p payload bytes (the first, largest, of a PCIe write or completion) leave transmit
  * buffers @p tx for receive buffers @p rx? Each end holds a transfer while it is on the link and the receiving end
  * consumes it once there (uet-nic-buffers-and-pfc.md, PCIe host interface), so only a buffer smaller than one
  * transfer stops it, for good. */
-static inline bool nic_pcie_fits(const struct nic_pcie_params *tx, const struct nic_pcie_params *rx, uint64_t payload)
+static inline bool nic_pcie_fits(const struct port_pcie_params *tx, const struct port_pcie_params *rx, uint64_t payload)
 {
-	uint64_t first = payload < NIC_PCIE_MAX_PAYLOAD ? payload : NIC_PCIE_MAX_PAYLOAD;
+	uint64_t first = payload < PORT_PCIE_MAX_PAYLOAD ? payload : PORT_PCIE_MAX_PAYLOAD;
 
-	return tx->tx_header_buffer >= NIC_PCIE_TLP_HDR && rx->rx_header_buffer >= NIC_PCIE_TLP_HDR &&
+	return tx->tx_header_buffer >= PORT_PCIE_TLP_HDR && rx->rx_header_buffer >= PORT_PCIE_TLP_HDR &&
 	       tx->tx_data_buffer >= first && rx->rx_data_buffer >= first;
 }
 

@@ -75,7 +75,7 @@ static void ev_pool_release(void *a, void *b, emu_ps_t now)
 	struct nic *nic = a;
 
 	nic->in_pool_used[NIC_TC_DATA] -= (uint64_t)(uintptr_t)b;
-	nic_pool_deq(&nic->rxs[NIC_TC_DATA], (uint64_t)(uintptr_t)b);
+	port_pool_deq(&nic->rxs[NIC_TC_DATA], (uint64_t)(uintptr_t)b);
 	nic_pfc_check_xon(nic, NIC_TC_DATA, now);
 }
 
@@ -96,10 +96,10 @@ static bool deliver(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt 
 	}
 	/* The transmit buffers hold the payload (TXDataBufferSize) and the headers (TXHeaderBufferSize, 16 B per
 	 * transfer) of the writes waiting for the link: whichever fills first bounds the bytes waiting. */
-	uint64_t hdr_cap = nic->p->pcie_nic.tx_header_buffer / NIC_PCIE_TLP_HDR * (NIC_PCIE_MAX_PAYLOAD + NIC_PCIE_OVERHEAD);
+	uint64_t hdr_cap = nic->p->pcie_nic.tx_header_buffer / PORT_PCIE_TLP_HDR * (PORT_PCIE_MAX_PAYLOAD + PORT_PCIE_OVERHEAD);
 	uint64_t cap = nic->p->pcie_nic.tx_data_buffer < hdr_cap ? nic->p->pcie_nic.tx_data_buffer : hdr_cap;
 	uint64_t ip_len = wire_ip_len(pkt);
-	emu_ps_t accept = nic_pcie_write(&nic->pcie, pkt->payload_len, cap, now);
+	emu_ps_t accept = port_pcie_write(&nic->pcie, pkt->payload_len, cap, now);
 
 	if (accept > now) {
 		nic->in_pool_used[NIC_TC_DATA] += ip_len;

@@ -16,7 +16,7 @@ static inline uint32_t seg_payload(const struct nic_pdc *pdc, uint32_t idx, uint
  * starts 15 ns after the doorbell regardless, but a payload fetched later waits behind it on the link. */
 static void doorbell_write(struct nic *nic, uint64_t db, emu_ps_t now)
 {
-	nic_pcie_doorbell(&nic->pcie, db, now);
+	port_pcie_doorbell(&nic->pcie, db, now);
 }
 
 int nic_post(struct nic *nic, uint32_t dst_ip, uint64_t bytes, uint64_t cookie, emu_ps_t now)
@@ -246,7 +246,7 @@ static void build_data(struct nic *nic, struct nic_pdc *pdc, struct wire_pkt *p,
 static void cpl_release(struct nic *nic, uint64_t payload, emu_ps_t now)
 {
 	nic->cpl_data -= payload;
-	nic->cpl_hdr -= NIC_PCIE_TLP_HDR * nic_pcie_xfers(payload);
+	nic->cpl_hdr -= PORT_PCIE_TLP_HDR * nic_pcie_xfers(payload);
 	if (nic->cpl_blocked) {
 		nic->cpl_blocked = false;
 		nic_pump_arm(nic, now);
@@ -262,10 +262,10 @@ static void cpl_release(struct nic *nic, uint64_t payload, emu_ps_t now)
  */
 static bool fetch_room(const struct nic *nic, uint64_t payload)
 {
-	const struct nic_pcie_params *n = &nic->p->pcie_nic, *h = &nic->p->pcie_host;
+	const struct port_pcie_params *n = &nic->p->pcie_nic, *h = &nic->p->pcie_host;
 
 	return nic_pcie_fits(n, h, 0) && nic_pcie_fits(h, n, payload) && nic->cpl_data + payload <= n->rx_data_buffer &&
-	       nic->cpl_hdr + NIC_PCIE_TLP_HDR * nic_pcie_xfers(payload) <= n->rx_header_buffer;
+	       nic->cpl_hdr + PORT_PCIE_TLP_HDR * nic_pcie_xfers(payload) <= n->rx_header_buffer;
 }
 
 static void ev_fetch_done(void *a, void *b, emu_ps_t now)
@@ -311,18 +311,18 @@ static void out_append(struct nic_pdc *pdc, struct nic_rec *r)
  * host-to-NIC direction, each direction serializing its transfers in order. Planned first and charged only once
  * the event for its arrival is scheduled, so a full scheduler leaves PCIe untouched.
  */
-/* The UET NIC's fetch: the shared plan (nic_pcie.c) with its 64 B read requests. */
-static void pcie_fetch_plan(const struct nic *nic, uint32_t payload, emu_ps_t now, struct nic_pcie_fetch *f)
+/* The UET NIC's fetch: the shared plan (port_pcie.c) with its 64 B read requests. */
+static void pcie_fetch_plan(const struct nic *nic, uint32_t payload, emu_ps_t now, struct port_pcie_fetch *f)
 {
-	nic_pcie_fetch_plan(&nic->pcie, NIC_PCIE_READ_REQ + NIC_PCIE_OVERHEAD, payload, now, f);
+	port_pcie_fetch_plan(&nic->pcie, PORT_PCIE_READ_REQ + PORT_PCIE_OVERHEAD, payload, now, f);
 }
 
 /* Charged: the link, and the NIC side's receive buffers holding the completion's payload and headers. */
-static void pcie_fetch_charge(struct nic *nic, const struct nic_pcie_fetch *f)
+static void pcie_fetch_charge(struct nic *nic, const struct port_pcie_fetch *f)
 {
 	nic->cpl_data += f->payload;
-	nic->cpl_hdr += NIC_PCIE_TLP_HDR * nic_pcie_xfers(f->payload);
-	nic_pcie_fetch_charge(&nic->pcie, f);
+	nic->cpl_hdr += PORT_PCIE_TLP_HDR * nic_pcie_xfers(f->payload);
+	port_pcie_fetch_charge(&nic->pcie, f);
 }
 
 /* A record from the NIC-wide pool, not yet tied to a PDC; NULL (counted) when the pool is empty. */
@@ -379,7 +379,7 @@ static bool issue_new(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_
 {
 	struct nic_rec *r = rec_take(nic);
 	struct wire_pkt *p = r != NULL ? nic_pkt_new(nic, WIRE_KIND_DATA, pdc) : NULL;
-	struct nic_pcie_fetch f;
+	struct port_pcie_fetch f;
 
 	if (p == NULL)
 		goto fail;
@@ -390,7 +390,7 @@ static bool issue_new(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_
 	rec_init(nic, pdc, r, now);
 	commit(nic, pdc, r, p, now);
 	nic->txq[NIC_TC_DATA].reserved += wl;
-	nic_pool_enq(&nic->txs[NIC_TC_DATA], wl, nic->txq[NIC_TC_DATA].reserved);
+	port_pool_enq(&nic->txs[NIC_TC_DATA], wl, nic->txq[NIC_TC_DATA].reserved);
 	return true;
 fail:
 	net_pkt_free(nic->env.np, p);
@@ -404,7 +404,7 @@ fail:
 static bool issue_fetch(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_t now)
 {
 	struct nic_rec *r = rec_take(nic);
-	struct nic_pcie_fetch f;
+	struct port_pcie_fetch f;
 
 	if (r == NULL)
 		return false;
@@ -449,7 +449,7 @@ static bool issue_commit(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_
 	pdc->group->pf_nominal -= nic_nominal(r->payload);
 	nic_pf_release(nic, wl, now);
 	nic->txq[NIC_TC_DATA].reserved += wl;
-	nic_pool_enq(&nic->txs[NIC_TC_DATA], wl, nic->txq[NIC_TC_DATA].reserved);
+	port_pool_enq(&nic->txs[NIC_TC_DATA], wl, nic->txq[NIC_TC_DATA].reserved);
 	nic_txq_push(nic, NIC_TC_DATA, p, now);
 	return true;
 }
@@ -472,7 +472,7 @@ static bool issue_rtx(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_
 	r->state = NIC_REC_RESENDING;
 	nic->c[NIC_C_NUM_RTX]++;
 	nic->txq[NIC_TC_DATA].reserved += wl;
-	nic_pool_enq(&nic->txs[NIC_TC_DATA], wl, nic->txq[NIC_TC_DATA].reserved);
+	port_pool_enq(&nic->txs[NIC_TC_DATA], wl, nic->txq[NIC_TC_DATA].reserved);
 	nic_txq_push(nic, NIC_TC_DATA, p, now);
 	return true;
 }

@@ -42,7 +42,7 @@ static int tables_init(struct roce *r)
 	r->wqe_pool = emu_pool_create(sizeof(struct roce_wqe), r->env.max_wqes ? r->env.max_wqes : 1u << 14);
 	if (r->qps == NULL || r->hash == NULL || r->wqe_pool == NULL)
 		return -ENOMEM;
-	for (int tc = 0; tc < NIC_TC_COUNT; tc++)
+	for (int tc = 0; tc < PORT_TC_COUNT; tc++)
 		if (txq_init(&r->txq[tc], roce_pool_bytes(&r->p->egress, (uint32_t)tc)) < 0)
 			return -ENOMEM;
 	return 0;
@@ -61,19 +61,19 @@ struct roce *roce_create(const struct roce_env *env)
 	r->line_bps = r->p->data_rate_bps;
 	r->cc_weight_ppm = (uint32_t)(r->p->cong_prob_weight * 1e6 + 0.5);
 	r->cc_keep_ppm = 1000000u - (uint32_t)(r->p->initial_target_rate_frac * 1e6 + 0.5);
-	nic_pcie_init(&r->pcie, r->p->pcie_nic.lane_bps * r->p->pcie_nic.lane_count,
+	port_pcie_init(&r->pcie, r->p->pcie_nic.lane_bps * r->p->pcie_nic.lane_count,
 		      r->p->pcie_host.lane_bps * r->p->pcie_host.lane_count);
 	/* the transmit buffers hold the payload (TXDataBufferSize) and the headers (TXHeaderBufferSize, 16 B per
 	 * transfer) of the writes waiting for the link: whichever fills first bounds them, as on the UET NIC */
-	uint64_t hdr_cap = r->p->pcie_nic.tx_header_buffer / NIC_PCIE_TLP_HDR * (NIC_PCIE_MAX_PAYLOAD + NIC_PCIE_OVERHEAD);
+	uint64_t hdr_cap = r->p->pcie_nic.tx_header_buffer / PORT_PCIE_TLP_HDR * (PORT_PCIE_MAX_PAYLOAD + PORT_PCIE_OVERHEAD);
 
 	r->pcie_tx_cap = r->p->pcie_nic.tx_data_buffer < hdr_cap ? r->p->pcie_nic.tx_data_buffer : hdr_cap;
-	for (int tc = 0; tc < NIC_TC_COUNT; tc++)
+	for (int tc = 0; tc < PORT_TC_COUNT; tc++)
 		r->in_pool[tc] = roce_pool_bytes(&r->p->ingress, (uint32_t)tc);
 	r->rtt.ivl_min = UINT64_MAX;
 	pfc_init(r);
 	/* WeightedRoundRobin's turns start at the highest-numbered class with a pool (buffers page) */
-	for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++)
+	for (uint32_t tc = 0; tc < PORT_TC_COUNT; tc++)
 		if (roce_pool_bytes(&r->p->egress, tc) > 0)
 			r->sched.next = tc;
 	if (tables_init(r) < 0)
@@ -90,7 +90,7 @@ void roce_destroy(struct roce *r)
 {
 	if (r == NULL)
 		return;
-	for (int tc = 0; tc < NIC_TC_COUNT; tc++) {
+	for (int tc = 0; tc < PORT_TC_COUNT; tc++) {
 		struct roce_txq *q = &r->txq[tc];
 
 		for (uint32_t i = q->head; q->ring != NULL && i != q->tail; i++)
@@ -149,10 +149,10 @@ void roce_interval_reset(struct roce *r)
 	r->rtt.ivl_min = UINT64_MAX;
 }
 
-void roce_pool_stats(const struct roce *r, bool tx, uint32_t tc, struct nic_pool_stats *out)
+void roce_pool_stats(const struct roce *r, bool tx, uint32_t tc, struct port_pool_stats *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (tc >= NIC_TC_COUNT)
+	if (tc >= PORT_TC_COUNT)
 		return;
 	*out = tx ? r->txs[tc] : r->rxs[tc];
 	roce_pool(r, tx, tc, &out->size, &out->occupancy);
@@ -160,7 +160,7 @@ void roce_pool_stats(const struct roce *r, bool tx, uint32_t tc, struct nic_pool
 
 void roce_pool_interval_reset(struct roce *r)
 {
-	for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++) {
+	for (uint32_t tc = 0; tc < PORT_TC_COUNT; tc++) {
 		r->rxs[tc].ivl_max_occupancy = r->in_used[tc];
 		r->txs[tc].ivl_max_occupancy = r->txq[tc].reserved;
 	}
@@ -168,18 +168,23 @@ void roce_pool_interval_reset(struct roce *r)
 
 void roce_pool(const struct roce *r, bool tx, uint32_t tc, uint64_t *size, uint64_t *occupancy)
 {
-	*size = tc < NIC_TC_COUNT ? (tx ? r->txq[tc].pool : r->in_pool[tc]) : 0;
-	*occupancy = tc < NIC_TC_COUNT ? (tx ? r->txq[tc].reserved : r->in_used[tc]) : 0;
+	*size = tc < PORT_TC_COUNT ? (tx ? r->txq[tc].pool : r->in_pool[tc]) : 0;
+	*occupancy = tc < PORT_TC_COUNT ? (tx ? r->txq[tc].reserved : r->in_used[tc]) : 0;
 }
 
-void roce_pfc_stats(const struct roce *r, struct nic_pfc_stats *out, emu_ps_t now)
+void roce_pcie_stats(const struct roce *r, struct port_pcie_stats *out, emu_ps_t now)
 {
-	nic_pfcs_stats(&r->pfcs, out, now);
+	port_pcie_link_stats(&r->pcie, out, now);
+}
+
+void roce_pfc_stats(const struct roce *r, struct port_pfc_stats *out, emu_ps_t now)
+{
+	port_pfcs_stats(&r->pfcs, out, now);
 }
 
 void roce_pfc_interval_reset(struct roce *r, emu_ps_t now)
 {
-	nic_pfcs_interval_reset(&r->pfcs, now);
+	port_pfcs_interval_reset(&r->pfcs, now);
 }
 
 /* ---- queue pairs ---- */
@@ -341,7 +346,7 @@ void roce_tx_reserve(struct roce *r, uint32_t tc, uint64_t len)
 	struct roce_txq *q = &r->txq[tc];
 
 	q->reserved += len;
-	nic_pool_enq(&r->txs[tc], len, q->reserved);
+	port_pool_enq(&r->txs[tc], len, q->reserved);
 }
 
 void roce_tx_release(struct roce *r, uint32_t tc, uint64_t len, emu_ps_t now)
@@ -349,7 +354,7 @@ void roce_tx_release(struct roce *r, uint32_t tc, uint64_t len, emu_ps_t now)
 	struct roce_txq *q = &r->txq[tc];
 
 	q->reserved -= len;
-	nic_pool_deq(&r->txs[tc], len);
+	port_pool_deq(&r->txs[tc], len);
 	/* generation stopped on the data pool restarts at the latest when it drains to half (transport page) */
 	if (r->gen_blocked && tc == r->data_tc && q->reserved <= q->pool / 2) {
 		r->gen_blocked = false;
@@ -361,20 +366,20 @@ static bool tc_ready(const struct roce *r, uint32_t tc)
 {
 	const struct roce_txq *q = &r->txq[tc];
 
-	return q->pool > 0 && q->head != q->tail && !nic_pfcs_paused(&r->pfcs, tc);
+	return q->pool > 0 && q->head != q->tail && !port_pfcs_paused(&r->pfcs, tc);
 }
 
 /* The class to send from now (buffers page, Transmit scheduling): -2 for the PFC/CNP queue, else the scheduler
- * the UET NIC uses too (nic_sched.h) over the eight classes, skipping empty, pool-less and paused ones. */
+ * the UET NIC uses too (port_sched.h) over the eight classes, skipping empty, pool-less and paused ones. */
 static int port_pick(struct roce *r)
 {
 	uint32_t ready = 0;
 
 	if (r->pfcq_head != r->pfcq_tail)
 		return -2;
-	for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++)
+	for (uint32_t tc = 0; tc < PORT_TC_COUNT; tc++)
 		ready |= tc_ready(r, tc) ? 1u << tc : 0;
-	return nic_sched_pick(&r->sched, r->p->egress.queue_scheduling, r->p->egress.wrr_weights, NIC_TC_COUNT, ready);
+	return port_sched_pick(&r->sched, r->p->egress.queue_scheduling, r->p->egress.wrr_weights, PORT_TC_COUNT, ready);
 }
 
 static void ev_port(void *a, void *b, emu_ps_t now)
@@ -394,7 +399,7 @@ static void port_send(struct roce *r, struct wire_pkt *pkt, int tc, emu_ps_t now
 	 * DSCP's class */
 	pkt->tc = (uint8_t)(tc >= 0 ? tc : (pkt->dscp & 0x3f) / 8);
 	r->port_busy = true;
-	r->sending_tc = tc < 0 ? NIC_TC_COUNT : (uint32_t)tc;
+	r->sending_tc = tc < 0 ? PORT_TC_COUNT : (uint32_t)tc;
 	r->sending_len = (uint32_t)wire_wire_len(pkt);
 	r->sending_data = pkt->kind == WIRE_KIND_ROCE && wire_roce_is_data(pkt->roce.opcode);
 	r->c[ROCE_C_TX_BYTES] += r->sending_len;
@@ -442,14 +447,14 @@ static void roce_tx_done(void *dev, uint32_t port, emu_ps_t now)
 
 	(void)port;
 	r->port_busy = false;
-	if (tc < NIC_TC_COUNT)
+	if (tc < PORT_TC_COUNT)
 		roce_tx_release(r, tc, r->sending_len, now);
 	if (r->sending_data && r->sending_qp != UINT32_MAX)
 		roce_tx_sent(r, &r->qps[r->sending_qp], r->sending_psn, now);
 	roce_port_kick(r, now);
 }
 
-/* ---- PFC (buffers page, PFC): the state machine is the UET NIC's (nic_pfcs.c); the frames are this port's ---- */
+/* ---- PFC (buffers page, PFC): the state machine is the UET NIC's (port_pfcs.c); the frames are this port's ---- */
 
 static bool pfc_send(void *dev, uint32_t tc, uint16_t quanta, emu_ps_t now)
 {
@@ -478,9 +483,9 @@ static void pfc_kick(void *dev, emu_ps_t now)
 
 static void pfc_init(struct roce *r)
 {
-	static const struct nic_pfcs_ops ops = { .send = pfc_send, .kick = pfc_kick };
+	static const struct port_pfcs_ops ops = { .send = pfc_send, .kick = pfc_kick };
 
-	r->pfcs = (struct nic_pfcs){ .np = r->env.np, .ingress = &r->p->ingress, .pool = r->in_pool,
+	r->pfcs = (struct port_pfcs){ .np = r->env.np, .ingress = &r->p->ingress, .pool = r->in_pool,
 				     .used = r->in_used, .ops = &ops, .dev = r, .bps = r->line_bps,
 				     .delay = r->p->delay_ps };
 }
@@ -488,8 +493,8 @@ static void pfc_init(struct roce *r)
 void roce_in_release(struct roce *r, uint32_t tc, uint64_t bytes, emu_ps_t now)
 {
 	r->in_used[tc] -= bytes;
-	nic_pool_deq(&r->rxs[tc], bytes);
-	nic_pfcs_check_xon(&r->pfcs, tc, now);
+	port_pool_deq(&r->rxs[tc], bytes);
+	port_pfcs_check_xon(&r->pfcs, tc, now);
 }
 
 /* ---- receive ---- */
@@ -550,14 +555,14 @@ static void rx_cm(struct roce *r, struct wire_pkt *pkt, emu_ps_t now)
 /* Charge a frame to its class's receive pool (buffers page, Receive buffer); false when dropped. */
 static bool in_admit(struct roce *r, uint32_t tc, uint32_t charge, emu_ps_t now)
 {
-	nic_pfcs_check_xoff(&r->pfcs, tc, r->in_used[tc] + charge, now);
+	port_pfcs_check_xoff(&r->pfcs, tc, r->in_used[tc] + charge, now);
 	if (r->in_used[tc] + charge > r->in_pool[tc]) {
 		r->c[ROCE_C_RX_DROPS]++;
 		r->rxs[tc].overflow++;
 		return false;
 	}
 	r->in_used[tc] += charge;
-	nic_pool_enq(&r->rxs[tc], charge, r->in_used[tc]);
+	port_pool_enq(&r->rxs[tc], charge, r->in_used[tc]);
 	return true;
 }
 
@@ -570,7 +575,7 @@ static void roce_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_
 	r->c[ROCE_C_PORT_RX_FRAMES]++;
 	r->c[ROCE_C_RX_BYTES] += wire_wire_len(pkt);
 	if (pkt->kind == WIRE_KIND_PFC) {
-		nic_pfcs_rx(&r->pfcs, pkt, now);
+		port_pfcs_rx(&r->pfcs, pkt, now);
 		goto free;
 	}
 	if (pkt->kind == WIRE_KIND_CM && pkt->dst_ip == r->env.ip) {

@@ -8,7 +8,9 @@
 #include <stdint.h>
 
 #include "net.h"
-#include "nic.h"
+#include "port.h"
+#include "port_pcie.h"
+#include "port_pfcs.h"
 #include "roce_params.h"
 
 struct roce;
@@ -97,7 +99,7 @@ struct roce_env {
 	uint8_t mac[6];
 	bool has_gw;                /* as nic_env.has_gw: frames go to gw_mac */
 	uint8_t gw_mac[6];
-	const struct nic_neigh *neigh;
+	const struct port_neigh *neigh;
 	uint32_t n_neigh;
 	uint32_t max_qps;           /* queue pairs, both ends together (0: 4,096) */
 	uint32_t max_wqes;          /* work requests waiting NIC-wide (0: 16,384) */
@@ -114,6 +116,10 @@ void roce_destroy(struct roce *r);
 
 /** The device entry points, for net_endpoint.ops. */
 extern const struct net_dev_ops roce_dev_ops;
+
+struct port_nic_ops;
+/** The RoCE NIC behind the host-NIC interface (port_nic.h). */
+extern const struct port_nic_ops roce_port_ops;
 
 /** Attach the link direction this NIC sends on. Line rate is the lower of DataRate and the link's rate. */
 void roce_attach(struct roce *r, struct net_dir *out);
@@ -155,14 +161,17 @@ void roce_rtt(const struct roce *r, struct roce_rtt *out);
 void roce_interval_reset(struct roce *r);
 
 /** PFC per class, as the UET NIC's (ecn-pfc-stats); the pause time accrued up to @p now. */
-void roce_pfc_stats(const struct roce *r, struct nic_pfc_stats *out, emu_ps_t now);
+void roce_pfc_stats(const struct roce *r, struct port_pfc_stats *out, emu_ps_t now);
 /** Start a new interval of the longest-pause statistic (ecn-pfc-stats rows). */
 void roce_pfc_interval_reset(struct roce *r, emu_ps_t now);
 
 /** The stats of the receive (@p tx false) or transmit pool of class @p tc (net-buff-stats), as the UET NIC's. */
-void roce_pool_stats(const struct roce *r, bool tx, uint32_t tc, struct nic_pool_stats *out);
+void roce_pool_stats(const struct roce *r, bool tx, uint32_t tc, struct port_pool_stats *out);
 /** Start a new net-buff-stats interval. */
 void roce_pool_interval_reset(struct roce *r);
+
+/** The PCIe link's counters (pcie-stats), as the UET NIC's, link time still ahead of @p now not counted. */
+void roce_pcie_stats(const struct roce *r, struct port_pcie_stats *out, emu_ps_t now);
 
 /** Pool size and occupancy of class @p tc: receive (@p tx false) or transmit. */
 void roce_pool(const struct roce *r, bool tx, uint32_t tc, uint64_t *size, uint64_t *occupancy);

@@ -11,9 +11,9 @@
 #define RP_ROW(t, d, f, ...) { .path = { __VA_ARGS__ }, .type = (t), .def = (d), .max = UINT64_MAX, RP_FIELD(f) }
 #define RP_RANGE(t, d, lo, hi, f, ...) { .path = { __VA_ARGS__ }, .type = (t), .def = (d), .min = (lo), \
 					 .max = (hi), RP_FIELD(f) }
-#define RP_DBL(d, lo, hi, f, ...) { .path = { __VA_ARGS__ }, .type = NIC_PT_DOUBLE, .def = (d), .dmin = (lo), \
+#define RP_DBL(d, lo, hi, f, ...) { .path = { __VA_ARGS__ }, .type = PORT_PT_DOUBLE, .def = (d), .dmin = (lo), \
 				    .dmax = (hi), RP_FIELD(f) }
-#define RP_ENUM(d, e, f, ...) { .path = { __VA_ARGS__ }, .type = NIC_PT_ENUM, .def = (d), .enums = (e), RP_FIELD(f) }
+#define RP_ENUM(d, e, f, ...) { .path = { __VA_ARGS__ }, .type = PORT_PT_ENUM, .def = (d), .enums = (e), RP_FIELD(f) }
 #define RP_LIST(t, d, hi, f, ...) { .path = { __VA_ARGS__ }, .type = (t), .def = (d), .max = (hi), RP_FIELD(f) }
 
 #define NI "NetworkInterface"
@@ -31,98 +31,98 @@
 
 static const char *const qsched_names[] = { "StrictPriority", "RoundRobin", "WeightedRoundRobin", NULL };
 
-const struct nic_param_def roce_param_table[] = {
-	{ .path = { "NumDownLinks" }, .type = NIC_PT_UINT, .readonly = true, .def = "1", .min = 1, .max = 1 },
-	RP_ROW(NIC_PT_BOOL, "false", enable_buffer_stats, "EnableBufferStats"),
+const struct port_param_def roce_param_table[] = {
+	{ .path = { "NumDownLinks" }, .type = PORT_PT_UINT, .readonly = true, .def = "1", .min = 1, .max = 1 },
+	RP_ROW(PORT_PT_BOOL, "false", enable_buffer_stats, "EnableBufferStats"),
 
-	RP_ROW(NIC_PT_DATARATE, "400Gbps", data_rate_bps, NI, "UplinkNetworkInterface", "DataRate"),
-	RP_ROW(NIC_PT_TIMEVAL, "100ns", delay_ps, NI, "TransmissionMedium", "Delay"),
-	RP_ROW(NIC_PT_BYTES, "4MB", ingress.total_buffer_size, IBM, "TotalBufferSize"),
+	RP_ROW(PORT_PT_DATARATE, "400Gbps", data_rate_bps, NI, "UplinkNetworkInterface", "DataRate"),
+	RP_ROW(PORT_PT_TIMEVAL, "100ns", delay_ps, NI, "TransmissionMedium", "Delay"),
+	RP_ROW(PORT_PT_BYTES, "4MB", ingress.total_buffer_size, IBM, "TotalBufferSize"),
 	RP_ENUM("StrictPriority", qsched_names, ingress.queue_scheduling, IBM, "QueueSchedulingType"),
-	RP_LIST(NIC_PT_LIST_FRAC, "[0.9, 0.1, 0, 0, 0, 0, 0, 0]", 0, ingress.pool_alloc_ppm, IBM,
+	RP_LIST(PORT_PT_LIST_FRAC, "[0.9, 0.1, 0, 0, 0, 0, 0, 0]", 0, ingress.pool_alloc_ppm, IBM,
 		"PoolAllocationVector"),
-	RP_LIST(NIC_PT_LIST_NUMFLAG, "[1, 1, 0, 0, 0, 0, 0, 0]", 0, ingress.pfc_enable, IBM, "PFCEnableVector"),
-	RP_LIST(NIC_PT_LIST_UINT, "[1, 3, 0, 0, 0, 0, 0, 0]", UINT32_MAX, ingress.wrr_weights, IBM, "WRRQueueWeights"),
-	RP_LIST(NIC_PT_LIST_FRAC, "[0.8, 0.8, 0, 0, 0, 0, 0, 0]", 0, ingress.pfc_xoff_ppm, IBM,
+	RP_LIST(PORT_PT_LIST_NUMFLAG, "[1, 1, 0, 0, 0, 0, 0, 0]", 0, ingress.pfc_enable, IBM, "PFCEnableVector"),
+	RP_LIST(PORT_PT_LIST_UINT, "[1, 3, 0, 0, 0, 0, 0, 0]", UINT32_MAX, ingress.wrr_weights, IBM, "WRRQueueWeights"),
+	RP_LIST(PORT_PT_LIST_FRAC, "[0.8, 0.8, 0, 0, 0, 0, 0, 0]", 0, ingress.pfc_xoff_ppm, IBM,
 		"PfcStaticXoffThreshold"),
-	RP_LIST(NIC_PT_LIST_FRAC, "[0.4, 0.4, 0, 0, 0, 0, 0, 0]", 0, ingress.pfc_xon_ppm, IBM, "PfcXonResumeThreshold"),
+	RP_LIST(PORT_PT_LIST_FRAC, "[0.4, 0.4, 0, 0, 0, 0, 0, 0]", 0, ingress.pfc_xon_ppm, IBM, "PfcXonResumeThreshold"),
 	/* A pause frame carries 16-bit quanta. */
-	RP_LIST(NIC_PT_LIST_UINT, "[65535, 65535, 0, 0, 0, 0, 0, 0]", 65535, ingress.quanta, IBM, "QuantaValue"),
-	RP_ROW(NIC_PT_BYTES, "256KB", egress.total_buffer_size, EBM, "TotalBufferSize"),
+	RP_LIST(PORT_PT_LIST_UINT, "[65535, 65535, 0, 0, 0, 0, 0, 0]", 65535, ingress.quanta, IBM, "QuantaValue"),
+	RP_ROW(PORT_PT_BYTES, "256KB", egress.total_buffer_size, EBM, "TotalBufferSize"),
 	RP_ENUM("StrictPriority", qsched_names, egress.queue_scheduling, EBM, "QueueSchedulingType"),
-	RP_LIST(NIC_PT_LIST_FRAC, "[0.9, 0.1, 0, 0, 0, 0, 0, 0]", 0, egress.pool_alloc_ppm, EBM,
+	RP_LIST(PORT_PT_LIST_FRAC, "[0.9, 0.1, 0, 0, 0, 0, 0, 0]", 0, egress.pool_alloc_ppm, EBM,
 		"PoolAllocationVector"),
-	RP_LIST(NIC_PT_LIST_UINT, "[1, 3, 0, 0, 0, 0, 0, 0]", UINT32_MAX, egress.wrr_weights, EBM, "WRRQueueWeights"),
+	RP_LIST(PORT_PT_LIST_UINT, "[1, 3, 0, 0, 0, 0, 0, 0]", UINT32_MAX, egress.wrr_weights, EBM, "WRRQueueWeights"),
 
-	RP_ROW(NIC_PT_BYTES, "16KB", pcie_nic.rx_header_buffer, NIC_TL, "RXHeaderBufferSize"),
-	RP_ROW(NIC_PT_BYTES, "16KB", pcie_nic.tx_header_buffer, NIC_TL, "TXHeaderBufferSize"),
-	RP_ROW(NIC_PT_BYTES, "256KB", pcie_nic.rx_data_buffer, NIC_TL, "RXDataBufferSize"),
-	RP_ROW(NIC_PT_BYTES, "256KB", pcie_nic.tx_data_buffer, NIC_TL, "TXDataBufferSize"),
-	RP_ROW(NIC_PT_DATARATE, "31.52Gbps", pcie_nic.lane_bps, NIC_PL, "LaneBps"),
-	RP_RANGE(NIC_PT_UINT, "16", 1, 16, pcie_nic.lane_count, NIC_PL, "LaneCount"),
-	RP_ROW(NIC_PT_BYTES, "64B", read_request_size, "HostInterface", "NICSide", "NICPCIeHandler",
+	RP_ROW(PORT_PT_BYTES, "16KB", pcie_nic.rx_header_buffer, NIC_TL, "RXHeaderBufferSize"),
+	RP_ROW(PORT_PT_BYTES, "16KB", pcie_nic.tx_header_buffer, NIC_TL, "TXHeaderBufferSize"),
+	RP_ROW(PORT_PT_BYTES, "256KB", pcie_nic.rx_data_buffer, NIC_TL, "RXDataBufferSize"),
+	RP_ROW(PORT_PT_BYTES, "256KB", pcie_nic.tx_data_buffer, NIC_TL, "TXDataBufferSize"),
+	RP_ROW(PORT_PT_DATARATE, "31.52Gbps", pcie_nic.lane_bps, NIC_PL, "LaneBps"),
+	RP_RANGE(PORT_PT_UINT, "16", 1, 16, pcie_nic.lane_count, NIC_PL, "LaneCount"),
+	RP_ROW(PORT_PT_BYTES, "64B", read_request_size, "HostInterface", "NICSide", "NICPCIeHandler",
 	       "ReadRequestSize"),
-	RP_ROW(NIC_PT_BYTES, "16KB", pcie_host.rx_header_buffer, HOST_TL, "RXHeaderBufferSize"),
-	RP_ROW(NIC_PT_BYTES, "16KB", pcie_host.tx_header_buffer, HOST_TL, "TXHeaderBufferSize"),
-	RP_ROW(NIC_PT_BYTES, "256KB", pcie_host.rx_data_buffer, HOST_TL, "RXDataBufferSize"),
-	RP_ROW(NIC_PT_BYTES, "256KB", pcie_host.tx_data_buffer, HOST_TL, "TXDataBufferSize"),
-	RP_ROW(NIC_PT_DATARATE, "31.52Gbps", pcie_host.lane_bps, HOST_PL, "LaneBps"),
-	RP_RANGE(NIC_PT_UINT, "16", 1, 16, pcie_host.lane_count, HOST_PL, "LaneCount"),
+	RP_ROW(PORT_PT_BYTES, "16KB", pcie_host.rx_header_buffer, HOST_TL, "RXHeaderBufferSize"),
+	RP_ROW(PORT_PT_BYTES, "16KB", pcie_host.tx_header_buffer, HOST_TL, "TXHeaderBufferSize"),
+	RP_ROW(PORT_PT_BYTES, "256KB", pcie_host.rx_data_buffer, HOST_TL, "RXDataBufferSize"),
+	RP_ROW(PORT_PT_BYTES, "256KB", pcie_host.tx_data_buffer, HOST_TL, "TXDataBufferSize"),
+	RP_ROW(PORT_PT_DATARATE, "31.52Gbps", pcie_host.lane_bps, HOST_PL, "LaneBps"),
+	RP_RANGE(PORT_PT_UINT, "16", 1, 16, pcie_host.lane_count, HOST_PL, "LaneCount"),
 
 	/* "any time value is accepted": from 1 ps (a timer of 0 would expire in the instant it starts, forever) */
-	RP_RANGE(NIC_PT_TIMEVAL, "64ms", 1, UINT64_MAX, retransmit_timeout, RTL, "RetransmitTimeout"),
-	RP_ROW(NIC_PT_BOOL, "true", ack_coalescing, RTL, "AckCoalescingEnabled"),
-	RP_RANGE(NIC_PT_TIMEVAL, "1ms", 1, UINT64_MAX, ack_delay, RTL, "AckDelay"),
-	RP_RANGE(NIC_PT_UINT, "16", 0, UINT32_MAX, ack_threshold, RTL, "AckThreshold"),
+	RP_RANGE(PORT_PT_TIMEVAL, "64ms", 1, UINT64_MAX, retransmit_timeout, RTL, "RetransmitTimeout"),
+	RP_ROW(PORT_PT_BOOL, "true", ack_coalescing, RTL, "AckCoalescingEnabled"),
+	RP_RANGE(PORT_PT_TIMEVAL, "1ms", 1, UINT64_MAX, ack_delay, RTL, "AckDelay"),
+	RP_RANGE(PORT_PT_UINT, "16", 0, UINT32_MAX, ack_threshold, RTL, "AckThreshold"),
 
-	RP_RANGE(NIC_PT_BYTES, "4096B", 1, ROCE_MSS_MAX, mss, "ScalaRoceQpManager", "MSS"),
+	RP_RANGE(PORT_PT_BYTES, "4096B", 1, ROCE_MSS_MAX, mss, "ScalaRoceQpManager", "MSS"),
 
-	RP_ROW(NIC_PT_BOOL, "true", enable_ecn, ECN, "EnableECN"),
+	RP_ROW(PORT_PT_BOOL, "true", enable_ecn, ECN, "EnableECN"),
 	RP_DBL("0.10", 0.0, 1.0, min_rate_frac, ECN, "MinimumRatePercentage"),
-	RP_RANGE(NIC_PT_UINT, "3", 0, UINT32_MAX, fast_recovery_attempt, ECN, "FastRecoveryAttempt"),
+	RP_RANGE(PORT_PT_UINT, "3", 0, UINT32_MAX, fast_recovery_attempt, ECN, "FastRecoveryAttempt"),
 	RP_DBL("0.90", 0.0, 1.0, initial_target_rate_frac, ECN, "InitialTargetRatePercentage"),
-	RP_RANGE(NIC_PT_UINT, "10", 1, UINT32_MAX, active_increase_steps, ECN, "NumberActiveIncreaseSteps"),
-	RP_RANGE(NIC_PT_UINT, "45000", 2, UINT32_MAX, control_interval_ns, ECN, "ControlIntervalDurationNs"),
+	RP_RANGE(PORT_PT_UINT, "10", 1, UINT32_MAX, active_increase_steps, ECN, "NumberActiveIncreaseSteps"),
+	RP_RANGE(PORT_PT_UINT, "45000", 2, UINT32_MAX, control_interval_ns, ECN, "ControlIntervalDurationNs"),
 	RP_DBL("0.5", 0.0, 1.0, cong_prob_weight, ECN, "CongestionProbabilityWeight"),
-	RP_RANGE(NIC_PT_UINT, "5", 0, UINT32_MAX, loops_per_increase, ECN, "NumOfControlLoopsPerIncrease"),
+	RP_RANGE(PORT_PT_UINT, "5", 0, UINT32_MAX, loops_per_increase, ECN, "NumOfControlLoopsPerIncrease"),
 
-	RP_ROW(NIC_PT_BOOL, "false", icrc, ENC, "ICRC"),
-	RP_ROW(NIC_PT_BOOL, "false", reth, ENC, "RETH"),
+	RP_ROW(PORT_PT_BOOL, "false", icrc, ENC, "ICRC"),
+	RP_ROW(PORT_PT_BOOL, "false", reth, ENC, "RETH"),
 };
 
 const unsigned roce_param_count = sizeof(roce_param_table) / sizeof(roce_param_table[0]);
 
 void roce_params_defaults(struct roce_params *p)
 {
-	nic_param_table_defaults(p, sizeof(*p), roce_param_table, roce_param_count);
+	port_param_table_defaults(p, sizeof(*p), roce_param_table, roce_param_count);
 }
 
-static const struct nic_param_def *rp_row(size_t off)
+static const struct port_param_def *rp_row(size_t off)
 {
-	return nic_param_row(roce_param_table, roce_param_count, off);
+	return port_param_row(roce_param_table, roce_param_count, off);
 }
 
 #define RP_ROW_OF(f) rp_row(offsetof(struct roce_params, f))
 
-uint64_t roce_pool_bytes(const struct nic_buf_params *b, uint32_t tc)
+uint64_t roce_pool_bytes(const struct port_buf_params *b, uint32_t tc)
 {
-	if (tc >= NIC_TC_COUNT)
+	if (tc >= PORT_TC_COUNT)
 		return 0;
 	return (uint64_t)((unsigned __int128)b->total_buffer_size * b->pool_alloc_ppm[tc] / 1000000u);
 }
 
-static bool rp_no_pool(const struct nic_buf_params *b)
+static bool rp_no_pool(const struct port_buf_params *b)
 {
-	for (int i = 0; i < NIC_TC_COUNT; i++)
+	for (int i = 0; i < PORT_TC_COUNT; i++)
 		if (b->pool_alloc_ppm[i] != 0)
 			return false;
 	return true;
 }
 
-int roce_params_check(const struct roce_params *p, uint64_t mtu, const struct nic_param_def *why[NIC_CHECK_WHY_MAX],
+int roce_params_check(const struct roce_params *p, uint64_t mtu, const struct port_param_def *why[PORT_CHECK_WHY_MAX],
 		      char *err, size_t errlen)
 {
-	for (int i = 0; i < NIC_CHECK_WHY_MAX; i++)
+	for (int i = 0; i < PORT_CHECK_WHY_MAX; i++)
 		why[i] = NULL;
 	if (rp_no_pool(&p->ingress) || rp_no_pool(&p->egress)) {
 		why[0] = rp_no_pool(&p->ingress) ? RP_ROW_OF(ingress.pool_alloc_ppm) : RP_ROW_OF(egress.pool_alloc_ppm);

@@ -1,7 +1,7 @@
 /* The Scala RoCE NIC's attributes (its configuration page), parsed once into this immutable struct.
  *
- * The table rows are the UET NIC's row type (struct nic_param_def) and are parsed by the same setters
- * (nic_param_set()), so both NIC models read a value the same way. Rates are bit/s, times picoseconds, sizes bytes,
+ * The table rows are the UET NIC's row type (struct port_param_def) and are parsed by the same setters
+ * (port_param_set()), so both NIC models read a value the same way. Rates are bit/s, times picoseconds, sizes bytes,
  * pool fractions parts per million.
  */
 #ifndef ROCE_PARAMS_H
@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "emu_time.h"
-#include "nic_params.h"
+#include "port_params.h"
 
 /* Bytes on the wire around a data payload: BTH 12 + UDP 8 + IPv4 20 + Ethernet 14 + FCS 4 (transport page,
  * Packets on the wire). */
@@ -29,12 +29,12 @@ struct roce_params {
 	/* NetworkInterface */
 	uint64_t data_rate_bps;              /* UplinkNetworkInterface.DataRate */
 	emu_ps_t delay_ps;                   /* TransmissionMedium.Delay */
-	struct nic_buf_params ingress;       /* IngressBufferManager */
-	struct nic_buf_params egress;        /* EgressBufferManager (the PFC lists unused) */
+	struct port_buf_params ingress;       /* IngressBufferManager */
+	struct port_buf_params egress;        /* EgressBufferManager (the PFC lists unused) */
 
 	/* HostInterface */
-	struct nic_pcie_params pcie_nic;     /* NICSide: NIC-to-host direction */
-	struct nic_pcie_params pcie_host;    /* HostSide: host-to-NIC direction */
+	struct port_pcie_params pcie_nic;     /* NICSide: NIC-to-host direction */
+	struct port_pcie_params pcie_host;    /* HostSide: host-to-NIC direction */
 	uint64_t read_request_size;          /* NICSide.NICPCIeHandler.ReadRequestSize */
 
 	/* TransportProcessingLayers.RoceTransportLayer */
@@ -65,18 +65,18 @@ struct roce_params {
 void roce_params_defaults(struct roce_params *p);
 
 /** The table, in the order of the configuration page; roce_param_count rows. */
-extern const struct nic_param_def roce_param_table[];
+extern const struct port_param_def roce_param_table[];
 extern const unsigned roce_param_count;
 
 /**
  * The rules of the configuration page that need more than one attribute: a PoolAllocationVector with no non-zero
  * entry; MSS + 58 B not smaller than the global @p mtu. Returns 0, or -EINVAL with "<what>; <suggestion>" in
- * @p err and the row to blame in @p why[0] (NIC_CHECK_WHY_MAX rows, NULL after the last).
+ * @p err and the row to blame in @p why[0] (PORT_CHECK_WHY_MAX rows, NULL after the last).
  */
-int roce_params_check(const struct roce_params *p, uint64_t mtu, const struct nic_param_def *why[NIC_CHECK_WHY_MAX],
+int roce_params_check(const struct roce_params *p, uint64_t mtu, const struct port_param_def *why[PORT_CHECK_WHY_MAX],
 		      char *err, size_t errlen);
 
 /** Bytes of class @p tc's pool in buffer @p b: its fraction of TotalBufferSize, rounded down. */
-uint64_t roce_pool_bytes(const struct nic_buf_params *b, uint32_t tc);
+uint64_t roce_pool_bytes(const struct port_buf_params *b, uint32_t tc);
 
 #endif /* ROCE_PARAMS_H */

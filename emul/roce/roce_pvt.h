@@ -4,7 +4,7 @@
 
 #include "emu_pool.h"
 #include "emu_sched.h"
-#include "nic_sched.h"
+#include "port_sched.h"
 #include "roce.h"
 
 #define ROCE_PSN_MASK 0xffffffu
@@ -87,11 +87,11 @@ struct roce {
 	uint32_t cc_weight_ppm;    /* CongestionProbabilityWeight, ppm (set at creation: no floating point later) */
 	uint32_t cc_keep_ppm;      /* 1 - InitialTargetRatePercentage, ppm */
 	uint8_t data_tc, ctrl_tc;
-	/* PCIe (transport page, Fetching the payload over PCIe): the UET NIC's link model (nic_pcie.c) */
-	struct nic_pcie_link pcie;
+	/* PCIe (transport page, Fetching the payload over PCIe): the UET NIC's link model (port_pcie.c) */
+	struct port_pcie_link pcie;
 	uint64_t pcie_tx_cap;      /* bytes the NIC side's transmit buffers hold for the link */
 	/* egress */
-	struct roce_txq txq[NIC_TC_COUNT];
+	struct roce_txq txq[PORT_TC_COUNT];
 	struct wire_pkt *pfcq[ROCE_PFCQ];
 	uint32_t pfcq_head, pfcq_tail;
 	bool port_busy;
@@ -100,15 +100,15 @@ struct roce {
 	bool port_timer_armed;
 	uint32_t sending_tc, sending_len, sending_qp, sending_psn;
 	bool sending_data;
-	struct nic_sched sched;    /* between the egress classes (shared with the UET NIC) */
+	struct port_sched sched;    /* between the egress classes (shared with the UET NIC) */
 	/* generation */
 	struct roce_qp *ready_head, *ready_tail;
 	bool gen_armed;
 	bool gen_blocked;          /* stopped until the data class's egress pool drains to half */
 	/* ingress and PFC */
-	uint64_t in_pool[NIC_TC_COUNT], in_used[NIC_TC_COUNT];
-	struct nic_pfcs pfcs;      /* PFC sent and honoured: the UET NIC's state machine (nic_pfcs.c) */
-	struct nic_pool_stats rxs[NIC_TC_COUNT], txs[NIC_TC_COUNT]; /* net-buff-stats, counted as the UET NIC does */
+	uint64_t in_pool[PORT_TC_COUNT], in_used[PORT_TC_COUNT];
+	struct port_pfcs pfcs;      /* PFC sent and honoured: the UET NIC's state machine (port_pfcs.c) */
+	struct port_pool_stats rxs[PORT_TC_COUNT], txs[PORT_TC_COUNT]; /* net-buff-stats, counted as the UET NIC does */
 	/* queue pairs */
 	struct roce_qp *qps;
 	uint32_t n_qps, max_qps;

@@ -61,12 +61,12 @@ static void ev_release(void *a, void *b, emu_ps_t now)
 	roce_in_release(r, (uint32_t)(v >> 32), (uint32_t)v, now);
 }
 
-/* The payload's PCIe write (nic_pcie.c, the UET NIC's): the packet stays charged to its receive pool until the NIC
+/* The payload's PCIe write (port_pcie.c, the UET NIC's): the packet stays charged to its receive pool until the NIC
  * side's transmit buffers accept the write (buffers page, Receive buffer), writes in arrival order. */
 static void deliver(struct roce *r, struct roce_qp *qp, const struct wire_pkt *pkt, uint32_t charge, uint32_t tc,
 		    emu_ps_t now)
 {
-	emu_ps_t accept = nic_pcie_write(&r->pcie, pkt->payload_len, r->pcie_tx_cap, now);
+	emu_ps_t accept = port_pcie_write(&r->pcie, pkt->payload_len, r->pcie_tx_cap, now);
 
 	if (accept <= now || net_sched(r->env.np, accept, ev_release, r,
 				       (void *)(uintptr_t)((uint64_t)tc << 32 | charge), NULL) != 0)

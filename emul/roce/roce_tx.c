@@ -128,7 +128,7 @@ int roce_post(struct roce *r, uint32_t qpn, enum roce_verb verb, uint64_t bytes,
 	*w = (struct roce_wqe){ .qp = qp->idx, .bytes = bytes, .cookie = cookie, .verb = (uint8_t)verb };
 	r->c[ROCE_C_WQE_CREATED]++;
 	/* the doorbell crosses the host-to-NIC direction of PCIe first (seed 003, WQEs) */
-	landed = nic_pcie_doorbell(&r->pcie, db, now);
+	landed = port_pcie_doorbell(&r->pcie, db, now);
 	if (net_sched(r->env.np, landed, ev_doorbell, r, w, NULL) != 0) {
 		emu_pool_put(r->wqe_pool, w);
 		return -ENOSPC;
@@ -185,12 +185,12 @@ static void ev_fetched(void *a, void *b, emu_ps_t now);
 /* Planned first and charged once its landing is scheduled, so a full scheduler leaves PCIe untouched; false then. */
 static bool fetch(struct roce *r, struct roce_qp *qp, uint32_t seg, emu_ps_t now)
 {
-	struct nic_pcie_fetch f;
+	struct port_pcie_fetch f;
 
-	nic_pcie_fetch_plan(&r->pcie, r->p->read_request_size + NIC_PCIE_OVERHEAD, seg_bytes(r, qp, seg), now, &f);
+	port_pcie_fetch_plan(&r->pcie, r->p->read_request_size + PORT_PCIE_OVERHEAD, seg_bytes(r, qp, seg), now, &f);
 	if (net_sched(r->env.np, f.cpl_end, ev_fetched, r, FETCH_ARG(seg, qp->idx, qp->gen & 0xffff), NULL) != 0)
 		return false;
-	nic_pcie_fetch_charge(&r->pcie, &f);
+	port_pcie_fetch_charge(&r->pcie, &f);
 	return true;
 }
 

@@ -21,7 +21,7 @@ struct cm_fx {
 	struct ctl_rdma *rd;
 	struct net_part np;
 	struct nic_params p;
-	struct nic_neigh neigh[4];
+	struct port_neigh neigh[4];
 	struct nic *nics[4];
 	struct net_link link[2];
 	char dir[64];

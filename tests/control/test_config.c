@@ -55,23 +55,23 @@ Test(ctl_config, table_rows_are_sane)
 
 	nic_params_defaults(&p);
 	for (unsigned i = 0; i < nic_param_count; i++) {
-		const struct nic_param_def *d = &nic_param_table[i];
+		const struct port_param_def *d = &nic_param_table[i];
 		int depth = 0;
 
-		while (depth < NIC_PARAM_DEPTH && d->path[depth] != NULL)
+		while (depth < PORT_PARAM_DEPTH && d->path[depth] != NULL)
 			depth++;
-		cr_expect(depth >= 1 && depth < NIC_PARAM_DEPTH, "row %u depth %d", i, depth);
+		cr_expect(depth >= 1 && depth < PORT_PARAM_DEPTH, "row %u depth %d", i, depth);
 		cr_expect_not_null(d->def, "row %u", i);
 		cr_expect_eq(d->readonly, strcmp(d->path[0], "NumDownLinks") == 0, "row %u", i);
 		/* A uint's range must fit its field. */
-		if (d->type == NIC_PT_UINT && d->size != 0 && d->size < 8)
+		if (d->type == PORT_PT_UINT && d->size != 0 && d->size < 8)
 			cr_expect(d->max < (1ULL << (8 * d->size)), "row %u (%s) max %llu", i, d->path[depth - 1],
 				  (unsigned long long)d->max);
 		for (unsigned j = 0; j < i; j++) {
-			const struct nic_param_def *e = &nic_param_table[j];
+			const struct port_param_def *e = &nic_param_table[j];
 			bool same = true;
 
-			for (int k = 0; k < NIC_PARAM_DEPTH; k++)
+			for (int k = 0; k < PORT_PARAM_DEPTH; k++)
 				same = same && ((d->path[k] == NULL && e->path[k] == NULL) ||
 						(d->path[k] != NULL && e->path[k] != NULL && !strcmp(d->path[k], e->path[k])));
 			cr_expect(!same, "rows %u and %u have one path", j, i);
@@ -101,7 +101,7 @@ Test(ctl_config, defaults_are_the_documented_ones)
 	cr_expect_eq(p.ingress.wrr_weights[1], 3);
 	cr_expect_eq(p.egress.total_buffer_size, 256000);
 	cr_expect_eq(p.egress.wrr_weights[1], 5);
-	cr_expect_eq(p.egress.queue_scheduling, NIC_QSCHED_STRICT);
+	cr_expect_eq(p.egress.queue_scheduling, PORT_QSCHED_STRICT);
 	cr_expect_eq(p.use_distinct_dscp_rtx, true);
 	cr_expect_eq(p.pdc_groups_enabled, true);
 	cr_expect_eq(p.prefetch_size, 262144);
@@ -213,7 +213,7 @@ Test(ctl_config, good_full_changes_every_table_row)
 	nic_params_defaults(&d);
 	load_ok(&cfg, DIR "good-full.yaml", NULL, 0);
 	for (unsigned i = 0; i < nic_param_count; i++) {
-		const struct nic_param_def *r = &nic_param_table[i];
+		const struct port_param_def *r = &nic_param_table[i];
 
 		if (r->size != 0)
 			cr_expect_neq(memcmp((char *)&cfg.nic + r->off, (char *)&d + r->off, r->size), 0,
@@ -232,8 +232,8 @@ Test(ctl_config, good_full_values_exact)
 	load_ok(&cfg, DIR "good-full.yaml", NULL, 0);
 	cr_expect_eq(cfg.nic.delay_ps, 1550);
 	cr_expect_eq(cfg.nic.ingress.total_buffer_size, 8u << 20);
-	cr_expect_eq(cfg.nic.ingress.queue_scheduling, NIC_QSCHED_WRR);
-	cr_expect_eq(cfg.nic.egress.queue_scheduling, NIC_QSCHED_RR);
+	cr_expect_eq(cfg.nic.ingress.queue_scheduling, PORT_QSCHED_WRR);
+	cr_expect_eq(cfg.nic.egress.queue_scheduling, PORT_QSCHED_RR);
 	cr_expect_eq(cfg.nic.ingress.pool_alloc_ppm[2], 100000);
 	cr_expect_arr_eq(cfg.nic.ingress.pfc_xoff_ppm, xoff, sizeof(xoff));
 	cr_expect_arr_eq(cfg.nic.ingress.pfc_enable, pfc, sizeof(pfc));

@@ -53,7 +53,7 @@ static void on_trace(void *arg, const struct nic_trace *t)
 		b->tr[b->n_tr++] = *t;
 }
 
-void tfx_neigh_init(struct nic_neigh *neigh, uint32_t n)
+void tfx_neigh_init(struct port_neigh *neigh, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		neigh[i].ip = 0x0a000001u + i;
@@ -63,7 +63,7 @@ void tfx_neigh_init(struct nic_neigh *neigh, uint32_t n)
 	}
 }
 
-struct nic_env tfx_nic_env(struct net_part *np, const struct nic_params *p, const struct nic_neigh *neigh,
+struct nic_env tfx_nic_env(struct net_part *np, const struct nic_params *p, const struct port_neigh *neigh,
 			   uint32_t n_neigh, uint32_t i)
 {
 	struct nic_env env = { .np = np, .params = p, .fep_id = i, .name = "nic", .ip = neigh[i].ip, .seed = 18760,

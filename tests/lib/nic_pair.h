@@ -46,7 +46,7 @@ struct tfx_opts {
 struct tfx_pair {
 	struct net_part np;
 	struct nic_params p;               /* both NICs' parameters */
-	struct nic_neigh neigh[2];
+	struct port_neigh neigh[2];
 	struct nic *nic[2];
 	struct net_link link;
 	struct net_impair imp[TFX_MAX_IMPAIR];
@@ -66,14 +66,14 @@ struct tfx_pair {
  * The addresses of @p n hosts in @p neigh[0 .. n - 1]: host i is 10.0.0.(i + 1), MAC 02:00:00:00:00:(i + 1)
  * (locally administered). @p n is at most 255.
  */
-void tfx_neigh_init(struct nic_neigh *neigh, uint32_t n);
+void tfx_neigh_init(struct port_neigh *neigh, uint32_t n);
 
 /**
  * The environment of host @p i's NIC among the @p n_neigh hosts of @p neigh: partition @p np, parameters @p p,
  * node id @p i, its address and MAC from @p neigh[i], name "nic", RandomSeed 18760; no trace and no hooks, for
  * the caller to add. @p np, @p p and @p neigh must outlive the NIC.
  */
-struct nic_env tfx_nic_env(struct net_part *np, const struct nic_params *p, const struct nic_neigh *neigh,
+struct nic_env tfx_nic_env(struct net_part *np, const struct nic_params *p, const struct port_neigh *neigh,
 			   uint32_t n_neigh, uint32_t i);
 
 /**

@@ -102,7 +102,7 @@ static emu_ps_t doorbell_first_frame(uint64_t db, uint64_t *h2n)
 {
 	struct tfx_pair *b = tfx_pair_new(NULL);
 	struct nic_env env = tfx_nic_env(&b->np, &b->p, b->neigh, 2, 0);
-	struct nic_pcie_stats ps;
+	struct port_pcie_stats ps;
 	uint16_t id;
 
 	env.doorbell_bytes = db;

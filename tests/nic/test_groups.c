@@ -15,7 +15,7 @@
 struct hub {
 	struct net_part np;
 	struct nic_params p;
-	struct nic_neigh neigh[NDST + 1];
+	struct port_neigh neigh[NDST + 1];
 	struct nic *nic[NDST + 1];     /* 0: the sender; 1..8: the receivers */
 	struct net_link link[NDST + 1];
 	uint16_t order[MAXF];          /* sender PDC id of each data frame, in wire order (first transmissions) */

@@ -150,7 +150,7 @@ Test(nic_buffers, default_pool_sizes)
 	cr_assert_eq(nic_pool_size(b->nic[0], false, 1), 400000, "RX_TC1: 0.1 x 4,000,000");
 	cr_assert_eq(nic_pool_size(b->nic[0], true, 0), 230400, "TX_TC0: 0.9 x 256,000");
 	cr_assert_eq(nic_pool_size(b->nic[0], true, 1), 25600, "TX_TC1: 0.1 x 256,000");
-	for (uint32_t tc = 2; tc < NIC_TC_COUNT; tc++) {
+	for (uint32_t tc = 2; tc < PORT_TC_COUNT; tc++) {
 		cr_assert_eq(nic_pool_size(b->nic[0], false, tc), 0);
 		cr_assert_eq(nic_pool_size(b->nic[0], true, tc), 0);
 	}
@@ -165,8 +165,8 @@ Test(nic_buffers, packet_sizes_nominal_and_on_the_wire)
 	cr_assert_eq(4096 + WIRE_DATA_IP_OVERHEAD, 4184, "nominal packet");
 	cr_assert_eq(4096 + WIRE_DATA_OVERHEAD, 4202, "on the wire");
 	/* the 70.8 ns fetch: 1.555 ns request + 69.290 ns completion */
-	cr_assert_eq(nic_pcie_bytes(4096), 4368);
-	cr_assert_eq(emu_ser_ps(64 + 34, 504320000000ULL) + emu_ser_ps(nic_pcie_bytes(4096), 504320000000ULL), 70845);
+	cr_assert_eq(port_pcie_bytes(4096), 4368);
+	cr_assert_eq(emu_ser_ps(64 + 34, 504320000000ULL) + emu_ser_ps(port_pcie_bytes(4096), 504320000000ULL), 70845);
 }
 
 Test(nic_pfc, pause_time_and_refresh_worked_example)

@@ -82,7 +82,7 @@ Test(nic_pcie, host_receive_buffer_smaller_than_a_transfer_holds_received_data_i
 	/* The host side's RXDataBufferSize 256 B cannot take one 512 B write: the receiving NIC's writes never go, so
 	 * its received data stays in its receive pool and reaches no host (the sender still gets its ACKs). */
 	struct tfx_pair *b = small_buffer_run(host_rx_data_256);
-	struct nic_pool_stats s;
+	struct port_pool_stats s;
 
 	nic_pool_stats(b->nic[1], false, 0, &s);
 	cr_assert_eq(nic_counters(b->nic[1])[NIC_C_RX_PAYLOAD_BYTES], 0);

@@ -376,7 +376,7 @@ static void one_lane_tiny_headers(struct nic_params *p)
 static uint64_t rx_pool_peak(void (*tune)(struct nic_params *))
 {
 	struct tfx_pair *b = pair_new(100 * EMU_PS_PER_NS, NULL, 0, tune);
-	struct nic_pool_stats s;
+	struct port_pool_stats s;
 
 	tfx_pair_run(b, 64 * 4096);
 	nic_pool_stats(b->nic[1], false, 0, &s);

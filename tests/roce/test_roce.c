@@ -22,7 +22,7 @@ struct seen {
 struct pair {
 	struct net_part np;
 	struct roce_params p;
-	struct nic_neigh neigh[2];
+	struct port_neigh neigh[2];
 	struct roce *nic[2];
 	struct net_link link;
 	struct net_impair imp[4];
@@ -368,7 +368,7 @@ static void pcie3(struct roce_params *p)
 Test(roce, a_slow_host_link_fills_the_pool_and_pauses_the_sender)
 {
 	struct pair *b = pair_new(pcie3, NULL, 0);
-	struct nic_pfc_stats rx, tx;
+	struct port_pfc_stats rx, tx;
 
 	for (int i = 0; i < 8; i++)
 		cr_assert_eq(roce_post(b->nic[0], b->qpn, ROCE_VERB_WRITE, 4 * 1048576, (uint64_t)i, 0), 0);
@@ -489,7 +489,7 @@ static void icrc_on(struct roce_params *p)
 Test(roce, an_icrc_frame_with_pad_bytes_leaves_the_egress_pool_empty)
 {
 	struct pair *b = pair_new(icrc_on, NULL, 0);
-	struct nic_pool_stats s;
+	struct port_pool_stats s;
 	uint64_t size, occ;
 
 	cr_assert_eq(roce_post(b->nic[0], b->qpn, ROCE_VERB_WRITE, 1001, 1, 0), 0);

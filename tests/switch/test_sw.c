@@ -1446,7 +1446,7 @@ struct nic_rig {
 	struct net_part np;
 	struct nic_params np_p;
 	struct sw_params sp;
-	struct nic_neigh neigh[2];
+	struct port_neigh neigh[2];
 	struct nic *nic[2];
 	struct net_link link[2];
 	struct sw *sw;

@@ -1,12 +1,12 @@
-/* PFC at a NIC's port, shared by both NIC models (nic_pfcs.h). */
-#include "nic_pfcs.h"
+/* PFC at a NIC's port, shared by both NIC models (port_pfcs.h). */
+#include "port_pfcs.h"
 
 static uint64_t ppm(uint64_t total, uint32_t ppm)
 {
 	return (uint64_t)(((unsigned __int128)total * ppm) / 1000000u);
 }
 
-static void send(struct nic_pfcs *s, uint32_t tc, uint16_t quanta, emu_ps_t now)
+static void send(struct port_pfcs *s, uint32_t tc, uint16_t quanta, emu_ps_t now)
 {
 	if (!s->ops->send(s->dev, tc, quanta, now))
 		return;
@@ -18,7 +18,7 @@ static void send(struct nic_pfcs *s, uint32_t tc, uint16_t quanta, emu_ps_t now)
 
 static void ev_refresh(void *a, void *b, emu_ps_t now);
 
-static void pause_and_arm(struct nic_pfcs *s, uint32_t tc, emu_ps_t now)
+static void pause_and_arm(struct port_pfcs *s, uint32_t tc, emu_ps_t now)
 {
 	uint32_t q = s->ingress->quanta[tc];
 	emu_ps_t half = net_pfc_pause_time(q, s->bps, s->delay) / 2;
@@ -31,7 +31,7 @@ static void pause_and_arm(struct nic_pfcs *s, uint32_t tc, emu_ps_t now)
 /* Every half pause time: pause again while occupancy is at or above Xoff, else XON. */
 static void ev_refresh(void *a, void *b, emu_ps_t now)
 {
-	struct nic_pfcs *s = a;
+	struct port_pfcs *s = a;
 	uint32_t tc = (uint32_t)(uintptr_t)b;
 
 	s->refresh[tc] = 0;
@@ -43,15 +43,15 @@ static void ev_refresh(void *a, void *b, emu_ps_t now)
 	send(s, tc, 0, now);
 }
 
-void nic_pfcs_check_xoff(struct nic_pfcs *s, uint32_t tc, uint64_t occupancy, emu_ps_t now)
+void port_pfcs_check_xoff(struct port_pfcs *s, uint32_t tc, uint64_t occupancy, emu_ps_t now)
 {
-	if (tc >= NIC_TC_COUNT || s->ingress->pfc_enable[tc] != 1 || s->out[tc])
+	if (tc >= PORT_TC_COUNT || s->ingress->pfc_enable[tc] != 1 || s->out[tc])
 		return;
 	if (occupancy >= ppm(s->pool[tc], s->ingress->pfc_xoff_ppm[tc]))
 		pause_and_arm(s, tc, now);
 }
 
-void nic_pfcs_check_xon(struct nic_pfcs *s, uint32_t tc, emu_ps_t now)
+void port_pfcs_check_xon(struct port_pfcs *s, uint32_t tc, emu_ps_t now)
 {
 	if (!s->out[tc] || s->used[tc] > ppm(s->pool[tc], s->ingress->pfc_xon_ppm[tc]))
 		return;
@@ -62,14 +62,14 @@ void nic_pfcs_check_xon(struct nic_pfcs *s, uint32_t tc, emu_ps_t now)
 }
 
 /* The part since the interval began of the pause of class @p tc holding until @p now. */
-static emu_ps_t pause_in_ivl(const struct nic_pfcs *s, uint32_t tc, emu_ps_t now)
+static emu_ps_t pause_in_ivl(const struct port_pfcs *s, uint32_t tc, emu_ps_t now)
 {
 	emu_ps_t from = s->paused_since[tc] > s->ivl_start ? s->paused_since[tc] : s->ivl_start;
 
 	return now > from ? now - from : 0;
 }
 
-static void resume(struct nic_pfcs *s, uint32_t tc, emu_ps_t now)
+static void resume(struct port_pfcs *s, uint32_t tc, emu_ps_t now)
 {
 	if (s->paused_until[tc] == 0)
 		return;
@@ -84,7 +84,7 @@ static void resume(struct nic_pfcs *s, uint32_t tc, emu_ps_t now)
 
 static void ev_resume(void *a, void *b, emu_ps_t now)
 {
-	struct nic_pfcs *s = a;
+	struct port_pfcs *s = a;
 	uint32_t tc = (uint32_t)(uintptr_t)b;
 
 	s->resume[tc] = 0;
@@ -92,9 +92,9 @@ static void ev_resume(void *a, void *b, emu_ps_t now)
 }
 
 /* A fresh pause restarts the pause time in full: quanta at the port's rate plus the link's delay. */
-void nic_pfcs_rx(struct nic_pfcs *s, const struct wire_pkt *pkt, emu_ps_t now)
+void port_pfcs_rx(struct port_pfcs *s, const struct wire_pkt *pkt, emu_ps_t now)
 {
-	for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++) {
+	for (uint32_t tc = 0; tc < PORT_TC_COUNT; tc++) {
 		if (!(pkt->pfc_enable & (1u << tc)))
 			continue;
 		emu_sched_cancel(s->np->sched, s->resume[tc]);
@@ -112,10 +112,10 @@ void nic_pfcs_rx(struct nic_pfcs *s, const struct wire_pkt *pkt, emu_ps_t now)
 	}
 }
 
-void nic_pfcs_stats(const struct nic_pfcs *s, struct nic_pfc_stats *out, emu_ps_t now)
+void port_pfcs_stats(const struct port_pfcs *s, struct port_pfc_stats *out, emu_ps_t now)
 {
 	*out = s->st;
-	for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++) {
+	for (uint32_t tc = 0; tc < PORT_TC_COUNT; tc++) {
 		if (s->paused_until[tc] == 0)
 			continue;
 		out->paused_ps[tc] += now - s->paused_since[tc];
@@ -124,9 +124,9 @@ void nic_pfcs_stats(const struct nic_pfcs *s, struct nic_pfc_stats *out, emu_ps_
 	}
 }
 
-void nic_pfcs_interval_reset(struct nic_pfcs *s, emu_ps_t now)
+void port_pfcs_interval_reset(struct port_pfcs *s, emu_ps_t now)
 {
 	s->ivl_start = now;
-	for (uint32_t tc = 0; tc < NIC_TC_COUNT; tc++)
+	for (uint32_t tc = 0; tc < PORT_TC_COUNT; tc++)
 		s->st.ivl_max_pause_ps[tc] = 0;
 }

@@ -1,7 +1,7 @@
-/* The scheduler between egress classes, shared by the two NIC models (nic_sched.h). */
-#include "nic_sched.h"
+/* The scheduler between egress classes, shared by the two NIC models (port_sched.h). */
+#include "port_sched.h"
 
-#include "nic_params.h"
+#include "port_params.h"
 
 static int strict(uint32_t n, uint32_t ready)
 {
@@ -11,7 +11,7 @@ static int strict(uint32_t n, uint32_t ready)
 	return -1;
 }
 
-static int round_robin(struct nic_sched *s, uint32_t n, uint32_t ready)
+static int round_robin(struct port_sched *s, uint32_t n, uint32_t ready)
 {
 	uint32_t cur = s->next % n;
 
@@ -26,7 +26,7 @@ static int round_robin(struct nic_sched *s, uint32_t n, uint32_t ready)
 	return -1;
 }
 
-static int weighted(struct nic_sched *s, const uint32_t *w, uint32_t n, uint32_t ready)
+static int weighted(struct port_sched *s, const uint32_t *w, uint32_t n, uint32_t ready)
 {
 	uint32_t cur = s->next % n;
 
@@ -46,11 +46,11 @@ static int weighted(struct nic_sched *s, const uint32_t *w, uint32_t n, uint32_t
 	return -1;
 }
 
-int nic_sched_pick(struct nic_sched *s, uint8_t type, const uint32_t *wrr_weights, uint32_t n, uint32_t ready)
+int port_sched_pick(struct port_sched *s, uint8_t type, const uint32_t *wrr_weights, uint32_t n, uint32_t ready)
 {
-	if (type == NIC_QSCHED_STRICT)
+	if (type == PORT_QSCHED_STRICT)
 		return strict(n, ready);
-	if (type == NIC_QSCHED_RR)
+	if (type == PORT_QSCHED_RR)
 		return round_robin(s, n, ready);
 	return weighted(s, wrr_weights, n, ready);
 }

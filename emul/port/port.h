@@ -1,0 +1,45 @@
+/* What a host NIC's port keeps the same way in both NIC models: the neighbour table it addresses frames with, and
+ * the statistics of its buffer pools (net-buff-stats). The port's other shared parts have their own headers:
+ * port_params.h (classes and buffer attributes), port_sched.h (the egress scheduler), port_pfcs.h (PFC),
+ * port_pcie.h (the PCIe host link), port_nic.h (the interface every host NIC model implements). */
+#ifndef PORT_H
+#define PORT_H
+
+#include <stdint.h>
+
+/** IPv4 to MAC, for the Ethernet header (no ARP inside the model). */
+struct port_neigh {
+	uint32_t ip;
+	uint8_t mac[6];
+};
+
+/** One buffer pool (net-buff-stats): a receive pool RX_TC<n>_BUFFER or a transmit pool TX_TC<n>_BUFFER. */
+struct port_pool_stats {
+	uint64_t size;              /* buffer_max_size_B */
+	uint64_t occupancy;         /* bytes held now */
+	uint64_t max_occupancy;     /* since the start */
+	uint64_t ivl_max_occupancy; /* since nic_pool_interval_reset() */
+	uint64_t num_enq, num_deq;  /* packets charged and released */
+	uint64_t enq_bytes, deq_bytes;
+	uint64_t overflow;          /* packets refused because the pool was full */
+};
+
+/** A pool charged @p bytes, holding @p occupancy_with_it with them (both NIC models count their pools so). */
+static inline void port_pool_enq(struct port_pool_stats *s, uint64_t bytes, uint64_t occupancy_with_it)
+{
+	s->num_enq++;
+	s->enq_bytes += bytes;
+	if (occupancy_with_it > s->max_occupancy)
+		s->max_occupancy = occupancy_with_it;
+	if (occupancy_with_it > s->ivl_max_occupancy)
+		s->ivl_max_occupancy = occupancy_with_it;
+}
+
+/** A pool released @p bytes. */
+static inline void port_pool_deq(struct port_pool_stats *s, uint64_t bytes)
+{
+	s->num_deq++;
+	s->deq_bytes += bytes;
+}
+
+#endif /* PORT_H */

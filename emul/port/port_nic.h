@@ -1,0 +1,115 @@
+/* The host-NIC interface: what the run, its reports and its workloads ask of a host's NIC, whichever model it is.
+ * Each NIC model fills one const table (nic_port_ops, roce_port_ops); a host holds its NIC as a handle, the device
+ * and its table, and callers go through the table without asking which model it is (as every DPDK driver fills the
+ * same eth_dev_ops). The table holds what callers use, no more. Only where the model is chosen (the run's build)
+ * names a model. */
+#ifndef PORT_NIC_H
+#define PORT_NIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "emu_time.h"
+#include "net.h"
+#include "port.h"
+#include "port_pcie.h"
+#include "port_pfcs.h"
+
+struct wire_cm;
+struct nic_uet_rx;
+
+/** The figures every host NIC keeps, whatever its counters are named (summary.json, the telemetry's hosts). */
+struct port_nic_stats {
+	uint64_t tx_bytes;          /* bytes sent on the wire, FCS included */
+	uint64_t rx_bytes;          /* bytes received from the wire, FCS included */
+	uint64_t rx_payload_bytes;  /* new payload bytes delivered to the host */
+	uint64_t drops;             /* packets the NIC dropped, every reason */
+	uint64_t trims;             /* trimmed packets received */
+	uint64_t nacks;             /* NACKs (NAKs) sent */
+	uint64_t retransmits;       /* the model's retransmission count (packets, or episodes: its counter says) */
+	uint64_t timeouts;          /* retransmission timer expiries */
+	uint64_t pfc_pauses;        /* PFC pause frames sent */
+};
+
+/** The most counters one NIC model has (a caller's array by counter index holds this many). */
+#define PORT_NIC_C_MAX 64
+
+/** A host NIC model's entry points. @p dev is port_nic.dev. Entries marked optional may be NULL. */
+struct port_nic_ops {
+	const char *label;   /* the model in messages: "Scala UET NIC", "Scala RoCE NIC" */
+	const char *json_nic; /* a summary.json host's "nic"; NULL leaves it out (the default model, the UET NIC) */
+	bool single_lcore;   /* the model's hosts cannot be spread over lcores */
+	const struct net_dev_ops *dev_ops; /* the device entry points (net_endpoint.ops) */
+
+	/** Attach the link direction the NIC sends on. */
+	void (*attach)(void *dev, struct net_dir *out);
+	/** Component name in records; FEP id (node id); line rate in bit/s (after attach). */
+	const char *(*name)(const void *dev);
+	uint32_t (*fep_id)(const void *dev);
+	uint64_t (*link_bps)(const void *dev);
+	/** The longest retransmission timeout the model waits, ps (a run's no-progress watchdog). */
+	emu_ps_t (*rto_max)(const void *dev);
+
+	/**
+	 * The host posts a message of @p bytes to @p dst_ip at @p now on a connection of its own (a UET PDC, a RoCE
+	 * queue pair); its id in @p conn (the receiving end's close names it, close_rcv). msg_done gives @p cookie
+	 * back. Returns 0 or the model's negative errno (-ENOSPC, -EHOSTUNREACH, -EMSGSIZE).
+	 */
+	int (*post_msg)(void *dev, uint32_t dst_ip, uint64_t bytes, uint64_t cookie, emu_ps_t now, uint32_t *conn);
+	/** Open a long-lived connection to @p dst_ip; its id in @p conn. Returns 0, -EHOSTUNREACH or -ENOSPC. */
+	int (*conn_open)(void *dev, uint32_t dst_ip, uint32_t *conn, emu_ps_t now);
+	/** Post a message (an RDMA WRITE) of @p bytes on connection @p conn. Returns 0, -ENOENT or -ENOSPC. */
+	int (*conn_post)(void *dev, uint32_t conn, uint64_t bytes, uint64_t cookie, emu_ps_t now);
+	/** Optional: close connection @p conn (NULL: the model's connections stay open). Returns 0 or -ENOENT. */
+	int (*conn_close)(void *dev, uint32_t conn, emu_ps_t now);
+	/** Optional: close the receiving end of a post_msg() connection @p peer_conn from @p peer_ip (NULL: the model
+	 *  keeps its receiving ends). Returns 0 or -ENOENT. */
+	int (*close_rcv)(void *dev, uint32_t peer_ip, uint32_t peer_conn, emu_ps_t now);
+	/** Send connection-management message @p cm to @p dst_ip. Returns 0, -EHOSTUNREACH or -ENOBUFS. */
+	int (*cm_send)(void *dev, uint32_t dst_ip, const struct wire_cm *cm, emu_ps_t now);
+
+	/** The counters: n_counters entries (at most PORT_NIC_C_MAX, entry 0 "none"), named and described. */
+	uint32_t n_counters;
+	const uint64_t *(*counters)(const void *dev);
+	const char *(*counter_name)(int c);
+	const char *(*counter_desc)(int c);
+	/** The figures every NIC has, the pause time counted up to @p now. Reads counters with aligned 64-bit loads
+	 *  only: a telemetry thread may call it while the run goes on. */
+	void (*stats)(const void *dev, struct port_nic_stats *out, emu_ps_t now);
+	/** Optional: add the NIC's drops to @p by_counter (n_counters entries, by counter index): summary.json's
+	 *  drop_reasons (NULL: the model's drops are counted in stats.drops only). */
+	void (*drops)(const void *dev, uint64_t *by_counter);
+	/** New payload bytes delivered to the host. */
+	uint64_t (*rx_payload)(const void *dev);
+	/** Optional: the UET frames received by class (a model that takes UET frames). */
+	const struct nic_uet_rx *(*uet_rx)(const void *dev);
+	/** Optional: the counts another process keeps of this NIC (the MPI rank that ran it), n_saved words: save()
+	 *  copies them out, load() takes them in. */
+	uint32_t n_saved;
+	void (*save)(const void *dev, uint64_t *out);
+	void (*load)(void *dev, const uint64_t *in);
+
+	/** The stats of the receive (@p tx false) or transmit pool of class @p tc (net-buff-stats). */
+	void (*pool_stats)(const void *dev, bool tx, uint32_t tc, struct port_pool_stats *out);
+	/** Start a new net-buff-stats interval. */
+	void (*pool_interval_reset)(void *dev);
+	/** PFC per class (ecn-pfc-stats), the pause time counted up to @p now. */
+	void (*pfc_stats)(const void *dev, struct port_pfc_stats *out, emu_ps_t now);
+	/** Start a new ecn-pfc-stats interval at @p now. */
+	void (*pfc_interval_reset)(void *dev, emu_ps_t now);
+	/** The PCIe link's counters (pcie-stats), link time still ahead of @p now not counted. */
+	void (*pcie_stats)(const void *dev, struct port_pcie_stats *out, emu_ps_t now);
+	/** Start a new interval of the transport record's samples (uet-transport-stats, roce-transport-stats). */
+	void (*interval_reset)(void *dev);
+
+	/** Free the NIC. Accepts NULL. */
+	void (*destroy)(void *dev);
+};
+
+/** A host's NIC: the device and its model's table. */
+struct port_nic {
+	void *dev;
+	const struct port_nic_ops *ops;
+};
+
+#endif /* PORT_NIC_H */
