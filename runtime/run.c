@@ -314,12 +314,6 @@ void run_out_drain(struct run_engine *e)
 
 /* ---- a re-run ---- */
 
-void run_rerun_clock(struct run_engine *e, emu_ps_t now, emu_ps_t wall)
-{
-	e->lcs[0].rt_now = now;
-	e->lcs[0].wall_now = wall;
-}
-
 void run_rerun_until(struct run_engine *e, emu_ps_t t)
 {
 	emu_sched_run_until(e->lcs[0].np->sched, t);

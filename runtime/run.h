@@ -152,33 +152,6 @@ void run_out_drain(struct run_engine *e);
 
 /* ---- virtual time ---- */
 
-/* What a virtual-time loop asks of its caller. */
-struct run_vt_hooks {
-	void *ctx;
-	/** The time the run stops at now (EMU_PS_NEVER - 1: none); it may come down as the run goes. */
-	emu_ps_t (*limit)(void *ctx);
-	/** The next time the caller's own work falls due (periodic records), EMU_PS_NEVER for none. */
-	emu_ps_t (*due)(void *ctx);
-	/** Do that work at @p t, every event before it run and the outputs written. */
-	void (*work)(void *ctx, emu_ps_t t);
-	/** 0, or the period of a no-progress check: at each multiple of it in which an event ran, every event
-	 *  before it run (every rank calls it alike) */
-	emu_ps_t check_period;
-	/** The check at @p t: true stops the run as stalled. */
-	bool (*stalled)(void *ctx, emu_ps_t t);
-	/** After each window, on the main thread (a progress line). */
-	void (*window_done)(void *ctx);
-};
-
-enum run_end { RUN_END_DONE = 0, RUN_END_STALLED, RUN_END_QUIT, RUN_END_LAG };
-
-/**
- * Run virtual time: the windows until no event is left, the limit is reached, a signal or the stall check. Every
- * output is written when it returns (its *@p end: the run's end). 0 (*@p why, why it ended) or -errno (its
- * threads could not start).
- */
-int run_vt(struct run_engine *e, const struct run_vt_hooks *h, enum run_end *why);
-
 /**
  * The end of the window that starts at the earliest pending event @p next, over @p n threads (or ranks) with
  * @p lookahead: next + lookahead - 1 (what any thread sends in it arrives after it), a slice on one thread; never
@@ -217,49 +190,76 @@ struct run_port {
 /** Poll @p p from its lcore's loop. 0 or -ENOMEM. */
 int run_port_add(struct run_engine *e, const struct run_port *p);
 
-/* What a real-time loop asks of its caller. The main lcore's hooks run on the main lcore only. */
-struct run_rt_hooks {
+/** The lcores' lateness and LagPolicy figures merged into @p out. */
+void run_rt_merge(const struct run_engine *e, struct run_rt_stats *out);
+
+/* ---- the loop ---- */
+
+/* What a step of the loop does: run to its time and go on, run to it and end there, or end now. */
+enum run_step { RUN_STEP_RUN = 0, RUN_STEP_LAST, RUN_STEP_END };
+
+enum run_end { RUN_END_DONE = 0, RUN_END_STALLED, RUN_END_QUIT, RUN_END_LAG };
+
+/** A worker lcore's start (real time): the dataplane launches @p arg's loop there. 0 or -errno. */
+typedef int (*run_launch_fn)(void *ctx, unsigned lcore_id, int (*fn)(void *), void *arg);
+typedef void (*run_join_fn)(void *ctx, unsigned lcore_id);
+
+/*
+ * What the loop asks of its caller. One loop serves every clock: each step takes the time it runs to from the
+ * clock (virtual: the window's end; real: the TSC, paced; a re-run: the next recorded pass), meets the other lcores
+ * (threads: the windows' barrier; real time: the rings; MPI: the exchange), runs the events up to it, then the
+ * caller's work of the step: periodic rows, the ports' receive and flush, the outputs, the end. NULL hooks are
+ * skipped; those marked main run on the main lcore only.
+ */
+struct run_hooks {
 	void *ctx;
+	/** Main: the next time periodic rows fall due (EMU_PS_NEVER: none), and their sampling at @p t (real time
+	 *  over several lcores: every other lcore paused; virtual time: every event before @p t run). */
+	emu_ps_t (*due)(void *ctx);
+	void (*sample)(void *ctx, emu_ps_t t);
+	/* virtual time */
+	/** The time the run stops at now (EMU_PS_NEVER - 1: none); it may come down as the run goes. */
+	emu_ps_t (*limit)(void *ctx);
+	/** 0, or the period of a no-progress check: at each multiple of it in which an event ran, every event before
+	 *  it run (every rank calls it alike); true stops the run as stalled. */
+	emu_ps_t check_period;
+	bool (*stalled)(void *ctx, emu_ps_t t);
+	/* real time */
 	uint64_t t0, hz;             /* the TSC at the run's time 0, and its rate */
 	uint64_t scale;              /* TimeScale */
 	emu_ps_t lag_limit;
 	uint8_t lag_policy;          /* enum emu_lag_policy */
+	run_launch_fn launch;        /* the worker lcores' start and end */
+	run_join_fn join;
+	void *launch_ctx;
 	/** The stop time now (EMU_PS_NEVER: none). */
 	emu_ps_t (*stop)(void *ctx);
-	/** Main: a pass at @p now begins, before its events (a session log). */
-	void (*pass)(void *ctx, emu_ps_t now);
-	/** Main: the next time periodic rows fall due, and their sampling at @p now (every other lcore paused). */
-	emu_ps_t (*due)(void *ctx);
-	void (*sample)(void *ctx, emu_ps_t now);
-	/** Main: every port received (DPDK-port replays stage their frames). */
-	void (*after_rx)(void *ctx);
-	/** Main: the pass at @p now is over, the outputs written; it may bring the stop time forward. Without a stop
-	 *  time, true ends the run (the work is done). */
-	bool (*pass_end)(void *ctx, emu_ps_t now);
 	/** Main, once a second: @p dt TSC ticks since the last. */
 	void (*tick)(void *ctx, uint64_t tsc, uint64_t dt);
+	/* a re-run */
+	/** The next recorded step: its time and wall clock; RUN_STEP_LAST the log's end, RUN_STEP_END none left. */
+	enum run_step (*recorded)(void *ctx, emu_ps_t *t, emu_ps_t *wall);
+	/* every clock */
+	/** Main: a pass at @p now begins, before its events (a session log). */
+	void (*pass)(void *ctx, emu_ps_t now);
+	/** Main: every port received (DPDK-port replays stage their frames). */
+	void (*after_rx)(void *ctx);
+	/** Main: the step at @p now is over, the outputs written; it may bring the stop time forward. Without a stop
+	 *  time, true ends the run (the work is done). */
+	bool (*pass_end)(void *ctx, emu_ps_t now);
 	/** Main, where every lcore's figures are wanted (several lcores): the caller sums its own. */
 	void (*sum)(void *ctx);
 };
 
-/** A worker lcore's start: the dataplane launches @p arg's loop there. 0 or -errno. */
-typedef int (*run_launch_fn)(void *ctx, unsigned lcore_id, int (*fn)(void *), void *arg);
-typedef void (*run_join_fn)(void *ctx, unsigned lcore_id);
-
 /**
- * Run real time: every lcore's poll loop (the workers launched through @p launch, the main lcore's here) until the
- * stop time, pass_end, a signal or LagPolicy abort. *@p end: the latest time any lcore reached; *@p lagged.
+ * Run the loop until its clock ends it (virtual time: no event left, the limit, the stall check; real time: the
+ * stop time, pass_end, LagPolicy abort; a re-run: the log's end) or a signal. Real time launches the worker
+ * lcores' loops; virtual time starts the threads that follow the windows. *@p why says how it ended, *@p end the
+ * latest time any lcore reached (real time, a re-run). 0, or -errno (threads that could not start).
  */
-void run_rt(struct run_engine *e, const struct run_rt_hooks *h, run_launch_fn launch, run_join_fn join, void *dctx,
-	    emu_ps_t *end, bool *lagged);
-/** The lcores' lateness and LagPolicy figures merged into @p out. */
-void run_rt_merge(const struct run_engine *e, struct run_rt_stats *out);
+int run_go(struct run_engine *e, const struct run_hooks *h, enum run_end *why, emu_ps_t *end);
 
-/* ---- a re-run ---- */
-
-/** A re-run's pass at emulated time @p now, wall clock @p wall: the clock the ports' code reads. */
-void run_rerun_clock(struct run_engine *e, emu_ps_t now, emu_ps_t wall);
-/** A re-run: lcore 0's events up to @p t, the clock advanced to it. */
+/** A re-run: lcore 0's events up to @p t, the clock advanced to it (past the log's last record). */
 void run_rerun_until(struct run_engine *e, emu_ps_t t);
 
 #endif /* RUN_H */

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dp.h"
 
 /* What crosses between two lcores in real time. */
 struct run_xmsg {
@@ -80,7 +79,7 @@ static void take_one(struct run_lcore *lc, const struct run_xmsg *m, emu_ps_t no
 }
 
 /* Take the frames and events other lcores sent @p lc; one due before @p now arrives now. */
-static void take(struct run_lcore *lc, emu_ps_t now)
+void run_ring_take(struct run_lcore *lc, emu_ps_t now)
 {
 	for (uint32_t k = 0; k < lc->eng->n; k++) {
 		struct run_spsc *in = lc->in != NULL ? lc->in[k] : NULL;
@@ -137,7 +136,7 @@ static bool all_paused(struct run_engine *e, uint64_t k)
  * a later pass, once every other lcore stands at the top of its pass (or has ended), it samples and lets them go.
  * So a worker that lost the CPU holds up only the others' pause, not the main lcore's passes.
  */
-static void sample(struct run_engine *e, const struct run_rt_hooks *h, emu_ps_t now)
+void run_sample(struct run_engine *e, const struct run_hooks *h, emu_ps_t now)
 {
 	if (e->n == 1) {
 		h->sample(h->ctx, now);
@@ -157,7 +156,7 @@ static void sample(struct run_engine *e, const struct run_rt_hooks *h, emu_ps_t 
 }
 
 /* A worker's side of sample(): wait here while the main lcore samples. */
-static void sample_wait(struct run_lcore *lc)
+void run_sample_wait(struct run_lcore *lc)
 {
 	struct run_engine *e = lc->eng;
 	uint64_t k = __atomic_load_n(&e->samples_req, __ATOMIC_ACQUIRE);
@@ -170,128 +169,26 @@ static void sample_wait(struct run_lcore *lc)
 		;
 }
 
-/* ---- the poll loop ---- */
+void run_rt_merge(const struct run_engine *e, struct run_rt_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (uint32_t i = 0; i < e->n; i++)
+		run_rt_stats_merge(out, &e->lcs[i].rt);
+}
+
+/* ---- the ports ---- */
 
 /* Receive on every port of @p lc (each drains what arrived, then its timers), or flush what they staged. */
-static void ports_rx(struct run_engine *e, const struct run_lcore *lc)
+void run_ports_rx(struct run_engine *e, const struct run_lcore *lc)
 {
 	for (size_t i = 0; i < e->n_ports; i++)
 		if (e->ports[i].lc == lc->idx)
 			e->ports[i].rx(e->ports[i].arg);
 }
 
-static void ports_flush(struct run_engine *e, const struct run_lcore *lc)
+void run_ports_flush(struct run_engine *e, const struct run_lcore *lc)
 {
 	for (size_t i = 0; i < e->n_ports; i++)
-		if (e->ports[i].lc == lc->idx)
+		if (e->ports[i].lc == lc->idx && e->ports[i].flush != NULL)
 			e->ports[i].flush(e->ports[i].arg);
-}
-
-/*
- * The poll loop (l2fwd shape), run by every lcore on its own partitions and ports: read the TSC, take what other
- * lcores sent, run every event whose time has passed, drain each port, flush TX. The main lcore (index 0) also
- * samples the periodic records, writes what the rings to the writer hold and ticks once a second. The models see
- * each event's own timestamp as "now"; only frames from outside carry the wall clock.
- */
-static void poll_loop(struct run_lcore *lc)
-{
-	struct run_engine *e = lc->eng;
-	const struct run_rt_hooks *h = e->rt;
-	struct run_clock c, wall;
-	const bool main_lc = lc->idx == 0, split = e->n > 1;
-	uint64_t last_tick = h->t0;
-
-	run_clock_init(&c, h->t0, h->hz, h->scale, h->lag_limit, h->lag_policy);
-	run_clock_init(&wall, h->t0, h->hz, 1, 0, 0);
-	while (!*e->quit && !__atomic_load_n(&e->lc_stop, __ATOMIC_RELAXED)) {
-		if (split && !main_lc)
-			sample_wait(lc);
-		uint64_t tsc = dp_tsc();
-		emu_ps_t now;
-
-		lc->wall_now = run_clock_ps(&wall, tsc - wall.t0);
-		lc->rt.polls++;
-		if (!run_clock_pass(&c, &lc->rt, &lc->late_win, tsc, emu_sched_next(lc->np->sched), h->stop(h->ctx),
-				    &now)) {
-			lc->lagged = true;
-			break;
-		}
-		if (split)
-			take(lc, now);
-		if (main_lc && h->pass != NULL)
-			h->pass(h->ctx, now);
-		emu_sched_run_until(lc->np->sched, now);
-		emu_sched_advance(lc->np->sched, now);
-		if (main_lc)
-			sample(e, h, now);
-		__atomic_store_n(&lc->rt_now, now, __ATOMIC_RELAXED);
-		ports_rx(e, lc);
-		if (main_lc && h->after_rx != NULL)
-			h->after_rx(h->ctx);
-		ports_flush(e, lc);
-		if (main_lc) {
-			run_rt_drain(e);
-			if (split)
-				h->sum(h->ctx);
-		}
-		bool done = main_lc && h->pass_end(h->ctx, now); /* it may bring the stop time forward */
-		emu_ps_t stop = h->stop(h->ctx);
-
-		if (stop != EMU_PS_NEVER ? now >= stop : done)
-			break;
-		if (main_lc && tsc - last_tick >= h->hz) {
-			/* each lcore's worst of the second (another's: as it is) */
-			for (uint32_t i = 0; i < e->n; i++) {
-				struct run_lcore *o = &e->lcs[i];
-				emu_ps_t w = __atomic_exchange_n(&o->late_win, 0, __ATOMIC_RELAXED);
-
-				__atomic_store_n(&o->late_last_s, w, __ATOMIC_RELAXED);
-			}
-			h->tick(h->ctx, tsc, tsc - last_tick);
-			last_tick = tsc;
-		}
-	}
-	if (main_lc || lc->lagged)
-		__atomic_store_n(&e->lc_stop, 1, __ATOMIC_RELEASE);
-	__atomic_store_n(&lc->exited, 1, __ATOMIC_RELEASE);
-}
-
-static int worker_main(void *arg)
-{
-	poll_loop(arg);
-	return 0;
-}
-
-void run_rt(struct run_engine *e, const struct run_rt_hooks *h, run_launch_fn launch, run_join_fn join, void *dctx,
-	    emu_ps_t *end, bool *lagged)
-{
-	uint32_t launched = 1;
-
-	e->rt = h;
-	for (uint32_t i = 1; i < e->n; i++, launched++)
-		if (launch(dctx, e->lcs[i].lcore_id, worker_main, &e->lcs[i]) < 0) {
-			fprintf(stderr, "[uetemu] lcore %u would not start; the run stops\n", e->lcs[i].lcore_id);
-			__atomic_store_n(&e->lc_stop, 1, __ATOMIC_RELEASE);
-			break;
-		}
-	poll_loop(&e->lcs[0]);
-	for (uint32_t i = 1; i < launched; i++)
-		join(dctx, e->lcs[i].lcore_id);
-	run_rt_drain(e);
-	if (h->sum != NULL)
-		h->sum(h->ctx);
-	*end = 0;
-	*lagged = false;
-	for (uint32_t i = 0; i < e->n; i++) {
-		*end = e->lcs[i].rt_now > *end ? e->lcs[i].rt_now : *end;
-		*lagged |= e->lcs[i].lagged;
-	}
-	e->rt = NULL;
-}
-
-void run_rt_merge(const struct run_engine *e, struct run_rt_stats *out)
-{
-	memset(out, 0, sizeof(*out));
-	for (uint32_t i = 0; i < e->n; i++)
-		run_rt_stats_merge(out, &e->lcs[i].rt);
 }

@@ -117,7 +117,8 @@ struct run_engine {
 	/* real time */
 	struct run_port *ports;
 	size_t n_ports, cap_ports;
-	const struct run_rt_hooks *rt;
+	const struct run_hooks *h;   /* the loop under way */
+	enum run_end why;
 	int lc_stop;                 /* the main lcore tells the others to stop (atomic) */
 	uint64_t samples_req;        /* the sampling pause the main lcore asks for (atomic) */
 	uint64_t samples_go;         /* ... and the one it has finished (atomic) */
@@ -141,5 +142,26 @@ void run_vt_log(struct run_lcore *lc, const void *hdr, uint32_t hlen, const void
 void run_vt_flush(struct run_engine *e);
 /** Real time: write what the rings to the writer hold. */
 void run_rt_drain(struct run_engine *e);
+
+/* run_win.c: the windows' synchronisation */
+/** Start the threads other than the main one (threads only). 0, or -errno with none left running. */
+int run_win_start(struct run_engine *e);
+void run_win_stop(struct run_engine *e);
+/** The earliest pending event of any thread (every one idle); MPI: of any rank, and whether any was signalled. */
+emu_ps_t run_win_next(struct run_engine *e, bool *quit);
+/** The main thread runs a window to @p W with the others (MPI: this rank's, then the exchange). */
+void run_win_run(struct run_engine *e, emu_ps_t W);
+/** Outputs the threads' logs hold. */
+size_t run_win_logged(const struct run_engine *e);
+
+/* run_poll.c: the rings, the sampling pause, the ports */
+/** Take what other lcores sent @p lc; one due before @p now arrives now. */
+void run_ring_take(struct run_lcore *lc, emu_ps_t now);
+/** Main: the periodic rows due by @p now, sampled while every other lcore waits at the top of its pass. */
+void run_sample(struct run_engine *e, const struct run_hooks *h, emu_ps_t now);
+/** A worker's side of run_sample(): wait here while the main lcore samples. */
+void run_sample_wait(struct run_lcore *lc);
+void run_ports_rx(struct run_engine *e, const struct run_lcore *lc);
+void run_ports_flush(struct run_engine *e, const struct run_lcore *lc);
 
 #endif /* RUN_PVT_H */

@@ -20,8 +20,6 @@
 
 /* One thread: between progress checks, run this much simulated time. */
 #define RUN_SLICE_PS (10 * EMU_PS_PER_US)
-/* Logs are written out once they hold this many outputs, at the next window's end. */
-#define RUN_LOG_FLUSH 65536u
 /* Spins at a barrier before yielding the CPU; with more threads than cores, a few only: the one awaited needs the
  * core. */
 #define RUN_SPINS 4096u
@@ -122,7 +120,7 @@ static int ent_cmp(const void *x, const void *y)
 	return emu_sched_tag_cmp(&((const struct run_vent *)x)->tag, &((const struct run_vent *)y)->tag);
 }
 
-static size_t logged(const struct run_engine *e)
+size_t run_win_logged(const struct run_engine *e)
 {
 	size_t n = 0;
 
@@ -134,7 +132,7 @@ static size_t logged(const struct run_engine *e)
 /* Without memory to sort them, the outputs are written thread by thread rather than lost. */
 void run_vt_flush(struct run_engine *e)
 {
-	bool sort = run_grow(&e->all, &e->cap_all, logged(e), sizeof(*e->all), 1024);
+	bool sort = run_grow(&e->all, &e->cap_all, run_win_logged(e), sizeof(*e->all), 1024);
 	size_t n = 0;
 
 	for (uint32_t i = 0; i < e->n; i++) {
@@ -208,7 +206,7 @@ static void *worker(void *arg)
 }
 
 /* Start the threads other than the main one. 0, or -errno with none left running. */
-static int start_workers(struct run_engine *e)
+int run_win_start(struct run_engine *e)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int rc = 0;
@@ -234,7 +232,7 @@ static int start_workers(struct run_engine *e)
 	return rc;
 }
 
-static void stop_workers(struct run_engine *e)
+void run_win_stop(struct run_engine *e)
 {
 	if (e->n_tids == 0)
 		return;
@@ -320,7 +318,7 @@ static void exchange(struct run_engine *e, struct run_lcore *lc)
 }
 
 /* The main thread runs a window with the others (MPI: this rank's, then the exchange). */
-static void run_window(struct run_engine *e, emu_ps_t W)
+void run_win_run(struct run_engine *e, emu_ps_t W)
 {
 	if (e->sync == RUN_SYNC_MPI) {
 		emu_sched_run_until(e->lcs[e->me].np->sched, W);
@@ -338,7 +336,7 @@ static void run_window(struct run_engine *e, emu_ps_t W)
 /* ---- the loop ---- */
 
 /* The earliest pending event of any thread (every one idle); MPI: of any rank, and whether any was signalled. */
-static emu_ps_t next_event(struct run_engine *e, bool *quit)
+emu_ps_t run_win_next(struct run_engine *e, bool *quit)
 {
 	emu_ps_t next = EMU_PS_NEVER;
 
@@ -394,60 +392,6 @@ emu_ps_t run_window_end(emu_ps_t next, emu_ps_t lookahead, uint32_t n, emu_ps_t 
 			   : next + RUN_SLICE_PS;
 
 	return min3(W, due, limit);
-}
-
-/* The windows, until none is left, the limit is reached, a signal, or the stall check. */
-static enum run_end loop(struct run_engine *e, const struct run_vt_hooks *h)
-{
-	const emu_ps_t P = h->check_period;
-	emu_ps_t check = P;
-
-	for (;;) {
-		emu_ps_t limit = h->limit(h->ctx);
-		bool quit;
-		emu_ps_t next = next_event(e, &quit);
-
-		if (quit)
-			return RUN_END_QUIT;
-		if (next == EMU_PS_NEVER || next > limit)
-			return RUN_END_DONE;
-		emu_ps_t due = h->due(h->ctx);
-
-		if (due < next) { /* the caller's work falls due between events: the run goes on past it */
-			run_vt_flush(e);
-			h->work(h->ctx, due);
-			continue;
-		}
-		if (P != 0 && check < next) { /* at whole periods, whatever the windows */
-			bool ran = run_last_event_all(e) + P > check;
-
-			/* a period in which nothing ran is not looked at: the fabric waits for a later start */
-			if (ran && h->stalled(h->ctx, check))
-				return RUN_END_STALLED;
-			check = ran ? check + P : (next / P + 1) * P;
-			continue;
-		}
-		emu_ps_t W = run_window_end(next, e->lookahead, e->n, due, limit);
-
-		if (P != 0 && check < W)
-			W = check;
-		run_window(e, W);
-		if (logged(e) >= RUN_LOG_FLUSH)
-			run_vt_flush(e);
-		if (h->window_done != NULL)
-			h->window_done(h->ctx);
-	}
-}
-
-int run_vt(struct run_engine *e, const struct run_vt_hooks *h, enum run_end *why)
-{
-	int rc = start_workers(e);
-
-	if (rc < 0)
-		return rc;
-	*why = loop(e, h);
-	stop_workers(e);
-	return 0;
 }
 
 void run_vt_info(const struct run_engine *e, struct run_vt_info *out)

@@ -1,8 +1,9 @@
 /*
  * The re-run of a recorded real-time session (uetemu rerun DIR, docs/replay.md): the same models in virtual time,
- * its DPDK ports replaced by the session log. Each logged pass of the real-time poll loop is played again as that
- * loop ran it: the events up to its emulated time, the periodic rows, then each port's arrivals in order and its
- * ARP timers at the pass's wall-clock time. The re-run writes its own log with the recorder's code; equal logs
+ * its DPDK ports replaced by the session log. The engine's loop (runtime/run_loop.c) runs with the recorded clock:
+ * each logged pass of the real-time poll loop is a step, played again as that loop ran it: the events up to its
+ * emulated time, the periodic rows, then each port's arrivals in order and its ARP timers at the pass's wall-clock
+ * time. The re-run writes its own log with the recorder's code; equal logs
  * mean the same frames sent, byte for byte, at the same emulated times.
  */
 #include "ctl_run_pvt.h"
@@ -15,12 +16,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An arrival of the pass under way: its port, its bytes at off in the pass's buffer. */
+struct rr_arrival {
+	uint32_t port, len;
+	size_t off;
+};
+
 struct ctl_rerun {
 	struct cap_session_r *rd;
 	struct cap_session_hdr hdr;
 	char log[PATH_MAX];          /* the recorded DIR/session.bin */
-	uint32_t ticked;             /* ports whose timers ran in the pass under way */
-	bool in_pass;
+	struct cap_session_rec next; /* the record read ahead: the next pass or the end (has_next) */
+	bool has_next;
+	struct rr_arrival *arr;      /* the arrivals of the pass under way, in port order */
+	size_t n_arr, cap_arr, cur;  /* ... and the next to play */
+	uint8_t *buf;                /* their bytes */
+	size_t used, size;
+	int rc;                      /* a corrupt log or a read error stopped the re-run (its message in err) */
+	char err[PATH_MAX + 128];
 	uint64_t records, passes, rx, tx;  /* of the recorded log, as played */
 	bool ended;                  /* the recorded log has its END */
 	emu_ps_t last_t;             /* the latest time of a record played */
@@ -100,92 +113,159 @@ static int bind_ports(struct ctl_run_state *r, char *err, size_t errlen)
 	return 0;
 }
 
-/* The ARP timers of ports [ticked, @p upto) in the pass under way, as the real-time loop ran them after each
- * port's arrivals. */
-static void ticks_upto(struct ctl_run_state *r, uint32_t upto)
+/* Room for @p need elements of @p elem bytes in *@p p (holding *@p cap), doubled as needed. */
+static bool grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+	size_t n = *cap ? *cap : 64;
+	void *q;
+
+	if (need <= *cap)
+		return true;
+	while (n < need)
+		n *= 2;
+	if ((q = realloc(*(void **)p, n * elem)) == NULL)
+		return false;
+	*(void **)p = q;
+	*cap = n;
+	return true;
+}
+
+/* An arrival out of place (before any pass, or after a later port's): a corrupt log. False. */
+static bool corrupt(struct ctl_rerun *rr, const struct cap_session_rec *rec)
+{
+	snprintf(rr->err, sizeof(rr->err), "%s: arrival %llu on port %u out of place (a corrupt log)", rr->log,
+		 (unsigned long long)rec->x, rec->port);
+	rr->rc = -EINVAL;
+	return false;
+}
+
+/* The next record of the log that is a pass or the end, into rr->next; the frames sent before it counted. False
+ * at the log's end, or on an error (rr->rc). */
+static bool read_step(struct ctl_run_state *r)
 {
 	struct ctl_rerun *rr = r->rr;
+	int rc;
 
-	for (; rr->in_pass && rr->ticked < upto; rr->ticked++)
-		if (r->exts[rr->ticked].stack != NULL)
-			ctl_run_ext_tick(&r->exts[rr->ticked]);
-}
-
-/* The loop's clocks at emulated time @p now, wall clock @p wall: its one lcore's, which the ports' code reads
- * (ctl_run_ext.c). */
-static void set_clock(struct ctl_run_state *r, emu_ps_t now, emu_ps_t wall)
-{
-	run_rerun_clock(r->eng, now, wall);
-}
-
-/* The emulated time of the pass under way, and its wall clock. */
-static emu_ps_t clock_now(const struct ctl_run_state *r)
-{
-	return ctl_run_lc(r, 0)->rt_now;
-}
-
-static emu_ps_t clock_wall(const struct ctl_run_state *r)
-{
-	return ctl_run_lc(r, 0)->wall_now;
-}
-
-/* A pass of the poll loop at emulated time @p now, wall clock @p wall, up to its arrivals. */
-static void pass(struct ctl_run_state *r, emu_ps_t now, emu_ps_t wall)
-{
-	ticks_upto(r, r->n_exts); /* the pass before ends */
-	set_clock(r, clock_now(r), wall);
-	ctl_run_rec_pass(r, now);
-	run_rerun_until(r->eng, now);
-	ctl_records_advance(r->records, now);
-	set_clock(r, now, wall);
-	r->rr->in_pass = true;
-	r->rr->ticked = 0;
-	r->rr->passes++;
-}
-
-/* One record of the recorded log. 0, or -EINVAL for one out of place (its offset in @p err). */
-static int play(struct ctl_run_state *r, const struct cap_session_rec *rec, char *err, size_t errlen)
-{
-	struct ctl_rerun *rr = r->rr;
-
-	switch (rec->type) {
-	case CAP_SES_PASS:
-		pass(r, rec->t, rec->x);
-		return 0;
-	case CAP_SES_RX:
-		if (!rr->in_pass || rec->port >= r->n_exts || rec->port < rr->ticked) {
-			snprintf(err, errlen, "%s: arrival %llu on port %u out of place (a corrupt log)", rr->log,
-				 (unsigned long long)rec->x, rec->port);
-			return -EINVAL;
+	while ((rc = cap_session_next(rr->rd, &rr->next, rr->err, sizeof(rr->err))) == 1) {
+		rr->records++;
+		rr->last_t = rr->next.t > rr->last_t ? rr->next.t : rr->last_t;
+		if (rr->next.type == CAP_SES_TX) {
+			rr->tx++; /* the re-run makes its own, compared at the end */
+			continue;
 		}
-		ticks_upto(r, rec->port);
-		rr->rx++;
-		if (r->exts[rec->port].stack != NULL)
-			ctl_run_ext_rx(&r->exts[rec->port], rec->data, rec->len);
-		else
-			ctl_run_ext_sw_rx(&r->exts[rec->port], rec->data, rec->len);
-		return 0;
-	case CAP_SES_TX:
-		rr->tx++; /* the re-run makes its own, compared at the end */
-		return 0;
-	default: /* CAP_SES_END: the events up to the end, as the loop's last passes ran them */
-		ticks_upto(r, r->n_exts);
-		rr->in_pass = false;
-		set_clock(r, clock_now(r), rec->x);
-		run_rerun_until(r->eng, rec->t);
-		ctl_records_advance(r->records, rec->t);
-		set_clock(r, rec->t, rec->x);
-		rr->ended = true;
-		rr->stop = rec->port;
-		r->end = rec->t;
-		return 0;
+		if (rr->next.type == CAP_SES_RX) {
+			return corrupt(rr, &rr->next);
+		}
+		return true;
 	}
+	rr->rc = rc < 0 ? rc : 0;
+	return false;
+}
+
+/* The arrivals that follow the pass in the log, up to the next pass or the end (read ahead into rr->next). */
+static bool read_arrivals(struct ctl_run_state *r)
+{
+	struct ctl_rerun *rr = r->rr;
+	int rc;
+
+	rr->n_arr = rr->cur = rr->used = 0;
+	rr->has_next = false;
+	while ((rc = cap_session_next(rr->rd, &rr->next, rr->err, sizeof(rr->err))) == 1) {
+		const struct cap_session_rec *rec = &rr->next;
+
+		rr->records++;
+		rr->last_t = rec->t > rr->last_t ? rec->t : rr->last_t;
+		if (rec->type == CAP_SES_TX) {
+			rr->tx++;
+			continue;
+		}
+		if (rec->type != CAP_SES_RX) {
+			rr->has_next = true;
+			return true;
+		}
+		if (rec->port >= r->n_exts || (rr->n_arr > 0 && rec->port < rr->arr[rr->n_arr - 1].port)) {
+			return corrupt(rr, rec);
+		}
+		if (!grow(&rr->arr, &rr->cap_arr, rr->n_arr + 1, sizeof(*rr->arr)) ||
+		    !grow(&rr->buf, &rr->size, rr->used + rec->len, 1)) {
+			snprintf(rr->err, sizeof(rr->err), "out of memory for a pass's arrivals");
+			rr->rc = -ENOMEM;
+			return false;
+		}
+		rr->arr[rr->n_arr++] = (struct rr_arrival){ .port = rec->port, .len = rec->len, .off = rr->used };
+		memcpy(rr->buf + rr->used, rec->data, rec->len);
+		rr->used += rec->len;
+	}
+	rr->rc = rc < 0 ? rc : 0;
+	return rc == 0; /* the log ends after this pass (a killed run): played, the next step ends */
+}
+
+/*
+ * The engine's recorded clock: the next step of the log. A pass (its arrivals read ahead for the ports' step), or
+ * the end record (the last step: the events up to it, the periodic rows), or nothing left.
+ */
+static enum run_step recorded(void *ctx, emu_ps_t *t, emu_ps_t *wall)
+{
+	struct ctl_run_state *r = ctx;
+	struct ctl_rerun *rr = r->rr;
+
+	if (rr->ended || rr->rc < 0 || (!rr->has_next && !read_step(r)))
+		return RUN_STEP_END;
+	rr->has_next = false;
+	*t = rr->next.t;
+	*wall = rr->next.x;
+	if (rr->next.type == CAP_SES_END) { /* the events up to the end, as the loop's last passes ran them */
+		rr->ended = true;
+		rr->stop = rr->next.port;
+		r->end = rr->next.t;
+		return RUN_STEP_LAST;
+	}
+	rr->passes++;
+	if (!read_arrivals(r) && rr->rc < 0)
+		return RUN_STEP_END;
+	return RUN_STEP_RUN;
+}
+
+/* The pass under way on port @p arg: its arrivals in order, then its ARP timers, as the real-time loop ran them. */
+static void rerun_port_rx(void *arg)
+{
+	struct ctl_ext *x = arg;
+	struct ctl_run_state *r = x->run;
+	struct ctl_rerun *rr = r->rr;
+	uint32_t port = (uint32_t)(x - r->exts);
+
+	for (; rr->cur < rr->n_arr && rr->arr[rr->cur].port == port; rr->cur++) {
+		const struct rr_arrival *a = &rr->arr[rr->cur];
+
+		rr->rx++;
+		if (x->stack != NULL)
+			ctl_run_ext_rx(x, rr->buf + a->off, a->len);
+		else
+			ctl_run_ext_sw_rx(x, rr->buf + a->off, a->len);
+	}
+	if (x->stack != NULL)
+		ctl_run_ext_tick(x);
+}
+
+/* The engine's hooks of a step: the session log's pass, the periodic rows. */
+static void rr_pass(void *ctx, emu_ps_t now)
+{
+	ctl_run_rec_pass(ctx, now);
+}
+
+static emu_ps_t rr_due(void *ctx)
+{
+	return ctl_records_due(((struct ctl_run_state *)ctx)->records);
+}
+
+static void rr_sample(void *ctx, emu_ps_t now)
+{
+	ctl_records_advance(((struct ctl_run_state *)ctx)->records, now);
 }
 
 int ctl_run_rerun(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	struct ctl_rerun *rr = r->rr;
-	struct cap_session_rec rec;
 	int rc;
 
 	if ((rc = bind_ports(r, err, errlen)) < 0 ||
@@ -195,19 +275,25 @@ int ctl_run_rerun(struct ctl_run_state *r, char *err, size_t errlen)
 	for (uint32_t i = 0; i < r->n_exts; i++) /* as ctl_run_realtime() starts them, before the first pass */
 		if (r->exts[i].stack != NULL)
 			net_port_start(r->exts[i].stack, 0);
-	while (!rr->ended && !*r->opts->quit && (rc = cap_session_next(rr->rd, &rec, err, errlen)) == 1) {
-		rr->records++;
-		rr->last_t = rec.t > rr->last_t ? rec.t : rr->last_t;
-		if ((rc = play(r, &rec, err, errlen)) < 0)
-			return rc;
-	}
-	if (rc < 0)
+	for (uint32_t i = 0; i < r->n_exts; i++) /* the loop plays each pass's arrivals on its port */
+		if (run_port_add(r->eng, &(struct run_port){ .lc = 0, .rx = rerun_port_rx, .arg = &r->exts[i] }) < 0)
+			return -ENOMEM;
+	struct run_hooks h = { .ctx = r, .recorded = recorded, .pass = rr_pass, .due = rr_due, .sample = rr_sample };
+	enum run_end why;
+	emu_ps_t end;
+
+	if ((rc = run_go(r->eng, &h, &why, &end)) < 0)
 		return rc;
+	if (rr->rc < 0) {
+		snprintf(err, errlen, "%s", rr->err);
+		return rr->rc;
+	}
 	if (!rr->ended) { /* the events up to the last frame the log saw sent, so the re-run sends it too */
-		ticks_upto(r, r->n_exts);
+		struct run_lcore *lc = ctl_run_lc(r, 0);
+
 		run_rerun_until(r->eng, rr->last_t);
 		r->end = emu_sched_now(r->np.sched);
-		set_clock(r, r->end, clock_wall(r));
+		lc->rt_now = r->end;
 		fprintf(stderr, "[uetemu] rerun: %s has no end record%s (the recorded run was killed?): played up to its "
 				"last record, %.6f s; compared as far as it goes\n", rr->log,
 			cap_session_cut(rr->rd) != UINT64_MAX ? " and ends inside a record" : "", (double)r->end / 1e12);
@@ -335,6 +421,8 @@ void ctl_run_rerun_free(struct ctl_run_state *r)
 	if (r->rr == NULL)
 		return;
 	cap_session_close_r(r->rr->rd);
+	free(r->rr->arr);
+	free(r->rr->buf);
 	free(r->rr);
 	r->rr = NULL;
 }

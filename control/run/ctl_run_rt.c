@@ -260,7 +260,7 @@ static void tick(void *ctx, uint64_t tsc, uint64_t dt)
 		progress(r, tsc);
 }
 
-/* The engine's hooks of a pass (run_rt_hooks), on the main lcore. */
+/* The engine's hooks of a pass (run_hooks), on the main lcore. */
 static emu_ps_t rt_stop(void *ctx)
 {
 	const struct ctl_run_state *r = ctx;
@@ -326,12 +326,15 @@ static void rt_join(void *ctx, unsigned lcore_id)
 static void run_lcores(struct ctl_run_state *r)
 {
 	const struct emu_sim_params *sim = &r->cfg->sim;
-	struct run_rt_hooks h = { .ctx = r, .t0 = r->rt->t0, .hz = r->rt->hz, .scale = sim->time_scale,
-				  .lag_limit = sim->lag_limit, .lag_policy = sim->lag_policy, .stop = rt_stop,
-				  .pass = rt_pass, .due = rt_due, .sample = rt_sample, .after_rx = rt_after_rx,
-				  .pass_end = rt_pass_end, .tick = tick, .sum = rt_sum };
+	struct run_hooks h = { .ctx = r, .t0 = r->rt->t0, .hz = r->rt->hz, .scale = sim->time_scale,
+			       .lag_limit = sim->lag_limit, .lag_policy = sim->lag_policy, .launch = rt_launch,
+			       .join = rt_join, .launch_ctx = r->rt->dp, .stop = rt_stop, .pass = rt_pass, .due = rt_due,
+			       .sample = rt_sample, .after_rx = rt_after_rx, .pass_end = rt_pass_end, .tick = tick,
+			       .sum = rt_sum };
+	enum run_end why;
 
-	run_rt(r->eng, &h, rt_launch, rt_join, r->rt->dp, &r->end, &r->rt->lagged);
+	run_go(r->eng, &h, &why, &r->end); /* real time starts no thread of its own: it cannot fail */
+	r->rt->lagged = why == RUN_END_LAG;
 	run_rt_merge(r->eng, &r->rt->stats);
 	r->wall_s = (double)(dp_tsc() - r->rt->t0) / (double)r->rt->hz;
 }

@@ -238,7 +238,7 @@ static bool no_progress(struct ctl_run_state *r, emu_ps_t t, uint64_t *mark, emu
 	return true;
 }
 
-/* The engine's hooks (run_vt_hooks). */
+/* The engine's hooks (run_hooks). */
 static emu_ps_t vt_limit(void *ctx)
 {
 	struct ctl_run_state *r = ctx;
@@ -266,11 +266,14 @@ static bool vt_stalled(void *ctx, emu_ps_t t)
 	return no_progress(r, t, &r->vt->mark, &r->vt->since);
 }
 
-static void vt_window_done(void *ctx)
+/* After each window: the progress line (the run ends when no event is left, not here). */
+static bool vt_window_done(void *ctx, emu_ps_t t)
 {
 	struct ctl_run_state *r = ctx;
 
+	(void)t;
 	progress(r, r->vt->t0, &r->vt->last, r->vt->tty, false);
+	return false;
 }
 
 /* ---- MPI: what rank 0 reports ---- */
@@ -412,10 +415,11 @@ static int merge(struct ctl_run_state *r)
 int ctl_run_virtual(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	struct ctl_vt *vt = r->vt;
-	struct run_vt_hooks h = { .ctx = r, .limit = vt_limit, .due = vt_due, .work = vt_work,
-				  .check_period = r->has_stop ? 0 : VT_CHECK_PS, .stalled = vt_stalled,
-				  .window_done = vt_window_done };
+	struct run_hooks h = { .ctx = r, .limit = vt_limit, .due = vt_due, .sample = vt_work,
+			       .check_period = r->has_stop ? 0 : VT_CHECK_PS, .stalled = vt_stalled,
+			       .pass_end = vt_window_done };
 	enum run_end why;
+	emu_ps_t end;
 	int rc;
 
 	vt->t0 = wall_now();
@@ -423,7 +427,7 @@ int ctl_run_virtual(struct ctl_run_state *r, char *err, size_t errlen)
 	vt->tty = r->opts->progress && isatty(fileno(stderr));
 	if (vt->mpi) /* each rank writes the rows of its own devices: its shard */
 		ctl_records_local(r->records, vt->local);
-	if ((rc = run_vt(r->eng, &h, &why)) < 0) {
+	if ((rc = run_go(r->eng, &h, &why, &end)) < 0) {
 		snprintf(err, errlen, "could not start %u threads: %s", vt->n, strerror(-rc));
 		return rc;
 	}

@@ -227,11 +227,12 @@ static void toy_free(struct toy_run *t)
 static void toy_vt(struct toy_run *t, uint32_t n)
 {
 	struct toy_dev d[2];
-	struct run_vt_hooks h = { .ctx = t, .limit = hook_limit, .due = hook_due, .work = hook_work };
+	struct run_hooks h = { .ctx = t, .limit = hook_limit, .due = hook_due, .sample = hook_work };
 	enum run_end why;
+	emu_ps_t end;
 
 	toy_build(t, d, n, RUN_VIRTUAL);
-	cr_assert_eq(run_vt(t->eng, &h, &why), 0);
+	cr_assert_eq(run_go(t->eng, &h, &why, &end), 0);
 	cr_assert_eq(why, RUN_END_DONE);
 	run_out_drain(t->eng);
 	struct run_vt_info in;
@@ -440,12 +441,14 @@ Test(run_toy, real_time_on_two_lcores_runs_to_its_stop_with_every_frame_crossed)
 		cr_assert_eq(run_port_add(t->eng, &(struct run_port){ .lc = i, .rx = port_rx, .flush = port_flush,
 								      .arg = &ports[i] }), 0);
 	/* slowed 1000 times: 50 us of emulated time take 50 ms */
-	struct run_rt_hooks h = { .ctx = t, .t0 = dp_tsc(), .hz = tsc_hz(), .scale = 1000, .lag_limit = EMU_PS_NEVER,
-				  .stop = rt_stop, .due = rt_due, .sample = rt_sample, .after_rx = rt_nothing,
-				  .pass_end = rt_pass_end, .tick = rt_tick, .sum = rt_nothing };
+	struct run_hooks h = { .ctx = t, .t0 = dp_tsc(), .hz = tsc_hz(), .scale = 1000, .lag_limit = EMU_PS_NEVER,
+			       .launch = launch, .join = join, .stop = rt_stop, .due = rt_due, .sample = rt_sample,
+			       .after_rx = rt_nothing, .pass_end = rt_pass_end, .tick = rt_tick, .sum = rt_nothing };
+	enum run_end why;
 
 	h.t0 = dp_tsc();
-	run_rt(t->eng, &h, launch, join, NULL, &end, &lagged);
+	cr_assert_eq(run_go(t->eng, &h, &why, &end), 0);
+	lagged = why == RUN_END_LAG;
 	cr_assert_eq(end, TOY_RT_STOP, "the run ends at its stop time exactly");
 	cr_assert(!lagged);
 	uint32_t rx = 0;
