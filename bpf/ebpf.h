@@ -1,9 +1,12 @@
 /* bpf/: uetemu's kernel-side programs and what user space shares with them (prefix ebpf_).
  *
  *   ebpf_ecn.bpf.c          tc (clsact egress) CE marker: a virtual queue drained at a configured rate, RED band
+ *   ebpf_trim.bpf.c         tc (clsact egress) trimmer: the same virtual queue; above a threshold UET data packets
+ *                           are cut to MIN_TRIM_SIZE and re-marked DSCP_TRIMMED (a trimming switch, spec 1.6)
  *   ebpf_xdp_steer.bpf.c    XDP steering for net_af_xdp ports: UET, ARP and ICMP of emulated hosts to the
  *                           AF_XDP socket, every other frame to the kernel
  *   uetemu_ecn.c            the CE marker's loader and reader, `uetemu-ecn attach|detach|stats IFACE`
+ *   uetemu_trim.c           the trimmer's, `uetemu-trim attach|detach|stats IFACE`
  *   ebpf_util.c             parsing of rates and sizes for the loader (unit-tested, no libbpf)
  *
  * This header is the one public header of the module. It is included both by the BPF programs (clang -target bpf)
@@ -146,6 +149,104 @@ static inline int ebpf_ecn_step(const struct ebpf_ecn_cfg *cfg, struct ebpf_ecn_
 	return mark;
 }
 
+/* ---- The trimmer (ebpf_trim.bpf.c): the CE marker's sibling, one program instance per interface. ---- */
+
+#define EBPF_TRIM_CFG_MAP "trim_cfg"
+#define EBPF_TRIM_STATE_MAP "trim_state"
+#define EBPF_TRIM_PROG "uetemu_trim"
+
+/** tc filter handle and priority of the trimmer on clsact egress (0x7e1 = "TRI"), beside the CE marker's. */
+#define EBPF_TRIM_TC_HANDLE 0x7e1
+#define EBPF_TRIM_TC_PRIO 0x7e1
+
+/** UET bytes a trim leaves after the UDP header or the entropy header: MIN_TRIM_SIZE (24 B of IP payload over
+ *  UDP) less the UDP header, the largest PDS request header (RUD_CC / ROD_CC). */
+#define EBPF_TRIM_UET_BYTES 16
+#define EBPF_DSCP_TRIMMABLE_DEFAULT 8 /* nic.UETEncapsulation.DscpTrimmable */
+#define EBPF_DSCP_TRIMMED_DEFAULT 16  /* nic.UETEncapsulation.DscpTrimmed */
+
+/**
+ * Configuration (map trim_cfg), written by `uetemu-trim attach`. Every packet goes through a virtual queue drained
+ * at rate_bps (as the CE marker's); a UET data packet (IPv4 UDP to uet_port, or IPv4 protocol 253, with DSCP
+ * dscp_trimmable) that would take the queue above min_bytes is trimmed instead: cut to its headers and
+ * EBPF_TRIM_UET_BYTES of UET, re-marked dscp_trimmed, and counted into the queue at its trimmed length.
+ */
+struct ebpf_trim_cfg {
+	__u64 rate_bps;        /* drain rate of the virtual queue, bit/s (>= 1000); 0: packets pass unseen */
+	__u64 min_bytes;       /* the threshold: a trimmable packet that would take the queue above it is trimmed */
+	__u64 limit_bytes;     /* the queue holds at most this (>= min_bytes): a packet that would go over is not
+	                        * counted in (overflow); a trimmed one always is */
+	__u32 generation;      /* bumped by every attach/re-config; a change restarts the virtual queue */
+	__u32 flags;           /* EBPF_ECN_F_CLSACT_OURS */
+	__u16 uet_port;        /* UDP destination port of UET, host order */
+	__u8 dscp_trimmable;   /* only packets with this DSCP are trimmed */
+	__u8 dscp_trimmed;     /* the DSCP a trimmed packet leaves with */
+	__u32 pad;
+};
+
+/** State and counters (map trim_state), under its spin lock. Bytes are skb->len at clsact egress. */
+struct ebpf_trim_state {
+	struct bpf_spin_lock lock;
+	__u32 generation;
+	__u64 empty_at_ns;     /* when the virtual queue would be empty */
+	__u64 packets;         /* every packet seen */
+	__u64 bytes;           /* their bytes, as they arrived */
+	__u64 uet;             /* UET packets (UDP to uet_port, or protocol 253), any DSCP */
+	__u64 trimmable;       /* of those, with dscp_trimmable and longer than a trimmed packet */
+	__u64 trimmed;         /* packets this program trimmed */
+	__u64 trimmed_bytes;   /* bytes it cut off them */
+	__u64 trim_failed;     /* packets it meant to trim that the kernel would not shorten (passed whole) */
+	__u64 overflow;        /* packets not counted into a queue at its limit */
+	__u64 vq_bytes;        /* the virtual queue after the last packet */
+	__u64 vq_peak;         /* its largest since the last (re)start */
+	__u64 last_ns;         /* bpf_ktime_get_ns() of the last packet */
+};
+
+/**
+ * One packet of @p len bytes at @p now_ns through the trimmer's virtual queue. @p trim_len is the length the packet
+ * would have trimmed, or 0 when it is not trimmable (not UET, another DSCP, or no longer than that already).
+ * Returns 1 when the packet is to be trimmed (the queue then holds it at @p trim_len), else 0. The counters of
+ * what the program does after the call (trimmed_bytes, trim_failed) are its own. Under the state's lock; no
+ * helper call here (the unit tests run it on the host).
+ */
+static inline int ebpf_trim_step(const struct ebpf_trim_cfg *cfg, struct ebpf_trim_state *st, __u64 now_ns,
+				 __u32 len, __u32 trim_len)
+{
+	const __u64 ns_per_s8 = 8000000000ull;
+	__u64 base, q;
+	int trim = 0;
+
+	if (st->generation != cfg->generation) {
+		st->generation = cfg->generation;
+		st->empty_at_ns = 0;
+		st->vq_bytes = 0;
+		st->vq_peak = 0;
+	}
+	base = st->empty_at_ns > now_ns ? st->empty_at_ns : now_ns;
+	q = (base - now_ns) * cfg->rate_bps / ns_per_s8;
+	st->packets++;
+	st->bytes += len;
+	st->last_ns = now_ns;
+	if (trim_len > 0) {
+		st->trimmable++;
+		if (q + len > cfg->min_bytes) { /* the queue would go above the threshold: trim, queue the rest */
+			trim = 1;
+			st->trimmed++;
+			len = trim_len;
+		}
+	}
+	if (!trim && q + len > cfg->limit_bytes) {
+		st->overflow++;
+	} else {
+		st->empty_at_ns = base + (__u64)len * ns_per_s8 / cfg->rate_bps;
+		q += len;
+	}
+	st->vq_bytes = q;
+	if (q > st->vq_peak)
+		st->vq_peak = q;
+	return trim;
+}
+
 /* ---- XDP steering (ebpf_xdp_steer.bpf.c), loaded by DPDK's net_af_xdp PMD through its xdp_prog= devarg. ---- */
 
 #define EBPF_STEER_PROG "uetemu_steer"
@@ -186,6 +287,7 @@ enum ebpf_steer_stat {
 #include <stdint.h>
 
 #define EBPF_ECN_OBJ "ebpf_ecn.bpf.o"
+#define EBPF_TRIM_OBJ "ebpf_trim.bpf.o"
 #define EBPF_STEER_OBJ "ebpf_xdp_steer.bpf.o"
 
 /**
@@ -200,6 +302,12 @@ int ebpf_parse_rate(const char *s, uint64_t *bps, char *err, size_t errlen);
  * Returns 0, or -EINVAL with the reason in @p err.
  */
 int ebpf_ecn_cfg_check(const struct ebpf_ecn_cfg *cfg, char *err, size_t errlen);
+
+/**
+ * Check a trimmer configuration: rate >= 1000 bit/s, min <= limit <= EBPF_ECN_LIMIT_MAX, DSCPs 0..63 and
+ * trimmable != trimmed, a UET port. Returns 0, or -EINVAL with the reason in @p err.
+ */
+int ebpf_trim_cfg_check(const struct ebpf_trim_cfg *cfg, char *err, size_t errlen);
 
 /**
  * Find the BPF object @p name (EBPF_ECN_OBJ, EBPF_STEER_OBJ): in $UETEMU_BPF_DIR if set, else next to the running

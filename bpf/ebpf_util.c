@@ -59,6 +59,26 @@ int ebpf_ecn_cfg_check(const struct ebpf_ecn_cfg *cfg, char *err, size_t errlen)
 	return -EINVAL;
 }
 
+int ebpf_trim_cfg_check(const struct ebpf_trim_cfg *cfg, char *err, size_t errlen)
+{
+	if (cfg->rate_bps < 1000)
+		snprintf(err, errlen, "--rate must be at least 1000 bit/s");
+	else if (cfg->limit_bytes < cfg->min_bytes || cfg->limit_bytes > EBPF_ECN_LIMIT_MAX)
+		snprintf(err, errlen, "--limit (%llu B) must be at least --min (%llu B) and at most %llu B",
+			 (unsigned long long)cfg->limit_bytes, (unsigned long long)cfg->min_bytes,
+			 (unsigned long long)EBPF_ECN_LIMIT_MAX);
+	else if (cfg->dscp_trimmable > 63 || cfg->dscp_trimmed > 63)
+		snprintf(err, errlen, "a DSCP is 0 to 63");
+	else if (cfg->dscp_trimmable == cfg->dscp_trimmed)
+		snprintf(err, errlen, "--dscp (DSCP_TRIMMED, %u) must differ from --trimmable (%u): a receiver tells a "
+			 "trimmed packet by it", cfg->dscp_trimmed, cfg->dscp_trimmable);
+	else if (cfg->uet_port == 0)
+		snprintf(err, errlen, "--port must be a UDP port, 1 to 65535");
+	else
+		return 0;
+	return -EINVAL;
+}
+
 /* @p dir/@p name into @p out if it is a readable file. */
 static int try_dir(const char *dir, const char *name, char *out, size_t outlen)
 {

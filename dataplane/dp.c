@@ -2,10 +2,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
@@ -446,6 +449,27 @@ fail:
 	return rc;
 }
 
+/* The MTU of kernel interface @p ifindex in this network namespace (SIOCGIFMTU), 0 when it cannot be read. */
+static uint32_t dp_kernel_mtu(unsigned ifindex)
+{
+	struct ifreq ifr;
+	uint32_t mtu = 0;
+	int fd;
+
+	memset(&ifr, 0, sizeof(ifr));
+	if (if_indextoname(ifindex, ifr.ifr_name) == NULL || (fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return 0;
+	if (ioctl(fd, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu > 0)
+		mtu = (uint32_t)ifr.ifr_mtu;
+	close(fd);
+	return mtu;
+}
+
+uint32_t dp_port_tx_mtu(const struct dp_ctx *dp, int port)
+{
+	return dp->port[port].tx_mtu;
+}
+
 bool dp_is_af_xdp(const char *devargs)
 {
 	return strncmp(devargs, "net_af_xdp", 10) == 0;
@@ -511,6 +535,12 @@ int dp_port_add_opts(struct dp_ctx *dp, const char *devargs, const struct dp_por
 	rc = rte_eth_macaddr_get(p->port_id, &mac);
 	if (rc == 0)
 		memcpy(p->mac, mac.addr_bytes, sizeof(p->mac));
+	p->tx_mtu = opts != NULL ? opts->mtu : 0;
+	if (rte_eth_dev_info_get(p->port_id, &di) == 0 && di.if_index > 0) { /* started: the PMD has set its MTU */
+		uint32_t k = dp_kernel_mtu(di.if_index);
+		if (k > 0 && (p->tx_mtu == 0 || k < p->tx_mtu))
+			p->tx_mtu = k;
+	}
 	return dp->n_ports++;
 
 fail_release:
@@ -549,6 +579,7 @@ void dp_port_stats(const struct dp_ctx *dp, int port, struct dp_port_stats *out)
 	out->tx_drop_nombuf = DP_LOAD(st->tx_drop_nombuf);
 	out->tx_drop_toobig = DP_LOAD(st->tx_drop_toobig);
 	out->rx_drop_toobig = DP_LOAD(st->rx_drop_toobig);
+	out->tx_drop_mtu = DP_LOAD(st->tx_drop_mtu);
 }
 
 uint64_t dp_tsc(void)

@@ -38,6 +38,9 @@ struct dp_port_stats {
 	uint64_t tx_drop_toobig; /* frame larger than an mbuf's data room (DP_FRAME_MAX if the port takes chains),
 	                          * or refused by a PMD that enforces its MTU (net_tap: MTU 1504, so 1522 B) */
 	uint64_t rx_drop_toobig; /* received chained frame longer than DP_FRAME_MAX, so not linearized */
+	uint64_t tx_drop_mtu;    /* frame longer than the port's MTU allows (its kernel interface's MTU, or the
+	                          * config's mtu:, + 14 B of Ethernet header, + 4 B when 802.1Q-tagged): dropped here
+	                          * and counted rather than left to vanish in the kernel (net_af_packet) */
 };
 
 /** How a port sends frames (dp_port_tx_mode()). */
@@ -51,6 +54,7 @@ enum dp_tx_result {
 	DP_TX_OK = 0,
 	DP_TX_NOMBUF, /* counted in tx_drop_nombuf */
 	DP_TX_TOOBIG, /* counted in tx_drop_toobig */
+	DP_TX_MTU,    /* counted in tx_drop_mtu */
 };
 
 /** The EAL command line: uetemu's defaults merged with the user's EAL args (dp_eal_args()). */
@@ -111,7 +115,14 @@ struct dp_port_opts {
 	uint16_t cm_udp_port;    /* the connection setup frames' port (4794) */
 	const uint32_t *ip;      /* the emulated hosts behind the port, IPv4 in host byte order */
 	unsigned n_ip;
+	/* The IP MTU of the port's link (the config's mtu:), 0 for none. Frames longer than it allows are dropped
+	 * as tx_drop_mtu; so are those longer than the MTU of the port's kernel interface (net_af_packet, net_tap,
+	 * net_af_xdp: read when the port has started), whichever is smaller. */
+	uint32_t mtu;
 };
+
+/** The IP MTU frames leaving port @p port are held to (dp_port_opts.mtu, the kernel interface's); 0 for none. */
+uint32_t dp_port_tx_mtu(const struct dp_ctx *dp, int port);
 
 /** The XDP steering program's counters of a port, summed over CPUs (frames per class; see bpf/ebpf.h). */
 struct dp_xdp_stats {

@@ -186,6 +186,20 @@ static inline void dp_stage(struct dp_port *p, struct rte_mbuf *m, size_t len)
 		dp_port_send(p);
 }
 
+/*
+ * Whether a frame of @p len bytes starting with @p hdr (at least its Ethernet header) is longer than port @p p's
+ * MTU allows: MTU + 14 B, + 4 B for an 802.1Q tag (the kernel's rule for a packet socket). Counted when it is.
+ */
+static inline bool dp_over_mtu(struct dp_port *p, const uint8_t *hdr, size_t len)
+{
+	if (likely(p->tx_mtu == 0 || len <= (size_t)p->tx_mtu + RTE_ETHER_HDR_LEN))
+		return false;
+	if (len <= (size_t)p->tx_mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN && hdr[12] == 0x81 && hdr[13] == 0x00)
+		return false;
+	p->st.tx_drop_mtu++;
+	return true;
+}
+
 int dp_tx(struct dp_ctx *dp, int port, const uint8_t *frame, size_t len)
 {
 	struct dp_port *p = &dp->port[port];
@@ -193,6 +207,8 @@ int dp_tx(struct dp_ctx *dp, int port, const uint8_t *frame, size_t len)
 	int rc = DP_TX_OK;
 
 	assert(port >= 0 && port < dp->n_ports);
+	if (unlikely(len >= RTE_ETHER_HDR_LEN && dp_over_mtu(p, frame, len)))
+		return DP_TX_MTU;
 	m = dp_copy_frame(dp, p, frame, len, NULL, 0, &rc);
 	if (unlikely(m == NULL))
 		return rc;
@@ -211,6 +227,8 @@ int dp_tx_hdr(struct dp_ctx *dp, int port, const uint8_t *hdr, size_t hdr_len, s
 		p->st.tx_drop_toobig++;
 		return DP_TX_TOOBIG;
 	}
+	if (unlikely(hdr_len >= RTE_ETHER_HDR_LEN && dp_over_mtu(p, hdr, hdr_len + payload_len)))
+		return DP_TX_MTU;
 	if (likely(p->zerocopy && hdr_len <= DP_HDR_ROOM))
 		m = dp_zc_frame(dp, p, hdr, hdr_len, payload_len);
 	else

@@ -33,6 +33,7 @@ struct dp_port {
 	struct dp_port_stats st;
 	struct rte_device *dev;        /* the bus device behind the port, for rte_dev_remove() */
 	uint32_t max_frame;            /* MTU + Ethernet + VLAN header: longer frames a PMD may refuse (net_tap does) */
+	uint32_t tx_mtu;               /* the IP MTU frames are held to (dp_port_opts.mtu, the kernel's); 0 none */
 	uint16_t port_id;              /* ethdev port id */
 	bool probed;                   /* we probed it (so we remove it); false when the EAL had already (--vdev, PCI scan) */
 	bool multi_seg;                /* TX takes mbuf chains, so frames above DP_MBUF_ROOM can go out */

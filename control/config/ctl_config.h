@@ -143,7 +143,15 @@ struct ctl_port {
 	int8_t xdp_steering;       /* xdp_steering: 1 true, 0 false, -1 not given (then on for a net_af_xdp dev
 	                            * when the steering object is found) */
 	uint16_t vlan;             /* vlan: 802.1Q VLAN id 1..4094 of the port's frames, PCP = traffic class; 0 none */
+	uint8_t rx_csum;           /* rx_csum: enum wire_csum_mode of the UDP checksums it takes; default offload
+	                            * (partial checksums of a Linux sender's TX offload taken and counted) */
+	uint32_t mtu;              /* mtu: the IP MTU of the port's link, 68..9202 B; 0 not given (then the kernel
+	                            * interface's, for a dev with iface=) */
 };
+
+/** Bounds of a port's mtu: (IPv4's minimum, and the 9,216 B frame cap less the Ethernet header). */
+#define CTL_PORT_MTU_MIN 68
+#define CTL_PORT_MTU_MAX 9202
 
 #define CTL_PARTS_MAX 64           /* partitions: entries at most */
 #define CTL_PART_NONE UINT32_MAX   /* a device in no partition (while reading the section) */

@@ -487,6 +487,37 @@ static int port_vlan(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 	return rc;
 }
 
+/* rx_csum: how the port takes UDP checksums (docs/realtime.md, Checksums and MTU). */
+static int port_rx_csum(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	static const char *const names[] = { [WIRE_CSUM_VERIFY] = "verify", [WIRE_CSUM_OFFLOAD] = "offload",
+					     [WIRE_CSUM_IGNORE] = "ignore" };
+	const char *s;
+	int rc = ctl_scalar(c, v, "offload", &s);
+
+	if (rc != 0)
+		return rc;
+	for (uint8_t m = 0; m < sizeof(names) / sizeof(names[0]); m++)
+		if (strcmp(s, names[m]) == 0) {
+			((struct port_obj *)obj)->p->rx_csum = m;
+			return 0;
+		}
+	return ctl_err(c, v, "unknown rx_csum '%s'; use offload (the default: a partial checksum of a Linux "
+		       "sender's TX offload is taken), verify (every non-zero checksum complete and right) or ignore",
+		       s);
+}
+
+/* mtu: the IP MTU of the port's link, for the frame-size rule of real time (docs/realtime.md). */
+static int port_mtu(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	uint64_t mtu;
+	int rc = ctl_val_uint(c, v, CTL_PORT_MTU_MIN, CTL_PORT_MTU_MAX, &mtu);
+
+	if (rc == 0)
+		((struct port_obj *)obj)->p->mtu = (uint32_t)mtu;
+	return rc;
+}
+
 /* What the keys of one port entry say together. */
 static int port_check(struct ctl_ctx *c, const struct ctl_ynode *item, const struct ctl_port *p)
 {
@@ -507,12 +538,15 @@ static int port_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t i
 {
 	static const struct ctl_key keys[] = { { "attach", true, port_attach }, { "dev", true, port_dev },
 					       { "gateway", false, port_gateway },
+					       { "mtu", false, port_mtu },
+					       { "rx_csum", false, port_rx_csum },
 					       { "tx", false, port_tx },
 					       { "vlan", false, port_vlan },
 					       { "xdp_steering", false, port_xdp_steering } };
 	struct port_obj o = { .cfg = obj, .p = &((struct ctl_config *)obj)->ports[idx] };
 
 	o.p->xdp_steering = -1;
+	o.p->rx_csum = WIRE_CSUM_OFFLOAD;
 	int rc = ctl_walk_map(c, item, keys, sizeof(keys) / sizeof(keys[0]), &o, PORT_EXAMPLE);
 	return rc == 0 ? port_check(c, item, o.p) : rc;
 }

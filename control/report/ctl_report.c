@@ -154,6 +154,12 @@ static void json_uet_rx(FILE *f, const struct nic_uet_rx *u)
 	json_nonzero(f, "ses", u->ses, WIRE_SC_COUNT, wire_ses_class_key);
 	fprintf(f, ", ");
 	json_nonzero(f, "not_used", u->not_used, WIRE_PC_COUNT, wire_pds_class_key);
+	for (int e = 1; e < NIC_UE_COUNT; e++)
+		if (u->ev[e] != 0) { /* what the NIC did with the other UET forms: only when it met one */
+			fprintf(f, ", ");
+			json_nonzero(f, "pds_events", u->ev, NIC_UE_COUNT, nic_uet_event_name);
+			break;
+		}
 	fputc('}', f);
 }
 
@@ -533,12 +539,16 @@ static void json_switch_port(FILE *f, const struct ctl_report_in *r, const struc
 	else
 		fputs("\"host\": null, \"hosts\": [], ", f);
 	fprintf(f, "\"rx_frames\": %llu, \"tx_frames\": %llu, \"tx_drop_full\": %llu, \"tx_drop_nombuf\": %llu, "
-		   "\"tx_drop_toobig\": %llu, \"rx_drop_toobig\": %llu, \"tx_mode\": \"%s\", \"rx_drops\": {",
+		   "\"tx_drop_toobig\": %llu, \"rx_drop_toobig\": %llu, \"tx_drop_mtu\": %llu, \"tx_mode\": \"%s\", "
+		   "\"rx_drops\": {",
 		(unsigned long long)st->rx_frames, (unsigned long long)st->tx_frames,
 		(unsigned long long)st->tx_drop_full, (unsigned long long)st->tx_drop_nombuf,
-		(unsigned long long)st->tx_drop_toobig, (unsigned long long)st->rx_drop_toobig, p->tx_mode);
+		(unsigned long long)st->tx_drop_toobig, (unsigned long long)st->rx_drop_toobig,
+		(unsigned long long)st->tx_drop_mtu, p->tx_mode);
 	json_reasons(f, p->rx_refused, WIRE_R_COUNT, wire_reason_key, &first);
-	fputs("}}", f);
+	fprintf(f, "}, \"rx_csum_partial\": %llu, \"rx_csum_unverified\": %llu}",
+		(unsigned long long)(p->rx_csum != NULL ? p->rx_csum[0] : 0),
+		(unsigned long long)(p->rx_csum != NULL ? p->rx_csum[1] : 0));
 }
 
 static void json_port(FILE *f, const struct ctl_report_in *r, const struct ctl_report_port *p)
@@ -556,10 +566,12 @@ static void json_port(FILE *f, const struct ctl_report_in *r, const struct ctl_r
 	for (uint32_t k = 0; k < p->n_hosts; k++)
 		fprintf(f, "%s\"%s\"", k ? ", " : "", r->cfg->hosts[p->hosts[k]].name);
 	fprintf(f, "], \"rx_frames\": %llu, \"tx_frames\": %llu, \"tx_drop_full\": %llu, \"tx_drop_nombuf\": %llu, "
-		   "\"tx_drop_toobig\": %llu, \"rx_drop_toobig\": %llu, \"tx_mode\": \"%s\", \"rx_drops\": {",
+		   "\"tx_drop_toobig\": %llu, \"rx_drop_toobig\": %llu, \"tx_drop_mtu\": %llu, \"tx_mode\": \"%s\", "
+		   "\"rx_drops\": {",
 		(unsigned long long)st->rx_frames, (unsigned long long)st->tx_frames,
 		(unsigned long long)st->tx_drop_full, (unsigned long long)st->tx_drop_nombuf,
-		(unsigned long long)st->tx_drop_toobig, (unsigned long long)st->rx_drop_toobig, p->tx_mode);
+		(unsigned long long)st->tx_drop_toobig, (unsigned long long)st->rx_drop_toobig,
+		(unsigned long long)st->tx_drop_mtu, p->tx_mode);
 	json_reasons(f, net_port_rx_drops(p->stack), NET_PORT_RX_COUNT, net_port_rx_reason_name, &first);
 	json_reasons(f, net_port_rx_refused(p->stack), WIRE_R_COUNT, wire_reason_key, &first);
 	fputs("}, \"stack\": {", f);

@@ -43,6 +43,8 @@ struct ctl_report_port {
 	const char *switch_port;             /* "tor0:3" for a port bound to a switch port (stack NULL), else NULL */
 	const char *faces;                   /* a switch port: the device its link goes to (host3, spine1) */
 	const uint64_t *rx_refused;          /* [WIRE_R_COUNT]: a switch port's frames the decoder refused */
+	const uint64_t *rx_csum;             /* [2]: a switch port's frames taken with a partial, an unchecked UDP
+	                                      * checksum (rx_csum_partial, rx_csum_unverified) */
 };
 
 /* Why a run stopped (summary.json "stop"). */

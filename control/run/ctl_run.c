@@ -123,6 +123,7 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 							   .n_hosts = cp->sw ? cp->sw_host != UINT32_MAX : cp->n_hosts,
 							   .stack = r->exts[i].stack, .stats = &r->exts[i].stats,
 							   .rx_refused = r->exts[i].sw_rx_refused,
+							   .rx_csum = r->exts[i].sw_rx_csum,
 							   .tx_mode = r->exts[i].zerocopy ? "zerocopy" : "copy" };
 		if (cp->sw) {
 			snprintf(sw_names + 32 * i, 32, "%s:%u", r->topo->devs[cp->sw_dev].name, cp->sw_port);

@@ -709,6 +709,10 @@ int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 	}
 
 	rc = check_cc(r, err, errlen);
+	if (r->opts->mode == CTL_MODE_REALTIME) {
+		int mtu = ctl_run_mtu_check(r, err, errlen);
+		rc = rc < 0 ? rc : mtu;
+	}
 	rc = rc < 0 ? rc : split;
 	int caps = ctl_run_caps_check(r, err, errlen);
 

@@ -66,8 +66,12 @@ void ctl_run_ext_sw_rx(struct ctl_ext *x, const uint8_t *frame, size_t len)
 	if ((pkt = net_pkt_alloc(lc->np)) == NULL)
 		return;
 	const struct wire_rx_cfg rx = { .uet_port = r->cfg->nic.udp_port, .crc = r->cfg->nic.crc_trailer,
-					.roce_icrc = r->cfg->roce.icrc, .roce_reth = r->cfg->roce.reth };
-	int rc = wire_decode_cfg(frame, len, &rx, pkt);
+					.roce_icrc = r->cfg->roce.icrc, .roce_reth = r->cfg->roce.reth,
+					.udp_csum = r->cfg->ports[x - r->exts].rx_csum };
+	struct wire_rx_info info;
+	int rc = wire_decode_rx(frame, len, &rx, pkt, &info);
+	x->sw_rx_csum[0] += rc == WIRE_R_OK && info.udp_csum == WIRE_CSUM_SEEN_PARTIAL;
+	x->sw_rx_csum[1] += rc == WIRE_R_OK && info.udp_csum == WIRE_CSUM_SEEN_UNVERIFIED;
 	if (rc != WIRE_R_OK) {
 		x->sw_rx_refused[rc < WIRE_R_COUNT ? rc : 0]++;
 		lc->np->counters[NET_C_EXT_RX_BAD_FRAME]++;
@@ -157,7 +161,8 @@ int ctl_run_ext_bind(struct ctl_run_state *r, uint32_t i, net_port_emit_fn emit,
 	struct net_port_cfg pc = { .np = x->lc->np, .hosts = hosts, .n_hosts = cp->n_hosts, .statics = statics,
 				   .n_statics = port_statics(cfg, cp, statics), .uet_port = cfg->nic.udp_port,
 				   .crc = cfg->nic.crc_trailer, .vlan = cp->vlan, .roce = cfg->nic_model == CTL_NIC_ROCE,
-				   .roce_icrc = cfg->roce.icrc, .roce_reth = cfg->roce.reth, .emit = emit, .emit_arg = x };
+				   .roce_icrc = cfg->roce.icrc, .roce_reth = cfg->roce.reth, .rx_csum = cp->rx_csum,
+				   .emit = emit, .emit_arg = x };
 	x->stack = net_port_create(&pc);
 	free(statics);
 	if (x->stack == NULL) {

@@ -189,6 +189,15 @@ uint64_t ctl_run_host_rx_payload(const struct ctl_run_state *r, uint32_t h);
 /** Free the ports' state (their IPv4 sides, their hosts' links). */
 void ctl_run_ext_free(struct ctl_run_state *r);
 
+/* ctl_run_mtu.c */
+/**
+ * Real time: every port whose MTU is known (its mtu:, else a net_af_packet interface's MTU from sysfs) must carry
+ * the run's largest data frame. Appends one error line per port that cannot to @p err. 0 or -EINVAL.
+ */
+int ctl_run_mtu_check(const struct ctl_run_state *r, char *err, size_t errlen);
+/** Port @p i has started with IP MTU @p mtu (0: none known): a warning on stderr if data frames do not fit it. */
+void ctl_run_mtu_warn(const struct ctl_run_state *r, uint32_t i, uint32_t mtu);
+
 /* ctl_run_fabric.c */
 int ctl_run_fabric(struct ctl_run_state *r, char *err, size_t errlen);
 /** The config's faults on the links, once they are split over lcores or threads. 0 or -ENOSPC. */

@@ -97,7 +97,7 @@ static int port_add_dev(struct ctl_run_state *r, const struct ctl_port *cp, char
 	struct dp_port_opts o = { .flags = cp->tx_copy ? DP_PORT_TX_COPY : 0,
 				  .xdp_steer = cp->xdp_steering == 1 || (cp->xdp_steering < 0 && dp_is_af_xdp(cp->dev)),
 				  .uet_udp_port = r->cfg->nic.udp_port, .cm_udp_port = WIRE_UDP_PORT_CM,
-				  .ip = ips, .n_ip = n };
+				  .ip = ips, .n_ip = n, .mtu = cp->mtu };
 	int port = dp_port_add_opts(r->rt->dp, cp->dev, &o, err, errlen);
 
 	if (port < 0 && o.xdp_steer && cp->xdp_steering < 0 && (port == -ENOENT || port == -ENOTSUP) &&
@@ -127,6 +127,7 @@ static int port_add(struct ctl_run_state *r, uint32_t i, char *err, size_t errle
 	x->dp_port = port;
 	x->zerocopy = dp_port_tx_mode(r->rt->dp, port, &why) == DP_TXM_ZEROCOPY;
 	fprintf(stderr, "[uetemu] port %s: %s TX: %s\n", cp->dev, x->zerocopy ? "zero-copy" : "copy", why);
+	ctl_run_mtu_warn(r, i, dp_port_tx_mtu(r->rt->dp, port));
 	return 0;
 }
 
@@ -415,7 +416,7 @@ static void port_close(struct ctl_ext *x)
 		(unsigned long long)(c[NET_PORT_C_ARP_REQUESTS_ANSWERED] + c[NET_PORT_C_ICMP_ECHO_ANSWERED]),
 		(unsigned long long)(c[NET_PORT_C_ARP_REPLIES_LEARNT] + c[NET_PORT_C_ARP_ANNOUNCEMENTS_LEARNT]),
 		(unsigned long long)not_taken, (unsigned long long)st->tx_frames,
-		(unsigned long long)(st->tx_drop_full + st->tx_drop_nombuf + st->tx_drop_toobig));
+		(unsigned long long)(st->tx_drop_full + st->tx_drop_nombuf + st->tx_drop_toobig + st->tx_drop_mtu));
 }
 
 int ctl_run_rt_open(struct ctl_run_state *r, char *err, size_t errlen)

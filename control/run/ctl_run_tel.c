@@ -215,10 +215,11 @@ static int tel_ports(void *arg, const char *params, struct dp_tel *o)
 		for (int k = 1; k < NET_PORT_RX_COUNT; k++)
 			not_taken += DP_LOAD(drop[k]);
 		const uint64_t v[] = { st.rx_frames, st.rx_bytes, st.tx_frames, st.tx_bytes, st.tx_drop_full,
-				       st.tx_drop_nombuf, st.tx_drop_toobig, st.rx_drop_toobig, refused, not_taken,
-				       DP_LOAD(x->rx_bps), DP_LOAD(x->rx_fps), DP_LOAD(x->tx_bps), DP_LOAD(x->tx_fps) };
+				       st.tx_drop_nombuf, st.tx_drop_toobig, st.rx_drop_toobig, st.tx_drop_mtu, refused,
+				       not_taken, DP_LOAD(x->rx_bps), DP_LOAD(x->rx_fps), DP_LOAD(x->tx_bps), DP_LOAD(x->tx_fps) };
 		static const char *const n[] = { "rx_frames", "rx_bytes", "tx_frames", "tx_bytes", "tx_drop_full",
-						 "tx_drop_nombuf", "tx_drop_toobig", "rx_drop_toobig", "rx_refused", "rx_not_taken",
+						 "tx_drop_nombuf", "tx_drop_toobig", "rx_drop_toobig", "tx_drop_mtu",
+						 "rx_refused", "rx_not_taken",
 						 "rx_bps", "rx_fps", "tx_bps", "tx_fps" };
 		dp_tel_str(e, "dev", r->cfg->ports[i].dev);
 		/* the first of the hosts sharing the port names it; /uetemu/hosts lists them all */

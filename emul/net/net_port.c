@@ -342,14 +342,17 @@ static struct wire_pkt *decode(struct net_port *p, const uint8_t *frame, size_t 
 		return NULL;
 	}
 	const struct wire_rx_cfg rx = { .uet_port = p->cfg.uet_port, .crc = p->cfg.crc, .roce_icrc = p->cfg.roce_icrc,
-					.roce_reth = p->cfg.roce_reth };
-	int rc = wire_decode_cfg(frame, len, &rx, pkt);
+					.roce_reth = p->cfg.roce_reth, .udp_csum = p->cfg.rx_csum };
+	struct wire_rx_info info;
+	int rc = wire_decode_rx(frame, len, &rx, pkt, &info);
 
 	if (rc != WIRE_R_OK) {
 		refused(p, rc);
 		net_pkt_free(p->cfg.np, pkt);
 		return NULL;
 	}
+	p->c[NET_PORT_C_RX_CSUM_PARTIAL] += info.udp_csum == WIRE_CSUM_SEEN_PARTIAL;
+	p->c[NET_PORT_C_RX_CSUM_UNVERIFIED] += info.udp_csum == WIRE_CSUM_SEEN_UNVERIFIED;
 	return pkt;
 }
 

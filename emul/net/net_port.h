@@ -61,7 +61,11 @@ enum net_port_rx_reason { NET_PORT_RX_REASONS(NET_PORT_RX_ENUM) NET_PORT_RX_COUN
 	X(TX_DROP_ENCODE, "tx_drop_encode", "frames the encoder refused") \
 	X(NEIGH_FAILED, "neigh_failed", "neighbour entries freed after their ARP requests went unanswered") \
 	X(NEIGH_EVICTED, "neigh_evicted", "neighbour entries reclaimed, least recently used first, to make room") \
-	X(NEIGH_EXPIRED, "neigh_expired", "neighbour entries freed after going unused for the expiry time")
+	X(NEIGH_EXPIRED, "neigh_expired", "neighbour entries freed after going unused for the expiry time") \
+	X(RX_CSUM_PARTIAL, "rx_csum_partial", "frames taken with a partial UDP checksum (a Linux sender's TX checksum " \
+	  "offload on a veth or tap; rx_csum: offload)") \
+	X(RX_CSUM_UNVERIFIED, "rx_csum_unverified", "frames taken with a non-zero UDP checksum left unchecked " \
+	  "(rx_csum: ignore)")
 
 #define NET_PORT_C_ENUM(n, k, s) NET_PORT_C_##n,
 enum net_port_counter { NET_PORT_COUNTERS(NET_PORT_C_ENUM) NET_PORT_C_COUNT };
@@ -151,6 +155,8 @@ struct net_port_cfg {
 	bool crc;                             /* UET frames end in a CRC-32C trailer (nic.UETEncapsulation.CrcTrailer) */
 	bool roce;                            /* the hosts are RoCE NICs: UDP 4791 frames go to them too */
 	bool roce_icrc, roce_reth;            /* RoCE frames carry the ICRC / the RETH (roce_nic.RoCEEncapsulation) */
+	uint8_t rx_csum;                      /* enum wire_csum_mode: how UDP checksums are taken (the port's
+	                                       * rx_csum:; 0 = verify) */
 	uint16_t vlan;                        /* 802.1Q VLAN id 1..WIRE_VLAN_VID_MAX of the port's frames: sent
 	                                       * tagged with it, PCP = the frame's class (wire_pkt.tc), PFC untagged;
 	                                       * only frames tagged with it (and untagged PFC) taken. 0: untagged */

@@ -324,6 +324,10 @@ static void nic_count_sent(struct nic *nic, const struct wire_pkt *pkt)
 	case WIRE_KIND_CP:
 		nic->c[NIC_C_PROBE_SENT]++;
 		break;
+	case WIRE_KIND_UET: /* the UET 1.0 forms other than uetemu's own (nic_pds.c): plain ACKs, RUDI responses */
+		if (pkt->pds.type == WIRE_PDS_ACK || pkt->pds.type == WIRE_PDS_RUDI_RESP)
+			nic->c[NIC_C_ACK_PKTS_SENT]++;
+		break;
 	default:
 		break;
 	}
@@ -436,6 +440,8 @@ static void nic_tx_done(void *dev, uint32_t port, emu_ps_t now)
 
 static int in_tc_of(const struct wire_pkt *pkt)
 {
+	if (pkt->kind == WIRE_KIND_UET) /* requests of the other UET forms are data too (nic_pds.c) */
+		return nic_pds_is_req(pkt->pds.type) ? NIC_TC_DATA : NIC_TC_CTRL;
 	return pkt->kind == WIRE_KIND_DATA ? NIC_TC_DATA : NIC_TC_CTRL;
 }
 
@@ -494,12 +500,14 @@ static void nic_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t
 		nic->c[NIC_C_DROP_NOT_FOR_US]++;
 		goto free;
 	}
-	if (pkt->kind == WIRE_KIND_UET) {
+	if (pkt->kind == WIRE_KIND_UET && !nic_pds_takes(pkt)) {
 		rx_not_used(nic, pkt);
 		goto free;
 	}
 	if (nic->in_pool_used[tc] + ip_len > nic->in_pool_size[tc]) {
 		nic->c[NIC_C_DROP_RX_POOL_FULL]++;
+		if (pkt->kind == WIRE_KIND_UET) /* UET 1.0's answer to the other forms: NACK NO_PKT_BUFFER */
+			nic_pds_no_buffer(nic, pkt, now);
 		nic->rxs[tc].overflow++;
 		nic_pfc_check_xoff(nic, (uint32_t)tc, nic->in_pool_used[tc] + ip_len, now);
 		goto free;
@@ -523,6 +531,9 @@ static void nic_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t
 		break;
 	case WIRE_KIND_CM:
 		nic_rx_cm(nic, pkt, now);
+		break;
+	case WIRE_KIND_UET:
+		nic_rx_uet(nic, pkt, now);
 		break;
 	default:
 		nic->c[NIC_C_DROP_BAD_KIND]++;

@@ -320,14 +320,71 @@ const char *nic_name(const struct nic *nic);
 /** The NIC's counters, NIC_C_COUNT entries. */
 const uint64_t *nic_counters(const struct nic *nic);
 
+/*
+ * What the NIC did with the UET 1.0 forms other than the Scala pages' own (docs/wire.md, "What the NIC model does
+ * with them"): each answer it sent and each frame it ignored as UET 1.0 says, by reason. Kept apart from
+ * NIC_COUNTERS, whose every entry summary.json prints per host: these are printed only when non-zero
+ * (hosts[].uet_rx.pds_events), so a run of uetemu's own frames reports exactly what it did before.
+ */
+#define NIC_UET_EVENTS(X) \
+	X(NONE, "none", "none") \
+	X(REQ_RCVD, "req_rcvd", "RUD / ROD requests of a form other than uetemu's own received (trims included)") \
+	X(REQ_DELIVERED, "req_delivered", "of them new PSNs whose payload was delivered to the host") \
+	X(REQ_NO_DELIVERY, "req_no_delivery", \
+	  "requests acknowledged with nothing delivered: an SES operation the model does not run, or NO_OP") \
+	X(ACK_SENT, "ack_sent", "ACKs sent for them (AR, SYN, ECN-CE, or ACK_Gen_Trigger bytes coalesced)") \
+	X(ACK_SES_RSP, "ack_ses_rsp", "ACKs sent with an SES response (nic_params.ack_ses_response)") \
+	X(ACK_COALESCED, "ack_coalesced", "requests accepted without an ACK of their own (coalesced into a later one)") \
+	X(NACK_INV_DPDCID, "nack_inv_dpdcid", "NACK INV_DPDCID sent: a request without SYN or a control packet for no PDC") \
+	X(NACK_NO_PDC_AVAIL, "nack_no_pdc_avail", "NACK NO_PDC_AVAIL sent: a SYN for which no PDC could be made") \
+	X(NACK_MODE_MISMATCH, "nack_pdc_mode_mismatch", "NACK PDC_MODE_MISMATCH sent: a RUD request on a ROD PDC or back") \
+	X(NACK_PSN_OOR, "nack_psn_oor_window", "NACK PSN_OOR_WINDOW sent: a PSN past the receive window") \
+	X(NACK_ROD_OOO, "nack_rod_ooo", "NACK ROD_OOO sent: a ROD request that is not the next expected PSN") \
+	X(NACK_NO_PKT_BUFFER, "nack_no_pkt_buffer", "NACK NO_PKT_BUFFER sent: the receive pool of the class full") \
+	X(NACK_NO_BITMAP, "nack_no_bitmap", "NACK NO_BITMAP sent: no room left to track an out-of-order PSN") \
+	X(NACK_TRIMMED, "nack_trimmed", "NACK UET_TRIMMED / UET_TRIMMED_LASTHOP sent for a trimmed RUD, ROD or RUDI") \
+	X(NACK_UNEXP_EVENT, "nack_unexp_event", "NACK UNEXP_EVENT sent: a CREDIT, CREDIT_REQ or NEGOTIATION CP") \
+	X(RUDI_RESP_SENT, "rudi_resp_sent", "RUDI requests answered with a RUDI_RESP (and an SES response)") \
+	X(UUD_DELIVERED, "uud_delivered", "UUD requests delivered (never answered)") \
+	X(UUD_TRIMMED, "uud_trimmed", "trimmed UUD requests: lost, as UUD is unreliable (no NACK)") \
+	X(RUDI_RESP_UNMATCHED, "rudi_resp_unmatched", "RUDI responses ignored: this NIC sends no RUDI requests") \
+	X(RUDI_NACK_UNMATCHED, "rudi_nack_unmatched", "NACKs with NT (RUDI) ignored: this NIC sends no RUDI requests") \
+	X(ACK_FORM_RCVD, "ack_form_rcvd", "ACK, ACK_CC (credit) and ACK_CCX received and matched as ACKs") \
+	X(NACK_FORM_RCVD, "nack_form_rcvd", "NACK_CCX and NACKs with an SES header received and matched as NACKs") \
+	X(SES_RSP_ERROR, "ses_rsp_error", "SES responses on ACKs and NACKs whose return code is neither NULL nor RC_OK") \
+	X(NACK_RTX, "nack_rtx", "NACKs of a retransmit code (not a trim) that queued their PSN again") \
+	X(NACK_GO_BACK_N, "nack_go_back_n", "ROD_OOO NACKs: the PSN and every later one outstanding queued again") \
+	X(NACK_PDC_RESTART, "nack_pdc_restart", \
+	  "PDC_FATAL or NEW_START_PSN NACKs: the PDC starts again with SYN, everything outstanding resent") \
+	X(NACK_CODE_IGNORED, "nack_code_ignored", "NACKs of a reserved or experimental code: ignored") \
+	X(CP_NOOP, "cp_noop", "NOOP control packets: nothing to do") \
+	X(CP_ACK_REQ, "cp_ack_req", "ACK_REQ answered with an ACK") \
+	X(CP_CLEAR, "cp_clear", "CLEAR answered with an ACK") \
+	X(CP_CLEAR_REQ, "cp_clear_req", "CLEAR_REQ answered with a CLEAR") \
+	X(CP_CLOSE, "cp_close", "CLOSE: the receive PDC closed, answered with an ACK") \
+	X(CP_CLOSE_REQ, "cp_close_req", "CLOSE sent for a CLOSE_REQ: at once when idle, else once its message completed") \
+	X(CP_CLOSE_REQ_BUSY, "cp_close_req_busy", "CLOSE_REQ ignored: a connection's PDC closes only when its owner says")
+
+#define NIC_UET_EVENT_ENUM(n, k, s) NIC_UE_##n,
+enum nic_uet_event { NIC_UET_EVENTS(NIC_UET_EVENT_ENUM) NIC_UE_COUNT };
+#undef NIC_UET_EVENT_ENUM
+
+/** Key (snake_case, summary.json) of UET event @p e; "unknown" outside the enum. */
+const char *nic_uet_event_name(int e);
+
+/** What UET event @p e counts, in words; "unknown" outside the enum. */
+const char *nic_uet_event_desc(int e);
+
 /**
- * UET frames the NIC received on its port, by class (wire.h WIRE_PDS_CLASSES, WIRE_SES_CLASSES): every one, and
- * the well-formed ones of a kind the model does not act on (WIRE_KIND_UET: counted, then freed).
+ * UET frames the NIC received on its port, by class (wire.h WIRE_PDS_CLASSES, WIRE_SES_CLASSES): every one, the
+ * well-formed ones the model cannot act on (TSS: counted, then freed), and what it did with the UET 1.0 forms other
+ * than its own (NIC_UET_EVENTS).
  */
 struct nic_uet_rx {
 	uint64_t pds[WIRE_PC_COUNT];      /* every UET frame, by PDS type (a control packet by its ctl_type) */
 	uint64_t ses[WIRE_SC_COUNT];      /* by SES header form; an extension header counts besides its header */
 	uint64_t not_used[WIRE_PC_COUNT]; /* valid, not used by this model, by PDS class */
+	uint64_t ev[NIC_UE_COUNT];        /* what the NIC did with the forms other than its own (NIC_UET_EVENTS) */
 };
 
 /** The NIC's UET receive counts by class. */

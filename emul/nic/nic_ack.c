@@ -60,6 +60,14 @@ static void mark_lost(struct nic_pdc *pdc, struct nic_rec *r)
 	pdc->rtx_tail = r;
 }
 
+bool nic_rec_requeue(struct nic_pdc *pdc, struct nic_rec *r)
+{
+	if (!r->in_flight || r->state == NIC_REC_LOST)
+		return false;
+	mark_lost(pdc, r);
+	return true;
+}
+
 /* After an ACK, NACK or timeout: the group comes back at the head of the ready queue and the pass runs now. */
 void nic_pdc_wake(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
 {
@@ -193,6 +201,8 @@ static void msg_complete(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
 	if (nic->env.hooks.msg_done != NULL)
 		nic->env.hooks.msg_done(nic->env.hooks.arg, cookie, now);
 	/* The messages workload, like Chakra, closes a message's PDC when the message completes. */
+	if (!pdc->conn && pdc->close_req) /* the target asked (CLOSE_REQ, nic_ctl.c): CLOSE tells it */
+		nic_ctl_send_close(nic, pdc, now);
 	if (!pdc->conn)
 		nic_pdc_finish(nic, pdc, now);
 }
@@ -392,6 +402,10 @@ void nic_rx_nack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 	struct nic_pdc *pdc = nic_pdc_snd_find(nic, pkt->pds.dpdcid);
 
 	nic->c[NIC_C_NACK_PKTS_RCVD]++;
+	if (pkt->pds.flags & WIRE_NACK_F_NT) { /* a RUDI NACK: its PSN is a pkt_id, no PDC; this NIC sends no RUDI */
+		nic->uet_rx.ev[NIC_UE_RUDI_NACK_UNMATCHED]++;
+		return;
+	}
 	if (pdc == NULL || pdc->peer_ip != pkt->src_ip) {
 		nic->c[NIC_C_LATE_NO_PDC]++;
 		return;
@@ -403,6 +417,10 @@ void nic_rx_nack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 	if (pdc->remote_id == 0)
 		pdc->remote_id = pkt->pds.spdcid;
 	nic_trace_now(nic, pkt, NIC_TR_RX, pdc, EMU_PS_NEVER, now);
+	if (pkt->pds.nack_code != WIRE_NACK_TRIMMED && pkt->pds.nack_code != WIRE_NACK_TRIMMED_LASTHOP) {
+		nic_pds_nack_code(nic, pdc, pkt, now); /* the other codes of UET 1.0 (nic_pds.c) */
+		return;
+	}
 	for (struct nic_rec *r = pdc->out_head; r != NULL; r = r->next) {
 		if (r->psn != pkt->pds.psn)
 			continue;

@@ -105,7 +105,21 @@ struct nic_params {
 	                                       DscpTrimmedLastHop 18, DscpControl 46 */
 	uint8_t encapsulation;              /* Encapsulation: UDP (default) or NativeIPv4, enum nic_encap */
 	bool crc_trailer;                   /* CrcTrailer, default false */
+
+	/*
+	 * The UET 1.0 forms this NIC answers in, for a peer profile (not yet in the config: every field's 0 is the
+	 * Scala pages' form, byte for byte; docs/wire.md, "What the NIC model does with them").
+	 */
+	uint8_t ack_form;                   /* enum nic_ack_form: the PDS type of the data ACKs it sends */
+	bool ack_ses_response;              /* data ACKs carry a 12 B SES response (next_hdr RESPONSE, RC_OK), as the
+					       UEC reference provider's do on every data ACK */
+	uint32_t ses_job_id;                /* job_id (24 bits) of the SES requests it sends (the reference provider: 1) */
+	uint16_t ses_pid_on_fep;            /* pid_on_fep (12 bits) of them (the reference provider: 0) */
+	uint16_t ses_resource_index;        /* resource_index (12 bits) of them (the reference provider: 15) */
 };
+
+/* The PDS type of the data ACKs a NIC sends: ACK_CC with NSCC state (the Scala pages'), or the plain 12 B ACK. */
+enum nic_ack_form { NIC_ACK_FORM_CC = 0, NIC_ACK_FORM_PLAIN };
 
 /** The wire.h encapsulation flags (WIRE_ENCAP_*) of the UET frames a NIC with @p p sends and expects. */
 static inline uint8_t nic_params_encap(const struct nic_params *p)

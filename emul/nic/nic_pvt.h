@@ -129,6 +129,9 @@ struct nic_pdc {
 	bool half_open;            /* receiver: only the packet that opened it seen, on the half-open list */
 	bool reclaimed;            /* receiver: closed to make room: not remembered as closed */
 	uint8_t rcv_pkts;          /* receiver: packets seen, counted up to 2 */
+	bool rod;                  /* receiver: opened by a ROD request: in-order delivery only (nic_pds.c) */
+	uint32_t ack_bytes;        /* receiver, UET forms: bytes accepted since the last ACK (ACK coalescing) */
+	bool close_req;            /* sender: the target sent CLOSE_REQ: CLOSE goes when the message completes */
 	emu_ps_t rcv_last;         /* receiver: when the last packet came */
 	struct nic_pdc *ho_prev, *ho_next;   /* receiver: the half-open list, oldest first */
 	struct nic_pdc *lru_prev, *lru_next; /* receiver: all receive PDCs by last packet, least recent first */
@@ -374,5 +377,56 @@ uint32_t nic_rcv_forget_after(struct nic *nic, struct nic_pdc *pdc, uint32_t psn
 /* nic_rx.c: the receiver */
 void nic_rx_data(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now);
 void nic_rx_cp(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now);
+/** Queue control packet @p p in the control egress class (counted and freed when the pool is full). */
+void nic_push_ctrl(struct nic *nic, struct wire_pkt *p, emu_ps_t now);
+/** The ACK of receive PDC @p pdc as it stands, answering @p req, in the NIC's ACK form; NULL: no descriptor. */
+struct wire_pkt *nic_build_ack(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *req);
+/** NACK trimmed request @p pkt of @p pdc at once (UET_TRIMMED or UET_TRIMMED_LASTHOP by its DSCP). */
+void nic_rx_trimmed(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now);
+/** Write @p pkt's payload to the host over PCIe; false when the write can never go. */
+bool nic_rx_deliver(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now);
+/** Does data packet @p pkt fit the message being received on @p pdc (a PSN at or past rcv_next)? */
+bool nic_rx_fits(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt);
+/** A new PSN's payload delivered, the message's end noted, its completion told. */
+void nic_rx_new(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now);
+/** Send @p pdc's ACK of @p pkt after the PCIe service time (@p waiting: data bytes held before it); false if none
+ *  could be made or scheduled. */
+bool nic_ack_held(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, uint64_t waiting, emu_ps_t now);
+
+/* Is PDS type @p t a request (RUD, ROD, RUDI, UUD, RUD_CC, ROD_CC)? */
+static inline bool nic_pds_is_req(uint8_t t)
+{
+	return t == WIRE_PDS_RUD_REQ || t == WIRE_PDS_ROD_REQ || t == WIRE_PDS_RUDI_REQ || t == WIRE_PDS_UUD_REQ ||
+	       t == WIRE_PDS_RUD_CC_REQ || t == WIRE_PDS_ROD_CC_REQ;
+}
+
+/* nic_pds.c: the UET 1.0 forms other than uetemu's own (docs/wire.md, What the NIC model does with them) */
+/** Does the NIC act on WIRE_KIND_UET frame @p pkt (false: a TSS frame, counted as not_used)? */
+bool nic_pds_takes(const struct wire_pkt *pkt);
+/** A WIRE_KIND_UET frame the NIC takes, charged to its receive pool: dispatched by PDS type. */
+void nic_rx_uet(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now);
+/** A RUD / ROD request (with or without CC) of a form other than uetemu's own, or a ROD_CC one. */
+void nic_pds_rx_req(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now);
+/** A UET request found its receive pool full: NACK NO_PKT_BUFFER (RUD, ROD, RUDI; a UUD is lost). */
+void nic_pds_no_buffer(struct nic *nic, const struct wire_pkt *pkt, emu_ps_t now);
+/** Give ACK @p ack, answering @p req, the NIC's ACK form and SES response (nothing at the defaults). */
+void nic_pds_ack_form(struct nic *nic, struct wire_pkt *ack, const struct wire_pkt *req);
+/** A NACK of a code other than a trim, for sending PDC @p pdc (matched, its PSN sent). */
+void nic_pds_nack_code(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now);
+/** A UET frame of @p pkt's kind to the sender of @p req (its MAC when no neighbour entry has it). */
+struct wire_pkt *nic_pds_reply_new(struct nic *nic, uint8_t kind, const struct nic_pdc *pdc,
+				   const struct wire_pkt *req);
+/** NACK @p req with @p code; @p pdc is the local PDC or NULL (SPDCID 0). Counted as UET event @p ev. */
+void nic_pds_nack(struct nic *nic, const struct nic_pdc *pdc, const struct wire_pkt *req, uint8_t code, int ev,
+		  emu_ps_t now);
+
+/* nic_ctl.c: control packets other than PROBE */
+void nic_ctl_rx(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now);
+/** Send CLOSE for sending PDC @p pdc (the target asked with CLOSE_REQ); the caller then closes it. */
+void nic_ctl_send_close(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now);
+
+/* nic_ack.c, for the NACK codes (nic_pds.c) */
+/** Queue outstanding @p r of @p pdc for retransmission (out of flight) if it is in flight; true if it was. */
+bool nic_rec_requeue(struct nic_pdc *pdc, struct nic_rec *r);
 
 #endif /* NIC_PVT_H */

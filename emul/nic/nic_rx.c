@@ -3,9 +3,10 @@
 
 #include <string.h>
 
-static void push_ctrl(struct nic *nic, struct wire_pkt *p, emu_ps_t now)
+void nic_push_ctrl(struct nic *nic, struct wire_pkt *p, emu_ps_t now)
 {
-	if (p->kind == WIRE_KIND_ACK && (p->pds.flags & WIRE_ACK_F_M))
+	if ((p->kind == WIRE_KIND_ACK || (p->kind == WIRE_KIND_UET && p->pds.type == WIRE_PDS_ACK)) &&
+	    (p->pds.flags & WIRE_ACK_F_M))
 		nic->c[NIC_C_M_MARKED_PKTS_SENT]++;
 	if (nic_txq_push(nic, NIC_TC_CTRL, p, now) < 0) {
 		nic->c[NIC_C_DROP_TX_CTL_POOL_FULL]++;
@@ -15,11 +16,12 @@ static void push_ctrl(struct nic *nic, struct wire_pkt *p, emu_ps_t now)
 
 static void ev_ack_send(void *a, void *b, emu_ps_t now)
 {
-	push_ctrl(a, b, now);
+	nic_push_ctrl(a, b, now);
 }
 
-/* An ACK_CC for @p pdc as it stands now, answering @p req (a data packet or a probe). */
-static struct wire_pkt *build_ack(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *req)
+/* An ACK_CC for @p pdc as it stands now, answering @p req (a data packet or a probe), in the NIC's ACK form
+ * (nic_pds_ack_form(): ACK_CC at the defaults). */
+struct wire_pkt *nic_build_ack(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *req)
 {
 	struct wire_pkt *p = nic_pkt_new(nic, WIRE_KIND_ACK, pdc);
 
@@ -46,11 +48,12 @@ static struct wire_pkt *build_ack(struct nic *nic, struct nic_pdc *pdc, const st
 	p->pds.rcv_cwnd_pend = nic_cc_penalty(&nic->cc_k, nic->in_pool_used[NIC_TC_DATA]);
 	p->pds.rc = nic_cc_rc_bit(&nic->cc_k);
 	p->pds.ooo_count = pdc->ooo_count;
+	nic_pds_ack_form(nic, p, req);
 	return p;
 }
 
 /* A trimmed packet: NACK at once with the trim code, deliver nothing, no ACK (seed 000, Trimmed packets). */
-static void rx_trimmed(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now)
+void nic_rx_trimmed(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now)
 {
 	struct wire_pkt *p = nic_pkt_new(nic, WIRE_KIND_NACK, pdc);
 
@@ -67,7 +70,7 @@ static void rx_trimmed(struct nic *nic, struct nic_pdc *pdc, const struct wire_p
 	p->pds.dpdcid = pkt->pds.spdcid;
 	p->pds.payload = pdc->rcv_next;
 	nic_trace_now(nic, p, NIC_TR_TX, pdc, EMU_PS_NEVER, now); /* a NACK is logged when the NIC makes it */
-	push_ctrl(nic, p, now);
+	nic_push_ctrl(nic, p, now);
 }
 
 static void ev_pool_release(void *a, void *b, emu_ps_t now)
@@ -86,7 +89,7 @@ static void ev_pool_release(void *a, void *b, emu_ps_t now)
  * drained enough (uet-nic-buffers-and-pfc.md, Receive buffer). False when the write can never go (a buffer on its
  * way smaller than one transfer): nothing reaches the host.
  */
-static bool deliver(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now)
+bool nic_rx_deliver(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now)
 {
 	if (!nic_pcie_fits(&nic->p->pcie_nic, &nic->p->pcie_host, pkt->payload_len)) {
 		/* a buffer smaller than one transfer: the write never goes, the data stays in the pool for good */
@@ -132,7 +135,7 @@ static void check_recv_complete(struct nic *nic, struct nic_pdc *pdc, emu_ps_t n
  * message_offset and added to those delivered, stay within it. The first packet past a completed message's EOM
  * begins the next message, whichever of its packets comes first.
  */
-static bool rx_fits(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt)
+bool nic_rx_fits(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt)
 {
 	bool past_eom = pdc->eom_seen && (int32_t)(pkt->pds.psn - pdc->eom_psn) > 0;
 	uint32_t len = pkt->ses.request_length;
@@ -163,13 +166,13 @@ static bool rx_fits(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt 
 }
 
 /* A data packet with a new PSN: delivered, and the message's end noted. */
-static void rx_new(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now)
+void nic_rx_new(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, emu_ps_t now)
 {
 	if (pdc->rcv_msg_len != UINT32_MAX && pdc->rcv_payload + pkt->payload_len > pdc->rcv_msg_len)
 		/* more new bytes than the message holds: packets forged at PSNs the message does not use came first;
 		 * the PSN counts as received (the sender did send it), its bytes are not delivered twice */
 		nic->c[NIC_C_DROP_BEYOND_MESSAGE]++;
-	else if (!deliver(nic, pdc, pkt, now))
+	else if (!nic_rx_deliver(nic, pdc, pkt, now))
 		return;
 	if (pkt->ses.flags & WIRE_SES_F_SOM)
 		pdc->rcv_wqe_id = pkt->ses.message_id;
@@ -213,6 +216,10 @@ void nic_rx_data(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 {
 	uint64_t waiting = nic->in_pool_used[NIC_TC_DATA]; /* received data not yet accepted by PCIe, before this one */
 
+	if (pkt->pds.type == WIRE_PDS_ROD_CC_REQ) { /* uetemu sends RUD_CC only: ROD's in-order rules (nic_pds.c) */
+		nic_pds_rx_req(nic, pkt, now);
+		return;
+	}
 	nic->c[NIC_C_WRITE_PKTS_RCVD]++;
 	if (pkt->ecn == WIRE_ECN_CE)
 		nic->c[NIC_C_ECN_CE_RCVD]++;
@@ -222,7 +229,7 @@ void nic_rx_data(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 	nic_pdc_rcv_touch(nic, pdc, now);
 	nic_trace_now(nic, pkt, NIC_TR_RX, pdc, EMU_PS_NEVER, now);
 	if (pkt->kind == WIRE_KIND_TRIMMED) {
-		rx_trimmed(nic, pdc, pkt, now);
+		nic_rx_trimmed(nic, pdc, pkt, now);
 		return;
 	}
 	uint32_t psn = pkt->pds.psn;
@@ -230,7 +237,7 @@ void nic_rx_data(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 		nic->c[NIC_C_DROP_PSN_OUT_OF_WINDOW]++;
 		return;
 	}
-	if ((int32_t)(psn - pdc->rcv_next) >= 0 && !rx_fits(nic, pdc, pkt)) { /* below rcv_next: a duplicate */
+	if ((int32_t)(psn - pdc->rcv_next) >= 0 && !nic_rx_fits(nic, pdc, pkt)) { /* below rcv_next: a duplicate */
 		nic->c[NIC_C_DROP_BEYOND_MESSAGE]++;
 		return;
 	}
@@ -240,23 +247,31 @@ void nic_rx_data(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 		return;
 	}
 	if (tr == NIC_TRACK_NEW)
-		rx_new(nic, pdc, pkt, now);
+		nic_rx_new(nic, pdc, pkt, now);
 	if (!(pkt->pds.flags & WIRE_REQ_F_AR))
 		return;
-	/*
-	 * Hold the ACK for the receiver's PCIe service time: the data class's receive-pool backlog plus this packet
-	 * at the NIC side's LaneBps x LaneCount; report it in 128 ns units. ACKs leave in the order generated.
-	 */
+	nic_ack_held(nic, pdc, pkt, waiting, now);
+}
+
+/*
+ * Hold the ACK for the receiver's PCIe service time: the data class's receive-pool backlog plus this packet
+ * at the NIC side's LaneBps x LaneCount; report it in 128 ns units. ACKs leave in the order generated.
+ */
+bool nic_ack_held(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *pkt, uint64_t waiting, emu_ps_t now)
+{
 	emu_ps_t hold = emu_ser_ps(waiting + wire_ip_len(pkt), nic->pcie.bps[0]);
-	struct wire_pkt *ack = build_ack(nic, pdc, pkt);
+	struct wire_pkt *ack = nic_build_ack(nic, pdc, pkt);
 	if (ack == NULL)
-		return;
+		return false;
 	uint64_t st = hold / (128 * EMU_PS_PER_NS);
 	ack->pds.service_time = (uint16_t)(st > 0xffff ? 0xffff : st);
 	emu_ps_t when = now + hold > nic->ack_last ? now + hold : nic->ack_last;
 	nic->ack_last = when;
-	if (net_sched(nic->env.np, when, ev_ack_send, nic, ack, NULL) < 0)
+	if (net_sched(nic->env.np, when, ev_ack_send, nic, ack, NULL) < 0) {
 		net_pkt_free(nic->env.np, ack);
+		return false;
+	}
+	return true;
 }
 
 /* A base-RTT probe is answered at once with an ACK carrying P and the probe's opaque value, without the hold. */
@@ -281,10 +296,10 @@ void nic_rx_cp(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 		pdc = &gone;
 	}
 	nic_trace_now(nic, pkt, NIC_TR_RX, pdc, EMU_PS_NEVER, now);
-	struct wire_pkt *ack = build_ack(nic, pdc, pkt);
+	struct wire_pkt *ack = nic_build_ack(nic, pdc, pkt);
 	if (ack == NULL)
 		return;
 	ack->pds.flags |= WIRE_ACK_F_P;
 	ack->pds.probe_opaque = pkt->pds.probe_opaque;
-	push_ctrl(nic, ack, now);
+	nic_push_ctrl(nic, ack, now);
 }

@@ -234,6 +234,9 @@ static void build_data(struct nic *nic, struct nic_pdc *pdc, struct wire_pkt *p,
 	p->ses.opcode = WIRE_SES_OP_SEND;
 	p->ses.flags = (first ? WIRE_SES_F_SOM : 0) | (last ? WIRE_SES_F_EOM : 0);
 	p->ses.message_id = (uint16_t)pdc->wqe_id;
+	p->ses.job_id = nic->p->ses_job_id & 0xffffffu; /* the SES identity: 0 at the defaults (a peer profile's) */
+	p->ses.pid_on_fep = (uint16_t)(nic->p->ses_pid_on_fep & 0xfffu);
+	p->ses.resource_index = (uint16_t)(nic->p->ses_resource_index & 0xfffu);
 	p->ses.initiator = nic->env.fep_id;
 	p->ses.buffer_offset = (uint64_t)r->seg * mss;
 	p->ses.payload_length = (uint16_t)r->payload;

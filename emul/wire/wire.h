@@ -130,9 +130,35 @@ enum wire_ctl_type {
 	WIRE_CTL_NEGOTIATION = 9,
 };
 
-/* NACK codes the emulator sends (others are decoded and passed through as numbers). */
+/* NACK codes (spec 1.3; 0x03 and 0x0C reserved, 0x1B..0xFC reserved, 0xFD..0xFF experimental). */
 #define WIRE_NACK_TRIMMED 0x01
 #define WIRE_NACK_TRIMMED_LASTHOP 0x02
+#define WIRE_NACK_NO_PDC_AVAIL 0x04
+#define WIRE_NACK_NO_CCC_AVAIL 0x05
+#define WIRE_NACK_NO_BITMAP 0x06
+#define WIRE_NACK_NO_PKT_BUFFER 0x07
+#define WIRE_NACK_NO_GTD_DEL_AVAIL 0x08
+#define WIRE_NACK_NO_SES_MSG_AVAIL 0x09
+#define WIRE_NACK_NO_RESOURCE 0x0a
+#define WIRE_NACK_PSN_OOR_WINDOW 0x0b
+#define WIRE_NACK_ROD_OOO 0x0d
+#define WIRE_NACK_INV_DPDCID 0x0e
+#define WIRE_NACK_PDC_HDR_MISMATCH 0x0f
+#define WIRE_NACK_CLOSING 0x10
+#define WIRE_NACK_CLOSING_IN_ERR 0x11
+#define WIRE_NACK_PKT_NOT_RCVD 0x12
+#define WIRE_NACK_GTD_RESP_UNAVAIL 0x13
+#define WIRE_NACK_ACK_WITH_DATA 0x14
+#define WIRE_NACK_INVALID_SYN 0x15
+#define WIRE_NACK_PDC_MODE_MISMATCH 0x16
+#define WIRE_NACK_NEW_START_PSN 0x17
+#define WIRE_NACK_RCVD_SES_PROCG 0x18
+#define WIRE_NACK_UNEXP_EVENT 0x19
+#define WIRE_NACK_RCVR_INFER_LOSS 0x1a
+/* SES response return codes used (spec 1.4; UEC reference provider uet_ses_rc_t). */
+#define WIRE_SES_RC_NULL 0x00
+#define WIRE_SES_RC_OK 0x01
+#define WIRE_SES_RC_UNSUPPORTED_OP 0x06
 
 /* SES request opcodes (spec 1.4); 0x10..0x2f reserved, 0x30..0x3e vendor, 0x3f extended. */
 #define WIRE_SES_OP_NO_OP 0x00
@@ -174,7 +200,8 @@ enum wire_ctl_type {
  *   ACK      ACK_CC with NSCC state, alone or with an SES default response (next_hdr RESPONSE)
  *   NACK     NACK alone
  *   CP       control packet PROBE
- * Every other well-formed UET 1.0 frame is UET: decoded field by field, counted by class, not used by the models.
+ * Every other well-formed UET 1.0 frame is UET: decoded field by field, counted by class; the UET NIC acts on it by
+ * its PDS type as UET 1.0 says (emul/nic/nic_pds.c), TSS aside.
  */
 enum wire_kind {
 	WIRE_KIND_NONE = 0,
@@ -653,7 +680,8 @@ void wire_payload_fill(uint8_t *buf, size_t len);
 	X(NOT_ICMP, "not_icmp", "IP protocol is not ICMP") \
 	X(SHORT_ICMP, "short_icmp", "ICMP message shorter than its 8-byte header") \
 	X(BAD_ICMP_CSUM, "bad_icmp_csum", "ICMP checksum wrong") \
-	X(BAD_UDP_CSUM, "bad_udp_csum", "UDP checksum non-zero and wrong (0: not computed, accepted)") \
+	X(BAD_UDP_CSUM, "bad_udp_csum", "UDP checksum non-zero and wrong (0: not computed, and a partial one under " \
+	  "rx_csum: offload, accepted)") \
 	X(BAD_PFC_DST, "bad_pfc_dst", "PFC frame not addressed to the MAC control group 01:80:C2:00:00:01") \
 	X(SHORT_BTH, "short_bth", "RoCE frame shorter than its BTH (and ICRC)") \
 	X(BAD_ROCE_OPCODE, "bad_roce_opcode", "RoCE BTH opcode not modelled (only RC SEND, RDMA WRITE, ACK, CNP)") \
@@ -673,12 +701,38 @@ const char *wire_reason_str(int reason);
 /** Key of @p reason, a snake_case identifier (summary.json); "unknown" outside the enum. */
 const char *wire_reason_key(int reason);
 
-/** What a receiver expects of the frames it decodes (nic.UETEncapsulation). */
+/*
+ * How a receiver takes a UDP checksum (a port's rx_csum:, docs/realtime.md). A checksum of 0 ("not computed", what
+ * uetemu sends) is taken in every mode. A partial checksum is what a Linux sender leaves in the field when it hands
+ * the checksum to the device (TX checksum offload) and the device is virtual (a veth, a tap): the one's complement
+ * sum of the pseudo-header only, folded to 16 bits and not complemented (docs/wire.md, Partial UDP checksums).
+ */
+enum wire_csum_mode {
+	WIRE_CSUM_VERIFY = 0, /* "verify": a non-zero checksum must be complete and right, else BAD_UDP_CSUM */
+	WIRE_CSUM_OFFLOAD,    /* "offload": as verify, and a partial checksum is taken too (WIRE_CSUM_SEEN_PARTIAL) */
+	WIRE_CSUM_IGNORE,     /* "ignore": not checked; a non-zero one is WIRE_CSUM_SEEN_UNVERIFIED */
+};
+
+/** What the decoder found in a taken frame's UDP checksum (struct wire_rx_info.udp_csum). */
+enum wire_csum_seen {
+	WIRE_CSUM_SEEN_NONE = 0,   /* no UDP checksum to look at: 0 (not computed), native UET, PFC */
+	WIRE_CSUM_SEEN_GOOD,       /* complete and right */
+	WIRE_CSUM_SEEN_PARTIAL,    /* the pseudo-header sum of TX checksum offload (WIRE_CSUM_OFFLOAD) */
+	WIRE_CSUM_SEEN_UNVERIFIED, /* non-zero, not checked (WIRE_CSUM_IGNORE) */
+};
+
+/** What a receiver expects of the frames it decodes (nic.UETEncapsulation, and the port's rx_csum:). */
 struct wire_rx_cfg {
 	uint16_t uet_port; /* the UDP destination port to accept as UET */
 	bool crc;          /* every UET frame but a trimmed request ends in a CRC-32C trailer (checked, then cut) */
 	bool roce_icrc;    /* every RoCE frame ends in the ICRC (checked, then cut; WIRE_ENCAP_ICRC set) */
 	bool roce_reth;    /* RoCE WRITE FIRST / ONLY carry a RETH (WIRE_ENCAP_RETH set) */
+	uint8_t udp_csum;  /* enum wire_csum_mode; 0 (verify) in a zeroed cfg */
+};
+
+/** What wire_decode_rx() says about a frame beyond its descriptor (for a port's counters). */
+struct wire_rx_info {
+	uint8_t udp_csum;  /* enum wire_csum_seen */
 };
 
 /**
@@ -698,6 +752,13 @@ struct wire_rx_cfg {
  * Returns WIRE_R_OK (0), or a positive enum wire_reason naming the first problem; @p out is then unspecified.
  */
 int wire_decode_cfg(const uint8_t *buf, size_t len, const struct wire_rx_cfg *cfg, struct wire_pkt *out);
+
+/**
+ * wire_decode_cfg(), and what it saw of the frame's UDP checksum in @p info (may be NULL; written when the frame
+ * is taken, WIRE_R_OK). The UDP checksum is checked as @p cfg->udp_csum says (enum wire_csum_mode).
+ */
+int wire_decode_rx(const uint8_t *buf, size_t len, const struct wire_rx_cfg *cfg, struct wire_pkt *out,
+		   struct wire_rx_info *info);
 
 /** wire_decode_cfg() with UET port @p uet_port and no CRC trailer expected. */
 int wire_decode(const uint8_t *buf, size_t len, uint16_t uet_port, struct wire_pkt *out);

@@ -43,33 +43,48 @@ static int dec_ipv4(const uint8_t *b, size_t n, struct wire_pkt *out, size_t *dg
 }
 
 /*
- * Is the UDP checksum of datagram @p b (@p n bytes, header included) right for the addresses in @p out? RFC 768: the
- * one's complement sum over the pseudo-header (source, destination, protocol 17, UDP length) and the datagram,
- * checksum field included, is 0xffff. A checksum of 0 means "not computed" (uetemu sends 0): accepted.
+ * The UDP checksum of datagram @p b (@p n bytes, header included) for the addresses in @p out, taken as @p mode
+ * says (enum wire_csum_mode): an enum wire_csum_seen, or -1 when it is refused. RFC 768: the one's complement sum
+ * over the pseudo-header (source, destination, protocol 17, UDP length) and the datagram, checksum field included,
+ * is 0xffff. A checksum of 0 means "not computed" (uetemu sends 0): taken. A partial checksum (TX checksum offload
+ * to a virtual device) is the pseudo-header's sum folded, not complemented: taken under WIRE_CSUM_OFFLOAD.
  */
-static bool udp_csum_ok(const uint8_t *b, size_t n, const struct wire_pkt *out)
+static int udp_csum(const uint8_t *b, size_t n, const struct wire_pkt *out, uint8_t mode)
 {
-	uint64_t sum = (out->src_ip >> 16) + (out->src_ip & 0xffff) + (out->dst_ip >> 16) + (out->dst_ip & 0xffff) +
-		       WIRE_IPPROTO_UDP + n;
+	uint64_t ph = (out->src_ip >> 16) + (out->src_ip & 0xffff) + (out->dst_ip >> 16) + (out->dst_ip & 0xffff) +
+		      WIRE_IPPROTO_UDP + n;
+	uint16_t field = get_be16(b + UDP_CSUM);
+	uint64_t sum;
 
-	if (get_be16(b + UDP_CSUM) == 0)
-		return true;
-	sum += (uint16_t)~wire_csum(b, n);
+	if (field == 0)
+		return WIRE_CSUM_SEEN_NONE;
+	if (mode == WIRE_CSUM_IGNORE)
+		return WIRE_CSUM_SEEN_UNVERIFIED;
+	sum = ph + (uint16_t)~wire_csum(b, n);
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
-	return sum == 0xffff;
+	if (sum == 0xffff)
+		return WIRE_CSUM_SEEN_GOOD;
+	if (mode != WIRE_CSUM_OFFLOAD)
+		return -1;
+	while (ph >> 16)
+		ph = (ph & 0xffff) + (ph >> 16);
+	return field == ph ? WIRE_CSUM_SEEN_PARTIAL : -1;
 }
 
 /* UDP header; @p n is exactly the IP payload length. */
-static int dec_udp(const uint8_t *b, size_t n, uint16_t uet_port, struct wire_pkt *out)
+static int dec_udp(const uint8_t *b, size_t n, const struct wire_rx_cfg *cfg, struct wire_pkt *out, uint8_t *seen)
 {
+	int cs;
+
 	if (n < WIRE_UDP_LEN)
 		return -WIRE_R_SHORT_UDP;
 	if (get_be16(b + UDP_LEN) != n)
 		return -WIRE_R_BAD_UDP_LEN;
-	if (!udp_csum_ok(b, n, out))
+	if ((cs = udp_csum(b, n, out, cfg->udp_csum)) < 0)
 		return -WIRE_R_BAD_UDP_CSUM;
-	if (get_be16(b + UDP_DPORT) != uet_port && get_be16(b + UDP_DPORT) != WIRE_UDP_PORT_CM &&
+	*seen = (uint8_t)cs;
+	if (get_be16(b + UDP_DPORT) != cfg->uet_port && get_be16(b + UDP_DPORT) != WIRE_UDP_PORT_CM &&
 	    get_be16(b + UDP_DPORT) != WIRE_UDP_PORT_ROCE)
 		return -WIRE_R_NOT_UET_PORT;
 	out->sport = get_be16(b + UDP_SPORT);
@@ -502,11 +517,19 @@ static int dec_pfc(const uint8_t *b, size_t n, struct wire_pkt *out)
 
 int wire_decode_cfg(const uint8_t *buf, size_t len, const struct wire_rx_cfg *cfg, struct wire_pkt *out)
 {
+	return wire_decode_rx(buf, len, cfg, out, NULL);
+}
+
+int wire_decode_rx(const uint8_t *buf, size_t len, const struct wire_rx_cfg *cfg, struct wire_pkt *out,
+		   struct wire_rx_info *info)
+{
 	size_t off, end, dgram = 0;
-	uint8_t proto = 0;
+	uint8_t proto = 0, seen = WIRE_CSUM_SEEN_NONE;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	if (info != NULL)
+		info->udp_csum = WIRE_CSUM_SEEN_NONE;
 	if (len >= WIRE_ETH_LEN && get_be16(buf + ETH_TYPE) == WIRE_ETHERTYPE_MAC_CTRL)
 		return dec_pfc(buf, len, out);
 	rc = dec_eth(buf, len, out);
@@ -522,7 +545,7 @@ int wire_decode_cfg(const uint8_t *buf, size_t len, const struct wire_rx_cfg *cf
 	if (proto == WIRE_IPPROTO_UET)
 		rc = dec_entropy(buf + off, end - off, out);
 	else
-		rc = dec_udp(buf + off, end - off, cfg->uet_port, out);
+		rc = dec_udp(buf + off, end - off, cfg, out, &seen);
 	if (rc < 0)
 		return -rc;
 	off += (size_t)rc;
@@ -534,6 +557,8 @@ int wire_decode_cfg(const uint8_t *buf, size_t len, const struct wire_rx_cfg *cf
 		rc = dec_uet(buf + off, end - off, cfg->crc, out);
 	if (rc < 0)
 		return -rc;
+	if (info != NULL)
+		info->udp_csum = seen;
 	return WIRE_R_OK;
 }
 

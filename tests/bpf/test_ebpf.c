@@ -1,6 +1,7 @@
 /* bpf/ on the host: the CE marker's virtual queue and marking (ebpf_ecn_step(), the code the BPF program runs under
  * its lock), and the loader's rate parsing and configuration check. No kernel, no libbpf. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <string.h>
 
 #include "ebpf.h"
@@ -100,4 +101,60 @@ Test(ecn_loader, rates_sizes_and_checks)
 	c = cfg();
 	c.pmax_ppm = EBPF_PPM + 1;
 	cr_assert_neq(ebpf_ecn_cfg_check(&c, err, sizeof(err)), 0);
+}
+
+static struct ebpf_trim_cfg trim_cfg(void)
+{
+	return (struct ebpf_trim_cfg){ .rate_bps = 8000000, .min_bytes = 3000, .limit_bytes = 12000, .generation = 1,
+				       .uet_port = 4793, .dscp_trimmable = 8, .dscp_trimmed = 16 };
+}
+
+/* 1 byte per microsecond: a burst of 1,000 B trimmable packets fills the queue to min, then each is trimmed to
+ * 58 B and queued at that; a non-trimmable packet is never trimmed, only stopped at the limit. */
+Test(trim_step, trims_above_min_and_queues_the_trimmed_length)
+{
+	struct ebpf_trim_cfg c = trim_cfg();
+	struct ebpf_trim_state st = { 0 };
+
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(ebpf_trim_step(&c, &st, 1000, 1000, 58), 0, "packet %d fits under min", i);
+	cr_assert_eq(st.vq_bytes, 3000);
+	cr_assert_eq(ebpf_trim_step(&c, &st, 1000, 1000, 58), 1, "the 4th would go above min: trimmed");
+	cr_assert_eq(st.vq_bytes, 3058);
+	cr_assert_eq(ebpf_trim_step(&c, &st, 1000, 1000, 0), 0, "not trimmable: passes whole");
+	cr_assert_eq(st.vq_bytes, 4058);
+	cr_assert_eq(st.trimmed, 1);
+	cr_assert_eq(st.trimmable, 4);
+	cr_assert_eq(st.packets, 5);
+	/* 4,058 us later the queue is empty again: the next one fits */
+	cr_assert_eq(ebpf_trim_step(&c, &st, 1000 + 4058000, 1000, 58), 0);
+	cr_assert_eq(st.vq_bytes, 1000);
+	for (int i = 0; i < 20; i++)
+		ebpf_trim_step(&c, &st, 1000 + 4058000, 1000, 0);
+	cr_assert_eq(st.vq_bytes, 12000, "non-trimmable packets stop at the limit");
+	cr_assert_eq(st.overflow, 9);
+	cr_assert_eq(ebpf_trim_step(&c, &st, 1000 + 4058000, 1000, 58), 1, "a trimmed one is queued even there");
+	c.generation = 2;
+	cr_assert_eq(ebpf_trim_step(&c, &st, 1000 + 4058000, 1000, 58), 0, "a new generation starts empty");
+	cr_assert_eq(st.vq_bytes, 1000);
+}
+
+Test(trim_loader, checks)
+{
+	struct ebpf_trim_cfg c = trim_cfg();
+	char err[256];
+
+	cr_assert_eq(ebpf_trim_cfg_check(&c, err, sizeof(err)), 0);
+	c.dscp_trimmed = 8;
+	cr_assert_eq(ebpf_trim_cfg_check(&c, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "must differ") != NULL, "%s", err);
+	c = trim_cfg();
+	c.limit_bytes = 100;
+	cr_assert_eq(ebpf_trim_cfg_check(&c, err, sizeof(err)), -EINVAL);
+	c = trim_cfg();
+	c.rate_bps = 10;
+	cr_assert_eq(ebpf_trim_cfg_check(&c, err, sizeof(err)), -EINVAL);
+	c = trim_cfg();
+	c.dscp_trimmable = 64;
+	cr_assert_eq(ebpf_trim_cfg_check(&c, err, sizeof(err)), -EINVAL);
 }

@@ -1469,6 +1469,27 @@ Test(ctl_config, ports_xdp_steering)
 		   "6:5: ports.0: xdp_steering: true is for net_af_xdp devs only, not 'net_tap0,iface=t0'");
 }
 
+Test(ctl_config, ports_rx_csum_and_mtu)
+{
+	struct ctl_config cfg;
+
+	yaml_ok(&cfg, XDP_HOSTS "ports:\n  - {attach: h0, dev: \"net_af_packet0,iface=v0\"}\n"
+			"  - {attach: h1, dev: \"net_af_packet1,iface=v1\", rx_csum: verify, mtu: 1500}\n");
+	cr_expect_eq(cfg.ports[0].rx_csum, WIRE_CSUM_OFFLOAD, "the default takes partial checksums");
+	cr_expect_eq(cfg.ports[0].mtu, 0);
+	cr_expect_eq(cfg.ports[1].rx_csum, WIRE_CSUM_VERIFY);
+	cr_expect_eq(cfg.ports[1].mtu, 1500);
+	ctl_config_free(&cfg);
+	yaml_ok(&cfg, XDP_HOSTS "ports:\n  - {attach: h0, dev: \"net_af_packet0,iface=v0\", rx_csum: ignore}\n");
+	cr_expect_eq(cfg.ports[0].rx_csum, WIRE_CSUM_IGNORE);
+	ctl_config_free(&cfg);
+	yaml_fails(XDP_HOSTS "ports:\n  - {attach: h0, dev: \"net_af_packet0,iface=v0\", rx_csum: partial}\n",
+		   "6:59: ports.0.rx_csum: unknown rx_csum 'partial'; use offload (the default: a partial checksum of a "
+		   "Linux sender's TX offload is taken), verify (every non-zero checksum complete and right) or ignore");
+	yaml_fails(XDP_HOSTS "ports:\n  - {attach: h0, dev: \"net_af_packet0,iface=v0\", mtu: 67}\n",
+		   "6:55: ports.0.mtu: value 67 out of range 68 to 9202");
+}
+
 Test(ctl_config, ports_vlan)
 {
 	struct ctl_config cfg;

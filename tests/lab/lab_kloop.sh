@@ -19,19 +19,36 @@
 # below their maximum (uet-transport-stats records); every HTB tail drop was recovered (retransmissions, all
 # messages complete). Printed, not asserted: the same figures with NSCC off (more drops or more queueing), FCTs,
 # queue maxima. Exit 0, 1, or 77 when not root or without tc or the CE marker.
+#
+# KLOOP_MODE=trim (the lab-ktrim test; the third argument is then uetemu-trim): the trimmer instead of the CE
+# marker on the bottleneck, both runs with nic.TransportProcessingLayers.ScalaUETPdsManager.TrimmingEnabled (the
+# senders mark data DSCP_TRIMMABLE). Asserted in the NSCC run: the trimmer trimmed packets; rack B received trimmed
+# requests, at most as many as were trimmed, and NACKed every one; rack A received every NACK and retransmitted at
+# least once per NACK; every message completes.
 set -u
+KLOOP_MODE=${KLOOP_MODE:-ecn}
 LAB_NAME=lab_kloop
+[ "$KLOOP_MODE" = trim ] && LAB_NAME=lab_ktrim
 . "$(dirname "${BASH_SOURCE[0]}")/lablib.sh"
 lab_init "$@"
-ECN=$(realpath -m "${3:-${UETEMU_ECN:-$(dirname "$UETEMU")/bpf/uetemu-ecn}}")
-[ -x "$ECN" ] || { echo "SKIP: $LAB_NAME needs uetemu-ecn (libbpf and clang at build time): $ECN"; exit 77; }
+TOOL=uetemu-ecn
+[ "$KLOOP_MODE" = trim ] && TOOL=uetemu-trim
+ECN=$(realpath -m "${3:-${UETEMU_ECN:-$(dirname "$UETEMU")/bpf/$TOOL}}")
+[ -x "$ECN" ] || { echo "SKIP: $LAB_NAME needs $TOOL (libbpf and clang at build time): $ECN"; exit 77; }
+MODE_SET=()
+[ "$KLOOP_MODE" = trim ] && MODE_SET=(--set nic.TransportProcessingLayers.ScalaUETPdsManager.TrimmingEnabled=true)
 lab_need tc
 U=uetu$$ A=uetka$$ B=uetkb$$
+[ "$KLOOP_MODE" = trim ] && U=uettu$$ A=uetta$$ B=uettb$$
 ans() { ip netns exec "$A" "$@"; }
 bns() { ip netns exec "$B" "$@"; }
 HTB_RATE=${KLOOP_RATE:-50mbit}
 MARK_RATE=${KLOOP_MARK_RATE:-45mbit}
 QLIMIT=${KLOOP_QLIMIT:-30}
+FIFO=(pfifo limit "$QLIMIT")
+# A trimming switch's queue is counted in bytes (a trimmed header takes the room of its 58 B, not a data frame's):
+# a bfifo of QLIMIT data frames' bytes (30 x 1,126 B), so the trimmed headers that follow a trim find room.
+[ "$KLOOP_MODE" = trim ] && FIFO=(bfifo limit $((QLIMIT * 1126)))
 
 router() { # NS: forwarding, ECMP on the L4 hash (the UDP source port), no reverse-path filter (paths differ)
 	ip netns exec "$1" sysctl -qw net.ipv4.ip_forward=1 net.ipv4.fib_multipath_hash_policy=1 \
@@ -50,21 +67,28 @@ fi
 pass "routers $A and $B: two equal-cost paths (p1, p2), fib_multipath_hash_policy=1"
 
 # The bottleneck, made afresh for each run (its counters start at 0): HTB at HTB_RATE on B's egress to rack B, a
-# pfifo of QLIMIT frames under it (the kernel's tail drop), and the CE marker's virtual queue just below that rate.
+# pfifo of QLIMIT frames under it (the kernel's tail drop), and the CE marker's virtual queue just below that rate
+# (or the trimmer's: it trims what would take its queue above 20 KB, before the pfifo's 30 frames, 33 KB, fill).
+attach_tool() {
+	if [ "$KLOOP_MODE" = trim ]; then
+		bns "$ECN" attach vr1 --rate "$MARK_RATE" --min 20KB >/dev/null
+	else
+		bns "$ECN" attach vr1 --rate "$MARK_RATE" --min 10KB --max 30KB >/dev/null
+	fi
+}
 bottleneck() {
 	bns tc qdisc del dev vr1 root 2>/dev/null
 	bns tc qdisc add dev vr1 root handle 1: htb default 10 r2q 100 &&
 		bns tc class add dev vr1 parent 1: classid 1:10 htb rate "$HTB_RATE" ceil "$HTB_RATE" &&
-		bns tc qdisc add dev vr1 parent 1:10 handle 10: pfifo limit "$QLIMIT" &&
-		bns "$ECN" attach vr1 --rate "$MARK_RATE" --min 10KB --max 30KB >/dev/null &&
-		bns "$ECN" stats vr1 --reset >/dev/null
+		bns tc qdisc add dev vr1 parent 1:10 handle 10: "${FIFO[@]}" &&
+		attach_tool && bns "$ECN" stats vr1 --reset >/dev/null
 }
 
 # The pfifo's backlog, sampled every 50 ms into FILE: its maximum in frames.
 sample_backlog() {
 	local max=0 p
 	while :; do
-		p=$(bns tc -s qdisc show dev vr1 2>/dev/null | awk '/^qdisc pfifo/ {f = 1} f && /backlog/ {
+		p=$(bns tc -s qdisc show dev vr1 2>/dev/null | awk '/^qdisc [pb]fifo/ {f = 1} f && /backlog/ {
 			sub("p", "", $3); print $3; exit }')
 		if [ "${p:-0}" -gt "$max" ]; then max=$p; echo "$max" >"$1"; fi
 		sleep 0.05
@@ -87,7 +111,7 @@ run_case() {
 	spid=$!
 	PIDS+=("$spid")
 	before=$(path_counts)
-	run_uetemu "$U" "$ROOT/tests/lab/kloop.yaml" "$WORK/out" "$@"
+	run_uetemu "$U" "$ROOT/tests/lab/kloop.yaml" "$WORK/out" "${MODE_SET[@]}" "$@"
 	wait_running || fail "$label: uetemu did not start"
 	wait_uetemu
 	after=$(path_counts)
@@ -95,7 +119,7 @@ run_case() {
 	{
 		echo "paths $before $after"
 		echo "backlog_max $(cat "$WORK/$label.backlog")"
-		echo "htb $(bns tc -s qdisc show dev vr1 | awk '/^qdisc pfifo/ {f = 1} f && /dropped/ {
+		echo "htb $(bns tc -s qdisc show dev vr1 | awk '/^qdisc [pb]fifo/ {f = 1} f && /dropped/ {
 			gsub("[(,]", ""); print $4, $7, $9; exit }')"
 		echo "marker $(bns "$ECN" stats vr1 --json)"
 	} >"$WORK/$label.fig"
@@ -110,9 +134,9 @@ run_case nscc_off --set nic.TransportProcessingLayers.ScalaUETCongestionControl.
 bns "$ECN" detach vr1 >/dev/null 2>&1
 
 # The figures of both runs, and the facts asserted about the NSCC run.
-python3 - "$WORK" >"$WORK/verdict" <<'PY'
+python3 - "$WORK" "$KLOOP_MODE" >"$WORK/verdict" <<'PY'
 import csv, json, sys
-work = sys.argv[1]
+work, mode = sys.argv[1], sys.argv[2]
 
 def case(label):
     s = json.load(open(f'{work}/{label}/summary.json'))
@@ -137,11 +161,13 @@ def case(label):
     return {
         'completed': m['completed'], 'posted': m['posted'], 'fct_p50': m['fct_us']['p50'],
         'fct_max': m['fct_us']['max'], 'paths': paths, 'htb_sent': sent, 'htb_dropped': dropped,
-        'backlog_max': int(fig['backlog_max']), 'marked': marker['counters']['marked'],
+        'backlog_max': int(fig['backlog_max']), 'marked': marker['counters'].get('marked', 0),
         'ce_rcvd': c(('host2', 'host3'), 'ecn_ce_rcvd'), 'echo_sent': c(('host2', 'host3'), 'm_marked_pkts_sent'),
         'echo_rcvd': c(('host0', 'host1'), 'm_marked_pkts_rcvd'), 'rtx': c(('host0', 'host1'), 'num_rtx'),
         'rto': c(('host0', 'host1'), 'num_rto'), 'cwnd': cw,
         'data': c(('host0', 'host1'), 'write_pkts_sent'),
+        'trimmed': marker['counters'].get('trimmed', 0), 'trims_rcvd': c(('host2', 'host3'), 'trims_rcvd'),
+        'nack_sent': c(('host2', 'host3'), 'nack_pkts_sent'), 'nack_rcvd': c(('host0', 'host1'), 'nack_pkts_rcvd'),
     }
 
 on, off = case('nscc_on'), case('nscc_off')
@@ -151,9 +177,15 @@ rows = [
     ('data packets sent (rack A)', lambda r: r['data']),
     ('path 1 frames A->B / B->A', lambda r: f"{r['paths'][0]} / {r['paths'][2]}"),
     ('path 2 frames A->B / B->A', lambda r: f"{r['paths'][1]} / {r['paths'][3]}"),
+] + ([
+    ('packets trimmed by the trimmer', lambda r: r['trimmed']),
+    ('trimmed requests received (rack B)', lambda r: r['trims_rcvd']),
+    ('NACKs sent (rack B) / received (rack A)', lambda r: f"{r['nack_sent']} / {r['nack_rcvd']}"),
+] if mode == 'trim' else [
     ('CE marked by the marker', lambda r: r['marked']),
     ('CE data received (rack B)', lambda r: r['ce_rcvd']),
     ('ECN echoes sent / received', lambda r: f"{r['echo_sent']} / {r['echo_rcvd']}"),
+]) + [
     ('cwnd min / max host0 (B)', lambda r: '%d / %d' % r['cwnd']['host0']),
     ('cwnd min / max host1 (B)', lambda r: '%d / %d' % r['cwnd']['host1']),
     ('HTB frames sent / tail drops', lambda r: f"{r['htb_sent']} / {r['htb_dropped']}"),
@@ -170,9 +202,18 @@ def ok(cond, text):
 ok(r['posted'] > 0 and r['completed'] == r['posted'], f"messages complete ({r['completed']} of {r['posted']})")
 ok(min(r['paths'][:2]) > 0 and min(r['paths'][2:]) > 0,
    'both paths carry frames both ways (A->B %d, %d; B->A %d, %d)' % tuple(r['paths']))
-ok(r['marked'] > 0, f"the CE marker marked {r['marked']} packets")
-ok(r['ce_rcvd'] > 0 and r['echo_rcvd'] > 0,
-   f"CE-marked data received ({r['ce_rcvd']}), ECN echoes back at the senders ({r['echo_rcvd']})")
+if mode == 'trim':
+    ok(r['trimmed'] > 0, f"the trimmer trimmed {r['trimmed']} packets")
+    ok(0 < r['trims_rcvd'] <= r['trimmed'],
+       f"rack B received trimmed requests ({r['trims_rcvd']}), no more than were trimmed ({r['trimmed']})")
+    ok(r['nack_sent'] == r['trims_rcvd'], f"rack B NACKed every one ({r['nack_sent']} NACKs)")
+    ok(r['nack_rcvd'] == r['nack_sent'], f"rack A received every NACK ({r['nack_rcvd']})")
+    ok(r['rtx'] >= r['nack_rcvd'],
+       f"rack A retransmitted at least once per NACK ({r['rtx']} retransmissions, {r['rto']} timeouts)")
+else:
+    ok(r['marked'] > 0, f"the CE marker marked {r['marked']} packets")
+    ok(r['ce_rcvd'] > 0 and r['echo_rcvd'] > 0,
+       f"CE-marked data received ({r['ce_rcvd']}), ECN echoes back at the senders ({r['echo_rcvd']})")
 ok(all(low < top for low, top in r['cwnd'].values()),
    'the senders\' windows fell below their maximum (%s)' % ', '.join(
        '%s %d < %d' % (n, low, top) for n, (low, top) in r['cwnd'].items()))

@@ -2,9 +2,11 @@
 # Interop from a real port, in real time: tests/wire/gen_uet_vectors.py writes one frame of every UET 1.0 PDS type
 # and SES form (scapy, from the spec layouts; each over UDP 4793 and native IPv4 protocol 253), a net_pcap port
 # replays them into host2's NIC (tests/lab/uetvec.yaml), and summary.json must show: every frame read, none refused,
-# each counted by PDS and SES class (hosts[].uet_rx), the ones the model does not act on under not_used, and the
-# model's own reactions to the ones it does (data delivered and ACKed, trims NACKed, ACKs and NACKs for no open
-# PDC, probes answered). Run 1: no trailer, CrcTrailer false. Run 2: every frame with a CRC-32C trailer,
+# each counted by PDS and SES class (hosts[].uet_rx), only the TSS ones (unreadable without keys) under not_used,
+# and the model's reactions to the rest as UET 1.0 prescribes for a stranger's frames (the generator's answer_of():
+# requests with SYN delivered and ACKed, without SYN NACKed INV_DPDCID, RUDI answered with RUDI_RESP, ACKs and NACKs
+# for no open PDC ignored, CPs for no PDC NACKed, CREDIT / NEGOTIATION NACKed UNEXP_EVENT, probes answered), and
+# every answer out of the port; the table of vector -> answer is printed. Run 1: no trailer, CrcTrailer false. Run 2: every frame with a CRC-32C trailer,
 # CrcTrailer true and Encapsulation NativeIPv4: what host2 sends back out of the port (ACKs, NACKs) must be native
 # with a right trailer (decoded by tests/wire/pcap_classes). Run 3: the frames without trailer while CrcTrailer is
 # true: all but the trimmed and TSS ones refused as bad_crc, the rest still counted.
@@ -52,21 +54,41 @@ for v in vecs:
     want_pds[v['pds']] += per
     for s in v['ses']:
         want_ses[s] += per
-    if not v['used']:
+    if v['ignored']:
         want_unused[v['pds']] += per
-used = [v for v in vecs if v['used']]
+REQS = ('rud_req', 'rod_req', 'rud_cc_req', 'rod_cc_req')
+ACKS, NACKS = ('ack', 'ack_cc', 'ack_ccx'), ('nack', 'nack_ccx')
+def n_of(pred):
+    return per * sum(1 for v in vecs if pred(v))
+asis = lambda v: v['answer']['asis']
+syn = lambda v: '_syn' in v['name']
 want_model = {
-    'write_pkts_rcvd': per * sum(1 for v in used if v['pds'] in ('rud_cc_req', 'rod_cc_req')),
-    # a data frame without SYN for a PDC the receiver does not have opens none: it is dropped (drop_no_rcv_pdc),
-    # trimmed or not; only a SYN opens one (the vectors' sender is a stranger to host2)
-    'trims_rcvd': per * sum(1 for v in used if v['trimmed'] and 'syn' in v['name']),
-    'drop_no_rcv_pdc': per * sum(1 for v in used if v['pds'] in ('rud_cc_req', 'rod_cc_req')
-                                 and 'syn' not in v['name']),
-    'ack_pkts_rcvd': per * sum(1 for v in used if v['pds'] == 'ack_cc'),
-    'nack_pkts_rcvd': per * sum(1 for v in used if v['pds'] == 'nack'),
-    'probe_no_pdc': per * sum(1 for v in used if v['pds'] == 'cp_probe'),
+    # every request is data, trimmed or not, whatever its form
+    'write_pkts_rcvd': n_of(lambda v: v['pds'] in REQS + ('rudi_req', 'uud_req')),
+    # a trim is acted on where the request reaches its PDC (none without SYN), and for RUDI and UUD
+    'trims_rcvd': n_of(lambda v: v['trimmed'] and (v['pds'] in ('rudi_req', 'uud_req') or syn(v))),
+    # uetemu's own data form without SYN for no PDC: the Scala pages' silent drop (the other forms get INV_DPDCID)
+    'drop_no_rcv_pdc': n_of(lambda v: v['pds'] == 'rud_cc_req' and v['used'] and not syn(v)),
+    'ack_pkts_rcvd': n_of(lambda v: v['pds'] in ACKS),
+    'nack_pkts_rcvd': n_of(lambda v: v['pds'] in NACKS),
+    # ACKs and NACKs name no PDC of host2's (a RUDI NACK names none at all: counted apart)
+    'late_no_pdc': n_of(lambda v: v['pds'] in ACKS or v['pds'] in NACKS and v['name'] != 'nack_rudi_nt'),
+    'probe_no_pdc': n_of(lambda v: v['pds'] == 'cp_probe'),
+    # what host2 answered (the generator's answer_of(), "as sent": a stranger, no PDC anywhere)
+    'nack_pkts_sent': n_of(lambda v: asis(v).startswith('nack:')),
+    'ack_pkts_sent': n_of(lambda v: asis(v) in ('ack_cc', 'rudi_resp+rsp')),
 }
-want_model['late_no_pdc'] = want_model['ack_pkts_rcvd'] + want_model['nack_pkts_rcvd']
+want_ev = {
+    'nack_inv_dpdcid': n_of(lambda v: asis(v) == 'nack:0x0e'),
+    'nack_unexp_event': n_of(lambda v: asis(v) == 'nack:0x19'),
+    'rudi_resp_sent': n_of(lambda v: asis(v) == 'rudi_resp+rsp'),
+    'rudi_resp_unmatched': n_of(lambda v: v['pds'] == 'rudi_resp'),
+    'cp_noop': n_of(lambda v: v['pds'] == 'cp_noop'),
+}
+want_answers = n_of(lambda v: asis(v) != '-')
+print('TABLE %-36s %-14s %s' % ('vector', 'pds', 'answer (as sent by a stranger)'))
+for v in vecs:
+    print('TABLE %-36s %-14s %s' % (v['name'], v['pds'], asis(v)))
 
 def load(name):
     s = json.load(open(os.path.join(tmp, name, 'summary.json')))
@@ -90,6 +112,10 @@ for name, label in (('plain', 'no~trailer'), ('crc', 'CRC~trailer')):
     got = {k: c[k] for k in want_model}
     print('CHECK %s:~the~model~acted~on~the~rest~(%s) %d' % (
         label, ','.join('%s=%d' % kv for kv in sorted(got.items())), got == want_model))
+    ev = u.get('pds_events', {})
+    got = {k: ev.get(k, 0) for k in want_ev}
+    print('CHECK %s:~answered~as~UET~1.0~says~(%s) %d' % (
+        label, ','.join('%s=%d' % kv for kv in sorted(got.items())), got == want_ev))
     print('CHECK %s:~the~message~on~the~emulated~link~completed %d' % (label, s['messages']['completed'] == 1))
 s, h = load('nocrc')
 want_bad = per * sum(1 for v in vecs if not v['trimmed'] and v['pds'] != 'tss')
@@ -98,13 +124,22 @@ print('CHECK CrcTrailer~true,~none~sent:~%d~refused~as~bad_crc~(%d),~the~%d~trim
     want_bad, bad, len(vecs) * per - want_bad, sum(h['uet_rx']['pds'].values()),
     bad == want_bad and set(s['port_rx_refused']) == {'bad_crc'} and
     sum(h['uet_rx']['pds'].values()) == len(vecs) * per - want_bad))
+print('ANSWERS %d' % want_answers)
 print('SUMMARY %d %d %d' % (len(vecs), len(vecs) * per, sum(want_unused.values())))
 PY
 [ -s "$tmp/py" ] || { echo "FAIL no summary read"; exit 1; }
+grep '^TABLE' "$tmp/py" | cut -c7-
 while read -r tag what ok; do
 	[ "$tag" = CHECK ] || continue
 	check "${what//\~/ }" "[ '$ok' = 1 ]"
 done <"$tmp/py"
+# every answer host2 sent went out of the port, in both runs (the ARP announcement aside)
+want_ans=$(awk '$1 == "ANSWERS" {print $2}' "$tmp/py")
+for r in plain crc; do
+	[ $r = crc ] && opt=--crc || opt=
+	n=$("$classes" "$tmp/$r-tx.pcap" $opt | awk '$2 == "ok"' | wc -l)
+	check "run $r: host2 sent its $want_ans answers out of the port ($n UET frames)" '[ "$n" = "$want_ans" ]'
+done
 grep -q '^SUMMARY' "$tmp/py" || { echo "FAIL summary check: $(cat "$tmp/py")"; fail=$((fail+1)); }
 read -r _ nvec nframes nunused < <(grep '^SUMMARY' "$tmp/py")
 echo "test_uet_vectors: ${nvec:-?} vectors, ${nframes:-?} frames per run, ${nunused:-?} valid but not used;" \

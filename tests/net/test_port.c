@@ -881,3 +881,57 @@ Test(net_port, random_bytes_counted_never_crash)
 	}
 	cr_assert_eq(accounted(), 50000);
 }
+
+/* Put into frame @p f (Ethernet, IPv4, UDP) the partial checksum of TX offload: the pseudo-header sum, folded. */
+static void partial_csum(uint8_t *f)
+{
+	uint8_t ph[12];
+	size_t ulen = (size_t)f[38] << 8 | f[39];
+
+	memcpy(ph, f + 26, 8);
+	ph[8] = 0;
+	ph[9] = 17;
+	ph[10] = (uint8_t)(ulen >> 8);
+	ph[11] = (uint8_t)ulen;
+	uint16_t c = (uint16_t)~wire_csum(ph, sizeof(ph));
+	f[40] = (uint8_t)(c >> 8);
+	f[41] = (uint8_t)c;
+}
+
+/* rx_csum: offload takes a partial checksum and counts it; verify refuses it; ignore takes a wrong one, counted. */
+Test(net_port, rx_csum_modes_count_what_they_take)
+{
+	static const uint8_t modes[] = { WIRE_CSUM_OFFLOAD, WIRE_CSUM_VERIFY, WIRE_CSUM_IGNORE };
+	uint8_t f[128];
+
+	for (size_t m = 0; m < sizeof(modes); m++) {
+		struct net_port_cfg c = { .rx_csum = modes[m] };
+		struct wire_pkt a = mk_ack(KIP, 0x0a58000au, (const uint8_t[6]){ 0x02, 0, 0, 0, 0, 1 }, kmac);
+		size_t n;
+
+		fx_hosts(1);
+		fx_create(&c, 1);
+		n = enc(&a, f, sizeof(f));
+		partial_csum(f);
+		rx(f, n, 0);
+		f[41] ^= 1; /* neither right nor partial */
+		rx(f, n, 0);
+		f[40] = f[41] = 0; /* not computed */
+		rx(f, n, 0);
+		if (modes[m] == WIRE_CSUM_OFFLOAD) {
+			cr_assert_eq(C(NET_PORT_C_RX_CSUM_PARTIAL), 1);
+			cr_assert_eq(R(WIRE_R_BAD_UDP_CSUM), 1);
+			cr_assert_eq(F.sinks[0].n, 2);
+		} else if (modes[m] == WIRE_CSUM_VERIFY) {
+			cr_assert_eq(C(NET_PORT_C_RX_CSUM_PARTIAL), 0);
+			cr_assert_eq(R(WIRE_R_BAD_UDP_CSUM), 2);
+			cr_assert_eq(F.sinks[0].n, 1);
+		} else {
+			cr_assert_eq(C(NET_PORT_C_RX_CSUM_UNVERIFIED), 2);
+			cr_assert_eq(R(WIRE_R_BAD_UDP_CSUM), 0);
+			cr_assert_eq(F.sinks[0].n, 3);
+		}
+		cr_assert_eq(accounted(), 3);
+		fx_fini();
+	}
+}

@@ -42,11 +42,13 @@ for f in "$root"/docs/*.md; do
 	n=$(basename "$f")
 	check "doc $datadir/doc/uetemu/$n" 'cmp -s "$d$datadir/doc/uetemu/$n" "$f"'
 done
-# bpf/: the CE marker's loader and the BPF objects, when this build has them (libbpf; clang for the objects)
+# bpf/: the CE marker's and the trimmer's loaders and the BPF objects, when this build has them (libbpf; clang for
+# the objects)
 if [ -e "$build/bpf/uetemu-ecn" ]; then
 	check "loader $bindir/uetemu-ecn runs (help)" '"$d$bindir/uetemu-ecn" help | grep -q "uetemu-ecn attach"'
+	check "loader $bindir/uetemu-trim runs (help)" '"$d$bindir/uetemu-trim" help | grep -q "uetemu-trim attach"'
 fi
-for o in ebpf_ecn ebpf_xdp_steer; do
+for o in ebpf_ecn ebpf_trim ebpf_xdp_steer; do
 	[ -e "$build/bpf/$o.bpf.o" ] || continue
 	check "BPF object $datadir/uetemu/bpf/$o.bpf.o" 'cmp -s "$d$datadir/uetemu/bpf/$o.bpf.o" "$build/bpf/$o.bpf.o"'
 done

@@ -10,7 +10,9 @@ Writes into OUTDIR:
   uet_vectors_crc.pcap  the same frames with a CRC-32C trailer after the payload (none on a trimmed request, none
                         on a TSS frame, whose ICV protects it)
   uet_vectors.json      one entry per vector: name, pds (PDS class), ses (SES header classes, extension included),
-                        used (whether the NIC model acts on it), frames per pcap
+                        used (whether the decoder gives it one of the kinds of uetemu's own frames), ignored (the
+                        NIC counts it as not_used: TSS, unreadable without keys), answer (what a UET NIC answers,
+                        answer_of() below), frames per pcap
 
 Every header is built here byte by byte from the layouts of the UET 1.0 specification (the project's wire-format
 reference, section 1: PDS types and header lengths, SES headers, CC state, entropy header, CRC trailer), with
@@ -231,9 +233,10 @@ def payload(n):
 # ---- the vectors ----
 
 def vectors():
-    """(name, UET bytes, PDS class, SES classes, used by the NIC model, DSCP, trimmed) for every PDS type and SES
-    form. 'used' is the NIC model's part: it acts on RUD_CC / ROD_CC requests with a standard SES header carrying
-    SEND or WRITE (and their trims), ACK_CC with NSCC state (alone or with a response), NACK, and the PROBE CP."""
+    """(name, UET bytes, PDS class, SES classes, used, DSCP, trimmed) for every PDS type and SES form. 'used' is
+    whether it has the shape of uetemu's own frames (the decoder's kinds other than uet): RUD_CC / ROD_CC requests
+    with a standard SES header carrying SEND or WRITE (and their trims), ACK_CC with NSCC state (alone or with a
+    response), NACK, and the PROBE CP. The NIC acts on the others too (answer_of())."""
     v = []
 
     def add(name, uet, pds, ses, used, dscp=DSCP_CONTROL, trimmed=False):
@@ -385,6 +388,50 @@ def vectors():
     return v
 
 
+REQS = ("rud_req", "rod_req", "rud_cc_req", "rod_cc_req")
+TRIM_CODE = "nack:0x01"  # UET_TRIMMED: the trimmed vectors carry DSCP_TRIMMED, not the last hop's codepoint
+
+
+def answer_of(v, mode):
+    """What a UET NIC answers to vector v, per UET 1.0 (spec 1.3 NACK codes and control packets, 1.7 PDS
+    behaviour), as tokens: ack_cc (the NIC's ACK form; +rsp with an SES response), nack:0xNN, rudi_resp+rsp,
+    cp_<ctl_type>, data[_syn][_retx] (a retransmission of the NIC's own message), '-' for none, ' done' when the
+    NIC's own message completed. mode "asis": sent by a stranger (no PDC anywhere). mode "open": with the state it
+    is meant for (a request carries SYN; an ACK / NACK / CLEAR_REQ / CLOSE_REQ names the PDC and first PSN of the
+    NIC's outstanding 4,096 B message; ACK_REQ / CLEAR / CLOSE follow a SYN request that opened the PDC). mode
+    "rsp": "open" with SES responses on the NIC's ACKs. uetemu's own data form (RUD_CC_REQ + standard SEND /
+    WRITE, and its trim) without SYN for no PDC keeps the Scala pages' silent drop."""
+    n, pds, syn = v["name"], v["pds"], "_syn" in v["name"]
+    if pds in REQS:
+        own = pds == "rud_cc_req" and v["used"]
+        if mode == "asis" and not syn:
+            return "-" if own else "nack:0x0e"
+        if v["trimmed"]:
+            return TRIM_CODE
+        return "ack_cc+rsp" if mode == "rsp" and v["ses"][0] in ("std", "medium", "small") else "ack_cc"
+    if pds == "rudi_req":
+        return TRIM_CODE if v["trimmed"] else "rudi_resp+rsp"
+    if pds in ("uud_req", "rudi_resp", "tss"):
+        return "-"
+    if pds in ("ack", "ack_cc", "ack_ccx"):
+        return "-" if mode == "asis" or n == "ack_cc_nscc_probe" else "cp_probe done"
+    if pds in ("nack", "nack_ccx"):
+        if mode == "asis" or n == "nack_rudi_nt":
+            return "-"
+        return "data_retx" if n == "nack_trimmed" else "data_syn_retx"
+    ctl = pds[3:]
+    if ctl == "noop":
+        return "-"
+    if ctl == "probe":
+        return "ack_cc"
+    if ctl in ("credit", "credit_req", "negotiation"):
+        return "nack:0x19"
+    if mode == "asis":
+        return "nack:0x0e"
+    return {"ack_req": "ack_cc", "clear": "ack_cc", "close": "ack_cc", "clear_req": "cp_clear",
+            "close_req": "-"}[ctl]
+
+
 def frame(uet, dscp, entropy, native, dst_ip, dst_mac):
     """Ethernet / IPv4 (DF, ECT(1), TTL 64; scapy fills length and checksum) / UDP to 4793 (checksum 0), or the
     4-byte entropy header (entropy u16, reserved u16) under IPv4 protocol 253."""
@@ -415,11 +462,12 @@ def main():
     wrpcap(os.path.join(a.outdir, "uet_vectors_crc.pcap"), crc)
     man = dict(frames_per_vector=2, encapsulations=["udp", "native_ipv4"],
                vectors=[dict(name=v["name"], pds=v["pds"], ses=v["ses"], used=v["used"], trimmed=v["trimmed"],
-                             uet_bytes=len(v["uet"])) for v in vs])
+                             ignored=v["pds"] == "tss", uet_bytes=len(v["uet"]),
+                             answer={m: answer_of(v, m) for m in ("asis", "open", "rsp")}) for v in vs])
     with open(os.path.join(a.outdir, "uet_vectors.json"), "w") as f:
         json.dump(man, f, indent=1)
-    print("%d vectors, %d frames per pcap, %d used by the NIC model" % (len(vs), len(plain),
-                                                                       sum(v["used"] for v in vs)))
+    print("%d vectors, %d frames per pcap, %d of uetemu's own shapes, %d ignored (TSS)" % (
+        len(vs), len(plain), sum(v["used"] for v in vs), sum(v["pds"] == "tss" for v in vs)))
     return 0
 
 

@@ -914,6 +914,65 @@ Test(wire_wire, reason_bad_udp_csum_when_non_zero_and_wrong)
 	cr_assert_eq(decode_edit(&d, udp_csum_right), WIRE_R_OK, "a right checksum is taken (odd length)");
 }
 
+/* What TX checksum offload leaves in the field on a virtual device: the pseudo-header sum, folded, not inverted. */
+static void udp_csum_partial(uint8_t *f, size_t *n)
+{
+	size_t ulen = (size_t)f[OFF_UDP + 4] << 8 | f[OFF_UDP + 5];
+	uint8_t ph[12];
+
+	(void)n;
+	memcpy(ph, f + OFF_IP + 12, 8);
+	ph[8] = 0;
+	ph[9] = 17;
+	ph[10] = (uint8_t)(ulen >> 8);
+	ph[11] = (uint8_t)ulen;
+	uint16_t c = (uint16_t)~wire_csum(ph, sizeof(ph));
+	f[OFF_UDP + 6] = (uint8_t)(c >> 8);
+	f[OFF_UDP + 7] = (uint8_t)c;
+}
+
+/* Decode @p p's frame, edited by @p edit, with UDP checksum mode @p mode; what was seen of the checksum in *@p seen. */
+static int decode_csum(const struct wire_pkt *p, void (*edit)(uint8_t *f, size_t *len), uint8_t mode, uint8_t *seen)
+{
+	static uint8_t buf[WIRE_MAX_FRAME + 64];
+	size_t n = enc(p, buf, sizeof(buf));
+	const struct wire_rx_cfg cfg = { .uet_port = PORT, .udp_csum = mode };
+	struct wire_rx_info info = { .udp_csum = 0xff };
+	struct wire_pkt q;
+
+	edit(buf, &n);
+	int rc = wire_decode_rx(buf, n, &cfg, &q, &info);
+	*seen = info.udp_csum;
+	return rc;
+}
+
+static void no_edit(uint8_t *f, size_t *n) { (void)f; (void)n; }
+
+/* rx_csum: verify refuses a partial checksum, offload takes it and says so, ignore takes even a wrong one. */
+Test(wire_wire, udp_csum_modes)
+{
+	const struct wire_pkt d = mk_data(101, 0), a = mk_nack();
+	uint8_t seen;
+
+	cr_assert_eq(decode_csum(&d, udp_csum_partial, WIRE_CSUM_VERIFY, &seen), WIRE_R_BAD_UDP_CSUM);
+	cr_assert_eq(decode_csum(&d, udp_csum_partial, WIRE_CSUM_OFFLOAD, &seen), WIRE_R_OK);
+	cr_assert_eq(seen, WIRE_CSUM_SEEN_PARTIAL);
+	cr_assert_eq(decode_csum(&a, udp_csum_partial, WIRE_CSUM_OFFLOAD, &seen), WIRE_R_OK);
+	cr_assert_eq(seen, WIRE_CSUM_SEEN_PARTIAL);
+	cr_assert_eq(decode_csum(&d, udp_csum_right, WIRE_CSUM_OFFLOAD, &seen), WIRE_R_OK);
+	cr_assert_eq(seen, WIRE_CSUM_SEEN_GOOD, "a complete checksum is not partial");
+	cr_assert_eq(decode_csum(&d, udp_csum_wrong, WIRE_CSUM_OFFLOAD, &seen), WIRE_R_BAD_UDP_CSUM,
+		     "a wrong checksum that is not the pseudo-header sum is still refused");
+	cr_assert_eq(decode_csum(&d, no_edit, WIRE_CSUM_OFFLOAD, &seen), WIRE_R_OK);
+	cr_assert_eq(seen, WIRE_CSUM_SEEN_NONE, "0: not computed");
+	cr_assert_eq(decode_csum(&d, udp_csum_wrong, WIRE_CSUM_IGNORE, &seen), WIRE_R_OK);
+	cr_assert_eq(seen, WIRE_CSUM_SEEN_UNVERIFIED);
+	cr_assert_eq(decode_csum(&d, no_edit, WIRE_CSUM_IGNORE, &seen), WIRE_R_OK);
+	cr_assert_eq(seen, WIRE_CSUM_SEEN_NONE);
+	/* the plain decoder is verify: what it refused before it still refuses */
+	cr_assert_eq(decode_edit(&d, udp_csum_partial), WIRE_R_BAD_UDP_CSUM);
+}
+
 Test(wire_wire, reason_not_uet_port)
 {
 	struct wire_pkt p = mk_nack(), q;
