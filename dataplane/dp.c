@@ -433,13 +433,13 @@ static int dp_port_configure(struct dp_ctx *dp, struct dp_port *p, const char *d
 	rxq = di.default_rxconf;
 	rxq.offloads = conf.rxmode.offloads;
 	step = "rx_queue_setup";
-	rc = rte_eth_rx_queue_setup(p->port_id, 0, nrxd, socket, &rxq, p->pool);
+	rc = rte_eth_rx_queue_setup(p->port_id, 0, nrxd, (unsigned int)socket, &rxq, p->pool);
 	if (rc < 0)
 		goto fail;
 	txq = di.default_txconf;
 	txq.offloads = conf.txmode.offloads;
 	step = "tx_queue_setup";
-	rc = rte_eth_tx_queue_setup(p->port_id, 0, ntxd, socket, &txq);
+	rc = rte_eth_tx_queue_setup(p->port_id, 0, ntxd, (unsigned int)socket, &txq);
 	if (rc < 0)
 		goto fail;
 	return 0;

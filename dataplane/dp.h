@@ -83,7 +83,7 @@ struct dp_eal_args {
  * X", "-l 0") is never read as an option. @p prefix is the default file prefix ("uetemu-<pid>"); it must outlive
  * @p out. Returns out->argc, or -E2BIG (out->argc 0) when the result would exceed DP_EAL_ARGS_MAX entries.
  */
-int dp_eal_args(struct dp_eal_args *out, int argc, char **argv, const char *prefix);
+int dp_eal_args(struct dp_eal_args *out, int argc, char **argv, char *prefix);
 
 /**
  * Bring up the EAL once per process, with dp_eal_args() of @p eal_argv / @p eal_argc (the user's EAL args, after

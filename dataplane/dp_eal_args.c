@@ -119,7 +119,7 @@ static void dp_eal_scan(struct dp_eal_args *out, int argc, char **argv, bool see
 	}
 }
 
-int dp_eal_args(struct dp_eal_args *out, int argc, char **argv, const char *prefix)
+int dp_eal_args(struct dp_eal_args *out, int argc, char **argv, char *prefix)
 {
 	bool seen[DP_OPT_COUNT] = { false };
 	int n = 0;
@@ -143,7 +143,7 @@ int dp_eal_args(struct dp_eal_args *out, int argc, char **argv, const char *pref
 	}
 	if (out->own_prefix) {
 		out->argv[n++] = (char *)"--file-prefix";
-		out->argv[n++] = (char *)prefix;
+		out->argv[n++] = prefix;
 	}
 	if (!seen[DP_OPT_LOG])
 		out->argv[n++] = (char *)"--log-level=lib.*:warning";

@@ -3,6 +3,7 @@
 #include "dp_pvt.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 
@@ -14,7 +15,8 @@ unsigned dp_lcores(const struct dp_ctx *dp, unsigned *ids, unsigned max)
 	if (n < max)
 		ids[n] = rte_get_main_lcore();
 	n++;
-	RTE_LCORE_FOREACH_WORKER(lc) {
+	/* RTE_LCORE_FOREACH_WORKER(lc), spelled out: the macro passes -1 for "from the start" to an unsigned. */
+	for (lc = rte_get_next_lcore(UINT_MAX, 1, 0); lc < RTE_MAX_LCORE; lc = rte_get_next_lcore(lc, 1, 0)) {
 		if (n < max)
 			ids[n] = lc;
 		n++;

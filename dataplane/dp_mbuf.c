@@ -169,7 +169,7 @@ static void dp_port_send(struct dp_port *p)
 		rte_pktmbuf_free_bulk(p->tx + done, full);
 		break;
 	}
-	p->st.tx_frames += n - toobig - full;
+	p->st.tx_frames += (uint64_t)(n - toobig - full);
 	p->st.tx_bytes += p->tx_staged_bytes - dropped_bytes;
 	p->st.tx_drop_toobig += toobig;
 	p->st.tx_drop_full += full;

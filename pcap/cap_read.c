@@ -55,7 +55,7 @@ static bool take(struct cur *c, size_t n, const uint8_t **out)
 
 static uint16_t get16(const uint8_t *b, bool be)
 {
-	return be ? (uint16_t)(b[0] << 8 | b[1]) : (uint16_t)(b[1] << 8 | b[0]);
+	return (uint16_t)(be ? b[0] << 8 | b[1] : b[1] << 8 | b[0]);
 }
 
 static uint32_t get32(const uint8_t *b, bool be)

@@ -45,7 +45,7 @@ static void put16(uint8_t *p, uint16_t v)
 /* RFC 1624 eqn. 3: the checksum @p hc after a 16-bit word changed from @p m to @p m2. */
 static uint16_t csum_adjust(uint16_t hc, uint16_t m, uint16_t m2)
 {
-	uint32_t s = (uint16_t)~hc + (uint16_t)~m + m2;
+	uint32_t s = (uint32_t)(uint16_t)~hc + (uint16_t)~m + m2;
 
 	s = (s & 0xffff) + (s >> 16);
 	s = (s & 0xffff) + (s >> 16);

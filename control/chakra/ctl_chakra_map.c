@@ -91,10 +91,10 @@ static long group_find(const struct ctl_chakra_run *k, unsigned long id)
 	return -1;
 }
 
-static int group_value(struct map_rd *m, const char *gid, const char *kv, struct app_ck_su_group *g, int *seen)
+static int group_value(struct map_rd *m, const char *gid, char *kv, struct app_ck_su_group *g, int *seen)
 {
 	static const char *const keys[] = {"bandwidth", "switch_latency", "cable_latency"};
-	const char *eq = strchr(kv, '=');
+	char *eq = strchr(kv, '=');
 	char why[160];
 	int i, rc;
 
@@ -107,8 +107,8 @@ static int group_value(struct map_rd *m, const char *gid, const char *kv, struct
 	if (*seen & (1 << i))
 		return bad(m, "group %s: %s is given twice", gid, keys[i]);
 	*seen |= 1 << i;
-	rc = i == 0 ? emu_parse_datarate(trim((char *)eq + 1), &g->bps, why, sizeof(why))
-		    : emu_parse_timeval(trim((char *)eq + 1), i == 1 ? &g->switch_lat : &g->cable_lat, why,
+	rc = i == 0 ? emu_parse_datarate(trim(eq + 1), &g->bps, why, sizeof(why))
+		    : emu_parse_timeval(trim(eq + 1), i == 1 ? &g->switch_lat : &g->cable_lat, why,
 					sizeof(why));
 	return rc ? bad(m, "group %s: %s: %s", gid, keys[i], why) : 0;
 }

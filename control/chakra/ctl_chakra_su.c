@@ -33,39 +33,20 @@ bool ctl_chakra_su_stats(const struct ctl_chakra_run *k)
 	return k && k->su_members && k->ck->su_stats;
 }
 
-/* Percent of @p bytes over @p dt ps against @p bps: bytes x 8 x 10^14 / (bps x dt), exact. */
-static void put_util(FILE *f, uint64_t bytes, uint64_t bps, emu_ps_t dt)
-{
-	ctl_rec_put_quot128(f, (unsigned __int128)bytes * 8u * 100u * EMU_PS_PER_S, (unsigned __int128)bps * dt, 6);
-}
-
+/* A rank's row of nd-stats, in its column table (control/records/ctl_rec_nd.c): rates and utilization exact. */
 static void su_row(struct ctl_chakra_run *k, struct rec_csv *csv, uint32_t r, emu_ps_t now, emu_ps_t last)
 {
 	const struct app_ck_su_stats *st = app_ck_su_stats(k->su, r);
-	uint64_t dtx = st->bytes_tx - k->su_prev[r][0], drx = st->bytes_rx - k->su_prev[r][1];
-	uint64_t bps = k->su_groups[k->rank_group[r]].bps;
 	uint32_t h = k->rank_host[r];
-	emu_ps_t dt = now - last;
-	FILE *f = ctl_rec_row_head(csv, now);
+	struct ctl_rec_nd_row row = {
+		.name = k->cfg->hosts[h].name, .nd_name = SU_ND_NAME, .type = SU_ND_TYPE, .uldl = "ul", .ifid = 0,
+		.node_id = h, .tier = SU_TIER_NIC, .subtier = SU_SUBTIER_NONE, .tx_frames = st->pkts_tx,
+		.rx_frames = st->pkts_rx, .tx_bytes = st->bytes_tx, .rx_bytes = st->bytes_rx,
+		.dtx = st->bytes_tx - k->su_prev[r][0], .drx = st->bytes_rx - k->su_prev[r][1], .dt = now - last,
+		.bps = k->su_groups[k->rank_group[r]].bps, .exact = true,
+	};
 
-	fprintf(f, ",%s," SU_ND_NAME "," SU_ND_TYPE ",0,ul,%u,%d,%u,%llu,%llu,", k->cfg->hosts[h].name, h,
-		SU_TIER_NIC, SU_SUBTIER_NONE, (unsigned long long)st->pkts_tx, (unsigned long long)st->pkts_rx);
-	ctl_rec_put_fixed(f, st->bytes_tx, 9);
-	fputc(',', f);
-	ctl_rec_put_fixed(f, st->bytes_rx, 9);
-	fputc(',', f);
-	ctl_rec_put_fixed(f, dtx, 6);
-	fputc(',', f);
-	ctl_rec_put_fixed(f, drx, 6);
-	fputc(',', f);
-	ctl_rec_put_quot(f, dtx, 8000, dt, 6);
-	fputc(',', f);
-	ctl_rec_put_quot(f, drx, 8000, dt, 6);
-	fputc(',', f);
-	put_util(f, dtx, bps, dt);
-	fputc(',', f);
-	put_util(f, drx, bps, dt);
-	fputs(",0,0\n", f);
+	ctl_rec_row(csv, &ctl_rec_nd_schema, &row, now);
 	k->su_prev[r][0] = st->bytes_tx;
 	k->su_prev[r][1] = st->bytes_rx;
 }

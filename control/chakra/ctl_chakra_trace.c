@@ -66,7 +66,7 @@ static int next_msg(const uint8_t *buf, size_t len, size_t *off, const uint8_t *
 /* An integer-valued attribute, whatever integer type the writer chose. Returns 0 or -1 (not an integer). */
 static int attr_int(const Uetchakra__AttributeProto *a, int64_t *v)
 {
-	switch (a->value_case) {
+	switch ((int)a->value_case) { /* (int): -Wswitch-enum would want every case of the generated enum */
 	case UETCHAKRA__ATTRIBUTE_PROTO__VALUE_INT32_VAL: *v = a->int32_val; return 0;
 	case UETCHAKRA__ATTRIBUTE_PROTO__VALUE_INT64_VAL: *v = a->int64_val; return 0;
 	case UETCHAKRA__ATTRIBUTE_PROTO__VALUE_UINT32_VAL: *v = a->uint32_val; return 0;
@@ -91,7 +91,7 @@ static long attr_ranks(const Uetchakra__AttributeProto *a, uint32_t **out)
 	const uint32_t *u32 = NULL;
 	const uint64_t *u64 = NULL;
 
-	switch (a->value_case) {
+	switch ((int)a->value_case) {
 	case UETCHAKRA__ATTRIBUTE_PROTO__VALUE_INT64_LIST: n = a->int64_list->n_values, i64 = a->int64_list->values; break;
 	case UETCHAKRA__ATTRIBUTE_PROTO__VALUE_INT32_LIST: n = a->int32_list->n_values, i32 = a->int32_list->values; break;
 	case UETCHAKRA__ATTRIBUTE_PROTO__VALUE_UINT32_LIST: n = a->uint32_list->n_values, u32 = a->uint32_list->values; break;

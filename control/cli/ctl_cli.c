@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ctl_config.h"
+#include "ctl_records.h"
 #include "ctl_run.h"
 #include "nic_params.h"
 #include "run_mpi.h"
@@ -37,6 +38,7 @@ static const char usage_text[] =
 	"  run CONFIG        run a scenario in virtual time (default) or real time\n"
 	"  validate CONFIG   check a config with every rule 'run' applies, report all errors\n"
 	"  keys              list every nic, roce_nic and switch key with its type and Scala default\n"
+	"  columns [RECORD]  print a record's columns (its header line), or every record's\n"
 	"  pcap-info FILE    what a pcap or pcapng capture holds: frames, UET packets by type, PDCs\n"
 	"  rerun DIR         re-run a session recorded by 'run --record DIR' in virtual time, and compare\n"
 	"  version           print the version (also: uetemu --version)\n"
@@ -102,6 +104,17 @@ static const char keys_help[] =
 	"options:\n"
 	"  -h, --help             this text\n";
 
+static const char columns_help[] =
+	"usage: uetemu columns [RECORD]\n"
+	"\n"
+	"Print the header line of the record RECORD (its Scala name, e.g. nd-stats), its columns in file order; without\n"
+	"RECORD, every record uetemu writes from its column table, one a line: its name, a space, its header line.\n"
+	"\n"
+	"options:\n"
+	"  -h, --help             this text\n"
+	"\n"
+	"exit status: 0 printed; 1 RECORD is not a record uetemu writes; 2 usage error.\n";
+
 static const char pcap_info_help[] =
 	"usage: uetemu pcap-info FILE [OPTIONS]\n"
 	"\n"
@@ -156,6 +169,7 @@ struct cli_cmd {
 static int cmd_run(struct cli *c);
 static int cmd_validate(struct cli *c);
 static int cmd_keys(struct cli *c);
+static int cmd_columns(struct cli *c);
 static int cmd_pcap_info(struct cli *c);
 static int cmd_rerun(struct cli *c);
 static int cmd_version(struct cli *c);
@@ -165,6 +179,7 @@ static const struct cli_cmd cmds[] = {
 	{ "run", run_help, ":m:o:s:qr:hP:t:", cmd_run },
 	{ "validate", validate_help, ":m:s:h", cmd_validate },
 	{ "keys", keys_help, ":h", cmd_keys },
+	{ "columns", columns_help, ":h", cmd_columns },
 	{ "pcap-info", pcap_info_help, ":jp:h", cmd_pcap_info },
 	{ "rerun", rerun_help, ":o:qh", cmd_rerun },
 	{ "version", version_help, ":h", cmd_version },
@@ -388,6 +403,14 @@ static int cmd_run(struct cli *c)
 }
 
 /* Print every nic key, its type and its Scala default, as a Markdown table (docs/config.md includes it). */
+static int cmd_columns(struct cli *c)
+{
+	if (ctl_records_columns(stdout, c->config) == 0)
+		return CTL_EXIT_OK;
+	fprintf(stderr, "uetemu: '%s' is not a record uetemu writes; 'uetemu columns' lists them\n", c->config);
+	return CTL_EXIT_ERROR;
+}
+
 static int cmd_keys(struct cli *c)
 {
 	static const char *const types[] = { "bool", "uint", "double", "datarate", "timeval", "bytes", "string",

@@ -1,16 +1,60 @@
 /* ecn-pfc-stats: the PFC frames, paused time and ECN marks of each NIC and switch port per traffic class, every
  * NDStatsReportInterval. */
-#include <errno.h>
-#include <stdlib.h>
 
 #include "ctl_rec_pvt.h"
 
-/* The 24 columns of simulation-output-files.md, ECN/PFC Statistics, in its order. */
-#define EP_HEADER \
-	"job_id,time_utc,sim_time_sec,node_id,component_name,component_type,ifid,uldl,tier,subtier,priority," \
-	"pfcxoff_tx,pfcxoff_rx,pfcxon_tx,pfcxon_rx,pfc_time_paused_usec,interval_total_time_xoff_usec," \
-	"interval_max_time_xoff_usec,interval_total_time_xoff_egr_occ_usec,interval_max_time_xoff_egr_occ_usec," \
-	"total_xoff_time_egr_occ_usec,percent_xon,xoff_egr_occ_ratio,pkts_ecn_marked"
+/* One row: a port's class, its PFC frames, paused time and marks. */
+struct ep_row {
+	const char *job_id, *name, *type, *uldl;
+	uint64_t node_id, ifid, tier, tc;
+	uint64_t xoff_tx, xoff_rx, xon_tx, xon_rx;
+	uint64_t paused, ivl, longest; /* ps: in all, in the interval, its longest single pause */
+	uint64_t dt;                   /* the interval, ps */
+	uint64_t ecn;
+};
+
+/* percent_xon: the part of the interval not paused. */
+static void ep_xon(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	const struct ep_row *r = row;
+
+	(void)arg;
+	v->num = (unsigned __int128)(r->dt - r->ivl) * 100u;
+	v->den = r->dt;
+}
+
+/*
+ * The 24 columns of simulation-output-files.md, ECN/PFC Statistics, in its order. A switch keeps no per-pause
+ * times, so its rows give the interval's total as the longest (docs/records.md). Both pause on ingress (receive)
+ * occupancy only, so the three egress-occupancy columns read 0.
+ */
+static const struct ctl_rec_col ep_cols[] = {
+	CTL_REC_COL_STR("job_id", struct ep_row, job_id),
+	CTL_REC_COL_TIME_UTC,
+	CTL_REC_COL_SIM_SEC,
+	CTL_REC_COL_U64("node_id", struct ep_row, node_id),
+	CTL_REC_COL_STR("component_name", struct ep_row, name),
+	CTL_REC_COL_STR("component_type", struct ep_row, type),
+	CTL_REC_COL_U64("ifid", struct ep_row, ifid),
+	CTL_REC_COL_STR("uldl", struct ep_row, uldl),
+	CTL_REC_COL_U64("tier", struct ep_row, tier),
+	CTL_REC_COL_CONST("subtier", CTL_REC_SUBTIER_NONE_TEXT),
+	CTL_REC_COL_U64("priority", struct ep_row, tc),
+	CTL_REC_COL_U64("pfcxoff_tx", struct ep_row, xoff_tx),
+	CTL_REC_COL_U64("pfcxoff_rx", struct ep_row, xoff_rx),
+	CTL_REC_COL_U64("pfcxon_tx", struct ep_row, xon_tx),
+	CTL_REC_COL_U64("pfcxon_rx", struct ep_row, xon_rx),
+	CTL_REC_COL_FIXED("pfc_time_paused_usec", 6, struct ep_row, paused),
+	CTL_REC_COL_FIXED("interval_total_time_xoff_usec", 6, struct ep_row, ivl),
+	CTL_REC_COL_FIXED("interval_max_time_xoff_usec", 6, struct ep_row, longest),
+	CTL_REC_COL_CONST("interval_total_time_xoff_egr_occ_usec", "0.000000"),
+	CTL_REC_COL_CONST("interval_max_time_xoff_egr_occ_usec", "0.000000"),
+	CTL_REC_COL_CONST("total_xoff_time_egr_occ_usec", "0.000000"),
+	CTL_REC_COL("percent_xon", QUOT, 6, ep_xon, 0),
+	CTL_REC_COL_CONST("xoff_egr_occ_ratio", "0.000000"),
+	CTL_REC_COL_U64("pkts_ecn_marked", struct ep_row, ecn),
+};
+const struct ctl_rec_schema ctl_rec_ep_schema = CTL_REC_SCHEMA("ecn-pfc-stats", ep_cols);
 
 /*
  * Received data is class 0 (uet-nic-buffers-and-pfc.md, worked example: "Class 0 holds received data and class 1
@@ -18,169 +62,111 @@
  */
 #define EP_DATA_TC 0
 
+/* The writer: per host and class (prev), the paused time at the previous rows. */
 struct ctl_pfcstats {
-	struct ctl_rec_nics w;        /* first: the NICs, the file, prev (the same array as the typed prev) */
+	struct ctl_rec_nics w;
 	const char *job_id;              /* the simulation name */
 	const struct ctl_swrec *sr;      /* the switches, or NULL */
-	emu_ps_t (*prev)[PORT_TC_COUNT];  /* per NIC and class: paused time at the previous rows */
-	struct roce *const *roces;       /* Scala RoCE NICs instead, or NULL */
-	uint32_t n_roces;
-	emu_ps_t (*rprev)[PORT_TC_COUNT]; /* per RoCE NIC and class: paused time at the previous rows */
 };
 
-int ctl_pfcstats_set_roce(struct ctl_pfcstats *p, struct roce *const *roces, uint32_t n_roces)
+struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, const struct port_nic *hosts,
+				       struct nic *const *nics, const struct ctl_swrec *sr, const char *dir,
+				       int64_t epoch_s, char *err, size_t errlen)
 {
-	if (p == NULL)
-		return 0;
-	p->rprev = calloc(n_roces ? n_roces : 1, sizeof(*p->rprev));
-	if (p->rprev == NULL)
-		return -ENOMEM;
-	p->roces = roces;
-	p->n_roces = n_roces;
-	return 0;
-}
-
-struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, struct nic *const *nics,
-				       const struct ctl_swrec *sr, const char *dir, int64_t epoch_s, char *err,
-				       size_t errlen)
-{
-	struct ctl_pfcstats *p = ctl_rec_nics_new(sizeof(*p), sizeof(*p->prev), cfg, nics, dir,
-						  "ecn-pfc-stats", EP_HEADER, epoch_s, err, errlen);
+	struct ctl_pfcstats *p = ctl_rec_nics_new(sizeof(*p), sizeof(emu_ps_t[PORT_TC_COUNT]), cfg, hosts, nics, dir,
+						  &ctl_rec_ep_schema, epoch_s, err, errlen);
 
 	if (p == NULL)
 		return NULL;
-	p->prev = p->w.prev;
 	p->job_id = cfg->sim.simulation_name;
 	p->sr = sr;
 	return p;
 }
 
-/* A row's first columns: job_id, time_utc, sim_time_sec and the comma before the identity columns. */
-static FILE *ep_head(struct ctl_pfcstats *p, emu_ps_t now)
+/*
+ * Write class @p tc's row of a port named in @p r (its identity columns), of PFC stats @p xoff_tx .. @p xon_rx,
+ * @p paused in all, @p ivl of the interval of @p r->dt ps, @p longest the interval's longest single pause.
+ */
+static void ep_row_write(struct ctl_pfcstats *p, struct ep_row *r, uint32_t tc, const uint64_t *xoff_tx,
+			 const uint64_t *xoff_rx, const uint64_t *xon_tx, const uint64_t *xon_rx, emu_ps_t paused,
+			 emu_ps_t ivl, emu_ps_t longest, emu_ps_t now)
 {
-	FILE *f = rec_csv_file(p->w.csv);
-
-	rec_put_str(f, p->job_id);
-	rec_put_ch(f, ',');
-	ctl_rec_row_head(p->w.csv, now);
-	rec_put_ch(f, ',');
-	return f;
+	r->job_id = p->job_id;
+	r->tc = tc;
+	r->xoff_tx = xoff_tx[tc];
+	r->xoff_rx = xoff_rx[tc];
+	r->xon_tx = xon_tx[tc];
+	r->xon_rx = xon_rx[tc];
+	r->paused = paused;
+	r->ivl = ivl;
+	r->longest = longest < ivl ? longest : ivl;
+	ctl_rec_row(p->w.csv, &ctl_rec_ep_schema, r, now);
 }
 
 /*
- * The rest of a row after its identity: class @p tc, the PFC frames, @p paused in all, @p ivl of the @p dt ps
- * since the previous rows, its longest single pause @p longest, and @p ecn marks. A switch keeps no per-pause
- * times, so its rows give the interval's total as the longest (docs/records.md). Both pause on ingress (receive)
- * occupancy only, so the three egress-occupancy columns read 0.
+ * The rows of host @p i's NIC, either model (uet-nic-records.md; the RoCE NIC's buffers page, Records the buffers
+ * and PFC write): a class with a receive pool, once one of its PFC counters is non-zero, paused @p ivl of the
+ * interval since @p last. Its component_type is its model's Scala name. Only the UET NIC counts the CE marks of
+ * the data it receives.
  */
-static void ep_tail(FILE *f, uint32_t tc, const uint64_t *xoff_tx, const uint64_t *xoff_rx,
-		    const uint64_t *xon_tx, const uint64_t *xon_rx, emu_ps_t paused, emu_ps_t ivl, emu_ps_t longest,
-		    emu_ps_t dt, uint64_t ecn)
+static void nic_ep_rows(struct ctl_pfcstats *p, uint32_t i, emu_ps_t now, emu_ps_t last)
 {
-	rec_put_u64(f, tc);
-	rec_put_cu64(f, xoff_tx[tc]);
-	rec_put_cu64(f, xoff_rx[tc]);
-	rec_put_cu64(f, xon_tx[tc]);
-	rec_put_cu64(f, xon_rx[tc]);
-	rec_put_ch(f, ',');
-	ctl_rec_put_fixed(f, paused, 6);
-	rec_put_ch(f, ',');
-	ctl_rec_put_fixed(f, ivl, 6);
-	rec_put_ch(f, ',');
-	ctl_rec_put_fixed(f, longest, 6);
-	rec_put_str(f, ",0.000000,0.000000,0.000000,");
-	ctl_rec_put_quot(f, dt - ivl, 100, dt, 6);
-	rec_put_str(f, ",0.000000");
-	rec_put_cu64(f, ecn);
-	rec_put_ch(f, '\n');
-}
+	const struct port_nic *h = &p->w.hosts[i];
+	emu_ps_t (*prev)[PORT_TC_COUNT] = p->w.prev;
+	struct port_pfc_stats s;
 
-/* One row: class @p tc of @p nic, paused @p ivl of the @p dt ps since the previous rows. */
-static void ep_row(struct ctl_pfcstats *p, struct nic *nic, uint32_t tc, const struct port_pfc_stats *s,
-		   emu_ps_t ivl, emu_ps_t now, emu_ps_t dt)
-{
-	FILE *f = ep_head(p, now);
+	h->ops->pfc_stats(h->dev, &s, now);
+	for (uint32_t tc = 0; tc < PORT_TC_COUNT; tc++) {
+		emu_ps_t ivl = s.paused_ps[tc] - prev[i][tc];
+		struct port_pool_stats pool;
 
-	rec_put_u64(f, nic_fep_id(nic));
-	rec_put_ch(f, ',');
-	rec_put_str(f, nic_name(nic));
-	rec_put_str(f, "," CTL_REC_COMPONENT_TYPE ",0,ul,");
-	rec_put_i64(f, CTL_REC_TIER_NIC);
-	rec_put_cu64(f, CTL_REC_SUBTIER_NONE);
-	rec_put_ch(f, ',');
-	ep_tail(f, tc, s->xoff_tx, s->xoff_rx, s->xon_tx, s->xon_rx, s->paused_ps[tc], ivl,
-		s->ivl_max_pause_ps[tc] < ivl ? s->ivl_max_pause_ps[tc] : ivl, dt,
-		tc == EP_DATA_TC ? nic_counters(nic)[NIC_C_ECN_CE_RCVD] : 0);
-}
-
-/*
- * Class @p tc of switch port @p sp (stats @p s at @p now). A switch has a row for every port and class, every
- * interval (switch-packet-handling.md, Records a simulation writes), with no wait for a first PFC frame.
- */
-static void sw_ep_row(struct ctl_pfcstats *p, const struct ctl_swport *sp, uint32_t tc, const struct sw_port_stats *s,
-		      emu_ps_t now, emu_ps_t dt)
-{
-	emu_ps_t ivl = s->paused_ps[tc] - sp->prev.paused_ps[tc];
-	FILE *f = ep_head(p, now);
-
-	if (ivl > dt) /* cannot happen: paused time grows no faster than time */
-		ivl = dt;
-	rec_put_u64(f, sw_node_id(sp->sw));
-	rec_put_ch(f, ',');
-	rec_put_str(f, sw_name(sp->sw));
-	rec_put_str(f, "," CTL_REC_SW_COMPONENT_TYPE);
-	rec_put_cu64(f, sp->port);
-	rec_put_str(f, sp->ul ? ",ul" : ",dl");
-	rec_put_cu64(f, sp->tier);
-	rec_put_cu64(f, CTL_REC_SUBTIER_NONE);
-	rec_put_ch(f, ',');
-	ep_tail(f, tc, s->xoff_tx, s->xoff_rx, s->xon_tx, s->xon_rx, s->paused_ps[tc], ivl,
-		s->ivl_max_pause_ps[tc] < ivl ? s->ivl_max_pause_ps[tc] : ivl, dt, s->ecn_marked[tc]);
-}
-
-/* Every switch port's rows, switches in device order, ports then classes in order. */
-static void sw_ep_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
-{
-	for (uint32_t i = 0; p->sr != NULL && i < p->sr->n_ports; i++) {
-		const struct ctl_swport *sp = &p->sr->ports[i];
-		struct sw_port_stats s;
-
-		if (!ctl_swrec_here(p->sr, sp->sw_idx))
+		prev[i][tc] = s.paused_ps[tc];
+		if (ivl > now - last) /* cannot happen: paused time grows no faster than time */
+			ivl = now - last;
+		h->ops->pool_stats(h->dev, false, tc, &pool);
+		if (pool.size == 0 || (s.xoff_tx[tc] | s.xon_tx[tc] | s.xoff_rx[tc] | s.xon_rx[tc]) == 0)
 			continue;
+		struct ep_row r = {
+			.node_id = h->ops->fep_id(h->dev), .name = h->ops->name(h->dev),
+			.type = h->ops->json_nic != NULL ? h->ops->json_nic : CTL_REC_COMPONENT_TYPE, .ifid = 0,
+			.uldl = "ul", .tier = CTL_REC_TIER_NIC, .dt = now - last,
+			.ecn = tc == EP_DATA_TC && p->w.nics != NULL ? nic_counters(p->w.nics[i])[NIC_C_ECN_CE_RCVD] : 0,
+		};
 
-		sw_port_stats(sp->sw, sp->port, &s, now);
-		for (uint32_t tc = 0; tc < SW_TC_COUNT; tc++)
-			sw_ep_row(p, sp, tc, &s, now, now - last);
+		ep_row_write(p, &r, tc, s.xoff_tx, s.xoff_rx, s.xon_tx, s.xon_rx, s.paused_ps[tc], ivl,
+			     s.ivl_max_pause_ps[tc], now);
 	}
+	h->ops->pfc_interval_reset(h->dev, now); /* each row time starts an interval, rows written or not */
 }
 
-/* The RoCE NICs' rows: a class with a receive pool, once one of its PFC counters is non-zero (roce buffers page,
- * Records the buffers and PFC write), as the UET NIC's rows. */
-static void roce_ep_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
+/*
+ * Switch port @p sp's rows (stats @p s at @p now), class by class; @p ctx the interval's struct ep_sw_ctx. A switch
+ * has a row for every port and class, every interval (switch-packet-handling.md, Records a simulation writes), with
+ * no wait for a first PFC frame.
+ */
+struct ep_sw_ctx {
+	struct ctl_pfcstats *p;
+	emu_ps_t dt;
+};
+
+static void sw_ep_rows(void *ctx, const struct ctl_swport *sp, uint32_t i, const struct sw_port_stats *s,
+		       emu_ps_t now)
 {
-	for (uint32_t i = 0; i < p->n_roces; i++) {
-		struct roce *r = p->roces[i];
-		struct port_pfc_stats s;
-		uint64_t size, occ;
+	const struct ep_sw_ctx *c = ctx;
 
-		roce_pfc_stats(r, &s, now);
-		for (uint32_t tc = 0; tc < PORT_TC_COUNT; tc++) {
-			emu_ps_t ivl = s.paused_ps[tc] - p->rprev[i][tc];
+	(void)i;
+	for (uint32_t tc = 0; tc < SW_TC_COUNT; tc++) {
+		emu_ps_t ivl = s->paused_ps[tc] - sp->prev.paused_ps[tc];
+		struct ep_row r = {
+			.node_id = sw_node_id(sp->sw), .name = sw_name(sp->sw), .type = CTL_REC_SW_COMPONENT_TYPE,
+			.ifid = sp->port, .uldl = sp->ul ? "ul" : "dl", .tier = sp->tier, .dt = c->dt,
+			.ecn = s->ecn_marked[tc],
+		};
 
-			p->rprev[i][tc] = s.paused_ps[tc];
-			if (ivl > now - last)
-				ivl = now - last;
-			roce_pool(r, false, tc, &size, &occ);
-			if (size == 0 || (s.xoff_tx[tc] | s.xon_tx[tc] | s.xoff_rx[tc] | s.xon_rx[tc]) == 0)
-				continue;
-			FILE *f = ep_head(p, now);
-
-			fprintf(f, "%u,%s,ScalaRoceNic,0,ul,%d,%u,", roce_fep_id(r), roce_name(r), CTL_REC_TIER_NIC,
-				CTL_REC_SUBTIER_NONE);
-			ep_tail(f, tc, s.xoff_tx, s.xoff_rx, s.xon_tx, s.xon_rx, s.paused_ps[tc], ivl,
-				s.ivl_max_pause_ps[tc] < ivl ? s.ivl_max_pause_ps[tc] : ivl, now - last, 0);
-		}
-		roce_pfc_interval_reset(r, now);
+		if (ivl > c->dt) /* cannot happen: paused time grows no faster than time */
+			ivl = c->dt;
+		ep_row_write(c->p, &r, tc, s->xoff_tx, s->xoff_rx, s->xon_tx, s->xon_rx, s->paused_ps[tc], ivl,
+			     s->ivl_max_pause_ps[tc], now);
 	}
 }
 
@@ -188,34 +174,9 @@ void ctl_pfcstats_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last)
 {
 	if (p == NULL)
 		return;
-	roce_ep_rows(p, now, last);
-	for (uint32_t i = 0; i < p->w.n_nics; i++) {
-		if (!ctl_rec_nic_here(&p->w, i))
-			continue;
-		struct nic *nic = p->w.nics[i];
-		struct port_pfc_stats s;
-
-		nic_pfc_stats(nic, &s, now);
-		for (uint32_t tc = 0; tc < PORT_TC_COUNT; tc++) {
-			emu_ps_t ivl = s.paused_ps[tc] - p->prev[i][tc];
-
-			p->prev[i][tc] = s.paused_ps[tc];
-			if (ivl > now - last) /* cannot happen: paused time grows no faster than time */
-				ivl = now - last;
-			/* a class with a receive pool, once one of its counters is non-zero (uet-nic-records.md) */
-			if (nic_pool_size(nic, false, tc) == 0 ||
-			    (s.xoff_tx[tc] | s.xon_tx[tc] | s.xoff_rx[tc] | s.xon_rx[tc]) == 0)
-				continue;
-			ep_row(p, nic, tc, &s, ivl, now, now - last);
-		}
-		nic_pfc_interval_reset(nic, now); /* each row time starts an interval, rows written or not */
-	}
-	sw_ep_rows(p, now, last);
-}
-
-int ctl_pfcstats_close(struct ctl_pfcstats *p, char *err, size_t errlen)
-{
-	if (p != NULL)
-		free(p->rprev);
-	return ctl_rec_nics_free(p != NULL ? &p->w : NULL, err, errlen);
+	for (uint32_t i = 0; i < p->w.n_hosts; i++)
+		if (ctl_rec_nic_here(&p->w, i))
+			nic_ep_rows(p, i, now, last);
+	if (p->sr != NULL)
+		ctl_swrec_each_port(p->sr, now, sw_ep_rows, &(struct ep_sw_ctx){ p, now - last });
 }

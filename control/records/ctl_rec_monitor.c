@@ -9,22 +9,9 @@
 #include "emu_units.h"
 #include "rec.h"
 
-/* The 27 columns, in the order of the Columns table of spec/scala/uet-nic-records.md (uet-monitor). */
-#define MON_HEADER \
-	"sim_time_ns,component_name,FEP_ID,job_ID,packet_UID,packet_size,local_PDC_ID,remote_PDC_ID,entropy_value," \
-	"RTT_ns,direction,packet_type,nack_code,AR_bit,ECN_marked,M_Flag,NIC_prefetched_bytes,PDC_prefetched_bytes," \
-	"bytes_fetched,bytes_in_flight,congestion_window,receiver_congestion_window_penalty,DSCP_type,PSN,CACK_PSN," \
-	"SACK_base_PSN,ACK_bitmap_PSNs"
-
 /* Sending PDC ids are 1..32767, receiving ones 32769..65535 (uet-nic-records.md, Identifying a PDC). */
 #define MON_RCV_ID_MIN 32768u
 #define MON_SET_MIN 256u  /* initial slots of the selected-connection set; doubles at half full */
-
-/*
- * A row is at most: 24 (time) + 31 (name) + 3 x 20 (FEP, job, UID) + 10 + 2 x 21 (PDC ids) + 5 + 24 (RTT) + 4 +
- * 11 + 19 + 3 x 1 + 5 x 20 + 3 + 16 + 3 x 10 + 66 x 11 (bitmap of 64 PSNs) + 27 separators < 1,200 bytes.
- */
-#define MON_ROW_MAX 2048
 
 /* Which of the optional columns a kind of row fills (the page's "Which columns each kind of row fills"). */
 enum {
@@ -74,7 +61,6 @@ struct mon_filters {
 
 struct ctl_monitor {
 	struct rec_csv *csv;
-	FILE *f;
 	const struct ctl_config *cfg;
 	bool enable;               /* EnableUETMonitor: the filters select */
 	bool all;                  /* EnableUETMonitor with every filter All: every packet is logged */
@@ -197,84 +183,6 @@ static bool mon_selects(struct ctl_monitor *m, const struct nic_trace *tr)
 	return false;
 }
 
-/* ---- formatting into a row buffer (one fwrite per row, no allocation) ---- */
-
-struct mon_buf {
-	char *p;
-	char b[MON_ROW_MAX];
-};
-
-static inline void put_ch(struct mon_buf *b, char c)
-{
-	*b->p++ = c;
-}
-
-static inline void put_str(struct mon_buf *b, const char *s)
-{
-	size_t n = strlen(s);
-
-	memcpy(b->p, s, n);
-	b->p += n;
-}
-
-static void put_u64(struct mon_buf *b, uint64_t v)
-{
-	char t[20];
-	int n = 0;
-
-	do {
-		t[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
-	while (n > 0)
-		*b->p++ = t[--n];
-}
-
-/* Picoseconds as nanoseconds with three decimals, as rec_fmt_ns() writes them. */
-static void put_ns(struct mon_buf *b, emu_ps_t ps)
-{
-	uint64_t frac = ps % 1000;
-
-	put_u64(b, ps / 1000);
-	put_ch(b, '.');
-	put_ch(b, (char)('0' + frac / 100));
-	put_ch(b, (char)('0' + frac / 10 % 10));
-	put_ch(b, (char)('0' + frac % 10));
-}
-
-static void put_pdc(struct mon_buf *b, uint32_t ip, uint16_t id)
-{
-	put_u64(b, ip >> 24);
-	put_ch(b, '.');
-	put_u64(b, (ip >> 16) & 0xff);
-	put_ch(b, '.');
-	put_u64(b, (ip >> 8) & 0xff);
-	put_ch(b, '.');
-	put_u64(b, ip & 0xff);
-	put_ch(b, ':');
-	put_u64(b, id);
-}
-
-/* ",v" when the column applies, "," when it does not. */
-static inline void put_opt(struct mon_buf *b, bool on, uint64_t v)
-{
-	put_ch(b, ',');
-	if (on)
-		put_u64(b, v);
-}
-
-/* "[p1:p2:...]": bit N of the bitmap acknowledges PSN sack_base + N. */
-static void put_bitmap(struct mon_buf *b, uint32_t base, uint64_t bm)
-{
-	put_ch(b, '[');
-	for (bool first = true; bm != 0; bm &= bm - 1, first = false) {
-		if (!first)
-			put_ch(b, ':');
-		put_u64(b, (uint32_t)(base + (uint32_t)__builtin_ctzll(bm)));
-	}
-	put_ch(b, ']');
-}
-
 static int mon_pkt_of(uint8_t kind)
 {
 	switch (kind) {
@@ -292,68 +200,184 @@ static int mon_pkt_of(uint8_t kind)
 	}
 }
 
-static void put_nack_code(struct mon_buf *b, uint8_t code)
+/* ---- the record ---- */
+
+/* One row: a packet sent or received, and the columns its kind fills. */
+struct mon_row {
+	const struct nic_trace *tr;
+	const char *name;             /* the host's */
+	unsigned fill;                /* MF_ flags */
+	bool rx;
+	int pkt;                      /* enum mon_pkt */
+};
+
+/* The columns that a kind of row may leave empty, X(id, value of the trace tr): filled with the value when the
+ * row's kind fills the column's MF_ flag. */
+#define MON_FIELDS(X) \
+	X(MV_AR, tr->ar != 0) \
+	X(MV_ECN, tr->ecn_marked != 0) \
+	X(MV_M, tr->m_flag != 0) \
+	X(MV_NIC_PF, tr->nic_prefetched) \
+	X(MV_PDC_PF, tr->pdc_prefetched) \
+	X(MV_FETCHED, tr->bytes_fetched) \
+	X(MV_IN_FLIGHT, tr->bytes_in_flight) \
+	X(MV_CWND, tr->cwnd) \
+	X(MV_PEN, tr->penalty) \
+	X(MV_PSN, tr->psn) \
+	X(MV_CACK, tr->cack_psn) \
+	X(MV_SACK, tr->sack_base)
+
+#define MON_FIELD_ENUM(id, value) id,
+enum mon_field { MON_FIELDS(MON_FIELD_ENUM) };
+
+/* @p arg: an MF_ flag << 8 | enum mon_field. Only the column's field is read (a row per packet). */
+static void mon_opt(const void *row, uint32_t arg, struct ctl_rec_val *v)
 {
-	if (code == WIRE_NACK_TRIMMED)
-		put_str(b, "UET_TRIMMED");
-	else if (code == WIRE_NACK_TRIMMED_LASTHOP)
-		put_str(b, "UET_TRIMMED_LASTHOP");
-	else
-		put_u64(b, code); /* unknown codes are shown, not named */
+	const struct mon_row *r = row;
+	const struct nic_trace *tr = r->tr;
+
+	v->fmt = CTL_REC_F_EMPTY;
+	if (!(r->fill & (arg >> 8)))
+		return;
+	switch (arg & 0xff) {
+#define MON_FIELD_CASE(id, value) \
+	case id: \
+		v->fmt = CTL_REC_F_U64; \
+		v->u = (value); \
+		break;
+		MON_FIELDS(MON_FIELD_CASE)
+#undef MON_FIELD_CASE
+	}
 }
+
+#define MON_OPT(name, flag, field) CTL_REC_COL(name, U64, 0, mon_opt, (uint32_t)(flag) << 8 | (field))
+
+/* The values every row has: @p arg 0 FEP_ID, 1 job_ID (0 where it does not apply), 2 packet_UID, 3 packet_size. */
+static void mon_u64(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	const struct mon_row *r = row;
+	const uint64_t f[] = { r->tr->fep_id, r->fill & MF_JOB ? r->tr->job_id : 0, r->tr->packet_uid,
+			       r->tr->packet_size };
+
+	v->u = f[arg];
+}
+
+/* local_PDC_ID (@p arg 0), remote_PDC_ID (1): ip:id. */
+static void mon_pdc(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	const struct nic_trace *tr = ((const struct mon_row *)row)->tr;
+
+	v->u = arg ? tr->remote_ip : tr->local_ip;
+	v->id = arg ? tr->remote_pdc : tr->local_pdc;
+}
+
+/* entropy_value: the packet's, or a PDC id (the local one on a row sent, the remote on one received). */
+static void mon_entropy(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	const struct mon_row *r = row;
+
+	(void)arg;
+	if (r->fill & MF_ENTROPY_PDC)
+		v->u = r->rx ? r->tr->remote_pdc : r->tr->local_pdc;
+	else if (r->fill & MF_ENTROPY)
+		v->u = r->tr->entropy;
+	else
+		v->fmt = CTL_REC_F_EMPTY;
+}
+
+/* RTT_ns: when the ACK gave an RTT sample. */
+static void mon_rtt(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	const struct mon_row *r = row;
+
+	(void)arg;
+	if ((r->fill & MF_RTT) && r->tr->has_rtt)
+		v->u = r->tr->rtt;
+	else
+		v->fmt = CTL_REC_F_EMPTY;
+}
+
+/* The named columns: @p arg 0 direction, 1 packet_type, 2 DSCP_type. */
+static void mon_name(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	const struct mon_row *r = row;
+	const struct nic_trace *tr = r->tr;
+
+	v->s = arg == 0   ? mon_dir_names[tr->dir <= NIC_TR_RX ? tr->dir : NIC_TR_RX]
+	       : arg == 1 ? mon_pkt_names[r->pkt]
+			  : mon_dscp_names[tr->dscp_role < WIRE_ROLE_COUNT ? tr->dscp_role : WIRE_ROLE_COUNT];
+}
+
+/* nack_code: named, or an unknown code shown as its number, not named. */
+static void mon_nack(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	const struct mon_row *r = row;
+	uint8_t code = r->tr->nack_code;
+
+	(void)arg;
+	if (!(r->fill & MF_NACK))
+		v->fmt = CTL_REC_F_EMPTY;
+	else if (code == WIRE_NACK_TRIMMED)
+		v->s = "UET_TRIMMED";
+	else if (code == WIRE_NACK_TRIMMED_LASTHOP)
+		v->s = "UET_TRIMMED_LASTHOP";
+	else { /* unknown codes are shown, not named */
+		v->fmt = CTL_REC_F_U64;
+		v->u = code;
+	}
+}
+
+/* ACK_bitmap_PSNs: "[p1:p2:...]", bit N of the bitmap acknowledging PSN SACK_base_PSN + N; [] where none. */
+static void mon_bitmap(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	const struct mon_row *r = row;
+
+	(void)arg;
+	v->u = r->fill & MF_ACK ? r->tr->sack_bitmap : 0;
+	v->id = r->tr->sack_base;
+}
+
+/* The 27 columns, in the order of the Columns table of spec/scala/uet-nic-records.md (uet-monitor). */
+static const struct ctl_rec_col mon_cols[] = {
+	CTL_REC_COL_SIM_NS,
+	CTL_REC_COL_STR("component_name", struct mon_row, name),
+	CTL_REC_COL("FEP_ID", U64, 0, mon_u64, 0),
+	CTL_REC_COL("job_ID", U64, 0, mon_u64, 1),
+	CTL_REC_COL("packet_UID", U64, 0, mon_u64, 2),
+	CTL_REC_COL("packet_size", U64, 0, mon_u64, 3),
+	CTL_REC_COL("local_PDC_ID", PDC, 0, mon_pdc, 0),
+	CTL_REC_COL("remote_PDC_ID", PDC, 0, mon_pdc, 1),
+	CTL_REC_COL("entropy_value", U64, 0, mon_entropy, 0),
+	CTL_REC_COL("RTT_ns", FIXED, 3, mon_rtt, 0),
+	CTL_REC_COL("direction", STR, 0, mon_name, 0),
+	CTL_REC_COL("packet_type", STR, 0, mon_name, 1),
+	CTL_REC_COL("nack_code", STR, 0, mon_nack, 0),
+	MON_OPT("AR_bit", MF_AR, MV_AR),
+	MON_OPT("ECN_marked", MF_ECN, MV_ECN),
+	MON_OPT("M_Flag", MF_M, MV_M),
+	MON_OPT("NIC_prefetched_bytes", MF_SENDER, MV_NIC_PF),
+	MON_OPT("PDC_prefetched_bytes", MF_SENDER, MV_PDC_PF),
+	MON_OPT("bytes_fetched", MF_SENDER, MV_FETCHED),
+	MON_OPT("bytes_in_flight", MF_SENDER, MV_IN_FLIGHT),
+	MON_OPT("congestion_window", MF_SENDER, MV_CWND),
+	MON_OPT("receiver_congestion_window_penalty", MF_PEN, MV_PEN),
+	CTL_REC_COL("DSCP_type", STR, 0, mon_name, 2),
+	MON_OPT("PSN", MF_PSN, MV_PSN),
+	MON_OPT("CACK_PSN", MF_ACK, MV_CACK),
+	MON_OPT("SACK_base_PSN", MF_ACK, MV_SACK),
+	CTL_REC_COL("ACK_bitmap_PSNs", BITS, 0, mon_bitmap, 0),
+};
+const struct ctl_rec_schema ctl_rec_mon_schema = CTL_REC_SCHEMA("uet-monitor", mon_cols);
 
 static void mon_row(struct ctl_monitor *m, const struct nic_trace *tr, int pkt)
 {
-	struct mon_buf b; /* not zeroed: written front to back */
 	bool rx = tr->dir == NIC_TR_RX;
-	unsigned fill = mon_fill[pkt][rx];
-	const char *name = tr->fep_id < m->cfg->n_hosts ? m->cfg->hosts[tr->fep_id].name : "";
+	struct mon_row r = {
+		.tr = tr, .name = tr->fep_id < m->cfg->n_hosts ? m->cfg->hosts[tr->fep_id].name : "",
+		.fill = mon_fill[pkt][rx], .rx = rx, .pkt = pkt,
+	};
 
-	b.p = b.b;
-	put_ns(&b, tr->now);
-	put_ch(&b, ',');
-	put_str(&b, name);
-	put_opt(&b, true, tr->fep_id);
-	put_opt(&b, true, fill & MF_JOB ? tr->job_id : 0);
-	put_opt(&b, true, tr->packet_uid);
-	put_opt(&b, true, tr->packet_size);
-	put_ch(&b, ',');
-	put_pdc(&b, tr->local_ip, tr->local_pdc);
-	put_ch(&b, ',');
-	put_pdc(&b, tr->remote_ip, tr->remote_pdc);
-	if (fill & MF_ENTROPY_PDC)
-		put_opt(&b, true, rx ? tr->remote_pdc : tr->local_pdc);
-	else
-		put_opt(&b, fill & MF_ENTROPY, tr->entropy);
-	put_ch(&b, ',');
-	if ((fill & MF_RTT) && tr->has_rtt)
-		put_ns(&b, tr->rtt);
-	put_ch(&b, ',');
-	put_str(&b, mon_dir_names[tr->dir <= NIC_TR_RX ? tr->dir : NIC_TR_RX]);
-	put_ch(&b, ',');
-	put_str(&b, mon_pkt_names[pkt]);
-	put_ch(&b, ',');
-	if (fill & MF_NACK)
-		put_nack_code(&b, tr->nack_code);
-	put_opt(&b, fill & MF_AR, tr->ar != 0);
-	put_opt(&b, fill & MF_ECN, tr->ecn_marked != 0);
-	put_opt(&b, fill & MF_M, tr->m_flag != 0);
-	put_opt(&b, fill & MF_SENDER, tr->nic_prefetched);
-	put_opt(&b, fill & MF_SENDER, tr->pdc_prefetched);
-	put_opt(&b, fill & MF_SENDER, tr->bytes_fetched);
-	put_opt(&b, fill & MF_SENDER, tr->bytes_in_flight);
-	put_opt(&b, fill & MF_SENDER, tr->cwnd);
-	put_opt(&b, fill & MF_PEN, tr->penalty);
-	put_ch(&b, ',');
-	put_str(&b, mon_dscp_names[tr->dscp_role < WIRE_ROLE_COUNT ? tr->dscp_role : WIRE_ROLE_COUNT]);
-	put_opt(&b, fill & MF_PSN, tr->psn);
-	put_opt(&b, fill & MF_ACK, tr->cack_psn);
-	put_opt(&b, fill & MF_ACK, tr->sack_base);
-	put_ch(&b, ',');
-	put_bitmap(&b, tr->sack_base, fill & MF_ACK ? tr->sack_bitmap : 0);
-	put_ch(&b, '\n');
-	assert(b.p <= b.b + sizeof(b.b));
-	fwrite(b.b, 1, (size_t)(b.p - b.b), m->f);
+	ctl_rec_row(m->csv, &ctl_rec_mon_schema, &r, tr->now);
 }
 
 void ctl_monitor_trace(struct ctl_monitor *m, const struct nic_trace *tr)
@@ -427,13 +451,11 @@ struct ctl_monitor *ctl_monitor_open(const struct ctl_config *cfg, const char *d
 	}
 	m->all = m->enable && m->flt.any_fep && m->flt.any_lip && m->flt.any_rip && m->flt.any_pdc;
 	/* The record has sim_time_ns and no time_utc column: the epoch is not used. */
-	m->csv = rec_csv_open_shard(dir, cfg->sim.simulation_name, "uet-monitor", cfg->sim.shard, MON_HEADER, 0);
+	m->csv = ctl_rec_schema_open(cfg, dir, &ctl_rec_mon_schema, 0, err, errlen);
 	if (m->csv == NULL) {
 		e = errno;
-		snprintf(err, errlen, "%s: cannot create the uet-monitor record: %s", dir, strerror(e));
 		goto fail;
 	}
-	m->f = rec_csv_file(m->csv);
 	return m;
 fail:
 	ctl_monitor_close(m, err, errlen);

@@ -1,34 +1,73 @@
 /* pcie-stats: each end of each NIC's PCIe link, every NDStatsReportInterval. */
-#include <errno.h>
-#include <stdlib.h>
 
 #include "ctl_rec_pvt.h"
+
+/* One row: one end of a NIC's link. */
+struct pcie_row {
+	const char *name, *side;
+	uint64_t node_id, lanes, lane_bps, link_bps;
+	uint64_t tlps, bytes, payload, dtlps, dbytes, dpay, dbusy; /* since the start, then in the interval */
+	uint64_t dt;                                                /* the interval, ps */
+};
+
+/* lane_Gbps (@p arg 0), link_Gbps (1): bit/s as Gb/s, 3 decimals. */
+static void pcie_gbps(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	const struct pcie_row *r = row;
+
+	v->num = arg ? r->link_bps : r->lane_bps;
+	v->den = 1000000000u;
+}
+
+/* tx_rate_Gbps (@p arg 0), payload_rate_Gbps (1): B x 8 / (dt ps x 1e-12) / 1e9; percent_util (2). */
+static void pcie_rate(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	const struct pcie_row *r = row;
+
+	v->num = arg == 2 ? (unsigned __int128)r->dbusy * 100u : (unsigned __int128)(arg ? r->dpay : r->dbytes) * 8000u;
+	v->den = r->dt;
+}
 
 /*
  * uet-nic-records.md gives no columns for pcie-stats ("This page does not describe its columns"); these follow
  * nd-stats: names, then totals since the start, the interval's differences, and rates over the interval
  * (docs/records.md, pcie-stats). 17 columns.
  */
-#define PCIE_HEADER \
-	"time_utc,sim_time_sec,component_name,node_id,side,lane_count,lane_Gbps,link_Gbps,total_tlps,total_bytes," \
-	"total_payload_bytes,interval_tlps,interval_bytes,interval_payload_bytes,tx_rate_Gbps,payload_rate_Gbps," \
-	"percent_util"
+static const struct ctl_rec_col pcie_cols[] = {
+	CTL_REC_COL_TIME_UTC,
+	CTL_REC_COL_SIM_SEC,
+	CTL_REC_COL_STR("component_name", struct pcie_row, name),
+	CTL_REC_COL_U64("node_id", struct pcie_row, node_id),
+	CTL_REC_COL_STR("side", struct pcie_row, side),
+	CTL_REC_COL_U64("lane_count", struct pcie_row, lanes),
+	CTL_REC_COL("lane_Gbps", QUOT, 3, pcie_gbps, 0),
+	CTL_REC_COL("link_Gbps", QUOT, 3, pcie_gbps, 1),
+	CTL_REC_COL_U64("total_tlps", struct pcie_row, tlps),
+	CTL_REC_COL_U64("total_bytes", struct pcie_row, bytes),
+	CTL_REC_COL_U64("total_payload_bytes", struct pcie_row, payload),
+	CTL_REC_COL_U64("interval_tlps", struct pcie_row, dtlps),
+	CTL_REC_COL_U64("interval_bytes", struct pcie_row, dbytes),
+	CTL_REC_COL_U64("interval_payload_bytes", struct pcie_row, dpay),
+	CTL_REC_COL("tx_rate_Gbps", QUOT, 6, pcie_rate, 0),
+	CTL_REC_COL("payload_rate_Gbps", QUOT, 6, pcie_rate, 1),
+	CTL_REC_COL("percent_util", QUOT, 6, pcie_rate, 2),
+};
+const struct ctl_rec_schema ctl_rec_pcie_schema = CTL_REC_SCHEMA("pcie-stats", pcie_cols);
 
+/* The writer: per NIC its counters at the previous rows (prev). */
 struct ctl_pcie {
-	struct ctl_rec_nics w;        /* first: the NICs, the file, prev (the same array as the typed prev) */
+	struct ctl_rec_nics w;
 	const struct port_pcie_params *side_params[2]; /* NICSide, HostSide: every NIC has the nic section's */
-	struct port_pcie_stats *prev;  /* per NIC: its counters at the previous rows */
 };
 
 struct ctl_pcie *ctl_pcie_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
 			       int64_t epoch_s, char *err, size_t errlen)
 {
-	struct ctl_pcie *p = ctl_rec_nics_new(sizeof(*p), sizeof(*p->prev), cfg, nics, dir,
-					      "pcie-stats", PCIE_HEADER, epoch_s, err, errlen);
+	struct ctl_pcie *p = ctl_rec_nics_new(sizeof(*p), sizeof(struct port_pcie_stats), cfg, NULL, nics, dir,
+					      &ctl_rec_pcie_schema, epoch_s, err, errlen);
 
 	if (p == NULL)
 		return NULL;
-	p->prev = p->w.prev;
 	p->side_params[0] = &cfg->nic.pcie_nic;
 	p->side_params[1] = &cfg->nic.pcie_host;
 	return p;
@@ -40,40 +79,23 @@ static void pcie_row(struct ctl_pcie *p, struct nic *nic, int side, const struct
 {
 	static const char *const side_name[2] = { "NIC", "Host" };
 	const struct port_pcie_params *pp = p->side_params[side];
-	FILE *f = rec_csv_file(p->w.csv);
-	uint64_t dtlps = s->tlps[side] - prev->tlps[side], dbytes = s->bytes[side] - prev->bytes[side];
-	uint64_t dpay = s->payload_bytes[side] - prev->payload_bytes[side];
+	struct pcie_row r = {
+		.name = nic_name(nic), .side = side_name[side], .node_id = nic_fep_id(nic), .lanes = pp->lane_count,
+		.lane_bps = pp->lane_bps, .link_bps = s->bps[side], .tlps = s->tlps[side], .bytes = s->bytes[side],
+		.payload = s->payload_bytes[side], .dtlps = s->tlps[side] - prev->tlps[side],
+		.dbytes = s->bytes[side] - prev->bytes[side], .dpay = s->payload_bytes[side] - prev->payload_bytes[side],
+		.dbusy = s->busy_ps[side] - prev->busy_ps[side], .dt = dt,
+	};
 
-	ctl_rec_row_head(p->w.csv, now);
-	rec_put_ch(f, ',');
-	rec_put_str(f, nic_name(nic));
-	rec_put_cu64(f, nic_fep_id(nic));
-	rec_put_ch(f, ',');
-	rec_put_str(f, side_name[side]);
-	rec_put_cu64(f, pp->lane_count);
-	rec_put_ch(f, ',');
-	ctl_rec_put_quot(f, pp->lane_bps, 1, 1000000000u, 3);
-	rec_put_ch(f, ',');
-	ctl_rec_put_quot(f, s->bps[side], 1, 1000000000u, 3);
-	rec_put_cu64(f, s->tlps[side]);
-	rec_put_cu64(f, s->bytes[side]);
-	rec_put_cu64(f, s->payload_bytes[side]);
-	rec_put_cu64(f, dtlps);
-	rec_put_cu64(f, dbytes);
-	rec_put_cu64(f, dpay);
-	rec_put_ch(f, ',');
-	ctl_rec_put_quot(f, dbytes, 8000, dt, 6); /* B x 8 / (dt ps x 1e-12) / 1e9 */
-	rec_put_ch(f, ',');
-	ctl_rec_put_quot(f, dpay, 8000, dt, 6);
-	rec_put_ch(f, ',');
-	ctl_rec_put_quot(f, s->busy_ps[side] - prev->busy_ps[side], 100, dt, 6);
-	rec_put_ch(f, '\n');
+	ctl_rec_row(p->w.csv, &ctl_rec_pcie_schema, &r, now);
 }
 
 void ctl_pcie_rows(struct ctl_pcie *p, emu_ps_t now, emu_ps_t last)
 {
 	if (p == NULL)
 		return;
+	struct port_pcie_stats *prev = p->w.prev;
+
 	for (uint32_t i = 0; i < p->w.n_nics; i++) {
 		if (!ctl_rec_nic_here(&p->w, i))
 			continue;
@@ -81,12 +103,8 @@ void ctl_pcie_rows(struct ctl_pcie *p, emu_ps_t now, emu_ps_t last)
 
 		nic_pcie_stats(p->w.nics[i], &s, now);
 		for (int side = 0; side < 2; side++)
-			pcie_row(p, p->w.nics[i], side, &s, &p->prev[i], now, now - last);
-		p->prev[i] = s;
+			pcie_row(p, p->w.nics[i], side, &s, &prev[i], now, now - last);
+		prev[i] = s;
 	}
 }
 
-int ctl_pcie_close(struct ctl_pcie *p, char *err, size_t errlen)
-{
-	return ctl_rec_nics_free(p != NULL ? &p->w : NULL, err, errlen);
-}

@@ -10,6 +10,7 @@
 #include "ctl_rec.h"
 #include "net_topo.h"
 #include "nic.h"
+#include "port_nic.h"
 #include "roce.h"
 #include "rec.h"
 #include "sw.h"
@@ -18,17 +19,27 @@
 #define CTL_REC_COMPONENT_TYPE "ScalaUETNic"
 #define CTL_REC_TIER_NIC 3
 #define CTL_REC_SUBTIER_NONE 4294967295u
+#define CTL_REC_SUBTIER_NONE_TEXT "4294967295"
 
+/* Each record's columns (its writer's file): the records' listing (ctl_records_columns()) reads them too. */
+extern const struct ctl_rec_schema ctl_rec_ts_schema, ctl_rec_rt_schema, ctl_rec_rate_schema, ctl_rec_ep_schema,
+	ctl_rec_pcie_schema, ctl_rec_nb_schema, ctl_rec_mon_schema, ctl_rec_ev_schema, ctl_rec_trim_schema,
+	ctl_rec_sb_schema, ctl_rec_pb_schema, ctl_rec_lb_schema;
 
 struct ctl_transport;
 
+/*
+ * The per-NIC records: each writer starts with its struct ctl_rec_nics (ctl_rec.h), so ctl_rec_nics_csv() gives
+ * its file, ctl_rec_nics_set_roce() adds the hosts' Scala RoCE NICs' rows (nd-stats: opened with NULL UET NICs)
+ * and ctl_rec_nics_free() closes it.
+ */
+
 /** uet-transport-stats (ctl_rec_transport.c), every NDStatsReportInterval. Open returns NULL with errno set and a
  *  message in @p err. Rows: every NIC's row of time @p now, then the NICs' sample intervals restart. NULL is
- *  accepted by rows and close; close returns 0 or -EIO. */
+ *  accepted by rows. */
 struct ctl_transport *ctl_transport_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
 					 int64_t epoch_s, char *err, size_t errlen);
 void ctl_transport_rows(struct ctl_transport *t, emu_ps_t now);
-int ctl_transport_close(struct ctl_transport *t, char *err, size_t errlen);
 
 struct ctl_roce_rec;
 
@@ -43,15 +54,10 @@ int ctl_roce_rec_close(struct ctl_roce_rec *t, char *err, size_t errlen);
 struct ctl_ndstats;
 
 /** nd-stats (ctl_rec_nd.c), every NDStatsReportInterval: the NICs' rows of time @p now over (last, now]. The
- *  switches' ports write into ctl_ndstats_csv(). NULL accepted by rows, csv (gives NULL) and close. */
+ *  switches' ports write into its file (ctl_rec_nics_csv()). NULL accepted by rows. */
 struct ctl_ndstats *ctl_ndstats_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
 				     int64_t epoch_s, char *err, size_t errlen);
 void ctl_ndstats_rows(struct ctl_ndstats *n, emu_ps_t now, emu_ps_t last);
-/** The hosts' NICs are Scala RoCE NICs (@p roces, cfg->n_hosts of them): nd-stats and ecn-pfc-stats write their
- *  rows (opened with NULL UET NICs). */
-int ctl_ndstats_set_roce(struct ctl_ndstats *n, struct roce *const *roces, uint32_t n_roces);
-struct rec_csv *ctl_ndstats_csv(const struct ctl_ndstats *n);
-int ctl_ndstats_close(struct ctl_ndstats *n, char *err, size_t errlen);
 
 struct ctl_monitor;
 
@@ -69,26 +75,21 @@ void ctl_monitor_trace(struct ctl_monitor *m, const struct nic_trace *tr);
 int ctl_monitor_close(struct ctl_monitor *m, char *err, size_t errlen);
 
 /*
- * The three periodic records below (docs/records.md). Each open takes @p nics (cfg->n_hosts of them, index = FEP
- * id), which must outlive it, and returns the record or NULL with errno set (ENOMEM or a file error) and a message
- * in @p err. Each rows call writes the rows of time @p now, NICs in FEP id order; @p last is the time of the
- * record's previous rows (0 before the first), so an interval value covers (last, now]. Each close flushes,
- * closes and frees, accepts NULL, and returns 0 or -EIO.
+ * The three periodic records below (docs/records.md). Each open takes @p nics, the UET NICs, or @p hosts, every
+ * host's NIC through its model's ops (port_nic.h; ecn-pfc-stats both, its UET NICs for their CE counts, NULL on
+ * RoCE NICs), cfg->n_hosts of them, index = FEP id, which must outlive it, and returns the record or NULL with
+ * errno set (ENOMEM or a file error) and a message in @p err. Each rows call writes the rows of time @p now, NICs in FEP id order; @p last is the time of the
+ * record's previous rows (0 before the first), so an interval value covers (last, now].
  */
 struct ctl_pfcstats;
 struct ctl_swrec;
 
-/** ecn-pfc-stats, every NDStatsReportInterval (ctl_pfcstats.c): the NICs' rows, then @p sr's switch ports'
- *  (@p sr may be NULL: no switch). */
-struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, struct nic *const *nics,
-				       const struct ctl_swrec *sr, const char *dir, int64_t epoch_s, char *err,
-				       size_t errlen);
+/** ecn-pfc-stats, every NDStatsReportInterval (ctl_rec_ecnpfc.c): the hosts' NICs' rows, then @p sr's switch
+ *  ports' (@p sr may be NULL: no switch). */
+struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, const struct port_nic *hosts,
+				       struct nic *const *nics, const struct ctl_swrec *sr, const char *dir,
+				       int64_t epoch_s, char *err, size_t errlen);
 void ctl_pfcstats_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last);
-int ctl_pfcstats_set_roce(struct ctl_pfcstats *p, struct roce *const *roces, uint32_t n_roces);
-struct ctl_netbuff;
-/** net-buff-stats rows of the RoCE NICs' pools (roce_nic.EnableBufferStats). */
-int ctl_netbuff_set_roce(struct ctl_netbuff *b, struct roce *const *roces, uint32_t n_roces);
-int ctl_pfcstats_close(struct ctl_pfcstats *p, char *err, size_t errlen);
 
 struct ctl_pcie;
 
@@ -96,15 +97,14 @@ struct ctl_pcie;
 struct ctl_pcie *ctl_pcie_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
 			       int64_t epoch_s, char *err, size_t errlen);
 void ctl_pcie_rows(struct ctl_pcie *p, emu_ps_t now, emu_ps_t last);
-int ctl_pcie_close(struct ctl_pcie *p, char *err, size_t errlen);
 
 struct ctl_netbuff;
 
-/** net-buff-stats, every NetworkBufferStatsReportingInterval (ctl_netbuff.c); rows restart the pool intervals. */
-struct ctl_netbuff *ctl_netbuff_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
+/** net-buff-stats, every NetworkBufferStatsReportingInterval (ctl_rec_netbuff.c): the hosts' NICs' pools; rows
+ *  restart the pool intervals. */
+struct ctl_netbuff *ctl_netbuff_open(const struct ctl_config *cfg, const struct port_nic *hosts, const char *dir,
 				     int64_t epoch_s, char *err, size_t errlen);
 void ctl_netbuff_rows(struct ctl_netbuff *b, emu_ps_t now, emu_ps_t last);
-int ctl_netbuff_close(struct ctl_netbuff *b, char *err, size_t errlen);
 
 /*
  * The switches' records (docs/records.md, Switch records): their ports' nd-stats and ecn-pfc-stats rows, written
@@ -161,6 +161,14 @@ struct ctl_swrec *ctl_swrec_open(const struct ctl_config *cfg, struct sw *const 
 				 const struct net_topo *topo, const char *dir, int64_t epoch_s, char *err,
 				 size_t errlen);
 
+/** A switch port's rows: port @p sp (sr->ports[@p i]), its stats @p s at @p now; @p ctx the caller's. */
+typedef void (*ctl_swport_rows_fn)(void *ctx, const struct ctl_swport *sp, uint32_t i, const struct sw_port_stats *s,
+				   emu_ps_t now);
+
+/** Call @p fn for every port whose rows @p sr writes (ctl_swrec_here()), switches in device order, each switch's
+ *  ports in order, with its stats at @p now. */
+void ctl_swrec_each_port(const struct ctl_swrec *sr, emu_ps_t now, ctl_swport_rows_fn fn, void *ctx);
+
 /** nd-stats rows of every switch port at @p now into @p nd (the NICs' file), over (last, now]. NULL accepted. */
 void ctl_swrec_nd_rows(struct ctl_swrec *sr, struct rec_csv *nd, emu_ps_t now, emu_ps_t last);
 
@@ -172,6 +180,32 @@ void ctl_swrec_rows_done(struct ctl_swrec *sr, emu_ps_t now);
 
 /** Close trimming-stats and free. NULL accepted. Returns 0 or -EIO. */
 int ctl_swrec_close(struct ctl_swrec *sr, char *err, size_t errlen);
+
+/*
+ * What every switch-only record keeps (scala-switch-agg-buff-stats, scala-switch-buff-stats,
+ * scala-switch-load-balancing-stats): the switches, its file and its arrays. A writer's struct has it as its FIRST
+ * member; ctl_rec_sws_new() and ctl_rec_sws_free() make and free the whole writer.
+ */
+#define CTL_REC_SWS_MEM 3
+struct ctl_rec_sws {
+	const struct ctl_swrec *sr;
+	struct rec_csv *csv;
+	void *mem[CTL_REC_SWS_MEM];   /* the writer's arrays, zeroed */
+};
+
+/**
+ * Allocate a zeroed writer of @p size bytes whose first member is a struct ctl_rec_sws, its arrays of @p mem
+ * (CTL_REC_SWS_MEM sizes in bytes, 0 for none) and open its record of schema @p s for the switches @p sr. Returns
+ * the writer, or NULL with errno set and a message in @p err (nothing left open or allocated).
+ */
+void *ctl_rec_sws_new(size_t size, const size_t *mem, const struct ctl_config *cfg, const struct ctl_swrec *sr,
+		      const char *dir, const struct ctl_rec_schema *s, int64_t epoch_s, char *err, size_t errlen);
+
+/** The file of @p writer (a switch-only writer), or NULL for NULL. */
+struct rec_csv *ctl_rec_sws_csv(const void *writer);
+
+/** Flush and close the file of @p writer and free its arrays and itself. Accepts NULL. 0 or -errno (in @p err). */
+int ctl_rec_sws_free(void *writer, char *err, size_t errlen);
 
 /* The occupancy samples of one buffer series since its last row (the switch buffer records). */
 struct ctl_rec_occ {
@@ -189,6 +223,24 @@ static inline void ctl_rec_occ_add(struct ctl_rec_occ *a, uint64_t v)
 	a->count++;
 }
 
+/* A row of the switch buffer records (scala-switch-agg-buff-stats, scala-switch-buff-stats): one buffer's
+ * occupancy samples since the last rows, against its limit. */
+struct ctl_rec_buf_row {
+	const struct ctl_rec_occ *a;
+	const char *name, *buff_id, *uldl;
+	uint64_t tier, node_id, ifid, pool, total, limit;
+	bool clamp;                   /* the percentages stop at 100 (scala-switch-buff-stats) */
+};
+
+/** The six sample columns both buffer records end with (ctl_rec_swbuf.c). */
+void ctl_rec_buf_stat(const void *row, uint32_t arg, struct ctl_rec_val *v);
+#define CTL_REC_BUF_STAT_COLS \
+	CTL_REC_COL("ivl_count", U64, 0, ctl_rec_buf_stat, 0), CTL_REC_COL("ivl_min_bytes", U64, 0, ctl_rec_buf_stat, 1), \
+	CTL_REC_COL("ivl_max_bytes", U64, 0, ctl_rec_buf_stat, 2), \
+	CTL_REC_COL("ivl_mean_bytes", QUOT, 3, ctl_rec_buf_stat, 3), \
+	CTL_REC_COL("ivl_max_pct_util", QUOT, 9, ctl_rec_buf_stat, 4), \
+	CTL_REC_COL("ivl_mean_pct_util", QUOT, 9, ctl_rec_buf_stat, 5)
+
 struct ctl_swbuf;
 
 /**
@@ -200,7 +252,6 @@ struct ctl_swbuf *ctl_swbuf_open(const struct ctl_config *cfg, const struct ctl_
 				 int64_t epoch_s, char *err, size_t errlen);
 void ctl_swbuf_sample(struct ctl_swbuf *b);
 void ctl_swbuf_rows(struct ctl_swbuf *b, emu_ps_t now);
-int ctl_swbuf_close(struct ctl_swbuf *b, char *err, size_t errlen);
 
 struct ctl_swportbuf;
 
@@ -208,13 +259,12 @@ struct ctl_swportbuf;
  * scala-switch-buff-stats (ctl_rec_swportbuf.c), with switch.ReportPerPortBufferStats: the occupancy of each switch
  * port's egress queue, ingress usage and headroom per pool, sampled with scala-switch-agg-buff-stats (every
  * BufferStatsReportInterval / 1000), rows every BufferStatsReportInterval. Open returns NULL with errno set and a
- * message in @p err. NULL is accepted by sample, rows and close; close returns 0 or -EIO.
+ * message in @p err. NULL is accepted by sample and rows.
  */
 struct ctl_swportbuf *ctl_swportbuf_open(const struct ctl_config *cfg, const struct ctl_swrec *sr, const char *dir,
 					 int64_t epoch_s, char *err, size_t errlen);
 void ctl_swportbuf_sample(struct ctl_swportbuf *b);
 void ctl_swportbuf_rows(struct ctl_swportbuf *b, emu_ps_t now);
-int ctl_swportbuf_close(struct ctl_swportbuf *b, char *err, size_t errlen);
 
 struct ctl_swlb;
 
@@ -222,13 +272,9 @@ struct ctl_swlb;
 struct ctl_swlb *ctl_swlb_open(const struct ctl_config *cfg, const struct ctl_swrec *sr, const char *dir,
 			       int64_t epoch_s, char *err, size_t errlen);
 void ctl_swlb_rows(struct ctl_swlb *l, emu_ps_t now);
-int ctl_swlb_close(struct ctl_swlb *l, char *err, size_t errlen);
 
 
 /** The files of the writers whose files are private to them, for the records' size budget (NULL for NULL). */
 struct rec_csv *ctl_monitor_csv(const struct ctl_monitor *m);
-struct rec_csv *ctl_swbuf_csv(const struct ctl_swbuf *b);
-struct rec_csv *ctl_swlb_csv(const struct ctl_swlb *l);
-struct rec_csv *ctl_swportbuf_csv(const struct ctl_swportbuf *b);
 
 #endif /* CTL_REC_PVT_H */

@@ -6,38 +6,105 @@
 
 #include "ctl_rec_pvt.h"
 
-/* simulation-output-files.md, RoCE Transport Statistics: 74 columns (tests/scenario/test_roce.py checks them). */
-#define RT_HEADER \
-	"time_utc,sim_time_sec,component_name,node_id,num_pkts_sent,ivl_num_pkts_sent,num_verb_pkts_sent," \
-	"ivl_num_verb_pkts_sent,num_non_verb_pkts_sent,ivl_num_non_verb_pkts_sent,num_conn_pkts_sent," \
-	"ivl_num_conn_pkts_sent,num_conn_pkts_recvd,ivl_num_conn_pkts_recvd,rdma_write_cnt,ivl_rdma_write_cnt," \
-	"rdma_send_cnt,ivl_rdma_send_cnt,rdma_atomic_cnt,ivl_rdma_atomic_cnt,num_acks_sent,ivl_num_acks_sent," \
-	"num_acks_recvd,ivl_num_acks_recvd,num_sacks_sent,ivl_num_sacks_sent,num_sacks_recvd,ivl_num_sacks_recvd," \
-	"num_nacks_sent,ivl_num_nacks_sent,num_nacks_recvd,ivl_num_nacks_recvd,num_writes_recvd," \
-	"ivl_num_writes_recvd,num_sends_recvd,ivl_num_sends_recvd,num_cnp_sent,ivl_num_cnp_sent,num_cnp_recvd," \
-	"ivl_num_cnp_recvd,num_seq_out_of_order,ivl_num_seq_out_of_order,num_duplicate,ivl_num_duplicate," \
-	"ivl_min_size_reorder_buf_psn,max_size_reorder_buf_psn,ivl_max_size_reorder_buf_psn," \
-	"avg_size_reorder_buf_psn,ivl_avg_size_reorder_buf_psn,num_wqe_created,ivl_num_wqe_created," \
-	"num_wqe_completed,ivl_num_wqe_completed,num_rtx,ivl_num_rtx,num_rto,ivl_num_rto,ivl_min_calc_rtt_usec," \
-	"max_calc_rtt_usec,ivl_max_calc_rtt_usec,avg_calc_rtt_usec,ivl_avg_calc_rtt_usec,num_rx_drops," \
-	"ivl_num_rx_drops,num_rx_drops_no_qp_data,ivl_num_rx_drops_no_qp_data,num_rx_drops_no_qp_ctrl," \
-	"ivl_num_rx_drops_no_qp_ctrl,num_rx_drops_after_nak,ivl_num_rx_drops_after_nak,num_rx_drops_ghost_ack," \
-	"ivl_num_rx_drops_ghost_ack,num_tx_payload_discards,ivl_num_tx_payload_discards"
-#define RATE_HEADER "time_utc,sim_time_sec,component_name,node_id,qpn,rate_Gbps"
-
-/* The counter pairs (cumulative, interval) in column order; -1 for the columns the model keeps at 0 (atomic
- * operations, selective acknowledgements: it has none). The reorder-buffer and RTT columns come between. */
-static const int rt_first[] = {
-	ROCE_C_PKTS_SENT, ROCE_C_VERB_PKTS_SENT, ROCE_C_NON_VERB_PKTS_SENT, ROCE_C_CONN_PKTS_SENT,
-	ROCE_C_CONN_PKTS_RECVD, ROCE_C_RDMA_WRITE_CNT, ROCE_C_RDMA_SEND_CNT, -1, ROCE_C_ACKS_SENT, ROCE_C_ACKS_RECVD, -1,
-	-1, ROCE_C_NACKS_SENT, ROCE_C_NACKS_RECVD, ROCE_C_WRITES_RECVD, ROCE_C_SENDS_RECVD, ROCE_C_CNP_SENT,
-	ROCE_C_CNP_RECVD, ROCE_C_SEQ_OUT_OF_ORDER, ROCE_C_DUPLICATE,
+/* A roce-transport-stats row: the counters now and at the previous rows (struct ctl_rec_cur: the arrays), the
+ * RTT samples. */
+struct rt_row {
+	struct ctl_rec_cur c;
+	const char *name;
+	uint64_t node_id;
+	struct roce_rtt rtt;
 };
-static const int rt_mid[] = { ROCE_C_WQE_CREATED, ROCE_C_WQE_COMPLETED, ROCE_C_RTX, ROCE_C_RTO };
-#define RT_N(a) (sizeof(a) / sizeof((a)[0]))
 
-static const int rt_drops[] = { ROCE_C_RX_DROPS_NO_QP_DATA, ROCE_C_RX_DROPS_NO_QP_CTRL, ROCE_C_RX_DROPS_AFTER_NAK,
-				ROCE_C_RX_DROPS_GHOST_ACK };
+/* The RTT columns, us with 6 decimals: @p arg 0 the interval's minimum, 1 the maximum, 2 the interval's, 3 the
+ * mean, 4 the interval's (0 without samples). */
+static void rt_rtt(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	const struct roce_rtt *s = &((const struct rt_row *)row)->rtt;
+	const uint64_t val[5] = { s->ivl_n ? s->ivl_min : 0, s->max, s->ivl_max, s->n ? s->sum / s->n : 0,
+				  s->ivl_n ? s->ivl_sum / s->ivl_n : 0 };
+
+	v->u = val[arg];
+}
+
+/* num_rx_drops (@p arg 0) and its ivl_ twin (1): the four reasons of the columns after it added up. */
+static void rt_drops(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	static const int k[] = { ROCE_C_RX_DROPS_NO_QP_DATA, ROCE_C_RX_DROPS_NO_QP_CTRL, ROCE_C_RX_DROPS_AFTER_NAK,
+				 ROCE_C_RX_DROPS_GHOST_ACK };
+	const uint64_t *c = ((const struct rt_row *)row)->c.cur, *p = ((const struct rt_row *)row)->c.prev;
+
+	v->u = 0;
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+		v->u += arg ? c[k[i]] - p[k[i]] : c[k[i]];
+}
+
+/* simulation-output-files.md, RoCE Transport Statistics: 74 columns. The model has no atomic operations and no
+ * selective acknowledgements (those pairs read 0), and no reorder buffer: the receiver discards behind a gap. */
+static const struct ctl_rec_col rt_cols[] = {
+	CTL_REC_COL_TIME_UTC,
+	CTL_REC_COL_SIM_SEC,
+	CTL_REC_COL_STR("component_name", struct rt_row, name),
+	CTL_REC_COL_U64("node_id", struct rt_row, node_id),
+	CTL_REC_COL_CTR_PAIR(num_pkts_sent, ROCE_C_PKTS_SENT),
+	CTL_REC_COL_CTR_PAIR(num_verb_pkts_sent, ROCE_C_VERB_PKTS_SENT),
+	CTL_REC_COL_CTR_PAIR(num_non_verb_pkts_sent, ROCE_C_NON_VERB_PKTS_SENT),
+	CTL_REC_COL_CTR_PAIR(num_conn_pkts_sent, ROCE_C_CONN_PKTS_SENT),
+	CTL_REC_COL_CTR_PAIR(num_conn_pkts_recvd, ROCE_C_CONN_PKTS_RECVD),
+	CTL_REC_COL_CTR_PAIR(rdma_write_cnt, ROCE_C_RDMA_WRITE_CNT),
+	CTL_REC_COL_CTR_PAIR(rdma_send_cnt, ROCE_C_RDMA_SEND_CNT),
+	CTL_REC_COL_ZERO_PAIR(rdma_atomic_cnt),
+	CTL_REC_COL_CTR_PAIR(num_acks_sent, ROCE_C_ACKS_SENT),
+	CTL_REC_COL_CTR_PAIR(num_acks_recvd, ROCE_C_ACKS_RECVD),
+	CTL_REC_COL_ZERO_PAIR(num_sacks_sent),
+	CTL_REC_COL_ZERO_PAIR(num_sacks_recvd),
+	CTL_REC_COL_CTR_PAIR(num_nacks_sent, ROCE_C_NACKS_SENT),
+	CTL_REC_COL_CTR_PAIR(num_nacks_recvd, ROCE_C_NACKS_RECVD),
+	CTL_REC_COL_CTR_PAIR(num_writes_recvd, ROCE_C_WRITES_RECVD),
+	CTL_REC_COL_CTR_PAIR(num_sends_recvd, ROCE_C_SENDS_RECVD),
+	CTL_REC_COL_CTR_PAIR(num_cnp_sent, ROCE_C_CNP_SENT),
+	CTL_REC_COL_CTR_PAIR(num_cnp_recvd, ROCE_C_CNP_RECVD),
+	CTL_REC_COL_CTR_PAIR(num_seq_out_of_order, ROCE_C_SEQ_OUT_OF_ORDER),
+	CTL_REC_COL_CTR_PAIR(num_duplicate, ROCE_C_DUPLICATE),
+	CTL_REC_COL_CONST("ivl_min_size_reorder_buf_psn", "0"),
+	CTL_REC_COL_CONST("max_size_reorder_buf_psn", "0"),
+	CTL_REC_COL_CONST("ivl_max_size_reorder_buf_psn", "0"),
+	CTL_REC_COL_CONST("avg_size_reorder_buf_psn", "0.000000"),
+	CTL_REC_COL_CONST("ivl_avg_size_reorder_buf_psn", "0.000000"),
+	CTL_REC_COL_CTR_PAIR(num_wqe_created, ROCE_C_WQE_CREATED),
+	CTL_REC_COL_CTR_PAIR(num_wqe_completed, ROCE_C_WQE_COMPLETED),
+	CTL_REC_COL_CTR_PAIR(num_rtx, ROCE_C_RTX),
+	CTL_REC_COL_CTR_PAIR(num_rto, ROCE_C_RTO),
+	CTL_REC_COL("ivl_min_calc_rtt_usec", FIXED, 6, rt_rtt, 0),
+	CTL_REC_COL("max_calc_rtt_usec", FIXED, 6, rt_rtt, 1),
+	CTL_REC_COL("ivl_max_calc_rtt_usec", FIXED, 6, rt_rtt, 2),
+	CTL_REC_COL("avg_calc_rtt_usec", FIXED, 6, rt_rtt, 3),
+	CTL_REC_COL("ivl_avg_calc_rtt_usec", FIXED, 6, rt_rtt, 4),
+	CTL_REC_COL("num_rx_drops", U64, 0, rt_drops, 0),
+	CTL_REC_COL("ivl_num_rx_drops", U64, 0, rt_drops, 1),
+	CTL_REC_COL_CTR_PAIR(num_rx_drops_no_qp_data, ROCE_C_RX_DROPS_NO_QP_DATA),
+	CTL_REC_COL_CTR_PAIR(num_rx_drops_no_qp_ctrl, ROCE_C_RX_DROPS_NO_QP_CTRL),
+	CTL_REC_COL_CTR_PAIR(num_rx_drops_after_nak, ROCE_C_RX_DROPS_AFTER_NAK),
+	CTL_REC_COL_CTR_PAIR(num_rx_drops_ghost_ack, ROCE_C_RX_DROPS_GHOST_ACK),
+	CTL_REC_COL_CTR_PAIR(num_tx_payload_discards, ROCE_C_TX_PAYLOAD_DISCARDS),
+};
+const struct ctl_rec_schema ctl_rec_rt_schema = CTL_REC_SCHEMA("roce-transport-stats", rt_cols);
+_Static_assert(sizeof(rt_cols) / sizeof(rt_cols[0]) == 74, "roce-transport-stats has 74 columns");
+
+/* A roce-rate-events row: a queue pair's allowed rate changed. */
+struct rate_row {
+	const char *name;
+	uint64_t node_id, qpn, bps;
+};
+
+static const struct ctl_rec_col rate_cols[] = {
+	CTL_REC_COL_TIME_UTC,
+	CTL_REC_COL_SIM_SEC,
+	CTL_REC_COL_STR("component_name", struct rate_row, name),
+	CTL_REC_COL_U64("node_id", struct rate_row, node_id),
+	CTL_REC_COL_U64("qpn", struct rate_row, qpn),
+	CTL_REC_COL_FIXED("rate_Gbps", 9, struct rate_row, bps),
+};
+const struct ctl_rec_schema ctl_rec_rate_schema = CTL_REC_SCHEMA("roce-rate-events", rate_cols);
 
 struct ctl_roce_rec {
 	struct roce *const *roces;
@@ -64,9 +131,8 @@ struct ctl_roce_rec *ctl_roce_rec_open(const struct ctl_config *cfg, struct roce
 	t->n = cfg->n_hosts;
 	if (!cfg->enable_roce_transport_stats)
 		return t;
-	t->ts = ctl_rec_csv_open(cfg, dir, "roce-transport-stats", RT_HEADER, epoch_s, err, errlen);
-	t->rate = t->ts != NULL ? ctl_rec_csv_open(cfg, dir, "roce-rate-events", RATE_HEADER, epoch_s, err, errlen)
-				: NULL;
+	t->ts = ctl_rec_schema_open(cfg, dir, &ctl_rec_rt_schema, epoch_s, err, errlen);
+	t->rate = t->ts != NULL ? ctl_rec_schema_open(cfg, dir, &ctl_rec_rate_schema, epoch_s, err, errlen) : NULL;
 	if (t->rate == NULL) {
 		int e = errno;
 
@@ -77,46 +143,13 @@ struct ctl_roce_rec *ctl_roce_rec_open(const struct ctl_config *cfg, struct roce
 	return t;
 }
 
-static void pairs(FILE *f, const uint64_t *c, const uint64_t *p, const int *k, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, ",%llu,%llu", k[i] < 0 ? 0ULL : (unsigned long long)c[k[i]],
-			k[i] < 0 ? 0ULL : (unsigned long long)(c[k[i]] - p[k[i]]));
-}
-
-static void usec(FILE *f, uint64_t ps)
-{
-	fputc(',', f);
-	ctl_rec_put_fixed(f, ps, 6);
-}
-
 static void rt_row(struct ctl_roce_rec *t, uint32_t i, emu_ps_t now)
 {
 	struct roce *r = t->roces[i];
-	const uint64_t *c = roce_counters(r), *p = t->prev[i];
-	FILE *f = rec_csv_file(t->ts);
-	struct roce_rtt s;
-	uint64_t drops = 0, ivl_drops = 0;
+	struct rt_row row = { .c = { roce_counters(r), t->prev[i] }, .name = roce_name(r), .node_id = roce_fep_id(r) };
 
-	roce_rtt(r, &s);
-	ctl_rec_row_head(t->ts, now);
-	fprintf(f, ",%s,%u", roce_name(r), roce_fep_id(r));
-	pairs(f, c, p, rt_first, RT_N(rt_first));
-	fputs(",0,0,0,0.000000,0.000000", f); /* no reorder buffer: the receiver discards behind a gap */
-	pairs(f, c, p, rt_mid, RT_N(rt_mid));
-	usec(f, s.ivl_n ? s.ivl_min : 0);
-	usec(f, s.max);
-	usec(f, s.ivl_max);
-	usec(f, s.n ? s.sum / s.n : 0);
-	usec(f, s.ivl_n ? s.ivl_sum / s.ivl_n : 0);
-	for (size_t k = 0; k < RT_N(rt_drops); k++) { /* num_rx_drops: the four reasons below added up */
-		drops += c[rt_drops[k]];
-		ivl_drops += c[rt_drops[k]] - p[rt_drops[k]];
-	}
-	fprintf(f, ",%llu,%llu", (unsigned long long)drops, (unsigned long long)ivl_drops);
-	pairs(f, c, p, rt_drops, RT_N(rt_drops));
-	pairs(f, c, p, (const int[]){ ROCE_C_TX_PAYLOAD_DISCARDS }, 1);
-	fputc('\n', f);
+	roce_rtt(r, &row.rtt);
+	ctl_rec_row(t->ts, &ctl_rec_rt_schema, &row, now);
 }
 
 void ctl_roce_rec_rows(struct ctl_roce_rec *t, emu_ps_t now)
@@ -134,12 +167,9 @@ void ctl_roce_rec_rate(struct ctl_roce_rec *t, uint32_t fep_id, uint32_t qpn, ui
 {
 	if (t == NULL || t->rate == NULL)
 		return;
-	FILE *f = rec_csv_file(t->rate);
+	struct rate_row row = { .name = t->cfg->hosts[fep_id].name, .node_id = fep_id, .qpn = qpn, .bps = bps };
 
-	ctl_rec_row_head(t->rate, now);
-	fprintf(f, ",%s,%u,%u,", t->cfg->hosts[fep_id].name, fep_id, qpn);
-	ctl_rec_put_fixed(f, bps, 9);
-	fputc('\n', f);
+	ctl_rec_row(t->rate, &ctl_rec_rate_schema, &row, now);
 }
 
 int ctl_roce_rec_close(struct ctl_roce_rec *t, char *err, size_t errlen)

@@ -1,14 +1,7 @@
 /* scala-switch-agg-buff-stats: each switch's buffer occupancy per pool, sampled, one row per series and interval. */
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ctl_rec_pvt.h"
-
-/* The 16 columns of simulation-output-files.md, Switch Buffer Statistics, in its order. */
-#define SB_HEADER \
-	"time_utc,sim_time_sec,component_name,tier,node_id,buff_id,uldl,pool_num,total_bytes,buffer_limit," \
-	"ivl_count,ivl_min_bytes,ivl_max_bytes,ivl_mean_bytes,ivl_max_pct_util,ivl_mean_pct_util"
 
 /*
  * The series of one pool of one switch, in row order: the egress queues and the ingress occupancy of its uplink
@@ -24,40 +17,75 @@ static const struct {
 	{ "sharedBuffer", "-" },
 };
 
+/*
+ * The samples' count, minimum and maximum (@p arg 0, 1, 2), mean (3, 3 decimals), and the maximum and mean in
+ * percent of the limit (4, 5, 9 decimals): "utilization (fraction)", which the page's example writes in percent of
+ * the pool. scala-switch-buff-stats clamps them at 100 as its page says (a limit of 0 reads 100 once anything is
+ * held, else 0).
+ */
+void ctl_rec_buf_stat(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	const struct ctl_rec_buf_row *r = row;
+	const struct ctl_rec_occ *a = r->a;
+	unsigned __int128 num = arg == 4 ? a->max : a->sum;
+	unsigned __int128 den = arg == 3 ? a->count : arg == 4 ? r->limit : (unsigned __int128)a->count * r->limit;
+
+	if (arg < 3) {
+		v->u = arg == 0 ? a->count : arg == 1 ? a->min : a->max;
+	} else if (arg == 3) {
+		v->num = num;
+		v->den = den;
+	} else if (r->clamp && num >= den && num > 0) {
+		v->num = 100;
+		v->den = 1;
+	} else {
+		v->num = num * 100u;
+		v->den = den;
+	}
+}
+
+/* The 16 columns of simulation-output-files.md, Switch Buffer Statistics, in its order. total_bytes: the bytes
+ * ever charged to the series (ingress: brought in, headroom included; egress: queued). */
+static const struct ctl_rec_col sb_cols[] = {
+	CTL_REC_COL_TIME_UTC,
+	CTL_REC_COL_SIM_SEC,
+	CTL_REC_COL_STR("component_name", struct ctl_rec_buf_row, name),
+	CTL_REC_COL_U64("tier", struct ctl_rec_buf_row, tier),
+	CTL_REC_COL_U64("node_id", struct ctl_rec_buf_row, node_id),
+	CTL_REC_COL_STR("buff_id", struct ctl_rec_buf_row, buff_id),
+	CTL_REC_COL_STR("uldl", struct ctl_rec_buf_row, uldl),
+	CTL_REC_COL_U64("pool_num", struct ctl_rec_buf_row, pool),
+	CTL_REC_COL_U64("total_bytes", struct ctl_rec_buf_row, total),
+	CTL_REC_COL_U64("buffer_limit", struct ctl_rec_buf_row, limit),
+	CTL_REC_BUF_STAT_COLS,
+};
+const struct ctl_rec_schema ctl_rec_sb_schema = CTL_REC_SCHEMA("scala-switch-agg-buff-stats", sb_cols);
+
 struct ctl_swbuf {
-	const struct ctl_swrec *sr;
-	struct rec_csv *csv;
+	struct ctl_rec_sws w;                               /* first: the switches, the file, the arrays below */
 	struct ctl_rec_occ (*acc)[SW_POOL_COUNT][SB_SERIES]; /* per switch */
-	uint8_t (*has)[2];                              /* per switch: it has uplink [0], downlink [1] ports */
-	uint8_t *grp;                                   /* per run port (port0 + p): 0 uplink, 1 downlink */
+	uint8_t (*has)[2];                                  /* per switch: it has uplink [0], downlink [1] ports */
+	uint8_t *grp;                                       /* per run port (port0 + p): 0 uplink, 1 downlink */
 };
 
 struct ctl_swbuf *ctl_swbuf_open(const struct ctl_config *cfg, const struct ctl_swrec *sr, const char *dir,
 				 int64_t epoch_s, char *err, size_t errlen)
 {
-	struct ctl_swbuf *b = calloc(1, sizeof(*b));
+	const size_t mem[CTL_REC_SWS_MEM] = { sr->n_sws * sizeof(*((struct ctl_swbuf *)0)->acc),
+					      sr->n_sws * sizeof(*((struct ctl_swbuf *)0)->has),
+					      sr->n_ports ? sr->n_ports : 1 };
+	struct ctl_swbuf *b = ctl_rec_sws_new(sizeof(*b), mem, cfg, sr, dir, &ctl_rec_sb_schema, epoch_s, err, errlen);
 
-	if (b == NULL || (b->acc = calloc(sr->n_sws, sizeof(*b->acc))) == NULL ||
-	    (b->has = calloc(sr->n_sws, sizeof(*b->has))) == NULL ||
-	    (b->grp = calloc(sr->n_ports ? sr->n_ports : 1, sizeof(*b->grp))) == NULL) {
-		ctl_swbuf_close(b, err, errlen);
-		snprintf(err, errlen, "out of memory opening the records");
-		errno = ENOMEM;
+	if (b == NULL)
 		return NULL;
-	}
-	b->sr = sr;
+	b->acc = b->w.mem[0];
+	b->has = b->w.mem[1];
+	b->grp = b->w.mem[2];
 	for (uint32_t s = 0; s < sr->n_sws; s++)
 		for (uint32_t p = 0; p < sw_n_ports(sr->sws[s]); p++) {
 			b->has[s][sr->ports[sr->port0[s] + p].ul ? 0 : 1] = 1;
 			b->grp[sr->port0[s] + p] = sr->ports[sr->port0[s] + p].ul ? 0 : 1;
 		}
-	b->csv = ctl_rec_csv_open(cfg, dir, "scala-switch-agg-buff-stats", SB_HEADER, epoch_s, err, errlen);
-	if (b->csv == NULL) {
-		int e = errno;
-		ctl_swbuf_close(b, err, errlen);
-		errno = e;
-		return NULL;
-	}
 	return b;
 }
 
@@ -65,7 +93,7 @@ void ctl_swbuf_sample(struct ctl_swbuf *b)
 {
 	if (b == NULL)
 		return;
-	const struct ctl_swrec *sr = b->sr;
+	const struct ctl_swrec *sr = b->w.sr;
 
 	for (uint32_t s = 0; s < sr->n_sws; s++) {
 		const struct sw *sw = sr->sws[s];
@@ -94,7 +122,7 @@ void ctl_swbuf_sample(struct ctl_swbuf *b)
 /* total_bytes of series @p x of pool @p k of switch @p s: the bytes ever charged to it. */
 static uint64_t sb_total(const struct ctl_swbuf *b, uint32_t s, uint32_t k, int x)
 {
-	const struct ctl_swrec *sr = b->sr;
+	const struct ctl_swrec *sr = b->w.sr;
 	const struct sw *sw = sr->sws[s];
 	uint64_t sum = 0;
 
@@ -114,46 +142,26 @@ static uint64_t sb_total(const struct ctl_swbuf *b, uint32_t s, uint32_t k, int 
 /* One row: series @p x of pool @p k of switch @p s. */
 static void sb_row(struct ctl_swbuf *b, uint32_t s, uint32_t k, int x, emu_ps_t now)
 {
-	const struct sw *sw = b->sr->sws[s];
+	const struct sw *sw = b->w.sr->sws[s];
 	const struct ctl_rec_occ *a = &b->acc[s][k][x];
-	uint64_t limit = sw_buffer(sw)->pool_size[k];
-	FILE *f = rec_csv_file(b->csv);
+	struct ctl_rec_buf_row r = {
+		.a = a, .name = sw_name(sw), .buff_id = sb_names[x].buff_id, .uldl = sb_names[x].uldl,
+		.tier = b->w.sr->ports[b->w.sr->port0[s]].tier, .node_id = sw_node_id(sw), .pool = k,
+		.total = sb_total(b, s, k, x), .limit = sw_buffer(sw)->pool_size[k],
+	};
 
-	ctl_rec_row_head(b->csv, now);
-	/* total_bytes: the bytes ever charged to the series (ingress: brought in, headroom included; egress: queued) */
-	rec_put_ch(f, ',');
-	rec_put_str(f, sw_name(sw));
-	rec_put_cu64(f, b->sr->ports[b->sr->port0[s]].tier);
-	rec_put_cu64(f, sw_node_id(sw));
-	rec_put_ch(f, ',');
-	rec_put_str(f, sb_names[x].buff_id);
-	rec_put_ch(f, ',');
-	rec_put_str(f, sb_names[x].uldl);
-	rec_put_cu64(f, k);
-	rec_put_cu64(f, sb_total(b, s, k, x));
-	rec_put_cu64(f, limit);
-	rec_put_cu64(f, a->count);
-	rec_put_cu64(f, a->min);
-	rec_put_cu64(f, a->max);
-	rec_put_ch(f, ',');
-	ctl_rec_put_quot(f, a->sum, 1, a->count, 3);
-	/* "utilization (fraction)", which the page's example writes in percent of the pool: percent here */
-	rec_put_ch(f, ',');
-	ctl_rec_put_quot(f, a->max, 100, limit, 9);
-	rec_put_ch(f, ',');
-	ctl_rec_put_quot128(f, (unsigned __int128)a->sum * 100u, (unsigned __int128)a->count * limit, 9);
-	rec_put_ch(f, '\n');
+	ctl_rec_row(b->w.csv, &ctl_rec_sb_schema, &r, now);
 }
 
 void ctl_swbuf_rows(struct ctl_swbuf *b, emu_ps_t now)
 {
 	if (b == NULL)
 		return;
-	for (uint32_t s = 0; s < b->sr->n_sws; s++) {
-		if (!ctl_swrec_here(b->sr, s))
+	for (uint32_t s = 0; s < b->w.sr->n_sws; s++) {
+		if (!ctl_swrec_here(b->w.sr, s))
 			continue;
 		for (uint32_t k = 0; k < SW_POOL_COUNT; k++) {
-			if (!sw_buffer(b->sr->sws[s])->pool_on[k])
+			if (!sw_buffer(b->w.sr->sws[s])->pool_on[k])
 				continue;
 			for (int x = 0; x < SB_SERIES; x++) {
 				/* a switch without uplinks (a tor, a spine) has no ul series, one without downlinks no dl */
@@ -167,20 +175,3 @@ void ctl_swbuf_rows(struct ctl_swbuf *b, emu_ps_t now)
 	}
 }
 
-int ctl_swbuf_close(struct ctl_swbuf *b, char *err, size_t errlen)
-{
-	if (b == NULL)
-		return 0;
-	int rc = rec_csv_close(b->csv, err, errlen);
-
-	free(b->acc);
-	free(b->has);
-	free(b->grp);
-	free(b);
-	return rc;
-}
-
-struct rec_csv *ctl_swbuf_csv(const struct ctl_swbuf *b)
-{
-	return b != NULL ? b->csv : NULL;
-}

@@ -5,14 +5,38 @@
 
 #include "ctl_rec_pvt.h"
 
+/* A trimming-stats row: the port's stats now and at the previous rows, and the columns counted here. */
+struct trim_row {
+	struct ctl_rec_cur c;         /* struct sw_port_stats */
+	const char *name, *uldl;
+	uint64_t node_id, tier, ifid;
+	uint64_t eg, ivl_eg;          /* packets admitted to the port's egress queues */
+	uint64_t td, ivl_td;          /* trimmed drops of the port */
+};
+
 /*
  * trimming-stats: the switch pages name TrimmingStatsEnabled ("packet trimming statistics reporting",
  * switch-configuration.md, Packet trimmer) but no record or columns, so uetemu chose these (docs/records.md).
  */
-#define TRIM_HEADER \
-	"time_utc,sim_time_sec,component_name,component_type,node_id,tier,subtier,ifid,uldl,trims,ivl_trims," \
-	"trimmed_bytes,ivl_trimmed_bytes,egress_packets,ivl_egress_packets,tx_drops,ivl_tx_drops,trimmed_drops," \
-	"ivl_trimmed_drops"
+static const struct ctl_rec_col trim_cols[] = {
+	CTL_REC_COL_TIME_UTC,
+	CTL_REC_COL_SIM_SEC,
+	CTL_REC_COL_STR("component_name", struct trim_row, name),
+	CTL_REC_COL_CONST("component_type", CTL_REC_SW_COMPONENT_TYPE),
+	CTL_REC_COL_U64("node_id", struct trim_row, node_id),
+	CTL_REC_COL_U64("tier", struct trim_row, tier),
+	CTL_REC_COL_CONST("subtier", CTL_REC_SUBTIER_NONE_TEXT),
+	CTL_REC_COL_U64("ifid", struct trim_row, ifid),
+	CTL_REC_COL_STR("uldl", struct trim_row, uldl),
+	CTL_REC_COL_PAIR(trims, struct sw_port_stats, trims),
+	CTL_REC_COL_PAIR(trimmed_bytes, struct sw_port_stats, trimmed_bytes),
+	CTL_REC_COL_U64("egress_packets", struct trim_row, eg),
+	CTL_REC_COL_U64("ivl_egress_packets", struct trim_row, ivl_eg),
+	CTL_REC_COL_PAIR(tx_drops, struct sw_port_stats, tx_drops),
+	CTL_REC_COL_U64("trimmed_drops", struct trim_row, td),
+	CTL_REC_COL_U64("ivl_trimmed_drops", struct trim_row, ivl_td),
+};
+const struct ctl_rec_schema ctl_rec_trim_schema = CTL_REC_SCHEMA("trimming-stats", trim_cols);
 
 uint8_t ctl_swrec_tier(const struct net_topo *t, uint32_t dev)
 {
@@ -77,7 +101,7 @@ struct ctl_swrec *ctl_swrec_open(const struct ctl_config *cfg, struct sw *const 
 		goto nomem;
 	/* TrimmingStatsEnabled "requires TrimmingEnabled": without it there is nothing to count, and no file */
 	if (cfg->sw.trimming_stats_enabled && cfg->sw.trimming_enabled) {
-		sr->trim = ctl_rec_csv_open(cfg, dir, "trimming-stats", TRIM_HEADER, epoch_s, err, errlen);
+		sr->trim = ctl_rec_schema_open(cfg, dir, &ctl_rec_trim_schema, epoch_s, err, errlen);
 		if (sr->trim == NULL) {
 			int e = errno;
 			ctl_swrec_close(sr, err, errlen);
@@ -93,74 +117,49 @@ nomem:
 	return NULL;
 }
 
-/* The columns from component_name to subtier that nd-stats and trimming-stats share, for port @p sp. */
-static void put_port_id(FILE *f, const struct ctl_swport *sp, bool nd)
+void ctl_swrec_each_port(const struct ctl_swrec *sr, emu_ps_t now, ctl_swport_rows_fn fn, void *ctx)
 {
-	rec_put_ch(f, ',');
-	rec_put_str(f, sw_name(sp->sw));
-	if (nd) {
-		rec_put_str(f, "," CTL_REC_SW_ND_NAME "," CTL_REC_SW_COMPONENT_TYPE);
-		rec_put_cu64(f, sp->port);
-		rec_put_str(f, sp->ul ? ",ul" : ",dl");
-		rec_put_cu64(f, sw_node_id(sp->sw));
-		rec_put_cu64(f, sp->tier);
-		rec_put_cu64(f, CTL_REC_SUBTIER_NONE);
-	} else {
-		rec_put_str(f, "," CTL_REC_SW_COMPONENT_TYPE);
-		rec_put_cu64(f, sw_node_id(sp->sw));
-		rec_put_cu64(f, sp->tier);
-		rec_put_cu64(f, CTL_REC_SUBTIER_NONE);
-		rec_put_cu64(f, sp->port);
-		rec_put_str(f, sp->ul ? ",ul" : ",dl");
-	}
-}
-
-/* @p bytes over @p dt ps in percent of what @p bps could carry (bps x dt / 10^12 bits): exact, 6 decimals. */
-static void put_util(FILE *f, uint64_t bytes, emu_ps_t dt, uint64_t bps)
-{
-	rec_put_ch(f, ',');
-	ctl_rec_put_quot128(f, (unsigned __int128)bytes * 800u * 1000000000000ull, (unsigned __int128)bps * dt, 6);
-}
-
-void ctl_swrec_nd_rows(struct ctl_swrec *sr, struct rec_csv *nd, emu_ps_t now, emu_ps_t last)
-{
-	if (sr == NULL || nd == NULL)
-		return;
-	FILE *f = rec_csv_file(nd);
-
 	for (uint32_t i = 0; i < sr->n_ports; i++) {
 		const struct ctl_swport *sp = &sr->ports[i];
 		struct sw_port_stats s;
 
 		if (!ctl_swrec_here(sr, sp->sw_idx))
 			continue;
-
 		sw_port_stats(sp->sw, sp->port, &s, now);
-		/* bytes from the Ethernet header on, no FCS, as the NICs' rows */
-		uint64_t dtx = s.tx_frame_bytes - sp->prev.tx_frame_bytes, drx = s.rx_frame_bytes - sp->prev.rx_frame_bytes;
-		ctl_rec_row_head(nd, now);
-		put_port_id(f, sp, true);
-		rec_put_cu64(f, s.tx_frames);
-		rec_put_cu64(f, s.rx_frames);
-		rec_put_ch(f, ',');
-		ctl_rec_put_fixed(f, s.tx_frame_bytes, 9);
-		rec_put_ch(f, ',');
-		ctl_rec_put_fixed(f, s.rx_frame_bytes, 9);
-		rec_put_ch(f, ',');
-		ctl_rec_put_fixed(f, dtx, 6);
-		rec_put_ch(f, ',');
-		ctl_rec_put_fixed(f, drx, 6);
-		/* the columns go tx rate, rx rate, tx util, rx util */
-		rec_put_ch(f, ',');
-		ctl_rec_put_quot(f, dtx, 8000, now - last, 6);
-		rec_put_ch(f, ',');
-		ctl_rec_put_quot(f, drx, 8000, now - last, 6);
-		put_util(f, dtx, now - last, sp->bps);
-		put_util(f, drx, now - last, sp->bps);
-		rec_put_cu64(f, s.tx_drops);
-		rec_put_cu64(f, s.rx_drops);
-		rec_put_ch(f, '\n');
+		fn(ctx, sp, i, &s, now);
 	}
+}
+
+/* nd-stats rows go to @p csv, over the interval since @p last. */
+struct nd_ctx {
+	struct rec_csv *csv;
+	emu_ps_t last;
+};
+
+static void nd_port_row(void *ctx, const struct ctl_swport *sp, uint32_t i, const struct sw_port_stats *s,
+			emu_ps_t now)
+{
+	const struct nd_ctx *c = ctx;
+	/* bytes from the Ethernet header on, no FCS, as the NICs' rows */
+	struct ctl_rec_nd_row r = {
+		.name = sw_name(sp->sw), .nd_name = CTL_REC_SW_ND_NAME, .type = CTL_REC_SW_COMPONENT_TYPE,
+		.uldl = sp->ul ? "ul" : "dl", .ifid = sp->port, .node_id = sw_node_id(sp->sw), .tier = sp->tier,
+		.subtier = CTL_REC_SUBTIER_NONE, .tx_frames = s->tx_frames, .rx_frames = s->rx_frames,
+		.tx_bytes = s->tx_frame_bytes, .rx_bytes = s->rx_frame_bytes,
+		.dtx = s->tx_frame_bytes - sp->prev.tx_frame_bytes, .drx = s->rx_frame_bytes - sp->prev.rx_frame_bytes,
+		.tx_drops = s->tx_drops, .rx_drops = s->rx_drops, .dt = now - c->last, .bps = sp->bps, .exact = true,
+	};
+
+	(void)i;
+	ctl_rec_row(c->csv, &ctl_rec_nd_schema, &r, now);
+}
+
+void ctl_swrec_nd_rows(struct ctl_swrec *sr, struct rec_csv *nd, emu_ps_t now, emu_ps_t last)
+{
+	struct nd_ctx c = { nd, last };
+
+	if (sr != NULL && nd != NULL)
+		ctl_swrec_each_port(sr, now, nd_port_row, &c);
 }
 
 /* Packets admitted to each port's egress queues: every admitted packet is committed to a member of its set. */
@@ -182,38 +181,28 @@ static void egress_packets(struct ctl_swrec *sr)
 	}
 }
 
+static void trim_port_row(void *ctx, const struct ctl_swport *sp, uint32_t i, const struct sw_port_stats *s,
+			  emu_ps_t now)
+{
+	struct ctl_swrec *sr = ctx;
+	/* trimmed drops of the port: headed out of it, or refused where they arrived on it */
+	uint64_t td = s->trimmed_tx_drops + s->trimmed_rx_drops;
+	uint64_t prev_td = sp->prev.trimmed_tx_drops + sp->prev.trimmed_rx_drops;
+	struct trim_row r = {
+		.c = { s, &sp->prev }, .name = sw_name(sp->sw), .uldl = sp->ul ? "ul" : "dl",
+		.node_id = sw_node_id(sp->sw), .tier = sp->tier, .ifid = sp->port, .eg = sr->eg_pkts[i],
+		.ivl_eg = sr->eg_pkts[i] - sp->prev_eg_pkts, .td = td, .ivl_td = td - prev_td,
+	};
+
+	ctl_rec_row(sr->trim, &ctl_rec_trim_schema, &r, now);
+}
+
 void ctl_swrec_trim_rows(struct ctl_swrec *sr, emu_ps_t now)
 {
 	if (sr == NULL || sr->trim == NULL)
 		return;
-	FILE *f = rec_csv_file(sr->trim);
-
 	egress_packets(sr);
-	for (uint32_t i = 0; i < sr->n_ports; i++) {
-		const struct ctl_swport *sp = &sr->ports[i];
-		struct sw_port_stats s;
-
-		if (!ctl_swrec_here(sr, sp->sw_idx))
-			continue;
-
-		sw_port_stats(sp->sw, sp->port, &s, now);
-		/* trimmed drops of the port: headed out of it, or refused where they arrived on it */
-		uint64_t td = s.trimmed_tx_drops + s.trimmed_rx_drops;
-		uint64_t prev_td = sp->prev.trimmed_tx_drops + sp->prev.trimmed_rx_drops;
-		ctl_rec_row_head(sr->trim, now);
-		put_port_id(f, sp, false);
-		rec_put_cu64(f, s.trims);
-		rec_put_cu64(f, s.trims - sp->prev.trims);
-		rec_put_cu64(f, s.trimmed_bytes);
-		rec_put_cu64(f, s.trimmed_bytes - sp->prev.trimmed_bytes);
-		rec_put_cu64(f, sr->eg_pkts[i]);
-		rec_put_cu64(f, sr->eg_pkts[i] - sp->prev_eg_pkts);
-		rec_put_cu64(f, s.tx_drops);
-		rec_put_cu64(f, s.tx_drops - sp->prev.tx_drops);
-		rec_put_cu64(f, td);
-		rec_put_cu64(f, td - prev_td);
-		rec_put_ch(f, '\n');
-	}
+	ctl_swrec_each_port(sr, now, trim_port_row, sr);
 }
 
 void ctl_swrec_rows_done(struct ctl_swrec *sr, emu_ps_t now)
@@ -242,5 +231,49 @@ int ctl_swrec_close(struct ctl_swrec *sr, char *err, size_t errlen)
 	free(sr->eg_pkts);
 	free(sr->port0);
 	free(sr);
+	return rc;
+}
+
+void *ctl_rec_sws_new(size_t size, const size_t *mem, const struct ctl_config *cfg, const struct ctl_swrec *sr,
+		      const char *dir, const struct ctl_rec_schema *s, int64_t epoch_s, char *err, size_t errlen)
+{
+	struct ctl_rec_sws *w = calloc(1, size);
+	bool ok = w != NULL;
+
+	for (int i = 0; ok && i < CTL_REC_SWS_MEM; i++)
+		ok = mem[i] == 0 || (w->mem[i] = calloc(1, mem[i])) != NULL;
+	if (!ok) {
+		ctl_rec_sws_free(w, NULL, 0);
+		snprintf(err, errlen, "out of memory opening the records");
+		errno = ENOMEM;
+		return NULL;
+	}
+	w->sr = sr;
+	w->csv = ctl_rec_schema_open(cfg, dir, s, epoch_s, err, errlen);
+	if (w->csv == NULL) {
+		int e = errno;
+		ctl_rec_sws_free(w, NULL, 0);
+		errno = e;
+		return NULL;
+	}
+	return w;
+}
+
+struct rec_csv *ctl_rec_sws_csv(const void *writer)
+{
+	return writer != NULL ? ((const struct ctl_rec_sws *)writer)->csv : NULL;
+}
+
+int ctl_rec_sws_free(void *writer, char *err, size_t errlen)
+{
+	struct ctl_rec_sws *w = writer;
+
+	if (w == NULL)
+		return 0;
+	int rc = rec_csv_close(w->csv, err, errlen);
+
+	for (int i = 0; i < CTL_REC_SWS_MEM; i++)
+		free(w->mem[i]);
+	free(w);
 	return rc;
 }

@@ -1,15 +1,8 @@
 /* scala-switch-buff-stats: each switch port's buffer occupancy per pool against the port's own limits, sampled, one
  * row per port, pool and buffer and interval (switch.ReportPerPortBufferStats). */
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ctl_rec_pvt.h"
-
-/* The 16 columns of simulation-output-files.md, Per-Port Switch Buffer Statistics, in its order. */
-#define PB_HEADER \
-	"time_utc,sim_time_sec,component_name,tier,node_id,buff_id,ifid,uldl,pool_num,buff_limit,ivl_count," \
-	"ivl_min_bytes,ivl_max_bytes,ivl_mean_bytes,ivl_max_pct_util,ivl_mean_pct_util"
 
 /* The buffers of one port and pool, in row order (the page's buff_id values). */
 enum pb_series { PB_EGRESS = 0, PB_INGRESS, PB_HDRM, PB_SERIES };
@@ -17,30 +10,36 @@ enum pb_series { PB_EGRESS = 0, PB_INGRESS, PB_HDRM, PB_SERIES };
 static const char *const pb_names[PB_SERIES] = { "egressQueue", "ingressUsage", "hdrm" };
 
 struct ctl_swportbuf {
-	const struct ctl_swrec *sr;
-	struct rec_csv *csv;
+	struct ctl_rec_sws w;                               /* first: the switches, the file, acc */
 	struct ctl_rec_occ (*acc)[SW_POOL_COUNT][PB_SERIES]; /* per port of the run (sr->ports) */
 };
+
+/* The 16 columns of simulation-output-files.md, Per-Port Switch Buffer Statistics, in its order. */
+static const struct ctl_rec_col pb_cols[] = {
+	CTL_REC_COL_TIME_UTC,
+	CTL_REC_COL_SIM_SEC,
+	CTL_REC_COL_STR("component_name", struct ctl_rec_buf_row, name),
+	CTL_REC_COL_U64("tier", struct ctl_rec_buf_row, tier),
+	CTL_REC_COL_U64("node_id", struct ctl_rec_buf_row, node_id),
+	CTL_REC_COL_STR("buff_id", struct ctl_rec_buf_row, buff_id),
+	CTL_REC_COL_U64("ifid", struct ctl_rec_buf_row, ifid),
+	CTL_REC_COL_STR("uldl", struct ctl_rec_buf_row, uldl),
+	CTL_REC_COL_U64("pool_num", struct ctl_rec_buf_row, pool),
+	CTL_REC_COL_U64("buff_limit", struct ctl_rec_buf_row, limit),
+	CTL_REC_BUF_STAT_COLS,
+};
+const struct ctl_rec_schema ctl_rec_pb_schema = CTL_REC_SCHEMA("scala-switch-buff-stats", pb_cols);
 
 struct ctl_swportbuf *ctl_swportbuf_open(const struct ctl_config *cfg, const struct ctl_swrec *sr, const char *dir,
 					 int64_t epoch_s, char *err, size_t errlen)
 {
-	struct ctl_swportbuf *b = calloc(1, sizeof(*b));
+	const size_t mem[CTL_REC_SWS_MEM] = { (sr->n_ports ? sr->n_ports : 1) *
+					      sizeof(*((struct ctl_swportbuf *)0)->acc) };
+	struct ctl_swportbuf *b = ctl_rec_sws_new(sizeof(*b), mem, cfg, sr, dir, &ctl_rec_pb_schema, epoch_s, err,
+						  errlen);
 
-	if (b == NULL || (b->acc = calloc(sr->n_ports ? sr->n_ports : 1, sizeof(*b->acc))) == NULL) {
-		ctl_swportbuf_close(b, err, errlen);
-		snprintf(err, errlen, "out of memory opening the records");
-		errno = ENOMEM;
-		return NULL;
-	}
-	b->sr = sr;
-	b->csv = ctl_rec_csv_open(cfg, dir, "scala-switch-buff-stats", PB_HEADER, epoch_s, err, errlen);
-	if (b->csv == NULL) {
-		int e = errno;
-		ctl_swportbuf_close(b, err, errlen);
-		errno = e;
-		return NULL;
-	}
+	if (b != NULL)
+		b->acc = b->w.mem[0];
 	return b;
 }
 
@@ -54,12 +53,12 @@ void ctl_swportbuf_sample(struct ctl_swportbuf *b)
 {
 	if (b == NULL)
 		return;
-	for (uint32_t i = 0; i < b->sr->n_ports; i++) {
-		const struct ctl_swport *sp = &b->sr->ports[i];
+	for (uint32_t i = 0; i < b->w.sr->n_ports; i++) {
+		const struct ctl_swport *sp = &b->w.sr->ports[i];
 		const struct sw_buffer *buf = sw_buffer(sp->sw);
 		struct sw_port_occ o;
 
-		if (!ctl_swrec_here(b->sr, sp->sw_idx))
+		if (!ctl_swrec_here(b->w.sr, sp->sw_idx))
 			continue;
 
 		sw_port_occ(sp->sw, sp->port, &o);
@@ -91,54 +90,28 @@ static uint64_t pb_limit(const struct sw_buffer *buf, uint32_t k, int x)
 	}
 }
 
-/* 100 x @p num / @p den in percent with 9 decimals, clamped at 100 as the page says (a limit of 0 reads 100 once
- * anything is held, else 0). */
-static void pb_put_pct(FILE *f, unsigned __int128 num, unsigned __int128 den)
-{
-	if (num >= den && num > 0)
-		ctl_rec_put_quot128(f, 100, 1, 9);
-	else
-		ctl_rec_put_quot128(f, num * 100u, den, 9);
-}
-
 /* One row: buffer @p x of pool @p k of run port @p i. */
 static void pb_row(struct ctl_swportbuf *b, uint32_t i, uint32_t k, int x, emu_ps_t now)
 {
-	const struct ctl_swport *sp = &b->sr->ports[i];
+	const struct ctl_swport *sp = &b->w.sr->ports[i];
 	const struct ctl_rec_occ *a = &b->acc[i][k][x];
-	uint64_t limit = pb_limit(sw_buffer(sp->sw), k, x);
-	FILE *f = ctl_rec_row_head(b->csv, now);
+	struct ctl_rec_buf_row r = {
+		.a = a, .name = sw_name(sp->sw), .buff_id = pb_names[x], .uldl = sp->ul ? "ul" : "dl", .tier = sp->tier,
+		.node_id = sw_node_id(sp->sw), .ifid = sp->port, .pool = k, .limit = pb_limit(sw_buffer(sp->sw), k, x),
+		.clamp = true,
+	};
 
-	rec_put_ch(f, ',');
-	rec_put_str(f, sw_name(sp->sw));
-	rec_put_cu64(f, sp->tier);
-	rec_put_cu64(f, sw_node_id(sp->sw));
-	rec_put_ch(f, ',');
-	rec_put_str(f, pb_names[x]);
-	rec_put_cu64(f, sp->port);
-	rec_put_str(f, sp->ul ? ",ul" : ",dl");
-	rec_put_cu64(f, k);
-	rec_put_cu64(f, limit);
-	rec_put_cu64(f, a->count);
-	rec_put_cu64(f, a->min);
-	rec_put_cu64(f, a->max);
-	rec_put_ch(f, ',');
-	ctl_rec_put_quot(f, a->sum, 1, a->count, 3);
-	rec_put_ch(f, ',');
-	pb_put_pct(f, a->max, limit);
-	rec_put_ch(f, ',');
-	pb_put_pct(f, a->sum, (unsigned __int128)a->count * limit);
-	rec_put_ch(f, '\n');
+	ctl_rec_row(b->w.csv, &ctl_rec_pb_schema, &r, now);
 }
 
 void ctl_swportbuf_rows(struct ctl_swportbuf *b, emu_ps_t now)
 {
 	if (b == NULL)
 		return;
-	for (uint32_t i = 0; i < b->sr->n_ports; i++) {
-		const struct sw_buffer *buf = sw_buffer(b->sr->ports[i].sw);
+	for (uint32_t i = 0; i < b->w.sr->n_ports; i++) {
+		const struct sw_buffer *buf = sw_buffer(b->w.sr->ports[i].sw);
 
-		if (!ctl_swrec_here(b->sr, b->sr->ports[i].sw_idx))
+		if (!ctl_swrec_here(b->w.sr, b->w.sr->ports[i].sw_idx))
 			continue;
 
 		for (uint32_t k = 0; k < SW_POOL_COUNT; k++) {
@@ -152,18 +125,3 @@ void ctl_swportbuf_rows(struct ctl_swportbuf *b, emu_ps_t now)
 	}
 }
 
-int ctl_swportbuf_close(struct ctl_swportbuf *b, char *err, size_t errlen)
-{
-	if (b == NULL)
-		return 0;
-	int rc = rec_csv_close(b->csv, err, errlen);
-
-	free(b->acc);
-	free(b);
-	return rc;
-}
-
-struct rec_csv *ctl_swportbuf_csv(const struct ctl_swportbuf *b)
-{
-	return b != NULL ? b->csv : NULL;
-}

@@ -56,9 +56,9 @@ static void nd_rows_write(struct ctl_records *rc, emu_ps_t now)
 	ctl_transport_rows(rc->ts, now);
 	ctl_roce_rec_rows(rc->rr, now);
 	ctl_ndstats_rows(rc->nd, now, rc->nd_p.last);
-	ctl_swrec_nd_rows(rc->sr, ctl_ndstats_csv(rc->nd), now, rc->nd_p.last);
+	ctl_swrec_nd_rows(rc->sr, ctl_rec_nics_csv(rc->nd), now, rc->nd_p.last);
 	if (rc->nd_extra != NULL && rc->nd != NULL)
-		rc->nd_extra(rc->nd_extra_ctx, ctl_ndstats_csv(rc->nd), now, rc->nd_p.last);
+		rc->nd_extra(rc->nd_extra_ctx, ctl_rec_nics_csv(rc->nd), now, rc->nd_p.last);
 	ctl_pfcstats_rows(rc->ep, now, rc->nd_p.last);
 	ctl_pcie_rows(rc->pcie, now, rc->nd_p.last);
 	ctl_swrec_trim_rows(rc->sr, now);
@@ -123,8 +123,8 @@ static uint64_t records_bytes(const struct ctl_records *rc)
 {
 	struct rec_csv *f[] = {
 		ctl_rec_nics_csv(rc->ts), ctl_rec_nics_csv(rc->nd), ctl_rec_nics_csv(rc->ep), ctl_rec_nics_csv(rc->pcie),
-		ctl_rec_nics_csv(rc->nb), ctl_monitor_csv(rc->mon), ctl_swbuf_csv(rc->sb), ctl_swlb_csv(rc->lb),
-		ctl_swportbuf_csv(rc->pb),
+		ctl_rec_nics_csv(rc->nb), ctl_monitor_csv(rc->mon), ctl_rec_sws_csv(rc->sb), ctl_rec_sws_csv(rc->lb),
+		ctl_rec_sws_csv(rc->pb),
 		rc->sr != NULL ? rc->sr->trim : NULL,
 	};
 	uint64_t n = 0;
@@ -264,7 +264,8 @@ void ctl_records_roce_rate(struct ctl_records *rc, uint32_t fep_id, uint32_t qpn
 		ctl_roce_rec_rate(rc->rr, fep_id, qpn, bps, now);
 }
 
-/* The records of Scala RoCE NICs: their own, and their rows in nd-stats and ecn-pfc-stats. */
+/* The records of Scala RoCE NICs: their own, and their rows in nd-stats (their counters are their own; ecn-pfc-stats
+ * and net-buff-stats read every host's NIC through its ops). */
 static int open_roce_records(struct ctl_records *rc, const char *dir, int64_t epoch_s, char *err, size_t errlen)
 {
 	if (rc->roces == NULL)
@@ -272,9 +273,7 @@ static int open_roce_records(struct ctl_records *rc, const char *dir, int64_t ep
 	rc->rr = ctl_roce_rec_open(rc->cfg, rc->roces, dir, epoch_s, err, errlen);
 	if (rc->rr == NULL)
 		return -errno;
-	if (ctl_ndstats_set_roce(rc->nd, rc->roces, rc->cfg->n_hosts) < 0 ||
-	    ctl_pfcstats_set_roce(rc->ep, rc->roces, rc->cfg->n_hosts) < 0 ||
-	    ctl_netbuff_set_roce(rc->nb, rc->roces, rc->cfg->n_hosts) < 0) {
+	if (ctl_rec_nics_set_roce(rc->nd, rc->roces, rc->cfg->n_hosts) < 0) {
 		snprintf(err, errlen, "out of memory opening the records");
 		errno = ENOMEM;
 		return -ENOMEM;
@@ -282,8 +281,8 @@ static int open_roce_records(struct ctl_records *rc, const char *dir, int64_t ep
 	return 0;
 }
 
-struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *const *nics,
-				     struct roce *const *roces, struct sw *const *sws,
+struct ctl_records *ctl_records_open(const struct ctl_config *cfg, const struct port_nic *hosts,
+				     struct nic *const *nics, struct roce *const *roces, struct sw *const *sws,
 				     uint32_t n_sws, const struct net_topo *topo, const char *dir, int64_t epoch_s,
 				     char *err, size_t errlen)
 {
@@ -314,7 +313,7 @@ struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *c
 			goto fail;
 	}
 	if (cfg->sim.enable_pfc_ecn_stats_logging) {
-		rc->ep = ctl_pfcstats_open(cfg, nics, rc->sr, dir, epoch_s, err, errlen);
+		rc->ep = ctl_pfcstats_open(cfg, hosts, nics, rc->sr, dir, epoch_s, err, errlen);
 		if (rc->ep == NULL)
 			goto fail;
 	}
@@ -326,7 +325,7 @@ struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *c
 	/* net-buff-stats needs both switches (uet-nic-records.md): with only one, no file */
 	if (cfg->sim.enable_net_buff_stats &&
 	    (nics != NULL ? cfg->nic.enable_buffer_stats : roces != NULL && cfg->roce.enable_buffer_stats)) {
-		rc->nb = ctl_netbuff_open(cfg, nics, dir, epoch_s, err, errlen);
+		rc->nb = ctl_netbuff_open(cfg, hosts, dir, epoch_s, err, errlen);
 		if (rc->nb == NULL)
 			goto fail;
 	}
@@ -373,11 +372,11 @@ int ctl_records_close(struct ctl_records *rc, emu_ps_t end, char *err, size_t er
 		ctl_swlb_rows(rc->lb, end);
 	/* every record is closed whatever the others gave; the first failure is named in @p err */
 	int e[] = {
-		ctl_transport_close(rc->ts, err, errlen), ctl_ndstats_close(rc->nd, err, errlen),
-		ctl_pfcstats_close(rc->ep, err, errlen),  ctl_pcie_close(rc->pcie, err, errlen),
-		ctl_netbuff_close(rc->nb, err, errlen),   ctl_monitor_close(rc->mon, err, errlen),
-		ctl_swbuf_close(rc->sb, err, errlen),     ctl_swportbuf_close(rc->pb, err, errlen),
-		ctl_swlb_close(rc->lb, err, errlen),
+		ctl_rec_nics_free(rc->ts, err, errlen),   ctl_rec_nics_free(rc->nd, err, errlen),
+		ctl_rec_nics_free(rc->ep, err, errlen),   ctl_rec_nics_free(rc->pcie, err, errlen),
+		ctl_rec_nics_free(rc->nb, err, errlen),   ctl_monitor_close(rc->mon, err, errlen),
+		ctl_rec_sws_free(rc->sb, err, errlen),    ctl_rec_sws_free(rc->pb, err, errlen),
+		ctl_rec_sws_free(rc->lb, err, errlen),
 		ctl_swrec_close(rc->sr, err, errlen),     ctl_roce_rec_close(rc->rr, err, errlen),
 	};
 	int first = 0;
@@ -401,4 +400,29 @@ void ctl_records_local(struct ctl_records *rc, const uint8_t *dev_local)
 			((struct ctl_rec_nics *)w[i])->local = dev_local;
 	if (rc->sr != NULL)
 		rc->sr->local = dev_local != NULL ? dev_local + rc->cfg->n_hosts : NULL;
+}
+
+/* Every record whose columns a schema declares, in the order docs/records.md lists them. */
+static const struct ctl_rec_schema *const schemas[] = {
+	&ctl_rec_ts_schema,  &ctl_rec_nd_schema,  &ctl_rec_mon_schema, &ctl_rec_ev_schema, &ctl_rec_ep_schema,
+	&ctl_rec_nb_schema,  &ctl_rec_pcie_schema, &ctl_rec_trim_schema, &ctl_rec_sb_schema, &ctl_rec_pb_schema,
+	&ctl_rec_lb_schema,  &ctl_rec_rt_schema,  &ctl_rec_rate_schema,
+};
+
+int ctl_records_columns(FILE *out, const char *record)
+{
+	for (size_t i = 0; i < sizeof(schemas) / sizeof(schemas[0]); i++) {
+		const struct ctl_rec_schema *s = schemas[i];
+
+		if (record != NULL && strcmp(record, s->record) != 0)
+			continue;
+		if (record == NULL)
+			fprintf(out, "%s ", s->record);
+		for (uint32_t c = 0; c < s->n_cols; c++)
+			fprintf(out, "%s%s", c ? "," : "", s->cols[c].name);
+		fputc('\n', out);
+		if (record != NULL)
+			return 0;
+	}
+	return record != NULL ? -ENOENT : 0;
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ctl_config.h"
 #include "net.h"
@@ -17,6 +18,7 @@
 
 struct ctl_records;
 struct net_topo;
+struct port_nic;
 struct sw;
 
 /**
@@ -31,8 +33,10 @@ struct sw;
  * (every switch.SharedBufferManager.BufferStatsReportInterval), scala-switch-buff-stats (the same schedule, with
  * switch.ReportPerPortBufferStats) and scala-switch-load-balancing-stats (switch.EnableLoadBalancingStats,
  * default on).
- * With Scala RoCE NICs, @p nics is NULL and @p roces has cfg->n_hosts entries: roce-transport-stats and
- * roce-rate-events instead of the UET NIC's records, and the NICs' rows of nd-stats and ecn-pfc-stats.
+ * @p hosts are every host's NIC through its model's ops (port_nic.h), cfg->n_hosts of them, index = FEP id: the
+ * NICs' rows of ecn-pfc-stats and net-buff-stats. With Scala RoCE NICs, @p nics is NULL and @p roces has
+ * cfg->n_hosts entries: roce-transport-stats and roce-rate-events instead of the UET NIC's records, and the NICs'
+ * rows of nd-stats.
  * @p nics has cfg->n_hosts entries, index = FEP id; they must be attached to their links (nic_link_bps() is read
  * per row) and outlive the records. @p sws are the @p n_sws switches of the generated topology @p topo, switch i
  * being device topo->size.hosts + i, with their ports attached and their routes added; both must outlive the
@@ -41,8 +45,8 @@ struct sw;
  * Returns the records (possibly with no file open), or NULL with errno set and a message in @p err (size
  * @p errlen): ENOMEM, or the errno of a file that could not be created.
  */
-struct ctl_records *ctl_records_open(const struct ctl_config *cfg, struct nic *const *nics,
-				     struct roce *const *roces, struct sw *const *sws,
+struct ctl_records *ctl_records_open(const struct ctl_config *cfg, const struct port_nic *hosts,
+				     struct nic *const *nics, struct roce *const *roces, struct sw *const *sws,
 				     uint32_t n_sws, const struct net_topo *topo, const char *dir, int64_t epoch_s,
 				     char *err, size_t errlen);
 
@@ -103,5 +107,23 @@ void ctl_records_local(struct ctl_records *rc, const uint8_t *dev_local);
  * <strerror>"; @p err may be NULL); such a file is cut after its last whole row.
  */
 int ctl_records_close(struct ctl_records *rc, emu_ps_t end, char *err, size_t errlen);
+
+/**
+ * Create DIR/<SimulationName>-uet-events-0.csv, the UET NIC's event record (nic.EnableEventLogging), with its
+ * header; @p epoch_s as ctl_records_open()'s. Returns it, or NULL with errno set and "DIR: cannot create the
+ * uet-events record: <why>" in @p err. Closed with rec_csv_close().
+ */
+struct rec_csv *ctl_records_events_open(const struct ctl_config *cfg, const char *dir, int64_t epoch_s, char *err,
+					size_t errlen);
+
+/** Write the uet-events row of @p ev (a NIC of @p cfg) to @p csv. NULL @p csv: nothing. */
+void ctl_records_event(struct rec_csv *csv, const struct ctl_config *cfg, const struct nic_event *ev);
+
+/**
+ * Print the columns of record @p record (its Scala name, e.g. "nd-stats") on @p out: its header line, as the
+ * record's file has it. NULL @p record: every record, one a line, its name, a space and its header line.
+ * Returns 0, or -ENOENT for a record uetemu does not write (nothing printed).
+ */
+int ctl_records_columns(FILE *out, const char *record);
 
 #endif /* CTL_RECORDS_H */

@@ -16,41 +16,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define UET_EVENTS_HEADER \
-	"time_utc,sim_time_ns,component_name,FEP_ID,local_PDC_ID,remote_PDC_ID,wqe_ID,wqe_size_bytes,ev_type"
-
-void ctl_run_write_event(struct ctl_run_state *r, const struct nic_event *ev)
-{
-	if (r->events == NULL)
-		return;
-	FILE *f = rec_csv_file(r->events);
-
-	rec_csv_time_utc(r->events, ev->now);
-	rec_put_ch(f, ',');
-	rec_fmt_ns(f, ev->now);
-	rec_put_ch(f, ',');
-	rec_put_str(f, r->cfg->hosts[ev->fep_id].name);
-	rec_put_cu64(f, ev->fep_id);
-	rec_put_ch(f, ',');
-	rec_fmt_ip(f, ev->local_ip);
-	rec_put_ch(f, ':');
-	rec_put_u64(f, ev->local_pdc);
-	rec_put_ch(f, ',');
-	rec_fmt_ip(f, ev->remote_ip);
-	rec_put_ch(f, ':');
-	rec_put_u64(f, ev->remote_pdc);
-	rec_put_ch(f, ',');
-	if (ev->has_wqe) {
-		rec_put_u64(f, ev->wqe_id);
-		rec_put_cu64(f, ev->wqe_size);
-	} else {
-		rec_put_ch(f, ',');
-	}
-	rec_put_ch(f, ',');
-	rec_put_str(f, nic_ev_name(ev->type));
-	rec_put_ch(f, '\n');
-}
-
 /* The NICs' hooks run on the lcore of their NIC (@p arg): rows go to the writer through its ring. */
 static void hook_event(void *arg, const struct nic_event *ev)
 {
@@ -435,14 +400,12 @@ static int make_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 	if ((rc = ctl_run_caps_open(r, err, errlen)) < 0)
 		return rc;
 	if (cfg->nic.enable_event_logging && r->nics != NULL) { /* uet-events: the UET NIC's record */
-		r->events = rec_csv_open_shard(dir, cfg->sim.simulation_name, "uet-events", cfg->sim.shard,
-					       UET_EVENTS_HEADER, r->epoch_s);
-		if (r->events == NULL) {
-			snprintf(err, errlen, "%s: cannot create the uet-events record: %s", dir, strerror(errno));
+		r->events = ctl_records_events_open(cfg, dir, r->epoch_s, err, errlen);
+		if (r->events == NULL)
 			return -errno;
-		}
 	}
-	r->records = ctl_records_open(cfg, r->nics, r->roces, r->sws, r->n_sws, r->topo, dir, r->epoch_s, err, errlen);
+	r->records = ctl_records_open(cfg, r->hosts, r->nics, r->roces, r->sws, r->n_sws, r->topo, dir, r->epoch_s,
+				      err, errlen);
 	if (r->records == NULL)
 		return -errno;
 	return 0;
@@ -656,8 +619,9 @@ int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 	/* Per NIC: up to ~54 fetches + their frames, held ACKs, frames in flight on its link: 8192 covers it with
 	 * room; plus one doorbell event per message, and the ScalaRdma connections' start events. Caps, not
 	 * allocations: the scheduler and the pool take memory as they fill. */
-	uint32_t max_events = 8192 * (cfg->n_hosts + 1) + n_msgs + ctl_rdma_events(r->rdma) +
-			      ctl_chakra_events(r->chakra);
+	uint64_t want_events = 8192 * (uint64_t)(cfg->n_hosts + 1) + n_msgs + ctl_rdma_events(r->rdma) +
+			       ctl_chakra_events(r->chakra);
+	uint32_t max_events = want_events > UINT32_MAX ? UINT32_MAX : (uint32_t)want_events;
 	uint32_t max_pkts = 8192 * (cfg->n_hosts + 1);
 
 	if (net_part_init(&r->np, max_events, max_pkts) < 0) {

@@ -41,17 +41,17 @@ static bool is_switch(const struct ctl_run_state *r, uint32_t dev)
 	return dev >= r->cfg->n_hosts;
 }
 
-struct net_part *ctl_run_dev_np(struct ctl_run_state *r, uint32_t dev)
+struct net_part *ctl_run_dev_np(const struct ctl_run_state *r, uint32_t dev)
 {
 	return ctl_run_dev_lc(r, dev)->rl->np;
 }
 
-struct run_lcore *ctl_run_dev_rl(struct ctl_run_state *r, uint32_t dev)
+struct run_lcore *ctl_run_dev_rl(const struct ctl_run_state *r, uint32_t dev)
 {
 	return ctl_run_dev_lc(r, dev)->rl;
 }
 
-struct ctl_lcore *ctl_run_dev_lc(struct ctl_run_state *r, uint32_t dev)
+struct ctl_lcore *ctl_run_dev_lc(const struct ctl_run_state *r, uint32_t dev)
 {
 	uint32_t lc = r->dev_lc != NULL && dev < r->cfg->n_devs ? r->dev_lc[dev] : 0;
 
@@ -320,7 +320,7 @@ void ctl_run_lcore_event(struct ctl_lcore *lc, const struct nic_event *ev)
 	if (lc->run->events == NULL)
 		return;
 	if (run_lcore_is_writer(lc->rl)) { /* real time's main lcore writes */
-		ctl_run_write_event(lc->run, ev);
+		ctl_records_event(lc->run->events, lc->run->cfg, ev);
 		return;
 	}
 	to_writer(lc->rl, &(struct ctl_whdr){ .kind = CTL_W_EVENT, .len = sizeof(*ev) }, ev);
@@ -413,7 +413,7 @@ void ctl_run_lcore_write(void *run, const void *rec, uint32_t len)
 		ctl_run_cap_drop_write(r, h->idx, h->dir, &u.pkt, h->now, h->reason);
 		break;
 	case CTL_W_EVENT:
-		ctl_run_write_event(r, &u.ev);
+		ctl_records_event(r->events, r->cfg, &u.ev);
 		break;
 	case CTL_W_TRACE:
 		ctl_records_trace(r->records, &u.tr);

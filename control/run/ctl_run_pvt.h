@@ -132,11 +132,11 @@ int ctl_run_lcore_plan(struct ctl_run_state *r, const unsigned *lcore_ids, uint3
  */
 unsigned ctl_run_eal_lcores(const struct ctl_run_opts *o, const char **which);
 /** The partition state of device @p dev's lcore (lcore 0 for a device another process runs). */
-struct net_part *ctl_run_dev_np(struct ctl_run_state *r, uint32_t dev);
+struct net_part *ctl_run_dev_np(const struct ctl_run_state *r, uint32_t dev);
 /** The run's lcore of device @p dev (lcore 0 for a device another process runs). */
-struct ctl_lcore *ctl_run_dev_lc(struct ctl_run_state *r, uint32_t dev);
+struct ctl_lcore *ctl_run_dev_lc(const struct ctl_run_state *r, uint32_t dev);
 /** The engine's lcore of device @p dev. */
-struct run_lcore *ctl_run_dev_rl(struct ctl_run_state *r, uint32_t dev);
+struct run_lcore *ctl_run_dev_rl(const struct ctl_run_state *r, uint32_t dev);
 /**
  * Once links exist: split each link whose ends are on two lcores (its directions cross through the rings) and
  * check what a split run cannot do (faults on such a link, the ScalaRdma application, a port's hosts on two
@@ -170,8 +170,6 @@ const char *ctl_run_dev_name(const struct ctl_run_state *r, uint32_t d);
 void ctl_run_lcore_sum(struct ctl_run_state *r);
 
 /* ctl_run_build.c */
-/** Write a uet-events row (the main lcore). */
-void ctl_run_write_event(struct ctl_run_state *r, const struct nic_event *ev);
 /** The models of a run and the checks on them, without outputs (what ctl_run_check() builds). Errors are lines
  *  of @p err. 0 or -errno. */
 int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen);

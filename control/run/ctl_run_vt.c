@@ -462,7 +462,7 @@ static uint64_t part_events(const struct ctl_run_state *r, uint32_t p)
 	for (uint32_t d = 0; d < r->cfg->n_devs; d++)
 		if (r->cfg->dev_part[d] == p)
 			n += r->vt->dev_created != NULL ? r->vt->dev_created[d]
-						       : emu_sched_created(ctl_run_dev_np((struct ctl_run_state *)r, d)->sched,
+						       : emu_sched_created(ctl_run_dev_np(r, d)->sched,
 									   d + 1);
 	return n;
 }

@@ -86,6 +86,7 @@ emu_ps_t app_conn_start(const struct app_timeline *t, enum app_start type, uint3
 		/* 128-bit product: idx x window can pass 2^64 (1,024 x 2^54 ps); the quotient is below win. */
 		return t->client_start + (emu_ps_t)((unsigned __int128)idx * win / count);
 	case APP_START_SIMULTANEOUS:
+	case APP_START_COUNT:
 	default:
 		return t->client_start;
 	}

@@ -6,45 +6,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emu_counter.h"
+
 static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 static const uint8_t pfc_group[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
 
 /* ---- names ---- */
 
+EMU_COUNTER_NAMES(net_port_counter, NET_PORT_COUNTERS, NET_PORT_C_COUNT)
+EMU_COUNTER_NAMES(net_port_rx_reason, NET_PORT_RX_REASONS, NET_PORT_RX_COUNT)
+
 #define NAME(n, k, s) k,
-#define DESC(n, k, s) s,
-static const char *const counter_names[] = { NET_PORT_COUNTERS(NAME) };
-static const char *const counter_descs[] = { NET_PORT_COUNTERS(DESC) };
-static const char *const reason_names[] = { NET_PORT_RX_REASONS(NAME) };
-static const char *const reason_descs[] = { NET_PORT_RX_REASONS(DESC) };
 static const char *const state_names[] = { NET_NEIGH_STATES(NAME) };
 static const char *const learnt_names[] = { NET_NEIGH_LEARNT(NAME) };
 #undef NAME
-#undef DESC
 
 static const char *pick(const char *const *t, int n, int i)
 {
 	return i < 0 || i >= n ? "unknown" : t[i];
-}
-
-const char *net_port_counter_name(int c)
-{
-	return pick(counter_names, NET_PORT_C_COUNT, c);
-}
-
-const char *net_port_counter_desc(int c)
-{
-	return pick(counter_descs, NET_PORT_C_COUNT, c);
-}
-
-const char *net_port_rx_reason_name(int r)
-{
-	return pick(reason_names, NET_PORT_RX_COUNT, r);
-}
-
-const char *net_port_rx_reason_desc(int r)
-{
-	return pick(reason_descs, NET_PORT_RX_COUNT, r);
 }
 
 const char *net_neigh_state_name(int s)

@@ -274,10 +274,7 @@ void nic_event(struct nic *nic, struct nic_pdc *pdc, int type, emu_ps_t now)
  * when @p ip is not a neighbour. Linear: called when a group is created, never per packet. */
 const uint8_t *nic_neigh_mac(const struct nic *nic, uint32_t ip)
 {
-	for (uint32_t i = 0; i < nic->env.n_neigh; i++)
-		if (nic->env.neigh[i].ip == ip)
-			return nic->env.has_gw ? nic->env.gw_mac : nic->env.neigh[i].mac;
-	return NULL;
+	return port_neigh_mac(nic->env.neigh, nic->env.n_neigh, nic->env.has_gw, nic->env.gw_mac, ip);
 }
 
 /* A descriptor to @p pdc's peer with this NIC's Ethernet, IPv4 and UDP fields filled in. */
@@ -363,14 +360,14 @@ int nic_txq_push(struct nic *nic, uint32_t tc, struct wire_pkt *pkt, emu_ps_t no
 /* Send the next frame if the port is idle: the class nic_port_pick() chooses, or a PFC frame first. */
 void nic_port_kick(struct nic *nic, emu_ps_t now)
 {
-	if (nic->port_busy || nic->out == NULL)
+	if (nic->tx.busy || nic->out == NULL)
 		return;
 	int tc = nic_port_pick(nic, now);
 
-	if (tc != -1) {
+	if (tc != PORT_TX_NONE) {
 		struct wire_pkt *pkt;
-		if (tc == -2) {
-			pkt = nic->pfcq[nic->pfcq_head++ & 15];
+		if (tc == PORT_TX_FIRST) {
+			pkt = port_tx_pop_first(&nic->tx);
 			tc = PORT_TC_COUNT; /* not charged to any pool */
 		} else {
 			struct nic_txq *q = &nic->txq[tc];
@@ -380,18 +377,17 @@ void nic_port_kick(struct nic *nic, emu_ps_t now)
 				q->tail = NULL;
 			q->n--;
 		}
-		pkt->tc = (uint8_t)(tc < PORT_TC_COUNT ? tc : 0); /* the egress class: a VLAN port's PCP (PFC goes untagged) */
-		nic->port_busy = true;
-		nic->sending_tc = (uint32_t)tc;
-		nic->sending_len = (uint32_t)wire_wire_len(pkt);
+		uint32_t len = (uint32_t)wire_wire_len(pkt);
+
+		port_tx_start(&nic->tx, pkt, (uint32_t)tc, len); /* a PFC frame's DSCP is 0: class 0, untagged */
 		nic->sending_kind = pkt->kind;
 		nic->sending_uid = pkt->uid;
 		nic->sending_rec = pkt->kind == WIRE_KIND_DATA ? pkt->ctx : NULL;
-		nic->c[NIC_C_TX_BYTES] += nic->sending_len;
+		nic->c[NIC_C_TX_BYTES] += len;
 		nic->c[NIC_C_PORT_TX_FRAMES]++;
-		nic->c[NIC_C_PORT_TX_FRAME_BYTES] += nic->sending_len - WIRE_FCS_LEN;
+		nic->c[NIC_C_PORT_TX_FRAME_BYTES] += len - WIRE_FCS_LEN;
 		nic_trace_tx_start(nic, pkt);
-		net_dir_xmit_len(nic->out, pkt, nic->sending_len, nic->sending_kind, now);
+		net_dir_xmit_len(nic->out, pkt, len, nic->sending_kind, now);
 	}
 }
 
@@ -416,21 +412,21 @@ void nic_pump_arm(struct nic *nic, emu_ps_t when)
 static void nic_tx_done(void *dev, uint32_t port, emu_ps_t now)
 {
 	struct nic *nic = dev;
+	uint32_t tc = port_tx_done(&nic->tx), len = nic->tx.sending_len;
 
 	(void)port;
-	if (nic->sending_tc < 2) {
-		nic->txq[nic->sending_tc].reserved -= nic->sending_len;
-		port_pool_deq(&nic->txs[nic->sending_tc], nic->sending_len);
+	if (tc < 2) {
+		nic->txq[tc].reserved -= len;
+		port_pool_deq(&nic->txs[tc], len);
 	}
-	nic->port_busy = false;
 	if (nic->sending_kind == WIRE_KIND_DATA)
 		nic_data_serialized(nic, nic->sending_rec, nic->sending_uid, now);
 	nic_trace_tx_done(nic, now);
 	/* A pass blocked on a full pool retries at the latest when the pool drains to half its size. */
-	if (nic->sending_tc == NIC_TC_DATA && nic->pump_blocked &&
+	if (tc == NIC_TC_DATA && nic->pump_blocked &&
 	    nic->txq[NIC_TC_DATA].reserved <= nic->txq[NIC_TC_DATA].pool_size / 2)
 		nic_pump_arm(nic, now);
-	if (nic->sending_tc == NIC_TC_CTRL && nic->cm_head != NULL)
+	if (tc == NIC_TC_CTRL && nic->cm_head != NULL)
 		nic_cm_drain(nic, now);
 	/* A pass stopped on an empty packet or record pool retries at each frame this port finishes. */
 	if (nic->pkt_blocked)

@@ -275,8 +275,9 @@ static emu_ps_t apply_ack(struct nic *nic, struct nic_pdc *pdc, const struct wir
 {
 	emu_ps_t rtt = EMU_PS_NEVER;
 	uint32_t cack = pkt->pds.psn;
-	uint32_t ack_psn = cack + (uint32_t)(int32_t)pkt->pds.psn_off;
-	uint32_t base = cack + (uint32_t)(int32_t)pkt->pds.sack_psn_off;
+	int32_t off = pkt->pds.psn_off, sack_off = pkt->pds.sack_psn_off; /* (a named int32_t: gcc's -Wconversion) */
+	uint32_t ack_psn = cack + (uint32_t)off;
+	uint32_t base = cack + (uint32_t)sack_off;
 	/* past the cumulative ACK, only the bitmap's last set PSN matters: stop there (no walk when it is empty) */
 	uint32_t last = pkt->pds.sack_bitmap ? base + 63u - (uint32_t)__builtin_clzll(pkt->pds.sack_bitmap) : cack;
 	struct nic_rec *r = pdc->out_head;
@@ -315,9 +316,10 @@ static bool psn_sent(const struct nic_pdc *pdc, uint32_t psn)
 static bool ack_within_sent(const struct nic_pdc *pdc, const struct wire_pkt *pkt)
 {
 	uint32_t cack = pkt->pds.psn;
-	uint32_t base = cack + (uint32_t)(int32_t)pkt->pds.sack_psn_off;
+	int32_t off = pkt->pds.psn_off, sack_off = pkt->pds.sack_psn_off;
+	uint32_t base = cack + (uint32_t)sack_off;
 
-	if (!psn_sent(pdc, cack) || !psn_sent(pdc, cack + (uint32_t)(int32_t)pkt->pds.psn_off))
+	if (!psn_sent(pdc, cack) || !psn_sent(pdc, cack + (uint32_t)off))
 		return false;
 	return pkt->pds.sack_bitmap == 0 ||
 	       psn_sent(pdc, base + 63u - (uint32_t)__builtin_clzll(pkt->pds.sack_bitmap));

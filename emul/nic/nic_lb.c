@@ -5,16 +5,10 @@
 #include <assert.h>
 #include <string.h>
 
+#include "emu_counter.h"
 #include "nic_pvt.h"
 
-#define NIC_LB_C_NAME(name, desc) #name,
-#define NIC_LB_C_DESC(name, desc) desc,
-static const char *const lb_counter_names[] = { NIC_LB_COUNTERS(NIC_LB_C_NAME) };
-static const char *const lb_counter_descs[] = { NIC_LB_COUNTERS(NIC_LB_C_DESC) };
-#undef NIC_LB_C_NAME
-#undef NIC_LB_C_DESC
-_Static_assert(sizeof(lb_counter_names) / sizeof(lb_counter_names[0]) == NIC_LB_C_COUNT, "one name per counter");
-_Static_assert(sizeof(lb_counter_descs) / sizeof(lb_counter_descs[0]) == NIC_LB_C_COUNT, "one text per counter");
+EMU_COUNTER_NAMES(nic_lb_counter, NIC_LB_COUNTERS, NIC_LB_C_COUNT)
 
 size_t nic_lb_storage_bytes(const struct nic_params *p)
 {
@@ -215,16 +209,6 @@ emu_ps_t nic_lb_failure_deadline(const struct nic_params *p, emu_ps_t base_rtt)
 uint64_t nic_lb_counter(const struct nic_lb *lb, int c)
 {
 	return c >= 0 && c < NIC_LB_C_COUNT ? lb->c[c] : 0;
-}
-
-const char *nic_lb_counter_name(int c)
-{
-	return c >= 0 && c < NIC_LB_C_COUNT ? lb_counter_names[c] : "unknown";
-}
-
-const char *nic_lb_counter_desc(int c)
-{
-	return c >= 0 && c < NIC_LB_C_COUNT ? lb_counter_descs[c] : "unknown";
 }
 
 bool nic_lb_frozen(const struct nic_lb *lb)

@@ -15,25 +15,26 @@
 #include "emu_time.h"
 #include "nic_params.h"
 
-/* Counters of one load balancer; 0 is "none". */
+/* Counters of one load balancer, X(ENUM, "key", "description") (emu_counter.h); 0 is "none". */
 #define NIC_LB_COUNTERS(X) \
-	X(NONE, "none") \
-	X(PICKS, "entropy values handed out (data packets and retransmissions)") \
-	X(EXPLORED, "REPS: random values drawn from 0..EntropyValueSetSize-1") \
-	X(EXPLORED_WINDOW, "REPS: of those, forced by the exploration window after freezing") \
-	X(REUSED, "REPS: cached values reused (the oldest recycled value, then removed)") \
-	X(REUSED_FROZEN, "REPS: cache entries reused in turn while freezing with no recycled value left") \
-	X(RECYCLED, "REPS: values added to the cache (ACK without ECN echo, NACK for a last-hop trim)") \
-	X(OVERWRITTEN, "REPS: recycled values that took the place of an unused oldest value in a full cache") \
-	X(DISCARDED_ECN, "REPS: values discarded from ACKs with the ECN echo") \
-	X(DISCARDED_TRIM, "REPS: values discarded from NACKs for packets trimmed before the last hop") \
-	X(TIMEOUTS, "REPS: path failures from retransmission timeouts") \
-	X(LATE, "REPS: path failures from early failure detection") \
-	X(FAILURES_IGNORED, "REPS: path failures while freezing or in the exploration window (no new freezing)") \
-	X(FROZEN, "REPS: freezing periods started") \
-	X(WINDOWS, "REPS: freezing periods ended, each opening an exploration window")
+	X(NONE, "none", "none") \
+	X(PICKS, "picks", "entropy values handed out (data packets and retransmissions)") \
+	X(EXPLORED, "explored", "REPS: random values drawn from 0..EntropyValueSetSize-1") \
+	X(EXPLORED_WINDOW, "explored_window", "REPS: of those, forced by the exploration window after freezing") \
+	X(REUSED, "reused", "REPS: cached values reused (the oldest recycled value, then removed)") \
+	X(REUSED_FROZEN, "reused_frozen", "REPS: cache entries reused in turn while freezing with no recycled value left") \
+	X(RECYCLED, "recycled", "REPS: values added to the cache (ACK without ECN echo, NACK for a last-hop trim)") \
+	X(OVERWRITTEN, "overwritten", "REPS: recycled values that took the place of an unused oldest value in a full cache") \
+	X(DISCARDED_ECN, "discarded_ecn", "REPS: values discarded from ACKs with the ECN echo") \
+	X(DISCARDED_TRIM, "discarded_trim", "REPS: values discarded from NACKs for packets trimmed before the last hop") \
+	X(TIMEOUTS, "timeouts", "REPS: path failures from retransmission timeouts") \
+	X(LATE, "late", "REPS: path failures from early failure detection") \
+	X(FAILURES_IGNORED, "failures_ignored", \
+	  "REPS: path failures while freezing or in the exploration window (no new freezing)") \
+	X(FROZEN, "frozen", "REPS: freezing periods started") \
+	X(WINDOWS, "windows", "REPS: freezing periods ended, each opening an exploration window")
 
-#define NIC_LB_C_ENUM(name, desc) NIC_LB_C_##name,
+#define NIC_LB_C_ENUM(name, key, desc) NIC_LB_C_##name,
 enum nic_lb_counter { NIC_LB_COUNTERS(NIC_LB_C_ENUM) NIC_LB_C_COUNT };
 #undef NIC_LB_C_ENUM
 

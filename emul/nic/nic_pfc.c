@@ -3,29 +3,23 @@
  * between its egress classes (port_sched.c). */
 #include "nic_pvt.h"
 
-#include <string.h>
-
 /* Queue a PFC frame for class @p tc (quanta 0 is XON); PFC frames go first and are never charged to a pool. */
 static bool pfc_send(void *dev, uint32_t tc, uint16_t quanta, emu_ps_t now)
 {
 	struct nic *nic = dev;
 
-	if (nic->pfcq_tail - nic->pfcq_head == 16)
-		return false; /* 16 frames waiting cannot happen with 8 classes and one pause or XON each */
-	struct wire_pkt *p = net_pkt_alloc(nic->env.np);
+	if (port_tx_first_full(&nic->tx))
+		return false; /* PORT_FIRSTQ frames waiting cannot happen with 8 classes and one pause or XON each */
+	struct wire_pkt *p = port_pfc_frame(nic->env.np, nic->env.mac, tc, quanta);
 
 	if (p == NULL) {
 		nic->c[NIC_C_DROP_NO_PKT]++;
 		return false;
 	}
-	p->kind = WIRE_KIND_PFC;
 	p->uid = nic->next_uid++;
-	memcpy(p->src_mac, nic->env.mac, 6);
-	p->pfc_enable = (uint16_t)(1u << tc);
-	p->pfc_quanta[tc] = quanta;
 	if (quanta)
 		nic->c[NIC_C_PFC_PAUSES_SENT]++;
-	nic->pfcq[nic->pfcq_tail++ & 15] = p;
+	port_tx_push_first(&nic->tx, p);
 	nic_port_kick(nic, now);
 	return true;
 }
@@ -85,8 +79,5 @@ static bool ready(const struct nic *nic, uint32_t tc)
 int nic_port_pick(struct nic *nic, emu_ps_t now)
 {
 	(void)now;
-	if (nic->pfcq_head != nic->pfcq_tail)
-		return -2;
-	return port_sched_pick(&nic->sched, nic->p->egress.queue_scheduling, nic->p->egress.wrr_weights, 2,
-			      (ready(nic, 0) ? 1u : 0u) | (ready(nic, 1) ? 2u : 0u));
+	return port_tx_pick(&nic->tx, &nic->p->egress, 2, (ready(nic, 0) ? 1u : 0u) | (ready(nic, 1) ? 2u : 0u));
 }

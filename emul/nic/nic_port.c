@@ -157,6 +157,18 @@ static void op_pcie_stats(const void *dev, struct port_pcie_stats *out, emu_ps_t
 	nic_pcie_stats(dev, out, now);
 }
 
+/* nd-stats counts the port's bytes from the Ethernet header on, without the FCS (uet-nic-records.md). */
+static void op_rec_row(const void *dev, struct port_nic_rec *out)
+{
+	const uint64_t *c = nic_counters(dev);
+
+	*out = (struct port_nic_rec){ .port_tx_frames = c[NIC_C_PORT_TX_FRAMES], .port_rx_frames = c[NIC_C_PORT_RX_FRAMES],
+				      .nd_tx_bytes = c[NIC_C_PORT_TX_FRAME_BYTES],
+				      .nd_rx_bytes = c[NIC_C_PORT_RX_FRAME_BYTES],
+				      .nd_tx_drops = c[NIC_C_DROP_TX_CTL_POOL_FULL],
+				      .nd_rx_drops = c[NIC_C_DROP_RX_POOL_FULL], .ecn_ce = c[NIC_C_ECN_CE_RCVD] };
+}
+
 static void op_interval_reset(void *dev)
 {
 	nic_interval_reset(dev);
@@ -170,6 +182,8 @@ static void op_destroy(void *dev)
 const struct port_nic_ops nic_port_ops = {
 	.label = "Scala UET NIC",
 	.json_nic = NULL,
+	.component_type = "ScalaUETNic",
+	.nd_component = "ScalaUETNicNetDevice",
 	.single_lcore = false,
 	.dev_ops = &nic_dev_ops,
 	.attach = op_attach,
@@ -199,6 +213,7 @@ const struct port_nic_ops nic_port_ops = {
 	.pfc_stats = op_pfc_stats,
 	.pfc_interval_reset = op_pfc_interval_reset,
 	.pcie_stats = op_pcie_stats,
+	.rec_row = op_rec_row,
 	.interval_reset = op_interval_reset,
 	.destroy = op_destroy,
 };

@@ -7,7 +7,7 @@
 #include "emu_rng.h"
 #include "nic_cc.h"
 #include "nic_lb.h"
-#include "port_sched.h"
+#include "port_tx.h"
 #include "nic.h"
 
 /* Receiver: PSNs tracked past rcv_next. The ACK gives its PSN and its SACK base as s16 offsets from CACK_PSN, so a
@@ -185,12 +185,11 @@ struct nic {
 	uint64_t in_pool_used[PORT_TC_COUNT];
 	struct nic_txq txq[2];     /* classes 0 (data) and 1 (control) */
 	struct wire_pkt *cm_head, *cm_tail; /* setup messages waiting for control pool room, linked through ctx */
-	uint32_t sending_tc;       /* class of the frame being serialized */
-	uint32_t sending_len;
+	struct port_tx tx;         /* PFC frames ahead of the classes, the scheduler, the frame being serialized
+				    * (port_tx.h, shared with the RoCE NIC) */
 	uint8_t sending_kind;
 	uint64_t sending_uid;      /* the data packet being serialized, to start its record's timer */
 	struct nic_rec *sending_rec;  /* its record; may have been retired meanwhile: check sending_uid */
-	bool port_busy;
 	bool pump_armed;           /* a transmit pass is scheduled */
 	bool pump_blocked;         /* stopped on a full egress pool */
 	bool pkt_blocked;          /* stopped on an empty packet or record pool, or a full scheduler */
@@ -204,10 +203,7 @@ struct nic {
 	struct emu_pool *wqe_pool;
 	struct emu_pool *chunk_pool; /* struct nic_rcv_chunk */
 	/* PFC (uet-nic-buffers-and-pfc.md, PFC) */
-	struct wire_pkt *pfcq[16]; /* PFC frames to send, ahead of all traffic */
-	uint32_t pfcq_head, pfcq_tail;
 	struct port_pfcs pfcs;      /* PFC sent and honoured (port_pfcs.c, shared with the RoCE NIC) */
-	struct port_sched sched;    /* RoundRobin / WeightedRoundRobin between egress classes */
 	struct port_pool_stats rxs[PORT_TC_COUNT], txs[2];
 	bool rx_held;              /* the packet being received stays charged until PCIe accepts its write */
 	uint64_t pf_used;          /* prefetch buffer occupancy, bytes on the wire of the payloads it holds */
@@ -335,7 +331,7 @@ void nic_pfc_check_xon(struct nic *nic, uint32_t tc, emu_ps_t now);
 void nic_pfc_rx(struct nic *nic, const struct wire_pkt *pkt, emu_ps_t now);
 /** Set up nic->pfcs (nic_create()). */
 void nic_pfc_init(struct nic *nic);
-/** The egress class to send from now (-2: a PFC frame; -1: nothing can go). */
+/** The egress class to send from now (PORT_TX_FIRST: a PFC frame; PORT_TX_NONE: nothing can go). */
 int nic_port_pick(struct nic *nic, emu_ps_t now);
 
 /* nic_trace.c: uet-monitor rows (only with nic_env.trace; the test is inline, the rows out of line) */

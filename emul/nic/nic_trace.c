@@ -50,11 +50,13 @@ static void fill(struct nic *nic, struct nic_trace *t, const struct wire_pkt *p,
 		if (!rx)
 			sender_state(nic, t, pdc);
 		break;
-	case WIRE_KIND_ACK:
+	case WIRE_KIND_ACK: {
+		int32_t off = p->pds.psn_off, sack_off = p->pds.sack_psn_off; /* (a named int32_t: gcc's -Wconversion) */
+
 		t->has_ack = 1;
 		t->cack_psn = p->pds.psn;
-		t->psn = p->pds.flags & WIRE_ACK_F_P ? p->pds.probe_opaque : p->pds.psn + (uint32_t)(int32_t)p->pds.psn_off;
-		t->sack_base = p->pds.psn + (uint32_t)(int32_t)p->pds.sack_psn_off;
+		t->psn = p->pds.flags & WIRE_ACK_F_P ? p->pds.probe_opaque : p->pds.psn + (uint32_t)off;
+		t->sack_base = p->pds.psn + (uint32_t)sack_off;
 		t->sack_bitmap = p->pds.sack_bitmap;
 		t->m_flag = (p->pds.flags & WIRE_ACK_F_M) != 0;
 		t->has_penalty = 1;
@@ -62,6 +64,7 @@ static void fill(struct nic *nic, struct nic_trace *t, const struct wire_pkt *p,
 		if (rx)
 			sender_state(nic, t, pdc);
 		break;
+	}
 	case WIRE_KIND_NACK:
 		t->nack_code = p->pds.nack_code;
 		t->m_flag = (p->pds.flags & WIRE_NACK_F_M) != 0;

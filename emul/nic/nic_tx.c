@@ -183,6 +183,7 @@ static bool can_send(struct nic *nic, const struct nic_pdc *pdc, enum next_kind 
 			return true;
 		nic->pf_blocked = true;
 		return false;
+	case NEXT_NONE:
 	default:
 		return false;
 	}
@@ -529,6 +530,8 @@ static bool issue(struct nic *nic, struct nic_pdc *pdc, enum next_kind kind, uin
 		return issue_commit(nic, pdc, wl, now);
 	case NEXT_FETCH:
 		return issue_fetch(nic, pdc, wl, now);
+	case NEXT_NEW:
+	case NEXT_NONE:
 	default:
 		return issue_new(nic, pdc, wl, now);
 	}
@@ -567,7 +570,7 @@ void nic_tx_pass(struct nic *nic, emu_ps_t now)
 		}
 		if (!issue(nic, pdc, kind, wl, now)) {
 			nic->pkt_blocked = true;
-			if (!nic->port_busy)
+			if (!nic->tx.busy)
 				nic_pump_arm(nic, now + emu_ser_ps(nic->p->rdma_data_mss + nic_data_ovh(nic),
 								   nic->link_bps));
 			return;

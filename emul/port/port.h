@@ -5,6 +5,8 @@
 #ifndef PORT_H
 #define PORT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /** IPv4 to MAC, for the Ethernet header (no ARP inside the model). */
@@ -12,6 +14,20 @@ struct port_neigh {
 	uint32_t ip;
 	uint8_t mac[6];
 };
+
+/**
+ * The destination MAC of frames to neighbour @p ip in table @p t of @p n entries: @p gw_mac when the NIC has a
+ * gateway (@p has_gw: its link goes to a switch), else the neighbour's own; NULL when @p ip is not a neighbour.
+ * Linear: for when a connection is made, never per packet.
+ */
+static inline const uint8_t *port_neigh_mac(const struct port_neigh *t, uint32_t n, bool has_gw,
+					    const uint8_t *gw_mac, uint32_t ip)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (t[i].ip == ip)
+			return has_gw ? gw_mac : t[i].mac;
+	return NULL;
+}
 
 /** One buffer pool (net-buff-stats): a receive pool RX_TC<n>_BUFFER or a transmit pool TX_TC<n>_BUFFER. */
 struct port_pool_stats {

@@ -31,6 +31,14 @@ struct port_nic_stats {
 	uint64_t pfc_pauses;        /* PFC pause frames sent */
 };
 
+/** What a NIC's rows of the per-NIC records carry that each model counts its own way (nd-stats, ecn-pfc-stats). */
+struct port_nic_rec {
+	uint64_t port_tx_frames, port_rx_frames; /* frames on the port, PFC frames included */
+	uint64_t nd_tx_bytes, nd_rx_bytes;       /* nd-stats' byte columns, as the model's page counts them */
+	uint64_t nd_tx_drops, nd_rx_drops;       /* nd-stats' drop columns */
+	uint64_t ecn_ce;                         /* ecn-pfc-stats' ECN column of the data class */
+};
+
 /** The most counters one NIC model has (a caller's array by counter index holds this many). */
 #define PORT_NIC_C_MAX 64
 
@@ -38,6 +46,8 @@ struct port_nic_stats {
 struct port_nic_ops {
 	const char *label;   /* the model in messages: "Scala UET NIC", "Scala RoCE NIC" */
 	const char *json_nic; /* a summary.json host's "nic"; NULL leaves it out (the default model, the UET NIC) */
+	const char *component_type; /* the records' component type: "ScalaUETNic", "ScalaRoceNic" */
+	const char *nd_component;   /* nd-stats' component name: "ScalaUETNicNetDevice", "ScalaRoceNicNetDevice" */
 	bool single_lcore;   /* the model's hosts cannot be spread over lcores */
 	const struct net_dev_ops *dev_ops; /* the device entry points (net_endpoint.ops) */
 
@@ -99,6 +109,8 @@ struct port_nic_ops {
 	void (*pfc_interval_reset)(void *dev, emu_ps_t now);
 	/** The PCIe link's counters (pcie-stats), link time still ahead of @p now not counted. */
 	void (*pcie_stats)(const void *dev, struct port_pcie_stats *out, emu_ps_t now);
+	/** The figures of the NIC's record rows now (struct port_nic_rec). */
+	void (*rec_row)(const void *dev, struct port_nic_rec *out);
 	/** Start a new interval of the transport record's samples (uet-transport-stats, roce-transport-stats). */
 	void (*interval_reset)(void *dev);
 

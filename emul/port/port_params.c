@@ -216,7 +216,7 @@ int port_param_set_list(void *p, const struct port_param_def *d, const char *con
 		}
 	}
 	for (int i = 0; i < PORT_TC_COUNT; i++)
-		emu_param_store_uint((unsigned char *)f + i * (d->size / PORT_TC_COUNT), d->size / PORT_TC_COUNT, v[i]);
+		emu_param_store_uint((unsigned char *)f + (size_t)i * (d->size / PORT_TC_COUNT), d->size / PORT_TC_COUNT, v[i]);
 	return 0;
 }
 

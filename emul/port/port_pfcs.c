@@ -1,6 +1,8 @@
 /* PFC at a NIC's port, shared by both NIC models (port_pfcs.h). */
 #include "port_pfcs.h"
 
+#include <string.h>
+
 static uint64_t ppm(uint64_t total, uint32_t ppm)
 {
 	return (uint64_t)(((unsigned __int128)total * ppm) / 1000000u);
@@ -129,4 +131,17 @@ void port_pfcs_interval_reset(struct port_pfcs *s, emu_ps_t now)
 	s->ivl_start = now;
 	for (uint32_t tc = 0; tc < PORT_TC_COUNT; tc++)
 		s->st.ivl_max_pause_ps[tc] = 0;
+}
+
+struct wire_pkt *port_pfc_frame(struct net_part *np, const uint8_t mac[6], uint32_t tc, uint16_t quanta)
+{
+	struct wire_pkt *p = net_pkt_alloc(np);
+
+	if (p == NULL)
+		return NULL;
+	p->kind = WIRE_KIND_PFC;
+	memcpy(p->src_mac, mac, 6);
+	p->pfc_enable = (uint16_t)(1u << tc);
+	p->pfc_quanta[tc] = quanta;
+	return p;
 }

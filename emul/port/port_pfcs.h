@@ -49,6 +49,12 @@ struct port_pfcs {
 	struct port_pfc_stats st;
 };
 
+/**
+ * A PFC frame from @p mac for class @p tc (@p quanta 0: XON), in a descriptor of @p np's pool: the frame both NIC
+ * models send. NULL when the pool is empty (the caller counts it).
+ */
+struct wire_pkt *port_pfc_frame(struct net_part *np, const uint8_t mac[6], uint32_t tc, uint16_t quanta);
+
 /** A packet of class @p tc arrives: @p occupancy is its pool's with it added. Pauses the sender at Xoff. */
 void port_pfcs_check_xoff(struct port_pfcs *s, uint32_t tc, uint64_t occupancy, emu_ps_t now);
 

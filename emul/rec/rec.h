@@ -49,6 +49,18 @@ static inline void rec_put_str(FILE *f, const char *s)
 		putc_unlocked(*s++, f);
 }
 
+/*
+ * The same number formats into a caller's buffer, for a row built whole and written at once: each writes at @p p
+ * and returns the end of what it wrote (no NUL). The caller leaves room: 20 bytes for a number, 40 for a fixed-point
+ * value, 15 for an address.
+ */
+char *rec_str_u64(char *p, uint64_t v);
+char *rec_str_fixed(char *p, uint64_t v, int digits);
+char *rec_str_ip(char *p, uint32_t ip);
+
+/** The time_utc value of simulated time @p now (rec_csv_time_utc()), valid until the next call on @p r. */
+const char *rec_csv_utc(struct rec_csv *r, emu_ps_t now);
+
 /** Write @p v in decimal, as "%llu" does. */
 void rec_put_u64(FILE *f, uint64_t v);
 

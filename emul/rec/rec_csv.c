@@ -112,7 +112,7 @@ FILE *rec_csv_file(struct rec_csv *r)
 	return r->f;
 }
 
-void rec_csv_time_utc(struct rec_csv *r, emu_ps_t now)
+const char *rec_csv_utc(struct rec_csv *r, emu_ps_t now)
 {
 	int64_t s = r->epoch_s + (int64_t)(now / EMU_PS_PER_S);
 
@@ -124,16 +124,36 @@ void rec_csv_time_utc(struct rec_csv *r, emu_ps_t now)
 		strftime(r->utc, sizeof(r->utc), "%Y-%m-%dT%H:%M:%SZ", &tm); /* ISO 8601, as the Scala records */
 		r->utc_s = s;
 	}
-	rec_put_str(r->f, r->utc);
+	return r->utc;
 }
+
+void rec_csv_time_utc(struct rec_csv *r, emu_ps_t now)
+{
+	rec_put_str(r->f, rec_csv_utc(r, now));
+}
+
+/* "00" to "99": two digits per division (the records write millions of numbers). */
+static const char digit_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
 
 /* The decimal digits of @p v, ending at @p end (exclusive); returns where they start. */
 static char *u64_digits(char *end, uint64_t v)
 {
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
+	while (v >= 100) {
+		const char *d = digit_pairs + 2 * (v % 100);
+
+		v /= 100;
+		*--end = d[1];
+		*--end = d[0];
+	}
+	if (v >= 10) {
+		*--end = digit_pairs[2 * v + 1];
+		*--end = digit_pairs[2 * v];
+	} else {
+		*--end = (char)('0' + v);
+	}
 	return end;
 }
 
@@ -142,6 +162,15 @@ static void put_span(FILE *f, const char *p, const char *end)
 {
 	while (p < end)
 		putc_unlocked(*p++, f);
+}
+
+char *rec_str_u64(char *p, uint64_t v)
+{
+	char t[20], *d = u64_digits(t + sizeof(t), v);
+
+	while (d < t + sizeof(t))
+		*p++ = *d++;
+	return p;
 }
 
 void rec_put_u64(FILE *f, uint64_t v)
@@ -161,27 +190,45 @@ void rec_put_i64(FILE *f, int64_t v)
 	rec_put_u64(f, (uint64_t)v);
 }
 
-void rec_put_fixed(FILE *f, uint64_t v, int digits)
+static const uint64_t pow10_tab[20] = {
+	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
+	1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+	100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+	1000000000000000000ull, 10000000000000000000ull,
+};
+
+/* rec_put_fixed()'s digits, ending at @p end (exclusive); returns where they start. */
+static char *fixed_digits(char *end, uint64_t v, int digits)
 {
-	static const uint64_t pow10[20] = {
-		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
-		1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
-		100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
-		1000000000000000000ull, 10000000000000000000ull,
-	};
-	char buf[48], *end = buf + sizeof(buf), *p = end;
+	char *p = end;
 
 	assert(digits >= 0 && digits < 20);
 	if (digits > 0) {
-		uint64_t frac = v % pow10[digits];
+		uint64_t frac = v % pow10_tab[digits];
 
 		for (int i = 0; i < digits; i++, frac /= 10)
 			*--p = (char)('0' + frac % 10);
 		*--p = '.';
-		v /= pow10[digits];
+		v /= pow10_tab[digits];
 	}
-	p = u64_digits(p, v);
-	put_span(f, p, end);
+	return u64_digits(p, v);
+}
+
+void rec_put_fixed(FILE *f, uint64_t v, int digits)
+{
+	char buf[48], *p = fixed_digits(buf + sizeof(buf), v, digits);
+
+	put_span(f, p, buf + sizeof(buf));
+}
+
+char *rec_str_fixed(char *p, uint64_t v, int digits)
+{
+	assert(digits >= 0 && digits < 20);
+	char buf[48], *d = fixed_digits(buf + sizeof(buf), v, digits);
+
+	while (d < buf + sizeof(buf))
+		*p++ = *d++;
+	return p;
 }
 
 void rec_fmt_ns(FILE *f, emu_ps_t ps)
@@ -189,13 +236,21 @@ void rec_fmt_ns(FILE *f, emu_ps_t ps)
 	rec_put_fixed(f, ps, 3);
 }
 
-void rec_fmt_ip(FILE *f, uint32_t ip)
+char *rec_str_ip(char *p, uint32_t ip)
 {
 	for (int i = 3; i >= 0; i--) {
-		rec_put_u64(f, (ip >> (8 * i)) & 0xff);
+		p = rec_str_u64(p, (ip >> (8 * i)) & 0xff);
 		if (i > 0)
-			putc_unlocked('.', f);
+			*p++ = '.';
 	}
+	return p;
+}
+
+void rec_fmt_ip(FILE *f, uint32_t ip)
+{
+	char buf[16];
+
+	put_span(f, buf, rec_str_ip(buf, ip));
 }
 
 void rec_note_err(char *err, size_t errlen, const char *fmt, ...)

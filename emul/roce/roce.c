@@ -75,7 +75,7 @@ struct roce *roce_create(const struct roce_env *env)
 	/* WeightedRoundRobin's turns start at the highest-numbered class with a pool (buffers page) */
 	for (uint32_t tc = 0; tc < PORT_TC_COUNT; tc++)
 		if (roce_pool_bytes(&r->p->egress, tc) > 0)
-			r->sched.next = tc;
+			r->tx.sched.next = tc;
 	if (tables_init(r) < 0)
 		goto fail_r;
 	return r;
@@ -97,8 +97,8 @@ void roce_destroy(struct roce *r)
 			net_pkt_free(r->env.np, q->ring[i & q->mask]);
 		free(q->ring);
 	}
-	for (uint32_t i = r->pfcq_head; i != r->pfcq_tail; i++)
-		net_pkt_free(r->env.np, r->pfcq[i & (ROCE_PFCQ - 1)]);
+	while (r->tx.first_head != r->tx.first_tail)
+		net_pkt_free(r->env.np, port_tx_pop_first(&r->tx));
 	emu_pool_destroy(r->wqe_pool);
 	free(r->hash);
 	free(r->qps);
@@ -194,7 +194,7 @@ static uint32_t qp_hash(const struct roce *r, uint32_t peer_ip, uint32_t qpn)
 	return (uint32_t)(((uint64_t)qpn * 2654435761u) ^ ((uint64_t)peer_ip * 40503u)) & r->hmask;
 }
 
-struct roce_qp *roce_qp_find(struct roce *r, uint32_t peer_ip, uint32_t qpn, bool local)
+struct roce_qp *roce_qp_find(const struct roce *r, uint32_t peer_ip, uint32_t qpn, bool local)
 {
 	uint32_t key_ip = local ? 0 : peer_ip;
 
@@ -204,14 +204,11 @@ struct roce_qp *roce_qp_find(struct roce *r, uint32_t peer_ip, uint32_t qpn, boo
 	return NULL;
 }
 
-/* As nic_neigh_mac(): the gateway's MAC with one, else the neighbour's; NULL for an unknown @p ip. Linear: when a
+/* port_neigh_mac() of this NIC: the gateway's MAC with one, else the neighbour's; NULL for an unknown @p ip. When a
  * queue pair is made, a CM message sent, a CNP sent on a queue pair's first packet; not per packet. */
 static const uint8_t *neigh_mac(const struct roce *r, uint32_t ip)
 {
-	for (uint32_t i = 0; i < r->env.n_neigh; i++)
-		if (r->env.neigh[i].ip == ip)
-			return r->env.has_gw ? r->env.gw_mac : r->env.neigh[i].mac;
-	return NULL;
+	return port_neigh_mac(r->env.neigh, r->env.n_neigh, r->env.has_gw, r->env.gw_mac, ip);
 }
 
 struct roce_qp *roce_qp_new(struct roce *r, uint32_t peer_ip, uint32_t qpn, bool local)
@@ -252,7 +249,7 @@ int roce_qp_open(struct roce *r, uint32_t dst_ip, uint32_t *qpn)
 
 uint64_t roce_qp_rate(const struct roce *r, uint32_t qpn)
 {
-	struct roce_qp *q = roce_qp_find((struct roce *)r, 0, qpn, true);
+	struct roce_qp *q = roce_qp_find(r, 0, qpn, true);
 
 	return q == NULL ? 0 : roce_cc_rate(r, q);
 }
@@ -319,14 +316,13 @@ bool roce_ctl_send(struct roce *r, struct wire_pkt *pkt, uint8_t tc, emu_ps_t no
 
 void roce_pfcq_push(struct roce *r, struct wire_pkt *pkt, emu_ps_t now)
 {
-	if (r->pfcq_tail - r->pfcq_head >= ROCE_PFCQ) { /* 16 frames already wait: the newest is one too many */
+	if (!port_tx_push_first(&r->tx, pkt)) { /* PORT_FIRSTQ frames already wait: the newest is one too many */
 		net_pkt_free(r->env.np, pkt);
 		r->c[ROCE_C_DROP_NO_PKT]++;
 		return;
 	}
 	if (pkt->kind == WIRE_KIND_ROCE)
 		count_sent(r, pkt);
-	r->pfcq[r->pfcq_tail++ & (ROCE_PFCQ - 1)] = pkt;
 	roce_port_kick(r, now);
 }
 
@@ -369,17 +365,15 @@ static bool tc_ready(const struct roce *r, uint32_t tc)
 	return q->pool > 0 && q->head != q->tail && !port_pfcs_paused(&r->pfcs, tc);
 }
 
-/* The class to send from now (buffers page, Transmit scheduling): -2 for the PFC/CNP queue, else the scheduler
+/* The class to send from now (buffers page, Transmit scheduling): the PFC/CNP queue first, else the scheduler
  * the UET NIC uses too (port_sched.h) over the eight classes, skipping empty, pool-less and paused ones. */
 static int port_pick(struct roce *r)
 {
 	uint32_t ready = 0;
 
-	if (r->pfcq_head != r->pfcq_tail)
-		return -2;
 	for (uint32_t tc = 0; tc < PORT_TC_COUNT; tc++)
 		ready |= tc_ready(r, tc) ? 1u << tc : 0;
-	return port_sched_pick(&r->sched, r->p->egress.queue_scheduling, r->p->egress.wrr_weights, PORT_TC_COUNT, ready);
+	return port_tx_pick(&r->tx, &r->p->egress, PORT_TC_COUNT, ready);
 }
 
 static void ev_port(void *a, void *b, emu_ps_t now)
@@ -391,25 +385,22 @@ static void ev_port(void *a, void *b, emu_ps_t now)
 	roce_port_kick(r, now);
 }
 
-static void port_send(struct roce *r, struct wire_pkt *pkt, int tc, emu_ps_t now)
+/* Frame @p pkt of class @p tc (PORT_TC_COUNT: from the queue ahead) goes on the wire. */
+static void port_send(struct roce *r, struct wire_pkt *pkt, uint32_t tc, emu_ps_t now)
 {
+	uint32_t len = (uint32_t)wire_wire_len(pkt);
 	emu_ps_t end;
 
-	/* the class it leaves from: a VLAN port's PCP (PFC goes untagged); a CNP, from the queue ahead of all, its
-	 * DSCP's class */
-	pkt->tc = (uint8_t)(tc >= 0 ? tc : (pkt->dscp & 0x3f) / 8);
-	r->port_busy = true;
-	r->sending_tc = tc < 0 ? PORT_TC_COUNT : (uint32_t)tc;
-	r->sending_len = (uint32_t)wire_wire_len(pkt);
+	port_tx_start(&r->tx, pkt, tc, len); /* a CNP from the queue ahead leaves in its DSCP's class */
 	r->sending_data = pkt->kind == WIRE_KIND_ROCE && wire_roce_is_data(pkt->roce.opcode);
-	r->c[ROCE_C_TX_BYTES] += r->sending_len;
+	r->c[ROCE_C_TX_BYTES] += len;
 	r->c[ROCE_C_PORT_TX_FRAMES]++;
 	if (r->sending_data) {
 		struct roce_qp *qp = roce_qp_find(r, 0, pkt->roce.dqpn, true);
 
 		r->sending_qp = qp != NULL ? qp->idx : UINT32_MAX;
 		r->sending_psn = pkt->roce.psn;
-		r->port_free_at = now + (qp != NULL ? roce_cc_ser(r, qp, r->sending_len) : 0);
+		r->port_free_at = now + (qp != NULL ? roce_cc_ser(r, qp, len) : 0);
 		if (qp != NULL)
 			qp->cc.pkt_ivl++;
 	}
@@ -420,7 +411,7 @@ static void port_send(struct roce *r, struct wire_pkt *pkt, int tc, emu_ps_t now
 
 void roce_port_kick(struct roce *r, emu_ps_t now)
 {
-	if (r->port_busy || r->out == NULL)
+	if (r->tx.busy || r->out == NULL)
 		return;
 	if (now < r->port_free_at) { /* a paced data frame still holds the port (congestion-control page) */
 		if (!r->port_timer_armed && net_sched(r->env.np, r->port_free_at, ev_port, r, NULL, &r->port_timer) == 0)
@@ -429,26 +420,25 @@ void roce_port_kick(struct roce *r, emu_ps_t now)
 	}
 	int tc = port_pick(r);
 
-	if (tc == -1)
+	if (tc == PORT_TX_NONE)
 		return;
-	if (tc == -2) {
-		port_send(r, r->pfcq[r->pfcq_head++ & (ROCE_PFCQ - 1)], -1, now);
+	if (tc == PORT_TX_FIRST) {
+		port_send(r, port_tx_pop_first(&r->tx), PORT_TC_COUNT, now);
 		return;
 	}
 	struct roce_txq *q = &r->txq[tc];
 
-	port_send(r, q->ring[q->head++ & q->mask], tc, now);
+	port_send(r, q->ring[q->head++ & q->mask], (uint32_t)tc, now);
 }
 
 static void roce_tx_done(void *dev, uint32_t port, emu_ps_t now)
 {
 	struct roce *r = dev;
-	uint32_t tc = r->sending_tc;
+	uint32_t tc = port_tx_done(&r->tx);
 
 	(void)port;
-	r->port_busy = false;
 	if (tc < PORT_TC_COUNT)
-		roce_tx_release(r, tc, r->sending_len, now);
+		roce_tx_release(r, tc, r->tx.sending_len, now);
 	if (r->sending_data && r->sending_qp != UINT32_MAX)
 		roce_tx_sent(r, &r->qps[r->sending_qp], r->sending_psn, now);
 	roce_port_kick(r, now);
@@ -461,17 +451,13 @@ static bool pfc_send(void *dev, uint32_t tc, uint16_t quanta, emu_ps_t now)
 	struct roce *r = dev;
 	struct wire_pkt *p;
 
-	if (r->pfcq_tail - r->pfcq_head >= ROCE_PFCQ)
+	if (port_tx_first_full(&r->tx))
 		return false;
-	p = net_pkt_alloc(r->env.np);
+	p = port_pfc_frame(r->env.np, r->env.mac, tc, quanta);
 	if (p == NULL) {
 		r->c[ROCE_C_DROP_NO_PKT]++;
 		return false;
 	}
-	p->kind = WIRE_KIND_PFC;
-	memcpy(p->src_mac, r->env.mac, 6);
-	p->pfc_enable = (uint16_t)(1u << tc);
-	p->pfc_quanta[tc] = quanta;
 	roce_pfcq_push(r, p, now);
 	return true;
 }
@@ -590,7 +576,7 @@ static void roce_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_
 		r->c[ROCE_C_DROP_NOT_FOR_US]++;
 		goto free;
 	}
-	tc = (pkt->dscp & 0x3f) / 8;
+	tc = (uint32_t)(pkt->dscp & 0x3f) / 8;
 	charge = (uint32_t)wire_ip_len(pkt); /* without the Ethernet header and FCS */
 	if (!in_admit(r, tc, charge, now))
 		goto free;

@@ -119,6 +119,20 @@ static void op_pcie_stats(const void *dev, struct port_pcie_stats *out, emu_ps_t
 	roce_pcie_stats(dev, out, now);
 }
 
+/* The RoCE buffers page's Records: every frame, Ethernet header and FCS included; no transmit drop column of its
+ * own (0); rx drops the receive-pool drops, the data discarded for no queue pair and behind a gap; no ECN column
+ * in ecn-pfc-stats (0). */
+static void op_rec_row(const void *dev, struct port_nic_rec *out)
+{
+	const uint64_t *c = roce_counters(dev);
+
+	*out = (struct port_nic_rec){ .port_tx_frames = c[ROCE_C_PORT_TX_FRAMES],
+				      .port_rx_frames = c[ROCE_C_PORT_RX_FRAMES], .nd_tx_bytes = c[ROCE_C_TX_BYTES],
+				      .nd_rx_bytes = c[ROCE_C_RX_BYTES],
+				      .nd_rx_drops = c[ROCE_C_RX_DROPS] + c[ROCE_C_RX_DROPS_NO_QP_DATA] +
+						     c[ROCE_C_RX_DROPS_AFTER_NAK] };
+}
+
 static void op_interval_reset(void *dev)
 {
 	roce_interval_reset(dev);
@@ -132,6 +146,8 @@ static void op_destroy(void *dev)
 const struct port_nic_ops roce_port_ops = {
 	.label = "Scala RoCE NIC",
 	.json_nic = "ScalaRoceNic",
+	.component_type = "ScalaRoceNic",
+	.nd_component = "ScalaRoceNicNetDevice",
 	.single_lcore = true,
 	.dev_ops = &roce_dev_ops,
 	.attach = op_attach,
@@ -159,6 +175,7 @@ const struct port_nic_ops roce_port_ops = {
 	.pfc_stats = op_pfc_stats,
 	.pfc_interval_reset = op_pfc_interval_reset,
 	.pcie_stats = op_pcie_stats,
+	.rec_row = op_rec_row,
 	.interval_reset = op_interval_reset,
 	.destroy = op_destroy,
 };

@@ -4,14 +4,13 @@
 
 #include "emu_pool.h"
 #include "emu_sched.h"
-#include "port_sched.h"
+#include "port_tx.h"
 #include "roce.h"
 
 #define ROCE_PSN_MASK 0xffffffu
 #define ROCE_MSG_PKTS_MAX (1u << 23)  /* half the 24-bit PSN space */
 #define ROCE_GEN_DELAY_PS (80 * EMU_PS_PER_NS) /* packet generation (re)starts 80 ns later (transport page) */
 #define ROCE_RTT_RING 256             /* send times kept per QP for RTT samples (a power of two) */
-#define ROCE_PFCQ 16                  /* PFC frames and CNPs waiting ahead of all traffic (a power of two) */
 #define ROCE_RATE_EPS_BPS 100000000ULL /* an episode ends within 0.1 Gb/s of line rate */
 
 /* A work request waiting on its queue pair. */
@@ -92,15 +91,13 @@ struct roce {
 	uint64_t pcie_tx_cap;      /* bytes the NIC side's transmit buffers hold for the link */
 	/* egress */
 	struct roce_txq txq[PORT_TC_COUNT];
-	struct wire_pkt *pfcq[ROCE_PFCQ];
-	uint32_t pfcq_head, pfcq_tail;
-	bool port_busy;
+	struct port_tx tx;         /* PFC frames and CNPs ahead of the classes, the scheduler between the classes, the
+				    * frame being serialized (port_tx.h, shared with the UET NIC) */
 	emu_ps_t port_free_at;     /* a paced data frame holds the port until then */
 	emu_timer_t port_timer;
 	bool port_timer_armed;
-	uint32_t sending_tc, sending_len, sending_qp, sending_psn;
+	uint32_t sending_qp, sending_psn;
 	bool sending_data;
-	struct port_sched sched;    /* between the egress classes (shared with the UET NIC) */
 	/* generation */
 	struct roce_qp *ready_head, *ready_tail;
 	bool gen_armed;
@@ -134,7 +131,7 @@ void roce_data_queue(struct roce *r, struct wire_pkt *pkt, uint32_t tc, emu_ps_t
 void roce_pfcq_push(struct roce *r, struct wire_pkt *pkt, emu_ps_t now);
 void roce_port_kick(struct roce *r, emu_ps_t now);
 void roce_in_release(struct roce *r, uint32_t tc, uint64_t bytes, emu_ps_t now);
-struct roce_qp *roce_qp_find(struct roce *r, uint32_t peer_ip, uint32_t qpn, bool local);
+struct roce_qp *roce_qp_find(const struct roce *r, uint32_t peer_ip, uint32_t qpn, bool local);
 struct roce_qp *roce_qp_new(struct roce *r, uint32_t peer_ip, uint32_t qpn, bool local);
 
 /* roce_tx.c: the sender */

@@ -236,7 +236,7 @@ static uint32_t rank_low(uint16_t *v, uint32_t n)
 
 	for (uint32_t bit = 0; bit < n && r < n; bit++) {
 		uint32_t piv = r;
-		while (piv < n && !((v[piv] >> bit) & 1u))
+		while (piv < n && !(((uint32_t)v[piv] >> bit) & 1u))
 			piv++;
 		if (piv == n)
 			continue;
@@ -244,7 +244,7 @@ static uint32_t rank_low(uint16_t *v, uint32_t n)
 		v[piv] = v[r];
 		v[r] = t;
 		for (uint32_t i = 0; i < n; i++)
-			if (i != r && ((v[i] >> bit) & 1u))
+			if (i != r && (((uint32_t)v[i] >> bit) & 1u))
 				v[i] ^= v[r];
 		r++;
 	}

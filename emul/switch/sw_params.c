@@ -250,7 +250,7 @@ int sw_param_set_list(struct sw_params *p, const struct sw_param_def *d, const c
 		}
 	}
 	for (int i = 0; i < SW_TC_COUNT; i++)
-		emu_param_store_uint((unsigned char *)f + i * (d->size / SW_TC_COUNT), d->size / SW_TC_COUNT, v[i]);
+		emu_param_store_uint((unsigned char *)f + (size_t)i * (d->size / SW_TC_COUNT), d->size / SW_TC_COUNT, v[i]);
 	return 0;
 }
 

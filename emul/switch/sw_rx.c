@@ -120,7 +120,7 @@ static void trim(struct sw *sw, struct sw_port *e, struct sw_tag *t)
 {
 	struct wire_pkt *p = t->pkt;
 	struct sw_port *in = &sw->ports[t->in_port];
-	uint32_t nb, ip_before = wire_ip_len(p);
+	uint32_t nb, ip_before = (uint32_t)wire_ip_len(p);
 
 	p->kind = WIRE_KIND_TRIMMED;
 	p->payload_len = 0;

@@ -36,6 +36,8 @@ EVENTS='nic.EnableEventLogging=true'
 # every record at once: periodic NIC and switch records, buffers, PCIe, events, per-port buffers, load balancing
 ALL="$ND=10us|$NB|simulation.EnablePCIeStatsLogging=true|nic.EnableBufferStats=true|$EVENTS"
 ALL="$ALL|switch.ReportPerPortBufferStats=true|switch.EnableLoadBalancingStats=true"
+# the Scala RoCE NIC's periodic records at once (its attributes are under roce_nic)
+ROCE_ALL="$ND=10us|$NB|simulation.EnablePCIeStatsLogging=true|roce_nic.EnableBufferStats=true"
 # One case a line: name;config;--set values separated by |
 cases="
 default;configs/default.yaml;
@@ -92,6 +94,12 @@ incast-trim-all;configs/incast.yaml;$UET|$NO_PFC|$TRIM|$TRIMST|$ALL
 leaf-spine-all;configs/leaf-spine.yaml;$ALL|$NATIVE
 rdma-all;configs/rdma-rack.yaml;simulation.BeaconReportInterval=20us|$ALL
 pfc-limit;configs/pfc.yaml;$ALL|simulation.RecordSizeLimit=40KB
+roce-incast;configs/roce-incast.yaml;
+roce-incast-all;configs/roce-incast.yaml;$ROCE_ALL|switch.ReportPerPortBufferStats=true
+roce-leaf-spine;configs/roce-leaf-spine.yaml;$ND=20us|$NB|roce_nic.EnableBufferStats=true
+rdma-rack-roce-all;configs/rdma-rack.yaml;server.nic=ScalaRoceNic|$ROCE_ALL
+chakra-dp8;configs/chakra-dp8.yaml;
+chakra-dp8-roce-all;configs/chakra-dp8-roce.yaml;$ROCE_ALL
 "
 
 # run BIN CONFIG OUT SETS: one run, its exit status in OUT.rc
@@ -126,6 +134,8 @@ compare() {
 			cmp -s <(grep -v '"wall_s"\|"parallel"' "$a/$f" | sed "s#$a#OUT#g") \
 				<(grep -v '"wall_s"\|"parallel"' "$b/$f" | sed "s#$b#OUT#g") ||
 				{ echo "  $f differs"; bad=1; }
+		elif [ -d "$a/$f" ]; then # a folder of outputs (Chakra's post_annotated traces)
+			diff -r "$a/$f" "$b/$f" >/dev/null || { echo "  $f differs"; bad=1; }
 		else
 			cmp -s "$a/$f" "$b/$f" || { echo "  $f differs"; bad=1; }
 		fi

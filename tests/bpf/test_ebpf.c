@@ -65,7 +65,7 @@ Test(ecn_step, drains_at_the_rate_and_stops_at_the_limit)
 	c.rate_bps = 1000000;
 	c.generation = 2; /* re-configured: the queue restarts, the counters go on */
 	for (int i = 0; i < 8; i++)
-		ebpf_ecn_step(&c, &st, 10000000ull + (uint64_t)i * 1000000ull, 125, EBPF_ECN_OTHER, 0);
+		ebpf_ecn_step(&c, &st, 10000000ull + (unsigned long long)i * 1000000ull, 125, EBPF_ECN_OTHER, 0);
 	cr_assert_eq(st.vq_bytes, 125, "125 B drain per ms, 125 B arrive per ms: %llu", (unsigned long long)st.vq_bytes);
 	cr_assert_eq(st.vq_peak, 125);
 	cr_assert_eq(st.packets, 13);

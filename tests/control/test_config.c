@@ -1187,12 +1187,12 @@ Test(ctl_config, damaged_files_fail_cleanly)
 		fwrite(buf, 1, len, o);
 		fclose(o);
 		struct ctl_config cfg;
-		char err[1024] = "";
-		int rc = ctl_config_load(&cfg, path, NULL, 0, err, sizeof(err));
+		char why[1024] = "";
+		int rc = ctl_config_load(&cfg, path, NULL, 0, why, sizeof(why));
 		if (rc == 0)
 			ctl_config_free(&cfg);
 		else
-			cr_assert(err[0] != '\0', "round %d: an error without a message", round);
+			cr_assert(why[0] != '\0', "round %d: an error without a message", round);
 		unlink(path);
 	}
 }

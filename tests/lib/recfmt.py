@@ -2,6 +2,7 @@
 import datetime
 import filecmp
 import os
+import subprocess
 from decimal import Decimal, ROUND_HALF_UP
 
 from checks import check
@@ -10,19 +11,14 @@ EPOCH = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)  # virtual t
 PS_PER_S = 10**12
 PS_PER_US = 10**6
 
-ND_COLUMNS = [  # simulation-output-files.md, Network Device Statistics (nd-stats)
-    'time_utc', 'sim_time_sec', 'component_name', 'nd_name', 'component_type', 'ifid', 'uldl', 'node_id', 'tier',
-    'subtier', 'total_packets_tx', 'total_packets_rx', 'total_bytes_tx_GB', 'total_bytes_rx_GB',
-    'interval_bytes_tx_MB', 'interval_bytes_rx_MB', 'tx_rate_Gbps', 'rx_rate_Gbps', 'tx_link_percent_util',
-    'rx_link_percent_util', 'tx_drops', 'rx_drops',
-]
-EP_COLUMNS = [  # simulation-output-files.md, ECN/PFC Statistics (ecn-pfc-stats)
-    'job_id', 'time_utc', 'sim_time_sec', 'node_id', 'component_name', 'component_type', 'ifid', 'uldl', 'tier',
-    'subtier', 'priority', 'pfcxoff_tx', 'pfcxoff_rx', 'pfcxon_tx', 'pfcxon_rx', 'pfc_time_paused_usec',
-    'interval_total_time_xoff_usec', 'interval_max_time_xoff_usec', 'interval_total_time_xoff_egr_occ_usec',
-    'interval_max_time_xoff_egr_occ_usec', 'total_xoff_time_egr_occ_usec', 'percent_xon', 'xoff_egr_occ_ratio',
-    'pkts_ecn_marked',
-]
+
+
+def columns(uetemu, record):
+    """The columns of @p record as uetemu's column table declares them (`uetemu columns RECORD`): the one list the
+    record's writer and these tests share, so a column added to the table shows here. The tests check the
+    number of columns the Scala pages give, and read the columns they check by name."""
+    out = subprocess.run([uetemu, 'columns', record], capture_output=True, text=True, check=True).stdout
+    return out.rstrip('\n').split(',')
 
 
 def ps_of_sec(text):

@@ -12,7 +12,7 @@
 #include "nic_cc.h"
 #include "nic_params.h"
 
-#define US (1000000ULL) /* ps per us */
+#define US ((emu_ps_t)1000000) /* ps per us */
 #define NS (1000ULL)
 #define GBPS (1000000000ULL)
 #define POOL 3600000ULL /* 0.9 x 4,000,000 B: the default receive pool for data */

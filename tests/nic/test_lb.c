@@ -8,7 +8,7 @@
 #include "nic_lb.h"
 #include "nic_params.h"
 
-#define US EMU_PS_PER_US
+#define US ((emu_ps_t)EMU_PS_PER_US)
 
 static struct nic_params defaults_with(uint8_t spraying)
 {
@@ -158,7 +158,7 @@ Test(nic_lb, default_sequence_is_per_group_and_ignores_feedback)
 
 	nic_lb_init(&g1, &p);
 	emu_rng_init(&rng, 1, 1);
-	for (int k = 0; k < 200; k++) {
+	for (uint32_t k = 0; k < 200; k++) {
 		nic_lb_on_ack(&g1, &p, 1234, false, k * US);
 		nic_lb_on_nack(&g1, &p, 1234, true, k * US);
 		nic_lb_on_failure(&g1, NIC_LB_C_TIMEOUTS, k * US);
@@ -604,8 +604,8 @@ Test(nic_lb, reps_late_packet_starts_freezing)
 
 Test(nic_lb, counter_names)
 {
-	cr_assert_str_eq(nic_lb_counter_name(NIC_LB_C_NONE), "NONE");
-	cr_assert_str_eq(nic_lb_counter_name(NIC_LB_C_RECYCLED), "RECYCLED");
+	cr_assert_str_eq(nic_lb_counter_name(NIC_LB_C_NONE), "none");
+	cr_assert_str_eq(nic_lb_counter_name(NIC_LB_C_RECYCLED), "recycled");
 	cr_assert_str_eq(nic_lb_counter_name(NIC_LB_C_COUNT), "unknown");
 	cr_assert_str_eq(nic_lb_counter_desc(-1), "unknown");
 	struct nic_lb lb;

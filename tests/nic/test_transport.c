@@ -121,7 +121,8 @@ Test(nic_transport, fixed_rexmit_timeout_does_not_double)
 /* The PSNs an ACK's SACK bitmap lists. */
 static int sack_psns(const struct wire_pkt *a, uint32_t *out)
 {
-	uint32_t base = a->pds.psn + (uint32_t)(int32_t)a->pds.sack_psn_off;
+	int32_t sack_off = a->pds.sack_psn_off;
+	uint32_t base = a->pds.psn + (uint32_t)sack_off;
 	int n = 0;
 
 	for (int i = 0; i < 64; i++)
@@ -148,7 +149,8 @@ Test(nic_transport, sack_bitmaps_match_the_arrival_pattern)
 		const struct wire_pkt *a = &b->seen[i].p;
 		if (a->kind != WIRE_KIND_ACK || (a->pds.flags & WIRE_ACK_F_P))
 			continue;
-		uint32_t acked = a->pds.psn + (uint32_t)(int32_t)a->pds.psn_off; /* the PSN that asked for it */
+		int32_t off = a->pds.psn_off;
+		uint32_t acked = a->pds.psn + (uint32_t)off; /* the PSN that asked for it */
 		if ((int32_t)(acked - late) <= 0 || a->pds.psn != late - 1)
 			continue;
 		/* while PSN late is missing: CACK = late - 1 and the bitmap lists late+1 .. acked */

@@ -157,7 +157,7 @@ struct blob {
 static void b32(struct blob *x, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
-		x->b[x->n + i] = (uint8_t)(x->be ? v >> (24 - 8 * i) : v >> (8 * i));
+		x->b[x->n + (size_t)i] = (uint8_t)(x->be ? v >> (24 - 8 * i) : v >> (8 * i));
 	x->n += 4;
 }
 
@@ -338,7 +338,7 @@ Test(cap_pcap, nanosecond_pcap_from_the_records_epoch_byte_for_byte)
 	static const uint8_t head[24] = { 0x4d, 0x3c, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 					  0xff, 0xff, 0, 0, 1, 0, 0, 0 };
 	cr_assert_eq(memcmp(got, head, 24), 0, "magic a1b23c4d, 2.4, snaplen 65535, Ethernet");
-	uint32_t sec = got[24] | got[25] << 8 | got[26] << 16 | (uint32_t)got[27] << 24;
+	uint32_t sec = (uint32_t)got[24] | (uint32_t)got[25] << 8 | (uint32_t)got[26] << 16 | (uint32_t)got[27] << 24;
 
 	cr_assert_eq(sec, 1767225600u, "2026-01-01T00:00:00Z");
 	cr_assert_eq(got[28], 85, "85.845 ns keeps 85 ns");

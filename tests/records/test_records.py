@@ -19,7 +19,7 @@ from decimal import Decimal
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from checks import check, finish, workdir  # noqa: E402
-from recfmt import ND_COLUMNS, ps_of_sec, same_records, time_utc_of  # noqa: E402
+from recfmt import columns, ps_of_sec, same_records, time_utc_of  # noqa: E402
 from runner import run  # noqa: E402
 
 SIM = 'records'
@@ -29,38 +29,10 @@ ORIGIN_PS = 10 * 10**6    # StartTime 4us + ClientStartOffset 6us: the first row
 LINK_GBPS = 400           # the default DataRate
 MON = 'nic.TransportProcessingLayers.ScalaUETMonitor.'
 
-TS_COLUMNS = [
-    'time_utc', 'sim_time_sec', 'component_name', 'fep_id',
-    'total_pkts_sent', 'ivl_total_pkts_sent', 'total_pkts_rcvd', 'ivl_total_pkts_rcvd',
-    'write_pkts_sent', 'ivl_write_pkts_sent', 'write_pkts_rcvd', 'ivl_write_pkts_rcvd',
-    'ack_pkts_sent', 'ivl_ack_pkts_sent', 'ack_pkts_rcvd', 'ivl_ack_pkts_rcvd',
-    'nack_pkts_sent', 'ivl_nack_pkts_sent', 'nack_pkts_rcvd', 'ivl_nack_pkts_rcvd',
-    'wqes_created', 'ivl_wqes_created', 'wqes_completed', 'ivl_wqes_completed',
-    'num_out_of_order_events_on_nic', 'ivl_num_out_of_order_events_on_nic',
-    'max_out_of_order_on_flow', 'ivl_max_out_of_order_on_flow',
-    'num_dup_events_on_nic', 'ivl_num_dup_events_on_nic',
-    'probe_sent', 'ivl_probe_sent', 'probe_ack_rcvd', 'ivl_probe_ack_rcvd',
-    'num_rto', 'ivl_num_rto', 'num_rtx', 'ivl_num_rtx', 'max_tx_count', 'ivl_max_tx_count',
-    'm_marked_pkts_sent', 'ivl_m_marked_pkts_sent', 'm_marked_pkts_rcvd', 'ivl_m_marked_pkts_rcvd',
-    'num_quick_adapt', 'ivl_num_quick_adapt',
-    'ivl_calc_min_rcvr_cwnd_pen', 'calc_mean_rcvr_cwnd_pen', 'ivl_calc_mean_rcvr_cwnd_pen',
-    'ivl_calc_max_rcvr_cwnd_pen',
-    'calc_min_cwnd_bytes', 'ivl_calc_min_cwnd_bytes', 'calc_mean_cwnd_bytes', 'ivl_calc_mean_cwnd_bytes',
-    'ivl_calc_max_cwnd_bytes',
-    'ivl_min_calc_avg_q_delay_usec', 'avg_calc_avg_q_delay_usec', 'ivl_avg_calc_avg_q_delay_usec',
-    'max_calc_avg_q_delay_usec', 'ivl_max_calc_avg_q_delay_usec',
-    'ivl_min_calc_rtt_usec', 'max_calc_rtt_usec', 'ivl_max_calc_rtt_usec', 'avg_calc_rtt_usec',
-    'ivl_avg_calc_rtt_usec',
-    'ivl_calc_min_bytes_in_flight', 'calc_mean_bytes_in_flight', 'ivl_calc_mean_bytes_in_flight',
-    'ivl_calc_max_bytes_in_flight',
-]
-MON_COLUMNS = [
-    'sim_time_ns', 'component_name', 'FEP_ID', 'job_ID', 'packet_UID', 'packet_size', 'local_PDC_ID',
-    'remote_PDC_ID', 'entropy_value', 'RTT_ns', 'direction', 'packet_type', 'nack_code', 'AR_bit', 'ECN_marked',
-    'M_Flag', 'NIC_prefetched_bytes', 'PDC_prefetched_bytes', 'bytes_fetched', 'bytes_in_flight',
-    'congestion_window', 'receiver_congestion_window_penalty', 'DSCP_type', 'PSN', 'CACK_PSN', 'SACK_base_PSN',
-    'ACK_bitmap_PSNs',
-]
+UETEMU = os.path.abspath(sys.argv[1])
+TS_COLUMNS = columns(UETEMU, 'uet-transport-stats')  # the writer's column table
+MON_COLUMNS = columns(UETEMU, 'uet-monitor')
+ND_COLUMNS = columns(UETEMU, 'nd-stats')
 # The counters (each with an ivl_ twin that adds up to it); the two gauges' ivl_ twins are interval maxima.
 TS_COUNTERS = [c for c in TS_COLUMNS[4:46:2]]
 TS_GAUGES = ['max_out_of_order_on_flow', 'max_tx_count']
@@ -181,7 +153,7 @@ def check_transport(a, summary):
 
 def check_nd(a, summary):
     header, rows = read_csv(os.path.join(a, SIM + '-nd-stats-0.csv'))
-    check(header == ND_COLUMNS, 'nd-stats: the 22 columns of simulation-output-files.md, in order')
+    check(header == ND_COLUMNS and len(header) == 22, 'nd-stats: the 22 columns of simulation-output-files.md, in order')
     check(all(len(r) == 22 for r in rows), 'nd-stats: 22 columns on every row (%d rows)' % len(rows))
     hosts = summary['hosts']
     check_row_times(rows, 'nd-stats', summary['sim_time_ps'], len(hosts))
@@ -220,7 +192,7 @@ def conn_of(row):
 
 def check_monitor(a, summary):
     header, rows = read_csv(os.path.join(a, SIM + '-uet-monitor-0.csv'))
-    check(header == MON_COLUMNS, 'uet-monitor: the 27 columns of the page, in order')
+    check(header == MON_COLUMNS and len(header) == 27, 'uet-monitor: the 27 columns of the page, in order')
     check(all(len(r) == 27 for r in rows), 'uet-monitor: 27 columns on every row (%d rows)' % len(rows))
     col = {c: i for i, c in enumerate(header)}
     hosts = summary['hosts']

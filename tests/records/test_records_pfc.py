@@ -18,7 +18,7 @@ from decimal import Decimal
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from checks import check, finish, workdir  # noqa: E402
-from recfmt import (EP_COLUMNS, PS_PER_US, ps_of_sec, ps_of_us, quot, read_rows as read_csv, same_records,  # noqa: E402
+from recfmt import (columns, PS_PER_US, ps_of_sec, ps_of_us, quot, read_rows as read_csv, same_records,  # noqa: E402
                     schedule, time_utc_of)
 from runner import run  # noqa: E402
 
@@ -26,17 +26,11 @@ SIM = 'pfc'
 MSG_BYTES = 8 * 4 * 2**20  # configs/pfc.yaml: 8 messages of 4 MiB from host0 to host1
 WQE_BYTES = 92             # NIC_PCIE_WQE: the doorbell, 64 B + 28 B of UDP and IPv4 headers
 
-NB_COLUMNS = [  # uet-nic-records.md, net-buff-stats
-    'job_id', 'time_utc', 'sim_time_sec', 'component_name', 'node_id', 'buffer_id', 'tc', 'occupancy_B',
-    'max_occupancy_B', 'buffer_max_size_B', 'num_enq', 'num_deq', 'interval_num_enq', 'interval_num_deq',
-    'interval_enq_B', 'interval_deq_B', 'interval_max_occupancy_B', 'enq_Gbps', 'deq_Gbps', 'overflow',
-    'percent_occupancy',
-]
-PCIE_COLUMNS = [  # docs/records.md, pcie-stats (the page gives none)
-    'time_utc', 'sim_time_sec', 'component_name', 'node_id', 'side', 'lane_count', 'lane_Gbps', 'link_Gbps',
-    'total_tlps', 'total_bytes', 'total_payload_bytes', 'interval_tlps', 'interval_bytes', 'interval_payload_bytes',
-    'tx_rate_Gbps', 'payload_rate_Gbps', 'percent_util',
-]
+# The writers' column tables; the number of columns each page (or docs/records.md) gives is checked on them.
+UETEMU = os.path.abspath(sys.argv[1])
+EP_COLUMNS = columns(UETEMU, 'ecn-pfc-stats')  # simulation-output-files.md, ECN/PFC Statistics: 24
+NB_COLUMNS = columns(UETEMU, 'net-buff-stats')  # uet-nic-records.md, net-buff-stats: 21
+PCIE_COLUMNS = columns(UETEMU, 'pcie-stats')  # docs/records.md, pcie-stats (the page gives none): 17
 # The pools at the defaults (uet-nic-records.md, net-buff-stats table): receive pools first, then transmit pools.
 POOLS = [('RX_TC0_BUFFER', 0, 3600000), ('RX_TC1_BUFFER', 1, 400000), ('TX_TC0_BUFFER', 0, 230400),
          ('TX_TC1_BUFFER', 1, 25600)]
@@ -267,6 +261,8 @@ def main():
     uetemu, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     config = os.path.join(ROOT, 'configs/pfc.yaml')
     tmp = workdir()
+    check([len(EP_COLUMNS), len(NB_COLUMNS), len(PCIE_COLUMNS)] == [24, 21, 17],
+          'the column tables: ecn-pfc-stats 24, net-buff-stats 21, pcie-stats 17 columns')
 
     # 1. ecn-pfc-stats (on by default) every 10 us, so rows fall before the first pause too; pcie-stats on; and
     # net-buff-stats every 25 us, its own interval.

@@ -21,36 +21,21 @@ from decimal import Decimal
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from checks import check, finish  # noqa: E402
-from recfmt import (EP_COLUMNS, ND_COLUMNS, ps_of_sec, quot, read_rows as read_csv, same_records,  # noqa: E402
+from recfmt import (columns, ps_of_sec, quot, read_rows as read_csv, same_records,  # noqa: E402
                     schedule)
 from runner import run  # noqa: E402
 
 FCS = 4
 ETH_HDR = 14          # a switch charges a packet's IP size: wire = charge + Ethernet header + FCS
-SB_COLUMNS = [  # simulation-output-files.md, Switch Buffer Statistics
-    'time_utc', 'sim_time_sec', 'component_name', 'tier', 'node_id', 'buff_id', 'uldl', 'pool_num', 'total_bytes',
-    'buffer_limit', 'ivl_count', 'ivl_min_bytes', 'ivl_max_bytes', 'ivl_mean_bytes', 'ivl_max_pct_util',
-    'ivl_mean_pct_util',
-]
-PB_COLUMNS = [  # simulation-output-files.md, Per-Port Switch Buffer Statistics
-    'time_utc', 'sim_time_sec', 'component_name', 'tier', 'node_id', 'buff_id', 'ifid', 'uldl', 'pool_num',
-    'buff_limit', 'ivl_count', 'ivl_min_bytes', 'ivl_max_bytes', 'ivl_mean_bytes', 'ivl_max_pct_util',
-    'ivl_mean_pct_util',
-]
+# The writers' column tables; the number of columns each page (or docs/records.md) gives is checked in main().
+UETEMU = sys.argv[1]
+ND_COLUMNS = columns(UETEMU, 'nd-stats')  # simulation-output-files.md, Network Device Statistics: 22
+EP_COLUMNS = columns(UETEMU, 'ecn-pfc-stats')  # simulation-output-files.md, ECN/PFC Statistics: 24
+SB_COLUMNS = columns(UETEMU, 'scala-switch-agg-buff-stats')  # simulation-output-files.md, Switch Buffer Statistics
+PB_COLUMNS = columns(UETEMU, 'scala-switch-buff-stats')  # Per-Port Switch Buffer Statistics: 16
 PER_PORT = 'switch.ReportPerPortBufferStats=true'
-LB_COLUMNS = [  # switch-packet-handling.md, What is recorded
-    'time_utc', 'sim_time_sec', 'component_name', 'component_type', 'node_id', 'tier', 'subtier', 'ifid',
-    'ecmp_group_id', 'ecmp_group_ifids', 'group_size', 'group_formed_ns', 'flow_table_slots', 'bytes', 'ivl_bytes',
-    'packets', 'ivl_packets', 'assignments', 'ivl_assignments', 'movements_in', 'ivl_movements_in',
-    'movements_out', 'ivl_movements_out', 'ivl_share', 'paused_skips', 'ivl_paused_skips', 'paused_selections',
-    'ivl_paused_selections',
-]
-TRIM_COLUMNS = [  # docs/records.md, trimming-stats (the pages name no columns)
-    'time_utc', 'sim_time_sec', 'component_name', 'component_type', 'node_id', 'tier', 'subtier', 'ifid', 'uldl',
-    'trims', 'ivl_trims', 'trimmed_bytes', 'ivl_trimmed_bytes', 'egress_packets', 'ivl_egress_packets', 'tx_drops',
-    'ivl_tx_drops',
-    'trimmed_drops', 'ivl_trimmed_drops',
-]
+LB_COLUMNS = columns(UETEMU, 'scala-switch-load-balancing-stats')  # switch-packet-handling.md: 28
+TRIM_COLUMNS = columns(UETEMU, 'trimming-stats')  # docs/records.md, trimming-stats (the pages name none): 19
 TRIMMING = ['switch.SharedBufferManager.UETPolicyEnabled=true', 'switch.PacketTrimmer.TrimmingEnabled=true',
             'switch.SharedBufferManager.EnablePFC=[0, 0, 0, 0, 0, 0, 0, 0]',
             'nic.TransportProcessingLayers.ScalaUETPdsManager.TrimmingEnabled=true',
@@ -369,6 +354,9 @@ def check_lb(out, sim, summary, fab, nd_rows, interval_ps, flowlet):
 
 def main():
     uetemu, root = sys.argv[1], sys.argv[2]
+    check([len(c) for c in (ND_COLUMNS, EP_COLUMNS, SB_COLUMNS, PB_COLUMNS, LB_COLUMNS, TRIM_COLUMNS)] ==
+          [22, 24, 16, 16, 28, 19], 'the column tables: nd-stats 22, ecn-pfc-stats 24, agg-buff 16, buff 16, '
+          'load-balancing 28, trimming-stats 19 columns')
     incast = os.path.join(root, 'configs/incast.yaml')
     leaf_spine = os.path.join(root, 'configs/leaf-spine.yaml')
     nd_ivl = 50 * 10**6

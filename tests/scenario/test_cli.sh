@@ -49,7 +49,7 @@ n=$("$uetemu" validate tests/control/bad/many-errors.yaml 2>&1 | grep -c '^uetem
 check "validate reports all 4 errors of many-errors.yaml in one pass, each with file:line:col ($n)" '[ "$n" -eq 4 ]'
 
 # the command line: help for every command, --opt=value, short options, exit statuses
-for sub in run validate keys pcap-info version help; do
+for sub in run validate keys columns pcap-info version help; do
 	out=$("$uetemu" $sub --help); rc=$?
 	check "uetemu $sub --help exits 0 and shows its usage" '[ $rc -eq 0 ] && [[ "$out" == "usage: uetemu $sub"* ]]'
 done
@@ -144,6 +144,15 @@ out=$("$uetemu" run configs/pair.yaml --out "$tmp/cc" --set nic.NetworkInterface
 check "stop rule: link rate below 1 Gb/s" '[ $rc -ne 0 ] && [[ "$out" == *"below 1 Gb/s"* ]]'
 out=$("$uetemu" run configs/pair.yaml --out "$tmp/cc" --set nic.TransportProcessingLayers.ScalaUETCongestionControl.ReferenceNetworkRTT=0 2>&1); rc=$?
 check "stop rule: ReferenceNetworkRTT 0" '[ $rc -ne 0 ] && [[ "$out" == *"ReferenceNetworkRTT is 0"* ]]'
+# uetemu columns: a record's header from its column table (docs/records.md, Declaring a record)
+out=$("$uetemu" columns nd-stats); rc=$?
+check "columns nd-stats: its 22 columns, time_utc first, rx_drops last" \
+	'[ $rc -eq 0 ] && [ "$(tr , "\n" <<<"$out" | wc -l)" -eq 22 ] && [[ "$out" == time_utc,*,rx_drops ]]'
+out=$("$uetemu" columns nd-stat 2>&1); rc=$?
+check "columns of no record: exit 1, '$out'" '[ $rc -eq 1 ] && [[ "$out" == *"not a record uetemu writes"* ]]'
+out=$("$uetemu" columns); rc=$?
+check "columns lists every record with its header, each as 'columns RECORD' prints it" \
+	'[ $rc -eq 0 ] && [ "$(wc -l <<<"$out")" -ge 13 ] && (while read -r rec hdr; do [ "$("$uetemu" columns "$rec")" = "$hdr" ] || exit 1; done <<<"$out")'
 check "docs/config.md lists exactly what 'uetemu keys' prints" \
 	'diff <("$uetemu" keys) <(sed -n "/^| key | type | default |$/,\$p" docs/config.md) >/dev/null'
 echo "test_cli: $pass passed, $fail failed"

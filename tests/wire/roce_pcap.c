@@ -75,7 +75,7 @@ int main(int argc, char **argv)
 	put32(f, 65535);
 	put32(f, 1);
 	/* the last, an empty WRITE ONLY, needs its RETH: without one Wireshark reads none and calls it malformed */
-	uint32_t n_ops = sizeof(ops) - ((encap & WIRE_ENCAP_RETH) ? 0 : 1);
+	uint32_t n_ops = (uint32_t)sizeof(ops) - ((encap & WIRE_ENCAP_RETH) ? 0 : 1);
 
 	for (uint32_t i = 0; i < n_ops; i++) {
 		struct wire_pkt p = mk(ops[i], len[i], encap, i);

@@ -1573,7 +1573,7 @@ static struct wire_pkt mk_shape(int i)
 		p.pds.psn = 0xcdef0123;
 		p.pds.spdcid = 0xcdef;
 		p.pds.dpdcid = 0xfedc;
-		p.pds.payload = 0x1000u + i;
+		p.pds.payload = 0x1000u + (unsigned)i;
 		break;
 	}
 	case SH_STD_ATOMIC:

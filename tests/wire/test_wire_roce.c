@@ -127,8 +127,9 @@ Test(wire_roce, icrc_covers_the_invariant_fields_only)
 	buf[14 + 1] = (uint8_t)(buf[14 + 1] | 3); /* CE */
 	buf[14 + 8]--;
 	buf[14 + 10] = buf[14 + 11] = 0;
-	cr_expect_eq(wire_roce_icrc(buf, (size_t)n) == (uint32_t)(buf[n - 4] | buf[n - 3] << 8 | buf[n - 2] << 16 |
-								    (uint32_t)buf[n - 1] << 24), 1);
+	uint32_t icrc = (uint32_t)buf[n - 4] | (uint32_t)buf[n - 3] << 8 | (uint32_t)buf[n - 2] << 16 |
+			(uint32_t)buf[n - 1] << 24;
+	cr_expect_eq(wire_roce_icrc(buf, (size_t)n) == icrc, 1);
 	n = wire_encode(&p, buf, sizeof(buf));
 	for (int i = 42; i < n - 4; i += 7) { /* any byte of the BTH or payload flipped (42 + 4 is not one): refused */
 		buf[i] ^= 0x01;
