@@ -229,6 +229,11 @@ static void dp_port_release(struct dp_port *p)
 	if (p->n_stash > 0)
 		rte_pktmbuf_free_bulk(p->stash, p->n_stash);
 	p->n_stash = 0;
+	if (p->n_rx_held > 0)
+		rte_pktmbuf_free_bulk(p->rx_held, p->n_rx_held);
+	p->n_rx_held = 0;
+	free(p->rx_flat);
+	p->rx_flat = NULL;
 	dp_xdp_release(p);
 	(void)rte_eth_dev_stop(p->port_id);
 	(void)rte_eth_dev_close(p->port_id);
@@ -500,15 +505,23 @@ int dp_port_add_opts(struct dp_ctx *dp, const char *devargs, const struct dp_por
 	p = &dp->port[dp->n_ports];
 	memset(p, 0, sizeof(*p));
 	p->xdp_stats_fd = -1;
+	p->dp = dp;
+	p->idx = dp->n_ports;
+	/* not zeroed: its pages are only touched when a chained frame arrives */
+	p->rx_flat = malloc(DP_BURST * sizeof(*p->rx_flat));
+	if (p->rx_flat == NULL) {
+		dp_err(err, errlen, "port \"%s\": %s", devargs, strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	snprintf(probe, sizeof(probe), "%s", devargs);
 	if (steer) {
 		rc = dp_xdp_devargs(devargs, opts, probe, sizeof(probe), err, errlen);
 		if (rc < 0)
-			return rc;
+			goto fail_free;
 	}
 	rc = dp_port_find(dp, p, probe, err, errlen);
 	if (rc < 0)
-		return rc;
+		goto fail_free;
 	rc = dp_port_configure(dp, p, devargs, flags, err, errlen);
 	if (rc < 0)
 		goto fail_release;
@@ -551,6 +564,9 @@ fail_release:
 		rte_mempool_free(p->own_pool);
 		p->own_pool = NULL;
 	}
+fail_free:
+	free(p->rx_flat);
+	p->rx_flat = NULL;
 	return rc;
 }
 

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "net_bind.h"
+
 #define DP_BURST 32
 #define DP_MAX_PORTS 16
 #define DP_FRAME_MAX 9216 /* longest frame in or out, bytes without FCS (jumbo) */
@@ -225,6 +227,15 @@ unsigned dp_rx(struct dp_ctx *dp, int port, dp_rx_fn fn, void *arg);
  * taken.
  */
 unsigned dp_rx_drain(struct dp_ctx *dp, int port, dp_rx_fn fn, void *arg);
+
+/**
+ * Bind port @p port to the models (net_bind.h): @p out gets the dataplane's ops and the port. rx_burst takes up to
+ * @p n (at most DP_BURST) frames as dp_rx() does (a chain linearized, a frame too long for that counted in
+ * rx_drop_toobig and left out, a stripped VLAN tag put back), holding their mbufs until the next rx_burst or flush;
+ * tx_burst stages each frame with dp_tx_hdr(); flush sends what is staged (dp_flush_port()) and frees the held
+ * mbufs. Called by the lcore that polls the port only.
+ */
+void dp_port_bind(struct dp_ctx *dp, int port, struct net_bind *out);
 
 /**
  * Counters of @p port. Safe from another thread while the poll loop runs (a telemetry handler): each counter is

@@ -252,44 +252,72 @@ void dp_flush(struct dp_ctx *dp)
 			dp_port_send(&dp->port[i]);
 }
 
-/* One burst of dp_rx(), inlined into dp_rx_drain() too. */
-static inline unsigned dp_rx_burst(struct dp_ctx *dp, int port, dp_rx_fn fn, void *arg)
+/* Give back the mbufs of port @p p's last received burst. */
+static inline void dp_rx_release(struct dp_port *p)
 {
-	struct dp_port *p = &dp->port[port];
-	struct rte_mbuf *pkts[DP_BURST];
+	if (p->n_rx_held > 0) {
+		rte_pktmbuf_free_bulk(p->rx_held, p->n_rx_held);
+		p->n_rx_held = 0;
+	}
+}
+
+/*
+ * One burst of up to @p n frames from port @p p into @p f, stamped @p now; their mbufs are held until
+ * dp_rx_release(). A frame the port delivers as an mbuf chain is copied whole into one of the port's flat buffers
+ * (one per frame of the burst). Returns the frames passed on; *@p taken gets how many the port gave.
+ */
+static inline unsigned dp_rx_take(struct dp_port *p, struct net_rx_frame *f, unsigned n, emu_ps_t now,
+				  unsigned *taken)
+{
 	uint64_t bytes = 0, toobig = 0;
-	uint16_t n;
+	unsigned out = 0;
+	uint16_t got;
 
-	assert(port >= 0 && port < dp->n_ports);
-	n = rte_eth_rx_burst(p->port_id, 0, pkts, DP_BURST);
-	for (uint16_t i = 0; i < n; i++) {
-		const uint8_t *data;
-
+	dp_rx_release(p);
+	got = rte_eth_rx_burst(p->port_id, 0, p->rx_held, (uint16_t)RTE_MIN(n, (unsigned)DP_BURST));
+	for (uint16_t i = 0; i < got; i++) {
 		/* A PMD that took the 802.1Q tag off into the mbuf puts it back in the bytes, so the port's IPv4 side
 		 * (net_port_rx) sees every frame as it was on the wire (tagged frames of a vlan: port, and others).
 		 * It fails only without 4 B of headroom: the frame then goes on untagged, and a vlan: port counts it. */
-		if (unlikely(pkts[i]->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED))
-			(void)rte_vlan_insert(&pkts[i]);
-		struct rte_mbuf *m = pkts[i];
+		if (unlikely(p->rx_held[i]->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED))
+			(void)rte_vlan_insert(&p->rx_held[i]);
+		const struct rte_mbuf *m = p->rx_held[i];
+		const uint8_t *data;
 
 		if (likely(m->nb_segs == 1)) {
 			data = rte_pktmbuf_mtod(m, const uint8_t *);
-		} else if (m->pkt_len <= sizeof(p->rx_flat)) {
-			data = rte_pktmbuf_read(m, 0, m->pkt_len, p->rx_flat);
+		} else if (m->pkt_len <= DP_FRAME_MAX) {
+			data = rte_pktmbuf_read(m, 0, m->pkt_len, p->rx_flat[out]);
 		} else {
 			toobig++;
 			continue;
 		}
 		bytes += m->pkt_len;
-		fn(arg, port, data, m->pkt_len);
+		f[out++] = (struct net_rx_frame){ .data = data, .len = m->pkt_len, .t = now };
 	}
-	if (n > 0) {
-		rte_pktmbuf_free_bulk(pkts, n);
-		p->st.rx_frames += n - toobig;
+	p->n_rx_held = got;
+	if (got > 0) {
+		p->st.rx_frames += got - toobig;
 		p->st.rx_bytes += bytes;
 		p->st.rx_drop_toobig += toobig;
 	}
-	return n;
+	*taken = got;
+	return out;
+}
+
+/* One burst of dp_rx(), inlined into dp_rx_drain() too. */
+static inline unsigned dp_rx_burst(struct dp_ctx *dp, int port, dp_rx_fn fn, void *arg)
+{
+	struct dp_port *p = &dp->port[port];
+	struct net_rx_frame f[DP_BURST];
+	unsigned taken, n;
+
+	assert(port >= 0 && port < dp->n_ports);
+	n = dp_rx_take(p, f, DP_BURST, 0, &taken);
+	for (unsigned i = 0; i < n; i++)
+		fn(arg, port, f[i].data, f[i].len);
+	dp_rx_release(p);
+	return taken;
 }
 
 unsigned dp_rx(struct dp_ctx *dp, int port, dp_rx_fn fn, void *arg)
@@ -306,4 +334,45 @@ unsigned dp_rx_drain(struct dp_ctx *dp, int port, dp_rx_fn fn, void *arg)
 		total += n;
 	}
 	return total;
+}
+
+/* ---- the port's binding to the models (net_bind.h) ---- */
+
+_Static_assert(NET_BIND_BURST == DP_BURST && NET_BIND_DRAIN_BURSTS == DP_RX_DRAIN_BURSTS,
+	       "a model-side burst is the dataplane's");
+
+static unsigned dp_bind_rx(void *port, struct net_rx_frame *frames, unsigned n, emu_ps_t now)
+{
+	unsigned taken;
+
+	return dp_rx_take(port, frames, n, now, &taken);
+}
+
+static unsigned dp_bind_tx(void *port, const struct net_tx_frame *frames, unsigned n)
+{
+	struct dp_port *p = port;
+	unsigned staged = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		staged += dp_tx_hdr(p->dp, p->idx, frames[i].hdr, frames[i].len, frames[i].payload) == DP_TX_OK;
+	return staged;
+}
+
+static void dp_bind_flush(void *port)
+{
+	struct dp_port *p = port;
+
+	if (p->n_tx > 0)
+		dp_port_send(p);
+	dp_rx_release(p);
+}
+
+static const struct net_bind_ops dp_bind_ops = { .rx_burst = dp_bind_rx, .tx_burst = dp_bind_tx,
+						 .flush = dp_bind_flush };
+
+void dp_port_bind(struct dp_ctx *dp, int port, struct net_bind *out)
+{
+	assert(port >= 0 && port < dp->n_ports);
+	out->ops = &dp_bind_ops;
+	out->port = &dp->port[port];
 }

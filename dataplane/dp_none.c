@@ -66,6 +66,13 @@ uint32_t dp_port_tx_mtu(const struct dp_ctx *dp, int port)
 	return 0;
 }
 
+void dp_port_bind(struct dp_ctx *dp, int port, struct net_bind *out)
+{
+	(void)dp, (void)port;
+	out->ops = NULL;
+	out->port = NULL;
+}
+
 bool dp_is_af_xdp(const char *devargs)
 {
 	return strncmp(devargs, "net_af_xdp", 10) == 0;

@@ -48,9 +48,13 @@ struct dp_port {
 	 * its own, taken at setup and never dropped, so the count never reaches 0 and free_cb never runs while the
 	 * port is up. One per port, so lcores polling different ports never share the counter's cache line. */
 	struct rte_mbuf_ext_shared_info pat_shinfo __rte_cache_aligned;
-	/* A received chained frame is copied here to be handed up whole; only touched when one arrives. Here rather
-	 * than on the stack, where 9 KB would cost every dp_rx() call its stack probes. */
-	uint8_t rx_flat[DP_FRAME_MAX] __rte_cache_aligned;
+	struct dp_ctx *dp;              /* the context it belongs to, and its index there (dp_port_bind()) */
+	int idx;
+	struct rte_mbuf *rx_held[DP_BURST]; /* the last received burst, held while the models read its bytes */
+	uint16_t n_rx_held;
+	/* Received chained frames are copied here to be handed up whole, one buffer per frame of a burst; allocated
+	 * with the port, only touched when one arrives. */
+	uint8_t (*rx_flat)[DP_FRAME_MAX];
 } __rte_cache_aligned;
 
 /**

@@ -1,6 +1,6 @@
-/* The Scala RDMA application in a run (docs/rdma-app.md): placement, pairing, connection setup over real
- * ConnectRequest / ConnectReply / ReadyToUse frames, the closed loop of WQEs, and the rdma-perf and beacon records.
- * The run creates it from the config, starts it once the NICs exist, and hands it the NICs' completions and
+/* The Scala RDMA application in a run (docs/rdma-app.md): emul/app's app_rdma (placement, pairing, connection setup,
+ * the closed loop of WQEs, the beacon's timing) made from the config, and its rdma-perf and beacon records. The run
+ * creates it from the config, starts it once the NICs exist, and hands it the NICs' completions and
  * connection-management messages; the report reads its figures. */
 #ifndef CTL_RDMA_H
 #define CTL_RDMA_H
@@ -10,17 +10,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "app_rdma.h"
 #include "ctl_config.h"
 #include "net.h"
-#include "nic.h"
-#include "roce.h"
+#include "port_nic.h"
 #include "wire.h"
 
 struct ctl_rdma;
 
 /* msg_done cookies with this bit set belong to the ScalaRdma application (connection index below it); the others
  * are the run's own messages. */
-#define CTL_RDMA_COOKIE (1ULL << 63)
+#define CTL_RDMA_COOKIE APP_RDMA_COOKIE
 
 /**
  * Place and pair the hosts of @p cfg's ScalaRdma application and compute its timeline. @p cfg must outlive the
@@ -46,15 +46,12 @@ uint64_t ctl_rdma_doorbell_bytes(const struct ctl_rdma *rd);
 bool ctl_rdma_stop(const struct ctl_rdma *rd, emu_ps_t *stop);
 
 /**
- * Bind the application to @p nics (cfg->n_hosts of them, index = FEP id) and to @p np, whose scheduler runs it
- * (both must outlive it), open the rdma-perf and beacon records in @p dir, and schedule every connection's start.
- * Accepts NULL (no application). Returns 0, -ENOSPC (scheduler full) or -errno of a record file, with a message.
+ * Bind the application to the hosts' NICs @p hosts (cfg->n_hosts of them, index = FEP id, either model) and to
+ * @p np, whose scheduler runs it (both must outlive it), open the rdma-perf and beacon records in @p dir, and
+ * schedule every connection's start. Accepts NULL (no application). Returns 0, -ENOSPC (scheduler full) or -errno
+ * of a record file, with a message.
  */
-/** On Scala RoCE NICs: the application posts on @p roces (index = FEP id), not on UET NICs. Before
- *  ctl_rdma_start(), which then takes NULL NICs. Accepts a NULL @p rd. */
-void ctl_rdma_bind_roce(struct ctl_rdma *rd, struct roce *const *roces);
-
-int ctl_rdma_start(struct ctl_rdma *rd, struct nic *const *nics, struct net_part *np, const char *dir,
+int ctl_rdma_start(struct ctl_rdma *rd, const struct port_nic *hosts, struct net_part *np, const char *dir,
 		   int64_t epoch_s, char *err, size_t errlen);
 
 /** msg_done of a WQE (@p cookie has CTL_RDMA_COOKIE): its rdma-perf row, then the next WQE. */

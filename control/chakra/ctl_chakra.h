@@ -1,7 +1,7 @@
 /* The Chakra workload in a run (docs/chakra.md): the traceset read and prepared before the simulation, ranks placed
- * on servers, each rank replayed by emul/app's app_ck_run, its transfers posted to the hosts' NICs as one RDMA WRITE
- * each (UET: a PDC per transfer; RoCE: a queue pair reused between two hosts), its records and summary. The run
- * creates it from the config, starts it once the NICs exist and hands it the NICs' reports (UET or RoCE). */
+ * on servers, each rank replayed by emul/app's app_ck_run, its transfers carried by emul/app's transports over the
+ * hosts' NICs (app_chakra_net.h: UET, a PDC per transfer; RoCE, a queue pair reused between two hosts), its records
+ * and summary. The run creates it from the config, starts it once the NICs exist and hands it the NICs' reports. */
 #ifndef CTL_CHAKRA_H
 #define CTL_CHAKRA_H
 
@@ -10,16 +10,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "app_chakra_net.h"
 #include "ctl_config.h"
 #include "net.h"
-#include "nic.h"
+#include "port_nic.h"
 #include "rec.h"
 
 struct ctl_chakra_run;
-struct roce;
 
 /* msg_done cookies with this bit set belong to the Chakra workload. */
-#define CTL_CHAKRA_COOKIE (1ULL << 62)
+#define CTL_CHAKRA_COOKIE APP_CK_COOKIE
 
 /**
  * Read, check and prepare the traceset of @p cfg's Chakra application and place its ranks; everything that can be
@@ -42,12 +42,12 @@ bool ctl_chakra_stop(const struct ctl_chakra_run *ck, emu_ps_t *stop);
 bool ctl_chakra_ended(const struct ctl_chakra_run *ck, emu_ps_t *end);
 
 /**
- * Bind to the hosts' NICs (index = host): @p nics (UET) or, when not NULL, @p roces (RoCE), and @p np; open the
- * Chakra records in @p dir, write the placement records and schedule every rank's start at StartTime. Accepts
- * NULL. Returns 0 or -errno with a message.
+ * Bind to the hosts' NICs @p hosts (index = host, the model of cfg->nic_model) and @p np; open the Chakra records
+ * in @p dir, write the placement records and schedule every rank's start at StartTime. Accepts NULL. Returns 0 or
+ * -errno with a message.
  */
-int ctl_chakra_start(struct ctl_chakra_run *ck, struct nic *const *nics, struct roce *const *roces,
-		     struct net_part *np, const char *dir, int64_t epoch_s, char *err, size_t errlen);
+int ctl_chakra_start(struct ctl_chakra_run *ck, const struct port_nic *hosts, struct net_part *np, const char *dir,
+		     int64_t epoch_s, char *err, size_t errlen);
 
 /** msg_done of a transfer (@p cookie has CTL_CHAKRA_COOKIE), from either NIC: acknowledged at the sender. */
 void ctl_chakra_done(struct ctl_chakra_run *ck, uint64_t cookie, emu_ps_t now);

@@ -21,7 +21,7 @@
  * UseMaxAsCommCollectiveStartTime is false) and end. */
 static int coll_times(const struct ctl_chakra_run *k, uint32_t c, emu_ps_t *s, emu_ps_t *e)
 {
-	const struct ck_coll *st = &k->colls[c];
+	const struct ctl_chakra_coll *st = &k->colls[c];
 	uint32_t n = k->set.pgs[k->prep.colls[c].pg].n;
 	emu_ps_t lo = UINT64_MAX, hi = 0;
 
@@ -179,7 +179,7 @@ static int annotate(struct ctl_chakra_run *k, uint32_t rank)
 	return fclose(f) ? -errno : 0;
 }
 
-int ck_rec_close(struct ctl_chakra_run *k, emu_ps_t end, char *err, size_t errlen)
+int ctl_chakra_rec_close(struct ctl_chakra_run *k, emu_ps_t end, char *err, size_t errlen)
 {
 	char path[1024];
 	int rc = 0;
@@ -188,7 +188,7 @@ int ck_rec_close(struct ctl_chakra_run *k, emu_ps_t end, char *err, size_t errle
 		return 0;
 	for (uint32_t r = 0; r < k->set.n_ranks; r++) /* a rank still running writes what it completed */
 		if (!app_ck_run_rank(k->run, r)->ended)
-			ck_rec_rank_end(k, r, app_ck_run_rank(k->run, r), end);
+			ctl_chakra_rec_rank_end(k, r, app_ck_run_rank(k->run, r), end);
 	snprintf(path, sizeof(path), "%s/post_annotated", k->dir);
 	if (mkdir(path, 0777) && errno != EEXIST)
 		rc = -errno;
@@ -228,10 +228,11 @@ void ctl_chakra_print(const struct ctl_chakra_run *k, FILE *f)
 		fprintf(f, " %14" PRIu64 " %14" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n", st->bytes_sent,
 			st->bytes_received, st->sends_completed, st->receives_completed, st->comps_completed);
 	}
-	if (k->post_errors + k->recv_unknown + k->id_clashes + app_ck_run_post_errors(k->run))
+	uint64_t unmatched = app_ck_net_recv_unmatched(k->net), clashes = app_ck_net_id_clashes(k->net);
+
+	if (unmatched + clashes + app_ck_run_post_errors(k->run))
 		fprintf(f, "  transfers the NIC refused %" PRIu64 ", receives matching no transfer %" PRIu64
-			", message-id clashes %" PRIu64 "\n", app_ck_run_post_errors(k->run), k->recv_unknown,
-			k->id_clashes);
+			", message-id clashes %" PRIu64 "\n", app_ck_run_post_errors(k->run), unmatched, clashes);
 	if (app_ck_su_errors(k->su))
 		fprintf(f, "  scale-up packets stalled (no event or memory left) %" PRIu64 "\n", app_ck_su_errors(k->su));
 }
@@ -243,7 +244,7 @@ void ctl_chakra_json(const struct ctl_chakra_run *k, FILE *f)
 	fprintf(f, "\"chakra\":{\"ranks\":%" PRIu32 ",\"ranks_ended\":%" PRIu32 ",\"collectives\":%" PRIu32
 		",\"transfers\":%" PRIu64 ",\"post_errors\":%" PRIu64 ",\"recv_unmatched\":%" PRIu64
 		",\"scaleup_errors\":%" PRIu64 ",\"completion_us\":[", k->set.n_ranks, app_ck_run_ended(k->run),
-		k->prep.n_colls, k->prep.n_transfers, app_ck_run_post_errors(k->run), k->recv_unknown,
+		k->prep.n_colls, k->prep.n_transfers, app_ck_run_post_errors(k->run), app_ck_net_recv_unmatched(k->net),
 		app_ck_su_errors(k->su));
 	for (uint32_t r = 0; r < k->set.n_ranks; r++) {
 		const struct app_ck_rank_stats *st = app_ck_run_rank(k->run, r);

@@ -234,7 +234,7 @@ static int map_read(struct map_rd *m, FILE *f)
 	return map_check(m);
 }
 
-int ck_map_read(struct ctl_chakra_run *k, char *err, size_t errlen)
+int ctl_chakra_map_read(struct ctl_chakra_run *k, char *err, size_t errlen)
 {
 	uint32_t n = k->set.n_ranks;
 	struct map_rd m = {.k = k, .file = k->ck->mapping, .err = err, .errlen = errlen};

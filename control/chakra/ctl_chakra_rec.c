@@ -60,7 +60,7 @@ static int placement(struct ctl_chakra_run *k, const char *dir, char *err, size_
 	return rc;
 }
 
-int ck_rec_open(struct ctl_chakra_run *k, const char *dir, char *err, size_t errlen)
+int ctl_chakra_rec_open(struct ctl_chakra_run *k, const char *dir, char *err, size_t errlen)
 {
 	int rc = placement(k, dir, err, errlen);
 
@@ -81,14 +81,14 @@ static void app_name(FILE *f, uint32_t rank)
 	rec_put_u64(f, rank);
 }
 
-void ck_rec_perf(struct ctl_chakra_run *k, const struct app_ck_xfer_done *x)
+void ctl_chakra_rec_perf(struct ctl_chakra_run *k, const struct app_ck_xfer_done *x)
 {
 	FILE *f = rec_csv_file(k->perf);
 	const struct app_ck_coll_info *c = x->coll_id >= 0 ? &k->prep.colls[x->coll_id] : NULL;
 	uint32_t gsize = c ? k->set.pgs[c->pg].n : 0;
 
 	if (c && !x->sync) {
-		struct ck_coll *s = &k->colls[x->coll_id];
+		struct ctl_chakra_coll *s = &k->colls[x->coll_id];
 		int q = app_ck_pg_pos(&k->set.pgs[c->pg], x->src);
 
 		s->acked++;
@@ -118,7 +118,7 @@ void ck_rec_perf(struct ctl_chakra_run *k, const struct app_ck_xfer_done *x)
 	rec_put_ch(f, '\n');
 }
 
-void ck_rec_rank_end(struct ctl_chakra_run *k, uint32_t rank, const struct app_ck_rank_stats *st, emu_ps_t now)
+void ctl_chakra_rec_rank_end(struct ctl_chakra_run *k, uint32_t rank, const struct app_ck_rank_stats *st, emu_ps_t now)
 {
 	FILE *f;
 
@@ -175,7 +175,7 @@ static void ev_cdf(void *a, void *b, emu_ps_t now)
 		net_sched(k->np, now + k->cfg->sim.beacon_interval, ev_cdf, k, NULL, NULL);
 }
 
-void ck_rec_cdf_start(struct ctl_chakra_run *k)
+void ctl_chakra_rec_cdf_start(struct ctl_chakra_run *k)
 {
 	if (k->cfg->sim.beacon_interval)
 		net_sched(k->np, k->start + k->cfg->sim.beacon_interval, ev_cdf, k, NULL, NULL);
@@ -247,7 +247,7 @@ static void ev_prof(void *a, void *b, emu_ps_t now)
 		net_sched(k->np, now + k->ck->profiling_interval, ev_prof, k, NULL, NULL);
 }
 
-int ck_rec_prof_start(struct ctl_chakra_run *k, char *err, size_t errlen)
+int ctl_chakra_rec_prof_start(struct ctl_chakra_run *k, char *err, size_t errlen)
 {
 	if (!k->ck->profiling)
 		return 0;

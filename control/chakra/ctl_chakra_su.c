@@ -12,7 +12,7 @@
 #define SU_TIER_NIC 3
 #define SU_SUBTIER_NONE 4294967295u
 
-int ck_su_start(struct ctl_chakra_run *k, struct emu_sched *s, char *err, size_t errlen)
+int ctl_chakra_su_start(struct ctl_chakra_run *k, struct emu_sched *s, char *err, size_t errlen)
 {
 	struct app_ck_su_cfg c = {.n_ranks = k->set.n_ranks, .group = k->rank_group, .subgroup = k->rank_sub,
 				  .n_groups = k->n_su_groups, .groups = k->su_groups,

@@ -12,10 +12,10 @@
 #include "chakra_et.pb-c.h"
 #include "ctl_chakra_trace.h"
 
-#define CK_VARINT_MAX 10            /* bytes of a 64-bit varint */
-#define CK_MSG_MAX (256u << 20)     /* one message: far above any node, guards the allocation */
-#define CK_FILE_MAX (4096ull << 20) /* one trace file */
-#define CK_PG_ATTR "pg:"            /* GlobalMetadata attribute declaring a process group: pg:<name> = its ranks */
+#define CTL_CK_VARINT_MAX 10            /* bytes of a 64-bit varint */
+#define CTL_CK_MSG_MAX (256u << 20)     /* one message: far above any node, guards the allocation */
+#define CTL_CK_FILE_MAX (4096ull << 20) /* one trace file */
+#define CTL_CK_PG_ATTR "pg:"            /* GlobalMetadata attribute declaring a process group: pg:<name> = its ranks */
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -31,7 +31,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 static int varint(const uint8_t *buf, size_t len, size_t *off, uint64_t *v)
 {
 	*v = 0;
-	for (unsigned i = 0; i < CK_VARINT_MAX; i++) {
+	for (unsigned i = 0; i < CTL_CK_VARINT_MAX; i++) {
 		if (*off >= len)
 			return -1;
 		uint8_t b = buf[(*off)++];
@@ -55,7 +55,7 @@ static int next_msg(const uint8_t *buf, size_t len, size_t *off, const uint8_t *
 	if (varint(buf, len, off, &l))
 		return fail(err, errlen, "%s: truncated: the length of %s at byte %zu runs past the end of the file",
 			    name, what, at);
-	if (l > CK_MSG_MAX || l > len - *off)
+	if (l > CTL_CK_MSG_MAX || l > len - *off)
 		return fail(err, errlen, "%s: truncated: %s at byte %zu declares %llu bytes, %zu remain", name, what,
 			    at, (unsigned long long)l, len - *off);
 	*msg = buf + *off, *mlen = (size_t)l;
@@ -117,7 +117,7 @@ static long attr_ranks(const Uetchakra__AttributeProto *a, uint32_t **out)
 static int declare_pg(struct app_ck_set *set, const char *name, const Uetchakra__AttributeProto *a, char *err,
 		      size_t errlen)
 {
-	const char *pg = a->name + strlen(CK_PG_ATTR);
+	const char *pg = a->name + strlen(CTL_CK_PG_ATTR);
 	uint32_t *ranks;
 	long n = attr_ranks(a, &ranks);
 	int ix;
@@ -164,7 +164,7 @@ static int read_meta(struct app_ck_set *set, const char *name, const uint8_t *m,
 	if (!g)
 		return fail(err, errlen, "%s: not a Chakra trace: the first message is not a GlobalMetadata", name);
 	for (size_t i = 0; i < g->n_attr && !rc; i++)
-		if (strncmp(g->attr[i]->name, CK_PG_ATTR, strlen(CK_PG_ATTR)) == 0)
+		if (strncmp(g->attr[i]->name, CTL_CK_PG_ATTR, strlen(CTL_CK_PG_ATTR)) == 0)
 			rc = declare_pg(set, name, g->attr[i], err, errlen);
 	uetchakra__global_metadata__free_unpacked(g, NULL);
 	return rc;
@@ -318,7 +318,7 @@ static int read_file(const char *path, uint8_t **buf, size_t *len, char *err, si
 	struct stat st;
 
 	*buf = NULL;
-	if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || (unsigned long long)st.st_size > CK_FILE_MAX) {
+	if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || (unsigned long long)st.st_size > CTL_CK_FILE_MAX) {
 		int e = f ? EFBIG : errno;
 
 		if (f)

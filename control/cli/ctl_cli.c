@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ctl_config.h"
+#include "ctl_conform.h"
 #include "ctl_records.h"
 #include "ctl_run.h"
 #include "nic_params.h"
@@ -29,6 +30,7 @@ struct cli {
 	bool json;            /* pcap-info --json */
 	uint16_t udp_port;    /* pcap-info --udp-port */
 	bool out_given;       /* --out was given (rerun's default is DIR/rerun) */
+	struct ctl_conform_opts conform; /* conform's options */
 };
 
 static const char usage_text[] =
@@ -41,6 +43,7 @@ static const char usage_text[] =
 	"  columns [RECORD]  print a record's columns (its header line), or every record's\n"
 	"  pcap-info FILE    what a pcap or pcapng capture holds: frames, UET packets by type, PDCs\n"
 	"  rerun DIR         re-run a session recorded by 'run --record DIR' in virtual time, and compare\n"
+	"  conform           drive a UET endpoint on a DPDK port through UET 1.0 conformance cases\n"
 	"  version           print the version (also: uetemu --version)\n"
 	"  help [COMMAND]    this text, or a command's options (also: uetemu COMMAND --help)\n"
 	"\n"
@@ -148,6 +151,31 @@ static const char rerun_help[] =
 	"exit status: 0 identical to the session; 6 it differs (the first difference is said, and in summary.json\n"
 	"\"rerun\"); 1 DIR is not a session, its log is corrupt, or its config no longer loads; 2 usage error.\n";
 
+static const char conform_help[] =
+	"usage: uetemu conform --dev DEVARGS --dut-ip A.B.C.D --ip A.B.C.D [OPTIONS] [-- EAL-ARGS...]\n"
+	"\n"
+	"Drive the UET endpoint at --dut-ip (the device under test), reached on the DPDK device DEVARGS, through a\n"
+	"table of cases derived from UET 1.0, as a peer initiator would: each case sends its frames, collects the\n"
+	"DUT's answers and checks them. Prints pass or FAIL per case with its reason; writes DIR/<case>.pcapng (every\n"
+	"frame sent and received during the case) and DIR/conform.json (docs/conform.md).\n"
+	"\n"
+	"options:\n"
+	"  -d, --dev DEVARGS      the DPDK device, e.g. net_af_packet0,iface=eth1 or a PCI address\n"
+	"  -D, --dut-ip ADDR      the DUT's IPv4 address\n"
+	"  -M, --dut-mac MAC      the DUT's MAC address (default: resolved by ARP)\n"
+	"  -i, --ip ADDR          the suite's own IPv4 address (it answers ARP for it)\n"
+	"  -a, --mac MAC          the suite's own MAC address (default: the port's)\n"
+	"  -o, --out DIR          output directory, created if missing (default: out)\n"
+	"  -c, --cases LIST       run only these cases, comma-separated (default: all)\n"
+	"  -e, --encap ENCAP      udp (UDP port 4793, default) or native (IPv4 protocol 253)\n"
+	"  -w, --wait MS          how long each step waits for the DUT's answers (default 200)\n"
+	"  -h, --help             this text, then the cases\n"
+	"  -- EAL-ARGS            DPDK EAL arguments, as for 'run'\n"
+	"\n"
+	"exit status: 0 every case passed; 1 a case failed, or the suite could not run; 2 usage error.\n"
+	"\n"
+	"cases:\n";
+
 static const char version_help[] =
 	"usage: uetemu version   (or uetemu --version, uetemu -V)\n"
 	"\n"
@@ -173,6 +201,7 @@ static int cmd_columns(struct cli *c);
 static int cmd_pcap_info(struct cli *c);
 static int cmd_rerun(struct cli *c);
 static int cmd_version(struct cli *c);
+static int cmd_conform(struct cli *c);
 static int cmd_help(struct cli *c);
 
 static const struct cli_cmd cmds[] = {
@@ -182,6 +211,7 @@ static const struct cli_cmd cmds[] = {
 	{ "columns", columns_help, ":h", cmd_columns },
 	{ "pcap-info", pcap_info_help, ":jp:h", cmd_pcap_info },
 	{ "rerun", rerun_help, ":o:qh", cmd_rerun },
+	{ "conform", conform_help, ":d:D:M:i:a:o:c:e:w:h", cmd_conform },
 	{ "version", version_help, ":h", cmd_version },
 	{ "help", help_help, ":h", cmd_help },
 };
@@ -192,6 +222,10 @@ static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, 'h' },       { "json", no_argument, NULL, 'j' },
 	{ "udp-port", required_argument, NULL, 'p' }, { "partition", required_argument, NULL, 'P' },
 	{ "record", required_argument, NULL, 'r' }, { "threads", required_argument, NULL, 't' },
+	{ "dev", required_argument, NULL, 'd' }, { "dut-ip", required_argument, NULL, 'D' },
+	{ "dut-mac", required_argument, NULL, 'M' }, { "ip", required_argument, NULL, 'i' },
+	{ "mac", required_argument, NULL, 'a' }, { "cases", required_argument, NULL, 'c' },
+	{ "encap", required_argument, NULL, 'e' }, { "wait", required_argument, NULL, 'w' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -252,7 +286,33 @@ static int parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli *c
 		switch (o) {
 		case 'h':
 			fputs(cmd->help, stdout);
+			if (cmd->fn == cmd_conform)
+				ctl_conform_list(stdout);
 			return CTL_EXIT_OK;
+		case 'd':
+			c->conform.dev = optarg;
+			break;
+		case 'D':
+			c->conform.dut_ip = optarg;
+			break;
+		case 'M':
+			c->conform.dut_mac = optarg;
+			break;
+		case 'i':
+			c->conform.ip = optarg;
+			break;
+		case 'a':
+			c->conform.mac = optarg;
+			break;
+		case 'c':
+			c->conform.cases = optarg;
+			break;
+		case 'e':
+			c->conform.encap = optarg;
+			break;
+		case 'w':
+			c->conform.wait_ms = optarg;
+			break;
 		case 'm':
 			if (strcmp(optarg, "virtual") == 0)
 				c->run.mode = CTL_MODE_VIRTUAL;
@@ -305,8 +365,8 @@ static int parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli *c
 		c->config = argv[optind++];
 	if (optind < n)
 		return usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-	if (c->run.eal_argc > 0 && strcmp(cmd->name, "run") != 0)
-		return usage_error(cmd, "'--' (EAL arguments) is for 'run' only%s", "");
+	if (c->run.eal_argc > 0 && strcmp(cmd->name, "run") != 0 && strcmp(cmd->name, "conform") != 0)
+		return usage_error(cmd, "'--' (EAL arguments) is for 'run' and 'conform' only%s", "");
 	return -1;
 }
 
@@ -455,6 +515,17 @@ static int cmd_rerun(struct cli *c)
 	return ctl_cli_rerun(c->config, c->out_given ? c->run.out_dir : NULL, &c->run);
 }
 
+static int cmd_conform(struct cli *c)
+{
+	if (c->config != NULL)
+		return usage_error(find_cmd("conform"), "unexpected argument '%s'", c->config);
+	c->conform.out_dir = c->run.out_dir;
+	c->conform.eal_argc = c->run.eal_argc;
+	c->conform.eal_argv = c->run.eal_argv;
+	c->conform.quit = c->run.quit;
+	return ctl_conform(&c->conform);
+}
+
 static int cmd_version(struct cli *c)
 {
 	if (c->config != NULL)
@@ -474,6 +545,8 @@ static int cmd_help(struct cli *c)
 	if (cmd == NULL)
 		return usage_error(NULL, "unknown command '%s'", c->config);
 	fputs(cmd->help, stdout);
+	if (cmd->fn == cmd_conform)
+		ctl_conform_list(stdout);
 	return CTL_EXIT_OK;
 }
 

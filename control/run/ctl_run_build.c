@@ -697,9 +697,8 @@ int ctl_run_build(struct ctl_run_state *r, char *err, size_t errlen)
 	}
 	if ((rc = make_outputs(r, err, errlen)) < 0 ||
 	    (rc = schedule_messages(r, err, errlen)) < 0 ||
-	    (ctl_rdma_bind_roce(r->rdma, r->roces),
-	     rc = ctl_rdma_start(r->rdma, r->nics, &r->np, r->opts->out_dir, r->epoch_s, err, errlen)) < 0 ||
-	    (rc = ctl_chakra_start(r->chakra, r->nics, r->roces, &r->np, r->opts->out_dir, r->epoch_s, err, errlen)) < 0)
+	    (rc = ctl_rdma_start(r->rdma, r->hosts, &r->np, r->opts->out_dir, r->epoch_s, err, errlen)) < 0 ||
+	    (rc = ctl_chakra_start(r->chakra, r->hosts, &r->np, r->opts->out_dir, r->epoch_s, err, errlen)) < 0)
 		return rc;
 	if (ctl_chakra_su_stats(r->chakra)) /* the scale-up devices' rows in nd-stats */
 		ctl_records_nd_extra(r->records, ctl_chakra_nd_rows, r->chakra);

@@ -1,7 +1,8 @@
 /*
- * The model side of a run's DPDK ports, shared by real time (ctl_run_rt.c, which moves the frames on DPDK) and by
- * the re-run of a recorded session (ctl_run_rerun.c, which takes them from the session log): the hosts' links
- * whose far end is a port, the port's IPv4 side, a switch port's link, and what a frame crossing them does.
+ * The model side of a run's real ports, shared by real time (ctl_run_rt.c, whose ports are DPDK's) and by the
+ * re-run of a recorded session (ctl_run_rerun.c, whose ports play the session log): the hosts' links whose far end
+ * is a port, the port's IPv4 side, a switch port's link, and what a frame crossing them does. Frames cross the port
+ * through its binding (net_bind.h) in bursts; docs/realtime.md, "A frame's path", follows one.
  */
 #include "ctl_run_pvt.h"
 #include "ctl_run_cap_pvt.h"
@@ -12,24 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A frame a host's NIC sends off its port: to the port's IPv4 side, which resolves its next hop and encodes it. */
-static void ext_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
-{
-	struct ctl_ext_host *eh = arg;
-	struct ctl_ext *x = eh->port;
+/* ---- the taps: dev captures and the session log, called only when x->tap is set ---- */
 
-	x->emit_now = now;
-	ctl_run_rec_touch(x->run); /* the port's IPv4 side reads the wall clock: this pass goes in the session log */
-	net_port_tx(x->stack, eh->slot, pkt, now, x->lc->wall_now);
-}
-
-void ctl_run_ext_cap_tx(struct ctl_ext *x, const uint8_t *hdr, size_t len, size_t payload, emu_ps_t now)
+/* A frame port @p x sends at emulated time @p now (its @p len header bytes, then @p payload pattern bytes), made
+ * whole in x->whole when it is not already. */
+static void tap_tx(struct ctl_ext *x, const uint8_t *hdr, size_t len, size_t payload, emu_ps_t now)
 {
 	struct ctl_run_state *r = x->run;
-	bool cap = ctl_run_cap_port_on(r, (uint32_t)(x - r->exts));
 
-	if (!cap && r->rec == NULL)
-		return;
 	if (hdr != x->whole) {
 		memcpy(x->whole, hdr, len);
 		wire_payload_fill(x->whole + len, payload);
@@ -38,54 +29,152 @@ void ctl_run_ext_cap_tx(struct ctl_ext *x, const uint8_t *hdr, size_t len, size_
 	ctl_run_rec_frame(r, (uint32_t)(x - r->exts), x->whole, len + payload, false, now);
 }
 
-void ctl_run_ext_rx(struct ctl_ext *x, const uint8_t *frame, size_t len)
+/* A frame that arrived on port @p x, bad ones too. */
+static void tap_rx(struct ctl_ext *x, const struct net_rx_frame *f)
 {
 	struct ctl_run_state *r = x->run;
+
+	ctl_run_cap_port(x, f->data, f->len, true, f->t);
+	ctl_run_rec_frame(r, (uint32_t)(x - r->exts), f->data, f->len, true, f->t);
+}
+
+/* ---- out of the port ---- */
+
+/* A frame from the port's IPv4 side (net_port_emit_fn): tapped, then staged on the port. Stamped with the emulated
+ * time of the model's call that made it (emit_now). */
+static void port_emit(void *arg, const uint8_t *hdr, size_t len, size_t payload)
+{
+	struct ctl_ext *x = arg;
+	const struct net_tx_frame f = { .hdr = hdr, .len = (uint32_t)len, .payload = (uint32_t)payload };
+
+	if (__builtin_expect(x->tap, 0))
+		tap_tx(x, hdr, len, payload, x->emit_now);
+	x->bind.ops->tx_burst(x->bind.port, &f, 1);
+}
+
+/* A frame a host's NIC sends off its port: to the port's IPv4 side, which resolves its next hop and encodes it. */
+static void ext_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
+{
+	struct ctl_ext_host *eh = arg;
+	struct ctl_ext *x = eh->port;
+
+	x->emit_now = now;
+	if (__builtin_expect(x->tap, 0)) /* the port's IPv4 side reads the wall clock: this pass goes in the log */
+		ctl_run_rec_touch(x->run);
+	net_port_tx(x->stack, eh->slot, pkt, now, x->lc->wall_now);
+}
+
+/*
+ * A frame a switch sends to the device behind port @p arg: its headers encoded in x->hdr with the payload pattern
+ * to follow, or (a CRC or ICRC trailer covers the payload) the whole frame in x->whole; tapped, then staged.
+ */
+static void sw_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
+{
+	struct ctl_ext *x = arg;
+	bool hdrs = !wire_has_trailer(pkt);
+	int n = hdrs ? wire_encode_hdrs(pkt, x->hdr, sizeof(x->hdr)) : wire_encode(pkt, x->whole, sizeof(x->whole));
+
+	if (n <= 0)
+		return;
+	const struct net_tx_frame f = { .hdr = hdrs ? x->hdr : x->whole, .len = (uint32_t)n,
+					.payload = hdrs ? (uint32_t)(wire_frame_len(pkt) - (size_t)n) : 0 };
+
+	if (__builtin_expect(x->tap, 0))
+		tap_tx(x, f.hdr, f.len, f.payload, now);
+	x->bind.ops->tx_burst(x->bind.port, &f, 1);
+}
+
+/* ---- into the port ---- */
+
+/* A burst from a port with hosts: each frame answered, handed to its host's NIC at its time, or counted. */
+static void host_rx(struct ctl_ext *x, const struct net_rx_frame *f, unsigned n)
+{
 	const struct run_lcore *lc = x->lc;
 
-	ctl_run_cap_port(x, frame, len, true, lc->rt_now); /* captures: dev (ctl_run_cap.c) */
-	ctl_run_rec_frame(r, (uint32_t)(x - r->exts), frame, len, true, lc->rt_now);
-	x->emit_now = lc->rt_now;
-	net_port_rx(x->stack, frame, len, lc->rt_now, lc->wall_now);
+	for (unsigned i = 0; i < n; i++) {
+		if (__builtin_expect(x->tap, 0))
+			tap_rx(x, &f[i]);
+		x->emit_now = f[i].t;
+		net_port_rx(x->stack, f[i].data, f[i].len, f[i].t, lc->wall_now);
+	}
 }
 
-void ctl_run_ext_tick(struct ctl_ext *x)
-{
-	x->emit_now = x->lc->rt_now;
-	net_port_tick(x->stack, x->lc->wall_now);
-}
-
-void ctl_run_ext_sw_rx(struct ctl_ext *x, const uint8_t *frame, size_t len)
+/* A burst from the device behind a switch port: each frame decoded (a bad one counted by reason) and handed to the
+ * switch port at its time. */
+static void sw_rx(struct ctl_ext *x, const struct net_rx_frame *f, unsigned n)
 {
 	struct ctl_run_state *r = x->run;
 	struct run_lcore *lc = x->lc;
-	struct wire_pkt *pkt;
-
-	ctl_run_cap_port(x, frame, len, true, lc->rt_now); /* captures: dev (ctl_run_cap.c), bad frames too */
-	ctl_run_rec_frame(r, (uint32_t)(x - r->exts), frame, len, true, lc->rt_now);
-	if ((pkt = net_pkt_alloc(lc->np)) == NULL)
-		return;
 	const struct wire_rx_cfg rx = { .uet_port = r->cfg->nic.udp_port, .crc = r->cfg->nic.crc_trailer,
 					.roce_icrc = r->cfg->roce.icrc, .roce_reth = r->cfg->roce.reth,
 					.udp_csum = r->cfg->ports[x - r->exts].rx_csum };
-	struct wire_rx_info info;
-	int rc = wire_decode_rx(frame, len, &rx, pkt, &info);
-	x->sw_rx_csum[0] += rc == WIRE_R_OK && info.udp_csum == WIRE_CSUM_SEEN_PARTIAL;
-	x->sw_rx_csum[1] += rc == WIRE_R_OK && info.udp_csum == WIRE_CSUM_SEEN_UNVERIFIED;
-	if (rc != WIRE_R_OK) {
-		x->sw_rx_refused[rc < WIRE_R_COUNT ? rc : 0]++;
-		lc->np->counters[NET_C_EXT_RX_BAD_FRAME]++;
-		net_pkt_free(lc->np, pkt);
-		return;
-	}
 	/* from another process's switch: the link's serialization and delay are still to come, as in one process */
-	if (r->cfg->ports[x - r->exts].sw_host == UINT32_MAX)
-		net_dir_inject_link(&x->sw_link->dir[1 - x->sw_end], pkt, lc->rt_now);
-	else
-		net_dir_inject(&x->sw_link->dir[1 - x->sw_end], pkt, lc->rt_now);
+	const bool remote = r->cfg->ports[x - r->exts].sw_host == UINT32_MAX;
+	struct net_dir *d = &x->sw_link->dir[1 - x->sw_end];
+
+	for (unsigned i = 0; i < n; i++) {
+		struct wire_pkt *pkt;
+
+		if (__builtin_expect(x->tap, 0))
+			tap_rx(x, &f[i]);
+		if ((pkt = net_pkt_alloc(lc->np)) == NULL)
+			continue;
+		struct wire_rx_info info;
+		int rc = wire_decode_rx(f[i].data, f[i].len, &rx, pkt, &info); /* the frame's one decode */
+		x->sw_rx_csum[0] += rc == WIRE_R_OK && info.udp_csum == WIRE_CSUM_SEEN_PARTIAL;
+		x->sw_rx_csum[1] += rc == WIRE_R_OK && info.udp_csum == WIRE_CSUM_SEEN_UNVERIFIED;
+		if (rc != WIRE_R_OK) {
+			x->sw_rx_refused[rc < WIRE_R_COUNT ? rc : 0]++;
+			lc->np->counters[NET_C_EXT_RX_BAD_FRAME]++;
+			net_pkt_free(lc->np, pkt);
+			continue;
+		}
+		if (remote)
+			net_dir_inject_link(d, pkt, f[i].t);
+		else
+			net_dir_inject(d, pkt, f[i].t);
+	}
 }
 
-void ctl_run_ext_bind_switch(struct ctl_run_state *r, uint32_t i, net_ext_fn tx)
+void ctl_run_ext_poll(struct ctl_ext *x)
+{
+	struct net_rx_frame f[NET_BIND_BURST];
+	unsigned n = NET_BIND_BURST;
+
+	for (int b = 0; b < NET_BIND_DRAIN_BURSTS && n == NET_BIND_BURST; b++) {
+		n = x->bind.ops->rx_burst(x->bind.port, f, NET_BIND_BURST, x->lc->rt_now);
+		if (x->stack != NULL)
+			host_rx(x, f, n);
+		else
+			sw_rx(x, f, n);
+	}
+	if (x->stack != NULL) { /* the port's ARP timers */
+		x->emit_now = x->lc->rt_now;
+		net_port_tick(x->stack, x->lc->wall_now);
+	}
+}
+
+void ctl_run_ext_flush(struct ctl_ext *x)
+{
+	x->bind.ops->flush(x->bind.port);
+}
+
+void ctl_run_ext_start(struct ctl_run_state *r)
+{
+	for (uint32_t i = 0; i < r->n_exts; i++) {
+		struct ctl_ext *x = &r->exts[i];
+
+		if (x->off)
+			continue;
+		x->tap = ctl_run_cap_port_on(r, i) || ctl_run_rec_on(r);
+		if (x->stack != NULL)
+			net_port_start(x->stack, 0);
+	}
+}
+
+/* ---- binding ---- */
+
+void ctl_run_ext_bind_switch(struct ctl_run_state *r, uint32_t i)
 {
 	const struct ctl_port *cp = &r->cfg->ports[i];
 	struct ctl_ext *x = &r->exts[i];
@@ -93,7 +182,7 @@ void ctl_run_ext_bind_switch(struct ctl_run_state *r, uint32_t i, net_ext_fn tx)
 	x->run = r;
 	x->sw_link = &r->links[cp->sw_link];
 	x->sw_end = r->topo->links[cp->sw_link].a.dev == cp->sw_dev ? 0 : 1;
-	x->sw_link->dir[x->sw_end].ext = tx;
+	x->sw_link->dir[x->sw_end].ext = sw_tx;
 	x->sw_link->dir[x->sw_end].ext_arg = x;
 }
 
@@ -130,7 +219,7 @@ static uint32_t port_statics(const struct ctl_config *cfg, const struct ctl_port
 	return n;
 }
 
-int ctl_run_ext_bind(struct ctl_run_state *r, uint32_t i, net_port_emit_fn emit, char *err, size_t errlen)
+int ctl_run_ext_bind(struct ctl_run_state *r, uint32_t i, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
 	const struct ctl_port *cp = &cfg->ports[i];
@@ -162,7 +251,7 @@ int ctl_run_ext_bind(struct ctl_run_state *r, uint32_t i, net_port_emit_fn emit,
 				   .n_statics = port_statics(cfg, cp, statics), .uet_port = cfg->nic.udp_port,
 				   .crc = cfg->nic.crc_trailer, .vlan = cp->vlan, .roce = cfg->nic_model == CTL_NIC_ROCE,
 				   .roce_icrc = cfg->roce.icrc, .roce_reth = cfg->roce.reth, .rx_csum = cp->rx_csum,
-				   .emit = emit, .emit_arg = x };
+				   .emit = port_emit, .emit_arg = x };
 	x->stack = net_port_create(&pc);
 	free(statics);
 	if (x->stack == NULL) {
@@ -170,20 +259,6 @@ int ctl_run_ext_bind(struct ctl_run_state *r, uint32_t i, net_port_emit_fn emit,
 		return -ENOMEM;
 	}
 	return 0;
-}
-
-const uint8_t *ctl_run_ext_sw_encode(struct ctl_ext *x, const struct wire_pkt *pkt, size_t *len, size_t *payload,
-				     emu_ps_t now)
-{
-	bool hdrs = !wire_has_trailer(pkt); /* a CRC or ICRC trailer follows the payload: the whole frame */
-	int n = hdrs ? wire_encode_hdrs(pkt, x->hdr, sizeof(x->hdr)) : wire_encode(pkt, x->whole, sizeof(x->whole));
-
-	if (n <= 0)
-		return NULL;
-	*len = (size_t)n;
-	*payload = hdrs ? wire_frame_len(pkt) - (size_t)n : 0;
-	ctl_run_ext_cap_tx(x, hdrs ? x->hdr : x->whole, *len, *payload, now);
-	return hdrs ? x->hdr : x->whole;
 }
 
 void ctl_run_ext_free(struct ctl_run_state *r)

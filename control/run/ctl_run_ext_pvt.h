@@ -19,6 +19,8 @@ struct ctl_ext {
 	struct run_lcore *lc;        /* the lcore that polls it: the one running its devices */
 	bool off;                    /* its device runs in another process (--partition): not opened here */
 	int dp_port;
+	struct net_bind bind;        /* how frames cross it: the DPDK port (dp_port_bind()), or a re-run's log */
+	bool tap;                    /* a dev capture or the session log takes its frames (ctl_run_ext_start()) */
 	emu_ps_t emit_now;           /* the emulated time of the model's call into the port under way, which stamps
 	                              * the frames it sends (ctl_run_ext.c); written by its lcore only */
 	struct net_port *stack;      /* ARP, ICMP echo, next hops, frames by MAC and IPv4 address to the hosts */
@@ -47,25 +49,21 @@ static inline uint32_t ctl_run_port_dev(const struct ctl_port *cp)
 
 /* ctl_run_ext.c: the model side of the DPDK ports, shared by real time and the re-run */
 /** Port @p i's hosts: a link for each host's NIC whose far end is the port, and the port's IPv4 side, which sends
- *  its frames through @p emit. 0 or -ENOMEM with @p err. */
-int ctl_run_ext_bind(struct ctl_run_state *r, uint32_t i, net_port_emit_fn emit, char *err, size_t errlen);
-/** Port @p i bound to a switch port: the link's end there sends through @p tx. */
-void ctl_run_ext_bind_switch(struct ctl_run_state *r, uint32_t i, net_ext_fn tx);
-/** A frame port @p x sends at emulated time @p now (its @p len header bytes, then @p payload pattern bytes): to
- *  the port's dev capture and the session log, made whole in x->whole when one of them takes it. */
-void ctl_run_ext_cap_tx(struct ctl_ext *x, const uint8_t *hdr, size_t len, size_t payload, emu_ps_t now);
-/*
- * A frame a switch sends to the device behind port @p x, encoded for the port: its headers in x->hdr with
- * *@p payload bytes of the pattern to follow, or (a CRC or ICRC trailer covers the payload) the whole frame in
- * x->whole with *@p payload 0; captured (dev:) at @p now. The bytes, or NULL when the encoder refused it.
+ *  its frames through the port's binding (x->bind, set before). 0 or -ENOMEM with @p err. */
+int ctl_run_ext_bind(struct ctl_run_state *r, uint32_t i, char *err, size_t errlen);
+/** Port @p i bound to a switch port: what the switch sends on the link's end there goes out of the port's binding
+ *  (x->bind, set before). */
+void ctl_run_ext_bind_switch(struct ctl_run_state *r, uint32_t i);
+/** Once the captures and the session log are open, before the first pass: each port's taps flag (x->tap: a dev
+ *  capture of the port, or the session log), then every host announces itself and starts resolving its gateway. */
+void ctl_run_ext_start(struct ctl_run_state *r);
+/**
+ * Port @p x's turn in a poll pass, by the lcore that polls it: its binding drained (up to NET_BIND_DRAIN_BURSTS
+ * bursts) at x->lc->rt_now, each frame tapped when x->tap, then answered, handed to its host or decoded and
+ * switched, or counted; then the port's ARP timers at x->lc->wall_now.
  */
-const uint8_t *ctl_run_ext_sw_encode(struct ctl_ext *x, const struct wire_pkt *pkt, size_t *len, size_t *payload,
-				     emu_ps_t now);
-/** A frame from port @p x (hosts): captured, logged, then answered or handed to its host at x->lc->rt_now. */
-void ctl_run_ext_rx(struct ctl_ext *x, const uint8_t *frame, size_t len);
-/** A frame from port @p x (a switch port): captured, logged, decoded (refusals counted) and switched. */
-void ctl_run_ext_sw_rx(struct ctl_ext *x, const uint8_t *frame, size_t len);
-/** Port @p x's ARP timers at x->lc->wall_now. */
-void ctl_run_ext_tick(struct ctl_ext *x);
+void ctl_run_ext_poll(struct ctl_ext *x);
+/** The end of port @p x's pass: what it staged goes out (its binding's flush). */
+void ctl_run_ext_flush(struct ctl_ext *x);
 
 #endif /* CTL_RUN_EXT_PVT_H */

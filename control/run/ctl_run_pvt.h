@@ -19,6 +19,7 @@
 #include "ctl_report.h"
 #include "ctl_run.h"
 #include "net.h"
+#include "net_bind.h"
 #include "net_port.h"
 #include "net_topo.h"
 #include "nic.h"
@@ -56,8 +57,8 @@ struct ctl_run_state {
 	struct net_part np;
 	struct port_nic *hosts;      /* the hosts' NICs, cfg->n_hosts, index = FEP id, all of the model cfg->nic_model
 				      * names (made in ctl_run_build.c): the run reaches them through their ops only */
-	/* The same NICs as the typed arrays the records, the RDMA application and Chakra still take (the other one
-	 * NULL); ctl_run_build.c alone touches them, and they go when those take hosts[]. */
+	/* The same NICs as the typed arrays the records still take (the other one NULL); ctl_run_build.c alone
+	 * touches them, and they go when the records take hosts[]. */
 	struct nic **nics;
 	struct roce **roces;
 	struct port_neigh *neigh;

@@ -19,6 +19,8 @@ void ctl_run_rec_start(struct ctl_run_state *r);
 void ctl_run_rec_pass(struct ctl_run_state *r, emu_ps_t now);
 /** The pass under way touches a port's state: it goes in the log. */
 void ctl_run_rec_touch(struct ctl_run_state *r);
+/** Whether the session log is being written (the ports' taps flag, ctl_run_ext_start()). */
+bool ctl_run_rec_on(const struct ctl_run_state *r);
 /** A frame that arrived (@p rx) or was sent on port @p port at emulated time @p t. */
 void ctl_run_rec_frame(struct ctl_run_state *r, uint32_t port, const uint8_t *frame, size_t len, bool rx,
 		       emu_ps_t t);

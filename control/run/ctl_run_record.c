@@ -188,6 +188,11 @@ void ctl_run_rec_pass(struct ctl_run_state *r, emu_ps_t now)
 			pass_log(s);
 }
 
+bool ctl_run_rec_on(const struct ctl_run_state *r)
+{
+	return r->rec != NULL && r->rec->w != NULL;
+}
+
 void ctl_run_rec_touch(struct ctl_run_state *r)
 {
 	if (r->rec != NULL && r->rec->w != NULL)

@@ -1,9 +1,10 @@
 /*
  * The re-run of a recorded real-time session (uetemu rerun DIR, docs/replay.md): the same models in virtual time,
- * its DPDK ports replaced by the session log. The engine's loop (runtime/run_loop.c) runs with the recorded clock:
- * each logged pass of the real-time poll loop is a step, played again as that loop ran it: the events up to its
- * emulated time, the periodic rows, then each port's arrivals in order and its ARP timers at the pass's wall-clock
- * time. The re-run writes its own log with the recorder's code; equal logs
+ * its DPDK ports replaced by ports bound to the session log (the same burst-level binding, net_bind.h, so the model
+ * side is real time's, ctl_run_ext.c). The engine's loop (runtime/run_loop.c) runs with the recorded clock: each
+ * logged pass of the real-time poll loop is a step, played again as that loop ran it: the events up to its emulated
+ * time, the periodic rows, then each port's turn: its arrivals in order, from the log through its rx_burst, and
+ * its ARP timers at the pass's wall-clock time. The re-run writes its own log with the recorder's code; equal logs
  * mean the same frames sent, byte for byte, at the same emulated times.
  */
 #include "ctl_run_pvt.h"
@@ -16,24 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* An arrival of the pass under way: its port, its bytes at off in the pass's buffer. */
-struct rr_arrival {
-	uint32_t port, len;
-	size_t off;
-};
-
 struct ctl_rerun {
 	struct cap_session_r *rd;
 	struct cap_session_hdr hdr;
 	char log[PATH_MAX];          /* the recorded DIR/session.bin */
-	struct cap_session_rec next; /* the record read ahead: the next pass or the end (has_next) */
-	bool has_next;
-	struct rr_arrival *arr;      /* the arrivals of the pass under way, in port order */
-	size_t n_arr, cap_arr, cur;  /* ... and the next to play */
-	uint8_t *buf;                /* their bytes */
-	size_t used, size;
-	int rc;                      /* a corrupt log or a read error stopped the re-run (its message in err) */
-	char err[PATH_MAX + 128];
+	struct cap_session_rec next; /* the record read ahead and not played yet (have_next) */
+	bool have_next, at_end;      /* at_end: the log has no record left */
+	int rc;                      /* a read error (-errno), met by a port's rx_burst or the loop; message in err */
+	char err[PATH_MAX + 256];
+	uint8_t *flat;               /* a port's burst of arrivals, copied out of the reader: NET_BIND_BURST frames */
 	uint64_t records, passes, rx, tx;  /* of the recorded log, as played */
 	bool ended;                  /* the recorded log has its END */
 	emu_ps_t last_t;             /* the latest time of a record played */
@@ -72,40 +64,91 @@ int ctl_run_rerun_open(struct ctl_run_state *r, char *err, size_t errlen)
 	return 0;
 }
 
-/* What the port's IPv4 side sends: to the dev capture and the re-run's log, stamped as real time stamps it. */
-static void rerun_emit(void *arg, const uint8_t *hdr, size_t len, size_t payload)
+/*
+ * The next record of the log that is not a frame sent, read ahead into rr->next; false at the log's end or on a
+ * read error (rr->rc). Frames sent are counted and passed over: the re-run makes its own, compared at the end.
+ */
+static bool peek(struct ctl_rerun *rr)
 {
-	struct ctl_ext *x = arg;
+	while (!rr->have_next && !rr->at_end && rr->rc == 0) {
+		int rc = cap_session_next(rr->rd, &rr->next, rr->err, sizeof(rr->err));
 
-	ctl_run_ext_cap_tx(x, hdr, len, payload, x->emit_now);
+		if (rc < 0)
+			rr->rc = rc;
+		rr->at_end = rc == 0;
+		if (rc != 1)
+			break;
+		rr->records++;
+		rr->last_t = rr->next.t > rr->last_t ? rr->next.t : rr->last_t;
+		if (rr->next.type == CAP_SES_TX)
+			rr->tx++;
+		else
+			rr->have_next = true;
+	}
+	return rr->have_next;
 }
 
-/* What a switch sends to the external device behind its port, encoded and captured as in real time. */
-static void rerun_sw_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
+/*
+ * The recorded port's rx_burst (net_bind.h): the arrivals the log holds for this port in the pass under way, the
+ * records that follow in a row, up to @p n, with the emulated times they were recorded at (the pass's). Copied
+ * out of the reader, which reuses its buffer, into rr->flat.
+ */
+static unsigned log_rx(void *port, struct net_rx_frame *f, unsigned n, emu_ps_t now)
 {
-	size_t len, payload;
+	struct ctl_ext *x = port;
+	struct ctl_rerun *rr = x->run->rr;
+	const uint32_t i = (uint32_t)(x - x->run->exts);
+	unsigned k = 0;
 
-	ctl_run_ext_sw_encode(arg, pkt, &len, &payload, now);
+	(void)now;
+	while (k < n && peek(rr) && rr->next.type == CAP_SES_RX && rr->next.port == i) {
+		uint8_t *buf = rr->flat + (size_t)k * CAP_READ_CAPLEN_MAX;
+
+		memcpy(buf, rr->next.data, rr->next.len);
+		f[k++] = (struct net_rx_frame){ .data = buf, .len = rr->next.len, .t = rr->next.t };
+		rr->have_next = false;
+		rr->rx++;
+	}
+	return k;
 }
 
-/* The ports of the session, without DPDK: hosts' links and IPv4 sides, switch ports' links. */
+/* What the recorded port sends: nothing leaves it. The taps have logged it, and the re-run's log is compared with
+ * the recorded one at the end. */
+static unsigned log_tx(void *port, const struct net_tx_frame *f, unsigned n)
+{
+	(void)port;
+	(void)f;
+	return n;
+}
+
+static void log_flush(void *port)
+{
+	(void)port;
+}
+
+static const struct net_bind_ops log_ops = { .rx_burst = log_rx, .tx_burst = log_tx, .flush = log_flush };
+
+/* The ports of the session, bound to its log instead of DPDK: hosts' links and IPv4 sides, switch ports' links. */
 static int bind_ports(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
 
 	r->exts = calloc(cfg->n_ports ? cfg->n_ports : 1, sizeof(*r->exts));
-	if (r->exts == NULL)
+	r->rr->flat = malloc((size_t)NET_BIND_BURST * CAP_READ_CAPLEN_MAX); /* pages touched as frames need them */
+	if (r->exts == NULL || r->rr->flat == NULL)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < cfg->n_ports; i++) {
+		struct ctl_ext *x = &r->exts[i];
 		int rc = 0;
 
-		r->exts[i].run = r;
-		r->exts[i].lc = ctl_run_lc(r, 0); /* one lcore */
-		r->exts[i].dp_port = -1;
+		x->run = r;
+		x->lc = ctl_run_lc(r, 0); /* one lcore */
+		x->dp_port = -1;
+		x->bind = (struct net_bind){ .ops = &log_ops, .port = x };
 		if (cfg->ports[i].sw)
-			ctl_run_ext_bind_switch(r, i, rerun_sw_tx);
+			ctl_run_ext_bind_switch(r, i);
 		else
-			rc = ctl_run_ext_bind(r, i, rerun_emit, err, errlen);
+			rc = ctl_run_ext_bind(r, i, err, errlen);
 		if (rc < 0)
 			return rc;
 		r->n_exts++;
@@ -113,105 +156,25 @@ static int bind_ports(struct ctl_run_state *r, char *err, size_t errlen)
 	return 0;
 }
 
-/* Room for @p need elements of @p elem bytes in *@p p (holding *@p cap), doubled as needed. */
-static bool grow(void *p, size_t *cap, size_t need, size_t elem)
-{
-	size_t n = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return true;
-	while (n < need)
-		n *= 2;
-	if ((q = realloc(*(void **)p, n * elem)) == NULL)
-		return false;
-	*(void **)p = q;
-	*cap = n;
-	return true;
-}
-
-/* An arrival out of place (before any pass, or after a later port's): a corrupt log. False. */
-static bool corrupt(struct ctl_rerun *rr, const struct cap_session_rec *rec)
-{
-	snprintf(rr->err, sizeof(rr->err), "%s: arrival %llu on port %u out of place (a corrupt log)", rr->log,
-		 (unsigned long long)rec->x, rec->port);
-	rr->rc = -EINVAL;
-	return false;
-}
-
-/* The next record of the log that is a pass or the end, into rr->next; the frames sent before it counted. False
- * at the log's end, or on an error (rr->rc). */
-static bool read_step(struct ctl_run_state *r)
-{
-	struct ctl_rerun *rr = r->rr;
-	int rc;
-
-	while ((rc = cap_session_next(rr->rd, &rr->next, rr->err, sizeof(rr->err))) == 1) {
-		rr->records++;
-		rr->last_t = rr->next.t > rr->last_t ? rr->next.t : rr->last_t;
-		if (rr->next.type == CAP_SES_TX) {
-			rr->tx++; /* the re-run makes its own, compared at the end */
-			continue;
-		}
-		if (rr->next.type == CAP_SES_RX) {
-			return corrupt(rr, &rr->next);
-		}
-		return true;
-	}
-	rr->rc = rc < 0 ? rc : 0;
-	return false;
-}
-
-/* The arrivals that follow the pass in the log, up to the next pass or the end (read ahead into rr->next). */
-static bool read_arrivals(struct ctl_run_state *r)
-{
-	struct ctl_rerun *rr = r->rr;
-	int rc;
-
-	rr->n_arr = rr->cur = rr->used = 0;
-	rr->has_next = false;
-	while ((rc = cap_session_next(rr->rd, &rr->next, rr->err, sizeof(rr->err))) == 1) {
-		const struct cap_session_rec *rec = &rr->next;
-
-		rr->records++;
-		rr->last_t = rec->t > rr->last_t ? rec->t : rr->last_t;
-		if (rec->type == CAP_SES_TX) {
-			rr->tx++;
-			continue;
-		}
-		if (rec->type != CAP_SES_RX) {
-			rr->has_next = true;
-			return true;
-		}
-		if (rec->port >= r->n_exts || (rr->n_arr > 0 && rec->port < rr->arr[rr->n_arr - 1].port)) {
-			return corrupt(rr, rec);
-		}
-		if (!grow(&rr->arr, &rr->cap_arr, rr->n_arr + 1, sizeof(*rr->arr)) ||
-		    !grow(&rr->buf, &rr->size, rr->used + rec->len, 1)) {
-			snprintf(rr->err, sizeof(rr->err), "out of memory for a pass's arrivals");
-			rr->rc = -ENOMEM;
-			return false;
-		}
-		rr->arr[rr->n_arr++] = (struct rr_arrival){ .port = rec->port, .len = rec->len, .off = rr->used };
-		memcpy(rr->buf + rr->used, rec->data, rec->len);
-		rr->used += rec->len;
-	}
-	rr->rc = rc < 0 ? rc : 0;
-	return rc == 0; /* the log ends after this pass (a killed run): played, the next step ends */
-}
-
 /*
- * The engine's recorded clock: the next step of the log. A pass (its arrivals read ahead for the ports' step), or
- * the end record (the last step: the events up to it, the periodic rows), or nothing left.
+ * The engine's recorded clock: the next step of the log. A pass (its arrivals follow it in the log, taken by its
+ * ports' rx_burst in the pass), or the end record (the last step: the events up to it, the periodic rows), or
+ * nothing left. An arrival here was not taken by its port's turn in the pass before: a corrupt log.
  */
 static enum run_step recorded(void *ctx, emu_ps_t *t, emu_ps_t *wall)
 {
 	struct ctl_run_state *r = ctx;
 	struct ctl_rerun *rr = r->rr;
 
-	if (rr->ended || rr->rc < 0 || (!rr->has_next && !read_step(r)))
+	if (rr->ended || rr->rc < 0 || !peek(rr))
 		return RUN_STEP_END;
-	rr->has_next = false;
+	rr->have_next = false;
+	if (rr->next.type == CAP_SES_RX) {
+		snprintf(rr->err, sizeof(rr->err), "%s: arrival %llu on port %u out of place (a corrupt log)", rr->log,
+			 (unsigned long long)rr->next.x, rr->next.port);
+		rr->rc = -EINVAL;
+		return RUN_STEP_END;
+	}
 	*t = rr->next.t;
 	*wall = rr->next.x;
 	if (rr->next.type == CAP_SES_END) { /* the events up to the end, as the loop's last passes ran them */
@@ -221,30 +184,20 @@ static enum run_step recorded(void *ctx, emu_ps_t *t, emu_ps_t *wall)
 		return RUN_STEP_LAST;
 	}
 	rr->passes++;
-	if (!read_arrivals(r) && rr->rc < 0)
-		return RUN_STEP_END;
 	return RUN_STEP_RUN;
 }
 
-/* The pass under way on port @p arg: its arrivals in order, then its ARP timers, as the real-time loop ran them. */
+/* Port @p arg's turn in the pass under way: its arrivals from the log (log_rx), in order, then its ARP timers, as
+ * the real-time loop ran them (ctl_run_ext_poll()). */
 static void rerun_port_rx(void *arg)
 {
-	struct ctl_ext *x = arg;
-	struct ctl_run_state *r = x->run;
-	struct ctl_rerun *rr = r->rr;
-	uint32_t port = (uint32_t)(x - r->exts);
+	ctl_run_ext_poll(arg);
+}
 
-	for (; rr->cur < rr->n_arr && rr->arr[rr->cur].port == port; rr->cur++) {
-		const struct rr_arrival *a = &rr->arr[rr->cur];
-
-		rr->rx++;
-		if (x->stack != NULL)
-			ctl_run_ext_rx(x, rr->buf + a->off, a->len);
-		else
-			ctl_run_ext_sw_rx(x, rr->buf + a->off, a->len);
-	}
-	if (x->stack != NULL)
-		ctl_run_ext_tick(x);
+/* The end of the port's turn: its binding's flush (nothing leaves a port bound to the log). */
+static void rerun_port_flush(void *arg)
+{
+	ctl_run_ext_flush(arg);
 }
 
 /* The engine's hooks of a step: the session log's pass, the periodic rows. */
@@ -272,11 +225,10 @@ int ctl_run_rerun(struct ctl_run_state *r, char *err, size_t errlen)
 	    (rc = ctl_run_rec_create(r, r->opts->out_dir, &rr->hdr, true, err, errlen)) < 0)
 		return rc;
 	ctl_run_caps_epoch(r, rr->hdr.epoch_ns);
-	for (uint32_t i = 0; i < r->n_exts; i++) /* as ctl_run_realtime() starts them, before the first pass */
-		if (r->exts[i].stack != NULL)
-			net_port_start(r->exts[i].stack, 0);
-	for (uint32_t i = 0; i < r->n_exts; i++) /* the loop plays each pass's arrivals on its port */
-		if (run_port_add(r->eng, &(struct run_port){ .lc = 0, .rx = rerun_port_rx, .arg = &r->exts[i] }) < 0)
+	ctl_run_ext_start(r); /* as ctl_run_realtime() starts the ports, before the first pass */
+	for (uint32_t i = 0; i < r->n_exts; i++) /* the loop gives each port its turn in every pass */
+		if (run_port_add(r->eng, &(struct run_port){ .lc = 0, .rx = rerun_port_rx, .flush = rerun_port_flush,
+							     .arg = &r->exts[i] }) < 0)
 			return -ENOMEM;
 	struct run_hooks h = { .ctx = r, .recorded = recorded, .pass = rr_pass, .due = rr_due, .sample = rr_sample };
 	enum run_end why;
@@ -421,8 +373,7 @@ void ctl_run_rerun_free(struct ctl_run_state *r)
 	if (r->rr == NULL)
 		return;
 	cap_session_close_r(r->rr->rd);
-	free(r->rr->arr);
-	free(r->rr->buf);
+	free(r->rr->flat);
 	free(r->rr);
 	r->rr = NULL;
 }

@@ -19,65 +19,19 @@
 #include "emu_hist.h"
 
 /*
- * A frame for the wire from the port's IPv4 side: its @p len header bytes and the length of its payload, which the
- * dataplane takes from the pattern set in open_ports() (attached, not copied, on a zero-copy port); staged on the
- * DPDK port, sent at the end of the pass or when the port's burst is full. Stamped with the emulated time of the
- * model's call that made it (ctl_run_ext.c sets emit_now).
+ * Port @p arg's turn in its lcore's pass (ctl_run_ext_poll(): its binding drained, up to NET_BIND_DRAIN_BURSTS
+ * bursts, so a pass that comes after the loop lost the CPU for a while takes everything that arrived meanwhile,
+ * stamped with this pass's time; its frames handed on; its ARP timers).
  */
-static void port_emit(void *arg, const uint8_t *hdr, size_t len, size_t payload)
-{
-	struct ctl_ext *x = arg;
-
-	ctl_run_ext_cap_tx(x, hdr, len, payload, x->emit_now); /* dev captures, the session log */
-	dp_tx_hdr(x->run->rt->dp, x->dp_port, hdr, len, payload);
-}
-
-/* A frame from a port: answered, handed to its host's NIC at the current emulated time, or counted by reason. */
-static void ext_rx(void *arg, int port, const uint8_t *frame, size_t len)
-{
-	(void)port;
-	ctl_run_ext_rx(arg, frame, len);
-}
-
-/* A frame the switch sends to the external device behind its port: its headers and payload length to the port. */
-static void sw_ext_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
-{
-	struct ctl_ext *x = arg;
-	size_t len, payload;
-	const uint8_t *buf = ctl_run_ext_sw_encode(x, pkt, &len, &payload, now);
-
-	if (buf != NULL)
-		dp_tx_hdr(x->run->rt->dp, x->dp_port, buf, len, payload);
-}
-
-/* A frame from the external device: decoded (a bad one counted by reason) and handed to the switch port now. */
-static void sw_ext_rx(void *arg, int port, const uint8_t *frame, size_t len)
-{
-	(void)port;
-	ctl_run_ext_sw_rx(arg, frame, len);
-}
-
-/* Receive on port @p arg: each drained, up to DP_RX_DRAIN_BURSTS bursts (a full RX ring), so a pass that comes after
- * the loop lost the CPU for a while takes everything that arrived meanwhile, stamped with this pass's time; then
- * the port's ARP timers. */
 static void port_rx(void *arg)
 {
-	struct ctl_ext *x = arg;
-
-	if (x->stack == NULL) {
-		dp_rx_drain(x->run->rt->dp, x->dp_port, sw_ext_rx, x);
-		return;
-	}
-	dp_rx_drain(x->run->rt->dp, x->dp_port, ext_rx, x);
-	ctl_run_ext_tick(x);
+	ctl_run_ext_poll(arg);
 }
 
-/* Send what the port has staged this pass. */
+/* Send what the port has staged this pass (its binding's flush). */
 static void port_flush(void *arg)
 {
-	struct ctl_ext *x = arg;
-
-	dp_flush_port(x->run->rt->dp, x->dp_port);
+	ctl_run_ext_flush(arg);
 }
 
 /*
@@ -125,6 +79,7 @@ static int port_add(struct ctl_run_state *r, uint32_t i, char *err, size_t errle
 		return port;
 	x->run = r;
 	x->dp_port = port;
+	dp_port_bind(r->rt->dp, port, &x->bind); /* the model side's frames cross it in bursts (ctl_run_ext.c) */
 	x->zerocopy = dp_port_tx_mode(r->rt->dp, port, &why) == DP_TXM_ZEROCOPY;
 	fprintf(stderr, "[uetemu] port %s: %s TX: %s\n", cp->dev, x->zerocopy ? "zero-copy" : "copy", why);
 	ctl_run_mtu_warn(r, i, dp_port_tx_mtu(r->rt->dp, port));
@@ -142,7 +97,7 @@ static int open_switch_port(struct ctl_run_state *r, uint32_t i, char *err, size
 
 	if (rc < 0)
 		return rc;
-	ctl_run_ext_bind_switch(r, i, sw_ext_tx);
+	ctl_run_ext_bind_switch(r, i);
 	return 0;
 }
 
@@ -168,7 +123,7 @@ static int open_port(struct ctl_run_state *r, uint32_t i, char *err, size_t errl
 {
 	int rc = port_add(r, i, err, errlen);
 
-	return rc < 0 ? rc : ctl_run_ext_bind(r, i, port_emit, err, errlen);
+	return rc < 0 ? rc : ctl_run_ext_bind(r, i, err, errlen);
 }
 
 static int open_ports(struct ctl_run_state *r, char *err, size_t errlen)
@@ -466,11 +421,9 @@ int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen)
 		ctl_run_caps_rt_start(r); /* captures' wall-clock epoch, rte_pdump (ctl_run_cap.c) */
 		ctl_run_replays_rt_start(r); /* replays to DPDK ports take their port and clock */
 		ctl_run_rec_start(r); /* --record: the session log starts (ctl_run_record.c) */
-		/* every host announces itself, and starts resolving its gateway, before the first pass (and after the
-		 * captures have their clock, so these frames are stamped like the rest) */
-		for (uint32_t i = 0; i < r->n_exts; i++)
-			if (r->exts[i].stack != NULL)
-				net_port_start(r->exts[i].stack, 0);
+		/* the ports' taps, then every host announces itself, and starts resolving its gateway, before the
+		 * first pass (and after the captures have their clock, so these frames are stamped like the rest) */
+		ctl_run_ext_start(r);
 		if (r->opts->progress && r->n_lcs > 1)
 			describe_lcores(r);
 		run_lcores(r);

@@ -36,6 +36,76 @@ const char *net_neigh_learnt_name(int l)
 	return pick(learnt_names, NET_LEARNT_COUNT, l);
 }
 
+/* ---- the hosts by MAC and by IPv4 address ---- */
+
+/* A MAC address as a 48-bit number. */
+static uint64_t mac_key(const uint8_t *mac)
+{
+	return (uint64_t)mac[0] << 40 | (uint64_t)mac[1] << 32 | (uint64_t)mac[2] << 24 | (uint64_t)mac[3] << 16 |
+	       (uint64_t)mac[4] << 8 | mac[5];
+}
+
+/* Fibonacci hashing: the top host_bits bits of the key times 2^64 / phi. */
+static uint32_t host_hash(const struct net_port *p, uint64_t key)
+{
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - p->host_bits));
+}
+
+static uint32_t slot_by_mac(const struct net_port *p, const uint8_t *mac)
+{
+	const uint32_t mask = (1u << p->host_bits) - 1;
+	const uint64_t key = mac_key(mac);
+
+	for (uint32_t i = host_hash(p, key);; i = (i + 1) & mask) {
+		uint32_t s = p->by_mac[i];
+		if (s == NET_NIL || mac_key(p->hosts[s].mac) == key)
+			return s;
+	}
+}
+
+static uint32_t slot_by_ip(const struct net_port *p, uint32_t ip)
+{
+	const uint32_t mask = (1u << p->host_bits) - 1;
+
+	for (uint32_t i = host_hash(p, ip);; i = (i + 1) & mask) {
+		uint32_t s = p->by_ip[i];
+		if (s == NET_NIL || p->hosts[s].ip == ip)
+			return s;
+	}
+}
+
+/* Enter every host in both tables, in slot order, each key once (the first host that has it). 0 or -ENOMEM. */
+static int hosts_index(struct net_port *p)
+{
+	p->host_bits = 2;
+	while ((1u << p->host_bits) < 2 * p->cfg.n_hosts)
+		p->host_bits++;
+
+	const uint32_t n = 1u << p->host_bits, mask = n - 1;
+
+	p->by_mac = malloc(n * sizeof(*p->by_mac));
+	p->by_ip = malloc(n * sizeof(*p->by_ip));
+	if (p->by_mac == NULL || p->by_ip == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		p->by_mac[i] = p->by_ip[i] = NET_NIL;
+	for (uint32_t s = 0; s < p->cfg.n_hosts; s++) {
+		uint32_t i;
+
+		if (slot_by_mac(p, p->hosts[s].mac) == NET_NIL) {
+			for (i = host_hash(p, mac_key(p->hosts[s].mac)); p->by_mac[i] != NET_NIL; i = (i + 1) & mask)
+				;
+			p->by_mac[i] = s;
+		}
+		if (slot_by_ip(p, p->hosts[s].ip) == NET_NIL) {
+			for (i = host_hash(p, p->hosts[s].ip); p->by_ip[i] != NET_NIL; i = (i + 1) & mask)
+				;
+			p->by_ip[i] = s;
+		}
+	}
+	return 0;
+}
+
 /* ---- create, destroy, counters ---- */
 
 static void set_defaults(struct net_port_cfg *c)
@@ -55,7 +125,8 @@ struct net_port *net_port_create(const struct net_port_cfg *cfg)
 {
 	struct net_port *p;
 
-	if (cfg->np == NULL || cfg->hosts == NULL || cfg->n_hosts == 0 || cfg->emit == NULL ||
+	if (cfg->np == NULL || cfg->hosts == NULL || cfg->n_hosts == 0 || cfg->n_hosts > NET_PORT_HOSTS_MAX ||
+	    cfg->emit == NULL ||
 	    (cfg->n_statics > 0 && cfg->statics == NULL) || cfg->n_statics > UINT32_MAX / 4 ||
 	    cfg->vlan > WIRE_VLAN_VID_MAX) {
 		errno = EINVAL;
@@ -72,6 +143,8 @@ struct net_port *net_port_create(const struct net_port_cfg *cfg)
 	    p->cfg.hold_max >= NET_NIL)
 		goto fail;
 	memcpy(p->hosts, cfg->hosts, cfg->n_hosts * sizeof(*p->hosts));
+	if (hosts_index(p) < 0)
+		goto fail;
 	if (cfg->n_statics > 0)
 		memcpy(p->statics, cfg->statics, cfg->n_statics * sizeof(*p->statics));
 	p->cfg.hosts = p->hosts;
@@ -91,6 +164,8 @@ void net_port_destroy(struct net_port *p)
 	if (p == NULL)
 		return;
 	net_neigh_fini(p);
+	free(p->by_mac);
+	free(p->by_ip);
 	free(p->hosts);
 	free(p->statics);
 	free(p);
@@ -116,22 +191,6 @@ const uint64_t *net_port_rx_refused(const struct net_port *p)
 static uint16_t peek_be16(const uint8_t *b)
 {
 	return (uint16_t)((unsigned)b[0] << 8 | b[1]);
-}
-
-static uint32_t slot_by_mac(const struct net_port *p, const uint8_t *mac)
-{
-	for (uint32_t i = 0; i < p->cfg.n_hosts; i++)
-		if (memcmp(p->hosts[i].mac, mac, 6) == 0)
-			return i;
-	return NET_NIL;
-}
-
-static uint32_t slot_by_ip(const struct net_port *p, uint32_t ip)
-{
-	for (uint32_t i = 0; i < p->cfg.n_hosts; i++)
-		if (p->hosts[i].ip == ip)
-			return i;
-	return NET_NIL;
 }
 
 static void drop(struct net_port *p, int reason)
@@ -287,10 +346,10 @@ static void rx_arp(struct net_port *p, const uint8_t *frame, size_t len, emu_ps_
 }
 
 /* An ICMP message to host @p slot: an echo request is answered from the host's address to the sender's MAC. */
-static void rx_icmp(struct net_port *p, uint32_t slot, const uint8_t *frame, size_t len)
+static void rx_icmp(struct net_port *p, uint32_t slot, const uint8_t *frame, size_t len, const struct wire_ipv4 *ip)
 {
 	struct wire_icmp m, r;
-	int rc = wire_icmp_decode(frame, len, &m);
+	int rc = wire_icmp_decode_ipv4(frame, len, ip, &m);
 
 	if (rc != WIRE_R_OK) {
 		refused(p, rc);
@@ -311,8 +370,11 @@ static void rx_icmp(struct net_port *p, uint32_t slot, const uint8_t *frame, siz
 	p->c[NET_PORT_C_ICMP_ECHO_ANSWERED]++;
 }
 
-/* Decode a UET, connection-management or PFC frame into a descriptor; NULL when refused (counted). */
-static struct wire_pkt *decode(struct net_port *p, const uint8_t *frame, size_t len)
+/*
+ * Decode a UET, connection-management or PFC frame into a descriptor; NULL when refused (counted). @p ip is the
+ * IPv4 header rx_ipv4() read (NULL for PFC): the decoder goes on from it rather than parsing it again.
+ */
+static struct wire_pkt *decode(struct net_port *p, const uint8_t *frame, size_t len, const struct wire_ipv4 *ip)
 {
 	struct wire_pkt *pkt = net_pkt_alloc(p->cfg.np);
 
@@ -323,7 +385,8 @@ static struct wire_pkt *decode(struct net_port *p, const uint8_t *frame, size_t 
 	const struct wire_rx_cfg rx = { .uet_port = p->cfg.uet_port, .crc = p->cfg.crc, .roce_icrc = p->cfg.roce_icrc,
 					.roce_reth = p->cfg.roce_reth, .udp_csum = p->cfg.rx_csum };
 	struct wire_rx_info info;
-	int rc = wire_decode_rx(frame, len, &rx, pkt, &info);
+	int rc = ip != NULL ? wire_decode_ipv4(frame, len, ip, &rx, pkt, &info)
+			    : wire_decode_rx(frame, len, &rx, pkt, &info);
 
 	if (rc != WIRE_R_OK) {
 		refused(p, rc);
@@ -335,7 +398,10 @@ static struct wire_pkt *decode(struct net_port *p, const uint8_t *frame, size_t 
 	return pkt;
 }
 
-/* An IPv4 frame: to the host whose MAC it names, if it carries that host's address, by protocol and port. */
+/*
+ * An IPv4 frame: to the host whose MAC it names, if it carries that host's address, by protocol and port. Its
+ * Ethernet and IPv4 headers are parsed and checked here, once; ICMP and the UET decoder go on from that decode.
+ */
 static void rx_ipv4(struct net_port *p, const uint8_t *frame, size_t len, emu_ps_t now)
 {
 	uint32_t slot = slot_by_mac(p, frame);
@@ -346,7 +412,7 @@ static void rx_ipv4(struct net_port *p, const uint8_t *frame, size_t len, emu_ps
 		drop(p, NET_PORT_RX_NOT_OUR_MAC);
 		return;
 	}
-	if ((rc = wire_ipv4_decode(frame, len, &ip)) != WIRE_R_OK) {
+	if ((rc = wire_ipv4_decode(frame, len, &ip)) != WIRE_R_OK) { /* the frame's one IPv4 decode */
 		refused(p, rc);
 		return;
 	}
@@ -355,7 +421,7 @@ static void rx_ipv4(struct net_port *p, const uint8_t *frame, size_t len, emu_ps
 		return;
 	}
 	if (ip.proto == WIRE_IPPROTO_ICMP) {
-		rx_icmp(p, slot, frame, len);
+		rx_icmp(p, slot, frame, len, &ip);
 		return;
 	}
 	if (ip.proto != WIRE_IPPROTO_UDP && ip.proto != WIRE_IPPROTO_UET) {
@@ -370,7 +436,7 @@ static void rx_ipv4(struct net_port *p, const uint8_t *frame, size_t len, emu_ps
 			return;
 		}
 	}
-	struct wire_pkt *pkt = decode(p, frame, len);
+	struct wire_pkt *pkt = decode(p, frame, len, &ip);
 
 	if (pkt != NULL) {
 		net_dir_inject(p->hosts[slot].rx, pkt, now);
@@ -386,7 +452,7 @@ static void rx_mac_ctrl(struct net_port *p, const uint8_t *frame, size_t len, em
 		drop(p, NET_PORT_RX_NOT_OUR_MAC);
 		return;
 	}
-	struct wire_pkt *pkt = decode(p, frame, len);
+	struct wire_pkt *pkt = decode(p, frame, len, NULL);
 
 	if (pkt == NULL)
 		return;

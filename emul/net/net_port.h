@@ -107,6 +107,8 @@ const char *net_neigh_state_name(int s);
 /** Key of learnt source @p l. */
 const char *net_neigh_learnt_name(int l);
 
+#define NET_PORT_HOSTS_MAX 4096 /* hosts sharing one port at most (net_port_create()); found by a hash */
+
 /** One emulated host on the port. */
 struct net_port_host {
 	uint32_t ip;          /* host byte order */
@@ -175,7 +177,10 @@ struct net_port_cfg {
 
 struct net_port;
 
-/** Create a port and every table it will use (nothing is allocated later). NULL with errno EINVAL or ENOMEM. */
+/**
+ * Create a port and every table it will use (nothing is allocated later), its hosts (1 to NET_PORT_HOSTS_MAX)
+ * found by MAC and by IPv4 address through a hash. NULL with errno EINVAL or ENOMEM.
+ */
 struct net_port *net_port_create(const struct net_port_cfg *cfg);
 
 /** Free the port and the frames it holds. Accepts NULL. */

@@ -38,6 +38,10 @@ struct net_port {
 	struct net_port_cfg cfg;       /* defaults filled in; hosts and statics point at the copies below */
 	struct net_port_host *hosts;
 	struct net_port_static *statics;
+	/* The hosts by MAC and by IPv4 address: open addressing, linear probing, 1 << host_bits slots (at least twice
+	 * the hosts), each a host's slot or NET_NIL; a key held by two hosts finds the first, as a scan would. */
+	uint32_t *by_mac, *by_ip;
+	uint32_t host_bits;
 	struct net_neigh *neigh;       /* cfg.neigh_max + n_statics entries */
 	uint32_t n_neigh;              /* size of neigh */
 	uint32_t n_learnt;             /* entries in use besides the statics (at most cfg.neigh_max) */

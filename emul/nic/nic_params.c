@@ -158,6 +158,12 @@ const struct port_param_def nic_param_table[] = {
 	NP_UINT("46", 0, 63, dscp.dscp[WIRE_ROLE_CONTROL], ENC, "DscpControl"),
 	NP_ENUM("UDP", encap_names, NULL, encapsulation, ENC, "Encapsulation"),
 	NP_ROW(PORT_PT_BOOL, "false", crc_trailer, ENC, "CrcTrailer"),
+
+	/* uetemu-only: deliberate faults, for testing conformance tools only (docs/conform.md). */
+	NP_ROW(PORT_PT_BOOL, "false", fault_no_sack, "TestFaults", "NoSack"),
+	NP_ROW(PORT_PT_BOOL, "false", fault_wrong_nack_code, "TestFaults", "WrongNackCode"),
+	NP_ROW(PORT_PT_BOOL, "false", fault_no_ses_response, "TestFaults", "NoSesResponse"),
+	NP_ROW(PORT_PT_BOOL, "false", fault_no_ecn_echo, "TestFaults", "NoEcnEcho"),
 };
 
 const unsigned nic_param_count = sizeof(nic_param_table) / sizeof(nic_param_table[0]);

@@ -116,6 +116,16 @@ struct nic_params {
 	uint32_t ses_job_id;                /* job_id (24 bits) of the SES requests it sends (the reference provider: 1) */
 	uint16_t ses_pid_on_fep;            /* pid_on_fep (12 bits) of them (the reference provider: 0) */
 	uint16_t ses_resource_index;        /* resource_index (12 bits) of them (the reference provider: 15) */
+
+	/*
+	 * uetemu-only section TestFaults: deliberate departures from UET 1.0 in what the NIC answers, for testing a
+	 * conformance tool (uetemu conform, docs/conform.md) against a uetemu that misbehaves on purpose. Never for
+	 * a scenario. All false by default: the answers are then UET 1.0's, byte for byte.
+	 */
+	bool fault_no_sack;                 /* NoSack: every ACK's SACK bitmap is sent empty */
+	bool fault_wrong_nack_code;         /* WrongNackCode: every NACK carries NO_RESOURCE (0x0A) whatever its cause */
+	bool fault_no_ses_response;         /* NoSesResponse: no SES response header on any ACK or RUDI response */
+	bool fault_no_ecn_echo;             /* NoEcnEcho: the M flag (ECN-CE seen) is never set on an answer */
 };
 
 /* The PDS type of the data ACKs a NIC sends: ACK_CC with NSCC state (the Scala pages'), or the plain 12 B ACK. */

@@ -3,8 +3,28 @@
 
 #include <string.h>
 
+/* nic.TestFaults (uetemu-only, for testing conformance tools): spoil answer @p p as the switches set say. */
+static void test_faults(const struct nic_params *np, struct wire_pkt *p)
+{
+	uint8_t type = p->kind == WIRE_KIND_ACK ? WIRE_PDS_ACK_CC : p->kind == WIRE_KIND_NACK ? WIRE_PDS_NACK : p->pds.type;
+	bool ack = type == WIRE_PDS_ACK || type == WIRE_PDS_ACK_CC || type == WIRE_PDS_ACK_CCX;
+	bool nack = type == WIRE_PDS_NACK || type == WIRE_PDS_NACK_CCX;
+
+	if (np->fault_no_sack && ack)
+		p->pds.sack_bitmap = 0;
+	if (np->fault_wrong_nack_code && nack)
+		p->pds.nack_code = WIRE_NACK_NO_RESOURCE;
+	if (np->fault_no_ses_response && (ack || type == WIRE_PDS_RUDI_RESP) && p->pds.next_hdr == WIRE_NH_RESPONSE)
+		p->pds.next_hdr = WIRE_NH_NONE;
+	if (np->fault_no_ecn_echo && (ack || nack || type == WIRE_PDS_RUDI_RESP))
+		p->pds.flags &= (uint8_t)~WIRE_ACK_F_M; /* M is 0x20 in ACK, NACK and RUDI response alike */
+}
+
 void nic_push_ctrl(struct nic *nic, struct wire_pkt *p, emu_ps_t now)
 {
+	if (nic->p->fault_no_sack | nic->p->fault_wrong_nack_code | nic->p->fault_no_ses_response |
+	    nic->p->fault_no_ecn_echo)
+		test_faults(nic->p, p);
 	if ((p->kind == WIRE_KIND_ACK || (p->kind == WIRE_KIND_UET && p->pds.type == WIRE_PDS_ACK)) &&
 	    (p->pds.flags & WIRE_ACK_F_M))
 		nic->c[NIC_C_M_MARKED_PKTS_SENT]++;

@@ -760,6 +760,18 @@ int wire_decode_cfg(const uint8_t *buf, size_t len, const struct wire_rx_cfg *cf
 int wire_decode_rx(const uint8_t *buf, size_t len, const struct wire_rx_cfg *cfg, struct wire_pkt *out,
 		   struct wire_rx_info *info);
 
+/**
+ * The rest of wire_decode_rx() for a frame whose Ethernet and IPv4 headers wire_ipv4_decode() has read into
+ * @p ip (so they are not parsed nor checksummed again): its protocol (NOT_UDP unless UDP or 253), then UDP or the
+ * entropy header, UET, a connection-management message or RoCE, as wire_decode_rx() decodes them, with the same
+ * reasons and the same @p info (may be NULL). For a frame that is IPv4, wire_ipv4_decode() then this returns what
+ * wire_decode_rx() returns and fills @p out alike. BAD_IP_LEN when @p ip does not fit the @p len bytes (the decode
+ * of another frame).
+ */
+struct wire_ipv4; /* below, with the decoders of what a host answers besides UET */
+int wire_decode_ipv4(const uint8_t *buf, size_t len, const struct wire_ipv4 *ip, const struct wire_rx_cfg *cfg,
+		     struct wire_pkt *out, struct wire_rx_info *info);
+
 /** wire_decode_cfg() with UET port @p uet_port and no CRC trailer expected. */
 int wire_decode(const uint8_t *buf, size_t len, uint16_t uet_port, struct wire_pkt *out);
 
@@ -915,6 +927,10 @@ struct wire_icmp {
  * Returns WIRE_R_OK, a reason of wire_ipv4_decode(), or NOT_ICMP, SHORT_ICMP, BAD_ICMP_CSUM.
  */
 int wire_icmp_decode(const uint8_t *buf, size_t len, struct wire_icmp *out);
+
+/** wire_icmp_decode() of a frame whose headers wire_ipv4_decode() has read into @p ip: from the protocol on
+ *  (NOT_ICMP, SHORT_ICMP, BAD_ICMP_CSUM), the IPv4 header not parsed again. BAD_IP_LEN when @p ip does not fit. */
+int wire_icmp_decode_ipv4(const uint8_t *buf, size_t len, const struct wire_ipv4 *ip, struct wire_icmp *out);
 
 /**
  * Encode @p m: Ethernet, IPv4 (IHL 5, DF, ID 0, DSCP 0, m->ttl, checksum), ICMP type, code, id, seq, data and its

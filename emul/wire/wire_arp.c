@@ -85,25 +85,34 @@ int wire_icmp_decode(const uint8_t *buf, size_t len, struct wire_icmp *out)
 	struct wire_ipv4 ip;
 	int rc = wire_ipv4_decode(buf, len, &ip);
 
-	memset(out, 0, sizeof(*out));
-	if (rc != WIRE_R_OK)
+	if (rc != WIRE_R_OK) {
+		memset(out, 0, sizeof(*out));
 		return rc;
-	if (ip.proto != WIRE_IPPROTO_ICMP)
+	}
+	return wire_icmp_decode_ipv4(buf, len, &ip, out);
+}
+
+int wire_icmp_decode_ipv4(const uint8_t *buf, size_t len, const struct wire_ipv4 *ip, struct wire_icmp *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (ip->l4_off > len || ip->l4_len > len - ip->l4_off) /* not this frame's decode: a caller's mistake */
+		return WIRE_R_BAD_IP_LEN;
+	if (ip->proto != WIRE_IPPROTO_ICMP)
 		return WIRE_R_NOT_ICMP;
 
 	/* wire_ipv4_decode() checked that the datagram lies inside the frame: l4_off + l4_len <= len. */
-	const uint8_t *m = buf + ip.l4_off;
-	size_t n = ip.l4_len;
+	const uint8_t *m = buf + ip->l4_off;
+	size_t n = ip->l4_len;
 
 	if (n < WIRE_ICMP_HDR_LEN)
 		return WIRE_R_SHORT_ICMP;
 	if (wire_csum(m, n) != 0)
 		return WIRE_R_BAD_ICMP_CSUM;
-	memcpy(out->dst_mac, ip.dst_mac, 6);
-	memcpy(out->src_mac, ip.src_mac, 6);
-	out->src_ip = ip.src_ip;
-	out->dst_ip = ip.dst_ip;
-	out->ttl = ip.ttl;
+	memcpy(out->dst_mac, ip->dst_mac, 6);
+	memcpy(out->src_mac, ip->src_mac, 6);
+	out->src_ip = ip->src_ip;
+	out->dst_ip = ip->dst_ip;
+	out->ttl = ip->ttl;
 	out->type = m[ICMP_TYPE];
 	out->code = m[ICMP_CODE];
 	out->id = get_be16(m + ICMP_ID);

@@ -8,40 +8,6 @@
 
 /* ---- below the PDS header ---- */
 
-static int dec_eth(const uint8_t *b, size_t n, struct wire_pkt *out)
-{
-	if (n < WIRE_ETH_LEN)
-		return -WIRE_R_SHORT_ETH;
-	if (get_be16(b + ETH_TYPE) != WIRE_ETHERTYPE_IPV4)
-		return -WIRE_R_NOT_IPV4;
-	memcpy(out->dst_mac, b + ETH_DST, 6);
-	memcpy(out->src_mac, b + ETH_SRC, 6);
-	return WIRE_ETH_LEN;
-}
-
-/*
- * IPv4 header; *dgram gets the total length, which the caller uses as the end (bytes past it are padding), and
- * *proto the protocol: UDP, or UET's native 253.
- */
-static int dec_ipv4(const uint8_t *b, size_t n, struct wire_pkt *out, size_t *dgram, uint8_t *proto)
-{
-	struct wire_ipv4 ip;
-	int rc = wire_dec_ipv4_hdr(b, n, &ip, dgram);
-
-	if (rc < 0)
-		return rc;
-	if (ip.proto != WIRE_IPPROTO_UDP && ip.proto != WIRE_IPPROTO_UET)
-		return -WIRE_R_NOT_UDP;
-	out->dscp = ip.dscp;
-	out->ecn = ip.ecn;
-	out->ip_id = ip.ip_id;
-	out->ttl = ip.ttl;
-	out->src_ip = ip.src_ip;
-	out->dst_ip = ip.dst_ip;
-	*proto = ip.proto;
-	return rc;
-}
-
 /*
  * The UDP checksum of datagram @p b (@p n bytes, header included) for the addresses in @p out, taken as @p mode
  * says (enum wire_csum_mode): an enum wire_csum_seen, or -1 when it is refused. RFC 768: the one's complement sum
@@ -515,6 +481,56 @@ static int dec_pfc(const uint8_t *b, size_t n, struct wire_pkt *out)
 	return WIRE_R_OK;
 }
 
+/*
+ * Everything above the IPv4 header of a frame whose Ethernet and IPv4 headers wire_ipv4_decode() read into @p ip:
+ * UDP (or UET's entropy header), then UET, a connection-management message or RoCE. @p out is zeroed already;
+ * *@p seen gets what the UDP checksum was (enum wire_csum_seen), when the frame is taken.
+ */
+static int dec_above_ipv4(const uint8_t *buf, const struct wire_ipv4 *ip, const struct wire_rx_cfg *cfg,
+			  struct wire_pkt *out, uint8_t *seen)
+{
+	/* wire_ipv4_decode() checked that the datagram lies inside the frame: anything after it is Ethernet padding */
+	size_t off = ip->l4_off, end = ip->l4_off + ip->l4_len;
+	int rc;
+
+	if (ip->proto != WIRE_IPPROTO_UDP && ip->proto != WIRE_IPPROTO_UET)
+		return WIRE_R_NOT_UDP;
+	memcpy(out->dst_mac, ip->dst_mac, 6);
+	memcpy(out->src_mac, ip->src_mac, 6);
+	out->dscp = ip->dscp;
+	out->ecn = ip->ecn;
+	out->ip_id = ip->ip_id;
+	out->ttl = ip->ttl;
+	out->src_ip = ip->src_ip;
+	out->dst_ip = ip->dst_ip;
+	if (ip->proto == WIRE_IPPROTO_UET)
+		rc = dec_entropy(buf + off, end - off, out);
+	else
+		rc = dec_udp(buf + off, end - off, cfg, out, seen);
+	if (rc < 0)
+		return -rc;
+	off += (size_t)rc;
+	if (ip->proto == WIRE_IPPROTO_UDP && out->dport == WIRE_UDP_PORT_CM && out->dport != cfg->uet_port)
+		rc = dec_cm(buf + off, end - off, out);
+	else if (ip->proto == WIRE_IPPROTO_UDP && out->dport == WIRE_UDP_PORT_ROCE && out->dport != cfg->uet_port)
+		rc = wire_roce_dec(buf, end, off, cfg, out);
+	else
+		rc = dec_uet(buf + off, end - off, cfg->crc, out);
+	return rc < 0 ? -rc : WIRE_R_OK;
+}
+
+/* dec_above_ipv4(), and what it saw of the UDP checksum into @p info (may be NULL) when the frame is taken. */
+static int dec_above_ipv4_info(const uint8_t *buf, const struct wire_ipv4 *ip, const struct wire_rx_cfg *cfg,
+			       struct wire_pkt *out, struct wire_rx_info *info)
+{
+	uint8_t seen = WIRE_CSUM_SEEN_NONE;
+	int rc = dec_above_ipv4(buf, ip, cfg, out, &seen);
+
+	if (info != NULL && rc == WIRE_R_OK)
+		info->udp_csum = seen;
+	return rc;
+}
+
 int wire_decode_cfg(const uint8_t *buf, size_t len, const struct wire_rx_cfg *cfg, struct wire_pkt *out)
 {
 	return wire_decode_rx(buf, len, cfg, out, NULL);
@@ -523,8 +539,7 @@ int wire_decode_cfg(const uint8_t *buf, size_t len, const struct wire_rx_cfg *cf
 int wire_decode_rx(const uint8_t *buf, size_t len, const struct wire_rx_cfg *cfg, struct wire_pkt *out,
 		   struct wire_rx_info *info)
 {
-	size_t off, end, dgram = 0;
-	uint8_t proto = 0, seen = WIRE_CSUM_SEEN_NONE;
+	struct wire_ipv4 ip;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -532,34 +547,20 @@ int wire_decode_rx(const uint8_t *buf, size_t len, const struct wire_rx_cfg *cfg
 		info->udp_csum = WIRE_CSUM_SEEN_NONE;
 	if (len >= WIRE_ETH_LEN && get_be16(buf + ETH_TYPE) == WIRE_ETHERTYPE_MAC_CTRL)
 		return dec_pfc(buf, len, out);
-	rc = dec_eth(buf, len, out);
-	if (rc < 0)
-		return -rc;
-	off = (size_t)rc;
-	rc = dec_ipv4(buf + off, len - off, out, &dgram, &proto);
-	if (rc < 0)
-		return -rc;
-	/* dec_ipv4 checked dgram <= len - off: the datagram ends here, anything after is Ethernet padding. */
-	end = off + dgram;
-	off += (size_t)rc;
-	if (proto == WIRE_IPPROTO_UET)
-		rc = dec_entropy(buf + off, end - off, out);
-	else
-		rc = dec_udp(buf + off, end - off, cfg, out, &seen);
-	if (rc < 0)
-		return -rc;
-	off += (size_t)rc;
-	if (proto == WIRE_IPPROTO_UDP && out->dport == WIRE_UDP_PORT_CM && out->dport != cfg->uet_port)
-		rc = dec_cm(buf + off, end - off, out);
-	else if (proto == WIRE_IPPROTO_UDP && out->dport == WIRE_UDP_PORT_ROCE && out->dport != cfg->uet_port)
-		rc = wire_roce_dec(buf, end, off, cfg, out);
-	else
-		rc = dec_uet(buf + off, end - off, cfg->crc, out);
-	if (rc < 0)
-		return -rc;
+	if ((rc = wire_ipv4_decode(buf, len, &ip)) != WIRE_R_OK)
+		return rc;
+	return dec_above_ipv4_info(buf, &ip, cfg, out, info);
+}
+
+int wire_decode_ipv4(const uint8_t *buf, size_t len, const struct wire_ipv4 *ip, const struct wire_rx_cfg *cfg,
+		     struct wire_pkt *out, struct wire_rx_info *info)
+{
+	memset(out, 0, sizeof(*out));
 	if (info != NULL)
-		info->udp_csum = seen;
-	return WIRE_R_OK;
+		info->udp_csum = WIRE_CSUM_SEEN_NONE;
+	if (ip->l4_off > len || ip->l4_len > len - ip->l4_off) /* not this frame's decode: a caller's mistake */
+		return WIRE_R_BAD_IP_LEN;
+	return dec_above_ipv4_info(buf, ip, cfg, out, info);
 }
 
 int wire_decode(const uint8_t *buf, size_t len, uint16_t uet_port, struct wire_pkt *out)

@@ -23,6 +23,7 @@ struct cm_fx {
 	struct nic_params p;
 	struct port_neigh neigh[4];
 	struct nic *nics[4];
+	struct port_nic hosts[4];
 	struct net_link link[2];
 	char dir[64];
 };
@@ -46,6 +47,7 @@ static struct cm_fx *fx_new(void)
 		struct nic_env env = tfx_nic_env(&f->np, &f->p, f->neigh, 4, i);
 		f->nics[i] = nic_create(&env);
 		cr_assert_not_null(f->nics[i]);
+		f->hosts[i] = (struct port_nic){ .dev = f->nics[i], .ops = &nic_port_ops };
 	}
 	for (uint32_t l = 0; l < 2; l++) {
 		struct net_endpoint a = { f->nics[2 * l], &nic_dev_ops, 0, 0 }, z = { f->nics[2 * l + 1], &nic_dev_ops, 0, 0 };
@@ -55,7 +57,7 @@ static struct cm_fx *fx_new(void)
 	}
 	strcpy(f->dir, "/tmp/uetemu-test-rdma-cm-XXXXXX");
 	cr_assert_not_null(mkdtemp(f->dir));
-	cr_assert_eq(ctl_rdma_start(f->rd, f->nics, &f->np, f->dir, 0, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(ctl_rdma_start(f->rd, f->hosts, &f->np, f->dir, 0, err, sizeof(err)), 0, "%s", err);
 	return f;
 }
 

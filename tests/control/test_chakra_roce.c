@@ -1,7 +1,7 @@
-/* The Chakra workload's receive matching on RoCE NICs (control/chakra/ctl_chakra_roce.c), and on UET NICs
- * (ctl_chakra.c, configs/chakra-dp8.yaml) by the sender's message id: a msg_recv report that
- * names no transfer of the workload exactly (an unknown sender, a queue pair the workload never opened, a number
- * past the 24 bits of the wire) is counted in recv_unmatched and changes nothing; reports for no transfer
+/* The Chakra workload's receive matching, through control's hooks (control/chakra/ctl_chakra.c), on RoCE NICs
+ * (emul/app/app_chakra_qp.c), and on UET NICs (app_chakra_net.c, configs/chakra-dp8.yaml) by the sender's
+ * message id: a msg_recv report that names no transfer of the workload exactly (an unknown sender, a queue pair
+ * the workload never opened, a number past the 24 bits of the wire) is counted in recv_unmatched and changes nothing; reports for no transfer
  * (msg_sent, msg_done with a cookie the workload never gave) are ignored. configs/chakra-dp8-roce.yaml, run from
  * the source root; no simulation runs (the NICs are never reached on these paths). */
 #define _XOPEN_SOURCE 700
@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "ctl_chakra.h"
+#include "nic.h"
+#include "roce.h"
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -24,21 +26,25 @@ struct ck_rig {
 	struct ctl_config cfg;
 	struct ctl_chakra_run *k;
 	struct net_part np;
+	struct port_nic hosts[8];
 	char dir[32];
 };
 
-static void rig_start(struct ck_rig *g, const char *path, struct roce *const *roces)
+static void rig_start(struct ck_rig *g, const char *path, bool roce)
 {
 	char err[512] = "";
 
+	for (uint32_t h = 0; h < 8; h++) /* the receive paths never reach a NIC */
+		g->hosts[h] = (struct port_nic){.dev = NULL, .ops = roce ? &roce_port_ops : &nic_port_ops};
 	cr_assert_eq(ctl_config_load(&g->cfg, path, NULL, 0, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(g->cfg.nic_model, roces ? CTL_NIC_ROCE : CTL_NIC_UET);
+	cr_assert_eq(g->cfg.nic_model, roce ? CTL_NIC_ROCE : CTL_NIC_UET);
+	cr_assert_eq(g->cfg.n_hosts, 8);
 	cr_assert_eq(ctl_chakra_create(&g->cfg, &g->k, err, sizeof(err)), 0, "%s", err);
 	cr_assert_not_null(g->k);
 	cr_assert_eq(net_part_init(&g->np, 1 << 12, 1 << 8), 0);
 	snprintf(g->dir, sizeof(g->dir), "/tmp/ck-roce-XXXXXX");
 	cr_assert_not_null(mkdtemp(g->dir));
-	cr_assert_eq(ctl_chakra_start(g->k, NULL, roces, &g->np, g->dir, 0, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(ctl_chakra_start(g->k, g->hosts, &g->np, g->dir, 0, err, sizeof(err)), 0, "%s", err);
 }
 
 /* summary.json's Chakra part holds @p want; then the rig is taken down. */
@@ -64,10 +70,9 @@ static void rig_end(struct ck_rig *g, const char *want)
 Test(ctl_chakra_roce, reports_naming_no_transfer_are_counted_never_trusted)
 {
 	static struct ck_rig g;
-	struct roce *roces[8] = {NULL}; /* the receive paths never reach a NIC */
 	struct ctl_chakra_run *k;
 
-	rig_start(&g, "configs/chakra-dp8-roce.yaml", roces);
+	rig_start(&g, "configs/chakra-dp8-roce.yaml", true);
 	k = g.k;
 	ctl_chakra_roce_recv(k, 1, 0x0b000001, 1, 1, 100, 10);             /* a sender that is no host */
 	ctl_chakra_roce_recv(k, 1, g.cfg.hosts[0].ip, 1, 1, 100, 10);       /* a queue pair never opened */
@@ -81,14 +86,14 @@ Test(ctl_chakra_roce, reports_naming_no_transfer_are_counted_never_trusted)
 	rig_end(&g, "\"recv_unmatched\":5");
 }
 
-/* The same on UET NICs (control/chakra/ctl_chakra.c): a message from an address that is no host, or with a message
+/* The same on UET NICs (emul/app/app_chakra_net.c): a message from an address that is no host, or with a message
  * id the sender never posted, is counted; the sender is found by its IP in the map both transports share. */
 Test(ctl_chakra_uet, reports_naming_no_transfer_are_counted_never_trusted)
 {
 	static struct ck_rig g;
 	struct ctl_chakra_run *k;
 
-	rig_start(&g, "configs/chakra-dp8.yaml", NULL);
+	rig_start(&g, "configs/chakra-dp8.yaml", false);
 	k = g.k;
 	ctl_chakra_recv(k, 1, 0x0b000001, 1, 100, 10);         /* a sender that is no host */
 	ctl_chakra_recv(k, 1, g.cfg.hosts[0].ip, 1, 100, 10);  /* a message id host0 never posted */

@@ -12,7 +12,7 @@
 #define MS EMU_PS_PER_MS
 #define S EMU_PS_PER_S
 #define MAX_FRAMES 512
-#define MAX_HOSTS 3
+#define MAX_HOSTS 64 /* CTL_PORT_HOSTS_MAX: the most a config shares one port among */
 
 static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 static const uint8_t kmac[6] = { 0x52, 0x54, 0x00, 0xaa, 0xbb, 0x01 }; /* the kernel side */
@@ -523,6 +523,43 @@ Test(net_port, shared_port_delivers_by_mac_and_ip)
 		cr_assert_arr_eq(last_arp().sha, F.hosts[h].mac, 6);
 	}
 	cr_assert_eq(accounted(), 8);
+}
+
+Test(net_port, shared_port_of_64_hosts_finds_each_by_mac_and_ip)
+{
+	uint8_t f[128];
+
+	fx_hosts(MAX_HOSTS);
+	for (uint32_t h = 0; h < MAX_HOSTS; h++) { /* MACs and addresses alike but for a bit or two */
+		F.hosts[h].mac[4] = (uint8_t)(h >> 3);
+		F.hosts[h].mac[5] = (uint8_t)(h & 7);
+		F.hosts[h].ip = 0x0a580000u | h << 8 | 10;
+	}
+	F.hosts[MAX_HOSTS - 1].ip = F.hosts[0].ip; /* one address twice: the first host has it, as a scan finds */
+	struct net_port_cfg c = { 0 };
+	fx_create(&c, MAX_HOSTS);
+	for (uint32_t h = 0; h < MAX_HOSTS; h++) {
+		struct wire_pkt a = mk_ack(KIP, F.hosts[h].ip, F.hosts[h].mac, kmac);
+		rx(f, enc(&a, f, sizeof(f)), 0);
+		cr_assert_eq(F.sinks[h].n, 1, "host %u", h);
+	}
+	for (uint32_t h = 0; h < MAX_HOSTS - 1; h++) {
+		rx(f, arp_frame(f, WIRE_ARP_REQUEST, bcast, kmac, KIP, NULL, F.hosts[h].ip), 0);
+		cr_assert_arr_eq(last_arp().sha, F.hosts[h].mac, 6, "host %u", h);
+	}
+	rx(f, arp_frame(f, WIRE_ARP_REQUEST, bcast, kmac, KIP, NULL, F.hosts[MAX_HOSTS - 1].ip), 0);
+	cr_assert_arr_eq(last_arp().sha, F.hosts[0].mac, 6);
+	/* a MAC or an address none of them has */
+	struct wire_pkt stranger = mk_ack(KIP, F.hosts[1].ip, gmac, kmac);
+	rx(f, enc(&stranger, f, sizeof(f)), 0);
+	cr_assert_eq(D(NET_PORT_RX_NOT_OUR_MAC), 1);
+	rx(f, arp_frame(f, WIRE_ARP_REQUEST, bcast, kmac, KIP, NULL, 0x0a5900fe), 0);
+	cr_assert_eq(D(NET_PORT_RX_ARP_OTHER_TARGET), 1);
+	/* a frame from one of their own MACs is a reflection */
+	struct wire_pkt own = mk_ack(KIP, F.hosts[2].ip, F.hosts[2].mac, F.hosts[40].mac);
+	rx(f, enc(&own, f, sizeof(f)), 0);
+	cr_assert_eq(D(NET_PORT_RX_OWN_FRAME), 1);
+	cr_assert_eq(C(NET_PORT_C_RX_TO_HOST), MAX_HOSTS);
 }
 
 Test(net_port, shared_port_hosts_talk_without_the_wire)

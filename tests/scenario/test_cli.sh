@@ -49,10 +49,19 @@ n=$("$uetemu" validate tests/control/bad/many-errors.yaml 2>&1 | grep -c '^uetem
 check "validate reports all 4 errors of many-errors.yaml in one pass, each with file:line:col ($n)" '[ "$n" -eq 4 ]'
 
 # the command line: help for every command, --opt=value, short options, exit statuses
-for sub in run validate keys columns pcap-info version help; do
+for sub in run validate keys columns pcap-info conform version help; do
 	out=$("$uetemu" $sub --help); rc=$?
 	check "uetemu $sub --help exits 0 and shows its usage" '[ $rc -eq 0 ] && [[ "$out" == "usage: uetemu $sub"* ]]'
 done
+out=$("$uetemu" conform --help); rc=$?
+check "conform --help lists its cases" '[ $rc -eq 0 ] && [[ "$out" == *"  sack_out_of_order "* ]] && [[ "$out" == *"  bad_frames "* ]]'
+"$uetemu" conform --ip 10.0.0.1 >/dev/null 2>&1; rc=$?
+check "conform without --dev and --dut-ip exits 2 ($rc)" '[ $rc -eq 2 ]'
+out=$("$uetemu" conform --dev net_null0 --dut-ip 10.0.0.2 --ip 10.0.0.1 --cases nosuch 2>&1); rc=$?
+check "conform --cases with an unknown case exits 2 and lists the cases ($rc)" \
+	'[ $rc -eq 2 ] && [[ "$out" == *"no case '"'"'nosuch'"'"'"* ]] && [[ "$out" == *pdc_establish* ]]'
+out=$("$uetemu" conform --dev net_null0 --dut-ip 10.0.0.2 --ip 10.0.0.1 --encap tcp 2>&1); rc=$?
+check "conform --encap tcp exits 2 ($rc)" '[ $rc -eq 2 ] && [[ "$out" == *"expected udp or native"* ]]'
 out=$("$uetemu" help); rc=$?
 check "uetemu help lists the commands" '[ $rc -eq 0 ] && [[ "$out" == *"validate CONFIG"* ]]'
 for opt in -m --mode -o --out -s --set -q --quiet -h --help; do

@@ -344,6 +344,106 @@ Test(wire_ipv4, routed_uet_frame_ttl_accepted)
 	cr_assert_eq(f[22], 254);
 }
 
+/* wire_decode_rx() of @p f, and wire_ipv4_decode() then wire_decode_ipv4() of it: the same reason, the same
+ * descriptor and checksum finding when it is taken. Returns the reason. */
+static int same_as_one_decode(const uint8_t *f, size_t n, const struct wire_rx_cfg *cfg)
+{
+	struct wire_pkt whole, split;
+	struct wire_rx_info iw = { 0xff }, is = { 0xee };
+	struct wire_ipv4 ip;
+	int a = wire_decode_rx(f, n, cfg, &whole, &iw), b = wire_ipv4_decode(f, n, &ip);
+
+	if (b == WIRE_R_OK)
+		b = wire_decode_ipv4(f, n, &ip, cfg, &split, &is);
+	cr_assert_eq(a, b, "%zu bytes: %s, in two steps %s", n, wire_reason_key(a), wire_reason_key(b));
+	if (a == WIRE_R_OK) {
+		cr_assert_arr_eq(&whole, &split, sizeof(whole), "%zu bytes", n);
+		cr_assert_eq(iw.udp_csum, is.udp_csum, "%zu bytes", n);
+	}
+	return a;
+}
+
+Test(wire_ipv4, decode_on_from_the_header_is_wire_decode)
+{
+	static const uint8_t data[8] = { 0 };
+	const struct wire_rx_cfg crc = { .uet_port = WIRE_UDP_PORT_UET, .crc = true },
+				 plain = { .uet_port = WIRE_UDP_PORT_UET };
+	struct wire_icmp m = mk_echo(data, sizeof(data));
+	struct wire_ipv4 ip;
+	struct wire_pkt p, q;
+	uint8_t f[512];
+	int n;
+
+	memset(&p, 0, sizeof(p));
+	p.kind = WIRE_KIND_DATA;
+	memcpy(p.dst_mac, mac_a, 6);
+	memcpy(p.src_mac, mac_b, 6);
+	p.src_ip = 0x0a020001;
+	p.dst_ip = 0x0a010001;
+	p.ttl = 254;
+	p.dscp = 26;
+	p.ecn = 2;
+	p.dport = WIRE_UDP_PORT_UET;
+	p.pds.type = WIRE_PDS_RUD_CC_REQ;
+	p.ses.opcode = WIRE_SES_OP_WRITE;
+	p.ses.request_length = 300;
+	p.payload_len = 300;
+	/* a data frame with and without its CRC trailer, an ACK, one natively encapsulated, each cut at every byte */
+	for (int k = 0; k < 4; k++) {
+		struct wire_pkt e = p;
+
+		if (k == 1)
+			e.encap |= WIRE_ENCAP_CRC;
+		if (k == 2) {
+			e.kind = WIRE_KIND_ACK;
+			e.pds.type = WIRE_PDS_ACK_CC;
+			e.payload_len = 0;
+			memset(&e.ses, 0, sizeof(e.ses));
+		}
+		if (k == 3)
+			e.encap |= WIRE_ENCAP_NATIVE;
+		n = wire_encode(&e, f, sizeof(f));
+		cr_assert_gt(n, 0, "frame %d", k);
+		for (int cut = 0; cut <= n; cut++)
+			same_as_one_decode(f, (size_t)cut, k == 1 ? &crc : &plain);
+	}
+	n = wire_encode(&p, f, sizeof(f));
+	cr_assert_eq(wire_decode_cfg(f, (size_t)n, &plain, &q), WIRE_R_OK);
+	/* a UDP checksum that is wrong: refused when verified, taken unverified under rx_csum: ignore, either way */
+	f[40] = 0x12, f[41] = 0x34;
+	cr_assert_eq(same_as_one_decode(f, (size_t)n, &plain), WIRE_R_BAD_UDP_CSUM);
+	const struct wire_rx_cfg ignore = { .uet_port = WIRE_UDP_PORT_UET, .udp_csum = WIRE_CSUM_IGNORE };
+	cr_assert_eq(same_as_one_decode(f, (size_t)n, &ignore), WIRE_R_OK);
+	/* ICMP is NOT_UDP to the UET decoder, as it is to wire_decode() */
+	n = wire_icmp_encode(&m, f, sizeof(f));
+	same_as_one_decode(f, (size_t)n, &plain);
+	cr_assert_eq(wire_ipv4_decode(f, (size_t)n, &ip), WIRE_R_OK);
+	cr_assert_eq(wire_decode_ipv4(f, (size_t)n, &ip, &plain, &q, NULL), WIRE_R_NOT_UDP);
+	/* the decode of a longer frame does not fit this one */
+	cr_assert_eq(wire_decode_ipv4(f, ip.l4_off + ip.l4_len - 1, &ip, &plain, &q, NULL), WIRE_R_BAD_IP_LEN);
+}
+
+Test(wire_icmp, decode_on_from_the_header_is_wire_icmp_decode)
+{
+	static const uint8_t data[56] = { 9, 8, 7 };
+	struct wire_icmp m = mk_echo(data, sizeof(data)), a, b;
+	struct wire_ipv4 ip;
+	uint8_t f[128];
+	int n = wire_icmp_encode(&m, f, sizeof(f));
+
+	for (int cut = 0; cut <= n; cut++) {
+		int ra = wire_icmp_decode(f, (size_t)cut, &a), rb = wire_ipv4_decode(f, (size_t)cut, &ip);
+
+		if (rb == WIRE_R_OK)
+			rb = wire_icmp_decode_ipv4(f, (size_t)cut, &ip, &b);
+		cr_assert_eq(ra, rb, "cut %d", cut);
+		if (ra == WIRE_R_OK)
+			cr_assert_arr_eq(&a, &b, sizeof(a), "cut %d", cut);
+	}
+	cr_assert_eq(wire_ipv4_decode(f, (size_t)n, &ip), WIRE_R_OK);
+	cr_assert_eq(wire_icmp_decode_ipv4(f, 40, &ip, &b), WIRE_R_BAD_IP_LEN);
+}
+
 Test(wire_arp, random_bytes_never_crash)
 {
 	uint64_t s = 0xa5a5a5a5deadbeefULL;
