@@ -28,7 +28,8 @@ void run_rt_cross(void *arg, struct net_dir *d, const struct wire_pkt *pkt, emu_
 	struct run_xroute *x = arg;
 
 	(void)k; /* real time: frames arrive when they are taken, in the order they come */
-	struct run_xmsg *m = run_spsc_reserve(x->ring, sizeof(*m));
+	uint32_t raw = pkt->kind == WIRE_KIND_RAW ? pkt->payload_len : 0; /* a real device's bytes follow (take_one) */
+	struct run_xmsg *m = run_spsc_reserve(x->ring, (uint32_t)sizeof(*m) + raw);
 
 	if (m == NULL) {
 		x->from->x_full++;
@@ -38,6 +39,8 @@ void run_rt_cross(void *arg, struct net_dir *d, const struct wire_pkt *pkt, emu_
 	m->at = at;
 	m->dir = d;
 	m->pkt = *pkt;
+	if (raw != 0)
+		memcpy(m + 1, pkt->raw.buf, raw);
 	run_spsc_commit(x->ring);
 	x->from->x_sent++;
 }
@@ -65,12 +68,14 @@ static void take_one(struct run_lcore *lc, const struct run_xmsg *m, emu_ps_t no
 		run_xev_deliver(lc, m->ev, m->arg, now > m->at ? now : m->at, NULL);
 		return;
 	}
-	struct wire_pkt *p = net_pkt_alloc(lc->np);
+	struct wire_pkt *p = m->pkt.kind == WIRE_KIND_RAW ? net_pkt_raw_copy(lc->np, &m->pkt, (const uint8_t *)(m + 1)) :
+						       net_pkt_alloc(lc->np);
 
 	lc->x_recv++;
 	if (p == NULL)
 		return;
-	*p = m->pkt;
+	if (m->pkt.kind != WIRE_KIND_RAW)
+		*p = m->pkt;
 	if (m->at < now) {
 		lc->x_late++;
 		lc->x_late_max = now - m->at > lc->x_late_max ? now - m->at : lc->x_late_max;

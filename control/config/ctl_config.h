@@ -38,6 +38,10 @@ struct ctl_host {
 	 * real device faces through a DPDK port (ports[].attach "tor0:3"); the switches route to it as to any host,
 	 * addressing it at mac (the device's). */
 	bool external;
+	/* profile: a peer profile for this host's NIC (enum nic_profile), over nic.PeerProfile; has_profile false:
+	 * nic.PeerProfile's (docs/wire.md, Peer profiles) */
+	bool has_profile;
+	uint8_t profile;
 };
 
 /** topology.links[i].impair[j]: a test fixture acting on one data frame of one direction. */
@@ -80,7 +84,20 @@ struct ctl_message {
 	emu_ps_t start;            /* start: time the host rings the doorbell (timeval, default 0) */
 };
 
-enum ctl_app_type { CTL_APP_MESSAGES = 0, CTL_APP_SCALA_RDMA, CTL_APP_CHAKRA };
+enum ctl_app_type { CTL_APP_MESSAGES = 0, CTL_APP_SCALA_RDMA, CTL_APP_CHAKRA, CTL_APP_PINGPONG };
+
+#define CTL_PP_MAX 16 /* applications of type pingpong and responder */
+
+/** applications[i] of type pingpong or responder (docs/pingpong.md). */
+struct ctl_pingpong {
+	bool responder;        /* type responder: server only, answering any sender */
+	uint32_t client;       /* client: a host (pingpong) */
+	uint32_t server;       /* server: a host */
+	uint64_t size;         /* size: the request's bytes, default 4096 (pingpong) */
+	uint64_t reply;        /* reply: the reply's bytes, default size (responder: 4096) */
+	uint64_t iterations;   /* iterations: round trips, default 100 (pingpong) */
+	emu_ps_t start;        /* start: the first request's post, default 0 */
+};
 
 /** A Chakra application (docs/chakra.md): its traceset and the ChakraConfiguration attributes. */
 struct ctl_chakra {
@@ -250,6 +267,8 @@ struct ctl_config {
 	struct sw_params sw;           /* switch: applies to every switch (Scala Switch typedParameters) */
 	struct ctl_app *apps;          /* applications */
 	uint32_t n_apps;
+	struct ctl_pingpong pps[CTL_PP_MAX]; /* the pingpong and responder applications, in config order */
+	uint32_t n_pps;
 	struct ctl_port *ports;        /* ports */
 	uint32_t n_ports;
 	struct ctl_part *parts;        /* partitions, given or by default (by rack, else one "all") */

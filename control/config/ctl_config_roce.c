@@ -111,6 +111,16 @@ int ctl_nic_model_check(struct ctl_ctx *c, const struct ctl_ynode *server, struc
 	if (cfg->sw.uet_policy)
 		rc = ctl_err(c, at, "a switch has switch.SharedBufferManager.UETPolicyEnabled true, whose classes come "
 			     "from codepoints the Scala RoCE NIC does not send; set it false, or use ScalaUetNic");
+	bool profile = cfg->nic.peer_profile != NIC_PROFILE_NONE;
+
+	for (uint32_t i = 0; i < cfg->n_hosts; i++)
+		profile = profile || cfg->hosts[i].has_profile;
+	if (profile) /* a peer profile is the UET NIC's frames (docs/wire.md, Peer profiles) */
+		rc = ctl_err(c, at, "a peer profile (nic.PeerProfile, topology.hosts[].profile) shapes the Scala UET "
+			     "NIC's frames; remove it, or use ScalaUetNic");
+	if (cfg->n_pps > 0) /* the ping-pong's receive hook is the UET NIC's (docs/pingpong.md) */
+		rc = ctl_err(c, at, "the pingpong and responder applications run on the Scala UET NIC only; use "
+			     "ScalaUetNic");
 	ctl_pop(c, old);
 	return rc;
 }

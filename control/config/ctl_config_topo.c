@@ -132,11 +132,32 @@ static int host_gateway(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 	return ctl_val_gateway(c, v, &h->gateway);
 }
 
+/* profile: a peer profile's name (nic.PeerProfile's values), for this host's NIC only. */
+static int host_profile(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	struct host_obj *o = obj;
+	struct ctl_host *h = &o->cfg->hosts[o->idx];
+	const char *s;
+	int rc = ctl_scalar(c, v, "uec-ref-prov", &s);
+
+	if (rc != 0)
+		return rc;
+	if (strcmp(s, "none") == 0)
+		h->profile = NIC_PROFILE_NONE;
+	else if (strcmp(s, "uec-ref-prov") == 0)
+		h->profile = NIC_PROFILE_REFPROV;
+	else
+		return ctl_err(c, v, "unknown peer profile '%s'; profile takes none or uec-ref-prov (the UEC reference "
+			       "provider's defaults)", s);
+	h->has_profile = true;
+	return 0;
+}
+
 static int host_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t idx, void *obj)
 {
 	static const struct ctl_key keys[] = {
 		{ "name", true, host_name }, { "ip", true, host_ip }, { "mac", false, host_mac },
-		{ "gateway", false, host_gateway },
+		{ "gateway", false, host_gateway }, { "profile", false, host_profile },
 	};
 	struct host_obj o = { .cfg = obj, .idx = idx };
 	struct ctl_host *h = &o.cfg->hosts[idx];

@@ -119,6 +119,8 @@ uint32_t ctl_seq_len(const struct ctl_ynode *seq);
  */
 /** applications[@p idx] of type Chakra (ctl_config_chakra.c): its keys, defaults and rules. Returns 0 or -errno. */
 int ctl_app_chakra(struct ctl_ctx *c, const struct ctl_ynode *item, struct ctl_config *cfg, uint32_t idx);
+/** applications[idx] of type pingpong or responder (ctl_config_pingpong.c). */
+int ctl_app_pingpong(struct ctl_ctx *c, const struct ctl_ynode *item, struct ctl_config *cfg, uint32_t idx);
 
 /** The link being read, for the topology walkers. */
 struct ctl_link_obj {

@@ -546,9 +546,19 @@ static void json_switch_port(FILE *f, const struct ctl_report_in *r, const struc
 		(unsigned long long)st->tx_drop_toobig, (unsigned long long)st->rx_drop_toobig,
 		(unsigned long long)st->tx_drop_mtu, p->tx_mode);
 	json_reasons(f, p->rx_refused, WIRE_R_COUNT, wire_reason_key, &first);
-	fprintf(f, "}, \"rx_csum_partial\": %llu, \"rx_csum_unverified\": %llu}",
+	fprintf(f, "}, \"rx_csum_partial\": %llu, \"rx_csum_unverified\": %llu",
 		(unsigned long long)(p->rx_csum != NULL ? p->rx_csum[0] : 0),
 		(unsigned long long)(p->rx_csum != NULL ? p->rx_csum[1] : 0));
+	for (int d = 0; d < 2; d++) { /* what crossed the port, by class (docs/realtime.md, Real devices across) */
+		const uint64_t *c = d == 0 ? p->rx_class : p->tx_class;
+
+		fprintf(f, ", \"%s_class\": {", d == 0 ? "rx" : "tx");
+		for (int k = 0; k < WIRE_FC_COUNT; k++)
+			fprintf(f, "%s\"%s\": %llu", k ? ", " : "", wire_fabric_class_key(k),
+				(unsigned long long)(c != NULL ? c[k] : 0));
+		fputc('}', f);
+	}
+	fputc('}', f);
 }
 
 static void json_port(FILE *f, const struct ctl_report_in *r, const struct ctl_report_port *p)

@@ -45,6 +45,7 @@ struct ctl_report_port {
 	const uint64_t *rx_refused;          /* [WIRE_R_COUNT]: a switch port's frames the decoder refused */
 	const uint64_t *rx_csum;             /* [2]: a switch port's frames taken with a partial, an unchecked UDP
 	                                      * checksum (rx_csum_partial, rx_csum_unverified) */
+	const uint64_t *rx_class, *tx_class; /* [WIRE_FC_COUNT]: a switch port's frames in and out by fabric class */
 };
 
 /* Why a run stopped (summary.json "stop"). */

@@ -92,6 +92,7 @@ static void extra_json(FILE *f, const void *arg)
 	ctl_run_rec_json(f, arg);
 	ctl_run_rerun_json(f, arg);
 	ctl_run_vt_json(f, arg);
+	ctl_run_pp_json(f, arg);
 }
 
 static void extra_print(const void *arg)
@@ -99,6 +100,7 @@ static void extra_print(const void *arg)
 	ctl_run_replays_print(arg);
 	ctl_run_rerun_print(arg);
 	ctl_run_vt_print(arg);
+	ctl_run_pp_print(arg);
 }
 
 /* Hand the report a view of the finished run: what it ran, what crossed it, and why it stopped. */
@@ -124,6 +126,8 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 							   .stack = r->exts[i].stack, .stats = &r->exts[i].stats,
 							   .rx_refused = r->exts[i].sw_rx_refused,
 							   .rx_csum = r->exts[i].sw_rx_csum,
+							   .rx_class = r->exts[i].sw_rx_class,
+							   .tx_class = r->exts[i].sw_tx_class,
 							   .tx_mode = r->exts[i].zerocopy ? "zerocopy" : "copy" };
 		if (cp->sw) {
 			snprintf(sw_names + 32 * i, 32, "%s:%u", r->topo->devs[cp->sw_dev].name, cp->sw_port);

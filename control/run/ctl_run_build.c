@@ -6,6 +6,8 @@
 #include "ctl_run_rt_pvt.h"
 #include "ctl_run_vt_pvt.h"
 
+#include "app_pingpong.h"
+
 #include <errno.h>
 #include <unistd.h>
 #include <sys/file.h>
@@ -51,6 +53,8 @@ static void hook_msg_done(void *arg, uint64_t cookie, emu_ps_t now)
 		ctl_chakra_done(r->chakra, cookie, now);
 		return;
 	}
+	if (cookie & APP_PP_COOKIE) /* a ping-pong's message: its round trip ends at the reply's receipt */
+		return;
 	struct ctl_msg *m = &r->msgs[cookie];
 
 	m->done = now;
@@ -79,7 +83,10 @@ static void hook_msg_recv(void *arg, uint32_t fep_id, uint32_t src_ip, uint64_t 
 {
 	struct ctl_lcore *lc = arg; /* the NIC hooks' arg is the host's lcore (ctl_run_dev_lc), as hook_msg_done's */
 
-	ctl_chakra_recv(lc->run->chakra, fep_id, src_ip, wqe_id, bytes, now);
+	if (lc->run->n_pps > 0 && ctl_run_pp_recv(lc->run, fep_id, src_ip, bytes, now))
+		return;
+	if (lc->run->chakra != NULL)
+		ctl_chakra_recv(lc->run->chakra, fep_id, src_ip, wqe_id, bytes, now);
 }
 
 static void ev_post(void *a, void *b, emu_ps_t now)
@@ -175,6 +182,28 @@ nomem:
 	return -ENOMEM;
 }
 
+/* Peer profiles (nic.PeerProfile, topology.hosts[].profile): each host's attributes when any host has one. */
+static int host_profiles(struct ctl_run_state *r)
+{
+	const struct ctl_config *cfg = r->cfg;
+	bool any = cfg->nic.peer_profile != NIC_PROFILE_NONE;
+
+	for (uint32_t i = 0; i < cfg->n_hosts; i++)
+		any = any || cfg->hosts[i].has_profile;
+	if (!any)
+		return 0;
+	r->host_nic = calloc(cfg->n_hosts, sizeof(*r->host_nic));
+	if (r->host_nic == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < cfg->n_hosts; i++) {
+		r->host_nic[i] = cfg->nic;
+		if (nic_params_profile(&r->host_nic[i], cfg->hosts[i].has_profile ? cfg->hosts[i].profile
+										    : cfg->nic.peer_profile) < 0)
+			return -EINVAL;
+	}
+	return 0;
+}
+
 static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
@@ -188,6 +217,8 @@ static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 	}
 	r->hosts = calloc(cfg->n_hosts, sizeof(*r->hosts));
 	if (r->hosts == NULL)
+		goto nomem;
+	if (cfg->nic_model != CTL_NIC_ROCE && host_profiles(r) < 0)
 		goto nomem;
 	if (cfg->nic_model == CTL_NIC_ROCE) /* where the model is chosen */
 		return make_roces(r, err, errlen);
@@ -205,7 +236,7 @@ static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 		pdcs += ctl_chakra_host_pdcs(r->chakra, i);
 		struct nic_env env = {
 			.np = ctl_run_dev_np(r, i),
-			.params = &cfg->nic,
+			.params = ctl_run_host_nic(r, i),
 			.fep_id = i,
 			.name = cfg->hosts[i].name,
 			.ip = cfg->hosts[i].ip,
@@ -227,6 +258,8 @@ static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 			env.hooks.msg_recv = hook_msg_recv;
 			env.hooks.msg_sent = hook_msg_sent;
 		}
+		if (cfg->n_pps > 0) /* a ping-pong answers a whole message received */
+			env.hooks.msg_recv = hook_msg_recv;
 		/* On a switch the NIC addresses its gateway; a host on a real port keeps addressing its peers. */
 		env.has_gw = cfg->hosts[i].has_gw && !host_has_port(r, i);
 		memcpy(env.gw_mac, cfg->hosts[i].gw_mac, 6);
@@ -548,7 +581,7 @@ static int check_cc(struct ctl_run_state *r, char *err, size_t errlen)
 
 	for (uint32_t i = 0; r->nics != NULL && i < r->cfg->n_hosts; i++) {
 		uint64_t bps = r->hosts[i].ops->link_bps(r->hosts[i].dev);
-		if (nic_params_check_link(&r->cfg->nic, bps, why, sizeof(why)) < 0)
+		if (nic_params_check_link(ctl_run_host_nic(r, i), bps, why, sizeof(why)) < 0)
 			rc = add_err(err, errlen, "%s: nic (host %s): %s", r->cfg->path, r->cfg->hosts[i].name, why);
 	}
 	return rc;
@@ -565,6 +598,8 @@ static const char *one_lcore_only(const struct ctl_run_state *r)
 		return "the Scala RoCE NIC";
 	if (r->cfg->n_replays > 0)
 		return "a replay";
+	if (r->cfg->n_pps > 0)
+		return "a pingpong or responder application";
 	if (r->opts->record_dir != NULL)
 		return "a recorded session";
 	return NULL;
@@ -696,7 +731,7 @@ int ctl_run_build(struct ctl_run_state *r, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	if ((rc = make_outputs(r, err, errlen)) < 0 ||
-	    (rc = schedule_messages(r, err, errlen)) < 0 ||
+	    (rc = schedule_messages(r, err, errlen)) < 0 || (rc = ctl_run_pp_start(r, err, errlen)) < 0 ||
 	    (rc = ctl_rdma_start(r->rdma, r->hosts, &r->np, r->opts->out_dir, r->epoch_s, err, errlen)) < 0 ||
 	    (rc = ctl_chakra_start(r->chakra, r->hosts, &r->np, r->opts->out_dir, r->epoch_s, err, errlen)) < 0)
 		return rc;
@@ -727,12 +762,14 @@ void ctl_run_teardown(struct ctl_run_state *r)
 	r->rdma = NULL;
 	ctl_chakra_destroy(r->chakra);
 	r->chakra = NULL;
+	ctl_run_pp_free(r);
 	ctl_run_fabric_fini(r);
 	for (uint32_t i = 0; r->hosts != NULL && i < cfg->n_hosts; i++)
 		if (r->hosts[i].ops != NULL)
 			r->hosts[i].ops->destroy(r->hosts[i].dev);
 	free(r->hosts);
 	free(r->nics);
+	free(r->host_nic);
 	free(r->roces);
 	free(r->neigh);
 	free(r->links);

@@ -71,11 +71,14 @@ static void ext_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
 static void sw_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
 {
 	struct ctl_ext *x = arg;
-	bool hdrs = !wire_has_trailer(pkt);
+	/* a CRC or ICRC trailer follows the payload, or a real device's frame (RAW): the whole frame */
+	bool hdrs = !wire_has_trailer(pkt) && pkt->kind != WIRE_KIND_RAW;
 	int n = hdrs ? wire_encode_hdrs(pkt, x->hdr, sizeof(x->hdr)) : wire_encode(pkt, x->whole, sizeof(x->whole));
 
 	if (n <= 0)
 		return;
+	if (wire_fabric_class(pkt) >= 0)
+		x->sw_tx_class[wire_fabric_class(pkt)]++;
 	const struct net_tx_frame f = { .hdr = hdrs ? x->hdr : x->whole, .len = (uint32_t)n,
 					.payload = hdrs ? (uint32_t)(wire_frame_len(pkt) - (size_t)n) : 0 };
 
@@ -99,13 +102,55 @@ static void host_rx(struct ctl_ext *x, const struct net_rx_frame *f, unsigned n)
 	}
 }
 
+/* Whether @p ip is an external host's address: a real device behind a switch port (of this process or another). */
+static bool ext_host_ip(const struct ctl_config *cfg, uint32_t ip)
+{
+	for (uint32_t k = 0; k < cfg->n_ports; k++)
+		if (cfg->ports[k].sw && cfg->ports[k].sw_host != UINT32_MAX && cfg->hosts[cfg->ports[k].sw_host].ip == ip)
+			return true;
+	return false;
+}
+
+/*
+ * Real devices across the fabric (docs/realtime.md): a frame to another real device, or one the decoder refuses
+ * that is still IPv4 or ARP, enters as WIRE_KIND_RAW with its own bytes (net_pkt_raw()); the models' own frames to
+ * emulated hosts are decoded as before. Returns the descriptor, or NULL with the frame counted.
+ */
+static struct wire_pkt *sw_rx_take(struct ctl_ext *x, const struct wire_rx_cfg *rx, const uint8_t *frame,
+				   size_t len)
+{
+	struct ctl_run_state *r = x->run;
+	struct net_part *np = x->lc->np;
+	struct wire_pkt *pkt;
+	struct wire_rx_info info;
+	int rc;
+
+	if ((pkt = net_pkt_alloc(np)) == NULL)
+		return NULL;
+	rc = wire_decode_rx(frame, len, rx, pkt, &info); /* the frame's one decode (a second only to describe it raw) */
+	if (rc == WIRE_R_OK && (pkt->kind == WIRE_KIND_PFC || !ext_host_ip(r->cfg, pkt->dst_ip))) {
+		x->sw_rx_csum[0] += info.udp_csum == WIRE_CSUM_SEEN_PARTIAL;
+		x->sw_rx_csum[1] += info.udp_csum == WIRE_CSUM_SEEN_UNVERIFIED;
+		return pkt;
+	}
+	net_pkt_free(np, pkt);
+	int why = rc;
+
+	if ((pkt = net_pkt_raw(np, frame, len, r->cfg->nic.udp_port, &why)) != NULL || why == WIRE_R_OK)
+		return pkt; /* NULL: a pool was empty (counted) */
+	rc = rc == WIRE_R_OK ? why : rc;
+	x->sw_rx_refused[rc < WIRE_R_COUNT ? rc : 0]++;
+	np->counters[NET_C_EXT_RX_BAD_FRAME]++;
+	return NULL;
+}
+
 /* A burst from the device behind a switch port: each frame decoded (a bad one counted by reason) and handed to the
- * switch port at its time. */
+ * switch port at its time; a real device's frame the models do not know as RAW (sw_rx_take()). */
 static void sw_rx(struct ctl_ext *x, const struct net_rx_frame *f, unsigned n)
 {
 	struct ctl_run_state *r = x->run;
-	struct run_lcore *lc = x->lc;
 	const struct wire_rx_cfg rx = { .uet_port = r->cfg->nic.udp_port, .crc = r->cfg->nic.crc_trailer,
+					.crc_ip = r->cfg->nic.crc_coverage == NIC_CRC_COV_REFPROV,
 					.roce_icrc = r->cfg->roce.icrc, .roce_reth = r->cfg->roce.reth,
 					.udp_csum = r->cfg->ports[x - r->exts].rx_csum };
 	/* from another process's switch: the link's serialization and delay are still to come, as in one process */
@@ -117,18 +162,10 @@ static void sw_rx(struct ctl_ext *x, const struct net_rx_frame *f, unsigned n)
 
 		if (__builtin_expect(x->tap, 0))
 			tap_rx(x, &f[i]);
-		if ((pkt = net_pkt_alloc(lc->np)) == NULL)
+		if ((pkt = sw_rx_take(x, &rx, f[i].data, f[i].len)) == NULL)
 			continue;
-		struct wire_rx_info info;
-		int rc = wire_decode_rx(f[i].data, f[i].len, &rx, pkt, &info); /* the frame's one decode */
-		x->sw_rx_csum[0] += rc == WIRE_R_OK && info.udp_csum == WIRE_CSUM_SEEN_PARTIAL;
-		x->sw_rx_csum[1] += rc == WIRE_R_OK && info.udp_csum == WIRE_CSUM_SEEN_UNVERIFIED;
-		if (rc != WIRE_R_OK) {
-			x->sw_rx_refused[rc < WIRE_R_COUNT ? rc : 0]++;
-			lc->np->counters[NET_C_EXT_RX_BAD_FRAME]++;
-			net_pkt_free(lc->np, pkt);
-			continue;
-		}
+		if (wire_fabric_class(pkt) >= 0)
+			x->sw_rx_class[wire_fabric_class(pkt)]++;
 		if (remote)
 			net_dir_inject_link(d, pkt, f[i].t);
 		else
@@ -184,6 +221,8 @@ void ctl_run_ext_bind_switch(struct ctl_run_state *r, uint32_t i)
 	x->sw_end = r->topo->links[cp->sw_link].a.dev == cp->sw_dev ? 0 : 1;
 	x->sw_link->dir[x->sw_end].ext = sw_tx;
 	x->sw_link->dir[x->sw_end].ext_arg = x;
+	/* real devices' frames (sw_rx_take()): bounded; should the pool not be made, each is a counted drop */
+	(void)net_part_raw_init(x->lc->np, NET_RAW_BUFS);
 }
 
 /*
@@ -225,6 +264,8 @@ int ctl_run_ext_bind(struct ctl_run_state *r, uint32_t i, char *err, size_t errl
 	const struct ctl_port *cp = &cfg->ports[i];
 	struct ctl_ext *x = &r->exts[i];
 	struct net_port_host hosts[CTL_PORT_HOSTS_MAX];
+	/* what its hosts' NICs expect (a peer profile's trailer): the first host's; a port's hosts share a wire */
+	const struct nic_params *hn = cp->n_hosts > 0 ? ctl_run_host_nic(r, cp->hosts[0]) : &cfg->nic;
 
 	x->run = r;
 	x->hosts = calloc(cp->n_hosts, sizeof(*x->hosts));
@@ -249,7 +290,8 @@ int ctl_run_ext_bind(struct ctl_run_state *r, uint32_t i, char *err, size_t errl
 	}
 	struct net_port_cfg pc = { .np = x->lc->np, .hosts = hosts, .n_hosts = cp->n_hosts, .statics = statics,
 				   .n_statics = port_statics(cfg, cp, statics), .uet_port = cfg->nic.udp_port,
-				   .crc = cfg->nic.crc_trailer, .vlan = cp->vlan, .roce = cfg->nic_model == CTL_NIC_ROCE,
+				   .crc = hn->crc_trailer, .crc_ip = hn->crc_coverage == NIC_CRC_COV_REFPROV, .vlan = cp->vlan,
+				   .roce = cfg->nic_model == CTL_NIC_ROCE,
 				   .roce_icrc = cfg->roce.icrc, .roce_reth = cfg->roce.reth, .rx_csum = cp->rx_csum,
 				   .emit = port_emit, .emit_arg = x };
 	x->stack = net_port_create(&pc);

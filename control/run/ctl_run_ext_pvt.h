@@ -37,6 +37,8 @@ struct ctl_ext {
 	int sw_end;
 	uint64_t sw_rx_refused[WIRE_R_COUNT]; /* frames from the port the decoder refused, by reason */
 	uint64_t sw_rx_csum[2];      /* frames taken with a partial ([0]) or an unchecked ([1]) UDP checksum */
+	uint64_t sw_rx_class[WIRE_FC_COUNT]; /* frames from the port taken into the switch, by fabric class */
+	uint64_t sw_tx_class[WIRE_FC_COUNT]; /* frames the switch sent out of the port, by fabric class */
 	uint8_t hdr[WIRE_HDRS_MAX];  /* a frame's headers, encoded here for dp_tx_hdr() */
 	uint8_t whole[WIRE_MAX_FRAME]; /* frames with a CRC trailer, encoded whole */
 };

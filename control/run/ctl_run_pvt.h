@@ -60,6 +60,13 @@ struct ctl_run_state {
 	/* The same NICs as the typed arrays the records still take (the other one NULL); ctl_run_build.c alone
 	 * touches them, and they go when the records take hosts[]. */
 	struct nic **nics;
+	/* Each host's UET NIC attributes when a peer profile applies to some (nic.PeerProfile, topology.hosts[].profile:
+	 * cfg->nic with the profile over it), else NULL and every host takes cfg->nic (ctl_run_host_nic()). */
+	struct nic_params *host_nic;
+	/* The pingpong and responder applications this process runs (ctl_run_pp.c), and each one's cfg->pps index. */
+	struct app_pp **pps;
+	uint32_t pp_idx[CTL_PP_MAX];
+	uint32_t n_pps;
 	struct roce **roces;
 	struct port_neigh *neigh;
 	struct net_link *links;
@@ -203,5 +210,22 @@ int ctl_run_fabric(struct ctl_run_state *r, char *err, size_t errlen);
 int ctl_run_fabric_faults(struct ctl_run_state *r);
 void ctl_run_fabric_fini(struct ctl_run_state *r);
 
+
+/* ctl_run_pp.c: the pingpong and responder applications (docs/pingpong.md) */
+struct app_pp;
+/** Make them and schedule each ping-pong's start. 0, -ENOMEM or -ENOSPC with @p err. */
+int ctl_run_pp_start(struct ctl_run_state *r, char *err, size_t errlen);
+/** msg_recv of host @p fep_id: a whole message of @p bytes from @p src_ip; true when one of them took it. */
+bool ctl_run_pp_recv(struct ctl_run_state *r, uint32_t fep_id, uint32_t src_ip, uint64_t bytes, emu_ps_t now);
+void ctl_run_pp_free(struct ctl_run_state *r);
+/** summary.json "pingpong" (nothing without any), and the table's lines. */
+void ctl_run_pp_json(FILE *f, const struct ctl_run_state *r);
+void ctl_run_pp_print(const struct ctl_run_state *r);
+
+/** The UET NIC attributes of host @p h: its peer profile over cfg->nic, or cfg->nic itself. */
+static inline const struct nic_params *ctl_run_host_nic(const struct ctl_run_state *r, uint32_t h)
+{
+	return r->host_nic != NULL ? &r->host_nic[h] : &r->cfg->nic;
+}
 
 #endif /* CTL_RUN_PVT_H */

@@ -31,7 +31,9 @@ struct net_dev_ops {
 	X(EXT_RX_NO_DEVICE, "ext_rx_no_device", "frame from an external port with no device attached") \
 	X(IMPAIR_DROP, "impair_drop", "data frame dropped by a link fixture (impair: drop)") \
 	X(LINK_DOWN_DROP, "link_down_drop", "frame lost: its link was down (topology.faults)") \
-	X(LINK_LOSS_DROP, "link_loss_drop", "frame lost to its link's loss rate (topology.faults)")
+	X(LINK_LOSS_DROP, "link_loss_drop", "frame lost to its link's loss rate (topology.faults)") \
+	X(RAW_POOL_FULL, "raw_pool_full", "real device's frame dropped: every buffer of the partition's raw pool in use") \
+	X(RAW_CROSS_DROP, "raw_cross_drop", "real device's frame dropped: a virtual-time re-run's threads carry no bytes")
 
 #define NET_COUNTER_ENUM(n, k, s) NET_C_##n,
 enum net_counter { NET_COUNTERS(NET_COUNTER_ENUM) NET_C_COUNT };
@@ -50,6 +52,7 @@ const char *net_counter_desc(int c);
 struct net_part {
 	struct emu_sched *sched;
 	struct emu_pool *pkts;
+	struct emu_pool *raw;     /* WIRE_MAX_FRAME buffers of RAW descriptors (net_part_raw_init()); NULL if none */
 	uint64_t counters[NET_C_COUNT];
 };
 
@@ -75,11 +78,37 @@ static inline struct wire_pkt *net_pkt_alloc(struct net_part *np)
 	return p;
 }
 
-/** Return @p p to the pool. Accepts NULL. */
+/** Return @p p to the pool, a RAW one's bytes to the raw pool. Accepts NULL. */
 static inline void net_pkt_free(struct net_part *np, struct wire_pkt *p)
 {
+	if (p != NULL && p->kind == WIRE_KIND_RAW && p->raw.buf != NULL)
+		emu_pool_put(np->raw, p->raw.buf);
 	emu_pool_put(np->pkts, p);
 }
+
+/* Buffers of a partition's raw pool: real devices' frames in its part of the fabric at once (WIRE_MAX_FRAME each,
+ * taken as they fill: 4.5 MiB at most). A frame that finds none is dropped, counted as raw_pool_full. */
+#define NET_RAW_BUFS 512
+
+/**
+ * Give @p np a pool of @p count buffers of WIRE_MAX_FRAME bytes for RAW descriptors (taken as they fill). Once;
+ * again is a no-op. Returns 0 or -ENOMEM.
+ */
+int net_part_raw_init(struct net_part *np, uint32_t count);
+
+/**
+ * A RAW descriptor (wire_raw_take()) of the @p len bytes at @p frame (at most WIRE_MAX_FRAME), its bytes copied to
+ * a buffer of the raw pool. NULL when the frame does not describe (*@p reason set to the wire reason) or a pool is
+ * empty (*@p reason 0; counted as NET_C_RAW_POOL_FULL or NET_C_PKT_POOL_EMPTY).
+ */
+struct wire_pkt *net_pkt_raw(struct net_part *np, const uint8_t *frame, size_t len, uint16_t uet_port, int *reason);
+
+/**
+ * A copy of RAW descriptor @p d in @p np, its d->payload_len bytes copied from @p bytes to a buffer of @p np's raw
+ * pool (made at the first one: another partition's frames crossing to this one). NULL when a pool is empty
+ * (counted as for net_pkt_raw()).
+ */
+struct wire_pkt *net_pkt_raw_copy(struct net_part *np, const struct wire_pkt *d, const uint8_t *bytes);
 
 /** Schedule an event, counting NET_C_SCHED_FULL on failure. Returns 0 or -ENOSPC. */
 static inline int net_sched(struct net_part *np, emu_ps_t when, emu_event_fn fn, void *a, void *b, emu_timer_t *h)

@@ -23,8 +23,48 @@ int net_part_init(struct net_part *np, uint32_t max_events, uint32_t max_pkts)
 	return 0;
 }
 
+int net_part_raw_init(struct net_part *np, uint32_t count)
+{
+	if (np->raw == NULL)
+		np->raw = emu_pool_create(WIRE_MAX_FRAME, count);
+	return np->raw != NULL ? 0 : -ENOMEM;
+}
+
+struct wire_pkt *net_pkt_raw(struct net_part *np, const uint8_t *frame, size_t len, uint16_t uet_port, int *reason)
+{
+	struct wire_pkt d = { 0 };
+
+	*reason = wire_raw_take(frame, len, uet_port, &d);
+	if (*reason != WIRE_R_OK)
+		return NULL;
+	return net_pkt_raw_copy(np, &d, frame);
+}
+
+struct wire_pkt *net_pkt_raw_copy(struct net_part *np, const struct wire_pkt *d, const uint8_t *bytes)
+{
+	struct wire_pkt *p;
+	uint8_t *buf;
+	size_t len = d->payload_len;
+
+	if (len > WIRE_MAX_FRAME || (np->raw == NULL && net_part_raw_init(np, NET_RAW_BUFS) != 0) ||
+	    (buf = emu_pool_get(np->raw)) == NULL) {
+		np->counters[NET_C_RAW_POOL_FULL]++;
+		return NULL;
+	}
+	if ((p = net_pkt_alloc(np)) == NULL) {
+		emu_pool_put(np->raw, buf);
+		return NULL;
+	}
+	*p = *d;
+	memcpy(buf, bytes, len);
+	p->raw.buf = buf;
+	return p;
+}
+
 void net_part_fini(struct net_part *np)
 {
+	emu_pool_destroy(np->raw);
+	np->raw = NULL;
 	emu_pool_destroy(np->pkts);
 	emu_sched_destroy(np->sched);
 	np->pkts = NULL;
@@ -247,7 +287,7 @@ emu_ps_t net_dir_xmit_len(struct net_dir *d, struct wire_pkt *pkt, size_t wl, ui
 	} else if (d->to.ops == NULL) {
 		np->counters[NET_C_LINK_UNCONNECTED]++;
 		net_pkt_free(np, pkt);
-	} else if (d->cross != NULL) {
+	} else if (d->cross != NULL) { /* a RAW one's bytes go with it (net_pkt_raw_copy() on the other side) */
 		struct emu_sched_key k;
 
 		emu_sched_key_draw(np->sched, &k); /* the arrival's, before the end of serialization's, as above */

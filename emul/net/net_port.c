@@ -382,8 +382,8 @@ static struct wire_pkt *decode(struct net_port *p, const uint8_t *frame, size_t 
 		drop(p, NET_PORT_RX_NO_PKT);
 		return NULL;
 	}
-	const struct wire_rx_cfg rx = { .uet_port = p->cfg.uet_port, .crc = p->cfg.crc, .roce_icrc = p->cfg.roce_icrc,
-					.roce_reth = p->cfg.roce_reth, .udp_csum = p->cfg.rx_csum };
+	const struct wire_rx_cfg rx = { .uet_port = p->cfg.uet_port, .crc = p->cfg.crc, .crc_ip = p->cfg.crc_ip,
+					.roce_icrc = p->cfg.roce_icrc, .roce_reth = p->cfg.roce_reth, .udp_csum = p->cfg.rx_csum };
 	struct wire_rx_info info;
 	int rc = ip != NULL ? wire_decode_ipv4(frame, len, ip, &rx, pkt, &info)
 			    : wire_decode_rx(frame, len, &rx, pkt, &info);

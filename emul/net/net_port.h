@@ -155,6 +155,7 @@ struct net_port_cfg {
 	uint16_t uet_port;                    /* the UDP port of UET (WIRE_UDP_PORT_CM is taken too); native UET,
 	                                       * IPv4 protocol 253, is taken whatever the NICs send */
 	bool crc;                             /* UET frames end in a CRC-32C trailer (nic.UETEncapsulation.CrcTrailer) */
+	bool crc_ip;                          /* with crc: it covers from the IPv4 source address (CrcCoverage refprov) */
 	bool roce;                            /* the hosts are RoCE NICs: UDP 4791 frames go to them too */
 	bool roce_icrc, roce_reth;            /* RoCE frames carry the ICRC / the RETH (roce_nic.RoCEEncapsulation) */
 	uint8_t rx_csum;                      /* enum wire_csum_mode: how UDP checksums are taken (the port's

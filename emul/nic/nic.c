@@ -298,8 +298,8 @@ struct wire_pkt *nic_pkt_new(struct nic *nic, uint8_t kind, const struct nic_pdc
 	}
 	p->src_ip = nic->env.ip;
 	p->dst_ip = pdc->peer_ip;
-	p->ecn = WIRE_ECN_ECT1;
-	p->ttl = WIRE_TTL;
+	p->ecn = nic_params_ecn(nic->p);
+	p->ttl = nic->p->ttl;
 	p->dport = nic->p->udp_port;
 	p->encap = kind == WIRE_KIND_CM ? 0 : nic_params_encap(nic->p); /* CM is uetemu's own UDP message */
 	p->dscp = nic->p->dscp.dscp[WIRE_ROLE_CONTROL];
@@ -476,9 +476,24 @@ static void rx_not_used(struct nic *nic, const struct wire_pkt *pkt)
 		nic->uet_rx.not_used[pc]++;
 }
 
+/* A request a peer profile sent without CC state (RequestForm RUD_REQ / ROD_REQ) is, to a receiver, what decoding
+ * its bytes gives: a UET frame of that PDS type (trimmed: cut after its 12 B header), not uetemu's own data. */
+static void rx_plain_req(struct wire_pkt *pkt)
+{
+	if (!(pkt->encap & WIRE_ENCAP_PLAIN_REQ))
+		return;
+	if (pkt->kind == WIRE_KIND_TRIMMED)
+		pkt->trim_len = WIRE_PDS_REQ_LEN;
+	else if (pkt->kind != WIRE_KIND_DATA)
+		return;
+	pkt->kind = WIRE_KIND_UET;
+	pkt->encap = (uint8_t)(pkt->encap & ~WIRE_ENCAP_PLAIN_REQ);
+}
+
 static void nic_receive(void *dev, uint32_t port, struct wire_pkt *pkt, emu_ps_t now)
 {
 	struct nic *nic = dev;
+	rx_plain_req(pkt);
 	int tc = in_tc_of(pkt);
 	uint64_t ip_len = wire_ip_len(pkt);
 

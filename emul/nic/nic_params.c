@@ -47,6 +47,13 @@ static const char *const spray_names[] = { "None", "Default Packet Spraying", "R
 					   NULL };
 static const char *const delivery_names[] = { "Reliable Unordered Delivery (RUD)", NULL };
 static const char *const encap_names[] = { "UDP", "NativeIPv4", NULL };
+static const char *const profile_names[] = { "none", "uec-ref-prov", NULL };
+static const char *const req_form_names[] = { "RUD_CC_REQ", "RUD_REQ", "ROD_REQ", NULL };
+static const char *const ack_form_names[] = { "ACK_CC", "ACK", NULL };
+static const char *const ses_rsp_names[] = { "Never", "WhenAsked", "Always", NULL };
+static const char *const crc_cov_names[] = { "uetemu", "refprov", NULL };
+static const char *const ecn_names[] = { "ECT1", "ECT0", "NotECT", NULL };
+static const char *const start_psn_names[] = { "Random", "RefProv", NULL };
 
 const struct port_param_def nic_param_table[] = {
 	{ .path = { "NumDownLinks" }, .type = PORT_PT_UINT, .readonly = true, .def = "1", .min = 1, .max = 1 },
@@ -158,6 +165,19 @@ const struct port_param_def nic_param_table[] = {
 	NP_UINT("46", 0, 63, dscp.dscp[WIRE_ROLE_CONTROL], ENC, "DscpControl"),
 	NP_ENUM("UDP", encap_names, NULL, encapsulation, ENC, "Encapsulation"),
 	NP_ROW(PORT_PT_BOOL, "false", crc_trailer, ENC, "CrcTrailer"),
+	/* uetemu extension: a peer profile (docs/wire.md, Peer profiles) */
+	NP_ENUM("uetemu", crc_cov_names, NULL, crc_coverage, ENC, "CrcCoverage"),
+	NP_ENUM("RUD_CC_REQ", req_form_names, NULL, req_form, ENC, "RequestForm"),
+	NP_ENUM("ACK_CC", ack_form_names, NULL, ack_form, ENC, "AckForm"),
+	NP_ENUM("Never", ses_rsp_names, NULL, ack_ses_mode, ENC, "AckSesResponse"),
+	NP_UINT("0", 0, 0xffffff, ses_job_id, ENC, "SesJobId"),
+	NP_UINT("0", 0, 0xfff, ses_pid_on_fep, ENC, "SesPidOnFep"),
+	NP_UINT("0", 0, 0xfff, ses_resource_index, ENC, "SesResourceIndex"),
+	NP_UINT("0", 0, UINT32_MAX, ses_initiator, ENC, "SesInitiator"),
+	NP_UINT("255", 1, 255, ttl, ENC, "Ttl"),
+	NP_ENUM("ECT1", ecn_names, NULL, ecn, ENC, "Ecn"),
+	NP_ENUM("Random", start_psn_names, NULL, start_psn, ENC, "StartPsn"),
+	NP_ENUM("none", profile_names, NULL, peer_profile, "PeerProfile"),
 
 	/* uetemu-only: deliberate faults, for testing conformance tools only (docs/conform.md). */
 	NP_ROW(PORT_PT_BOOL, "false", fault_no_sack, "TestFaults", "NoSack"),
@@ -173,6 +193,40 @@ const unsigned nic_param_count = sizeof(nic_param_table) / sizeof(nic_param_tabl
 void nic_params_defaults(struct nic_params *p)
 {
 	port_param_table_defaults(p, sizeof(*p), nic_param_table, nic_param_count);
+}
+
+int nic_params_profile(struct nic_params *p, unsigned profile)
+{
+	switch (profile) {
+	case NIC_PROFILE_NONE:
+		return 0;
+	case NIC_PROFILE_REFPROV: /* ultraethernet/uet-ref-prov's defaults, field by field (docs/wire.md) */
+		p->encapsulation = NIC_ENCAP_NATIVE_IPV4;
+		p->crc_trailer = true;
+		p->crc_coverage = NIC_CRC_COV_REFPROV;
+		p->req_form = NIC_REQ_RUD;
+		p->ack_form = NIC_ACK_FORM_PLAIN;
+		p->ack_ses_mode = NIC_SES_RSP_ALWAYS;
+		p->ses_job_id = 1;
+		p->ses_pid_on_fep = 0;
+		p->ses_resource_index = 15;
+		p->ses_initiator = 16;
+		p->ttl = 64;
+		p->ecn = NIC_ECN_NOT_ECT;
+		p->dscp.dscp[WIRE_ROLE_NO_TRIM] = 0;
+		p->dscp.dscp[WIRE_ROLE_TRIMMABLE] = 0;
+		p->dscp.dscp[WIRE_ROLE_TRIMMABLE_RTX] = 0;
+		p->dscp.dscp[WIRE_ROLE_CONTROL] = 46;
+		p->start_psn = NIC_START_PSN_REFPROV;
+		p->rdma_data_mss = 1024;
+		p->ack_req_first = false; /* AR on EOM (and on every 1,024th packet, the most the attribute allows) */
+		p->ack_req_last = true;
+		p->ack_req_every_nth = 1024;
+		p->peer_profile = NIC_PROFILE_REFPROV;
+		return 0;
+	default:
+		return -EINVAL;
+	}
 }
 
 /* The row of the field at offset @p off. */

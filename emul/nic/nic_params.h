@@ -107,8 +107,8 @@ struct nic_params {
 	bool crc_trailer;                   /* CrcTrailer, default false */
 
 	/*
-	 * The UET 1.0 forms this NIC answers in, for a peer profile (not yet in the config: every field's 0 is the
-	 * Scala pages' form, byte for byte; docs/wire.md, "What the NIC model does with them").
+	 * The UET 1.0 forms this NIC answers in, set by a peer profile (UETEncapsulation.AckForm, SesJobId, SesPidOnFep,
+	 * SesResourceIndex; every field's 0 is the Scala pages' form, byte for byte; docs/wire.md, Peer profiles).
 	 */
 	uint8_t ack_form;                   /* enum nic_ack_form: the PDS type of the data ACKs it sends */
 	bool ack_ses_response;              /* data ACKs carry a 12 B SES response (next_hdr RESPONSE, RC_OK), as the
@@ -116,6 +116,17 @@ struct nic_params {
 	uint32_t ses_job_id;                /* job_id (24 bits) of the SES requests it sends (the reference provider: 1) */
 	uint16_t ses_pid_on_fep;            /* pid_on_fep (12 bits) of them (the reference provider: 0) */
 	uint16_t ses_resource_index;        /* resource_index (12 bits) of them (the reference provider: 15) */
+
+	/* uetemu extension, a peer profile (docs/wire.md, Peer profiles): UETEncapsulation's keys below, and
+	 * PeerProfile, which sets them all at once for a named implementation (nic_params_profile()). */
+	uint8_t peer_profile;               /* PeerProfile: enum nic_profile */
+	uint8_t req_form;                   /* RequestForm: enum nic_req_form */
+	uint8_t ack_ses_mode;               /* AckSesResponse: enum nic_ses_rsp */
+	uint32_t ses_initiator;             /* SesInitiator: the SES initiator field; 0 = the host's FEP id */
+	uint8_t crc_coverage;               /* CrcCoverage: enum nic_crc_cov */
+	uint8_t ttl;                        /* Ttl, 1..255 */
+	uint8_t ecn;                        /* Ecn: enum nic_ecn */
+	uint8_t start_psn;                  /* StartPsn: enum nic_start_psn */
 
 	/*
 	 * uetemu-only section TestFaults: deliberate departures from UET 1.0 in what the NIC answers, for testing a
@@ -128,6 +139,35 @@ struct nic_params {
 	bool fault_no_ecn_echo;             /* NoEcnEcho: the M flag (ECN-CE seen) is never set on an answer */
 };
 
+/* PeerProfile: none (the keys as written), or the UEC reference provider's defaults over them. */
+enum nic_profile { NIC_PROFILE_NONE = 0, NIC_PROFILE_REFPROV };
+/* RequestForm: the PDS type of the data requests sent. */
+enum nic_req_form { NIC_REQ_RUD_CC = 0, NIC_REQ_RUD, NIC_REQ_ROD };
+/* AckSesResponse: when a data ACK carries a 12 B SES response. WhenAsked: to a request of a form without CC state
+ * (RUD_REQ, ROD_REQ: the reference provider's), a plain ACK with a response, whatever AckForm says. */
+enum nic_ses_rsp { NIC_SES_RSP_NEVER = 0, NIC_SES_RSP_WHEN_ASKED, NIC_SES_RSP_ALWAYS };
+/* CrcCoverage: the trailer over the UET bytes (PDS .. payload), or from the IPv4 source address (refprov). */
+enum nic_crc_cov { NIC_CRC_COV_UETEMU = 0, NIC_CRC_COV_REFPROV };
+/* Ecn: the ECN field of every frame sent. */
+enum nic_ecn { NIC_ECN_ECT1 = 0, NIC_ECN_ECT0, NIC_ECN_NOT_ECT };
+/* StartPsn: each sending PDC's Start_PSN, drawn from the NIC's random stream: any 32-bit value, or in
+ * [2^16, 2^31) as the reference provider draws it. */
+enum nic_start_psn { NIC_START_PSN_RANDOM = 0, NIC_START_PSN_REFPROV };
+
+/** The IPv4 ECN bits (WIRE_ECN_*) of @p p's Ecn. */
+static inline uint8_t nic_params_ecn(const struct nic_params *p)
+{
+	return p->ecn == NIC_ECN_NOT_ECT ? WIRE_ECN_NOT_ECT : p->ecn == NIC_ECN_ECT0 ? WIRE_ECN_ECT0 : WIRE_ECN_ECT1;
+}
+
+/**
+ * Apply peer profile @p profile (enum nic_profile) to @p p: NONE leaves it; REFPROV sets what the UEC reference
+ * provider sends and expects (native IPv4, the refprov CRC trailer, RUD_REQ, plain ACKs with SES responses, SES job 1,
+ * pid_on_fep 0, resource index 15, initiator 16, TTL 64, DSCP 0 on data and 46 on control, ECN not-ECT, Start_PSN in
+ * [2^16, 2^31), RdmaDataMSS 1024). Returns 0, or -EINVAL for an unknown profile.
+ */
+int nic_params_profile(struct nic_params *p, unsigned profile);
+
 /* The PDS type of the data ACKs a NIC sends: ACK_CC with NSCC state (the Scala pages'), or the plain 12 B ACK. */
 enum nic_ack_form { NIC_ACK_FORM_CC = 0, NIC_ACK_FORM_PLAIN };
 
@@ -135,7 +175,9 @@ enum nic_ack_form { NIC_ACK_FORM_CC = 0, NIC_ACK_FORM_PLAIN };
 static inline uint8_t nic_params_encap(const struct nic_params *p)
 {
 	return (uint8_t)((p->encapsulation == NIC_ENCAP_NATIVE_IPV4 ? WIRE_ENCAP_NATIVE : 0) |
-			 (p->crc_trailer ? WIRE_ENCAP_CRC : 0));
+			 (p->crc_trailer ? WIRE_ENCAP_CRC : 0) |
+			 (p->crc_trailer && p->crc_coverage == NIC_CRC_COV_REFPROV ? WIRE_ENCAP_CRC_IP : 0) |
+			 (p->req_form != NIC_REQ_RUD_CC ? WIRE_ENCAP_PLAIN_REQ : 0));
 }
 
 /** Fill @p p with every documented Scala default (and the uetemu extension defaults). */

@@ -146,6 +146,8 @@ struct nic_pdc *nic_pdc_open_snd(struct nic *nic, uint32_t peer_ip, emu_ps_t now
 	pdc->sender = true;
 	/* UET starts each PDC at a random PSN; drawn from the NIC's own stream, so runs stay reproducible. */
 	pdc->start_psn = (uint32_t)emu_rng_next(&nic->rng);
+	if (nic->p->start_psn == NIC_START_PSN_REFPROV) /* in [2^16, 2^31), as the reference provider draws it */
+		pdc->start_psn = NIC_START_PSN_LO + pdc->start_psn % (NIC_START_PSN_HI - NIC_START_PSN_LO);
 	pdc->next_psn = pdc->start_psn;
 	uint32_t b = hash_ip_id(0, id);
 	pdc->hnext = nic->snd_hash[b];

@@ -72,11 +72,18 @@ static void ses_response(struct wire_pkt *p, const struct wire_pkt *req)
 
 void nic_pds_ack_form(struct nic *nic, struct wire_pkt *ack, const struct wire_pkt *req)
 {
-	if (nic->p->ack_ses_response && nic_pds_is_req(req->pds.type) && nh_is_req(req->pds.next_hdr)) {
+	const struct nic_params *np = nic->p;
+	/* AckSesResponse WhenAsked: a request without CC state (RUD_REQ, ROD_REQ) comes from an initiator of the
+	 * reference provider's kind, which completes a send only on a plain ACK with its SES response */
+	bool asked = np->ack_ses_mode == NIC_SES_RSP_WHEN_ASKED &&
+		     (req->pds.type == WIRE_PDS_RUD_REQ || req->pds.type == WIRE_PDS_ROD_REQ);
+
+	if ((np->ack_ses_response || np->ack_ses_mode == NIC_SES_RSP_ALWAYS || asked) &&
+	    nic_pds_is_req(req->pds.type) && nh_is_req(req->pds.next_hdr)) {
 		ses_response(ack, req);
 		ev(nic, NIC_UE_ACK_SES_RSP);
 	}
-	if (nic->p->ack_form == NIC_ACK_FORM_PLAIN) {
+	if (np->ack_form == NIC_ACK_FORM_PLAIN || asked) {
 		/* the 12 B ACK: CACK_PSN, ack_psn_offset (or probe_opaque) and the PDC ids; no SACK, no CC state */
 		ack->kind = WIRE_KIND_UET;
 		ack->pds.type = WIRE_PDS_ACK;

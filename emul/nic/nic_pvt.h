@@ -15,6 +15,8 @@
 #define NIC_RCV_WIN 32767
 #define NIC_RCV_CHUNKS (1u << 14) /* out-of-order tracking chunks of 256 PSNs, NIC-wide */
 #define NIC_SYN_PSNS 4096     /* SYN packets carry PSN - Start_PSN in 12 bits: PSNs past that wait for the first ACK */
+#define NIC_START_PSN_LO 0x10000u    /* StartPsn RefProv: Start_PSN in [2^16, 2^31) */
+#define NIC_START_PSN_HI 0x80000000u
 #define NIC_HASH_BUCKETS 256
 #define NIC_SND_ID_MIN 1      /* sending PDC ids 1..32767 (uet-nic-records, Identifying a PDC) */
 #define NIC_SND_ID_MAX 32767

@@ -217,9 +217,15 @@ static void build_data(struct nic *nic, struct nic_pdc *pdc, struct wire_pkt *p,
 	p->dscp = nic->p->dscp.dscp[role];
 	/* every transmission, retransmissions too, takes a new value from the group's load balancer */
 	p->sport = r->ev = nic_lb_next(&pdc->group->lb, nic->p, &nic->rng, now);
-	p->pds.type = WIRE_PDS_RUD_CC_REQ;
+	p->pds.type = nic->p->req_form == NIC_REQ_RUD ? WIRE_PDS_RUD_REQ
+		    : nic->p->req_form == NIC_REQ_ROD ? WIRE_PDS_ROD_REQ : WIRE_PDS_RUD_CC_REQ;
 	p->pds.next_hdr = WIRE_NH_REQ_STD;
-	p->pds.flags = (wants_ack(nic, pdc, last) ? WIRE_REQ_F_AR : 0) | (rtx ? WIRE_REQ_F_RETX : 0);
+	bool ar = wants_ack(nic, pdc, last);
+	/* RequestForm without CC state: its receiver ACKs on AR, SYN or ACK_Gen_Trigger only (coalescing), so a packet
+	 * that leaves no window for another full one, or is sent again, asks for its ACK (docs/wire.md, Peer profiles) */
+	if (nic->p->req_form != NIC_REQ_RUD_CC && (rtx || !window_room(nic, pdc->group, nic->p->rdma_data_mss)))
+		ar = true;
+	p->pds.flags = (ar ? WIRE_REQ_F_AR : 0) | (rtx ? WIRE_REQ_F_RETX : 0);
 	p->pds.psn = r->psn;
 	uint32_t una = pdc->out_head != NULL ? pdc->out_head->psn : pdc->next_psn;
 	int32_t clear = (int32_t)(una - r->psn); /* CLEAR_PSN = PSN + offset: everything below the oldest outstanding */
@@ -238,7 +244,7 @@ static void build_data(struct nic *nic, struct nic_pdc *pdc, struct wire_pkt *p,
 	p->ses.job_id = nic->p->ses_job_id & 0xffffffu; /* the SES identity: 0 at the defaults (a peer profile's) */
 	p->ses.pid_on_fep = (uint16_t)(nic->p->ses_pid_on_fep & 0xfffu);
 	p->ses.resource_index = (uint16_t)(nic->p->ses_resource_index & 0xfffu);
-	p->ses.initiator = nic->env.fep_id;
+	p->ses.initiator = nic->p->ses_initiator != 0 ? nic->p->ses_initiator : nic->env.fep_id;
 	p->ses.buffer_offset = (uint64_t)r->seg * mss;
 	p->ses.payload_length = (uint16_t)r->payload;
 	p->ses.message_offset = (uint32_t)((uint64_t)r->seg * mss);

@@ -420,6 +420,16 @@ static int lay_uet(const struct wire_pkt *p, struct layout *l)
 	return 0;
 }
 
+/* The PDS type of DATA / TRIMMED @p p: ROD when pds.type says so, RUD else; with or without CC by its encap. */
+static uint8_t req_type(const struct wire_pkt *p)
+{
+	bool rod = p->pds.type == WIRE_PDS_ROD_CC_REQ || p->pds.type == WIRE_PDS_ROD_REQ;
+
+	if (p->encap & WIRE_ENCAP_PLAIN_REQ)
+		return rod ? WIRE_PDS_ROD_REQ : WIRE_PDS_RUD_REQ;
+	return rod ? WIRE_PDS_ROD_CC_REQ : WIRE_PDS_RUD_CC_REQ;
+}
+
 /*
  * The layout of @p p (not PFC); 0, or -EINVAL for an unknown kind or shape. Sizes only: the payload bound is
  * enc_lengths()' business.
@@ -443,16 +453,16 @@ static int layout_of(const struct wire_pkt *p, struct layout *l)
 	l->crc = p->encap & WIRE_ENCAP_CRC ? WIRE_CRC_LEN : 0;
 	switch (p->kind) {
 	case WIRE_KIND_DATA:
-		l->type = p->pds.type == WIRE_PDS_ROD_CC_REQ ? WIRE_PDS_ROD_CC_REQ : WIRE_PDS_RUD_CC_REQ;
+		l->type = req_type(p);
 		l->nh = WIRE_NH_REQ_STD;
-		l->pds = WIRE_PDS_REQ_CC_LEN;
+		l->pds = p->encap & WIRE_ENCAP_PLAIN_REQ ? WIRE_PDS_REQ_LEN : WIRE_PDS_REQ_CC_LEN;
 		l->ses = WIRE_SES_STD_LEN;
 		l->payload = p->payload_len;
 		return 0;
 	case WIRE_KIND_TRIMMED: /* a switch cut the SES header, the payload and any trailer */
-		l->type = p->pds.type == WIRE_PDS_ROD_CC_REQ ? WIRE_PDS_ROD_CC_REQ : WIRE_PDS_RUD_CC_REQ;
+		l->type = req_type(p);
 		l->nh = wire_pds_nh_ok(l->type, p->pds.next_hdr) ? p->pds.next_hdr : WIRE_NH_REQ_STD;
-		l->pds = WIRE_PDS_REQ_CC_LEN;
+		l->pds = p->encap & WIRE_ENCAP_PLAIN_REQ ? WIRE_PDS_REQ_LEN : WIRE_PDS_REQ_CC_LEN;
 		l->crc = 0;
 		return 0;
 	case WIRE_KIND_ACK:
@@ -483,6 +493,8 @@ size_t wire_frame_len_slow(const struct wire_pkt *p)
 
 	if (p->kind == WIRE_KIND_PFC)
 		return WIRE_PFC_FRAME_LEN;
+	if (p->kind == WIRE_KIND_RAW) /* its bytes as they came */
+		return p->payload_len;
 	return layout_of(p, &l) == 0 ? lay_frame(&l) : 0;
 }
 
@@ -493,10 +505,10 @@ uint32_t wire_ack_wire_len(uint8_t encap)
 
 bool wire_prefilled_fits(const struct wire_pkt *p)
 {
-	if (p->kind == WIRE_KIND_ROCE) /* its payload starts before DATA_HDRS_LEN, and its control frames pass it */
+	if (p->kind == WIRE_KIND_ROCE || p->kind == WIRE_KIND_RAW) /* a payload before DATA_HDRS_LEN; a RAW one's own */
 		return false;
 	if (p->kind == WIRE_KIND_DATA)
-		return (p->encap & (WIRE_ENCAP_NATIVE | WIRE_ENCAP_CRC)) == 0;
+		return (p->encap & (WIRE_ENCAP_NATIVE | WIRE_ENCAP_CRC | WIRE_ENCAP_PLAIN_REQ)) == 0;
 	return wire_frame_len(p) <= DATA_HDRS_LEN;
 }
 
@@ -886,6 +898,8 @@ static int encode(const struct wire_pkt *p, uint8_t *buf, size_t cap, enum enc_m
 {
 	if (p->kind == WIRE_KIND_PFC)
 		return enc_pfc(p, buf, cap);
+	if (p->kind == WIRE_KIND_RAW) /* headers and payload are one: its own bytes */
+		return mode == ENC_PREFILLED ? -EINVAL : wire_raw_encode(p, buf, cap);
 
 	struct layout l;
 	int rc = enc_lengths(p, &l);
@@ -908,8 +922,11 @@ static int encode(const struct wire_pkt *p, uint8_t *buf, size_t cap, enum enc_m
 		memset(buf + hdrs + p->payload_len, 0, l.payload - p->payload_len);
 	if (l.crc != 0 && p->kind == WIRE_KIND_ROCE)
 		wire_roce_icrc_put(buf, frame);
-	else if (l.crc != 0) /* over the UET bytes: from the PDS (or TSS) header to the end of the payload */
-		put_be32(buf + frame - WIRE_CRC_LEN, wire_crc32c(buf + l.below, frame - WIRE_CRC_LEN - l.below));
+	else if (l.crc != 0) { /* over the UET bytes: from the PDS (or TSS) header to the end of the payload; or from
+				  the IPv4 source address (CrcCoverage refprov) */
+		size_t from = p->encap & WIRE_ENCAP_CRC_IP ? WIRE_ETH_LEN + WIRE_IPV4_CRC_FROM : l.below;
+		put_be32(buf + frame - WIRE_CRC_LEN, wire_crc32c(buf + from, frame - WIRE_CRC_LEN - from));
+	}
 	return (int)frame;
 }
 

@@ -41,6 +41,7 @@
 #define WIRE_SES_RDV_LEN 24    /* rendezvous extension */
 #define WIRE_MIN_TRIM_LEN 16   /* MIN_TRIM_SIZE (spec 1.6) less the UDP header: UET bytes left by a trim */
 #define WIRE_CRC_LEN 4         /* the optional CRC-32C trailer */
+#define WIRE_IPV4_CRC_FROM 12  /* CrcCoverage refprov: the trailer covers from this IPv4 header offset (source address) */
 #define WIRE_FCS_LEN 4
 /* Bytes on the wire around a data payload: 14 + 20 + 8 + 16 + 44 + 4 FCS = 106. */
 #define WIRE_DATA_OVERHEAD (WIRE_ETH_LEN + WIRE_IPV4_LEN + WIRE_UDP_LEN + WIRE_PDS_REQ_CC_LEN + WIRE_SES_STD_LEN + WIRE_FCS_LEN)
@@ -214,6 +215,8 @@ enum wire_kind {
 	WIRE_KIND_CM,       /* the RDMA application's connection setup message (UDP WIRE_UDP_PORT_CM, not UET) */
 	WIRE_KIND_UET,      /* any other valid UET frame: pds.type and pds.next_hdr say which */
 	WIRE_KIND_ROCE,     /* RoCEv2 (UDP WIRE_UDP_PORT_ROCE): BTH, then RETH / AETH / CNP as roce.opcode says */
+	WIRE_KIND_RAW,      /* a real device's frame the models do not know (ARP, ICMP, TCP, ...): its bytes are kept
+			     * in raw.buf, payload_len of them, and re-emitted as they came (wire_raw.c) */
 };
 
 /* Encapsulation flags of a UET frame (struct wire_pkt.encap; nic.UETEncapsulation on send). */
@@ -221,6 +224,10 @@ enum wire_kind {
 #define WIRE_ENCAP_CRC 0x02    /* a CRC-32C trailer over the UET bytes, after the payload (not on a trimmed one) */
 #define WIRE_ENCAP_ICRC 0x04   /* RoCE: the invariant CRC after the payload (roce-nic RoCEEncapsulation.ICRC) */
 #define WIRE_ENCAP_RETH 0x08   /* RoCE: WRITE FIRST / ONLY carry the 16 B RETH (RoCEEncapsulation.RETH) */
+#define WIRE_ENCAP_PLAIN_REQ 0x10 /* DATA / TRIMMED: the 12 B RUD_REQ / ROD_REQ header instead of the CC one (a peer
+				     profile's RequestForm; pds.type says RUD or ROD) */
+#define WIRE_ENCAP_CRC_IP 0x20 /* with WIRE_ENCAP_CRC: the trailer covers from the IPv4 source address (IPv4 offset
+				  12) to the end of the payload, as the UEC reference provider's (CrcCoverage refprov) */
 
 /* Connection-management message types, named as InfiniBand CM names the three steps (seed 003, Connection
  * setup: request, response, acknowledgment). */
@@ -486,6 +493,10 @@ struct wire_pkt {
 		struct wire_rsp rsp;     /* ACK with next_hdr RESPONSE; UET with a response header */
 		struct wire_tss tss;     /* UET of type TSS (what follows its header is not decoded) */
 		struct wire_roce roce;   /* ROCE */
+		struct {                 /* RAW: the frame's bytes (a buffer of the partition's raw pool) */
+			uint8_t *buf;
+			uint8_t cls;     /* enum wire_fabric_class */
+		} raw;
 	};
 	uint16_t pfc_quanta[8];  /* PFC only: pause time per class, in quanta of 512 bit times; 0 = resume (XON) */
 	struct wire_cm cm;       /* CM only */
@@ -535,6 +546,8 @@ static inline size_t wire_frame_len(const struct wire_pkt *p)
 	if (p->kind >= WIRE_KIND_SLOTS)
 		return wire_frame_len_slow(p);
 	n = wire_kind_hdrs[p->encap & 3][p->kind];
+	if (p->encap & WIRE_ENCAP_PLAIN_REQ && (p->kind == WIRE_KIND_DATA || p->kind == WIRE_KIND_TRIMMED))
+		n -= WIRE_PDS_REQ_CC_LEN - WIRE_PDS_REQ_LEN;
 	if (p->kind == WIRE_KIND_DATA)
 		n += p->payload_len;
 	else if (p->kind == WIRE_KIND_ACK && p->pds.next_hdr == WIRE_NH_RESPONSE)
@@ -573,6 +586,8 @@ static inline uint32_t wire_data_overhead(uint8_t encap)
 
 	if (encap & WIRE_ENCAP_NATIVE)
 		n = n - WIRE_UDP_LEN + WIRE_ENTROPY_LEN;
+	if (encap & WIRE_ENCAP_PLAIN_REQ)
+		n -= WIRE_PDS_REQ_CC_LEN - WIRE_PDS_REQ_LEN;
 	return encap & WIRE_ENCAP_CRC ? n + WIRE_CRC_LEN : n;
 }
 
@@ -725,6 +740,7 @@ enum wire_csum_seen {
 struct wire_rx_cfg {
 	uint16_t uet_port; /* the UDP destination port to accept as UET */
 	bool crc;          /* every UET frame but a trimmed request ends in a CRC-32C trailer (checked, then cut) */
+	bool crc_ip;       /* with crc: the trailer covers from the IPv4 source address on (WIRE_ENCAP_CRC_IP set) */
 	bool roce_icrc;    /* every RoCE frame ends in the ICRC (checked, then cut; WIRE_ENCAP_ICRC set) */
 	bool roce_reth;    /* RoCE WRITE FIRST / ONLY carry a RETH (WIRE_ENCAP_RETH set) */
 	uint8_t udp_csum;  /* enum wire_csum_mode; 0 (verify) in a zeroed cfg */
@@ -938,6 +954,49 @@ int wire_icmp_decode_ipv4(const uint8_t *buf, size_t len, const struct wire_ipv4
  * frame over WIRE_MAX_FRAME, or -ENOSPC if @p cap is short.
  */
 int wire_icmp_encode(const struct wire_icmp *m, uint8_t *buf, size_t cap);
+
+/* ---- Real devices' frames across the fabric (wire_raw.c, docs/realtime.md "Real devices across the fabric") ---- */
+
+/* The classes a switch port facing a real device counts its frames by (summary.json ports[].rx_class, tx_class). */
+#define WIRE_FABRIC_CLASSES(X) \
+	X(ARP, "arp", "ARP (routed by its target protocol address)") \
+	X(ICMP, "icmp", "IPv4 ICMP") \
+	X(TCP, "tcp", "IPv4 TCP") \
+	X(UDP, "udp", "IPv4 UDP, neither UET nor RoCEv2 (uetemu's connection-management messages too)") \
+	X(ROCE, "roce", "RoCEv2 (UDP 4791), any opcode") \
+	X(UET, "uet", "UET, over UDP or native IPv4") \
+	X(OTHER_IPV4, "other_ipv4", "IPv4 of any other protocol") \
+	X(NON_IPV4, "non_ipv4", "neither IPv4 nor ARP (PFC frames the switch sends among them)")
+
+#define WIRE_FC_ENUM(n, k, s) WIRE_FC_##n,
+enum wire_fabric_class { WIRE_FABRIC_CLASSES(WIRE_FC_ENUM) WIRE_FC_COUNT };
+#undef WIRE_FC_ENUM
+
+/** Key (snake_case, summary.json) of fabric class @p c; "unknown" outside the enum. */
+const char *wire_fabric_class_key(int c);
+
+/** The fabric class of any descriptor @p p (a RAW one's own, UET kinds UET, ...); -1 for WIRE_KIND_NONE. */
+int wire_fabric_class(const struct wire_pkt *p);
+
+/** The fabric class of the frame of @p len bytes at @p buf as it came (@p uet_port: the UET UDP port). */
+int wire_fabric_class_bytes(const uint8_t *buf, size_t len, uint16_t uet_port);
+
+/**
+ * Describe the frame of @p len bytes at @p buf as a WIRE_KIND_RAW descriptor in @p out (zeroed by the caller;
+ * raw.buf is the caller's to set): an IPv4 frame (the checks of wire_ipv4_decode()) by its addresses, DSCP, ECN,
+ * TTL and, for TCP and UDP, ports (the switches' ECMP hash); an Ethernet/IPv4 ARP message (wire_arp_decode()) with
+ * dst_ip its target protocol address and src_ip its sender's, so the fabric routes it to the host that owns the
+ * address. payload_len is @p len (at most WIRE_MAX_FRAME). Returns WIRE_R_OK, or the reason of those decoders
+ * (NOT_IPV4 for any other ethertype: the fabric routes by IPv4 address, it has nowhere to send such a frame).
+ */
+int wire_raw_take(const uint8_t *buf, size_t len, uint16_t uet_port, struct wire_pkt *out);
+
+/**
+ * Write RAW descriptor @p p's frame into @p buf: its bytes as they came, with the MACs of p->dst_mac and src_mac
+ * (the switch addresses every frame for its hop) and, for IPv4, the DSCP and ECN of the descriptor (a CE mark)
+ * with the header checksum recomputed. Returns p->payload_len, -EINVAL for a descriptor without bytes, -ENOSPC.
+ */
+int wire_raw_encode(const struct wire_pkt *p, uint8_t *buf, size_t cap);
 
 /* ---- 802.1Q VLAN tags on a real port's frames (wire_vlan.c) ---- */
 

@@ -390,7 +390,7 @@ static uint8_t kind_of(const struct wire_pkt *p)
  * Every UET byte from the PDS (or TSS) header on, @p n of them (trailer included); @p crc says a trailer must end
  * every frame but a trimmed request. Returns @p n or a negative reason.
  */
-static int dec_uet(const uint8_t *b, size_t n, bool crc, struct wire_pkt *out)
+static int dec_uet(const uint8_t *b, size_t n, bool crc, const uint8_t *crc_from, struct wire_pkt *out)
 {
 	struct wire_pds *d = &out->pds;
 
@@ -423,10 +423,13 @@ static int dec_uet(const uint8_t *b, size_t n, bool crc, struct wire_pkt *out)
 	size_t end = n;
 
 	if (crc) {
-		if (n < hl + WIRE_CRC_LEN || wire_crc32c(b, n - WIRE_CRC_LEN) != get_be32(b + n - WIRE_CRC_LEN))
+		size_t before = (size_t)(b - crc_from); /* bytes covered ahead of the PDS header (refprov coverage) */
+
+		if (n < hl + WIRE_CRC_LEN ||
+		    wire_crc32c(crc_from, before + n - WIRE_CRC_LEN) != get_be32(b + n - WIRE_CRC_LEN))
 			return -WIRE_R_BAD_CRC;
 		end -= WIRE_CRC_LEN;
-		out->encap |= WIRE_ENCAP_CRC;
+		out->encap |= WIRE_ENCAP_CRC | (before != 0 ? WIRE_ENCAP_CRC_IP : 0);
 	}
 	if (d->type == WIRE_PDS_CP) {
 		if (end > hl)
@@ -515,7 +518,8 @@ static int dec_above_ipv4(const uint8_t *buf, const struct wire_ipv4 *ip, const 
 	else if (ip->proto == WIRE_IPPROTO_UDP && out->dport == WIRE_UDP_PORT_ROCE && out->dport != cfg->uet_port)
 		rc = wire_roce_dec(buf, end, off, cfg, out);
 	else
-		rc = dec_uet(buf + off, end - off, cfg->crc, out);
+		rc = dec_uet(buf + off, end - off, cfg->crc,
+			     cfg->crc_ip ? buf + ip->l4_off - WIRE_IPV4_LEN + WIRE_IPV4_CRC_FROM : buf + off, out);
 	return rc < 0 ? -rc : WIRE_R_OK;
 }
 

@@ -362,6 +362,7 @@ fld("entropy.rsvd", U16, "Reserved", base.HEX)
 fld("crc", U32, "CRC-32C trailer", base.HEX)
 fld("crc.status", U8, "CRC status", base.DEC, CRC_STATUS)
 fld("crc.detected", BOOL, "Trailer recognised by its value (crc_trailer preference off)", base.NONE)
+fld("crc.refprov", BOOL, "Trailer covers from the IPv4 source address (the reference provider's coverage)", base.NONE)
 fld("tss.sp", BOOL, "SP (SSI present)", 8, nil, 0x04)
 fld("tss.an", BOOL, "AN", 8, nil, 0x01)
 fld("tss.sdi", U24, "SDI", base.HEX)
@@ -457,43 +458,117 @@ if bxor == nil then
 	end
 end
 
--- CRC-32C (Castagnoli: reflected polynomial 0x82F63B78, initial value and final XOR all ones), a byte at a step.
+-- CRC-32C (Castagnoli: reflected polynomial 0x82F63B78, initial value and final XOR all ones), a byte at a step:
+-- crc_upd runs the register @c over ByteArray @ba, crc32c over the @len bytes at @off of @tvb.
 local CRC_TAB = nil
+local function crc_upd(c, ba)
+	if CRC_TAB == nil then
+		CRC_TAB = {}
+		for i = 0, 255 do
+			local v = i
+			for _ = 1, 8 do
+				if v % 2 == 1 then
+					v = bxor(math.floor(v / 2), 0x82F63B78) % 4294967296
+				else
+					v = math.floor(v / 2)
+				end
+			end
+			CRC_TAB[i] = v
+		end
+	end
+	for i = 0, ba:len() - 1 do
+		c = bxor(CRC_TAB[bxor(c % 256, ba:get_index(i)) % 256], math.floor(c / 256)) % 4294967296
+	end
+	return c
+end
+
 local function crc32c(tvb, off, len)
 	if bxor == nil then
 		return nil
 	end
-	if CRC_TAB == nil then
-		CRC_TAB = {}
-		for i = 0, 255 do
-			local c = i
-			for _ = 1, 8 do
-				if c % 2 == 1 then
-					c = bxor(math.floor(c / 2), 0x82F63B78) % 4294967296
-				else
-					c = math.floor(c / 2)
-				end
-			end
-			CRC_TAB[i] = c
-		end
+	return bxor(crc_upd(4294967295, tvb:bytes(off, len)), 4294967295) % 4294967296
+end
+
+-- The refprov coverage (the UEC reference provider's, uetemu's CrcCoverage refprov): from the IPv4 source address
+-- to the end of the payload, so the addresses and the entropy (or UDP) header come before the UET bytes.
+local fx_ip_src = Field.new("ip.src")
+local fx_ip_dst = Field.new("ip.dst")
+local fx_udp_sport = Field.new("udp.srcport")
+local fx_udp_dport = Field.new("udp.dstport")
+local fx_udp_len = Field.new("udp.length")
+local fx_udp_csum = Field.new("udp.checksum")
+
+local function last(fx)
+	local all = { fx() }
+	return all[#all]
+end
+
+local function be(n, v)
+	local t = {}
+	for i = n, 1, -1 do
+		t[i] = string.format("%02x", v % 256)
+		v = math.floor(v / 256)
 	end
-	local c = 4294967295
-	local ba = tvb:bytes(off, len)
-	for i = 0, len - 1 do
-		c = bxor(CRC_TAB[bxor(c % 256, ba:get_index(i)) % 256], math.floor(c / 256)) % 4294967296
+	return table.concat(t)
+end
+
+local function ipv4_hex(a)
+	local t = {}
+	for o in tostring(a):gmatch("%d+") do
+		t[#t + 1] = string.format("%02x", tonumber(o))
+	end
+	return #t == 4 and table.concat(t) or nil
+end
+
+-- The bytes the refprov coverage puts ahead of the UET bytes, or nil when they cannot be known.
+local function crc_prefix(ctx)
+	if ctx.crc_pre ~= nil then
+		return ctx.crc_pre or nil
+	end
+	ctx.crc_pre = false
+	local src, dst = last(fx_ip_src), last(fx_ip_dst)
+	local hs, hd = src and ipv4_hex(src.value), dst and ipv4_hex(dst.value)
+	if hs == nil or hd == nil then
+		return nil
+	end
+	local l4
+	if ctx.native then
+		l4 = tostring(ctx.outer:bytes(0, ENTROPY_LEN))
+	else
+		local sp, dp, ln, cs = last(fx_udp_sport), last(fx_udp_dport), last(fx_udp_len), last(fx_udp_csum)
+		if sp == nil or dp == nil or ln == nil or cs == nil then
+			return nil
+		end
+		l4 = be(2, sp.value) .. be(2, dp.value) .. be(2, ln.value) .. be(2, cs.value)
+	end
+	ctx.crc_pre = ByteArray.new(hs .. hd .. l4)
+	return ctx.crc_pre
+end
+
+-- The refprov-coverage CRC-32C of the UET bytes before @off, or nil.
+local function crc32c_refprov(ctx, off)
+	local pre = bxor and crc_prefix(ctx)
+	if not pre then
+		return nil
+	end
+	local c = crc_upd(4294967295, pre)
+	if off > 0 then
+		c = crc_upd(c, ctx.tvb:bytes(0, off))
 	end
 	return bxor(c, 4294967295) % 4294967296
 end
 
--- Whether the @len bytes at @off (captured) end in a CRC-32C of the bytes before them, from 0.
-local function crc_matches(tvb, off, len)
+-- Whether the @len bytes at @off (captured) end in a CRC-32C of the bytes before them, from 0 (uetemu's coverage)
+-- or from the IPv4 source address (refprov).
+local function crc_matches(ctx, off, len)
+	local tvb = ctx.tvb
 	if len ~= CRC_LEN or tvb:len() < off + CRC_LEN then
 		return false
 	end
+	local v = tvb(off, CRC_LEN):uint()
 	local c = crc32c(tvb, 0, off)
-	return c ~= nil and c == tvb(off, CRC_LEN):uint()
+	return (c ~= nil and c == v) or crc32c_refprov(ctx, off) == v
 end
-
 
 local fx_ip_dscp = Field.new("ip.dsfield.dscp")
 local ok6, fx_ip6_dscp = pcall(Field.new, "ipv6.tclass.dscp")
@@ -567,17 +642,23 @@ local function add_crc(ctx, off, detected)
 		ti:add(f["crc.detected"], true):set_generated()
 	end
 	local c = crc32c(tvb, 0, off)
+	local v = tvb(off, CRC_LEN):uint()
 	local status = 0
+	local refprov = false
 	if c ~= nil then
-		status = c == tvb(off, CRC_LEN):uint() and 1 or 2
+		status = c == v and 1 or 2
+		if status == 2 and crc32c_refprov(ctx, off) == v then
+			status, refprov = 1, true
+		end
 	end
 	ti:add(f["crc.status"], status):set_generated()
+	ti:add(f["crc.refprov"], refprov):set_generated()
 	if status == 2 then
 		ti:add_proto_expert_info(E.bad_crc, string.format("CRC-32C trailer 0x%08x, computed 0x%08x",
 			tvb(off, CRC_LEN):uint(), c))
 		ctx.crc_note = " [BAD CRC]"
 	else
-		ctx.crc_note = " CRC"
+		ctx.crc_note = refprov and " CRC(refprov)" or " CRC"
 	end
 end
 
@@ -1138,7 +1219,10 @@ local function dissect_ses(ctx, root, ptype, nh, off)
 	end
 	-- Four bytes more than payload_length says, or after a response without data, that are a CRC-32C trailer.
 	local extra = plen - (nh == NH_RSP and 0 or (ctx.ses_plen or -1))
-	if not uet.prefs.crc_trailer and extra == CRC_LEN and crc_matches(tvb, poff + plen - CRC_LEN, CRC_LEN) then
+	-- A SOM packet's standard header has no payload_length: its last 4 bytes are tried as a trailer too.
+	local som_unknown = nh ~= NH_RSP and ctx.ses_plen == nil and plen >= CRC_LEN
+	if not uet.prefs.crc_trailer and (extra == CRC_LEN or som_unknown) and
+		crc_matches(ctx, poff + plen - CRC_LEN, CRC_LEN) then
 		plen = plen - CRC_LEN
 		add_crc(ctx, poff + plen, true)
 		ctx.tvb = tvb(0, poff + plen):tvb()
@@ -1286,7 +1370,7 @@ local function dissect_uet(ctx)
 		return
 	end
 	local rest = tvb:reported_length_remaining(hlen)
-	if rest == CRC_LEN and not uet.prefs.crc_trailer and crc_matches(tvb, hlen, rest) then
+	if rest == CRC_LEN and not uet.prefs.crc_trailer and crc_matches(ctx, hlen, rest) then
 		add_crc(ctx, hlen, true)
 	elseif rest > 0 then
 		local r = cap_range(tvb, hlen)
@@ -1304,7 +1388,7 @@ local function dissect(tvb, pinfo, tree, native)
 	else
 		root = tree:add(uet, tvb(0, 0))
 	end
-	local ctx = { tvb = tvb, pinfo = pinfo, root = root, info = {} }
+	local ctx = { tvb = tvb, outer = tvb, pinfo = pinfo, root = root, info = {} }
 
 	if native then
 		if not check(ctx, root, 0, ENTROPY_LEN, "entropy header") then

@@ -160,6 +160,18 @@ Test(ctl_config, empty_nic_section_gives_defaults)
 	ctl_config_free(&cfg);
 }
 
+/* The peer profile keys, on top of good-full.yaml (which stays a config older binaries read too: the same-outputs
+ * check runs it through the baseline). */
+static const char *const profile_sets[] = {
+	"nic.UETEncapsulation.CrcCoverage=refprov", "nic.UETEncapsulation.RequestForm=RUD_REQ",
+	"nic.UETEncapsulation.AckForm=ACK", "nic.UETEncapsulation.AckSesResponse=WhenAsked",
+	"nic.UETEncapsulation.SesJobId=1", "nic.UETEncapsulation.SesPidOnFep=2",
+	"nic.UETEncapsulation.SesResourceIndex=15", "nic.UETEncapsulation.SesInitiator=16",
+	"nic.UETEncapsulation.Ttl=64", "nic.UETEncapsulation.Ecn=NotECT", "nic.UETEncapsulation.StartPsn=RefProv",
+	"nic.PeerProfile=uec-ref-prov",
+};
+#define N_PROFILE_SETS ((int)(sizeof(profile_sets) / sizeof(profile_sets[0])))
+
 /* Every field of struct nic_params, written out by hand so that a field the table forgets fails here. */
 #define CHANGED(f) cr_expect_neq(memcmp(&cfg.nic.f, &d.f, sizeof(d.f)), 0, "nic." #f " kept its default")
 
@@ -169,7 +181,7 @@ Test(ctl_config, good_full_changes_every_field)
 	struct nic_params d;
 
 	nic_params_defaults(&d);
-	load_ok(&cfg, DIR "good-full.yaml", NULL, 0);
+	load_ok(&cfg, DIR "good-full.yaml", profile_sets, N_PROFILE_SETS);
 	CHANGED(enable_buffer_stats); CHANGED(enable_transport_stats); CHANGED(enable_event_logging);
 	CHANGED(data_rate_bps); CHANGED(delay_ps);
 	CHANGED(ingress.total_buffer_size); CHANGED(ingress.queue_scheduling); CHANGED(ingress.pool_alloc_ppm);
@@ -200,6 +212,9 @@ Test(ctl_config, good_full_changes_every_field)
 	CHANGED(pcie_host.rx_header_buffer); CHANGED(pcie_host.tx_header_buffer); CHANGED(pcie_host.rx_data_buffer);
 	CHANGED(pcie_host.tx_data_buffer); CHANGED(pcie_host.lane_bps); CHANGED(pcie_host.lane_count);
 	CHANGED(udp_port); CHANGED(encapsulation); CHANGED(crc_trailer);
+	CHANGED(crc_coverage); CHANGED(req_form); CHANGED(ack_form); CHANGED(ack_ses_mode); CHANGED(ses_job_id);
+	CHANGED(ses_pid_on_fep); CHANGED(ses_resource_index); CHANGED(ses_initiator); CHANGED(ttl); CHANGED(ecn);
+	CHANGED(start_psn); CHANGED(peer_profile);
 	for (int r = 0; r < WIRE_ROLE_COUNT; r++)
 		cr_expect_neq(cfg.nic.dscp.dscp[r], d.dscp.dscp[r], "dscp role %d kept its default", r);
 	ctl_config_free(&cfg);
@@ -211,7 +226,7 @@ Test(ctl_config, good_full_changes_every_table_row)
 	struct nic_params d;
 
 	nic_params_defaults(&d);
-	load_ok(&cfg, DIR "good-full.yaml", NULL, 0);
+	load_ok(&cfg, DIR "good-full.yaml", profile_sets, N_PROFILE_SETS);
 	for (unsigned i = 0; i < nic_param_count; i++) {
 		const struct port_param_def *r = &nic_param_table[i];
 
@@ -230,7 +245,7 @@ Test(ctl_config, good_full_values_exact)
 	const uint8_t pfc[8] = { 1, 1, 0, 0, 0, 0, 0, 0 };
 	const uint32_t quanta[8] = { 1000, 2000, 3000, 0, 0, 0, 0, 0 };
 
-	load_ok(&cfg, DIR "good-full.yaml", NULL, 0);
+	load_ok(&cfg, DIR "good-full.yaml", profile_sets, N_PROFILE_SETS);
 	cr_expect_eq(cfg.nic.delay_ps, 1550);
 	cr_expect_eq(cfg.nic.ingress.total_buffer_size, 8u << 20);
 	cr_expect_eq(cfg.nic.ingress.queue_scheduling, PORT_QSCHED_WRR);
@@ -249,7 +264,10 @@ Test(ctl_config, good_full_values_exact)
 	cr_expect_eq(cfg.nic.pcie_host.lane_count, 4);
 	cr_expect_eq(cfg.nic.encapsulation, NIC_ENCAP_NATIVE_IPV4);
 	cr_expect(cfg.nic.crc_trailer);
-	cr_expect_eq(nic_params_encap(&cfg.nic), WIRE_ENCAP_NATIVE | WIRE_ENCAP_CRC);
+	cr_expect_eq(nic_params_encap(&cfg.nic), WIRE_ENCAP_NATIVE | WIRE_ENCAP_CRC | WIRE_ENCAP_CRC_IP | WIRE_ENCAP_PLAIN_REQ);
+	cr_expect_eq(cfg.nic.ttl, 64);
+	cr_expect_eq(nic_params_ecn(&cfg.nic), WIRE_ECN_NOT_ECT);
+	cr_expect_eq(cfg.nic.ses_initiator, 16);
 	cr_expect_eq(cfg.nic.dscp.dscp[WIRE_ROLE_CONTROL], 48);
 	ctl_config_free(&cfg);
 }
@@ -728,7 +746,7 @@ Test(ctl_config, set_bad_values)
 	set_fails("topology.links.0.DataRate=0Gbps",
 		  "--set topology.links.0.DataRate=0Gbps: zero datarate '0Gbps'; it must be above 0, e.g. 400Gbps");
 	set_fails("applications.0.type=rdma",
-		  "--set applications.0.type=rdma: unknown application type 'rdma'; use messages, ScalaRdma or Chakra");
+		  "--set applications.0.type=rdma: unknown application type 'rdma'; use messages, ScalaRdma, Chakra, pingpong or responder");
 	set_fails("topology.hosts.1=host1",
 		  "--set topology.hosts.1=host1: topology.hosts.1 is a map; set one of its keys, e.g. "
 		  "topology.hosts.1.<key>=value");
@@ -756,7 +774,7 @@ Test(ctl_config, set_bad_paths)
 	set_fails("nic.Foo.Bar=1",
 		  "--set nic.Foo.Bar=1: nic.Foo: unknown key; valid keys are NumDownLinks, EnableBufferStats, "
 		  "EnableTransportStats, EnableEventLogging, NetworkInterface, TransportProcessingLayers, HostInterface, "
-		  "UETEncapsulation, TestFaults");
+		  "UETEncapsulation, PeerProfile, TestFaults");
 	set_fails("simulaton.RandomSeed=1",
 		  "--set simulaton.RandomSeed=1: simulaton: unknown key; did you mean 'simulation'?");
 	set_fails("switch.Foo=1",
@@ -1333,7 +1351,7 @@ Test(ctl_config, rdma_app_errors)
 		   "5:38: applications.0.NumConnections: NumConnections applies to a ScalaRdma application; add type: "
 		   "ScalaRdma");
 	yaml_fails(RACK4 "applications:\n  - {type: rdma}\n",
-		   "5:12: applications.0.type: unknown application type 'rdma'; use messages, ScalaRdma or Chakra");
+		   "5:12: applications.0.type: unknown application type 'rdma'; use messages, ScalaRdma, Chakra, pingpong or responder");
 	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma}\n  - {type: ScalaRdma}\n",
 		   "6:5: applications.1: a second ScalaRdma application; the first is applications.0, and a config has "
 		   "at most one");
@@ -1590,4 +1608,46 @@ Test(ctl_config, partitions_errors_each_reported)
 	cr_expect(strstr(err, "partitions.1.devices.2: device 'host0' is in partitions.0 already") != NULL, "%s", err);
 	cr_expect(strstr(err, "device 'host3' is in no partition") != NULL, "%s", err);
 	cr_expect(strstr(err, "device 'spine1' is in no partition") != NULL, "%s", err);
+}
+
+/* Peer profiles (docs/wire.md, Peer profiles): every new key refused by name with its values, a host's profile. */
+Test(ctl_config, peer_profile_errors)
+{
+	set_fails("nic.UETEncapsulation.RequestForm=RUDI_REQ",
+		  "--set nic.UETEncapsulation.RequestForm=RUDI_REQ: unknown value 'RUDI_REQ'; "
+		  "RequestForm takes RUD_CC_REQ, RUD_REQ or ROD_REQ");
+	set_fails("nic.UETEncapsulation.CrcCoverage=ip",
+		  "--set nic.UETEncapsulation.CrcCoverage=ip: unknown value 'ip'; CrcCoverage takes "
+		  "uetemu or refprov");
+	set_fails("nic.UETEncapsulation.Ttl=0",
+		  "--set nic.UETEncapsulation.Ttl=0: value 0 out of range 1 to 255");
+	set_fails("nic.UETEncapsulation.SesPidOnFep=4096",
+		  "--set nic.UETEncapsulation.SesPidOnFep=4096: value 4096 out of range 0 to 4095");
+	set_fails("nic.PeerProfile=libfabric",
+		  "--set nic.PeerProfile=libfabric: unknown value 'libfabric'; PeerProfile takes none or uec-ref-prov");
+}
+
+Test(ctl_config, host_profile)
+{
+	struct ctl_config cfg;
+
+	yaml_ok(&cfg, "topology:\n  hosts:\n    - {name: a, ip: 10.0.0.1, profile: uec-ref-prov}\n"
+		"    - {name: b, ip: 10.0.0.2}\n  links: [{name: l0, a: a, b: b}]\n");
+	cr_expect(cfg.hosts[0].has_profile && cfg.hosts[0].profile == NIC_PROFILE_REFPROV);
+	cr_expect(!cfg.hosts[1].has_profile);
+	ctl_config_free(&cfg);
+	struct nic_params p;
+
+	nic_params_defaults(&p);
+	cr_expect_eq(nic_params_profile(&p, NIC_PROFILE_REFPROV), 0);
+	cr_expect_eq(nic_params_encap(&p), WIRE_ENCAP_NATIVE | WIRE_ENCAP_CRC | WIRE_ENCAP_CRC_IP | WIRE_ENCAP_PLAIN_REQ);
+	cr_expect(p.ttl == 64 && p.ses_job_id == 1 && p.ses_resource_index == 15 && p.ses_initiator == 16 &&
+		  p.rdma_data_mss == 1024 && p.ack_form == NIC_ACK_FORM_PLAIN && p.ack_ses_mode == NIC_SES_RSP_ALWAYS);
+	cr_expect_eq(nic_params_profile(&p, 7), -EINVAL);
+	const char *path = yaml_file("topology:\n  hosts:\n    - {name: a, ip: 10.0.0.1, profile: libfabric}\n");
+	char e[512];
+
+	cr_expect_neq(ctl_config_load(&cfg, path, NULL, 0, e, sizeof(e)), 0);
+	cr_expect(strstr(e, "unknown peer profile 'libfabric'; profile takes none or uec-ref-prov") != NULL, "%s", e);
+	unlink(path);
 }

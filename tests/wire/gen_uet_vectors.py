@@ -9,6 +9,8 @@ Writes into OUTDIR:
                         protocol 253 + the 4-byte entropy header); no CRC trailer
   uet_vectors_crc.pcap  the same frames with a CRC-32C trailer after the payload (none on a trimmed request, none
                         on a TSS frame, whose ICV protects it)
+  uet_vectors_crc_refprov.pcap  the same with the trailer of the UEC reference provider's coverage: from the
+                        IPv4 source address to the end of the payload (addresses, UDP or entropy header, UET bytes)
   uet_vectors.json      one entry per vector: name, pds (PDS class), ses (SES header classes, extension included),
                         used (whether the decoder gives it one of the kinds of uetemu's own frames), ignored (the
                         NIC counts it as not_used: TSS, unreadable without keys), answer (what a UET NIC answers,
@@ -18,7 +20,8 @@ Every header is built here byte by byte from the layouts of the UET 1.0 specific
 reference, section 1: PDS types and header lengths, SES headers, CC state, entropy header, CRC trailer), with
 struct, independently of uetemu's encoder; scapy only stacks Ethernet / IPv4 / UDP around them and writes the pcap.
 All multi-byte fields are big-endian. The CRC-32C (Castagnoli, reflected 0x82F63B78, initial value and final XOR
-all ones) covers the UET bytes from the PDS (or TSS) header to the end of the payload and is appended big-endian.
+all ones) covers the UET bytes from the PDS (or TSS) header to the end of the payload and is appended big-endian;
+in the refprov pcap it covers from the IPv4 source address on, and the IPv4 (and UDP) length count it.
 """
 
 import argparse
@@ -443,6 +446,24 @@ def frame(uet, dscp, entropy, native, dst_ip, dst_mac):
     return Ether(src=SRC_MAC, dst=dst_mac) / pkt
 
 
+def ipv4_bytes(addr):
+    return bytes(int(x) for x in addr.split("."))
+
+
+def refprov_frame(v, entropy, native, dst_ip, dst_mac):
+    """The frame with the reference provider's trailer: CRC-32C from the IPv4 source address (offset 12 of the IPv4
+    header) to the end of the payload, big-endian, counted in the IPv4 (and UDP) length; none on a trimmed request
+    or a TSS frame."""
+    if v["trimmed"] or v["pds"] == "tss":
+        return frame(v["uet"], v["dscp"], entropy, native, dst_ip, dst_mac)
+    if native:
+        l4 = struct.pack(">HH", entropy, 0)
+    else:
+        l4 = struct.pack(">HHHH", entropy, UET_PORT, 8 + len(v["uet"]) + 4, 0)
+    cov = ipv4_bytes(SRC_IP) + ipv4_bytes(dst_ip) + l4 + v["uet"]
+    return frame(v["uet"] + struct.pack(">I", crc32c(cov)), v["dscp"], entropy, native, dst_ip, dst_mac)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("outdir")
@@ -451,15 +472,17 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.outdir, exist_ok=True)
     vs = vectors()
-    plain, crc = [], []
+    plain, crc, refprov = [], [], []
     for i, v in enumerate(vs):
         entropy = 256 + i % 128  # uetemu's default spraying range: ports other dissectors know well
         for native in (False, True):
             plain.append(frame(v["uet"], v["dscp"], entropy, native, a.dst_ip, a.dst_mac))
             trailer = b"" if v["trimmed"] or v["pds"] == "tss" else struct.pack(">I", crc32c(v["uet"]))
             crc.append(frame(v["uet"] + trailer, v["dscp"], entropy, native, a.dst_ip, a.dst_mac))
+            refprov.append(refprov_frame(v, entropy, native, a.dst_ip, a.dst_mac))
     wrpcap(os.path.join(a.outdir, "uet_vectors.pcap"), plain)
     wrpcap(os.path.join(a.outdir, "uet_vectors_crc.pcap"), crc)
+    wrpcap(os.path.join(a.outdir, "uet_vectors_crc_refprov.pcap"), refprov)
     man = dict(frames_per_vector=2, encapsulations=["udp", "native_ipv4"],
                vectors=[dict(name=v["name"], pds=v["pds"], ses=v["ses"], used=v["used"], trimmed=v["trimmed"],
                              ignored=v["pds"] == "tss", uet_bytes=len(v["uet"]),

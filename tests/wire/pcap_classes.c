@@ -3,7 +3,8 @@
  *   <frame> <reason key> <kind> <PDS class key> <SES class key> <extension> <encap flags>
  * ("-" where a field does not apply). Used by tests/wire/test_uet_vectors.sh to check an independent generator's
  * vectors against the decoder without a DPDK port.
- * Usage: pcap_classes FILE.pcap [--crc] [--port N]
+ * Usage: pcap_classes FILE.pcap [--crc] [--crc-refprov] [--port N] (--crc-refprov: the trailer covers from the IPv4
+ * source address, CrcCoverage refprov)
  */
 #include "wire.h"
 
@@ -61,12 +62,14 @@ int main(int argc, char **argv)
 	FILE *f;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: pcap_classes FILE.pcap [--crc] [--port N]\n");
+		fprintf(stderr, "usage: pcap_classes FILE.pcap [--crc] [--crc-refprov] [--port N]\n");
 		return 2;
 	}
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--crc") == 0)
 			cfg.crc = true;
+		else if (strcmp(argv[i], "--crc-refprov") == 0)
+			cfg.crc = cfg.crc_ip = true;
 		else if (strcmp(argv[i], "--port") == 0 && i + 1 < argc)
 			cfg.uet_port = (uint16_t)strtoul(argv[++i], NULL, 10);
 	}

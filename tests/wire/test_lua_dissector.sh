@@ -245,7 +245,8 @@ if [ -z "$py" ]; then
 	echo "note: no python3 with scapy; interop vectors (gen_uet_vectors.py) not checked"
 else
 	"$py" "$ROOT/tests/wire/gen_uet_vectors.py" "$TMP/vec" >/dev/null || fail "gen_uet_vectors.py failed"
-	for run in "uet_vectors.pcap" "uet_vectors_crc.pcap" "uet_vectors_crc.pcap -o $P.crc_trailer:TRUE"; do
+	for run in "uet_vectors.pcap" "uet_vectors_crc.pcap" "uet_vectors_crc.pcap -o $P.crc_trailer:TRUE" \
+		"uet_vectors_crc_refprov.pcap" "uet_vectors_crc_refprov.pcap -o $P.crc_trailer:TRUE"; do
 		read -r -a a <<<"$run"
 		cap="$TMP/vec/${a[0]}" opts=("${a[@]:1}")
 		total=$(ts -r "$cap" ${opts[@]+"${opts[@]}"} -T fields -e frame.number | wc -l)

@@ -2177,3 +2177,62 @@ Test(wire_uet, mutate_every_shape_never_crash)
 	}
 	cr_assert_gt(ok, 0);
 }
+
+/* A real device's frame (WIRE_KIND_RAW): an ICMP echo taken, marked CE, readdressed and encoded is its bytes with
+ * only the MACs, the ECN bits and the IPv4 checksum changed; ARP is routed by its target; non-IPv4 is refused. */
+Test(wire_raw, take_mark_encode)
+{
+	uint8_t data[40], frame[128], out[128];
+	struct wire_icmp m = { .dst_mac = { 2, 0, 0, 0, 0, 4 }, .src_mac = { 2, 0, 0, 0, 0, 2 }, .src_ip = 0x0a000002,
+			       .dst_ip = 0x0a000004, .ttl = 64, .type = WIRE_ICMP_ECHO_REQUEST, .id = 7, .seq = 1,
+			       .data = data, .data_len = sizeof(data) };
+	struct wire_pkt p = { 0 };
+
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 7);
+	int n = wire_icmp_encode(&m, frame, sizeof(frame));
+	cr_assert_gt(n, 0);
+	frame[15] = WIRE_ECN_ECT0; /* TOS: DSCP 0, ECT(0) */
+	frame[24] = frame[25] = 0;
+	uint16_t c = wire_csum(frame + 14, 20);
+	frame[24] = (uint8_t)(c >> 8);
+	frame[25] = (uint8_t)c;
+	cr_assert_eq(wire_raw_take(frame, (size_t)n, WIRE_UDP_PORT_UET, &p), WIRE_R_OK);
+	cr_assert_eq(p.kind, WIRE_KIND_RAW);
+	cr_assert_eq(p.raw.cls, WIRE_FC_ICMP);
+	cr_assert_eq(p.dst_ip, 0x0a000004);
+	cr_assert_eq(p.ecn, WIRE_ECN_ECT0);
+	cr_assert_eq(wire_frame_len(&p), (size_t)n);
+	p.raw.buf = frame;
+	cr_assert_eq(wire_encode(&p, out, sizeof(out)), n);
+	cr_assert_arr_eq(out, frame, (size_t)n); /* unchanged: byte for byte */
+	p.ecn = WIRE_ECN_CE;
+	memset(p.dst_mac, 0xaa, 6);
+	cr_assert_eq(wire_encode(&p, out, sizeof(out)), n);
+	cr_assert_eq(out[15], WIRE_ECN_CE);
+	cr_assert_eq(wire_csum(out + 14, 20), 0, "IPv4 checksum recomputed");
+	cr_assert_eq(out[0], 0xaa);
+	cr_assert_arr_eq(out + 34, frame + 34, (size_t)n - 34);
+	struct wire_icmp back;
+	cr_assert_eq(wire_icmp_decode(out, (size_t)n, &back), WIRE_R_OK);
+	cr_assert_eq(wire_encode_prefilled(&p, out, sizeof(out)), -EINVAL);
+	cr_assert_eq(wire_encode(&p, out, 20), -ENOSPC);
+
+	struct wire_arp a = { .eth_dst = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }, .eth_src = { 2, 0, 0, 0, 0, 2 },
+			      .op = WIRE_ARP_REQUEST, .sha = { 2, 0, 0, 0, 0, 2 }, .spa = 0x0a000002, .tpa = 0x0a000004 };
+	struct wire_pkt q = { 0 };
+	n = wire_arp_encode(&a, frame, sizeof(frame));
+	cr_assert_eq(wire_raw_take(frame, (size_t)n, WIRE_UDP_PORT_UET, &q), WIRE_R_OK);
+	cr_assert_eq(q.raw.cls, WIRE_FC_ARP);
+	cr_assert_eq(q.dst_ip, 0x0a000004, "routed by its target protocol address");
+	cr_assert_eq(q.src_ip, 0x0a000002);
+	cr_assert_eq(wire_fabric_class(&q), WIRE_FC_ARP);
+
+	frame[12] = 0x86; /* IPv6 */
+	frame[13] = 0xdd;
+	struct wire_pkt r = { 0 };
+	cr_assert_eq(wire_raw_take(frame, (size_t)n, WIRE_UDP_PORT_UET, &r), WIRE_R_NOT_IPV4);
+	cr_assert_eq(wire_fabric_class_bytes(frame, (size_t)n, WIRE_UDP_PORT_UET), WIRE_FC_NON_IPV4);
+	cr_assert_str_eq(wire_fabric_class_key(WIRE_FC_OTHER_IPV4), "other_ipv4");
+	cr_assert_str_eq(wire_fabric_class_key(WIRE_FC_COUNT), "unknown");
+}
