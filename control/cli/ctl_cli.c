@@ -11,6 +11,7 @@
 #include "ctl_records.h"
 #include "ctl_run.h"
 #include "nic_params.h"
+#include "run_mpi.h"
 #include "sw_params.h"
 
 #ifndef UETEMU_VERSION
@@ -429,7 +430,7 @@ static int cmd_run(struct cli *c)
 	c->run.sets = c->sets;
 	c->run.n_sets = c->n_sets;
 	/* under mpirun each rank runs its share of the partitions and writes its shard of the records */
-	if ((rc = ctl_run_mpi_init(NULL, NULL, &c->run.rank, &c->run.ranks, err, sizeof(err))) < 0) {
+	if ((rc = run_mpi_init(NULL, NULL, &c->run.rank, &c->run.ranks, err, sizeof(err))) < 0) {
 		print_errors(err);
 		ctl_config_free(&cfg);
 		return CTL_EXIT_ERROR;
@@ -438,7 +439,7 @@ static int cmd_run(struct cli *c)
 	if (c->run.rank != 0) /* rank 0 draws the progress line and writes the summary */
 		c->run.progress = 0;
 	rc = ctl_run(&cfg, &c->run, &stop, err, sizeof(err));
-	ctl_run_mpi_fini();
+	run_mpi_fini();
 	ctl_config_free(&cfg);
 	if (rc < 0) {
 		print_errors(err);

@@ -630,7 +630,7 @@ static void json_lcores(FILE *f, const struct ctl_report_in *r)
 	fputs(",\n    \"lcores\": [", f);
 	for (uint32_t i = 0; i < r->n_lcores; i++) {
 		const struct ctl_report_lcore *l = &r->lcores[i];
-		const struct ctl_rt_stats *rt = l->rt;
+		const struct run_rt_stats *rt = l->rt;
 
 		fprintf(f, "%s\n      {\"lcore\": %u, \"partitions\": \"%s\", \"events\": %llu, \"polls\": %llu, "
 			   "\"passes_due\": %llu, \"lateness_p50_ns\": %llu, \"lateness_p99_ns\": %llu, "
@@ -653,7 +653,7 @@ static void json_lcores(FILE *f, const struct ctl_report_in *r)
 /* summary.json "realtime": how the loop kept up with the clock (docs/realtime.md, Lateness). */
 static void json_realtime(FILE *f, const struct ctl_report_in *r)
 {
-	const struct ctl_rt_stats *rt = r->rt;
+	const struct run_rt_stats *rt = r->rt;
 	const struct emu_sim_params *sim = &r->cfg->sim;
 
 	fprintf(f, "  \"realtime\": {\"polls\": %llu, \"max_lateness_ns\": %.3f, \"passes_late_over_1us\": %llu, "
@@ -678,7 +678,7 @@ static void json_realtime(FILE *f, const struct ctl_report_in *r)
 /* The summary table's real-time line: lateness percentiles, late passes, and what the LagPolicy did. */
 static void print_realtime(const struct ctl_report_in *r)
 {
-	const struct ctl_rt_stats *rt = r->rt;
+	const struct run_rt_stats *rt = r->rt;
 	const struct emu_sim_params *sim = &r->cfg->sim;
 
 	printf("real time: %llu poll passes, %llu with events due: lateness p50 %.3f us, p99 %.3f us, max %.3f us; "

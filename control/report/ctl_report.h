@@ -19,6 +19,7 @@
 #include "net_topo.h"
 #include "nic.h"
 #include "port_nic.h"
+#include "run_clock.h"
 #include "sw.h"
 #include "wire.h"
 
@@ -59,26 +60,13 @@ enum ctl_stop {
 /** The name summary.json gives @p s: "completed", "duration", "signal", "stalled", "lag". */
 const char *ctl_stop_name(enum ctl_stop s);
 
-/* How a real-time run kept up with the clock (docs/realtime.md, Lateness). A pass's lateness is how far past its
- * timestamp the earliest due event ran; passes with no event due are not counted in it. */
-struct ctl_rt_stats {
-	uint64_t polls;          /* poll passes */
-	struct emu_hist late_ns; /* lateness of the passes that had an event due, in whole nanoseconds */
-	emu_ps_t late_max;       /* the largest lateness, exact */
-	uint64_t late_over[3];   /* passes more than 1 us, 10 us, 100 us late */
-	emu_ps_t held;           /* LagPolicy elastic: emulated time held back in all */
-	uint64_t holds;          /* LagPolicy elastic: passes that held it back */
-	emu_ps_t lag_late;       /* LagPolicy abort: the lateness that stopped the run (0 if none did) */
-	emu_ps_t lag_at;         /* LagPolicy abort: the timestamp of the event that was that late */
-};
-
 #define CTL_REPORT_MSG_LIST 1024 /* summary.json lists each message (and its FCT) of a run with at most this many */
 
 /* One lcore of a real-time run over several (summary.json realtime.lcores). */
 struct ctl_report_lcore {
 	unsigned lcore;                      /* the EAL lcore */
 	const char *partitions;              /* the partitions it ran, comma-separated */
-	const struct ctl_rt_stats *rt;       /* its passes' lateness */
+	const struct run_rt_stats *rt;       /* its passes' lateness */
 	uint64_t events;                     /* events its scheduler ran */
 	uint64_t x_sent, x_recv, x_late;     /* frames to and from other lcores; taken after their arrival time */
 	emu_ps_t x_late_max;                 /* the latest of those */
@@ -114,7 +102,7 @@ struct ctl_report_in {
 	double wall_s;
 	emu_ps_t records_cut_at;             /* periodic rows stopped at RecordSizeLimit here; EMU_PS_NEVER if not */
 	emu_ps_t wall_end;                   /* real time: wall-clock time the run ended at (neighbour states) */
-	const struct ctl_rt_stats *rt;       /* real time only: pacing and lateness (every lcore's, merged) */
+	const struct run_rt_stats *rt;       /* real time only: pacing and lateness (every lcore's, merged) */
 	const struct ctl_report_lcore *lcores; /* real time over several lcores or with --partition, else NULL */
 	uint32_t n_lcores;
 	const char *partition;               /* --partition: the one this process ran, else NULL */

@@ -1,5 +1,11 @@
 /* ctl_run(): build, run in virtual time (or hand off to real time), report, tear down. */
 #include "ctl_run_pvt.h"
+#include "ctl_run_cap_pvt.h"
+#include "ctl_run_ext_pvt.h"
+#include "ctl_run_rec_pvt.h"
+#include "ctl_run_replay_pvt.h"
+#include "ctl_run_rt_pvt.h"
+#include "ctl_run_vt_pvt.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -42,7 +48,7 @@ static enum ctl_stop stop_reason(const struct ctl_run_state *r)
 {
 	if (*r->opts->quit)
 		return CTL_STOP_SIGNAL;
-	if (r->lagged)
+	if (r->rt != NULL && r->rt->lagged)
 		return CTL_STOP_LAG;
 	if (r->cfg->sim.duration != 0 && r->has_stop && r->end >= r->stop)
 		return CTL_STOP_DURATION;
@@ -58,7 +64,7 @@ static struct ctl_report_lcore *report_lcores(const struct ctl_run_state *r, cha
 	size_t used = 0;
 
 	for (uint32_t i = 0; out != NULL && i < r->n_lcs; i++) {
-		const struct ctl_lcore *lc = &r->lcs[i];
+		const struct run_lcore *lc = ctl_run_lc(r, i);
 
 		out[i] = (struct ctl_report_lcore){ .lcore = lc->lcore_id, .partitions = names + used, .rt = &lc->rt,
 						    .x_sent = lc->x_sent, .x_recv = lc->x_recv, .x_late = lc->x_late,
@@ -134,8 +140,8 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 
 	for (uint32_t i = 0; i < r->n_lcs; i++) {
 		for (int k = 0; k < NET_C_COUNT; k++)
-			counters[k] += r->lcs[i].np->counters[k];
-		events += emu_sched_events_run(r->lcs[i].np->sched);
+			counters[k] += ctl_run_lc(r, i)->np->counters[k];
+		events += emu_sched_events_run(ctl_run_lc(r, i)->np->sched);
 	}
 	events += r->events_other;
 	char names[CTL_PARTS_MAX * (CTL_NAME_MAX + 1) + 64];
@@ -149,8 +155,9 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 		.post_fail = r->post_fail, .links = r->links, .n_links = r->n_links, .topo = r->topo, .sws = r->sws,
 		.n_sws = r->n_sws, .ports = ports, .n_ports = n_ports, .rdma = r->rdma, .chakra = r->chakra,
 		.cap_stats = r->cap_stats,
-		.end = r->end, .wall_s = r->wall_s, .rt = &r->rt, .records_cut_at = r->records_cut_at,
-		.wall_end = r->wall_now, .lcores = lcores, .n_lcores = lcores != NULL ? r->n_lcs : 0,
+		.end = r->end, .wall_s = r->wall_s, .rt = r->rt != NULL ? &r->rt->stats : NULL, .records_cut_at = r->records_cut_at,
+		.wall_end = r->eng != NULL ? ctl_run_lc(r, 0)->wall_now : 0, .lcores = lcores,
+		.n_lcores = lcores != NULL ? r->n_lcs : 0,
 		.partition = r->part >= 0 ? cfg->parts[r->part].name : NULL, .extra_json = extra_json,
 		.extra_print = extra_print, .extra_arg = r, .cap_shards = r->opts->ranks,
 	};
@@ -184,15 +191,14 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 	rc = r.rerun ? ctl_run_rerun_open(&r, err, errlen) : /* the session's epochs, checked against cfg */
 	     opts->record_dir != NULL ? ctl_run_rec_prepare(&r, err, errlen) : 0;
 	/* real time: the EAL first, so the run is built knowing its lcores (ctl_run_lcore_plan) */
-	if (rc == 0 && opts->mode == CTL_MODE_REALTIME &&
-	    (r.dp = dp_create(opts->eal_argc, opts->eal_argv, err, errlen)) == NULL)
-		rc = -EIO;
+	if (rc == 0 && opts->mode == CTL_MODE_REALTIME)
+		rc = ctl_run_rt_open(&r, err, errlen);
 	if (rc == 0)
 		rc = ctl_run_build(&r, err, errlen);
 	if (opts->ranks > 1) { /* MPI: every rank runs, or none (a rank alone would wait for the others for ever) */
 		uint64_t failed = rc < 0;
 
-		ctl_run_mpi_max(&failed, 1);
+		run_mpi_max(&failed, 1);
 		if (failed && rc == 0) {
 			snprintf(err, errlen, "another MPI rank could not start the run (its error is above)");
 			rc = -ECANCELED;
@@ -206,8 +212,7 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 		else
 			rc = ctl_run_virtual(&r, err, errlen);
 	}
-	dp_destroy(r.dp); /* a build that failed after the EAL came up */
-	r.dp = NULL;
+	ctl_run_rt_stop(&r); /* a build that failed after the EAL came up */
 	bool ran = rc == 0;
 
 	/* a re-run stops as its session did; the session log ends with how (ctl_run_record.c) */

@@ -27,17 +27,8 @@ struct ctl_run_opts {
 	int *rerun_same;                /* a re-run sets it: 1 identical to the session, 0 not (may be NULL) */
 	uint32_t threads;               /* virtual time: threads running the partitions (--threads); 0 or 1: one */
 	uint32_t rank, ranks;           /* virtual time under mpirun: this process's MPI rank, and their number
-	                                   (ctl_run_mpi_init(); 0 or 1: no MPI) */
+	                                   (run_mpi_init(); 0 or 1: no MPI) */
 };
-
-/**
- * Join MPI when mpirun (or another MPI launcher) started the process: *@p rank and *@p size from MPI_COMM_WORLD,
- * else 0 and 1. Returns 1 when joined, 0 when not launched by MPI, -errno with @p err (MPI failed, or this build
- * has no MPI).
- */
-int ctl_run_mpi_init(int *argc, char ***argv, uint32_t *rank, uint32_t *size, char *err, size_t errlen);
-/** Leave MPI if joined. */
-void ctl_run_mpi_fini(void);
 
 /**
  * Apply every check ctl_run() applies to @p cfg in @p mode before it starts, by building the run's models (NICs,

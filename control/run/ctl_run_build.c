@@ -1,5 +1,10 @@
 /* Building a run from its config: partition, NICs, links, capture points, records, message doorbells. */
 #include "ctl_run_pvt.h"
+#include "ctl_run_cap_pvt.h"
+#include "ctl_run_rec_pvt.h"
+#include "ctl_run_replay_pvt.h"
+#include "ctl_run_rt_pvt.h"
+#include "ctl_run_vt_pvt.h"
 
 #include "app_pingpong.h"
 
@@ -94,7 +99,7 @@ static void ev_post(void *a, void *b, emu_ps_t now)
 	uint64_t cookie = (uint64_t)(m - r->msgs);
 	uint32_t conn;
 
-	emu_sched_set_ent(lc->np->sched, m->m->src + 1); /* the post runs as its sender */
+	emu_sched_set_ent(lc->rl->np->sched, m->m->src + 1); /* the post runs as its sender */
 
 	/* a message is a connection of its own: a PDC on a UET NIC, a queue pair on a RoCE NIC */
 	if (h->ops->post_msg(h->dev, cfg->hosts[m->m->dst].ip, m->m->bytes, cookie, now, &conn) < 0) {
@@ -659,7 +664,7 @@ int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	unsigned ids[CTL_PARTS_MAX];
-	uint32_t n_lcores = r->dp != NULL ? dp_lcores(r->dp, ids, CTL_PARTS_MAX) : 1;
+	uint32_t n_lcores = ctl_run_rt_lcores(r, ids, CTL_PARTS_MAX);
 	const char *one = one_lcore_only(r);
 	const char *which = "";
 
@@ -684,7 +689,8 @@ int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 	if (r->opts->ranks > 1)
 		n_lcores = r->opts->ranks;
 
-	if ((rc = ctl_run_lcore_plan(r, r->dp != NULL ? ids : NULL, n_lcores < CTL_PARTS_MAX ? n_lcores : CTL_PARTS_MAX,
+	n_lcores = n_lcores < CTL_PARTS_MAX ? n_lcores : CTL_PARTS_MAX;
+	if ((rc = ctl_run_lcore_plan(r, ctl_run_rt_dp(r) != NULL ? ids : NULL, n_lcores,
 				     max_events, max_pkts, err, errlen)) < 0)
 		return rc;
 	/* The reachability errors and the link-rate rules are both reported before giving up. */
@@ -771,13 +777,10 @@ void ctl_run_teardown(struct ctl_run_state *r)
 		free(r->impairs_owned[i]);
 	free(r->impairs_owned);
 	free(r->msgs);
-	for (uint32_t i = 0; r->exts != NULL && i < cfg->n_ports; i++) {
-		net_port_destroy(r->exts[i].stack);
-		free(r->exts[i].hosts);
-	}
-	free(r->exts);
+	ctl_run_ext_free(r);
 	ctl_run_vt_fini(r);
 	ctl_run_lcore_fini(r);
+	ctl_run_rt_free(r);
 	net_part_fini(&r->np);
 	if (r->lock_fd > 0)
 		close(r->lock_fd);

@@ -5,6 +5,10 @@
  * ring counted; virtual time writes them as the taps see them.
  */
 #include "ctl_run_pvt.h"
+#include "ctl_run_cap_pvt.h"
+#include "ctl_run_ext_pvt.h"
+#include "ctl_run_rt_pvt.h"
+#include "ctl_run_vt_pvt.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -12,6 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* The captures of a run. */
+struct ctl_run_caps {
+	struct cap **c;              /* one per captures[] entry (NULL once closed) */
+	struct cap **port;           /* real time, a re-run: the capture of each ports[] entry, or NULL */
+	bool pdump;                  /* real time: the rte_pdump server runs (hugepages) */
+	int64_t epoch_ns;            /* the wall clock at the run's time 0 (real time; a re-run: its session's) */
+};
 
 /* Name of link @p i of the run: explicit, or the generated topology's. */
 static const char *link_name(const struct ctl_run_state *r, uint32_t i)
@@ -80,13 +92,15 @@ static int attach(struct ctl_run_state *r, uint32_t i)
 	struct net_link *l = &r->links[cc->link];
 
 	if (cc->point == CTL_CAP_DEV) {
-		r->port_caps[cc->dev] = r->caps[i];
+		r->caps->port[cc->dev] = r->caps->c[i];
 		return 0;
 	}
 	/* through the lcores' rings to the writer (ctl_run_lcore.c), or the threads' logs (ctl_run_vt.c) */
 	if (r->opts->mode == CTL_MODE_REALTIME || ctl_run_vt_on(r))
 		return ctl_run_lcore_cap_link(r, i, l);
-	if (net_link_add_tap(l, cap_tap, r->caps[i]) < 0 || net_link_add_drop_tap(l, cap_drop_tap, r->caps[i]) < 0)
+	struct cap *c = r->caps->c[i];
+
+	if (net_link_add_tap(l, cap_tap, c) < 0 || net_link_add_drop_tap(l, cap_drop_tap, c) < 0)
 		return -ENOSPC;
 	return 0;
 }
@@ -136,10 +150,12 @@ int ctl_run_caps_open(struct ctl_run_state *r, char *err, size_t errlen)
 	const struct ctl_config *cfg = r->cfg;
 	char base[PATH_MAX], name[CTL_DEV_MAX], desc[CTL_DEV_MAX + 256];
 
-	r->caps = calloc(cfg->n_captures ? cfg->n_captures : 1, sizeof(*r->caps));
+	if ((r->caps = calloc(1, sizeof(*r->caps))) == NULL)
+		return -ENOMEM;
+	r->caps->c = calloc(cfg->n_captures ? cfg->n_captures : 1, sizeof(*r->caps->c));
 	r->cap_stats = calloc(cfg->n_captures ? cfg->n_captures : 1, sizeof(*r->cap_stats));
-	r->port_caps = calloc(cfg->n_ports ? cfg->n_ports : 1, sizeof(*r->port_caps));
-	if (r->caps == NULL || r->cap_stats == NULL || r->port_caps == NULL)
+	r->caps->port = calloc(cfg->n_ports ? cfg->n_ports : 1, sizeof(*r->caps->port));
+	if (r->caps->c == NULL || r->cap_stats == NULL || r->caps->port == NULL)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < cfg->n_captures; i++) {
 		const struct ctl_capture *k = &cfg->captures[i];
@@ -150,8 +166,8 @@ int ctl_run_caps_open(struct ctl_run_state *r, char *err, size_t errlen)
 			continue;
 		struct cap_cfg cc = cap_cfg_of(r, k, base, name, desc, sizeof(name), sizeof(desc));
 
-		r->caps[i] = cap_open(&cc, err, errlen);
-		if (r->caps[i] == NULL)
+		r->caps->c[i] = cap_open(&cc, err, errlen);
+		if (r->caps->c[i] == NULL)
 			return -errno;
 		if (attach(r, i) < 0) {
 			snprintf(err, errlen, "%s: captures.%u: no tap left on its link", cfg->path, i);
@@ -163,10 +179,12 @@ int ctl_run_caps_open(struct ctl_run_state *r, char *err, size_t errlen)
 
 void ctl_run_caps_epoch(struct ctl_run_state *r, int64_t epoch_ns)
 {
-	r->rt_epoch_ns = epoch_ns;
+	if (r->caps == NULL)
+		return;
+	r->caps->epoch_ns = epoch_ns;
 	for (uint32_t i = 0; i < r->cfg->n_captures; i++)
-		if (r->caps[i] != NULL && !r->cfg->captures[i].has_epoch)
-			cap_set_epoch(r->caps[i], epoch_ns);
+		if (r->caps->c[i] != NULL && !r->cfg->captures[i].has_epoch)
+			cap_set_epoch(r->caps->c[i], epoch_ns);
 }
 
 void ctl_run_caps_rt_start(struct ctl_run_state *r)
@@ -176,31 +194,31 @@ void ctl_run_caps_rt_start(struct ctl_run_state *r)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ctl_run_caps_epoch(r, (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec);
-	int rc = dp_pdump_start(r->dp, err, sizeof(err));
+	int rc = dp_pdump_start(r->rt->dp, err, sizeof(err));
 
-	r->pdump = rc > 0;
+	r->caps->pdump = rc > 0;
 	if (rc < 0)
 		fprintf(stderr, "[uetemu] %s\n", err);
 }
 
 void ctl_run_caps_rt_stop(struct ctl_run_state *r)
 {
-	if (r->pdump)
-		dp_pdump_stop(r->dp);
-	r->pdump = false;
+	if (r->caps->pdump)
+		dp_pdump_stop(r->rt->dp);
+	r->caps->pdump = false;
 }
 
 void ctl_run_cap_port(struct ctl_ext *x, const uint8_t *frame, size_t len, bool rx, emu_ps_t emu)
 {
 	struct ctl_run_state *r = x->run;
 
-	if (r->port_caps[x - r->exts] == NULL)
+	if (r->caps->port[x - r->exts] == NULL)
 		return;
 	uint64_t scale = r->cfg->sim.time_scale ? r->cfg->sim.time_scale : 1;
 	/* the wall clock now, as the emulated time it stands for (the capture multiplies by TimeScale again); a
 	 * re-run has no wall clock: its emulated time */
 	emu_ps_t at = r->rerun ? emu :
-		(emu_ps_t)((unsigned __int128)(dp_tsc() - r->rt_t0) * EMU_PS_PER_S / r->rt_hz / scale);
+		(emu_ps_t)((unsigned __int128)(dp_tsc() - r->rt->t0) * EMU_PS_PER_S / r->rt->hz / scale);
 
 	ctl_run_lcore_cap_port(x->lc, (uint32_t)(x - r->exts), frame, len, rx, emu, at);
 }
@@ -208,7 +226,7 @@ void ctl_run_cap_port(struct ctl_ext *x, const uint8_t *frame, size_t len, bool 
 void ctl_run_cap_port_write(struct ctl_run_state *r, uint32_t port, const uint8_t *frame, size_t len, bool rx,
 			    emu_ps_t emu, emu_ps_t at)
 {
-	struct cap *c = r->port_caps[port];
+	struct cap *c = r->caps->port[port];
 	char note[96];
 	const char *why = NULL;
 
@@ -233,9 +251,9 @@ int ctl_run_caps_close(struct ctl_run_state *r, char *err, size_t errlen)
 	int rc = 0;
 
 	for (uint32_t i = 0; r->caps != NULL && i < r->cfg->n_captures; i++) {
-		int e = cap_close(r->caps[i], &r->cap_stats[i], e1, sizeof(e1));
+		int e = cap_close(r->caps->c[i], &r->cap_stats[i], e1, sizeof(e1));
 
-		r->caps[i] = NULL;
+		r->caps->c[i] = NULL;
 		if (e < 0)
 			rec_note_err(err, errlen, "%s", e1);
 		rc = rc < 0 ? rc : e;
@@ -245,12 +263,38 @@ int ctl_run_caps_close(struct ctl_run_state *r, char *err, size_t errlen)
 
 void ctl_run_caps_free(struct ctl_run_state *r)
 {
-	for (uint32_t i = 0; r->caps != NULL && i < r->cfg->n_captures; i++)
-		cap_close(r->caps[i], NULL, NULL, 0);
+	for (uint32_t i = 0; r->caps != NULL && r->caps->c != NULL && i < r->cfg->n_captures; i++)
+		cap_close(r->caps->c[i], NULL, NULL, 0);
+	if (r->caps != NULL) {
+		free(r->caps->c);
+		free(r->caps->port);
+	}
 	free(r->caps);
 	free(r->cap_stats);
-	free(r->port_caps);
 	r->caps = NULL;
 	r->cap_stats = NULL;
-	r->port_caps = NULL;
+}
+
+int64_t ctl_run_caps_epoch_ns(const struct ctl_run_state *r)
+{
+	return r->caps != NULL ? r->caps->epoch_ns : 0;
+}
+
+bool ctl_run_cap_port_on(const struct ctl_run_state *r, uint32_t port)
+{
+	return r->caps != NULL && r->caps->port != NULL && r->caps->port[port] != NULL;
+}
+
+void ctl_run_cap_link_write(struct ctl_run_state *r, uint32_t cap, uint32_t dir, const struct wire_pkt *pkt,
+			    emu_ps_t now)
+{
+	if (r->caps->c[cap] != NULL)
+		cap_tap(r->caps->c[cap], dir, pkt, now);
+}
+
+void ctl_run_cap_drop_write(struct ctl_run_state *r, uint32_t cap, uint32_t dir, const struct wire_pkt *pkt,
+			    emu_ps_t now, int reason)
+{
+	if (r->caps->c[cap] != NULL)
+		cap_drop_tap(r->caps->c[cap], dir, pkt, now, reason);
 }

@@ -5,6 +5,9 @@
  * through its binding (net_bind.h) in bursts; docs/realtime.md, "A frame's path", follows one.
  */
 #include "ctl_run_pvt.h"
+#include "ctl_run_cap_pvt.h"
+#include "ctl_run_ext_pvt.h"
+#include "ctl_run_rec_pvt.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -89,7 +92,7 @@ static void sw_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
 /* A burst from a port with hosts: each frame answered, handed to its host's NIC at its time, or counted. */
 static void host_rx(struct ctl_ext *x, const struct net_rx_frame *f, unsigned n)
 {
-	const struct ctl_lcore *lc = x->lc;
+	const struct run_lcore *lc = x->lc;
 
 	for (unsigned i = 0; i < n; i++) {
 		if (__builtin_expect(x->tap, 0))
@@ -200,7 +203,7 @@ void ctl_run_ext_start(struct ctl_run_state *r)
 
 		if (x->off)
 			continue;
-		x->tap = (r->port_caps != NULL && r->port_caps[i] != NULL) || ctl_run_rec_on(r);
+		x->tap = ctl_run_cap_port_on(r, i) || ctl_run_rec_on(r);
 		if (x->stack != NULL)
 			net_port_start(x->stack, 0);
 	}
@@ -298,4 +301,15 @@ int ctl_run_ext_bind(struct ctl_run_state *r, uint32_t i, char *err, size_t errl
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+void ctl_run_ext_free(struct ctl_run_state *r)
+{
+	for (uint32_t i = 0; r->exts != NULL && i < r->cfg->n_ports; i++) {
+		net_port_destroy(r->exts[i].stack);
+		free(r->exts[i].hosts);
+	}
+	free(r->exts);
+	r->exts = NULL;
+	r->n_exts = 0;
 }

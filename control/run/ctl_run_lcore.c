@@ -1,10 +1,11 @@
 /*
- * A run's lcores (docs/realtime.md, Lcores and partitions): which partitions each runs, the rings between them
- * (frames crossing partitions, stamped with their arrival time) and from each to the writer on the main lcore
- * (capture frames, record rows), and the pause in which the main lcore samples the periodic records. The poll
- * loop itself is ctl_run_rt.c's, run by every lcore.
+ * A run's lcores (docs/realtime.md, Lcores and partitions): which partitions each runs (the config's), the engine
+ * that runs them (runtime/run.h: its lcores, rings and loops), the links split between two, the message close as a
+ * cross-partition event, and what goes to the writer on the main lcore (capture frames, record rows).
  */
 #include "ctl_run_pvt.h"
+#include "ctl_run_cap_pvt.h"
+#include "ctl_run_vt_pvt.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -13,31 +14,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu_spsc.h"
+_Static_assert(CTL_PARTS_MAX <= RUN_LCORES_MAX, "every partition may have an lcore of its own");
 
-/* Between two lcores: 4 MiB, about 14,000 frames (a 296 B record each), 1.7 ms of 4 KiB frames at 400 Gb/s. */
-#define CTL_XRING_BYTES (1u << 22)
-/* To the writer: 8 MiB, about 900 full-size frames of a port capture or 24,000 of a link capture. */
-#define CTL_WRING_BYTES (1u << 23)
+/* A record for the writer (real time: through an lcore's ring; virtual time: in a thread's log). */
+enum ctl_wkind { CTL_W_CAP_LINK = 1, CTL_W_CAP_DROP, CTL_W_CAP_PORT, CTL_W_EVENT, CTL_W_TRACE };
 
-/* What crosses between two lcores. */
-enum ctl_xkind { CTL_X_FRAME = 1, CTL_X_CLOSE };
-
-struct ctl_xmsg {
-	uint32_t kind;          /* enum ctl_xkind */
-	uint32_t host;          /* CLOSE: the receiver whose PDC closes */
-	emu_ps_t at;            /* FRAME: arrival time; CLOSE: the time of the completion */
-	struct net_dir *dir;    /* FRAME: the direction it crossed */
-	uint32_t src_ip;        /* CLOSE: the sender's address */
-	uint16_t pdc;           /* CLOSE: the sender's PDC */
-	struct wire_pkt pkt;    /* FRAME only (a CLOSE record stops before it) */
+struct ctl_whdr {
+	uint32_t kind;          /* enum ctl_wkind */
+	uint32_t idx;           /* capture index (link), port index (port) */
+	uint32_t dir;           /* link direction; port: 1 received, 0 sent */
+	int32_t reason;         /* CAP_DROP: the net_counter it was lost under */
+	emu_ps_t now, at;       /* the emulated time; CAP_PORT: the wall clock as emulated time */
+	uint32_t len;           /* bytes after the header */
+	uint32_t pad;
 };
 
 /* A link capture's taps in real time: the capture, and the lcore that sends on each direction. */
 struct ctl_captap {
 	struct ctl_run_state *run;
 	uint32_t cap;
-	struct ctl_lcore *lc[2];
+	struct run_lcore *lc[2];
 };
 
 static bool is_switch(const struct ctl_run_state *r, uint32_t dev)
@@ -47,7 +43,12 @@ static bool is_switch(const struct ctl_run_state *r, uint32_t dev)
 
 struct net_part *ctl_run_dev_np(const struct ctl_run_state *r, uint32_t dev)
 {
-	return ctl_run_dev_lc(r, dev)->np;
+	return ctl_run_dev_lc(r, dev)->rl->np;
+}
+
+struct run_lcore *ctl_run_dev_rl(const struct ctl_run_state *r, uint32_t dev)
+{
+	return ctl_run_dev_lc(r, dev)->rl;
 }
 
 struct ctl_lcore *ctl_run_dev_lc(const struct ctl_run_state *r, uint32_t dev)
@@ -97,27 +98,30 @@ int ctl_run_lcore_plan(struct ctl_run_state *r, const unsigned *lcore_ids, uint3
 		       uint32_t max_pkts, char *err, size_t errlen)
 {
 	int rc = plan_parts(r, n_lcores ? n_lcores : 1, err, errlen);
+	bool vt = r->opts->mode == CTL_MODE_VIRTUAL && !r->rerun;
 
 	if (rc < 0)
+		return rc;
+	struct run_params p = {
+		.clock = r->rerun ? RUN_RERUN : vt ? RUN_VIRTUAL : RUN_REALTIME,
+		.sync = r->opts->ranks > 1 ? RUN_SYNC_MPI : r->n_lcs > 1 ? RUN_SYNC_THREADS : RUN_SYNC_NONE,
+		.n_lcores = r->n_lcs, .rank = r->opts->ranks > 1 ? r->opts->rank : 0, .lcore_ids = lcore_ids,
+		.main_np = &r->np, .max_events = max_events, .max_pkts = max_pkts,
+		.quit = r->opts->quit, .write = ctl_run_lcore_write, .write_ctx = r,
+	};
+
+	if ((rc = run_create(&r->eng, &p, err, errlen)) < 0)
 		return rc;
 	r->lcs = aligned_alloc(64, sizeof(*r->lcs) * r->n_lcs);
 	if (r->lcs == NULL)
 		return -ENOMEM;
 	memset(r->lcs, 0, sizeof(*r->lcs) * r->n_lcs);
 	for (uint32_t i = 0; i < r->n_lcs; i++) {
-		struct ctl_lcore *lc = &r->lcs[i];
-
-		lc->run = r;
-		lc->idx = i;
-		lc->lcore_id = lcore_ids != NULL ? lcore_ids[i] : 0;
-		lc->np = i == 0 ? &r->np : &lc->own_np;
-		if ((lc->out = calloc(r->n_lcs, sizeof(*lc->out))) == NULL)
-			return -ENOMEM;
-		if (i > 0 && net_part_init(&lc->own_np, max_events, max_pkts) < 0) {
-			snprintf(err, errlen, "out of memory for lcore %u's event scheduler and packet pool", i);
-			return -ENOMEM;
-		}
+		r->lcs[i].run = r;
+		r->lcs[i].rl = run_lcore(r->eng, i);
+		r->lcs[i].rl->user = &r->lcs[i];
 	}
+	ctl_run_lcore_events(r);
 	return 0;
 }
 
@@ -189,24 +193,6 @@ static int check_remote_link(const struct ctl_run_state *r, uint32_t i, uint32_t
 		      ctl_run_dev_name(r, there));
 }
 
-static void ev_xcross(void *arg, struct net_dir *d, const struct wire_pkt *pkt, emu_ps_t at,
-		      const struct emu_sched_key *k);
-
-/* Split link @p l across lcores @p la and @p lb: each direction crosses through its ring. */
-static void split_link(struct ctl_run_state *r, struct net_link *l, uint32_t la, uint32_t lb)
-{
-	net_cross_fn fn = r->opts->mode == CTL_MODE_REALTIME ? ev_xcross : ctl_run_vt_cross;
-
-	net_link_parts(l, r->lcs[la].np, r->lcs[lb].np);
-	if (la == lb)
-		return;
-	r->lcs[la].out[lb] = (struct ctl_xroute){ .from = &r->lcs[la], .to = lb };
-	r->lcs[lb].out[la] = (struct ctl_xroute){ .from = &r->lcs[lb], .to = la };
-	l->dir[0].cross = fn;
-	l->dir[0].cross_arg = &r->lcs[la].out[lb];
-	l->dir[1].cross = fn;
-	l->dir[1].cross_arg = &r->lcs[lb].out[la];
-}
 
 /* What a run split over lcores cannot do, each reported. */
 static int check_split(const struct ctl_run_state *r, char *err, size_t errlen)
@@ -251,46 +237,25 @@ int ctl_run_lcore_links(struct ctl_run_state *r, char *err, size_t errlen)
 		uint32_t la = r->dev_lc[a] == CTL_LC_REMOTE ? 0 : r->dev_lc[a];
 		uint32_t lb = r->dev_lc[b] == CTL_LC_REMOTE ? 0 : r->dev_lc[b];
 
-		if (r->n_lcs > 1)
-			split_link(r, &r->links[i], la, lb);
+		if (r->n_lcs > 1) {
+			char name[96];
+
+			snprintf(name, sizeof(name), "link %s-%s", ctl_run_dev_name(r, a), ctl_run_dev_name(r, b));
+			run_split_link(r->eng, &r->links[i], la, lb, name);
+		}
 	}
 	return rc;
 }
 
 int ctl_run_lcore_rings(struct ctl_run_state *r)
 {
-	for (uint32_t i = 0; i < r->n_lcs; i++) {
-		struct ctl_lcore *lc = &r->lcs[i];
-
-		lc->in = calloc(r->n_lcs, sizeof(*lc->in));
-		lc->wr = emu_spsc_create(CTL_WRING_BYTES);
-		if (lc->in == NULL || lc->wr == NULL)
-			return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < r->n_lcs; i++)
-		for (uint32_t k = 0; k < r->n_lcs; k++)
-			if (k != i && (r->lcs[k].in[i] = emu_spsc_create(CTL_XRING_BYTES)) == NULL)
-				return -ENOMEM;
-	for (uint32_t i = 0; i < r->n_lcs; i++)
-		for (uint32_t k = 0; k < r->n_lcs; k++)
-			r->lcs[i].out[k] = (struct ctl_xroute){ .from = &r->lcs[i], .to = k,
-								.ring = k != i ? r->lcs[k].in[i] : NULL };
-	return 0;
+	return run_rings(r->eng);
 }
 
 void ctl_run_lcore_fini(struct ctl_run_state *r)
 {
-	for (uint32_t i = 0; r->lcs != NULL && i < r->n_lcs; i++) {
-		struct ctl_lcore *lc = &r->lcs[i];
-
-		for (uint32_t k = 0; lc->in != NULL && k < r->n_lcs; k++)
-			emu_spsc_destroy(lc->in[k]);
-		free(lc->in);
-		free(lc->out);
-		emu_spsc_destroy(lc->wr);
-		if (i > 0)
-			net_part_fini(&lc->own_np);
-	}
+	run_destroy(r->eng);
+	r->eng = NULL;
 	free(r->lcs);
 	free(r->part_lc);
 	free(r->dev_lc);
@@ -302,144 +267,77 @@ void ctl_run_lcore_fini(struct ctl_run_state *r)
 	r->n_lcs = 0;
 }
 
-/* A frame leaves its lcore on direction @p d: a copy into the ring, its arrival time with it. */
-static void ev_xcross(void *arg, struct net_dir *d, const struct wire_pkt *pkt, emu_ps_t at,
-		      const struct emu_sched_key *k)
+/*
+ * The receive side of a message closes on its receiver (lcore @p lc): the event's argument is the message's index
+ * and its sender's PDC (the receiver's rank knows the message, not the PDC its sender opened).
+ */
+static void ev_close(void *ctx, struct run_lcore *lc, uint64_t arg, emu_ps_t now)
 {
-	struct ctl_xroute *x = arg;
+	struct ctl_run_state *r = ctx;
+	uint32_t i = (uint32_t)arg;
 
-	(void)k; /* real time: frames arrive when they are taken, in the order they come */
-	uint32_t raw = pkt->kind == WIRE_KIND_RAW ? pkt->payload_len : 0; /* a real device's bytes follow (take_one) */
-	struct ctl_xmsg *m = emu_spsc_reserve(x->ring, (uint32_t)sizeof(*m) + raw);
-
-	if (m == NULL) {
-		x->from->x_full++;
+	if (i >= r->n_msgs)
 		return;
-	}
-	m->kind = CTL_X_FRAME;
-	m->at = at;
-	m->dir = d;
-	m->pkt = *pkt;
-	if (raw != 0)
-		memcpy(m + 1, pkt->raw.buf, raw);
-	emu_spsc_commit(x->ring);
-	x->from->x_sent++;
+	struct ctl_msg *m = &r->msgs[i];
+	const struct port_nic *h = &r->hosts[m->m->dst];
+
+	if (h->ops->close_rcv == NULL)
+		return;
+	m->pdc = (uint16_t)(arg >> 32);
+	if (run_clock(r->eng) == RUN_VIRTUAL)
+		emu_sched_set_ent(lc->np->sched, m->m->dst + 1);
+	h->ops->close_rcv(h->dev, r->cfg->hosts[m->m->src].ip, m->pdc, now);
+}
+
+void ctl_run_lcore_events(struct ctl_run_state *r)
+{
+	r->xev_close = run_xev_kind(r->eng, ev_close, r);
 }
 
 void ctl_run_lcore_close_rcv(struct ctl_lcore *lc, struct ctl_msg *msg, emu_ps_t now)
 {
 	struct ctl_run_state *r = lc->run;
-	uint32_t dst = msg->m->dst, src_ip = r->cfg->hosts[msg->m->src].ip, to = r->dev_lc != NULL ? r->dev_lc[dst] : 0;
-	uint16_t pdc = msg->pdc;
+	uint32_t to = r->dev_lc != NULL ? r->dev_lc[msg->m->dst] : 0;
+	uint64_t arg = (uint64_t)(msg - r->msgs) | (uint64_t)msg->pdc << 32;
 
-	if (ctl_run_vt_on(r)) { /* virtual time: a close delay later, through the threads' boxes (ctl_run_vt.c) */
-		ctl_run_vt_close(lc, msg, now);
-		return;
-	}
-	if (to == lc->idx) {
-		r->hosts[dst].ops->close_rcv(r->hosts[dst].dev, src_ip, pdc, now);
-		return;
-	}
-	if (to == CTL_LC_REMOTE) /* another process's host: its receive PDC is reclaimed when idle */
-		return;
-	struct ctl_xmsg *m = emu_spsc_reserve(lc->out[to].ring, offsetof(struct ctl_xmsg, pkt));
-
-	if (m == NULL) {
-		lc->x_full++;
-		return;
-	}
-	*m = (struct ctl_xmsg){ .kind = CTL_X_CLOSE, .host = dst, .at = now, .src_ip = src_ip, .pdc = pdc };
-	emu_spsc_commit(lc->out[to].ring);
-}
-
-/* One record from another lcore: a frame to deliver (late if its time has passed), or a PDC to close. */
-static void take_one(struct ctl_lcore *lc, const struct ctl_xmsg *m, emu_ps_t now)
-{
-	struct ctl_run_state *r = lc->run;
-
-	if (m->kind == CTL_X_CLOSE) {
-		r->hosts[m->host].ops->close_rcv(r->hosts[m->host].dev, m->src_ip, m->pdc, now > m->at ? now : m->at);
-		return;
-	}
-	struct wire_pkt *p = m->pkt.kind == WIRE_KIND_RAW ? net_pkt_raw_copy(lc->np, &m->pkt, (const uint8_t *)(m + 1)) :
-						       net_pkt_alloc(lc->np);
-
-	lc->x_recv++;
-	if (p == NULL)
-		return;
-	if (m->pkt.kind != WIRE_KIND_RAW)
-		*p = m->pkt;
-	if (m->at < now) {
-		lc->x_late++;
-		lc->x_late_max = now - m->at > lc->x_late_max ? now - m->at : lc->x_late_max;
-	}
-	net_dir_arrive(m->dir, p, m->at);
-}
-
-void ctl_run_lcore_take(struct ctl_lcore *lc, emu_ps_t now)
-{
-	for (uint32_t k = 0; k < lc->run->n_lcs; k++) {
-		struct emu_spsc *in = lc->in[k];
-		const struct ctl_xmsg *m;
-		uint32_t len;
-
-		if (in == NULL)
-			continue;
-		while ((m = emu_spsc_peek(in, &len)) != NULL) {
-			take_one(lc, m, now);
-			emu_spsc_release(in);
-		}
-	}
+	/* virtual time: a close delay later, the same however the fabric is cut (another process's host, in real
+	 * time: its receive PDC is reclaimed when idle) */
+	run_xev_post(lc->rl, to, r->xev_close, arg, now + ctl_run_vt_close_delay(r));
 }
 
 /*
  * Hand record @p h (its body @p body, h->len bytes after it) to the writer on the main lcore: in virtual time the
- * thread's log (written sorted by the events' order), in real time @p lc's ring (a full ring counted).
+ * thread's log (written sorted by the events' order), in real time @p lc's ring (a full ring counted), in a
+ * re-run at once (run_out()).
  */
-static void to_writer(struct ctl_lcore *lc, const struct ctl_whdr *h, const void *body)
+static void to_writer(struct run_lcore *lc, const struct ctl_whdr *h, const void *body)
 {
-	struct ctl_whdr *w;
-
-	if (lc->vlog != NULL) {
-		ctl_run_vt_log(lc, h, body);
-		return;
-	}
-	if ((w = emu_spsc_reserve(lc->wr, (uint32_t)sizeof(*w) + h->len)) == NULL) {
-		lc->wr_full++;
-		return;
-	}
-	*w = *h;
-	memcpy(w + 1, body, h->len);
-	emu_spsc_commit(lc->wr);
+	run_out(lc, h, (uint32_t)sizeof(*h), body, h->len);
 }
 
 void ctl_run_lcore_event(struct ctl_lcore *lc, const struct nic_event *ev)
 {
 	if (lc->run->events == NULL)
 		return;
-	if (lc->idx == 0 && lc->vlog == NULL) { /* real time's main lcore writes */
+	if (run_lcore_is_writer(lc->rl)) { /* real time's main lcore writes */
 		ctl_records_event(lc->run->events, lc->run->cfg, ev);
 		return;
 	}
-	to_writer(lc, &(struct ctl_whdr){ .kind = CTL_W_EVENT, .len = sizeof(*ev) }, ev);
+	to_writer(lc->rl, &(struct ctl_whdr){ .kind = CTL_W_EVENT, .len = sizeof(*ev) }, ev);
 }
 
 void ctl_run_lcore_trace(struct ctl_lcore *lc, const struct nic_trace *tr)
 {
-	if (lc->idx == 0 && lc->vlog == NULL) {
+	if (run_lcore_is_writer(lc->rl)) {
 		ctl_records_trace(lc->run->records, tr);
 		return;
 	}
-	to_writer(lc, &(struct ctl_whdr){ .kind = CTL_W_TRACE, .len = sizeof(*tr) }, tr);
+	to_writer(lc->rl, &(struct ctl_whdr){ .kind = CTL_W_TRACE, .len = sizeof(*tr) }, tr);
 }
 
-void ctl_run_lcore_cap_port(struct ctl_lcore *lc, uint32_t port, const uint8_t *frame, size_t len, bool rx,
+void ctl_run_lcore_cap_port(struct run_lcore *lc, uint32_t port, const uint8_t *frame, size_t len, bool rx,
 			    emu_ps_t emu, emu_ps_t at)
 {
-	if (lc->wr == NULL) { /* virtual time (the re-run of a session) has no rings: written at once */
-		ctl_run_cap_port_write(lc->run, port, frame, len, rx, emu, at);
-		return;
-	}
 	to_writer(lc, &(struct ctl_whdr){ .kind = CTL_W_CAP_PORT, .idx = port, .dir = rx, .now = emu, .at = at,
 					  .len = (uint32_t)len }, frame);
 }
@@ -462,7 +360,7 @@ static void tap_drop(void *arg, uint32_t dir, const struct wire_pkt *pkt, emu_ps
 }
 
 /* The lcore that sends on direction @p dir of link @p i (a frame from a port: the lcore that polls it). */
-static struct ctl_lcore *sender_lc(struct ctl_run_state *r, uint32_t i, uint32_t dir)
+static struct run_lcore *sender_lc(struct ctl_run_state *r, uint32_t i, uint32_t dir)
 {
 	uint32_t a, b;
 
@@ -470,7 +368,7 @@ static struct ctl_lcore *sender_lc(struct ctl_run_state *r, uint32_t i, uint32_t
 	uint32_t from = dir == 0 ? a : b, to = dir == 0 ? b : a;
 	bool emulated = r->dev_lc[from] != CTL_LC_REMOTE && (is_switch(r, from) || !r->cfg->hosts[from].external);
 
-	return ctl_run_dev_lc(r, emulated ? from : to);
+	return ctl_run_dev_rl(r, emulated ? from : to);
 }
 
 int ctl_run_lcore_cap_link(struct ctl_run_state *r, uint32_t cap, struct net_link *l)
@@ -488,8 +386,12 @@ int ctl_run_lcore_cap_link(struct ctl_run_state *r, uint32_t cap, struct net_lin
 }
 
 /* The body is copied out: the ring's bytes are only 8-aligned. */
-void ctl_run_lcore_write(struct ctl_run_state *r, const struct ctl_whdr *h)
+void ctl_run_lcore_write(void *run, const void *rec, uint32_t len)
 {
+	struct ctl_run_state *r = run;
+	const struct ctl_whdr *h = rec;
+
+	(void)len; /* h->len says it */
 	union {
 		struct wire_pkt pkt;
 		struct nic_event ev;
@@ -505,12 +407,10 @@ void ctl_run_lcore_write(struct ctl_run_state *r, const struct ctl_whdr *h)
 	memcpy(&u, h + 1, h->len);
 	switch (h->kind) {
 	case CTL_W_CAP_LINK:
-		if (r->caps[h->idx] != NULL)
-			cap_tap(r->caps[h->idx], h->dir, &u.pkt, h->now);
+		ctl_run_cap_link_write(r, h->idx, h->dir, &u.pkt, h->now);
 		break;
 	case CTL_W_CAP_DROP:
-		if (r->caps[h->idx] != NULL)
-			cap_drop_tap(r->caps[h->idx], h->dir, &u.pkt, h->now, h->reason);
+		ctl_run_cap_drop_write(r, h->idx, h->dir, &u.pkt, h->now, h->reason);
 		break;
 	case CTL_W_EVENT:
 		ctl_records_event(r->events, r->cfg, &u.ev);
@@ -520,20 +420,6 @@ void ctl_run_lcore_write(struct ctl_run_state *r, const struct ctl_whdr *h)
 		break;
 	default:
 		break;
-	}
-}
-
-void ctl_run_lcore_drain_writer(struct ctl_run_state *r)
-{
-	for (uint32_t i = 0; i < r->n_lcs; i++) {
-		struct emu_spsc *wr = r->lcs[i].wr;
-		const struct ctl_whdr *h;
-		uint32_t len;
-
-		while (wr != NULL && (h = emu_spsc_peek(wr, &len)) != NULL) {
-			ctl_run_lcore_write(r, h);
-			emu_spsc_release(wr);
-		}
 	}
 }
 
@@ -549,73 +435,6 @@ void ctl_run_lcore_sum(struct ctl_run_state *r)
 	r->n_completed = (uint32_t)done;
 	r->n_posted = (uint32_t)posted;
 	r->post_fail = fail;
-}
-
-void ctl_run_lcore_merge_rt(const struct ctl_run_state *r, struct ctl_rt_stats *out)
-{
-	memset(out, 0, sizeof(*out));
-	for (uint32_t i = 0; i < r->n_lcs; i++) {
-		const struct ctl_rt_stats *s = &r->lcs[i].rt;
-
-		out->polls += s->polls;
-		emu_hist_merge(&out->late_ns, &s->late_ns);
-		out->late_max = s->late_max > out->late_max ? s->late_max : out->late_max;
-		for (int k = 0; k < 3; k++)
-			out->late_over[k] += s->late_over[k];
-		out->held = s->held > out->held ? s->held : out->held;
-		out->holds += s->holds;
-		if (s->lag_late > out->lag_late) {
-			out->lag_late = s->lag_late;
-			out->lag_at = s->lag_at;
-		}
-	}
-}
-
-/* True once every other lcore has stopped at the top of its pass for pause @p k, or has ended. */
-static bool all_paused(struct ctl_run_state *r, uint64_t k)
-{
-	for (uint32_t i = 1; i < r->n_lcs; i++)
-		if (__atomic_load_n(&r->lcs[i].samples_ack, __ATOMIC_ACQUIRE) != k &&
-		    !__atomic_load_n(&r->lcs[i].exited, __ATOMIC_ACQUIRE))
-			return false;
-	return true;
-}
-
-/*
- * The main lcore never waits for the others: when rows fall due it asks for a pause and goes on with its pass; at
- * a later pass, once every other lcore stands at the top of its pass (or has ended), it samples and lets them go.
- * So a worker that lost the CPU holds up only the others' pause, not the main lcore's passes.
- */
-void ctl_run_lcore_records(struct ctl_run_state *r, emu_ps_t now)
-{
-	if (r->n_lcs == 1) {
-		ctl_records_advance(r->records, now);
-		return;
-	}
-	uint64_t k = r->samples_req; /* written by this lcore only */
-
-	if (k == r->samples_go) { /* no pause asked for */
-		if (ctl_records_due(r->records) <= now)
-			__atomic_store_n(&r->samples_req, k + 1, __ATOMIC_RELEASE);
-		return;
-	}
-	if (!all_paused(r, k))
-		return;
-	ctl_records_advance(r->records, now);
-	__atomic_store_n(&r->samples_go, k, __ATOMIC_RELEASE);
-}
-
-void ctl_run_lcore_sample_wait(struct ctl_lcore *lc)
-{
-	struct ctl_run_state *r = lc->run;
-	uint64_t k = __atomic_load_n(&r->samples_req, __ATOMIC_ACQUIRE);
-
-	if (k == lc->samples_ack)
-		return;
-	__atomic_store_n(&lc->samples_ack, k, __ATOMIC_RELEASE);
-	while (__atomic_load_n(&r->samples_go, __ATOMIC_ACQUIRE) != k && !*r->opts->quit &&
-	       !__atomic_load_n(&r->lc_stop, __ATOMIC_ACQUIRE))
-		;
 }
 
 /* The number of lcores an EAL list names ("0", "0-3", "0,2", "1@0,(2-3)@1"...): exact for numbers and ranges,

@@ -5,6 +5,9 @@
  * (ctl_run_rerun.c) writes the same log with the same code, so the two compare record for record.
  */
 #include "ctl_run_pvt.h"
+#include "ctl_run_ext_pvt.h"
+#include "ctl_run_rec_pvt.h"
+#include "ctl_run_cap_pvt.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -145,7 +148,7 @@ int ctl_run_rec_create(struct ctl_run_state *r, const char *dir, const struct ca
 void ctl_run_rec_start(struct ctl_run_state *r)
 {
 	char err[PATH_MAX + 64];
-	struct cap_session_hdr h = { .n_ports = r->n_exts, .epoch_ns = r->rt_epoch_ns, .records_epoch_s = r->epoch_s,
+	struct cap_session_hdr h = { .n_ports = r->n_exts, .epoch_ns = ctl_run_caps_epoch_ns(r), .records_epoch_s = r->epoch_s,
 				     .seed = r->cfg->sim.random_seed, .time_scale = r->cfg->sim.time_scale,
 				     .config_hash = file_hash(r->cfg->path) };
 
@@ -175,7 +178,7 @@ void ctl_run_rec_pass(struct ctl_run_state *r, emu_ps_t now)
 	if (s == NULL || s->w == NULL)
 		return;
 	s->pass_now = now;
-	s->pass_wall = r->lcs[0].wall_now; /* a recorded run has one lcore */
+	s->pass_wall = ctl_run_lc(r, 0)->wall_now; /* a recorded run has one lcore */
 	s->logged = false;
 	/* the pass writes periodic rows (sampled at this pass's time), or a port's ARP timers fire */
 	if (ctl_records_due(r->records) <= now)
@@ -218,7 +221,7 @@ int ctl_run_rec_finish(struct ctl_run_state *r, uint8_t stop, char *err, size_t 
 	if (s == NULL || s->w == NULL)
 		return 0;
 	cap_session_put(s->w, &(struct cap_session_rec){ .type = CAP_SES_END, .port = stop, .t = r->end,
-							 .x = r->wall_now });
+							 .x = ctl_run_lc(r, 0)->wall_now });
 	int rc = cap_session_close(s->w, err, errlen);
 
 	s->w = NULL;

@@ -4,6 +4,9 @@
  * the timing error of each send measured.
  */
 #include "ctl_run_pvt.h"
+#include "ctl_run_ext_pvt.h"
+#include "ctl_run_replay_pvt.h"
+#include "ctl_run_rt_pvt.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -11,20 +14,53 @@
 
 #include "dp.h"
 
+/* A replay of the run (replay[i]): its frames, where they go, what became of them. */
+struct ctl_replay_src {
+	struct ctl_run_state *run;
+	const struct ctl_replay *cfg;
+	struct cap_replay *rp;
+	const struct cap_replay_info *info;
+	uint64_t next;                 /* the next frame to play, 0 .. info->total */
+	struct net_dir *dir;           /* port, host: the link direction into the device */
+	emu_timer_t timer;             /* port, host: the pending event of the next frame */
+	int dp_port;                   /* dev, real time: the DPDK port, once open; else -1 */
+	bool timed;                    /* real time: each frame's timing error is measured */
+	bool off;                      /* --partition: its device runs in another process, which plays it */
+	uint64_t tsc_per_ps_num;       /* real time: TSC ticks per 10^12 ps (hz x TimeScale) */
+	uint64_t sent;                 /* frames handed to the device, or staged on the DPDK port */
+	uint64_t refused[WIRE_R_COUNT]; /* port, host: frames the decoder refused, by reason */
+	uint64_t no_pkt;               /* port, host: frames lost to an empty descriptor pool */
+	uint64_t sched_full;           /* port, host: frames not played, the scheduler being full */
+	uint64_t tx_drops;             /* dev: frames the DPDK port did not take */
+	struct emu_hist err_ns;        /* real time: send (dev) or injection time minus deadline, TSC in ns */
+};
+
+/* The replays of a run: one per replay[] entry. */
+struct ctl_run_replays {
+	struct ctl_replay_src *s;
+	uint32_t n;
+};
+
+/* The replays opened so far. */
+static uint32_t n_of(const struct ctl_run_state *r)
+{
+	return r->replays != NULL ? r->replays->n : 0;
+}
+
 /* Frames a DPDK-port replay sends in one poll pass at most, so a late loop catches up without starving the rest. */
 #define REPLAY_PASS_MAX 256
 
 /* Real time: the TSC of frame @p k of replay @p s: the run's time 0 plus its deadline x TimeScale. */
 static uint64_t deadline_tsc(const struct ctl_replay_src *s, uint64_t k)
 {
-	return s->run->rt_t0 + (uint64_t)((unsigned __int128)cap_replay_deadline(s->rp, k) * s->tsc_per_ps_num /
+	return s->run->rt->t0 + (uint64_t)((unsigned __int128)cap_replay_deadline(s->rp, k) * s->tsc_per_ps_num /
 					  EMU_PS_PER_S);
 }
 
 /* Real time: how far TSC @p now is past a frame's deadline TSC @p due, in ns, into the source's timing error. */
 static void timing(struct ctl_replay_src *s, uint64_t due, uint64_t now)
 {
-	emu_hist_add(&s->err_ns, now > due ? (uint64_t)((unsigned __int128)(now - due) * 1000000000u / s->run->rt_hz) : 0);
+	emu_hist_add(&s->err_ns, now > due ? (uint64_t)((unsigned __int128)(now - due) * 1000000000u / s->run->rt->hz) : 0);
 }
 
 /* Frames from replay source @p s whose deadline is @p now, each decoded into a descriptor and handed to the device
@@ -88,7 +124,7 @@ static bool replay_remote(const struct ctl_run_state *r, const struct ctl_replay
 static int open_one(struct ctl_run_state *r, uint32_t i, char *err, size_t errlen)
 {
 	const struct ctl_replay *cr = &r->cfg->replays[i];
-	struct ctl_replay_src *s = &r->replays[i];
+	struct ctl_replay_src *s = &r->replays->s[i];
 	char why[320];
 	struct cap_replay_cfg c = { .path = cr->file, .filter = cr->filter, .pace = cr->pace,
 				    .speed_ppm = cr->speed_ppm, .rate = cr->rate, .loop = cr->loop,
@@ -129,14 +165,14 @@ int ctl_run_replays_open(struct ctl_run_state *r, char *err, size_t errlen)
 
 	if (cfg->n_replays == 0)
 		return 0;
-	r->replays = calloc(cfg->n_replays, sizeof(*r->replays));
-	if (r->replays == NULL)
+	if ((r->replays = calloc(1, sizeof(*r->replays))) == NULL ||
+	    (r->replays->s = calloc(cfg->n_replays, sizeof(*r->replays->s))) == NULL)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < cfg->n_replays; i++) {
 		char why[2048];
 		int rc = open_one(r, i, why, sizeof(why));
 
-		r->n_replays++;
+		r->replays->n++;
 		if (rc < 0) {
 			rec_note_err(err, errlen, "%s", why); /* after the errors of the models, if any */
 			return rc;
@@ -149,9 +185,9 @@ bool ctl_run_replays_work_done(const struct ctl_run_state *r)
 {
 	bool models = false;
 
-	for (uint32_t i = 0; i < r->n_replays; i++)
-		models |= r->replays[i].cfg->point != CTL_REPLAY_DEV && !r->replays[i].off;
-	if (r->n_msgs == 0 && r->n_replays == 0)
+	for (uint32_t i = 0; i < n_of(r); i++)
+		models |= r->replays->s[i].cfg->point != CTL_REPLAY_DEV && !r->replays->s[i].off;
+	if (r->n_msgs == 0 && n_of(r) == 0)
 		return false; /* nothing to wait for: the run lasts until its stop time or a signal, as before */
 	return r->n_completed == r->n_msgs && ctl_run_replays_done(r) &&
 	       (!models || emu_sched_next(r->np.sched) == EMU_PS_NEVER);
@@ -161,13 +197,13 @@ void ctl_run_replays_rt_start(struct ctl_run_state *r)
 {
 	uint64_t scale = r->cfg->sim.time_scale ? r->cfg->sim.time_scale : 1;
 
-	for (uint32_t i = 0; i < r->n_replays; i++) {
-		struct ctl_replay_src *s = &r->replays[i];
+	for (uint32_t i = 0; i < n_of(r); i++) {
+		struct ctl_replay_src *s = &r->replays->s[i];
 
 		if (r->rerun || s->off)
 			continue;
 		s->timed = true;
-		s->tsc_per_ps_num = r->rt_hz * scale; /* TSC ticks = ps x hz x TimeScale / 10^12 */
+		s->tsc_per_ps_num = r->rt->hz * scale; /* TSC ticks = ps x hz x TimeScale / 10^12 */
 		if (s->cfg->point == CTL_REPLAY_DEV)
 			s->dp_port = r->exts[s->cfg->dev].dp_port;
 	}
@@ -175,8 +211,8 @@ void ctl_run_replays_rt_start(struct ctl_run_state *r)
 
 void ctl_run_replays_rt_poll(struct ctl_run_state *r)
 {
-	for (uint32_t i = 0; i < r->n_replays; i++) {
-		struct ctl_replay_src *s = &r->replays[i];
+	for (uint32_t i = 0; i < n_of(r); i++) {
+		struct ctl_replay_src *s = &r->replays->s[i];
 
 		for (unsigned n = 0; s->dp_port >= 0 && s->next < s->info->total && n < REPLAY_PASS_MAX; n++) {
 			uint64_t due = deadline_tsc(s, s->next), now = dp_tsc();
@@ -187,7 +223,7 @@ void ctl_run_replays_rt_poll(struct ctl_run_state *r)
 				break;
 			timing(s, due, now); /* the TSC and deadline the send was decided on */
 			f = cap_replay_frame(s->rp, s->next++, &len);
-			if (dp_tx(r->dp, s->dp_port, f, len) != DP_TX_OK)
+			if (dp_tx(r->rt->dp, s->dp_port, f, len) != DP_TX_OK)
 				s->tx_drops++;
 			else
 				s->sent++;
@@ -197,8 +233,8 @@ void ctl_run_replays_rt_poll(struct ctl_run_state *r)
 
 bool ctl_run_replays_done(const struct ctl_run_state *r)
 {
-	for (uint32_t i = 0; i < r->n_replays; i++) {
-		const struct ctl_replay_src *s = &r->replays[i];
+	for (uint32_t i = 0; i < n_of(r); i++) {
+		const struct ctl_replay_src *s = &r->replays->s[i];
 
 		if (s->next < s->info->total && !s->off && !(r->rerun && s->cfg->point == CTL_REPLAY_DEV))
 			return false;
@@ -210,8 +246,8 @@ uint64_t ctl_run_replays_sent(const struct ctl_run_state *r)
 {
 	uint64_t n = 0;
 
-	for (uint32_t i = 0; i < r->n_replays; i++)
-		n += r->replays[i].sent;
+	for (uint32_t i = 0; i < n_of(r); i++)
+		n += r->replays->s[i].sent;
 	return n;
 }
 
@@ -232,11 +268,11 @@ static uint64_t refused(const struct ctl_replay_src *s)
 
 void ctl_run_replays_json(FILE *f, const struct ctl_run_state *r)
 {
-	if (r->n_replays == 0)
+	if (n_of(r) == 0)
 		return;
 	fprintf(f, "  \"replays\": [");
-	for (uint32_t i = 0; i < r->n_replays; i++) {
-		const struct ctl_replay_src *s = &r->replays[i];
+	for (uint32_t i = 0; i < n_of(r); i++) {
+		const struct ctl_replay_src *s = &r->replays->s[i];
 		const struct cap_replay_info *in = s->info;
 		uint64_t skipped = 0;
 
@@ -267,8 +303,8 @@ void ctl_run_replays_json(FILE *f, const struct ctl_run_state *r)
 
 void ctl_run_replays_print(const struct ctl_run_state *r)
 {
-	for (uint32_t i = 0; i < r->n_replays; i++) {
-		const struct ctl_replay_src *s = &r->replays[i];
+	for (uint32_t i = 0; i < n_of(r); i++) {
+		const struct ctl_replay_src *s = &r->replays->s[i];
 
 		printf("replay %s -> %s %s: %llu of %llu frames played (%llu refused by the decoder, %llu filtered out, "
 		       "%llu snap-cut)", s->cfg->name, point_name(s->cfg->point), s->cfg->to, (unsigned long long)s->sent,
@@ -286,9 +322,10 @@ void ctl_run_replays_print(const struct ctl_run_state *r)
 
 void ctl_run_replays_free(struct ctl_run_state *r)
 {
-	for (uint32_t i = 0; r->replays != NULL && i < r->n_replays; i++)
-		cap_replay_free(r->replays[i].rp);
+	for (uint32_t i = 0; i < n_of(r); i++)
+		cap_replay_free(r->replays->s[i].rp);
+	if (r->replays != NULL)
+		free(r->replays->s);
 	free(r->replays);
 	r->replays = NULL;
-	r->n_replays = 0;
 }

@@ -1,12 +1,16 @@
 /*
  * The re-run of a recorded real-time session (uetemu rerun DIR, docs/replay.md): the same models in virtual time,
  * its DPDK ports replaced by ports bound to the session log (the same burst-level binding, net_bind.h, so the model
- * side is real time's, ctl_run_ext.c). Each logged pass of the real-time poll loop is played again as that loop ran
- * it: the events up to its emulated time, the periodic rows, then each port's turn: its arrivals in order, from the
- * log through its rx_burst, and its ARP timers at the pass's wall-clock time. The re-run writes its own log with
- * the recorder's code; equal logs mean the same frames sent, byte for byte, at the same emulated times.
+ * side is real time's, ctl_run_ext.c). The engine's loop (runtime/run_loop.c) runs with the recorded clock: each
+ * logged pass of the real-time poll loop is a step, played again as that loop ran it: the events up to its emulated
+ * time, the periodic rows, then each port's turn: its arrivals in order, from the log through its rx_burst, and
+ * its ARP timers at the pass's wall-clock time. The re-run writes its own log with the recorder's code; equal logs
+ * mean the same frames sent, byte for byte, at the same emulated times.
  */
 #include "ctl_run_pvt.h"
+#include "ctl_run_cap_pvt.h"
+#include "ctl_run_ext_pvt.h"
+#include "ctl_run_rec_pvt.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -138,7 +142,7 @@ static int bind_ports(struct ctl_run_state *r, char *err, size_t errlen)
 		int rc = 0;
 
 		x->run = r;
-		x->lc = &r->lcs[0]; /* virtual time: one lcore */
+		x->lc = ctl_run_lc(r, 0); /* one lcore */
 		x->dp_port = -1;
 		x->bind = (struct net_bind){ .ops = &log_ops, .port = x };
 		if (cfg->ports[i].sw)
@@ -152,58 +156,64 @@ static int bind_ports(struct ctl_run_state *r, char *err, size_t errlen)
 	return 0;
 }
 
-/* The loop's clocks at emulated time @p now, wall clock @p wall: the run's and its one lcore's, which the ports'
- * code reads (ctl_run_ext.c). */
-static void set_clock(struct ctl_run_state *r, emu_ps_t now, emu_ps_t wall)
-{
-	r->rt_now = r->lcs[0].rt_now = now;
-	r->wall_now = r->lcs[0].wall_now = wall;
-}
-
 /*
- * A pass of the poll loop at emulated time @p now, wall clock @p wall, as the real-time loop ran it: the events up
- * to @p now, the periodic rows, then each port's turn (its arrivals from the log, its ARP timers) and its flush.
+ * The engine's recorded clock: the next step of the log. A pass (its arrivals follow it in the log, taken by its
+ * ports' rx_burst in the pass), or the end record (the last step: the events up to it, the periodic rows), or
+ * nothing left. An arrival here was not taken by its port's turn in the pass before: a corrupt log.
  */
-static void pass(struct ctl_run_state *r, emu_ps_t now, emu_ps_t wall)
+static enum run_step recorded(void *ctx, emu_ps_t *t, emu_ps_t *wall)
 {
-	set_clock(r, r->rt_now, wall);
-	ctl_run_rec_pass(r, now);
-	emu_sched_run_until(r->np.sched, now);
-	emu_sched_advance(r->np.sched, now);
-	ctl_records_advance(r->records, now);
-	set_clock(r, now, wall);
-	r->rr->passes++;
-	for (uint32_t i = 0; i < r->n_exts; i++)
-		ctl_run_ext_poll(&r->exts[i]);
-	for (uint32_t i = 0; i < r->n_exts; i++)
-		ctl_run_ext_flush(&r->exts[i]);
-}
-
-/* One record of the recorded log (a pass takes the arrivals that follow it). 0, or -EINVAL for one out of place
- * (its offset in @p err). */
-static int play(struct ctl_run_state *r, const struct cap_session_rec *rec, char *err, size_t errlen)
-{
+	struct ctl_run_state *r = ctx;
 	struct ctl_rerun *rr = r->rr;
 
-	switch (rec->type) {
-	case CAP_SES_PASS:
-		pass(r, rec->t, rec->x);
-		return 0;
-	case CAP_SES_RX: /* not taken by its port's turn in the pass before */
-		snprintf(err, errlen, "%s: arrival %llu on port %u out of place (a corrupt log)", rr->log,
-			 (unsigned long long)rec->x, rec->port);
-		return -EINVAL;
-	default: /* CAP_SES_END: the events up to the end, as the loop's last passes ran them */
-		set_clock(r, r->rt_now, rec->x);
-		emu_sched_run_until(r->np.sched, rec->t);
-		emu_sched_advance(r->np.sched, rec->t);
-		ctl_records_advance(r->records, rec->t);
-		set_clock(r, rec->t, rec->x);
-		rr->ended = true;
-		rr->stop = rec->port;
-		r->end = rec->t;
-		return 0;
+	if (rr->ended || rr->rc < 0 || !peek(rr))
+		return RUN_STEP_END;
+	rr->have_next = false;
+	if (rr->next.type == CAP_SES_RX) {
+		snprintf(rr->err, sizeof(rr->err), "%s: arrival %llu on port %u out of place (a corrupt log)", rr->log,
+			 (unsigned long long)rr->next.x, rr->next.port);
+		rr->rc = -EINVAL;
+		return RUN_STEP_END;
 	}
+	*t = rr->next.t;
+	*wall = rr->next.x;
+	if (rr->next.type == CAP_SES_END) { /* the events up to the end, as the loop's last passes ran them */
+		rr->ended = true;
+		rr->stop = rr->next.port;
+		r->end = rr->next.t;
+		return RUN_STEP_LAST;
+	}
+	rr->passes++;
+	return RUN_STEP_RUN;
+}
+
+/* Port @p arg's turn in the pass under way: its arrivals from the log (log_rx), in order, then its ARP timers, as
+ * the real-time loop ran them (ctl_run_ext_poll()). */
+static void rerun_port_rx(void *arg)
+{
+	ctl_run_ext_poll(arg);
+}
+
+/* The end of the port's turn: its binding's flush (nothing leaves a port bound to the log). */
+static void rerun_port_flush(void *arg)
+{
+	ctl_run_ext_flush(arg);
+}
+
+/* The engine's hooks of a step: the session log's pass, the periodic rows. */
+static void rr_pass(void *ctx, emu_ps_t now)
+{
+	ctl_run_rec_pass(ctx, now);
+}
+
+static emu_ps_t rr_due(void *ctx)
+{
+	return ctl_records_due(((struct ctl_run_state *)ctx)->records);
+}
+
+static void rr_sample(void *ctx, emu_ps_t now)
+{
+	ctl_records_advance(((struct ctl_run_state *)ctx)->records, now);
 }
 
 int ctl_run_rerun(struct ctl_run_state *r, char *err, size_t errlen)
@@ -216,22 +226,26 @@ int ctl_run_rerun(struct ctl_run_state *r, char *err, size_t errlen)
 		return rc;
 	ctl_run_caps_epoch(r, rr->hdr.epoch_ns);
 	ctl_run_ext_start(r); /* as ctl_run_realtime() starts the ports, before the first pass */
-	while (!rr->ended && !*r->opts->quit && rr->rc == 0 && peek(rr)) {
-		struct cap_session_rec rec = rr->next;
+	for (uint32_t i = 0; i < r->n_exts; i++) /* the loop gives each port its turn in every pass */
+		if (run_port_add(r->eng, &(struct run_port){ .lc = 0, .rx = rerun_port_rx, .flush = rerun_port_flush,
+							     .arg = &r->exts[i] }) < 0)
+			return -ENOMEM;
+	struct run_hooks h = { .ctx = r, .recorded = recorded, .pass = rr_pass, .due = rr_due, .sample = rr_sample };
+	enum run_end why;
+	emu_ps_t end;
 
-		rr->have_next = false;
-		if ((rc = play(r, &rec, err, errlen)) < 0)
-			return rc;
-	}
+	if ((rc = run_go(r->eng, &h, &why, &end)) < 0)
+		return rc;
 	if (rr->rc < 0) {
 		snprintf(err, errlen, "%s", rr->err);
 		return rr->rc;
 	}
 	if (!rr->ended) { /* the events up to the last frame the log saw sent, so the re-run sends it too */
-		emu_sched_run_until(r->np.sched, rr->last_t);
-		emu_sched_advance(r->np.sched, rr->last_t);
+		struct run_lcore *lc = ctl_run_lc(r, 0);
+
+		run_rerun_until(r->eng, rr->last_t);
 		r->end = emu_sched_now(r->np.sched);
-		set_clock(r, r->end, r->wall_now);
+		lc->rt_now = r->end;
 		fprintf(stderr, "[uetemu] rerun: %s has no end record%s (the recorded run was killed?): played up to its "
 				"last record, %.6f s; compared as far as it goes\n", rr->log,
 			cap_session_cut(rr->rd) != UINT64_MAX ? " and ends inside a record" : "", (double)r->end / 1e12);

@@ -5,6 +5,8 @@
  * exact but may be a few increments apart from one another.
  */
 #include "ctl_run_pvt.h"
+#include "ctl_run_ext_pvt.h"
+#include "ctl_run_rt_pvt.h"
 #include "emu_hist.h"
 
 #include <errno.h>
@@ -25,7 +27,7 @@ static struct ctl_report_in tel_view(const struct ctl_run_state *r)
 /* Wall time since the poll loop started, in ms. */
 static uint64_t wall_ms(const struct ctl_run_state *r)
 {
-	return (uint64_t)((unsigned __int128)(dp_tsc() - r->rt_t0) * 1000 / r->rt_hz);
+	return (uint64_t)((unsigned __int128)(dp_tsc() - r->rt->t0) * 1000 / r->rt->hz);
 }
 
 /* The fabric's counters, as summary.json's "counters" (NICs, switches and the partition summed). */
@@ -37,7 +39,7 @@ static void tel_counters(const struct ctl_run_state *r, struct dp_tel *o)
 
 	for (uint32_t i = 0; i < r->n_lcs; i++) /* every lcore's partition counters */
 		for (int k = 0; k < NET_C_COUNT; k++)
-			pc[k] += DP_LOAD(r->lcs[i].np->counters[k]);
+			pc[k] += DP_LOAD(ctl_run_lc(r, i)->np->counters[k]);
 	in.part_counters = pc;
 	ctl_report_counters(&in, &c);
 	const uint64_t v[] = { c.drops, c.trims, c.nacks, c.retransmits, c.timeouts, c.ecn_marks, c.pfc_pauses };
@@ -57,7 +59,7 @@ static void tel_port_totals(const struct ctl_run_state *r, struct dp_tel *o)
 		struct dp_port_stats st;
 		if (r->exts[i].off)
 			continue;
-		dp_port_stats(r->dp, r->exts[i].dp_port, &st);
+		dp_port_stats(r->rt->dp, r->exts[i].dp_port, &st);
 		v[0] += st.rx_frames, v[1] += st.rx_bytes, v[2] += st.tx_frames, v[3] += st.tx_bytes;
 		v[4] += DP_LOAD(r->exts[i].rx_bps), v[5] += DP_LOAD(r->exts[i].tx_bps);
 	}
@@ -66,11 +68,11 @@ static void tel_port_totals(const struct ctl_run_state *r, struct dp_tel *o)
 }
 
 /* The lcores' polls, worst lateness and late passes, summed (the figures /uetemu/summary and /lateness give). */
-static void tel_rt_sum(const struct ctl_run_state *r, struct ctl_rt_stats *out)
+static void tel_rt_sum(const struct ctl_run_state *r, struct run_rt_stats *out)
 {
 	memset(out, 0, sizeof(*out));
 	for (uint32_t i = 0; i < r->n_lcs; i++) {
-		const struct ctl_rt_stats *s = &r->lcs[i].rt;
+		const struct run_rt_stats *s = &ctl_run_lc(r, i)->rt;
 		emu_ps_t m = DP_LOAD(s->late_max);
 
 		out->polls += DP_LOAD(s->polls);
@@ -87,13 +89,13 @@ static int tel_summary(void *arg, const char *params, struct dp_tel *o)
 
 	(void)params;
 	dp_tel_str(o, "simulation", r->cfg->sim.simulation_name);
-	struct ctl_rt_stats rt;
+	struct run_rt_stats rt;
 	uint64_t events = 0;
 
 	tel_rt_sum(r, &rt);
 	for (uint32_t i = 0; i < r->n_lcs; i++)
-		events += emu_sched_events_run(r->lcs[i].np->sched);
-	dp_tel_u64(o, "sim_time_ps", DP_LOAD(r->lcs[0].rt_now));
+		events += emu_sched_events_run(ctl_run_lc(r, i)->np->sched);
+	dp_tel_u64(o, "sim_time_ps", DP_LOAD(ctl_run_lc(r, 0)->rt_now));
 	dp_tel_u64(o, "wall_ms", wall_ms(r));
 	dp_tel_u64(o, "events", events);
 	dp_tel_u64(o, "polls", rt.polls);
@@ -207,7 +209,7 @@ static int tel_ports(void *arg, const char *params, struct dp_tel *o)
 		struct dp_tel *e = dp_tel_obj(o, key);
 		if (e == NULL)
 			continue;
-		dp_port_stats(r->dp, x->dp_port, &st);
+		dp_port_stats(r->rt->dp, x->dp_port, &st);
 		for (int k = 0; k < WIRE_R_COUNT; k++)
 			refused += DP_LOAD(bad[k]);
 		for (int k = 1; k < NET_PORT_RX_COUNT; k++)
@@ -233,7 +235,7 @@ static int tel_ports(void *arg, const char *params, struct dp_tel *o)
 static void tel_link(const struct ctl_run_state *r, const struct ctl_report_in *in, uint32_t i, struct dp_tel *o)
 {
 	struct ctl_report_dir dir[2];
-	const char *a, *b, *name = ctl_report_link(in, i, DP_LOAD(r->lcs[0].rt_now), &a, &b, dir);
+	const char *a, *b, *name = ctl_report_link(in, i, DP_LOAD(ctl_run_lc(r, 0)->rt_now), &a, &b, dir);
 	static const char *const n[] = { "bytes", "frames", "drops", "trims", "ecn_marks", "pauses", "trimmed_drops" };
 
 	dp_tel_str(o, "name", name);
@@ -279,8 +281,8 @@ static int tel_links(void *arg, const char *params, struct dp_tel *o)
 /* One lcore's lateness: its histogram's percentiles (read as the lcore writes it: a few passes apart). */
 static void tel_lcore(const struct ctl_run_state *r, uint32_t i, struct dp_tel *o)
 {
-	const struct ctl_lcore *lc = &r->lcs[i];
-	const struct ctl_rt_stats *s = &lc->rt;
+	const struct run_lcore *lc = ctl_run_lc(r, i);
+	const struct run_rt_stats *s = &lc->rt;
 
 	dp_tel_u64(o, "lcore", lc->lcore_id);
 	dp_tel_u64(o, "sim_time_ps", DP_LOAD(lc->rt_now));
@@ -300,15 +302,15 @@ static void tel_lcore(const struct ctl_run_state *r, uint32_t i, struct dp_tel *
 static int tel_lateness(void *arg, const char *params, struct dp_tel *o)
 {
 	const struct ctl_run_state *r = arg;
-	struct ctl_rt_stats rt;
+	struct run_rt_stats rt;
 	emu_ps_t last = 0;
 	struct dp_tel *l;
 
 	(void)params;
 	tel_rt_sum(r, &rt);
 	for (uint32_t i = 0; i < r->n_lcs; i++)
-		last = DP_LOAD(r->lcs[i].late_last_s) > last ? DP_LOAD(r->lcs[i].late_last_s) : last;
-	dp_tel_u64(o, "sim_time_ps", DP_LOAD(r->lcs[0].rt_now));
+		last = DP_LOAD(ctl_run_lc(r, i)->late_last_s) > last ? DP_LOAD(ctl_run_lc(r, i)->late_last_s) : last;
+	dp_tel_u64(o, "sim_time_ps", DP_LOAD(ctl_run_lc(r, 0)->rt_now));
 	dp_tel_u64(o, "wall_ms", wall_ms(r));
 	dp_tel_u64(o, "polls", rt.polls);
 	dp_tel_u64(o, "max_ps", rt.late_max);
@@ -346,5 +348,5 @@ static const struct dp_tel_cmd ctl_tel_cmds[] = {
 
 int ctl_run_tel_register(struct ctl_run_state *r, char *err, size_t errlen)
 {
-	return dp_tel_register(r->dp, ctl_tel_cmds, sizeof(ctl_tel_cmds) / sizeof(ctl_tel_cmds[0]), r, err, errlen);
+	return dp_tel_register(r->rt->dp, ctl_tel_cmds, sizeof(ctl_tel_cmds) / sizeof(ctl_tel_cmds[0]), r, err, errlen);
 }

@@ -9,7 +9,9 @@ emul/ is split into rooms too, each a library that sees only the rooms emul/meso
 includes only its own room's headers and its declared rooms' (the declared rooms of a declared room included),
 never another room's *_pvt.h, and no DPDK, libpcap, YAML, protobuf or MPI header anywhere below emul/.
 
-The top-level layers depend downward only: control -> runtime (when there) -> dataplane, pcap -> emul.
+The top-level layers depend downward only: control -> runtime (when there) -> dataplane, pcap -> emul;
+runtime/ (the engine, run_* files) includes nothing of control/, and control/ keeps none of the engine (MPI
+calls, threads and barriers, rings).
 
 With BUILD_ROOT (a configured build), the compiler is asked too: each emul room's own compile command (from
 compile_commands.json) finds a header of every room it declares (and can include it) and of no other room;
@@ -74,6 +76,22 @@ print('room dependencies: ' + '; '.join('%s -> %s' % (r, ', '.join(sorted(deps[r
 main_inc = [h for h in inc.findall(open(os.path.join(ctl, 'main.c')).read())]
 check(main_inc == ['ctl_cli.h'], 'main.c includes only ctl_cli.h: %s' % main_inc)
 
+# runtime/: the engine, between control/ and dataplane/, pcap/, emul/. Its files are run_*; it includes no header of
+# control/ (no config), and control/ keeps none of the engine: no MPI call, no thread or barrier, no ring.
+rt = os.path.join(root, 'runtime')
+rt_files = sorted(f for f in os.listdir(rt) if f.endswith(('.c', '.h')))
+check(rt_files and all(f.startswith('run') for f in rt_files), 'runtime/ files are run_*: %s' % rt_files)
+ctl_headers = set(owner)
+for f in rt_files:
+    for h in inc.findall(open(os.path.join(rt, f)).read()):
+        check(h not in ctl_headers and not h.startswith('ctl_'), 'runtime/%s includes %s, of control/' % (f, h))
+engine = re.compile(r'\bMPI_\w+|\bpthread_(create|barrier)\w*|__builtin_ia32_pause|sched_yield|\b(emu|run)_spsc_\w+\s*\(')
+for room in rooms:
+    for f in sorted(os.listdir(os.path.join(ctl, room))):
+        if f.endswith(('.c', '.h')):
+            hit = engine.search(open(os.path.join(ctl, room, f)).read())
+            check(hit is None, 'control/%s/%s keeps engine code (%s): it is runtime/\'s' % (room, f,
+                                                                                       hit and hit.group(0)))
 
 # ---- emul/: the rooms emul/meson.build declares, and what each file includes ----
 emul = os.path.join(root, 'emul')

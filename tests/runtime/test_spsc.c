@@ -1,4 +1,4 @@
-/* Tests of the SPSC record ring (emu_spsc.h): order, contents, wrap with padding, full and oversized refusals,
+/* Tests of the SPSC record ring (run_spsc.h): order, contents, wrap with padding, full and oversized refusals,
  * and a producer and a consumer on two threads handing over 200,000 records of random sizes. */
 #include <criterion/criterion.h>
 #include <pthread.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "emu_rng.h"
-#include "emu_spsc.h"
+#include "run_spsc.h"
 
 static void fill(uint8_t *p, uint32_t len, uint32_t seq)
 {
@@ -22,77 +22,77 @@ static bool check(const uint8_t *p, uint32_t len, uint32_t seq)
 	return true;
 }
 
-Test(emu_spsc, records_come_out_in_order_whole)
+Test(run_spsc, records_come_out_in_order_whole)
 {
-	struct emu_spsc *r = emu_spsc_create(1000);
+	struct run_spsc *r = run_spsc_create(1000);
 	uint32_t len;
 
 	cr_assert_not_null(r);
-	cr_assert_eq(emu_spsc_size(r), 1024);
-	cr_assert_null(emu_spsc_peek(r, &len));
+	cr_assert_eq(run_spsc_size(r), 1024);
+	cr_assert_null(run_spsc_peek(r, &len));
 	for (uint32_t s = 0; s < 3; s++) {
-		uint8_t *p = emu_spsc_reserve(r, 10 + s);
+		uint8_t *p = run_spsc_reserve(r, 10 + s);
 		cr_assert_not_null(p);
 		cr_assert_eq((uintptr_t)p % 8, 0);
 		fill(p, 10 + s, s);
-		emu_spsc_commit(r);
+		run_spsc_commit(r);
 	}
 	for (uint32_t s = 0; s < 3; s++) {
-		const uint8_t *p = emu_spsc_peek(r, &len);
+		const uint8_t *p = run_spsc_peek(r, &len);
 		cr_assert_not_null(p);
 		cr_assert_eq(len, 10 + s);
 		cr_assert(check(p, len, s));
-		emu_spsc_release(r);
+		run_spsc_release(r);
 	}
-	cr_assert_null(emu_spsc_peek(r, &len));
-	emu_spsc_destroy(r);
+	cr_assert_null(run_spsc_peek(r, &len));
+	run_spsc_destroy(r);
 }
 
 /* 1,024 B: records of 200 B take 208 + 8 = 216 B; four fit (864), a fifth does not; after two are read the next
  * goes round the end (pad) and comes out whole. A record above a quarter of the ring is refused. */
-Test(emu_spsc, full_refused_then_wraps)
+Test(run_spsc, full_refused_then_wraps)
 {
-	struct emu_spsc *r = emu_spsc_create(1024);
+	struct run_spsc *r = run_spsc_create(1024);
 	uint32_t len, seq = 0, got = 0;
 
-	cr_assert_null(emu_spsc_reserve(r, 257));
+	cr_assert_null(run_spsc_reserve(r, 257));
 	for (int i = 0; i < 4; i++) {
-		uint8_t *p = emu_spsc_reserve(r, 200);
+		uint8_t *p = run_spsc_reserve(r, 200);
 		cr_assert_not_null(p, "record %d", i);
 		fill(p, 200, seq++);
-		emu_spsc_commit(r);
+		run_spsc_commit(r);
 	}
-	cr_assert_null(emu_spsc_reserve(r, 200), "a fifth record fits in no free space");
+	cr_assert_null(run_spsc_reserve(r, 200), "a fifth record fits in no free space");
 	for (int round = 0; round < 20; round++) {
-		const uint8_t *q = emu_spsc_peek(r, &len);
+		const uint8_t *q = run_spsc_peek(r, &len);
 		cr_assert_not_null(q);
 		cr_assert_eq(len, 200);
 		cr_assert(check(q, len, got++), "record %u", got - 1);
-		emu_spsc_release(r);
-		uint8_t *p = emu_spsc_reserve(r, 200);
+		run_spsc_release(r);
+		uint8_t *p = run_spsc_reserve(r, 200);
 		if (p == NULL) { /* the pad before the end needs one more record gone */
-			q = emu_spsc_peek(r, &len);
+			q = run_spsc_peek(r, &len);
 			cr_assert(check(q, len, got++));
-			emu_spsc_release(r);
-			p = emu_spsc_reserve(r, 200);
+			run_spsc_release(r);
+			p = run_spsc_reserve(r, 200);
 		}
 		cr_assert_not_null(p, "round %d", round);
 		fill(p, 200, seq++);
-		emu_spsc_commit(r);
+		run_spsc_commit(r);
 	}
-	while (emu_spsc_peek(r, &len) != NULL) {
-		cr_assert(check(emu_spsc_peek(r, &len), len, got++));
-		emu_spsc_release(r);
+	while (run_spsc_peek(r, &len) != NULL) {
+		cr_assert(check(run_spsc_peek(r, &len), len, got++));
+		run_spsc_release(r);
 	}
 	cr_assert_eq(got, seq);
-	emu_spsc_destroy(r);
+	run_spsc_destroy(r);
 }
 
 #define N_RECS 200000u
 
 static void *producer(void *arg)
 {
-	struct emu_spsc *r = arg;
+	struct run_spsc *r = arg;
 	struct emu_rng rng;
 
 	emu_rng_init(&rng, 7, 1);
@@ -100,18 +100,18 @@ static void *producer(void *arg)
 		uint32_t len = 1 + (uint32_t)emu_rng_below(&rng, 300);
 		uint8_t *p;
 
-		while ((p = emu_spsc_reserve(r, len)) == NULL)
+		while ((p = run_spsc_reserve(r, len)) == NULL)
 			;
 		fill(p, len, s);
 		memcpy(p, &s, len >= 4 ? 4 : 0);
-		emu_spsc_commit(r);
+		run_spsc_commit(r);
 	}
 	return NULL;
 }
 
-Test(emu_spsc, two_threads_hand_over_every_record)
+Test(run_spsc, two_threads_hand_over_every_record)
 {
-	struct emu_spsc *r = emu_spsc_create(4096);
+	struct run_spsc *r = run_spsc_create(4096);
 	struct emu_rng rng;
 	pthread_t t;
 	uint32_t bad = 0;
@@ -122,17 +122,17 @@ Test(emu_spsc, two_threads_hand_over_every_record)
 		uint32_t want = 1 + (uint32_t)emu_rng_below(&rng, 300), len, seq = s;
 		const uint8_t *p;
 
-		while ((p = emu_spsc_peek(r, &len)) == NULL)
+		while ((p = run_spsc_peek(r, &len)) == NULL)
 			;
 		if (len >= 4)
 			memcpy(&seq, p, 4);
 		bad += len != want || seq != s;
 		if (len > 4)
 			bad += p[4] != (uint8_t)(s * 31 + 4);
-		emu_spsc_release(r);
+		run_spsc_release(r);
 	}
 	pthread_join(t, NULL);
 	cr_assert_eq(bad, 0);
-	cr_assert_null(emu_spsc_peek(r, &bad));
-	emu_spsc_destroy(r);
+	cr_assert_null(run_spsc_peek(r, &bad));
+	run_spsc_destroy(r);
 }

@@ -1,10 +1,14 @@
 /*
- * A virtual-time run over MPI ranks (docs/parallel.md, MPI ranks): each rank is a thread slot of ctl_run_vt.c in
- * a process of its own. What crosses between ranks: the earliest pending event and the stop flag (a reduction per
- * window), the frames and closes of a window (an all-to-all), and at the end the counters rank 0 writes the
- * summary from (sums). Built with Open MPI when meson finds it (-Dmpi); without it a run is one rank.
+ * A virtual-time run over MPI ranks (docs/parallel.md, MPI ranks): each rank is a thread slot of the windows
+ * (run_win.c) in a process of its own. What crosses between ranks: the earliest pending event and the stop flag (a
+ * reduction per window), the frames and cross-partition events of a window (an all-to-all), and at the end the
+ * counters rank 0 writes the summary from (sums). Built with Open MPI when meson finds it (-Dmpi); without it a run
+ * is one rank.
  */
-#include "ctl_run_pvt.h"
+#include "run_mpi.h"
+
+#include <stdbool.h>
+#include <stdio.h>
 
 #include <errno.h>
 #include <limits.h>
@@ -23,7 +27,7 @@ static bool launched(void)
 
 #ifdef UETEMU_MPI
 
-int ctl_run_mpi_init(int *argc, char ***argv, uint32_t *rank, uint32_t *size, char *err, size_t errlen)
+int run_mpi_init(int *argc, char ***argv, uint32_t *rank, uint32_t *size, char *err, size_t errlen)
 {
 	int r, n;
 
@@ -42,7 +46,7 @@ int ctl_run_mpi_init(int *argc, char ***argv, uint32_t *rank, uint32_t *size, ch
 	return 1;
 }
 
-void ctl_run_mpi_fini(void)
+void run_mpi_fini(void)
 {
 	int up = 0, down = 0;
 
@@ -52,17 +56,17 @@ void ctl_run_mpi_fini(void)
 		MPI_Finalize();
 }
 
-void ctl_run_mpi_min(uint64_t *v, uint32_t n)
+void run_mpi_min(uint64_t *v, uint32_t n)
 {
 	MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
 }
 
-void ctl_run_mpi_max(uint64_t *v, uint32_t n)
+void run_mpi_max(uint64_t *v, uint32_t n)
 {
 	MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
 }
 
-void ctl_run_mpi_sum(uint64_t *v, size_t n)
+void run_mpi_sum(uint64_t *v, size_t n)
 {
 	/* in pieces: an MPI count is an int */
 	for (size_t off = 0; off < n; off += (size_t)INT_MAX / 8) {
@@ -72,15 +76,16 @@ void ctl_run_mpi_sum(uint64_t *v, size_t n)
 	}
 }
 
-void ctl_run_mpi_allgather(const void *mine, uint32_t len, void *all)
+void run_mpi_allgather(const void *mine, uint32_t len, void *all)
 {
 	MPI_Allgather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, MPI_COMM_WORLD);
 }
 
-void ctl_run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
+void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
 			  size_t *in_cap)
 {
-	int sc[CTL_PARTS_MAX] = { 0 }, rc[CTL_PARTS_MAX] = { 0 }, sd[CTL_PARTS_MAX] = { 0 }, rd[CTL_PARTS_MAX] = { 0 };
+	int sc[RUN_LCORES_MAX] = { 0 }, rc[RUN_LCORES_MAX] = { 0 };
+	int sd[RUN_LCORES_MAX] = { 0 }, rd[RUN_LCORES_MAX] = { 0 };
 	uint64_t total = 0, stotal = 0;
 
 	for (uint32_t k = 0; k < n; k++) {
@@ -95,12 +100,12 @@ void ctl_run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t 
 	}
 	/* every rank is in the exchange: one that cannot go on ends them all rather than leave them waiting */
 	if (total > INT_MAX || stotal > INT_MAX)
-		ctl_run_mpi_abort("a window's frames between ranks are over 2 GiB");
+		run_mpi_abort("a window's frames between ranks are over 2 GiB");
 	if (total > *in_cap) {
 		uint8_t *b = realloc(*in, total);
 
 		if (b == NULL)
-			ctl_run_mpi_abort("out of memory for a window's frames from the other ranks");
+			run_mpi_abort("out of memory for a window's frames from the other ranks");
 		*in = b;
 		*in_cap = total;
 	}
@@ -109,7 +114,7 @@ void ctl_run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t 
 		in_len[k] = (uint32_t)rc[k];
 }
 
-void ctl_run_mpi_abort(const char *why)
+void run_mpi_abort(const char *why)
 {
 	fprintf(stderr, "uetemu: %s: ending every MPI rank\n", why);
 	MPI_Abort(MPI_COMM_WORLD, 1);
@@ -118,7 +123,7 @@ void ctl_run_mpi_abort(const char *why)
 
 #else /* one rank: nothing crosses */
 
-int ctl_run_mpi_init(int *argc, char ***argv, uint32_t *rank, uint32_t *size, char *err, size_t errlen)
+int run_mpi_init(int *argc, char ***argv, uint32_t *rank, uint32_t *size, char *err, size_t errlen)
 {
 	(void)argc;
 	(void)argv;
@@ -131,34 +136,34 @@ int ctl_run_mpi_init(int *argc, char ***argv, uint32_t *rank, uint32_t *size, ch
 	return -ENOTSUP;
 }
 
-void ctl_run_mpi_fini(void)
+void run_mpi_fini(void)
 {
 }
 
-void ctl_run_mpi_min(uint64_t *v, uint32_t n)
-{
-	(void)v;
-	(void)n;
-}
-
-void ctl_run_mpi_max(uint64_t *v, uint32_t n)
+void run_mpi_min(uint64_t *v, uint32_t n)
 {
 	(void)v;
 	(void)n;
 }
 
-void ctl_run_mpi_sum(uint64_t *v, size_t n)
+void run_mpi_max(uint64_t *v, uint32_t n)
 {
 	(void)v;
 	(void)n;
 }
 
-void ctl_run_mpi_allgather(const void *mine, uint32_t len, void *all)
+void run_mpi_sum(uint64_t *v, size_t n)
+{
+	(void)v;
+	(void)n;
+}
+
+void run_mpi_allgather(const void *mine, uint32_t len, void *all)
 {
 	memcpy(all, mine, len);
 }
 
-void ctl_run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
+void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
 			  size_t *in_cap)
 {
 	(void)out;
@@ -169,7 +174,7 @@ void ctl_run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t 
 		in_len[k] = 0;
 }
 
-void ctl_run_mpi_abort(const char *why)
+void run_mpi_abort(const char *why)
 {
 	fprintf(stderr, "uetemu: %s\n", why);
 	exit(1);

@@ -1,20 +1,20 @@
 /*
  * The SPSC record ring: one byte array, a head the producer writes and a tail the consumer writes, each on its
  * own cache line. A record is an 8-byte header (its length) and its bytes padded to 8; a record never wraps:
- * where one would not fit before the end, the producer writes a pad header (length EMU_SPSC_PAD) and starts at 0.
+ * where one would not fit before the end, the producer writes a pad header (length RUN_SPSC_PAD) and starts at 0.
  * Release/acquire on head and tail order the bytes against the indexes, so no lock is taken.
  */
-#include "emu_spsc.h"
+#include "run_spsc.h"
 
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define EMU_SPSC_PAD UINT32_MAX /* a header that says: the rest up to the end is unused, go to 0 */
-#define EMU_SPSC_MAX (1u << 30)
+#define RUN_SPSC_PAD UINT32_MAX /* a header that says: the rest up to the end is unused, go to 0 */
+#define RUN_SPSC_MAX (1u << 30)
 
-struct emu_spsc {
+struct run_spsc {
 	_Alignas(64) _Atomic uint64_t head; /* bytes written in all (producer) */
 	uint64_t resv_at;                   /* producer: where the reserved record starts (its header) */
 	uint64_t resv_next;                 /* producer: the head once it is committed */
@@ -24,17 +24,17 @@ struct emu_spsc {
 	uint8_t *buf;
 };
 
-struct emu_spsc *emu_spsc_create(uint32_t bytes)
+struct run_spsc *run_spsc_create(uint32_t bytes)
 {
 	uint32_t size = 64;
 
-	if (bytes > EMU_SPSC_MAX) {
+	if (bytes > RUN_SPSC_MAX) {
 		errno = EINVAL;
 		return NULL;
 	}
 	while (size < bytes)
 		size <<= 1;
-	struct emu_spsc *r = aligned_alloc(64, sizeof(*r));
+	struct run_spsc *r = aligned_alloc(64, sizeof(*r));
 
 	if (r == NULL)
 		return NULL;
@@ -49,7 +49,7 @@ struct emu_spsc *emu_spsc_create(uint32_t bytes)
 	return r;
 }
 
-void emu_spsc_destroy(struct emu_spsc *r)
+void run_spsc_destroy(struct run_spsc *r)
 {
 	if (r == NULL)
 		return;
@@ -57,19 +57,19 @@ void emu_spsc_destroy(struct emu_spsc *r)
 	free(r);
 }
 
-uint32_t emu_spsc_size(const struct emu_spsc *r)
+uint32_t run_spsc_size(const struct run_spsc *r)
 {
 	return r->size;
 }
 
-static void put_hdr(struct emu_spsc *r, uint64_t at, uint32_t v)
+static void put_hdr(struct run_spsc *r, uint64_t at, uint32_t v)
 {
 	memcpy(r->buf + (at & r->mask), &v, sizeof(v));
 }
 
-void *emu_spsc_reserve(struct emu_spsc *r, uint32_t len)
+void *run_spsc_reserve(struct run_spsc *r, uint32_t len)
 {
-	uint32_t need = EMU_SPSC_REC(len);
+	uint32_t need = RUN_SPSC_REC(len);
 	uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
 	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
 	uint32_t off = (uint32_t)(head & r->mask), to_end = r->size - off;
@@ -82,19 +82,19 @@ void *emu_spsc_reserve(struct emu_spsc *r, uint32_t len)
 	if (at + need - tail > r->size)
 		return NULL;
 	if (at != head)
-		put_hdr(r, head, EMU_SPSC_PAD);
+		put_hdr(r, head, RUN_SPSC_PAD);
 	put_hdr(r, at, len);
 	r->resv_at = at;
 	r->resv_next = at + need;
 	return r->buf + ((at + 8) & r->mask);
 }
 
-void emu_spsc_commit(struct emu_spsc *r)
+void run_spsc_commit(struct run_spsc *r)
 {
 	atomic_store_explicit(&r->head, r->resv_next, memory_order_release);
 }
 
-const void *emu_spsc_peek(struct emu_spsc *r, uint32_t *len)
+const void *run_spsc_peek(struct run_spsc *r, uint32_t *len)
 {
 	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
 	uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
@@ -103,16 +103,16 @@ const void *emu_spsc_peek(struct emu_spsc *r, uint32_t *len)
 	if (tail == head)
 		return NULL;
 	memcpy(&v, r->buf + (tail & r->mask), sizeof(v));
-	if (v == EMU_SPSC_PAD) { /* the producer went back to 0: the record is there (head > tail still) */
+	if (v == RUN_SPSC_PAD) { /* the producer went back to 0: the record is there (head > tail still) */
 		tail += r->size - (uint32_t)(tail & r->mask);
 		memcpy(&v, r->buf + (tail & r->mask), sizeof(v));
 	}
 	*len = v;
-	r->peek_next = tail + EMU_SPSC_REC(v);
+	r->peek_next = tail + RUN_SPSC_REC(v);
 	return r->buf + ((tail + 8) & r->mask);
 }
 
-void emu_spsc_release(struct emu_spsc *r)
+void run_spsc_release(struct run_spsc *r)
 {
 	atomic_store_explicit(&r->tail, r->peek_next, memory_order_release);
 }

@@ -1,0 +1,64 @@
+/*
+ * The clocks of a run (docs/realtime.md, Lateness): virtual time is the schedulers' own; real time is the TSC
+ * (dataplane/dp.h) scaled by TimeScale, paced against the events' timestamps, with its lateness measured and the
+ * LagPolicy applied; a re-run's clock is the recorded passes'. The models never read a clock: each event's own
+ * timestamp is its "now".
+ */
+#ifndef RUN_CLOCK_H
+#define RUN_CLOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "emu_hist.h"
+#include "emu_time.h"
+
+/* How a real-time run kept up with the clock. A pass's lateness is how far past its timestamp the earliest due
+ * event ran; passes with no event due are not counted in it. */
+struct run_rt_stats {
+	uint64_t polls;          /* poll passes */
+	struct emu_hist late_ns; /* lateness of the passes that had an event due, in whole nanoseconds */
+	emu_ps_t late_max;       /* the largest lateness, exact */
+	uint64_t late_over[3];   /* passes more than 1 us, 10 us, 100 us late */
+	emu_ps_t held;           /* LagPolicy elastic: emulated time held back in all */
+	uint64_t holds;          /* LagPolicy elastic: passes that held it back */
+	emu_ps_t lag_late;       /* LagPolicy abort: the lateness that stopped the run (0 if none did) */
+	emu_ps_t lag_at;         /* LagPolicy abort: the timestamp of the event that was that late */
+};
+
+/* A TSC-paced clock: origin and rate, time scale, LagPolicy, and the emulated time held back. */
+struct run_clock {
+	uint64_t t0, hz, scale;
+	uint64_t mul;    /* TSC ticks to emulated ps: ps = ticks x mul >> shift */
+	unsigned shift;
+	emu_ps_t limit;  /* LagLimit */
+	emu_ps_t held;   /* elastic: emulated time = TSC time / scale - held */
+	uint8_t policy;  /* enum emu_lag_policy */
+};
+
+/** A clock from TSC @p t0 at @p hz ticks a second, slowed @p scale times (0: 1), with LagLimit @p limit and
+ *  LagPolicy @p policy (enum emu_lag_policy). */
+void run_clock_init(struct run_clock *c, uint64_t t0, uint64_t hz, uint64_t scale, emu_ps_t limit, uint8_t policy);
+
+/** Emulated ps of @p dt TSC ticks on @p c (a multiply and a shift, exact to under 1 ps in 2^50 ticks). */
+static inline emu_ps_t run_clock_ps(const struct run_clock *c, uint64_t dt)
+{
+	return (emu_ps_t)(((unsigned __int128)dt * c->mul) >> c->shift);
+}
+
+/** Count in @p st a pass whose earliest due event ran @p late past its timestamp. Integers only. */
+void run_clock_late(struct run_rt_stats *st, emu_ps_t late);
+
+/**
+ * The emulated time of the pass that starts at @p tsc, its earliest pending event at @p next, into *@p out. The
+ * event's lateness is measured into @p st and the worst of the second kept in *@p late_win (atomic); past LagLimit,
+ * abort returns false (@p st says when and by how much) and elastic holds the clock back to that event's time +
+ * LagLimit. The time never passes @p stop.
+ */
+bool run_clock_pass(struct run_clock *c, struct run_rt_stats *st, emu_ps_t *late_win, uint64_t tsc, emu_ps_t next,
+		    emu_ps_t stop, emu_ps_t *out);
+
+/** @p into gets @p s added: histograms and counts summed, maxima kept, the latest abort's figures. */
+void run_rt_stats_merge(struct run_rt_stats *into, const struct run_rt_stats *s);
+
+#endif /* RUN_CLOCK_H */

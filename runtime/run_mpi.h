@@ -1,0 +1,35 @@
+/*
+ * MPI over the ranks of a virtual-time run (Open MPI, -Dmpi): joining and leaving, the reductions and the
+ * all-to-all exchange of a window. Built without MPI, a run is one rank and these are no-ops (or copies).
+ */
+#ifndef RUN_MPI_H
+#define RUN_MPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The most ranks (and threads, and lcores) one run spreads its partitions over. */
+#define RUN_LCORES_MAX 64
+
+/**
+ * Join MPI when mpirun (or another MPI launcher) started the process: *@p rank and *@p size from MPI_COMM_WORLD,
+ * else 0 and 1. Returns 1 when joined, 0 when not launched by MPI, -errno with @p err (MPI failed, or this build
+ * has no MPI).
+ */
+int run_mpi_init(int *argc, char ***argv, uint32_t *rank, uint32_t *size, char *err, size_t errlen);
+/** Leave MPI if joined. */
+void run_mpi_fini(void);
+/** Every rank's @p n values reduced in place: their minimum, maximum, sum. */
+void run_mpi_min(uint64_t *v, uint32_t n);
+void run_mpi_max(uint64_t *v, uint32_t n);
+void run_mpi_sum(uint64_t *v, size_t n);
+/** Every rank's @p len bytes of @p mine into @p all, rank by rank. */
+void run_mpi_allgather(const void *mine, uint32_t len, void *all);
+/** Send rank k its out_len[k] bytes of @p out (rank by rank), receive every rank's into *@p in (grown to
+ *  *@p in_cap), rank k's in_len[k] bytes in rank order. Without memory, or over 2 GiB, it aborts every rank. */
+void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
+		      size_t *in_cap);
+/** Say @p why on stderr and end every rank (MPI_Abort; without MPI, exit). */
+void run_mpi_abort(const char *why) __attribute__((noreturn));
+
+#endif /* RUN_MPI_H */
