@@ -291,7 +291,8 @@ void run_out(struct run_lcore *lc, const void *hdr, uint32_t hlen, const void *b
 		uint64_t buf[(hlen + blen + 7) / 8 + 1];
 
 		memcpy(buf, hdr, hlen);
-		memcpy((uint8_t *)buf + hlen, body, blen);
+		if (blen > 0) /* a header alone may come with no body (NULL) */
+			memcpy((uint8_t *)buf + hlen, body, blen);
 		e->write(e->write_ctx, buf, hlen + blen);
 		return;
 	}
@@ -300,7 +301,8 @@ void run_out(struct run_lcore *lc, const void *hdr, uint32_t hlen, const void *b
 		return;
 	}
 	memcpy(w, hdr, hlen);
-	memcpy(w + hlen, body, blen);
+	if (blen > 0) /* a header alone may come with no body (NULL) */
+		memcpy(w + hlen, body, blen);
 	run_spsc_commit(lc->wr);
 }
 

@@ -115,7 +115,8 @@ void run_vt_log(struct run_lcore *lc, const void *hdr, uint32_t hlen, const void
 	v->off = (uint32_t)g->used;
 	v->len = hlen + blen;
 	memcpy(g->buf + g->used, hdr, hlen);
-	memcpy(g->buf + g->used + hlen, body, blen);
+	if (blen > 0) /* a header alone may come with no body (NULL) */
+		memcpy(g->buf + g->used + hlen, body, blen);
 	g->used += need;
 }
 
