@@ -43,11 +43,10 @@ void ebpf_tc_init(void)
 	libbpf_set_print(libbpf_out);
 }
 
-static uint32_t cfg_get(const struct ebpf_tc_tool *t, const void *cfg, size_t off)
+static uint32_t cfg_get(const void *cfg, size_t off)
 {
 	uint32_t v;
 
-	(void)t;
 	memcpy(&v, (const char *)cfg + off, sizeof(v));
 	return v;
 }
@@ -118,8 +117,8 @@ int ebpf_tc_attach(const struct ebpf_tc_tool *t, int ifindex, const char *iface,
 	rc = ebpf_tc_find(t, ifindex, iface, prog_id, fds);
 	if (rc == 0) { /* re-configure in place: a new generation restarts the virtual queue, counters go on */
 		rc = bpf_map_lookup_elem(fds[0], &key, old);
-		cfg_set(cfg, t->flags_off, rc == 0 ? cfg_get(t, old, t->flags_off) : 0);
-		cfg_set(cfg, t->generation_off, rc == 0 ? cfg_get(t, old, t->generation_off) + 1 : 1);
+		cfg_set(cfg, t->flags_off, rc == 0 ? cfg_get(old, t->flags_off) : 0);
+		cfg_set(cfg, t->generation_off, rc == 0 ? cfg_get(old, t->generation_off) + 1 : 1);
 		rc = bpf_map_update_elem(fds[0], &key, cfg, BPF_ANY);
 		close(fds[0]);
 		close(fds[1]);
@@ -151,7 +150,7 @@ int ebpf_tc_attach(const struct ebpf_tc_tool *t, int ifindex, const char *iface,
 	prog_fd = bpf_program__fd(prog);
 	rc = bpf_tc_hook_create(&h);
 	if (rc == 0)
-		cfg_set(cfg, t->flags_off, cfg_get(t, cfg, t->flags_off) | EBPF_ECN_F_CLSACT_OURS);
+		cfg_set(cfg, t->flags_off, cfg_get(cfg, t->flags_off) | EBPF_ECN_F_CLSACT_OURS);
 	else if (rc != -EEXIST) {
 		bpf_object__close(obj);
 		return die(t, "%s: creating the clsact qdisc: %s", iface, strerror(-rc));
@@ -169,7 +168,7 @@ int ebpf_tc_attach(const struct ebpf_tc_tool *t, int ifindex, const char *iface,
 	bpf_object__close(obj); /* the tc filter holds the program, the program its maps */
 	return 0;
 fail:
-	if (cfg_get(t, cfg, t->flags_off) & EBPF_ECN_F_CLSACT_OURS) {
+	if (cfg_get(cfg, t->flags_off) & EBPF_ECN_F_CLSACT_OURS) {
 		h.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
 		bpf_tc_hook_destroy(&h);
 	}
@@ -195,7 +194,7 @@ int ebpf_tc_detach(const struct ebpf_tc_tool *t, int ifindex, const char *iface)
 	(void)bpf_map_lookup_elem(fds[0], &key, cfg);
 	close(fds[0]);
 	close(fds[1]);
-	flags = cfg_get(t, cfg, t->flags_off);
+	flags = cfg_get(cfg, t->flags_off);
 	rc = bpf_tc_detach(&h, &o);
 	if (rc != 0)
 		return die(t, "%s: detaching: %s", iface, strerror(-rc));
