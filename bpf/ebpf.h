@@ -8,6 +8,7 @@
  *   uetemu_ecn.c            the CE marker's loader and reader, `uetemu-ecn attach|detach|stats IFACE`
  *   uetemu_trim.c           the trimmer's, `uetemu-trim attach|detach|stats IFACE`
  *   ebpf_util.c             parsing of rates and sizes for the loader (unit-tested, no libbpf)
+ *   ebpf_tc.c, ebpf_tc.h    the loaders' shared tc attach, re-configure, detach and map reads (libbpf)
  *
  * This header is the one public header of the module. It is included both by the BPF programs (clang -target bpf)
  * and by host C (the loader, dataplane/dp_xdp.c): it holds only the map names, the layouts of the map values and a

@@ -15,6 +15,7 @@
 #include <net/if.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 #include <bpf/libbpf.h>
 
 #include "ebpf.h"
+#include "ebpf_tc.h"
 #include "emu_units.h"
 
 #define USAGE                                                                                                       \
@@ -61,16 +63,6 @@ static int die(int code, const char *fmt, ...)
 	return code;
 }
 
-/* Set while asking tc whether the marker is attached: "no clsact qdisc" is an answer then, not an error. */
-static bool libbpf_quiet;
-
-/* libbpf's own messages: warnings and errors only (its debug output is the verifier log, on failure). */
-static int libbpf_out(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	return level <= LIBBPF_WARN && !libbpf_quiet ? vfprintf(stderr, fmt, ap) : 0;
-}
-
-/* A decimal number 0..@p max. */
 static int parse_uint(const char *s, unsigned long max, uint64_t *v, char *err, size_t errlen)
 {
 	char *end;
@@ -174,50 +166,13 @@ static int parse_args(int argc, char **argv, struct args *a)
 	return EX_OK;
 }
 
-static struct bpf_tc_hook egress_hook(const struct args *a)
-{
-	struct bpf_tc_hook h;
-
-	memset(&h, 0, sizeof(h));
-	h.sz = sizeof(h);
-	h.ifindex = a->ifindex;
-	h.attach_point = BPF_TC_EGRESS;
-	return h;
-}
-
-static struct bpf_tc_opts our_filter(int prog_fd)
-{
-	struct bpf_tc_opts o;
-
-	memset(&o, 0, sizeof(o));
-	o.sz = sizeof(o);
-	o.handle = EBPF_TRIM_TC_HANDLE;
-	o.priority = EBPF_TRIM_TC_PRIO;
-	o.prog_fd = prog_fd;
-	return o;
-}
-
-/* The attached trimmer's program id and its two maps (fds[0] cfg, fds[1] state). -ENOENT: not attached. */
-static int find_attached(const struct args *a, uint32_t *prog_id, int fds[2])
-{
-	static const char *const names[2] = { EBPF_TRIM_CFG_MAP, EBPF_TRIM_STATE_MAP };
-	struct bpf_tc_hook h = egress_hook(a);
-	struct bpf_tc_opts o = our_filter(0);
-	char err[256];
-	int rc;
-
-	libbpf_quiet = true;
-	rc = bpf_tc_query(&h, &o);
-	libbpf_quiet = false;
-	if (rc != 0)
-		return rc == -EINVAL ? -ENOENT : rc; /* -EINVAL: no clsact qdisc at all */
-	*prog_id = o.prog_id;
-	rc = ebpf_prog_maps(o.prog_id, EBPF_TRIM_PROG, names, fds, 2, err, sizeof(err));
-	if (rc != 0)
-		fprintf(stderr, "uetemu-trim: %s: the filter at handle %#x priority %#x: %s\n", a->iface,
-			EBPF_TRIM_TC_HANDLE, EBPF_TRIM_TC_PRIO, err);
-	return rc;
-}
+static const struct ebpf_tc_tool tool = {
+	.name = "uetemu-trim", .what = "trimmer", .obj = EBPF_TRIM_OBJ, .prog = EBPF_TRIM_PROG,
+	.cfg_map = EBPF_TRIM_CFG_MAP, .state_map = EBPF_TRIM_STATE_MAP,
+	.handle = EBPF_TRIM_TC_HANDLE, .prio = EBPF_TRIM_TC_PRIO,
+	.cfg_size = sizeof(struct ebpf_trim_cfg), .generation_off = offsetof(struct ebpf_trim_cfg, generation),
+	.flags_off = offsetof(struct ebpf_trim_cfg, flags),
+};
 
 static void print_cfg(const char *what, const struct args *a, uint32_t prog_id, const struct ebpf_trim_cfg *c)
 {
@@ -229,112 +184,19 @@ static void print_cfg(const char *what, const struct args *a, uint32_t prog_id, 
 
 static int cmd_attach(struct args *a)
 {
-	struct bpf_tc_hook h = egress_hook(a);
-	struct bpf_object *obj;
-	struct bpf_tc_opts o;
-	char path[PATH_MAX + 256];
-	uint32_t key = 0, prog_id;
-	int fds[2], rc, cfg_fd, prog_fd;
+	uint32_t prog_id;
+	bool reconfigured;
+	int rc = ebpf_tc_attach(&tool, a->ifindex, a->iface, a->obj, &a->cfg, &prog_id, &reconfigured);
 
-	rc = find_attached(a, &prog_id, fds);
-	if (rc == 0) { /* re-configure in place: a new generation restarts the virtual queue, counters go on */
-		struct ebpf_trim_cfg old;
-		rc = bpf_map_lookup_elem(fds[0], &key, &old);
-		a->cfg.flags = rc == 0 ? old.flags : 0;
-		a->cfg.generation = rc == 0 ? old.generation + 1 : 1;
-		rc = bpf_map_update_elem(fds[0], &key, &a->cfg, BPF_ANY);
-		close(fds[0]);
-		close(fds[1]);
-		if (rc != 0)
-			return die(EX_ERR, "%s: writing the configuration: %s", a->iface, strerror(errno));
-		print_cfg("re-configured", a, prog_id, &a->cfg);
-		return EX_OK;
-	}
-	if (rc != -ENOENT)
-		return die(EX_ERR, "%s: %s", a->iface, strerror(-rc));
-	if (a->obj != NULL)
-		snprintf(path, sizeof(path), "%s", a->obj);
-	else if (ebpf_obj_find(EBPF_TRIM_OBJ, path, sizeof(path)) != 0)
-		return die(EX_ERR, "%s", path);
-	obj = bpf_object__open_file(path, NULL);
-	if (obj == NULL)
-		return die(EX_ERR, "%s: %s", path, strerror(errno));
-	if (bpf_object__load(obj) != 0) {
-		rc = errno;
-		bpf_object__close(obj);
-		return die(EX_ERR, "loading %s: %s (root or CAP_BPF + CAP_NET_ADMIN needed)", path, strerror(rc));
-	}
-	struct bpf_program *prog = bpf_object__find_program_by_name(obj, EBPF_TRIM_PROG);
-	cfg_fd = bpf_object__find_map_fd_by_name(obj, EBPF_TRIM_CFG_MAP);
-	if (prog == NULL || cfg_fd < 0) {
-		bpf_object__close(obj);
-		return die(EX_ERR, "%s: no program '%s' or map '%s'", path, EBPF_TRIM_PROG, EBPF_TRIM_CFG_MAP);
-	}
-	prog_fd = bpf_program__fd(prog);
-	rc = bpf_tc_hook_create(&h);
-	if (rc == 0)
-		a->cfg.flags |= EBPF_ECN_F_CLSACT_OURS;
-	else if (rc != -EEXIST) {
-		bpf_object__close(obj);
-		return die(EX_ERR, "%s: creating the clsact qdisc: %s", a->iface, strerror(-rc));
-	}
-	a->cfg.generation = 1;
-	if (bpf_map_update_elem(cfg_fd, &key, &a->cfg, BPF_ANY) != 0) {
-		rc = -errno;
-		goto fail;
-	}
-	o = our_filter(prog_fd);
-	rc = bpf_tc_attach(&h, &o);
 	if (rc != 0)
-		goto fail;
-	print_cfg("attached to", a, o.prog_id, &a->cfg);
-	bpf_object__close(obj); /* the tc filter holds the program, the program its maps */
+		return EX_ERR;
+	print_cfg(reconfigured ? "re-configured" : "attached to", a, prog_id, &a->cfg);
 	return EX_OK;
-fail:
-	if (a->cfg.flags & EBPF_ECN_F_CLSACT_OURS) {
-		h.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
-		bpf_tc_hook_destroy(&h);
-	}
-	bpf_object__close(obj);
-	return die(EX_ERR, "%s: attaching to egress: %s", a->iface, strerror(-rc));
 }
 
 static int cmd_detach(struct args *a)
 {
-	struct bpf_tc_hook h = egress_hook(a);
-	struct bpf_tc_opts o = our_filter(0);
-	struct ebpf_trim_cfg cfg = { 0 };
-	uint32_t key = 0, prog_id;
-	int fds[2], rc;
-
-	rc = find_attached(a, &prog_id, fds);
-	if (rc == -ENOENT)
-		return die(EX_ERR, "%s: no trimmer attached", a->iface);
-	if (rc != 0)
-		return die(EX_ERR, "%s: %s", a->iface, strerror(-rc));
-	(void)bpf_map_lookup_elem(fds[0], &key, &cfg);
-	close(fds[0]);
-	close(fds[1]);
-	rc = bpf_tc_detach(&h, &o);
-	if (rc != 0)
-		return die(EX_ERR, "%s: detaching: %s", a->iface, strerror(-rc));
-	if (cfg.flags & EBPF_ECN_F_CLSACT_OURS) { /* attach created clsact: remove it again (ingress filters too) */
-		h.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
-		rc = bpf_tc_hook_destroy(&h);
-		if (rc != 0 && rc != -ENOENT)
-			fprintf(stderr, "uetemu-trim: %s: removing the clsact qdisc: %s\n", a->iface, strerror(-rc));
-	}
-	printf("uetemu-trim: detached from %s egress (program id %u)%s\n", a->iface, prog_id,
-	       (cfg.flags & EBPF_ECN_F_CLSACT_OURS) ? ", clsact qdisc removed" : "");
-	return EX_OK;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts); /* the clock bpf_ktime_get_ns() reads */
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return ebpf_tc_detach(&tool, a->ifindex, a->iface) != 0 ? EX_ERR : EX_OK;
 }
 
 static int cmd_stats(struct args *a)
@@ -342,23 +204,11 @@ static int cmd_stats(struct args *a)
 	struct ebpf_trim_state st;
 	struct ebpf_trim_cfg cfg;
 	uint32_t key = 0, prog_id;
-	int fds[2], rc;
+	int fds[2];
 
-	rc = find_attached(a, &prog_id, fds);
-	if (rc == -ENOENT)
-		return die(EX_ERR, "%s: no trimmer attached", a->iface);
-	if (rc != 0)
-		return die(EX_ERR, "%s: %s", a->iface, strerror(-rc));
-	rc = bpf_map_lookup_elem(fds[0], &key, &cfg);
-	if (rc == 0)
-		rc = bpf_map_lookup_elem_flags(fds[1], &key, &st, BPF_F_LOCK); /* one consistent copy */
-	if (rc != 0) {
-		rc = errno;
-		close(fds[0]);
-		close(fds[1]);
-		return die(EX_ERR, "%s: reading the maps: %s", a->iface, strerror(rc));
-	}
-	uint64_t t = now_ns();
+	if (ebpf_tc_read(&tool, a->ifindex, a->iface, &cfg, &st, &prog_id, fds) != 0)
+		return EX_ERR;
+	uint64_t t = ebpf_tc_now_ns();
 	/* The queue now: what is left of the backlog at this instant (vq_bytes is as of the last packet). */
 	uint64_t vq_now = st.generation == cfg.generation && st.empty_at_ns > t && cfg.rate_bps > 0 ?
 		(st.empty_at_ns - t) * cfg.rate_bps / 8000000000ull : 0;
@@ -404,7 +254,7 @@ int main(int argc, char **argv)
 		return EX_OK; /* help */
 	if (rc != EX_OK)
 		return rc;
-	libbpf_set_print(libbpf_out);
+	ebpf_tc_init();
 	if (strcmp(a.cmd, "attach") == 0)
 		return cmd_attach(&a);
 	if (strcmp(a.cmd, "detach") == 0)
