@@ -101,10 +101,12 @@ wait_log "$WORK/tcpdump-uet.log" "listening on" "$tp" 100
 ip netns exec "$NB" timeout "$((2 * T))" python3 -c "import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(('10.0.0.4', 4793))
+print('bound', flush=True)
 while True:
-    s.recv(2048)" >/dev/null 2>&1 & # a receiver, so $NB's kernel sends no ICMP port unreachable
+    s.recv(2048)" >"$WORK/recv-uet.log" 2>&1 & # a receiver, so $NB's kernel sends no ICMP port unreachable
 PIDS+=($!)
 UR=$!
+wait_log "$WORK/recv-uet.log" "bound" "$UR" 100 # bound before the first frame, or that frame draws an ICMP
 UET_SENT=3000
 ip netns exec "$NA" timeout "$T" python3 -c "import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -132,10 +134,12 @@ wait_log "$WORK/tcpdump-roce.log" "listening on" "$tp" 100
 ip netns exec "$NB" timeout "$((2 * T))" python3 -c "import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(('10.0.0.4', 4791))
+print('bound', flush=True)
 while True:
-    s.recv(2048)" >/dev/null 2>&1 &
+    s.recv(2048)" >"$WORK/recv-roce.log" 2>&1 &
 PIDS+=($!)
 UR=$!
+wait_log "$WORK/recv-roce.log" "bound" "$UR" 100
 ROCE_SENT=20
 ip netns exec "$NA" timeout "$T" python3 -c "import socket, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
