@@ -11,6 +11,7 @@
 #include "ctl_records.h"
 #include "ctl_run.h"
 #include "nic_params.h"
+#include "rec.h"
 #include "run_mpi.h"
 #include "sw_params.h"
 
@@ -436,6 +437,10 @@ static int cmd_run(struct cli *c)
 		return CTL_EXIT_ERROR;
 	}
 	cfg.sim.shard = c->run.rank;
+	struct rec_budget budget; /* every output of this process against simulation.OutputSizeLimit */
+
+	rec_budget_init(&budget, cfg.sim.output_size_limit, c->run.quit);
+	cfg.sim.budget = &budget;
 	if (c->run.rank != 0) /* rank 0 draws the progress line and writes the summary */
 		c->run.progress = 0;
 	rc = ctl_run(&cfg, &c->run, &stop, err, sizeof(err));
@@ -445,6 +450,8 @@ static int cmd_run(struct cli *c)
 		print_errors(err);
 		return stop == CTL_STOP_SIGNAL ? CTL_EXIT_SIGNAL : CTL_EXIT_ERROR;
 	}
+	if (stop == CTL_STOP_OUTPUT)
+		return CTL_EXIT_ERROR;
 	if (stop == CTL_STOP_SIGNAL) {
 		fprintf(stderr, "uetemu: stopped by a signal; outputs written so far are complete\n");
 		return CTL_EXIT_SIGNAL;

@@ -174,9 +174,26 @@ emu_ps_t ctl_records_cut_at(const struct ctl_records *rc)
 	return rc != NULL ? rc->cut_at : EMU_PS_NEVER;
 }
 
+/* Whether the rows must stop: the run's outputs reached simulation.OutputSizeLimit or one failed (the rows stop
+ * for good, as at RecordSizeLimit), or the run is asked to stop (a signal: the rows up to now are enough). */
+static bool outputs_stop(struct ctl_records *rc, emu_ps_t due)
+{
+	const struct rec_budget *b = rc->cfg->sim.budget;
+
+	if (b == NULL)
+		return false;
+	if (b->cut || b->err != 0) {
+		rc->cut_at = due;
+		return true;
+	}
+	return b->halt != NULL && *b->halt != 0;
+}
+
 void ctl_records_advance(struct ctl_records *rc, emu_ps_t t)
 {
 	for (emu_ps_t due = ctl_records_due(rc); due <= t && due != EMU_PS_NEVER; due = ctl_records_due(rc)) {
+		if (outputs_stop(rc, due))
+			break;
 		/* schedules can fall due at one time: the buffer sample first (rows cover it), then each its own files */
 		if (period_due(&rc->smp_p, rc->sb != NULL) == due)
 			sample(rc, t);

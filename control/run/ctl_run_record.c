@@ -142,6 +142,8 @@ int ctl_run_rec_create(struct ctl_run_state *r, const char *dir, const struct ca
 		snprintf(s->dir, sizeof(s->dir), "%s", dir);
 	snprintf(s->path, sizeof(s->path), "%s/session.bin", dir);
 	s->w = cap_session_create(s->path, h, err, errlen);
+	if (s->w != NULL)
+		cap_session_budget(s->w, r->cfg->sim.budget);
 	return s->w == NULL ? -errno : 0;
 }
 

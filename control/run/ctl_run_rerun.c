@@ -33,7 +33,70 @@ struct ctl_rerun {
 	int same;                    /* 1 the logs are equal, 0 not, -1 not compared */
 	uint64_t compared;           /* records compared */
 	char diff[512];              /* the first difference */
+	bool scan_ended;             /* the log's check met its end record */
+	emu_ps_t scan_end;           /* ... at this emulated time */
 };
+
+/* The latest emulated time the session can hold: its stop time, if it has one. */
+static emu_ps_t t_max(const struct ctl_config *cfg)
+{
+	return cfg->sim.duration != 0 ? cfg->sim.duration : EMU_PS_NEVER;
+}
+
+/* Records read between two looks at the stop flag while the log is checked. */
+#define RERUN_SCAN_QUIT_EVERY 65536u
+
+/*
+ * Read the whole log once, every record checked (cap_session_check()), before the models see any of it: a corrupt
+ * record is -EINVAL ("corrupt session log"), a log with nothing to re-run -ENODATA (no pass; or cut, no end record,
+ * before its first port frame), a signal meanwhile -EINTR. Notes whether it ends and when.
+ */
+static int scan(struct ctl_run_state *r, struct ctl_rerun *rr, char *err, size_t errlen)
+{
+	struct cap_session_r *rd;
+	struct cap_session_hdr h;
+	struct cap_session_rec rec;
+	uint64_t passes = 0, frames = 0, n = 0;
+	char why[PATH_MAX + 256];
+	int rc = cap_session_open(rr->log, &rd, &h, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	cap_session_check(rd, h.n_ports, h.time_scale, t_max(r->cfg));
+	while ((rc = cap_session_next(rd, &rec, why, sizeof(why))) == 1) {
+		passes += rec.type == CAP_SES_PASS;
+		frames += rec.type == CAP_SES_RX || rec.type == CAP_SES_TX;
+		if (rec.type == CAP_SES_END) {
+			rr->scan_ended = true;
+			rr->scan_end = rec.t;
+			if (rec.port > CTL_STOP_OUTPUT) {
+				snprintf(why, sizeof(why), "%s: the end record names stop %u, not one uetemu writes",
+					 rr->log, rec.port);
+				rc = -EINVAL;
+				break;
+			}
+		}
+		if (++n % RERUN_SCAN_QUIT_EVERY == 0 && *r->opts->quit) {
+			rc = -EINTR;
+			snprintf(why, sizeof(why), "%s: stopped by a signal while the log was checked", rr->log);
+			break;
+		}
+	}
+	bool cut = cap_session_cut(rd) != UINT64_MAX;
+
+	cap_session_close_r(rd);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s%s", rc == -EINVAL ? "corrupt session log: " : "", why);
+		return rc;
+	}
+	if (passes == 0 || (!rr->scan_ended && frames == 0)) {
+		snprintf(err, errlen, "%s: nothing to re-run: the session log %s (%llu records%s)", rr->log,
+			 passes == 0 ? "holds no pass of the real-time loop" : "ends before its first port frame, with "
+			 "no end record (cut)", (unsigned long long)n, cut ? ", the last one cut" : "");
+		return -ENODATA;
+	}
+	return 0;
+}
 
 int ctl_run_rerun_open(struct ctl_run_state *r, char *err, size_t errlen)
 {
@@ -61,6 +124,10 @@ int ctl_run_rerun_open(struct ctl_run_state *r, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	r->epoch_s = rr->hdr.records_epoch_s; /* the records' time_utc as the session wrote them */
+	if ((rc = scan(r, rr, err, errlen)) < 0)
+		return rc;
+	/* the play checks every record again (the file is read twice), now up to the end record's time */
+	cap_session_check(rr->rd, rr->hdr.n_ports, rr->hdr.time_scale, rr->scan_ended ? rr->scan_end : t_max(cfg));
 	return 0;
 }
 
@@ -321,6 +388,10 @@ int ctl_run_rerun_compare(struct ctl_run_state *r, char *err, size_t errlen)
 	int rc;
 
 	snprintf(mine, sizeof(mine), "%s/session.bin", r->opts->out_dir);
+	if (*r->opts->quit) { /* stopped part way: nothing to compare (summary.json rerun.identical null) */
+		fprintf(stderr, "[uetemu] rerun: stopped by a signal before the end of the log: not compared\n");
+		return 0;
+	}
 	rc = compare_logs(rr, mine, err, errlen);
 	if (rc < 0)
 		return rc;
