@@ -59,7 +59,7 @@ static void fail(struct cap *c, int e)
 }
 
 /* Whether the run's output budget takes a record of @p n bytes; past it the capture stops (a whole record cut). */
-static bool budget_ok(struct cap *c, size_t n)
+static bool budget_ok(struct cap *c, size_t n, emu_ps_t at)
 {
 	struct rec_budget *b = c->cfg.budget;
 	char path[PATH_MAX];
@@ -71,7 +71,7 @@ static bool budget_ok(struct cap *c, size_t n)
 		return true;
 	}
 	cap_file_path(c->cfg.base, c->cfg.format, c->idx, path, sizeof(path));
-	rec_budget_take(b, n, path);
+	rec_budget_take(b, n, path, at);
 	c->stopped = true;
 	return false;
 }
@@ -331,11 +331,11 @@ static const char *comment(const struct cap *c, const char *note, emu_ps_t emu, 
 	return buf;
 }
 
-static bool write_pcap(struct cap *c, uint64_t ns, const uint8_t *frame, uint32_t caplen, uint32_t len)
+static bool write_pcap(struct cap *c, uint64_t ns, const uint8_t *frame, uint32_t caplen, uint32_t len, emu_ps_t emu)
 {
 	uint8_t h[CAP_PCAP_REC_LEN];
 
-	if (!room(c, CAP_PCAP_REC_LEN + caplen) || !budget_ok(c, CAP_PCAP_REC_LEN + caplen))
+	if (!room(c, CAP_PCAP_REC_LEN + caplen) || !budget_ok(c, CAP_PCAP_REC_LEN + caplen, emu))
 		return false;
 	cap_put32(h, (uint32_t)(ns / 1000000000u));
 	cap_put32(h + 4, (uint32_t)(ns % 1000000000u));
@@ -347,12 +347,12 @@ static bool write_pcap(struct cap *c, uint64_t ns, const uint8_t *frame, uint32_
 }
 
 static bool write_pcapng(struct cap *c, uint64_t ns, const uint8_t *frame, uint32_t caplen, uint32_t len,
-			 enum cap_dir dir, const char *note)
+			 enum cap_dir dir, const char *note, emu_ps_t emu)
 {
 	struct cap_buf h = { .b = c->head, .cap = sizeof(c->head) }, t = { .b = c->tail, .cap = sizeof(c->tail) };
 	size_t total = cap_ng_epb(&h, &t, ns, caplen, len, dir, note);
 
-	if (total == 0 || !room(c, total) || !budget_ok(c, total))
+	if (total == 0 || !room(c, total) || !budget_ok(c, total, emu))
 		return false;
 	out(c, h.b, h.len);
 	out(c, frame, caplen);
@@ -380,9 +380,9 @@ static bool offer(struct cap *c, const uint8_t *frame, size_t len, emu_ps_t at, 
 	c->any = true;
 	c->last_ns = ns;
 	if (c->cfg.format == CAP_FORMAT_PCAP)
-		ok = write_pcap(c, ns, frame, caplen, (uint32_t)len);
+		ok = write_pcap(c, ns, frame, caplen, (uint32_t)len, emu);
 	else
-		ok = write_pcapng(c, ns, frame, caplen, (uint32_t)len, dir, comment(c, note, emu, buf, sizeof(buf)));
+		ok = write_pcapng(c, ns, frame, caplen, (uint32_t)len, dir, comment(c, note, emu, buf, sizeof(buf)), emu);
 	if (!ok) {
 		c->st.cut++;
 		return false;

@@ -115,7 +115,7 @@ void cap_session_put(struct cap_session_w *w, const struct cap_session_rec *rec)
 
 	if (w->err != 0 || w->cut)
 		return;
-	if (w->b != NULL && !rec_budget_take(w->b, SES_REC_LEN + (uint64_t)rec->len, w->path)) {
+	if (w->b != NULL && !rec_budget_take(w->b, SES_REC_LEN + (uint64_t)rec->len, w->path, rec->t)) {
 		w->cut = true; /* a whole record cut: the log ends with the last one that fitted */
 		return;
 	}

@@ -149,6 +149,8 @@ static void budget(struct ctl_records *rc, emu_ps_t now)
 		rc->first_bytes = n;
 		/* bytes per ps so far, times the run's expected length */
 		unsigned __int128 want = (unsigned __int128)n * rc->horizon / now;
+		rec_budget_expect(rc->cfg->sim.budget, rc->cfg->sim.budget != NULL ? rc->cfg->sim.budget->used : 0, now,
+				  rc->horizon);
 		if (rc->horizon > now && want > limit)
 			fprintf(stderr, "uetemu: warning: the records would take about %.1f MB by the run's end (%.6f s "
 				"simulated); their periodic rows stop at simulation.RecordSizeLimit (%.1f MB): raise "

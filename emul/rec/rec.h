@@ -41,9 +41,10 @@ struct rec_budget {
 /** Start @p b with @p limit bytes (0 none) and the run's stop flag @p halt (may be NULL). */
 void rec_budget_init(struct rec_budget *b, uint64_t limit, volatile sig_atomic_t *halt);
 
-/** Whether @p n more bytes of the output @p what may be written: true (counted), or false at and after the cut
- *  (the first refusal is the cut, said once on stderr). NULL @p b: always true. */
-bool rec_budget_take(struct rec_budget *b, uint64_t n, const char *what);
+/** Whether @p n more bytes of the output @p what, of emulated time @p at (EMU_PS_NEVER: the run's time now), may be
+ *  written: true (counted), or false at and after the cut (the first refusal is the cut, said once on stderr).
+ *  NULL @p b: always true. */
+bool rec_budget_take(struct rec_budget *b, uint64_t n, const char *what, emu_ps_t at);
 
 /** Count @p n bytes that are written whatever the budget (a file's headers). Accepts NULL. */
 void rec_budget_count(struct rec_budget *b, uint64_t n);
@@ -53,6 +54,12 @@ void rec_budget_fail(struct rec_budget *b, int e, const char *what);
 
 /** Warn once when @p bytes_so_far at emulated time @p now, projected to @p end, would pass the limit. */
 void rec_budget_expect(struct rec_budget *b, uint64_t bytes_so_far, emu_ps_t now, emu_ps_t end);
+
+/** Whether the run is asked to stop (its stop flag: a signal, or a failed write). NULL: false. */
+static inline bool rec_budget_halted(const struct rec_budget *b)
+{
+	return b != NULL && b->halt != NULL && *b->halt != 0;
+}
 
 /** Attach the budget @p b (or NULL) to the record @p r: its rows are cut at the last whole one that fits. */
 void rec_csv_budget(struct rec_csv *r, struct rec_budget *b);

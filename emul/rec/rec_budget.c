@@ -10,7 +10,7 @@ void rec_budget_init(struct rec_budget *b, uint64_t limit, volatile sig_atomic_t
 	*b = (struct rec_budget){ .limit = limit, .halt = halt, .cut_at = EMU_PS_NEVER };
 }
 
-bool rec_budget_take(struct rec_budget *b, uint64_t n, const char *what)
+bool rec_budget_take(struct rec_budget *b, uint64_t n, const char *what, emu_ps_t at)
 {
 	if (b == NULL)
 		return true;
@@ -19,7 +19,7 @@ bool rec_budget_take(struct rec_budget *b, uint64_t n, const char *what)
 	if (b->limit != 0 && (n > b->limit || b->used > b->limit - n)) {
 		b->cut = true;
 		b->cut_bytes = b->used;
-		b->cut_at = b->now != NULL ? b->now(b->now_ctx) : 0;
+		b->cut_at = at != EMU_PS_NEVER ? at : b->now != NULL ? b->now(b->now_ctx) : 0;
 		snprintf(b->cut_what, sizeof(b->cut_what), "%s", what != NULL ? what : "");
 		fprintf(stderr, "uetemu: warning: the outputs reached simulation.OutputSizeLimit (%llu B) at %.6f s "
 			"emulated, writing %s: every output stops there, at a whole row or record (summary.json "

@@ -65,7 +65,7 @@ static size_t sink_budget(struct rec_sink *k, const char *buf, size_t n)
 			break;
 		}
 	rec_budget_count(b, keep);
-	rec_budget_take(b, n - keep, k->path); /* does not fit: the cut, said once */
+	rec_budget_take(b, n - keep, k->path, EMU_PS_NEVER); /* does not fit: the cut, said once */
 	k->cut = true;
 	return keep;
 }
@@ -139,8 +139,10 @@ FILE *rec_file_open(const char *path, bool append, struct rec_budget *b, char se
 
 void rec_csv_budget(struct rec_csv *r, struct rec_budget *b)
 {
-	if (r != NULL)
-		r->sink.b = b;
+	if (r == NULL)
+		return;
+	r->sink.b = b;
+	rec_budget_count(b, r->sink.written); /* its header */
 }
 
 struct rec_csv *rec_csv_open(const char *dir, const char *sim, const char *record, const char *header,
@@ -179,6 +181,7 @@ struct rec_csv *rec_csv_open_shard(const char *dir, const char *sim, const char 
 	r->utc_s = -1;
 	rec_put_str(r->f, header);
 	rec_put_ch(r->f, '\n');
+	fflush(r->f); /* the header on disk from the start: a file cut by the output budget keeps it */
 	return r;
 }
 
