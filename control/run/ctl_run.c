@@ -48,7 +48,7 @@ static enum ctl_stop stop_reason(const struct ctl_run_state *r)
 {
 	if (*r->opts->quit == REC_HALT_WRITE)
 		return CTL_STOP_OUTPUT;
-	if (*r->opts->quit)
+	if (*r->opts->quit == 1)
 		return CTL_STOP_SIGNAL;
 	if (r->rt != NULL && r->rt->lagged)
 		return CTL_STOP_LAG;
@@ -233,7 +233,8 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 
 	/* a re-run stops as its session did (the session log ends with how, ctl_run_record.c), unless a signal or a
 	 * failed write stopped it */
-	*stop = r.rerun && !*opts->quit ? (enum ctl_stop)ctl_run_rerun_stop(&r) : stop_reason(&r);
+	*stop = r.rerun && (!*opts->quit || *opts->quit == CTL_RUN_HALT_AHEAD) ? (enum ctl_stop)ctl_run_rerun_stop(&r)
+									       : stop_reason(&r);
 	if (ran && r.rec != NULL)
 		rc = ctl_run_rec_finish(&r, (uint8_t)*stop, err, errlen);
 	if (rc == 0 && ran && r.rerun) {

@@ -28,6 +28,7 @@ struct ctl_rec_session {
 	bool logged;                 /* its PASS record is written */
 	uint64_t passes, rx, tx;     /* records written, by type */
 	bool rerun;                  /* a re-run's log (ctl_run_rerun.c compares it with the recorded one) */
+	uint64_t tx_limit;           /* a re-run: the frames its session sent (past them it stops), or UINT64_MAX */
 };
 
 /* FNV-1a 64 of the file @p path, or 0 when it cannot be read. */
@@ -138,6 +139,8 @@ int ctl_run_rec_create(struct ctl_run_state *r, const char *dir, const struct ca
 	r->rec = s;
 	s->hdr = *h;
 	s->rerun = rerun;
+	if (s->tx_limit == 0)
+		s->tx_limit = UINT64_MAX;
 	if (dir != s->dir)
 		snprintf(s->dir, sizeof(s->dir), "%s", dir);
 	snprintf(s->path, sizeof(s->path), "%s/session.bin", dir);
@@ -214,6 +217,14 @@ void ctl_run_rec_frame(struct ctl_run_state *r, uint32_t port, const uint8_t *fr
 							 .len = (uint32_t)len, .t = t, .x = rx ? s->rx : s->tx,
 							 .data = frame });
 	*(rx ? &s->rx : &s->tx) += 1;
+	if (!rx && s->tx > s->tx_limit && *r->opts->quit == 0)
+		*r->opts->quit = CTL_RUN_HALT_AHEAD;
+}
+
+void ctl_run_rec_tx_limit(struct ctl_run_state *r, uint64_t tx)
+{
+	if (r->rec != NULL)
+		r->rec->tx_limit = tx;
 }
 
 int ctl_run_rec_finish(struct ctl_run_state *r, uint8_t stop, char *err, size_t errlen)

@@ -34,6 +34,7 @@ struct ctl_rerun {
 	uint64_t compared;           /* records compared */
 	char diff[512];              /* the first difference */
 	bool scan_ended;             /* the log's check met its end record */
+	uint64_t scan_tx;            /* ... and this many frames sent */
 	emu_ps_t scan_end;           /* ... at this emulated time */
 };
 
@@ -42,6 +43,9 @@ static emu_ps_t t_max(const struct ctl_config *cfg)
 {
 	return cfg->sim.duration != 0 ? cfg->sim.duration : EMU_PS_NEVER;
 }
+
+/* Frames a re-run of a log without its end record may send past the log's count before it is stopped. */
+#define RERUN_CUT_TX_SLACK 4096u
 
 /* Records read between two looks at the stop flag while the log is checked. */
 #define RERUN_SCAN_QUIT_EVERY 65536u
@@ -66,6 +70,7 @@ static int scan(struct ctl_run_state *r, struct ctl_rerun *rr, char *err, size_t
 	while ((rc = cap_session_next(rd, &rec, why, sizeof(why))) == 1) {
 		passes += rec.type == CAP_SES_PASS;
 		frames += rec.type == CAP_SES_RX || rec.type == CAP_SES_TX;
+		rr->scan_tx += rec.type == CAP_SES_TX;
 		if (rec.type == CAP_SES_END) {
 			rr->scan_ended = true;
 			rr->scan_end = rec.t;
@@ -291,6 +296,9 @@ int ctl_run_rerun(struct ctl_run_state *r, char *err, size_t errlen)
 	if ((rc = bind_ports(r, err, errlen)) < 0 ||
 	    (rc = ctl_run_rec_create(r, r->opts->out_dir, &rr->hdr, true, err, errlen)) < 0)
 		return rc;
+	/* a frame more than the session sent: it differs, and stops; a log cut by a killed run may lack a few of its
+	 * last frames, which the re-run sends as it plays the log's end */
+	ctl_run_rec_tx_limit(r, rr->scan_tx + (rr->scan_ended ? 0 : RERUN_CUT_TX_SLACK));
 	ctl_run_caps_epoch(r, rr->hdr.epoch_ns);
 	ctl_run_ext_start(r); /* as ctl_run_realtime() starts the ports, before the first pass */
 	for (uint32_t i = 0; i < r->n_exts; i++) /* the loop gives each port its turn in every pass */
@@ -307,7 +315,10 @@ int ctl_run_rerun(struct ctl_run_state *r, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", rr->err);
 		return rr->rc;
 	}
-	if (!rr->ended) { /* the events up to the last frame the log saw sent, so the re-run sends it too */
+	if (*r->opts->quit == CTL_RUN_HALT_AHEAD)
+		fprintf(stderr, "[uetemu] rerun: the models sent more frames than the session log holds (%llu): the "
+				"re-run stops there\n", (unsigned long long)rr->scan_tx);
+	else if (!rr->ended) { /* the events up to the last frame the log saw sent, so the re-run sends it too */
 		struct run_lcore *lc = ctl_run_lc(r, 0);
 
 		run_rerun_until(r->eng, rr->last_t);
@@ -388,7 +399,7 @@ int ctl_run_rerun_compare(struct ctl_run_state *r, char *err, size_t errlen)
 	int rc;
 
 	snprintf(mine, sizeof(mine), "%s/session.bin", r->opts->out_dir);
-	if (*r->opts->quit) { /* stopped part way: nothing to compare (summary.json rerun.identical null) */
+	if (*r->opts->quit == 1 || *r->opts->quit == REC_HALT_WRITE) { /* stopped part way: nothing to compare */
 		fprintf(stderr, "[uetemu] rerun: stopped by a signal before the end of the log: not compared\n");
 		return 0;
 	}
