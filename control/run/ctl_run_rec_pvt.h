@@ -37,6 +37,8 @@ void ctl_run_rec_counts(const struct ctl_run_state *r, uint64_t *passes, uint64_
 /** FNV-1a 64 of a file's bytes (0 when unreadable). */
 uint64_t ctl_run_rec_config_hash(const char *path);
 void ctl_run_rec_free(struct ctl_run_state *r);
+/** Whether simulation.OutputSizeLimit cut the log (after ctl_run_rec_finish()). */
+bool ctl_run_rec_cut(const struct ctl_run_state *r);
 /** A re-run: stop it (CTL_RUN_HALT_AHEAD) once its models have sent more than @p tx frames, its session's. */
 void ctl_run_rec_tx_limit(struct ctl_run_state *r, uint64_t tx);
 

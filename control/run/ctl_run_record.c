@@ -29,6 +29,7 @@ struct ctl_rec_session {
 	uint64_t passes, rx, tx;     /* records written, by type */
 	bool rerun;                  /* a re-run's log (ctl_run_rerun.c compares it with the recorded one) */
 	uint64_t tx_limit;           /* a re-run: the frames its session sent (past them it stops), or UINT64_MAX */
+	bool cut;                    /* the output budget cut the log (known once it is closed) */
 };
 
 /* FNV-1a 64 of the file @p path, or 0 when it cannot be read. */
@@ -221,6 +222,11 @@ void ctl_run_rec_frame(struct ctl_run_state *r, uint32_t port, const uint8_t *fr
 		*r->opts->quit = CTL_RUN_HALT_AHEAD;
 }
 
+bool ctl_run_rec_cut(const struct ctl_run_state *r)
+{
+	return r->rec != NULL && r->rec->cut;
+}
+
 void ctl_run_rec_tx_limit(struct ctl_run_state *r, uint64_t tx)
 {
 	if (r->rec != NULL)
@@ -235,6 +241,7 @@ int ctl_run_rec_finish(struct ctl_run_state *r, uint8_t stop, char *err, size_t 
 		return 0;
 	cap_session_put(s->w, &(struct cap_session_rec){ .type = CAP_SES_END, .port = stop, .t = r->end,
 							 .x = ctl_run_lc(r, 0)->wall_now });
+	s->cut = cap_session_was_cut(s->w);
 	int rc = cap_session_close(s->w, err, errlen);
 
 	s->w = NULL;

@@ -348,8 +348,9 @@ static bool same_rec(struct ctl_rerun *rr, const struct cap_session_rec *a, cons
 	return false;
 }
 
-/* Walk both logs from the start: 1 equal, 0 not (rr->diff), -errno. */
-static int compare_logs(struct ctl_rerun *rr, const char *mine, char *err, size_t errlen)
+/* Walk both logs from the start: 1 equal, 0 not (rr->diff), -errno. @p mine_cut: the re-run's log was cut by the
+ * output budget, and is compared as far as it goes. */
+static int compare_logs(struct ctl_rerun *rr, const char *mine, bool mine_cut, char *err, size_t errlen)
 {
 	struct cap_session_r *a = NULL, *b = NULL;
 	struct cap_session_hdr ha, hb;
@@ -370,7 +371,7 @@ static int compare_logs(struct ctl_rerun *rr, const char *mine, char *err, size_
 		}
 		if (na == 0 || nb == 0) {
 			/* a recorded log without its end (a killed run) is compared as far as it goes */
-			bool prefix = na == 0 && !rr->ended;
+			bool prefix = (na == 0 && !rr->ended) || (nb == 0 && mine_cut);
 			if (na != nb && !prefix)
 				snprintf(rr->diff, sizeof(rr->diff), "record %llu: the %s log ends first",
 					 (unsigned long long)rr->compared, na == 0 ? "recorded" : "re-run's");
@@ -403,7 +404,7 @@ int ctl_run_rerun_compare(struct ctl_run_state *r, char *err, size_t errlen)
 		fprintf(stderr, "[uetemu] rerun: stopped by a signal before the end of the log: not compared\n");
 		return 0;
 	}
-	rc = compare_logs(rr, mine, err, errlen);
+	rc = compare_logs(rr, mine, ctl_run_rec_cut(r), err, errlen);
 	if (rc < 0)
 		return rc;
 	rr->same = rc;
@@ -411,6 +412,9 @@ int ctl_run_rerun_compare(struct ctl_run_state *r, char *err, size_t errlen)
 		fprintf(stderr, "[uetemu] rerun: identical to the recorded session: %llu records (%llu passes, %llu "
 				"arrivals, %llu frames sent), bytes and emulated times\n", (unsigned long long)rr->compared,
 			(unsigned long long)rr->passes, (unsigned long long)rr->rx, (unsigned long long)rr->tx);
+	if (rc == 1 && ctl_run_rec_cut(r))
+		fprintf(stderr, "[uetemu] rerun: compared as far as the re-run's own log goes: simulation.OutputSizeLimit "
+				"cut it (summary.json output_cut)\n");
 	else
 		fprintf(stderr, "[uetemu] rerun: DIFFERS from the recorded session at %s\n", rr->diff);
 	return rc == 1 ? 0 : 1;
