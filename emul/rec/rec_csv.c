@@ -70,6 +70,22 @@ static size_t sink_budget(struct rec_sink *k, const char *buf, size_t n)
 	return keep;
 }
 
+/* The sink's first write past the budget: its file ends at its last whole row (stdio's earlier writes ended where
+ * its buffer did), and the bytes cut go back to the budget. */
+static void sink_cut_whole(struct rec_sink *k)
+{
+	off_t end = lseek(k->fd, 0, SEEK_END);
+
+	if (end < 0 || rec_truncate_after(k->fd, k->sep) < 0)
+		return;
+	off_t now = lseek(k->fd, 0, SEEK_END);
+
+	if (now >= 0 && now <= end) {
+		k->b->used -= (uint64_t)(end - now) < k->b->used ? (uint64_t)(end - now) : k->b->used;
+		k->written = (uint64_t)now;
+	}
+}
+
 static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 {
 	struct rec_sink *k = cookie;
@@ -79,6 +95,8 @@ static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 		errno = k->err;
 		return -1;
 	}
+	bool was_cut = k->cut;
+
 	n = sink_budget(k, buf, n); /* past the budget the rest is dropped, not an error */
 	while (done < n) {
 		ssize_t w = write(k->fd, buf + done, n - done);
@@ -95,6 +113,8 @@ static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 		done += (size_t)w;
 	}
 	k->written += done;
+	if (k->cut && !was_cut)
+		sink_cut_whole(k);
 	return (ssize_t)all;
 }
 
@@ -124,7 +144,7 @@ FILE *rec_file_open(const char *path, bool append, struct rec_budget *b, char se
 		return NULL;
 	snprintf(s->path, sizeof(s->path), "%s", path);
 	s->k = (struct rec_sink){ .b = b, .sep = sep, .path = s->path };
-	s->k.fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
+	s->k.fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
 	f = s->k.fd >= 0 ? fopencookie(s, "w", io) : NULL;
 	if (f == NULL) {
 		int e = errno;
@@ -167,7 +187,8 @@ struct rec_csv *rec_csv_open_shard(const char *dir, const char *sim, const char 
 	memcpy(r->path, path, sizeof(r->path));
 	r->sink.sep = '\n';
 	r->sink.path = r->path;
-	r->sink.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* read and write: a cut file is read back for its last whole row (rec_truncate_after()) */
+	r->sink.fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	r->f = r->sink.fd >= 0 ? fopencookie(&r->sink, "w", io) : NULL;
 	if (r->f == NULL) {
 		int e = errno;
