@@ -85,7 +85,10 @@ static const char run_help[] =
 	"exit status: 0 the run ended as configured; 1 config or run error; 2 usage error; 3 stopped by SIGINT or\n"
 	"SIGTERM (summary.json \"stop\": \"signal\"); 4 no SimulationDuration and a message never completed\n"
 	"(\"stop\": \"stalled\"); 5 real time with simulation.LagPolicy abort fell more than simulation.LagLimit\n"
-	"behind (\"stop\": \"lag\").\n";
+	"behind (\"stop\": \"lag\"); 1 also when an output could not be written: the run stops there (\"stop\":\n"
+	"\"output_error\"); a second SIGINT or SIGTERM ends it at once with 130. Every file the run writes counts in\n"
+	"simulation.OutputSizeLimit (default 4 GiB): past it every output stops at a whole row or record\n"
+	"(summary.json \"output_cut\").\n";
 
 static const char validate_help[] =
 	"usage: uetemu validate CONFIG [OPTIONS]\n"
@@ -149,8 +152,14 @@ static const char rerun_help[] =
 	"  -q, --quiet            no progress line\n"
 	"  -h, --help             this text\n"
 	"\n"
+	"Every record of the log is checked before the models see it: a time going backwards, past the session's\n"
+	"stop time or ahead of its wall clock, a port or a length it cannot have make it \"corrupt\". The re-run\n"
+	"stops once its models sent more frames than the log holds. Its outputs count in simulation.OutputSizeLimit.\n"
+	"\n"
 	"exit status: 0 identical to the session; 6 it differs (the first difference is said, and in summary.json\n"
-	"\"rerun\"); 1 DIR is not a session, its log is corrupt, or its config no longer loads; 2 usage error.\n";
+	"\"rerun\"); 1 DIR is not a session, its log is corrupt, its config no longer loads, or an output could not\n"
+	"be written; 12 the log holds nothing to re-run (no pass, or cut before its first frame); 3 stopped by\n"
+	"SIGINT or SIGTERM (a second one: 130 at once); 2 usage error.\n";
 
 static const char conform_help[] =
 	"usage: uetemu conform --dev DEVARGS --dut-ip A.B.C.D --ip A.B.C.D [OPTIONS] [-- EAL-ARGS...]\n"
