@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -196,8 +197,10 @@ static void file_close(struct cap *c)
 	}
 	if (fflush(c->f) != 0 || ferror(c->f))
 		fail(c, errno);
-	if (c->err != 0)
+	if (c->err != 0) { /* what stdio still holds is dropped, or the close would write it after the cut */
+		__fpurge(c->f);
 		cut_whole(fileno(c->f), c->cfg.format);
+	}
 	if (fclose(c->f) != 0)
 		fail(c, errno);
 	c->f = NULL;
