@@ -12,6 +12,7 @@ stopped by SIGINT): its config, its --set overrides, and its session log of 1,01
   exit 12;
 - the end record removed and a last pass stamped 2^62 ps with a wall clock to match (a valid-looking cut log): the
   re-run stops once its models sent more frames than the log holds (plus the slack of a cut log), by itself;
+- a replay whose outputs would pass 2 MB by its stop time: the warning after its first rows;
 - OutputSizeLimit 200 KB on the re-run and 300 KB on configs/pair.yaml (a capture of every frame): summary.json
   "output_cut" names the file, the emulated time and the bytes; every file is whole (CSV rows, pcap records, pcapng
   blocks) and all of them together within the limit; the run without the limit has no output_cut;
@@ -194,6 +195,13 @@ def main():
           and 'OutputSizeLimit' in p.stderr,
           'pair.yaml, OutputSizeLimit 300 KB: exit %d, output_cut %s, %d B in all, files whole'
           % (p.returncode, cut, out_bytes(out)))
+    out = os.path.join(workdir(), 'replay-warn')
+    p = subprocess.run([uetemu, 'run', os.path.join(root, 'configs', 'replay-pair.yaml'), '-q', '-o', out, '--set',
+                        'replay.0.loop=20', '--set', 'simulation.SimulationDuration=20ms', '--set',
+                        'simulation.OutputSizeLimit=2MB'], capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0 and 'the outputs would take about' in p.stderr and out_bytes(out) <= 2_000_000,
+          'a replay that would pass a 2 MB OutputSizeLimit: warned after its first rows (%s)'
+          % p.stderr.strip().splitlines()[0][:100] if p.stderr.strip() else 'no warning')
     out = os.path.join(workdir(), 'pair')
     p = subprocess.run([uetemu, 'run', pair, '-q', '-o', out], capture_output=True, text=True, timeout=60)
     s = summary(out)
