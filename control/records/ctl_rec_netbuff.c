@@ -74,7 +74,7 @@ struct ctl_netbuff *ctl_netbuff_open(const struct ctl_config *cfg, const struct 
 				     int64_t epoch_s, char *err, size_t errlen)
 {
 	struct ctl_netbuff *b = ctl_rec_nics_new(sizeof(*b), sizeof(struct port_pool_stats[NB_POOLS]), cfg, hosts,
-						 NULL, dir, &ctl_rec_nb_schema, epoch_s, err, errlen);
+						 dir, &ctl_rec_nb_schema, epoch_s, err, errlen);
 
 	if (b != NULL)
 		b->job_id = cfg->sim.simulation_name;

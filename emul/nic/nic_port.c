@@ -174,6 +174,11 @@ static void op_interval_reset(void *dev)
 	nic_interval_reset(dev);
 }
 
+static struct nic *op_uet(void *dev)
+{
+	return dev;
+}
+
 static void op_destroy(void *dev)
 {
 	nic_destroy(dev);
@@ -215,5 +220,7 @@ const struct port_nic_ops nic_port_ops = {
 	.pcie_stats = op_pcie_stats,
 	.rec_row = op_rec_row,
 	.interval_reset = op_interval_reset,
+	.uet = op_uet,
+	.roce = NULL,
 	.destroy = op_destroy,
 };

@@ -138,6 +138,11 @@ static void op_interval_reset(void *dev)
 	roce_interval_reset(dev);
 }
 
+static struct roce *op_roce(void *dev)
+{
+	return dev;
+}
+
 static void op_destroy(void *dev)
 {
 	roce_destroy(dev);
@@ -177,5 +182,7 @@ const struct port_nic_ops roce_port_ops = {
 	.pcie_stats = op_pcie_stats,
 	.rec_row = op_rec_row,
 	.interval_reset = op_interval_reset,
+	.uet = NULL,
+	.roce = op_roce,
 	.destroy = op_destroy,
 };
