@@ -167,6 +167,13 @@ struct ctl_rec_schema {
 /* A string field (const char *) of the row struct. */
 #define CTL_REC_COL_STR(name, type, field) CTL_REC_COL(name, STR, 0, ctl_rec_get_str, CTL_REC_OFF_STR(type, field))
 
+/* The columns most records open with: time_utc, sim_time_sec, and component_name from the row struct @p type's
+ * name field; @p more (CTL_REC_NODE_ID() ...) follow them. */
+#define CTL_REC_COLS_OPEN(type) \
+	CTL_REC_COL_TIME_UTC, CTL_REC_COL_SIM_SEC, CTL_REC_COL_STR("component_name", type, name)
+/* node_id from the row struct @p type's node_id field. */
+#define CTL_REC_COL_NODE_ID(type) CTL_REC_COL_U64("node_id", type, node_id)
+
 /*
  * Cumulative and interval columns of a stats struct @p type: the row struct starts with a struct ctl_rec_cur, the
  * stats now (cur) and at the previous rows (prev). CUR writes cur's @p field, IVL cur's less prev's, PAIR both as

@@ -32,7 +32,7 @@ static const struct ctl_rec_col ep_cols[] = {
 	CTL_REC_COL_STR("job_id", struct ep_row, job_id),
 	CTL_REC_COL_TIME_UTC,
 	CTL_REC_COL_SIM_SEC,
-	CTL_REC_COL_U64("node_id", struct ep_row, node_id),
+	CTL_REC_COL_NODE_ID(struct ep_row),
 	CTL_REC_COL_STR("component_name", struct ep_row, name),
 	CTL_REC_COL_STR("component_type", struct ep_row, type),
 	CTL_REC_COL_U64("ifid", struct ep_row, ifid),

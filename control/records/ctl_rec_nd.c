@@ -44,14 +44,12 @@ static void nd_util(const void *row, uint32_t arg, struct ctl_rec_val *v)
 
 /* Scala Simulation output files, Network Device Statistics: 22 columns. */
 static const struct ctl_rec_col nd_cols[] = {
-	CTL_REC_COL_TIME_UTC,
-	CTL_REC_COL_SIM_SEC,
-	CTL_REC_COL_STR("component_name", struct ctl_rec_nd_row, name),
+	CTL_REC_COLS_OPEN(struct ctl_rec_nd_row),
 	CTL_REC_COL_STR("nd_name", struct ctl_rec_nd_row, nd_name),
 	CTL_REC_COL_STR("component_type", struct ctl_rec_nd_row, type),
 	CTL_REC_COL_U64("ifid", struct ctl_rec_nd_row, ifid),
 	CTL_REC_COL_STR("uldl", struct ctl_rec_nd_row, uldl),
-	CTL_REC_COL_U64("node_id", struct ctl_rec_nd_row, node_id),
+	CTL_REC_COL_NODE_ID(struct ctl_rec_nd_row),
 	CTL_REC_COL_U64("tier", struct ctl_rec_nd_row, tier),
 	CTL_REC_COL_U64("subtier", struct ctl_rec_nd_row, subtier),
 	CTL_REC_COL_U64("total_packets_tx", struct ctl_rec_nd_row, tx_frames),

@@ -34,10 +34,8 @@ static void pcie_rate(const void *row, uint32_t arg, struct ctl_rec_val *v)
  * (docs/records.md, pcie-stats). 17 columns.
  */
 static const struct ctl_rec_col pcie_cols[] = {
-	CTL_REC_COL_TIME_UTC,
-	CTL_REC_COL_SIM_SEC,
-	CTL_REC_COL_STR("component_name", struct pcie_row, name),
-	CTL_REC_COL_U64("node_id", struct pcie_row, node_id),
+	CTL_REC_COLS_OPEN(struct pcie_row),
+	CTL_REC_COL_NODE_ID(struct pcie_row),
 	CTL_REC_COL_STR("side", struct pcie_row, side),
 	CTL_REC_COL_U64("lane_count", struct pcie_row, lanes),
 	CTL_REC_COL("lane_Gbps", QUOT, 3, pcie_gbps, 0),

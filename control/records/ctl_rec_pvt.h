@@ -112,6 +112,12 @@ void ctl_netbuff_rows(struct ctl_netbuff *b, emu_ps_t now, emu_ps_t last);
  * run: the switches in device order, each switch's ports in port order.
  */
 #define CTL_REC_SW_COMPONENT_TYPE "Switch"
+/* The columns a switch port's records open with (trimming-stats, scala-switch-load-balancing-stats): as most
+ * records, then component_type, node_id, tier, subtier and ifid, from the row struct @p type's fields. */
+#define CTL_REC_COLS_SW_PORT(type) \
+	CTL_REC_COLS_OPEN(type), CTL_REC_COL_CONST("component_type", CTL_REC_SW_COMPONENT_TYPE), \
+	CTL_REC_COL_NODE_ID(type), CTL_REC_COL_U64("tier", type, tier), \
+	CTL_REC_COL_CONST("subtier", CTL_REC_SUBTIER_NONE_TEXT), CTL_REC_COL_U64("ifid", type, ifid)
 #define CTL_REC_SW_ND_NAME "scala_switch::ScalaSwitchEthNetDevice"
 
 /* One switch port as the records name it. */
@@ -231,6 +237,11 @@ struct ctl_rec_buf_row {
 	uint64_t tier, node_id, ifid, pool, total, limit;
 	bool clamp;                   /* the percentages stop at 100 (scala-switch-buff-stats) */
 };
+
+/* The columns both buffer records open with: CTL_REC_COLS_OPEN, tier, node_id, buff_id. */
+#define CTL_REC_COLS_SW_BUF \
+	CTL_REC_COLS_OPEN(struct ctl_rec_buf_row), CTL_REC_COL_U64("tier", struct ctl_rec_buf_row, tier), \
+	CTL_REC_COL_NODE_ID(struct ctl_rec_buf_row), CTL_REC_COL_STR("buff_id", struct ctl_rec_buf_row, buff_id)
 
 /** The six sample columns both buffer records end with (ctl_rec_swbuf.c). */
 void ctl_rec_buf_stat(const void *row, uint32_t arg, struct ctl_rec_val *v);

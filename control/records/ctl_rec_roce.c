@@ -41,10 +41,8 @@ static void rt_drops(const void *row, uint32_t arg, struct ctl_rec_val *v)
 /* simulation-output-files.md, RoCE Transport Statistics: 74 columns. The model has no atomic operations and no
  * selective acknowledgements (those pairs read 0), and no reorder buffer: the receiver discards behind a gap. */
 static const struct ctl_rec_col rt_cols[] = {
-	CTL_REC_COL_TIME_UTC,
-	CTL_REC_COL_SIM_SEC,
-	CTL_REC_COL_STR("component_name", struct rt_row, name),
-	CTL_REC_COL_U64("node_id", struct rt_row, node_id),
+	CTL_REC_COLS_OPEN(struct rt_row),
+	CTL_REC_COL_NODE_ID(struct rt_row),
 	CTL_REC_COL_CTR_PAIR(num_pkts_sent, ROCE_C_PKTS_SENT),
 	CTL_REC_COL_CTR_PAIR(num_verb_pkts_sent, ROCE_C_VERB_PKTS_SENT),
 	CTL_REC_COL_CTR_PAIR(num_non_verb_pkts_sent, ROCE_C_NON_VERB_PKTS_SENT),
@@ -97,10 +95,8 @@ struct rate_row {
 };
 
 static const struct ctl_rec_col rate_cols[] = {
-	CTL_REC_COL_TIME_UTC,
-	CTL_REC_COL_SIM_SEC,
-	CTL_REC_COL_STR("component_name", struct rate_row, name),
-	CTL_REC_COL_U64("node_id", struct rate_row, node_id),
+	CTL_REC_COLS_OPEN(struct rate_row),
+	CTL_REC_COL_NODE_ID(struct rate_row),
 	CTL_REC_COL_U64("qpn", struct rate_row, qpn),
 	CTL_REC_COL_FIXED("rate_Gbps", 9, struct rate_row, bps),
 };

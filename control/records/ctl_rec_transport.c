@@ -182,9 +182,7 @@ static void ts_sample(const void *row, uint32_t arg, struct ctl_rec_val *v)
  * block (4).
  */
 static const struct ctl_rec_col ts_cols[] = {
-	CTL_REC_COL_TIME_UTC,
-	CTL_REC_COL_SIM_SEC,
-	CTL_REC_COL_STR("component_name", struct ts_row, name),
+	CTL_REC_COLS_OPEN(struct ts_row),
 	CTL_REC_COL_U64("fep_id", struct ts_row, fep_id),
 	TS_COUNTERS(TS_COL_PAIR)
 	TS_SAMPLES(TS_COL_SAMPLE)
