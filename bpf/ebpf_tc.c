@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,18 +15,36 @@
 
 #include "ebpf.h"
 
-enum { EX_ERR = 1 };
+enum { EX_ERR = EBPF_TC_EX_ERR };
+
+static int vdie(const struct ebpf_tc_tool *t, int code, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", t->name);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	if (code == EBPF_TC_EX_USAGE && t->usage != NULL)
+		fputs(t->usage, stderr);
+	return code;
+}
+
+int ebpf_tc_die(const struct ebpf_tc_tool *t, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdie(t, code, fmt, ap);
+	va_end(ap);
+	return code;
+}
 
 static int die(const struct ebpf_tc_tool *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int die(const struct ebpf_tc_tool *t, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", t->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vdie(t, EX_ERR, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return EX_ERR;
 }
 
@@ -238,4 +257,83 @@ uint64_t ebpf_tc_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts); /* the clock bpf_ktime_get_ns() reads */
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int ebpf_tc_command(const struct ebpf_tc_tool *t, int argc, char **argv, const char **cmd)
+{
+	if (argc < 2)
+		return ebpf_tc_die(t, EBPF_TC_EX_USAGE, "no command");
+	*cmd = argv[1];
+	if (strcmp(*cmd, "help") == 0 || strcmp(*cmd, "--help") == 0 || strcmp(*cmd, "-h") == 0) {
+		fputs(t->usage, stdout);
+		return -1;
+	}
+	if (strcmp(*cmd, "attach") != 0 && strcmp(*cmd, "detach") != 0 && strcmp(*cmd, "stats") != 0)
+		return ebpf_tc_die(t, EBPF_TC_EX_USAGE, "unknown command '%s'", *cmd);
+	return 0;
+}
+
+int ebpf_tc_ifindex(const struct ebpf_tc_tool *t, const char *iface, int *ifindex)
+{
+	*ifindex = (int)if_nametoindex(iface);
+	if (*ifindex == 0)
+		return ebpf_tc_die(t, EX_ERR, "interface '%s': %s", iface, strerror(errno));
+	return 0;
+}
+
+uint64_t ebpf_tc_vq_now(uint32_t st_gen, uint32_t cfg_gen, uint64_t empty_at_ns, uint64_t rate_bps, uint64_t now_ns)
+{
+	return st_gen == cfg_gen && empty_at_ns > now_ns && rate_bps > 0 ?
+		(empty_at_ns - now_ns) * rate_bps / 8000000000ull : 0;
+}
+
+void ebpf_tc_counters_print(const struct ebpf_tc_counter *c, size_t n, bool json, int width)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (json)
+			printf("%s\"%s\": %llu", i ? ", " : "", c[i].k, (unsigned long long)c[i].v);
+		else
+			printf("  %-*s %llu\n", width, c[i].k, (unsigned long long)c[i].v);
+	}
+	if (json)
+		printf("}}\n");
+}
+
+/* The stats command: one consistent read, printed; with @p reset its counters and peak back to zero (the virtual
+ * queue itself goes on). */
+static int run_stats(const struct ebpf_tc_tool *t, int ifindex, const char *iface, bool json, bool reset)
+{
+	uint64_t cfg[32], st[32], zero[32]; /* room for either loader's values (checked below) */
+	uint32_t key = 0, prog_id;
+	int fds[2];
+
+	if (t->cfg_size > sizeof(cfg) || t->state_size > sizeof(st))
+		return die(t, "internal: map values larger than %zu bytes", sizeof(cfg));
+	if (ebpf_tc_read(t, ifindex, iface, cfg, st, &prog_id, fds) != 0)
+		return EX_ERR;
+	memcpy(zero, st, t->state_size);
+	t->print_stats(iface, prog_id, cfg, st, ebpf_tc_now_ns(), json, zero);
+	if (reset && bpf_map_update_elem(fds[1], &key, zero, BPF_F_LOCK) != 0)
+		fprintf(stderr, "%s: %s: resetting the counters: %s\n", t->name, iface, strerror(errno));
+	close(fds[0]);
+	close(fds[1]);
+	return EBPF_TC_EX_OK;
+}
+
+int ebpf_tc_run(const struct ebpf_tc_tool *t, const char *cmd, int ifindex, const char *iface, const char *obj,
+		void *cfg, bool json, bool reset)
+{
+	ebpf_tc_init();
+	if (strcmp(cmd, "attach") == 0) {
+		uint32_t prog_id;
+		bool reconfigured;
+
+		if (ebpf_tc_attach(t, ifindex, iface, obj, cfg, &prog_id, &reconfigured) != 0)
+			return EX_ERR;
+		t->print_cfg(reconfigured ? "re-configured" : "attached to", iface, prog_id, cfg);
+		return EBPF_TC_EX_OK;
+	}
+	if (strcmp(cmd, "detach") == 0)
+		return ebpf_tc_detach(t, ifindex, iface) != 0 ? EX_ERR : EBPF_TC_EX_OK;
+	return run_stats(t, ifindex, iface, json, reset);
 }
