@@ -134,6 +134,11 @@ void ctl_rec_get_u64(const void *row, uint32_t arg, struct ctl_rec_val *v)
 	memcpy(&v->u, (const char *)row + arg, sizeof(v->u));
 }
 
+void ctl_rec_get_i64(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	memcpy(&v->i, (const char *)row + arg, sizeof(v->i));
+}
+
 void ctl_rec_get_str(const void *row, uint32_t arg, struct ctl_rec_val *v)
 {
 	memcpy(&v->s, (const char *)row + arg, sizeof(v->s));
@@ -314,6 +319,9 @@ static void put_val(struct rec_csv *csv, struct row_buf *r, const struct ctl_rec
 		r->p = rec_str_ip(r->p, (uint32_t)v->u);
 		*r->p++ = ':';
 		r->p = rec_str_u64(r->p, v->id);
+		break;
+	case CTL_REC_F_IP:
+		r->p = rec_str_ip(r->p, (uint32_t)v->u);
 		break;
 	default:
 		assert(!"a column format");

@@ -105,6 +105,7 @@ enum ctl_rec_fmt {
 	CTL_REC_F_PDC,       /* v.u an IPv4 address (host order), v.id a PDC id: "10.0.0.1:5" */
 	CTL_REC_F_LIST,      /* v.list[0 .. v.n - 1] as "[4:5:6:7]" */
 	CTL_REC_F_BITS,      /* each bit N set in v.u as the number v.id + N, in "[...]" as LIST */
+	CTL_REC_F_IP,        /* v.u an IPv4 address (host order): "10.0.0.1" */
 };
 
 /* One value, as a getter gives it: fmt and digits start as the column's, the rest unset (a row per packet): a
@@ -157,6 +158,8 @@ struct ctl_rec_schema {
 /* The offset of the uint64_t @p field of @p type: it does not compile for a field of another type. */
 #define CTL_REC_OFF_U64(type, field) \
 	((uint32_t)offsetof(type, field) + 0 * (uint32_t)sizeof(char[_Generic(((type *)0)->field, uint64_t: 1)]))
+#define CTL_REC_OFF_I64(type, field) \
+	((uint32_t)offsetof(type, field) + 0 * (uint32_t)sizeof(char[_Generic(((type *)0)->field, int64_t: 1)]))
 #define CTL_REC_OFF_STR(type, field) \
 	((uint32_t)offsetof(type, field) + 0 * (uint32_t)sizeof(char[_Generic(((type *)0)->field, const char *: 1)]))
 
@@ -164,6 +167,8 @@ struct ctl_rec_schema {
 #define CTL_REC_COL_U64(name, type, field) CTL_REC_COL(name, U64, 0, ctl_rec_get_u64, CTL_REC_OFF_U64(type, field))
 #define CTL_REC_COL_FIXED(name, digits, type, field) \
 	CTL_REC_COL(name, FIXED, digits, ctl_rec_get_u64, CTL_REC_OFF_U64(type, field))
+/* An int64_t field of the row struct, in decimal. */
+#define CTL_REC_COL_I64(name, type, field) CTL_REC_COL(name, I64, 0, ctl_rec_get_i64, CTL_REC_OFF_I64(type, field))
 /* A string field (const char *) of the row struct. */
 #define CTL_REC_COL_STR(name, type, field) CTL_REC_COL(name, STR, 0, ctl_rec_get_str, CTL_REC_OFF_STR(type, field))
 
@@ -197,6 +202,7 @@ struct ctl_rec_cur {
 /** Getters of the macros above: @p arg is the field's offset in the row struct (u64, str) or in the stats
  *  (cur, ivl). */
 void ctl_rec_get_u64(const void *row, uint32_t arg, struct ctl_rec_val *v);
+void ctl_rec_get_i64(const void *row, uint32_t arg, struct ctl_rec_val *v);
 void ctl_rec_get_str(const void *row, uint32_t arg, struct ctl_rec_val *v);
 void ctl_rec_get_cur(const void *row, uint32_t arg, struct ctl_rec_val *v);
 void ctl_rec_get_ivl(const void *row, uint32_t arg, struct ctl_rec_val *v);
@@ -228,5 +234,12 @@ struct ctl_rec_nd_row {
 	bool exact;                                 /* rates and utilization exact (integers), else doubles */
 };
 extern const struct ctl_rec_schema ctl_rec_nd_schema;
+
+/* The records other rooms write, each from its column table beside its writer (uetemu columns lists them): the
+ * ScalaRdma application's (control/app/ctl_rdma.c) and the Chakra workload's (control/chakra/ctl_chakra_rec.c;
+ * chakra-mapping without its two ScaleUp columns when no scale-up group is given). */
+extern const struct ctl_rec_schema ctl_rec_rdma_perf_schema, ctl_rec_beacon_schema;
+extern const struct ctl_rec_schema ctl_rec_ck_hosts_schema, ctl_rec_ck_map_schema, ctl_rec_ck_apps_schema;
+extern const struct ctl_rec_schema ctl_rec_ck_perf_schema, ctl_rec_ck_completion_schema, ctl_rec_ck_cdf_schema;
 
 #endif /* CTL_REC_H */
