@@ -116,7 +116,7 @@ static void nic_ep_rows(struct ctl_pfcstats *p, uint32_t i, emu_ps_t now, emu_ps
 	struct port_pfc_stats s;
 	struct port_nic_rec nr;
 
-	h->ops->pfc_stats(h->dev, &s, now);
+	port_nic_pfc_stats(h, &s, now);
 	h->ops->rec_row(h->dev, &nr);
 	for (uint32_t tc = 0; tc < PORT_TC_COUNT; tc++) {
 		emu_ps_t ivl = s.paused_ps[tc] - prev[i][tc];
@@ -138,7 +138,7 @@ static void nic_ep_rows(struct ctl_pfcstats *p, uint32_t i, emu_ps_t now, emu_ps
 		ep_row_write(p, &r, tc, s.xoff_tx, s.xoff_rx, s.xon_tx, s.xon_rx, s.paused_ps[tc], ivl,
 			     s.ivl_max_pause_ps[tc], now);
 	}
-	h->ops->pfc_interval_reset(h->dev, now); /* each row time starts an interval, rows written or not */
+	port_nic_pfc_interval_reset(h, now); /* each row time starts an interval, rows written or not */
 }
 
 /*

@@ -106,12 +106,10 @@ struct port_nic_ops {
 	void (*pool_stats)(const void *dev, bool tx, uint32_t tc, struct port_pool_stats *out);
 	/** Start a new net-buff-stats interval. */
 	void (*pool_interval_reset)(void *dev);
-	/** PFC per class (ecn-pfc-stats), the pause time counted up to @p now. */
-	void (*pfc_stats)(const void *dev, struct port_pfc_stats *out, emu_ps_t now);
-	/** Start a new ecn-pfc-stats interval at @p now. */
-	void (*pfc_interval_reset)(void *dev, emu_ps_t now);
-	/** The PCIe link's counters (pcie-stats), link time still ahead of @p now not counted. */
-	void (*pcie_stats)(const void *dev, struct port_pcie_stats *out, emu_ps_t now);
+	/** Where the device keeps its PFC state machine (a struct port_pfcs) and its PCIe link (a struct
+	 *  port_pcie_link), offsets in it: both models keep them as port/ objects, so one adapter reads either's
+	 *  (port_nic_pfc_stats(), port_nic_pfc_interval_reset(), port_nic_pcie_stats()). */
+	size_t pfcs_off, pcie_off;
 	/** The figures of the NIC's record rows now (struct port_nic_rec). */
 	void (*rec_row)(const void *dev, struct port_nic_rec *out);
 	/** Start a new interval of the transport record's samples (uet-transport-stats, roce-transport-stats). */
@@ -131,6 +129,24 @@ struct port_nic {
 	void *dev;
 	const struct port_nic_ops *ops;
 };
+
+/** Host @p h's PFC per class (ecn-pfc-stats), the pause time counted up to @p now. */
+static inline void port_nic_pfc_stats(const struct port_nic *h, struct port_pfc_stats *out, emu_ps_t now)
+{
+	port_pfcs_stats((const struct port_pfcs *)((const char *)h->dev + h->ops->pfcs_off), out, now);
+}
+
+/** Start a new ecn-pfc-stats interval of host @p h at @p now. */
+static inline void port_nic_pfc_interval_reset(const struct port_nic *h, emu_ps_t now)
+{
+	port_pfcs_interval_reset((struct port_pfcs *)((char *)h->dev + h->ops->pfcs_off), now);
+}
+
+/** Host @p h's PCIe link counters (pcie-stats), link time still ahead of @p now not counted. */
+static inline void port_nic_pcie_stats(const struct port_nic *h, struct port_pcie_stats *out, emu_ps_t now)
+{
+	port_pcie_link_stats((const struct port_pcie_link *)((const char *)h->dev + h->ops->pcie_off), out, now);
+}
 
 /** Host @p h's NIC as a UET NIC (port_nic_ops.uet), or NULL when its model is another. */
 static inline struct nic *port_nic_uet(const struct port_nic *h)
