@@ -2,6 +2,7 @@
 #include "ebpf_tc.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <net/if.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "ebpf.h"
+#include "emu_units.h"
 
 enum { EX_ERR = EBPF_TC_EX_ERR };
 
@@ -336,4 +338,80 @@ int ebpf_tc_run(const struct ebpf_tc_tool *t, const char *cmd, int ifindex, cons
 	if (strcmp(cmd, "detach") == 0)
 		return ebpf_tc_detach(t, ifindex, iface) != 0 ? EX_ERR : EBPF_TC_EX_OK;
 	return run_stats(t, ifindex, iface, json, reset);
+}
+
+/* The options every loader takes; a loader's own come after them. */
+static const struct option common_opts[] = {
+	{ "rate", required_argument, NULL, 'r' },  { "min", required_argument, NULL, 'm' },
+	{ "limit", required_argument, NULL, 'l' }, { "obj", required_argument, NULL, 'o' },
+	{ "json", no_argument, NULL, 'j' },        { "reset", no_argument, NULL, 'R' },
+	{ "help", no_argument, NULL, 'h' },
+};
+#define N_COMMON (sizeof(common_opts) / sizeof(common_opts[0]))
+#define OPTS_MAX 16
+
+/* Option @p c of the shared ones into @p a; 0, -errno with the reason in @p err, or 1: not one of them. */
+static int common_opt(struct ebpf_tc_args *a, int c, const char *arg, char *err, size_t errlen)
+{
+	switch (c) {
+	case 'r': a->have_rate = true; return ebpf_parse_rate(arg, &a->rate_bps, err, errlen);
+	case 'm': a->have_min = true; return emu_parse_size(arg, &a->min_bytes, err, errlen);
+	case 'l': a->have_limit = true; return emu_parse_size(arg, &a->limit_bytes, err, errlen);
+	case 'o': a->obj = arg; return 0;
+	case 'j': a->json = true; return 0;
+	case 'R': a->reset = true; return 0;
+	default: return 1;
+	}
+}
+
+int ebpf_tc_parse(const struct ebpf_tc_tool *t, int argc, char **argv, const struct ebpf_tc_own *own,
+		  struct ebpf_tc_args *a)
+{
+	struct option lo[OPTS_MAX];
+	size_t n = 0;
+	char err[256];
+	int c, rc;
+
+	memset(a, 0, sizeof(*a));
+	if ((rc = ebpf_tc_command(t, argc, argv, &a->cmd)) != 0)
+		return rc;
+	memcpy(lo, common_opts, sizeof(common_opts));
+	for (n = N_COMMON; own->opts[n - N_COMMON].name != NULL && n + 1 < OPTS_MAX; n++)
+		lo[n] = own->opts[n - N_COMMON];
+	lo[n] = (struct option){ NULL, 0, NULL, 0 };
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		err[0] = '\0';
+		if (c == 'h') {
+			fputs(t->usage, stdout);
+			return -1;
+		}
+		if (c == '?' || c == ':')
+			return ebpf_tc_die(t, EBPF_TC_EX_USAGE, "bad option");
+		rc = common_opt(a, c, optarg, err, sizeof(err));
+		if (rc == 1)
+			rc = own->set(own->ctx, c, optarg, err, sizeof(err));
+		if (rc != 0)
+			return ebpf_tc_die(t, EBPF_TC_EX_USAGE, "%s: %s", argv[optind - 1], err);
+	}
+	if (optind != argc - 1)
+		return ebpf_tc_die(t, EBPF_TC_EX_USAGE, "%s takes one interface name", a->cmd);
+	a->iface = argv[optind];
+	return 0;
+}
+
+int ebpf_tc_args_check(const struct ebpf_tc_tool *t, const struct ebpf_tc_args *a)
+{
+	if (strcmp(a->cmd, "stats") != 0 && (a->json || a->reset))
+		return ebpf_tc_die(t, EBPF_TC_EX_USAGE, "--json and --reset go with stats");
+	return 0;
+}
+
+int ebpf_tc_main(const struct ebpf_tc_tool *t, int parsed, const struct ebpf_tc_args *a, void *cfg)
+{
+	if (parsed < 0)
+		return EBPF_TC_EX_OK; /* help */
+	if (parsed != EBPF_TC_EX_OK)
+		return parsed;
+	return ebpf_tc_run(t, a->cmd, a->ifindex, a->iface, a->obj, cfg, a->json, a->reset);
 }

@@ -1,7 +1,8 @@
-/* ebpf_tc: what the tc (clsact egress) loaders uetemu-ecn and uetemu-trim share: finding their attached program
- * through its tc filter, loading and attaching the object, re-configuring it in place, detaching it, reading its
- * two maps. Host C only, linked with libbpf. Each loader describes itself in one struct ebpf_tc_tool and keeps
- * its own options, its configuration's printing and its counters.
+/* ebpf_tc: what the tc (clsact egress) loaders uetemu-ecn and uetemu-trim share: their command line and messages,
+ * finding their attached program through its tc filter, loading and attaching the object, re-configuring it in
+ * place, detaching it, reading its two maps, printing and resetting its counters. Host C only, linked with libbpf.
+ * Each loader describes itself in one struct ebpf_tc_tool and keeps its own options, its configuration's printing
+ * and its counters.
  */
 #ifndef EBPF_TC_H
 #define EBPF_TC_H
@@ -9,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+struct option;
 
 /** A loader: its name (the prefix of its messages), its program, maps and tc filter, its cfg layout. */
 struct ebpf_tc_tool {
@@ -45,6 +48,33 @@ int ebpf_tc_die(const struct ebpf_tc_tool *t, int code, const char *fmt, ...) __
  */
 int ebpf_tc_command(const struct ebpf_tc_tool *t, int argc, char **argv, const char **cmd);
 
+/** The command line every loader takes: its command, interface and the options they share. */
+struct ebpf_tc_args {
+	const char *cmd, *iface, *obj;       /* obj: --obj, or NULL */
+	uint64_t rate_bps, min_bytes, limit_bytes; /* --rate, --min, --limit */
+	bool have_rate, have_min, have_limit, json, reset;
+	int ifindex;
+};
+
+/** A loader's own options: getopt_long() rows (@p opts, NULL-terminated) and their handler, which stores option
+ *  @p c's argument @p arg in @p ctx and returns 0 or -errno with the reason in @p err. */
+struct ebpf_tc_own {
+	const struct option *opts;
+	int (*set)(void *ctx, int c, const char *arg, char *err, size_t errlen);
+	void *ctx;
+};
+
+/**
+ * Parse argv into @p a: the command (ebpf_tc_command()), --rate, --min, --limit, --obj, --json, --reset, --help
+ * and @p own's options, then the one interface name. Returns 0, -1 after the usage on stdout (help), or
+ * EBPF_TC_EX_USAGE (said on stderr). The loader then checks what its command needs, then ebpf_tc_args_check().
+ */
+int ebpf_tc_parse(const struct ebpf_tc_tool *t, int argc, char **argv, const struct ebpf_tc_own *own,
+		  struct ebpf_tc_args *a);
+
+/** --json and --reset go with stats only: 0, or EBPF_TC_EX_USAGE (said on stderr). */
+int ebpf_tc_args_check(const struct ebpf_tc_tool *t, const struct ebpf_tc_args *a);
+
 /** The index of interface @p iface in *@p ifindex: 0, or EBPF_TC_EX_ERR (said on stderr). */
 int ebpf_tc_ifindex(const struct ebpf_tc_tool *t, const char *iface, int *ifindex);
 
@@ -69,6 +99,10 @@ void ebpf_tc_counters_print(const struct ebpf_tc_counter *c, size_t n, bool json
  */
 int ebpf_tc_run(const struct ebpf_tc_tool *t, const char *cmd, int ifindex, const char *iface, const char *obj,
 		void *cfg, bool json, bool reset);
+
+/** A loader's main after parsing: @p parsed the parse's result (0, -1 help, or an exit status); on 0 run @p a's
+ *  command with @p cfg (ebpf_tc_run()). Returns the exit status. */
+int ebpf_tc_main(const struct ebpf_tc_tool *t, int parsed, const struct ebpf_tc_args *a, void *cfg);
 
 /** Install the libbpf message filter (warnings and errors only). Call once before the others. */
 void ebpf_tc_init(void);

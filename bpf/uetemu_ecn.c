@@ -35,87 +35,65 @@
 	"RATE: 1Gbit, 100mbit, 64kbit or 1Gbps (bit/s); SIZE: 20KB, 200KB, 1MiB or bytes; P: 0 to 1 (default 1);\n" \
 	"--limit: the virtual queue's size (default 4 x --max)\n"
 
-enum { EX_OK = EBPF_TC_EX_OK, EX_ERR = EBPF_TC_EX_ERR, EX_USAGE = EBPF_TC_EX_USAGE };
+enum { EX_USAGE = EBPF_TC_EX_USAGE };
 
 struct args {
-	const char *cmd, *iface, *obj;
+	struct ebpf_tc_args c;   /* the command, the interface and the shared options */
 	struct ebpf_ecn_cfg cfg;
-	bool have_rate, have_min, have_max, have_limit, json, reset;
-	int ifindex;
+	bool have_max;
 };
 
 static const struct ebpf_tc_tool tool;
 
+/* --max and --pmax. */
+static int own_opt(void *ctx, int c, const char *arg, char *err, size_t errlen)
+{
+	struct args *a = ctx;
+	uint64_t v = 0;
+	int rc;
+
+	switch (c) {
+	case 'M':
+		rc = emu_parse_size(arg, &v, err, errlen);
+		a->cfg.max_bytes = v;
+		a->have_max = true;
+		return rc;
+	case 'p':
+		return emu_parse_ppm(arg, &a->cfg.pmax_ppm, err, errlen);
+	default:
+		return -EINVAL;
+	}
+}
+
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option lo[] = {
-		{ "rate", required_argument, NULL, 'r' }, { "min", required_argument, NULL, 'm' },
-		{ "max", required_argument, NULL, 'M' },  { "pmax", required_argument, NULL, 'p' },
-		{ "limit", required_argument, NULL, 'l' }, { "obj", required_argument, NULL, 'o' },
-		{ "json", no_argument, NULL, 'j' },       { "reset", no_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, 'h' },       { NULL, 0, NULL, 0 },
+		{ "max", required_argument, NULL, 'M' }, { "pmax", required_argument, NULL, 'p' }, { NULL, 0, NULL, 0 },
 	};
+	const struct ebpf_tc_own own = { lo, own_opt, a };
 	char err[256];
-	int c, rc;
+	int rc;
 
 	memset(a, 0, sizeof(*a));
 	a->cfg.pmax_ppm = EBPF_PPM;
-	if ((rc = ebpf_tc_command(&tool, argc, argv, &a->cmd)) != 0)
+	if ((rc = ebpf_tc_parse(&tool, argc, argv, &own, &a->c)) != 0)
 		return rc;
-	optind = 2;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		rc = 0;
-		err[0] = '\0';
-		uint64_t v = 0;
-		switch (c) {
-		case 'r':
-			rc = ebpf_parse_rate(optarg, &v, err, sizeof(err));
-			a->cfg.rate_bps = v;
-			a->have_rate = true;
-			break;
-		case 'm':
-			rc = emu_parse_size(optarg, &v, err, sizeof(err));
-			a->cfg.min_bytes = v;
-			a->have_min = true;
-			break;
-		case 'M':
-			rc = emu_parse_size(optarg, &v, err, sizeof(err));
-			a->cfg.max_bytes = v;
-			a->have_max = true;
-			break;
-		case 'p':
-			rc = emu_parse_ppm(optarg, &a->cfg.pmax_ppm, err, sizeof(err));
-			break;
-		case 'l':
-			rc = emu_parse_size(optarg, &v, err, sizeof(err));
-			a->cfg.limit_bytes = v;
-			a->have_limit = true;
-			break;
-		case 'o': a->obj = optarg; break;
-		case 'j': a->json = true; break;
-		case 'R': a->reset = true; break;
-		case 'h': fputs(USAGE, stdout); return -1;
-		default: return ebpf_tc_die(&tool, EX_USAGE, "bad option");
-		}
-		if (rc != 0)
-			return ebpf_tc_die(&tool, EX_USAGE, "%s: %s", argv[optind - 1], err);
-	}
-	if (optind != argc - 1)
-		return ebpf_tc_die(&tool, EX_USAGE, "%s takes one interface name", a->cmd);
-	a->iface = argv[optind];
-	bool attach = strcmp(a->cmd, "attach") == 0;
-	if (attach && !(a->have_rate && a->have_min && a->have_max))
+	a->cfg.rate_bps = a->c.rate_bps;
+	a->cfg.min_bytes = a->c.min_bytes;
+	a->cfg.limit_bytes = a->c.limit_bytes;
+	bool attach = strcmp(a->c.cmd, "attach") == 0;
+	if (attach && !(a->c.have_rate && a->c.have_min && a->have_max))
 		return ebpf_tc_die(&tool, EX_USAGE, "attach needs --rate, --min and --max");
-	if (!attach && (a->have_rate || a->have_min || a->have_max || a->have_limit || a->obj))
-		return ebpf_tc_die(&tool, EX_USAGE, "%s takes no --rate, --min, --max, --limit or --obj", a->cmd);
-	if (strcmp(a->cmd, "stats") != 0 && (a->json || a->reset))
-		return ebpf_tc_die(&tool, EX_USAGE, "--json and --reset go with stats");
-	if (attach && !a->have_limit) {
+	if (!attach && (a->c.have_rate || a->c.have_min || a->have_max || a->c.have_limit || a->c.obj))
+		return ebpf_tc_die(&tool, EX_USAGE, "%s takes no --rate, --min, --max, --limit or --obj", a->c.cmd);
+	if ((rc = ebpf_tc_args_check(&tool, &a->c)) != 0)
+		return rc;
+	if (attach && !a->c.have_limit) {
 		a->cfg.limit_bytes = a->cfg.max_bytes <= EBPF_ECN_LIMIT_MAX / 4 ? 4 * a->cfg.max_bytes : a->cfg.max_bytes;
 	}
 	if (attach && ebpf_ecn_cfg_check(&a->cfg, err, sizeof(err)) != 0)
 		return ebpf_tc_die(&tool, EX_USAGE, "%s", err);
-	return ebpf_tc_ifindex(&tool, a->iface, &a->ifindex);
+	return ebpf_tc_ifindex(&tool, a->c.iface, &a->c.ifindex);
 }
 
 static void print_cfg(const char *what, const char *iface, uint32_t prog_id, const void *cfg)
@@ -170,9 +148,5 @@ int main(int argc, char **argv)
 	struct args a;
 	int rc = parse_args(argc, argv, &a);
 
-	if (rc < 0)
-		return EX_OK; /* help */
-	if (rc != EX_OK)
-		return rc;
-	return ebpf_tc_run(&tool, a.cmd, a.ifindex, a.iface, a.obj, &a.cfg, a.json, a.reset);
+	return ebpf_tc_main(&tool, rc, &a.c, &a.cfg);
 }

@@ -39,13 +39,12 @@
 	"above --min is cut to MIN_TRIM_SIZE and re-marked DSCP --dscp (DSCP_TRIMMED, default 16);\n"             \
 	"--limit: the virtual queue's size (default 4 x --min)\n"
 
-enum { EX_OK = EBPF_TC_EX_OK, EX_ERR = EBPF_TC_EX_ERR, EX_USAGE = EBPF_TC_EX_USAGE };
+enum { EX_USAGE = EBPF_TC_EX_USAGE };
 
 struct args {
-	const char *cmd, *iface, *obj;
+	struct ebpf_tc_args c;   /* the command, the interface and the shared options */
 	struct ebpf_trim_cfg cfg;
-	bool have_rate, have_min, have_limit, have_dscp, json, reset;
-	int ifindex;
+	bool have_dscp;          /* --dscp, --trimmable or --port */
 };
 
 static const struct ebpf_tc_tool tool;
@@ -65,82 +64,58 @@ static int parse_uint(const char *s, unsigned long max, uint64_t *v, char *err, 
 	return 0;
 }
 
+/* --dscp, --trimmable and --port. */
+static int own_opt(void *ctx, int c, const char *arg, char *err, size_t errlen)
+{
+	struct args *a = ctx;
+	uint64_t v = 0;
+	int rc;
+
+	if (c != 'd' && c != 't' && c != 'P')
+		return -EINVAL;
+	rc = parse_uint(arg, c == 'P' ? 65535 : 63, &v, err, errlen);
+	if (c == 'd')
+		a->cfg.dscp_trimmed = (__u8)v;
+	else if (c == 't')
+		a->cfg.dscp_trimmable = (__u8)v;
+	else
+		a->cfg.uet_port = (__u16)v;
+	a->have_dscp = true;
+	return rc;
+}
+
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option lo[] = {
-		{ "rate", required_argument, NULL, 'r' }, { "min", required_argument, NULL, 'm' },
-		{ "dscp", required_argument, NULL, 'd' },  { "trimmable", required_argument, NULL, 't' },
-		{ "port", required_argument, NULL, 'P' },  { "limit", required_argument, NULL, 'l' },
-		{ "obj", required_argument, NULL, 'o' },
-		{ "json", no_argument, NULL, 'j' },       { "reset", no_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, 'h' },       { NULL, 0, NULL, 0 },
+		{ "dscp", required_argument, NULL, 'd' }, { "trimmable", required_argument, NULL, 't' },
+		{ "port", required_argument, NULL, 'P' }, { NULL, 0, NULL, 0 },
 	};
+	const struct ebpf_tc_own own = { lo, own_opt, a };
 	char err[256];
-	int c, rc;
+	int rc;
 
 	memset(a, 0, sizeof(*a));
 	a->cfg.dscp_trimmable = EBPF_DSCP_TRIMMABLE_DEFAULT;
 	a->cfg.dscp_trimmed = EBPF_DSCP_TRIMMED_DEFAULT;
 	a->cfg.uet_port = EBPF_UET_PORT_DEFAULT;
-	if ((rc = ebpf_tc_command(&tool, argc, argv, &a->cmd)) != 0)
+	if ((rc = ebpf_tc_parse(&tool, argc, argv, &own, &a->c)) != 0)
 		return rc;
-	optind = 2;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		rc = 0;
-		err[0] = '\0';
-		uint64_t v = 0;
-		switch (c) {
-		case 'r':
-			rc = ebpf_parse_rate(optarg, &v, err, sizeof(err));
-			a->cfg.rate_bps = v;
-			a->have_rate = true;
-			break;
-		case 'm':
-			rc = emu_parse_size(optarg, &v, err, sizeof(err));
-			a->cfg.min_bytes = v;
-			a->have_min = true;
-			break;
-		case 'd':
-		case 't':
-		case 'P':
-			rc = parse_uint(optarg, c == 'P' ? 65535 : 63, &v, err, sizeof(err));
-			if (c == 'd')
-				a->cfg.dscp_trimmed = (__u8)v;
-			else if (c == 't')
-				a->cfg.dscp_trimmable = (__u8)v;
-			else
-				a->cfg.uet_port = (__u16)v;
-			a->have_dscp = true;
-			break;
-		case 'l':
-			rc = emu_parse_size(optarg, &v, err, sizeof(err));
-			a->cfg.limit_bytes = v;
-			a->have_limit = true;
-			break;
-		case 'o': a->obj = optarg; break;
-		case 'j': a->json = true; break;
-		case 'R': a->reset = true; break;
-		case 'h': fputs(USAGE, stdout); return -1;
-		default: return ebpf_tc_die(&tool, EX_USAGE, "bad option");
-		}
-		if (rc != 0)
-			return ebpf_tc_die(&tool, EX_USAGE, "%s: %s", argv[optind - 1], err);
-	}
-	if (optind != argc - 1)
-		return ebpf_tc_die(&tool, EX_USAGE, "%s takes one interface name", a->cmd);
-	a->iface = argv[optind];
-	bool attach = strcmp(a->cmd, "attach") == 0;
-	if (attach && !(a->have_rate && a->have_min))
+	a->cfg.rate_bps = a->c.rate_bps;
+	a->cfg.min_bytes = a->c.min_bytes;
+	a->cfg.limit_bytes = a->c.limit_bytes;
+	bool attach = strcmp(a->c.cmd, "attach") == 0;
+	if (attach && !(a->c.have_rate && a->c.have_min))
 		return ebpf_tc_die(&tool, EX_USAGE, "attach needs --rate and --min");
-	if (!attach && (a->have_rate || a->have_min || a->have_limit || a->have_dscp || a->obj))
-		return ebpf_tc_die(&tool, EX_USAGE, "%s takes no --rate, --min, --limit, --dscp, --trimmable, --port or --obj", a->cmd);
-	if (strcmp(a->cmd, "stats") != 0 && (a->json || a->reset))
-		return ebpf_tc_die(&tool, EX_USAGE, "--json and --reset go with stats");
-	if (attach && !a->have_limit)
+	if (!attach && (a->c.have_rate || a->c.have_min || a->c.have_limit || a->have_dscp || a->c.obj))
+		return ebpf_tc_die(&tool, EX_USAGE, "%s takes no --rate, --min, --limit, --dscp, --trimmable, --port or --obj",
+				   a->c.cmd);
+	if ((rc = ebpf_tc_args_check(&tool, &a->c)) != 0)
+		return rc;
+	if (attach && !a->c.have_limit)
 		a->cfg.limit_bytes = a->cfg.min_bytes <= EBPF_ECN_LIMIT_MAX / 4 ? 4 * a->cfg.min_bytes : a->cfg.min_bytes;
 	if (attach && ebpf_trim_cfg_check(&a->cfg, err, sizeof(err)) != 0)
 		return ebpf_tc_die(&tool, EX_USAGE, "%s", err);
-	return ebpf_tc_ifindex(&tool, a->iface, &a->ifindex);
+	return ebpf_tc_ifindex(&tool, a->c.iface, &a->c.ifindex);
 }
 
 static void print_cfg(const char *what, const char *iface, uint32_t prog_id, const void *cfg)
@@ -195,9 +170,5 @@ int main(int argc, char **argv)
 	struct args a;
 	int rc = parse_args(argc, argv, &a);
 
-	if (rc < 0)
-		return EX_OK; /* help */
-	if (rc != EX_OK)
-		return rc;
-	return ebpf_tc_run(&tool, a.cmd, a.ifindex, a.iface, a.obj, &a.cfg, a.json, a.reset);
+	return ebpf_tc_main(&tool, rc, &a.c, &a.cfg);
 }
