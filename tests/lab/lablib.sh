@@ -96,6 +96,15 @@ veth() {
 		ip netns exec "$1" ip link set "$2" up && ip netns exec "$3" ip link set "$4" up
 }
 
+# ina CMD..., inb CMD...: CMD inside the namespace "$A" or "$B" (the two ends a test names, ns_pair's).
+ina() { ip netns exec "$A" "$@"; }
+inb() { ip netns exec "$B" "$@"; }
+
+# lab_need_obj OBJ: skip (exit 77) unless the BPF object OBJ was built beside the tool under test ($UETEMU).
+lab_need_obj() {
+	[ -e "$(dirname "$UETEMU")/$1" ] || { echo "SKIP: $1 not built (no clang)"; exit 77; }
+}
+
 # ns_pair NS_A IF_A IP_A NS_B IF_B IP_B: the namespaces NS_A and NS_B (ns_add) joined by the veth pair IF_A/IF_B
 # (the default MTU), addresses IP_A/24 and IP_B/24, both up, each end's neighbour static (no ARP: the only frames
 # an end sends are the test's).

@@ -18,10 +18,8 @@ LAB_NAME=test_ecn
 lab_init "$@" # UETEMU is uetemu-ecn here
 lab_need tc tshark
 ecn=$UETEMU
-[ -e "$(dirname "$ecn")/ebpf_ecn.bpf.o" ] || { echo "SKIP: ebpf_ecn.bpf.o not built (no clang)"; exit 77; }
+lab_need_obj ebpf_ecn.bpf.o
 A=uetecnA$$ B=uetecnB$$
-ina() { ip netns exec "$A" "$@"; }
-inb() { ip netns exec "$B" "$@"; }
 
 COUNT=150 FRAME=1000 RATE=100000 PORT=9999
 if ! ns_pair "$A" ecna 10.77.0.1 "$B" ecnb 10.77.0.2; then

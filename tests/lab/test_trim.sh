@@ -18,10 +18,8 @@ LAB_NAME=test_trim
 lab_init "$@" # UETEMU is uetemu-trim here
 lab_need tc tshark
 trim=$UETEMU
-[ -e "$(dirname "$trim")/ebpf_trim.bpf.o" ] || { echo "SKIP: ebpf_trim.bpf.o not built (no clang)"; exit 77; }
+lab_need_obj ebpf_trim.bpf.o
 A=uettrA$$ B=uettrB$$
-ina() { ip netns exec "$A" "$@"; }
-inb() { ip netns exec "$B" "$@"; }
 
 N=30 PAYLOAD=1000 MIN=5000
 if ! ns_pair "$A" trma 10.76.0.1 "$B" trmb 10.76.0.2; then
