@@ -31,6 +31,7 @@ struct cli {
 	bool json;            /* pcap-info --json */
 	uint16_t udp_port;    /* pcap-info --udp-port */
 	bool out_given;       /* --out was given (rerun's default is DIR/rerun) */
+	bool no_preflight;    /* validate --no-preflight: the config's rules only, not this machine's */
 	struct ctl_conform_opts conform; /* conform's options */
 };
 
@@ -102,6 +103,8 @@ static const char validate_help[] =
 	"options:\n"
 	"  -m, --mode MODE        the mode whose rules apply: virtual (default) or realtime\n"
 	"  -s, --set PATH=VALUE   override one config key, as for run\n"
+	"  -N, --no-preflight     realtime: check the config only, not this machine (for a config meant for a lab\n"
+	"                         elsewhere: its drivers, interfaces, privileges and EAL prefix are not looked at)\n"
 	"  -h, --help             this text\n"
 	"  -- EAL-ARGS            realtime: the EAL arguments the run will get (their --file-prefix is checked)\n"
 	"\n"
@@ -214,7 +217,7 @@ static int cmd_help(struct cli *c);
 
 static const struct cli_cmd cmds[] = {
 	{ "run", run_help, ":m:o:s:qr:hP:t:", cmd_run },
-	{ "validate", validate_help, ":m:s:h", cmd_validate },
+	{ "validate", validate_help, ":m:s:hN", cmd_validate },
 	{ "keys", keys_help, ":h", cmd_keys },
 	{ "columns", columns_help, ":h", cmd_columns },
 	{ "pcap-info", pcap_info_help, ":jp:h", cmd_pcap_info },
@@ -234,6 +237,7 @@ static const struct option long_opts[] = {
 	{ "dut-mac", required_argument, NULL, 'M' }, { "ip", required_argument, NULL, 'i' },
 	{ "mac", required_argument, NULL, 'a' }, { "cases", required_argument, NULL, 'c' },
 	{ "encap", required_argument, NULL, 'e' }, { "wait", required_argument, NULL, 'w' },
+	{ "no-preflight", no_argument, NULL, 'N' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -344,6 +348,9 @@ static int parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli *c
 		case 'q':
 			c->run.progress = 0;
 			break;
+		case 'N':
+			c->no_preflight = true;
+			break;
 		case 'P':
 			c->run.partition = optarg;
 			break;
@@ -419,7 +426,7 @@ static int cmd_validate(struct cli *c)
 		print_errors(err);
 	/* real time: what the machine would refuse (drivers, interfaces, privileges, the EAL prefix) */
 	err[0] = '\0';
-	if (c->run.mode == CTL_MODE_REALTIME &&
+	if (c->run.mode == CTL_MODE_REALTIME && !c->no_preflight &&
 	    ctl_run_preflight(&cfg, c->run.eal_argc, c->run.eal_argv, "uetemu: ", err, sizeof(err)) < 0) {
 		print_errors(err);
 		rc = -EINVAL;
