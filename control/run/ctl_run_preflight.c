@@ -262,8 +262,26 @@ static void pf_if_driver(const char *name, char *drv, size_t n)
 	close(fd);
 }
 
+/* Whether interface @p name is up with its carrier on: for a tap, a process has it open (tun turns the carrier on
+ * when a queue is attached); a tap that is down does not say. */
+static bool pf_if_running(const char *name)
+{
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	bool up = false;
+
+	if (fd < 0)
+		return false;
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, name, strnlen(name, IFNAMSIZ - 1));
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0)
+		up = (ifr.ifr_flags & IFF_UP) && (ifr.ifr_flags & IFF_RUNNING);
+	close(fd);
+	return up;
+}
+
 /* The interfaces port @p dev of PMD @p pmd attaches to: each must exist (or, for a PMD that creates its own,
- * be a valid name that is free or a tap already). 0, or -ENODEV with a line in @p err. */
+ * be a valid name that is free or a tap no process holds). 0, or -errno with a line in @p err. */
 static int pf_check_ifaces(const char *where, const char *dev, const struct pf_pmd *pmd, char *err, size_t errlen)
 {
 	static const char *const pcap_keys[] = { "iface", "rx_iface", "rx_iface_in", "tx_iface" };
@@ -287,7 +305,13 @@ static int pf_check_ifaces(const char *where, const char *dev, const struct pf_p
 				drv, drv[0] ? ")" : "", pmd->name);
 			return -EEXIST;
 		}
-		return 0; /* a tap already (a persistent one, or ours): the PMD attaches to it */
+		if (pf_if_running(name)) {
+			pf_line(err, errlen, "%s: tap %s is held by another process (it is up with its carrier on): %s "
+				"cannot attach to it; stop that process, or give iface= another name", where, name,
+				pmd->name);
+			return -EBUSY;
+		}
+		return 0; /* a tap nobody holds (a persistent one): the PMD attaches to it */
 	}
 	for (size_t k = 0; k < (pmd->iface == PF_IFACE_PCAP ? 4 : 1); k++) {
 		const char *key = pmd->iface == PF_IFACE_PCAP ? pcap_keys[k] : "iface";

@@ -11,8 +11,8 @@
 # 3. a missing interface (iface=preflight-none): "interface preflight-none does not exist";
 # 4. not root (uid 65534, a copy of the binary it may read): "net_af_packet needs root or CAP_NET_RAW", from
 #    validate and run;
-# 5. a busy EAL prefix: a uetemu real-time run holds --file-prefix preflight-<pid>; validate and run with it name
-#    the holder's pid;
+# 5. a busy EAL prefix: a uetemu real-time run on a net_tap port holds --file-prefix preflight-<pid>; validate and
+#    run with it name the holder's pid; validate refuses to share its tap ("held by another process");
 # 6. an MSS too big for the MTU (preflight-a at 1500, RdmaDataMSS 4096): the MTU message;
 # 7. a devargs typo (net_tap0,ifcae=...): warned about, the config still valid;
 # 8. --out naming a file: "--out must be a directory".
@@ -30,7 +30,8 @@ MSG_IF='interface preflight-none does not exist'
 MSG_PRIV='net_af_packet needs root or CAP_NET_RAW'
 MSG_BUSY="EAL file prefix \"$BUSY\" is in use by process"
 MSG_MTU='MTU 1500 (/sys/class/net/preflight-a/mtu)'
-ALL=("$MSG_DRV" "$MSG_IF" "$MSG_PRIV" "$MSG_BUSY" "$MSG_MTU")
+MSG_TAP='tap preflight-t is held by another process'
+ALL=("$MSG_DRV" "$MSG_IF" "$MSG_PRIV" "$MSG_BUSY" "$MSG_MTU" "$MSG_TAP")
 
 if ! { ns_add "$NS" && veth "$NS" preflight-a "$NS" preflight-b; }; then
 	fail "namespace $NS, veth preflight-a/preflight-b"
@@ -82,14 +83,14 @@ expect "validate as uid 65534" "$WORK/v.log" $? "$MSG_PRIV"
 	>"$WORK/r.log" 2>&1
 expect "run as uid 65534" "$WORK/r.log" $? "$MSG_PRIV"
 
-# 5. a busy EAL prefix: a real-time run on a net_null port holds it while validate and run try it (its
-# SimulationDuration bounds it; no timeout in between, so $! is its pid)
-ns "$UETEMU" run -m realtime -q -o "$WORK/holder" "$CFG" -s ports.0.dev=net_null0 \
+# 5. a busy EAL prefix: a real-time run on a net_tap port holds it while validate and run try it (its
+# SimulationDuration bounds it); and its tap, which validate refuses to share
+ns "$UETEMU" run -m realtime -q -o "$WORK/holder" "$CFG" -s ports.0.dev=net_tap0,iface=preflight-t \
 	-s simulation.SimulationDuration=20s -- --no-huge --no-pci -m 256 --file-prefix "$BUSY" \
 	>"$WORK/holder.log" 2>&1 &
 HOLDER=$!
 PIDS+=("$HOLDER")
-if wait_log "$WORK/holder.log" 'port net_null0' "$HOLDER"; then
+if wait_log "$WORK/holder.log" 'port net_tap0' "$HOLDER"; then
 	validate -- --file-prefix "$BUSY"
 	expect "validate, busy prefix" "$WORK/v.log" $? "$MSG_BUSY"
 	pid=$(sed -n 's/.* is in use by process \([0-9]*\) .*/\1/p' "$WORK/v.log")
@@ -97,6 +98,8 @@ if wait_log "$WORK/holder.log" 'port net_null0' "$HOLDER"; then
 		"[ -n '$pid' ] && tr '\0' ' ' <'/proc/$pid/cmdline' | grep -qF -- '--file-prefix $BUSY'"
 	run_rt busy -- --no-huge --no-pci -m 256 --file-prefix "$BUSY"
 	expect "run, busy prefix" "$WORK/r.log" $? "$MSG_BUSY ${pid:-none} "
+	validate -s 'ports.0.dev=net_tap0,iface=preflight-t'
+	expect "validate, a tap another run holds" "$WORK/v.log" $? "$MSG_TAP"
 else
 	fail "the holder run with --file-prefix $BUSY did not start"
 	sed 's/^/  /' "$WORK/holder.log"
