@@ -426,6 +426,8 @@ static int cmd_validate(struct cli *c)
 		print_errors(err);
 	/* real time: what the machine would refuse (drivers, interfaces, privileges, the EAL prefix) */
 	err[0] = '\0';
+	for (uint32_t i = 0; c->run.mode == CTL_MODE_REALTIME && c->no_preflight && i < cfg.n_ports; i++)
+		ctl_run_preflight_warn(&cfg, i, "uetemu: "); /* the config's devargs: warned all the same */
 	if (c->run.mode == CTL_MODE_REALTIME && !c->no_preflight &&
 	    ctl_run_preflight(&cfg, c->run.eal_argc, c->run.eal_argv, "uetemu: ", err, sizeof(err)) < 0) {
 		print_errors(err);
