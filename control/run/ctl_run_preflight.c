@@ -137,13 +137,40 @@ static const struct pf_pmd *pf_pmd_of(const char *name)
 }
 
 /*
- * Whether a library of @p dir registers a PMD whose name @p name starts with: each PMD library holds a
- * "PMD_INFO_STRING= {"name": "net_xxx", ..." line (what dpdk-pmdinfo.py reads). 1 found, 0 not, -errno when the
- * directory cannot be read. An "eth_" device name also matches the "net_" driver of the same name (the aliases).
+ * Whether the library image @p m (@p size bytes) registers a PMD whose name @p name starts with: each PMD library
+ * holds a "PMD_INFO_STRING= {"name": "net_xxx", ..." line (what dpdk-pmdinfo.py reads). An "eth_" device name also
+ * matches the "net_" driver of the same name, and any alias string of the library
+ * (RTE_PMD_REGISTER_ALIAS(net_bonding, eth_bond) leaves "eth_bond" in it).
  */
-static int pf_pmd_in_dir(const char *dir, const char *name)
+static bool pf_lib_registers(const char *m, size_t size, const char *name)
 {
 	static const char tag[] = "PMD_INFO_STRING= {\"name\": \"";
+	const char *end = m + size, *p = m;
+	bool eth = strncmp(name, "eth_", 4) == 0;
+
+	while ((p = memmem(p, (size_t)(end - p), tag, sizeof(tag) - 1)) != NULL) {
+		const char *drv = p + sizeof(tag) - 1;
+		size_t len = 0;
+
+		while (drv + len < end && drv[len] != '"')
+			len++;
+		if (len > 4 && (strncmp(name, drv, len) == 0 || (eth && strncmp(name + 4, drv + 4, len - 4) == 0)))
+			return true;
+		p = drv;
+	}
+	for (p = m; eth && (p = memmem(p, (size_t)(end - p), "\0eth_", 5)) != NULL; p += 5) {
+		size_t len = strnlen(p + 1, (size_t)(end - p - 1));
+
+		if (len > 4 && strncmp(name, p + 1, len) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Whether a library of @p dir (librte_*.so) registers a PMD for the device name @p name (pf_lib_registers()).
+ * 1 found, 0 not, -errno when the directory cannot be read. */
+static int pf_pmd_in_dir(const char *dir, const char *name)
+{
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	int found = 0;
@@ -163,29 +190,11 @@ static int pf_pmd_in_dir(const char *dir, const char *name)
 			continue;
 		if (fstat(fd, &st) == 0 && st.st_size > 0) {
 			void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-			const char *m = map, *p = m, *end = m + st.st_size;
 
-			while (map != MAP_FAILED && !found && p != NULL &&
-			       (p = memmem(p, (size_t)(end - p), tag, sizeof(tag) - 1)) != NULL) {
-				const char *drv = p + sizeof(tag) - 1;
-				size_t len = 0;
-
-				while (drv + len < end && drv[len] != '"')
-					len++;
-				found = len > 0 && (strncmp(name, drv, len) == 0 ||
-						    (strncmp(name, "eth_", 4) == 0 && len > 4 &&
-						     strncmp(name + 4, drv + 4, len - 4) == 0));
-				p = drv;
-			}
-			/* an alias (RTE_PMD_REGISTER_ALIAS(net_bonding, eth_bond)) is a plain string of the library */
-			for (p = m; map != MAP_FAILED && !found && strncmp(name, "eth_", 4) == 0 && p != NULL &&
-			     (p = memmem(p, (size_t)(end - p), "\0eth_", 5)) != NULL; p += 5) {
-				size_t len = strnlen(p + 1, (size_t)(end - p - 1));
-
-				found = len > 4 && strncmp(name, p + 1, len) == 0;
-			}
-			if (map != MAP_FAILED)
+			if (map != MAP_FAILED) {
+				found = pf_lib_registers(map, (size_t)st.st_size, name);
 				munmap(map, (size_t)st.st_size);
+			}
 		}
 		close(fd);
 	}
@@ -395,7 +404,8 @@ int ctl_run_preflight_port(const struct ctl_config *cfg, uint32_t i, char *err, 
 
 	snprintf(where, sizeof(where), "%s: ports.%u (dev \"%s\")", cfg->path, i, dev);
 	if (!pf_devname(dev, name, sizeof(name))) {
-		pf_line(err, errlen, "%s: no device name before the first ',' (e.g. net_tap0,iface=uet0)", where);
+		pf_line(err, errlen, "%s: no device name (1 to 63 characters) before the first ',' (e.g. "
+			"net_tap0,iface=uet0)", where);
 		return -EINVAL;
 	}
 	if (pf_is_pci(name)) {
@@ -504,7 +514,7 @@ int ctl_run_preflight(const struct ctl_config *cfg, int eal_argc, char **eal_arg
 int ctl_run_preflight_explain(const struct ctl_config *cfg, int port, int eal_argc, char **eal_argv, char *err,
 			      size_t errlen)
 {
-	char why[1024] = "";
+	char why[2048] = "";
 	int rc = port < 0 ? ctl_run_preflight_prefix(eal_argc, eal_argv, why, sizeof(why))
 			  : ctl_run_preflight_port(cfg, (uint32_t)port, why, sizeof(why));
 
