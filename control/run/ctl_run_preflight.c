@@ -367,8 +367,9 @@ static int pf_check_privs(const char *where, const char *dev, const struct pf_pm
 	if (ok)
 		return 0;
 	pf_line(err, errlen, "%s: %s needs root or %s (uetemu runs as uid %u without it): run it with sudo, or give "
-		"the binary the capabilities (setcap cap_net_raw,cap_net_admin,cap_bpf+ep uetemu)", where, pmd->name,
-		pmd->needs, (unsigned)geteuid());
+		"the binary the capabilities (setcap %s+ep uetemu)", where, pmd->name, pmd->needs, (unsigned)geteuid(),
+		pmd->caps_bpf ? "cap_net_raw,cap_net_admin,cap_bpf"
+		: pmd->caps[0] == PF_CAP_NET_RAW ? "cap_net_raw" : "cap_net_admin");
 	return -EPERM;
 }
 
