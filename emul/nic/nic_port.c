@@ -11,25 +11,7 @@
 _Static_assert(NIC_C_COUNT <= PORT_NIC_C_MAX, "PORT_NIC_C_MAX holds the UET NIC's counters");
 _Static_assert(sizeof(struct nic_uet_rx) % 8 == 0, "the UET receive counts are 64-bit words");
 
-static void op_attach(void *dev, struct net_dir *out)
-{
-	nic_attach(dev, out);
-}
-
-static const char *op_name(const void *dev)
-{
-	return nic_name(dev);
-}
-
-static uint32_t op_fep_id(const void *dev)
-{
-	return nic_fep_id(dev);
-}
-
-static uint64_t op_link_bps(const void *dev)
-{
-	return nic_link_bps(dev);
-}
+PORT_NIC_IDENTITY_OPS(nic, nic_link_bps)
 
 /* FixedRexmitTimeout when fixed, else InitialRetransmitTimeout at its full exponential backoff. */
 static emu_ps_t op_rto_max(const void *dev)
@@ -142,21 +124,6 @@ static void op_pool_interval_reset(void *dev)
 	nic_pool_interval_reset(dev);
 }
 
-static void op_pfc_stats(const void *dev, struct port_pfc_stats *out, emu_ps_t now)
-{
-	nic_pfc_stats(dev, out, now);
-}
-
-static void op_pfc_interval_reset(void *dev, emu_ps_t now)
-{
-	nic_pfc_interval_reset(dev, now);
-}
-
-static void op_pcie_stats(const void *dev, struct port_pcie_stats *out, emu_ps_t now)
-{
-	nic_pcie_stats(dev, out, now);
-}
-
 /* nd-stats counts the port's bytes from the Ethernet header on, without the FCS (uet-nic-records.md). */
 static void op_rec_row(const void *dev, struct port_nic_rec *out)
 {
@@ -174,6 +141,11 @@ static void op_interval_reset(void *dev)
 	nic_interval_reset(dev);
 }
 
+static struct nic *op_uet(void *dev)
+{
+	return dev;
+}
+
 static void op_destroy(void *dev)
 {
 	nic_destroy(dev);
@@ -186,10 +158,7 @@ const struct port_nic_ops nic_port_ops = {
 	.nd_component = "ScalaUETNicNetDevice",
 	.single_lcore = false,
 	.dev_ops = &nic_dev_ops,
-	.attach = op_attach,
-	.name = op_name,
-	.fep_id = op_fep_id,
-	.link_bps = op_link_bps,
+	PORT_NIC_IDENTITY_INIT(nic),
 	.rto_max = op_rto_max,
 	.post_msg = op_post_msg,
 	.conn_open = op_conn_open,
@@ -210,10 +179,11 @@ const struct port_nic_ops nic_port_ops = {
 	.load = op_load,
 	.pool_stats = op_pool_stats,
 	.pool_interval_reset = op_pool_interval_reset,
-	.pfc_stats = op_pfc_stats,
-	.pfc_interval_reset = op_pfc_interval_reset,
-	.pcie_stats = op_pcie_stats,
+	.pfcs_off = offsetof(struct nic, pfcs),
+	.pcie_off = offsetof(struct nic, pcie),
 	.rec_row = op_rec_row,
 	.interval_reset = op_interval_reset,
+	.uet = op_uet,
+	.roce = NULL,
 	.destroy = op_destroy,
 };

@@ -13,25 +13,7 @@ static const int drop_counters[] = { ROCE_C_RX_DROPS, ROCE_C_RX_DROPS_NO_QP_DATA
 				     ROCE_C_DROP_NOT_FOR_US, ROCE_C_DROP_BAD_KIND, ROCE_C_DROP_NO_PKT, ROCE_C_DROP_NO_QP,
 				     ROCE_C_DROP_NO_WQE };
 
-static void op_attach(void *dev, struct net_dir *out)
-{
-	roce_attach(dev, out);
-}
-
-static const char *op_name(const void *dev)
-{
-	return roce_name(dev);
-}
-
-static uint32_t op_fep_id(const void *dev)
-{
-	return roce_fep_id(dev);
-}
-
-static uint64_t op_link_bps(const void *dev)
-{
-	return roce_line_bps(dev);
-}
+PORT_NIC_IDENTITY_OPS(roce, roce_line_bps)
 
 static emu_ps_t op_rto_max(const void *dev)
 {
@@ -104,21 +86,6 @@ static void op_pool_interval_reset(void *dev)
 	roce_pool_interval_reset(dev);
 }
 
-static void op_pfc_stats(const void *dev, struct port_pfc_stats *out, emu_ps_t now)
-{
-	roce_pfc_stats(dev, out, now);
-}
-
-static void op_pfc_interval_reset(void *dev, emu_ps_t now)
-{
-	roce_pfc_interval_reset(dev, now);
-}
-
-static void op_pcie_stats(const void *dev, struct port_pcie_stats *out, emu_ps_t now)
-{
-	roce_pcie_stats(dev, out, now);
-}
-
 /* The RoCE buffers page's Records: every frame, Ethernet header and FCS included; no transmit drop column of its
  * own (0); rx drops the receive-pool drops, the data discarded for no queue pair and behind a gap; no ECN column
  * in ecn-pfc-stats (0). */
@@ -138,6 +105,11 @@ static void op_interval_reset(void *dev)
 	roce_interval_reset(dev);
 }
 
+static struct roce *op_roce(void *dev)
+{
+	return dev;
+}
+
 static void op_destroy(void *dev)
 {
 	roce_destroy(dev);
@@ -150,10 +122,7 @@ const struct port_nic_ops roce_port_ops = {
 	.nd_component = "ScalaRoceNicNetDevice",
 	.single_lcore = true,
 	.dev_ops = &roce_dev_ops,
-	.attach = op_attach,
-	.name = op_name,
-	.fep_id = op_fep_id,
-	.link_bps = op_link_bps,
+	PORT_NIC_IDENTITY_INIT(roce),
 	.rto_max = op_rto_max,
 	.post_msg = op_post_msg,
 	.conn_open = op_conn_open,
@@ -172,10 +141,11 @@ const struct port_nic_ops roce_port_ops = {
 	.n_saved = 0, /* the RoCE NIC runs in one process */
 	.pool_stats = op_pool_stats,
 	.pool_interval_reset = op_pool_interval_reset,
-	.pfc_stats = op_pfc_stats,
-	.pfc_interval_reset = op_pfc_interval_reset,
-	.pcie_stats = op_pcie_stats,
+	.pfcs_off = offsetof(struct roce, pfcs),
+	.pcie_off = offsetof(struct roce, pcie),
 	.rec_row = op_rec_row,
 	.interval_reset = op_interval_reset,
+	.uet = NULL,
+	.roce = op_roce,
 	.destroy = op_destroy,
 };
