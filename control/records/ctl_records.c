@@ -139,7 +139,10 @@ static uint64_t records_bytes(const struct ctl_records *rc)
 static void budget(struct ctl_records *rc, emu_ps_t now)
 {
 	uint64_t limit = rc->cfg->sim.record_size_limit, n;
+	struct rec_budget *b = rc->cfg->sim.budget;
 
+	if (b != NULL && !b->warned && now > 0) /* every output's bytes so far, projected (simulation.OutputSizeLimit) */
+		rec_budget_expect(b, b->used, now, rc->horizon);
 	if (limit == 0)
 		return;
 	n = records_bytes(rc);
@@ -147,8 +150,6 @@ static void budget(struct ctl_records *rc, emu_ps_t now)
 		rc->first_bytes = n;
 		/* bytes per ps so far, times the run's expected length */
 		unsigned __int128 want = (unsigned __int128)n * rc->horizon / now;
-		rec_budget_expect(rc->cfg->sim.budget, rc->cfg->sim.budget != NULL ? rc->cfg->sim.budget->used : 0, now,
-				  rc->horizon);
 		if (rc->horizon > now && want > limit)
 			fprintf(stderr, "uetemu: warning: the records would take about %.1f MB by the run's end (%.6f s "
 				"simulated); their periodic rows stop at simulation.RecordSizeLimit (%.1f MB): raise "
