@@ -35,6 +35,7 @@ struct ctl_rerun {
 	char diff[512];              /* the first difference */
 	bool scan_ended;             /* the log's check met its end record */
 	uint64_t scan_tx;            /* ... and this many frames sent */
+	const volatile sig_atomic_t *quit; /* the run's stop flag */
 	emu_ps_t scan_end;           /* ... at this emulated time */
 };
 
@@ -114,6 +115,7 @@ int ctl_run_rerun_open(struct ctl_run_state *r, char *err, size_t errlen)
 		return -ENOMEM;
 	r->rr = rr;
 	rr->same = -1;
+	rr->quit = r->opts->quit;
 	snprintf(rr->log, sizeof(rr->log), "%s/session.bin", r->opts->rerun_dir);
 	if ((rc = cap_session_open(rr->log, &rr->rd, &rr->hdr, err, errlen)) < 0)
 		return rc;
@@ -385,7 +387,10 @@ static int compare_logs(struct ctl_rerun *rr, const char *mine, bool mine_cut, c
 			     cap_session_next(a, &ra, err, errlen) == 0;
 			break;
 		}
-		rr->compared++;
+		if (++rr->compared % RERUN_SCAN_QUIT_EVERY == 0 && rr->quit != NULL && *rr->quit == 1) {
+			rc = -EINTR; /* a signal while two long logs are compared: not compared */
+			break;
+		}
 	}
 	cap_session_close_r(a);
 	cap_session_close_r(b);
@@ -405,19 +410,24 @@ int ctl_run_rerun_compare(struct ctl_run_state *r, char *err, size_t errlen)
 		return 0;
 	}
 	rc = compare_logs(rr, mine, ctl_run_rec_cut(r), err, errlen);
+	if (rc == -EINTR) {
+		fprintf(stderr, "[uetemu] rerun: stopped by a signal while the logs were compared: not compared\n");
+		return 0;
+	}
 	if (rc < 0)
 		return rc;
 	rr->same = rc;
-	if (rc == 1)
-		fprintf(stderr, "[uetemu] rerun: identical to the recorded session: %llu records (%llu passes, %llu "
-				"arrivals, %llu frames sent), bytes and emulated times\n", (unsigned long long)rr->compared,
-			(unsigned long long)rr->passes, (unsigned long long)rr->rx, (unsigned long long)rr->tx);
-	if (rc == 1 && ctl_run_rec_cut(r))
+	if (rc != 1) {
+		fprintf(stderr, "[uetemu] rerun: DIFFERS from the recorded session at %s\n", rr->diff);
+		return 1;
+	}
+	fprintf(stderr, "[uetemu] rerun: identical to the recorded session: %llu records (%llu passes, %llu arrivals, "
+			"%llu frames sent), bytes and emulated times\n", (unsigned long long)rr->compared,
+		(unsigned long long)rr->passes, (unsigned long long)rr->rx, (unsigned long long)rr->tx);
+	if (ctl_run_rec_cut(r))
 		fprintf(stderr, "[uetemu] rerun: compared as far as the re-run's own log goes: simulation.OutputSizeLimit "
 				"cut it (summary.json output_cut)\n");
-	else
-		fprintf(stderr, "[uetemu] rerun: DIFFERS from the recorded session at %s\n", rr->diff);
-	return rc == 1 ? 0 : 1;
+	return 0;
 }
 
 void ctl_run_rerun_json(FILE *f, const struct ctl_run_state *r)

@@ -121,7 +121,8 @@ def main():
     txs = [r for r in recs if r[1] == TX]
 
     rc, err, out = rerun(uetemu, session(uetemu, src, 'asis', log))
-    check(rc == 0 and 'identical to the recorded session' in err, 'the log as recorded: exit %s, identical' % rc)
+    check(rc == 0 and 'identical to the recorded session' in err and 'DIFFERS' not in err,
+          'the log as recorded: exit %s, identical' % rc)
 
     def stamped(rec, t=None, x=None, length=None):
         d = bytearray(log)
