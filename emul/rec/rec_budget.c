@@ -58,6 +58,6 @@ void rec_budget_expect(struct rec_budget *b, uint64_t bytes_so_far, emu_ps_t now
 		return;
 	b->warned = true;
 	fprintf(stderr, "uetemu: warning: the outputs would take about %.1f MB by the run's end (%.6f s emulated); "
-		"they stop at simulation.OutputSizeLimit (%.1f MB)\n", (double)want / 1e6, (double)end / 1e12,
-		(double)b->limit / 1e6);
+		"they stop at simulation.OutputSizeLimit (%llu B)\n", (double)want / 1e6, (double)end / 1e12,
+		(unsigned long long)b->limit);
 }
