@@ -55,6 +55,11 @@ static int sim_record_limit(struct ctl_ctx *c, const struct ctl_ynode *v, void *
 	return ctl_val_u64(c, v, emu_parse_size, "1GiB", &((struct emu_sim_params *)obj)->record_size_limit);
 }
 
+static int sim_chakra_mem(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return ctl_val_u64(c, v, emu_parse_size, "2GiB", &((struct emu_sim_params *)obj)->chakra_memory_limit);
+}
+
 static int sim_interval(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
 	return report_interval(c, v, &((struct emu_sim_params *)obj)->nd_stats_interval);
@@ -202,6 +207,7 @@ int ctl_sec_simulation(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_
 		{ "EnablePCIeStatsLogging", false, sim_pcie },
 		{ "TimeScale", false, sim_timescale },
 		{ "RecordSizeLimit", false, sim_record_limit },
+		{ "ChakraMemoryLimit", false, sim_chakra_mem },
 		{ "LagPolicy", false, sim_lag_policy },
 		{ "LagLimit", false, sim_lag_limit },
 		{ "StartTime", false, sim_start_time },
