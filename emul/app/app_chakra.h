@@ -170,7 +170,7 @@ void app_ck_set_fini(struct app_ck_set *set);
 void app_ck_prep_fini(struct app_ck_prep_out *out);
 
 /* Bytes one prepared node costs, about: the node, its dependency list, the replay's per-node state. */
-#define APP_CK_NODE_COST (sizeof(struct app_ck_node) + 96u)
+#define APP_CK_NODE_COST (sizeof(struct app_ck_node) + 64u)
 
 /**
  * Nodes @p set will hold once prepared with @p cfg (each collective expanded by its algorithm, its barrier added),
