@@ -24,8 +24,8 @@ int ctl_chakra_limit_memory(struct ctl_chakra_run *k, char *err, size_t errlen)
 	if (limit && k->mem_estimate > limit) {
 		snprintf(err, errlen, "traceset %s: prepared, its %u ranks would hold %" PRIu64 " nodes (collectives "
 			 "expanded into their transfers), about %.1f MB, more than simulation.ChakraMemoryLimit "
-			 "(%.1f MB): raise ChakraMemoryLimit, or replay fewer collectives", k->ck->traceset,
-			 k->set.n_ranks, nodes, MB(k->mem_estimate), MB(limit));
+			 "(%" PRIu64 " B): raise ChakraMemoryLimit, or replay fewer collectives", k->ck->traceset,
+			 k->set.n_ranks, nodes, MB(k->mem_estimate), limit);
 		return -EINVAL;
 	}
 	return 0;
@@ -154,9 +154,9 @@ int ctl_chakra_limit_annot(struct ctl_chakra_run *k, char *err, size_t errlen)
 
 	if (limit && b > limit) {
 		snprintf(err, errlen, "traceset %s: its annotated traces (post_annotated/, a line per node of its %u "
-			 "ranks) would take %.1f MB, more than simulation.RecordSizeLimit (%.1f MB): raise "
-			 "RecordSizeLimit, or replay a smaller traceset", k->ck->traceset, k->set.n_ranks, MB(b),
-			 MB(limit));
+			 "ranks) would take %" PRIu64 " B, more than simulation.RecordSizeLimit (%" PRIu64 " B): "
+			 "raise RecordSizeLimit, or replay a smaller traceset", k->ck->traceset, k->set.n_ranks, b,
+			 limit);
 		return -EINVAL;
 	}
 	return 0;

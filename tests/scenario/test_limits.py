@@ -198,9 +198,9 @@ def test_chakra(w):
          ['rank 0: node 0: a send of 1073741824 B', 'larger than its receive, node 0', 'of 10 B']),
         ('1000 AllReduces with ChakraMemoryLimit 1 MB', ('allreduces', '--ranks', '8', '--nodes', '1000', '--size',
                                                          '64'), ('simulation.ChakraMemoryLimit=1MB',),
-         ['more than simulation.ChakraMemoryLimit (1.0 MB)', 'nodes (collectives expanded']),
+         ['more than simulation.ChakraMemoryLimit (1000000 B)', 'nodes (collectives expanded']),
         ('dp8 with RecordSizeLimit 10,000 B', ('dp', '--ranks', '8', '--steps', '20'),
-         ('simulation.RecordSizeLimit=10000',), ['annotated traces', 'more than simulation.RecordSizeLimit']),
+         ('simulation.RecordSizeLimit=10000',), ['annotated traces', 'more than simulation.RecordSizeLimit (10000 B)']),
     )
     for i, (what, g, sets, words) in enumerate(cases):
         cfg = gen(w, 'ck%d' % i, *g)
