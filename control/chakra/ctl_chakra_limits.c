@@ -1,7 +1,8 @@
 /* What a traceset may not ask for, checked before the simulation (docs/chakra.md, Limits): memory for its prepared
  * traces within simulation.ChakraMemoryLimit; every transfer within what the NIC can carry and no larger than its
- * receive; every duration, and a rank's durations together, within the emulated time range; the annotated traces
- * within simulation.RecordSizeLimit. Each refusal names the file, the rank and the node. */
+ * receive; every duration, and a rank's durations and its sends' wire times together, within the emulated time
+ * range; the annotated traces within simulation.RecordSizeLimit. Each refusal names the file, the rank and the
+ * node. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -74,6 +75,19 @@ static int check_send(const struct ctl_chakra_run *k, uint32_t r, const struct a
 	return 0;
 }
 
+/* The time @p n (a send of rank @p r) takes on the wire: its bytes at the NIC's DataRate, or at its scale-up group's
+ * bandwidth; past the time range when it does not fit 64 bits. */
+static unsigned __int128 wire_ps(const struct ctl_chakra_run *k, uint32_t r, const struct app_ck_node *n,
+				 uint64_t *bps)
+{
+	uint32_t p = (uint32_t)n->peer;
+	bool su = k->su_members && k->rank_group[r] != APP_CK_NONE && k->rank_group[r] == k->rank_group[p];
+
+	*bps = su ? k->su_groups[k->rank_group[r]].bps :
+	       k->cfg->nic_model == CTL_NIC_ROCE ? k->cfg->roce.data_rate_bps : k->cfg->nic.data_rate_bps;
+	return *bps ? ((unsigned __int128)n->bytes * 8u * EMU_PS_PER_S + *bps - 1) / *bps : 0;
+}
+
 int ctl_chakra_limits(struct ctl_chakra_run *k, char *err, size_t errlen)
 {
 	bool roce = k->cfg->nic_model == CTL_NIC_ROCE;
@@ -93,6 +107,17 @@ int ctl_chakra_limits(struct ctl_chakra_run *k, char *err, size_t errlen)
 
 			if (n->kind == APP_CK_SEND && (rc = check_send(k, r, n, max, why, err, errlen)))
 				return rc;
+			uint64_t bps;
+			unsigned __int128 w = n->kind == APP_CK_SEND ? wire_ps(k, r, n, &bps) : 0;
+
+			/* the rank's sends one after another on its link: the latest its sending can end */
+			if (w >= EMU_PS_MAX || emu_ps_add_checked(sum, (emu_ps_t)w, &sum) < 0) {
+				snprintf(err, errlen, "%s: rank %u: node %" PRIu64 ": its send of %" PRIu64 " B at %" PRIu64
+					 " bit/s takes the rank's durations and transfers from StartTime past the emulated "
+					 "time range (2^63 ps, %" PRIu64 " us)", t->file, r, trace_node(t, n)->id, n->bytes,
+					 bps, (uint64_t)(EMU_PS_MAX / EMU_PS_PER_US));
+				return -EINVAL;
+			}
 			if (emu_ps_mul_checked(n->dur_us, EMU_PS_PER_US, &d) < 0) {
 				snprintf(err, errlen, "%s: rank %u: node %" PRIu64 ": duration_micros %" PRIu64 " is past "
 					 "the emulated time range (2^63 ps, %" PRIu64 " us)", t->file, r, n->id, n->dur_us,

@@ -9,8 +9,9 @@ Replay (docs/replay.md, The time range):
   takes the last frame past the range: refused at load naming the field (exit 1);
 - SIGINT into a replay of 2^32 - 1 loops: exit 3 within 1 s.
 Chakra (docs/chakra.md, Limits), each refused before the simulation (exit 1) naming the rank and the node:
-- duration_micros 2^64 - 1; two durations whose sum passes the range; comm_size 2^60 (an AllReduce whose
-  transfers pass the NIC's largest message); a 1 GiB send into a receive of 10 B;
+- duration_micros 2^64 - 1; two durations whose sum passes the range; a 4 TiB send at 1 Mb/s (its wire time
+  passes it); comm_size 2^60 (an AllReduce whose transfers pass the NIC's largest message); a 1 GiB send into a
+  receive of 10 B;
 - 1,000 AllReduces over 8 ranks with simulation.ChakraMemoryLimit 1 MB: refused naming the figure; dp8 with
   simulation.RecordSizeLimit 10,000 B: its annotated traces refused naming the limit;
 - a rank that cannot end by the stop time: stop "incomplete", exit 4 (never "completed");
@@ -191,6 +192,9 @@ def test_chakra(w):
         ('two durations summing past the range', ('wide', '--ranks', '8', '--nodes', '2', '--compute',
                                                   str(5 * 10**12)), (),
          ['rank 0: node 1: its duration_micros 5000000000000 takes the sum']),
+        ('a 4 TiB send at 1 Mb/s', ('wide', '--ranks', '8', '--nodes', '1', '--what', 'send', '--size', str(2**42)),
+         ('nic.NetworkInterface.UplinkNetworkInterface.DataRate=1Mbps',),
+         ['rank 0: node 0: its send of 4398046511104 B at 1000000 bit/s takes', 'past the emulated time range']),
         ('comm_size 2^60', ('dp', '--ranks', '8', '--size', str(2**60)), (),
          ['rank 0: node 3: its AllReduce of 1152921504606846976 B', 'more than a message the NIC can carry']),
         ('a 1 GiB send into a 10 B receive', ('wide', '--ranks', '8', '--nodes', '1', '--what', 'send', '--size',
@@ -208,7 +212,7 @@ def test_chakra(w):
         check(rc == 1 and all(x in err for x in words),
               'chakra %s: refused before the run, exit 1, naming it: %s' % (what, err.strip()[-260:]))
     # the same trace with the default budget passes: the estimate is no false alarm
-    rc, err, s = run_cfg(os.path.join(w, 'ck4.yaml'))
+    rc, err, s = run_cfg(os.path.join(w, 'ck5.yaml'))
     check(rc == 0 and s['chakra']['ranks_ended'] == 8, 'the 1000 AllReduces run within the default budget: %d' % rc)
     cfg = gen(w, 'long', 'wide', '--ranks', '8', '--nodes', '1', '--compute', str(10**12))
     rc, err, s = run_cfg(cfg)
