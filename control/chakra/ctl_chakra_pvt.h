@@ -46,6 +46,7 @@ struct ctl_chakra_run {
 	uint64_t tot_bytes, tot_sends, tot_recvs, tot_comps; /* the run's totals, the cdf's denominators */
 	uint64_t acked_bytes;
 	uint64_t mem_estimate; /* bytes the prepared traces take, about (ctl_chakra_limit_memory) */
+	uint64_t prof_bytes;   /* bytes the profiling blocks took: they stop at simulation.RecordSizeLimit */
 };
 
 /* ctl_chakra_limits.c: what the traceset may not ask for, before the simulation; 0 or -EINVAL naming the file, the

@@ -14,6 +14,7 @@ Chakra (docs/chakra.md, Limits), each refused before the simulation (exit 1) nam
   receive of 10 B;
 - 1,000 AllReduces over 8 ranks with simulation.ChakraMemoryLimit 1 MB: refused naming the figure; dp8 with
   simulation.RecordSizeLimit 10,000 B: its annotated traces refused naming the limit;
+- profiling every 1 us with simulation.RecordSizeLimit 100,000 B: its blocks stop at the limit, with a warning;
 - a rank that cannot end by the stop time: stop "incomplete", exit 4 (never "completed");
 - SIGINT into a run of a 10^12 us compute node with RunTime 10^5 s: exit 3 within 1 s.
 The traces are written by scripts/chakra-gen; every output goes to the test's scratch folder.
@@ -214,6 +215,18 @@ def test_chakra(w):
     # the same trace with the default budget passes: the estimate is no false alarm
     rc, err, s = run_cfg(os.path.join(w, 'ck5.yaml'))
     check(rc == 0 and s['chakra']['ranks_ended'] == 8, 'the 1000 AllReduces run within the default budget: %d' % rc)
+    # profiling every 1 us: its blocks stop at RecordSizeLimit, with a warning
+    cfg = gen(w, 'prof', 'dp', '--ranks', '8', '--steps', '2')
+    with open(cfg, 'a') as f:
+        f.write('      ProfilingEnabled: true\n      ProfilingInterval: 0.000001\n')
+    sizes = []
+    for limit in ('0', '100000'):
+        out = out_dir()
+        rc, err = uetemu('run', cfg, '--out', out, '--quiet', '--set', 'simulation.RecordSizeLimit=' + limit)
+        sizes.append(sum(os.path.getsize(os.path.join(out, x)) for x in os.listdir(out) if 'profiling' in x))
+    check(rc == 0 and sizes[0] > 300000 and 100000 <= sizes[1] < 150000 and
+          'profiling files reached simulation.RecordSizeLimit (100000 B)' in err,
+          'profiling blocks stop at RecordSizeLimit 100,000 B with a warning: %s B unlimited, %s B' % tuple(sizes))
     cfg = gen(w, 'long', 'wide', '--ranks', '8', '--nodes', '1', '--compute', str(10**12))
     rc, err, s = run_cfg(cfg)
     check(rc == 4 and s and s['stop'] == 'incomplete' and s['chakra']['ranks_ended'] == 7,
