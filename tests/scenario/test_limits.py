@@ -6,9 +6,10 @@ Replay (docs/replay.md, The time range):
 - two frames 18,446,745 s apart: the second is past the emulated time range (2^63 ps) after the first: counted
   (time_range 1), not played; a pcapng whose 19 last stamps saturate at 2^63 - 1 ns: 19 counted;
 - start 2^64 - 1 ps: a config error naming start (run and validate, exit 1); a loop count, a speed or a rate that
-  takes the last frame past the range: refused at load naming the field (exit 1);
+  takes the last frame past the range: refused at load naming the field (exit 1; validate too);
 - SIGINT into a replay of 2^32 - 1 loops: exit 3 within 1 s.
-Chakra (docs/chakra.md, Limits), each refused before the simulation (exit 1) naming the rank and the node:
+Chakra (docs/chakra.md, Limits), each refused before the simulation (exit 1) naming the rank and the node, by
+uetemu run and by uetemu validate:
 - duration_micros 2^64 - 1; two durations whose sum passes the range; a 4 TiB send at 1 Mb/s (its wire time
   passes it); comm_size 2^60 (an AllReduce whose transfers pass the NIC's largest message); a 1 GiB send into a
   receive of 10 B;
@@ -173,6 +174,8 @@ def test_replay(w):
     args = ['validate', cfg, '--set', 'replay.0.start=%dps' % U64]
     rc, err = uetemu(*args)
     check(rc == 1 and 'start' in err, 'validate: start 2^64-1 ps refused (exit 1): %s' % err.strip()[-160:])
+    rc, err = uetemu('validate', cfg, '--set', one, '--set', 'replay.0.loop=4294967295')
+    check(rc == 1 and 'loop 4294967295 x' in err, 'validate: loop 2^32-1 of a 1 s capture refused (exit 1)')
     rc, dt = sigint_after(['run', cfg, '--out', out_dir(), '--quiet', '--set', 'replay.0.loop=4294967295'], 1.5)
     check(rc == 3 and dt < 1.0, 'SIGINT into a replay of 2^32-1 loops: exit %s after %.3f s (3 within 1 s)' % (rc, dt))
 
@@ -212,6 +215,11 @@ def test_chakra(w):
         rc, err, _ = run_cfg(cfg, *sets)
         check(rc == 1 and all(x in err for x in words),
               'chakra %s: refused before the run, exit 1, naming it: %s' % (what, err.strip()[-260:]))
+        args = ['validate', cfg]
+        for s in sets:
+            args += ['--set', s]
+        rc, err = uetemu(*args)
+        check(rc == 1 and all(x in err for x in words), 'chakra %s: uetemu validate refuses it too' % what)
     # the same trace with the default budget passes: the estimate is no false alarm
     rc, err, s = run_cfg(os.path.join(w, 'ck5.yaml'))
     check(rc == 0 and s['chakra']['ranks_ended'] == 8, 'the 1000 AllReduces run within the default budget: %d' % rc)
