@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <stdint.h>
 
-/** Time is a count of picoseconds since the start of the run (2^64 ps is 213 days). */
+/** Time is a count of picoseconds since the start of the run (2^64 ps is 213 days; a run stays below EMU_PS_MAX). */
 typedef uint64_t emu_ps_t;
 
 #define EMU_PS_PER_NS 1000ULL

@@ -2,6 +2,7 @@
 """What an input may not make uetemu do (docs/security.md, Inputs that cannot run away): wrap time, run for ever,
 take memory or output past a budget, or report an impossible run as completed. Each case failed before.
 
+Config: SimulationDuration, or the timeline's sum, at 2^64 - 1 ps: refused, naming the time range (exit 1).
 Replay (docs/replay.md, The time range):
 - two frames 18,446,745 s apart: the second is past the emulated time range (2^63 ps) after the first: counted
   (time_range 1), not played; a pcapng whose 19 last stamps saturate at 2^63 - 1 ns: 19 counted;
@@ -244,8 +245,17 @@ def test_chakra(w):
     check(rc == 3 and dt < 1.0, 'SIGINT into a Chakra run of 10^5 s: exit %s after %.3f s (3 within 1 s)' % (rc, dt))
 
 
+def test_config():
+    for key in ('SimulationDuration', 'RunTime'):
+        rc, err = uetemu('validate', os.path.join(ROOT, 'configs', 'pair.yaml'), '--set',
+                         'simulation.%s=%dps' % (key, U64))
+        check(rc == 1 and 'emulated time range (2^63 ps, 106 days)' in err,
+              'simulation.%s 2^64-1 ps: refused (exit 1): %s' % (key, err.strip()[-200:]))
+
+
 def main():
     w = workdir()
+    test_config()
     test_replay(w)
     test_chakra(w)
     return finish('limits')
