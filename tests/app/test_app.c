@@ -364,7 +364,7 @@ Test(app_timeline, start_type_names_and_errors)
 	p.run_time = EMU_PS_NEVER;
 	cr_assert_eq(app_timeline_compute(&p, &t, err, sizeof(err)), -EOVERFLOW);
 	cr_assert(strstr(err, "passes the emulated") != NULL, "%s", err);
-	p.run_time = EMU_PS_MAX - 1 - 5 * EMU_PS_PER_MS; /* the defaults' other five add 5 ms: one ps short of 2^63 */
+	p.run_time = EMU_PS_MAX - 1 - 6 * EMU_PS_PER_MS; /* the defaults' other five add 6 ms: one ps short of 2^63 */
 	cr_assert_eq(app_timeline_compute(&p, &t, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(t.stop, EMU_PS_MAX - 1);
 	p.run_time++;
