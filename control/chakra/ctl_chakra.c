@@ -129,6 +129,8 @@ int ctl_chakra_create(const struct ctl_config *cfg, struct ctl_chakra_run **out,
 	if (!rc && rec_budget_halted(cfg->sim.budget)) /* a signal while the traces were read: no run */
 		rc = -EINTR;
 	if (!rc)
+		rc = ctl_chakra_limit_memory(k, err, errlen);
+	if (!rc)
 		rc = app_ck_prepare(&k->set, &k->ck->prep, &k->prep, prep_log, NULL, err, errlen);
 	if (!rc && rec_budget_halted(cfg->sim.budget))
 		rc = -EINTR;
@@ -137,6 +139,10 @@ int ctl_chakra_create(const struct ctl_config *cfg, struct ctl_chakra_run **out,
 			 k->ck->traceset);
 	if (!rc)
 		rc = place(k, err, errlen);
+	if (!rc)
+		rc = ctl_chakra_limits(k, err, errlen);
+	if (!rc)
+		rc = ctl_chakra_limit_annot(k, err, errlen);
 	if (!rc)
 		rc = colls_init(k);
 	if (!rc)

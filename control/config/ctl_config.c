@@ -33,7 +33,13 @@ static int sim_run(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 
 static int sim_duration(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
-	return ctl_val_u64(c, v, emu_parse_timeval, "10ms", &((struct emu_sim_params *)obj)->duration);
+	emu_ps_t *d = &((struct emu_sim_params *)obj)->duration;
+	int rc = ctl_val_u64(c, v, emu_parse_timeval, "10ms", d);
+
+	if (rc == 0 && *d >= EMU_PS_MAX)
+		return ctl_err(c, v, "SimulationDuration %llu ps is past the emulated time range (2^63 ps, 106 days); "
+			       "e.g. 10ms", (unsigned long long)*d);
+	return rc;
 }
 
 /* The shortest report interval: rows every picosecond would write gigabytes in microseconds of simulated time. */
@@ -58,6 +64,11 @@ static int sim_record_limit(struct ctl_ctx *c, const struct ctl_ynode *v, void *
 static int sim_output_limit(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
 	return ctl_val_u64(c, v, emu_parse_size, "4GiB", &((struct emu_sim_params *)obj)->output_size_limit);
+}
+
+static int sim_chakra_mem(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return ctl_val_u64(c, v, emu_parse_size, "2GiB", &((struct emu_sim_params *)obj)->chakra_memory_limit);
 }
 
 static int sim_interval(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
@@ -208,6 +219,7 @@ int ctl_sec_simulation(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_
 		{ "TimeScale", false, sim_timescale },
 		{ "RecordSizeLimit", false, sim_record_limit },
 		{ "OutputSizeLimit", false, sim_output_limit },
+		{ "ChakraMemoryLimit", false, sim_chakra_mem },
 		{ "LagPolicy", false, sim_lag_policy },
 		{ "LagLimit", false, sim_lag_limit },
 		{ "StartTime", false, sim_start_time },

@@ -39,10 +39,10 @@ struct ctl_rerun {
 	emu_ps_t scan_end;           /* ... at this emulated time */
 };
 
-/* The latest emulated time the session can hold: its stop time, if it has one. */
+/* The latest emulated time the session can hold: its stop time, if it has one, and below the range (EMU_PS_MAX). */
 static emu_ps_t t_max(const struct ctl_config *cfg)
 {
-	return cfg->sim.duration != 0 ? cfg->sim.duration : EMU_PS_NEVER;
+	return cfg->sim.duration != 0 && cfg->sim.duration < EMU_PS_MAX ? cfg->sim.duration : EMU_PS_MAX - 1;
 }
 
 /* Frames a re-run of a log without its end record may send past the log's count before it is stopped. */
@@ -152,6 +152,13 @@ static bool peek(struct ctl_rerun *rr)
 		rr->at_end = rc == 0;
 		if (rc != 1)
 			break;
+		if (rr->next.t >= EMU_PS_MAX) { /* a time no run reaches: the engine's sums of it would wrap */
+			snprintf(rr->err, sizeof(rr->err), "%s: record %llu at %llu ps, past the emulated time range "
+				 "(2^63 ps; a corrupt log)", rr->log, (unsigned long long)rr->records + 1,
+				 (unsigned long long)rr->next.t);
+			rr->rc = -EINVAL;
+			break;
+		}
 		rr->records++;
 		rr->last_t = rr->next.t > rr->last_t ? rr->next.t : rr->last_t;
 		if (rr->next.type == CAP_SES_TX)
