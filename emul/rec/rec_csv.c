@@ -125,6 +125,18 @@ static int sink_close(void *cookie)
 	return close(k->fd);
 }
 
+/* A file sink's position (ftell, fseek: a caller measuring what it wrote). */
+static int sink_seek(void *cookie, off64_t *off, int whence)
+{
+	struct rec_sink *k = cookie;
+	off64_t at = lseek64(k->fd, *off, whence);
+
+	if (at < 0)
+		return -1;
+	*off = at;
+	return 0;
+}
+
 static int file_sink_close(void *cookie)
 {
 	struct rec_file_sink *s = cookie;
@@ -136,7 +148,7 @@ static int file_sink_close(void *cookie)
 
 FILE *rec_file_open(const char *path, bool append, struct rec_budget *b, char sep)
 {
-	static const cookie_io_functions_t io = { .write = sink_write, .close = file_sink_close };
+	static const cookie_io_functions_t io = { .write = sink_write, .seek = sink_seek, .close = file_sink_close };
 	struct rec_file_sink *s = calloc(1, sizeof(*s));
 	FILE *f;
 

@@ -144,12 +144,15 @@ def main():
         rc, err, out = rerun(uetemu, session(uetemu, src, 'bad%d' % i, data))
         check(rc == 1 and 'corrupt session log' in err, '%s: exit %s, %s' % (what, rc, err.strip()[-150:]))
 
-    # the end record and its wall clock both 2^64-1: a valid-looking log whose models would run to the end of time;
-    # they stop once they sent more frames than the log holds: it differs
-    rc, err, out = rerun(uetemu, session(uetemu, src, 'endmax', stamped(recs[-1], t=2**64 - 1, x=2**64 - 1)))
+    # the end record and its wall clock both 2^62 ps (in the time range, a wall clock to match): a valid-looking log
+    # whose models would run to it; they stop once they sent more frames than the log holds: it differs
+    rc, err, out = rerun(uetemu, session(uetemu, src, 'endfar', stamped(recs[-1], t=2**62, x=2**62)))
     check(rc == 6 and 'stops there' in err and 'DIFFERS' in err and out_bytes(out) <= 8_000_000,
-          'the end record and its wall clock stamped 2^64-1 ps: exit %s by itself (differs), %d B written'
+          'the end record and its wall clock stamped 2^62 ps: exit %s by itself (differs), %d B written'
           % (rc, out_bytes(out)))
+    rc, err, out = rerun(uetemu, session(uetemu, src, 'endmax', stamped(recs[-1], t=2**64 - 1, x=2**64 - 1)))
+    check(rc == 1 and 'past the emulated range' in err, 'the end record and its wall clock stamped 2^64-1 ps: '
+          'exit %s, %s' % (rc, err.strip()[-100:]))
 
     said = []
     for seed in range(1, 13):
