@@ -3,7 +3,7 @@
 (seeded) into a run that would go on for long ends it within 1 s with exit 3 and a summary.json that parses and says
 "stop": "signal"; 20 of 20 tries over three runs:
 
-- a re-run of a tampered session log: tests/scenario/rerun's log played 60 times over, each copy shifted in time
+- a re-run of a tampered session log: tests/scenario/rerun's log played 400 times over, each copy shifted in time
   (its frames renumbered, one end record at the end), so the re-run runs for seconds;
 - a replay looped 4,000,000,000 times (configs/replay-pair.yaml);
 - a long Chakra run: two data-parallel steps of 2 GB AllReduces over 8 ranks (scripts/chakra-gen; skipped without
@@ -32,7 +32,7 @@ LIMIT = 'simulation.OutputSizeLimit=30MB'
 
 
 def long_session(root):
-    """The recorded session's log played 60 times over: a session directory of the test's."""
+    """The recorded session's log played 400 times over: a session directory of the test's."""
     src = os.path.join(root, 'tests', 'scenario', 'rerun')
     log = open(os.path.join(src, 'session.bin'), 'rb').read()
     recs, off = [], HDR
@@ -42,9 +42,9 @@ def long_session(root):
         off += REC + n
     last_x = max(struct.unpack_from('<Q', log, o + 16)[0] for t, o, n in recs if t != TX)
     shift, tx, out = last_x + 10**9, 0, bytearray(log[:HDR])
-    for k in range(60):
+    for k in range(400):
         for t, o, n in recs:
-            if t == END and k < 59:
+            if t == END and k < 399:
                 continue
             r = bytearray(log[o:o + REC + n])
             ts, x = struct.unpack_from('<QQ', r, 8)
@@ -111,7 +111,7 @@ def main():
     for i in range(20):
         what, cmd = runs[i % len(runs)]
         out = os.path.join(workdir(), 'try%d' % i)
-        delay, sig = rnd.uniform(0.15, 0.7), (signal.SIGINT, signal.SIGTERM)[rnd.randrange(2)]
+        delay, sig = rnd.uniform(0.15, 0.6), (signal.SIGINT, signal.SIGTERM)[rnd.randrange(2)]
         rc, took = attempt(cmd(out), out, delay, sig)
         try:
             s = json.load(open(os.path.join(out, 'summary.json')))
