@@ -239,7 +239,8 @@ static void json_dir(FILE *f, const char *key, const struct ctl_report_dir *d)
 
 const char *ctl_stop_name(enum ctl_stop s)
 {
-	static const char *const names[] = { "completed", "duration", "signal", "stalled", "lag" };
+	static const char *const names[] = { "completed", "duration", "signal", "stalled", "lag",
+					     "peer_lost" };
 
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
 }
@@ -558,6 +559,12 @@ static void json_switch_port(FILE *f, const struct ctl_report_in *r, const struc
 				(unsigned long long)(c != NULL ? c[k] : 0));
 		fputc('}', f);
 	}
+	if (p->peer != NULL) /* a link to another process's switch: its hellos (docs/realtime.md, When a peer fails) */
+		fprintf(f, ", \"peer\": {\"hellos_sent\": %llu, \"hellos_received\": %llu, \"byes_received\": %llu, "
+			   "\"bad_hellos\": %llu, \"last_hello_s\": %.3f, \"lost\": %s}",
+			(unsigned long long)p->peer->hellos_sent, (unsigned long long)p->peer->hellos_received,
+			(unsigned long long)p->peer->byes_received, (unsigned long long)p->peer->bad_hellos,
+			(double)p->peer->last_rx / 1e12, p->peer->lost ? "true" : "false");
 	fputc('}', f);
 }
 
@@ -571,8 +578,10 @@ static void json_port(FILE *f, const struct ctl_report_in *r, const struct ctl_r
 	const uint64_t *c = net_port_counters(p->stack);
 	bool first = true;
 
-	fprintf(f, "\n    {\"dev\": \"%s\", \"vlan\": %u, \"host\": \"%s\", \"hosts\": [", p->dev,
-		(unsigned)r->cfg->ports[p - r->ports].vlan, r->cfg->hosts[p->hosts[0]].name);
+	const struct ctl_port *cp = &r->cfg->ports[p - r->ports];
+
+	fprintf(f, "\n    {\"dev\": \"%s\", \"vlan\": %u, \"neighbour_mode\": \"%s\", \"host\": \"%s\", \"hosts\": [",
+		p->dev, (unsigned)cp->vlan, cp->neigh_static ? "static" : "arp", r->cfg->hosts[p->hosts[0]].name);
 	for (uint32_t k = 0; k < p->n_hosts; k++)
 		fprintf(f, "%s\"%s\"", k ? ", " : "", r->cfg->hosts[p->hosts[k]].name);
 	fprintf(f, "], \"rx_frames\": %llu, \"tx_frames\": %llu, \"tx_drop_full\": %llu, \"tx_drop_nombuf\": %llu, "

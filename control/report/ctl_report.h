@@ -32,6 +32,18 @@ struct ctl_msg {
 	bool completed;
 };
 
+/* A port on a link to another process's switch (--partition): that process's hellos (docs/realtime.md, When a
+ * peer fails). Written by the port's lcore, read when the run has ended. */
+struct ctl_peer_stats {
+	uint64_t hellos_sent;      /* our hellos, one a CTL_PEER_HELLO_PS, and a bye at the end */
+	uint64_t hellos_received;  /* the other process's, byes included */
+	uint64_t byes_received;    /* hellos saying the other process's run has ended */
+	uint64_t bad_hellos;       /* frames of the hello ethertype that are not a hello (too short, another magic or
+	                            * version, an unknown kind): counted, ignored */
+	emu_ps_t last_rx;          /* wall clock (since the start) of the last hello received; 0 none */
+	bool lost;                 /* nothing came for peer_timeout past the next hello's due time: the run stopped */
+};
+
 /* A DPDK port of a real-time run: the hosts bound to it and what crossed it. */
 struct ctl_report_port {
 	const char *dev;                     /* its ports[].dev */
@@ -46,6 +58,7 @@ struct ctl_report_port {
 	const uint64_t *rx_csum;             /* [2]: a switch port's frames taken with a partial, an unchecked UDP
 	                                      * checksum (rx_csum_partial, rx_csum_unverified) */
 	const uint64_t *rx_class, *tx_class; /* [WIRE_FC_COUNT]: a switch port's frames in and out by fabric class */
+	const struct ctl_peer_stats *peer;   /* a switch port facing another process's switch, else NULL */
 };
 
 /* Why a run stopped (summary.json "stop"). */
@@ -55,9 +68,10 @@ enum ctl_stop {
 	CTL_STOP_SIGNAL,         /* SIGINT or SIGTERM */
 	CTL_STOP_STALLED,        /* no event left while messages were still open (no duration configured) */
 	CTL_STOP_LAG,            /* real time, LagPolicy abort: the loop fell more than LagLimit behind */
+	CTL_STOP_PEER_LOST,      /* real time, --partition: another process of the fabric stopped answering */
 };
 
-/** The name summary.json gives @p s: "completed", "duration", "signal", "stalled", "lag". */
+/** The name summary.json gives @p s: "completed", "duration", "signal", "stalled", "lag", "peer_lost". */
 const char *ctl_stop_name(enum ctl_stop s);
 
 #define CTL_REPORT_MSG_LIST 1024 /* summary.json lists each message (and its FCT) of a run with at most this many */

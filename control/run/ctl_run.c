@@ -50,6 +50,8 @@ static enum ctl_stop stop_reason(const struct ctl_run_state *r)
 		return CTL_STOP_SIGNAL;
 	if (r->rt != NULL && r->rt->lagged)
 		return CTL_STOP_LAG;
+	if (__atomic_load_n(&r->peer_lost, __ATOMIC_ACQUIRE) != 0)
+		return CTL_STOP_PEER_LOST;
 	if (r->cfg->sim.duration != 0 && r->has_stop && r->end >= r->stop)
 		return CTL_STOP_DURATION;
 	if (r->stalled || (!r->has_stop && r->n_completed < r->n_msgs))
@@ -128,6 +130,7 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 							   .rx_csum = r->exts[i].sw_rx_csum,
 							   .rx_class = r->exts[i].sw_rx_class,
 							   .tx_class = r->exts[i].sw_tx_class,
+							   .peer = r->exts[i].peer ? &r->exts[i].peer_st : NULL,
 							   .tx_mode = r->exts[i].zerocopy ? "zerocopy" : "copy" };
 		if (cp->sw) {
 			snprintf(sw_names + 32 * i, 32, "%s:%u", r->topo->devs[cp->sw_dev].name, cp->sw_port);
