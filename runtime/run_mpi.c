@@ -17,6 +17,10 @@
 
 #ifdef UETEMU_MPI
 #include <mpi.h>
+#include <signal.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
 #endif
 
 /* Whether mpirun (or another launcher of Open MPI or MPICH) started this process. */
@@ -26,6 +30,112 @@ static bool launched(void)
 }
 
 #ifdef UETEMU_MPI
+
+/*
+ * Bounded waits (docs/parallel.md, When a rank dies): every collective is started non-blocking and tested until it
+ * completes, and every RUN_MPI_CHECK_NS the waiting rank looks at the others. A rank on this machine whose process
+ * has gone (or is a zombie) ends the run at once; any rank silent for RUN_MPI_WAIT_MAX_S (another machine's, whose
+ * process this one cannot see) ends it then. mpirun itself usually ends the other ranks first when one dies; these
+ * bounds hold when it does not (a launcher told to keep going, a rank hung rather than dead).
+ */
+#define RUN_MPI_CHECK_NS 100000000ull /* 100 ms */
+#define RUN_MPI_WAIT_MAX_S 300         /* the longest wait for the other ranks: a window never takes that long */
+#define RUN_MPI_ABORT_S 5              /* MPI_Abort that has not ended this process by then: SIGALRM ends it */
+
+/* Who the other ranks are, to see whether they are still there: the process's MPI world, set once by
+ * run_mpi_init() (the MPI library's own state is process-wide too). */
+struct mpi_peer {
+	int32_t pid;
+	uint32_t host; /* a hash of the host's name: ranks on this machine can be looked at */
+};
+
+static struct {
+	uint32_t rank, size;
+	struct mpi_peer *peers;
+} world;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static uint32_t host_hash(void)
+{
+	char name[256] = { 0 };
+	uint32_t h = 2166136261u;
+
+	gethostname(name, sizeof(name) - 1);
+	for (const char *c = name; *c; c++)
+		h = (h ^ (uint8_t)*c) * 16777619u;
+	return h;
+}
+
+/* Whether process @p pid is gone: no /proc entry, or a zombie (killed, not reaped yet). */
+static bool pid_gone(int32_t pid)
+{
+	char path[64], st[256];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return true;
+	n = fread(st, 1, sizeof(st) - 1, f);
+	fclose(f);
+	st[n] = '\0';
+	const char *paren = strrchr(st, ')'); /* "pid (comm) S ..." */
+
+	return paren != NULL && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+/* The first rank of this machine whose process has gone, or -1. */
+static int rank_gone(void)
+{
+	const uint32_t here = world.peers != NULL ? world.peers[world.rank].host : 0;
+
+	for (uint32_t k = 0; world.peers != NULL && k < world.size; k++)
+		if (k != world.rank && world.peers[k].host == here && pid_gone(world.peers[k].pid))
+			return (int)k;
+	return -1;
+}
+
+/* Wait for @p rq (a collective of every rank, @p what in words) to complete, looking at the other ranks meanwhile. */
+static void wait_req(MPI_Request *rq, const char *what)
+{
+	const uint64_t t0 = mono_ns();
+	uint64_t next = t0 + RUN_MPI_CHECK_NS;
+	char why[160];
+
+	for (uint32_t spin = 1;; spin++) {
+		int done = 0;
+
+		MPI_Test(rq, &done, MPI_STATUS_IGNORE);
+		if (done)
+			return;
+		if (spin % 256 != 0)
+			continue;
+		uint64_t now = mono_ns();
+
+		if (now < next)
+			continue;
+		next = now + RUN_MPI_CHECK_NS;
+		int k = rank_gone();
+
+		if (k >= 0) {
+			snprintf(why, sizeof(why), "MPI rank %d (pid %d) has gone while this rank waited for %s", k,
+				 (int)world.peers[k].pid, what);
+			run_mpi_abort(why);
+		}
+		if (now - t0 > (uint64_t)RUN_MPI_WAIT_MAX_S * 1000000000ull) {
+			snprintf(why, sizeof(why), "no answer from the other MPI ranks for %d s while this rank waited "
+				 "for %s", RUN_MPI_WAIT_MAX_S, what);
+			run_mpi_abort(why);
+		}
+	}
+}
 
 int run_mpi_init(int *argc, char ***argv, uint32_t *rank, uint32_t *size, char *err, size_t errlen)
 {
@@ -43,6 +153,14 @@ int run_mpi_init(int *argc, char ***argv, uint32_t *rank, uint32_t *size, char *
 	MPI_Comm_size(MPI_COMM_WORLD, &n);
 	*rank = (uint32_t)r;
 	*size = (uint32_t)n;
+	/* who the others are, for the bounded waits (a rank without the table waits only for the deadline) */
+	world.rank = (uint32_t)r;
+	world.size = (uint32_t)n;
+	world.peers = calloc((size_t)n, sizeof(*world.peers));
+	struct mpi_peer me = { .pid = (int32_t)getpid(), .host = host_hash() };
+
+	if (world.peers != NULL)
+		MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, world.peers, (int)sizeof(me), MPI_BYTE, MPI_COMM_WORLD);
 	return 1;
 }
 
@@ -54,16 +172,27 @@ void run_mpi_fini(void)
 	MPI_Finalized(&down);
 	if (up && !down)
 		MPI_Finalize();
+	free(world.peers);
+	world.peers = NULL;
+}
+
+/* Every rank's @p n values reduced in place by @p op, the wait bounded. */
+static void allreduce(uint64_t *v, int n, MPI_Op op, const char *what)
+{
+	MPI_Request rq;
+
+	MPI_Iallreduce(MPI_IN_PLACE, v, n, MPI_UINT64_T, op, MPI_COMM_WORLD, &rq);
+	wait_req(&rq, what);
 }
 
 void run_mpi_min(uint64_t *v, uint32_t n)
 {
-	MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+	allreduce(v, (int)n, MPI_MIN, "a minimum (the next window)");
 }
 
 void run_mpi_max(uint64_t *v, uint32_t n)
 {
-	MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+	allreduce(v, (int)n, MPI_MAX, "a maximum");
 }
 
 void run_mpi_sum(uint64_t *v, size_t n)
@@ -72,13 +201,16 @@ void run_mpi_sum(uint64_t *v, size_t n)
 	for (size_t off = 0; off < n; off += (size_t)INT_MAX / 8) {
 		size_t k = n - off < (size_t)INT_MAX / 8 ? n - off : (size_t)INT_MAX / 8;
 
-		MPI_Allreduce(MPI_IN_PLACE, v + off, (int)k, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+		allreduce(v + off, (int)k, MPI_SUM, "a sum (the run's counters)");
 	}
 }
 
 void run_mpi_allgather(const void *mine, uint32_t len, void *all)
 {
-	MPI_Allgather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, MPI_COMM_WORLD);
+	MPI_Request rq;
+
+	MPI_Iallgather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, MPI_COMM_WORLD, &rq);
+	wait_req(&rq, "an all-gather");
 }
 
 void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
@@ -93,7 +225,10 @@ void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, u
 		sd[k] = (int)stotal;
 		stotal += out_len[k];
 	}
-	MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD);
+	MPI_Request rq;
+
+	MPI_Ialltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD, &rq);
+	wait_req(&rq, "a window's frame counts");
 	for (uint32_t k = 0; k < n; k++) {
 		rd[k] = (int)total;
 		total += (uint64_t)rc[k];
@@ -109,7 +244,8 @@ void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, u
 		*in = b;
 		*in_cap = total;
 	}
-	MPI_Alltoallv(out, sc, sd, MPI_BYTE, *in, rc, rd, MPI_BYTE, MPI_COMM_WORLD);
+	MPI_Ialltoallv(out, sc, sd, MPI_BYTE, *in, rc, rd, MPI_BYTE, MPI_COMM_WORLD, &rq);
+	wait_req(&rq, "a window's frames");
 	for (uint32_t k = 0; k < n; k++)
 		in_len[k] = (uint32_t)rc[k];
 }
@@ -117,6 +253,7 @@ void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, u
 void run_mpi_abort(const char *why)
 {
 	fprintf(stderr, "uetemu: %s: ending every MPI rank\n", why);
+	alarm(RUN_MPI_ABORT_S); /* MPI_Abort can wait on a launcher that has gone: SIGALRM's default ends this */
 	MPI_Abort(MPI_COMM_WORLD, 1);
 	exit(1);
 }
