@@ -578,7 +578,7 @@ static void json_port(FILE *f, const struct ctl_report_in *r, const struct ctl_r
 	const uint64_t *c = net_port_counters(p->stack);
 	bool first = true;
 
-	const struct ctl_port *cp = &r->cfg->ports[p - r->ports];
+	const struct ctl_port *cp = p->cp != NULL ? p->cp : &r->cfg->ports[p - r->ports];
 
 	fprintf(f, "\n    {\"dev\": \"%s\", \"vlan\": %u, \"neighbour_mode\": \"%s\", \"host\": \"%s\", \"hosts\": [",
 		p->dev, (unsigned)cp->vlan, cp->neigh_static ? "static" : "arp", r->cfg->hosts[p->hosts[0]].name);

@@ -47,6 +47,8 @@ struct ctl_peer_stats {
 /* A DPDK port of a real-time run: the hosts bound to it and what crossed it. */
 struct ctl_report_port {
 	const char *dev;                     /* its ports[].dev */
+	const struct ctl_port *cp;           /* its ports[] entry (with --partition, the report skips the other
+	                                      * process's ports: the entry is not the one of the same index) */
 	const uint32_t *hosts;               /* the hosts bound to it, indexes into cfg->hosts */
 	uint32_t n_hosts;
 	const struct net_port *stack;        /* its IPv4 side: counters, frames not taken by reason, neighbours */

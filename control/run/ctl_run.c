@@ -123,7 +123,7 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 
 		if (r->exts[i].off) /* --partition: bound by the other process */
 			continue;
-		ports[n_ports] = (struct ctl_report_port){ .dev = cp->dev, .hosts = cp->sw ? &cp->sw_host : cp->hosts,
+		ports[n_ports] = (struct ctl_report_port){ .dev = cp->dev, .cp = cp, .hosts = cp->sw ? &cp->sw_host : cp->hosts,
 							   .n_hosts = cp->sw ? cp->sw_host != UINT32_MAX : cp->n_hosts,
 							   .stack = r->exts[i].stack, .stats = &r->exts[i].stats,
 							   .rx_refused = r->exts[i].sw_rx_refused,
