@@ -33,8 +33,8 @@ static bool launched(void)
 
 /*
  * Bounded waits (docs/parallel.md, When a rank dies): every collective is started non-blocking and tested until it
- * completes, and every RUN_MPI_CHECK_NS the waiting rank looks at the others. A rank on this machine whose process
- * has gone (or is a zombie) ends the run at once; any rank silent for RUN_MPI_WAIT_MAX_S (another machine's, whose
+ * completes, and every RUN_MPI_CHECK_NS the waiting rank looks at the others. A rank on this machine (the same
+ * kernel and pid namespace) whose process has gone (or is a zombie) ends the run at once; any rank silent for RUN_MPI_WAIT_MAX_S (another machine's, whose
  * process this one cannot see) ends it then. mpirun itself usually ends the other ranks first when one dies; these
  * bounds hold when it does not (a launcher told to keep going, a rank hung rather than dead).
  */
@@ -46,7 +46,8 @@ static bool launched(void)
  * run_mpi_init() (the MPI library's own state is process-wide too). */
 struct mpi_peer {
 	int32_t pid;
-	uint32_t host; /* a hash of the host's name: ranks on this machine can be looked at */
+	uint32_t pad;
+	uint64_t seen; /* where its pid means something: a hash of the kernel's boot id and the pid namespace */
 };
 
 static struct {
@@ -62,15 +63,31 @@ static uint64_t mono_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-static uint32_t host_hash(void)
+/*
+ * Which pids this process can look at: the running kernel (its boot id, unique per machine and boot) and the pid
+ * namespace. Two ranks with the same value see each other's pids; host names are no proof (containers, clones).
+ * 0 when either cannot be read: then no rank is looked at, and only the deadline holds.
+ */
+static uint64_t pid_space(void)
 {
-	char name[256] = { 0 };
-	uint32_t h = 2166136261u;
+	char buf[128] = { 0 }, ns[64] = { 0 };
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	uint64_t h = 14695981039346656037ull;
 
-	gethostname(name, sizeof(name) - 1);
-	for (const char *c = name; *c; c++)
-		h = (h ^ (uint8_t)*c) * 16777619u;
-	return h;
+	if (f == NULL)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+
+	fclose(f);
+	ssize_t m = readlink("/proc/self/ns/pid", ns, sizeof(ns) - 1);
+
+	if (n == 0 || m <= 0)
+		return 0;
+	for (const char *c = buf; *c; c++)
+		h = (h ^ (uint8_t)*c) * 1099511628211ull;
+	for (const char *c = ns; *c; c++)
+		h = (h ^ (uint8_t)*c) * 1099511628211ull;
+	return h ? h : 1;
 }
 
 /* Whether process @p pid is gone: no /proc entry, or a zombie (killed, not reaped yet). */
@@ -94,10 +111,10 @@ static bool pid_gone(int32_t pid)
 /* The first rank of this machine whose process has gone, or -1. */
 static int rank_gone(void)
 {
-	const uint32_t here = world.peers != NULL ? world.peers[world.rank].host : 0;
+	const uint64_t here = world.peers != NULL ? world.peers[world.rank].seen : 0;
 
-	for (uint32_t k = 0; world.peers != NULL && k < world.size; k++)
-		if (k != world.rank && world.peers[k].host == here && pid_gone(world.peers[k].pid))
+	for (uint32_t k = 0; here != 0 && k < world.size; k++)
+		if (k != world.rank && world.peers[k].seen == here && pid_gone(world.peers[k].pid))
 			return (int)k;
 	return -1;
 }
@@ -157,7 +174,7 @@ int run_mpi_init(int *argc, char ***argv, uint32_t *rank, uint32_t *size, char *
 	world.rank = (uint32_t)r;
 	world.size = (uint32_t)n;
 	world.peers = calloc((size_t)n, sizeof(*world.peers));
-	struct mpi_peer me = { .pid = (int32_t)getpid(), .host = host_hash() };
+	struct mpi_peer me = { .pid = (int32_t)getpid(), .seen = pid_space() };
 
 	if (world.peers != NULL)
 		MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, world.peers, (int)sizeof(me), MPI_BYTE, MPI_COMM_WORLD);
