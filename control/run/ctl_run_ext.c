@@ -399,8 +399,25 @@ int ctl_run_ext_bind(struct ctl_run_state *r, uint32_t i, char *err, size_t errl
 		ctl_run_host_attach(r, h, &eh->link.dir[0]);
 		hosts[k] = port_host(cfg, cp, h, &eh->link.dir[1]);
 	}
+	uint32_t n_statics = port_statics(cfg, cp, statics);
+
+	/* neighbours: static: a host's gateway must be among them, or every frame off its subnet would be dropped */
+	for (uint32_t k = 0; cp->neigh_static && k < cp->n_hosts; k++) {
+		uint32_t gw = hosts[k].gateway, s = 0;
+
+		while (gw != 0 && s < n_statics && statics[s].ip != gw)
+			s++;
+		if (gw != 0 && s == n_statics) {
+			snprintf(err, errlen, "ports.%u has neighbours: static, but %s's gateway %u.%u.%u.%u has no MAC "
+				 "in the config: give it in neighbour_macs, e.g. [{ip: %u.%u.%u.%u, mac: \"...\"}]", i,
+				 cfg->hosts[cp->hosts[k]].name, gw >> 24, (gw >> 16) & 255, (gw >> 8) & 255, gw & 255,
+				 gw >> 24, (gw >> 16) & 255, (gw >> 8) & 255, gw & 255);
+			free(statics);
+			return -EINVAL;
+		}
+	}
 	struct net_port_cfg pc = { .np = x->lc->np, .hosts = hosts, .n_hosts = cp->n_hosts, .statics = statics,
-				   .n_statics = port_statics(cfg, cp, statics), .uet_port = cfg->nic.udp_port,
+				   .n_statics = n_statics, .uet_port = cfg->nic.udp_port,
 				   .crc = hn->crc_trailer, .crc_ip = hn->crc_coverage == NIC_CRC_COV_REFPROV, .vlan = cp->vlan,
 				   .roce = cfg->nic_model == CTL_NIC_ROCE,
 				   .roce_icrc = cfg->roce.icrc, .roce_reth = cfg->roce.reth, .rx_csum = cp->rx_csum,

@@ -215,6 +215,20 @@ PY
 				"[ \"\$(js '$s' \"s['messages']['completed']\")\" = 3 ]"
 		fi
 	done
+	# a gateway the config gives no MAC for, on a port with neighbours: static: refused before the run
+	python3 -c "
+import sys, yaml
+c = yaml.safe_load(open(sys.argv[1]))
+c['ports'][0]['gateway'] = '10.89.0.254'
+yaml.safe_dump(c, open(sys.argv[2], 'w'))" "$WORK/st-static.yaml" "$WORK/st-gw.yaml"
+	local out rc
+	out=$(ip netns exec "$U" timeout -k 5 40 "$UETEMU" run "$WORK/st-gw.yaml" --mode realtime --out "$WORK/st-gw" \
+		-- --no-huge --no-pci -m 256 --file-prefix "${PREFIX}stgw" 2>&1)
+	rc=$?
+	rm -rf "/var/run/dpdk/${PREFIX}stgw"
+	check "neighbours: static with a gateway the config gives no MAC: refused (exit $rc)" \
+		"[ $rc -eq 1 ] && [[ \"\$out\" == *\"host0's gateway 10.89.0.254 has no MAC in the config\"* ]]" ||
+		echo "$out" | tail -n 3 | sed 's/^/  /'
 }
 
 for ph in $PHASES; do
