@@ -39,7 +39,6 @@ static bool launched(void)
  * bounds hold when it does not (a launcher told to keep going, a rank hung rather than dead).
  */
 #define RUN_MPI_CHECK_NS 100000000ull /* 100 ms */
-#define RUN_MPI_WAIT_MAX_S 300         /* the longest wait for the other ranks: a window never takes that long */
 #define RUN_MPI_ABORT_S 5              /* MPI_Abort that has not ended this process by then: SIGALRM ends it */
 
 /* Who the other ranks are, to see whether they are still there: the process's MPI world, set once by
@@ -119,11 +118,14 @@ static int rank_gone(void)
 	return -1;
 }
 
-/* Wait for @p rq (a collective of every rank, @p what in words) to complete, looking at the other ranks meanwhile. */
-static void wait_req(MPI_Request *rq, const char *what)
+/*
+ * Wait for @p rq (a collective of every rank, @p what in words) to complete, looking at the other ranks meanwhile;
+ * once *@p stop (NULL: none) is set, at most RUN_MPI_STOP_GRACE_MS more, then end every rank.
+ */
+static void wait_req(MPI_Request *rq, const char *what, const volatile sig_atomic_t *stop)
 {
 	const uint64_t t0 = mono_ns();
-	uint64_t next = t0 + RUN_MPI_CHECK_NS;
+	uint64_t next = t0 + RUN_MPI_CHECK_NS, since = 0;
 	char why[160];
 
 	for (uint32_t spin = 1;; spin++) {
@@ -136,6 +138,12 @@ static void wait_req(MPI_Request *rq, const char *what)
 			continue;
 		uint64_t now = mono_ns();
 
+		if (stop != NULL && *stop != 0) { /* a signal reaches every rank under mpirun: the others stop too */
+			if (since == 0)
+				since = now;
+			else if (now - since > (uint64_t)RUN_MPI_STOP_GRACE_MS * 1000000ull)
+				run_mpi_abort("stopped, and another rank did not answer within a second");
+		}
 		if (now < next)
 			continue;
 		next = now + RUN_MPI_CHECK_NS;
@@ -194,22 +202,22 @@ void run_mpi_fini(void)
 }
 
 /* Every rank's @p n values reduced in place by @p op, the wait bounded. */
-static void allreduce(uint64_t *v, int n, MPI_Op op, const char *what)
+static void allreduce(uint64_t *v, int n, MPI_Op op, const char *what, const volatile sig_atomic_t *stop)
 {
 	MPI_Request rq;
 
 	MPI_Iallreduce(MPI_IN_PLACE, v, n, MPI_UINT64_T, op, MPI_COMM_WORLD, &rq);
-	wait_req(&rq, what);
+	wait_req(&rq, what, stop);
 }
 
-void run_mpi_min(uint64_t *v, uint32_t n)
+void run_mpi_min(uint64_t *v, uint32_t n, const volatile sig_atomic_t *stop)
 {
-	allreduce(v, (int)n, MPI_MIN, "a minimum (the next window)");
+	allreduce(v, (int)n, MPI_MIN, "a minimum (the next window)", stop);
 }
 
-void run_mpi_max(uint64_t *v, uint32_t n)
+void run_mpi_max(uint64_t *v, uint32_t n, const volatile sig_atomic_t *stop)
 {
-	allreduce(v, (int)n, MPI_MAX, "a maximum");
+	allreduce(v, (int)n, MPI_MAX, "a maximum", stop);
 }
 
 void run_mpi_sum(uint64_t *v, size_t n)
@@ -218,7 +226,7 @@ void run_mpi_sum(uint64_t *v, size_t n)
 	for (size_t off = 0; off < n; off += (size_t)INT_MAX / 8) {
 		size_t k = n - off < (size_t)INT_MAX / 8 ? n - off : (size_t)INT_MAX / 8;
 
-		allreduce(v + off, (int)k, MPI_SUM, "a sum (the run's counters)");
+		allreduce(v + off, (int)k, MPI_SUM, "a sum (the run's counters)", NULL);
 	}
 }
 
@@ -227,11 +235,11 @@ void run_mpi_allgather(const void *mine, uint32_t len, void *all)
 	MPI_Request rq;
 
 	MPI_Iallgather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, MPI_COMM_WORLD, &rq);
-	wait_req(&rq, "an all-gather");
+	wait_req(&rq, "an all-gather", NULL);
 }
 
 void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
-			  size_t *in_cap)
+			  size_t *in_cap, const volatile sig_atomic_t *stop)
 {
 	int sc[RUN_LCORES_MAX] = { 0 }, rc[RUN_LCORES_MAX] = { 0 };
 	int sd[RUN_LCORES_MAX] = { 0 }, rd[RUN_LCORES_MAX] = { 0 };
@@ -245,7 +253,7 @@ void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, u
 	MPI_Request rq;
 
 	MPI_Ialltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD, &rq);
-	wait_req(&rq, "a window's frame counts");
+	wait_req(&rq, "a window's frame counts", stop);
 	for (uint32_t k = 0; k < n; k++) {
 		rd[k] = (int)total;
 		total += (uint64_t)rc[k];
@@ -262,7 +270,7 @@ void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, u
 		*in_cap = total;
 	}
 	MPI_Ialltoallv(out, sc, sd, MPI_BYTE, *in, rc, rd, MPI_BYTE, MPI_COMM_WORLD, &rq);
-	wait_req(&rq, "a window's frames");
+	wait_req(&rq, "a window's frames", stop);
 	for (uint32_t k = 0; k < n; k++)
 		in_len[k] = (uint32_t)rc[k];
 }
@@ -294,16 +302,18 @@ void run_mpi_fini(void)
 {
 }
 
-void run_mpi_min(uint64_t *v, uint32_t n)
+void run_mpi_min(uint64_t *v, uint32_t n, const volatile sig_atomic_t *stop)
 {
 	(void)v;
 	(void)n;
+	(void)stop;
 }
 
-void run_mpi_max(uint64_t *v, uint32_t n)
+void run_mpi_max(uint64_t *v, uint32_t n, const volatile sig_atomic_t *stop)
 {
 	(void)v;
 	(void)n;
+	(void)stop;
 }
 
 void run_mpi_sum(uint64_t *v, size_t n)
@@ -318,8 +328,9 @@ void run_mpi_allgather(const void *mine, uint32_t len, void *all)
 }
 
 void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
-			  size_t *in_cap)
+			  size_t *in_cap, const volatile sig_atomic_t *stop)
 {
+	(void)stop;
 	(void)out;
 	(void)out_len;
 	(void)in;

@@ -201,7 +201,7 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 	if (opts->ranks > 1) { /* MPI: every rank runs, or none (a rank alone would wait for the others for ever) */
 		uint64_t failed = rc < 0;
 
-		run_mpi_max(&failed, 1);
+		run_mpi_max(&failed, 1, NULL);
 		if (failed && rc == 0) {
 			snprintf(err, errlen, "another MPI rank could not start the run (its error is above)");
 			rc = -ECANCELED;
