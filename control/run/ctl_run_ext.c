@@ -137,7 +137,8 @@ static void peer_rx(struct ctl_ext *x, const struct net_rx_frame *f)
 }
 
 /* Port @p x's hellos at its lcore's wall clock: ours when due; the other process lost when none has come for
- * peer_timeout past the next one's due time (counted from the start when none came yet). */
+ * peer_timeout past the next one's due time; while none has come yet, three times as long from the start (the
+ * other process may still be starting: its EAL, its ports). */
 static void peer_tick(struct ctl_ext *x)
 {
 	struct ctl_run_state *r = x->run;
@@ -148,7 +149,9 @@ static void peer_tick(struct ctl_ext *x)
 		peer_tx(x, CTL_PEER_HELLO);
 		x->peer_next_tx = wall + CTL_PEER_HELLO_PS;
 	}
-	if (to == 0 || x->peer_st.lost || wall <= x->peer_st.last_rx + x->peer_ivl + to)
+	const emu_ps_t due = x->peer_st.hellos_received ? x->peer_st.last_rx + x->peer_ivl + to : x->peer_ivl + 3 * to;
+
+	if (to == 0 || x->peer_st.lost || wall <= due)
 		return;
 	x->peer_st.lost = true;
 	__atomic_compare_exchange_n(&r->peer_lost, &none, (uint32_t)(x - r->exts) + 1, false, __ATOMIC_RELEASE,
@@ -177,7 +180,7 @@ void ctl_run_ext_peer_lost_say(const struct ctl_run_state *r, uint32_t i)
 			"next was due at %.1f s, peer_timeout %.1f s): it has %s; the run stops\n", cp->dev,
 		r->topo->devs[cp->sw_dev].name, cp->sw_port, r->topo->devs[cp->sw_peer].name,
 		st->hellos_received ? "since " : "since the start, ", (double)st->last_rx / 1e12,
-		(double)(st->last_rx + x->peer_ivl) / 1e12, (double)cp->peer_timeout / 1e12,
+		(double)(st->last_rx + x->peer_ivl) / 1e12, (double)cp->peer_timeout / 1e12 * (st->hellos_received ? 1 : 3),
 		st->byes_received ? "ended its run (its last hello said so)" : st->hellos_received ?
 		"gone (killed, hung, or its link cut)" : "not started, or cannot reach this one");
 }

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Peers that fail cleanly, and neighbours a lab can pin (docs/realtime.md, When a peer fails; Static neighbours).
-# Usage: lab_peers.sh UETEMU REPO_ROOT [PHASE...] (root; PHASE kill, garbage, static: all three by default).
+# Usage: lab_peers.sh UETEMU REPO_ROOT [PHASE...] (root; PHASE kill, alone, garbage, static: all by default).
 #   kill:    tests/lab/split.yaml as in lab_split.sh (process A runs partition a in namespace peers-a<pid>, B
 #            partition b in peers-b<pid>, the joining links veth pairs pa0-pb0 and pa1-pb1); B is killed (SIGKILL)
 #            4 s in. A exits 1 within peer_timeout (5 s) of the hello B no longer sent (its last hello + 1 s), says
 #            which port lost its peer, and leaves whole outputs: summary.json with stop "peer_lost" and the port's
 #            peer.lost, its captures readable.
+#   alone:   A without B, --set ports.N.peer_timeout=1s: A stops with exit 1 and stop peer_lost, saying the other
+#            process has not started (three times peer_timeout while no hello has come).
 #   garbage: the same pair, both running to the end, while tests/lab/peers_garbage.py puts frames no uetemu sends
 #            on pb0 (random bytes, frames cut inside their headers, IPv4 with impossible fields, bad hellos): A
 #            counts them on pa0 by reason (ports[].rx_drops, peer.bad_hellos), both exit 0, every message completes.
@@ -22,7 +24,7 @@ LAB_NAME=lab_peers
 . "$(dirname "$0")/lablib.sh"
 lab_init "$@"
 shift 2 2>/dev/null
-PHASES=${*:-kill garbage static}
+PHASES=${*:-kill alone garbage static}
 config=$ROOT/tests/lab/split.yaml
 NSA=peers-a$$ NSB=peers-b$$
 
@@ -87,6 +89,25 @@ phase_kill() {
 	check "A's summary.json: the joining ports' peer.lost ($lost)" "[[ '$lost' == *True* ]]"
 	check "A's captures readable after the stop" \
 		"python3 -c \"import struct,sys; b=open('$WORK/kill-a/a0.pcap','rb').read(); sys.exit(0 if len(b) >= 24 and struct.unpack('<I', b[:4])[0] in (0xa1b2c3d4, 0xa1b23c4d) else 1)\""
+}
+
+# A alone, its peer never started: with peer_timeout 1s it stops 3 s (three times, while no hello has come) past
+# the first hello's due time, saying the other process is not there
+phase_alone() {
+	pair_up
+	local t0 rc t
+	t0=$(date +%s%N)
+	ip netns exec "$NSA" timeout -s TERM -k 5 "${LAB_TIMEOUT:-40}" "$UETEMU" run "$WORK/split.yaml" --mode realtime \
+		--partition a --out "$WORK/alone-a" --set ports.0.peer_timeout=1s --set ports.1.peer_timeout=1s \
+		-- -l 0 --file-prefix "${PREFIX}alone" >"$WORK/alone-a.log" 2>&1
+	rc=$?
+	t=$((($(date +%s%N) - t0) / 1000000))
+	rm -rf "/var/run/dpdk/${PREFIX}alone"
+	grep '^\[uetemu\] port .*no hello' "$WORK/alone-a.log" | head -n 1 | sed 's/^/  /'
+	check "A alone (B never started), peer_timeout 1s: exit 1 ($rc) after the EAL and 4 s of run ($t ms in all)" \
+		"[ $rc -eq 1 ] && [ $t -le 15000 ]"
+	check "A alone: says the other process has not started" "grep -q 'not started, or cannot reach this one' '$WORK/alone-a.log'"
+	check "A alone: summary.json stop peer_lost" "[ \"\$(js '$WORK/alone-a/summary.json' \"s['stop']\")\" = peer_lost ]"
 }
 
 phase_garbage() {
