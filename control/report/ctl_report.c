@@ -237,6 +237,16 @@ static void json_dir(FILE *f, const char *key, const struct ctl_report_dir *d)
 	rec_put_ch(f, '}');
 }
 
+#define CTL_PEER_C_KEY(n, k, s) k,
+static const char *const peer_keys[] = { CTL_PEER_COUNTERS(CTL_PEER_C_KEY) };
+#undef CTL_PEER_C_KEY
+_Static_assert(sizeof(peer_keys) / sizeof(peer_keys[0]) == CTL_PEER_C_COUNT, "a name for every peer counter");
+
+const char *ctl_peer_counter_name(int c)
+{
+	return c >= 0 && c < CTL_PEER_C_COUNT ? peer_keys[c] : "unknown";
+}
+
 const char *ctl_stop_name(enum ctl_stop s)
 {
 	static const char *const names[] = { "completed", "duration", "signal", "stalled", "lag",
@@ -559,12 +569,13 @@ static void json_switch_port(FILE *f, const struct ctl_report_in *r, const struc
 				(unsigned long long)(c != NULL ? c[k] : 0));
 		fputc('}', f);
 	}
-	if (p->peer != NULL) /* a link to another process's switch: its hellos (docs/realtime.md, When a peer fails) */
-		fprintf(f, ", \"peer\": {\"hellos_sent\": %llu, \"hellos_received\": %llu, \"byes_received\": %llu, "
-			   "\"bad_hellos\": %llu, \"last_hello_s\": %.3f, \"lost\": %s}",
-			(unsigned long long)p->peer->hellos_sent, (unsigned long long)p->peer->hellos_received,
-			(unsigned long long)p->peer->byes_received, (unsigned long long)p->peer->bad_hellos,
-			(double)p->peer->last_rx / 1e12, p->peer->lost ? "true" : "false");
+	if (p->peer != NULL) { /* a link to another process's switch: its hellos (docs/realtime.md, When a peer fails) */
+		fputs(", \"peer\": {", f);
+		for (int k = 1; k < CTL_PEER_C_COUNT; k++)
+			fprintf(f, "\"%s\": %llu, ", ctl_peer_counter_name(k), (unsigned long long)p->peer->c[k]);
+		fprintf(f, "\"last_hello_s\": %.3f, \"lost\": %s}", (double)p->peer->last_rx / 1e12,
+			p->peer->lost ? "true" : "false");
+	}
 	fputc('}', f);
 }
 

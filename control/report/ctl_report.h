@@ -34,12 +34,23 @@ struct ctl_msg {
 
 /* A port on a link to another process's switch (--partition): that process's hellos (docs/realtime.md, When a
  * peer fails). Written by the port's lcore, read when the run has ended. */
+#define CTL_PEER_COUNTERS(X) \
+	X(NONE, "none", "none") \
+	X(HELLOS_SENT, "hellos_sent", "our hellos, one a second, and a bye at the end") \
+	X(HELLOS_RECEIVED, "hellos_received", "the other process's hellos, byes included") \
+	X(BYES_RECEIVED, "byes_received", "hellos saying the other process's run has ended") \
+	X(BAD_HELLOS, "bad_hellos", "frames of the hello ethertype that are no hello (too short, another magic, " \
+	  "version or kind, an interval out of range): counted, ignored")
+
+#define CTL_PEER_C_ENUM(n, k, s) CTL_PEER_C_##n,
+enum ctl_peer_counter { CTL_PEER_COUNTERS(CTL_PEER_C_ENUM) CTL_PEER_C_COUNT };
+#undef CTL_PEER_C_ENUM
+
+/** Key of peer counter @p c ("unknown" outside the enum). */
+const char *ctl_peer_counter_name(int c);
+
 struct ctl_peer_stats {
-	uint64_t hellos_sent;      /* our hellos, one a CTL_PEER_HELLO_PS, and a bye at the end */
-	uint64_t hellos_received;  /* the other process's, byes included */
-	uint64_t byes_received;    /* hellos saying the other process's run has ended */
-	uint64_t bad_hellos;       /* frames of the hello ethertype that are not a hello (too short, another magic or
-	                            * version, an unknown kind): counted, ignored */
+	uint64_t c[CTL_PEER_C_COUNT];
 	emu_ps_t last_rx;          /* wall clock (since the start) of the last hello received; 0 none */
 	bool lost;                 /* nothing came for peer_timeout past the next hello's due time: the run stopped */
 };

@@ -116,7 +116,7 @@ static void peer_tx(struct ctl_ext *x, uint8_t kind)
 	put32(f + 24, (uint32_t)(CTL_PEER_HELLO_PS / EMU_PS_PER_MS));
 	put32(f + 28, (uint32_t)r->part);
 	x->bind.ops->tx_burst(x->bind.port, &t, 1);
-	x->peer_st.hellos_sent++;
+	x->peer_st.c[CTL_PEER_C_HELLOS_SENT]++;
 }
 
 /* A frame of the hello ethertype from port @p x: a hello or a bye refreshes the other process's liveness (and
@@ -127,11 +127,11 @@ static void peer_rx(struct ctl_ext *x, const struct net_rx_frame *f)
 
 	if (f->len < 32 || memcmp(b + 14, "UETP", 4) != 0 || b[18] != CTL_PEER_VERSION ||
 	    (b[19] != CTL_PEER_HELLO && b[19] != CTL_PEER_BYE) || get32(b + 24) == 0 || get32(b + 24) > 60000) {
-		x->peer_st.bad_hellos++;
+		x->peer_st.c[CTL_PEER_C_BAD_HELLOS]++;
 		return;
 	}
-	x->peer_st.hellos_received++;
-	x->peer_st.byes_received += b[19] == CTL_PEER_BYE;
+	x->peer_st.c[CTL_PEER_C_HELLOS_RECEIVED]++;
+	x->peer_st.c[CTL_PEER_C_BYES_RECEIVED] += b[19] == CTL_PEER_BYE;
 	x->peer_st.last_rx = x->lc->wall_now;
 	x->peer_ivl = (emu_ps_t)get32(b + 24) * EMU_PS_PER_MS;
 }
@@ -149,7 +149,7 @@ static void peer_tick(struct ctl_ext *x)
 		peer_tx(x, CTL_PEER_HELLO);
 		x->peer_next_tx = wall + CTL_PEER_HELLO_PS;
 	}
-	const emu_ps_t due = x->peer_st.hellos_received ? x->peer_st.last_rx + x->peer_ivl + to : x->peer_ivl + 3 * to;
+	const emu_ps_t due = x->peer_st.c[CTL_PEER_C_HELLOS_RECEIVED] ? x->peer_st.last_rx + x->peer_ivl + to : x->peer_ivl + 3 * to;
 
 	if (to == 0 || x->peer_st.lost || wall <= due)
 		return;
@@ -179,9 +179,9 @@ void ctl_run_ext_peer_lost_say(const struct ctl_run_state *r, uint32_t i)
 	fprintf(stderr, "[uetemu] port %s (%s:%u, the link to %s): no hello from the other process %s%.1f s (the "
 			"next was due at %.1f s, peer_timeout %.1f s): it has %s; the run stops\n", cp->dev,
 		r->topo->devs[cp->sw_dev].name, cp->sw_port, r->topo->devs[cp->sw_peer].name,
-		st->hellos_received ? "since " : "since the start, ", (double)st->last_rx / 1e12,
-		(double)(st->last_rx + x->peer_ivl) / 1e12, (double)cp->peer_timeout / 1e12 * (st->hellos_received ? 1 : 3),
-		st->byes_received ? "ended its run (its last hello said so)" : st->hellos_received ?
+		st->c[CTL_PEER_C_HELLOS_RECEIVED] ? "since " : "since the start, ", (double)st->last_rx / 1e12,
+		(double)(st->last_rx + x->peer_ivl) / 1e12, (double)cp->peer_timeout / 1e12 * (st->c[CTL_PEER_C_HELLOS_RECEIVED] ? 1 : 3),
+		st->c[CTL_PEER_C_BYES_RECEIVED] ? "ended its run (its last hello said so)" : st->c[CTL_PEER_C_HELLOS_RECEIVED] ?
 		"gone (killed, hung, or its link cut)" : "not started, or cannot reach this one");
 }
 
