@@ -34,8 +34,9 @@ static bool launched(void)
 /*
  * Bounded waits (docs/parallel.md, When a rank dies): every collective is started non-blocking and tested until it
  * completes, and every RUN_MPI_CHECK_NS the waiting rank looks at the others. A rank on this machine (the same
- * kernel and pid namespace) whose process has gone (or is a zombie) ends the run at once; any rank silent for RUN_MPI_WAIT_MAX_S (another machine's, whose
- * process this one cannot see) ends it then. mpirun itself usually ends the other ranks first when one dies; these
+ * kernel and pid namespace) whose process has gone (or is a zombie) ends the run at once; any rank silent for
+ * RUN_MPI_WAIT_MAX_S (another machine's, whose process this one cannot see) ends it then; once the stop flag is
+ * set, RUN_MPI_STOP_GRACE_MS more at most. mpirun itself usually ends the other ranks first when one dies; these
  * bounds hold when it does not (a launcher told to keep going, a rank hung rather than dead).
  */
 #define RUN_MPI_CHECK_NS 100000000ull /* 100 ms */

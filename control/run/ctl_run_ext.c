@@ -149,7 +149,8 @@ static void peer_tick(struct ctl_ext *x)
 		peer_tx(x, CTL_PEER_HELLO);
 		x->peer_next_tx = wall + CTL_PEER_HELLO_PS;
 	}
-	const emu_ps_t due = x->peer_st.c[CTL_PEER_C_HELLOS_RECEIVED] ? x->peer_st.last_rx + x->peer_ivl + to : x->peer_ivl + 3 * to;
+	const bool heard = x->peer_st.c[CTL_PEER_C_HELLOS_RECEIVED] != 0;
+	const emu_ps_t due = heard ? x->peer_st.last_rx + x->peer_ivl + to : x->peer_ivl + 3 * to;
 
 	if (to == 0 || x->peer_st.lost || wall <= due)
 		return;
@@ -175,14 +176,20 @@ void ctl_run_ext_peer_lost_say(const struct ctl_run_state *r, uint32_t i)
 	const struct ctl_ext *x = &r->exts[i];
 	const struct ctl_port *cp = &r->cfg->ports[i];
 	const struct ctl_peer_stats *st = &x->peer_st;
+	const double ivl = (double)x->peer_ivl / 1e12, to = (double)cp->peer_timeout / 1e12;
 
-	fprintf(stderr, "[uetemu] port %s (%s:%u, the link to %s): no hello from the other process %s%.1f s (the "
-			"next was due at %.1f s, peer_timeout %.1f s): it has %s; the run stops\n", cp->dev,
-		r->topo->devs[cp->sw_dev].name, cp->sw_port, r->topo->devs[cp->sw_peer].name,
-		st->c[CTL_PEER_C_HELLOS_RECEIVED] ? "since " : "since the start, ", (double)st->last_rx / 1e12,
-		(double)(st->last_rx + x->peer_ivl) / 1e12, (double)cp->peer_timeout / 1e12 * (st->c[CTL_PEER_C_HELLOS_RECEIVED] ? 1 : 3),
-		st->c[CTL_PEER_C_BYES_RECEIVED] ? "ended its run (its last hello said so)" : st->c[CTL_PEER_C_HELLOS_RECEIVED] ?
-		"gone (killed, hung, or its link cut)" : "not started, or cannot reach this one");
+	fprintf(stderr, "[uetemu] port %s (%s:%u, the link to %s): ", cp->dev, r->topo->devs[cp->sw_dev].name,
+		cp->sw_port, r->topo->devs[cp->sw_peer].name);
+	if (st->c[CTL_PEER_C_HELLOS_RECEIVED] == 0) {
+		fprintf(stderr, "no hello from the other process at all (the first was due at %.1f s; waited three "
+				"times peer_timeout %.1f s): it has not started, or cannot reach this one; the run stops\n",
+			ivl, to);
+		return;
+	}
+	fprintf(stderr, "no hello from the other process since %.1f s (the next was due at %.1f s, peer_timeout %.1f "
+			"s): it has %s; the run stops\n", (double)st->last_rx / 1e12, (double)st->last_rx / 1e12 + ivl, to,
+		st->c[CTL_PEER_C_BYES_RECEIVED] ? "ended its run (its last hello said so)"
+						: "gone (killed, hung, or its link cut)");
 }
 
 /* ---- into the port ---- */
