@@ -81,10 +81,12 @@ enum ctl_stop {
 	CTL_STOP_SIGNAL,         /* SIGINT or SIGTERM */
 	CTL_STOP_STALLED,        /* no event left while messages were still open (no duration configured) */
 	CTL_STOP_LAG,            /* real time, LagPolicy abort: the loop fell more than LagLimit behind */
+	CTL_STOP_INCOMPLETE,     /* the workload's work did not all end: a Chakra rank still running at the end */
 	CTL_STOP_PEER_LOST,      /* real time, --partition: another process of the fabric stopped answering */
 };
 
-/** The name summary.json gives @p s: "completed", "duration", "signal", "stalled", "lag", "peer_lost". */
+/** The name summary.json gives @p s: "completed", "duration", "signal", "stalled", "lag", "incomplete",
+ *  "peer_lost". */
 const char *ctl_stop_name(enum ctl_stop s);
 
 #define CTL_REPORT_MSG_LIST 1024 /* summary.json lists each message (and its FCT) of a run with at most this many */
