@@ -502,6 +502,12 @@ static int cmd_run(struct cli *c)
 				"never completed, or the stop time came first (summary.json chakra, stop \"incomplete\")\n");
 		return CTL_EXIT_STALLED;
 	}
+	if (stop == CTL_STOP_PEER_LOST) {
+		fprintf(stderr, "uetemu: stopped: another process of this fabric stopped answering on a link between "
+				"partitions (the port named above; summary.json ports[].peer, stop \"peer_lost\"); outputs "
+				"written so far are complete\n");
+		return CTL_EXIT_ERROR;
+	}
 	if (stop == CTL_STOP_LAG) {
 		fprintf(stderr, "uetemu: stopped: the real-time loop fell more than simulation.LagLimit behind "
 				"(LagPolicy abort); outputs written so far are complete (summary.json \"realtime\")\n");

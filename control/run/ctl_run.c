@@ -52,6 +52,8 @@ static enum ctl_stop stop_reason(const struct ctl_run_state *r)
 		return CTL_STOP_SIGNAL;
 	if (r->rt != NULL && r->rt->lagged)
 		return CTL_STOP_LAG;
+	if (__atomic_load_n(&r->peer_lost, __ATOMIC_ACQUIRE) != 0)
+		return CTL_STOP_PEER_LOST;
 	if (r->cfg->sim.duration != 0 && r->has_stop && r->end >= r->stop)
 		return CTL_STOP_DURATION;
 	emu_ps_t ck_end;
@@ -126,13 +128,14 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 
 		if (r->exts[i].off) /* --partition: bound by the other process */
 			continue;
-		ports[n_ports] = (struct ctl_report_port){ .dev = cp->dev, .hosts = cp->sw ? &cp->sw_host : cp->hosts,
+		ports[n_ports] = (struct ctl_report_port){ .dev = cp->dev, .cp = cp, .hosts = cp->sw ? &cp->sw_host : cp->hosts,
 							   .n_hosts = cp->sw ? cp->sw_host != UINT32_MAX : cp->n_hosts,
 							   .stack = r->exts[i].stack, .stats = &r->exts[i].stats,
 							   .rx_refused = r->exts[i].sw_rx_refused,
 							   .rx_csum = r->exts[i].sw_rx_csum,
 							   .rx_class = r->exts[i].sw_rx_class,
 							   .tx_class = r->exts[i].sw_tx_class,
+							   .peer = r->exts[i].peer ? &r->exts[i].peer_st : NULL,
 							   .tx_mode = r->exts[i].zerocopy ? "zerocopy" : "copy" };
 		if (cp->sw) {
 			snprintf(sw_names + 32 * i, 32, "%s:%u", r->topo->devs[cp->sw_dev].name, cp->sw_port);

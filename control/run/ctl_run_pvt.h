@@ -107,6 +107,9 @@ struct ctl_run_state {
 	struct ctl_vt *vt;      /* virtual time (not a re-run): the close delay, MPI's merges (ctl_run_vt.c) */
 	int xev_close;          /* the cross-partition event that closes a message's receive side */
 	uint64_t events_other;  /* MPI: the events the other ranks ran (rank 0 reports them all) */
+	/* --partition: 1 + the port whose peer process stopped answering (the first), 0 none. Set by that port's
+	 * lcore, read by the main lcore's end of pass, which stops the run (atomics). */
+	uint32_t peer_lost;
 };
 
 /** Lcore @p i of the engine. */

@@ -48,8 +48,11 @@ static int port_add_dev(struct ctl_run_state *r, const struct ctl_port *cp, char
 	for (uint32_t k = 0; k < n; k++)
 		ips[k] = r->cfg->hosts[cp->sw ? cp->sw_host : cp->hosts[k]].ip;
 	const uint32_t ip = n > 0 ? ips[0] : 0;
+	/* a link to another process's switch carries any frame, hellos too: no steering unless asked for */
+	const bool to_process = cp->sw && cp->sw_host == UINT32_MAX;
 	struct dp_port_opts o = { .flags = cp->tx_copy ? DP_PORT_TX_COPY : 0,
-				  .xdp_steer = cp->xdp_steering == 1 || (cp->xdp_steering < 0 && dp_is_af_xdp(cp->dev)),
+				  .xdp_steer = cp->xdp_steering == 1 ||
+					       (cp->xdp_steering < 0 && !to_process && dp_is_af_xdp(cp->dev)),
 				  .uet_udp_port = r->cfg->nic.udp_port, .cm_udp_port = WIRE_UDP_PORT_CM,
 				  .ip = ips, .n_ip = n, .mtu = cp->mtu };
 	int port = dp_port_add_opts(r->rt->dp, cp->dev, &o, err, errlen);
@@ -256,7 +259,13 @@ static bool rt_pass_end(void *ctx, emu_ps_t now)
 	struct ctl_run_state *r = ctx;
 	emu_ps_t ck_end;
 
-	(void)now;
+	uint32_t lost = __atomic_load_n(&r->peer_lost, __ATOMIC_ACQUIRE);
+
+	if (lost != 0 && (!r->has_stop || r->stop > now)) { /* another process stopped answering: the run stops now */
+		ctl_run_ext_peer_lost_say(r, lost - 1);
+		r->has_stop = true;
+		r->stop = now;
+	}
 	if (ctl_chakra_ended(r->chakra, &ck_end) && ck_end < r->stop)
 		r->stop = ck_end;
 	return !r->has_stop && ctl_run_replays_work_done(r);
@@ -434,6 +443,7 @@ int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen)
 		if (r->opts->progress && r->n_lcs > 1)
 			describe_lcores(r);
 		run_lcores(r);
+		ctl_run_ext_bye(r); /* the other processes of a fabric split across them know this one ended */
 		ctl_run_caps_rt_stop(r);
 	}
 	if (r->rt->lagged)

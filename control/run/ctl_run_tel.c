@@ -227,6 +227,13 @@ static int tel_ports(void *arg, const char *params, struct dp_tel *o)
 		dp_tel_u64(e, "hosts", x->n_hosts);
 		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
 			dp_tel_u64(e, n[k], v[k]);
+		/* a link to another process's switch: its hellos as summary.json's ports[].peer (a count or two old) */
+		for (int k = 1; x->peer && k < CTL_PEER_C_COUNT; k++) {
+			char pk[40];
+
+			snprintf(pk, sizeof(pk), "peer_%s", ctl_peer_counter_name(k));
+			dp_tel_u64(e, pk, DP_LOAD(x->peer_st.c[k]));
+		}
 	}
 	return 0;
 }
