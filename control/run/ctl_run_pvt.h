@@ -47,6 +47,8 @@ struct ctl_lcore {
 	uint64_t completed, posted, post_fail;
 } __attribute__((aligned(64)));
 
+struct ctl_metrics;
+struct ctl_stats;
 struct ctl_rec_session;
 struct ctl_rerun;
 struct ctl_vt;
@@ -111,6 +113,8 @@ struct ctl_run_state {
 	struct ctl_vt *vt;      /* virtual time (not a re-run): the close delay, MPI's merges (ctl_run_vt.c) */
 	int xev_close;          /* the cross-partition event that closes a message's receive side */
 	uint64_t events_other;  /* MPI: the events the other ranks ran (rank 0 reports them all) */
+	struct ctl_metrics *metrics; /* --metrics: the HTTP endpoint (ctl_run_metrics.c), or NULL */
+	struct ctl_stats *stats;     /* --stats-interval: the stream (ctl_run_stats.c), or NULL */
 };
 
 /** Lcore @p i of the engine. */

@@ -10,7 +10,7 @@ static inline uint32_t hash_ip_id(uint32_t ip, uint16_t id)
 	return (h ^ (h >> 16)) & (NIC_HASH_BUCKETS - 1);
 }
 
-struct nic_pdc *nic_pdc_snd_find(struct nic *nic, uint16_t id)
+struct nic_pdc *nic_pdc_snd_find(const struct nic *nic, uint16_t id)
 {
 	for (struct nic_pdc *p = nic->snd_hash[hash_ip_id(0, id)]; p != NULL; p = p->hnext)
 		if (p->id == id)

@@ -63,6 +63,7 @@ void nic_msg_start(struct nic *nic, struct nic_pdc *pdc, uint64_t bytes, uint64_
 	pdc->n_pkts = bytes == 0 ? 1 : (uint32_t)((bytes + mss - 1) / mss);
 	pdc->pkts_issued = 0;
 	pdc->pkts_acked = 0;
+	pdc->rtx = 0;
 	pdc->probe_sent = false; /* one base-RTT probe per message on a PDC */
 	pdc->sent_told = false;
 	pdc->busy = true;
@@ -481,6 +482,7 @@ static bool issue_rtx(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_
 	nic_gauge_max(&nic->g.max_tx_count, &nic->g.ivl_max_tx_count, r->tx_count);
 	r->state = NIC_REC_RESENDING;
 	nic->c[NIC_C_NUM_RTX]++;
+	pdc->rtx++;
 	nic->txq[NIC_TC_DATA].reserved += wl;
 	port_pool_enq(&nic->txs[NIC_TC_DATA], wl, nic->txq[NIC_TC_DATA].reserved);
 	nic_txq_push(nic, NIC_TC_DATA, p, now);
