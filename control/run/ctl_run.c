@@ -200,7 +200,7 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 		rc = ctl_run_rt_open(&r, err, errlen);
 	if (rc == 0)
 		rc = ctl_run_build(&r, err, errlen);
-	if (rc == 0 && opts->rank == 0) /* --stats-interval (MPI: rank 0's view only) */
+	if (rc == 0) /* --stats-interval */
 		rc = ctl_run_stats_open(&r, err, errlen);
 	if (opts->ranks > 1) { /* MPI: every rank runs, or none (a rank alone would wait for the others for ever) */
 		uint64_t failed = rc < 0;

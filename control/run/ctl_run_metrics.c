@@ -549,7 +549,7 @@ int ctl_run_metrics_start(struct ctl_run_state *r, char *err, size_t errlen)
 	struct ctl_metrics *m;
 	int rc;
 
-	if (r->opts->metrics_addr == NULL)
+	if (r->opts->metrics_addr == NULL || r->opts->rank != 0) /* MPI: rank 0 serves (its own devices) */
 		return 0;
 	if ((rc = parse_addr(r->opts->metrics_addr, &sa, err, errlen)) < 0)
 		return rc;

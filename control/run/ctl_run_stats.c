@@ -56,6 +56,11 @@ int ctl_run_stats_open(struct ctl_run_state *r, char *err, size_t errlen)
 
 	if (o->stats_interval == 0)
 		return 0;
+	if (o->ranks > 1) {
+		snprintf(err, errlen, "--stats-interval: not under mpirun (each rank holds only its own messages' state); "
+			 "run on threads (--threads N) instead");
+		return -EINVAL;
+	}
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return -ENOMEM;
 	r->stats = s;
@@ -181,6 +186,9 @@ static void interval(struct ctl_run_state *r, emu_ps_t from, emu_ps_t to)
 				      (unsigned long long)fl.cwnd);
 		else
 			k += snprintf(line + k, sizeof(line) - (size_t)k, "\"cwnd_bytes\":null,");
+		if (has && fl.rate_bps > 0)
+			k += snprintf(line + k, sizeof(line) - (size_t)k, "\"rate_bps\":%llu,",
+				      (unsigned long long)fl.rate_bps);
 		if (has && fl.rtt > 0)
 			k += snprintf(line + k, sizeof(line) - (size_t)k, "\"rtt_ps\":%llu,", (unsigned long long)fl.rtt);
 		else

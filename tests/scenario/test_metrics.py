@@ -134,6 +134,16 @@ def stream_checks():
                for f in os.listdir(b.out) if f.endswith(('.csv', '.pcap')))
     check(same and 'stats_stream' not in b.summary, 'records and captures are those of the run without it; '
           'without it summary.json has no stats_stream')
+    # the RoCE NIC: its queue pairs' rate, go-back-N rewinds
+    r = run(UETEMU, 'configs/roce-incast.yaml', root=ROOT, args=['--stats-interval', '50us'])
+    rf = [json.loads(x) for x in open(os.path.join(r.out, 'stats.jsonl'))]
+    rf = [o for o in rf if o['type'] == 'flow']
+    rs = {}
+    for o in rf:
+        rs[o['flow']] = rs.get(o['flow'], 0) + o['bytes']
+    check(r.rc == 0 and len(rs) == 8 and all(v == 2 * 1024 * 1024 for v in rs.values()) and
+          all(o['rate_bps'] > 0 and o['cwnd_bytes'] is None for o in rf if not o['completed']),
+          'roce-incast: 8 queue pairs, each 2 MiB in all, DCQCN rate given, no window')
     # the size limit
     c = run(UETEMU, 'configs/incast.yaml', root=ROOT, args=['--stats-interval', '20us'],
             sets=['simulation.RecordSizeLimit=3000'])
