@@ -79,11 +79,13 @@ static const char run_help[] =
 	"  -r, --record DIR       real time: record the session into DIR (its config, overrides, seed, and a log of\n"
 	"                         every frame that came in or went out with its emulated time and place in the\n"
 	"                         loop's order), for 'uetemu rerun DIR'; refused with more than one EAL lcore\n"
-	"      --metrics ADDR:PORT  serve live metrics over HTTP while the run goes on: GET /metrics, the\n"
-	"                         Prometheus text format (OpenMetrics when asked); e.g. 127.0.0.1:9464\n"
-	"                         (docs/metrics.md; needs a build with libmicrohttpd)\n"
-	"      --stats-interval T a JSON-lines stream, one object per interval T (e.g. 100us) per message and\n"
-	"                         one of the totals: emulated time in virtual time, wall time in real time\n"
+	"      --metrics ADDR:PORT\n"
+	"                         serve live metrics over HTTP while the run goes on: GET /metrics, the\n"
+	"                         Prometheus text format (OpenMetrics when asked); e.g. 127.0.0.1:9464, port 0\n"
+	"                         any free one (docs/metrics.md; needs a build with libmicrohttpd)\n"
+	"      --stats-interval T a JSON-lines stream, one object per interval T (e.g. 100us) per message or\n"
+	"                         ScalaRdma connection and one of the totals: emulated time in virtual time,\n"
+	"                         wall time in real time\n"
 	"      --stats-out FILE   where the stream goes: FILE, or - for stdout (default DIR/stats.jsonl); cut at\n"
 	"                         simulation.RecordSizeLimit bytes (docs/metrics.md)\n"
 	"  -h, --help             this text\n"
@@ -296,7 +298,8 @@ static int parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli *c
 		if (o == -1)
 			break;
 		/* long options are shared by every command: one a command does not take is unknown to it */
-		if (o != '?' && o != ':' && (o >= CLI_OPT_METRICS ? cmd->fn != cmd_run : strchr(cmd->shortopts + 1, o) == NULL))
+		if (o != '?' && o != ':' &&
+		    (o >= CLI_OPT_METRICS ? cmd->fn != cmd_run : strchr(cmd->shortopts + 1, o) == NULL))
 			return usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
 		switch (o) {
 		case 'h':

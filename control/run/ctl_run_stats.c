@@ -30,9 +30,11 @@ struct ctl_stats {
 	emu_ps_t cut_at;          /* the stream stopped here at the limit, or EMU_PS_NEVER */
 	uint64_t intervals, objects;
 	int werr;                 /* errno of the first failed write, or 0 */
-	uint64_t *done;           /* per message: its bytes counted so far */
-	uint64_t *rtx;            /* per message: its retransmissions counted so far */
+	uint32_t n_conns;         /* the ScalaRdma application's connections: flows after the messages */
+	uint64_t *done;           /* per flow (messages, then connections): its bytes counted so far */
+	uint64_t *rtx;            /* per flow: the NIC's retransmission count at the last sample */
 	bool *ended;              /* per message: its last interval written */
+	uint64_t *wqes;           /* per connection: its WQEs completed at the last sample */
 	uint64_t host_rtx;        /* every host's retransmissions at the last interval */
 };
 
@@ -71,10 +73,14 @@ int ctl_run_stats_open(struct ctl_run_state *r, char *err, size_t errlen)
 	s->limit = r->cfg->sim.record_size_limit;
 	s->cut_at = EMU_PS_NEVER;
 	s->buf = malloc(STATS_BUF);
-	s->done = calloc(r->n_msgs ? r->n_msgs : 1, sizeof(*s->done));
-	s->rtx = calloc(r->n_msgs ? r->n_msgs : 1, sizeof(*s->rtx));
-	s->ended = calloc(r->n_msgs ? r->n_msgs : 1, sizeof(*s->ended));
-	if (s->buf == NULL || s->done == NULL || s->rtx == NULL || s->ended == NULL)
+	s->n_conns = ctl_rdma_conns(r->rdma);
+	size_t nf = (size_t)r->n_msgs + s->n_conns + 1;
+
+	s->done = calloc(nf, sizeof(*s->done));
+	s->rtx = calloc(nf, sizeof(*s->rtx));
+	s->ended = calloc(nf, sizeof(*s->ended));
+	s->wqes = calloc(s->n_conns + 1, sizeof(*s->wqes));
+	if (s->buf == NULL || s->done == NULL || s->rtx == NULL || s->ended == NULL || s->wqes == NULL)
 		return -ENOMEM;
 	if (o->stats_out != NULL && strcmp(o->stats_out, "-") == 0) {
 		snprintf(s->path, sizeof(s->path), "-");
@@ -141,14 +147,63 @@ static double bps(uint64_t bytes, emu_ps_t ps)
 	return ps > 0 ? (double)bytes * 8.0 * 1e12 / (double)ps : 0.0;
 }
 
-/* The interval (@p from, @p to]: each message open in it, then the totals. */
+/* What one flow's object says, and the interval it is in. */
+struct flow_obj {
+	emu_ps_t from, to, shown;
+	const char *kind;          /* "message" or "connection" */
+	uint32_t id, src, dst;
+	uint64_t size;             /* a message's bytes; 0 for a connection */
+	uint64_t bytes, rtx, wqes; /* in the interval (wqes: a connection's WQEs completed) */
+	const struct port_nic_flow *fl; /* the NIC's figures, or NULL */
+	bool completed;
+};
+
+static bool flow_put(struct ctl_run_state *r, const struct flow_obj *o)
+{
+	char line[STATS_LINE];
+	int k = snprintf(line, sizeof(line),
+			 "{\"type\":\"flow\",\"time_ps\":%llu,\"start_ps\":%llu,\"interval_ps\":%llu,\"kind\":\"%s\","
+			 "\"flow\":%u,\"host\":\"%s\",\"dst\":\"%s\",",
+			 (unsigned long long)o->to, (unsigned long long)o->from, (unsigned long long)o->shown, o->kind, o->id,
+			 r->cfg->hosts[o->src].name, r->cfg->hosts[o->dst].name);
+
+	if (o->size > 0 || o->kind[0] == 'm')
+		k += snprintf(line + k, sizeof(line) - (size_t)k, "\"message_bytes\":%llu,", (unsigned long long)o->size);
+	else
+		k += snprintf(line + k, sizeof(line) - (size_t)k, "\"wqes\":%llu,", (unsigned long long)o->wqes);
+	k += snprintf(line + k, sizeof(line) - (size_t)k, "\"bytes\":%llu,\"bits_per_second\":%.0f,\"retransmits\":%llu,",
+		      (unsigned long long)o->bytes, bps(o->bytes, o->shown), (unsigned long long)o->rtx);
+	if (o->fl != NULL && o->fl->cwnd > 0)
+		k += snprintf(line + k, sizeof(line) - (size_t)k, "\"cwnd_bytes\":%llu,", (unsigned long long)o->fl->cwnd);
+	else
+		k += snprintf(line + k, sizeof(line) - (size_t)k, "\"cwnd_bytes\":null,");
+	if (o->fl != NULL && o->fl->rate_bps > 0)
+		k += snprintf(line + k, sizeof(line) - (size_t)k, "\"rate_bps\":%llu,", (unsigned long long)o->fl->rate_bps);
+	if (o->fl != NULL && o->fl->rtt > 0)
+		k += snprintf(line + k, sizeof(line) - (size_t)k, "\"rtt_ps\":%llu,", (unsigned long long)o->fl->rtt);
+	else
+		k += snprintf(line + k, sizeof(line) - (size_t)k, "\"rtt_ps\":null,");
+	k += snprintf(line + k, sizeof(line) - (size_t)k, "\"completed\":%s}\n", o->completed ? "true" : "false");
+	return put(r, o->to, line, (size_t)k);
+}
+
+/* The retransmissions since the last sample, from the NIC's count @p now and the one seen then, @p *last: a count
+ * that went down started again (a RoCE queue pair's next message). */
+static uint64_t rtx_delta(uint64_t now, uint64_t *last)
+{
+	uint64_t d = now >= *last ? now - *last : now;
+
+	*last = now;
+	return d;
+}
+
+/* The interval (@p from, @p to]: each message open in it, each ScalaRdma connection set up, then the totals. */
 static void interval(struct ctl_run_state *r, emu_ps_t from, emu_ps_t to)
 {
 	struct ctl_stats *s = r->stats;
-	emu_ps_t len = to - from;
 	/* the user's interval: wall time in real time */
-	emu_ps_t shown = r->opts->mode == CTL_MODE_REALTIME && r->cfg->sim.time_scale > 1 ? len * r->cfg->sim.time_scale
-											    : len;
+	emu_ps_t shown = r->opts->mode == CTL_MODE_REALTIME && r->cfg->sim.time_scale > 1
+				 ? (to - from) * r->cfg->sim.time_scale : to - from;
 	uint64_t sum = 0, flows = 0, done_n = 0;
 	char line[STATS_LINE];
 
@@ -158,7 +213,7 @@ static void interval(struct ctl_run_state *r, emu_ps_t from, emu_ps_t to)
 		bool completed = __atomic_load_n(&m->completed, __ATOMIC_RELAXED);
 		struct port_nic_flow fl = { 0 };
 		bool has = false;
-		uint64_t cum = s->done[i], rtx = s->rtx[i];
+		uint64_t cum = s->done[i], rtx = 0;
 
 		done_n += completed;
 		if (s->ended[i] || !__atomic_load_n(&m->posted, __ATOMIC_RELAXED))
@@ -166,38 +221,42 @@ static void interval(struct ctl_run_state *r, emu_ps_t from, emu_ps_t to)
 		if (n->ops->flow != NULL && n->ops->flow(n->dev, m->pdc, i, &fl) == 0) {
 			has = true;
 			cum = fl.acked_bytes > cum ? fl.acked_bytes : cum;
-			rtx = fl.retransmits > rtx ? fl.retransmits : rtx;
+			rtx = rtx_delta(fl.retransmits, &s->rtx[i]);
 		}
 		if (completed) {
 			cum = m->m->bytes;
 			s->ended[i] = true;
 		}
-		uint64_t d = cum - s->done[i], dr = rtx - s->rtx[i];
-		int k = snprintf(line, sizeof(line),
-				 "{\"type\":\"flow\",\"time_ps\":%llu,\"start_ps\":%llu,\"interval_ps\":%llu,\"flow\":%u,"
-				 "\"host\":\"%s\",\"dst\":\"%s\",\"message_bytes\":%llu,\"bytes\":%llu,"
-				 "\"bits_per_second\":%.0f,\"retransmits\":%llu,",
-				 (unsigned long long)to, (unsigned long long)from, (unsigned long long)shown, i,
-				 r->cfg->hosts[m->m->src].name, r->cfg->hosts[m->m->dst].name,
-				 (unsigned long long)m->m->bytes, (unsigned long long)d, bps(d, shown),
-				 (unsigned long long)dr);
-		if (has && fl.cwnd > 0)
-			k += snprintf(line + k, sizeof(line) - (size_t)k, "\"cwnd_bytes\":%llu,",
-				      (unsigned long long)fl.cwnd);
-		else
-			k += snprintf(line + k, sizeof(line) - (size_t)k, "\"cwnd_bytes\":null,");
-		if (has && fl.rate_bps > 0)
-			k += snprintf(line + k, sizeof(line) - (size_t)k, "\"rate_bps\":%llu,",
-				      (unsigned long long)fl.rate_bps);
-		if (has && fl.rtt > 0)
-			k += snprintf(line + k, sizeof(line) - (size_t)k, "\"rtt_ps\":%llu,", (unsigned long long)fl.rtt);
-		else
-			k += snprintf(line + k, sizeof(line) - (size_t)k, "\"rtt_ps\":null,");
-		k += snprintf(line + k, sizeof(line) - (size_t)k, "\"completed\":%s}\n", completed ? "true" : "false");
-		if (!put(r, to, line, (size_t)k))
+		struct flow_obj o = { .from = from, .to = to, .shown = shown, .kind = "message", .id = i,
+				      .src = m->m->src, .dst = m->m->dst, .size = m->m->bytes, .bytes = cum - s->done[i],
+				      .rtx = rtx, .fl = has ? &fl : NULL, .completed = completed };
+		if (!flow_put(r, &o))
 			return;
-		s->done[i] = cum, s->rtx[i] = rtx;
-		sum += d, flows++;
+		s->done[i] = cum;
+		sum += o.bytes, flows++;
+	}
+	for (uint32_t c = 0; c < s->n_conns; c++) {
+		struct app_rdma_conn_view v;
+		uint32_t k = r->n_msgs + c;
+
+		if (!ctl_rdma_conn(r->rdma, c, &v) || !v.open)
+			continue;
+		const struct port_nic *n = &r->hosts[v.initiator];
+		struct port_nic_flow fl = { 0 };
+		bool has = n->ops->flow != NULL && n->ops->flow(n->dev, v.conn, CTL_RDMA_COOKIE | c, &fl) == 0;
+		uint64_t cum = v.done * v.wqe_bytes + (has ? fl.acked_bytes : 0), rtx = 0;
+
+		cum = cum > s->done[k] ? cum : s->done[k];
+		if (has)
+			rtx = rtx_delta(fl.retransmits, &s->rtx[k]);
+		struct flow_obj o = { .from = from, .to = to, .shown = shown, .kind = "connection", .id = c,
+				      .src = v.initiator, .dst = v.responder, .bytes = cum - s->done[k], .rtx = rtx,
+				      .wqes = v.done - s->wqes[c], .fl = has ? &fl : NULL };
+		if (!flow_put(r, &o))
+			return;
+		s->done[k] = cum;
+		s->wqes[c] = v.done;
+		sum += o.bytes, flows++;
 	}
 	uint64_t hr = hosts_rtx(r);
 	int k = snprintf(line, sizeof(line),
@@ -275,6 +334,7 @@ void ctl_run_stats_free(struct ctl_run_state *r)
 	free(s->done);
 	free(s->rtx);
 	free(s->ended);
+	free(s->wqes);
 	free(s);
 	r->stats = NULL;
 }

@@ -107,15 +107,16 @@ static void op_drops(const void *dev, uint64_t *by_counter)
 		by_counter[k] += LOAD(c[k]);
 }
 
-/* The sending PDC @p conn while it carries the message of @p cookie: acked bytes (whole segments, the last one
- * short), its retransmissions, its group's NSCC window and RTT (base RTT plus the average queueing delay). */
+/* The sending PDC @p conn while it sends a message of @p cookie: that message's acked bytes (whole segments, the
+ * last one short), the PDC's retransmissions, its group's NSCC window and RTT (base RTT plus the average queueing
+ * delay). */
 static int op_flow(const void *dev, uint32_t conn, uint64_t cookie, struct port_nic_flow *out)
 {
 	const struct nic *nic = dev;
 	const struct nic_pdc *pdc = nic_pdc_snd_find(nic, (uint16_t)conn);
 	uint64_t acked;
 
-	if (pdc == NULL || !pdc->sender || pdc->cookie != cookie || pdc->group == NULL)
+	if (pdc == NULL || !pdc->sender || !pdc->busy || pdc->cookie != cookie || pdc->group == NULL)
 		return -ENOENT;
 	acked = (uint64_t)pdc->pkts_acked * nic->p->rdma_data_mss;
 	*out = (struct port_nic_flow){ .acked_bytes = acked < pdc->bytes ? acked : pdc->bytes, .retransmits = pdc->rtx,

@@ -100,7 +100,7 @@ struct nic_pdc {
 	uint32_t n_pkts;
 	uint32_t pkts_issued;      /* segments whose fetch was issued */
 	uint32_t pkts_acked;
-	uint32_t rtx;              /* the message's packets retransmitted (the stats stream, port_nic_flow) */
+	uint32_t rtx;              /* packets retransmitted since the PDC opened (the stats stream, port_nic_flow) */
 	uint32_t start_psn;
 	uint32_t next_psn;
 	uint32_t ar_count;         /* data transmissions, for AckRequestEveryNthPacket */

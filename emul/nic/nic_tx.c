@@ -63,7 +63,6 @@ void nic_msg_start(struct nic *nic, struct nic_pdc *pdc, uint64_t bytes, uint64_
 	pdc->n_pkts = bytes == 0 ? 1 : (uint32_t)((bytes + mss - 1) / mss);
 	pdc->pkts_issued = 0;
 	pdc->pkts_acked = 0;
-	pdc->rtx = 0;
 	pdc->probe_sent = false; /* one base-RTT probe per message on a PDC */
 	pdc->sent_told = false;
 	pdc->busy = true;

@@ -42,7 +42,8 @@ struct port_nic_rec {
 /** A sending connection's figures now (the run's per-interval stats stream). */
 struct port_nic_flow {
 	uint64_t acked_bytes;       /* bytes of its current message acknowledged */
-	uint64_t retransmits;       /* its retransmissions: packets (UET), go-back-N rewinds (RoCE) */
+	uint64_t retransmits;       /* its retransmissions: packets since the PDC opened (UET), go-back-N rewinds of
+	                             * the message under way (RoCE) */
 	uint64_t cwnd;              /* the congestion window, bytes (0: the model keeps none) */
 	uint64_t rate_bps;          /* the sending rate a rate-based model allows, bit/s (0: none) */
 	emu_ps_t rtt;               /* the model's running RTT estimate, ps (0: none yet) */

@@ -134,6 +134,19 @@ def stream_checks():
                for f in os.listdir(b.out) if f.endswith(('.csv', '.pcap')))
     check(same and 'stats_stream' not in b.summary, 'records and captures are those of the run without it; '
           'without it summary.json has no stats_stream')
+    check(all(o['kind'] == 'message' for o in flows), 'the incast\'s flows are its messages')
+    # the ScalaRdma application: one flow per connection, its WQEs and bytes
+    d = run(UETEMU, 'configs/default.yaml', root=ROOT, args=['--stats-interval', '100us'])
+    df = [json.loads(x) for x in open(os.path.join(d.out, 'stats.jsonl'))]
+    df = [o for o in df if o['type'] == 'flow']
+    conns = {o['flow'] for o in df}
+    wqes = sum(o['wqes'] for o in df)
+    want = sum(p['wqes_completed'] for p in d.summary['rdma']['pairs'])
+    nbytes = sum(o['bytes'] for o in df)
+    check(d.rc == 0 and all(o['kind'] == 'connection' for o in df) and len(conns) == 8 and wqes == want and
+          wqes * 250000 <= nbytes < (wqes + 8 * 10) * 250000 and all(o['cwnd_bytes'] for o in df if o['bytes']),
+          'default (ScalaRdma): %d connections, %d WQEs as rdma.pairs[].wqes_completed (%d), %d bytes'
+          % (len(conns), wqes, want, nbytes))
     # the RoCE NIC: its queue pairs' rate, go-back-N rewinds
     r = run(UETEMU, 'configs/roce-incast.yaml', root=ROOT, args=['--stats-interval', '50us'])
     rf = [json.loads(x) for x in open(os.path.join(r.out, 'stats.jsonl'))]
