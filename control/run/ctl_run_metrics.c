@@ -159,6 +159,20 @@ static void sample_f(struct mtext *t, const char *labels, double v)
 	put(t, "%s%s%s%s %.9g\n", t->name, labels[0] ? "{" : "", labels, labels[0] ? "}" : "", v);
 }
 
+/* @p v as a label value (backslash, double quote and newline escaped) into @p out of @p n bytes. */
+static const char *label_value(const char *v, char *out, size_t n)
+{
+	size_t k = 0;
+
+	for (; *v != '\0' && k + 3 < n; v++) {
+		if (*v == '\\' || *v == '"' || *v == '\n')
+			out[k++] = '\\';
+		out[k++] = *v == '\n' ? 'n' : *v;
+	}
+	out[k] = '\0';
+	return out;
+}
+
 /* ---- what the run has done so far ---- */
 
 static emu_ps_t emu_now(const struct ctl_run_state *r, uint64_t *events)
@@ -400,7 +414,7 @@ static void ports(struct mtext *t, const struct ctl_run_state *r)
 		return;
 	uint32_t n = DP_LOAD(r->n_exts);
 	struct dp_port_stats *st = calloc(n, sizeof(*st));
-	char l[400];
+	char l[600], dev[260];
 
 	if (st == NULL) {
 		t->oom = true;
@@ -420,7 +434,7 @@ static void ports(struct mtext *t, const struct ctl_run_state *r)
 
 			if (r->exts[i].off)
 				continue;
-			snprintf(l, sizeof(l), "port=\"%u\",dev=\"%s\"", i, r->cfg->ports[i].dev);
+			snprintf(l, sizeof(l), "port=\"%u\",dev=\"%s\"", i, label_value(r->cfg->ports[i].dev, dev, sizeof(dev)));
 			sample(t, l, v[f]);
 		}
 	}
@@ -444,7 +458,8 @@ static void ports(struct mtext *t, const struct ctl_run_state *r)
 						   "tx\",reason=\"mtu", "rx\",reason=\"toobig", "rx\",reason=\"refused",
 						   "rx\",reason=\"not_taken" };
 		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
-			snprintf(l, sizeof(l), "port=\"%u\",dev=\"%s\",dir=\"%s\"", i, r->cfg->ports[i].dev, why[k]);
+			snprintf(l, sizeof(l), "port=\"%u\",dev=\"%s\",dir=\"%s\"", i,
+				 label_value(r->cfg->ports[i].dev, dev, sizeof(dev)), why[k]);
 			sample(t, l, v[k]);
 		}
 	}
@@ -511,10 +526,13 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	struct MHD_Response *resp;
 	enum MHD_Result rc;
 	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
-	struct mtext t = { .om = accept != NULL && strstr(accept, "application/openmetrics-text") != NULL };
+	struct mtext t = { .om = accept != NULL && strstr(accept, "application/openmetrics-text") != NULL,
+			   .cap = 64 * 1024 };
 	unsigned status = MHD_HTTP_OK;
 
 	(void)version, (void)upload, (void)upload_size, (void)con_cls;
+	if ((t.p = malloc(t.cap)) == NULL)
+		return MHD_NO;
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
 		status = MHD_HTTP_METHOD_NOT_ALLOWED;
 		put(&t, "uetemu: only GET /metrics\n");
@@ -557,13 +575,15 @@ int ctl_run_metrics_start(struct ctl_run_state *r, char *err, size_t errlen)
 		return -ENOMEM;
 	m->r = r;
 	m->t0_ns = mono_ns();
+	errno = 0;
 	m->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, ntohs(sa.sin_port), NULL, NULL, answer, m,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_CONNECTION_TIMEOUT, 10u,
 				MHD_OPTION_CONNECTION_LIMIT, 16u, MHD_OPTION_END);
 	if (m->d == NULL) {
-		int e = errno ? errno : EADDRINUSE;
+		int e = errno ? errno : EADDRNOTAVAIL;
 
-		snprintf(err, errlen, "--metrics %s: cannot listen there: %s", r->opts->metrics_addr, strerror(e));
+		snprintf(err, errlen, "--metrics %s: cannot listen there: %s", r->opts->metrics_addr,
+			 errno ? strerror(e) : "the HTTP server did not start (address in use, or not this machine's)");
 		free(m);
 		return -e;
 	}
