@@ -180,8 +180,8 @@ int ctl_run_check(const struct ctl_config *cfg, enum ctl_mode mode, char *err, s
 	struct ctl_run_state r = { .cfg = cfg, .opts = &o };
 	int rc = ctl_run_build_models(&r, err, errlen);
 
+	ctl_run_stats_free(&r); /* before the teardown clears the state */
 	ctl_run_teardown(&r);
-	ctl_run_stats_free(&r);
 	return rc;
 }
 
@@ -249,7 +249,8 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 
 		rc = rc < 0 ? rc : e;
 	}
+	ctl_run_metrics_stop(&r); /* stopped with its loop already; here too on every other path */
+	ctl_run_stats_free(&r);   /* before the teardown clears the state */
 	ctl_run_teardown(&r);
-	ctl_run_stats_free(&r);
 	return rc;
 }
