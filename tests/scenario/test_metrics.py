@@ -8,11 +8,12 @@ vt (scenario suite):
     counts the objects and bytes of the file; the other outputs are those of a run without the option;
   - simulation.RecordSizeLimit 3000: the stream stops at whole lines under 3,000 B, summary.json says cut;
   - --stats-out -: the stream on stdout; usage errors (--stats-out alone, a bad interval, a bad --metrics);
-  - --metrics on 127.0.0.1 (a free port) during a virtual-time run of the default scenario: two scrapes 0.5 s
-    apart, parsed by prometheus_client (0.0.4 text, and OpenMetrics with Accept), counters moved between them.
+  - --metrics on 127.0.0.1 (a free port) during a virtual-time run of the default scenario: two curl scrapes
+    0.5 s apart, parsed by prometheus_client (0.0.4 text, and OpenMetrics with Accept), counters moved between
+    them; a port already taken is an error naming it.
 rt (lab suite, root): --metrics during a real-time run on two net_null ports (tests/lab/rt-tx.yaml, 4 s): two
   scrapes, 1 s apart; emulated time, events, passes and the port's frames sent moved; per-lcore lateness present.
-Exit status: 0 passed, 1 failed, 77 skipped (rt: not root).
+Exit status: 0 passed, 1 failed, 77 skipped (rt: not root; curl missing).
 """
 import json
 import os
@@ -22,7 +23,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from checks import check, finish, workdir  # noqa: E402
@@ -48,12 +48,13 @@ def free_port():
 
 
 def scrape(port, om=False):
-    """GET /metrics: {name: {labels-tuple: value}} for every sample, and the content type."""
-    req = urllib.request.Request('http://127.0.0.1:%d/metrics' % port)
+    """curl GET /metrics: {name: {labels-tuple: value}} for every sample, the content type, and the text."""
+    cmd = ['curl', '-sS', '--max-time', '10', '-D', '-', 'http://127.0.0.1:%d/metrics' % port]
     if om:
-        req.add_header('Accept', 'application/openmetrics-text; version=1.0.0')
-    with urllib.request.urlopen(req, timeout=10) as r:
-        text, ctype = r.read().decode(), r.headers['Content-Type']
+        cmd += ['-H', 'Accept: application/openmetrics-text; version=1.0.0']
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=True)
+    head, text = p.stdout.split('\n\n', 1)  # text mode: the header lines' CRLF read as LF
+    ctype = [h.split(':', 1)[1].strip() for h in head.split('\n') if h.lower().startswith('content-type:')][0]
     out = {}
     for fam in (parse_om if om else parse_text)(text):
         for s in fam.samples:
@@ -240,6 +241,16 @@ def metrics_checks(mode):
           'per host: %d hosts, %d NIC counters by name' % (len(hosts), len(nic)))
     check(all(n in om for n in ('uetemu_events_total', 'uetemu_host_tx_bytes_total', 'uetemu_fabric_drops_total')),
           'OpenMetrics answer parses with the same counters')
+    if mode == 'vt':
+        s = socket.socket()
+        s.bind(('127.0.0.1', 0))
+        s.listen()
+        p = subprocess.run([UETEMU, 'run', os.path.join(ROOT, 'configs/pair.yaml'), '-q', '--out',
+                            tempfile.mkdtemp(dir=workdir()), '--metrics', '127.0.0.1:%d' % s.getsockname()[1]],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        s.close()
+        check(p.returncode == 1 and 'cannot listen there' in p.stderr,
+              'a port already taken: exit %d (%s)' % (p.returncode, p.stderr.strip()))
     if mode == 'rt':
         lat = m2.get('uetemu_lcore_lateness_p99_seconds', {})
         check(len(lat) == 1 and 'uetemu_port_drops_total' in m2, 'per lcore lateness and per port drops present')
@@ -256,6 +267,9 @@ def metrics_checks(mode):
               % (len(full), ss.get('clock')))
 
 
+if shutil.which('curl') is None:
+    print('test_metrics: curl missing, skipped')
+    sys.exit(77)
 if WHICH == 'vt':
     stream_checks()
     if metrics_built():
