@@ -105,6 +105,7 @@ static void extra_print(const void *arg)
 	ctl_run_rerun_print(arg);
 	ctl_run_vt_print(arg);
 	ctl_run_pp_print(arg);
+	ctl_run_stats_print(arg);
 }
 
 /* Hand the report a view of the finished run: what it ran, what crossed it, and why it stopped. */

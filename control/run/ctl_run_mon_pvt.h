@@ -30,6 +30,8 @@ void ctl_run_stats_flush(struct ctl_run_state *r);
 int ctl_run_stats_close(struct ctl_run_state *r, emu_ps_t end, char *err, size_t errlen);
 /** summary.json "stats_stream" (nothing without the stream). */
 void ctl_run_stats_json(FILE *f, const struct ctl_run_state *r);
+/** The summary table's line of the stream (nothing without it). */
+void ctl_run_stats_print(const struct ctl_run_state *r);
 void ctl_run_stats_free(struct ctl_run_state *r);
 
 #endif /* CTL_RUN_MON_PVT_H */

@@ -322,6 +322,22 @@ void ctl_run_stats_json(FILE *f, const struct ctl_run_state *r)
 		fputs("null},\n", f);
 }
 
+void ctl_run_stats_print(const struct ctl_run_state *r)
+{
+	const struct ctl_stats *s = r->stats;
+
+	if (s == NULL)
+		return;
+	printf("stats stream: %s, %llu intervals of %.3f us (%s time), %llu objects, %llu B", s->path,
+	       (unsigned long long)s->intervals, (double)s->wall_ivl / 1e6,
+	       r->opts->mode == CTL_MODE_REALTIME ? "wall" : "emulated", (unsigned long long)s->objects,
+	       (unsigned long long)s->bytes);
+	if (s->cut_at != EMU_PS_NEVER)
+		printf("; cut at simulation.RecordSizeLimit (%llu B) at %.6f s", (unsigned long long)s->limit,
+		       (double)s->cut_at / 1e12);
+	putchar('\n');
+}
+
 void ctl_run_stats_free(struct ctl_run_state *r)
 {
 	struct ctl_stats *s = r->stats;
