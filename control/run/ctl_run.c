@@ -181,7 +181,6 @@ int ctl_run_check(const struct ctl_config *cfg, enum ctl_mode mode, char *err, s
 	struct ctl_run_state r = { .cfg = cfg, .opts = &o };
 	int rc = ctl_run_build_models(&r, err, errlen);
 
-	ctl_run_stats_free(&r); /* before the teardown clears the state */
 	ctl_run_teardown(&r);
 	return rc;
 }
