@@ -477,6 +477,15 @@ static void lcores(struct mtext *t, const struct ctl_run_state *r)
 		snprintf(l, sizeof(l), "lcore=\"%u\"", i);
 		sample(t, l, emu_sched_events_run(ctl_run_lc(r, i)->np->sched));
 	}
+	/* each lcore's own time: with --threads, how far apart a scrape's counters may be */
+	family(t, "uetemu_lcore_emulated_time_seconds", "gauge",
+	       "Emulated time the lcore (thread) has reached: its last event, or its current pass in real time.");
+	for (uint32_t i = 0; i < r->n_lcs; i++) {
+		const struct run_lcore *lc = ctl_run_lc(r, i);
+
+		snprintf(l, sizeof(l), "lcore=\"%u\"", i);
+		sample_f(t, l, (double)(rt ? DP_LOAD(lc->rt_now) : emu_sched_now(lc->np->sched)) / 1e12);
+	}
 	if (!rt)
 		return;
 	static const char *const names[] = { "uetemu_lcore_passes", "uetemu_lcore_lateness_p50_seconds",
