@@ -488,6 +488,11 @@ static void lcores(struct mtext *t, const struct ctl_run_state *r)
 	}
 	if (!rt)
 		return;
+	family(t, "uetemu_lcore_info", "gauge", "The EAL lcore each lcore index runs on (value 1).");
+	for (uint32_t i = 0; i < r->n_lcs; i++) {
+		snprintf(l, sizeof(l), "lcore=\"%u\",eal_lcore=\"%u\"", i, ctl_run_lc(r, i)->lcore_id);
+		sample(t, l, 1);
+	}
 	static const char *const names[] = { "uetemu_lcore_passes", "uetemu_lcore_lateness_p50_seconds",
 					     "uetemu_lcore_lateness_p99_seconds", "uetemu_lcore_lateness_max_seconds" };
 	static const char *const help[] = { "Poll passes of the real-time loop.",

@@ -231,8 +231,9 @@ def metrics_checks(mode):
                               'uetemu_switch_port_tx_bytes_total') if total(m2, n) > total(m1, n)]
         want = 8
     else:
-        moved += [n for n in ('uetemu_lcore_passes_total', 'uetemu_port_tx_frames_total') if total(m2, n) > total(m1, n)]
-        want = 7
+        moved += [n for n in ('uetemu_lcore_passes_total', 'uetemu_port_tx_frames_total',
+                              'uetemu_lcore_emulated_time_seconds') if total(m2, n) > total(m1, n)]
+        want = 8
     check(len(moved) == want, '%d of %d counters moved between two scrapes %.1f s apart: %s'
           % (len(moved), want, gap, ', '.join(moved)))
     hosts = {dict(k)['host'] for k in m2.get('uetemu_host_tx_bytes_total', {})}
@@ -253,7 +254,8 @@ def metrics_checks(mode):
               'a port already taken: exit %d (%s)' % (p.returncode, p.stderr.strip()))
     if mode == 'rt':
         lat = m2.get('uetemu_lcore_lateness_p99_seconds', {})
-        check(len(lat) == 1 and 'uetemu_port_drops_total' in m2, 'per lcore lateness and per port drops present')
+        check(len(lat) == 1 and 'uetemu_port_drops_total' in m2 and len(m2.get('uetemu_lcore_info', {})) == 1,
+              'per lcore lateness and EAL lcore, per port drops present')
     check(rc == 0, 'the run ends as configured: exit %d' % rc)
     if mode == 'rt':
         shutil.rmtree('/var/run/dpdk/' + prefix, ignore_errors=True)
