@@ -8,6 +8,7 @@
  * would pass simulation.RecordSizeLimit bytes; summary.json's stats_stream says so.
  */
 #include "ctl_run_mon_pvt.h"
+#include "rec.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@ struct ctl_stats {
 	uint64_t limit;           /* RecordSizeLimit; 0: none */
 	uint64_t bytes;           /* bytes of the stream so far, buffered ones included */
 	emu_ps_t cut_at;          /* the stream stopped here at the limit, or EMU_PS_NEVER */
+	const char *cut_by;       /* the limit that stopped it: "RecordSizeLimit" or "OutputSizeLimit" */
 	uint64_t intervals, objects;
 	int werr;                 /* errno of the first failed write, or 0 */
 	uint32_t n_conns;         /* the ScalaRdma application's connections: flows after the messages */
@@ -128,9 +130,16 @@ static bool put(struct ctl_run_state *r, emu_ps_t t, const char *line, size_t n)
 		return false;
 	if (s->limit != 0 && s->bytes + n > s->limit) {
 		s->cut_at = t;
+		s->cut_by = "RecordSizeLimit";
 		fprintf(stderr, "uetemu: warning: the stats stream reached simulation.RecordSizeLimit (%llu B) at %.6f s "
 			"simulated; no intervals after it (summary.json stats_stream)\n", (unsigned long long)s->limit,
 			(double)t / 1e12);
+		return false;
+	}
+	/* a file counts in the run's output budget (simulation.OutputSizeLimit), which says its own cut */
+	if (s->own && !rec_budget_take(r->cfg->sim.budget, n, s->path, t)) {
+		s->cut_at = t;
+		s->cut_by = "OutputSizeLimit";
 		return false;
 	}
 	if (STATS_BUF - s->used < n)
@@ -317,7 +326,7 @@ void ctl_run_stats_json(FILE *f, const struct ctl_run_state *r)
 		(unsigned long long)s->intervals, (unsigned long long)s->objects, (unsigned long long)s->bytes,
 		(unsigned long long)s->limit, s->cut_at != EMU_PS_NEVER ? "true" : "false");
 	if (s->cut_at != EMU_PS_NEVER)
-		fprintf(f, "%llu},\n", (unsigned long long)s->cut_at);
+		fprintf(f, "%llu, \"cut_by\": \"%s\"},\n", (unsigned long long)s->cut_at, s->cut_by);
 	else
 		fputs("null},\n", f);
 }
@@ -333,8 +342,7 @@ void ctl_run_stats_print(const struct ctl_run_state *r)
 	       r->opts->mode == CTL_MODE_REALTIME ? "wall" : "emulated", (unsigned long long)s->objects,
 	       (unsigned long long)s->bytes);
 	if (s->cut_at != EMU_PS_NEVER)
-		printf("; cut at simulation.RecordSizeLimit (%llu B) at %.6f s", (unsigned long long)s->limit,
-		       (double)s->cut_at / 1e12);
+		printf("; cut at simulation.%s at %.6f s", s->cut_by, (double)s->cut_at / 1e12);
 	putchar('\n');
 }
 
