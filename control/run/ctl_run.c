@@ -2,6 +2,7 @@
 #include "ctl_run_pvt.h"
 #include "ctl_run_cap_pvt.h"
 #include "ctl_run_ext_pvt.h"
+#include "ctl_run_mon_pvt.h"
 #include "ctl_run_rec_pvt.h"
 #include "ctl_run_replay_pvt.h"
 #include "ctl_run_rt_pvt.h"
@@ -39,6 +40,8 @@ static int close_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 	rc = rc < 0 ? rc : e;
 	e = rec_csv_close(r->events, err, errlen);
 	r->events = NULL;
+	rc = rc < 0 ? rc : e;
+	e = ctl_run_stats_close(r, r->end, err, errlen);
 	rc = rc < 0 ? rc : e;
 	return rc;
 }
@@ -100,6 +103,7 @@ static void extra_json(FILE *f, const void *arg)
 	ctl_run_rerun_json(f, arg);
 	ctl_run_vt_json(f, arg);
 	ctl_run_pp_json(f, arg);
+	ctl_run_stats_json(f, arg);
 }
 
 static void extra_print(const void *arg)
@@ -108,6 +112,7 @@ static void extra_print(const void *arg)
 	ctl_run_rerun_print(arg);
 	ctl_run_vt_print(arg);
 	ctl_run_pp_print(arg);
+	ctl_run_stats_print(arg);
 }
 
 /* Hand the report a view of the finished run: what it ran, what crossed it, and why it stopped. */
@@ -217,6 +222,8 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 		rc = ctl_run_rt_open(&r, err, errlen);
 	if (rc == 0)
 		rc = ctl_run_build(&r, err, errlen);
+	if (rc == 0) /* --stats-interval */
+		rc = ctl_run_stats_open(&r, err, errlen);
 	if (opts->ranks > 1) { /* MPI: every rank runs, or none (a rank alone would wait for the others for ever) */
 		uint64_t failed = rc < 0;
 
@@ -266,6 +273,8 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 
 		rc = rc < 0 ? rc : e;
 	}
+	ctl_run_metrics_stop(&r); /* stopped with its loop already; here too on every other path */
+	ctl_run_stats_free(&r);   /* before the teardown clears the state */
 	if (cfg->sim.budget != NULL)
 		cfg->sim.budget->now = NULL;
 	ctl_run_teardown(&r);

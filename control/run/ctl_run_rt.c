@@ -6,6 +6,7 @@
 #include "ctl_run_pvt.h"
 #include "ctl_run_cap_pvt.h"
 #include "ctl_run_ext_pvt.h"
+#include "ctl_run_mon_pvt.h"
 #include "ctl_run_rec_pvt.h"
 #include "ctl_run_replay_pvt.h"
 #include "ctl_run_rt_pvt.h"
@@ -219,6 +220,7 @@ static void tick(void *ctx, uint64_t tsc, uint64_t dt)
 	}
 	if (r->opts->progress)
 		progress(r, tsc);
+	ctl_run_stats_flush(r); /* --stats-interval: the intervals of the last second, off the passes' events */
 }
 
 /* The engine's hooks of a pass (run_hooks), on the main lcore. */
@@ -244,6 +246,23 @@ static emu_ps_t rt_due(void *ctx)
 static void rt_sample(void *ctx, emu_ps_t now)
 {
 	ctl_records_advance(((struct ctl_run_state *)ctx)->records, now);
+}
+
+/* The same with the stats stream (--stats-interval): its intervals' ends are sampled there too. */
+static emu_ps_t rt_due_stats(void *ctx)
+{
+	emu_ps_t a = rt_due(ctx), b = ctl_run_stats_due(ctx);
+
+	return a < b ? a : b;
+}
+
+static void rt_sample_stats(void *ctx, emu_ps_t now)
+{
+	struct ctl_run_state *r = ctx;
+
+	if (ctl_records_due(r->records) <= now)
+		rt_sample(ctx, now);
+	ctl_run_stats_sample(r, now);
 }
 
 /* Replays to DPDK ports (ctl_run_replay.c; a run with replays has one lcore). */
@@ -300,6 +319,10 @@ static void run_lcores(struct ctl_run_state *r)
 			       .sum = rt_sum };
 	enum run_end why;
 
+	if (r->stats != NULL) {
+		h.due = rt_due_stats;
+		h.sample = rt_sample_stats;
+	}
 	run_go(r->eng, &h, &why, &r->end); /* real time starts no thread of its own: it cannot fail */
 	r->rt->lagged = why == RUN_END_LAG;
 	run_rt_merge(r->eng, &r->rt->stats);
@@ -431,6 +454,8 @@ int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen)
 	r->rt->hz = dp_tsc_hz();
 	r->rt->t0 = dp_tsc();
 	rc = open_ports(r, err, errlen);
+	if (rc == 0)
+		rc = ctl_run_metrics_start(r, err, errlen); /* --metrics: once the ports are up */
 	if (rc == 0) {
 		telemetry_start(r);
 		r->rt->t0 = dp_tsc(); /* the run's time 0: the ports are up */
@@ -444,8 +469,10 @@ int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen)
 			describe_lcores(r);
 		run_lcores(r);
 		ctl_run_ext_bye(r); /* the other processes of a fabric split across them know this one ended */
+		ctl_run_metrics_stop(r);
 		ctl_run_caps_rt_stop(r);
 	}
+	ctl_run_metrics_stop(r); /* a start that failed after the ports opened */
 	if (r->rt->lagged)
 		report_lag(r);
 	for (uint32_t i = 0; i < r->n_exts; i++)
