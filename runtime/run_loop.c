@@ -200,8 +200,11 @@ static void loop(struct run_lcore *lc)
 		emu_ps_t t;
 		enum run_step s = clock(e, lc, &st, &t);
 
-		if (s == RUN_STEP_END)
+		if (s == RUN_STEP_END) {
+			if (rx_in_clock) /* the clock gave the ports their turn: what it staged goes out */
+				run_ports_flush(e, lc);
 			break;
+		}
 		meet(lc, t);
 		if (main_lc && s == RUN_STEP_RUN && h->pass != NULL)
 			h->pass(h->ctx, t);
