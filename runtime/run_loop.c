@@ -92,13 +92,14 @@ static enum run_step clock_tsc(struct run_engine *e, struct run_lcore *lc, struc
 	 * pass's time is taken and its events run. So a pass that comes late (the loop lost the CPU, a slow
 	 * syscall) hands the frames that came meanwhile (ACKs) to their NICs before the timers they would have
 	 * stopped fire, as a NIC that kept receiving would have; and their lateness counts in this pass's. A
-	 * recorded session logs them after that pass's events, where a re-run's loop takes them.
+	 * recorded session logs them after that pass's events, where a re-run's loop takes them. A worker takes
+	 * them once the main lcore's sampling pause (run_sample) has let it go, which it waits for here untouched.
 	 */
+	if (e->n > 1 && lc->idx != 0)
+		run_sample_wait(lc);
 	run_ports_rx(e, lc);
 	if (*e->quit || __atomic_load_n(&e->lc_stop, __ATOMIC_RELAXED))
 		return RUN_STEP_END;
-	if (e->n > 1 && lc->idx != 0)
-		run_sample_wait(lc);
 	uint64_t tsc = st->tsc = dp_tsc();
 
 	lc->wall_now = run_clock_ps(&st->wall, tsc - st->wall.t0);
