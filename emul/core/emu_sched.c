@@ -125,6 +125,7 @@ struct emu_sched {
 	uint32_t emit;           /* tags handed out since it began (emu_sched_tag) */
 	uint64_t ends;           /* end-of-instant callbacks run: their tags' order within their entity */
 	uint64_t ran;
+	const volatile sig_atomic_t *stop; /* the run's stop flag: emu_sched_run_until() returns early once set */
 	emu_ps_t now;
 	/* width adaptation: openings, events the run took, near misses of the horizon, since the last look */
 	uint32_t opens;
@@ -903,6 +904,14 @@ emu_ps_t emu_sched_next(struct emu_sched *s)
 	return t != NULL ? t->when : EMU_PS_NEVER;
 }
 
+void emu_sched_stop_on(struct emu_sched *s, const volatile sig_atomic_t *stop)
+{
+	s->stop = stop;
+}
+
+/* Events run between two looks at the stop flag: a few microseconds of work. */
+#define SCHED_STOP_EVERY 1024u
+
 /*
  * The events up to @p limit (emu_sched_run_until); with @p lc, the timers among them counted into it, and those
  * due before @p late_before into lc->late. Inlined twice: without @p lc the counting is compiled out.
@@ -914,6 +923,9 @@ static inline __attribute__((always_inline)) uint64_t run_until(struct emu_sched
 
 	for (;;) {
 		const struct sched_ent *t = sched_top(s);
+
+		if ((n & (SCHED_STOP_EVERY - 1)) == SCHED_STOP_EVERY - 1 && s->stop != NULL && *s->stop)
+			break;
 
 		if (s->end_head != NULL && (t == NULL || t->when > s->now)) {
 			run_end(s);
