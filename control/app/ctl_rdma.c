@@ -193,6 +193,24 @@ void ctl_rdma_cm(struct ctl_rdma *rd, uint32_t host, uint32_t src_ip, const stru
 		app_rdma_cm(rd->model, host, src_ip, cm, now);
 }
 
+uint32_t ctl_rdma_pairs(const struct ctl_rdma *rd)
+{
+	return rd == NULL ? 0 : app_rdma_place(rd->model)->n_pairs;
+}
+
+bool ctl_rdma_pair_idle(const struct ctl_rdma *rd, uint32_t i, uint32_t *initiator, uint32_t *responder)
+{
+	const struct app_place_out *pl = rd != NULL ? app_rdma_place(rd->model) : NULL;
+	struct app_rdma_pair_stats st;
+
+	if (pl == NULL || i >= pl->n_pairs)
+		return false;
+	app_rdma_pair_stats(rd->model, i, &st);
+	*initiator = pl->pairs[i].initiator;
+	*responder = pl->pairs[i].responder;
+	return st.completed == 0;
+}
+
 uint64_t ctl_rdma_wqes_done(const struct ctl_rdma *rd)
 {
 	return rd == NULL ? 0 : app_rdma_wqes_done(rd->model);

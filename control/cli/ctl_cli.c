@@ -30,6 +30,8 @@ struct cli {
 	bool json;            /* pcap-info --json */
 	uint16_t udp_port;    /* pcap-info --udp-port */
 	bool out_given;       /* --out was given (rerun's default is DIR/rerun) */
+	bool allow_incomplete; /* run --allow-incomplete: work left open at the stop time exits 0 */
+	bool strict;          /* run --strict: a real-time run whose timing verdict is invalid exits 11 */
 	struct ctl_conform_opts conform; /* conform's options */
 };
 
@@ -50,7 +52,9 @@ static const char usage_text[] =
 	"exit status: 0 done as configured, 1 error, 2 usage error, 3 stopped by a signal,\n"
 	"             4 a message never completed (a run with no SimulationDuration),\n"
 	"             5 a real-time run fell more than simulation.LagLimit behind (LagPolicy abort),\n"
-	"             6 a re-run did not reproduce its recorded session\n"
+	"             6 a re-run did not reproduce its recorded session,\n"
+	"             10 work not done by the stop time (run --allow-incomplete: 0),\n"
+	"             11 real-time timing invalid (run --strict only)\n"
 	"See 'man uetemu' or docs/uetemu.1.\n";
 
 static const char run_help[] =
@@ -75,6 +79,11 @@ static const char run_help[] =
 	"  -r, --record DIR       real time: record the session into DIR (its config, overrides, seed, and a log of\n"
 	"                         every frame that came in or went out with its emulated time and place in the\n"
 	"                         loop's order), for 'uetemu rerun DIR'; refused with more than one EAL lcore\n"
+	"  -I, --allow-incomplete exit 0 when work is left open at the stop time (messages not completed, Chakra\n"
+	"                         ranks not ended, ScalaRdma pairs or ping-pongs not done, a port that received no\n"
+	"                         frame for hosts with work): summary.json \"verdict\" still says so\n"
+	"  -S, --strict           real time: exit 11 when the timing verdict is invalid (the loop's lateness p99\n"
+	"                         past the smallest retransmission timer; docs/realtime.md, Timing verdict)\n"
 	"  -h, --help             this text\n"
 	"  -- EAL-ARGS            real time only: DPDK EAL arguments, added to uetemu's defaults\n"
 	"                         --no-huge --no-pci -m 256 --file-prefix uetemu-<pid> --log-level=lib.*:warning;\n"
@@ -84,7 +93,9 @@ static const char run_help[] =
 	"exit status: 0 the run ended as configured; 1 config or run error; 2 usage error; 3 stopped by SIGINT or\n"
 	"SIGTERM (summary.json \"stop\": \"signal\"); 4 no SimulationDuration and a message never completed\n"
 	"(\"stop\": \"stalled\"); 5 real time with simulation.LagPolicy abort fell more than simulation.LagLimit\n"
-	"behind (\"stop\": \"lag\").\n";
+	"behind (\"stop\": \"lag\"); 10 the work was not all done by the stop time (summary.json \"verdict\":\n"
+	"{\"work\": \"incomplete\"}; stderr names what is open), unless --allow-incomplete; 11 --strict and the\n"
+	"real-time timing verdict is invalid (\"verdict\": {\"timing\": \"invalid\"}).\n";
 
 static const char validate_help[] =
 	"usage: uetemu validate CONFIG [OPTIONS]\n"
@@ -195,6 +206,15 @@ struct cli_cmd {
 };
 
 static int cmd_run(struct cli *c);
+/* A config that gives the hosts nothing to do runs idle: accepted, but said (run and validate). */
+static void no_app_warning(const struct cli *c, const struct ctl_config *cfg)
+{
+	if (cfg->n_apps == 0 && cfg->n_replays == 0)
+		fprintf(stderr, "uetemu: warning: %s has no applications and no replays: the hosts send nothing%s\n",
+			c->config, c->run.mode == CTL_MODE_REALTIME ? " (only frames from the ports cross the fabric)" :
+			"; the fabric runs idle to the stop time");
+}
+
 static int cmd_validate(struct cli *c);
 static int cmd_keys(struct cli *c);
 static int cmd_columns(struct cli *c);
@@ -205,7 +225,7 @@ static int cmd_conform(struct cli *c);
 static int cmd_help(struct cli *c);
 
 static const struct cli_cmd cmds[] = {
-	{ "run", run_help, ":m:o:s:qr:hP:t:", cmd_run },
+	{ "run", run_help, ":m:o:s:qr:hP:t:IS", cmd_run },
 	{ "validate", validate_help, ":m:s:h", cmd_validate },
 	{ "keys", keys_help, ":h", cmd_keys },
 	{ "columns", columns_help, ":h", cmd_columns },
@@ -226,6 +246,7 @@ static const struct option long_opts[] = {
 	{ "dut-mac", required_argument, NULL, 'M' }, { "ip", required_argument, NULL, 'i' },
 	{ "mac", required_argument, NULL, 'a' }, { "cases", required_argument, NULL, 'c' },
 	{ "encap", required_argument, NULL, 'e' }, { "wait", required_argument, NULL, 'w' },
+	{ "allow-incomplete", no_argument, NULL, 'I' }, { "strict", no_argument, NULL, 'S' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -336,6 +357,12 @@ static int parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli *c
 		case 'q':
 			c->run.progress = 0;
 			break;
+		case 'I':
+			c->allow_incomplete = true;
+			break;
+		case 'S':
+			c->strict = true;
+			break;
 		case 'P':
 			c->run.partition = optarg;
 			break;
@@ -405,6 +432,7 @@ static int cmd_validate(struct cli *c)
 
 	if (rc >= 0)
 		return rc;
+	no_app_warning(c, &cfg);
 	rc = ctl_run_check(&cfg, c->run.mode, err, sizeof(err));
 	if (rc < 0) {
 		print_errors(err);
@@ -418,15 +446,57 @@ static int cmd_validate(struct cli *c)
 	return CTL_EXIT_OK;
 }
 
+/* The work verdict's exit (docs/summary.md, verdict): what is open said on stderr, 10 unless --allow-incomplete;
+ * then --strict's timing. */
+static int verdict_exit(const struct cli *c, const struct ctl_verdict *v)
+{
+	static const char *const what[CTL_WORK_COUNT] = { "messages not completed", "Chakra ranks not ended",
+							  "ScalaRdma pairs with no WQE completed",
+							  "ping-pongs short of their iterations",
+							  "ports that received no frame for their hosts" };
+
+	if (v->incomplete) {
+		fprintf(stderr, "uetemu: %s: the work was not all done by the stop time (summary.json \"verdict\")\n",
+			c->allow_incomplete ? "note" : "error");
+		for (int k = 0; k < CTL_WORK_COUNT; k++) {
+			const struct ctl_work_part *p = &v->part[k];
+
+			if (p->open == 0)
+				continue;
+			fprintf(stderr, "uetemu:   %u of %u %s:", p->open, p->total, what[k]);
+			for (uint32_t i = 0; i < p->open && i < CTL_VERDICT_FIRST; i++)
+				fprintf(stderr, "%s %s", i ? "," : "", p->first[i]);
+			if (p->open > CTL_VERDICT_FIRST)
+				fprintf(stderr, ", and %u more", p->open - CTL_VERDICT_FIRST);
+			fputc('\n', stderr);
+		}
+		if (!c->allow_incomplete) {
+			fprintf(stderr, "uetemu: exit %d; --allow-incomplete accepts a run that stops with work open\n",
+				CTL_EXIT_INCOMPLETE);
+			return CTL_EXIT_INCOMPLETE;
+		}
+	}
+	if (v->timing == CTL_TIMING_INVALID) {
+		fprintf(stderr, "uetemu: %s: real-time timing invalid: %s (summary.json \"verdict\")\n",
+			c->strict ? "error" : "warning", v->timing_why);
+		if (c->strict)
+			return CTL_EXIT_TIMING;
+	}
+	return CTL_EXIT_OK;
+}
+
 static int cmd_run(struct cli *c)
 {
 	struct ctl_config cfg;
 	enum ctl_stop stop = CTL_STOP_COMPLETED;
+	struct ctl_verdict v = { 0 };
 	char err[8192];
 	int rc = load(c, &cfg);
 
 	if (rc >= 0)
 		return rc;
+	no_app_warning(c, &cfg);
+	c->run.verdict = &v;
 	c->run.sets = c->sets;
 	c->run.n_sets = c->n_sets;
 	/* under mpirun each rank runs its share of the partitions and writes its shard of the records */
@@ -459,7 +529,7 @@ static int cmd_run(struct cli *c)
 				"(LagPolicy abort); outputs written so far are complete (summary.json \"realtime\")\n");
 		return CTL_EXIT_LAG;
 	}
-	return CTL_EXIT_OK;
+	return verdict_exit(c, &v);
 }
 
 /* Print every nic key, its type and its Scala default, as a Markdown table (docs/config.md includes it). */

@@ -14,6 +14,8 @@ enum ctl_exit {
 	CTL_EXIT_STALLED = 4,   /* no duration configured and a message never completed */
 	CTL_EXIT_LAG = 5,       /* real time, LagPolicy abort: the loop fell more than LagLimit behind */
 	CTL_EXIT_DIVERGED = 6,  /* uetemu rerun: the re-run did not reproduce its recorded session */
+	CTL_EXIT_INCOMPLETE = 10, /* the work was not all done at the stop time (without --allow-incomplete) */
+	CTL_EXIT_TIMING = 11,   /* --strict, real time: the timing verdict is invalid */
 };
 
 /**

@@ -1,5 +1,5 @@
 /* The end-of-run report: DIR/summary.json (a stable interface for scripts) and the table on stdout. */
-#include "ctl_report.h"
+#include "ctl_report_pvt.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -99,7 +99,7 @@ static void sum_totals(const struct ctl_report_in *r, struct totals *t)
 }
 
 /* A JSON string: quotes, backslashes and control characters escaped (a filter or a devargs may hold them). */
-static void json_str(FILE *f, const char *s)
+void ctl_report_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s != '\0'; s++) {
@@ -430,14 +430,14 @@ static void json_captures(FILE *f, const struct ctl_report_in *r)
 
 		fprintf(f, "%s\n    {\"name\": \"%s\", \"point\": \"%s\", \"at\": ", i ? "," : "", cc->name,
 			points[cc->point % 3]);
-		json_str(f, cap_at(r, cc));
+		ctl_report_json_str(f, cap_at(r, cc));
 		fprintf(f, ", \"format\": \"%s\", \"filter\": ", cc->format == CAP_FORMAT_PCAPNG ? "pcapng" : "pcap");
-		json_str(f, cc->filter);
+		ctl_report_json_str(f, cc->filter);
 		fputs(", \"files\": [", f);
 		for (uint32_t k = 0; k < st->n_files; k++) {
 			cap_file_path_of(r, i, k, path, sizeof(path));
 			fputs(k ? ", " : "", f);
-			json_str(f, path);
+			ctl_report_json_str(f, path);
 		}
 		fprintf(f, "], \"files_opened\": %u, \"seen\": %llu, \"filtered_out\": %llu, \"written\": %llu, "
 			   "\"cut\": %llu, \"snapped\": %llu, \"lost_noted\": %llu, \"bytes\": %llu}",
@@ -708,13 +708,15 @@ static void print_realtime(const struct ctl_report_in *r)
 }
 
 /* The whole of summary.json into @p f (docs/summary.md). */
-static void json_write(FILE *f, const struct ctl_report_in *r, const struct host_sum *hs, const struct totals *t)
+static void json_write(FILE *f, const struct ctl_report_in *r, const struct host_sum *hs, const struct totals *t,
+		       const struct ctl_verdict *v)
 {
-	fprintf(f, "{\n  \"schema\": %d,\n  \"stop\": \"%s\",\n  \"mode\": \"%s\",\n  \"simulation\": \"%s\",\n"
+	fprintf(f, "{\n  \"schema\": %d,\n  \"stop\": \"%s\",\n", CTL_SUMMARY_SCHEMA, ctl_stop_name(r->stop));
+	ctl_report_verdict_json(f, r, v);
+	fprintf(f, "  \"mode\": \"%s\",\n  \"simulation\": \"%s\",\n"
 		   "  \"seed\": %llu,\n  \"sim_time_ps\": %llu,\n"
 		   "  \"wall_s\": %.6f,\n  \"events\": %llu,\n",
-		CTL_SUMMARY_SCHEMA, ctl_stop_name(r->stop), r->realtime ? "realtime" : "virtual",
-		r->cfg->sim.simulation_name,
+		r->realtime ? "realtime" : "virtual", r->cfg->sim.simulation_name,
 		(unsigned long long)r->cfg->sim.random_seed, (unsigned long long)r->end, r->wall_s,
 		(unsigned long long)r->events);
 	if (r->records_cut_at != EMU_PS_NEVER)
@@ -739,12 +741,16 @@ int ctl_report(const struct ctl_report_in *r, char *err, size_t errlen)
 {
 	struct host_sum *hs = calloc(r->cfg->n_hosts, sizeof(*hs));
 	struct totals t = { 0 };
+	struct ctl_verdict v;
 	char path[PATH_MAX], tmp[PATH_MAX];
 
 	if (hs == NULL)
 		return -ENOMEM;
 	sum_hosts(r, hs);
 	sum_totals(r, &t);
+	ctl_report_verdict(r, &t.c, &v);
+	if (r->verdict != NULL)
+		*r->verdict = v;
 	/* written beside summary.json, then renamed over it: a reader never sees half a summary, and a full disk
 	 * leaves no broken one */
 	snprintf(path, sizeof(path), "%s/summary.json", r->out_dir);
@@ -756,7 +762,7 @@ int ctl_report(const struct ctl_report_in *r, char *err, size_t errlen)
 	if (iobuf != NULL)
 		setvbuf(f, iobuf, _IOFBF, CTL_REPORT_IOBUF);
 	if (f != NULL) {
-		json_write(f, r, hs, &t);
+		json_write(f, r, hs, &t, &v);
 		e = fflush(f) != 0 ? errno : ferror(f) ? EIO : 0;
 		if (fclose(f) != 0 && e == 0)
 			e = errno;
@@ -771,6 +777,7 @@ int ctl_report(const struct ctl_report_in *r, char *err, size_t errlen)
 		print_realtime(r);
 	if (r->extra_print != NULL)
 		r->extra_print(r->extra_arg);
+	ctl_report_verdict_print(r, &v);
 	free(hs);
 	if (e != 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(e));
