@@ -328,6 +328,9 @@ void ctl_rdma_print(struct ctl_rdma *rd, FILE *f)
 			cfg->hosts[pl->pairs[i].responder].name, (unsigned long long)st.completed, pair_gbps(rd, i));
 	}
 	(void)app_rdma_latency(rd->model, 50, &n_lat);
-	fprintf(f, "WQE latency (RunTime window): p50 %.3f us, p99 %.3f us, max %.3f us over %llu WQEs\n",
-		lat_us(rd, 50), lat_us(rd, 99), lat_us(rd, 100), (unsigned long long)n_lat);
+	if (n_lat == 0) /* a percentile of nothing is no figure (summary.json keeps 0.000) */
+		fprintf(f, "WQE latency (RunTime window): p50 n/a, p99 n/a, max n/a over 0 WQEs\n");
+	else
+		fprintf(f, "WQE latency (RunTime window): p50 %.3f us, p99 %.3f us, max %.3f us over %llu WQEs\n",
+			lat_us(rd, 50), lat_us(rd, 99), lat_us(rd, 100), (unsigned long long)n_lat);
 }

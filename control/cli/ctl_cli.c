@@ -439,8 +439,15 @@ static int cmd_validate(struct cli *c)
 		ctl_config_free(&cfg);
 		return CTL_EXIT_ERROR;
 	}
+	uint32_t links = cfg.n_links;
+	struct net_topo *topo = NULL;
+
+	/* a generated fabric's links are the builder's (cfg.links holds explicit ones only) */
+	if (cfg.topo_type == CTL_TOPO_GENERATED && ctl_config_topo_build(&cfg, &topo, err, sizeof(err)) == 0)
+		links = topo->size.links;
+	net_topo_destroy(topo);
 	printf("%s: valid for %s mode (%u hosts, %u links, %u applications, %u ports, %u captures, %u replays)\n",
-	       c->config, c->run.mode == CTL_MODE_REALTIME ? "realtime" : "virtual", cfg.n_hosts, cfg.n_links,
+	       c->config, c->run.mode == CTL_MODE_REALTIME ? "realtime" : "virtual", cfg.n_hosts, links,
 	       cfg.n_apps, cfg.n_ports, cfg.n_captures, cfg.n_replays);
 	ctl_config_free(&cfg);
 	return CTL_EXIT_OK;

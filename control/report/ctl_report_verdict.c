@@ -64,7 +64,7 @@ static void work_rdma(const struct ctl_report_in *r, struct ctl_work_part *p)
 	p->total = ctl_rdma_pairs(r->rdma);
 	for (uint32_t k = 0; k < p->total; k++)
 		if (ctl_rdma_pair_idle(r->rdma, k, &a, &b))
-			part_open(p, "%s->%s (no WQE completed)", r->cfg->hosts[a].name, r->cfg->hosts[b].name);
+			part_open(p, "%s->%s", r->cfg->hosts[a].name, r->cfg->hosts[b].name);
 }
 
 /*
