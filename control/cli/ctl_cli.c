@@ -472,9 +472,9 @@ static int verdict_exit(const struct cli *c, const struct ctl_verdict *v)
 				continue;
 			fprintf(stderr, "uetemu:   %u of %u %s:", p->open, p->total, what[k]);
 			for (uint32_t i = 0; i < p->open && i < CTL_VERDICT_FIRST; i++)
-				fprintf(stderr, "%s %s", i ? "," : "", p->first[i]);
+				fprintf(stderr, "%s %s", i ? ";" : "", p->first[i]);
 			if (p->open > CTL_VERDICT_FIRST)
-				fprintf(stderr, ", and %u more", p->open - CTL_VERDICT_FIRST);
+				fprintf(stderr, "; and %u more", p->open - CTL_VERDICT_FIRST);
 			fputc('\n', stderr);
 		}
 		if (!c->allow_incomplete) {

@@ -160,6 +160,8 @@ struct ctl_report_in {
 	const char *partition;               /* --partition: the one this process ran, else NULL */
 	struct ctl_timing_in timing;         /* real time: what the timing verdict holds the lateness against */
 	const struct ctl_work_part *pingpongs; /* the ping-pongs the run tracks (ctl_run_pp.c), or NULL */
+	const bool *host_remote;             /* --partition: per host, whether another process runs it (its work is
+	                                      * that process's verdict); NULL: every host is this process's */
 	uint64_t timeouts_while_late;        /* real time: timer expiries the loop ran late (UINT64_MAX: not measured) */
 	struct ctl_verdict *verdict;         /* filled with the verdict (may be NULL) */
 	/* Sections the run adds (replays, the session record): @p extra_json writes summary.json keys, each line

@@ -33,14 +33,22 @@ static void __attribute__((format(printf, 2, 3))) part_open(struct ctl_work_part
 	p->open++;
 }
 
+/* Whether host @p h is another process's (--partition): its work is judged there. */
+static bool remote(const struct ctl_report_in *r, uint32_t h)
+{
+	return r->host_remote != NULL && r->host_remote[h];
+}
+
 static void work_messages(const struct ctl_report_in *r, struct ctl_work_part *p)
 {
 	const struct ctl_host *h = r->cfg->hosts;
 
-	p->total = r->n_msgs;
 	for (uint32_t i = 0; i < r->n_msgs; i++) {
 		const struct ctl_msg *m = &r->msgs[i];
 
+		if (remote(r, m->m->src)) /* posted, and completed, by the process that runs its sender */
+			continue;
+		p->total++;
 		if (!m->completed)
 			part_open(p, "#%u %s->%s %llu B%s", i, h[m->m->src].name, h[m->m->dst].name,
 				  (unsigned long long)m->m->bytes, m->posted ? "" : " (not posted)");
@@ -51,10 +59,15 @@ static void work_chakra(const struct ctl_report_in *r, struct ctl_work_part *p)
 {
 	uint32_t host;
 
-	p->total = ctl_chakra_ranks(r->chakra);
-	for (uint32_t k = 0; k < p->total; k++)
-		if (ctl_chakra_rank_open(r->chakra, k, &host))
+	for (uint32_t k = 0; k < ctl_chakra_ranks(r->chakra); k++) {
+		bool open = ctl_chakra_rank_open(r->chakra, k, &host);
+
+		if (host < r->cfg->n_hosts && remote(r, host))
+			continue;
+		p->total++;
+		if (open)
 			part_open(p, "rank %u (%s)", k, host < r->cfg->n_hosts ? r->cfg->hosts[host].name : "?");
+	}
 }
 
 static void work_rdma(const struct ctl_report_in *r, struct ctl_work_part *p)
@@ -91,6 +104,8 @@ static void busy_hosts(const struct ctl_report_in *r, const uint32_t *port_of, b
 	for (uint32_t h = 0; h < cfg->n_hosts; h++) {
 		uint64_t pdcs = 0, wqes = 0;
 
+		if (remote(r, h))
+			continue;
 		ctl_rdma_host_budget(r->rdma, h, &pdcs, &wqes);
 		if (pdcs > 0 || ctl_chakra_host_pdcs(r->chakra, h) > 0)
 			busy[h] = true;
@@ -194,8 +209,10 @@ void ctl_report_verdict(const struct ctl_report_in *r, const struct ctl_report_c
 		v->part[CTL_WORK_PINGPONGS] = *r->pingpongs;
 	if (r->realtime)
 		work_ports(r, &v->part[CTL_WORK_SILENT_PORTS]);
+	/* a port that took nothing for its hosts explains open work; when all of it got done (the hosts' frames came
+	 * in another way, a fabric link), the port is only listed in silent_ports */
 	for (int k = 0; k < CTL_WORK_COUNT; k++)
-		v->incomplete |= v->part[k].open > 0;
+		v->incomplete |= k != CTL_WORK_SILENT_PORTS && v->part[k].open > 0;
 	timing(r, v);
 	v->timeouts = c->timeouts;
 	v->timeouts_while_late = r->timeouts_while_late;
@@ -219,7 +236,7 @@ void ctl_report_verdict_json(FILE *f, const struct ctl_report_in *r, const struc
 	for (int k = 0; k < CTL_WORK_COUNT; k++) {
 		const struct ctl_work_part *p = &v->part[k];
 
-		if (p->open == 0)
+		if (p->open == 0 || !v->incomplete)
 			continue;
 		fprintf(f, "%s\"%s\": {\"open\": %u, \"of\": %u, \"first\": ", first ? "" : ", ", kind_keys[k],
 			p->open, p->total);
@@ -254,9 +271,9 @@ static void print_part(const struct ctl_work_part *p, const char *what)
 {
 	printf("  %u of %u %s:", p->open, p->total, what);
 	for (uint32_t i = 0; i < p->open && i < CTL_VERDICT_FIRST; i++)
-		printf("%s %s", i ? "," : "", p->first[i]);
+		printf("%s %s", i ? ";" : "", p->first[i]);
 	if (p->open > CTL_VERDICT_FIRST)
-		printf(", and %u more", p->open - CTL_VERDICT_FIRST);
+		printf("; and %u more", p->open - CTL_VERDICT_FIRST);
 	putchar('\n');
 }
 
@@ -282,4 +299,6 @@ void ctl_report_verdict_print(const struct ctl_report_in *r, const struct ctl_ve
 	for (int k = 0; k < CTL_WORK_COUNT; k++)
 		if (v->part[k].open > 0)
 			print_part(&v->part[k], what[k]);
+	if (!v->incomplete && v->part[CTL_WORK_SILENT_PORTS].open > 0)
+		printf("  (their hosts' work got done all the same: their frames came in another way)\n");
 }

@@ -180,7 +180,10 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 	struct ctl_report_lcore *lcores = rt && (r->n_lcs > 1 || r->part >= 0) ? report_lcores(r, names, sizeof(names))
 									     : NULL;
 	struct ctl_work_part pps = { 0 };
+	bool *remote = r->part >= 0 ? calloc(cfg->n_hosts ? cfg->n_hosts : 1, sizeof(*remote)) : NULL;
 
+	for (uint32_t h = 0; remote != NULL && h < cfg->n_hosts; h++)
+		remote[h] = r->dev_lc[h] == CTL_LC_REMOTE;
 	ctl_run_pp_work(r, &pps);
 	struct ctl_report_in in = {
 		.cfg = cfg, .out_dir = r->opts->out_dir, .realtime = r->opts->mode == CTL_MODE_REALTIME, .stop = stop,
@@ -195,10 +198,11 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 		.partition = r->part >= 0 ? cfg->parts[r->part].name : NULL, .extra_json = extra_json,
 		.extra_print = extra_print, .extra_arg = r, .cap_shards = r->opts->ranks,
 		.timing = rt ? timing_in(r) : (struct ctl_timing_in){ 0 }, .pingpongs = &pps,
-		.timeouts_while_late = UINT64_MAX, .verdict = r->opts->verdict,
+		.timeouts_while_late = UINT64_MAX, .verdict = r->opts->verdict, .host_remote = remote,
 	};
 	int rc = sw_names != NULL ? ctl_report(&in, err, errlen) : -ENOMEM;
 
+	free(remote);
 	free(lcores);
 	free(sw_names);
 	free(ports);
