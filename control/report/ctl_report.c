@@ -735,7 +735,8 @@ static void print_realtime(const struct ctl_report_in *r)
 	       (unsigned long long)rt->polls, (unsigned long long)rt->late_ns.count,
 	       pct_us(b50, sizeof(b50), rt->late_ns.count, (double)emu_hist_pct(&rt->late_ns, 50) / 1e3),
 	       pct_us(b99, sizeof(b99), rt->late_ns.count, (double)emu_hist_pct(&rt->late_ns, 99) / 1e3),
-	       pct_us(bmax, sizeof(bmax), rt->late_ns.count, (double)rt->late_max / 1e6), (unsigned long long)rt->late_over[0], (unsigned long long)rt->late_over[1],
+	       pct_us(bmax, sizeof(bmax), rt->late_ns.count, (double)rt->late_max / 1e6),
+	       (unsigned long long)rt->late_over[0], (unsigned long long)rt->late_over[1],
 	       (unsigned long long)rt->late_over[2], lag_policy_name(sim->lag_policy));
 	if (sim->lag_policy == EMU_LAG_ELASTIC)
 		printf(", held %.3f us in %llu passes", (double)rt->held / 1e6, (unsigned long long)rt->holds);
