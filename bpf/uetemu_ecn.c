@@ -35,204 +35,118 @@
 	"RATE: 1Gbit, 100mbit, 64kbit or 1Gbps (bit/s); SIZE: 20KB, 200KB, 1MiB or bytes; P: 0 to 1 (default 1);\n" \
 	"--limit: the virtual queue's size (default 4 x --max)\n"
 
-enum { EX_OK = 0, EX_ERR = 1, EX_USAGE = 2 };
+enum { EX_USAGE = EBPF_TC_EX_USAGE };
 
 struct args {
-	const char *cmd, *iface, *obj;
+	struct ebpf_tc_args c;   /* the command, the interface and the shared options */
 	struct ebpf_ecn_cfg cfg;
-	bool have_rate, have_min, have_max, have_limit, json, reset;
-	int ifindex;
+	bool have_max;
 };
 
-static int die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int die(int code, const char *fmt, ...)
-{
-	va_list ap;
+static const struct ebpf_tc_tool tool;
 
-	fputs("uetemu-ecn: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	if (code == EX_USAGE)
-		fputs(USAGE, stderr);
-	return code;
+/* --max and --pmax. */
+static int own_opt(void *ctx, int c, const char *arg, char *err, size_t errlen)
+{
+	struct args *a = ctx;
+	uint64_t v = 0;
+	int rc;
+
+	switch (c) {
+	case 'M':
+		rc = emu_parse_size(arg, &v, err, errlen);
+		a->cfg.max_bytes = v;
+		a->have_max = true;
+		return rc;
+	case 'p':
+		return emu_parse_ppm(arg, &a->cfg.pmax_ppm, err, errlen);
+	default:
+		return -EINVAL;
+	}
 }
 
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option lo[] = {
-		{ "rate", required_argument, NULL, 'r' }, { "min", required_argument, NULL, 'm' },
-		{ "max", required_argument, NULL, 'M' },  { "pmax", required_argument, NULL, 'p' },
-		{ "limit", required_argument, NULL, 'l' }, { "obj", required_argument, NULL, 'o' },
-		{ "json", no_argument, NULL, 'j' },       { "reset", no_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, 'h' },       { NULL, 0, NULL, 0 },
+		{ "max", required_argument, NULL, 'M' }, { "pmax", required_argument, NULL, 'p' }, { NULL, 0, NULL, 0 },
 	};
+	const struct ebpf_tc_own own = { lo, own_opt, a };
 	char err[256];
-	int c, rc;
+	int rc;
 
 	memset(a, 0, sizeof(*a));
 	a->cfg.pmax_ppm = EBPF_PPM;
-	if (argc < 2)
-		return die(EX_USAGE, "no command");
-	a->cmd = argv[1];
-	if (strcmp(a->cmd, "help") == 0 || strcmp(a->cmd, "--help") == 0 || strcmp(a->cmd, "-h") == 0) {
-		fputs(USAGE, stdout);
-		return -1;
-	}
-	if (strcmp(a->cmd, "attach") != 0 && strcmp(a->cmd, "detach") != 0 && strcmp(a->cmd, "stats") != 0)
-		return die(EX_USAGE, "unknown command '%s'", a->cmd);
-	optind = 2;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		rc = 0;
-		err[0] = '\0';
-		uint64_t v = 0;
-		switch (c) {
-		case 'r':
-			rc = ebpf_parse_rate(optarg, &v, err, sizeof(err));
-			a->cfg.rate_bps = v;
-			a->have_rate = true;
-			break;
-		case 'm':
-			rc = emu_parse_size(optarg, &v, err, sizeof(err));
-			a->cfg.min_bytes = v;
-			a->have_min = true;
-			break;
-		case 'M':
-			rc = emu_parse_size(optarg, &v, err, sizeof(err));
-			a->cfg.max_bytes = v;
-			a->have_max = true;
-			break;
-		case 'p':
-			rc = emu_parse_ppm(optarg, &a->cfg.pmax_ppm, err, sizeof(err));
-			break;
-		case 'l':
-			rc = emu_parse_size(optarg, &v, err, sizeof(err));
-			a->cfg.limit_bytes = v;
-			a->have_limit = true;
-			break;
-		case 'o': a->obj = optarg; break;
-		case 'j': a->json = true; break;
-		case 'R': a->reset = true; break;
-		case 'h': fputs(USAGE, stdout); return -1;
-		default: return die(EX_USAGE, "bad option");
-		}
-		if (rc != 0)
-			return die(EX_USAGE, "%s: %s", argv[optind - 1], err);
-	}
-	if (optind != argc - 1)
-		return die(EX_USAGE, "%s takes one interface name", a->cmd);
-	a->iface = argv[optind];
-	bool attach = strcmp(a->cmd, "attach") == 0;
-	if (attach && !(a->have_rate && a->have_min && a->have_max))
-		return die(EX_USAGE, "attach needs --rate, --min and --max");
-	if (!attach && (a->have_rate || a->have_min || a->have_max || a->have_limit || a->obj))
-		return die(EX_USAGE, "%s takes no --rate, --min, --max, --limit or --obj", a->cmd);
-	if (strcmp(a->cmd, "stats") != 0 && (a->json || a->reset))
-		return die(EX_USAGE, "--json and --reset go with stats");
-	if (attach && !a->have_limit) {
+	if ((rc = ebpf_tc_parse(&tool, argc, argv, &own, &a->c)) != 0)
+		return rc;
+	a->cfg.rate_bps = a->c.rate_bps;
+	a->cfg.min_bytes = a->c.min_bytes;
+	a->cfg.limit_bytes = a->c.limit_bytes;
+	bool attach = strcmp(a->c.cmd, "attach") == 0;
+	if (attach && !(a->c.have_rate && a->c.have_min && a->have_max))
+		return ebpf_tc_die(&tool, EX_USAGE, "attach needs --rate, --min and --max");
+	if (!attach && (a->c.have_rate || a->c.have_min || a->have_max || a->c.have_limit || a->c.obj))
+		return ebpf_tc_die(&tool, EX_USAGE, "%s takes no --rate, --min, --max, --limit or --obj", a->c.cmd);
+	if ((rc = ebpf_tc_args_check(&tool, &a->c)) != 0)
+		return rc;
+	if (attach && !a->c.have_limit) {
 		a->cfg.limit_bytes = a->cfg.max_bytes <= EBPF_ECN_LIMIT_MAX / 4 ? 4 * a->cfg.max_bytes : a->cfg.max_bytes;
 	}
 	if (attach && ebpf_ecn_cfg_check(&a->cfg, err, sizeof(err)) != 0)
-		return die(EX_USAGE, "%s", err);
-	a->ifindex = (int)if_nametoindex(a->iface);
-	if (a->ifindex == 0)
-		return die(EX_ERR, "interface '%s': %s", a->iface, strerror(errno));
-	return EX_OK;
+		return ebpf_tc_die(&tool, EX_USAGE, "%s", err);
+	return ebpf_tc_ifindex(&tool, a->c.iface, &a->c.ifindex);
 }
 
-static const struct ebpf_tc_tool tool = {
-	.name = "uetemu-ecn", .what = "CE marker", .obj = EBPF_ECN_OBJ, .prog = EBPF_ECN_PROG,
-	.cfg_map = EBPF_ECN_CFG_MAP, .state_map = EBPF_ECN_STATE_MAP,
-	.handle = EBPF_ECN_TC_HANDLE, .prio = EBPF_ECN_TC_PRIO,
-	.cfg_size = sizeof(struct ebpf_ecn_cfg), .generation_off = offsetof(struct ebpf_ecn_cfg, generation),
-	.flags_off = offsetof(struct ebpf_ecn_cfg, flags),
-};
-
-static void print_cfg(const char *what, const struct args *a, uint32_t prog_id, const struct ebpf_ecn_cfg *c)
+static void print_cfg(const char *what, const char *iface, uint32_t prog_id, const void *cfg)
 {
+	const struct ebpf_ecn_cfg *c = cfg;
+
 	printf("uetemu-ecn: %s %s egress (program id %u): rate %llu bit/s, min %llu B, max %llu B, pmax %.6f, "
-	       "limit %llu B\n", what, a->iface, prog_id, (unsigned long long)c->rate_bps,
+	       "limit %llu B\n", what, iface, prog_id, (unsigned long long)c->rate_bps,
 	       (unsigned long long)c->min_bytes, (unsigned long long)c->max_bytes, c->pmax_ppm / 1e6,
 	       (unsigned long long)c->limit_bytes);
 }
 
-static int cmd_attach(struct args *a)
+static void print_stats(const char *iface, uint32_t prog_id, const void *cfgv, const void *state, uint64_t now_ns,
+			bool json, void *zero)
 {
-	uint32_t prog_id;
-	bool reconfigured;
-	int rc = ebpf_tc_attach(&tool, a->ifindex, a->iface, a->obj, &a->cfg, &prog_id, &reconfigured);
-
-	if (rc != 0)
-		return EX_ERR;
-	print_cfg(reconfigured ? "re-configured" : "attached to", a, prog_id, &a->cfg);
-	return EX_OK;
-}
-
-static int cmd_detach(struct args *a)
-{
-	return ebpf_tc_detach(&tool, a->ifindex, a->iface) != 0 ? EX_ERR : EX_OK;
-}
-
-static int cmd_stats(struct args *a)
-{
-	struct ebpf_ecn_state st;
-	struct ebpf_ecn_cfg cfg;
-	uint32_t key = 0, prog_id;
-	int fds[2];
-
-	if (ebpf_tc_read(&tool, a->ifindex, a->iface, &cfg, &st, &prog_id, fds) != 0)
-		return EX_ERR;
-	uint64_t t = ebpf_tc_now_ns();
+	const struct ebpf_ecn_cfg *cfg = cfgv;
+	const struct ebpf_ecn_state *st = state;
 	/* The queue now: what is left of the backlog at this instant (vq_bytes is as of the last packet). */
-	uint64_t vq_now = st.generation == cfg.generation && st.empty_at_ns > t && cfg.rate_bps > 0 ?
-		(st.empty_at_ns - t) * cfg.rate_bps / 8000000000ull : 0;
-	const struct { const char *k; uint64_t v; } c[] = {
-		{ "packets", st.packets }, { "bytes", st.bytes }, { "ipv4", st.ipv4 }, { "ect", st.ect },
-		{ "not_ect", st.not_ect }, { "marked", st.marked }, { "ce_in", st.ce_in },
-		{ "would_drop", st.would_drop }, { "overflow", st.overflow }, { "vq_bytes", st.vq_bytes },
-		{ "vq_now", vq_now }, { "vq_peak", st.vq_peak },
+	uint64_t vq_now = ebpf_tc_vq_now(st->generation, cfg->generation, st->empty_at_ns, cfg->rate_bps, now_ns);
+	const struct ebpf_tc_counter c[] = {
+		{ "packets", st->packets }, { "bytes", st->bytes }, { "ipv4", st->ipv4 }, { "ect", st->ect },
+		{ "not_ect", st->not_ect }, { "marked", st->marked }, { "ce_in", st->ce_in },
+		{ "would_drop", st->would_drop }, { "overflow", st->overflow }, { "vq_bytes", st->vq_bytes },
+		{ "vq_now", vq_now }, { "vq_peak", st->vq_peak },
 	};
-	const size_t nc = sizeof(c) / sizeof(c[0]);
-	if (a->json) {
+	struct ebpf_ecn_state *z = zero;
+
+	if (json)
 		printf("{\"iface\": \"%s\", \"prog_id\": %u, \"config\": {\"rate_bps\": %llu, \"min_bytes\": %llu, "
 		       "\"max_bytes\": %llu, \"pmax\": %.6f, \"limit_bytes\": %llu, \"generation\": %u}, \"counters\": {",
-		       a->iface, prog_id, (unsigned long long)cfg.rate_bps, (unsigned long long)cfg.min_bytes,
-		       (unsigned long long)cfg.max_bytes, cfg.pmax_ppm / 1e6, (unsigned long long)cfg.limit_bytes,
-		       cfg.generation);
-		for (size_t i = 0; i < nc; i++)
-			printf("%s\"%s\": %llu", i ? ", " : "", c[i].k, (unsigned long long)c[i].v);
-		printf("}}\n");
-	} else {
-		print_cfg("CE marker on", a, prog_id, &cfg);
-		for (size_t i = 0; i < nc; i++)
-			printf("  %-11s %llu\n", c[i].k, (unsigned long long)c[i].v);
-	}
-	if (a->reset) { /* counters and peak to zero; the virtual queue itself goes on */
-		struct ebpf_ecn_state z = st;
-		z.packets = z.bytes = z.ipv4 = z.ect = z.not_ect = z.marked = z.ce_in = z.would_drop = z.overflow = 0;
-		z.vq_peak = 0;
-		if (bpf_map_update_elem(fds[1], &key, &z, BPF_F_LOCK) != 0)
-			fprintf(stderr, "uetemu-ecn: %s: resetting the counters: %s\n", a->iface, strerror(errno));
-	}
-	close(fds[0]);
-	close(fds[1]);
-	return EX_OK;
+		       iface, prog_id, (unsigned long long)cfg->rate_bps, (unsigned long long)cfg->min_bytes,
+		       (unsigned long long)cfg->max_bytes, cfg->pmax_ppm / 1e6, (unsigned long long)cfg->limit_bytes,
+		       cfg->generation);
+	else
+		print_cfg("CE marker on", iface, prog_id, cfg);
+	ebpf_tc_counters_print(c, sizeof(c) / sizeof(c[0]), json, 11);
+	z->packets = z->bytes = z->ipv4 = z->ect = z->not_ect = z->marked = z->ce_in = z->would_drop = z->overflow = 0;
+	z->vq_peak = 0;
 }
+
+static const struct ebpf_tc_tool tool = {
+	.name = "uetemu-ecn", .usage = USAGE, .what = "CE marker", .obj = EBPF_ECN_OBJ, .prog = EBPF_ECN_PROG,
+	.cfg_map = EBPF_ECN_CFG_MAP, .state_map = EBPF_ECN_STATE_MAP,
+	.handle = EBPF_ECN_TC_HANDLE, .prio = EBPF_ECN_TC_PRIO,
+	.cfg_size = sizeof(struct ebpf_ecn_cfg), .generation_off = offsetof(struct ebpf_ecn_cfg, generation),
+	.flags_off = offsetof(struct ebpf_ecn_cfg, flags), .state_size = sizeof(struct ebpf_ecn_state),
+	.print_cfg = print_cfg, .print_stats = print_stats,
+};
 
 int main(int argc, char **argv)
 {
 	struct args a;
 	int rc = parse_args(argc, argv, &a);
 
-	if (rc < 0)
-		return EX_OK; /* help */
-	if (rc != EX_OK)
-		return rc;
-	ebpf_tc_init();
-	if (strcmp(a.cmd, "attach") == 0)
-		return cmd_attach(&a);
-	if (strcmp(a.cmd, "detach") == 0)
-		return cmd_detach(&a);
-	return cmd_stats(&a);
+	return ebpf_tc_main(&tool, rc, &a.c, &a.cfg);
 }

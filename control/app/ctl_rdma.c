@@ -10,13 +10,53 @@
 #include "app_rdma.h"
 #include "app_wqe.h"
 
-#define RDMA_PERF_HEADER \
-	"job_id,time_utc,sim_time_sec,metric_name,perf_metric_usec,transfer_size,start_time_sec,application_name," \
-	"node_id,rdma_verb,wqe_id,num_wqe_sent,num_wqe_complete"
+/* A row of rdma-perf: a WQE completed (its time is the row's). */
+struct perf_row {
+	const char *job_id, *app_name;
+	uint64_t lat;                 /* ps from its doorbell to its completion */
+	uint64_t bytes, start, node_id, wqe_id, sent, done;
+};
+
+/* rdma-perf (seed 003, Perf records): a row per WQE completed. */
+static const struct ctl_rec_col perf_cols[] = {
+	CTL_REC_COL_STR("job_id", struct perf_row, job_id),
+	CTL_REC_COL_TIME_UTC,
+	CTL_REC_COL_SIM_SEC,
+	CTL_REC_COL_CONST("metric_name", "RDMA-WRITE"),
+	CTL_REC_COL_FIXED("perf_metric_usec", 6, struct perf_row, lat),
+	CTL_REC_COL_U64("transfer_size", struct perf_row, bytes),
+	CTL_REC_COL_FIXED("start_time_sec", 12, struct perf_row, start),
+	CTL_REC_COL_STR("application_name", struct perf_row, app_name),
+	CTL_REC_COL_NODE_ID(struct perf_row),
+	CTL_REC_COL_CONST("rdma_verb", "RDMA_VERB_POST_WRITE"),
+	CTL_REC_COL_U64("wqe_id", struct perf_row, wqe_id),
+	CTL_REC_COL_U64("num_wqe_sent", struct perf_row, sent),
+	CTL_REC_COL_U64("num_wqe_complete", struct perf_row, done),
+};
+const struct ctl_rec_schema ctl_rec_rdma_perf_schema = CTL_REC_SCHEMA("rdma-perf", perf_cols);
+
+/* A beacon row: WQEs posted (tx_client) and completed (rx_client) since the start, over @c since ps. */
+struct beacon_row {
+	const char *job_id;
+	uint64_t since, tx_client, rx_client;
+};
+
 /* simulation-output-files.md, Beacon: the application adds to tx_client and rx_client; the rest stay 0. */
-#define BEACON_HEADER \
-	"job_id,time_utc,sim_time_sec,interval_duration_sec,tx_client,rx_client,tx_server,rx_server," \
-	"rx_bytes_reader,rx_bytes_writer,goodput_reader_MB_per_sec,goodput_writer_MB_per_sec"
+static const struct ctl_rec_col beacon_cols[] = {
+	CTL_REC_COL_STR("job_id", struct beacon_row, job_id),
+	CTL_REC_COL_TIME_UTC,
+	CTL_REC_COL_SIM_SEC,
+	CTL_REC_COL_FIXED("interval_duration_sec", 12, struct beacon_row, since),
+	CTL_REC_COL_U64("tx_client", struct beacon_row, tx_client),
+	CTL_REC_COL_U64("rx_client", struct beacon_row, rx_client),
+	CTL_REC_COL_CONST("tx_server", "0"),
+	CTL_REC_COL_CONST("rx_server", "0"),
+	CTL_REC_COL_CONST("rx_bytes_reader", "0"),
+	CTL_REC_COL_CONST("rx_bytes_writer", "0"),
+	CTL_REC_COL_CONST("goodput_reader_MB_per_sec", "0"),
+	CTL_REC_COL_CONST("goodput_writer_MB_per_sec", "0"),
+};
+const struct ctl_rec_schema ctl_rec_beacon_schema = CTL_REC_SCHEMA("beacon", beacon_cols);
 
 struct ctl_rdma {
 	const struct ctl_config *cfg;
@@ -129,40 +169,21 @@ bool ctl_rdma_stop(const struct ctl_rdma *rd, emu_ps_t *stop)
 static void beacon_row(void *ctx, emu_ps_t since, uint64_t tx_client, uint64_t rx_client, emu_ps_t now)
 {
 	struct ctl_rdma *rd = ctx;
-	FILE *f = rec_csv_file(rd->beacon);
+	struct beacon_row r = { .job_id = rd->cfg->sim.simulation_name, .since = since, .tx_client = tx_client,
+				.rx_client = rx_client };
 
-	rec_put_str(f, rd->cfg->sim.simulation_name);
-	rec_put_ch(f, ',');
-	ctl_rec_row_head(rd->beacon, now);
-	rec_put_ch(f, ',');
-	ctl_rec_put_sec(f, since);
-	rec_put_cu64(f, tx_client);
-	rec_put_cu64(f, rx_client);
-	rec_put_str(f, ",0,0,0,0,0,0\n");
+	ctl_rec_row(rd->beacon, &ctl_rec_beacon_schema, &r, now);
 }
 
 /* A WQE completed: its rdma-perf row. */
 static void perf_row(void *ctx, const struct app_rdma_wqe *w, emu_ps_t now)
 {
 	struct ctl_rdma *rd = ctx;
-	FILE *f = rec_csv_file(rd->perf);
+	struct perf_row r = { .job_id = rd->cfg->sim.simulation_name, .app_name = rd->names[w->conn],
+			      .lat = now - w->doorbell, .bytes = APP_WQE_BYTES, .start = w->doorbell,
+			      .node_id = w->initiator, .wqe_id = w->done, .sent = w->sent, .done = w->done };
 
-	rec_put_str(f, rd->cfg->sim.simulation_name);
-	rec_put_ch(f, ',');
-	ctl_rec_row_head(rd->perf, now);
-	rec_put_str(f, ",RDMA-WRITE,");
-	ctl_rec_put_fixed(f, now - w->doorbell, 6);
-	rec_put_cu64(f, APP_WQE_BYTES);
-	rec_put_ch(f, ',');
-	ctl_rec_put_sec(f, w->doorbell);
-	rec_put_ch(f, ',');
-	rec_put_str(f, rd->names[w->conn]);
-	rec_put_cu64(f, w->initiator);
-	rec_put_str(f, ",RDMA_VERB_POST_WRITE");
-	rec_put_cu64(f, w->done);
-	rec_put_cu64(f, w->sent);
-	rec_put_cu64(f, w->done);
-	rec_put_ch(f, '\n');
+	ctl_rec_row(rd->perf, &ctl_rec_rdma_perf_schema, &r, now);
 }
 
 int ctl_rdma_start(struct ctl_rdma *rd, const struct port_nic *hosts, struct net_part *np, const char *dir,
@@ -172,10 +193,10 @@ int ctl_rdma_start(struct ctl_rdma *rd, const struct port_nic *hosts, struct net
 
 	if (rd == NULL)
 		return 0;
-	rd->perf = ctl_rec_csv_open(rd->cfg, dir, "rdma-perf", RDMA_PERF_HEADER, epoch_s, err, errlen);
+	rd->perf = ctl_rec_schema_open(rd->cfg, dir, &ctl_rec_rdma_perf_schema, epoch_s, err, errlen);
 	if (rd->perf == NULL)
 		return -errno;
-	rd->beacon = ctl_rec_csv_open(rd->cfg, dir, "beacon", BEACON_HEADER, epoch_s, err, errlen);
+	rd->beacon = ctl_rec_schema_open(rd->cfg, dir, &ctl_rec_beacon_schema, epoch_s, err, errlen);
 	if (rd->beacon == NULL)
 		return -errno;
 	return app_rdma_start(rd->model, hosts, np, &cb, err, errlen);

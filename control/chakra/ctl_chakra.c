@@ -248,7 +248,7 @@ int ctl_chakra_start(struct ctl_chakra_run *k, const struct port_nic *hosts, str
 		     int64_t epoch_s, char *err, size_t errlen)
 {
 	struct app_ck_run_cb cb = {cb_acked, cb_rank_end, k};
-	bool roce = k && k->cfg->nic_model == CTL_NIC_ROCE;
+	bool roce = k && ctl_config_nic_model(k->cfg)->rocev2;
 	int rc;
 
 	if (!k)

@@ -73,8 +73,7 @@ static void pct_row(struct ctl_chakra_run *k, FILE *f, uint32_t c0, uint64_t *rt
 	const struct app_ck_coll_info *ci = &k->prep.colls[c0];
 	/* ideal: the bytes the busiest rank sends, at the NIC link's rate; for AllReduce ring that is the page's
 	 * 2 x S x 8 x (N - 1) / (N x B) */
-	emu_ps_t ideal = emu_ser_ps(k->colls[c0].busiest_bytes, k->cfg->nic_model == CTL_NIC_ROCE ?
-				    k->cfg->roce.data_rate_bps : k->cfg->nic.data_rate_bps);
+	emu_ps_t ideal = emu_ser_ps(k->colls[c0].busiest_bytes, ctl_config_host_bps(k->cfg));
 	static const uint64_t pms[4] = {500, 990, 999, 1000};
 	uint64_t sum = 0;
 

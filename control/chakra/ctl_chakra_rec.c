@@ -10,45 +10,109 @@
 #include "ctl_chakra_pvt.h"
 #include "ctl_rec.h"
 
-#define PERF_HEADER "time_utc,metric_name,sim_time_sec,perf_metric_usec,metric_path,metric_aggregation_id," \
-	"start_time_sec,is_added_synchronization_flow,comm_tag,group_size,flow_comm_size,sending_app_name," \
-	"receiving_app_name"
-#define COMPLETION_HEADER "metric_path,chakra_app_logical_id,chakra_trace_completion_time_us," \
-	"chakra_full_payload_bytes_sent,chakra_full_payload_bytes_received,num_chakra_sends_completed," \
-	"num_chakra_receives_completed,num_chakra_sends_fully_acked,num_chakra_computations_completed," \
-	"total_chakra_computation_time_us,post_annotated_results_path"
-#define CDF_HEADER "sim_time_sec,CDF_send_bytes,CDF_chakra_sends_completed,CDF_chakra_receives_completed," \
-	"CDF_chakra_sends_fully_acked,CDF_chakra_computations_completed"
+/* chakra-capable-hosts: a row per host that runs a rank (an external host does not). */
+struct host_row {
+	uint64_t host;
+};
+
+static const struct ctl_rec_col hosts_cols[] = {
+	CTL_REC_COL_U64("Host", struct host_row, host),
+	CTL_REC_COL_CONST("ChakraCapable", "true"),
+};
+const struct ctl_rec_schema ctl_rec_ck_hosts_schema = CTL_REC_SCHEMA("chakra-capable-hosts", hosts_cols);
+
+/* chakra-mapping: a row per rank. Node ids: a host's NIC is its FEP id, the server the same host index (one node
+ * per host here). */
+struct map_row {
+	uint64_t rank, host;
+	const char *name;
+	uint64_t ip;
+	bool in_group;                /* the rank is in a scale-up group: its two ScaleUp columns are filled */
+	int64_t group_id;
+	uint64_t sub;
+};
+
+/* ScaleUpGroupId (@p arg 0), ScaleUpSubgroupId (1): empty for a rank outside every group. */
+static void map_su(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	const struct map_row *r = row;
+
+	if (!r->in_group)
+		v->fmt = CTL_REC_F_EMPTY;
+	else if (arg == 0)
+		v->i = r->group_id;
+	else
+		v->u = r->sub;
+}
+
+static const struct ctl_rec_col map_cols[] = {
+	CTL_REC_COL_U64("ChakraId", struct map_row, rank),
+	CTL_REC_COL_STR("Hostname", struct map_row, name),
+	CTL_REC_COL_U64("NicNodeID", struct map_row, host),
+	CTL_REC_COL_U64("ServerNodeID", struct map_row, host),
+	CTL_REC_COL_U64("ServerID", struct map_row, host),
+	CTL_REC_COL_CONST("Core", "0"),
+	CTL_REC_COL("IPAddress", IP, 0, ctl_rec_get_u64, CTL_REC_OFF_U64(struct map_row, ip)),
+	CTL_REC_COL("ScaleUpGroupId", I64, 0, map_su, 0),
+	CTL_REC_COL("ScaleUpSubgroupId", U64, 0, map_su, 1),
+};
+const struct ctl_rec_schema ctl_rec_ck_map_schema = CTL_REC_SCHEMA("chakra-mapping", map_cols);
+/* Without scale-up groups: the same columns less the two ScaleUp ones. */
+static const struct ctl_rec_schema map_flat_schema = {
+	"chakra-mapping", map_cols, sizeof(map_cols) / sizeof(map_cols[0]) - 2 };
+
+/* chakra-apps: a row per rank's application. */
+struct app_row {
+	const char *name;             /* "ChakraApp-<rank>" */
+};
+
+static const struct ctl_rec_col apps_cols[] = {
+	CTL_REC_COL_STR("AppName", struct app_row, name),
+	CTL_REC_COL_CONST("Core", "0"),
+};
+const struct ctl_rec_schema ctl_rec_ck_apps_schema = CTL_REC_SCHEMA("chakra-apps", apps_cols);
+
+/* An application's name, "ChakraApp-<rank>", into @p buf (room for 32 bytes). */
+static const char *app_name(char *buf, uint32_t rank)
+{
+	snprintf(buf, 32, "ChakraApp-%" PRIu32, rank);
+	return buf;
+}
+
+static void placement_rows(struct ctl_chakra_run *k, struct rec_csv *cap, struct rec_csv *map, struct rec_csv *apps)
+{
+	const struct ctl_rec_schema *ms = k->su_members ? &ctl_rec_ck_map_schema : &map_flat_schema;
+	char name[32];
+
+	for (uint32_t h = 0; h < k->cfg->n_hosts; h++)
+		if (!k->cfg->hosts[h].external)
+			ctl_rec_row(cap, &ctl_rec_ck_hosts_schema, &(struct host_row){ h }, 0);
+	for (uint32_t r = 0; r < k->set.n_ranks; r++) {
+		uint32_t h = k->rank_host[r];
+		struct map_row m = { .rank = r, .host = h, .name = k->cfg->hosts[h].name, .ip = k->cfg->hosts[h].ip,
+				     .in_group = k->su_members && k->rank_group[r] != APP_CK_NONE };
+
+		if (m.in_group) {
+			m.group_id = k->su_group_ids[k->rank_group[r]];
+			m.sub = k->rank_sub[r];
+		}
+		ctl_rec_row(map, ms, &m, 0);
+		ctl_rec_row(apps, &ctl_rec_ck_apps_schema, &(struct app_row){ app_name(name, r) }, 0);
+	}
+}
 
 static int placement(struct ctl_chakra_run *k, const char *dir, char *err, size_t errlen)
 {
-	struct rec_csv *cap = ctl_rec_csv_open(k->cfg, dir, "chakra-capable-hosts", "Host,ChakraCapable", k->epoch_s,
-					       err, errlen);
-	struct rec_csv *map = cap ? ctl_rec_csv_open(k->cfg, dir, "chakra-mapping", k->su_members ?
-						     "ChakraId,Hostname,NicNodeID,ServerNodeID,ServerID,Core,IPAddress,"
-						     "ScaleUpGroupId,ScaleUpSubgroupId" : "ChakraId,Hostname,NicNodeID,"
-						     "ServerNodeID,ServerID,Core,IPAddress", k->epoch_s, err, errlen)
+	struct rec_csv *cap = ctl_rec_schema_open(k->cfg, dir, &ctl_rec_ck_hosts_schema, k->epoch_s, err, errlen);
+	struct rec_csv *map = cap ? ctl_rec_schema_open(k->cfg, dir, k->su_members ? &ctl_rec_ck_map_schema
+										    : &map_flat_schema,
+							k->epoch_s, err, errlen)
 				  : NULL;
-	struct rec_csv *apps = map ? ctl_rec_csv_open(k->cfg, dir, "chakra-apps", "AppName,Core", k->epoch_s, err,
-						      errlen) : NULL;
+	struct rec_csv *apps = map ? ctl_rec_schema_open(k->cfg, dir, &ctl_rec_ck_apps_schema, k->epoch_s, err, errlen)
+				   : NULL;
 
-	for (uint32_t h = 0; apps && h < k->cfg->n_hosts; h++)
-		if (!k->cfg->hosts[h].external)
-			fprintf(rec_csv_file(cap), "%" PRIu32 ",true\n", h);
-	for (uint32_t r = 0; apps && r < k->set.n_ranks; r++) {
-		uint32_t h = k->rank_host[r];
-		FILE *f = rec_csv_file(map);
-
-		/* node ids: a host's NIC is its FEP id, the server the same host index (one node per host here) */
-		fprintf(f, "%" PRIu32 ",%s,%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",0,", r, k->cfg->hosts[h].name, h, h, h);
-		rec_fmt_ip(f, k->cfg->hosts[h].ip);
-		if (k->su_members && k->rank_group[r] != APP_CK_NONE) /* a rank outside every group: empty cells */
-			fprintf(f, ",%" PRId64 ",%" PRIu32, k->su_group_ids[k->rank_group[r]], k->rank_sub[r]);
-		else if (k->su_members)
-			rec_put_str(f, ",,");
-		rec_put_ch(f, '\n');
-		fprintf(rec_csv_file(apps), "ChakraApp-%" PRIu32 ",0\n", r);
-	}
+	if (apps)
+		placement_rows(k, cap, map, apps);
 	int rc = apps ? 0 : -errno;
 
 	if (rec_csv_close(cap, err, errlen) && !rc)
@@ -60,6 +124,92 @@ static int placement(struct ctl_chakra_run *k, const char *dir, char *err, size_
 	return rc;
 }
 
+/* chakra-perf: a row per acknowledged transfer, at its acknowledgement (the row's time). */
+struct perf_row {
+	uint64_t fct, start;          /* ps: from its start to its acknowledgement; its start */
+	const char *path, *sync, *src, *dst;
+	int64_t coll_id, tag, gsize;
+	uint64_t bytes;
+};
+
+static const struct ctl_rec_col perf_cols[] = {
+	CTL_REC_COL_TIME_UTC,
+	CTL_REC_COL_CONST("metric_name", "ChakraFCT"),
+	CTL_REC_COL_SIM_SEC,
+	CTL_REC_COL_FIXED("perf_metric_usec", 6, struct perf_row, fct),
+	CTL_REC_COL_STR("metric_path", struct perf_row, path),
+	CTL_REC_COL_I64("metric_aggregation_id", struct perf_row, coll_id),
+	CTL_REC_COL_FIXED("start_time_sec", 12, struct perf_row, start),
+	CTL_REC_COL_STR("is_added_synchronization_flow", struct perf_row, sync),
+	CTL_REC_COL_I64("comm_tag", struct perf_row, tag),
+	CTL_REC_COL_I64("group_size", struct perf_row, gsize),
+	CTL_REC_COL_U64("flow_comm_size", struct perf_row, bytes),
+	CTL_REC_COL_STR("sending_app_name", struct perf_row, src),
+	CTL_REC_COL_STR("receiving_app_name", struct perf_row, dst),
+};
+const struct ctl_rec_schema ctl_rec_ck_perf_schema = CTL_REC_SCHEMA("chakra-perf", perf_cols);
+
+/* chakra-completion-stats: a row per rank, when it ends. */
+struct completion_row {
+	uint64_t rank, time;          /* time: ps from the start to the rank's end */
+	const struct app_ck_rank_stats *st;
+	const char *annotated;        /* post_annotated_results_path */
+};
+
+/* A counter of the rank's stats: @p arg its offset in struct app_ck_rank_stats. */
+static void completion_stat(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	memcpy(&v->u, (const char *)((const struct completion_row *)row)->st + arg, sizeof(v->u));
+}
+
+#define COMPLETION_STAT(name, field) \
+	CTL_REC_COL(name, U64, 0, completion_stat, CTL_REC_OFF_U64(struct app_ck_rank_stats, field))
+
+static const struct ctl_rec_col completion_cols[] = {
+	CTL_REC_COL_CONST("metric_path", "ChakraGenerator.ChakraApp"),
+	CTL_REC_COL_U64("chakra_app_logical_id", struct completion_row, rank),
+	CTL_REC_COL_FIXED("chakra_trace_completion_time_us", 6, struct completion_row, time),
+	COMPLETION_STAT("chakra_full_payload_bytes_sent", bytes_sent),
+	COMPLETION_STAT("chakra_full_payload_bytes_received", bytes_received),
+	COMPLETION_STAT("num_chakra_sends_completed", sends_completed),
+	COMPLETION_STAT("num_chakra_receives_completed", receives_completed),
+	COMPLETION_STAT("num_chakra_sends_fully_acked", sends_acked),
+	COMPLETION_STAT("num_chakra_computations_completed", comps_completed),
+	COMPLETION_STAT("total_chakra_computation_time_us", comp_time_us),
+	CTL_REC_COL_STR("post_annotated_results_path", struct completion_row, annotated),
+};
+const struct ctl_rec_schema ctl_rec_ck_completion_schema =
+	CTL_REC_SCHEMA("chakra-completion-stats", completion_cols);
+
+/* chakra-cdf: the fractions done of the run's bytes, sends, receives, acknowledged sends and computations. */
+struct cdf_row {
+	uint64_t num[5], den[5];
+};
+
+/* Fraction @p arg, 6 decimals; 1 when the run has nothing of the kind (all of it done). */
+static void cdf_frac(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	const struct cdf_row *r = row;
+
+	if (r->den[arg] == 0) {
+		v->fmt = CTL_REC_F_STR;
+		v->s = "1";
+	} else {
+		v->num = r->num[arg];
+		v->den = r->den[arg];
+	}
+}
+
+static const struct ctl_rec_col cdf_cols[] = {
+	CTL_REC_COL_SIM_SEC,
+	CTL_REC_COL("CDF_send_bytes", QUOT, 6, cdf_frac, 0),
+	CTL_REC_COL("CDF_chakra_sends_completed", QUOT, 6, cdf_frac, 1),
+	CTL_REC_COL("CDF_chakra_receives_completed", QUOT, 6, cdf_frac, 2),
+	CTL_REC_COL("CDF_chakra_sends_fully_acked", QUOT, 6, cdf_frac, 3),
+	CTL_REC_COL("CDF_chakra_computations_completed", QUOT, 6, cdf_frac, 4),
+};
+const struct ctl_rec_schema ctl_rec_ck_cdf_schema = CTL_REC_SCHEMA("chakra-cdf", cdf_cols);
+
 int ctl_chakra_rec_open(struct ctl_chakra_run *k, const char *dir, char *err, size_t errlen)
 {
 	int rc = placement(k, dir, err, errlen);
@@ -67,25 +217,19 @@ int ctl_chakra_rec_open(struct ctl_chakra_run *k, const char *dir, char *err, si
 	snprintf(k->dir, sizeof(k->dir), "%s", dir);
 	if (rc)
 		return rc;
-	k->perf = ctl_rec_csv_open(k->cfg, dir, "chakra-perf", PERF_HEADER, k->epoch_s, err, errlen);
-	k->completion = k->perf ? ctl_rec_csv_open(k->cfg, dir, "chakra-completion-stats", COMPLETION_HEADER,
-						   k->epoch_s, err, errlen) : NULL;
-	k->cdf = k->completion ? ctl_rec_csv_open(k->cfg, dir, "chakra-cdf", CDF_HEADER, k->epoch_s, err, errlen)
+	k->perf = ctl_rec_schema_open(k->cfg, dir, &ctl_rec_ck_perf_schema, k->epoch_s, err, errlen);
+	k->completion = k->perf ? ctl_rec_schema_open(k->cfg, dir, &ctl_rec_ck_completion_schema, k->epoch_s, err,
+						      errlen) : NULL;
+	k->cdf = k->completion ? ctl_rec_schema_open(k->cfg, dir, &ctl_rec_ck_cdf_schema, k->epoch_s, err, errlen)
 			       : NULL;
 	return k->cdf ? 0 : -errno;
 }
 
-static void app_name(FILE *f, uint32_t rank)
-{
-	rec_put_str(f, "ChakraApp-");
-	rec_put_u64(f, rank);
-}
-
 void ctl_chakra_rec_perf(struct ctl_chakra_run *k, const struct app_ck_xfer_done *x)
 {
-	FILE *f = rec_csv_file(k->perf);
 	const struct app_ck_coll_info *c = x->coll_id >= 0 ? &k->prep.colls[x->coll_id] : NULL;
 	uint32_t gsize = c ? k->set.pgs[c->pg].n : 0;
+	char path[128], src[32], dst[32];
 
 	if (c && !x->sync) {
 		struct ctl_chakra_coll *s = &k->colls[x->coll_id];
@@ -98,52 +242,34 @@ void ctl_chakra_rec_perf(struct ctl_chakra_run *k, const struct app_ck_xfer_done
 	}
 	if (!x->sync)
 		k->acked_bytes += x->bytes;
-	rec_csv_time_utc(k->perf, x->acked);
-	rec_put_str(f, ",ChakraFCT,");
-	ctl_rec_put_sec(f, x->acked);
-	rec_put_ch(f, ',');
-	ctl_rec_put_fixed(f, x->acked - x->start, 6);
-	fprintf(f, ",ChakraFCT.%s.GroupSize%" PRIu32 ".CommSize%" PRIu64 "Bytes,%" PRId64 ",",
-		c ? app_ck_coll_name(c->type) : "Send", gsize, c ? c->bytes : x->bytes, c ? x->coll_id : -1);
-	ctl_rec_put_sec(f, x->start);
-	rec_put_str(f, x->sync ? ",true," : ",false,");
-	rec_put_i64(f, x->tag);
-	rec_put_ch(f, ',');
-	rec_put_i64(f, c ? (int64_t)gsize : -1);
-	rec_put_cu64(f, x->bytes);
-	rec_put_ch(f, ',');
-	app_name(f, x->src);
-	rec_put_ch(f, ',');
-	app_name(f, x->dst);
-	rec_put_ch(f, '\n');
+	snprintf(path, sizeof(path), "ChakraFCT.%s.GroupSize%" PRIu32 ".CommSize%" PRIu64 "Bytes",
+		 c ? app_ck_coll_name(c->type) : "Send", gsize, c ? c->bytes : x->bytes);
+	struct perf_row r = {
+		.fct = x->acked - x->start, .start = x->start, .path = path, .sync = x->sync ? "true" : "false",
+		.src = app_name(src, x->src), .dst = app_name(dst, x->dst), .coll_id = c ? x->coll_id : -1,
+		.tag = x->tag, .gsize = c ? (int64_t)gsize : -1, .bytes = x->bytes,
+	};
+
+	ctl_rec_row(k->perf, &ctl_rec_ck_perf_schema, &r, x->acked);
 }
 
 void ctl_chakra_rec_rank_end(struct ctl_chakra_run *k, uint32_t rank, const struct app_ck_rank_stats *st, emu_ps_t now)
 {
-	FILE *f;
+	char annotated[sizeof(k->set.prefix) + 48];
 
 	if (!k->completion)
 		return;
-	f = rec_csv_file(k->completion);
-	rec_put_str(f, "ChakraGenerator.ChakraApp,");
-	rec_put_u64(f, rank);
-	rec_put_ch(f, ',');
-	ctl_rec_put_fixed(f, now > k->start ? now - k->start : 0, 6);
-	rec_put_cu64(f, st->bytes_sent);
-	rec_put_cu64(f, st->bytes_received);
-	rec_put_cu64(f, st->sends_completed);
-	rec_put_cu64(f, st->receives_completed);
-	rec_put_cu64(f, st->sends_acked);
-	rec_put_cu64(f, st->comps_completed);
-	rec_put_cu64(f, st->comp_time_us);
-	fprintf(f, ",post_annotated/%s.%" PRIu32 ".json\n", k->set.prefix, rank);
+	snprintf(annotated, sizeof(annotated), "post_annotated/%s.%" PRIu32 ".json", k->set.prefix, rank);
+	struct completion_row r = { .rank = rank, .time = now > k->start ? now - k->start : 0, .st = st,
+				    .annotated = annotated };
+
+	ctl_rec_row(k->completion, &ctl_rec_ck_completion_schema, &r, now);
 }
 
 /* chakra-cdf: the run's progress, every BeaconReportInterval from StartTime until every rank has ended. */
 static void cdf_row(struct ctl_chakra_run *k, emu_ps_t now)
 {
 	uint64_t bytes = 0, sends = 0, recvs = 0, acked = 0, comps = 0;
-	FILE *f = rec_csv_file(k->cdf);
 
 	for (uint32_t r = 0; r < k->set.n_ranks; r++) {
 		const struct app_ck_rank_stats *st = app_ck_run_rank(k->run, r);
@@ -151,18 +277,10 @@ static void cdf_row(struct ctl_chakra_run *k, emu_ps_t now)
 		bytes += st->bytes_sent, sends += st->sends_completed, recvs += st->receives_completed;
 		acked += st->sends_acked, comps += st->comps_completed;
 	}
-	ctl_rec_put_sec(f, now);
-	const uint64_t num[5] = {bytes, sends, recvs, acked, comps};
-	const uint64_t den[5] = {k->tot_bytes, k->tot_sends, k->tot_recvs, k->tot_sends, k->tot_comps};
+	struct cdf_row row = { .num = { bytes, sends, recvs, acked, comps },
+			       .den = { k->tot_bytes, k->tot_sends, k->tot_recvs, k->tot_sends, k->tot_comps } };
 
-	for (int i = 0; i < 5; i++) {
-		rec_put_ch(f, ',');
-		if (den[i])
-			ctl_rec_put_quot(f, num[i], 1, den[i], 6);
-		else
-			rec_put_ch(f, '1'); /* nothing of the kind in the run: all of it done */
-	}
-	rec_put_ch(f, '\n');
+	ctl_rec_row(k->cdf, &ctl_rec_ck_cdf_schema, &row, now);
 }
 
 static void ev_cdf(void *a, void *b, emu_ps_t now)

@@ -241,7 +241,7 @@ struct ctl_replay {
 
 /** The whole config. Everything is owned by it; free with ctl_config_free(). */
 /* The NIC model a config places on its hosts (server.nic, the platform's modelId). */
-enum ctl_nic_model { CTL_NIC_UET = 0, CTL_NIC_ROCE };
+enum ctl_nic_model { CTL_NIC_UET = 0, CTL_NIC_ROCE, CTL_NIC_MODEL_COUNT };
 
 struct ctl_config {
 	char path[256];
@@ -297,6 +297,31 @@ struct ctl_config {
  */
 int ctl_config_load(struct ctl_config *cfg, const char *path, const char *const *sets, int n_sets, char *err,
 		    size_t errlen);
+
+struct port_nic_ops;
+
+/*
+ * What the rest of the run takes from the NIC model a config places on its hosts (server.nic), one entry per model
+ * (ctl_config_roce.c): where the model is parsed and its hosts built, the model is named; every other place asks
+ * this table.
+ */
+struct ctl_nic_model_info {
+	const char *name;                    /* server.nic: "ScalaUetNic", "ScalaRoceNic" */
+	const struct port_nic_ops *ops;      /* its hosts' NIC ops (port_nic.h): label, single_lcore */
+	bool rocev2;                         /* it sends RoCEv2 frames, and its receiver names a message by queue
+					      * pair and message number (not by the sender's message id) */
+	/** The hosts' NIC DataRate (bit/s) and Delay (ps), from the model's section (nic or roce_nic). */
+	uint64_t (*host_bps)(const struct ctl_config *cfg);
+	emu_ps_t (*host_delay)(const struct ctl_config *cfg);
+	/** The IP datagram of the largest data frame the model sends (no FCS, no VLAN tag), with the key that sets
+	 *  its payload and that payload's size in *@p key, *@p mss. */
+	uint32_t (*max_datagram)(const struct ctl_config *cfg, const char **key, uint32_t *mss);
+	/** Add the model's warnings to cfg->warnings (ctl_config_warnings()). */
+	void (*warnings)(struct ctl_config *cfg);
+};
+
+/** The entry of the model @p cfg places (cfg->nic_model). */
+const struct ctl_nic_model_info *ctl_config_nic_model(const struct ctl_config *cfg);
 
 /** The hosts' NIC DataRate and Delay, of the model the config places (nic or roce_nic). */
 uint64_t ctl_config_host_bps(const struct ctl_config *cfg);

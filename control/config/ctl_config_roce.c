@@ -1,19 +1,73 @@
-/* The NIC model of the hosts (server.nic, the platform's modelId), the Scala RoCE NIC's typedParameters
- * (roce_nic, walked against roce_param_table) and the rules that stop a run with RoCE NICs. */
+/* The NIC model of the hosts (server.nic, the platform's modelId) and what each model gives the run (the model
+ * table), the Scala RoCE NIC's typedParameters (roce_nic, walked against roce_param_table) and the rules that stop
+ * a run with RoCE NICs. */
 #include <stdio.h>
 #include <string.h>
 
 #include "ctl_yaml_pvt.h"
+#include "nic.h"
+#include "roce.h"
 #include "roce_params.h"
+#include "wire.h"
+
+static uint64_t uet_bps(const struct ctl_config *cfg)
+{
+	return cfg->nic.data_rate_bps;
+}
+
+static emu_ps_t uet_delay(const struct ctl_config *cfg)
+{
+	return cfg->nic.delay_ps;
+}
+
+static uint32_t uet_max_datagram(const struct ctl_config *cfg, const char **key, uint32_t *mss)
+{
+	*key = "nic.TransportProcessingLayers.SemanticLayer.RdmaDataMSS";
+	*mss = cfg->nic.rdma_data_mss;
+	return *mss + wire_data_overhead(nic_params_encap(&cfg->nic)) - WIRE_FCS_LEN - WIRE_ETH_LEN;
+}
+
+static uint64_t roce_bps(const struct ctl_config *cfg)
+{
+	return cfg->roce.data_rate_bps;
+}
+
+static emu_ps_t roce_delay(const struct ctl_config *cfg)
+{
+	return cfg->roce.delay_ps;
+}
+
+static uint32_t roce_max_datagram(const struct ctl_config *cfg, const char **key, uint32_t *mss)
+{
+	uint8_t e = (uint8_t)((cfg->roce.icrc ? WIRE_ENCAP_ICRC : 0) | (cfg->roce.reth ? WIRE_ENCAP_RETH : 0));
+
+	*key = "roce_nic.ScalaRoceQpManager.MSS";
+	*mss = cfg->roce.mss;
+	return *mss + wire_roce_data_overhead(e) + (cfg->roce.reth ? WIRE_RETH_LEN : 0) - WIRE_FCS_LEN - WIRE_ETH_LEN;
+}
+
+/* By enum ctl_nic_model, in its order. */
+static const struct ctl_nic_model_info models[] = {
+	{ .name = "ScalaUetNic", .ops = &nic_port_ops, .rocev2 = false, .host_bps = uet_bps, .host_delay = uet_delay,
+	  .max_datagram = uet_max_datagram, .warnings = ctl_warn_uet },
+	{ .name = "ScalaRoceNic", .ops = &roce_port_ops, .rocev2 = true, .host_bps = roce_bps,
+	  .host_delay = roce_delay, .max_datagram = roce_max_datagram, .warnings = ctl_warn_roce },
+};
+_Static_assert(sizeof(models) / sizeof(models[0]) == CTL_NIC_MODEL_COUNT, "one entry per NIC model");
+
+const struct ctl_nic_model_info *ctl_config_nic_model(const struct ctl_config *cfg)
+{
+	return &models[cfg->nic_model < CTL_NIC_MODEL_COUNT ? cfg->nic_model : 0];
+}
 
 uint64_t ctl_config_host_bps(const struct ctl_config *cfg)
 {
-	return cfg->nic_model == CTL_NIC_ROCE ? cfg->roce.data_rate_bps : cfg->nic.data_rate_bps;
+	return ctl_config_nic_model(cfg)->host_bps(cfg);
 }
 
 emu_ps_t ctl_config_host_delay(const struct ctl_config *cfg)
 {
-	return cfg->nic_model == CTL_NIC_ROCE ? cfg->roce.delay_ps : cfg->nic.delay_ps;
+	return ctl_config_nic_model(cfg)->host_delay(cfg);
 }
 
 static const char *const *roce_path(unsigned r)
@@ -60,14 +114,13 @@ int ctl_sec_roce_nic(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_co
 
 static int server_nic(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
-	static const char *const models[] = { "ScalaUetNic", "ScalaRoceNic" };
 	const char *text;
 	int rc = ctl_scalar(c, v, "ScalaRoceNic", &text);
 
 	if (rc != 0)
 		return rc;
-	for (unsigned i = 0; i < 2; i++) {
-		if (strcmp(text, models[i]) == 0) {
+	for (unsigned i = 0; i < CTL_NIC_MODEL_COUNT; i++) {
+		if (strcmp(text, models[i].name) == 0) {
 			((struct ctl_config *)obj)->nic_model = (uint8_t)i;
 			return 0;
 		}

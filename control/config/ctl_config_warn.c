@@ -32,7 +32,7 @@ static void nic_key(const struct port_param_def *d, char *out, size_t len)
 /* On Scala RoCE NICs: the classes the queue pairs send on need a pool in each buffer they pass through (seed 003,
  * Traffic class on the Scala RoCE NIC; roce buffers page, Egress buffer): without one the NIC never sends them,
  * or the receiver drops them. */
-static void roce_warnings(struct ctl_config *cfg)
+void ctl_warn_roce(struct ctl_config *cfg)
 {
 	const struct ctl_app *app = cfg->rdma_app >= 0 ? &cfg->apps[cfg->rdma_app] : NULL;
 	const struct roce_params *p = &cfg->roce;
@@ -67,13 +67,13 @@ static void chakra_warnings(struct ctl_config *cfg)
 
 void ctl_config_warnings(struct ctl_config *cfg)
 {
-	struct nic_warning w[CTL_WARN_MAX];
-
 	chakra_warnings(cfg);
-	if (cfg->nic_model == CTL_NIC_ROCE) {
-		roce_warnings(cfg);
-		return;
-	}
+	ctl_config_nic_model(cfg)->warnings(cfg);
+}
+
+void ctl_warn_uet(struct ctl_config *cfg)
+{
+	struct nic_warning w[CTL_WARN_MAX];
 	int n = nic_params_warnings(&cfg->nic, w, CTL_WARN_MAX);
 	char key[CTL_PATH_MAX];
 

@@ -166,6 +166,10 @@ int ctl_sec_server(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_conf
  *  section's node (NULL when the file has none), where a broken rule is reported. */
 int ctl_nic_model_check(struct ctl_ctx *c, const struct ctl_ynode *server, struct ctl_config *cfg);
 
+/** Each NIC model's warnings of a loaded config (the model table's warnings, ctl_config_warnings()). */
+void ctl_warn_uet(struct ctl_config *cfg);
+void ctl_warn_roce(struct ctl_config *cfg);
+
 #define CTL_PTABLE_WHY_MAX 3
 
 /**

@@ -21,8 +21,7 @@ struct rec_csv *ctl_rec_csv_open(const struct ctl_config *cfg, const char *dir, 
 }
 
 void *ctl_rec_nics_new(size_t size, size_t prev_size, const struct ctl_config *cfg, const struct port_nic *hosts,
-		       struct nic *const *nics, const char *dir, const struct ctl_rec_schema *s, int64_t epoch_s,
-		       char *err, size_t errlen)
+		       const char *dir, const struct ctl_rec_schema *s, int64_t epoch_s, char *err, size_t errlen)
 {
 	struct ctl_rec_nics *w = calloc(1, size);
 
@@ -33,9 +32,7 @@ void *ctl_rec_nics_new(size_t size, size_t prev_size, const struct ctl_config *c
 		return NULL;
 	}
 	w->hosts = hosts;
-	w->n_hosts = hosts != NULL ? cfg->n_hosts : 0;
-	w->nics = nics;
-	w->n_nics = nics != NULL ? cfg->n_hosts : 0; /* none on RoCE NICs: their rows come from the roce hooks */
+	w->n_hosts = cfg->n_hosts;
 	w->csv = ctl_rec_schema_open(cfg, dir, s, epoch_s, err, errlen);
 	if (w->csv == NULL) {
 		int e = errno;
@@ -51,20 +48,6 @@ struct rec_csv *ctl_rec_nics_csv(const void *writer)
 	return writer != NULL ? ((const struct ctl_rec_nics *)writer)->csv : NULL;
 }
 
-int ctl_rec_nics_set_roce(void *writer, struct roce *const *roces, uint32_t n_roces)
-{
-	struct ctl_rec_nics *w = writer;
-
-	if (w == NULL || w->rprev_size == 0)
-		return 0;
-	w->rprev = calloc(n_roces ? n_roces : 1, w->rprev_size);
-	if (w->rprev == NULL)
-		return -ENOMEM;
-	w->roces = roces;
-	w->n_roces = n_roces;
-	return 0;
-}
-
 int ctl_rec_nics_free(void *writer, char *err, size_t errlen)
 {
 	struct ctl_rec_nics *w = writer;
@@ -74,7 +57,6 @@ int ctl_rec_nics_free(void *writer, char *err, size_t errlen)
 	int rc = rec_csv_close(w->csv, err, errlen);
 
 	free(w->prev);
-	free(w->rprev);
 	free(w);
 	return rc;
 }
@@ -150,6 +132,11 @@ void ctl_rec_put_quot128(FILE *f, unsigned __int128 num, unsigned __int128 den, 
 void ctl_rec_get_u64(const void *row, uint32_t arg, struct ctl_rec_val *v)
 {
 	memcpy(&v->u, (const char *)row + arg, sizeof(v->u));
+}
+
+void ctl_rec_get_i64(const void *row, uint32_t arg, struct ctl_rec_val *v)
+{
+	memcpy(&v->i, (const char *)row + arg, sizeof(v->i));
 }
 
 void ctl_rec_get_str(const void *row, uint32_t arg, struct ctl_rec_val *v)
@@ -332,6 +319,9 @@ static void put_val(struct rec_csv *csv, struct row_buf *r, const struct ctl_rec
 		r->p = rec_str_ip(r->p, (uint32_t)v->u);
 		*r->p++ = ':';
 		r->p = rec_str_u64(r->p, v->id);
+		break;
+	case CTL_REC_F_IP:
+		r->p = rec_str_ip(r->p, (uint32_t)v->u);
 		break;
 	default:
 		assert(!"a column format");

@@ -15,7 +15,6 @@
 #include "rec.h"
 
 struct port_nic;
-struct roce;
 
 /**
  * Create DIR/<SimulationName>-<record>-0.csv with its @p header line; @p epoch_s is the UTC time, in seconds since
@@ -26,22 +25,18 @@ struct rec_csv *ctl_rec_csv_open(const struct ctl_config *cfg, const char *dir, 
 				 const char *header, int64_t epoch_s, char *err, size_t errlen);
 
 /*
- * What every per-NIC periodic record keeps: the NICs, its file and, per NIC, what its previous rows saw (of the
- * writer's own type). A writer's struct has it as its FIRST member (so it is not opaque, and a pointer to the
- * writer is a pointer to it); ctl_rec_nics_new() and ctl_rec_nics_free() make and free the whole writer.
+ * What every per-NIC periodic record keeps: the hosts' NICs, its file and, per NIC, what its previous rows saw (of
+ * the writer's own type). A writer's struct has it as its FIRST member (so it is not opaque, and a pointer to the
+ * writer is a pointer to it); ctl_rec_nics_new() and ctl_rec_nics_free() make and free the whole writer. A record
+ * of one model's own (uet-transport-stats, pcie-stats) reaches a host's NIC through its typed view
+ * (port_nic_uet()) and skips the hosts of another model.
  */
 struct ctl_rec_nics {
-	const struct port_nic *hosts; /* every host's NIC, through its model's ops (port_nic.h), or NULL */
-	uint32_t n_hosts;            /* cfg->n_hosts with hosts, else 0 */
-	struct nic *const *nics;     /* the UET NICs, cfg->n_hosts of them, index = FEP id, or NULL; they outlive it */
-	uint32_t n_nics;
+	const struct port_nic *hosts; /* every host's NIC, through its model's ops (port_nic.h); they outlive it */
+	uint32_t n_hosts;            /* cfg->n_hosts, index = FEP id */
 	struct rec_csv *csv;
 	void *prev;                  /* cfg->n_hosts entries of the writer's prev_size bytes, zeroed at the start */
 	const uint8_t *local;        /* MPI: per host, whether this rank runs it (rows for those only); NULL: all */
-	struct roce *const *roces;   /* the hosts' Scala RoCE NICs instead (ctl_rec_nics_set_roce()), or NULL */
-	uint32_t n_roces;
-	void *rprev;                 /* n_roces entries of rprev_size bytes: what their previous rows saw */
-	size_t rprev_size;           /* set by the writer's open; 0: the record has no RoCE rows */
 };
 
 /** Whether @p w writes host @p i's rows: every host's, or under MPI this rank's only. */
@@ -54,22 +49,17 @@ struct ctl_rec_schema;
 
 /**
  * Allocate a zeroed writer of @p size bytes whose first member is a struct ctl_rec_nics, open its record
- * of schema @p s (ctl_rec_schema_open()) for the hosts' NICs @p hosts (either model, or NULL) and the UET NICs
- * @p nics (or NULL) of @p cfg, and give it cfg->n_hosts zeroed entries of @p prev_size bytes in prev. Returns the
- * writer, or NULL with errno set and a message in @p err (nothing is left open or allocated).
+ * of schema @p s (ctl_rec_schema_open()) for the hosts' NICs @p hosts (cfg->n_hosts, either model) of @p cfg, and
+ * give it cfg->n_hosts zeroed entries of @p prev_size bytes in prev. Returns the writer, or NULL with errno set
+ * and a message in @p err (nothing is left open or allocated).
  */
 void *ctl_rec_nics_new(size_t size, size_t prev_size, const struct ctl_config *cfg, const struct port_nic *hosts,
-		       struct nic *const *nics, const char *dir, const struct ctl_rec_schema *s, int64_t epoch_s,
-		       char *err, size_t errlen);
+		       const char *dir, const struct ctl_rec_schema *s, int64_t epoch_s, char *err, size_t errlen);
 
 /** The file of @p writer, a per-NIC writer (its first member a struct ctl_rec_nics), or NULL for NULL. */
 struct rec_csv *ctl_rec_nics_csv(const void *writer);
 
-/** The hosts' NICs are the @p n_roces Scala RoCE NICs @p roces: @p writer (a per-NIC writer, or NULL: nothing)
- *  writes their rows too, each with zeroed rprev_size bytes of what its previous rows saw. 0 or -ENOMEM. */
-int ctl_rec_nics_set_roce(void *writer, struct roce *const *roces, uint32_t n_roces);
-
-/** Flush and close the file of @p writer (a per-NIC writer) and free its prev, rprev and the writer itself.
+/** Flush and close the file of @p writer (a per-NIC writer) and free its prev and the writer itself.
  *  Accepts NULL. 0 or -errno, the failure named in @p err (rec_csv_close()). */
 int ctl_rec_nics_free(void *writer, char *err, size_t errlen);
 
@@ -115,6 +105,7 @@ enum ctl_rec_fmt {
 	CTL_REC_F_PDC,       /* v.u an IPv4 address (host order), v.id a PDC id: "10.0.0.1:5" */
 	CTL_REC_F_LIST,      /* v.list[0 .. v.n - 1] as "[4:5:6:7]" */
 	CTL_REC_F_BITS,      /* each bit N set in v.u as the number v.id + N, in "[...]" as LIST */
+	CTL_REC_F_IP,        /* v.u an IPv4 address (host order): "10.0.0.1" */
 };
 
 /* One value, as a getter gives it: fmt and digits start as the column's, the rest unset (a row per packet): a
@@ -167,6 +158,8 @@ struct ctl_rec_schema {
 /* The offset of the uint64_t @p field of @p type: it does not compile for a field of another type. */
 #define CTL_REC_OFF_U64(type, field) \
 	((uint32_t)offsetof(type, field) + 0 * (uint32_t)sizeof(char[_Generic(((type *)0)->field, uint64_t: 1)]))
+#define CTL_REC_OFF_I64(type, field) \
+	((uint32_t)offsetof(type, field) + 0 * (uint32_t)sizeof(char[_Generic(((type *)0)->field, int64_t: 1)]))
 #define CTL_REC_OFF_STR(type, field) \
 	((uint32_t)offsetof(type, field) + 0 * (uint32_t)sizeof(char[_Generic(((type *)0)->field, const char *: 1)]))
 
@@ -174,8 +167,17 @@ struct ctl_rec_schema {
 #define CTL_REC_COL_U64(name, type, field) CTL_REC_COL(name, U64, 0, ctl_rec_get_u64, CTL_REC_OFF_U64(type, field))
 #define CTL_REC_COL_FIXED(name, digits, type, field) \
 	CTL_REC_COL(name, FIXED, digits, ctl_rec_get_u64, CTL_REC_OFF_U64(type, field))
+/* An int64_t field of the row struct, in decimal. */
+#define CTL_REC_COL_I64(name, type, field) CTL_REC_COL(name, I64, 0, ctl_rec_get_i64, CTL_REC_OFF_I64(type, field))
 /* A string field (const char *) of the row struct. */
 #define CTL_REC_COL_STR(name, type, field) CTL_REC_COL(name, STR, 0, ctl_rec_get_str, CTL_REC_OFF_STR(type, field))
+
+/* The columns most records open with: time_utc, sim_time_sec, and component_name from the row struct @p type's
+ * name field; @p more (CTL_REC_NODE_ID() ...) follow them. */
+#define CTL_REC_COLS_OPEN(type) \
+	CTL_REC_COL_TIME_UTC, CTL_REC_COL_SIM_SEC, CTL_REC_COL_STR("component_name", type, name)
+/* node_id from the row struct @p type's node_id field. */
+#define CTL_REC_COL_NODE_ID(type) CTL_REC_COL_U64("node_id", type, node_id)
 
 /*
  * Cumulative and interval columns of a stats struct @p type: the row struct starts with a struct ctl_rec_cur, the
@@ -200,6 +202,7 @@ struct ctl_rec_cur {
 /** Getters of the macros above: @p arg is the field's offset in the row struct (u64, str) or in the stats
  *  (cur, ivl). */
 void ctl_rec_get_u64(const void *row, uint32_t arg, struct ctl_rec_val *v);
+void ctl_rec_get_i64(const void *row, uint32_t arg, struct ctl_rec_val *v);
 void ctl_rec_get_str(const void *row, uint32_t arg, struct ctl_rec_val *v);
 void ctl_rec_get_cur(const void *row, uint32_t arg, struct ctl_rec_val *v);
 void ctl_rec_get_ivl(const void *row, uint32_t arg, struct ctl_rec_val *v);
@@ -231,5 +234,12 @@ struct ctl_rec_nd_row {
 	bool exact;                                 /* rates and utilization exact (integers), else doubles */
 };
 extern const struct ctl_rec_schema ctl_rec_nd_schema;
+
+/* The records other rooms write, each from its column table beside its writer (uetemu columns lists them): the
+ * ScalaRdma application's (control/app/ctl_rdma.c) and the Chakra workload's (control/chakra/ctl_chakra_rec.c;
+ * chakra-mapping without its two ScaleUp columns when no scale-up group is given). */
+extern const struct ctl_rec_schema ctl_rec_rdma_perf_schema, ctl_rec_beacon_schema;
+extern const struct ctl_rec_schema ctl_rec_ck_hosts_schema, ctl_rec_ck_map_schema, ctl_rec_ck_apps_schema;
+extern const struct ctl_rec_schema ctl_rec_ck_perf_schema, ctl_rec_ck_completion_schema, ctl_rec_ck_cdf_schema;
 
 #endif /* CTL_REC_H */

@@ -32,7 +32,7 @@ static const struct ctl_rec_col ep_cols[] = {
 	CTL_REC_COL_STR("job_id", struct ep_row, job_id),
 	CTL_REC_COL_TIME_UTC,
 	CTL_REC_COL_SIM_SEC,
-	CTL_REC_COL_U64("node_id", struct ep_row, node_id),
+	CTL_REC_COL_NODE_ID(struct ep_row),
 	CTL_REC_COL_STR("component_name", struct ep_row, name),
 	CTL_REC_COL_STR("component_type", struct ep_row, type),
 	CTL_REC_COL_U64("ifid", struct ep_row, ifid),
@@ -70,10 +70,10 @@ struct ctl_pfcstats {
 };
 
 struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, const struct port_nic *hosts,
-				       struct nic *const *nics, const struct ctl_swrec *sr, const char *dir,
-				       int64_t epoch_s, char *err, size_t errlen)
+				       const struct ctl_swrec *sr, const char *dir, int64_t epoch_s, char *err,
+				       size_t errlen)
 {
-	struct ctl_pfcstats *p = ctl_rec_nics_new(sizeof(*p), sizeof(emu_ps_t[PORT_TC_COUNT]), cfg, hosts, nics, dir,
+	struct ctl_pfcstats *p = ctl_rec_nics_new(sizeof(*p), sizeof(emu_ps_t[PORT_TC_COUNT]), cfg, hosts, dir,
 						  &ctl_rec_ep_schema, epoch_s, err, errlen);
 
 	if (p == NULL)
@@ -114,8 +114,10 @@ static void nic_ep_rows(struct ctl_pfcstats *p, uint32_t i, emu_ps_t now, emu_ps
 	const struct port_nic *h = &p->w.hosts[i];
 	emu_ps_t (*prev)[PORT_TC_COUNT] = p->w.prev;
 	struct port_pfc_stats s;
+	struct port_nic_rec nr;
 
-	h->ops->pfc_stats(h->dev, &s, now);
+	port_nic_pfc_stats(h, &s, now);
+	h->ops->rec_row(h->dev, &nr);
 	for (uint32_t tc = 0; tc < PORT_TC_COUNT; tc++) {
 		emu_ps_t ivl = s.paused_ps[tc] - prev[i][tc];
 		struct port_pool_stats pool;
@@ -130,13 +132,13 @@ static void nic_ep_rows(struct ctl_pfcstats *p, uint32_t i, emu_ps_t now, emu_ps
 			.node_id = h->ops->fep_id(h->dev), .name = h->ops->name(h->dev),
 			.type = h->ops->json_nic != NULL ? h->ops->json_nic : CTL_REC_COMPONENT_TYPE, .ifid = 0,
 			.uldl = "ul", .tier = CTL_REC_TIER_NIC, .dt = now - last,
-			.ecn = tc == EP_DATA_TC && p->w.nics != NULL ? nic_counters(p->w.nics[i])[NIC_C_ECN_CE_RCVD] : 0,
+			.ecn = tc == EP_DATA_TC ? nr.ecn_ce : 0,
 		};
 
 		ep_row_write(p, &r, tc, s.xoff_tx, s.xoff_rx, s.xon_tx, s.xon_rx, s.paused_ps[tc], ivl,
 			     s.ivl_max_pause_ps[tc], now);
 	}
-	h->ops->pfc_interval_reset(h->dev, now); /* each row time starts an interval, rows written or not */
+	port_nic_pfc_interval_reset(h, now); /* each row time starts an interval, rows written or not */
 }
 
 /*

@@ -4,10 +4,6 @@
 
 #include "ctl_rec_pvt.h"
 
-#define ND_NAME "ScalaUETNicNetDevice"
-#define ND_NAME_ROCE "ScalaRoceNicNetDevice"
-#define ND_TYPE_ROCE "ScalaRoceNic"
-
 /* Gb/s of @p bytes over @p dt ps (bits per ps are Tb/s). */
 static double gbps(uint64_t bytes, emu_ps_t dt)
 {
@@ -48,14 +44,12 @@ static void nd_util(const void *row, uint32_t arg, struct ctl_rec_val *v)
 
 /* Scala Simulation output files, Network Device Statistics: 22 columns. */
 static const struct ctl_rec_col nd_cols[] = {
-	CTL_REC_COL_TIME_UTC,
-	CTL_REC_COL_SIM_SEC,
-	CTL_REC_COL_STR("component_name", struct ctl_rec_nd_row, name),
+	CTL_REC_COLS_OPEN(struct ctl_rec_nd_row),
 	CTL_REC_COL_STR("nd_name", struct ctl_rec_nd_row, nd_name),
 	CTL_REC_COL_STR("component_type", struct ctl_rec_nd_row, type),
 	CTL_REC_COL_U64("ifid", struct ctl_rec_nd_row, ifid),
 	CTL_REC_COL_STR("uldl", struct ctl_rec_nd_row, uldl),
-	CTL_REC_COL_U64("node_id", struct ctl_rec_nd_row, node_id),
+	CTL_REC_COL_NODE_ID(struct ctl_rec_nd_row),
 	CTL_REC_COL_U64("tier", struct ctl_rec_nd_row, tier),
 	CTL_REC_COL_U64("subtier", struct ctl_rec_nd_row, subtier),
 	CTL_REC_COL_U64("total_packets_tx", struct ctl_rec_nd_row, tx_frames),
@@ -73,77 +67,45 @@ static const struct ctl_rec_col nd_cols[] = {
 };
 const struct ctl_rec_schema ctl_rec_nd_schema = CTL_REC_SCHEMA("nd-stats", nd_cols);
 
-/* The writer: per UET NIC its counters at the previous rows (prev), per RoCE NIC its tx and rx bytes (rprev). */
+/* The writer: per NIC what its previous rows saw (prev, a struct port_nic_rec). */
 struct ctl_ndstats {
 	struct ctl_rec_nics w;
 };
 
+/* Host @p i's row, either model: the figures its model counts for nd-stats (port_nic_ops.rec_row; the UET NIC's
+ * port frames from the Ethernet header on without the FCS, the RoCE NIC's with it), named as its model's page
+ * names its net device. */
 static void nd_row(struct ctl_ndstats *rc, uint32_t i, emu_ps_t now, emu_ps_t last)
 {
-	struct nic *nic = rc->w.nics[i];
-	const uint64_t (*prev)[NIC_C_COUNT] = rc->w.prev;
-	const uint64_t *c = nic_counters(nic), *p = prev[i];
+	const struct port_nic *h = &rc->w.hosts[i];
+	struct port_nic_rec *prev = rc->w.prev, c;
+
+	h->ops->rec_row(h->dev, &c);
 	struct ctl_rec_nd_row r = {
-		.name = nic_name(nic), .nd_name = ND_NAME, .type = CTL_REC_COMPONENT_TYPE, .uldl = "ul", .ifid = 0,
-		.node_id = nic_fep_id(nic), .tier = CTL_REC_TIER_NIC, .subtier = CTL_REC_SUBTIER_NONE,
-		.tx_frames = c[NIC_C_PORT_TX_FRAMES], .rx_frames = c[NIC_C_PORT_RX_FRAMES],
-		.tx_bytes = c[NIC_C_PORT_TX_FRAME_BYTES], .rx_bytes = c[NIC_C_PORT_RX_FRAME_BYTES],
-		.dtx = c[NIC_C_PORT_TX_FRAME_BYTES] - p[NIC_C_PORT_TX_FRAME_BYTES],
-		.drx = c[NIC_C_PORT_RX_FRAME_BYTES] - p[NIC_C_PORT_RX_FRAME_BYTES],
-		.tx_drops = c[NIC_C_DROP_TX_CTL_POOL_FULL], .rx_drops = c[NIC_C_DROP_RX_POOL_FULL],
-		.dt = now - last, .bps = nic_link_bps(nic),
+		.name = h->ops->name(h->dev), .nd_name = h->ops->nd_component, .type = h->ops->component_type,
+		.uldl = "ul", .ifid = 0, .node_id = h->ops->fep_id(h->dev), .tier = CTL_REC_TIER_NIC,
+		.subtier = CTL_REC_SUBTIER_NONE, .tx_frames = c.port_tx_frames, .rx_frames = c.port_rx_frames,
+		.tx_bytes = c.nd_tx_bytes, .rx_bytes = c.nd_rx_bytes, .dtx = c.nd_tx_bytes - prev[i].nd_tx_bytes,
+		.drx = c.nd_rx_bytes - prev[i].nd_rx_bytes, .tx_drops = c.nd_tx_drops, .rx_drops = c.nd_rx_drops,
+		.dt = now - last, .bps = h->ops->link_bps(h->dev),
 	};
 
 	ctl_rec_row(rc->w.csv, &ctl_rec_nd_schema, &r, now);
+	prev[i] = c;
 }
 
-struct ctl_ndstats *ctl_ndstats_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
+struct ctl_ndstats *ctl_ndstats_open(const struct ctl_config *cfg, const struct port_nic *hosts, const char *dir,
 				     int64_t epoch_s, char *err, size_t errlen)
 {
-	struct ctl_ndstats *n = ctl_rec_nics_new(sizeof(*n), sizeof(uint64_t[NIC_C_COUNT]), cfg, NULL, nics, dir,
-						 &ctl_rec_nd_schema, epoch_s, err, errlen);
-
-	if (n != NULL)
-		n->w.rprev_size = sizeof(uint64_t[2]);
-	return n;
-}
-
-/* A RoCE NIC's row (its buffers page, Records: every frame, Ethernet header and FCS included; rx_drops the
- * receive-pool drops, the data discarded for no queue pair and behind a gap). */
-static void nd_roce_row(struct ctl_ndstats *rc, uint32_t i, emu_ps_t now, emu_ps_t last)
-{
-	struct roce *rn = rc->w.roces[i];
-	uint64_t (*rprev)[2] = rc->w.rprev;
-	const uint64_t *c = roce_counters(rn);
-	struct ctl_rec_nd_row r = {
-		.name = roce_name(rn), .nd_name = ND_NAME_ROCE, .type = ND_TYPE_ROCE, .uldl = "ul", .ifid = 0,
-		.node_id = roce_fep_id(rn), .tier = CTL_REC_TIER_NIC, .subtier = CTL_REC_SUBTIER_NONE,
-		.tx_frames = c[ROCE_C_PORT_TX_FRAMES], .rx_frames = c[ROCE_C_PORT_RX_FRAMES],
-		.tx_bytes = c[ROCE_C_TX_BYTES], .rx_bytes = c[ROCE_C_RX_BYTES],
-		.dtx = c[ROCE_C_TX_BYTES] - rprev[i][0], .drx = c[ROCE_C_RX_BYTES] - rprev[i][1],
-		.tx_drops = 0,
-		.rx_drops = c[ROCE_C_RX_DROPS] + c[ROCE_C_RX_DROPS_NO_QP_DATA] + c[ROCE_C_RX_DROPS_AFTER_NAK],
-		.dt = now - last, .bps = roce_line_bps(rn),
-	};
-
-	ctl_rec_row(rc->w.csv, &ctl_rec_nd_schema, &r, now);
-	rprev[i][0] = c[ROCE_C_TX_BYTES];
-	rprev[i][1] = c[ROCE_C_RX_BYTES];
+	return ctl_rec_nics_new(sizeof(struct ctl_ndstats), sizeof(struct port_nic_rec), cfg, hosts, dir,
+				&ctl_rec_nd_schema, epoch_s, err, errlen);
 }
 
 void ctl_ndstats_rows(struct ctl_ndstats *n, emu_ps_t now, emu_ps_t last)
 {
 	if (n == NULL)
 		return;
-	uint64_t (*prev)[NIC_C_COUNT] = n->w.prev;
-
-	for (uint32_t i = 0; i < n->w.n_roces; i++)
-		nd_roce_row(n, i, now, last);
-	for (uint32_t i = 0; i < n->w.n_nics; i++) {
-		if (!ctl_rec_nic_here(&n->w, i))
-			continue;
-		nd_row(n, i, now, last);
-		memcpy(prev[i], nic_counters(n->w.nics[i]), sizeof(prev[i]));
-	}
+	for (uint32_t i = 0; i < n->w.n_hosts; i++)
+		if (ctl_rec_nic_here(&n->w, i))
+			nd_row(n, i, now, last);
 }
-

@@ -38,10 +38,8 @@ static void nb_pct(const void *row, uint32_t arg, struct ctl_rec_val *v)
 /* The 21 columns uet-nic-records.md lists (net-buff-stats), in its order. */
 static const struct ctl_rec_col nb_cols[] = {
 	CTL_REC_COL_STR("job_id", struct nb_row, job_id),
-	CTL_REC_COL_TIME_UTC,
-	CTL_REC_COL_SIM_SEC,
-	CTL_REC_COL_STR("component_name", struct nb_row, name),
-	CTL_REC_COL_U64("node_id", struct nb_row, node_id),
+	CTL_REC_COLS_OPEN(struct nb_row),
+	CTL_REC_COL_NODE_ID(struct nb_row),
 	CTL_REC_COL_STR("buffer_id", struct nb_row, buffer_id),
 	CTL_REC_COL_U64("tc", struct nb_row, tc),
 	CTL_REC_COL_CUR("occupancy_B", struct port_pool_stats, occupancy),
@@ -74,7 +72,7 @@ struct ctl_netbuff *ctl_netbuff_open(const struct ctl_config *cfg, const struct 
 				     int64_t epoch_s, char *err, size_t errlen)
 {
 	struct ctl_netbuff *b = ctl_rec_nics_new(sizeof(*b), sizeof(struct port_pool_stats[NB_POOLS]), cfg, hosts,
-						 NULL, dir, &ctl_rec_nb_schema, epoch_s, err, errlen);
+						 dir, &ctl_rec_nb_schema, epoch_s, err, errlen);
 
 	if (b != NULL)
 		b->job_id = cfg->sim.simulation_name;

@@ -34,10 +34,8 @@ static void pcie_rate(const void *row, uint32_t arg, struct ctl_rec_val *v)
  * (docs/records.md, pcie-stats). 17 columns.
  */
 static const struct ctl_rec_col pcie_cols[] = {
-	CTL_REC_COL_TIME_UTC,
-	CTL_REC_COL_SIM_SEC,
-	CTL_REC_COL_STR("component_name", struct pcie_row, name),
-	CTL_REC_COL_U64("node_id", struct pcie_row, node_id),
+	CTL_REC_COLS_OPEN(struct pcie_row),
+	CTL_REC_COL_NODE_ID(struct pcie_row),
 	CTL_REC_COL_STR("side", struct pcie_row, side),
 	CTL_REC_COL_U64("lane_count", struct pcie_row, lanes),
 	CTL_REC_COL("lane_Gbps", QUOT, 3, pcie_gbps, 0),
@@ -60,10 +58,10 @@ struct ctl_pcie {
 	const struct port_pcie_params *side_params[2]; /* NICSide, HostSide: every NIC has the nic section's */
 };
 
-struct ctl_pcie *ctl_pcie_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
+struct ctl_pcie *ctl_pcie_open(const struct ctl_config *cfg, const struct port_nic *hosts, const char *dir,
 			       int64_t epoch_s, char *err, size_t errlen)
 {
-	struct ctl_pcie *p = ctl_rec_nics_new(sizeof(*p), sizeof(struct port_pcie_stats), cfg, NULL, nics, dir,
+	struct ctl_pcie *p = ctl_rec_nics_new(sizeof(*p), sizeof(struct port_pcie_stats), cfg, hosts, dir,
 					      &ctl_rec_pcie_schema, epoch_s, err, errlen);
 
 	if (p == NULL)
@@ -96,14 +94,16 @@ void ctl_pcie_rows(struct ctl_pcie *p, emu_ps_t now, emu_ps_t last)
 		return;
 	struct port_pcie_stats *prev = p->w.prev;
 
-	for (uint32_t i = 0; i < p->w.n_nics; i++) {
-		if (!ctl_rec_nic_here(&p->w, i))
+	for (uint32_t i = 0; i < p->w.n_hosts; i++) {
+		struct nic *nic = port_nic_uet(&p->w.hosts[i]); /* the UET NIC's record: other models have no row */
+
+		if (nic == NULL || !ctl_rec_nic_here(&p->w, i))
 			continue;
 		struct port_pcie_stats s;
 
-		nic_pcie_stats(p->w.nics[i], &s, now);
+		nic_pcie_stats(nic, &s, now);
 		for (int side = 0; side < 2; side++)
-			pcie_row(p, p->w.nics[i], side, &s, &prev[i], now, now - last);
+			pcie_row(p, nic, side, &s, &prev[i], now, now - last);
 		prev[i] = s;
 	}
 }

@@ -30,32 +30,33 @@ struct ctl_transport;
 
 /*
  * The per-NIC records: each writer starts with its struct ctl_rec_nics (ctl_rec.h), so ctl_rec_nics_csv() gives
- * its file, ctl_rec_nics_set_roce() adds the hosts' Scala RoCE NICs' rows (nd-stats: opened with NULL UET NICs)
- * and ctl_rec_nics_free() closes it.
+ * its file and ctl_rec_nics_free() closes it. Each open takes @p hosts, every host's NIC through its model's ops
+ * (port_nic.h), cfg->n_hosts of them, index = FEP id, which must outlive it.
  */
 
 /** uet-transport-stats (ctl_rec_transport.c), every NDStatsReportInterval. Open returns NULL with errno set and a
- *  message in @p err. Rows: every NIC's row of time @p now, then the NICs' sample intervals restart. NULL is
- *  accepted by rows. */
-struct ctl_transport *ctl_transport_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
-					 int64_t epoch_s, char *err, size_t errlen);
+ *  message in @p err. Rows: every UET NIC's row of time @p now (port_nic_uet()), then the NICs' sample intervals
+ *  restart. NULL is accepted by rows. */
+struct ctl_transport *ctl_transport_open(const struct ctl_config *cfg, const struct port_nic *hosts,
+					 const char *dir, int64_t epoch_s, char *err, size_t errlen);
 void ctl_transport_rows(struct ctl_transport *t, emu_ps_t now);
 
 struct ctl_roce_rec;
 
-/** The Scala RoCE NICs' own records (ctl_rec_roce.c): roce-transport-stats (EnableRoceTransportStats) and
- *  roce-rate-events. Open returns NULL with errno and @p err; rows, rate and close accept NULL. */
-struct ctl_roce_rec *ctl_roce_rec_open(const struct ctl_config *cfg, struct roce *const *roces, const char *dir,
-				       int64_t epoch_s, char *err, size_t errlen);
+/** The Scala RoCE NICs' own records (ctl_rec_roce.c): roce-transport-stats (EnableRoceTransportStats; the rows of
+ *  the hosts port_nic_roce() gives a RoCE NIC) and roce-rate-events. Open returns NULL with errno and @p err;
+ *  rows, rate and close accept NULL. */
+struct ctl_roce_rec *ctl_roce_rec_open(const struct ctl_config *cfg, const struct port_nic *hosts,
+				       const char *dir, int64_t epoch_s, char *err, size_t errlen);
 void ctl_roce_rec_rows(struct ctl_roce_rec *t, emu_ps_t now);
 void ctl_roce_rec_rate(struct ctl_roce_rec *t, uint32_t fep_id, uint32_t qpn, uint64_t bps, emu_ps_t now);
 int ctl_roce_rec_close(struct ctl_roce_rec *t, char *err, size_t errlen);
 
 struct ctl_ndstats;
 
-/** nd-stats (ctl_rec_nd.c), every NDStatsReportInterval: the NICs' rows of time @p now over (last, now]. The
- *  switches' ports write into its file (ctl_rec_nics_csv()). NULL accepted by rows. */
-struct ctl_ndstats *ctl_ndstats_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
+/** nd-stats (ctl_rec_nd.c), every NDStatsReportInterval: the NICs' rows of time @p now over (last, now], either
+ *  model. The switches' ports write into its file (ctl_rec_nics_csv()). NULL accepted by rows. */
+struct ctl_ndstats *ctl_ndstats_open(const struct ctl_config *cfg, const struct port_nic *hosts, const char *dir,
 				     int64_t epoch_s, char *err, size_t errlen);
 void ctl_ndstats_rows(struct ctl_ndstats *n, emu_ps_t now, emu_ps_t last);
 
@@ -75,11 +76,10 @@ void ctl_monitor_trace(struct ctl_monitor *m, const struct nic_trace *tr);
 int ctl_monitor_close(struct ctl_monitor *m, char *err, size_t errlen);
 
 /*
- * The three periodic records below (docs/records.md). Each open takes @p nics, the UET NICs, or @p hosts, every
- * host's NIC through its model's ops (port_nic.h; ecn-pfc-stats both, its UET NICs for their CE counts, NULL on
- * RoCE NICs), cfg->n_hosts of them, index = FEP id, which must outlive it, and returns the record or NULL with
- * errno set (ENOMEM or a file error) and a message in @p err. Each rows call writes the rows of time @p now, NICs in FEP id order; @p last is the time of the
- * record's previous rows (0 before the first), so an interval value covers (last, now].
+ * The three periodic records below (docs/records.md). Each open takes @p hosts (as above; pcie-stats writes the
+ * UET NICs' rows only, port_nic_uet()) and returns the record or NULL with errno set (ENOMEM or a file error) and
+ * a message in @p err. Each rows call writes the rows of time @p now, NICs in FEP id order; @p last is the time
+ * of the record's previous rows (0 before the first), so an interval value covers (last, now].
  */
 struct ctl_pfcstats;
 struct ctl_swrec;
@@ -87,14 +87,14 @@ struct ctl_swrec;
 /** ecn-pfc-stats, every NDStatsReportInterval (ctl_rec_ecnpfc.c): the hosts' NICs' rows, then @p sr's switch
  *  ports' (@p sr may be NULL: no switch). */
 struct ctl_pfcstats *ctl_pfcstats_open(const struct ctl_config *cfg, const struct port_nic *hosts,
-				       struct nic *const *nics, const struct ctl_swrec *sr, const char *dir,
-				       int64_t epoch_s, char *err, size_t errlen);
+				       const struct ctl_swrec *sr, const char *dir, int64_t epoch_s, char *err,
+				       size_t errlen);
 void ctl_pfcstats_rows(struct ctl_pfcstats *p, emu_ps_t now, emu_ps_t last);
 
 struct ctl_pcie;
 
 /** pcie-stats, every NDStatsReportInterval (ctl_pcie.c). */
-struct ctl_pcie *ctl_pcie_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
+struct ctl_pcie *ctl_pcie_open(const struct ctl_config *cfg, const struct port_nic *hosts, const char *dir,
 			       int64_t epoch_s, char *err, size_t errlen);
 void ctl_pcie_rows(struct ctl_pcie *p, emu_ps_t now, emu_ps_t last);
 
@@ -112,6 +112,12 @@ void ctl_netbuff_rows(struct ctl_netbuff *b, emu_ps_t now, emu_ps_t last);
  * run: the switches in device order, each switch's ports in port order.
  */
 #define CTL_REC_SW_COMPONENT_TYPE "Switch"
+/* The columns a switch port's records open with (trimming-stats, scala-switch-load-balancing-stats): as most
+ * records, then component_type, node_id, tier, subtier and ifid, from the row struct @p type's fields. */
+#define CTL_REC_COLS_SW_PORT(type) \
+	CTL_REC_COLS_OPEN(type), CTL_REC_COL_CONST("component_type", CTL_REC_SW_COMPONENT_TYPE), \
+	CTL_REC_COL_NODE_ID(type), CTL_REC_COL_U64("tier", type, tier), \
+	CTL_REC_COL_CONST("subtier", CTL_REC_SUBTIER_NONE_TEXT), CTL_REC_COL_U64("ifid", type, ifid)
 #define CTL_REC_SW_ND_NAME "scala_switch::ScalaSwitchEthNetDevice"
 
 /* One switch port as the records name it. */
@@ -231,6 +237,11 @@ struct ctl_rec_buf_row {
 	uint64_t tier, node_id, ifid, pool, total, limit;
 	bool clamp;                   /* the percentages stop at 100 (scala-switch-buff-stats) */
 };
+
+/* The columns both buffer records open with: CTL_REC_COLS_OPEN, tier, node_id, buff_id. */
+#define CTL_REC_COLS_SW_BUF \
+	CTL_REC_COLS_OPEN(struct ctl_rec_buf_row), CTL_REC_COL_U64("tier", struct ctl_rec_buf_row, tier), \
+	CTL_REC_COL_NODE_ID(struct ctl_rec_buf_row), CTL_REC_COL_STR("buff_id", struct ctl_rec_buf_row, buff_id)
 
 /** The six sample columns both buffer records end with (ctl_rec_swbuf.c). */
 void ctl_rec_buf_stat(const void *row, uint32_t arg, struct ctl_rec_val *v);

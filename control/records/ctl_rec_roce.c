@@ -41,10 +41,8 @@ static void rt_drops(const void *row, uint32_t arg, struct ctl_rec_val *v)
 /* simulation-output-files.md, RoCE Transport Statistics: 74 columns. The model has no atomic operations and no
  * selective acknowledgements (those pairs read 0), and no reorder buffer: the receiver discards behind a gap. */
 static const struct ctl_rec_col rt_cols[] = {
-	CTL_REC_COL_TIME_UTC,
-	CTL_REC_COL_SIM_SEC,
-	CTL_REC_COL_STR("component_name", struct rt_row, name),
-	CTL_REC_COL_U64("node_id", struct rt_row, node_id),
+	CTL_REC_COLS_OPEN(struct rt_row),
+	CTL_REC_COL_NODE_ID(struct rt_row),
 	CTL_REC_COL_CTR_PAIR(num_pkts_sent, ROCE_C_PKTS_SENT),
 	CTL_REC_COL_CTR_PAIR(num_verb_pkts_sent, ROCE_C_VERB_PKTS_SENT),
 	CTL_REC_COL_CTR_PAIR(num_non_verb_pkts_sent, ROCE_C_NON_VERB_PKTS_SENT),
@@ -97,17 +95,15 @@ struct rate_row {
 };
 
 static const struct ctl_rec_col rate_cols[] = {
-	CTL_REC_COL_TIME_UTC,
-	CTL_REC_COL_SIM_SEC,
-	CTL_REC_COL_STR("component_name", struct rate_row, name),
-	CTL_REC_COL_U64("node_id", struct rate_row, node_id),
+	CTL_REC_COLS_OPEN(struct rate_row),
+	CTL_REC_COL_NODE_ID(struct rate_row),
 	CTL_REC_COL_U64("qpn", struct rate_row, qpn),
 	CTL_REC_COL_FIXED("rate_Gbps", 9, struct rate_row, bps),
 };
 const struct ctl_rec_schema ctl_rec_rate_schema = CTL_REC_SCHEMA("roce-rate-events", rate_cols);
 
 struct ctl_roce_rec {
-	struct roce *const *roces;
+	const struct port_nic *hosts; /* every host's NIC: the RoCE NICs' rows (port_nic_roce()) */
 	uint32_t n;
 	struct rec_csv *ts;            /* roce-transport-stats, or NULL */
 	struct rec_csv *rate;          /* roce-rate-events, or NULL */
@@ -115,8 +111,8 @@ struct ctl_roce_rec {
 	const struct ctl_config *cfg;
 };
 
-struct ctl_roce_rec *ctl_roce_rec_open(const struct ctl_config *cfg, struct roce *const *roces, const char *dir,
-				       int64_t epoch_s, char *err, size_t errlen)
+struct ctl_roce_rec *ctl_roce_rec_open(const struct ctl_config *cfg, const struct port_nic *hosts,
+				       const char *dir, int64_t epoch_s, char *err, size_t errlen)
 {
 	struct ctl_roce_rec *t = calloc(1, sizeof(*t));
 
@@ -127,7 +123,7 @@ struct ctl_roce_rec *ctl_roce_rec_open(const struct ctl_config *cfg, struct roce
 		return NULL;
 	}
 	t->cfg = cfg;
-	t->roces = roces;
+	t->hosts = hosts;
 	t->n = cfg->n_hosts;
 	if (!cfg->enable_roce_transport_stats)
 		return t;
@@ -143,9 +139,8 @@ struct ctl_roce_rec *ctl_roce_rec_open(const struct ctl_config *cfg, struct roce
 	return t;
 }
 
-static void rt_row(struct ctl_roce_rec *t, uint32_t i, emu_ps_t now)
+static void rt_row(struct ctl_roce_rec *t, struct roce *r, uint32_t i, emu_ps_t now)
 {
-	struct roce *r = t->roces[i];
 	struct rt_row row = { .c = { roce_counters(r), t->prev[i] }, .name = roce_name(r), .node_id = roce_fep_id(r) };
 
 	roce_rtt(r, &row.rtt);
@@ -157,9 +152,13 @@ void ctl_roce_rec_rows(struct ctl_roce_rec *t, emu_ps_t now)
 	if (t == NULL || t->ts == NULL)
 		return;
 	for (uint32_t i = 0; i < t->n; i++) {
-		rt_row(t, i, now);
-		memcpy(t->prev[i], roce_counters(t->roces[i]), sizeof(t->prev[i]));
-		roce_interval_reset(t->roces[i]);
+		struct roce *r = port_nic_roce(&t->hosts[i]); /* the RoCE NIC's record: other models have no row */
+
+		if (r == NULL)
+			continue;
+		rt_row(t, r, i, now);
+		memcpy(t->prev[i], roce_counters(r), sizeof(t->prev[i]));
+		roce_interval_reset(r);
 	}
 }
 

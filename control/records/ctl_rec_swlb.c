@@ -34,14 +34,7 @@ static void lb_share(const void *row, uint32_t arg, struct ctl_rec_val *v)
 
 /* The 28 columns of switch-packet-handling.md, What is recorded, in its order. */
 static const struct ctl_rec_col lb_cols[] = {
-	CTL_REC_COL_TIME_UTC,
-	CTL_REC_COL_SIM_SEC,
-	CTL_REC_COL_STR("component_name", struct lb_row, name),
-	CTL_REC_COL_CONST("component_type", CTL_REC_SW_COMPONENT_TYPE),
-	CTL_REC_COL_U64("node_id", struct lb_row, node_id),
-	CTL_REC_COL_U64("tier", struct lb_row, tier),
-	CTL_REC_COL_CONST("subtier", CTL_REC_SUBTIER_NONE_TEXT),
-	CTL_REC_COL_U64("ifid", struct lb_row, ifid),
+	CTL_REC_COLS_SW_PORT(struct lb_row),
 	CTL_REC_COL_U64("ecmp_group_id", struct lb_row, set),
 	CTL_REC_COL("ecmp_group_ifids", LIST, 0, lb_ifids, 0),
 	CTL_REC_COL_U64("group_size", struct lb_row, n),

@@ -19,14 +19,7 @@ struct trim_row {
  * switch-configuration.md, Packet trimmer) but no record or columns, so uetemu chose these (docs/records.md).
  */
 static const struct ctl_rec_col trim_cols[] = {
-	CTL_REC_COL_TIME_UTC,
-	CTL_REC_COL_SIM_SEC,
-	CTL_REC_COL_STR("component_name", struct trim_row, name),
-	CTL_REC_COL_CONST("component_type", CTL_REC_SW_COMPONENT_TYPE),
-	CTL_REC_COL_U64("node_id", struct trim_row, node_id),
-	CTL_REC_COL_U64("tier", struct trim_row, tier),
-	CTL_REC_COL_CONST("subtier", CTL_REC_SUBTIER_NONE_TEXT),
-	CTL_REC_COL_U64("ifid", struct trim_row, ifid),
+	CTL_REC_COLS_SW_PORT(struct trim_row),
 	CTL_REC_COL_STR("uldl", struct trim_row, uldl),
 	CTL_REC_COL_PAIR(trims, struct sw_port_stats, trims),
 	CTL_REC_COL_PAIR(trimmed_bytes, struct sw_port_stats, trimmed_bytes),

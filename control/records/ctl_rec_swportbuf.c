@@ -16,12 +16,7 @@ struct ctl_swportbuf {
 
 /* The 16 columns of simulation-output-files.md, Per-Port Switch Buffer Statistics, in its order. */
 static const struct ctl_rec_col pb_cols[] = {
-	CTL_REC_COL_TIME_UTC,
-	CTL_REC_COL_SIM_SEC,
-	CTL_REC_COL_STR("component_name", struct ctl_rec_buf_row, name),
-	CTL_REC_COL_U64("tier", struct ctl_rec_buf_row, tier),
-	CTL_REC_COL_U64("node_id", struct ctl_rec_buf_row, node_id),
-	CTL_REC_COL_STR("buff_id", struct ctl_rec_buf_row, buff_id),
+	CTL_REC_COLS_SW_BUF,
 	CTL_REC_COL_U64("ifid", struct ctl_rec_buf_row, ifid),
 	CTL_REC_COL_STR("uldl", struct ctl_rec_buf_row, uldl),
 	CTL_REC_COL_U64("pool_num", struct ctl_rec_buf_row, pool),

@@ -182,9 +182,7 @@ static void ts_sample(const void *row, uint32_t arg, struct ctl_rec_val *v)
  * block (4).
  */
 static const struct ctl_rec_col ts_cols[] = {
-	CTL_REC_COL_TIME_UTC,
-	CTL_REC_COL_SIM_SEC,
-	CTL_REC_COL_STR("component_name", struct ts_row, name),
+	CTL_REC_COLS_OPEN(struct ts_row),
 	CTL_REC_COL_U64("fep_id", struct ts_row, fep_id),
 	TS_COUNTERS(TS_COL_PAIR)
 	TS_SAMPLES(TS_COL_SAMPLE)
@@ -207,9 +205,8 @@ static void ts_check_names(void)
 }
 #endif
 
-static void ts_row(struct ctl_transport *rc, uint32_t i, emu_ps_t now)
+static void ts_row(struct ctl_transport *rc, struct nic *nic, uint32_t i, emu_ps_t now)
 {
-	struct nic *nic = rc->w.nics[i];
 	const uint64_t (*prev)[NIC_C_COUNT] = rc->w.prev;
 	struct ts_row r = { .name = nic_name(nic), .fep_id = nic_fep_id(nic), .c = nic_counters(nic), .p = prev[i] };
 
@@ -218,13 +215,13 @@ static void ts_row(struct ctl_transport *rc, uint32_t i, emu_ps_t now)
 	ctl_rec_row(rc->w.csv, &ctl_rec_ts_schema, &r, now);
 }
 
-struct ctl_transport *ctl_transport_open(const struct ctl_config *cfg, struct nic *const *nics, const char *dir,
-					 int64_t epoch_s, char *err, size_t errlen)
+struct ctl_transport *ctl_transport_open(const struct ctl_config *cfg, const struct port_nic *hosts,
+					 const char *dir, int64_t epoch_s, char *err, size_t errlen)
 {
 #ifndef NDEBUG
 	ts_check_names();
 #endif
-	return ctl_rec_nics_new(sizeof(struct ctl_transport), sizeof(uint64_t[NIC_C_COUNT]), cfg, NULL, nics, dir,
+	return ctl_rec_nics_new(sizeof(struct ctl_transport), sizeof(uint64_t[NIC_C_COUNT]), cfg, hosts, dir,
 				&ctl_rec_ts_schema, epoch_s, err, errlen);
 }
 
@@ -234,12 +231,14 @@ void ctl_transport_rows(struct ctl_transport *t, emu_ps_t now)
 		return;
 	uint64_t (*prev)[NIC_C_COUNT] = t->w.prev;
 
-	for (uint32_t i = 0; i < t->w.n_nics; i++) {
-		if (!ctl_rec_nic_here(&t->w, i))
+	for (uint32_t i = 0; i < t->w.n_hosts; i++) {
+		struct nic *nic = port_nic_uet(&t->w.hosts[i]); /* the UET NIC's record: other models have no row */
+
+		if (nic == NULL || !ctl_rec_nic_here(&t->w, i))
 			continue;
-		ts_row(t, i, now);
-		nic_interval_reset(t->w.nics[i]);
-		memcpy(prev[i], nic_counters(t->w.nics[i]), sizeof(prev[i]));
+		ts_row(t, nic, i, now);
+		nic_interval_reset(nic);
+		memcpy(prev[i], nic_counters(nic), sizeof(prev[i]));
 	}
 }
 

@@ -21,9 +21,7 @@ struct ctl_rec_period {
 
 struct ctl_records {
 	const struct ctl_config *cfg;
-	struct nic *const *nics;
-	uint32_t n_nics;
-	struct roce *const *roces;   /* the hosts' RoCE NICs, or NULL */
+	const struct port_nic *hosts; /* every host's NIC, cfg->n_hosts */
 	struct ctl_roce_rec *rr;     /* roce-transport-stats and roce-rate-events, or NULL */
 	struct ctl_transport *ts;    /* uet-transport-stats, or NULL */
 	struct ctl_ndstats *nd;      /* nd-stats, or NULL */
@@ -264,27 +262,18 @@ void ctl_records_roce_rate(struct ctl_records *rc, uint32_t fep_id, uint32_t qpn
 		ctl_roce_rec_rate(rc->rr, fep_id, qpn, bps, now);
 }
 
-/* The records of Scala RoCE NICs: their own, and their rows in nd-stats (their counters are their own; ecn-pfc-stats
- * and net-buff-stats read every host's NIC through its ops). */
-static int open_roce_records(struct ctl_records *rc, const char *dir, int64_t epoch_s, char *err, size_t errlen)
+/* Whether some host's NIC is a UET NIC (@p roce false) or a RoCE NIC (true). */
+static bool some_host(const struct ctl_records *rc, bool roce)
 {
-	if (rc->roces == NULL)
-		return 0;
-	rc->rr = ctl_roce_rec_open(rc->cfg, rc->roces, dir, epoch_s, err, errlen);
-	if (rc->rr == NULL)
-		return -errno;
-	if (ctl_rec_nics_set_roce(rc->nd, rc->roces, rc->cfg->n_hosts) < 0) {
-		snprintf(err, errlen, "out of memory opening the records");
-		errno = ENOMEM;
-		return -ENOMEM;
-	}
-	return 0;
+	for (uint32_t i = 0; i < rc->cfg->n_hosts; i++)
+		if (roce ? port_nic_roce(&rc->hosts[i]) != NULL : port_nic_uet(&rc->hosts[i]) != NULL)
+			return true;
+	return false;
 }
 
 struct ctl_records *ctl_records_open(const struct ctl_config *cfg, const struct port_nic *hosts,
-				     struct nic *const *nics, struct roce *const *roces, struct sw *const *sws,
-				     uint32_t n_sws, const struct net_topo *topo, const char *dir, int64_t epoch_s,
-				     char *err, size_t errlen)
+				     struct sw *const *sws, uint32_t n_sws, const struct net_topo *topo,
+				     const char *dir, int64_t epoch_s, char *err, size_t errlen)
 {
 	struct ctl_records *rc = calloc(1, sizeof(*rc));
 	int e;
@@ -293,45 +282,49 @@ struct ctl_records *ctl_records_open(const struct ctl_config *cfg, const struct 
 		goto nomem;
 	rc->cfg = cfg;
 	rc->cut_at = EMU_PS_NEVER;
-	rc->nics = nics;
-	rc->n_nics = nics != NULL ? cfg->n_hosts : 0;
-	rc->roces = roces;
+	rc->hosts = hosts;
 	rc->nd_p = (struct ctl_rec_period){ .origin = nic_origin(cfg), .interval = cfg->sim.nd_stats_interval, .k = 1 };
 	rc->nb_p = (struct ctl_rec_period){ .origin = nic_origin(cfg), .interval = cfg->sim.net_buff_stats_interval,
 					    .k = 1 };
 	rc->sr = ctl_swrec_open(cfg, sws, n_sws, topo, dir, epoch_s, err, errlen);
 	if (rc->sr == NULL && errno != 0)
 		goto fail;
-	if (cfg->nic.enable_transport_stats && nics != NULL) {
-		rc->ts = ctl_transport_open(cfg, nics, dir, epoch_s, err, errlen);
+	/* a model's own records open when a host's NIC is of that model (port_nic_uet(), port_nic_roce()) */
+	bool uet = some_host(rc, false), roce = some_host(rc, true);
+
+	if (cfg->nic.enable_transport_stats && uet) {
+		rc->ts = ctl_transport_open(cfg, hosts, dir, epoch_s, err, errlen);
 		if (rc->ts == NULL)
 			goto fail;
 	}
 	if (cfg->sim.enable_net_device_stat_logging) {
-		rc->nd = ctl_ndstats_open(cfg, nics, dir, epoch_s, err, errlen);
+		rc->nd = ctl_ndstats_open(cfg, hosts, dir, epoch_s, err, errlen);
 		if (rc->nd == NULL)
 			goto fail;
 	}
 	if (cfg->sim.enable_pfc_ecn_stats_logging) {
-		rc->ep = ctl_pfcstats_open(cfg, hosts, nics, rc->sr, dir, epoch_s, err, errlen);
+		rc->ep = ctl_pfcstats_open(cfg, hosts, rc->sr, dir, epoch_s, err, errlen);
 		if (rc->ep == NULL)
 			goto fail;
 	}
-	if (cfg->sim.enable_pcie_stats_logging && nics != NULL) {
-		rc->pcie = ctl_pcie_open(cfg, nics, dir, epoch_s, err, errlen);
+	if (cfg->sim.enable_pcie_stats_logging && uet) {
+		rc->pcie = ctl_pcie_open(cfg, hosts, dir, epoch_s, err, errlen);
 		if (rc->pcie == NULL)
 			goto fail;
 	}
-	/* net-buff-stats needs both switches (uet-nic-records.md): with only one, no file */
+	/* net-buff-stats needs both switches (uet-nic-records.md): with only one, no file; each model has its own */
 	if (cfg->sim.enable_net_buff_stats &&
-	    (nics != NULL ? cfg->nic.enable_buffer_stats : roces != NULL && cfg->roce.enable_buffer_stats)) {
+	    (uet ? cfg->nic.enable_buffer_stats : roce && cfg->roce.enable_buffer_stats)) {
 		rc->nb = ctl_netbuff_open(cfg, hosts, dir, epoch_s, err, errlen);
 		if (rc->nb == NULL)
 			goto fail;
 	}
-	if (open_roce_records(rc, dir, epoch_s, err, errlen) < 0)
-		goto fail;
-	if (ctl_records_want_trace(cfg) && nics != NULL) {
+	if (roce) {
+		rc->rr = ctl_roce_rec_open(cfg, hosts, dir, epoch_s, err, errlen);
+		if (rc->rr == NULL)
+			goto fail;
+	}
+	if (ctl_records_want_trace(cfg) && uet) {
 		rc->mon = ctl_monitor_open(cfg, dir, err, errlen);
 		if (rc->mon == NULL)
 			goto fail;
@@ -406,7 +399,9 @@ void ctl_records_local(struct ctl_records *rc, const uint8_t *dev_local)
 static const struct ctl_rec_schema *const schemas[] = {
 	&ctl_rec_ts_schema,  &ctl_rec_nd_schema,  &ctl_rec_mon_schema, &ctl_rec_ev_schema, &ctl_rec_ep_schema,
 	&ctl_rec_nb_schema,  &ctl_rec_pcie_schema, &ctl_rec_trim_schema, &ctl_rec_sb_schema, &ctl_rec_pb_schema,
-	&ctl_rec_lb_schema,  &ctl_rec_rt_schema,  &ctl_rec_rate_schema,
+	&ctl_rec_lb_schema,  &ctl_rec_rt_schema,  &ctl_rec_rate_schema, &ctl_rec_rdma_perf_schema,
+	&ctl_rec_beacon_schema, &ctl_rec_ck_hosts_schema, &ctl_rec_ck_map_schema, &ctl_rec_ck_apps_schema,
+	&ctl_rec_ck_perf_schema, &ctl_rec_ck_completion_schema, &ctl_rec_ck_cdf_schema,
 };
 
 int ctl_records_columns(FILE *out, const char *record)

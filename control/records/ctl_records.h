@@ -34,11 +34,10 @@ struct sw;
  * switch.ReportPerPortBufferStats) and scala-switch-load-balancing-stats (switch.EnableLoadBalancingStats,
  * default on).
  * @p hosts are every host's NIC through its model's ops (port_nic.h), cfg->n_hosts of them, index = FEP id: the
- * NICs' rows of ecn-pfc-stats and net-buff-stats. With Scala RoCE NICs, @p nics is NULL and @p roces has
- * cfg->n_hosts entries: roce-transport-stats and roce-rate-events instead of the UET NIC's records, and the NICs'
- * rows of nd-stats.
- * @p nics has cfg->n_hosts entries, index = FEP id; they must be attached to their links (nic_link_bps() is read
- * per row) and outlive the records. @p sws are the @p n_sws switches of the generated topology @p topo, switch i
+ * NICs' rows of nd-stats, ecn-pfc-stats and net-buff-stats; a model's own records (uet-transport-stats,
+ * pcie-stats and uet-monitor of UET NICs, roce-transport-stats and roce-rate-events of Scala RoCE NICs) open when
+ * a host's NIC is of that model (its typed view, port_nic_uet(), port_nic_roce()). They must be attached to
+ * their links (the link rate is read per row) and outlive the records. @p sws are the @p n_sws switches of the generated topology @p topo, switch i
  * being device topo->size.hosts + i, with their ports attached and their routes added; both must outlive the
  * records. @p n_sws 0 or @p topo NULL (an explicit topology): no switch records. @p epoch_s is the UTC time, in
  * seconds since 1970, of sim time 0.
@@ -46,9 +45,8 @@ struct sw;
  * @p errlen): ENOMEM, or the errno of a file that could not be created.
  */
 struct ctl_records *ctl_records_open(const struct ctl_config *cfg, const struct port_nic *hosts,
-				     struct nic *const *nics, struct roce *const *roces, struct sw *const *sws,
-				     uint32_t n_sws, const struct net_topo *topo, const char *dir, int64_t epoch_s,
-				     char *err, size_t errlen);
+				     struct sw *const *sws, uint32_t n_sws, const struct net_topo *topo,
+				     const char *dir, int64_t epoch_s, char *err, size_t errlen);
 
 /** roce_hooks.rate: a row of roce-rate-events (when roce-transport-stats is on). Accepts NULL. */
 void ctl_records_roce_rate(struct ctl_records *rc, uint32_t fep_id, uint32_t qpn, uint64_t bps, emu_ps_t now);

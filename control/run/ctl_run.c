@@ -267,7 +267,7 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 			*opts->rerun_same = same == 0;
 	}
 
-	if (r.nics != NULL || r.roces != NULL) { /* the models were built (UET or RoCE NICs): their outputs too */
+	if (r.hosts != NULL) { /* the hosts' NICs were built (or begun): their outputs too */
 		int e = close_outputs(&r, ran ? err : NULL, ran ? errlen : 0);
 
 		rc = rc < 0 ? rc : e;

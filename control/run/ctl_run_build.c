@@ -137,11 +137,6 @@ static int make_roces(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
 	const struct ctl_app *app = cfg->rdma_app >= 0 ? &cfg->apps[cfg->rdma_app] : NULL;
-	struct roce **v = calloc(cfg->n_hosts, sizeof(*v));
-
-	r->roces = v;
-	if (v == NULL)
-		goto nomem;
 	uint64_t n_msgs = 0;
 
 	for (uint32_t a = 0; a < cfg->n_apps; a++)
@@ -171,10 +166,11 @@ static int make_roces(struct ctl_run_state *r, char *err, size_t errlen)
 			env.hooks.msg_sent = hook_msg_sent;
 		env.has_gw = cfg->hosts[i].has_gw && !host_has_port(r, i);
 		memcpy(env.gw_mac, cfg->hosts[i].gw_mac, 6);
-		v[i] = roce_create(&env);
-		if (v[i] == NULL)
+		struct roce *rn = roce_create(&env);
+
+		if (rn == NULL)
 			goto nomem;
-		r->hosts[i] = (struct port_nic){ .dev = v[i], .ops = &roce_port_ops };
+		r->hosts[i] = (struct port_nic){ .dev = rn, .ops = &roce_port_ops };
 	}
 	return 0;
 nomem:
@@ -218,14 +214,9 @@ static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 	r->hosts = calloc(cfg->n_hosts, sizeof(*r->hosts));
 	if (r->hosts == NULL)
 		goto nomem;
-	if (cfg->nic_model != CTL_NIC_ROCE && host_profiles(r) < 0)
-		goto nomem;
 	if (cfg->nic_model == CTL_NIC_ROCE) /* where the model is chosen */
 		return make_roces(r, err, errlen);
-	struct nic **v = calloc(cfg->n_hosts, sizeof(*v));
-
-	r->nics = v;
-	if (v == NULL)
+	if (host_profiles(r) < 0)
 		goto nomem;
 	for (uint32_t i = 0; i < cfg->n_hosts; i++) {
 		uint64_t pdcs, wqes;
@@ -263,10 +254,11 @@ static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 		/* On a switch the NIC addresses its gateway; a host on a real port keeps addressing its peers. */
 		env.has_gw = cfg->hosts[i].has_gw && !host_has_port(r, i);
 		memcpy(env.gw_mac, cfg->hosts[i].gw_mac, 6);
-		v[i] = nic_create(&env);
-		if (v[i] == NULL)
+		struct nic *n = nic_create(&env);
+
+		if (n == NULL)
 			goto nomem;
-		r->hosts[i] = (struct port_nic){ .dev = v[i], .ops = &nic_port_ops };
+		r->hosts[i] = (struct port_nic){ .dev = n, .ops = &nic_port_ops };
 	}
 	return 0;
 nomem:
@@ -432,13 +424,13 @@ static int make_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 		return rc;
 	if ((rc = ctl_run_caps_open(r, err, errlen)) < 0)
 		return rc;
-	if (cfg->nic.enable_event_logging && r->nics != NULL) { /* uet-events: the UET NIC's record */
+	/* uet-events: the UET NIC's record (its hosts' typed view, port_nic_uet()) */
+	if (cfg->nic.enable_event_logging && cfg->n_hosts > 0 && port_nic_uet(&r->hosts[0]) != NULL) {
 		r->events = ctl_records_events_open(cfg, dir, r->epoch_s, err, errlen);
 		if (r->events == NULL)
 			return -errno;
 	}
-	r->records = ctl_records_open(cfg, r->hosts, r->nics, r->roces, r->sws, r->n_sws, r->topo, dir, r->epoch_s,
-				      err, errlen);
+	r->records = ctl_records_open(cfg, r->hosts, r->sws, r->n_sws, r->topo, dir, r->epoch_s, err, errlen);
 	if (r->records == NULL)
 		return -errno;
 	return 0;
@@ -579,7 +571,9 @@ static int check_cc(struct ctl_run_state *r, char *err, size_t errlen)
 
 	int rc = 0;
 
-	for (uint32_t i = 0; r->nics != NULL && i < r->cfg->n_hosts; i++) {
+	for (uint32_t i = 0; i < r->cfg->n_hosts; i++) {
+		if (port_nic_uet(&r->hosts[i]) == NULL) /* the UET NIC's attributes: another model has none */
+			continue;
 		uint64_t bps = r->hosts[i].ops->link_bps(r->hosts[i].dev);
 		if (nic_params_check_link(ctl_run_host_nic(r, i), bps, why, sizeof(why)) < 0)
 			rc = add_err(err, errlen, "%s: nic (host %s): %s", r->cfg->path, r->cfg->hosts[i].name, why);
@@ -588,14 +582,18 @@ static int check_cc(struct ctl_run_state *r, char *err, size_t errlen)
 }
 
 /* What in the run needs a single lcore (ctl_run_lcore.c refuses it on more), or NULL. */
-static const char *one_lcore_only(const struct ctl_run_state *r)
+static const char *one_lcore_only(const struct ctl_run_state *r, char *buf, size_t n)
 {
+	const struct port_nic_ops *nic = ctl_config_nic_model(r->cfg)->ops;
+
 	if (r->rdma != NULL)
 		return "the ScalaRdma application";
 	if (r->chakra != NULL)
 		return "the Chakra workload";
-	if (r->cfg->nic_model == CTL_NIC_ROCE)
-		return "the Scala RoCE NIC";
+	if (nic->single_lcore) {
+		snprintf(buf, n, "the %s", nic->label);
+		return buf;
+	}
 	if (r->cfg->n_replays > 0)
 		return "a replay";
 	if (r->cfg->n_pps > 0)
@@ -665,7 +663,8 @@ int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 	}
 	unsigned ids[CTL_PARTS_MAX];
 	uint32_t n_lcores = ctl_run_rt_lcores(r, ids, CTL_PARTS_MAX);
-	const char *one = one_lcore_only(r);
+	char one_buf[64];
+	const char *one = one_lcore_only(r, one_buf, sizeof(one_buf));
 	const char *which = "";
 
 	if (n_lcores > 1 && one != NULL && ctl_run_eal_lcores(r->opts, &which) == 0) {
@@ -768,9 +767,7 @@ void ctl_run_teardown(struct ctl_run_state *r)
 		if (r->hosts[i].ops != NULL)
 			r->hosts[i].ops->destroy(r->hosts[i].dev);
 	free(r->hosts);
-	free(r->nics);
 	free(r->host_nic);
-	free(r->roces);
 	free(r->neigh);
 	free(r->links);
 	for (uint32_t i = 0; i < r->n_impairs_owned; i++)

@@ -291,7 +291,7 @@ int ctl_run_ext_bind(struct ctl_run_state *r, uint32_t i, char *err, size_t errl
 	struct net_port_cfg pc = { .np = x->lc->np, .hosts = hosts, .n_hosts = cp->n_hosts, .statics = statics,
 				   .n_statics = port_statics(cfg, cp, statics), .uet_port = cfg->nic.udp_port,
 				   .crc = hn->crc_trailer, .crc_ip = hn->crc_coverage == NIC_CRC_COV_REFPROV, .vlan = cp->vlan,
-				   .roce = cfg->nic_model == CTL_NIC_ROCE,
+				   .roce = ctl_config_nic_model(cfg)->rocev2,
 				   .roce_icrc = cfg->roce.icrc, .roce_reth = cfg->roce.reth, .rx_csum = cp->rx_csum,
 				   .emit = port_emit, .emit_arg = x };
 	x->stack = net_port_create(&pc);

@@ -48,24 +48,6 @@ static uint32_t sysfs_mtu(const char *iface)
 	return v;
 }
 
-/*
- * The IP datagram of the largest data frame the run's NICs send (no FCS, no VLAN tag: the MTU does not count
- * those), with the key that sets its payload and that payload's size in *@p key, *@p mss.
- */
-static uint32_t max_datagram(const struct ctl_config *cfg, const char **key, uint32_t *mss)
-{
-	if (cfg->nic_model == CTL_NIC_ROCE) {
-		uint8_t e = (uint8_t)((cfg->roce.icrc ? WIRE_ENCAP_ICRC : 0) | (cfg->roce.reth ? WIRE_ENCAP_RETH : 0));
-		*key = "roce_nic.ScalaRoceQpManager.MSS";
-		*mss = cfg->roce.mss;
-		return *mss + wire_roce_data_overhead(e) + (cfg->roce.reth ? WIRE_RETH_LEN : 0) - WIRE_FCS_LEN -
-		       WIRE_ETH_LEN;
-	}
-	*key = "nic.TransportProcessingLayers.SemanticLayer.RdmaDataMSS";
-	*mss = cfg->nic.rdma_data_mss;
-	return *mss + wire_data_overhead(nic_params_encap(&cfg->nic)) - WIRE_FCS_LEN - WIRE_ETH_LEN;
-}
-
 /* The MTU port @p cp is held to at validate time, where it comes from, and how to raise it; 0 when none is known. */
 static uint32_t port_mtu(const struct ctl_port *cp, char *from, size_t n, char *fix, size_t fixn)
 {
@@ -88,7 +70,7 @@ int ctl_run_mtu_check(const struct ctl_run_state *r, char *err, size_t errlen)
 {
 	const struct ctl_config *cfg = r->cfg;
 	const char *key;
-	uint32_t mss, dgram = max_datagram(cfg, &key, &mss);
+	uint32_t mss, dgram = ctl_config_nic_model(cfg)->max_datagram(cfg, &key, &mss);
 	int rc = 0;
 
 	for (uint32_t i = 0; i < cfg->n_ports; i++) {
@@ -114,7 +96,7 @@ int ctl_run_mtu_check(const struct ctl_run_state *r, char *err, size_t errlen)
 void ctl_run_mtu_warn(const struct ctl_run_state *r, uint32_t i, uint32_t mtu)
 {
 	const char *key;
-	uint32_t mss, dgram = max_datagram(r->cfg, &key, &mss);
+	uint32_t mss, dgram = ctl_config_nic_model(r->cfg)->max_datagram(r->cfg, &key, &mss);
 
 	if (mtu != 0 && dgram > mtu)
 		fprintf(stderr, "[uetemu] warning: port %s: MTU %u: data frames of %u B do not fit and are dropped "

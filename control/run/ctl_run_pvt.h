@@ -57,9 +57,6 @@ struct ctl_run_state {
 	struct net_part np;
 	struct port_nic *hosts;      /* the hosts' NICs, cfg->n_hosts, index = FEP id, all of the model cfg->nic_model
 				      * names (made in ctl_run_build.c): the run reaches them through their ops only */
-	/* The same NICs as the typed arrays the records still take (the other one NULL); ctl_run_build.c alone
-	 * touches them, and they go when the records take hosts[]. */
-	struct nic **nics;
 	/* Each host's UET NIC attributes when a peer profile applies to some (nic.PeerProfile, topology.hosts[].profile:
 	 * cfg->nic with the profile over it), else NULL and every host takes cfg->nic (ctl_run_host_nic()). */
 	struct nic_params *host_nic;
@@ -67,7 +64,6 @@ struct ctl_run_state {
 	struct app_pp **pps;
 	uint32_t pp_idx[CTL_PP_MAX];
 	uint32_t n_pps;
-	struct roce **roces;
 	struct port_neigh *neigh;
 	struct net_link *links;
 	uint32_t n_links;            /* explicit links, or the generated topology's */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "app_wqe.h"
+#include "emu_counter.h"
 #include "emu_rng.h"
 #include "rec.h"
 
@@ -20,12 +21,7 @@
 #define APP_RDMA_CM_TIMEOUT (100 * EMU_PS_PER_US)
 #define APP_RDMA_CM_RETRIES 15
 
-static const char *const counter_names[] = {
-#define APP_RDMA_C_NAME(id, name, text) name,
-	APP_RDMA_COUNTERS(APP_RDMA_C_NAME)
-#undef APP_RDMA_C_NAME
-};
-_Static_assert(sizeof(counter_names) / sizeof(counter_names[0]) == APP_RDMA_C_COUNT, "one name per counter");
+EMU_COUNTER_NAMES(app_rdma_counter, APP_RDMA_COUNTERS, APP_RDMA_C_COUNT)
 
 /* One connection: its own Initiator instance and queue pair, a long-lived connection on the Initiator's NIC. */
 struct rdma_conn {
@@ -64,11 +60,6 @@ struct app_rdma {
 	uint64_t n_lat, cap_lat;
 	uint64_t c[APP_RDMA_C_COUNT];
 };
-
-const char *app_rdma_counter_name(unsigned c)
-{
-	return c < APP_RDMA_C_COUNT ? counter_names[c] : "unknown";
-}
 
 void app_rdma_destroy(struct app_rdma *rd)
 {

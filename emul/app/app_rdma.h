@@ -43,8 +43,9 @@ enum app_rdma_counter {
 	APP_RDMA_C_COUNT
 };
 
-/** The counter's name (its summary.json key), or "unknown". */
-const char *app_rdma_counter_name(unsigned c);
+/** Counter @p c's name (its summary.json key) and description (EMU_COUNTER_NAMES()), or "unknown". */
+const char *app_rdma_counter_name(int c);
+const char *app_rdma_counter_desc(int c);
 
 /* What the application takes from its configuration (the ScalaRdmaInitiator / Responder attributes and the
  * simulation parameters it reads). */

@@ -10,31 +10,22 @@
 #include "emu_param.h"
 #include "emu_units.h"
 
-#define NP_FIELD(f) .off = offsetof(struct nic_params, f), .size = sizeof(((struct nic_params *)0)->f)
-#define NP_ROW(t, d, f, ...) { .path = { __VA_ARGS__ }, .type = (t), .def = (d), .max = UINT64_MAX, NP_FIELD(f) }
-#define NP_UINT(d, lo, hi, f, ...) { .path = { __VA_ARGS__ }, .type = PORT_PT_UINT, .def = (d), .min = (lo), \
-				     .max = (hi), NP_FIELD(f) }
-#define NP_DBL(d, lo, hi, f, ...) { .path = { __VA_ARGS__ }, .type = PORT_PT_DOUBLE, .def = (d), .dmin = (lo), \
-				    .dmax = (hi), NP_FIELD(f) }
-#define NP_ENUM(d, e, r, f, ...) { .path = { __VA_ARGS__ }, .type = PORT_PT_ENUM, .def = (d), .enums = (e), \
-				   .refused = (r), NP_FIELD(f) }
-#define NP_LIST(t, d, hi, f, ...) { .path = { __VA_ARGS__ }, .type = (t), .def = (d), .max = (hi), NP_FIELD(f) }
+#define NP_T struct nic_params
+#define NP_ROW(...) PORT_PARAM_ROW(NP_T, __VA_ARGS__)
+#define NP_UINT(...) PORT_PARAM_RANGE(NP_T, PORT_PT_UINT, __VA_ARGS__)
+#define NP_DBL(...) PORT_PARAM_DBL(NP_T, __VA_ARGS__)
+#define NP_ENUM(...) PORT_PARAM_ENUM(NP_T, __VA_ARGS__)
+#define NP_LIST(...) PORT_PARAM_LIST(NP_T, __VA_ARGS__)
 
-#define NI "NetworkInterface"
-#define IBM NI, "IngressBufferManager"
-#define EBM NI, "EgressBufferManager"
+#define NI PORT_PARAM_NI
+#define IBM PORT_PARAM_IBM
+#define EBM PORT_PARAM_EBM
 #define TPL "TransportProcessingLayers"
 #define PDS TPL, "ScalaUETPdsManager"
 #define DPS TPL, "PacketSpraying", "DefaultPacketSpraying"
 #define REPS TPL, "PacketSpraying", "RecycledEntropyPacketSpraying"
 #define CC TPL, "ScalaUETCongestionControl"
 #define MON TPL, "ScalaUETMonitor"
-#define NIC_TL "HostInterface", "NICSide", "PCIeGen3.0", "NicDeviceLayer", "NicPCIeInterface", "TransactionLayer"
-#define NIC_PL "HostInterface", "NICSide", "PCIeGen3.0", "NicDeviceLayer", "NicPCIeInterface", "PhysicalLayer"
-#define HOST_TL "HostInterface", "HostSide", "PCIeGen3.0", "ScalaHostPCIeDeviceLayer", "HostPCIeInterface", \
-	"TransactionLayer"
-#define HOST_PL "HostInterface", "HostSide", "PCIeGen3.0", "ScalaHostPCIeDeviceLayer", "HostPCIeInterface", \
-	"PhysicalLayer"
 #define ENC "UETEncapsulation"
 
 /* The largest RdmaDataMSS whose data frame still fits WIRE_MAX_FRAME (a uetemu limit; the page gives no range). */
@@ -70,11 +61,7 @@ const struct port_param_def nic_param_table[] = {
 		"PoolAllocationVector"),
 	NP_LIST(PORT_PT_LIST_FLAG, "[0, 0, 0, 0, 0, 0, 0, 0]", 0, ingress.pfc_enable, IBM, "PFCEnableVector"),
 	NP_LIST(PORT_PT_LIST_UINT, "[1, 3, 0, 0, 0, 0, 0, 0]", UINT32_MAX, ingress.wrr_weights, IBM, "WRRQueueWeights"),
-	NP_LIST(PORT_PT_LIST_FRAC, "[0.8, 0.8, 0, 0, 0, 0, 0, 0]", 0, ingress.pfc_xoff_ppm, IBM,
-		"PfcStaticXoffThreshold"),
-	NP_LIST(PORT_PT_LIST_FRAC, "[0.4, 0.4, 0, 0, 0, 0, 0, 0]", 0, ingress.pfc_xon_ppm, IBM, "PfcXonResumeThreshold"),
-	/* A pause frame carries 16-bit quanta. */
-	NP_LIST(PORT_PT_LIST_UINT, "[65535, 65535, 0, 0, 0, 0, 0, 0]", 65535, ingress.quanta, IBM, "QuantaValue"),
+	PORT_PARAM_PFC_ROWS(NP_T),
 	NP_ROW(PORT_PT_BYTES, "256KB", egress.total_buffer_size, EBM, "TotalBufferSize"),
 	NP_ENUM("StrictPriority", qsched_names, "ProbabilisticWeightedRoundRobin", egress.queue_scheduling, EBM,
 		"QueueSchedulingType"),
@@ -142,18 +129,8 @@ const struct port_param_def nic_param_table[] = {
 	NP_UINT("127", 0, 127, trigger_cwnd_pen_threshold, MON, "TriggerLoggingOnCWindPenThreshold"),
 	NP_UINT("1", 0, 100, triggered_pdc_limit, MON, "TriggeredLoggingPDCLimit"),
 
-	NP_ROW(PORT_PT_BYTES, "16KB", pcie_nic.rx_header_buffer, NIC_TL, "RXHeaderBufferSize"),
-	NP_ROW(PORT_PT_BYTES, "16KB", pcie_nic.tx_header_buffer, NIC_TL, "TXHeaderBufferSize"),
-	NP_ROW(PORT_PT_BYTES, "256KB", pcie_nic.rx_data_buffer, NIC_TL, "RXDataBufferSize"),
-	NP_ROW(PORT_PT_BYTES, "256KB", pcie_nic.tx_data_buffer, NIC_TL, "TXDataBufferSize"),
-	NP_ROW(PORT_PT_DATARATE, "31.52Gbps", pcie_nic.lane_bps, NIC_PL, "LaneBps"),
-	NP_UINT("16", 1, 16, pcie_nic.lane_count, NIC_PL, "LaneCount"),
-	NP_ROW(PORT_PT_BYTES, "16KB", pcie_host.rx_header_buffer, HOST_TL, "RXHeaderBufferSize"),
-	NP_ROW(PORT_PT_BYTES, "16KB", pcie_host.tx_header_buffer, HOST_TL, "TXHeaderBufferSize"),
-	NP_ROW(PORT_PT_BYTES, "256KB", pcie_host.rx_data_buffer, HOST_TL, "RXDataBufferSize"),
-	NP_ROW(PORT_PT_BYTES, "256KB", pcie_host.tx_data_buffer, HOST_TL, "TXDataBufferSize"),
-	NP_ROW(PORT_PT_DATARATE, "31.52Gbps", pcie_host.lane_bps, HOST_PL, "LaneBps"),
-	NP_UINT("16", 1, 16, pcie_host.lane_count, HOST_PL, "LaneCount"),
+	PORT_PARAM_PCIE_ROWS(NP_T, pcie_nic, PORT_PARAM_NIC_PCIE),
+	PORT_PARAM_PCIE_ROWS(NP_T, pcie_host, PORT_PARAM_HOST_PCIE),
 
 	/* uetemu extension: the real-wire encapsulation (spec 1.1, 1.5). */
 	NP_UINT("4793", 1, 65535, udp_port, ENC, "UdpDestinationPort"),

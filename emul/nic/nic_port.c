@@ -142,21 +142,6 @@ static void op_pool_interval_reset(void *dev)
 	nic_pool_interval_reset(dev);
 }
 
-static void op_pfc_stats(const void *dev, struct port_pfc_stats *out, emu_ps_t now)
-{
-	nic_pfc_stats(dev, out, now);
-}
-
-static void op_pfc_interval_reset(void *dev, emu_ps_t now)
-{
-	nic_pfc_interval_reset(dev, now);
-}
-
-static void op_pcie_stats(const void *dev, struct port_pcie_stats *out, emu_ps_t now)
-{
-	nic_pcie_stats(dev, out, now);
-}
-
 /* nd-stats counts the port's bytes from the Ethernet header on, without the FCS (uet-nic-records.md). */
 static void op_rec_row(const void *dev, struct port_nic_rec *out)
 {
@@ -172,6 +157,11 @@ static void op_rec_row(const void *dev, struct port_nic_rec *out)
 static void op_interval_reset(void *dev)
 {
 	nic_interval_reset(dev);
+}
+
+static struct nic *op_uet(void *dev)
+{
+	return dev;
 }
 
 static void op_destroy(void *dev)
@@ -210,10 +200,11 @@ const struct port_nic_ops nic_port_ops = {
 	.load = op_load,
 	.pool_stats = op_pool_stats,
 	.pool_interval_reset = op_pool_interval_reset,
-	.pfc_stats = op_pfc_stats,
-	.pfc_interval_reset = op_pfc_interval_reset,
-	.pcie_stats = op_pcie_stats,
+	.pfcs_off = offsetof(struct nic, pfcs),
+	.pcie_off = offsetof(struct nic, pcie),
 	.rec_row = op_rec_row,
 	.interval_reset = op_interval_reset,
+	.uet = op_uet,
+	.roce = NULL,
 	.destroy = op_destroy,
 };

@@ -2,7 +2,8 @@
  * Each NIC model fills one const table (nic_port_ops, roce_port_ops); a host holds its NIC as a handle, the device
  * and its table, and callers go through the table without asking which model it is (as every DPDK driver fills the
  * same eth_dev_ops). The table holds what callers use, no more. Only where the model is chosen (the run's build)
- * names a model. */
+ * names a model; a model's own records reach their model's type through its typed view (uet, roce), NULL on a
+ * host of another model. */
 #ifndef PORT_NIC_H
 #define PORT_NIC_H
 
@@ -17,6 +18,8 @@
 
 struct wire_cm;
 struct nic_uet_rx;
+struct nic;
+struct roce;
 
 /** The figures every host NIC keeps, whatever its counters are named (summary.json, the telemetry's hosts). */
 struct port_nic_stats {
@@ -103,16 +106,19 @@ struct port_nic_ops {
 	void (*pool_stats)(const void *dev, bool tx, uint32_t tc, struct port_pool_stats *out);
 	/** Start a new net-buff-stats interval. */
 	void (*pool_interval_reset)(void *dev);
-	/** PFC per class (ecn-pfc-stats), the pause time counted up to @p now. */
-	void (*pfc_stats)(const void *dev, struct port_pfc_stats *out, emu_ps_t now);
-	/** Start a new ecn-pfc-stats interval at @p now. */
-	void (*pfc_interval_reset)(void *dev, emu_ps_t now);
-	/** The PCIe link's counters (pcie-stats), link time still ahead of @p now not counted. */
-	void (*pcie_stats)(const void *dev, struct port_pcie_stats *out, emu_ps_t now);
+	/** Where the device keeps its PFC state machine (a struct port_pfcs) and its PCIe link (a struct
+	 *  port_pcie_link), offsets in it: both models keep them as port/ objects, so one adapter reads either's
+	 *  (port_nic_pfc_stats(), port_nic_pfc_interval_reset(), port_nic_pcie_stats()). */
+	size_t pfcs_off, pcie_off;
 	/** The figures of the NIC's record rows now (struct port_nic_rec). */
 	void (*rec_row)(const void *dev, struct port_nic_rec *out);
 	/** Start a new interval of the transport record's samples (uet-transport-stats, roce-transport-stats). */
 	void (*interval_reset)(void *dev);
+	/** Optional: the device as a UET NIC, for the UET NIC's own records (uet-transport-stats, pcie-stats,
+	 *  uet-monitor, uet-events); NULL: the model has none of them. */
+	struct nic *(*uet)(void *dev);
+	/** Optional: the device as a RoCE NIC, for its own records (roce-transport-stats); NULL: none. */
+	struct roce *(*roce)(void *dev);
 
 	/** Free the NIC. Accepts NULL. */
 	void (*destroy)(void *dev);
@@ -123,5 +129,35 @@ struct port_nic {
 	void *dev;
 	const struct port_nic_ops *ops;
 };
+
+/** Host @p h's PFC per class (ecn-pfc-stats), the pause time counted up to @p now. */
+static inline void port_nic_pfc_stats(const struct port_nic *h, struct port_pfc_stats *out, emu_ps_t now)
+{
+	port_pfcs_stats((const struct port_pfcs *)((const char *)h->dev + h->ops->pfcs_off), out, now);
+}
+
+/** Start a new ecn-pfc-stats interval of host @p h at @p now. */
+static inline void port_nic_pfc_interval_reset(const struct port_nic *h, emu_ps_t now)
+{
+	port_pfcs_interval_reset((struct port_pfcs *)((char *)h->dev + h->ops->pfcs_off), now);
+}
+
+/** Host @p h's PCIe link counters (pcie-stats), link time still ahead of @p now not counted. */
+static inline void port_nic_pcie_stats(const struct port_nic *h, struct port_pcie_stats *out, emu_ps_t now)
+{
+	port_pcie_link_stats((const struct port_pcie_link *)((const char *)h->dev + h->ops->pcie_off), out, now);
+}
+
+/** Host @p h's NIC as a UET NIC (port_nic_ops.uet), or NULL when its model is another. */
+static inline struct nic *port_nic_uet(const struct port_nic *h)
+{
+	return h->ops != NULL && h->ops->uet != NULL ? h->ops->uet(h->dev) : NULL;
+}
+
+/** Host @p h's NIC as a RoCE NIC (port_nic_ops.roce), or NULL when its model is another. */
+static inline struct roce *port_nic_roce(const struct port_nic *h)
+{
+	return h->ops != NULL && h->ops->roce != NULL ? h->ops->roce(h->dev) : NULL;
+}
 
 #endif /* PORT_NIC_H */

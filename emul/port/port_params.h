@@ -96,4 +96,46 @@ int port_param_set_list(void *p, const struct port_param_def *d, const char *con
 
 #define PORT_CHECK_WHY_MAX 3
 
+/*
+ * Building a NIC model's attribute table: rows of the params struct @p T (each model's own short macros pass it),
+ * the paths both NIC pages give, and the rows both pages have alike.
+ */
+#define PORT_PARAM_FIELD(T, f) .off = offsetof(T, f), .size = sizeof(((T *)0)->f)
+#define PORT_PARAM_ROW(T, t, d, f, ...) \
+	{ .path = { __VA_ARGS__ }, .type = (t), .def = (d), .max = UINT64_MAX, PORT_PARAM_FIELD(T, f) }
+#define PORT_PARAM_RANGE(T, t, d, lo, hi, f, ...) \
+	{ .path = { __VA_ARGS__ }, .type = (t), .def = (d), .min = (lo), .max = (hi), PORT_PARAM_FIELD(T, f) }
+#define PORT_PARAM_DBL(T, d, lo, hi, f, ...) \
+	{ .path = { __VA_ARGS__ }, .type = PORT_PT_DOUBLE, .def = (d), .dmin = (lo), .dmax = (hi), PORT_PARAM_FIELD(T, f) }
+#define PORT_PARAM_ENUM(T, d, e, r, f, ...) \
+	{ .path = { __VA_ARGS__ }, .type = PORT_PT_ENUM, .def = (d), .enums = (e), .refused = (r), PORT_PARAM_FIELD(T, f) }
+#define PORT_PARAM_LIST(T, t, d, hi, f, ...) \
+	{ .path = { __VA_ARGS__ }, .type = (t), .def = (d), .max = (hi), PORT_PARAM_FIELD(T, f) }
+
+#define PORT_PARAM_NI "NetworkInterface"
+#define PORT_PARAM_IBM PORT_PARAM_NI, "IngressBufferManager"
+#define PORT_PARAM_EBM PORT_PARAM_NI, "EgressBufferManager"
+#define PORT_PARAM_NIC_PCIE "HostInterface", "NICSide", "PCIeGen3.0", "NicDeviceLayer", "NicPCIeInterface"
+#define PORT_PARAM_HOST_PCIE "HostInterface", "HostSide", "PCIeGen3.0", "ScalaHostPCIeDeviceLayer", "HostPCIeInterface"
+
+/* The PFC thresholds and pause quanta of @p T's ingress buffer (a struct port_buf_params @c ingress). A pause
+ * frame carries 16-bit quanta. */
+#define PORT_PARAM_PFC_ROWS(T) \
+	PORT_PARAM_LIST(T, PORT_PT_LIST_FRAC, "[0.8, 0.8, 0, 0, 0, 0, 0, 0]", 0, ingress.pfc_xoff_ppm, PORT_PARAM_IBM, \
+			"PfcStaticXoffThreshold"), \
+	PORT_PARAM_LIST(T, PORT_PT_LIST_FRAC, "[0.4, 0.4, 0, 0, 0, 0, 0, 0]", 0, ingress.pfc_xon_ppm, PORT_PARAM_IBM, \
+			"PfcXonResumeThreshold"), \
+	PORT_PARAM_LIST(T, PORT_PT_LIST_UINT, "[65535, 65535, 0, 0, 0, 0, 0, 0]", 65535, ingress.quanta, \
+			PORT_PARAM_IBM, "QuantaValue")
+
+/* One end of @p T's PCIe link (@p side: pcie_nic or pcie_host, a struct port_pcie_params; @p at its path,
+ * PORT_PARAM_NIC_PCIE or PORT_PARAM_HOST_PCIE): its four buffers, its lanes' rate and count. */
+#define PORT_PARAM_PCIE_ROWS(T, side, at) \
+	PORT_PARAM_ROW(T, PORT_PT_BYTES, "16KB", side.rx_header_buffer, at, "TransactionLayer", "RXHeaderBufferSize"), \
+	PORT_PARAM_ROW(T, PORT_PT_BYTES, "16KB", side.tx_header_buffer, at, "TransactionLayer", "TXHeaderBufferSize"), \
+	PORT_PARAM_ROW(T, PORT_PT_BYTES, "256KB", side.rx_data_buffer, at, "TransactionLayer", "RXDataBufferSize"), \
+	PORT_PARAM_ROW(T, PORT_PT_BYTES, "256KB", side.tx_data_buffer, at, "TransactionLayer", "TXDataBufferSize"), \
+	PORT_PARAM_ROW(T, PORT_PT_DATARATE, "31.52Gbps", side.lane_bps, at, "PhysicalLayer", "LaneBps"), \
+	PORT_PARAM_RANGE(T, PORT_PT_UINT, "16", 1, 16, side.lane_count, at, "PhysicalLayer", "LaneCount")
+
 #endif /* PORT_PARAMS_H */

@@ -7,26 +7,18 @@
 
 #include "emu_param.h"
 
-#define RP_FIELD(f) .off = offsetof(struct roce_params, f), .size = sizeof(((struct roce_params *)0)->f)
-#define RP_ROW(t, d, f, ...) { .path = { __VA_ARGS__ }, .type = (t), .def = (d), .max = UINT64_MAX, RP_FIELD(f) }
-#define RP_RANGE(t, d, lo, hi, f, ...) { .path = { __VA_ARGS__ }, .type = (t), .def = (d), .min = (lo), \
-					 .max = (hi), RP_FIELD(f) }
-#define RP_DBL(d, lo, hi, f, ...) { .path = { __VA_ARGS__ }, .type = PORT_PT_DOUBLE, .def = (d), .dmin = (lo), \
-				    .dmax = (hi), RP_FIELD(f) }
-#define RP_ENUM(d, e, f, ...) { .path = { __VA_ARGS__ }, .type = PORT_PT_ENUM, .def = (d), .enums = (e), RP_FIELD(f) }
-#define RP_LIST(t, d, hi, f, ...) { .path = { __VA_ARGS__ }, .type = (t), .def = (d), .max = (hi), RP_FIELD(f) }
+#define RP_T struct roce_params
+#define RP_ROW(...) PORT_PARAM_ROW(RP_T, __VA_ARGS__)
+#define RP_RANGE(...) PORT_PARAM_RANGE(RP_T, __VA_ARGS__)
+#define RP_DBL(...) PORT_PARAM_DBL(RP_T, __VA_ARGS__)
+#define RP_ENUM(d, e, ...) PORT_PARAM_ENUM(RP_T, d, e, NULL, __VA_ARGS__)
+#define RP_LIST(...) PORT_PARAM_LIST(RP_T, __VA_ARGS__)
 
-#define NI "NetworkInterface"
-#define IBM NI, "IngressBufferManager"
-#define EBM NI, "EgressBufferManager"
+#define NI PORT_PARAM_NI
+#define IBM PORT_PARAM_IBM
+#define EBM PORT_PARAM_EBM
 #define RTL "TransportProcessingLayers", "RoceTransportLayer"
 #define ECN "ECNHandler"
-#define NIC_TL "HostInterface", "NICSide", "PCIeGen3.0", "NicDeviceLayer", "NicPCIeInterface", "TransactionLayer"
-#define NIC_PL "HostInterface", "NICSide", "PCIeGen3.0", "NicDeviceLayer", "NicPCIeInterface", "PhysicalLayer"
-#define HOST_TL "HostInterface", "HostSide", "PCIeGen3.0", "ScalaHostPCIeDeviceLayer", "HostPCIeInterface", \
-	"TransactionLayer"
-#define HOST_PL "HostInterface", "HostSide", "PCIeGen3.0", "ScalaHostPCIeDeviceLayer", "HostPCIeInterface", \
-	"PhysicalLayer"
 #define ENC "RoCEEncapsulation"
 
 static const char *const qsched_names[] = { "StrictPriority", "RoundRobin", "WeightedRoundRobin", NULL };
@@ -43,31 +35,17 @@ const struct port_param_def roce_param_table[] = {
 		"PoolAllocationVector"),
 	RP_LIST(PORT_PT_LIST_NUMFLAG, "[1, 1, 0, 0, 0, 0, 0, 0]", 0, ingress.pfc_enable, IBM, "PFCEnableVector"),
 	RP_LIST(PORT_PT_LIST_UINT, "[1, 3, 0, 0, 0, 0, 0, 0]", UINT32_MAX, ingress.wrr_weights, IBM, "WRRQueueWeights"),
-	RP_LIST(PORT_PT_LIST_FRAC, "[0.8, 0.8, 0, 0, 0, 0, 0, 0]", 0, ingress.pfc_xoff_ppm, IBM,
-		"PfcStaticXoffThreshold"),
-	RP_LIST(PORT_PT_LIST_FRAC, "[0.4, 0.4, 0, 0, 0, 0, 0, 0]", 0, ingress.pfc_xon_ppm, IBM, "PfcXonResumeThreshold"),
-	/* A pause frame carries 16-bit quanta. */
-	RP_LIST(PORT_PT_LIST_UINT, "[65535, 65535, 0, 0, 0, 0, 0, 0]", 65535, ingress.quanta, IBM, "QuantaValue"),
+	PORT_PARAM_PFC_ROWS(RP_T),
 	RP_ROW(PORT_PT_BYTES, "256KB", egress.total_buffer_size, EBM, "TotalBufferSize"),
 	RP_ENUM("StrictPriority", qsched_names, egress.queue_scheduling, EBM, "QueueSchedulingType"),
 	RP_LIST(PORT_PT_LIST_FRAC, "[0.9, 0.1, 0, 0, 0, 0, 0, 0]", 0, egress.pool_alloc_ppm, EBM,
 		"PoolAllocationVector"),
 	RP_LIST(PORT_PT_LIST_UINT, "[1, 3, 0, 0, 0, 0, 0, 0]", UINT32_MAX, egress.wrr_weights, EBM, "WRRQueueWeights"),
 
-	RP_ROW(PORT_PT_BYTES, "16KB", pcie_nic.rx_header_buffer, NIC_TL, "RXHeaderBufferSize"),
-	RP_ROW(PORT_PT_BYTES, "16KB", pcie_nic.tx_header_buffer, NIC_TL, "TXHeaderBufferSize"),
-	RP_ROW(PORT_PT_BYTES, "256KB", pcie_nic.rx_data_buffer, NIC_TL, "RXDataBufferSize"),
-	RP_ROW(PORT_PT_BYTES, "256KB", pcie_nic.tx_data_buffer, NIC_TL, "TXDataBufferSize"),
-	RP_ROW(PORT_PT_DATARATE, "31.52Gbps", pcie_nic.lane_bps, NIC_PL, "LaneBps"),
-	RP_RANGE(PORT_PT_UINT, "16", 1, 16, pcie_nic.lane_count, NIC_PL, "LaneCount"),
+	PORT_PARAM_PCIE_ROWS(RP_T, pcie_nic, PORT_PARAM_NIC_PCIE),
 	RP_ROW(PORT_PT_BYTES, "64B", read_request_size, "HostInterface", "NICSide", "NICPCIeHandler",
 	       "ReadRequestSize"),
-	RP_ROW(PORT_PT_BYTES, "16KB", pcie_host.rx_header_buffer, HOST_TL, "RXHeaderBufferSize"),
-	RP_ROW(PORT_PT_BYTES, "16KB", pcie_host.tx_header_buffer, HOST_TL, "TXHeaderBufferSize"),
-	RP_ROW(PORT_PT_BYTES, "256KB", pcie_host.rx_data_buffer, HOST_TL, "RXDataBufferSize"),
-	RP_ROW(PORT_PT_BYTES, "256KB", pcie_host.tx_data_buffer, HOST_TL, "TXDataBufferSize"),
-	RP_ROW(PORT_PT_DATARATE, "31.52Gbps", pcie_host.lane_bps, HOST_PL, "LaneBps"),
-	RP_RANGE(PORT_PT_UINT, "16", 1, 16, pcie_host.lane_count, HOST_PL, "LaneCount"),
+	PORT_PARAM_PCIE_ROWS(RP_T, pcie_host, PORT_PARAM_HOST_PCIE),
 
 	/* "any time value is accepted": from 1 ps (a timer of 0 would expire in the instant it starts, forever) */
 	RP_RANGE(PORT_PT_TIMEVAL, "64ms", 1, UINT64_MAX, retransmit_timeout, RTL, "RetransmitTimeout"),

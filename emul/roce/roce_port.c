@@ -104,21 +104,6 @@ static void op_pool_interval_reset(void *dev)
 	roce_pool_interval_reset(dev);
 }
 
-static void op_pfc_stats(const void *dev, struct port_pfc_stats *out, emu_ps_t now)
-{
-	roce_pfc_stats(dev, out, now);
-}
-
-static void op_pfc_interval_reset(void *dev, emu_ps_t now)
-{
-	roce_pfc_interval_reset(dev, now);
-}
-
-static void op_pcie_stats(const void *dev, struct port_pcie_stats *out, emu_ps_t now)
-{
-	roce_pcie_stats(dev, out, now);
-}
-
 /* The RoCE buffers page's Records: every frame, Ethernet header and FCS included; no transmit drop column of its
  * own (0); rx drops the receive-pool drops, the data discarded for no queue pair and behind a gap; no ECN column
  * in ecn-pfc-stats (0). */
@@ -136,6 +121,11 @@ static void op_rec_row(const void *dev, struct port_nic_rec *out)
 static void op_interval_reset(void *dev)
 {
 	roce_interval_reset(dev);
+}
+
+static struct roce *op_roce(void *dev)
+{
+	return dev;
 }
 
 static void op_destroy(void *dev)
@@ -172,10 +162,11 @@ const struct port_nic_ops roce_port_ops = {
 	.n_saved = 0, /* the RoCE NIC runs in one process */
 	.pool_stats = op_pool_stats,
 	.pool_interval_reset = op_pool_interval_reset,
-	.pfc_stats = op_pfc_stats,
-	.pfc_interval_reset = op_pfc_interval_reset,
-	.pcie_stats = op_pcie_stats,
+	.pfcs_off = offsetof(struct roce, pfcs),
+	.pcie_off = offsetof(struct roce, pcie),
 	.rec_row = op_rec_row,
 	.interval_reset = op_interval_reset,
+	.uet = NULL,
+	.roce = op_roce,
 	.destroy = op_destroy,
 };

@@ -96,6 +96,29 @@ veth() {
 		ip netns exec "$1" ip link set "$2" up && ip netns exec "$3" ip link set "$4" up
 }
 
+# ina CMD..., inb CMD...: CMD inside the namespace "$A" or "$B" (the two ends a test names, ns_pair's).
+ina() { ip netns exec "$A" "$@"; }
+inb() { ip netns exec "$B" "$@"; }
+
+# lab_need_obj OBJ: skip (exit 77) unless the BPF object OBJ was built beside the tool under test ($UETEMU).
+lab_need_obj() {
+	[ -e "$(dirname "$UETEMU")/$1" ] || { echo "SKIP: $1 not built (no clang)"; exit 77; }
+}
+
+# ns_pair NS_A IF_A IP_A NS_B IF_B IP_B: the namespaces NS_A and NS_B (ns_add) joined by the veth pair IF_A/IF_B
+# (the default MTU), addresses IP_A/24 and IP_B/24, both up, each end's neighbour static (no ARP: the only frames
+# an end sends are the test's).
+ns_pair() {
+	ns_add "$1" && ns_add "$4" &&
+		ip netns exec "$1" ip link add "$2" type veth peer name "$5" netns "$4" &&
+		ip netns exec "$1" ip addr add "$3/24" dev "$2" && ip netns exec "$4" ip addr add "$6/24" dev "$5" &&
+		ip netns exec "$1" ip link set "$2" up && ip netns exec "$4" ip link set "$5" up &&
+		ip netns exec "$1" ip neigh replace "$6" lladdr "$(ip netns exec "$4" cat "/sys/class/net/$5/address")" \
+			dev "$2" nud permanent &&
+		ip netns exec "$4" ip neigh replace "$3" lladdr "$(ip netns exec "$1" cat "/sys/class/net/$2/address")" \
+			dev "$5" nud permanent
+}
+
 # run_uetemu NS CONFIG OUT [RUN OPTIONS...]: uetemu in real time inside NS (more `uetemu run` options, such as
 # --set K=V, after OUT), bounded by LAB_TIMEOUT (default 40 s); its pid in UPID, its log $WORK/uetemu.log.
 run_uetemu() {

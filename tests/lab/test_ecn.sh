@@ -18,21 +18,11 @@ LAB_NAME=test_ecn
 lab_init "$@" # UETEMU is uetemu-ecn here
 lab_need tc tshark
 ecn=$UETEMU
-[ -e "$(dirname "$ecn")/ebpf_ecn.bpf.o" ] || { echo "SKIP: ebpf_ecn.bpf.o not built (no clang)"; exit 77; }
+lab_need_obj ebpf_ecn.bpf.o
 A=uetecnA$$ B=uetecnB$$
-ina() { ip netns exec "$A" "$@"; }
-inb() { ip netns exec "$B" "$@"; }
 
 COUNT=150 FRAME=1000 RATE=100000 PORT=9999
-setup() {
-	ns_add "$A" && ns_add "$B" &&
-	ina ip link add ecna type veth peer name ecnb netns "$B" &&
-	ina ip addr add 10.77.0.1/24 dev ecna && inb ip addr add 10.77.0.2/24 dev ecnb &&
-	ina ip link set ecna up && inb ip link set ecnb up &&
-	ina ip neigh replace 10.77.0.2 lladdr "$(inb cat /sys/class/net/ecnb/address)" dev ecna nud permanent &&
-	inb ip neigh replace 10.77.0.1 lladdr "$(ina cat /sys/class/net/ecna/address)" dev ecnb nud permanent
-}
-if ! setup; then
+if ! ns_pair "$A" ecna 10.77.0.1 "$B" ecnb 10.77.0.2; then
 	check "namespaces $A, $B with the veth pair ecna/ecnb" false
 	finish
 fi

@@ -18,21 +18,11 @@ LAB_NAME=test_trim
 lab_init "$@" # UETEMU is uetemu-trim here
 lab_need tc tshark
 trim=$UETEMU
-[ -e "$(dirname "$trim")/ebpf_trim.bpf.o" ] || { echo "SKIP: ebpf_trim.bpf.o not built (no clang)"; exit 77; }
+lab_need_obj ebpf_trim.bpf.o
 A=uettrA$$ B=uettrB$$
-ina() { ip netns exec "$A" "$@"; }
-inb() { ip netns exec "$B" "$@"; }
 
 N=30 PAYLOAD=1000 MIN=5000
-setup() {
-	ns_add "$A" && ns_add "$B" &&
-	ina ip link add trma type veth peer name trmb netns "$B" &&
-	ina ip addr add 10.76.0.1/24 dev trma && inb ip addr add 10.76.0.2/24 dev trmb &&
-	ina ip link set trma up && inb ip link set trmb up &&
-	ina ip neigh replace 10.76.0.2 lladdr "$(inb cat /sys/class/net/trmb/address)" dev trma nud permanent &&
-	inb ip neigh replace 10.76.0.1 lladdr "$(ina cat /sys/class/net/trma/address)" dev trmb nud permanent
-}
-if ! setup; then
+if ! ns_pair "$A" trma 10.76.0.1 "$B" trmb 10.76.0.2; then
 	check "namespaces $A, $B with the veth pair trma/trmb" false
 	finish
 fi

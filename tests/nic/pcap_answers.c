@@ -11,6 +11,7 @@
  * Used by tests/nic/test_uet_answers.sh. Usage: pcap_answers FILE.pcap [--crc] [--open] [--ses-rsp]
  */
 #include "nic_pair.h"
+#include "tfx_pcap.h"
 #include "wire.h"
 
 #include <stdint.h>
@@ -18,8 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PCAP_HDR_LEN 24
-#define PCAP_REC_LEN 16
 #define US EMU_PS_PER_US
 #define AT (5 * US)   /* when the frame reaches host 1 */
 #define RCV_ID 32769  /* host 1's first receive PDC id */
@@ -27,11 +26,6 @@
 static const char *const ctl_names[] = { "noop", "ack_req", "clear", "clear_req", "close", "close_req", "probe",
 					 "credit", "credit_req", "negotiation" };
 static bool ses_rsp;
-
-static uint32_t le32(const uint8_t *b)
-{
-	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
 
 static void tune(struct nic_params *p)
 {
@@ -169,13 +163,22 @@ static void one(unsigned n, const uint8_t *f, size_t len, const struct wire_rx_c
 	tfx_pair_free(b);
 }
 
+/* What each frame is taken with: the decode settings and --open. */
+struct opts {
+	struct wire_rx_cfg cfg;
+	bool open;
+};
+
+static void each(void *ctx, unsigned n, const uint8_t *f, size_t len)
+{
+	const struct opts *o = ctx;
+
+	one(n, f, len, &o->cfg, o->open);
+}
+
 int main(int argc, char **argv)
 {
-	struct wire_rx_cfg cfg = { .uet_port = WIRE_UDP_PORT_UET, .crc = false };
-	static uint8_t frame[65536];
-	uint8_t h[PCAP_HDR_LEN];
-	bool open = false;
-	FILE *f;
+	struct opts o = { .cfg = { .uet_port = WIRE_UDP_PORT_UET, .crc = false }, .open = false };
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: pcap_answers FILE.pcap [--crc] [--open] [--ses-rsp]\n");
@@ -183,32 +186,11 @@ int main(int argc, char **argv)
 	}
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--crc") == 0)
-			cfg.crc = true;
+			o.cfg.crc = true;
 		else if (strcmp(argv[i], "--open") == 0)
-			open = true;
+			o.open = true;
 		else if (strcmp(argv[i], "--ses-rsp") == 0)
 			ses_rsp = true;
 	}
-	f = fopen(argv[1], "rb");
-	if (f == NULL || fread(h, 1, sizeof(h), f) != sizeof(h) || (le32(h) != 0xa1b2c3d4u && le32(h) != 0xa1b23c4du)) {
-		fprintf(stderr, "pcap_answers: %s is not a little-endian pcap\n", argv[1]);
-		if (f)
-			fclose(f);
-		return 2;
-	}
-	for (unsigned n = 1;; n++) {
-		uint8_t rec[PCAP_REC_LEN];
-
-		if (fread(rec, 1, sizeof(rec), f) != sizeof(rec))
-			break;
-		uint32_t caplen = le32(rec + 8);
-		if (caplen > sizeof(frame) || fread(frame, 1, caplen, f) != caplen) {
-			fprintf(stderr, "pcap_answers: frame %u cut short\n", n);
-			fclose(f);
-			return 2;
-		}
-		one(n, frame, caplen, &cfg, open);
-	}
-	fclose(f);
-	return 0;
+	return tfx_pcap_each("pcap_answers", argv[1], each, &o);
 }

@@ -131,9 +131,9 @@ static void one_message(bool roce)
 	cr_assert_gt(ps.num_enq, 0);
 	cr_assert_eq(ps.enq_bytes, ps.deq_bytes);
 	cr_assert_eq(ps.occupancy, 0);
-	d->ops->pcie_stats(d->dev, &pc, EMU_PS_NEVER - 1);
+	port_nic_pcie_stats(d, &pc, EMU_PS_NEVER - 1);
 	cr_assert_eq(pc.payload_bytes[0], MSG_BYTES);
-	s->ops->pcie_stats(s->dev, &pc, EMU_PS_NEVER - 1);
+	port_nic_pcie_stats(s, &pc, EMU_PS_NEVER - 1);
 	cr_assert_eq(pc.payload_bytes[1], MSG_BYTES + 92, "the sender's host wrote the doorbell (64 + 28 B) and the payload");
 
 	cr_assert_eq(s->ops->link_bps(s->dev), 100000000000ULL);
@@ -207,7 +207,7 @@ static void check_table(const struct port_nic_ops *o, uint32_t n_counters)
 	cr_assert(o->attach && o->name && o->fep_id && o->link_bps && o->rto_max);
 	cr_assert(o->post_msg && o->conn_open && o->conn_post && o->cm_send);
 	cr_assert(o->counters && o->counter_name && o->counter_desc && o->stats && o->rx_payload);
-	cr_assert(o->pool_stats && o->pool_interval_reset && o->pfc_stats && o->pfc_interval_reset && o->pcie_stats);
+	cr_assert(o->pool_stats && o->pool_interval_reset && o->pfcs_off != 0 && o->pcie_off != 0);
 	cr_assert(o->rec_row && o->interval_reset && o->destroy);
 	cr_assert_eq(o->n_counters, n_counters);
 	cr_assert_leq(o->n_counters, PORT_NIC_C_MAX);

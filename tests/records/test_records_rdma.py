@@ -13,6 +13,7 @@ from decimal import Decimal
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from checks import check, finish  # noqa: E402
+from recfmt import columns  # noqa: E402
 from runner import run  # noqa: E402
 
 CFG = 'configs/rdma-rack.yaml'
@@ -25,7 +26,11 @@ def beacon(uetemu, root, interval):
     sets = ['simulation.BeaconReportInterval=%s' % interval] if interval else []
     r = run(uetemu, CFG, sets=sets, root=root)
     with open(os.path.join(r.out, 'rdma-rack-beacon-0.csv'), newline='') as f:
-        rows = list(csv.reader(f))[1:]
+        rows = list(csv.reader(f))
+    table = columns(uetemu, 'beacon')
+    check(rows[0] == table and len(table) == 12, 'beacon: the header is its column table, 12 columns')
+    check(all(len(x) == len(table) for x in rows[1:]), 'beacon: every row has its %d columns' % len(table))
+    rows = rows[1:]
     return r.summary, [(Decimal(x[2]), Decimal(x[3]), int(x[4]), int(x[5])) for x in rows]
 
 

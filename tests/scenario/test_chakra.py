@@ -21,6 +21,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from checks import check, finish, workdir  # noqa: E402
+from recfmt import columns  # noqa: E402
 from runner import run  # noqa: E402
 
 uetemu, root = sys.argv[1], sys.argv[2]
@@ -48,7 +49,16 @@ table = [ln.split() for ln in r.stdout.splitlines() if len(ln.split()) == 8 and 
 check(table == [[str(i), 'host%d' % i, '%.3f' % ck['completion_us'][i], '3500000', '3500000', '28', '28',
                                   '6'] for i in range(8)], 'the printed per-rank table: %s' % table)
 with open(os.path.join(r.out, 'chakra-dp8-chakra-perf-0.csv'), newline='') as f:
-    check(next(csv.reader(f)) == PERF, 'chakra-perf columns')
+    check(next(csv.reader(f)) == columns(uetemu, 'chakra-perf') == PERF,
+          'chakra-perf columns: its column table (uetemu columns), the records page\'s')
+for rec in ('chakra-capable-hosts', 'chakra-mapping', 'chakra-apps', 'chakra-completion-stats', 'chakra-cdf'):
+    with open(os.path.join(r.out, 'chakra-dp8-%s-0.csv' % rec), newline='') as f:
+        got = list(csv.reader(f))
+    want = columns(uetemu, rec)
+    if rec == 'chakra-mapping':  # no scale-up group in this run: the table less its two ScaleUp columns
+        want = want[:-2]
+    check(got and got[0] == want and all(len(x) == len(want) for x in got[1:]),
+          '%s: the header is its column table, every row its %d columns' % (rec, len(want)))
 perf = rows(r.out, 'chakra-perf')
 check(len(perf) == 252, 'chakra-perf: %d rows (2 x (112 + 14))' % len(perf))
 check(sum(p['is_added_synchronization_flow'] == 'true' for p in perf) == 28, 'barrier rows flagged')

@@ -5,7 +5,7 @@ IPv4 protocol 253 with TTL 64, DF, ID 0, ECN 00, DSCP 0 on data and 46 on the re
 12-byte PDS header, SYN on every packet until the first ACK reached it, Start_PSN in [2^16, 2^31), AR on EOM,
 SES job 1, pid_on_fep 0, resource index 15, initiator 16; every
 ACK host1 sends host0 a plain ACK (7) with a 12-byte SES response RC_OK; every frame of host0's ends in the refprov
-CRC-32C (computed here, independently of uetemu: from the IPv4 source address to the end of the payload,
+CRC-32C (computed by tests/lib/crc32c.py, independently of uetemu: from the IPv4 source address to the end of the payload,
 big-endian, counted in the IPv4 total length); host1's own requests stay RUD_CC_REQ over UDP; tshark with the
 shipped dissector finds 0 malformed frames and 0 errors (skipped without tshark).
 Usage: test_interop_refprov.py UETEMU SRCDIR"""
@@ -18,30 +18,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 import uetpcap  # noqa: E402
-
-
-def crc32c_table():
-    t = []
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        t.append(c)
-    return t
-
-
-TAB = crc32c_table()
-
-
-def crc32c(b):
-    c = 0xffffffff
-    for x in b:
-        c = TAB[(c ^ x) & 0xff] ^ (c >> 8)
-    return c ^ 0xffffffff
-
-
-assert crc32c(b'123456789') == 0xE3069283
+from crc32c import crc32c  # noqa: E402
 
 fails = []
 

@@ -18,6 +18,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from checks import check, finish, workdir  # noqa: E402
+from recfmt import columns  # noqa: E402
 from runner import run  # noqa: E402
 import uetpcap  # noqa: E402
 
@@ -200,7 +201,8 @@ def main():
           '0.5 / 0.5 on 4 hosts: 2 Initiators, 2 Responders, 2 pairs (%s)' % pairs(s))
     hosts = [h for p in pairs(s) for h in p]
     check(len(set(hosts)) == 4, 'each host runs one component')
-    check(rows[0] == HEADER, 'rdma-perf header is the page\'s 13 columns')
+    check(rows[0] == columns(uetemu, 'rdma-perf') == HEADER,
+          'rdma-perf header is its column table (uetemu columns), the page\'s 13 columns')
     body = rows[1:]
     check(len(body) > 0, 'rdma-perf has rows (%d)' % len(body))
     check(all(len(r) == len(HEADER) for r in body), 'every row has %d columns' % len(HEADER))
@@ -217,7 +219,8 @@ def main():
 
     with open(os.path.join(tmp, 'a', 'rdma-rack-beacon-0.csv'), newline='') as f:
         bea = list(csv.reader(f))
-    check(bea[0] == BEACON_HEADER, 'beacon header is the page\'s 12 columns')
+    check(bea[0] == columns(uetemu, 'beacon') == BEACON_HEADER,
+          'beacon header is its column table (uetemu columns), the page\'s 12 columns')
     bea = bea[1:]
     check([round(float(r[2]) * 1e6) for r in bea] == list(range(20, 261, 20)) and all(r[3] == '0.000020000000'
                                                                                      for r in bea),

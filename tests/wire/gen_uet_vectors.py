@@ -32,6 +32,9 @@ import sys
 
 from scapy.all import IP, UDP, Ether, Raw, wrpcap  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from crc32c import crc32c  # noqa: E402  (tests/lib: the CRC-32C the tests share)
+
 UET_PORT = 4793
 IPPROTO_UET = 253
 SRC_IP, SRC_MAC = "10.0.0.9", "02:aa:bb:cc:dd:ee"   # a peer the receiver does not know
@@ -60,31 +63,6 @@ PDS_CLASS = {TSS: "tss", RUD: "rud_req", ROD: "rod_req", RUDI_REQ: "rudi_req", R
              RUD_CC: "rud_cc_req", ROD_CC: "rod_cc_req"}
 SES_CLASS = {NH_NONE: "none", NH_SMALL: "small", NH_MEDIUM: "medium", NH_STD: "std", NH_RSP: "response",
              NH_RSP_DATA: "response_data", NH_RSP_DATA_SMALL: "response_data_small"}
-
-
-# ---- CRC-32C ----
-
-def _crc_table():
-    t = []
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        t.append(c)
-    return t
-
-
-CRC_TAB = _crc_table()
-
-
-def crc32c(data):
-    c = 0xFFFFFFFF
-    for b in data:
-        c = CRC_TAB[(c ^ b) & 0xFF] ^ (c >> 8)
-    return c ^ 0xFFFFFFFF
-
-
-assert crc32c(b"123456789") == 0xE3069283  # the CRC-32C check value
 
 
 # ---- PDS headers (spec 1.3; sizes include the 2-byte prologue) ----

@@ -6,6 +6,7 @@
  * Usage: pcap_classes FILE.pcap [--crc] [--crc-refprov] [--port N] (--crc-refprov: the trailer covers from the IPv4
  * source address, CrcCoverage refprov)
  */
+#include "tfx_pcap.h"
 #include "wire.h"
 
 #include <stdint.h>
@@ -13,15 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PCAP_MAGIC_US 0xa1b2c3d4u
-#define PCAP_MAGIC_NS 0xa1b23c4du
-#define PCAP_HDR_LEN 24
-#define PCAP_REC_LEN 16
-
-static uint32_t le32(const uint8_t *b)
-{
-	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
 
 static const char *kind_name(uint8_t k)
 {
@@ -54,12 +46,14 @@ static void print_frame(unsigned n, const uint8_t *f, size_t len, const struct w
 	       sc >= 0 ? wire_ses_class_key(sc) : "-", ext_name(ext), p.encap);
 }
 
+static void each(void *ctx, unsigned n, const uint8_t *f, size_t len)
+{
+	print_frame(n, f, len, ctx);
+}
+
 int main(int argc, char **argv)
 {
 	struct wire_rx_cfg cfg = { .uet_port = WIRE_UDP_PORT_UET, .crc = false };
-	static uint8_t frame[65536];
-	uint8_t h[PCAP_HDR_LEN];
-	FILE *f;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: pcap_classes FILE.pcap [--crc] [--crc-refprov] [--port N]\n");
@@ -73,27 +67,5 @@ int main(int argc, char **argv)
 		else if (strcmp(argv[i], "--port") == 0 && i + 1 < argc)
 			cfg.uet_port = (uint16_t)strtoul(argv[++i], NULL, 10);
 	}
-	f = fopen(argv[1], "rb");
-	if (f == NULL || fread(h, 1, sizeof(h), f) != sizeof(h) ||
-	    (le32(h) != PCAP_MAGIC_US && le32(h) != PCAP_MAGIC_NS)) {
-		fprintf(stderr, "pcap_classes: %s is not a little-endian pcap\n", argv[1]);
-		if (f)
-			fclose(f);
-		return 2;
-	}
-	for (unsigned n = 1;; n++) {
-		uint8_t rec[PCAP_REC_LEN];
-
-		if (fread(rec, 1, sizeof(rec), f) != sizeof(rec))
-			break;
-		uint32_t caplen = le32(rec + 8);
-		if (caplen > sizeof(frame) || fread(frame, 1, caplen, f) != caplen) {
-			fprintf(stderr, "pcap_classes: frame %u cut short\n", n);
-			fclose(f);
-			return 2;
-		}
-		print_frame(n, frame, caplen, &cfg);
-	}
-	fclose(f);
-	return 0;
+	return tfx_pcap_each("pcap_classes", argv[1], each, &cfg);
 }
