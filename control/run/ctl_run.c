@@ -112,19 +112,13 @@ static struct ctl_timing_in timing_in(const struct ctl_run_state *r)
 	const struct ctl_config *cfg = r->cfg;
 	struct ctl_timing_in t = { .ser_bps = ctl_config_host_bps(cfg), .ser_frame = ctl_run_mtu_frame(cfg) };
 
-	if (cfg->nic_model == CTL_NIC_ROCE) {
-		t.timer = cfg->roce.retransmit_timeout;
-		t.timer_key = "roce_nic.TransportProcessingLayers.RoceTransportLayer.RetransmitTimeout";
-	}
-	for (uint32_t h = 0; cfg->nic_model != CTL_NIC_ROCE && h < cfg->n_hosts; h++) {
-		const struct nic_params *p = ctl_run_host_nic(r, h);
-		emu_ps_t v = p->fixed_rexmit_enable ? p->fixed_rexmit_timeout : p->initial_rto;
+	for (uint32_t h = 0; r->hosts != NULL && h < cfg->n_hosts; h++) { /* peer profiles may differ by host */
+		const char *key;
+		emu_ps_t v = r->hosts[h].ops->rto_min(r->hosts[h].dev, &key);
 
 		if (t.timer == 0 || v < t.timer) {
 			t.timer = v;
-			t.timer_key = p->fixed_rexmit_enable ?
-				"nic.TransportProcessingLayers.ScalaUETPdsManager.FixedRexmitTimeout" :
-				"nic.TransportProcessingLayers.ScalaUETPdsManager.InitialRetransmitTimeout";
+			t.timer_key = key;
 		}
 	}
 	for (uint32_t i = 0; i < r->n_links; i++)

@@ -109,5 +109,5 @@ uint32_t ctl_run_mtu_frame(const struct ctl_config *cfg)
 	const char *key;
 	uint32_t mss;
 
-	return max_datagram(cfg, &key, &mss) + WIRE_ETH_LEN + WIRE_FCS_LEN;
+	return ctl_config_nic_model(cfg)->max_datagram(cfg, &key, &mss) + WIRE_ETH_LEN + WIRE_FCS_LEN;
 }
