@@ -95,10 +95,11 @@ static const char run_help[] =
 	"exit status: 0 the run ended as configured, its work done (or --allow-incomplete); 1 config or run error;\n"
 	"2 usage error; 3 stopped by SIGINT or "
 	"SIGTERM (summary.json \"stop\": \"signal\"); 4 no SimulationDuration and a message never completed\n"
-	"(\"stop\": \"stalled\"); 5 real time with simulation.LagPolicy abort fell more than simulation.LagLimit\n"
-	"behind (\"stop\": \"lag\"); 10 the work was not all done by the stop time (summary.json \"verdict\":\n"
-	"{\"work\": \"incomplete\"}; stderr names what is open), unless --allow-incomplete; 11 --strict and the\n"
-	"real-time timing verdict is invalid (\"verdict\": {\"timing\": \"invalid\"}).\n";
+	"(\"stop\": \"stalled\"), or a Chakra rank never ended (\"stop\": \"incomplete\"); 5 real time with\n"
+	"simulation.LagPolicy abort fell more than simulation.LagLimit behind (\"stop\": \"lag\"); 10 the work was\n"
+	"not all done by the stop time (summary.json \"verdict\": {\"work\": \"incomplete\"}; stderr names what is\n"
+	"open), unless --allow-incomplete; 11 --strict and the real-time timing verdict is invalid (\"verdict\":\n"
+	"{\"timing\": \"invalid\"}).\n";
 
 static const char validate_help[] =
 	"usage: uetemu validate CONFIG [OPTIONS] [-- EAL-ARGS...]\n"
@@ -557,6 +558,11 @@ static int cmd_run(struct cli *c)
 	if (stop == CTL_STOP_STALLED) {
 		fprintf(stderr, "uetemu: the run ended with messages not completed: never posted, or no progress "
 				"possible (summary.json messages, stop \"stalled\")\n");
+		return CTL_EXIT_STALLED;
+	}
+	if (stop == CTL_STOP_INCOMPLETE) {
+		fprintf(stderr, "uetemu: the run ended with Chakra ranks that did not end: a transfer the NIC refused or "
+				"never completed, or the stop time came first (summary.json chakra, stop \"incomplete\")\n");
 		return CTL_EXIT_STALLED;
 	}
 	if (stop == CTL_STOP_LAG) {
