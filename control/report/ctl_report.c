@@ -777,7 +777,7 @@ static void json_write(FILE *f, const struct ctl_report_in *r, const struct host
 
 	if (b != NULL && b->cut) { /* simulation.OutputSizeLimit reached: every output stopped there */
 		fputs("  \"output_cut\": {\"output\": ", f);
-		json_str(f, b->cut_what);
+		ctl_report_json_str(f, b->cut_what);
 		fprintf(f, ", \"at_ps\": %llu, \"bytes\": %llu, \"limit_bytes\": %llu},\n",
 			(unsigned long long)b->cut_at, (unsigned long long)b->cut_bytes, (unsigned long long)b->limit);
 	}
