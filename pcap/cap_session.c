@@ -14,7 +14,8 @@
 #define SES_HDR_LEN 56u  /* magic 8, version 4, ports 4, epoch 8, records' epoch 8, seed 8, time scale 8,
                             config hash 8 */
 #define SES_REC_LEN 24u  /* type 1, port 1, reserved 2, length 4, time 8, value 8 */
-#define SES_VERSION 1u
+#define SES_VERSION 2u     /* 2: control records (CAP_SES_CTL); a version 1 log has none and is read alike */
+#define SES_VERSION_MIN 1u
 #define SES_BUF (1u << 20)
 
 struct cap_session_w {
@@ -30,6 +31,7 @@ struct cap_session_r {
 	uint8_t frame[CAP_READ_CAPLEN_MAX];
 	uint64_t off;            /* offset of the next record */
 	uint64_t cut;            /* offset of a record the file ends inside, or UINT64_MAX */
+	uint32_t version;        /* the log's format version */
 };
 
 static void put_le(uint8_t *p, uint64_t v, unsigned n)
@@ -134,9 +136,16 @@ int cap_session_open(const char *path, struct cap_session_r **out, struct cap_se
 		return -e;
 	}
 	n = fread(b, 1, sizeof(b), r->f);
-	if (n < sizeof(b) || memcmp(b, SES_MAGIC, 8) != 0 || get_le(b + 8, 4) != SES_VERSION) {
+	if (n < sizeof(b) || memcmp(b, SES_MAGIC, 8) != 0) {
 		snprintf(err, errlen, "%s: not a uetemu session log (version %u)%s", path, SES_VERSION,
 			 n < sizeof(b) ? ": shorter than its header" : "");
+		cap_session_close_r(r);
+		return -EINVAL;
+	}
+	r->version = (uint32_t)get_le(b + 8, 4);
+	if (r->version < SES_VERSION_MIN || r->version > SES_VERSION) {
+		snprintf(err, errlen, "%s: a session log of format version %u; this uetemu reads versions %u to %u: "
+			 "re-run it with the uetemu that recorded it", path, r->version, SES_VERSION_MIN, SES_VERSION);
 		cap_session_close_r(r);
 		return -EINVAL;
 	}
@@ -168,8 +177,10 @@ int cap_session_next(struct cap_session_r *r, struct cap_session_rec *rec, char 
 	rec->len = (uint32_t)get_le(b + 4, 4);
 	rec->t = get_le(b + 8, 8);
 	rec->x = get_le(b + 16, 8);
-	if (rec->type < CAP_SES_PASS || rec->type > CAP_SES_END || rec->len > sizeof(r->frame) ||
-	    (rec->len > 0 && rec->type != CAP_SES_RX && rec->type != CAP_SES_TX)) {
+	const uint8_t last = r->version >= 2 ? CAP_SES_CTL : CAP_SES_END;
+
+	if (rec->type < CAP_SES_PASS || rec->type > last || rec->len > sizeof(r->frame) ||
+	    (rec->len > 0 && rec->type != CAP_SES_RX && rec->type != CAP_SES_TX && rec->type != CAP_SES_CTL)) {
 		snprintf(err, errlen, "%s: record at offset %llu: type %u with %u bytes is not one (a corrupt log)",
 			 r->path, (unsigned long long)r->off, rec->type, rec->len);
 		return -EINVAL;

@@ -26,7 +26,7 @@ struct ctl_rec_session {
 	char path[PATH_MAX];         /* DIR/session.bin */
 	emu_ps_t pass_now, pass_wall; /* the pass under way */
 	bool logged;                 /* its PASS record is written */
-	uint64_t passes, rx, tx;     /* records written, by type */
+	uint64_t passes, rx, tx, ctl; /* records written, by type */
 	bool rerun;                  /* a re-run's log (ctl_run_rerun.c compares it with the recorded one) */
 };
 
@@ -212,6 +212,18 @@ void ctl_run_rec_frame(struct ctl_run_state *r, uint32_t port, const uint8_t *fr
 							 .len = (uint32_t)len, .t = t, .x = rx ? s->rx : s->tx,
 							 .data = frame });
 	*(rx ? &s->rx : &s->tx) += 1;
+}
+
+void ctl_run_rec_ctl(struct ctl_run_state *r, const uint8_t *cmd, uint32_t len, emu_ps_t t, uint64_t seq)
+{
+	struct ctl_rec_session *s = r->rec;
+
+	if (s == NULL || s->w == NULL)
+		return;
+	pass_log(s);
+	s->ctl++;
+	cap_session_put(s->w, &(struct cap_session_rec){ .type = CAP_SES_CTL, .len = len, .t = t, .x = seq,
+							 .data = cmd });
 }
 
 int ctl_run_rec_finish(struct ctl_run_state *r, uint8_t stop, char *err, size_t errlen)
