@@ -3,9 +3,9 @@
  * a message, pause and resume a host's sending, stop the run. A handler runs on one of DPDK's telemetry threads
  * (one per client connection), so it never touches the models: it checks the command against the config (which
  * does not change while the run goes on), answers an error at once for a bad one (counted by reason), and queues a
- * good one in a single-producer single-consumer ring, the producers taking turns under a mutex (off the packet
- * path). The main lcore drains the ring once a pass, after the pass's events up to its emulated time `now` and its
- * arrivals (ctl_run_ctl_poll(), the engine's after_rx hook), and applies each command at `now`. Each applied
+ * good one in the engine's mailbox (runtime/run_mbox.h: a bounded ring whose producers take turns). The main
+ * lcore drains it once a pass, after the pass's events up to its emulated time `now` and its arrivals
+ * (ctl_run_ctl_poll(), the engine's after_rx hook), and applies each command at `now`. Each applied
  * command goes in the session log (CAP_SES_CTL, after the pass's arrivals), where a re-run finds it at the same
  * point of the same pass and applies it the same way (ctl_run_rerun.c).
  */
@@ -13,13 +13,12 @@
 #include "ctl_run_rec_pvt.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nic.h"
 #include "emu_units.h"
-#include "run_spsc.h"
+#include "run_mbox.h"
 
 #define CTL_RING_BYTES (64u * 1024u) /* about 1,600 commands queued between two passes */
 
@@ -40,9 +39,8 @@ static const char *const refused_names[] = { CTL_REFUSED(X) };
 #undef X
 
 struct ctl_run_ctl {
-	struct run_spsc *ring;
-	pthread_mutex_t mu;          /* the producers (telemetry threads) take turns */
-	/* the producers' (under mu) */
+	struct run_mbox *box;        /* the commands queued; the producers (telemetry threads) take turns */
+	/* the producers' (their turn held) */
 	uint64_t accepted;           /* commands queued, the next one's number */
 	uint32_t posts_queued;       /* posts queued: at most CTL_RUN_CTL_MSGS */
 	bool stop_queued;
@@ -57,11 +55,10 @@ int ctl_run_ctl_create(struct ctl_run_state *r)
 {
 	struct ctl_run_ctl *c = calloc(1, sizeof(*c));
 
-	if (c == NULL || (c->ring = run_spsc_create(CTL_RING_BYTES)) == NULL) {
+	if (c == NULL || (c->box = run_mbox_create(sizeof(struct ctl_run_ctl_cmd), CTL_RING_BYTES)) == NULL) {
 		free(c);
 		return -ENOMEM;
 	}
-	pthread_mutex_init(&c->mu, NULL);
 	r->ctl = c;
 	return 0;
 }
@@ -70,8 +67,7 @@ void ctl_run_ctl_free(struct ctl_run_state *r)
 {
 	if (r->ctl == NULL)
 		return;
-	run_spsc_destroy(r->ctl->ring);
-	pthread_mutex_destroy(&r->ctl->mu);
+	run_mbox_destroy(r->ctl->box);
 	free(r->ctl);
 	r->ctl = NULL;
 }
@@ -168,17 +164,12 @@ void ctl_run_ctl_apply(struct ctl_run_state *r, const struct ctl_run_ctl_cmd *c,
 void ctl_run_ctl_poll(struct ctl_run_state *r)
 {
 	struct ctl_run_ctl *s = r->ctl;
-	const struct ctl_run_ctl_cmd *q;
-	uint32_t len;
+	struct ctl_run_ctl_cmd c;
 
 	if (s == NULL)
 		return;
-	while ((q = run_spsc_peek(s->ring, &len)) != NULL) {
-		struct ctl_run_ctl_cmd c = *q;
-
-		run_spsc_release(s->ring);
+	while (run_mbox_take(s->box, &c))
 		ctl_run_ctl_apply(r, &c, ctl_run_lc(r, 0)->rt_now);
-	}
 }
 
 /* ---- the telemetry commands (DPDK's telemetry threads) ---- */
@@ -188,9 +179,9 @@ static int refuse(struct ctl_run_ctl *s, int why, struct dp_tel *o, const char *
 {
 	char msg[256];
 
-	pthread_mutex_lock(&s->mu);
+	run_mbox_lock(s->box);
 	s->refused[why]++;
-	pthread_mutex_unlock(&s->mu);
+	run_mbox_unlock(s->box);
 	snprintf(msg, sizeof(msg), fmt, arg);
 	dp_tel_str(o, "error", msg);
 	dp_tel_str(o, "reason", refused_names[why]);
@@ -233,24 +224,22 @@ static long host_arg(struct ctl_run_state *r, const char *name, bool here, bool 
 static int queue(struct ctl_run_state *r, struct ctl_run_ctl_cmd *c, const char *what, struct dp_tel *o)
 {
 	struct ctl_run_ctl *s = r->ctl;
-	struct ctl_run_ctl_cmd *slot = NULL;
 	int why = -1;
 
-	pthread_mutex_lock(&s->mu);
+	run_mbox_lock(s->box);
+	c->seq = s->accepted;
 	if (s->stop_queued)
 		why = CTL_REF_STOPPING;
 	else if (c->kind == CTL_RUN_CTL_POST && s->posts_queued >= CTL_RUN_CTL_MSGS)
 		why = CTL_REF_TOO_MANY_MESSAGES;
-	else if ((slot = run_spsc_reserve(s->ring, sizeof(*c))) == NULL)
+	else if (run_mbox_post(s->box, c) < 0)
 		why = CTL_REF_RING_FULL;
 	if (why < 0) {
-		c->seq = s->accepted++;
-		*slot = *c;
-		run_spsc_commit(s->ring);
+		s->accepted++;
 		s->posts_queued += c->kind == CTL_RUN_CTL_POST;
 		s->stop_queued = c->kind == CTL_RUN_CTL_STOP;
 	}
-	pthread_mutex_unlock(&s->mu);
+	run_mbox_unlock(s->box);
 	if (why == CTL_REF_STOPPING)
 		return refuse(s, why, o, "%s: the run is stopping", what);
 	if (why == CTL_REF_TOO_MANY_MESSAGES)
@@ -351,10 +340,10 @@ static int tel_status(void *arg, const char *params, struct dp_tel *o)
 	struct dp_tel *k;
 
 	(void)params;
-	pthread_mutex_lock(&s->mu);
+	run_mbox_lock(s->box);
 	memcpy(refused, s->refused, sizeof(refused));
 	accepted = s->accepted;
-	pthread_mutex_unlock(&s->mu);
+	run_mbox_unlock(s->box);
 	dp_tel_u64(o, "sim_time_ps", DP_LOAD(ctl_run_lc(r, 0)->rt_now));
 	dp_tel_u64(o, "accepted", accepted);
 	dp_tel_u64(o, "applied", DP_LOAD(s->applied));
