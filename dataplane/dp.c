@@ -480,6 +480,15 @@ bool dp_is_af_xdp(const char *devargs)
 	return strncmp(devargs, "net_af_xdp", 10) == 0;
 }
 
+const char *dp_pmd_dir(void)
+{
+#ifdef RTE_EAL_PMD_PATH
+	return RTE_EAL_PMD_PATH;
+#else
+	return "";
+#endif
+}
+
 int dp_port_add(struct dp_ctx *dp, const char *devargs, unsigned flags, char *err, size_t errlen)
 {
 	const struct dp_port_opts o = { .flags = flags };

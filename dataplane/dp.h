@@ -170,6 +170,13 @@ int dp_port_add_opts(struct dp_ctx *dp, const char *devargs, const struct dp_por
 bool dp_is_af_xdp(const char *devargs);
 
 /**
+ * The directory whose PMD libraries (librte_net_tap.so, ...) the EAL of this build loads when it starts
+ * (DPDK's RTE_EAL_PMD_PATH), for a preflight that checks a port's driver exists without starting the EAL.
+ * "" when the build links its drivers in (a static DPDK) or has no DPDK: then no directory says which exist.
+ */
+const char *dp_pmd_dir(void);
+
+/**
  * The steering program's counters of port @p port. Returns 0, or -ENOENT when the port has no steering program
  * (and @p out is zeroed). Reads a BPF map: not for the packet path.
  */

@@ -78,6 +78,11 @@ bool dp_is_af_xdp(const char *devargs)
 	return strncmp(devargs, "net_af_xdp", 10) == 0;
 }
 
+const char *dp_pmd_dir(void)
+{
+	return "";
+}
+
 int dp_port_xdp_stats(const struct dp_ctx *dp, int port, struct dp_xdp_stats *out)
 {
 	(void)dp, (void)port;

@@ -1,6 +1,7 @@
 /* The command line: getopt_long per subcommand, help texts that describe every option, and exit statuses. */
 #include "ctl_cli_pvt.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@ struct cli {
 	bool json;            /* pcap-info --json */
 	uint16_t udp_port;    /* pcap-info --udp-port */
 	bool out_given;       /* --out was given (rerun's default is DIR/rerun) */
+	bool no_preflight;    /* validate --no-preflight: the config's rules only, not this machine's */
 	struct ctl_conform_opts conform; /* conform's options */
 };
 
@@ -88,15 +90,25 @@ static const char run_help[] =
 	"behind (\"stop\": \"lag\").\n";
 
 static const char validate_help[] =
-	"usage: uetemu validate CONFIG [OPTIONS]\n"
+	"usage: uetemu validate CONFIG [OPTIONS] [-- EAL-ARGS...]\n"
 	"\n"
 	"Check CONFIG with every rule 'uetemu run' applies in the given mode, without running or writing anything.\n"
 	"Reports every error it finds in one pass (up to 20), each as FILE:LINE:COL: KEY.PATH: what is wrong.\n"
+	"With --mode realtime it also checks this machine, as the run would meet it (docs/realtime.md, Preflight\n"
+	"checks): each port's PMD driver exists in this DPDK build; the interface it attaches to exists (net_af_packet,\n"
+	"net_af_xdp, net_pcap iface=; net_tap's iface= is a valid name, free or a tap); uetemu is root or holds the\n"
+	"capabilities the PMD needs (CAP_NET_RAW for net_af_packet, CAP_NET_ADMIN for net_tap); the EAL-ARGS'\n"
+	"--file-prefix is not held by another process; every data frame fits its port's MTU. A devarg the PMD does\n"
+	"not take (a typo like ifcae=) is warned about. 'uetemu run' says the same when a port fails to start.\n"
 	"\n"
 	"options:\n"
 	"  -m, --mode MODE        the mode whose rules apply: virtual (default) or realtime\n"
 	"  -s, --set PATH=VALUE   override one config key, as for run\n"
+	"  -N, --no-preflight     realtime: check the config only, not this machine (for a config meant for a lab\n"
+	"                         elsewhere: its drivers, interfaces, privileges and EAL prefix are not looked at;\n"
+	"                         a devarg typo is still warned about)\n"
 	"  -h, --help             this text\n"
+	"  -- EAL-ARGS            realtime: the EAL arguments the run will get (their --file-prefix is checked)\n"
 	"\n"
 	"exit status: 0 valid, 1 invalid, 2 usage error.\n";
 
@@ -232,7 +244,7 @@ static int cmd_help(struct cli *c);
 
 static const struct cli_cmd cmds[] = {
 	{ "run", run_help, ":m:o:s:qr:hP:t:", cmd_run },
-	{ "validate", validate_help, ":m:s:h", cmd_validate },
+	{ "validate", validate_help, ":m:s:hN", cmd_validate },
 	{ "keys", keys_help, ":h", cmd_keys },
 	{ "columns", columns_help, ":h", cmd_columns },
 	{ "pcap-info", pcap_info_help, ":jp:h", cmd_pcap_info },
@@ -253,6 +265,7 @@ static const struct option long_opts[] = {
 	{ "dut-mac", required_argument, NULL, 'M' }, { "ip", required_argument, NULL, 'i' },
 	{ "mac", required_argument, NULL, 'a' }, { "cases", required_argument, NULL, 'c' },
 	{ "encap", required_argument, NULL, 'e' }, { "wait", required_argument, NULL, 'w' },
+	{ "no-preflight", no_argument, NULL, 'N' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -363,6 +376,9 @@ static int parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli *c
 		case 'q':
 			c->run.progress = 0;
 			break;
+		case 'N':
+			c->no_preflight = true;
+			break;
 		case 'P':
 			c->run.partition = optarg;
 			break;
@@ -392,8 +408,9 @@ static int parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli *c
 		c->config = argv[optind++];
 	if (optind < n)
 		return usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-	if (c->run.eal_argc > 0 && strcmp(cmd->name, "run") != 0 && strcmp(cmd->name, "conform") != 0)
-		return usage_error(cmd, "'--' (EAL arguments) is for 'run' and 'conform' only%s", "");
+	if (c->run.eal_argc > 0 && strcmp(cmd->name, "run") != 0 && strcmp(cmd->name, "conform") != 0 &&
+	    strcmp(cmd->name, "validate") != 0)
+		return usage_error(cmd, "'--' (EAL arguments) is for 'run', 'validate' and 'conform' only%s", "");
 	return -1;
 }
 
@@ -433,8 +450,18 @@ static int cmd_validate(struct cli *c)
 	if (rc >= 0)
 		return rc;
 	rc = ctl_run_check(&cfg, c->run.mode, err, sizeof(err));
-	if (rc < 0) {
+	if (rc < 0)
 		print_errors(err);
+	/* real time: what the machine would refuse (drivers, interfaces, privileges, the EAL prefix) */
+	err[0] = '\0';
+	for (uint32_t i = 0; c->run.mode == CTL_MODE_REALTIME && c->no_preflight && i < cfg.n_ports; i++)
+		ctl_run_preflight_warn(&cfg, i, "uetemu: "); /* the config's devargs: warned all the same */
+	if (c->run.mode == CTL_MODE_REALTIME && !c->no_preflight &&
+	    ctl_run_preflight(&cfg, c->run.eal_argc, c->run.eal_argv, "uetemu: ", err, sizeof(err)) < 0) {
+		print_errors(err);
+		rc = -EINVAL;
+	}
+	if (rc < 0) {
 		ctl_config_free(&cfg);
 		return CTL_EXIT_ERROR;
 	}

@@ -222,6 +222,8 @@ enum ctl_replay_pace { CTL_REPLAY_TIMING = 0, CTL_REPLAY_FPS, CTL_REPLAY_BPS };
 struct ctl_replay {
 	char name[CTL_NAME_MAX];   /* name: in summary.json; default "replay<i>" */
 	char file[CTL_PATH_LEN];   /* file: a pcap or pcapng capture (read with uetemu's reader) */
+	uint16_t file_dir;         /* leading bytes of file that are the config file's folder (a relative file: written
+	                            * in the config is taken from there), 0 when none was prepended */
 	uint8_t point;             /* enum ctl_replay_point: port, host or dev, exactly one */
 	uint32_t link;             /* port, host: the link whose direction into the device carries the frames */
 	uint8_t end;               /* ... and which end of it the device is (0: a, 1: b) */

@@ -50,6 +50,7 @@ static int rp_file(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 	if (s[0] == '\0' || n < 0 || (size_t)n >= sizeof(rp->file))
 		return ctl_err(c, v, "file of %zu characters; a path of 1 to %zu", strlen(s) + (size_t)dir,
 			       sizeof(rp->file) - 1);
+	rp->file_dir = (uint16_t)dir;
 	return 0;
 }
 

@@ -38,6 +38,44 @@ struct ctl_run_opts {
 int ctl_run_check(const struct ctl_config *cfg, enum ctl_mode mode, char *err, size_t errlen);
 
 /**
+ * Real time: check what the run would trip on before it starts (docs/realtime.md, Preflight checks), each with
+ * its own message, one per line in @p err: ctl_run_preflight_prefix() for the EAL args @p eal_argv (@p eal_argc
+ * of them, what follows "--"), ctl_run_preflight_port() for every port; and print, each on a line of stderr that
+ * starts with @p prefix, the warnings of ctl_run_preflight_warn(). Reads the system (interfaces, capabilities,
+ * the EAL's lock, the PMD directory); starts nothing. Returns 0, or the first check's -errno.
+ */
+int ctl_run_preflight(const struct ctl_config *cfg, int eal_argc, char **eal_argv, const char *prefix, char *err,
+		      size_t errlen);
+
+/**
+ * Port @p i of @p cfg: its PMD exists in this DPDK build (a PCI address: the device exists), the interface it
+ * attaches to exists (net_af_packet, net_af_xdp, net_pcap; net_tap's iface= is a valid name, free or a tap), and
+ * the process is root or holds the capabilities the PMD needs. Returns 0, or -ENODEV (no such driver, interface
+ * or PCI device), -EINVAL (a name Linux refuses, a required devarg missing), -EEXIST (net_tap's name taken by an
+ * interface that is not a tap), -ENOENT (net_pcap's rx_pcap= unreadable), -EPERM (privileges), with one line
+ * appended to @p err.
+ */
+int ctl_run_preflight_port(const struct ctl_config *cfg, uint32_t i, char *err, size_t errlen);
+
+/** Warn on stderr, each line starting with @p prefix, about every devarg of port @p i that its PMD (one of the
+ * common ones: net_tap, net_af_packet, net_af_xdp, net_pcap, net_memif, net_null, net_ring) does not take. */
+void ctl_run_preflight_warn(const struct ctl_config *cfg, uint32_t i, const char *prefix);
+
+/**
+ * The --file-prefix of the EAL args @p eal_argv is free: no process holds the lock of its runtime directory's
+ * config file (/var/run/dpdk/PREFIX/config for root), as rte_eal_init() would take it. No --file-prefix (the
+ * default uetemu-<pid>), --in-memory or --no-shconf: free. Returns 0, or -EBUSY with one line appended to @p err.
+ */
+int ctl_run_preflight_prefix(int eal_argc, char **eal_argv, char *err, size_t errlen);
+
+/**
+ * At run time, after the EAL (@p port -1) or port @p port of @p cfg would not start: when the preflight check
+ * finds why, its message replaces the one in @p err and its -errno is returned; else 0 and @p err is left.
+ */
+int ctl_run_preflight_explain(const struct ctl_config *cfg, int port, int eal_argc, char **eal_argv, char *err,
+			      size_t errlen);
+
+/**
  * Run @p cfg: write captures, records, DIR/summary.json, and the summary table on stdout. Captures and records
  * written so far are flushed and closed on every return path. *@p stop says why the run ended (also on error).
  * Returns 0, or -errno with a message in @p err (bad topology for the mode, cannot create outputs, EAL/port

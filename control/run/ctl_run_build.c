@@ -416,10 +416,15 @@ static int make_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 	const struct ctl_config *cfg = r->cfg;
 	const char *dir = r->opts->out_dir;
 	int rc = mkdir_p(dir);
+	struct stat st;
 
 	if (rc < 0) {
 		snprintf(err, errlen, "%s: cannot create output directory: %s", dir, strerror(-rc));
 		return rc;
+	}
+	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) { /* mkdir_p() took EEXIST for a directory */
+		snprintf(err, errlen, "--out must be a directory: %s is a file", dir);
+		return -ENOTDIR;
 	}
 	if ((rc = lock_outputs(r, err, errlen)) < 0)
 		return rc;

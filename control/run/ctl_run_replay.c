@@ -142,10 +142,17 @@ static int open_one(struct ctl_run_state *r, uint32_t i, char *err, size_t errle
 	s->rp = cap_replay_load(&c, why, sizeof(why));
 	if (s->rp == NULL) {
 		int e = errno;
+		size_t n = strlen(cr->file);
+		bool named = strncmp(why, cr->file, n) == 0;
+		char rel[CTL_PATH_LEN + 64] = "";
+
+		/* the path opened, then (for a file: of the config) what the config said and where it is taken from */
+		if (cr->file_dir > 0)
+			snprintf(rel, sizeof(rel), " (file: %s, relative to the config file's folder)",
+				 cr->file + cr->file_dir);
 		/* the reader's messages name the offset; cap_replay_load()'s own name the file already */
-		snprintf(err, errlen, "%s: replay.%u (%s): %s%s%s", r->cfg->path, i, cr->name,
-			 strncmp(why, cr->file, strlen(cr->file)) == 0 ? "" : cr->file,
-			 strncmp(why, cr->file, strlen(cr->file)) == 0 ? "" : ": ", why);
+		snprintf(err, errlen, "%s: replay.%u (%s): %s%s%s%s", r->cfg->path, i, cr->name, cr->file, rel,
+			 named ? "" : ": ", named ? why + n : why);
 		return -e;
 	}
 	s->info = cap_replay_info(s->rp);

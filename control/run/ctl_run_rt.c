@@ -61,6 +61,8 @@ static int port_add_dev(struct ctl_run_state *r, const struct ctl_port *cp, char
 		o.xdp_steer = false;
 		port = dp_port_add_opts(r->rt->dp, cp->dev, &o, err, errlen);
 	}
+	if (port < 0) /* DPDK's probe or start error, said plainly when the preflight check knows why */
+		ctl_run_preflight_explain(r->cfg, (int)(cp - r->cfg->ports), 0, NULL, err, errlen);
 	if (port >= 0 && o.xdp_steer)
 		fprintf(stderr, "[uetemu] port %s: XDP steering: UDP %u and %u, IP protocol 253, PFC, ARP and ICMP "
 			"for %u.%u.%u.%u to uetemu; everything else to the kernel\n", cp->dev, o.uet_udp_port,
@@ -381,8 +383,13 @@ int ctl_run_rt_open(struct ctl_run_state *r, char *err, size_t errlen)
 {
 	if ((r->rt = calloc(1, sizeof(*r->rt))) == NULL)
 		return -ENOMEM;
-	if ((r->rt->dp = dp_create(r->opts->eal_argc, r->opts->eal_argv, err, errlen)) == NULL)
+	for (uint32_t i = 0; i < r->cfg->n_ports; i++) /* a mistyped devarg the PMD would ignore or refuse */
+		ctl_run_preflight_warn(r->cfg, i, "[uetemu] ");
+	if ((r->rt->dp = dp_create(r->opts->eal_argc, r->opts->eal_argv, err, errlen)) == NULL) {
+		/* a busy --file-prefix, said plainly instead of the EAL's hint */
+		ctl_run_preflight_explain(r->cfg, -1, r->opts->eal_argc, r->opts->eal_argv, err, errlen);
 		return -EIO;
+	}
 	return 0;
 }
 

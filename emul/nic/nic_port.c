@@ -11,25 +11,7 @@
 _Static_assert(NIC_C_COUNT <= PORT_NIC_C_MAX, "PORT_NIC_C_MAX holds the UET NIC's counters");
 _Static_assert(sizeof(struct nic_uet_rx) % 8 == 0, "the UET receive counts are 64-bit words");
 
-static void op_attach(void *dev, struct net_dir *out)
-{
-	nic_attach(dev, out);
-}
-
-static const char *op_name(const void *dev)
-{
-	return nic_name(dev);
-}
-
-static uint32_t op_fep_id(const void *dev)
-{
-	return nic_fep_id(dev);
-}
-
-static uint64_t op_link_bps(const void *dev)
-{
-	return nic_link_bps(dev);
-}
+PORT_NIC_IDENTITY_OPS(nic, nic_link_bps)
 
 /* FixedRexmitTimeout when fixed, else InitialRetransmitTimeout at its full exponential backoff. */
 static emu_ps_t op_rto_max(const void *dev)
@@ -176,10 +158,7 @@ const struct port_nic_ops nic_port_ops = {
 	.nd_component = "ScalaUETNicNetDevice",
 	.single_lcore = false,
 	.dev_ops = &nic_dev_ops,
-	.attach = op_attach,
-	.name = op_name,
-	.fep_id = op_fep_id,
-	.link_bps = op_link_bps,
+	PORT_NIC_IDENTITY_INIT(nic),
 	.rto_max = op_rto_max,
 	.post_msg = op_post_msg,
 	.conn_open = op_conn_open,

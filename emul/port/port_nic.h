@@ -45,6 +45,35 @@ struct port_nic_rec {
 /** The most counters one NIC model has (a caller's array by counter index holds this many). */
 #define PORT_NIC_C_MAX 64
 
+/**
+ * The four identity entry points of a model whose typed functions are PREFIX_attach(struct T *, struct net_dir *),
+ * PREFIX_name(const struct T *), PREFIX_fep_id(const struct T *) and PREFIX_line(const struct T *) (bit/s): defines
+ * PREFIX_op_attach, PREFIX_op_name, PREFIX_op_fep_id and PREFIX_op_link_bps with the ops table's void signatures, so
+ * each model states its four functions once and no model writes the casts by hand.
+ */
+#define PORT_NIC_IDENTITY_OPS(prefix, line) \
+	static void prefix##_op_attach(void *dev, struct net_dir *out) \
+	{ \
+		prefix##_attach(dev, out); \
+	} \
+	static const char *prefix##_op_name(const void *dev) \
+	{ \
+		return prefix##_name(dev); \
+	} \
+	static uint32_t prefix##_op_fep_id(const void *dev) \
+	{ \
+		return prefix##_fep_id(dev); \
+	} \
+	static uint64_t prefix##_op_link_bps(const void *dev) \
+	{ \
+		return line(dev); \
+	}
+
+/** The ops table's identity entries defined by PORT_NIC_IDENTITY_OPS(prefix, ...). */
+#define PORT_NIC_IDENTITY_INIT(prefix) \
+	.attach = prefix##_op_attach, .name = prefix##_op_name, .fep_id = prefix##_op_fep_id, \
+	.link_bps = prefix##_op_link_bps
+
 /** A host NIC model's entry points. @p dev is port_nic.dev. Entries marked optional may be NULL. */
 struct port_nic_ops {
 	const char *label;   /* the model in messages: "Scala UET NIC", "Scala RoCE NIC" */

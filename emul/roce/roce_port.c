@@ -13,25 +13,7 @@ static const int drop_counters[] = { ROCE_C_RX_DROPS, ROCE_C_RX_DROPS_NO_QP_DATA
 				     ROCE_C_DROP_NOT_FOR_US, ROCE_C_DROP_BAD_KIND, ROCE_C_DROP_NO_PKT, ROCE_C_DROP_NO_QP,
 				     ROCE_C_DROP_NO_WQE };
 
-static void op_attach(void *dev, struct net_dir *out)
-{
-	roce_attach(dev, out);
-}
-
-static const char *op_name(const void *dev)
-{
-	return roce_name(dev);
-}
-
-static uint32_t op_fep_id(const void *dev)
-{
-	return roce_fep_id(dev);
-}
-
-static uint64_t op_link_bps(const void *dev)
-{
-	return roce_line_bps(dev);
-}
+PORT_NIC_IDENTITY_OPS(roce, roce_line_bps)
 
 static emu_ps_t op_rto_max(const void *dev)
 {
@@ -140,10 +122,7 @@ const struct port_nic_ops roce_port_ops = {
 	.nd_component = "ScalaRoceNicNetDevice",
 	.single_lcore = true,
 	.dev_ops = &roce_dev_ops,
-	.attach = op_attach,
-	.name = op_name,
-	.fep_id = op_fep_id,
-	.link_bps = op_link_bps,
+	PORT_NIC_IDENTITY_INIT(roce),
 	.rto_max = op_rto_max,
 	.post_msg = op_post_msg,
 	.conn_open = op_conn_open,

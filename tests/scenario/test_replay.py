@@ -235,6 +235,26 @@ def config_errors(uetemu, root):
                                                                                      p.stderr.strip()[:160]))
 
 
+def relative_paths(uetemu, root):
+    """file: in a config is taken from the config file's folder (not the current directory), and the error on a
+    missing one prints the path it resolved to; one given by --set is taken from the current directory."""
+    cfg = os.path.join(root, 'configs/replay-pair.yaml')
+    p = subprocess.run([uetemu, 'validate', cfg], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    check(p.returncode == 0, 'file: pair-host0.pcap found beside the config, from another directory (%d: %s)' %
+          (p.returncode, p.stderr.strip()[:160]))
+    d = tempfile.mkdtemp(dir=workdir())
+    text = open(cfg).read().replace('file: pair-host0.pcap', 'file: missing.pcap')
+    open(os.path.join(d, 'r.yaml'), 'w').write(text)
+    p = subprocess.run([uetemu, 'validate', os.path.join(d, 'r.yaml')], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    want = '%s/missing.pcap (file: missing.pcap, relative to the config file\'s folder): No such file' % d
+    check(p.returncode == 1 and want in p.stderr, 'a missing file: names the resolved path "%s" (%s)' %
+          (want, p.stderr.strip()[:200]))
+    rc, err = uetemu_err(uetemu, root, 'validate', 'missing.pcap')
+    check(rc == 1 and 'replay.0 (host0-frames): missing.pcap: No such file' in err,
+          'a --set file: taken from the current directory, said as given (%s)' % err.strip()[:160])
+
+
 def main():
     uetemu, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     os.chdir(workdir())
@@ -246,6 +266,7 @@ def main():
     test_rewrite(uetemu, root, base)
     test_bad(uetemu, root, base)
     config_errors(uetemu, root)
+    relative_paths(uetemu, root)
     return finish('replay')
 
 
