@@ -13,6 +13,7 @@
 #include "ctl_run_rec_pvt.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,7 @@
 #include "run_mbox.h"
 
 #define CTL_RING_BYTES (64u * 1024u) /* about 1,600 commands queued between two passes */
+#define CTL_LOG_MAX 256u /* commands applied that summary.json lists */
 
 /* Why a command was refused, counted; the names are those /uetemu/ctl/status gives. */
 #define CTL_REFUSED(X) \
@@ -49,6 +51,8 @@ struct ctl_run_ctl {
 	uint64_t applied, posted, paused, resumed;
 	uint32_t n_msgs;             /* messages posted: msgs[0 .. n_msgs - 1] */
 	struct ctl_message msgs[CTL_RUN_CTL_MSGS];
+	struct ctl_run_ctl_cmd done[CTL_LOG_MAX]; /* the first commands applied, for summary.json */
+	emu_ps_t done_at[CTL_LOG_MAX];
 };
 
 int ctl_run_ctl_create(struct ctl_run_state *r)
@@ -78,6 +82,13 @@ uint32_t ctl_run_ctl_msgs(const struct ctl_run_state *r)
 }
 
 /* ---- applying (the main lcore) ---- */
+
+static const char *kind_name(uint8_t k)
+{
+	static const char *const n[] = { "?", "post", "pause", "resume", "stop" };
+
+	return k <= CTL_RUN_CTL_STOP ? n[k] : n[0];
+}
 
 static void put_le(uint8_t *p, uint64_t v, unsigned n)
 {
@@ -158,7 +169,47 @@ void ctl_run_ctl_apply(struct ctl_run_state *r, const struct ctl_run_ctl_cmd *c,
 			*r->opts->quit = 1;
 		break;
 	}
+	if (s->applied < CTL_LOG_MAX)
+		s->done[s->applied] = *c, s->done_at[s->applied] = now;
+	if (r->opts->progress)
+		fprintf(stderr, "[uetemu] control: #%llu %s%s%s%s%s at %.6f ms\n", (unsigned long long)c->seq,
+			kind_name(c->kind), c->kind != CTL_RUN_CTL_STOP ? " " : "",
+			c->kind != CTL_RUN_CTL_STOP ? r->cfg->hosts[c->a].name : "", c->kind == CTL_RUN_CTL_POST ? " -> " : "",
+			c->kind == CTL_RUN_CTL_POST ? r->cfg->hosts[c->b].name : "", (double)now / 1e9);
 	__atomic_store_n(&s->applied, s->applied + 1, __ATOMIC_RELAXED);
+}
+
+void ctl_run_ctl_json(FILE *f, const struct ctl_run_state *r)
+{
+	const struct ctl_run_ctl *s = r->ctl;
+	uint64_t refused = 0;
+
+	if (s == NULL)
+		return;
+	for (int i = 0; i < CTL_REF_COUNT; i++)
+		refused += s->refused[i];
+	if (s->applied == 0 && refused == 0)
+		return;
+	fprintf(f, "  \"control\": {\"applied\": %llu, \"posted\": %llu, \"paused\": %llu, \"resumed\": %llu, "
+		   "\"refused\": %llu, \"refused_by_reason\": {", (unsigned long long)s->applied,
+		(unsigned long long)s->posted, (unsigned long long)s->paused, (unsigned long long)s->resumed,
+		(unsigned long long)refused);
+	for (int i = 0; i < CTL_REF_COUNT; i++)
+		fprintf(f, "%s\"%s\": %llu", i ? ", " : "", refused_names[i], (unsigned long long)s->refused[i]);
+	fputs("}, \"commands\": [", f);
+	for (uint64_t i = 0; i < s->applied && i < CTL_LOG_MAX; i++) {
+		const struct ctl_run_ctl_cmd *c = &s->done[i];
+
+		fprintf(f, "%s\n    {\"command\": %llu, \"kind\": \"%s\", \"at_us\": %.6f", i ? "," : "",
+			(unsigned long long)c->seq, kind_name(c->kind), (double)s->done_at[i] / 1e6);
+		if (c->kind != CTL_RUN_CTL_STOP)
+			fprintf(f, ", \"host\": \"%s\"", r->cfg->hosts[c->a].name);
+		if (c->kind == CTL_RUN_CTL_POST)
+			fprintf(f, ", \"dst\": \"%s\", \"bytes\": %llu", r->cfg->hosts[c->b].name,
+				(unsigned long long)c->bytes);
+		fputc('}', f);
+	}
+	fprintf(f, "%s]},\n", s->applied > CTL_LOG_MAX ? ",\n    {\"more\": true}" : "");
 }
 
 void ctl_run_ctl_poll(struct ctl_run_state *r)

@@ -41,6 +41,8 @@ void ctl_run_ctl_apply(struct ctl_run_state *r, const struct ctl_run_ctl_cmd *c,
 /** Decode a logged command (@p p, @p len bytes); 0, or -EINVAL with @p err (a version or kind it does not know). */
 int ctl_run_ctl_decode(const uint8_t *p, uint32_t len, uint64_t seq, struct ctl_run_ctl_cmd *c, char *err,
 		       size_t errlen);
+/** summary.json's "control" (a run that applied or refused a command): the counts and the commands applied. */
+void ctl_run_ctl_json(FILE *f, const struct ctl_run_state *r);
 /** The telemetry commands of control (ctl_run_tel.c registers them with the others). */
 extern const struct dp_tel_cmd ctl_run_ctl_tel[];
 extern const unsigned ctl_run_ctl_n_tel;

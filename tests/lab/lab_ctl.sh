@@ -9,7 +9,7 @@
 # paused, host0's NIC sends nothing (its tx_bytes stays 0 over a second) and the message stays open; `resume host0`:
 # the message completes; bad commands (an unknown host, a bad size, a missing argument) exit 1 or 2 with the reason
 # named and are counted by `status`; `stop`: uetemu exits 3 with "stop": "signal" and its outputs written, the
-# message in summary.json; then `uetemu rerun` of the session says identical, with the 4 control commands applied,
+# message in summary.json, and its "control" lists the 4 commands applied and the 2 refused; then `uetemu rerun` of the session says identical, with the 4 control commands applied,
 # and its summary has the same message; without the control records (the session's log with them dropped) the
 # re-run differs.
 set -uo pipefail
@@ -112,6 +112,17 @@ m1=$(python3 -c "import json, sys
 m = json.load(open(sys.argv[1]))['messages']; print(m['posted'], m['completed'], m['fct_us']['max'])" "$WORK/out/summary.json" 2>/dev/null)
 check "the re-run's message: ${m2:-?} (posted, completed, FCT us) as the session's: ${m1:-?}" \
 	'[ -n "$m1" ] && [ "$m1" = "$m2" ]'
+
+c=$(python3 -c "import json, sys
+a, b = (json.load(open(p))['control'] for p in sys.argv[1:3])
+print(a['applied'], a['refused'], ','.join(c['kind'] for c in a['commands']), b['applied'], a['commands'] == b['commands'])" \
+	"$WORK/out/summary.json" "$WORK/rec/rerun/summary.json" 2>/dev/null)
+read -r applied refused kinds rapplied samecmds <<<"$c"
+check "summary.json control: ${applied:-?} applied (${kinds:-?}), ${refused:-?} refused; the re-run's: ${rapplied:-?} applied, the same commands at the same times: ${samecmds:-?}" \
+	'[ "${applied:-}" = 4 ] && [ "${refused:-}" = 2 ] && [ "${kinds:-}" = pause,post,resume,stop ] && [ "${rapplied:-}" = 4 ] && [ "${samecmds:-}" = True ]'
+grep -q '^\[uetemu\] control: #1 post host0 -> host1 at ' "$WORK/uetemu.log"
+check "the session's stderr says each command as it is applied ($(grep -c '^\[uetemu\] control: #' "$WORK/uetemu.log") lines)" \
+	"[ \$(grep -c '^\[uetemu\] control: #' '$WORK/uetemu.log') = 4 ]"
 
 # the same session without its control records: the re-run must differ (the test can fail)
 mkdir -p "$WORK/noctl"
