@@ -116,9 +116,11 @@ static void encode(const struct ctl_run_ctl_cmd *c, uint8_t p[CTL_RUN_CTL_REC_LE
 	put_le(p + 16, c->bytes, 8);
 }
 
-int ctl_run_ctl_decode(const uint8_t *p, uint32_t len, uint64_t seq, struct ctl_run_ctl_cmd *c, char *err,
-		       size_t errlen)
+int ctl_run_ctl_decode(const struct ctl_run_state *r, const uint8_t *p, uint32_t len, uint64_t seq,
+		       struct ctl_run_ctl_cmd *c, char *err, size_t errlen)
 {
+	const uint32_t n = r->cfg->n_hosts;
+
 	if (len < 2 || p[0] != CTL_RUN_CTL_REC_VERSION) {
 		snprintf(err, errlen, "control command #%llu is of encoding version %u; this uetemu reads version %u: "
 			 "re-run the session with the uetemu that recorded it", (unsigned long long)seq,
@@ -134,6 +136,17 @@ int ctl_run_ctl_decode(const uint8_t *p, uint32_t len, uint64_t seq, struct ctl_
 	c->a = (uint32_t)get_le(p + 4, 4);
 	c->b = (uint32_t)get_le(p + 8, 4);
 	c->bytes = get_le(p + 16, 8);
+	/* what the telemetry handlers checked before queueing it, checked again: a log is input too */
+	bool ok = c->kind == CTL_RUN_CTL_STOP || (c->a < n && ctl_run_host_sends(r, c->a));
+
+	if (ok && c->kind == CTL_RUN_CTL_POST)
+		ok = c->b < n && c->b != c->a && c->bytes <= nic_msg_bytes_max(r->cfg->nic.rdma_data_mss);
+	if (!ok) {
+		snprintf(err, errlen, "control command #%llu (kind %u, hosts %u and %u of %u, %llu bytes) is not one "
+			 "this session's config can apply (a corrupt log)", (unsigned long long)seq, c->kind, c->a, c->b,
+			 n, (unsigned long long)c->bytes);
+		return -EINVAL;
+	}
 	return 0;
 }
 

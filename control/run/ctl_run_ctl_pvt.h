@@ -38,9 +38,10 @@ uint32_t ctl_run_ctl_msgs(const struct ctl_run_state *r);
 void ctl_run_ctl_poll(struct ctl_run_state *r);
 /** Apply @p c at @p now: logged in the session log (if any), then done. */
 void ctl_run_ctl_apply(struct ctl_run_state *r, const struct ctl_run_ctl_cmd *c, emu_ps_t now);
-/** Decode a logged command (@p p, @p len bytes); 0, or -EINVAL with @p err (a version or kind it does not know). */
-int ctl_run_ctl_decode(const uint8_t *p, uint32_t len, uint64_t seq, struct ctl_run_ctl_cmd *c, char *err,
-		       size_t errlen);
+/** Decode a logged command (@p p, @p len bytes, number @p seq) for the run @p r; 0, or -EINVAL with @p err (a
+ *  version or kind it does not know, hosts or a size the config cannot take). */
+int ctl_run_ctl_decode(const struct ctl_run_state *r, const uint8_t *p, uint32_t len, uint64_t seq,
+		       struct ctl_run_ctl_cmd *c, char *err, size_t errlen);
 /** summary.json's "control" (a run that applied or refused a command): the counts and the commands applied. */
 void ctl_run_ctl_json(FILE *f, const struct ctl_run_state *r);
 /** The telemetry commands of control (ctl_run_tel.c registers them with the others). */

@@ -214,12 +214,9 @@ static void rr_after_rx(void *ctx)
 	while (rr->rc == 0 && peek(rr) && rr->next.type == CAP_SES_CTL) {
 		struct ctl_run_ctl_cmd c;
 		char msg[256];
-		int rc = ctl_run_ctl_decode(rr->next.data, rr->next.len, rr->next.x, &c, msg, sizeof(msg));
+		int rc = ctl_run_ctl_decode(r, rr->next.data, rr->next.len, rr->next.x, &c, msg, sizeof(msg));
 
 		rr->have_next = false;
-		if (rc == 0 && (c.a >= r->cfg->n_hosts || c.b >= r->cfg->n_hosts))
-			rc = -EINVAL, snprintf(msg, sizeof(msg), "control command #%llu names host %u of %u (a corrupt "
-					       "log)", (unsigned long long)c.seq, c.a > c.b ? c.a : c.b, r->cfg->n_hosts);
 		if (rc < 0) {
 			snprintf(rr->err, sizeof(rr->err), "%s: %.200s", rr->log, msg);
 			rr->rc = rc;

@@ -11,7 +11,7 @@
 # named and are counted by `status`; `stop`: uetemu exits 3 with "stop": "signal" and its outputs written, the
 # message in summary.json, and its "control" lists the 4 commands applied and the 2 refused; then `uetemu rerun` of the session says identical, with the 4 control commands applied,
 # and its summary has the same message; without the control records (the session's log with them dropped) the
-# re-run differs.
+# re-run differs; a control record of a newer encoding, or naming a host the config lacks, is refused by name.
 set -uo pipefail
 LAB_NAME=lab_ctl
 . "$(dirname "${BASH_SOURCE[0]}")/lablib.sh"
@@ -142,4 +142,31 @@ timeout -k 5 120 "$UETEMU" rerun "$WORK/noctl" >/dev/null 2>"$WORK/noctl.err"
 rc=$?
 check "the log without its control records re-runs differently: exit $rc (6)" \
 	'[ $rc = 6 ] && grep -q "DIFFERS" "$WORK/noctl.err"'
+
+# a control record of a newer encoding, and one naming a host the config has not: refused by name (exit 1)
+for what in version host; do
+	mkdir -p "$WORK/bad-$what"
+	cp "$WORK/rec/config.yaml" "$WORK/rec/sets" "$WORK/bad-$what/"
+	python3 - "$WORK/rec/session.bin" "$WORK/bad-$what/session.bin" "$what" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+off = 56
+while off + 24 <= len(b):
+    typ, n = b[off], struct.unpack_from('<I', b, off + 4)[0]
+    if typ == 5:  # the first CTL record: its encoding's version, or its host a
+        if sys.argv[3] == 'version':
+            b[off + 24] = 2
+        else:
+            struct.pack_into('<I', b, off + 24 + 4, 7)
+        break
+    off += 24 + n
+open(sys.argv[2], 'wb').write(b)
+PY
+	timeout -k 5 120 "$UETEMU" rerun "$WORK/bad-$what" >/dev/null 2>"$WORK/bad-$what.err"
+	rc=$?
+	want="of encoding version 2; this uetemu reads version 1"
+	[ $what = host ] && want="is not one this session's config can apply"
+	check "a log whose first control record has a bad $what: rerun exits $rc (1): $(grep -o 'control command #0.*' "$WORK/bad-$what.err" | head -c 120)" \
+		'[ $rc = 1 ] && grep -q "$want" "$WORK/bad-$what.err"'
+done
 finish
