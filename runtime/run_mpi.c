@@ -14,10 +14,13 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #ifdef UETEMU_MPI
 #include <mpi.h>
+#include <signal.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
 #endif
 
 /* Whether mpirun (or another launcher of Open MPI or MPICH) started this process. */
@@ -27,6 +30,138 @@ static bool launched(void)
 }
 
 #ifdef UETEMU_MPI
+
+/*
+ * Bounded waits (docs/parallel.md, When a rank dies): every collective is started non-blocking and tested until it
+ * completes, and every RUN_MPI_CHECK_NS the waiting rank looks at the others. A rank on this machine (the same
+ * kernel and pid namespace) whose process has gone (or is a zombie) ends the run at once; any rank silent for
+ * RUN_MPI_WAIT_MAX_S (another machine's, whose process this one cannot see) ends it then; once the stop flag is
+ * set, RUN_MPI_STOP_GRACE_MS more at most. mpirun itself usually ends the other ranks first when one dies; these
+ * bounds hold when it does not (a launcher told to keep going, a rank hung rather than dead).
+ */
+#define RUN_MPI_CHECK_NS 100000000ull /* 100 ms */
+#define RUN_MPI_ABORT_S 5              /* MPI_Abort that has not ended this process by then: SIGALRM ends it */
+
+/* Who the other ranks are, to see whether they are still there: the process's MPI world, set once by
+ * run_mpi_init() (the MPI library's own state is process-wide too). */
+struct mpi_peer {
+	int32_t pid;
+	uint32_t pad;
+	uint64_t seen; /* where its pid means something: a hash of the kernel's boot id and the pid namespace */
+};
+
+static struct {
+	uint32_t rank, size;
+	struct mpi_peer *peers;
+} world;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/*
+ * Which pids this process can look at: the running kernel (its boot id, unique per machine and boot) and the pid
+ * namespace. Two ranks with the same value see each other's pids; host names are no proof (containers, clones).
+ * 0 when either cannot be read: then no rank is looked at, and only the deadline holds.
+ */
+static uint64_t pid_space(void)
+{
+	char buf[128] = { 0 }, ns[64] = { 0 };
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	uint64_t h = 14695981039346656037ull;
+
+	if (f == NULL)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+
+	fclose(f);
+	ssize_t m = readlink("/proc/self/ns/pid", ns, sizeof(ns) - 1);
+
+	if (n == 0 || m <= 0)
+		return 0;
+	for (const char *c = buf; *c; c++)
+		h = (h ^ (uint8_t)*c) * 1099511628211ull;
+	for (const char *c = ns; *c; c++)
+		h = (h ^ (uint8_t)*c) * 1099511628211ull;
+	return h ? h : 1;
+}
+
+/* Whether process @p pid is gone: no /proc entry, or a zombie (killed, not reaped yet). */
+static bool pid_gone(int32_t pid)
+{
+	char path[64], st[256];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return true;
+	n = fread(st, 1, sizeof(st) - 1, f);
+	fclose(f);
+	st[n] = '\0';
+	const char *paren = strrchr(st, ')'); /* "pid (comm) S ..." */
+
+	return paren != NULL && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+/* The first rank of this machine whose process has gone, or -1. */
+static int rank_gone(void)
+{
+	const uint64_t here = world.peers != NULL ? world.peers[world.rank].seen : 0;
+
+	for (uint32_t k = 0; here != 0 && k < world.size; k++)
+		if (k != world.rank && world.peers[k].seen == here && pid_gone(world.peers[k].pid))
+			return (int)k;
+	return -1;
+}
+
+/*
+ * Wait for @p rq (a collective of every rank, @p what in words) to complete, looking at the other ranks meanwhile;
+ * once *@p stop (NULL: none) is set, at most RUN_MPI_STOP_GRACE_MS more, then end every rank.
+ */
+static void wait_req(MPI_Request *rq, const char *what, const volatile sig_atomic_t *stop)
+{
+	const uint64_t t0 = mono_ns();
+	uint64_t next = t0 + RUN_MPI_CHECK_NS, since = 0;
+	char why[160];
+
+	for (uint32_t spin = 1;; spin++) {
+		int done = 0;
+
+		MPI_Test(rq, &done, MPI_STATUS_IGNORE);
+		if (done)
+			return;
+		if (spin % 256 != 0)
+			continue;
+		uint64_t now = mono_ns();
+
+		if (stop != NULL && *stop != 0) { /* a signal reaches every rank under mpirun: the others stop too */
+			if (since == 0)
+				since = now;
+			else if (now - since > (uint64_t)RUN_MPI_STOP_GRACE_MS * 1000000ull)
+				run_mpi_abort("stopped, and another rank did not answer within a second");
+		}
+		if (now < next)
+			continue;
+		next = now + RUN_MPI_CHECK_NS;
+		int k = rank_gone();
+
+		if (k >= 0) {
+			snprintf(why, sizeof(why), "MPI rank %d (pid %d) has gone while this rank waited for %s", k,
+				 (int)world.peers[k].pid, what);
+			run_mpi_abort(why);
+		}
+		if (now - t0 > (uint64_t)RUN_MPI_WAIT_MAX_S * 1000000000ull) {
+			snprintf(why, sizeof(why), "no answer from the other MPI ranks for %d s while this rank waited "
+				 "for %s", RUN_MPI_WAIT_MAX_S, what);
+			run_mpi_abort(why);
+		}
+	}
+}
 
 int run_mpi_init(int *argc, char ***argv, uint32_t *rank, uint32_t *size, char *err, size_t errlen)
 {
@@ -44,6 +179,14 @@ int run_mpi_init(int *argc, char ***argv, uint32_t *rank, uint32_t *size, char *
 	MPI_Comm_size(MPI_COMM_WORLD, &n);
 	*rank = (uint32_t)r;
 	*size = (uint32_t)n;
+	/* who the others are, for the bounded waits (a rank without the table waits only for the deadline) */
+	world.rank = (uint32_t)r;
+	world.size = (uint32_t)n;
+	world.peers = calloc((size_t)n, sizeof(*world.peers));
+	struct mpi_peer me = { .pid = (int32_t)getpid(), .seen = pid_space() };
+
+	if (world.peers != NULL)
+		MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, world.peers, (int)sizeof(me), MPI_BYTE, MPI_COMM_WORLD);
 	return 1;
 }
 
@@ -55,52 +198,27 @@ void run_mpi_fini(void)
 	MPI_Finalized(&down);
 	if (up && !down)
 		MPI_Finalize();
+	free(world.peers);
+	world.peers = NULL;
 }
 
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-/* Wait for @p rq; once *@p stop is set, at most RUN_MPI_STOP_GRACE_MS more, then end every rank. */
-static void wait_or_stop(MPI_Request *rq, const volatile sig_atomic_t *stop)
-{
-	uint64_t since = 0;
-	int done = 0;
-
-	if (stop == NULL) {
-		MPI_Wait(rq, MPI_STATUS_IGNORE);
-		return;
-	}
-	while (MPI_Test(rq, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) {
-		if (*stop == 0)
-			continue;
-		if (since == 0)
-			since = mono_ms();
-		else if (mono_ms() - since > RUN_MPI_STOP_GRACE_MS)
-			run_mpi_abort("stopped, and another rank did not answer within a second");
-	}
-}
-
-static void reduce(uint64_t *v, uint32_t n, MPI_Op op, const volatile sig_atomic_t *stop)
+/* Every rank's @p n values reduced in place by @p op, the wait bounded. */
+static void allreduce(uint64_t *v, int n, MPI_Op op, const char *what, const volatile sig_atomic_t *stop)
 {
 	MPI_Request rq;
 
-	MPI_Iallreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT64_T, op, MPI_COMM_WORLD, &rq);
-	wait_or_stop(&rq, stop);
+	MPI_Iallreduce(MPI_IN_PLACE, v, n, MPI_UINT64_T, op, MPI_COMM_WORLD, &rq);
+	wait_req(&rq, what, stop);
 }
 
 void run_mpi_min(uint64_t *v, uint32_t n, const volatile sig_atomic_t *stop)
 {
-	reduce(v, n, MPI_MIN, stop);
+	allreduce(v, (int)n, MPI_MIN, "a minimum (the next window)", stop);
 }
 
 void run_mpi_max(uint64_t *v, uint32_t n, const volatile sig_atomic_t *stop)
 {
-	reduce(v, n, MPI_MAX, stop);
+	allreduce(v, (int)n, MPI_MAX, "a maximum", stop);
 }
 
 void run_mpi_sum(uint64_t *v, size_t n)
@@ -109,19 +227,21 @@ void run_mpi_sum(uint64_t *v, size_t n)
 	for (size_t off = 0; off < n; off += (size_t)INT_MAX / 8) {
 		size_t k = n - off < (size_t)INT_MAX / 8 ? n - off : (size_t)INT_MAX / 8;
 
-		MPI_Allreduce(MPI_IN_PLACE, v + off, (int)k, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+		allreduce(v + off, (int)k, MPI_SUM, "a sum (the run's counters)", NULL);
 	}
 }
 
 void run_mpi_allgather(const void *mine, uint32_t len, void *all)
 {
-	MPI_Allgather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, MPI_COMM_WORLD);
+	MPI_Request rq;
+
+	MPI_Iallgather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, MPI_COMM_WORLD, &rq);
+	wait_req(&rq, "an all-gather", NULL);
 }
 
 void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
 			  size_t *in_cap, const volatile sig_atomic_t *stop)
 {
-	MPI_Request rq;
 	int sc[RUN_LCORES_MAX] = { 0 }, rc[RUN_LCORES_MAX] = { 0 };
 	int sd[RUN_LCORES_MAX] = { 0 }, rd[RUN_LCORES_MAX] = { 0 };
 	uint64_t total = 0, stotal = 0;
@@ -131,8 +251,10 @@ void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, u
 		sd[k] = (int)stotal;
 		stotal += out_len[k];
 	}
+	MPI_Request rq;
+
 	MPI_Ialltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD, &rq);
-	wait_or_stop(&rq, stop);
+	wait_req(&rq, "a window's frame counts", stop);
 	for (uint32_t k = 0; k < n; k++) {
 		rd[k] = (int)total;
 		total += (uint64_t)rc[k];
@@ -149,7 +271,7 @@ void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, u
 		*in_cap = total;
 	}
 	MPI_Ialltoallv(out, sc, sd, MPI_BYTE, *in, rc, rd, MPI_BYTE, MPI_COMM_WORLD, &rq);
-	wait_or_stop(&rq, stop);
+	wait_req(&rq, "a window's frames", stop);
 	for (uint32_t k = 0; k < n; k++)
 		in_len[k] = (uint32_t)rc[k];
 }
@@ -157,6 +279,7 @@ void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, u
 void run_mpi_abort(const char *why)
 {
 	fprintf(stderr, "uetemu: %s: ending every MPI rank\n", why);
+	alarm(RUN_MPI_ABORT_S); /* MPI_Abort can wait on a launcher that has gone: SIGALRM's default ends this */
 	MPI_Abort(MPI_COMM_WORLD, 1);
 	exit(1);
 }

@@ -37,6 +37,11 @@ void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, u
 
 /* How long a rank waits for the others once the stop flag is set (a signal reaches every rank under mpirun). */
 #define RUN_MPI_STOP_GRACE_MS 1000u
+/*
+ * Every wait is bounded besides (docs/parallel.md, When a rank dies): a rank of this machine whose process has gone
+ * ends the run at once, and no wait lasts longer than RUN_MPI_WAIT_MAX_S.
+ */
+#define RUN_MPI_WAIT_MAX_S 300
 /** Say @p why on stderr and end every rank (MPI_Abort; without MPI, exit). */
 void run_mpi_abort(const char *why) __attribute__((noreturn));
 

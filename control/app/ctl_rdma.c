@@ -214,6 +214,16 @@ void ctl_rdma_cm(struct ctl_rdma *rd, uint32_t host, uint32_t src_ip, const stru
 		app_rdma_cm(rd->model, host, src_ip, cm, now);
 }
 
+uint32_t ctl_rdma_conns(const struct ctl_rdma *rd)
+{
+	return rd == NULL ? 0 : app_rdma_conns(rd->model);
+}
+
+bool ctl_rdma_conn(const struct ctl_rdma *rd, uint32_t c, struct app_rdma_conn_view *out)
+{
+	return rd != NULL && app_rdma_conn_view(rd->model, c, out);
+}
+
 uint64_t ctl_rdma_wqes_done(const struct ctl_rdma *rd)
 {
 	return rd == NULL ? 0 : app_rdma_wqes_done(rd->model);

@@ -64,6 +64,9 @@ void ctl_rdma_cm(struct ctl_rdma *rd, uint32_t host, uint32_t src_ip, const stru
 /** Close the rdma-perf and beacon records: 0 or -errno, the failure named in @p err. Accepts NULL. */
 int ctl_rdma_close(struct ctl_rdma *rd, char *err, size_t errlen);
 
+/** The application's connections (0 for NULL), and connection @p c (false out of range): the stats stream. */
+uint32_t ctl_rdma_conns(const struct ctl_rdma *rd);
+bool ctl_rdma_conn(const struct ctl_rdma *rd, uint32_t c, struct app_rdma_conn_view *out);
 /** WQEs completed so far (the beacon's rx_client), for the progress line; 0 for NULL. */
 uint64_t ctl_rdma_wqes_done(const struct ctl_rdma *rd);
 

@@ -11,6 +11,7 @@
 #include "ctl_conform.h"
 #include "ctl_records.h"
 #include "ctl_run.h"
+#include "emu_units.h"
 #include "nic_params.h"
 #include "rec.h"
 #include "run_mpi.h"
@@ -21,6 +22,8 @@
 #endif
 
 #define CLI_MAX_SETS 256
+/* long options without a short letter (run only): values past every char */
+enum { CLI_OPT_METRICS = 256, CLI_OPT_STATS_INTERVAL, CLI_OPT_STATS_OUT };
 
 /* What one command line asks for. */
 struct cli {
@@ -79,6 +82,15 @@ static const char run_help[] =
 	"  -r, --record DIR       real time: record the session into DIR (its config, overrides, seed, and a log of\n"
 	"                         every frame that came in or went out with its emulated time and place in the\n"
 	"                         loop's order), for 'uetemu rerun DIR'; refused with more than one EAL lcore\n"
+	"      --metrics ADDR:PORT\n"
+	"                         serve live metrics over HTTP while the run goes on: GET /metrics, the\n"
+	"                         Prometheus text format (OpenMetrics when asked); e.g. 127.0.0.1:9464, port 0\n"
+	"                         any free one (docs/metrics.md; needs a build with libmicrohttpd)\n"
+	"      --stats-interval T a JSON-lines stream, one object per interval T (e.g. 100us) per message or\n"
+	"                         ScalaRdma connection and one of the totals: emulated time in virtual time,\n"
+	"                         wall time in real time\n"
+	"      --stats-out FILE   where the stream goes: FILE, or - for stdout (default DIR/stats.jsonl); cut at\n"
+	"                         simulation.RecordSizeLimit bytes (docs/metrics.md)\n"
 	"  -h, --help             this text\n"
 	"  -- EAL-ARGS            real time only: DPDK EAL arguments, added to uetemu's defaults\n"
 	"                         --no-huge --no-pci -m 256 --file-prefix uetemu-<pid> --log-level=lib.*:warning;\n"
@@ -276,6 +288,10 @@ static const struct option long_opts[] = {
 	{ "mac", required_argument, NULL, 'a' }, { "cases", required_argument, NULL, 'c' },
 	{ "encap", required_argument, NULL, 'e' }, { "wait", required_argument, NULL, 'w' },
 	{ "no-preflight", no_argument, NULL, 'N' },
+	/* long only, run's alone */
+	{ "metrics", required_argument, NULL, CLI_OPT_METRICS },
+	{ "stats-interval", required_argument, NULL, CLI_OPT_STATS_INTERVAL },
+	{ "stats-out", required_argument, NULL, CLI_OPT_STATS_OUT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -331,7 +347,8 @@ static int parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli *c
 		if (o == -1)
 			break;
 		/* long options are shared by every command: one a command does not take is unknown to it */
-		if (o != '?' && o != ':' && strchr(cmd->shortopts + 1, o) == NULL)
+		if (o != '?' && o != ':' &&
+		    (o >= CLI_OPT_METRICS ? cmd->fn != cmd_run : strchr(cmd->shortopts + 1, o) == NULL))
 			return usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
 		switch (o) {
 		case 'h':
@@ -404,6 +421,32 @@ static int parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli *c
 		case 'j':
 			c->json = true;
 			break;
+		case CLI_OPT_METRICS: {
+			char e[256];
+			int rc = ctl_run_metrics_check(optarg, e, sizeof(e));
+
+			if (rc == -ENOTSUP) {
+				fprintf(stderr, "uetemu: %s\n", e);
+				return CTL_EXIT_ERROR;
+			}
+			if (rc < 0)
+				return usage_error(cmd, "%s", e);
+			c->run.metrics_addr = optarg;
+			break;
+		}
+		case CLI_OPT_STATS_INTERVAL: {
+			char e[256];
+			emu_ps_t t;
+
+			if (emu_parse_timeval(optarg, &t, e, sizeof(e)) < 0 || t == 0)
+				return usage_error(cmd, "--stats-interval '%s': expected a time above 0, e.g. 100us or 1ms",
+						   optarg);
+			c->run.stats_interval = t;
+			break;
+		}
+		case CLI_OPT_STATS_OUT:
+			c->run.stats_out = optarg;
+			break;
 		case 'p':
 			if (parse_port(optarg, &c->udp_port) < 0)
 				return usage_error(cmd, "--udp-port '%s': expected a port number, 1 to 65535", optarg);
@@ -418,6 +461,8 @@ static int parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli *c
 		c->config = argv[optind++];
 	if (optind < n)
 		return usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	if (c->run.stats_out != NULL && c->run.stats_interval == 0)
+		return usage_error(cmd, "--stats-out needs --stats-interval T%s", "");
 	if (c->run.eal_argc > 0 && strcmp(cmd->name, "run") != 0 && strcmp(cmd->name, "conform") != 0 &&
 	    strcmp(cmd->name, "validate") != 0)
 		return usage_error(cmd, "'--' (EAL arguments) is for 'run', 'validate' and 'conform' only%s", "");
@@ -528,6 +573,12 @@ static int cmd_run(struct cli *c)
 		fprintf(stderr, "uetemu: the run ended with Chakra ranks that did not end: a transfer the NIC refused or "
 				"never completed, or the stop time came first (summary.json chakra, stop \"incomplete\")\n");
 		return CTL_EXIT_STALLED;
+	}
+	if (stop == CTL_STOP_PEER_LOST) {
+		fprintf(stderr, "uetemu: stopped: another process of this fabric stopped answering on a link between "
+				"partitions (the port named above; summary.json ports[].peer, stop \"peer_lost\"); outputs "
+				"written so far are complete\n");
+		return CTL_EXIT_ERROR;
 	}
 	if (stop == CTL_STOP_LAG) {
 		fprintf(stderr, "uetemu: stopped: the real-time loop fell more than simulation.LagLimit behind "

@@ -140,6 +140,13 @@ struct ctl_app {
 };
 
 #define CTL_PORT_HOSTS_MAX 64 /* hosts sharing one port (ports[i].attach as a list) */
+#define CTL_PORT_NEIGH_MACS_MAX 64 /* ports[i].neighbour_macs entries at most */
+
+/** ports[i].neighbour_macs[k]: a neighbour's MAC address, given for its IPv4 address. */
+struct ctl_port_neigh {
+	uint32_t ip;
+	uint8_t mac[6];
+};
 
 /** ports[i]: bind hosts' NIC links to a DPDK port in real time. */
 struct ctl_port {
@@ -164,7 +171,20 @@ struct ctl_port {
 	                            * (partial checksums of a Linux sender's TX offload taken and counted) */
 	uint32_t mtu;              /* mtu: the IP MTU of the port's link, 68..9202 B; 0 not given (then the kernel
 	                            * interface's, for a dev with iface=) */
+	/* neighbours: static: the port's neighbours (next hops) come from the config only, never from ARP: the
+	 * hosts' mac: of the other ports and neighbour_macs (docs/realtime.md, Static neighbours). */
+	bool neigh_static;
+	struct ctl_port_neigh neigh_macs[CTL_PORT_NEIGH_MACS_MAX]; /* neighbour_macs: [{ip, mac}], each ip once */
+	uint32_t n_neigh_macs;
+	/* peer_timeout: a port facing a switch of another process (--partition): that process is taken for gone
+	 * when nothing has come from it for this long past its next hello (wall clock; docs/realtime.md, When a
+	 * peer fails); CTL_PORT_PEER_TIMEOUT_PS when not given, 0 never */
+	emu_ps_t peer_timeout;
+	bool peer_timeout_given;
 };
+
+/** The default peer_timeout: 5 s of wall clock. */
+#define CTL_PORT_PEER_TIMEOUT_PS (5 * EMU_PS_PER_S)
 
 /** Bounds of a port's mtu: (IPv4's minimum, and the 9,216 B frame cap less the Ethernet header). */
 #define CTL_PORT_MTU_MIN 68

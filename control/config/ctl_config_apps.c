@@ -521,6 +521,93 @@ static int port_mtu(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 	return rc;
 }
 
+/* neighbours: arp (the default: learnt by ARP) or static (from the config only; docs/realtime.md). */
+static int port_neighbours(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	const char *s;
+	int rc = ctl_scalar(c, v, "static", &s);
+
+	if (rc != 0)
+		return rc;
+	if (strcmp(s, "arp") != 0 && strcmp(s, "static") != 0)
+		return ctl_err(c, v, "unknown neighbours '%s'; use arp (the default: next hops resolved by ARP) or "
+			       "static (only the config's MACs: the hosts' mac: and neighbour_macs; ARP never moves "
+			       "one)", s);
+	((struct port_obj *)obj)->p->neigh_static = strcmp(s, "static") == 0;
+	return 0;
+}
+
+/* One neighbour_macs entry, {ip: 10.1.0.254, mac: "aa:bb:cc:dd:ee:ff"}: its keys. */
+struct neigh_obj {
+	struct ctl_port *p;
+	struct ctl_port_neigh *e;
+};
+
+static int neigh_ip(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	struct neigh_obj *o = obj;
+	char msg[256];
+	const char *s;
+
+	if (ctl_scalar(c, v, "10.1.0.254", &s) != 0)
+		return -EINVAL;
+	if (emu_parse_ipv4(s, &o->e->ip, msg, sizeof(msg)) != 0)
+		return ctl_err(c, v, "%s", msg);
+	if (o->e->ip == 0)
+		return ctl_err(c, v, "0.0.0.0 is no neighbour; give its address, e.g. 10.1.0.254");
+	for (const struct ctl_port_neigh *q = o->p->neigh_macs; q < o->e; q++)
+		if (q->ip == o->e->ip)
+			return ctl_err(c, v, "%s is in neighbour_macs.%u already; a neighbour has one MAC", v->text,
+				       (uint32_t)(q - o->p->neigh_macs));
+	return 0;
+}
+
+static int neigh_mac(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	struct neigh_obj *o = obj;
+	char msg[256];
+	const char *s;
+	int rc = ctl_scalar(c, v, "\"02:42:0a:01:00:fe\"", &s);
+
+	if (rc == 0 && emu_parse_mac(s, o->e->mac, msg, sizeof(msg)) != 0)
+		rc = ctl_err(c, v, "%s", msg);
+	if (rc == 0 && (o->e->mac[0] & 1))
+		rc = ctl_err(c, v, "%s is a multicast or broadcast MAC; a neighbour has a unicast one", s);
+	return rc;
+}
+
+static int port_neigh_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t idx, void *obj)
+{
+	static const struct ctl_key keys[] = { { "ip", true, neigh_ip }, { "mac", true, neigh_mac } };
+	struct port_obj *po = obj;
+	struct neigh_obj o = { .p = po->p, .e = &po->p->neigh_macs[idx] };
+
+	return ctl_walk_map(c, item, keys, sizeof(keys) / sizeof(keys[0]), &o,
+			    "e.g. {ip: 10.1.0.254, mac: \"02:42:0a:01:00:fe\"}");
+}
+
+/* neighbour_macs: [{ip, mac}]: the MAC of each neighbour named, used as is (never ARPed, never moved by ARP). */
+static int port_neighbour_macs(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	struct port_obj *o = obj;
+	uint32_t n = v->type == CTL_Y_SEQ ? ctl_seq_len(v) : 0;
+
+	if (n > CTL_PORT_NEIGH_MACS_MAX)
+		return ctl_err(c, v, "%u neighbour_macs; a port takes at most %u", n, CTL_PORT_NEIGH_MACS_MAX);
+	o->p->n_neigh_macs = n;
+	return ctl_walk_seq(c, v, port_neigh_item, o,
+			    "e.g. neighbour_macs: [{ip: 10.1.0.254, mac: \"02:42:0a:01:00:fe\"}]");
+}
+
+/* peer_timeout: how long a port facing another process's switch waits for that process (docs/realtime.md). */
+static int port_peer_timeout(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	struct port_obj *o = obj;
+
+	o->p->peer_timeout_given = true;
+	return ctl_val_u64(c, v, emu_parse_timeval, "5s", &o->p->peer_timeout);
+}
+
 /* What the keys of one port entry say together. */
 static int port_check(struct ctl_ctx *c, const struct ctl_ynode *item, const struct ctl_port *p)
 {
@@ -531,6 +618,16 @@ static int port_check(struct ctl_ctx *c, const struct ctl_ynode *item, const str
 	if (p->vlan != 0 && p->sw)
 		return ctl_err(c, item, "vlan: is for ports of emulated hosts; a switch port (attach: \"DEV:PORT\") "
 			       "sends and takes untagged frames");
+	if (p->peer_timeout_given && !(p->sw && p->sw_host == UINT32_MAX))
+		return ctl_err(c, item, "peer_timeout: is for a port on a link to another process's switch (attach: "
+			       "\"DEV:PORT\" facing a switch of another partition)");
+	if (p->xdp_steering == 1 && p->sw && p->sw_host == UINT32_MAX)
+		return ctl_err(c, item, "xdp_steering: true on a link to another process's switch: that link carries "
+			       "every kind of frame (real devices' and the processes' hellos), which steering would hand "
+			       "to the kernel");
+	if ((p->neigh_static || p->n_neigh_macs > 0) && p->sw)
+		return ctl_err(c, item, "neighbours: and neighbour_macs: are for ports of emulated hosts; a switch port "
+			       "(attach: \"DEV:PORT\") resolves no next hop");
 	if (p->vlan != 0 && af_xdp && p->xdp_steering != 0)
 		return ctl_err(c, item, "vlan: on '%s' needs xdp_steering: false (the steering program does not look "
 			       "inside 802.1Q tags: it would hand every tagged frame to the kernel)", p->dev);
@@ -542,6 +639,9 @@ static int port_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t i
 	static const struct ctl_key keys[] = { { "attach", true, port_attach }, { "dev", true, port_dev },
 					       { "gateway", false, port_gateway },
 					       { "mtu", false, port_mtu },
+					       { "neighbour_macs", false, port_neighbour_macs },
+					       { "neighbours", false, port_neighbours },
+					       { "peer_timeout", false, port_peer_timeout },
 					       { "rx_csum", false, port_rx_csum },
 					       { "tx", false, port_tx },
 					       { "vlan", false, port_vlan },
@@ -550,6 +650,7 @@ static int port_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t i
 
 	o.p->xdp_steering = -1;
 	o.p->rx_csum = WIRE_CSUM_OFFLOAD;
+	o.p->peer_timeout = CTL_PORT_PEER_TIMEOUT_PS;
 	int rc = ctl_walk_map(c, item, keys, sizeof(keys) / sizeof(keys[0]), &o, PORT_EXAMPLE);
 	return rc == 0 ? port_check(c, item, o.p) : rc;
 }

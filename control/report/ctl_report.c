@@ -237,10 +237,20 @@ static void json_dir(FILE *f, const char *key, const struct ctl_report_dir *d)
 	rec_put_ch(f, '}');
 }
 
+#define CTL_PEER_C_KEY(n, k, s) k,
+static const char *const peer_keys[] = { CTL_PEER_COUNTERS(CTL_PEER_C_KEY) };
+#undef CTL_PEER_C_KEY
+_Static_assert(sizeof(peer_keys) / sizeof(peer_keys[0]) == CTL_PEER_C_COUNT, "a name for every peer counter");
+
+const char *ctl_peer_counter_name(int c)
+{
+	return c >= 0 && c < CTL_PEER_C_COUNT ? peer_keys[c] : "unknown";
+}
+
 const char *ctl_stop_name(enum ctl_stop s)
 {
 	static const char *const names[] = { "completed", "duration", "signal", "stalled", "lag", "incomplete",
-						       "output_error" };
+						       "output_error", "peer_lost" };
 
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
 }
@@ -559,6 +569,13 @@ static void json_switch_port(FILE *f, const struct ctl_report_in *r, const struc
 				(unsigned long long)(c != NULL ? c[k] : 0));
 		fputc('}', f);
 	}
+	if (p->peer != NULL) { /* a link to another process's switch: its hellos (docs/realtime.md, When a peer fails) */
+		fputs(", \"peer\": {", f);
+		for (int k = 1; k < CTL_PEER_C_COUNT; k++)
+			fprintf(f, "\"%s\": %llu, ", ctl_peer_counter_name(k), (unsigned long long)p->peer->c[k]);
+		fprintf(f, "\"last_hello_s\": %.3f, \"lost\": %s}", (double)p->peer->last_rx / 1e12,
+			p->peer->lost ? "true" : "false");
+	}
 	fputc('}', f);
 }
 
@@ -572,8 +589,10 @@ static void json_port(FILE *f, const struct ctl_report_in *r, const struct ctl_r
 	const uint64_t *c = net_port_counters(p->stack);
 	bool first = true;
 
-	fprintf(f, "\n    {\"dev\": \"%s\", \"vlan\": %u, \"host\": \"%s\", \"hosts\": [", p->dev,
-		(unsigned)r->cfg->ports[p - r->ports].vlan, r->cfg->hosts[p->hosts[0]].name);
+	const struct ctl_port *cp = p->cp != NULL ? p->cp : &r->cfg->ports[p - r->ports];
+
+	fprintf(f, "\n    {\"dev\": \"%s\", \"vlan\": %u, \"neighbour_mode\": \"%s\", \"host\": \"%s\", \"hosts\": [",
+		p->dev, (unsigned)cp->vlan, cp->neigh_static ? "static" : "arp", r->cfg->hosts[p->hosts[0]].name);
 	for (uint32_t k = 0; k < p->n_hosts; k++)
 		fprintf(f, "%s\"%s\"", k ? ", " : "", r->cfg->hosts[p->hosts[k]].name);
 	fprintf(f, "], \"rx_frames\": %llu, \"tx_frames\": %llu, \"tx_drop_full\": %llu, \"tx_drop_nombuf\": %llu, "

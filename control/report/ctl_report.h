@@ -32,9 +32,34 @@ struct ctl_msg {
 	bool completed;
 };
 
+/* A port on a link to another process's switch (--partition): that process's hellos (docs/realtime.md, When a
+ * peer fails). Written by the port's lcore, read when the run has ended. */
+#define CTL_PEER_COUNTERS(X) \
+	X(NONE, "none", "none") \
+	X(HELLOS_SENT, "hellos_sent", "our hellos, one a second, and a bye at the end") \
+	X(HELLOS_RECEIVED, "hellos_received", "the other process's hellos, byes included") \
+	X(BYES_RECEIVED, "byes_received", "hellos saying the other process's run has ended") \
+	X(BAD_HELLOS, "bad_hellos", "frames of the hello ethertype that are no hello (too short, another magic, " \
+	  "version or kind, an interval out of range): counted, ignored")
+
+#define CTL_PEER_C_ENUM(n, k, s) CTL_PEER_C_##n,
+enum ctl_peer_counter { CTL_PEER_COUNTERS(CTL_PEER_C_ENUM) CTL_PEER_C_COUNT };
+#undef CTL_PEER_C_ENUM
+
+/** Key of peer counter @p c ("unknown" outside the enum). */
+const char *ctl_peer_counter_name(int c);
+
+struct ctl_peer_stats {
+	uint64_t c[CTL_PEER_C_COUNT];
+	emu_ps_t last_rx;          /* wall clock (since the start) of the last hello received; 0 none */
+	bool lost;                 /* nothing came for peer_timeout past the next hello's due time: the run stopped */
+};
+
 /* A DPDK port of a real-time run: the hosts bound to it and what crossed it. */
 struct ctl_report_port {
 	const char *dev;                     /* its ports[].dev */
+	const struct ctl_port *cp;           /* its ports[] entry (with --partition, the report skips the other
+	                                      * process's ports: the entry is not the one of the same index) */
 	const uint32_t *hosts;               /* the hosts bound to it, indexes into cfg->hosts */
 	uint32_t n_hosts;
 	const struct net_port *stack;        /* its IPv4 side: counters, frames not taken by reason, neighbours */
@@ -46,6 +71,7 @@ struct ctl_report_port {
 	const uint64_t *rx_csum;             /* [2]: a switch port's frames taken with a partial, an unchecked UDP
 	                                      * checksum (rx_csum_partial, rx_csum_unverified) */
 	const uint64_t *rx_class, *tx_class; /* [WIRE_FC_COUNT]: a switch port's frames in and out by fabric class */
+	const struct ctl_peer_stats *peer;   /* a switch port facing another process's switch, else NULL */
 };
 
 /* Why a run stopped (summary.json "stop"). */
@@ -57,9 +83,11 @@ enum ctl_stop {
 	CTL_STOP_LAG,            /* real time, LagPolicy abort: the loop fell more than LagLimit behind */
 	CTL_STOP_INCOMPLETE,     /* the workload's work did not all end: a Chakra rank still running at the end */
 	CTL_STOP_OUTPUT,         /* an output could not be written (a full disk, an I/O error): the run stopped */
+	CTL_STOP_PEER_LOST,      /* real time, --partition: another process of the fabric stopped answering */
 };
 
-/** The name summary.json gives @p s: "completed", "duration", "signal", "stalled", "lag", "incomplete". */
+/** The name summary.json gives @p s: "completed", "duration", "signal", "stalled", "lag", "incomplete",
+ *  "output_error", "peer_lost". */
 const char *ctl_stop_name(enum ctl_stop s);
 
 #define CTL_REPORT_MSG_LIST 1024 /* summary.json lists each message (and its FCT) of a run with at most this many */

@@ -3,6 +3,7 @@
 #include "ctl_run_ctl_pvt.h"
 #include "ctl_run_cap_pvt.h"
 #include "ctl_run_ext_pvt.h"
+#include "ctl_run_mon_pvt.h"
 #include "ctl_run_rec_pvt.h"
 #include "ctl_run_replay_pvt.h"
 #include "ctl_run_rt_pvt.h"
@@ -41,6 +42,8 @@ static int close_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 	e = rec_csv_close(r->events, err, errlen);
 	r->events = NULL;
 	rc = rc < 0 ? rc : e;
+	e = ctl_run_stats_close(r, r->end, err, errlen);
+	rc = rc < 0 ? rc : e;
 	return rc;
 }
 
@@ -53,6 +56,8 @@ static enum ctl_stop stop_reason(const struct ctl_run_state *r)
 		return CTL_STOP_SIGNAL;
 	if (r->rt != NULL && r->rt->lagged)
 		return CTL_STOP_LAG;
+	if (__atomic_load_n(&r->peer_lost, __ATOMIC_ACQUIRE) != 0)
+		return CTL_STOP_PEER_LOST;
 	if (r->cfg->sim.duration != 0 && r->has_stop && r->end >= r->stop)
 		return CTL_STOP_DURATION;
 	emu_ps_t ck_end;
@@ -100,6 +105,7 @@ static void extra_json(FILE *f, const void *arg)
 	ctl_run_ctl_json(f, arg);
 	ctl_run_vt_json(f, arg);
 	ctl_run_pp_json(f, arg);
+	ctl_run_stats_json(f, arg);
 }
 
 static void extra_print(const void *arg)
@@ -108,6 +114,7 @@ static void extra_print(const void *arg)
 	ctl_run_rerun_print(arg);
 	ctl_run_vt_print(arg);
 	ctl_run_pp_print(arg);
+	ctl_run_stats_print(arg);
 }
 
 /* Hand the report a view of the finished run: what it ran, what crossed it, and why it stopped. */
@@ -128,13 +135,14 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 
 		if (r->exts[i].off) /* --partition: bound by the other process */
 			continue;
-		ports[n_ports] = (struct ctl_report_port){ .dev = cp->dev, .hosts = cp->sw ? &cp->sw_host : cp->hosts,
+		ports[n_ports] = (struct ctl_report_port){ .dev = cp->dev, .cp = cp, .hosts = cp->sw ? &cp->sw_host : cp->hosts,
 							   .n_hosts = cp->sw ? cp->sw_host != UINT32_MAX : cp->n_hosts,
 							   .stack = r->exts[i].stack, .stats = &r->exts[i].stats,
 							   .rx_refused = r->exts[i].sw_rx_refused,
 							   .rx_csum = r->exts[i].sw_rx_csum,
 							   .rx_class = r->exts[i].sw_rx_class,
 							   .tx_class = r->exts[i].sw_tx_class,
+							   .peer = r->exts[i].peer ? &r->exts[i].peer_st : NULL,
 							   .tx_mode = r->exts[i].zerocopy ? "zerocopy" : "copy" };
 		if (cp->sw) {
 			snprintf(sw_names + 32 * i, 32, "%s:%u", r->topo->devs[cp->sw_dev].name, cp->sw_port);
@@ -216,6 +224,8 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 		rc = ctl_run_rt_open(&r, err, errlen);
 	if (rc == 0)
 		rc = ctl_run_build(&r, err, errlen);
+	if (rc == 0) /* --stats-interval */
+		rc = ctl_run_stats_open(&r, err, errlen);
 	if (opts->ranks > 1) { /* MPI: every rank runs, or none (a rank alone would wait for the others for ever) */
 		uint64_t failed = rc < 0;
 
@@ -265,6 +275,8 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 
 		rc = rc < 0 ? rc : e;
 	}
+	ctl_run_metrics_stop(&r); /* stopped with its loop already; here too on every other path */
+	ctl_run_stats_free(&r);   /* before the teardown clears the state */
 	if (cfg->sim.budget != NULL)
 		cfg->sim.budget->now = NULL;
 	ctl_run_teardown(&r);

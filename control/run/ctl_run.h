@@ -28,7 +28,16 @@ struct ctl_run_opts {
 	uint32_t threads;               /* virtual time: threads running the partitions (--threads); 0 or 1: one */
 	uint32_t rank, ranks;           /* virtual time under mpirun: this process's MPI rank, and their number
 	                                   (run_mpi_init(); 0 or 1: no MPI) */
+	const char *metrics_addr;       /* --metrics ADDR:PORT: the live metrics endpoint (docs/metrics.md), or NULL */
+	uint64_t stats_interval;        /* --stats-interval, ps: the per-interval stats stream; 0 off */
+	const char *stats_out;          /* --stats-out FILE, "-" stdout (default DIR/stats.jsonl) */
 };
+
+/**
+ * Whether @p addr ("ADDR:PORT", an IPv4 address or a name of one) can be served by --metrics: 0; -EINVAL (bad
+ * address, message in @p err); -ENOTSUP (this build has no libmicrohttpd, message in @p err).
+ */
+int ctl_run_metrics_check(const char *addr, char *err, size_t errlen);
 
 /**
  * Apply every check ctl_run() applies to @p cfg in @p mode before it starts, by building the run's models (NICs,

@@ -10,6 +10,7 @@
 #include "ctl_run_rec_pvt.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,6 +88,110 @@ static void sw_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
 	x->bind.ops->tx_burst(x->bind.port, &f, 1);
 }
 
+/* ---- hellos on a link to another process (docs/realtime.md, When a peer fails) ---- */
+
+static void put32(uint8_t *b, uint32_t v)
+{
+	b[0] = (uint8_t)(v >> 24);
+	b[1] = (uint8_t)(v >> 16);
+	b[2] = (uint8_t)(v >> 8);
+	b[3] = (uint8_t)v;
+}
+
+static uint32_t get32(const uint8_t *b)
+{
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+/* Our hello (CTL_PEER_HELLO) or bye (CTL_PEER_BYE) on port @p x, staged on its binding; not tapped (the dev
+ * captures hold what the models send and take). From 02:75:65:74:00:NN ("uet", NN the port's index). */
+static void peer_tx(struct ctl_ext *x, uint8_t kind)
+{
+	struct ctl_run_state *r = x->run;
+	uint8_t f[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 'u', 'e', 't', 0, (uint8_t)(x - r->exts),
+			  CTL_PEER_ETHERTYPE >> 8, CTL_PEER_ETHERTYPE & 0xff, 'U', 'E', 'T', 'P', CTL_PEER_VERSION, kind };
+	const struct net_tx_frame t = { .hdr = f, .len = sizeof(f), .payload = 0 };
+
+	put32(f + 20, x->peer_seq++);
+	put32(f + 24, (uint32_t)(CTL_PEER_HELLO_PS / EMU_PS_PER_MS));
+	put32(f + 28, (uint32_t)r->part);
+	x->bind.ops->tx_burst(x->bind.port, &t, 1);
+	x->peer_st.c[CTL_PEER_C_HELLOS_SENT]++;
+}
+
+/* A frame of the hello ethertype from port @p x: a hello or a bye refreshes the other process's liveness (and
+ * gives its interval); anything else is counted and ignored. */
+static void peer_rx(struct ctl_ext *x, const struct net_rx_frame *f)
+{
+	const uint8_t *b = f->data;
+
+	if (f->len < 32 || memcmp(b + 14, "UETP", 4) != 0 || b[18] != CTL_PEER_VERSION ||
+	    (b[19] != CTL_PEER_HELLO && b[19] != CTL_PEER_BYE) || get32(b + 24) == 0 || get32(b + 24) > 60000) {
+		x->peer_st.c[CTL_PEER_C_BAD_HELLOS]++;
+		return;
+	}
+	x->peer_st.c[CTL_PEER_C_HELLOS_RECEIVED]++;
+	x->peer_st.c[CTL_PEER_C_BYES_RECEIVED] += b[19] == CTL_PEER_BYE;
+	x->peer_st.last_rx = x->lc->wall_now;
+	x->peer_ivl = (emu_ps_t)get32(b + 24) * EMU_PS_PER_MS;
+}
+
+/* Port @p x's hellos at its lcore's wall clock: ours when due; the other process lost when none has come for
+ * peer_timeout past the next one's due time; while none has come yet, three times as long from the start (the
+ * other process may still be starting: its EAL, its ports). */
+static void peer_tick(struct ctl_ext *x)
+{
+	struct ctl_run_state *r = x->run;
+	const emu_ps_t wall = x->lc->wall_now, to = r->cfg->ports[x - r->exts].peer_timeout;
+	uint32_t none = 0;
+
+	if (wall >= x->peer_next_tx) {
+		peer_tx(x, CTL_PEER_HELLO);
+		x->peer_next_tx = wall + CTL_PEER_HELLO_PS;
+	}
+	const bool heard = x->peer_st.c[CTL_PEER_C_HELLOS_RECEIVED] != 0;
+	const emu_ps_t due = heard ? x->peer_st.last_rx + x->peer_ivl + to : x->peer_ivl + 3 * to;
+
+	if (to == 0 || x->peer_st.lost || wall <= due)
+		return;
+	x->peer_st.lost = true;
+	__atomic_compare_exchange_n(&r->peer_lost, &none, (uint32_t)(x - r->exts) + 1, false, __ATOMIC_RELEASE,
+				    __ATOMIC_RELAXED);
+}
+
+void ctl_run_ext_bye(struct ctl_run_state *r)
+{
+	for (uint32_t i = 0; i < r->n_exts; i++) {
+		struct ctl_ext *x = &r->exts[i];
+
+		if (x->off || !x->peer)
+			continue;
+		peer_tx(x, CTL_PEER_BYE);
+		x->bind.ops->flush(x->bind.port);
+	}
+}
+
+void ctl_run_ext_peer_lost_say(const struct ctl_run_state *r, uint32_t i)
+{
+	const struct ctl_ext *x = &r->exts[i];
+	const struct ctl_port *cp = &r->cfg->ports[i];
+	const struct ctl_peer_stats *st = &x->peer_st;
+	const double ivl = (double)x->peer_ivl / 1e12, to = (double)cp->peer_timeout / 1e12;
+
+	fprintf(stderr, "[uetemu] port %s (%s:%u, the link to %s): ", cp->dev, r->topo->devs[cp->sw_dev].name,
+		cp->sw_port, r->topo->devs[cp->sw_peer].name);
+	if (st->c[CTL_PEER_C_HELLOS_RECEIVED] == 0) {
+		fprintf(stderr, "no hello from the other process at all (the first was due at %.1f s; waited three "
+				"times peer_timeout %.1f s): it has not started, or cannot reach this one; the run stops\n",
+			ivl, to);
+		return;
+	}
+	fprintf(stderr, "no hello from the other process since %.1f s (the next was due at %.1f s, peer_timeout %.1f "
+			"s): it has %s; the run stops\n", (double)st->last_rx / 1e12, (double)st->last_rx / 1e12 + ivl, to,
+		st->c[CTL_PEER_C_BYES_RECEIVED] ? "ended its run (its last hello said so)"
+						: "gone (killed, hung, or its link cut)");
+}
+
 /* ---- into the port ---- */
 
 /* A burst from a port with hosts: each frame answered, handed to its host's NIC at its time, or counted. */
@@ -160,6 +265,11 @@ static void sw_rx(struct ctl_ext *x, const struct net_rx_frame *f, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		struct wire_pkt *pkt;
 
+		if (x->peer && f[i].len >= 14 && f[i].data[12] == CTL_PEER_ETHERTYPE >> 8 &&
+		    f[i].data[13] == (CTL_PEER_ETHERTYPE & 0xff)) {
+			peer_rx(x, &f[i]);
+			continue;
+		}
 		if (__builtin_expect(x->tap, 0))
 			tap_rx(x, &f[i]);
 		if ((pkt = sw_rx_take(x, &rx, f[i].data, f[i].len)) == NULL)
@@ -189,6 +299,8 @@ void ctl_run_ext_poll(struct ctl_ext *x)
 		x->emit_now = x->lc->rt_now;
 		net_port_tick(x->stack, x->lc->wall_now);
 	}
+	if (x->peer)
+		peer_tick(x);
 }
 
 void ctl_run_ext_flush(struct ctl_ext *x)
@@ -221,6 +333,9 @@ void ctl_run_ext_bind_switch(struct ctl_run_state *r, uint32_t i)
 	x->sw_end = r->topo->links[cp->sw_link].a.dev == cp->sw_dev ? 0 : 1;
 	x->sw_link->dir[x->sw_end].ext = sw_tx;
 	x->sw_link->dir[x->sw_end].ext_arg = x;
+	/* a link to another process's switch (--partition): hellos both ways */
+	x->peer = r->part >= 0 && !r->rerun && cp->sw_host == UINT32_MAX;
+	x->peer_ivl = CTL_PEER_HELLO_PS;
 	/* real devices' frames (sw_rx_take()): bounded; should the pool not be made, each is a counted drop */
 	(void)net_part_raw_init(x->lc->np, NET_RAW_BUFS);
 }
@@ -240,10 +355,16 @@ static struct net_port_host port_host(const struct ctl_config *cfg, const struct
 	return ph;
 }
 
-/* The hosts with a mac: in the config that are not on port @p cp: its static neighbours. Returns how many. */
+/* Port @p cp's static neighbours: its neighbour_macs, then the hosts with a mac: in the config that are not on
+ * it (an address named twice keeps its first MAC). Returns how many. */
 static uint32_t port_statics(const struct ctl_config *cfg, const struct ctl_port *cp, struct net_port_static *out)
 {
 	uint32_t n = 0;
+
+	for (uint32_t k = 0; k < cp->n_neigh_macs; k++, n++) {
+		out[n].ip = cp->neigh_macs[k].ip;
+		memcpy(out[n].mac, cp->neigh_macs[k].mac, 6);
+	}
 
 	for (uint32_t h = 0; h < cfg->n_hosts; h++) {
 		bool here = false;
@@ -269,7 +390,7 @@ int ctl_run_ext_bind(struct ctl_run_state *r, uint32_t i, char *err, size_t errl
 
 	x->run = r;
 	x->hosts = calloc(cp->n_hosts, sizeof(*x->hosts));
-	struct net_port_static *statics = calloc(cfg->n_hosts, sizeof(*statics));
+	struct net_port_static *statics = calloc(cfg->n_hosts + cp->n_neigh_macs, sizeof(*statics));
 	if (x->hosts == NULL || statics == NULL) {
 		free(statics);
 		snprintf(err, errlen, "port \"%s\": out of memory", cp->dev);
@@ -288,12 +409,29 @@ int ctl_run_ext_bind(struct ctl_run_state *r, uint32_t i, char *err, size_t errl
 		ctl_run_host_attach(r, h, &eh->link.dir[0]);
 		hosts[k] = port_host(cfg, cp, h, &eh->link.dir[1]);
 	}
+	uint32_t n_statics = port_statics(cfg, cp, statics);
+
+	/* neighbours: static: a host's gateway must be among them, or every frame off its subnet would be dropped */
+	for (uint32_t k = 0; cp->neigh_static && k < cp->n_hosts; k++) {
+		uint32_t gw = hosts[k].gateway, s = 0;
+
+		while (gw != 0 && s < n_statics && statics[s].ip != gw)
+			s++;
+		if (gw != 0 && s == n_statics) {
+			snprintf(err, errlen, "ports.%u has neighbours: static, but %s's gateway %u.%u.%u.%u has no MAC "
+				 "in the config: give it in neighbour_macs, e.g. [{ip: %u.%u.%u.%u, mac: \"...\"}]", i,
+				 cfg->hosts[cp->hosts[k]].name, gw >> 24, (gw >> 16) & 255, (gw >> 8) & 255, gw & 255,
+				 gw >> 24, (gw >> 16) & 255, (gw >> 8) & 255, gw & 255);
+			free(statics);
+			return -EINVAL;
+		}
+	}
 	struct net_port_cfg pc = { .np = x->lc->np, .hosts = hosts, .n_hosts = cp->n_hosts, .statics = statics,
-				   .n_statics = port_statics(cfg, cp, statics), .uet_port = cfg->nic.udp_port,
+				   .n_statics = n_statics, .uet_port = cfg->nic.udp_port,
 				   .crc = hn->crc_trailer, .crc_ip = hn->crc_coverage == NIC_CRC_COV_REFPROV, .vlan = cp->vlan,
 				   .roce = ctl_config_nic_model(cfg)->rocev2,
 				   .roce_icrc = cfg->roce.icrc, .roce_reth = cfg->roce.reth, .rx_csum = cp->rx_csum,
-				   .emit = port_emit, .emit_arg = x };
+				   .static_only = cp->neigh_static, .emit = port_emit, .emit_arg = x };
 	x->stack = net_port_create(&pc);
 	free(statics);
 	if (x->stack == NULL) {

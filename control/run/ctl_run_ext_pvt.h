@@ -39,6 +39,14 @@ struct ctl_ext {
 	uint64_t sw_rx_csum[2];      /* frames taken with a partial ([0]) or an unchecked ([1]) UDP checksum */
 	uint64_t sw_rx_class[WIRE_FC_COUNT]; /* frames from the port taken into the switch, by fabric class */
 	uint64_t sw_tx_class[WIRE_FC_COUNT]; /* frames the switch sent out of the port, by fabric class */
+	/* A switch port facing a switch of another process (--partition; docs/realtime.md, When a peer fails): a
+	 * hello goes out every CTL_PEER_HELLO_PS of wall clock; the other process is gone when no hello has come for
+	 * peer_timeout past the next one's due time. Written by the port's lcore only. */
+	bool peer;
+	emu_ps_t peer_next_tx;       /* wall clock of our next hello */
+	emu_ps_t peer_ivl;           /* the other process's hello interval (its last hello's) */
+	uint32_t peer_seq;           /* our hellos' sequence number */
+	struct ctl_peer_stats peer_st;
 	uint8_t hdr[WIRE_HDRS_MAX];  /* a frame's headers, encoded here for dp_tx_hdr() */
 	uint8_t whole[WIRE_MAX_FRAME]; /* frames with a CRC trailer, encoded whole */
 };
@@ -67,5 +75,21 @@ void ctl_run_ext_start(struct ctl_run_state *r);
 void ctl_run_ext_poll(struct ctl_ext *x);
 /** The end of port @p x's pass: what it staged goes out (its binding's flush). */
 void ctl_run_ext_flush(struct ctl_ext *x);
+
+/* Hellos on a link to another process (docs/realtime.md, When a peer fails): an Ethernet frame of the IEEE 802
+ * local experimental ethertype 1, to the broadcast address, 60 bytes: "UETP", version, kind, sequence number, the
+ * sender's hello interval in ms, the sender's partition index (each field big-endian). */
+#define CTL_PEER_ETHERTYPE 0x88b5
+#define CTL_PEER_HELLO_PS (1 * EMU_PS_PER_S) /* a hello every second of wall clock */
+#define CTL_PEER_VERSION 1
+enum { CTL_PEER_HELLO = 1, CTL_PEER_BYE = 2 };
+
+/**
+ * The end of the run, on the main lcore once every lcore's loop has returned: a bye on every port facing another
+ * process, so it knows this run ended rather than died, then each port's flush.
+ */
+void ctl_run_ext_bye(struct ctl_run_state *r);
+/** A port whose peer was lost (ctl_run_state.peer_lost): the line that says so, on stderr. */
+void ctl_run_ext_peer_lost_say(const struct ctl_run_state *r, uint32_t i);
 
 #endif /* CTL_RUN_EXT_PVT_H */

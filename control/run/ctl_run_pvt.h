@@ -47,6 +47,8 @@ struct ctl_lcore {
 	uint64_t completed, posted, post_fail;
 } __attribute__((aligned(64)));
 
+struct ctl_metrics;
+struct ctl_stats;
 struct ctl_rec_session;
 struct ctl_rerun;
 struct ctl_vt;
@@ -109,6 +111,11 @@ struct ctl_run_state {
 	struct ctl_run_ctl *ctl; /* real time, a re-run: the control commands (ctl_run_ctl.c), else NULL */
 	int xev_close;          /* the cross-partition event that closes a message's receive side */
 	uint64_t events_other;  /* MPI: the events the other ranks ran (rank 0 reports them all) */
+	/* --partition: 1 + the port whose peer process stopped answering (the first), 0 none. Set by that port's
+	 * lcore, read by the main lcore's end of pass, which stops the run (atomics). */
+	uint32_t peer_lost;
+	struct ctl_metrics *metrics; /* --metrics: the HTTP endpoint (ctl_run_metrics.c), or NULL */
+	struct ctl_stats *stats;     /* --stats-interval: the stream (ctl_run_stats.c), or NULL */
 };
 
 /** Lcore @p i of the engine. */

@@ -7,6 +7,7 @@
 #include "ctl_run_cap_pvt.h"
 #include "ctl_run_ctl_pvt.h"
 #include "ctl_run_ext_pvt.h"
+#include "ctl_run_mon_pvt.h"
 #include "ctl_run_rec_pvt.h"
 #include "ctl_run_replay_pvt.h"
 #include "ctl_run_rt_pvt.h"
@@ -49,8 +50,11 @@ static int port_add_dev(struct ctl_run_state *r, const struct ctl_port *cp, char
 	for (uint32_t k = 0; k < n; k++)
 		ips[k] = r->cfg->hosts[cp->sw ? cp->sw_host : cp->hosts[k]].ip;
 	const uint32_t ip = n > 0 ? ips[0] : 0;
+	/* a link to another process's switch carries any frame, hellos too: no steering unless asked for */
+	const bool to_process = cp->sw && cp->sw_host == UINT32_MAX;
 	struct dp_port_opts o = { .flags = cp->tx_copy ? DP_PORT_TX_COPY : 0,
-				  .xdp_steer = cp->xdp_steering == 1 || (cp->xdp_steering < 0 && dp_is_af_xdp(cp->dev)),
+				  .xdp_steer = cp->xdp_steering == 1 ||
+					       (cp->xdp_steering < 0 && !to_process && dp_is_af_xdp(cp->dev)),
 				  .uet_udp_port = r->cfg->nic.udp_port, .cm_udp_port = WIRE_UDP_PORT_CM,
 				  .ip = ips, .n_ip = n, .mtu = cp->mtu };
 	int port = dp_port_add_opts(r->rt->dp, cp->dev, &o, err, errlen);
@@ -217,6 +221,7 @@ static void tick(void *ctx, uint64_t tsc, uint64_t dt)
 	}
 	if (r->opts->progress)
 		progress(r, tsc);
+	ctl_run_stats_flush(r); /* --stats-interval: the intervals of the last second, off the passes' events */
 }
 
 /* The engine's hooks of a pass (run_hooks), on the main lcore. */
@@ -244,6 +249,23 @@ static void rt_sample(void *ctx, emu_ps_t now)
 	ctl_records_advance(((struct ctl_run_state *)ctx)->records, now);
 }
 
+/* The same with the stats stream (--stats-interval): its intervals' ends are sampled there too. */
+static emu_ps_t rt_due_stats(void *ctx)
+{
+	emu_ps_t a = rt_due(ctx), b = ctl_run_stats_due(ctx);
+
+	return a < b ? a : b;
+}
+
+static void rt_sample_stats(void *ctx, emu_ps_t now)
+{
+	struct ctl_run_state *r = ctx;
+
+	if (ctl_records_due(r->records) <= now)
+		rt_sample(ctx, now);
+	ctl_run_stats_sample(r, now);
+}
+
 /* Replays to DPDK ports (ctl_run_replay.c; a run with replays has one lcore); the control commands queued
  * (ctl_run_ctl.c), applied at the pass's time. */
 static void rt_after_rx(void *ctx)
@@ -259,7 +281,13 @@ static bool rt_pass_end(void *ctx, emu_ps_t now)
 	struct ctl_run_state *r = ctx;
 	emu_ps_t ck_end;
 
-	(void)now;
+	uint32_t lost = __atomic_load_n(&r->peer_lost, __ATOMIC_ACQUIRE);
+
+	if (lost != 0 && (!r->has_stop || r->stop > now)) { /* another process stopped answering: the run stops now */
+		ctl_run_ext_peer_lost_say(r, lost - 1);
+		r->has_stop = true;
+		r->stop = now;
+	}
 	if (ctl_chakra_ended(r->chakra, &ck_end) && ck_end < r->stop)
 		r->stop = ck_end;
 	return !r->has_stop && ctl_run_replays_work_done(r);
@@ -294,6 +322,10 @@ static void run_lcores(struct ctl_run_state *r)
 			       .sum = rt_sum };
 	enum run_end why;
 
+	if (r->stats != NULL) {
+		h.due = rt_due_stats;
+		h.sample = rt_sample_stats;
+	}
 	run_go(r->eng, &h, &why, &r->end); /* real time starts no thread of its own: it cannot fail */
 	r->rt->lagged = why == RUN_END_LAG;
 	run_rt_merge(r->eng, &r->rt->stats);
@@ -425,6 +457,8 @@ int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen)
 	r->rt->hz = dp_tsc_hz();
 	r->rt->t0 = dp_tsc();
 	rc = open_ports(r, err, errlen);
+	if (rc == 0)
+		rc = ctl_run_metrics_start(r, err, errlen); /* --metrics: once the ports are up */
 	if (rc == 0) {
 		telemetry_start(r);
 		r->rt->t0 = dp_tsc(); /* the run's time 0: the ports are up */
@@ -437,8 +471,11 @@ int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen)
 		if (r->opts->progress && r->n_lcs > 1)
 			describe_lcores(r);
 		run_lcores(r);
+		ctl_run_ext_bye(r); /* the other processes of a fabric split across them know this one ended */
+		ctl_run_metrics_stop(r);
 		ctl_run_caps_rt_stop(r);
 	}
+	ctl_run_metrics_stop(r); /* a start that failed after the ports opened */
 	if (r->rt->lagged)
 		report_lag(r);
 	for (uint32_t i = 0; i < r->n_exts; i++)

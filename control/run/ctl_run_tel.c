@@ -17,8 +17,7 @@
 
 #define CTL_TEL_PAGE 40 /* hosts or links in one answer: DPDK cuts an answer at 16 KB */
 
-/* The report's view of the live run: what ctl_report_counters() and ctl_report_link() read. */
-static struct ctl_report_in tel_view(const struct ctl_run_state *r)
+struct ctl_report_in ctl_run_tel_view(const struct ctl_run_state *r)
 {
 	return (struct ctl_report_in){ .cfg = r->cfg, .hosts = r->hosts, .part_counters = r->np.counters,
 				       .links = r->links, .n_links = r->n_links, .topo = r->topo, .sws = r->sws,
@@ -34,7 +33,7 @@ static uint64_t wall_ms(const struct ctl_run_state *r)
 /* The fabric's counters, as summary.json's "counters" (NICs, switches and the partition summed). */
 static void tel_counters(const struct ctl_run_state *r, struct dp_tel *o)
 {
-	struct ctl_report_in in = tel_view(r);
+	struct ctl_report_in in = ctl_run_tel_view(r);
 	struct ctl_report_counters c;
 	uint64_t pc[NET_C_COUNT] = { 0 };
 
@@ -68,8 +67,7 @@ static void tel_port_totals(const struct ctl_run_state *r, struct dp_tel *o)
 		dp_tel_u64(o, n[i], v[i]);
 }
 
-/* The lcores' polls, worst lateness and late passes, summed (the figures /uetemu/summary and /lateness give). */
-static void tel_rt_sum(const struct ctl_run_state *r, struct run_rt_stats *out)
+void ctl_run_tel_rt_sum(const struct ctl_run_state *r, struct run_rt_stats *out)
 {
 	memset(out, 0, sizeof(*out));
 	for (uint32_t i = 0; i < r->n_lcs; i++) {
@@ -93,7 +91,7 @@ static int tel_summary(void *arg, const char *params, struct dp_tel *o)
 	struct run_rt_stats rt;
 	uint64_t events = 0;
 
-	tel_rt_sum(r, &rt);
+	ctl_run_tel_rt_sum(r, &rt);
 	for (uint32_t i = 0; i < r->n_lcs; i++)
 		events += emu_sched_events_run(ctl_run_lc(r, i)->np->sched);
 	dp_tel_u64(o, "sim_time_ps", DP_LOAD(ctl_run_lc(r, 0)->rt_now));
@@ -228,6 +226,13 @@ static int tel_ports(void *arg, const char *params, struct dp_tel *o)
 		dp_tel_u64(e, "hosts", x->n_hosts);
 		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
 			dp_tel_u64(e, n[k], v[k]);
+		/* a link to another process's switch: its hellos as summary.json's ports[].peer (a count or two old) */
+		for (int k = 1; x->peer && k < CTL_PEER_C_COUNT; k++) {
+			char pk[40];
+
+			snprintf(pk, sizeof(pk), "peer_%s", ctl_peer_counter_name(k));
+			dp_tel_u64(e, pk, DP_LOAD(x->peer_st.c[k]));
+		}
 	}
 	return 0;
 }
@@ -261,7 +266,7 @@ static const char *link_name(const void *ctx, uint32_t i)
 static int tel_links(void *arg, const char *params, struct dp_tel *o)
 {
 	const struct ctl_run_state *r = arg;
-	struct ctl_report_in in = tel_view(r);
+	struct ctl_report_in in = ctl_run_tel_view(r);
 	uint32_t first, n = r->n_links;
 	long one = tel_select(params, n, link_name, r, &first);
 
@@ -308,7 +313,7 @@ static int tel_lateness(void *arg, const char *params, struct dp_tel *o)
 	struct dp_tel *l;
 
 	(void)params;
-	tel_rt_sum(r, &rt);
+	ctl_run_tel_rt_sum(r, &rt);
 	for (uint32_t i = 0; i < r->n_lcs; i++)
 		last = DP_LOAD(ctl_run_lc(r, i)->late_last_s) > last ? DP_LOAD(ctl_run_lc(r, i)->late_last_s) : last;
 	dp_tel_u64(o, "sim_time_ps", DP_LOAD(ctl_run_lc(r, 0)->rt_now));

@@ -6,6 +6,7 @@
  * records, the no-progress watchdog, the end), the progress line, and with MPI what rank 0 reports from.
  */
 #include "ctl_run_pvt.h"
+#include "ctl_run_mon_pvt.h"
 #include "ctl_run_replay_pvt.h"
 #include "ctl_run_vt_pvt.h"
 
@@ -259,6 +260,23 @@ static void vt_work(void *ctx, emu_ps_t t)
 	ctl_records_advance(((struct ctl_run_state *)ctx)->records, t);
 }
 
+/* The same with the stats stream (--stats-interval): its intervals' ends are periodic work too. */
+static emu_ps_t vt_due_stats(void *ctx)
+{
+	emu_ps_t a = vt_due(ctx), b = ctl_run_stats_due(ctx);
+
+	return a < b ? a : b;
+}
+
+static void vt_work_stats(void *ctx, emu_ps_t t)
+{
+	struct ctl_run_state *r = ctx;
+
+	if (ctl_records_due(r->records) <= t)
+		vt_work(ctx, t);
+	ctl_run_stats_sample(r, t);
+}
+
 static bool vt_stalled(void *ctx, emu_ps_t t)
 {
 	struct ctl_run_state *r = ctx;
@@ -425,9 +443,17 @@ int ctl_run_virtual(struct ctl_run_state *r, char *err, size_t errlen)
 	vt->t0 = wall_now();
 	vt->last = vt->t0;
 	vt->tty = r->opts->progress && isatty(fileno(stderr));
+	if (r->stats != NULL) {
+		h.due = vt_due_stats;
+		h.sample = vt_work_stats;
+	}
+	if ((rc = ctl_run_metrics_start(r, err, errlen)) < 0)
+		return rc;
 	if (vt->mpi) /* each rank writes the rows of its own devices: its shard */
 		ctl_records_local(r->records, vt->local);
-	if ((rc = run_go(r->eng, &h, &why, &end)) < 0) {
+	rc = run_go(r->eng, &h, &why, &end);
+	ctl_run_metrics_stop(r); /* it reads the run: before MPI's merges change it */
+	if (rc < 0) {
 		snprintf(err, errlen, "could not start %u threads: %s", vt->n, strerror(-rc));
 		return rc;
 	}

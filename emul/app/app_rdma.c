@@ -141,6 +141,18 @@ uint32_t app_rdma_conns(const struct app_rdma *rd)
 	return rd->n_conns;
 }
 
+bool app_rdma_conn_view(const struct app_rdma *rd, uint32_t c, struct app_rdma_conn_view *out)
+{
+	if (c >= rd->n_conns)
+		return false;
+	const struct rdma_conn *k = &rd->conns[c];
+
+	*out = (struct app_rdma_conn_view){ .initiator = rd->pairs[k->pair].initiator,
+					    .responder = rd->pairs[k->pair].responder, .conn = k->conn, .open = k->open,
+					    .done = k->done, .wqe_bytes = APP_WQE_BYTES };
+	return true;
+}
+
 uint64_t app_rdma_events(const struct app_rdma *rd)
 {
 	/* connection start or its request's retry timer, then the first WQEs; the beacon chain holds one at a time */

@@ -142,6 +142,19 @@ void app_rdma_setup_counts(const struct app_rdma *rd, uint32_t *up, uint32_t *es
 /** Pair @p i's figures (all zero out of range). */
 void app_rdma_pair_stats(const struct app_rdma *rd, uint32_t i, struct app_rdma_pair_stats *out);
 
+/* One connection as the run's stats stream reads it. */
+struct app_rdma_conn_view {
+	uint32_t initiator, responder; /* host indexes */
+	uint32_t conn;                 /* the Initiator NIC's connection */
+	bool open;                     /* set up: WQEs go on it */
+	uint64_t done;                 /* WQEs completed */
+	uint64_t wqe_bytes;            /* the bytes of each WQE */
+};
+
+/** Connection @p c (pair-major, app_rdma_conns() of them): false out of range. Its WQEs' msg_done cookie is
+ *  APP_RDMA_COOKIE | c. */
+bool app_rdma_conn_view(const struct app_rdma *rd, uint32_t c, struct app_rdma_conn_view *out);
+
 /** WQEs completed so far (the beacon's rx_client). */
 uint64_t app_rdma_wqes_done(const struct app_rdma *rd);
 

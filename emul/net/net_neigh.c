@@ -201,6 +201,10 @@ void net_neigh_send(struct net_port *p, uint32_t slot, uint32_t ip, const struct
 {
 	struct net_neigh *e = net_neigh_find(p, ip);
 
+	if (e == NULL && p->cfg.static_only) { /* neighbours: static: a next hop the config does not name */
+		p->c[NET_PORT_C_TX_DROP_NO_STATIC]++;
+		return;
+	}
 	if (e == NULL) {
 		e = alloc(p, ip, NET_NEIGH_INCOMPLETE, slot);
 		if (e == NULL) {
@@ -226,7 +230,7 @@ void net_neigh_resolve(struct net_port *p, uint32_t slot, uint32_t ip, emu_ps_t 
 {
 	struct net_neigh *e = net_neigh_find(p, ip);
 
-	if (e != NULL)
+	if (e != NULL || p->cfg.static_only)
 		return;
 	e = alloc(p, ip, NET_NEIGH_INCOMPLETE, slot);
 	if (e == NULL) {
@@ -240,9 +244,9 @@ void net_neigh_resolve(struct net_port *p, uint32_t slot, uint32_t ip, emu_ps_t 
 bool net_neigh_learn(struct net_port *p, uint32_t ip, const uint8_t mac[6], uint8_t how, bool create,
 		     uint32_t slot, emu_ps_t wall)
 {
-	struct net_neigh *e = net_neigh_find(p, ip);
+	struct net_neigh *e = p->cfg.static_only ? NULL : net_neigh_find(p, ip);
 
-	if (e == NULL && create)
+	if (e == NULL && create && !p->cfg.static_only)
 		e = alloc(p, ip, NET_NEIGH_REACHABLE, slot);
 	if (e == NULL || e->state == NET_NEIGH_STATIC)
 		return false;

@@ -294,7 +294,9 @@ static void arp_answer(struct net_port *p, uint32_t slot, const struct wire_arp 
 {
 	struct wire_arp r;
 
-	if (q->spa != 0 && net_neigh_learn(p, q->spa, q->sha, NET_LEARNT_ARP_REQUEST, true, slot, wall))
+	if (p->cfg.static_only)
+		p->c[NET_PORT_C_ARP_REQUESTS_NOT_LEARNT]++;
+	else if (q->spa != 0 && net_neigh_learn(p, q->spa, q->sha, NET_LEARNT_ARP_REQUEST, true, slot, wall))
 		p->c[NET_PORT_C_ARP_REQUESTS_LEARNT]++;
 	arp_from(p, slot, WIRE_ARP_REPLY, q->sha, &r);
 	memcpy(r.tha, q->sha, 6);
@@ -330,6 +332,20 @@ static void rx_arp(struct net_port *p, const uint8_t *frame, size_t len, emu_ps_
 	if (slot != NET_NIL && a.op == WIRE_ARP_REQUEST) {
 		arp_answer(p, slot, &a, wall);
 		return;
+	}
+	/* a reply or an announcement: a static neighbour's address with another MAC is a spoof (a static entry never
+	 * moves); on a port with neighbours: static, none is learnt */
+	const struct net_neigh *st = a.spa != 0 ? net_neigh_find(p, a.spa) : NULL;
+
+	if (a.op != WIRE_ARP_REQUEST || announce) {
+		if (st != NULL && st->state == NET_NEIGH_STATIC && memcmp(st->mac, a.sha, 6) != 0) {
+			drop(p, NET_PORT_RX_ARP_SPOOFED);
+			return;
+		}
+		if (p->cfg.static_only) {
+			drop(p, NET_PORT_RX_ARP_STATIC_ONLY);
+			return;
+		}
 	}
 	uint8_t how = announce ? NET_LEARNT_ARP_ANNOUNCEMENT
 		    : a.op == WIRE_ARP_REPLY ? NET_LEARNT_ARP_REPLY : NET_LEARNT_ARP_REQUEST;

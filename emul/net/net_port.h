@@ -28,7 +28,11 @@
 	X(VLAN_OTHER, "vlan_other", "802.1Q-tagged frame with a VLAN id other than the port's vlan: (a priority tag, " \
 	  "VID 0, included)") \
 	X(VLAN_UNTAGGED, "vlan_untagged", "untagged frame on a port with vlan: (PFC aside, which 802.1Qbb sends " \
-	  "untagged)")
+	  "untagged)") \
+	X(ARP_SPOOFED, "arp_spoofed", "ARP reply or announcement whose sender claims a static neighbour's address " \
+	  "with another MAC (ignored: a static entry never moves)") \
+	X(ARP_STATIC_ONLY, "arp_static_only", "ARP reply or announcement on a port with neighbours: static (ignored: " \
+	  "its neighbours come from the config only)")
 
 #define NET_PORT_RX_ENUM(n, k, s) NET_PORT_RX_##n,
 enum net_port_rx_reason { NET_PORT_RX_REASONS(NET_PORT_RX_ENUM) NET_PORT_RX_COUNT };
@@ -62,6 +66,10 @@ enum net_port_rx_reason { NET_PORT_RX_REASONS(NET_PORT_RX_ENUM) NET_PORT_RX_COUN
 	X(NEIGH_FAILED, "neigh_failed", "neighbour entries freed after their ARP requests went unanswered") \
 	X(NEIGH_EVICTED, "neigh_evicted", "neighbour entries reclaimed, least recently used first, to make room") \
 	X(NEIGH_EXPIRED, "neigh_expired", "neighbour entries freed after going unused for the expiry time") \
+	X(TX_DROP_NO_STATIC, "tx_drop_no_static", "frames dropped: on a port with neighbours: static, the next hop " \
+	  "has no MAC in the config") \
+	X(ARP_REQUESTS_NOT_LEARNT, "arp_requests_not_learnt", "ARP requests answered whose sender was not learnt " \
+	  "(neighbours: static)") \
 	X(RX_CSUM_PARTIAL, "rx_csum_partial", "frames taken with a partial UDP checksum (a Linux sender's TX checksum " \
 	  "offload on a veth or tap; rx_csum: offload)") \
 	X(RX_CSUM_UNVERIFIED, "rx_csum_unverified", "frames taken with a non-zero UDP checksum left unchecked " \
@@ -163,6 +171,8 @@ struct net_port_cfg {
 	uint16_t vlan;                        /* 802.1Q VLAN id 1..WIRE_VLAN_VID_MAX of the port's frames: sent
 	                                       * tagged with it, PCP = the frame's class (wire_pkt.tc), PFC untagged;
 	                                       * only frames tagged with it (and untagged PFC) taken. 0: untagged */
+	bool static_only;                     /* neighbours: static: next hops only from @c statics; ARP never makes
+	                                       * nor moves an entry, and no request is sent for a next hop */
 	net_port_emit_fn emit;
 	void *emit_arg;
 	uint32_t neigh_max;       /* learnt and unresolved entries, statics on top (NET_PORT_NEIGH_MAX) */

@@ -10,7 +10,7 @@ static inline uint32_t hash_ip_id(const struct nic *nic, uint32_t ip, uint16_t i
 	return (h ^ (h >> 16)) & nic->hash_mask;
 }
 
-struct nic_pdc *nic_pdc_snd_find(struct nic *nic, uint16_t id)
+struct nic_pdc *nic_pdc_snd_find(const struct nic *nic, uint16_t id)
 {
 	for (struct nic_pdc *p = nic->snd_hash[hash_ip_id(nic, 0, id)]; p != NULL; p = p->hnext)
 		if (p->id == id)

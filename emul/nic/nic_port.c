@@ -89,6 +89,24 @@ static void op_drops(const void *dev, uint64_t *by_counter)
 		by_counter[k] += LOAD(c[k]);
 }
 
+/* The sending PDC @p conn while it sends a message of @p cookie: that message's acked bytes (whole segments, the
+ * last one short), the PDC's retransmissions, its group's NSCC window and RTT (base RTT plus the average queueing
+ * delay). */
+static int op_flow(const void *dev, uint32_t conn, uint64_t cookie, struct port_nic_flow *out)
+{
+	const struct nic *nic = dev;
+	const struct nic_pdc *pdc = nic_pdc_snd_find(nic, (uint16_t)conn);
+	uint64_t acked;
+
+	if (pdc == NULL || !pdc->sender || !pdc->busy || pdc->cookie != cookie || pdc->group == NULL)
+		return -ENOENT;
+	acked = (uint64_t)pdc->pkts_acked * nic->p->rdma_data_mss;
+	*out = (struct port_nic_flow){ .acked_bytes = acked < pdc->bytes ? acked : pdc->bytes, .retransmits = pdc->rtx,
+				       .cwnd = nic_cc_cwnd(&pdc->group->cc),
+				       .rtt = nic_cc_base_rtt(&pdc->group->cc) + nic_cc_avg_qdelay(&pdc->group->cc) };
+	return 0;
+}
+
 static uint64_t op_rx_payload(const void *dev)
 {
 	return nic_counters(dev)[NIC_C_RX_PAYLOAD_BYTES];
@@ -173,6 +191,7 @@ const struct port_nic_ops nic_port_ops = {
 	.stats = op_stats,
 	.drops = op_drops,
 	.rx_payload = op_rx_payload,
+	.flow = op_flow,
 	.uet_rx = op_uet_rx,
 	.n_saved = NIC_C_COUNT + sizeof(struct nic_uet_rx) / 8,
 	.save = op_save,

@@ -102,6 +102,7 @@ struct nic_pdc {
 	uint32_t n_pkts;
 	uint32_t pkts_issued;      /* segments whose fetch was issued */
 	uint32_t pkts_acked;
+	uint32_t rtx;              /* packets retransmitted since the PDC opened (the stats stream, port_nic_flow) */
 	uint32_t start_psn;
 	uint32_t next_psn;
 	uint32_t ar_count;         /* data transmissions, for AckRequestEveryNthPacket */
@@ -302,7 +303,7 @@ void nic_cm_drain(struct nic *nic, emu_ps_t now);
 const uint8_t *nic_neigh_mac(const struct nic *nic, uint32_t ip);
 
 /* nic_pdc.c: PDCs and groups */
-struct nic_pdc *nic_pdc_snd_find(struct nic *nic, uint16_t id);
+struct nic_pdc *nic_pdc_snd_find(const struct nic *nic, uint16_t id);
 struct nic_pdc *nic_pdc_rcv_find(struct nic *nic, uint32_t peer_ip, uint16_t peer_id);
 /** The closed receive PDC from @p peer_ip whose sending end is @p peer_id, remembered since it closed, or NULL. */
 const struct nic_closed *nic_pdc_closed_find(const struct nic *nic, uint32_t peer_ip, uint16_t peer_id);

@@ -481,6 +481,7 @@ static bool issue_rtx(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_
 	nic_gauge_max(&nic->g.max_tx_count, &nic->g.ivl_max_tx_count, r->tx_count);
 	r->state = NIC_REC_RESENDING;
 	nic->c[NIC_C_NUM_RTX]++;
+	pdc->rtx++;
 	nic->txq[NIC_TC_DATA].reserved += wl;
 	port_pool_enq(&nic->txs[NIC_TC_DATA], wl, nic->txq[NIC_TC_DATA].reserved);
 	nic_txq_push(nic, NIC_TC_DATA, p, now);

@@ -42,6 +42,16 @@ struct port_nic_rec {
 	uint64_t ecn_ce;                         /* ecn-pfc-stats' ECN column of the data class */
 };
 
+/** A sending connection's figures now (the run's per-interval stats stream). */
+struct port_nic_flow {
+	uint64_t acked_bytes;       /* bytes of its current message acknowledged */
+	uint64_t retransmits;       /* its retransmissions: packets since the PDC opened (UET), go-back-N rewinds of
+	                             * the message under way (RoCE) */
+	uint64_t cwnd;              /* the congestion window, bytes (0: the model keeps none) */
+	uint64_t rate_bps;          /* the sending rate a rate-based model allows, bit/s (0: none) */
+	emu_ps_t rtt;               /* the model's running RTT estimate, ps (0: none yet) */
+};
+
 /** The most counters one NIC model has (a caller's array by counter index holds this many). */
 #define PORT_NIC_C_MAX 64
 
@@ -121,6 +131,9 @@ struct port_nic_ops {
 	/** Optional: add the NIC's drops to @p by_counter (n_counters entries, by counter index): summary.json's
 	 *  drop_reasons (NULL: the model's drops are counted in stats.drops only). */
 	void (*drops)(const void *dev, uint64_t *by_counter);
+	/** Optional: connection @p conn (post_msg's) sending the message of @p cookie, now: 0, or -ENOENT when it no
+	 *  longer carries it. Plain loads of the sender's state: call it where the NIC's lcore is not running. */
+	int (*flow)(const void *dev, uint32_t conn, uint64_t cookie, struct port_nic_flow *out);
 	/** New payload bytes delivered to the host. */
 	uint64_t (*rx_payload)(const void *dev);
 	/** Optional: the UET frames received by class (a model that takes UET frames). */

@@ -1,6 +1,8 @@
 /* The RoCE NIC behind the host-NIC interface (port_nic.h): roce_port_ops. */
 #include "roce_pvt.h"
 
+#include <errno.h>
+
 #include "port_nic.h"
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED) /* a telemetry thread reads while the run goes on */
@@ -48,6 +50,22 @@ static int op_conn_post(void *dev, uint32_t conn, uint64_t bytes, uint64_t cooki
 static int op_cm_send(void *dev, uint32_t dst_ip, const struct wire_cm *cm, emu_ps_t now)
 {
 	return roce_cm_send(dev, dst_ip, cm, now);
+}
+
+/* Queue pair @p conn while it sends the message of @p cookie: acked bytes (whole segments below snd_una), its
+ * go-back-N rewinds, its DCQCN rate, and the NIC's mean RTT so far (the model keeps no per-QP estimate). */
+static int op_flow(const void *dev, uint32_t conn, uint64_t cookie, struct port_nic_flow *out)
+{
+	const struct roce *r = dev;
+	const struct roce_qp *qp = roce_qp_find(r, 0, conn, true);
+
+	if (qp == NULL || !qp->busy || qp->cookie != cookie)
+		return -ENOENT;
+	uint64_t acked = (uint64_t)roce_psn_diff(qp->snd_una, qp->first_psn) * r->p->mss;
+
+	*out = (struct port_nic_flow){ .acked_bytes = acked < qp->bytes ? acked : qp->bytes, .retransmits = qp->rewinds,
+				       .rate_bps = qp->cc.rate, .rtt = r->rtt.n > 0 ? r->rtt.sum / r->rtt.n : 0 };
+	return 0;
 }
 
 static const uint64_t *op_counters(const void *dev)
@@ -125,6 +143,7 @@ const struct port_nic_ops roce_port_ops = {
 	PORT_NIC_IDENTITY_INIT(roce),
 	.rto_max = op_rto_max,
 	.post_msg = op_post_msg,
+	.flow = op_flow,
 	.conn_open = op_conn_open,
 	.conn_post = op_conn_post,
 	.conn_close = NULL, /* a queue pair stays open */

@@ -53,6 +53,7 @@ struct roce_qp {
 	uint32_t n_pkts;
 	uint32_t first_psn;        /* PSN of the message's first packet */
 	uint32_t next_seg;         /* next segment to fetch (its index in the message) */
+	uint32_t rewinds;          /* go-back-N rewinds of the message (the stats stream, port_nic_flow) */
 	uint32_t snd_una, snd_nxt; /* oldest unacknowledged PSN, next PSN to give (24-bit, wrapping) */
 	uint32_t snd_max;          /* one past the highest PSN ever given: an ACK or NAK at or past it is a ghost */
 	uint32_t gen;              /* bumped by a rewind: fetches of an older generation are stale */

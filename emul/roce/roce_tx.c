@@ -59,6 +59,7 @@ static void rewind_to(struct roce *r, struct roce_qp *qp, uint32_t psn, emu_ps_t
 	qp->next_seg = roce_psn_diff(psn, qp->first_psn);
 	rto_stop(r, qp); /* the window is empty: the first resent packet starts the timer again */
 	r->c[ROCE_C_RTX]++;
+	qp->rewinds++;
 	roce_ready(r, qp, now);
 }
 
@@ -89,6 +90,7 @@ static void msg_start(struct roce *r, struct roce_qp *qp, emu_ps_t now)
 	qp->n_pkts = w->bytes == 0 ? 1 : (uint32_t)((w->bytes + mss - 1) / mss);
 	qp->first_psn = qp->snd_nxt;
 	qp->next_seg = 0;
+	qp->rewinds = 0;
 	qp->sent_told = false;
 	emu_pool_put(r->wqe_pool, w);
 	roce_ready(r, qp, now);

@@ -1534,6 +1534,49 @@ Test(ctl_config, ports_vlan)
 		   "takes untagged frames");
 }
 
+/* @p yaml fails to load with an error that holds @p want. */
+static void yaml_fails_with(const char *yaml, const char *want)
+{
+	struct ctl_config cfg;
+	const char *path = yaml_file(yaml);
+
+	err[0] = '\0';
+	cr_expect_neq(ctl_config_load(&cfg, path, NULL, 0, err, sizeof(err)), 0);
+	cr_expect(strstr(err, want) != NULL, "want '%s' in: %s", want, err);
+	unlink(path);
+}
+
+/* neighbours: static and neighbour_macs (docs/realtime.md, Static neighbours). */
+Test(ctl_config, ports_neighbours)
+{
+	struct ctl_config cfg;
+
+	yaml_ok(&cfg, XDP_HOSTS "ports:\n  - {attach: h0, dev: \"net_tap0,iface=t0\", neighbours: static, neighbour_macs: "
+			"[{ip: 10.0.0.254, mac: \"02:42:0a:00:00:fe\"}, {ip: 10.0.0.2, mac: \"02:00:00:00:00:02\"}]}\n"
+			"  - {attach: h1, dev: \"net_tap1,iface=t1\"}\n");
+	cr_expect(cfg.ports[0].neigh_static);
+	cr_assert_eq(cfg.ports[0].n_neigh_macs, 2);
+	cr_expect_eq(cfg.ports[0].neigh_macs[0].ip, 0x0a0000feu);
+	cr_expect_eq(cfg.ports[0].neigh_macs[0].mac[5], 0xfe);
+	cr_expect_eq(cfg.ports[0].neigh_macs[1].ip, 0x0a000002u);
+	cr_expect(!cfg.ports[1].neigh_static, "the default: arp");
+	cr_expect_eq(cfg.ports[1].n_neigh_macs, 0);
+	ctl_config_free(&cfg);
+	yaml_fails_with(XDP_HOSTS "ports:\n  - {attach: h0, dev: \"net_tap0,iface=t0\", neighbours: pinned}\n",
+		   "ports.0.neighbours: unknown neighbours 'pinned'; use arp (the default");
+	yaml_fails_with(XDP_HOSTS "ports:\n  - {attach: h0, dev: \"net_tap0,iface=t0\", neighbour_macs: "
+			     "[{ip: 10.0.0.9, mac: \"02:00:00:00:00:09\"}, {ip: 10.0.0.9, mac: \"02:00:00:00:00:08\"}]}\n",
+		   "ports.0.neighbour_macs.1.ip: 10.0.0.9 is in neighbour_macs.0 already");
+	yaml_fails_with(XDP_HOSTS "ports:\n  - {attach: h0, dev: \"net_tap0,iface=t0\", neighbour_macs: "
+			     "[{ip: 10.0.0.9, mac: \"ff:ff:ff:ff:ff:ff\"}]}\n",
+		   "is a multicast or broadcast MAC; a neighbour has a unicast one");
+	yaml_fails_with(XDP_HOSTS "ports:\n  - {attach: h0, dev: \"net_tap0,iface=t0\", neighbour_macs: [{ip: 10.0.0.9}]}\n",
+		   "ports.0.neighbour_macs.0");
+	yaml_fails_with("topology: {type: rack, hosts_per_rack: 4, hosts: [{name: host3, external: true}]}\n"
+		   "ports:\n  - {attach: \"tor0:3\", dev: \"net_tap0,iface=t0\", neighbours: static}\n",
+		   "ports.0: neighbours: and neighbour_macs: are for ports of emulated hosts");
+}
+
 /* ---- partitions ---- */
 
 /* No section: a fabric of several racks is split by rack (hosts and their leaf), the spines spread in turn. */
@@ -1595,6 +1638,26 @@ Test(ctl_config, partitions_switch_port_faces_another_partition)
 	err[0] = '\0';
 	cr_expect_neq(ctl_config_load(&cfg, "tests/lab/split.yaml", sets, 2, err, sizeof(err)), 0);
 	cr_expect(strstr(err, "ports.1.attach: spine0:1 faces leaf1, a switch of the same partition") != NULL, "%s", err);
+}
+
+/* peer_timeout: on a link to another process's switch only; default 5 s, 0 never. */
+Test(ctl_config, partitions_peer_timeout)
+{
+	struct ctl_config cfg;
+	const char *sets[] = { "ports.0.peer_timeout=2s", "ports.1.peer_timeout=0" };
+
+	load_ok(&cfg, "tests/lab/split.yaml", sets, 2);
+	cr_expect_eq(cfg.ports[0].peer_timeout, 2 * EMU_PS_PER_S);
+	cr_expect_eq(cfg.ports[1].peer_timeout, 0);
+	cr_expect_eq(cfg.ports[2].peer_timeout, CTL_PORT_PEER_TIMEOUT_PS);
+	ctl_config_free(&cfg);
+	yaml_fails_with(XDP_HOSTS "ports:\n  - {attach: h0, dev: \"net_tap0,iface=t0\", peer_timeout: 5s}\n",
+		   "ports.0: peer_timeout: is for a port on a link to another process's switch");
+	const char *xdp[] = { "ports.0.xdp_steering=true", "ports.0.dev=net_af_xdp0,iface=x0" };
+
+	err[0] = '\0';
+	cr_expect_neq(ctl_config_load(&cfg, "tests/lab/split.yaml", xdp, 2, err, sizeof(err)), 0);
+	cr_expect(strstr(err, "xdp_steering: true on a link to another process's switch") != NULL, "%s", err);
 }
 
 Test(ctl_config, partitions_errors_each_reported)

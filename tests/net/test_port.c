@@ -481,6 +481,68 @@ Test(net_port, gateway_for_off_link_peers_static_mac_wins)
 	cr_assert_arr_eq(neigh_of(0x0a580020u, 0).mac, st.mac, 6);
 }
 
+/* neighbours: static: next hops only from the config; ARP answered, never learnt, never sent for a next hop. */
+Test(net_port, static_only_takes_neighbours_from_the_config)
+{
+	struct net_port_static st = { .ip = KIP, .mac = { 0x02, 0xaa, 0, 0, 0, 0x01 } };
+	struct net_port_cfg c = { .statics = &st, .n_statics = 1, .static_only = true };
+	static const uint8_t forged[6] = { 0x02, 0x66, 0x66, 0x66, 0x66, 0x66 };
+	uint8_t f[128];
+	struct wire_pkt d;
+
+	fx_hosts(1);
+	F.hosts[0].gateway = GW;
+	fx_create(&c, 1);
+	net_port_start(F.p, 0);
+	cr_assert_eq(C(NET_PORT_C_ARP_REQUESTS_SENT), 0, "no request for the gateway: it is not in the config");
+	cr_assert_eq(C(NET_PORT_C_ARP_ANNOUNCEMENTS_SENT), 1, "the host still announces itself");
+	/* a forged reply and announcement for the static neighbour: counted, nothing moves */
+	rx(f, arp_frame(f, WIRE_ARP_REPLY, F.hosts[0].mac, forged, KIP, F.hosts[0].mac, 0x0a58000a), MS);
+	rx(f, arp_frame(f, WIRE_ARP_REQUEST, bcast, forged, KIP, NULL, KIP), MS);
+	cr_assert_eq(D(NET_PORT_RX_ARP_SPOOFED), 2);
+	cr_assert_arr_eq(neigh_of(KIP, MS).mac, st.mac, 6);
+	/* a reply from an address the config does not name: no entry is made */
+	rx(f, arp_frame(f, WIRE_ARP_REPLY, F.hosts[0].mac, gmac, GW, F.hosts[0].mac, 0x0a58000a), MS);
+	cr_assert_eq(D(NET_PORT_RX_ARP_STATIC_ONLY), 1);
+	cr_assert_eq(neigh_of(GW, MS).state, NET_NEIGH_FREE);
+	/* a request for the host: answered, its sender not learnt */
+	uint32_t before = F.w.n;
+	rx(f, arp_frame(f, WIRE_ARP_REQUEST, bcast, gmac, GW, NULL, 0x0a58000a), 2 * MS);
+	cr_assert_eq(F.w.n, before + 1);
+	cr_assert_eq(last_arp().op, WIRE_ARP_REPLY);
+	cr_assert_eq(C(NET_PORT_C_ARP_REQUESTS_ANSWERED), 1);
+	cr_assert_eq(C(NET_PORT_C_ARP_REQUESTS_NOT_LEARNT), 1);
+	cr_assert_eq(neigh_of(GW, 2 * MS).state, NET_NEIGH_FREE);
+	/* frames: to the static neighbour at its configured MAC; through the gateway (no MAC given): dropped */
+	struct wire_pkt on = mk_ack(0x0a58000a, KIP, bcast, bcast), off = mk_ack(0x0a58000a, 0x0a020001u, bcast, bcast);
+	before = F.w.n;
+	net_port_tx(F.p, 0, &on, 0, 3 * MS);
+	cr_assert_eq(F.w.n, before + 1);
+	cr_assert_eq(wire_decode(F.w.f[before], F.w.len[before], WIRE_UDP_PORT_UET, &d), WIRE_R_OK);
+	cr_assert_arr_eq(d.dst_mac, st.mac, 6);
+	F.hosts[0].prefix_len = 24;
+	net_port_tx(F.p, 0, &off, 0, 4 * MS);
+	cr_assert_eq(F.w.n, before + 1, "nothing sent, no ARP");
+	cr_assert_eq(C(NET_PORT_C_TX_DROP_NO_STATIC), 1);
+	cr_assert_eq(accounted(), 4);
+}
+
+/* Without static_only a forged reply for a static neighbour is arp_spoofed too, and a learnt entry still moves. */
+Test(net_port, spoofed_static_counted_on_an_arp_port)
+{
+	struct net_port_static st = { .ip = 0x0a580020u, .mac = { 0x02, 0xaa, 0, 0, 0, 0x20 } };
+	struct net_port_cfg c = { .statics = &st, .n_statics = 1 };
+	uint8_t f[60];
+
+	fx_hosts(1);
+	fx_create(&c, 1);
+	rx(f, arp_frame(f, WIRE_ARP_REPLY, F.hosts[0].mac, kmac, 0x0a580020u, F.hosts[0].mac, 0x0a58000a), MS);
+	cr_assert_eq(D(NET_PORT_RX_ARP_SPOOFED), 1);
+	cr_assert_eq(D(NET_PORT_RX_ARP_UNSOLICITED), 0);
+	cr_assert_arr_eq(neigh_of(0x0a580020u, MS).mac, st.mac, 6);
+	cr_assert_eq(accounted(), 1);
+}
+
 Test(net_port, pfc_goes_out_as_is)
 {
 	struct wire_pkt p;
