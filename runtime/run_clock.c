@@ -68,6 +68,8 @@ void run_rt_stats_merge(struct run_rt_stats *into, const struct run_rt_stats *s)
 		into->late_over[k] += s->late_over[k];
 	into->held = s->held > into->held ? s->held : into->held;
 	into->holds += s->holds;
+	into->timers += s->timers;
+	into->timers_late += s->timers_late;
 	if (s->lag_late > into->lag_late) {
 		into->lag_late = s->lag_late;
 		into->lag_at = s->lag_at;

@@ -24,7 +24,12 @@ struct run_rt_stats {
 	uint64_t holds;          /* LagPolicy elastic: passes that held it back */
 	emu_ps_t lag_late;       /* LagPolicy abort: the lateness that stopped the run (0 if none did) */
 	emu_ps_t lag_at;         /* LagPolicy abort: the timestamp of the event that was that late */
+	uint64_t timers;         /* timers (events scheduled with a handle: timeouts, PFC and pacing timers) run */
+	uint64_t timers_late;    /* ... more than RUN_TIMER_LATE_MARGIN after their time: the loop made them late */
 };
+
+/* A timer that runs more than this after its time (emulated) is counted late (run_rt_stats.timers_late). */
+#define RUN_TIMER_LATE_MARGIN (10 * EMU_PS_PER_US)
 
 /* A TSC-paced clock: origin and rate, time scale, LagPolicy, and the emulated time held back. */
 struct run_clock {

@@ -86,10 +86,20 @@ static emu_ps_t stop_of(const struct run_hooks *h)
  */
 static enum run_step clock_tsc(struct run_engine *e, struct run_lcore *lc, struct run_step_state *st, emu_ps_t *t)
 {
-	if (*e->quit || __atomic_load_n(&e->lc_stop, __ATOMIC_RELAXED))
-		return RUN_STEP_END;
+	/*
+	 * The ports' turn first: what waits on them is taken stamped with the last pass's time (rt_now, the
+	 * scheduler's clock, when the loop last looked) and its wall clock, as the end of that pass, before this
+	 * pass's time is taken and its events run. So a pass that comes late (the loop lost the CPU, a slow
+	 * syscall) hands the frames that came meanwhile (ACKs) to their NICs before the timers they would have
+	 * stopped fire, as a NIC that kept receiving would have; and their lateness counts in this pass's. A
+	 * recorded session logs them after that pass's events, where a re-run's loop takes them. A worker takes
+	 * them once the main lcore's sampling pause (run_sample) has let it go, which it waits for here untouched.
+	 */
 	if (e->n > 1 && lc->idx != 0)
 		run_sample_wait(lc);
+	run_ports_rx(e, lc);
+	if (*e->quit || __atomic_load_n(&e->lc_stop, __ATOMIC_RELAXED))
+		return RUN_STEP_END;
 	uint64_t tsc = st->tsc = dp_tsc();
 
 	lc->wall_now = run_clock_ps(&st->wall, tsc - st->wall.t0);
@@ -146,12 +156,24 @@ static void run_window(struct run_lcore *lc, emu_ps_t t)
 	run_win_run(lc->eng, t);
 }
 
-/* Real time, a re-run: the events due; the scheduler's clock moves to the step's time. */
+/* A re-run: the events due; the scheduler's clock moves to the step's time. */
 static void run_due(struct run_lcore *lc, emu_ps_t t)
 {
 	emu_sched_run_until(lc->np->sched, t);
 	if (!*lc->eng->quit) /* stopped part way (a signal): the time reached is the last event's */
 		emu_sched_advance(lc->np->sched, t);
+}
+
+/* Real time: the same, the timers among the events counted, and those due more than RUN_TIMER_LATE_MARGIN before
+ * the pass's time counted as late (docs/realtime.md, Lateness). */
+static void run_due_rt(struct run_lcore *lc, emu_ps_t t)
+{
+	struct emu_sched_late n = { 0 };
+
+	emu_sched_run_until_late(lc->np->sched, t, t > RUN_TIMER_LATE_MARGIN ? t - RUN_TIMER_LATE_MARGIN : 0, &n);
+	emu_sched_advance(lc->np->sched, t);
+	lc->rt.timers += n.timers;
+	lc->rt.timers_late += n.late;
 }
 
 /* ---- the loop ---- */
@@ -166,7 +188,10 @@ static void loop(struct run_lcore *lc)
 	/* chosen once: how the step meets the other lcores, and how it runs its events */
 	const bool rings = e->clock == RUN_REALTIME && e->n > 1;
 	void (*const meet)(struct run_lcore *, emu_ps_t) = rings ? meet_rings : meet_none;
-	void (*const run)(struct run_lcore *, emu_ps_t) = e->clock == RUN_VIRTUAL ? run_window : run_due;
+	void (*const run)(struct run_lcore *, emu_ps_t) = e->clock == RUN_VIRTUAL ? run_window :
+							  e->clock == RUN_REALTIME ? run_due_rt : run_due;
+	/* real time takes what waits on the ports in its clock (clock_tsc), before the pass's events run */
+	const bool rx_in_clock = e->clock == RUN_REALTIME;
 	struct run_step_state st = { .last_tick = h->t0, .check = h->check_period };
 
 	if (e->clock == RUN_REALTIME) {
@@ -177,8 +202,11 @@ static void loop(struct run_lcore *lc)
 		emu_ps_t t;
 		enum run_step s = clock(e, lc, &st, &t);
 
-		if (s == RUN_STEP_END)
+		if (s == RUN_STEP_END) {
+			if (rx_in_clock) /* the clock gave the ports their turn: what it staged goes out */
+				run_ports_flush(e, lc);
 			break;
+		}
 		meet(lc, t);
 		if (main_lc && s == RUN_STEP_RUN && h->pass != NULL)
 			h->pass(h->ctx, t);
@@ -188,7 +216,8 @@ static void loop(struct run_lcore *lc)
 		__atomic_store_n(&lc->rt_now, t, __ATOMIC_RELAXED);
 		if (s == RUN_STEP_LAST)
 			break;
-		run_ports_rx(e, lc);
+		if (!rx_in_clock)
+			run_ports_rx(e, lc);
 		if (main_lc && h->after_rx != NULL)
 			h->after_rx(h->ctx);
 		run_ports_flush(e, lc);
@@ -206,8 +235,13 @@ static void loop(struct run_lcore *lc)
 		bool done = main_lc && h->pass_end != NULL && h->pass_end(h->ctx, t);
 		emu_ps_t stop = stop_of(h);
 
-		if (stop != EMU_PS_NEVER ? t >= stop : done)
+		if (stop != EMU_PS_NEVER ? t >= stop : done) {
+			if (rx_in_clock) { /* the ports' last turn, as the pass's end had it before the next clock */
+				run_ports_rx(e, lc);
+				run_ports_flush(e, lc);
+			}
 			break;
+		}
 		if (main_lc && h->tick != NULL && e->clock == RUN_REALTIME) {
 			uint64_t tsc = st.tsc;
 

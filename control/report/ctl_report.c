@@ -684,10 +684,12 @@ static void json_realtime(FILE *f, const struct ctl_report_in *r)
 		(unsigned long long)rt->late_ns.count, (unsigned long long)emu_hist_pct(&rt->late_ns, 50),
 		(unsigned long long)emu_hist_pct(&rt->late_ns, 99), (unsigned long long)rt->late_ns.max);
 	fprintf(f, "    \"time_scale\": %llu, \"lag_policy\": \"%s\", \"lag_limit_ns\": %.3f, \"held_ns\": %.3f, "
-		   "\"holds\": %llu, \"lag_stop_late_ns\": %.3f, \"lag_stop_at_ps\": %llu",
+		   "\"holds\": %llu, \"lag_stop_late_ns\": %.3f, \"lag_stop_at_ps\": %llu,\n    \"timers_fired\": %llu, "
+		   "\"timers_fired_late\": %llu, \"timer_late_margin_ns\": %llu",
 		(unsigned long long)sim->time_scale, lag_policy_name(sim->lag_policy), (double)sim->lag_limit / 1e3,
 		(double)rt->held / 1e3, (unsigned long long)rt->holds, (double)rt->lag_late / 1e3,
-		(unsigned long long)rt->lag_at);
+		(unsigned long long)rt->lag_at, (unsigned long long)rt->timers, (unsigned long long)rt->timers_late,
+		(unsigned long long)(RUN_TIMER_LATE_MARGIN / EMU_PS_PER_NS));
 	if (r->partition != NULL)
 		fprintf(f, ", \"partition\": \"%s\"", r->partition);
 	if (r->n_lcores > 0)
@@ -711,6 +713,8 @@ static void print_realtime(const struct ctl_report_in *r)
 		printf(", held %.3f us in %llu passes", (double)rt->held / 1e6, (unsigned long long)rt->holds);
 	if (rt->lag_late > 0)
 		printf(", stopped %.3f us late at %.3f us", (double)rt->lag_late / 1e6, (double)rt->lag_at / 1e6);
+	printf("; timers late > %llu us: %llu of %llu", (unsigned long long)(RUN_TIMER_LATE_MARGIN / EMU_PS_PER_US),
+	       (unsigned long long)rt->timers_late, (unsigned long long)rt->timers);
 	putchar('\n');
 	for (uint32_t i = 0; i < r->n_lcores; i++) {
 		const struct ctl_report_lcore *l = &r->lcores[i];

@@ -21,9 +21,10 @@
 #include "emu_hist.h"
 
 /*
- * Port @p arg's turn in its lcore's pass (ctl_run_ext_poll(): its binding drained, up to NET_BIND_DRAIN_BURSTS
- * bursts, so a pass that comes after the loop lost the CPU for a while takes everything that arrived meanwhile,
- * stamped with this pass's time; its frames handed on; its ARP timers).
+ * Port @p arg's turn at the top of its lcore's pass, before the pass reads the clock (ctl_run_ext_poll(): its
+ * binding drained, up to NET_BIND_DRAIN_BURSTS bursts, so a pass that comes after the loop lost the CPU for a while
+ * takes everything that arrived meanwhile, stamped with the last pass's time, before this pass's timers run; its
+ * frames handed on; its ARP timers).
  */
 static void port_rx(void *arg)
 {

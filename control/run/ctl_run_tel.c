@@ -78,6 +78,8 @@ void ctl_run_tel_rt_sum(const struct ctl_run_state *r, struct run_rt_stats *out)
 		out->late_max = m > out->late_max ? m : out->late_max;
 		for (int k = 0; k < 3; k++)
 			out->late_over[k] += DP_LOAD(s->late_over[k]);
+		out->timers += DP_LOAD(s->timers);
+		out->timers_late += DP_LOAD(s->timers_late);
 	}
 }
 
@@ -325,6 +327,8 @@ static int tel_lateness(void *arg, const char *params, struct dp_tel *o)
 	dp_tel_u64(o, "passes_late_over_1us", rt.late_over[0]);
 	dp_tel_u64(o, "passes_late_over_10us", rt.late_over[1]);
 	dp_tel_u64(o, "passes_late_over_100us", rt.late_over[2]);
+	dp_tel_u64(o, "timers_fired", rt.timers);
+	dp_tel_u64(o, "timers_fired_late", rt.timers_late);
 	/* each lcore's own figures, keyed by its index ("0" the main lcore) */
 	if ((l = dp_tel_obj(o, "lcores")) == NULL)
 		return 0;

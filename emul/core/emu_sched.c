@@ -64,6 +64,7 @@ struct sched_slot {
 	void *b;
 	uint32_t gen;  /* bumped on fire and on cancel, so stale handles and heap entries miss */
 	uint8_t where; /* enum slot_where */
+	uint8_t timer; /* scheduled with a handle (emu_sched_at's h): a timer, counted by emu_sched_run_until_late */
 };
 
 /* An event's order (when, ctime, key) and slot, in the run and in the far heap. */
@@ -713,6 +714,7 @@ static __attribute__((noinline)) int sched_at_slow(struct emu_sched *s, emu_ps_t
 	sl->fn = fn;
 	sl->a = a;
 	sl->b = b;
+	sl->timer = h != NULL;
 	s->nodes[slot].when = when < s->now ? s->now : when;
 	s->nodes[slot].ctime = ctime;
 	s->nodes[slot].key = key;
@@ -740,6 +742,7 @@ int emu_sched_at(struct emu_sched *s, emu_ps_t when, emu_event_fn fn, void *a, v
 	sl->fn = fn;
 	sl->a = a;
 	sl->b = b;
+	sl->timer = h != NULL;
 	nd->when = when;
 	nd->ctime = s->now;
 	nd->key = key_draw(s);
@@ -768,12 +771,14 @@ int emu_sched_at2(struct emu_sched *s, emu_ps_t when1, emu_event_fn fn1, void *a
 	s->slots[s1].fn = fn1;
 	s->slots[s1].a = a1;
 	s->slots[s1].b = b1;
+	s->slots[s1].timer = 0;
 	s->nodes[s1].when = when1;
 	s->nodes[s1].ctime = s->now;
 	s->nodes[s1].key = key_draw(s);
 	s->slots[s2].fn = fn2;
 	s->slots[s2].a = a2;
 	s->slots[s2].b = b2;
+	s->slots[s2].timer = 0;
 	s->nodes[s2].when = when2;
 	s->nodes[s2].ctime = s->now;
 	s->nodes[s2].key = key_draw(s);
@@ -907,7 +912,12 @@ void emu_sched_stop_on(struct emu_sched *s, const volatile sig_atomic_t *stop)
 /* Events run between two looks at the stop flag: a few microseconds of work. */
 #define SCHED_STOP_EVERY 1024u
 
-uint64_t emu_sched_run_until(struct emu_sched *s, emu_ps_t limit)
+/*
+ * The events up to @p limit (emu_sched_run_until); with @p lc, the timers among them counted into it, and those
+ * due before @p late_before into lc->late. Inlined twice: without @p lc the counting is compiled out.
+ */
+static inline __attribute__((always_inline)) uint64_t run_until(struct emu_sched *s, emu_ps_t limit,
+								  emu_ps_t late_before, struct emu_sched_late *lc)
 {
 	uint64_t n = 0;
 
@@ -929,6 +939,10 @@ uint64_t emu_sched_run_until(struct emu_sched *s, emu_ps_t limit)
 		emu_event_fn fn = sl->fn;
 		void *a = sl->a, *b = sl->b;
 
+		if (lc != NULL && sl->timer) {
+			lc->timers++;
+			lc->late += when < late_before;
+		}
 		if (++s->run.head < s->run.len) { /* cache hints: the next event's objects, the slot after it */
 			const struct sched_slot *nx = &s->slots[s->run.e[s->run.head].slot];
 
@@ -952,6 +966,17 @@ uint64_t emu_sched_run_until(struct emu_sched *s, emu_ps_t limit)
 	}
 	s->ran += n;
 	return n;
+}
+
+uint64_t emu_sched_run_until(struct emu_sched *s, emu_ps_t limit)
+{
+	return run_until(s, limit, 0, NULL);
+}
+
+uint64_t emu_sched_run_until_late(struct emu_sched *s, emu_ps_t limit, emu_ps_t late_before,
+				  struct emu_sched_late *lc)
+{
+	return run_until(s, limit, late_before, lc);
 }
 
 void emu_sched_advance(struct emu_sched *s, emu_ps_t t)

@@ -143,6 +143,20 @@ emu_ps_t emu_sched_next(struct emu_sched *s);
  */
 uint64_t emu_sched_run_until(struct emu_sched *s, emu_ps_t limit);
 
+/** Timers run by emu_sched_run_until_late(), and those of them that ran late. */
+struct emu_sched_late {
+	uint64_t timers; /* events scheduled with a handle (emu_sched_at's @p h) that ran */
+	uint64_t late;   /* ... whose time was before the late_before given */
+};
+
+/**
+ * emu_sched_run_until(), counting into @p lc the timers (events scheduled with a handle: emu_sched_at()'s @p h) that
+ * run, and those whose own time is before @p late_before (real time: a margin before the pass's clock, so a timer
+ * the loop's lateness made fire late is counted). The order and the events run are emu_sched_run_until()'s.
+ */
+uint64_t emu_sched_run_until_late(struct emu_sched *s, emu_ps_t limit, emu_ps_t late_before,
+				  struct emu_sched_late *lc);
+
 /**
  * Make emu_sched_run_until() return early, its limit not reached, once *@p stop is non-zero (looked at every 1,024
  * events): a signal ends a run whose events never run out. NULL: never.

@@ -419,3 +419,28 @@ Test(core_rng, streams_reproducible_and_independent)
 		cr_assert(hist[i] > 9000 && hist[i] < 11000, "bucket %d has %llu", i, (unsigned long long)hist[i]);
 	cr_assert_eq(emu_rng_below(&a, 0), 0);
 }
+
+Test(core_sched, run_until_late_counts_the_timers_and_those_run_late)
+{
+	struct emu_sched *s = emu_sched_create(64);
+	struct trace t = { 0 };
+	struct emu_sched_late n = { 0 };
+	emu_timer_t h1, h2, h3, h4;
+
+	emu_sched_at(s, 100, record, &t, (void *)1, &h1);          /* a timer, run late */
+	emu_sched_at(s, 150, record, &t, (void *)2, NULL);         /* not a timer */
+	emu_sched_at2(s, 160, record, &t, (void *)3, 170, record, &t, (void *)4); /* not timers */
+	emu_sched_at(s, 600, record, &t, (void *)5, &h2);          /* a timer, on time */
+	emu_sched_at(s, 700, record, &t, (void *)6, &h3);          /* a timer, cancelled */
+	emu_sched_at(s, 5000000, record, &t, (void *)7, &h4);      /* a timer past the limit (the far heap) */
+	cr_assert_eq(emu_sched_cancel(s, h3), 0);
+	cr_assert_eq(emu_sched_run_until_late(s, 1000, 500, &n), 5, "the events run are run_until's");
+	cr_assert_eq(t.n, 5);
+	cr_assert_eq(n.timers, 2);
+	cr_assert_eq(n.late, 1, "only the timer due before 500");
+	cr_assert_eq(emu_sched_run_until_late(s, 6000000, 0, &n), 1);
+	cr_assert_eq(n.timers, 3);
+	cr_assert_eq(n.late, 1);
+	(void)h1;
+	emu_sched_destroy(s);
+}

@@ -1,27 +1,31 @@
 #!/usr/bin/env bash
-# The real-time lab test: two emulated hosts on net_tap ports, joined by a Linux bridge in a network namespace,
-# set up, run and torn down by scripts/lab (the README's real-time example).
+# The real-time lab test: two emulated hosts on net_af_packet ports on veth pairs (configs/lab-bridge.yaml; the RoCE
+# variant's tests/lab/roce-bridge.yaml: net_tap ports), joined by a Linux bridge in a network namespace, set up, run
+# and torn down by scripts/lab (the README's real-time example).
 #
 # Usage: tests/lab/lab_bridge.sh            (as root; from anywhere)
 #   UETEMU=path      the uetemu binary (default: <repo>/build/uetemu)
 #   LAB_CONFIG=path  the scenario (default: <repo>/configs/lab-bridge.yaml)
 #   LAB_TIMEOUT=s    bound on the run in seconds (default 30)
 #   LAB_KEEP=1       keep the work directory (capture, logs, summary) and print its path
+#   LAB_NS=name      the namespace (default uetlab<pid>)
 #   LAB_PROTO=roce   the hosts are Scala RoCE NICs (tests/lab/roce-bridge.yaml): the capture must hold RoCEv2 frames
 #                    (Wireshark's own "infiniband" dissector) and, with scapy, every frame's ICRC must be right
 #
-# scripts/lab, in a namespace uetlab<pid> so nothing touches the host's network: creates bridge br0 and starts
-# tshark on it (LAB_PCAP); runs uetemu in real-time mode, which probes the config's net_tap ports (so no --vdev and
-# no EAL args: uetemu's defaults and its per-pid prefix, whose runtime directory it removes); puts uet0 and uet1 on
+# scripts/lab, in a namespace uetlab<pid> so nothing touches the host's network: creates bridge br0, the veth pairs
+# uet0/uet0-br and uet1/uet1-br of the net_af_packet ports (bridge sides on br0), and starts tshark on br0
+# (LAB_PCAP); runs uetemu in real-time mode, which probes the config's ports (so no --vdev and no EAL args: uetemu's
+# defaults and its per-pid prefix, whose runtime directory it removes); with net_tap ports, puts uet0 and uet1 on
 # br0 once they are up, before the messages start at 2 s of run time; waits for uetemu (SimulationDuration, 4 s;
 # bounded by LAB_TIMEOUT, whose SIGTERM scripts/lab passes on), then stops tshark and deletes the namespace.
 # Checks: scripts/lab set up the bridge and the capture, and uet0 and uet1 joined br0; uetemu exited 0 and removed
-# its taps; the namespace is gone afterwards; summary.json has messages.completed == messages.posted > 0; the
+# its taps; the namespace is gone afterwards; summary.json has messages.completed == messages.posted > 0 and the
+# late-timer counts (realtime.timers_fired_late <= realtime.timers_fired); the
 # capture holds UET frames (the Lua dissector's protocol, "uet" or "uetemu") and no malformed frame or Lua error.
 # Exit status: 0 all passed, 1 a check failed, 77 skipped (not root, or a tool missing).
 #
-# net_tap in DPDK 22.11 caps the port MTU at 1504 (its max_rx_pktlen is 1522) and refuses longer frames, so
-# configs/lab-bridge.yaml uses a 1024 B RdmaDataMSS (1126 B data frames) instead of the default 4096.
+# net_tap in DPDK 22.11 caps the port MTU at 1504 (its max_rx_pktlen is 1522) and refuses longer frames, so both
+# configs use a 1024 B RdmaDataMSS (1126 B data frames) instead of the default 4096.
 
 set -u
 
@@ -30,7 +34,7 @@ UETEMU=$(realpath -m "${UETEMU:-$ROOT/build/uetemu}")
 CONFIG=$(realpath -m "${LAB_CONFIG:-$ROOT/configs/lab-bridge.yaml}")
 LUA=$ROOT/scripts/wireshark/uet.lua
 RUN_TIMEOUT=${LAB_TIMEOUT:-30}
-NS=uetlab$$
+NS=${LAB_NS:-uetlab$$}
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "SKIP: lab_bridge needs root"
@@ -109,6 +113,16 @@ if [ -r "$OUT/summary.json" ]; then
 	msgs=$(python3 -c 'import json, sys
 m = json.load(open(sys.argv[1]))["messages"]
 print(m["posted"], m["completed"])' "$OUT/summary.json" 2>&1)
+	timers=$(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))["realtime"]
+assert 0 <= r["timers_fired_late"] <= r["timers_fired"] and r["timer_late_margin_ns"] == 10000, r
+print(r["timers_fired_late"], "of", r["timers_fired"], "timers ran more than 10 us late; lateness p50",
+      r["lateness_p50_ns"], "ns, p99", r["lateness_p99_ns"], "ns")' "$OUT/summary.json" 2>&1)
+	if [ $? -eq 0 ]; then
+		pass "summary.json realtime: $timers"
+	else
+		fail "summary.json realtime: late-timer counts: $timers"
+	fi
 	read -r posted completed <<<"$msgs"
 	if [[ "${posted:-}" =~ ^[0-9]+$ && "${completed:-}" =~ ^[0-9]+$ ]] &&
 		[ "$posted" -gt 0 ] && [ "$completed" -eq "$posted" ]; then

@@ -468,8 +468,126 @@ Test(run_toy, real_time_on_two_lcores_runs_to_its_stop_with_every_frame_crossed)
 		cr_assert_eq(rx, 2u * TOY_FRAMES * TOY_HOPS, "every frame crossed and was answered: %u", rx);
 	for (uint32_t i = 0; i < 2; i++) {
 		cr_assert_gt(ports[i].rx, 10, "each lcore polled its port every pass");
-		cr_assert_eq(ports[i].rx, run_lcore(t->eng, i)->rt.polls);
+		/* at the top of every pass, and a last turn at the end */
+		cr_assert_eq(ports[i].rx, run_lcore(t->eng, i)->rt.polls + 1);
+		cr_assert_eq(ports[i].flush, ports[i].rx);
 		cr_assert_eq(run_lcore(t->eng, i)->x_full + run_lcore(t->eng, i)->wr_full, 0);
 	}
+	toy_free(t);
+}
+
+/*
+ * A port with an ACK that arrives while the loop is off the CPU, and the retransmission timer it stops: emulated
+ * time (TimeScale 1000) from the TSC, as the loop computes it, counted from the port's first turn (base), where the
+ * timers are armed. The loop loses the CPU at the end of its first pass, from before the ACK comes until after the
+ * timer's time, so however long the machine keeps it off the CPU besides, the order of the next pass decides.
+ */
+#define ACK_LATE_TIMER (30 * EMU_PS_PER_US)  /* a timer due during the stall: it runs late */
+#define ACK_AT (40 * EMU_PS_PER_US)          /* the ACK arrives meanwhile */
+#define ACK_RTO (50 * EMU_PS_PER_US)         /* the timer it stops */
+#define ACK_STALL_TO (70 * EMU_PS_PER_US)    /* the loop is back */
+#define ACK_LAST_TIMER (80 * EMU_PS_PER_US)  /* a timer due after it */
+#define ACK_STOP (100 * EMU_PS_PER_US)
+
+struct ack_port {
+	uint64_t t0, hz;
+	struct emu_sched *s;
+	emu_ps_t base;
+	emu_timer_t rto, late, last;
+	bool armed, stalled, taken;
+	int cancel_rc;
+	uint32_t fired_rto, fired;
+	uint64_t rx, flush;
+};
+
+static emu_ps_t ack_now(const struct ack_port *p)
+{
+	return (emu_ps_t)((unsigned __int128)(dp_tsc() - p->t0) * EMU_PS_PER_S / ((unsigned __int128)p->hz * 1000));
+}
+
+static void ev_rto(void *a, void *b, emu_ps_t now)
+{
+	(void)b;
+	(void)now;
+	((struct ack_port *)a)->fired_rto++;
+}
+
+static void ev_timer(void *a, void *b, emu_ps_t now)
+{
+	(void)b;
+	(void)now;
+	((struct ack_port *)a)->fired++;
+}
+
+static void ack_rx(void *arg)
+{
+	struct ack_port *p = arg;
+
+	p->rx++;
+	if (!p->armed) { /* the first turn: the timers, from now */
+		p->armed = true;
+		p->base = ack_now(p);
+		cr_assert_eq(emu_sched_at(p->s, p->base + ACK_RTO, ev_rto, p, NULL, &p->rto), 0);
+		cr_assert_eq(emu_sched_at(p->s, p->base + ACK_LATE_TIMER, ev_timer, p, NULL, &p->late), 0);
+		cr_assert_eq(emu_sched_at(p->s, p->base + ACK_LAST_TIMER, ev_timer, p, NULL, &p->last), 0);
+		return;
+	}
+	if (p->stalled && !p->taken && ack_now(p) >= p->base + ACK_AT) { /* the ACK waits on the port */
+		p->taken = true;
+		p->cancel_rc = emu_sched_cancel(p->s, p->rto);
+	}
+}
+
+static void ack_flush(void *arg)
+{
+	struct ack_port *p = arg;
+
+	p->flush++;
+	if (!p->stalled) { /* off the CPU from here until after the timer's time */
+		p->stalled = true;
+		while (ack_now(p) < p->base + ACK_STALL_TO)
+			;
+	}
+}
+
+static emu_ps_t ack_stop(void *ctx)
+{
+	const struct ack_port *p = ctx;
+
+	return p->armed ? p->base + ACK_STOP : EMU_PS_NEVER;
+}
+
+Test(run_toy, real_time_takes_what_waits_on_a_port_before_the_timers_of_the_pass)
+{
+	struct toy_run *t = &one;
+	struct toy_dev d[2];
+	struct ack_port p = { .hz = tsc_hz(), .cancel_rc = 1 };
+	emu_ps_t end;
+	enum run_end why;
+
+	toy_build(t, d, 1, RUN_REALTIME);
+	p.s = run_lcore(t->eng, 0)->np->sched;
+	cr_assert_eq(run_port_add(t->eng, &(struct run_port){ .lc = 0, .rx = ack_rx, .flush = ack_flush, .arg = &p }),
+		     0);
+	struct run_hooks h = { .ctx = &p, .hz = p.hz, .scale = 1000, .lag_limit = EMU_PS_NEVER, .launch = launch,
+			       .join = join, .stop = ack_stop, .due = rt_due, .sample = rt_sample,
+			       .after_rx = rt_nothing, .pass_end = rt_pass_end, .tick = rt_tick, .sum = rt_nothing };
+
+	h.t0 = p.t0 = dp_tsc();
+	cr_assert_eq(run_go(t->eng, &h, &why, &end), 0);
+	cr_assert_eq(end, p.base + ACK_STOP);
+	const struct run_rt_stats *rt = &run_lcore(t->eng, 0)->rt;
+
+	cr_assert(p.stalled && p.taken, "the loop stalled and then took the ACK");
+	cr_assert_eq(p.cancel_rc, 0, "the ACK stopped the timer: taken before the pass that ran past its time ran it");
+	cr_assert_eq(p.fired_rto, 0, "the timer the ACK answered did not fire");
+	cr_assert_eq(p.fired, 2);
+	cr_assert_eq(rt->timers, 2, "timers run: %llu", (unsigned long long)rt->timers);
+	cr_assert_geq(rt->timers_late, 1, "the timer due in the stall ran more than %llu ps late",
+		      (unsigned long long)RUN_TIMER_LATE_MARGIN);
+	cr_assert_leq(rt->timers_late, rt->timers);
+	cr_assert_geq(rt->late_max, ACK_STALL_TO - ACK_LATE_TIMER, "the stall is in the lateness");
+	cr_assert_eq(p.rx, rt->polls + 1);
+	cr_assert_eq(p.flush, p.rx);
 	toy_free(t);
 }
