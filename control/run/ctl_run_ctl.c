@@ -4,10 +4,11 @@
  * (one per client connection), so it never touches the models: it checks the command against the config (which
  * does not change while the run goes on), answers an error at once for a bad one (counted by reason), and queues a
  * good one in the engine's mailbox (runtime/run_mbox.h: a bounded ring whose producers take turns). The main
- * lcore drains it once a pass, after the pass's events up to its emulated time `now` and its arrivals
- * (ctl_run_ctl_poll(), the engine's after_rx hook), and applies each command at `now`. Each applied
- * command goes in the session log (CAP_SES_CTL, after the pass's arrivals), where a re-run finds it at the same
- * point of the same pass and applies it the same way (ctl_run_rerun.c).
+ * lcore drains it once a pass, after the pass's events up to its emulated time `now` (ctl_run_ctl_poll(), the
+ * engine's after_rx hook), before the ports' next turn takes what arrived meanwhile, and applies each command at
+ * `now`. Each applied command goes in the session log (CAP_SES_CTL, after the pass record, ahead of those
+ * arrivals), where a re-run finds it at the same point of the same pass and applies it the same way
+ * (ctl_run_rerun.c: at the first port's turn).
  */
 #include "ctl_run_ctl_pvt.h"
 #include "ctl_run_rec_pvt.h"

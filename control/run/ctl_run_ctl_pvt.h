@@ -1,7 +1,7 @@
 /*
  * Control of a running real-time session (ctl_run_ctl.c, docs/realtime.md "Control"): the /uetemu/ctl/...
- * telemetry commands queue what they ask for in a ring the main lcore drains once a pass, after the pass's
- * arrivals, at the pass's emulated time; each command applied goes in the session log, so a re-run applies it at
+ * telemetry commands queue what they ask for in a mailbox the main lcore drains once a pass, after the pass's
+ * events, at the pass's emulated time; each command applied goes in the session log, so a re-run applies it at
  * the same point.
  */
 #ifndef CTL_RUN_CTL_PVT_H
@@ -34,7 +34,7 @@ int ctl_run_ctl_create(struct ctl_run_state *r);
 void ctl_run_ctl_free(struct ctl_run_state *r);
 /** Messages posted by control so far (they follow the config's in r->msgs). */
 uint32_t ctl_run_ctl_msgs(const struct ctl_run_state *r);
-/** Real time, the main lcore, once a pass after its arrivals: apply the queued commands at the pass's time. */
+/** Real time, the main lcore, once a pass after its events: apply the queued commands at the pass's time. */
 void ctl_run_ctl_poll(struct ctl_run_state *r);
 /** Apply @p c at @p now: logged in the session log (if any), then done. */
 void ctl_run_ctl_apply(struct ctl_run_state *r, const struct ctl_run_ctl_cmd *c, emu_ps_t now);

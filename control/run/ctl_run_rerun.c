@@ -280,10 +280,13 @@ static enum run_step recorded(void *ctx, emu_ps_t *t, emu_ps_t *wall)
 	return RUN_STEP_RUN;
 }
 
+static void rr_ctl(struct ctl_run_state *r);
+
 /* Port @p arg's turn in the pass under way: its arrivals from the log (log_rx), in order, then its ARP timers, as
  * the real-time loop ran them (ctl_run_ext_poll()). */
 static void rerun_port_rx(void *arg)
 {
+	rr_ctl(((struct ctl_ext *)arg)->run); /* the first port's turn: the pass's control commands come first */
 	ctl_run_ext_poll(arg);
 }
 
@@ -294,12 +297,12 @@ static void rerun_port_flush(void *arg)
 }
 
 /*
- * After the ports' turns: the control commands the session applied in this pass (they follow its arrivals in the
- * log), applied at the pass's time as the real-time loop applied them (ctl_run_ctl_poll()).
+ * The control commands the session applied in the pass under way (they follow its pass record in the log, ahead
+ * of its arrivals), applied at the pass's time as the real-time loop applied them (ctl_run_ctl_poll(): after the
+ * pass's events, before the ports' next turn takes what arrived).
  */
-static void rr_after_rx(void *ctx)
+static void rr_ctl(struct ctl_run_state *r)
 {
-	struct ctl_run_state *r = ctx;
 	struct ctl_rerun *rr = r->rr;
 
 	while (rr->rc == 0 && peek(rr) && rr->next.type == CAP_SES_CTL) {
@@ -316,6 +319,12 @@ static void rr_after_rx(void *ctx)
 		rr->ctl++;
 		ctl_run_ctl_apply(r, &c, ctl_run_lc(r, 0)->rt_now);
 	}
+}
+
+/* After the ports' turns: what is left of the pass's commands (a session without ports has no turn before). */
+static void rr_after_rx(void *ctx)
+{
+	rr_ctl(ctx);
 }
 
 /* The engine's hooks of a step: the session log's pass, the periodic rows. */
