@@ -224,6 +224,24 @@ bool ctl_rdma_conn(const struct ctl_rdma *rd, uint32_t c, struct app_rdma_conn_v
 	return rd != NULL && app_rdma_conn_view(rd->model, c, out);
 }
 
+uint32_t ctl_rdma_pairs(const struct ctl_rdma *rd)
+{
+	return rd == NULL ? 0 : app_rdma_place(rd->model)->n_pairs;
+}
+
+bool ctl_rdma_pair_idle(const struct ctl_rdma *rd, uint32_t i, uint32_t *initiator, uint32_t *responder)
+{
+	const struct app_place_out *pl = rd != NULL ? app_rdma_place(rd->model) : NULL;
+	struct app_rdma_pair_stats st;
+
+	if (pl == NULL || i >= pl->n_pairs)
+		return false;
+	app_rdma_pair_stats(rd->model, i, &st);
+	*initiator = pl->pairs[i].initiator;
+	*responder = pl->pairs[i].responder;
+	return st.completed == 0;
+}
+
 uint64_t ctl_rdma_wqes_done(const struct ctl_rdma *rd)
 {
 	return rd == NULL ? 0 : app_rdma_wqes_done(rd->model);
@@ -341,6 +359,9 @@ void ctl_rdma_print(struct ctl_rdma *rd, FILE *f)
 			cfg->hosts[pl->pairs[i].responder].name, (unsigned long long)st.completed, pair_gbps(rd, i));
 	}
 	(void)app_rdma_latency(rd->model, 50, &n_lat);
-	fprintf(f, "WQE latency (RunTime window): p50 %.3f us, p99 %.3f us, max %.3f us over %llu WQEs\n",
-		lat_us(rd, 50), lat_us(rd, 99), lat_us(rd, 100), (unsigned long long)n_lat);
+	if (n_lat == 0) /* a percentile of nothing is no figure (summary.json keeps 0.000) */
+		fprintf(f, "WQE latency (RunTime window): p50 n/a, p99 n/a, max n/a over 0 WQEs\n");
+	else
+		fprintf(f, "WQE latency (RunTime window): p50 %.3f us, p99 %.3f us, max %.3f us over %llu WQEs\n",
+			lat_us(rd, 50), lat_us(rd, 99), lat_us(rd, 100), (unsigned long long)n_lat);
 }

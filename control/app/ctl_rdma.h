@@ -79,6 +79,12 @@ void ctl_rdma_print(struct ctl_rdma *rd, FILE *f);
 /** Goodput host @p host received as a Responder: its pairs' goodput_gbps summed (0 for NULL or no pair). */
 double ctl_rdma_host_gbps(const struct ctl_rdma *rd, uint32_t host);
 
+/** The application's pairs (initiator, responder); 0 for NULL. */
+uint32_t ctl_rdma_pairs(const struct ctl_rdma *rd);
+
+/** Whether pair @p i completed no WQE by the stop (the run's verdict), its hosts in *@p initiator, *@p responder. */
+bool ctl_rdma_pair_idle(const struct ctl_rdma *rd, uint32_t i, uint32_t *initiator, uint32_t *responder);
+
 /** Free; accepts NULL. */
 void ctl_rdma_destroy(struct ctl_rdma *rd);
 

@@ -199,6 +199,19 @@ uint32_t ctl_chakra_ranks_ended(const struct ctl_chakra_run *k)
 	return k && k->run ? app_ck_run_ended(k->run) : 0;
 }
 
+uint32_t ctl_chakra_ranks(const struct ctl_chakra_run *k)
+{
+	return k != NULL && k->run != NULL ? k->set.n_ranks : 0;
+}
+
+bool ctl_chakra_rank_open(const struct ctl_chakra_run *k, uint32_t rank, uint32_t *host)
+{
+	if (k == NULL || k->run == NULL || rank >= k->set.n_ranks)
+		return false;
+	*host = k->rank_host[rank];
+	return !app_ck_run_rank(k->run, rank)->ended;
+}
+
 void ctl_chakra_done(struct ctl_chakra_run *k, uint64_t cookie, emu_ps_t now)
 {
 	if (k)

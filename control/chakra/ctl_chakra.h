@@ -73,6 +73,12 @@ int ctl_chakra_close(struct ctl_chakra_run *ck, emu_ps_t end, char *err, size_t 
 /** Ranks ended so far (progress line); 0 for NULL. */
 uint32_t ctl_chakra_ranks_ended(const struct ctl_chakra_run *ck);
 
+/** The traceset's ranks; 0 for NULL. */
+uint32_t ctl_chakra_ranks(const struct ctl_chakra_run *ck);
+
+/** Whether rank @p rank has not ended (the run's verdict), its host in *@p host. false for NULL. */
+bool ctl_chakra_rank_open(const struct ctl_chakra_run *ck, uint32_t rank, uint32_t *host);
+
 /** The summary.json "chakra" member (with its trailing comma); nothing for NULL. */
 void ctl_chakra_json(const struct ctl_chakra_run *ck, FILE *f);
 

@@ -35,6 +35,8 @@ struct cli {
 	bool json;            /* pcap-info --json */
 	uint16_t udp_port;    /* pcap-info --udp-port */
 	bool out_given;       /* --out was given (rerun's default is DIR/rerun) */
+	bool allow_incomplete; /* run --allow-incomplete: work left open at the stop time exits 0 */
+	bool strict;          /* run --strict: a real-time run whose timing verdict is invalid exits 11 */
 	bool no_preflight;    /* validate --no-preflight: the config's rules only, not this machine's */
 	struct ctl_conform_opts conform; /* conform's options */
 };
@@ -57,7 +59,9 @@ static const char usage_text[] =
 	"exit status: 0 done as configured, 1 error, 2 usage error, 3 stopped by a signal,\n"
 	"             4 a message never completed (a run with no SimulationDuration),\n"
 	"             5 a real-time run fell more than simulation.LagLimit behind (LagPolicy abort),\n"
-	"             6 a re-run did not reproduce its recorded session\n"
+	"             6 a re-run did not reproduce its recorded session,\n"
+	"             10 work not done by the stop time (run --allow-incomplete: 0),\n"
+	"             11 real-time timing invalid (run --strict only)\n"
 	"See 'man uetemu' or docs/uetemu.1.\n";
 
 static const char run_help[] =
@@ -91,19 +95,28 @@ static const char run_help[] =
 	"                         wall time in real time\n"
 	"      --stats-out FILE   where the stream goes: FILE, or - for stdout (default DIR/stats.jsonl); cut at\n"
 	"                         simulation.RecordSizeLimit bytes (docs/metrics.md)\n"
+	"  -I, --allow-incomplete exit 0 when work is left open at the stop time (messages not completed, Chakra\n"
+	"                         ranks not ended, ScalaRdma pairs or ping-pongs not done, a port that received no\n"
+	"                         frame for hosts with work): summary.json \"verdict\" still says so\n"
+	"  -S, --strict           real time: exit 11 when the timing verdict is invalid (the loop's lateness p99\n"
+	"                         past the smallest retransmission timer; docs/realtime.md, Timing verdict)\n"
 	"  -h, --help             this text\n"
 	"  -- EAL-ARGS            real time only: DPDK EAL arguments, added to uetemu's defaults\n"
 	"                         --no-huge --no-pci -m 256 --file-prefix uetemu-<pid> --log-level=lib.*:warning;\n"
 	"                         an option given replaces its default (e.g. -- --file-prefix lab), and\n"
 	"                         --huge-dir or --socket-mem drop --no-huge and -m (docs/realtime.md)\n"
 	"\n"
-	"exit status: 0 the run ended as configured; 1 config or run error; 2 usage error; 3 stopped by SIGINT or\n"
+	"exit status: 0 the run ended as configured, its work done (or --allow-incomplete); 1 config or run error;\n"
+	"2 usage error; 3 stopped by SIGINT or "
 	"SIGTERM (summary.json \"stop\": \"signal\"); 4 no SimulationDuration and a message never completed\n"
 	"(\"stop\": \"stalled\"), or a Chakra rank never ended (\"stop\": \"incomplete\"); 5 real time with\n"
 	"simulation.LagPolicy abort fell more than simulation.LagLimit behind (\"stop\": \"lag\"); 1 also when an\n"
 	"output could not be written: the run stops there (\"stop\": \"output_error\"); a second SIGINT or SIGTERM\n"
-	"ends it at once with 130. Every file the run writes counts in simulation.OutputSizeLimit (default 4 GiB):\n"
-	"past it every output stops at a whole row or record (summary.json \"output_cut\").\n";
+	"ends it at once with 130; 10 the work was not all done by the stop time (summary.json \"verdict\":\n"
+	"{\"work\": \"incomplete\"}; stderr names what is open), unless --allow-incomplete; 11 --strict and the\n"
+	"real-time timing verdict is invalid (\"verdict\": {\"timing\": \"invalid\"}). Every file the run writes\n"
+	"counts in simulation.OutputSizeLimit (default 4 GiB): past it every output stops at a whole row or record\n"
+	"(summary.json \"output_cut\").\n";
 
 static const char validate_help[] =
 	"usage: uetemu validate CONFIG [OPTIONS] [-- EAL-ARGS...]\n"
@@ -255,6 +268,15 @@ struct cli_cmd {
 };
 
 static int cmd_run(struct cli *c);
+/* A config that gives the hosts nothing to do runs idle: accepted, but said (run and validate). */
+static void no_app_warning(const struct cli *c, const struct ctl_config *cfg)
+{
+	if (cfg->n_apps == 0 && cfg->n_replays == 0)
+		fprintf(stderr, "uetemu: warning: %s has no applications and no replays: the hosts send nothing%s\n",
+			c->config, c->run.mode == CTL_MODE_REALTIME ? " (only frames from the ports cross the fabric)" :
+			"; the fabric runs idle to the stop time");
+}
+
 static int cmd_validate(struct cli *c);
 static int cmd_keys(struct cli *c);
 static int cmd_columns(struct cli *c);
@@ -265,7 +287,7 @@ static int cmd_conform(struct cli *c);
 static int cmd_help(struct cli *c);
 
 static const struct cli_cmd cmds[] = {
-	{ "run", run_help, ":m:o:s:qr:hP:t:", cmd_run },
+	{ "run", run_help, ":m:o:s:qr:hP:t:IS", cmd_run },
 	{ "validate", validate_help, ":m:s:hN", cmd_validate },
 	{ "keys", keys_help, ":h", cmd_keys },
 	{ "columns", columns_help, ":h", cmd_columns },
@@ -287,6 +309,7 @@ static const struct option long_opts[] = {
 	{ "dut-mac", required_argument, NULL, 'M' }, { "ip", required_argument, NULL, 'i' },
 	{ "mac", required_argument, NULL, 'a' }, { "cases", required_argument, NULL, 'c' },
 	{ "encap", required_argument, NULL, 'e' }, { "wait", required_argument, NULL, 'w' },
+	{ "allow-incomplete", no_argument, NULL, 'I' }, { "strict", no_argument, NULL, 'S' },
 	{ "no-preflight", no_argument, NULL, 'N' },
 	/* long only, run's alone */
 	{ "metrics", required_argument, NULL, CLI_OPT_METRICS },
@@ -403,6 +426,12 @@ static int parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli *c
 		case 'q':
 			c->run.progress = 0;
 			break;
+		case 'I':
+			c->allow_incomplete = true;
+			break;
+		case 'S':
+			c->strict = true;
+			break;
 		case 'N':
 			c->no_preflight = true;
 			break;
@@ -504,6 +533,7 @@ static int cmd_validate(struct cli *c)
 
 	if (rc >= 0)
 		return rc;
+	no_app_warning(c, &cfg);
 	rc = ctl_run_check(&cfg, c->run.mode, err, sizeof(err));
 	if (rc < 0)
 		print_errors(err);
@@ -520,10 +550,56 @@ static int cmd_validate(struct cli *c)
 		ctl_config_free(&cfg);
 		return CTL_EXIT_ERROR;
 	}
+	uint32_t links = cfg.n_links;
+	struct net_topo *topo = NULL;
+
+	/* a generated fabric's links are the builder's (cfg.links holds explicit ones only) */
+	if (cfg.topo_type == CTL_TOPO_GENERATED && ctl_config_topo_build(&cfg, &topo, err, sizeof(err)) == 0)
+		links = topo->size.links;
+	net_topo_destroy(topo);
 	printf("%s: valid for %s mode (%u hosts, %u links, %u applications, %u ports, %u captures, %u replays)\n",
-	       c->config, c->run.mode == CTL_MODE_REALTIME ? "realtime" : "virtual", cfg.n_hosts, cfg.n_links,
+	       c->config, c->run.mode == CTL_MODE_REALTIME ? "realtime" : "virtual", cfg.n_hosts, links,
 	       cfg.n_apps, cfg.n_ports, cfg.n_captures, cfg.n_replays);
 	ctl_config_free(&cfg);
+	return CTL_EXIT_OK;
+}
+
+/* The work verdict's exit (docs/summary.md, verdict): what is open said on stderr, 10 unless --allow-incomplete;
+ * then --strict's timing. */
+static int verdict_exit(const struct cli *c, const struct ctl_verdict *v)
+{
+	static const char *const what[CTL_WORK_COUNT] = { "messages not completed", "Chakra ranks not ended",
+							  "ScalaRdma pairs with no WQE completed",
+							  "ping-pongs short of their iterations",
+							  "ports that received no frame for their hosts" };
+
+	if (v->incomplete) {
+		fprintf(stderr, "uetemu: %s: the work was not all done by the stop time (summary.json \"verdict\")\n",
+			c->allow_incomplete ? "note" : "error");
+		for (int k = 0; k < CTL_WORK_COUNT; k++) {
+			const struct ctl_work_part *p = &v->part[k];
+
+			if (p->open == 0)
+				continue;
+			fprintf(stderr, "uetemu:   %u of %u %s:", p->open, p->total, what[k]);
+			for (uint32_t i = 0; i < p->open && i < CTL_VERDICT_FIRST; i++)
+				fprintf(stderr, "%s %s", i ? ";" : "", p->first[i]);
+			if (p->open > CTL_VERDICT_FIRST)
+				fprintf(stderr, "; and %u more", p->open - CTL_VERDICT_FIRST);
+			fputc('\n', stderr);
+		}
+		if (!c->allow_incomplete) {
+			fprintf(stderr, "uetemu: exit %d; --allow-incomplete accepts a run that stops with work open\n",
+				CTL_EXIT_INCOMPLETE);
+			return CTL_EXIT_INCOMPLETE;
+		}
+	}
+	if (v->timing == CTL_TIMING_INVALID) {
+		fprintf(stderr, "uetemu: %s: real-time timing invalid: %s (summary.json \"verdict\")\n",
+			c->strict ? "error" : "warning", v->timing_why);
+		if (c->strict)
+			return CTL_EXIT_TIMING;
+	}
 	return CTL_EXIT_OK;
 }
 
@@ -531,11 +607,14 @@ static int cmd_run(struct cli *c)
 {
 	struct ctl_config cfg;
 	enum ctl_stop stop = CTL_STOP_COMPLETED;
+	struct ctl_verdict v = { 0 };
 	char err[8192];
 	int rc = load(c, &cfg);
 
 	if (rc >= 0)
 		return rc;
+	no_app_warning(c, &cfg);
+	c->run.verdict = &v;
 	c->run.sets = c->sets;
 	c->run.n_sets = c->n_sets;
 	/* under mpirun each rank runs its share of the partitions and writes its shard of the records */
@@ -585,7 +664,7 @@ static int cmd_run(struct cli *c)
 				"(LagPolicy abort); outputs written so far are complete (summary.json \"realtime\")\n");
 		return CTL_EXIT_LAG;
 	}
-	return CTL_EXIT_OK;
+	return verdict_exit(c, &v);
 }
 
 /* Print every nic key, its type and its Scala default, as a Markdown table (docs/config.md includes it). */

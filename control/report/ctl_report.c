@@ -1,5 +1,5 @@
 /* The end-of-run report: DIR/summary.json (a stable interface for scripts) and the table on stdout. */
-#include "ctl_report.h"
+#include "ctl_report_pvt.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -22,6 +22,7 @@ struct host_sum {
 struct totals {
 	struct ctl_report_counters c;
 	double fct_min, fct_p50, fct_p99, fct_max; /* microseconds */
+	uint32_t n_fct;                            /* messages completed: the figures' count */
 };
 
 static void sum_hosts(const struct ctl_report_in *r, struct host_sum *hs)
@@ -94,12 +95,13 @@ static void sum_totals(const struct ctl_report_in *r, struct totals *t)
 		t->fct_p99 = (double)rec_pct(fct, n, 99) / 1e6;
 		t->fct_max = n ? (double)fct[n - 1] / 1e6 : 0.0;
 		t->fct_min = n ? (double)fct[0] / 1e6 : 0.0;
+		t->n_fct = n;
 	}
 	free(fct);
 }
 
 /* A JSON string: quotes, backslashes and control characters escaped (a filter or a devargs may hold them). */
-static void json_str(FILE *f, const char *s)
+void ctl_report_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s != '\0'; s++) {
@@ -163,6 +165,26 @@ static void json_uet_rx(FILE *f, const struct nic_uet_rx *u)
 	fputc('}', f);
 }
 
+/* The frames host @p h's NIC received with ECN CE (its model's counter: UET ecn_ce_rcvd, RoCE ce_rcvd). */
+static uint64_t host_ce(const struct port_nic *h)
+{
+	const uint64_t *c = h->ops->counters(h->dev);
+
+	for (uint32_t k = 1; k < h->ops->n_counters; k++) {
+		const char *n = h->ops->counter_name((int)k);
+
+		if (strcmp(n, "ecn_ce_rcvd") == 0 || strcmp(n, "ce_rcvd") == 0)
+			return DP_LOAD(c[k]);
+	}
+	return 0;
+}
+
+/* Payload host @p st delivered, per second of the run's emulated time (Gb/s): hosts[].rx_goodput_gbps. */
+static double rx_gbps(const struct ctl_report_in *r, const struct port_nic_stats *st)
+{
+	return r->end ? (double)st->rx_payload_bytes * 8.0 * 1000.0 / (double)r->end : 0.0;
+}
+
 static void json_hosts(FILE *f, const struct ctl_report_in *r, const struct host_sum *hs)
 {
 	fprintf(f, "  \"hosts\": [\n");
@@ -183,7 +205,8 @@ static void json_hosts(FILE *f, const struct ctl_report_in *r, const struct host
 		json_u64(f, ", \"tx_bytes\": ", st.tx_bytes);
 		json_u64(f, ", \"rx_bytes\": ", st.rx_bytes);
 		json_u64(f, ", \"rx_payload_bytes\": ", st.rx_payload_bytes);
-		fprintf(f, ", \"goodput_gbps\": %.3f", hs[i].goodput_gbps);
+		fprintf(f, ", \"goodput_gbps\": %.3f, \"rx_goodput_gbps\": %.3f, \"ce_rcvd\": %llu", hs[i].goodput_gbps,
+			rx_gbps(r, &st), (unsigned long long)host_ce(h));
 		rec_put_str(f, ", \"counters\": {");
 		for (uint32_t k = 1; k < h->ops->n_counters; k++) {
 			rec_put_str(f, k > 1 ? ", \"" : "\"");
@@ -441,14 +464,14 @@ static void json_captures(FILE *f, const struct ctl_report_in *r)
 
 		fprintf(f, "%s\n    {\"name\": \"%s\", \"point\": \"%s\", \"at\": ", i ? "," : "", cc->name,
 			points[cc->point % 3]);
-		json_str(f, cap_at(r, cc));
+		ctl_report_json_str(f, cap_at(r, cc));
 		fprintf(f, ", \"format\": \"%s\", \"filter\": ", cc->format == CAP_FORMAT_PCAPNG ? "pcapng" : "pcap");
-		json_str(f, cc->filter);
+		ctl_report_json_str(f, cc->filter);
 		fputs(", \"files\": [", f);
 		for (uint32_t k = 0; k < st->n_files; k++) {
 			cap_file_path_of(r, i, k, path, sizeof(path));
 			fputs(k ? ", " : "", f);
-			json_str(f, path);
+			ctl_report_json_str(f, path);
 		}
 		fprintf(f, "], \"files_opened\": %u, \"seen\": %llu, \"filtered_out\": %llu, \"written\": %llu, "
 			   "\"cut\": %llu, \"snapped\": %llu, \"lost_noted\": %llu, \"bytes\": %llu}",
@@ -459,34 +482,58 @@ static void json_captures(FILE *f, const struct ctl_report_in *r)
 	fprintf(f, "\n  ],\n");
 }
 
+/* A percentile of @p n values in the table: "n/a" for none, else "%.3f us". */
+static const char *pct_us(char *buf, size_t len, uint64_t n, double v)
+{
+	if (n == 0)
+		return "n/a";
+	snprintf(buf, len, "%.3f us", v);
+	return buf;
+}
+
 static void print_table(const struct ctl_report_in *r, const struct host_sum *hs, const struct totals *t)
 {
+	bool starred = false;
+	uint64_t ce = 0;
+	char b50[32], b99[32], bmax[32];
+
 	printf("uetemu %s run '%s': seed %llu, simulated %.3f us in %.3f s wall, %llu events\n",
 	       r->realtime ? "real-time" : "virtual-time", r->cfg->sim.simulation_name,
 	       (unsigned long long)r->cfg->sim.random_seed, (double)r->end / 1e6, r->wall_s,
 	       (unsigned long long)r->events);
-	printf("%-12s %-15s %14s %14s %12s\n", "host", "ip", "tx_bytes", "rx_payload", "goodput_Gbps");
+	printf("%-12s %-15s %14s %14s %13s %10s\n", "host", "ip", "tx_bytes", "rx_payload", "goodput_Gbps", "ce_rcvd");
 	for (uint32_t i = 0; i < r->cfg->n_hosts; i++) {
 		struct port_nic_stats st;
 		char ip[16];
 		uint32_t a = r->cfg->hosts[i].ip;
+		uint64_t hce = host_ce(&r->hosts[i]);
+		/* a receiver of traffic no message goodput covers (Chakra, replays, a real peer): its delivered rate */
+		bool star;
 
 		r->hosts[i].ops->stats(r->hosts[i].dev, &st, r->end);
+		star = hs[i].goodput_gbps == 0.0 && st.rx_payload_bytes > 0;
+		starred |= star;
+		ce += hce;
 		snprintf(ip, sizeof(ip), "%u.%u.%u.%u", a >> 24, (a >> 16) & 0xff, (a >> 8) & 0xff, a & 0xff);
-		printf("%-12s %-15s %14llu %14llu %12.3f\n", r->cfg->hosts[i].name, ip,
+		printf("%-12s %-15s %14llu %14llu %12.3f%c %10llu\n", r->cfg->hosts[i].name, ip,
 		       (unsigned long long)st.tx_bytes, (unsigned long long)st.rx_payload_bytes,
-		       hs[i].goodput_gbps);
+		       star ? rx_gbps(r, &st) : hs[i].goodput_gbps, star ? '*' : ' ', (unsigned long long)hce);
 	}
+	if (starred)
+		printf("* payload delivered over the run's %.3f us (hosts[].rx_goodput_gbps): no completed message "
+		       "of a messages application to time it by\n", (double)r->end / 1e6);
 	ctl_rdma_print(r->rdma, stdout);
 	ctl_chakra_print(r->chakra, stdout);
 	if (r->n_msgs > 0)
-		printf("messages: %u posted, %u completed, %llu failed to post; FCT p50 %.3f us, p99 %.3f us, "
-		       "max %.3f us\n", r->n_posted, r->n_completed, (unsigned long long)r->post_fail, t->fct_p50,
-		       t->fct_p99, t->fct_max);
-	printf("drops %llu, trims %llu, nacks %llu, retransmits %llu, timeouts %llu, ecn_marks %llu, pfc_pauses %llu\n",
+		printf("messages: %u posted, %u completed, %llu failed to post; FCT p50 %s, p99 %s, max %s\n",
+		       r->n_posted, r->n_completed, (unsigned long long)r->post_fail,
+		       pct_us(b50, sizeof(b50), t->n_fct, t->fct_p50), pct_us(b99, sizeof(b99), t->n_fct, t->fct_p99),
+		       pct_us(bmax, sizeof(bmax), t->n_fct, t->fct_max));
+	printf("drops %llu, trims %llu, nacks %llu, retransmits %llu, timeouts %llu, ecn_marks %llu, pfc_pauses %llu, "
+	       "ce_rcvd %llu\n",
 	       (unsigned long long)t->c.drops, (unsigned long long)t->c.trims, (unsigned long long)t->c.nacks,
 	       (unsigned long long)t->c.retransmits, (unsigned long long)t->c.timeouts,
-	       (unsigned long long)t->c.ecn_marks, (unsigned long long)t->c.pfc_pauses);
+	       (unsigned long long)t->c.ecn_marks, (unsigned long long)t->c.pfc_pauses, (unsigned long long)ce);
 	printf("outputs: %s/summary.json, records %s/%s-*-%s.csv", r->out_dir, r->out_dir,
 	       r->cfg->sim.simulation_name, r->cap_shards > 1 ? "*" : "0"); /* MPI: a shard per rank */
 	/* the capture files written, oldest first: a config without captures prints none */
@@ -703,11 +750,15 @@ static void print_realtime(const struct ctl_report_in *r)
 	const struct run_rt_stats *rt = r->rt;
 	const struct emu_sim_params *sim = &r->cfg->sim;
 
-	printf("real time: %llu poll passes, %llu with events due: lateness p50 %.3f us, p99 %.3f us, max %.3f us; "
+	char b50[32], b99[32], bmax[32];
+
+	printf("real time: %llu poll passes, %llu with events due: lateness p50 %s, p99 %s, max %s; "
 	       "late > 1/10/100 us: %llu/%llu/%llu passes; LagPolicy %s",
 	       (unsigned long long)rt->polls, (unsigned long long)rt->late_ns.count,
-	       (double)emu_hist_pct(&rt->late_ns, 50) / 1e3, (double)emu_hist_pct(&rt->late_ns, 99) / 1e3,
-	       (double)rt->late_max / 1e6, (unsigned long long)rt->late_over[0], (unsigned long long)rt->late_over[1],
+	       pct_us(b50, sizeof(b50), rt->late_ns.count, (double)emu_hist_pct(&rt->late_ns, 50) / 1e3),
+	       pct_us(b99, sizeof(b99), rt->late_ns.count, (double)emu_hist_pct(&rt->late_ns, 99) / 1e3),
+	       pct_us(bmax, sizeof(bmax), rt->late_ns.count, (double)rt->late_max / 1e6),
+	       (unsigned long long)rt->late_over[0], (unsigned long long)rt->late_over[1],
 	       (unsigned long long)rt->late_over[2], lag_policy_name(sim->lag_policy));
 	if (sim->lag_policy == EMU_LAG_ELASTIC)
 		printf(", held %.3f us in %llu passes", (double)rt->held / 1e6, (unsigned long long)rt->holds);
@@ -732,13 +783,15 @@ static void print_realtime(const struct ctl_report_in *r)
 }
 
 /* The whole of summary.json into @p f (docs/summary.md). */
-static void json_write(FILE *f, const struct ctl_report_in *r, const struct host_sum *hs, const struct totals *t)
+static void json_write(FILE *f, const struct ctl_report_in *r, const struct host_sum *hs, const struct totals *t,
+		       const struct ctl_verdict *v)
 {
-	fprintf(f, "{\n  \"schema\": %d,\n  \"stop\": \"%s\",\n  \"mode\": \"%s\",\n  \"simulation\": \"%s\",\n"
+	fprintf(f, "{\n  \"schema\": %d,\n  \"stop\": \"%s\",\n", CTL_SUMMARY_SCHEMA, ctl_stop_name(r->stop));
+	ctl_report_verdict_json(f, r, v);
+	fprintf(f, "  \"mode\": \"%s\",\n  \"simulation\": \"%s\",\n"
 		   "  \"seed\": %llu,\n  \"sim_time_ps\": %llu,\n"
 		   "  \"wall_s\": %.6f,\n  \"events\": %llu,\n",
-		CTL_SUMMARY_SCHEMA, ctl_stop_name(r->stop), r->realtime ? "realtime" : "virtual",
-		r->cfg->sim.simulation_name,
+		r->realtime ? "realtime" : "virtual", r->cfg->sim.simulation_name,
 		(unsigned long long)r->cfg->sim.random_seed, (unsigned long long)r->end, r->wall_s,
 		(unsigned long long)r->events);
 	if (r->records_cut_at != EMU_PS_NEVER)
@@ -747,7 +800,7 @@ static void json_write(FILE *f, const struct ctl_report_in *r, const struct host
 
 	if (b != NULL && b->cut) { /* simulation.OutputSizeLimit reached: every output stopped there */
 		fputs("  \"output_cut\": {\"output\": ", f);
-		json_str(f, b->cut_what);
+		ctl_report_json_str(f, b->cut_what);
 		fprintf(f, ", \"at_ps\": %llu, \"bytes\": %llu, \"limit_bytes\": %llu},\n",
 			(unsigned long long)b->cut_at, (unsigned long long)b->cut_bytes, (unsigned long long)b->limit);
 	}
@@ -771,12 +824,16 @@ int ctl_report(const struct ctl_report_in *r, char *err, size_t errlen)
 {
 	struct host_sum *hs = calloc(r->cfg->n_hosts, sizeof(*hs));
 	struct totals t = { 0 };
+	struct ctl_verdict v;
 	char path[PATH_MAX], tmp[PATH_MAX];
 
 	if (hs == NULL)
 		return -ENOMEM;
 	sum_hosts(r, hs);
 	sum_totals(r, &t);
+	ctl_report_verdict(r, &t.c, &v);
+	if (r->verdict != NULL)
+		*r->verdict = v;
 	/* written beside summary.json, then renamed over it: a reader never sees half a summary, and a full disk
 	 * leaves no broken one */
 	snprintf(path, sizeof(path), "%s/summary.json", r->out_dir);
@@ -788,7 +845,7 @@ int ctl_report(const struct ctl_report_in *r, char *err, size_t errlen)
 	if (iobuf != NULL)
 		setvbuf(f, iobuf, _IOFBF, CTL_REPORT_IOBUF);
 	if (f != NULL) {
-		json_write(f, r, hs, &t);
+		json_write(f, r, hs, &t, &v);
 		e = fflush(f) != 0 ? errno : ferror(f) ? EIO : 0;
 		if (fclose(f) != 0 && e == 0)
 			e = errno;
@@ -803,6 +860,7 @@ int ctl_report(const struct ctl_report_in *r, char *err, size_t errlen)
 		print_realtime(r);
 	if (r->extra_print != NULL)
 		r->extra_print(r->extra_arg);
+	ctl_report_verdict_print(r, &v);
 	free(hs);
 	if (e != 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(e));

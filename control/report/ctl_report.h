@@ -104,6 +104,58 @@ struct ctl_report_lcore {
 	uint64_t wr_full;                    /* capture frames and record rows lost to a full ring to the writer */
 };
 
+/*
+ * The run's verdict (summary.json "verdict", docs/summary.md#verdict): whether the work the config gave was done by
+ * the stop time, which ports never received a frame while their hosts had work, and, in real time, whether the
+ * loop kept time well enough for the models' timers and serialization to be trusted.
+ */
+enum ctl_timing {
+	CTL_TIMING_NA = 0,   /* virtual time (or a re-run): the clock is the schedulers' own */
+	CTL_TIMING_TRUSTED,  /* lateness p99 within a quarter of the smallest timer and one MTU's serialization */
+	CTL_TIMING_DEGRADED, /* past one of those, or the worst pass later than the smallest timer */
+	CTL_TIMING_INVALID,  /* lateness p99 past the smallest timer itself */
+};
+
+/** The name summary.json gives @p t: "n/a", "trusted", "degraded", "invalid". */
+const char *ctl_timing_name(enum ctl_timing t);
+
+/* The kinds of work a verdict counts, in summary.json's order. */
+enum ctl_work_kind {
+	CTL_WORK_MESSAGES = 0, /* messages applications' messages not completed */
+	CTL_WORK_CHAKRA_RANKS, /* Chakra ranks not ended */
+	CTL_WORK_RDMA_PAIRS,   /* ScalaRdma pairs with a connection never set up or no WQE completed */
+	CTL_WORK_PINGPONGS,    /* ping-pongs short of their iterations */
+	CTL_WORK_SILENT_PORTS, /* real-time ports that received no frame for their hosts while the hosts had work */
+	CTL_WORK_COUNT
+};
+
+#define CTL_VERDICT_FIRST 5 /* the first few open items of a kind are named, the rest only counted */
+#define CTL_VERDICT_NAME 192
+
+/* One kind of work: how many items are still open (of how many), and the first few by name. */
+struct ctl_work_part {
+	uint32_t open, total;
+	char first[CTL_VERDICT_FIRST][CTL_VERDICT_NAME];
+};
+
+/* What the timing verdict was made from (real time): the thresholds and the figures held against them. */
+struct ctl_timing_in {
+	emu_ps_t timer;             /* the smallest retransmission timer a host's NIC arms (0: none) */
+	const char *timer_key;      /* the key that sets it */
+	emu_ps_t ser;               /* one largest data frame's serialization on the fastest link (0: unknown) */
+	uint64_t ser_bps;           /* that link's rate */
+	uint32_t ser_frame;         /* that frame's wire bytes */
+};
+
+struct ctl_verdict {
+	bool incomplete;                 /* some work open at the stop time (any part's open > 0) */
+	struct ctl_work_part part[CTL_WORK_COUNT];
+	enum ctl_timing timing;
+	char timing_why[256];            /* which figure passed which threshold ("" when trusted or n/a) */
+	uint64_t timeouts, timeouts_while_late; /* real time: every timer expiry, and those the loop's lateness
+	                                         * explains (UINT64_MAX: not measured by this build's loop) */
+};
+
 /* Everything the report reads; every pointer must stay valid for the call. */
 struct ctl_report_in {
 	const struct ctl_config *cfg;
@@ -136,6 +188,12 @@ struct ctl_report_in {
 	const struct ctl_report_lcore *lcores; /* real time over several lcores or with --partition, else NULL */
 	uint32_t n_lcores;
 	const char *partition;               /* --partition: the one this process ran, else NULL */
+	struct ctl_timing_in timing;         /* real time: what the timing verdict holds the lateness against */
+	const struct ctl_work_part *pingpongs; /* the ping-pongs the run tracks (ctl_run_pp.c), or NULL */
+	const bool *host_remote;             /* --partition: per host, whether another process runs it (its work is
+	                                      * that process's verdict); NULL: every host is this process's */
+	uint64_t timeouts_while_late;        /* real time: timer expiries the loop ran late (UINT64_MAX: not measured) */
+	struct ctl_verdict *verdict;         /* filled with the verdict (may be NULL) */
 	/* Sections the run adds (replays, the session record): @p extra_json writes summary.json keys, each line
 	 * "  \"key\": value,\n", after "captures"; @p extra_print lines after the table. Either may be NULL. */
 	void (*extra_json)(FILE *f, const void *arg);

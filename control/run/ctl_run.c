@@ -117,6 +117,31 @@ static void extra_print(const void *arg)
 	ctl_run_stats_print(arg);
 }
 
+/*
+ * What the timing verdict holds the loop's lateness against (docs/realtime.md, Timing verdict): the smallest
+ * retransmission timer any host's NIC arms, and the serialization of the largest data frame on the fastest link.
+ */
+static struct ctl_timing_in timing_in(const struct ctl_run_state *r)
+{
+	const struct ctl_config *cfg = r->cfg;
+	struct ctl_timing_in t = { .ser_bps = ctl_config_host_bps(cfg), .ser_frame = ctl_run_mtu_frame(cfg) };
+
+	for (uint32_t h = 0; r->hosts != NULL && h < cfg->n_hosts; h++) { /* peer profiles may differ by host */
+		const char *key;
+		emu_ps_t v = r->hosts[h].ops->rto_min(r->hosts[h].dev, &key);
+
+		if (t.timer == 0 || v < t.timer) {
+			t.timer = v;
+			t.timer_key = key;
+		}
+	}
+	for (uint32_t i = 0; i < r->n_links; i++)
+		if (r->links[i].bps > t.ser_bps)
+			t.ser_bps = r->links[i].bps;
+	t.ser = t.ser_bps ? emu_ser_ps(t.ser_frame, t.ser_bps) : 0;
+	return t;
+}
+
 /* Hand the report a view of the finished run: what it ran, what crossed it, and why it stopped. */
 static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t errlen)
 {
@@ -163,6 +188,12 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 	bool rt = r->opts->mode == CTL_MODE_REALTIME;
 	struct ctl_report_lcore *lcores = rt && (r->n_lcs > 1 || r->part >= 0) ? report_lcores(r, names, sizeof(names))
 									     : NULL;
+	struct ctl_work_part pps = { 0 };
+	bool *remote = r->part >= 0 ? calloc(cfg->n_hosts ? cfg->n_hosts : 1, sizeof(*remote)) : NULL;
+
+	for (uint32_t h = 0; remote != NULL && h < cfg->n_hosts; h++)
+		remote[h] = r->dev_lc[h] == CTL_LC_REMOTE;
+	ctl_run_pp_work(r, &pps);
 	struct ctl_report_in in = {
 		.cfg = cfg, .out_dir = r->opts->out_dir, .realtime = r->opts->mode == CTL_MODE_REALTIME, .stop = stop,
 		.hosts = r->hosts, .part_counters = counters, .events = events,
@@ -175,9 +206,12 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 		.n_lcores = lcores != NULL ? r->n_lcs : 0,
 		.partition = r->part >= 0 ? cfg->parts[r->part].name : NULL, .extra_json = extra_json,
 		.extra_print = extra_print, .extra_arg = r, .cap_shards = r->opts->ranks,
+		.timing = rt ? timing_in(r) : (struct ctl_timing_in){ 0 }, .pingpongs = &pps,
+		.timeouts_while_late = rt && r->rt != NULL ? r->rt->stats.timers_late : UINT64_MAX, .verdict = r->opts->verdict, .host_remote = remote,
 	};
 	int rc = sw_names != NULL ? ctl_report(&in, err, errlen) : -ENOMEM;
 
+	free(remote);
 	free(lcores);
 	free(sw_names);
 	free(ports);

@@ -25,6 +25,7 @@ struct ctl_run_opts {
 	int n_sets;
 	const char *rerun_dir;          /* re-run the session recorded in this directory (uetemu rerun), or NULL */
 	int *rerun_same;                /* a re-run sets it: 1 identical to the session, 0 not (may be NULL) */
+	struct ctl_verdict *verdict;    /* filled with the run's verdict when it reports (may be NULL) */
 	uint32_t threads;               /* virtual time: threads running the partitions (--threads); 0 or 1: one */
 	uint32_t rank, ranks;           /* virtual time under mpirun: this process's MPI rank, and their number
 	                                   (run_mpi_init(); 0 or 1: no MPI) */

@@ -103,3 +103,11 @@ void ctl_run_mtu_warn(const struct ctl_run_state *r, uint32_t i, uint32_t mtu)
 			"(tx_drop_mtu); set %s to at most %u\n", r->cfg->ports[i].dev, mtu, dgram + WIRE_ETH_LEN, key,
 			mtu - (dgram - mss));
 }
+
+uint32_t ctl_run_mtu_frame(const struct ctl_config *cfg)
+{
+	const char *key;
+	uint32_t mss;
+
+	return ctl_config_nic_model(cfg)->max_datagram(cfg, &key, &mss) + WIRE_ETH_LEN + WIRE_FCS_LEN;
+}

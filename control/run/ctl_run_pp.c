@@ -136,3 +136,26 @@ void ctl_run_pp_print(const struct ctl_run_state *r)
 		       (double)s.p50 / 1e6, (double)s.p90 / 1e6, (double)s.p99 / 1e6, (double)s.max / 1e6);
 	}
 }
+
+void ctl_run_pp_work(const struct ctl_run_state *r, struct ctl_work_part *p)
+{
+	const struct ctl_config *cfg = r->cfg;
+
+	for (uint32_t i = 0; i < r->n_pps; i++) {
+		const struct ctl_pingpong *pp = &cfg->pps[r->pp_idx[i]];
+		struct app_pp_result s;
+
+		/* a responder has no end of its own; a client another process runs counts its round trips there */
+		if (pp->responder || r->dev_lc[pp->client] == CTL_LC_REMOTE)
+			continue;
+		app_pp_result(r->pps[i], &s);
+		p->total++;
+		if (s.count < pp->iterations) {
+			if (p->open < CTL_VERDICT_FIRST)
+				snprintf(p->first[p->open], CTL_VERDICT_NAME, "%s->%s %u/%llu round trips",
+					 cfg->hosts[pp->client].name, cfg->hosts[pp->server].name, s.count,
+					 (unsigned long long)pp->iterations);
+			p->open++;
+		}
+	}
+}

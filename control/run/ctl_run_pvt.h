@@ -209,6 +209,9 @@ int ctl_run_mtu_check(const struct ctl_run_state *r, char *err, size_t errlen);
 /** Port @p i has started with IP MTU @p mtu (0: none known): a warning on stderr if data frames do not fit it. */
 void ctl_run_mtu_warn(const struct ctl_run_state *r, uint32_t i, uint32_t mtu);
 
+/** The wire bytes of the largest data frame the run's NICs send (FCS included, no VLAN tag). */
+uint32_t ctl_run_mtu_frame(const struct ctl_config *cfg);
+
 /* ctl_run_fabric.c */
 int ctl_run_fabric(struct ctl_run_state *r, char *err, size_t errlen);
 /** The config's faults on the links, once they are split over lcores or threads. 0 or -ENOSPC. */
@@ -226,6 +229,8 @@ void ctl_run_pp_free(struct ctl_run_state *r);
 /** summary.json "pingpong" (nothing without any), and the table's lines. */
 void ctl_run_pp_json(FILE *f, const struct ctl_run_state *r);
 void ctl_run_pp_print(const struct ctl_run_state *r);
+/** The run's verdict on them: the ping-pongs short of their iterations (docs/summary.md, verdict). */
+void ctl_run_pp_work(const struct ctl_run_state *r, struct ctl_work_part *p);
 
 /** The UET NIC attributes of host @p h: its peer profile over cfg->nic, or cfg->nic itself. */
 static inline const struct nic_params *ctl_run_host_nic(const struct ctl_run_state *r, uint32_t h)

@@ -21,6 +21,16 @@ static emu_ps_t op_rto_max(const void *dev)
 	return p->fixed_rexmit_enable ? p->fixed_rexmit_timeout : p->initial_rto << p->max_rto_backoff;
 }
 
+/* FixedRexmitTimeout when fixed, else InitialRetransmitTimeout before any backoff. */
+static emu_ps_t op_rto_min(const void *dev, const char **key)
+{
+	const struct nic_params *p = ((const struct nic *)dev)->p;
+
+	*key = p->fixed_rexmit_enable ? "nic.TransportProcessingLayers.ScalaUETPdsManager.FixedRexmitTimeout" :
+					"nic.TransportProcessingLayers.ScalaUETPdsManager.InitialRetransmitTimeout";
+	return p->fixed_rexmit_enable ? p->fixed_rexmit_timeout : p->initial_rto;
+}
+
 static int op_post_msg(void *dev, uint32_t dst_ip, uint64_t bytes, uint64_t cookie, emu_ps_t now, uint32_t *conn)
 {
 	uint16_t pdc = 0;
@@ -178,6 +188,7 @@ const struct port_nic_ops nic_port_ops = {
 	.dev_ops = &nic_dev_ops,
 	PORT_NIC_IDENTITY_INIT(nic),
 	.rto_max = op_rto_max,
+	.rto_min = op_rto_min,
 	.post_msg = op_post_msg,
 	.conn_open = op_conn_open,
 	.conn_post = op_conn_post,

@@ -101,6 +101,9 @@ struct port_nic_ops {
 	uint64_t (*link_bps)(const void *dev);
 	/** The longest retransmission timeout the model waits, ps (a run's no-progress watchdog). */
 	emu_ps_t (*rto_max)(const void *dev);
+	/** The shortest retransmission timeout the model arms, ps, and the key that sets it in *@p key (a real-time
+	 *  run's timing verdict holds the loop's lateness against it). */
+	emu_ps_t (*rto_min)(const void *dev, const char **key);
 
 	/**
 	 * The host posts a message of @p bytes to @p dst_ip at @p now on a connection of its own (a UET PDC, a RoCE

@@ -22,6 +22,12 @@ static emu_ps_t op_rto_max(const void *dev)
 	return ((const struct roce *)dev)->p->retransmit_timeout; /* one transport timer, no backoff */
 }
 
+static emu_ps_t op_rto_min(const void *dev, const char **key)
+{
+	*key = "roce_nic.TransportProcessingLayers.RoceTransportLayer.RetransmitTimeout";
+	return ((const struct roce *)dev)->p->retransmit_timeout;
+}
+
 /* A message is one RDMA WRITE on a queue pair of its own, as a message is a PDC of its own on the UET NIC. */
 static int op_post_msg(void *dev, uint32_t dst_ip, uint64_t bytes, uint64_t cookie, emu_ps_t now, uint32_t *conn)
 {
@@ -142,6 +148,7 @@ const struct port_nic_ops roce_port_ops = {
 	.dev_ops = &roce_dev_ops,
 	PORT_NIC_IDENTITY_INIT(roce),
 	.rto_max = op_rto_max,
+	.rto_min = op_rto_min,
 	.post_msg = op_post_msg,
 	.flow = op_flow,
 	.conn_open = op_conn_open,

@@ -104,6 +104,7 @@ echo "  FCT two processes/one process: ${line#* }"
 check "every message's FCT in two processes within 20 % of one process's" "[[ '$line' == OK* ]]"
 
 # a replay into host2 (partition b) in both processes' config: B plays it, A leaves it to B (other_process)
+# (its 40 us stop the messages, at 300 us on, never start: work left open by design, --allow-incomplete)
 python3 -c "
 import yaml, sys
 c = yaml.safe_load(open(sys.argv[1]))
@@ -114,7 +115,7 @@ for part in a b; do
 	ns=$NSA core=0
 	[ $part = b ] && ns=$NSB core=1
 	ip netns exec "$ns" timeout -k 5 "${LAB_TIMEOUT:-40}" "$UETEMU" run "$WORK/replay.yaml" --mode realtime \
-		--partition $part --out "$WORK/rp$part" -- -l $core --file-prefix "${PREFIX}rp$part" \
+		--partition $part --out "$WORK/rp$part" --allow-incomplete -- -l $core --file-prefix "${PREFIX}rp$part" \
 		>"$WORK/rp$part.log" 2>&1 &
 	PIDS+=("$!")
 	eval "RPID_$part=$!"

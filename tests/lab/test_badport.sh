@@ -7,9 +7,12 @@ set -uo pipefail
 LAB_NAME=test_badport
 . "$(dirname "${BASH_SOURCE[0]}")/lablib.sh"
 lab_init "$@"
-# run_port NAME CONFIG: run CONFIG in real time with its port replaying $WORK/NAME.pcap, outputs in $WORK/NAME
+# run_port NAME CONFIG [ARGS...]: run CONFIG in real time with its port replaying $WORK/NAME.pcap, outputs in
+# $WORK/NAME
 run_port() {
-	timeout -s TERM -k 5 60 "$UETEMU" run "$ROOT/tests/lab/$2" --mode realtime --out "$WORK/$1" --quiet \
+	local name=$1 config=$2; shift 2
+	set -- "$name" "$config" "$@"
+	timeout -s TERM -k 5 60 "$UETEMU" run "$ROOT/tests/lab/$2" --mode realtime --out "$WORK/$1" --quiet "${@:3}" \
 		--set "ports.0.dev=net_pcap0,rx_pcap=$WORK/$1.pcap,tx_pcap=$WORK/$1-tx.pcap" \
 		-- --no-huge --no-pci -m 256 --file-prefix "$PREFIX" --log-level='lib.*:error' >"$WORK/$1-log" 2>&1
 	local rc=$?
@@ -46,7 +49,8 @@ check "the message on the emulated link completed ($done of $posted)" '[ "$done"
 # Connection-management frames from the port, before the RDMA application's StartTime: each counted once, as
 # gen_cm_frames.py says for host1's role (the run's placement, read back from summary.json).
 python3 "$ROOT/tests/lab/gen_cm_frames.py" "$WORK/cm.pcap" >"$WORK/cm.txt"
-run_port cm badport-cm.yaml
+# host1's peer is a replay: the ScalaRdma pair never sets up, its work left open by design (--allow-incomplete)
+run_port cm badport-cm.yaml --allow-incomplete
 python3 - "$WORK/cm/summary.json" "$WORK/cm.txt" >"$WORK/cm-py" 2>&1 <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))

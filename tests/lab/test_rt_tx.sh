@@ -35,8 +35,9 @@ pcap_ports() { # MODE: the --set options binding both hosts to net_pcap ports wr
 }
 mapfile -t zc_sets < <(pcap_ports zc)
 mapfile -t cp_sets < <(pcap_ports copy)
-run zc rt-tx.yaml "${zc_sets[@]}"
-run copy rt-tx.yaml "${cp_sets[@]}"
+# nothing comes in, so no message completes: work left open by design (--allow-incomplete; docs/summary.md, verdict)
+run zc rt-tx.yaml "${zc_sets[@]}" --allow-incomplete
+run copy rt-tx.yaml "${cp_sets[@]}" --allow-incomplete
 check "zero-copy and copy runs exit 0 ($(rc zc), $(rc copy))" '[ "$(rc zc)" = 0 ] && [ "$(rc copy)" = 0 ]'
 [ "$(rc zc)" = 0 ] || sed 's/^/  /' "$WORK/zc.log"
 modes_zc=$(json zc "[p['tx_mode'] for p in s['ports']]")
@@ -77,7 +78,7 @@ check "the same tx_bytes counted either way ($tx_zc)" '[ "$tx_zc" = "$tx_copy" ]
 
 # net_ring is a loopback: host0's zero-copy frames come back to it, as chains, linearized whole, and are counted as
 # the host's own frames (a loop). Those sent in the last pass, after the last receive, do not come back.
-run ring rt-tx.yaml --set ports.0.dev=net_ring0 --set "ports.1.dev=net_null1,no-rx=1"
+run ring rt-tx.yaml --set ports.0.dev=net_ring0 --set "ports.1.dev=net_null1,no-rx=1" --allow-incomplete
 ring=$(json ring "s['ports'][0]['tx_mode']" "0 < s['ports'][0]['rx_frames'] <= s['ports'][0]['tx_frames']" \
 	"s['ports'][0]['rx_frames'] == s['ports'][0]['rx_drops'].get('own_frame')" "not s['port_rx_refused']")
 check "net_ring: zero-copy frames come back whole, counted as the host's own ($(json ring "s['ports'][0]"))" \
