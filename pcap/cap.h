@@ -330,6 +330,8 @@ enum cap_session_type {
 	CAP_SES_RX,       /* a frame that arrived on DPDK port @c port, delivered at emulated time t; x its number */
 	CAP_SES_TX,       /* a frame uetemu sent on DPDK port @c port at emulated time t; x its number */
 	CAP_SES_END,      /* the run ended at emulated time t, wall-clock time x */
+	CAP_SES_CTL,      /* a control command (uetemu ctl) the pass applied at emulated time t; x its number; the
+	                     bytes its encoding (ctl_run_ctl.c), whose first byte is that encoding's version */
 };
 
 /** The log's header: what a re-run checks it runs the same session. */
@@ -342,7 +344,7 @@ struct cap_session_hdr {
 	uint64_t config_hash;   /* FNV-1a of the config file's bytes */
 };
 
-/** One record; @p data (len bytes) is the frame of RX and TX, valid until the next read. */
+/** One record; @p data (len bytes) is the frame of RX and TX, the command of CTL, valid until the next read. */
 struct cap_session_rec {
 	uint8_t type;           /* enum cap_session_type */
 	uint8_t port;

@@ -14,7 +14,8 @@
 #define SES_HDR_LEN 56u  /* magic 8, version 4, ports 4, epoch 8, records' epoch 8, seed 8, time scale 8,
                             config hash 8 */
 #define SES_REC_LEN 24u  /* type 1, port 1, reserved 2, length 4, time 8, value 8 */
-#define SES_VERSION 1u
+#define SES_VERSION 2u     /* 2: control records (CAP_SES_CTL); a version 1 log has none and is read alike */
+#define SES_VERSION_MIN 1u
 #define SES_BUF (1u << 20)
 
 #define SES_ETH_MIN 14u  /* a frame holds an Ethernet header at least */
@@ -40,7 +41,7 @@ struct ses_check {
 	bool pass, ended;        /* a pass seen; the END seen */
 	emu_ps_t pass_t, pass_x; /* the last pass's emulated and wall-clock times */
 	emu_ps_t tx_t;           /* the latest frame sent */
-	uint64_t rx, tx;         /* arrivals and frames sent so far: each record's number */
+	uint64_t rx, tx, ctl;    /* arrivals, frames sent and control commands so far: each record's number */
 };
 
 struct cap_session_r {
@@ -49,6 +50,7 @@ struct cap_session_r {
 	uint8_t frame[CAP_READ_CAPLEN_MAX];
 	uint64_t off;            /* offset of the next record */
 	uint64_t cut;            /* offset of a record the file ends inside, or UINT64_MAX */
+	uint32_t version;        /* the log's format version */
 	struct ses_check ck;
 };
 
@@ -175,9 +177,16 @@ int cap_session_open(const char *path, struct cap_session_r **out, struct cap_se
 		return -e;
 	}
 	n = fread(b, 1, sizeof(b), r->f);
-	if (n < sizeof(b) || memcmp(b, SES_MAGIC, 8) != 0 || get_le(b + 8, 4) != SES_VERSION) {
+	if (n < sizeof(b) || memcmp(b, SES_MAGIC, 8) != 0) {
 		snprintf(err, errlen, "%s: not a uetemu session log (version %u)%s", path, SES_VERSION,
 			 n < sizeof(b) ? ": shorter than its header" : "");
+		cap_session_close_r(r);
+		return -EINVAL;
+	}
+	r->version = (uint32_t)get_le(b + 8, 4);
+	if (r->version < SES_VERSION_MIN || r->version > SES_VERSION) {
+		snprintf(err, errlen, "%s: a session log of format version %u; this uetemu reads versions %u to %u: "
+			 "re-run it with the uetemu that recorded it", path, r->version, SES_VERSION_MIN, SES_VERSION);
 		cap_session_close_r(r);
 		return -EINVAL;
 	}
@@ -240,6 +249,12 @@ static const char *check_rec(struct ses_check *c, const struct cap_session_rec *
 		if (rec->x != c->rx++)
 			return "an arrival out of sequence (its number)";
 		return NULL;
+	case CAP_SES_CTL:
+		if (!c->pass || rec->t != c->pass_t)
+			return "a control command outside its pass (its time is not the pass's)";
+		if (rec->x != c->ctl++)
+			return "a control command out of sequence (its number)";
+		return NULL;
 	default:
 		if (rec->t < c->tx_t)
 			return "time going backwards (a frame sent before the one ahead of it)";
@@ -266,8 +281,10 @@ int cap_session_next(struct cap_session_r *r, struct cap_session_rec *rec, char 
 	rec->len = (uint32_t)get_le(b + 4, 4);
 	rec->t = get_le(b + 8, 8);
 	rec->x = get_le(b + 16, 8);
-	if (rec->type < CAP_SES_PASS || rec->type > CAP_SES_END || rec->len > sizeof(r->frame) ||
-	    (rec->len > 0 && rec->type != CAP_SES_RX && rec->type != CAP_SES_TX)) {
+	const uint8_t last = r->version >= 2 ? CAP_SES_CTL : CAP_SES_END;
+
+	if (rec->type < CAP_SES_PASS || rec->type > last || rec->len > sizeof(r->frame) ||
+	    (rec->len > 0 && rec->type != CAP_SES_RX && rec->type != CAP_SES_TX && rec->type != CAP_SES_CTL)) {
 		snprintf(err, errlen, "%s: record at offset %llu: type %u with %u bytes is not one (a corrupt log)",
 			 r->path, (unsigned long long)r->off, rec->type, rec->len);
 		return -EINVAL;

@@ -51,6 +51,7 @@ static const char usage_text[] =
 	"  columns [RECORD]  print a record's columns (its header line), or every record's\n"
 	"  pcap-info FILE    what a pcap or pcapng capture holds: frames, UET packets by type, PDCs\n"
 	"  rerun DIR         re-run a session recorded by 'run --record DIR' in virtual time, and compare\n"
+	"  ctl PREFIX CMD    control a running real-time session: post, pause, resume, stop, stats, list\n"
 	"  conform           drive a UET endpoint on a DPDK port through UET 1.0 conformance cases\n"
 	"  version           print the version (also: uetemu --version)\n"
 	"  help [COMMAND]    this text, or a command's options (also: uetemu COMMAND --help)\n"
@@ -198,6 +199,31 @@ static const char rerun_help[] =
 	"be written; 12 the log holds nothing to re-run (no pass, or cut before its first frame); 3 stopped by\n"
 	"SIGINT or SIGTERM (a second one: 130 at once); 2 usage error.\n";
 
+static const char ctl_help[] =
+	"usage: uetemu ctl PREFIX COMMAND [ARGS]\n"
+	"\n"
+	"Send COMMAND to the real-time run whose EAL runs with --file-prefix PREFIX, through DPDK's telemetry\n"
+	"socket (/var/run/dpdk/PREFIX/dpdk_telemetry.v2), and print its JSON answer. Control commands are applied\n"
+	"by the poll loop at its next pass and written to the session log (--record), so 'uetemu rerun' applies\n"
+	"them at the same point (docs/realtime.md, Control).\n"
+	"\n"
+	"commands:\n"
+	"  post SRC DST SIZE      post a message from host SRC to host DST of SIZE bytes (4096, 64KiB)\n"
+	"  pause HOST             hold HOST's sending (every traffic class of its NIC's port)\n"
+	"  resume HOST            release it\n"
+	"  stop                   stop the run as SIGINT does: outputs written, the run exits 3\n"
+	"  status                 control commands accepted, applied, refused by reason\n"
+	"  stats                  the run so far (/uetemu/summary)\n"
+	"  hosts [N|NAME], ports, links [N|NAME], lateness   the other read commands\n"
+	"  list                   every command the socket answers\n"
+	"  /COMMAND [PARAMS]      any telemetry command, as is\n"
+	"\n"
+	"options:\n"
+	"  -h, --help             this text\n"
+	"\n"
+	"exit status: 0 answered; 1 an error (named: no run with that prefix, an unknown host, a bad size, the\n"
+	"command queue full, no answer); 2 usage error.\n";
+
 static const char conform_help[] =
 	"usage: uetemu conform --dev DEVARGS --dut-ip A.B.C.D --ip A.B.C.D [OPTIONS] [-- EAL-ARGS...]\n"
 	"\n"
@@ -267,6 +293,7 @@ static const struct cli_cmd cmds[] = {
 	{ "columns", columns_help, ":h", cmd_columns },
 	{ "pcap-info", pcap_info_help, ":jp:h", cmd_pcap_info },
 	{ "rerun", rerun_help, ":o:qh", cmd_rerun },
+	{ "ctl", ctl_help, ":h", NULL }, /* its own arguments (ctl_cli_ctl.c) */
 	{ "conform", conform_help, ":d:D:M:i:a:o:c:e:w:h", cmd_conform },
 	{ "version", version_help, ":h", cmd_version },
 	{ "help", help_help, ":h", cmd_help },
@@ -750,6 +777,8 @@ int ctl_cli_main(int argc, char **argv, volatile sig_atomic_t *quit)
 		return CTL_EXIT_USAGE;
 	}
 	c.cmd = cmd->name;
+	if (cmd->fn == NULL)
+		return ctl_cli_ctl(argc - 2, argv + 2, cmd->help);
 	int rc = parse(cmd, argc - 1, argv + 1, &c);
 
 	return rc >= 0 ? rc : cmd->fn(&c);

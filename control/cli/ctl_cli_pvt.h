@@ -23,4 +23,11 @@ struct ctl_run_opts;
  */
 int ctl_cli_rerun(const char *dir, const char *out, const struct ctl_run_opts *base);
 
+/**
+ * uetemu ctl: send COMMAND (@p argv[1], with ARGS after it) to the telemetry socket of the run with --file-prefix
+ * @p argv[0] and print the answer; @p help on -h. Returns CTL_EXIT_OK, CTL_EXIT_ERROR (the error said), or
+ * CTL_EXIT_USAGE.
+ */
+int ctl_cli_ctl(int argc, char **argv, const char *help);
+
 #endif /* CTL_CLI_PVT_H */

@@ -1,5 +1,6 @@
 /* ctl_run(): build, run in virtual time (or hand off to real time), report, tear down. */
 #include "ctl_run_pvt.h"
+#include "ctl_run_ctl_pvt.h"
 #include "ctl_run_cap_pvt.h"
 #include "ctl_run_ext_pvt.h"
 #include "ctl_run_mon_pvt.h"
@@ -101,6 +102,7 @@ static void extra_json(FILE *f, const void *arg)
 	ctl_run_replays_json(f, arg);
 	ctl_run_rec_json(f, arg);
 	ctl_run_rerun_json(f, arg);
+	ctl_run_ctl_json(f, arg);
 	ctl_run_vt_json(f, arg);
 	ctl_run_pp_json(f, arg);
 	ctl_run_stats_json(f, arg);

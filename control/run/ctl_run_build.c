@@ -1,5 +1,6 @@
 /* Building a run from its config: partition, NICs, links, capture points, records, message doorbells. */
 #include "ctl_run_pvt.h"
+#include "ctl_run_ctl_pvt.h"
 #include "ctl_run_cap_pvt.h"
 #include "ctl_run_rec_pvt.h"
 #include "ctl_run_replay_pvt.h"
@@ -544,8 +545,9 @@ static int schedule_messages(struct ctl_run_state *r, char *err, size_t errlen)
 
 	for (uint32_t a = 0; a < cfg->n_apps; a++)
 		n += cfg->apps[a].n_list;
-	r->msgs = calloc(n ? n : 1, sizeof(*r->msgs));
-	if (r->msgs == NULL)
+	/* real time and its re-run keep room for the messages control posts (ctl_run_ctl.c) */
+	r->msgs = calloc(n + (ctl_run_has_ports(r) ? CTL_RUN_CTL_MSGS : 0) + 1, sizeof(*r->msgs));
+	if (r->msgs == NULL || (ctl_run_has_ports(r) && ctl_run_ctl_create(r) < 0))
 		return -ENOMEM;
 	for (uint32_t a = 0; a < cfg->n_apps; a++)
 		for (uint32_t i = 0; i < cfg->apps[a].n_list; i++) {
@@ -567,6 +569,34 @@ static int schedule_messages(struct ctl_run_state *r, char *err, size_t errlen)
 			}
 		}
 	return 0;
+}
+
+int ctl_run_msg_post(struct ctl_run_state *r, const struct ctl_message *cm, emu_ps_t now)
+{
+	struct ctl_msg *m = &r->msgs[r->n_msgs];
+	struct net_part *np = ctl_run_dev_np(r, cm->src);
+	int rc;
+
+	*m = (struct ctl_msg){ .m = cm };
+	emu_sched_set_ent(np->sched, cm->src + 1); /* as schedule_messages() does */
+	rc = net_sched(np, now, ev_post, ctl_run_dev_lc(r, cm->src), m, NULL);
+	emu_sched_set_ent(np->sched, 0);
+	if (rc < 0)
+		return -ENOSPC;
+	__atomic_store_n(&r->n_msgs, r->n_msgs + 1, __ATOMIC_RELEASE); /* telemetry reads the count */
+	return 0;
+}
+
+bool ctl_run_host_sends(const struct ctl_run_state *r, uint32_t h)
+{
+	if (r->cfg->hosts[h].external)
+		return false;
+	return r->cfg->topo_type == CTL_TOPO_GENERATED || host_linked(r, h);
+}
+
+bool ctl_run_host_on_port(const struct ctl_run_state *r, uint32_t h)
+{
+	return host_has_port(r, h);
 }
 
 /* The congestion-control stop rules need each NIC's link rate, known once links are made. */
@@ -779,6 +809,7 @@ void ctl_run_teardown(struct ctl_run_state *r)
 		free(r->impairs_owned[i]);
 	free(r->impairs_owned);
 	free(r->msgs);
+	ctl_run_ctl_free(r);
 	ctl_run_ext_free(r);
 	ctl_run_vt_fini(r);
 	ctl_run_lcore_fini(r);

@@ -23,6 +23,9 @@ void ctl_run_rec_start(struct ctl_run_state *r);
 void ctl_run_rec_pass(struct ctl_run_state *r, emu_ps_t now);
 /** The pass under way touches a port's state: it goes in the log. */
 void ctl_run_rec_touch(struct ctl_run_state *r);
+/** A control command applied at emulated time @p t (@p len bytes of its encoding, its number @p seq): the pass
+ *  goes in the log, then the command. */
+void ctl_run_rec_ctl(struct ctl_run_state *r, const uint8_t *cmd, uint32_t len, emu_ps_t t, uint64_t seq);
 /** Whether the session log is being written (the ports' taps flag, ctl_run_ext_start()). */
 bool ctl_run_rec_on(const struct ctl_run_state *r);
 /** A frame that arrived (@p rx) or was sent on port @p port at emulated time @p t. */

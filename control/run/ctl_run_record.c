@@ -26,7 +26,7 @@ struct ctl_rec_session {
 	char path[PATH_MAX];         /* DIR/session.bin */
 	emu_ps_t pass_now, pass_wall; /* the pass under way */
 	bool logged;                 /* its PASS record is written */
-	uint64_t passes, rx, tx;     /* records written, by type */
+	uint64_t passes, rx, tx, ctl; /* records written, by type */
 	bool rerun;                  /* a re-run's log (ctl_run_rerun.c compares it with the recorded one) */
 	uint64_t tx_limit;           /* a re-run: the frames its session sent (past them it stops), or UINT64_MAX */
 	bool cut;                    /* the output budget cut the log (known once it is closed) */
@@ -231,6 +231,18 @@ void ctl_run_rec_tx_limit(struct ctl_run_state *r, uint64_t tx)
 {
 	if (r->rec != NULL)
 		r->rec->tx_limit = tx;
+}
+
+void ctl_run_rec_ctl(struct ctl_run_state *r, const uint8_t *cmd, uint32_t len, emu_ps_t t, uint64_t seq)
+{
+	struct ctl_rec_session *s = r->rec;
+
+	if (s == NULL || s->w == NULL)
+		return;
+	pass_log(s);
+	s->ctl++;
+	cap_session_put(s->w, &(struct cap_session_rec){ .type = CAP_SES_CTL, .len = len, .t = t, .x = seq,
+							 .data = cmd });
 }
 
 int ctl_run_rec_finish(struct ctl_run_state *r, uint8_t stop, char *err, size_t errlen)

@@ -6,6 +6,7 @@
 #include "ctl_run_pvt.h"
 #include "ctl_run_ext_pvt.h"
 #include "ctl_run_replay_pvt.h"
+#include "ctl_run_ctl_pvt.h"
 #include "ctl_run_rt_pvt.h"
 
 #include <errno.h>
@@ -194,7 +195,7 @@ bool ctl_run_replays_work_done(const struct ctl_run_state *r)
 
 	for (uint32_t i = 0; i < n_of(r); i++)
 		models |= r->replays->s[i].cfg->point != CTL_REPLAY_DEV && !r->replays->s[i].off;
-	if (r->n_msgs == 0 && n_of(r) == 0)
+	if (r->n_msgs == ctl_run_ctl_msgs(r) && n_of(r) == 0) /* control's posts alone do not end a run */
 		return false; /* nothing to wait for: the run lasts until its stop time or a signal, as before */
 	return r->n_completed == r->n_msgs && ctl_run_replays_done(r) &&
 	       (!models || emu_sched_next(r->np.sched) == EMU_PS_NEVER);

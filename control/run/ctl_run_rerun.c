@@ -9,6 +9,7 @@
  */
 #include "ctl_run_pvt.h"
 #include "ctl_run_cap_pvt.h"
+#include "ctl_run_ctl_pvt.h"
 #include "ctl_run_ext_pvt.h"
 #include "ctl_run_rec_pvt.h"
 
@@ -26,7 +27,7 @@ struct ctl_rerun {
 	int rc;                      /* a read error (-errno), met by a port's rx_burst or the loop; message in err */
 	char err[PATH_MAX + 256];
 	uint8_t *flat;               /* a port's burst of arrivals, copied out of the reader: NET_BIND_BURST frames */
-	uint64_t records, passes, rx, tx;  /* of the recorded log, as played */
+	uint64_t records, passes, rx, tx, ctl; /* of the recorded log, as played */
 	bool ended;                  /* the recorded log has its END */
 	emu_ps_t last_t;             /* the latest time of a record played */
 	uint8_t stop;                /* the recorded run's enum ctl_stop */
@@ -72,6 +73,16 @@ static int scan(struct ctl_run_state *r, struct ctl_rerun *rr, char *err, size_t
 		passes += rec.type == CAP_SES_PASS;
 		frames += rec.type == CAP_SES_RX || rec.type == CAP_SES_TX;
 		rr->scan_tx += rec.type == CAP_SES_TX;
+		if (rec.type == CAP_SES_CTL) { /* a command the re-run could not apply is refused before it starts */
+			struct ctl_run_ctl_cmd c;
+			char msg[256];
+
+			if (ctl_run_ctl_decode(r, rec.data, rec.len, rec.x, &c, msg, sizeof(msg)) < 0) {
+				snprintf(why, sizeof(why), "%s: %.200s", rr->log, msg);
+				rc = -EINVAL;
+				break;
+			}
+		}
 		if (rec.type == CAP_SES_END) {
 			rr->scan_ended = true;
 			rr->scan_end = rec.t;
@@ -250,9 +261,10 @@ static enum run_step recorded(void *ctx, emu_ps_t *t, emu_ps_t *wall)
 	if (rr->ended || rr->rc < 0 || !peek(rr))
 		return RUN_STEP_END;
 	rr->have_next = false;
-	if (rr->next.type == CAP_SES_RX) {
-		snprintf(rr->err, sizeof(rr->err), "%s: arrival %llu on port %u out of place (a corrupt log)", rr->log,
-			 (unsigned long long)rr->next.x, rr->next.port);
+	if (rr->next.type == CAP_SES_RX || rr->next.type == CAP_SES_CTL) {
+		snprintf(rr->err, sizeof(rr->err), "%s: %s %llu%s out of place (a corrupt log)", rr->log,
+			 rr->next.type == CAP_SES_RX ? "arrival" : "control command", (unsigned long long)rr->next.x,
+			 rr->next.type == CAP_SES_RX ? " on a port" : "");
 		rr->rc = -EINVAL;
 		return RUN_STEP_END;
 	}
@@ -268,10 +280,13 @@ static enum run_step recorded(void *ctx, emu_ps_t *t, emu_ps_t *wall)
 	return RUN_STEP_RUN;
 }
 
+static void rr_ctl(struct ctl_run_state *r);
+
 /* Port @p arg's turn in the pass under way: its arrivals from the log (log_rx), in order, then its ARP timers, as
  * the real-time loop ran them (ctl_run_ext_poll()). */
 static void rerun_port_rx(void *arg)
 {
+	rr_ctl(((struct ctl_ext *)arg)->run); /* the first port's turn: the pass's control commands come first */
 	ctl_run_ext_poll(arg);
 }
 
@@ -279,6 +294,37 @@ static void rerun_port_rx(void *arg)
 static void rerun_port_flush(void *arg)
 {
 	ctl_run_ext_flush(arg);
+}
+
+/*
+ * The control commands the session applied in the pass under way (they follow its pass record in the log, ahead
+ * of its arrivals), applied at the pass's time as the real-time loop applied them (ctl_run_ctl_poll(): after the
+ * pass's events, before the ports' next turn takes what arrived).
+ */
+static void rr_ctl(struct ctl_run_state *r)
+{
+	struct ctl_rerun *rr = r->rr;
+
+	while (rr->rc == 0 && peek(rr) && rr->next.type == CAP_SES_CTL) {
+		struct ctl_run_ctl_cmd c;
+		char msg[256];
+		int rc = ctl_run_ctl_decode(r, rr->next.data, rr->next.len, rr->next.x, &c, msg, sizeof(msg));
+
+		rr->have_next = false;
+		if (rc < 0) {
+			snprintf(rr->err, sizeof(rr->err), "%s: %.200s", rr->log, msg);
+			rr->rc = rc;
+			return;
+		}
+		rr->ctl++;
+		ctl_run_ctl_apply(r, &c, ctl_run_lc(r, 0)->rt_now);
+	}
+}
+
+/* After the ports' turns: what is left of the pass's commands (a session without ports has no turn before). */
+static void rr_after_rx(void *ctx)
+{
+	rr_ctl(ctx);
 }
 
 /* The engine's hooks of a step: the session log's pass, the periodic rows. */
@@ -314,7 +360,8 @@ int ctl_run_rerun(struct ctl_run_state *r, char *err, size_t errlen)
 		if (run_port_add(r->eng, &(struct run_port){ .lc = 0, .rx = rerun_port_rx, .flush = rerun_port_flush,
 							     .arg = &r->exts[i] }) < 0)
 			return -ENOMEM;
-	struct run_hooks h = { .ctx = r, .recorded = recorded, .pass = rr_pass, .due = rr_due, .sample = rr_sample };
+	struct run_hooks h = { .ctx = r, .recorded = recorded, .pass = rr_pass, .due = rr_due, .sample = rr_sample,
+			       .after_rx = rr_after_rx };
 	enum run_end why;
 	emu_ps_t end;
 
@@ -344,15 +391,15 @@ int ctl_run_rerun(struct ctl_run_state *r, char *err, size_t errlen)
 static bool same_rec(struct ctl_rerun *rr, const struct cap_session_rec *a, const struct cap_session_rec *b,
 		     const uint8_t *bdata)
 {
-	static const char *const names[] = { "?", "pass", "arrival", "frame sent", "end" };
+	static const char *const names[] = { "?", "pass", "arrival", "frame sent", "end", "control command" };
 
 	if (a->type == b->type && a->port == b->port && a->len == b->len && a->t == b->t && a->x == b->x &&
 	    (a->len == 0 || memcmp(a->data, bdata, a->len) == 0))
 		return true;
 	snprintf(rr->diff, sizeof(rr->diff), "record %llu: recorded %s (port %u, %u bytes, t %llu ps, #%llu), "
 		 "re-run %s (port %u, %u bytes, t %llu ps, #%llu)", (unsigned long long)rr->compared,
-		 names[a->type <= CAP_SES_END ? a->type : 0], a->port, a->len, (unsigned long long)a->t,
-		 (unsigned long long)a->x, names[b->type <= CAP_SES_END ? b->type : 0], b->port, b->len,
+		 names[a->type <= CAP_SES_CTL ? a->type : 0], a->port, a->len, (unsigned long long)a->t,
+		 (unsigned long long)a->x, names[b->type <= CAP_SES_CTL ? b->type : 0], b->port, b->len,
 		 (unsigned long long)b->t, (unsigned long long)b->x);
 	return false;
 }
@@ -431,6 +478,9 @@ int ctl_run_rerun_compare(struct ctl_run_state *r, char *err, size_t errlen)
 	fprintf(stderr, "[uetemu] rerun: identical to the recorded session: %llu records (%llu passes, %llu arrivals, "
 			"%llu frames sent), bytes and emulated times\n", (unsigned long long)rr->compared,
 		(unsigned long long)rr->passes, (unsigned long long)rr->rx, (unsigned long long)rr->tx);
+	if (rr->ctl > 0)
+		fprintf(stderr, "[uetemu] rerun: %llu control commands applied where the session applied them\n",
+			(unsigned long long)rr->ctl);
 	if (ctl_run_rec_cut(r))
 		fprintf(stderr, "[uetemu] rerun: compared as far as the re-run's own log goes: simulation.OutputSizeLimit "
 				"cut it (summary.json output_cut)\n");

@@ -5,6 +5,7 @@
  */
 #include "ctl_run_pvt.h"
 #include "ctl_run_cap_pvt.h"
+#include "ctl_run_ctl_pvt.h"
 #include "ctl_run_ext_pvt.h"
 #include "ctl_run_mon_pvt.h"
 #include "ctl_run_rec_pvt.h"
@@ -266,10 +267,12 @@ static void rt_sample_stats(void *ctx, emu_ps_t now)
 	ctl_run_stats_sample(r, now);
 }
 
-/* Replays to DPDK ports (ctl_run_replay.c; a run with replays has one lcore). */
+/* Replays to DPDK ports (ctl_run_replay.c; a run with replays has one lcore); the control commands queued
+ * (ctl_run_ctl.c), applied at the pass's time. */
 static void rt_after_rx(void *ctx)
 {
 	ctl_run_replays_rt_poll(ctx);
+	ctl_run_ctl_poll(ctx);
 }
 
 /* Every Chakra rank has ended: the run stops there. Without a stop time: every message done and every replay

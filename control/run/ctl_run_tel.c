@@ -7,6 +7,7 @@
 #include "ctl_run_pvt.h"
 #include "ctl_run_ext_pvt.h"
 #include "ctl_run_rt_pvt.h"
+#include "ctl_run_ctl_pvt.h"
 #include "emu_hist.h"
 
 #include <errno.h>
@@ -357,5 +358,12 @@ static const struct dp_tel_cmd ctl_tel_cmds[] = {
 
 int ctl_run_tel_register(struct ctl_run_state *r, char *err, size_t errlen)
 {
-	return dp_tel_register(r->rt->dp, ctl_tel_cmds, sizeof(ctl_tel_cmds) / sizeof(ctl_tel_cmds[0]), r, err, errlen);
+	const unsigned n = sizeof(ctl_tel_cmds) / sizeof(ctl_tel_cmds[0]);
+	struct dp_tel_cmd all[DP_TEL_CMDS_MAX];
+
+	/* the read commands, then control's (ctl_run_ctl.c) */
+	memcpy(all, ctl_tel_cmds, sizeof(ctl_tel_cmds));
+	for (unsigned i = 0; r->ctl != NULL && i < ctl_run_ctl_n_tel && n + i < DP_TEL_CMDS_MAX; i++)
+		all[n + i] = ctl_run_ctl_tel[i];
+	return dp_tel_register(r->rt->dp, all, n + (r->ctl != NULL ? ctl_run_ctl_n_tel : 0), r, err, errlen);
 }

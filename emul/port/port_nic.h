@@ -187,6 +187,18 @@ static inline void port_nic_pfc_interval_reset(const struct port_nic *h, emu_ps_
 	port_pfcs_interval_reset((struct port_pfcs *)((char *)h->dev + h->ops->pfcs_off), now);
 }
 
+/** Hold (@p on) or release host @p h's sending at @p now: every class of its port (port_pfcs_hold()). */
+static inline void port_nic_hold(const struct port_nic *h, bool on, emu_ps_t now)
+{
+	port_pfcs_hold((struct port_pfcs *)((char *)h->dev + h->ops->pfcs_off), on, now);
+}
+
+/** Whether host @p h's sending is held. */
+static inline bool port_nic_held(const struct port_nic *h)
+{
+	return ((const struct port_pfcs *)((const char *)h->dev + h->ops->pfcs_off))->held;
+}
+
 /** Host @p h's PCIe link counters (pcie-stats), link time still ahead of @p now not counted. */
 static inline void port_nic_pcie_stats(const struct port_nic *h, struct port_pcie_stats *out, emu_ps_t now)
 {

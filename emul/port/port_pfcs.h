@@ -47,6 +47,7 @@ struct port_pfcs {
 	emu_ps_t paused_since[PORT_TC_COUNT];
 	emu_ps_t ivl_start;                    /* the interval the longest pauses are measured in began then */
 	struct port_pfc_stats st;
+	bool held;                             /* every class held by the run's control (uetemu ctl pause) */
 };
 
 /**
@@ -64,10 +65,21 @@ void port_pfcs_check_xon(struct port_pfcs *s, uint32_t tc, emu_ps_t now);
 /** A PFC frame from the link: pause (for quanta x 512 bit at @c bps, + @c delay) or resume each class it names. */
 void port_pfcs_rx(struct port_pfcs *s, const struct wire_pkt *pkt, emu_ps_t now);
 
-/** Whether a received pause holds class @p tc. */
+/** Whether a received pause, or the run's control (port_pfcs_hold()), holds class @p tc. */
 static inline bool port_pfcs_paused(const struct port_pfcs *s, uint32_t tc)
 {
-	return s->paused_until[tc] != 0;
+	return s->paused_until[tc] != 0 || s->held;
+}
+
+/** Hold every class of the port (@p on), or release them at @p now (the port is kicked): the NIC's sending
+ *  paused and resumed by the run's control, not counted as PFC. */
+static inline void port_pfcs_hold(struct port_pfcs *s, bool on, emu_ps_t now)
+{
+	bool was = s->held;
+
+	s->held = on;
+	if (was && !on)
+		s->ops->kick(s->dev, now);
 }
 
 /** The statistics, the pause still held counted up to @p now. */
