@@ -287,6 +287,8 @@ struct cap_replay_info {
 	uint64_t bad_len;              /* shorter than an Ethernet header or longer than max_len: not played */
 	uint64_t out_of_order;         /* stamped before the frame before them: played at that frame's time */
 	uint64_t rewritten;            /* frames a rewrite map changed */
+	uint64_t time_range;           /* stamped so long after the first frame (or, paced, so late) that their
+					* deadline would pass the emulated time range, EMU_PS_MAX: not played */
 	uint64_t skips[CAP_SKIP_COUNT]; /* parts of the file the reader skipped (cap_read_info()) */
 	emu_ps_t span;                 /* from the first deadline to the last */
 };

@@ -184,6 +184,16 @@ static int load(struct cap_replay *rp, struct cap_reader *rd, const struct cap_b
 		rp->info.read++;
 		if (!take(rp, f, &rec))
 			continue;
+		int64_t base = rp->n == 0 ? rec.ts_ns : first, at = rp->n == 0 || rec.ts_ns >= last ? rec.ts_ns : last;
+		uint64_t d_ns;
+		emu_ps_t d_ps;
+
+		/* (stamp - first) ns in ps, checked: a stamp 2^63 ns later must not wrap into an early deadline */
+		if (__builtin_sub_overflow(at, base, &d_ns) || (int64_t)d_ns < 0 ||
+		    emu_ps_mul_checked(d_ns, EMU_PS_PER_NS, &d_ps) < 0) {
+			rp->info.time_range++;
+			continue;
+		}
 		if (grow(rp, &cap, &bcap, used, rec.caplen) < 0) {
 			snprintf(err, errlen, "%s: out of memory for %u frames", rp->cfg.path, rp->n + 1);
 			return -ENOMEM;
@@ -198,7 +208,7 @@ static int load(struct cap_replay *rp, struct cap_reader *rd, const struct cap_b
 		rewrite(rp, rp->bytes + used, rec.caplen);
 		rp->off[rp->n] = used;
 		rp->len[rp->n] = rec.caplen;
-		rp->dl[rp->n] = (emu_ps_t)(last - first) * EMU_PS_PER_NS; /* ns for now: paced in pace() */
+		rp->dl[rp->n] = d_ps; /* at its own timing for now: paced in pace() */
 		used += rec.caplen;
 		rp->n++;
 	}
@@ -206,19 +216,51 @@ static int load(struct cap_replay *rp, struct cap_reader *rd, const struct cap_b
 	return rc;
 }
 
-/* The deadlines of one loop and the loop period, for the configured pace. */
-static void pace(struct cap_replay *rp)
+/* @p v as a deadline: 0 when it stays inside the emulated time range, else -ERANGE. */
+static int in_range(unsigned __int128 v, emu_ps_t *out)
+{
+	if (v >= EMU_PS_MAX)
+		return -ERANGE;
+	*out = (emu_ps_t)v;
+	return 0;
+}
+
+/* The pace's name and value for a message: "speed 0.000001", "rate 1 frames/s". */
+static void pace_name(const struct cap_replay_cfg *c, char *b, size_t n)
+{
+	if (c->pace == CAP_PACE_TIMING)
+		snprintf(b, n, "speed %.6f", (double)c->speed_ppm / 1e6);
+	else
+		snprintf(b, n, "rate %llu %s", (unsigned long long)c->rate, c->pace == CAP_PACE_FPS ? "frames/s" : "bit/s");
+}
+
+/*
+ * The deadlines of one loop and the loop period, for the configured pace; then the last deadline of the last loop
+ * (start + (loop - 1) x period + the last frame's), every sum and product checked against the emulated time range.
+ * 0, or -ERANGE with a message naming the field (speed, rate, loop, start) that takes the replay past it.
+ */
+static int pace(struct cap_replay *rp, char *err, size_t errlen)
 {
 	const struct cap_replay_cfg *c = &rp->cfg;
 	unsigned __int128 bits = 0;
+	char pn[64];
 
+	pace_name(c, pn, sizeof(pn));
 	for (uint32_t i = 0; i < rp->n; i++) {
+		unsigned __int128 v;
+
 		if (c->pace == CAP_PACE_TIMING)
-			rp->dl[i] = (emu_ps_t)((unsigned __int128)rp->dl[i] * 1000000u / c->speed_ppm);
+			v = (unsigned __int128)rp->dl[i] * 1000000u / c->speed_ppm;
 		else if (c->pace == CAP_PACE_FPS)
-			rp->dl[i] = (emu_ps_t)((unsigned __int128)i * EMU_PS_PER_S / c->rate);
+			v = (unsigned __int128)i * EMU_PS_PER_S / c->rate;
 		else
-			rp->dl[i] = (emu_ps_t)(bits * EMU_PS_PER_S / c->rate);
+			v = bits * EMU_PS_PER_S / c->rate;
+		if (in_range(v, &rp->dl[i]) < 0) {
+			snprintf(err, errlen, "%s: at %s, frame %u would play %.3e s after the first, past the emulated "
+				 "time range (%.3e s, 2^63 ps)", c->path, pn, i + 1, (double)v / 1e12,
+				 (double)EMU_PS_MAX / 1e12);
+			return -ERANGE;
+		}
 		bits += ((unsigned __int128)rp->len[i] + WIRE_EXTRA) * 8u;
 	}
 	emu_ps_t span = rp->dl[rp->n - 1], gap;
@@ -231,6 +273,20 @@ static void pace(struct cap_replay *rp)
 	else
 		gap = (emu_ps_t)(bits * EMU_PS_PER_S / c->rate) - span;
 	rp->period = span + (gap > 0 ? gap : 1);
+	/* the replay's last deadline: FPS one progression over every frame, else loop - 1 periods and a loop's span */
+	unsigned __int128 end = c->pace == CAP_PACE_FPS ?
+		(unsigned __int128)rp->n * c->loop * EMU_PS_PER_S / c->rate :
+		(unsigned __int128)(c->loop - 1) * rp->period + span;
+	emu_ps_t e;
+
+	if (in_range(end, &e) < 0 || emu_ps_add_checked(c->start, e, &e) < 0) {
+		snprintf(err, errlen, "%s: start %llu ps + loop %llu x %llu ps (%u frames at %s) would end %.3e s into the "
+			 "run, past the emulated time range (%.3e s, 2^63 ps): fewer loops, an earlier start or a higher speed", c->path,
+			 (unsigned long long)c->start, (unsigned long long)c->loop, (unsigned long long)rp->period, rp->n,
+			 pn, ((double)end + (double)c->start) / 1e12, (double)EMU_PS_MAX / 1e12);
+		return -ERANGE;
+	}
+	return 0;
 }
 
 struct cap_replay *cap_replay_load(const struct cap_replay_cfg *cfg, char *err, size_t errlen)
@@ -262,12 +318,13 @@ struct cap_replay *cap_replay_load(const struct cap_replay_cfg *cfg, char *err, 
 	}
 	cap_read_close(rd);
 	cap_bpf_free(f);
+	if (rc == 0)
+		rc = pace(rp, err, errlen);
 	if (rc < 0) {
 		cap_replay_free(rp);
 		errno = -rc;
 		return NULL;
 	}
-	pace(rp);
 	rp->info.frames = rp->n;
 	rp->info.total = (uint64_t)rp->n * rp->cfg.loop;
 	rp->info.span = cap_replay_deadline(rp, rp->info.total - 1) - rp->cfg.start;

@@ -127,9 +127,15 @@ int ctl_chakra_create(const struct ctl_config *cfg, struct ctl_chakra_run **out,
 	k->ck = cfg->apps[cfg->chakra_app].chakra;
 	rc = ctl_chakra_load(k->ck->traceset, k->ck->num_files, &k->set, err, errlen);
 	if (!rc)
+		rc = ctl_chakra_limit_memory(k, err, errlen);
+	if (!rc)
 		rc = app_ck_prepare(&k->set, &k->ck->prep, &k->prep, prep_log, NULL, err, errlen);
 	if (!rc)
 		rc = place(k, err, errlen);
+	if (!rc)
+		rc = ctl_chakra_limits(k, err, errlen);
+	if (!rc)
+		rc = ctl_chakra_limit_annot(k, err, errlen);
 	if (!rc)
 		rc = colls_init(k);
 	if (!rc)

@@ -45,7 +45,20 @@ struct ctl_chakra_run {
 	char dir[512];
 	uint64_t tot_bytes, tot_sends, tot_recvs, tot_comps; /* the run's totals, the cdf's denominators */
 	uint64_t acked_bytes;
+	uint64_t mem_estimate; /* bytes the prepared traces take, about (ctl_chakra_limit_memory) */
+	uint64_t prof_bytes;   /* bytes the profiling blocks took: they stop at simulation.RecordSizeLimit */
 };
+
+/* ctl_chakra_limits.c: what the traceset may not ask for, before the simulation; 0 or -EINVAL naming the file, the
+ * rank and the node in @p err. Memory (before preparation) against simulation.ChakraMemoryLimit; */
+int ctl_chakra_limit_memory(struct ctl_chakra_run *k, char *err, size_t errlen);
+/* (prepared and placed) transfers against the NIC's largest message and their receives, durations against the
+ * emulated time range; */
+int ctl_chakra_limits(struct ctl_chakra_run *k, char *err, size_t errlen);
+/* the annotated traces' bytes against simulation.RecordSizeLimit. */
+int ctl_chakra_limit_annot(struct ctl_chakra_run *k, char *err, size_t errlen);
+/* The bytes the annotated traces will take (their times are fixed width, so known before the run). */
+uint64_t ctl_chakra_annot_bytes(const struct ctl_chakra_run *k);
 
 /* ctl_chakra_map.c: read the mapping file into rank_host/host_rank and the scale-up groups. */
 int ctl_chakra_map_read(struct ctl_chakra_run *k, char *err, size_t errlen);

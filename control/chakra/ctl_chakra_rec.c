@@ -352,14 +352,28 @@ static void ev_prof(void *a, void *b, emu_ps_t now)
 	int more = 0;
 
 	(void)b;
+	uint64_t limit = k->cfg->sim.record_size_limit;
+
 	for (uint32_t r = 0; r < k->set.n_ranks; r++) {
 		FILE *f;
 
 		if (app_ck_run_rank(k->run, r)->ended || !(f = prof_file(k, r, "a")))
 			continue;
+		long before = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+
 		prof_block(k, r, f, now);
+		long after = ftell(f);
+
+		if (before >= 0 && after > before)
+			k->prof_bytes += (uint64_t)(after - before);
 		fclose(f);
 		more = 1;
+	}
+	if (more && limit && k->prof_bytes >= limit) { /* the profiling files count against the records' budget */
+		fprintf(stderr, "uetemu: warning: the Chakra profiling files reached simulation.RecordSizeLimit (%" PRIu64
+			" B) at %.6f s simulated: no more blocks are written; raise ProfilingInterval or RecordSizeLimit\n",
+			limit, (double)now / 1e12);
+		more = 0;
 	}
 	if (more && now + k->ck->profiling_interval < k->stop)
 		net_sched(k->np, now + k->ck->profiling_interval, ev_prof, k, NULL, NULL);

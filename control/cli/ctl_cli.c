@@ -86,7 +86,7 @@ static const char run_help[] =
 	"\n"
 	"exit status: 0 the run ended as configured; 1 config or run error; 2 usage error; 3 stopped by SIGINT or\n"
 	"SIGTERM (summary.json \"stop\": \"signal\"); 4 no SimulationDuration and a message never completed\n"
-	"(\"stop\": \"stalled\"); 5 real time with simulation.LagPolicy abort fell more than simulation.LagLimit\n"
+	"(\"stop\": \"stalled\"), or a Chakra rank never ended (\"stop\": \"incomplete\"); 5 real time with simulation.LagPolicy abort fell more than simulation.LagLimit\n"
 	"behind (\"stop\": \"lag\").\n";
 
 static const char validate_help[] =
@@ -499,6 +499,11 @@ static int cmd_run(struct cli *c)
 	if (stop == CTL_STOP_STALLED) {
 		fprintf(stderr, "uetemu: the run ended with messages not completed: never posted, or no progress "
 				"possible (summary.json messages, stop \"stalled\")\n");
+		return CTL_EXIT_STALLED;
+	}
+	if (stop == CTL_STOP_INCOMPLETE) {
+		fprintf(stderr, "uetemu: the run ended with Chakra ranks that did not end: a transfer the NIC refused or "
+				"never completed, or the stop time came first (summary.json chakra, stop \"incomplete\")\n");
 		return CTL_EXIT_STALLED;
 	}
 	if (stop == CTL_STOP_LAG) {

@@ -11,7 +11,8 @@ enum ctl_exit {
 	CTL_EXIT_ERROR = 1,     /* a config error, or the run could not start or write its outputs */
 	CTL_EXIT_USAGE = 2,     /* a wrong command line */
 	CTL_EXIT_SIGNAL = 3,    /* stopped by SIGINT or SIGTERM; outputs written so far are complete */
-	CTL_EXIT_STALLED = 4,   /* no duration configured and a message never completed */
+	CTL_EXIT_STALLED = 4,   /* no duration configured and a message never completed, or a Chakra rank never
+				 * ended (stop "incomplete") */
 	CTL_EXIT_LAG = 5,       /* real time, LagPolicy abort: the loop fell more than LagLimit behind */
 	CTL_EXIT_DIVERGED = 6,  /* uetemu rerun: the re-run did not reproduce its recorded session */
 };

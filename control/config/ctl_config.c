@@ -33,7 +33,13 @@ static int sim_run(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 
 static int sim_duration(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
-	return ctl_val_u64(c, v, emu_parse_timeval, "10ms", &((struct emu_sim_params *)obj)->duration);
+	emu_ps_t *d = &((struct emu_sim_params *)obj)->duration;
+	int rc = ctl_val_u64(c, v, emu_parse_timeval, "10ms", d);
+
+	if (rc == 0 && *d >= EMU_PS_MAX)
+		return ctl_err(c, v, "SimulationDuration %llu ps is past the emulated time range (2^63 ps, 106 days); "
+			       "e.g. 10ms", (unsigned long long)*d);
+	return rc;
 }
 
 /* The shortest report interval: rows every picosecond would write gigabytes in microseconds of simulated time. */
@@ -53,6 +59,11 @@ static int report_interval(struct ctl_ctx *c, const struct ctl_ynode *v, emu_ps_
 static int sim_record_limit(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
 	return ctl_val_u64(c, v, emu_parse_size, "1GiB", &((struct emu_sim_params *)obj)->record_size_limit);
+}
+
+static int sim_chakra_mem(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return ctl_val_u64(c, v, emu_parse_size, "2GiB", &((struct emu_sim_params *)obj)->chakra_memory_limit);
 }
 
 static int sim_interval(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
@@ -215,6 +226,7 @@ int ctl_sec_simulation(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_
 		{ "EnablePCIeStatsLogging", false, sim_pcie },
 		{ "TimeScale", false, sim_timescale },
 		{ "RecordSizeLimit", false, sim_record_limit },
+		{ "ChakraMemoryLimit", false, sim_chakra_mem },
 		{ "LagPolicy", false, sim_lag_policy },
 		{ "LagLimit", false, sim_lag_limit },
 		{ "StartTime", false, sim_start_time },

@@ -172,7 +172,13 @@ static int rp_loop(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 
 static int rp_start(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
-	return ctl_val_u64(c, v, emu_parse_timeval, "10us", &((struct replay_obj *)obj)->rp->start);
+	emu_ps_t *start = &((struct replay_obj *)obj)->rp->start;
+	int rc = ctl_val_u64(c, v, emu_parse_timeval, "10us", start);
+
+	if (rc == 0 && *start >= EMU_PS_MAX)
+		return ctl_err(c, v, "start %llu ps is past the emulated time range (2^63 ps, 106 days); a time from the "
+			       "run's start, e.g. 10us", (unsigned long long)*start);
+	return rc;
 }
 
 /* filter: compiled here with libpcap, so a bad one is a config error with libpcap's words. */

@@ -239,7 +239,7 @@ static void json_dir(FILE *f, const char *key, const struct ctl_report_dir *d)
 
 const char *ctl_stop_name(enum ctl_stop s)
 {
-	static const char *const names[] = { "completed", "duration", "signal", "stalled", "lag" };
+	static const char *const names[] = { "completed", "duration", "signal", "stalled", "lag", "incomplete" };
 
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
 }

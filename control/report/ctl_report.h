@@ -55,9 +55,10 @@ enum ctl_stop {
 	CTL_STOP_SIGNAL,         /* SIGINT or SIGTERM */
 	CTL_STOP_STALLED,        /* no event left while messages were still open (no duration configured) */
 	CTL_STOP_LAG,            /* real time, LagPolicy abort: the loop fell more than LagLimit behind */
+	CTL_STOP_INCOMPLETE,     /* the workload's work did not all end: a Chakra rank still running at the end */
 };
 
-/** The name summary.json gives @p s: "completed", "duration", "signal", "stalled", "lag". */
+/** The name summary.json gives @p s: "completed", "duration", "signal", "stalled", "lag", "incomplete". */
 const char *ctl_stop_name(enum ctl_stop s);
 
 #define CTL_REPORT_MSG_LIST 1024 /* summary.json lists each message (and its FCT) of a run with at most this many */

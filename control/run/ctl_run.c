@@ -52,6 +52,9 @@ static enum ctl_stop stop_reason(const struct ctl_run_state *r)
 		return CTL_STOP_LAG;
 	if (r->cfg->sim.duration != 0 && r->has_stop && r->end >= r->stop)
 		return CTL_STOP_DURATION;
+	emu_ps_t ck_end;
+	if (r->chakra != NULL && !ctl_chakra_ended(r->chakra, &ck_end))
+		return CTL_STOP_INCOMPLETE; /* a rank did not end: never "completed" */
 	if (r->stalled || (!r->has_stop && r->n_completed < r->n_msgs))
 		return CTL_STOP_STALLED;
 	return CTL_STOP_COMPLETED;

@@ -297,6 +297,8 @@ void ctl_run_replays_json(FILE *f, const struct ctl_run_state *r)
 			(unsigned long long)in->bad_len, (unsigned long long)in->out_of_order,
 			(unsigned long long)in->rewritten, (unsigned long long)skipped, (unsigned long long)refused(s),
 			(unsigned long long)s->no_pkt, (unsigned long long)s->sched_full, (unsigned long long)s->tx_drops);
+		if (in->time_range) /* present only when some were: the frames past the emulated time range */
+			fprintf(f, ", \"time_range\": %llu", (unsigned long long)in->time_range);
 		if (s->off)
 			fputs(", \"other_process\": true", f);
 		if (s->timed)
@@ -317,6 +319,9 @@ void ctl_run_replays_print(const struct ctl_run_state *r)
 		       "%llu snap-cut)", s->cfg->name, point_name(s->cfg->point), s->cfg->to, (unsigned long long)s->sent,
 		       (unsigned long long)s->info->total, (unsigned long long)refused(s),
 		       (unsigned long long)s->info->filtered_out, (unsigned long long)s->info->snap_cut);
+		if (s->info->time_range)
+			printf("; %llu stamped past the emulated time range (2^63 ps after the first frame), not played",
+			       (unsigned long long)s->info->time_range);
 		if (s->off)
 			fputs("; its device runs in another process (--partition), which plays it", stdout);
 		if (s->timed)

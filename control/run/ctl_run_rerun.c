@@ -78,6 +78,13 @@ static bool peek(struct ctl_rerun *rr)
 		rr->at_end = rc == 0;
 		if (rc != 1)
 			break;
+		if (rr->next.t >= EMU_PS_MAX) { /* a time no run reaches: the engine's sums of it would wrap */
+			snprintf(rr->err, sizeof(rr->err), "%s: record %llu at %llu ps, past the emulated time range "
+				 "(2^63 ps; a corrupt log)", rr->log, (unsigned long long)rr->records + 1,
+				 (unsigned long long)rr->next.t);
+			rr->rc = -EINVAL;
+			break;
+		}
 		rr->records++;
 		rr->last_t = rr->next.t > rr->last_t ? rr->next.t : rr->last_t;
 		if (rr->next.type == CAP_SES_TX)

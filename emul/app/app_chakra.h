@@ -169,6 +169,16 @@ void app_ck_set_fini(struct app_ck_set *set);
 /** Free what @p out owns. */
 void app_ck_prep_fini(struct app_ck_prep_out *out);
 
+/* Bytes one prepared node costs, about: the node, its dependency list, the replay's per-node state. */
+#define APP_CK_NODE_COST (sizeof(struct app_ck_node) + 64u)
+
+/**
+ * Nodes @p set will hold once prepared with @p cfg (each collective expanded by its algorithm, its barrier added),
+ * into *@p nodes, before anything is expanded; the memory they take is about *@p nodes x APP_CK_NODE_COST. Process
+ * groups and collectives the preparation would refuse or leave unexpanded count as they are. 0 or -ENOMEM.
+ */
+int app_ck_prep_estimate(const struct app_ck_set *set, const struct app_ck_prep_cfg *cfg, uint64_t *nodes);
+
 /**
  * Prepare @p set in place for a run: apply scaling, check dependencies and process groups, expand every collective,
  * apply the ordering options, resolve dependencies to node indices, match every send to its receive and check that

@@ -9,9 +9,12 @@
 
 enum { ST_IDLE, ST_RUNNING, ST_DONE };
 
-/* One NPU compute node in progress: it finishes when the NPU's progress clock reaches vend. */
+/* One NPU compute node in progress: it finishes when the NPU's progress clock reaches vend. The jobs of a rank
+ * are a binary min-heap on (vend, seq), seq the order they started in: the earliest is found in O(1) and each
+ * start or finish costs O(log n), however many compute nodes share the NPU. */
 struct npu_job {
 	uint32_t ix;
+	uint64_t seq;
 	emu_ps_t vend;
 };
 
@@ -23,8 +26,9 @@ struct ck_rank {
 	uint64_t unacked;     /* sends posted, not yet acknowledged */
 	uint64_t peer_unacked; /* transfers received whose sender has not yet had the acknowledgment */
 	/* The NPU: progress clock v advances at 1/n ps per ps with n jobs running; vrem carries the remainder. */
-	struct npu_job *jobs;
+	struct npu_job *jobs; /* the heap */
 	uint32_t n_jobs;
+	uint64_t job_seq;
 	emu_ps_t v, vrem, vlast;
 	emu_timer_t npu_timer;
 	struct app_ck_rank_stats st;
@@ -188,6 +192,44 @@ static void npu_update(struct ck_rank *k, emu_ps_t now)
 	k->vlast = now;
 }
 
+static int job_before(const struct npu_job *a, const struct npu_job *b)
+{
+	return a->vend != b->vend ? a->vend < b->vend : a->seq < b->seq;
+}
+
+static void heap_push(struct ck_rank *k, uint32_t ix, emu_ps_t vend)
+{
+	uint32_t i = k->n_jobs++;
+	struct npu_job j = {ix, k->job_seq++, vend};
+
+	while (i > 0 && job_before(&j, &k->jobs[(i - 1) / 2])) {
+		k->jobs[i] = k->jobs[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	k->jobs[i] = j;
+}
+
+static void heap_pop(struct ck_rank *k)
+{
+	struct npu_job last = k->jobs[--k->n_jobs];
+	uint32_t i = 0, n = k->n_jobs;
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && job_before(&k->jobs[c + 1], &k->jobs[c]))
+			c++;
+		if (!job_before(&k->jobs[c], &last))
+			break;
+		k->jobs[i] = k->jobs[c];
+		i = c;
+	}
+	if (n)
+		k->jobs[i] = last;
+}
+
 static void npu_fire(void *a, void *b, emu_ps_t now);
 
 static void npu_arm(struct app_ck_run *r, uint32_t rank, emu_ps_t now)
@@ -200,9 +242,7 @@ static void npu_arm(struct app_ck_run *r, uint32_t rank, emu_ps_t now)
 	k->npu_timer = 0;
 	if (!k->n_jobs)
 		return;
-	for (uint32_t j = 0; j < k->n_jobs; j++)
-		if (k->jobs[j].vend < vmin)
-			vmin = k->jobs[j].vend;
+	vmin = k->jobs[0].vend;
 	emu_ps_t wait = vmin > k->v ? (vmin - k->v) * k->n_jobs - k->vrem : 0;
 
 	emu_sched_at(r->s, now + wait, npu_fire, r, (void *)(uintptr_t)rank, &k->npu_timer);
@@ -214,20 +254,16 @@ static void drain(struct app_ck_run *r, emu_ps_t now);
 static void npu_fire(void *a, void *b, emu_ps_t now)
 {
 	struct app_ck_run *r = a;
-	uint32_t rank = (uint32_t)(uintptr_t)b, j = 0;
+	uint32_t rank = (uint32_t)(uintptr_t)b;
 	struct ck_rank *k = &r->ranks[rank];
 
 	k->npu_timer = 0;
 	npu_update(k, now);
-	while (j < k->n_jobs) {
-		if (k->jobs[j].vend <= k->v) {
-			uint32_t ix = k->jobs[j].ix;
+	while (k->n_jobs && k->jobs[0].vend <= k->v) {
+		uint32_t ix = k->jobs[0].ix;
 
-			k->jobs[j] = k->jobs[--k->n_jobs];
-			finish(r, rank, ix, now);
-		} else {
-			j++;
-		}
+		heap_pop(k);
+		finish(r, rank, ix, now);
 	}
 	npu_arm(r, rank, now);
 	drain(r, now);
@@ -272,7 +308,7 @@ static void start(struct app_ck_run *r, uint32_t rank, uint32_t ix, emu_ps_t now
 	case APP_CK_COMP:
 		if (!r->collected && !n->is_cpu && dur) {
 			npu_update(k, now);
-			k->jobs[k->n_jobs++] = (struct npu_job){ix, k->v + dur};
+			heap_push(k, ix, k->v + dur);
 			npu_arm(r, rank, now);
 			return;
 		}

@@ -24,10 +24,10 @@ void app_timeline_defaults(struct app_timeline_params *p)
 	p->cool_down = EMU_PS_PER_MS;
 }
 
-/* *acc += d; false on overflow. */
+/* *acc += d; false when the sum passes the emulated time range (EMU_PS_MAX). */
 static bool add_ps(emu_ps_t *acc, emu_ps_t d)
 {
-	return !__builtin_add_overflow(*acc, d, acc);
+	return emu_ps_add_checked(*acc, d, acc) == 0;
 }
 
 int app_timeline_compute(const struct app_timeline_params *p, struct app_timeline *t, char *err, size_t errlen)
@@ -49,7 +49,7 @@ int app_timeline_compute(const struct app_timeline_params *p, struct app_timelin
 	if (!ok)
 		return emu_param_fail(err, errlen, -EOVERFLOW,
 				      "SimulationParameters: StartTime + ClientStartOffset + ClientStartInterval + "
-				      "WarmUp + RunTime + CoolDown passes 2^64 ps (213 days)");
+				      "WarmUp + RunTime + CoolDown passes the emulated time range (2^63 ps, 106 days)");
 	return 0;
 }
 

@@ -47,7 +47,8 @@ void app_timeline_defaults(struct app_timeline_params *p);
 
 /**
  * Derive the run's instants from @p p into @p t.
- * @return 0; -EOVERFLOW with a message in @p err (size @p errlen, may be NULL) when the stop time passes 2^64 ps.
+ * @return 0; -EOVERFLOW with a message in @p err (size @p errlen, may be NULL) when the stop time passes the emulated
+ * time range (EMU_PS_MAX, 2^63 ps).
  */
 int app_timeline_compute(const struct app_timeline_params *p, struct app_timeline *t, char *err, size_t errlen);
 

@@ -30,6 +30,8 @@ struct emu_sim_params {
 	uint64_t time_scale;                 /* TimeScale (uetemu): real time runs this many times slower, default 1 */
 	uint64_t record_size_limit;          /* RecordSizeLimit (uetemu): bytes the periodic records may take before
 	                                        their rows stop, default 1 GiB; 0 = no limit */
+	uint64_t chakra_memory_limit;        /* ChakraMemoryLimit (uetemu): bytes a Chakra traceset may take once
+	                                        prepared (expanded), checked before it is, default 2 GiB; 0 = none */
 	uint8_t lag_policy;                  /* LagPolicy (uetemu): enum emu_lag_policy, default besteffort */
 	emu_ps_t lag_limit;                  /* LagLimit (uetemu): how late the loop may run, default 1 ms */
 	uint32_t shard;                      /* the records' shard: the MPI rank writing them (not a config key) */
@@ -37,7 +39,7 @@ struct emu_sim_params {
 
 /**
  * Fill @p p with the defaults: name "uetemu", seed 18760, run number 1, duration 0, the three report intervals
- * 1 ms, nd-stats and ecn-pfc-stats on, net-buff-stats and pcie-stats off, time scale 1, record size limit 1 GiB,
+ * 1 ms, nd-stats and ecn-pfc-stats on, net-buff-stats and pcie-stats off, time scale 1, record size limit 1 GiB, Chakra memory limit 2 GiB,
  * lag policy besteffort with a 1 ms limit.
  */
 void emu_sim_defaults(struct emu_sim_params *p);

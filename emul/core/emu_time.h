@@ -2,9 +2,10 @@
 #ifndef EMU_TIME_H
 #define EMU_TIME_H
 
+#include <errno.h>
 #include <stdint.h>
 
-/** Time is a count of picoseconds since the start of the run (2^64 ps is 213 days). */
+/** Time is a count of picoseconds since the start of the run (2^64 ps is 213 days; a run stays below EMU_PS_MAX). */
 typedef uint64_t emu_ps_t;
 
 #define EMU_PS_PER_NS 1000ULL
@@ -12,6 +13,32 @@ typedef uint64_t emu_ps_t;
 #define EMU_PS_PER_MS 1000000000ULL
 #define EMU_PS_PER_S 1000000000000ULL
 #define EMU_PS_NEVER UINT64_MAX
+/** The emulated time range: every instant of a run is below it (2^63 ps, 106 days). Input times are checked
+ *  against it (emu_ps_add_checked, emu_ps_mul_checked) so that a sum of them can never wrap 2^64 or reach
+ *  EMU_PS_NEVER, whatever a config, a capture or a trace holds. */
+#define EMU_PS_MAX (1ULL << 63)
+
+/** *@p out = @p a + @p b; 0, or -ERANGE (*@p out untouched) when the sum reaches EMU_PS_MAX. */
+static inline int emu_ps_add_checked(emu_ps_t a, emu_ps_t b, emu_ps_t *out)
+{
+	emu_ps_t s;
+
+	if (__builtin_add_overflow(a, b, &s) || s >= EMU_PS_MAX)
+		return -ERANGE;
+	*out = s;
+	return 0;
+}
+
+/** *@p out = @p a x @p b; 0, or -ERANGE (*@p out untouched) when the product reaches EMU_PS_MAX. */
+static inline int emu_ps_mul_checked(emu_ps_t a, uint64_t b, emu_ps_t *out)
+{
+	emu_ps_t p;
+
+	if (__builtin_mul_overflow(a, b, &p) || p >= EMU_PS_MAX)
+		return -ERANGE;
+	*out = p;
+	return 0;
+}
 
 /**
  * Serialization time of @p bytes at @p bps bit/s, rounded UP to the next whole picosecond.

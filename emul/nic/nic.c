@@ -149,8 +149,15 @@ struct nic *nic_create(const struct nic_env *env)
 	nic->chunk_pool = emu_pool_create(sizeof(struct nic_rcv_chunk), NIC_RCV_CHUNKS);
 	/* a group carries its load balancer's cache behind it when REPSBufferSizeMaskBits asks for a large one */
 	nic->grp_pool = emu_pool_create(sizeof(struct nic_group) + nic_lb_storage_bytes(p), max_pdcs);
+	uint32_t buckets = NIC_HASH_BUCKETS_MIN;
+	while (buckets < max_pdcs && buckets < NIC_HASH_BUCKETS_MAX)
+		buckets *= 2;
+	nic->hash_mask = buckets - 1;
+	nic->snd_hash = calloc(buckets, sizeof(*nic->snd_hash));
+	nic->rcv_hash = calloc(buckets, sizeof(*nic->rcv_hash));
+	nic->grp_hash = calloc(buckets, sizeof(*nic->grp_hash));
 	if (nic->pdc_pool == NULL || nic->grp_pool == NULL || nic->rec_pool == NULL || nic->wqe_pool == NULL ||
-	    nic->chunk_pool == NULL)
+	    nic->chunk_pool == NULL || nic->snd_hash == NULL || nic->rcv_hash == NULL || nic->grp_hash == NULL)
 		goto fail_nic;
 	nic->next_snd_id = NIC_SND_ID_MIN;
 	nic->next_rcv_id = NIC_RCV_ID_MIN;
@@ -187,6 +194,9 @@ void nic_destroy(struct nic *nic)
 	emu_pool_destroy(nic->wqe_pool);
 	emu_pool_destroy(nic->chunk_pool);
 	emu_pool_destroy(nic->grp_pool);
+	free(nic->snd_hash);
+	free(nic->rcv_hash);
+	free(nic->grp_hash);
 	free(nic);
 }
 

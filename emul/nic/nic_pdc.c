@@ -3,16 +3,16 @@
 
 #include <string.h>
 
-static inline uint32_t hash_ip_id(uint32_t ip, uint16_t id)
+static inline uint32_t hash_ip_id(const struct nic *nic, uint32_t ip, uint16_t id)
 {
 	uint32_t h = ip * 0x9e3779b1u ^ (uint32_t)id * 0x85ebca6bu;
 
-	return (h ^ (h >> 16)) & (NIC_HASH_BUCKETS - 1);
+	return (h ^ (h >> 16)) & nic->hash_mask;
 }
 
 struct nic_pdc *nic_pdc_snd_find(struct nic *nic, uint16_t id)
 {
-	for (struct nic_pdc *p = nic->snd_hash[hash_ip_id(0, id)]; p != NULL; p = p->hnext)
+	for (struct nic_pdc *p = nic->snd_hash[hash_ip_id(nic, 0, id)]; p != NULL; p = p->hnext)
 		if (p->id == id)
 			return p;
 	return NULL;
@@ -20,7 +20,7 @@ struct nic_pdc *nic_pdc_snd_find(struct nic *nic, uint16_t id)
 
 struct nic_pdc *nic_pdc_rcv_find(struct nic *nic, uint32_t peer_ip, uint16_t peer_id)
 {
-	for (struct nic_pdc *p = nic->rcv_hash[hash_ip_id(peer_ip, peer_id)]; p != NULL; p = p->hnext)
+	for (struct nic_pdc *p = nic->rcv_hash[hash_ip_id(nic, peer_ip, peer_id)]; p != NULL; p = p->hnext)
 		if (p->peer_ip == peer_ip && p->remote_id == peer_id)
 			return p;
 	return NULL;
@@ -53,7 +53,7 @@ static uint16_t pdc_local_port(uint16_t id)
 /* The group of PDCs to @p peer_ip, created for the PDC @p id when there is none (or without PDC groups). */
 static struct nic_group *group_get(struct nic *nic, uint32_t peer_ip, uint16_t id, emu_ps_t now)
 {
-	uint32_t b = hash_ip_id(peer_ip, 0);
+	uint32_t b = hash_ip_id(nic, peer_ip, 0);
 
 	if (nic->p->pdc_groups_enabled)
 		for (struct nic_group *g = nic->grp_hash[b]; g != NULL; g = g->hnext)
@@ -79,7 +79,7 @@ static void group_free_if_unused(struct nic *nic, struct nic_group *g)
 {
 	if (g->n_pdcs > 0 || g->in_ready)
 		return;
-	struct nic_group **pp = &nic->grp_hash[hash_ip_id(g->peer_ip, 0)];
+	struct nic_group **pp = &nic->grp_hash[hash_ip_id(nic, g->peer_ip, 0)];
 
 	while (*pp != g)
 		pp = &(*pp)->hnext;
@@ -107,6 +107,8 @@ void nic_group_unready(struct nic *nic, struct nic_group *g)
 /* Next free id in [lo, hi], cycling, skipping ids in use; 0 when all are taken. */
 static uint16_t alloc_snd_id(struct nic *nic)
 {
+	if (nic->n_snd > NIC_SND_ID_MAX - NIC_SND_ID_MIN)
+		return 0; /* every id taken: no scan of 32,767 ids per refused post */
 	for (uint32_t tries = 0; tries <= NIC_SND_ID_MAX - NIC_SND_ID_MIN; tries++) {
 		uint16_t id = nic->next_snd_id;
 		nic->next_snd_id = id == NIC_SND_ID_MAX ? NIC_SND_ID_MIN : id + 1;
@@ -149,9 +151,10 @@ struct nic_pdc *nic_pdc_open_snd(struct nic *nic, uint32_t peer_ip, emu_ps_t now
 	if (nic->p->start_psn == NIC_START_PSN_REFPROV) /* in [2^16, 2^31), as the reference provider draws it */
 		pdc->start_psn = NIC_START_PSN_LO + pdc->start_psn % (NIC_START_PSN_HI - NIC_START_PSN_LO);
 	pdc->next_psn = pdc->start_psn;
-	uint32_t b = hash_ip_id(0, id);
+	uint32_t b = hash_ip_id(nic, 0, id);
 	pdc->hnext = nic->snd_hash[b];
 	nic->snd_hash[b] = pdc;
+	nic->n_snd++;
 	nic_event(nic, pdc, NIC_EV_PDC_CREATED, now);
 	return pdc;
 }
@@ -216,7 +219,7 @@ static uint32_t rcv_of_peer(const struct nic *nic, uint32_t peer_ip)
 {
 	uint32_t n = 0;
 
-	for (const struct nic_group *g = nic->grp_hash[hash_ip_id(peer_ip, 0)]; g != NULL; g = g->hnext)
+	for (const struct nic_group *g = nic->grp_hash[hash_ip_id(nic, peer_ip, 0)]; g != NULL; g = g->hnext)
 		if (g->peer_ip == peer_ip)
 			n += g->n_rcv;
 	return n;
@@ -265,7 +268,7 @@ struct nic_pdc *nic_pdc_open_rcv(struct nic *nic, uint32_t peer_ip, uint16_t pee
 	pdc->rcv_last = now;
 	list_push(nic, pdc, true);
 	list_push(nic, pdc, false);
-	uint32_t b = hash_ip_id(peer_ip, peer_id);
+	uint32_t b = hash_ip_id(nic, peer_ip, peer_id);
 	pdc->hnext = nic->rcv_hash[b];
 	nic->rcv_hash[b] = pdc;
 	nic_event(nic, pdc, NIC_EV_PDC_CREATED, now);
@@ -275,25 +278,25 @@ struct nic_pdc *nic_pdc_open_rcv(struct nic *nic, uint32_t peer_ip, uint16_t pee
 /* Remove @p pdc from its group's ring of PDCs with data to send. */
 static void rr_unlink(struct nic_group *g, struct nic_pdc *pdc)
 {
-	struct nic_pdc *prev = pdc;
+	struct nic_pdc *prev = pdc->rr_prev;
 
-	while (prev->rr_next != pdc)
-		prev = prev->rr_next;
 	if (prev == pdc) {
 		g->rr = NULL;
 	} else {
 		prev->rr_next = pdc->rr_next;
+		pdc->rr_next->rr_prev = prev;
 		if (g->rr == pdc)
 			g->rr = pdc->rr_next;
 	}
 	pdc->in_rr = false;
+	pdc->rr_prev = NULL;
 	pdc->rr_next = NULL;
 }
 
 void nic_pdc_close(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
 {
-	struct nic_pdc **pp = pdc->sender ? &nic->snd_hash[hash_ip_id(0, pdc->id)]
-					  : &nic->rcv_hash[hash_ip_id(pdc->peer_ip, pdc->remote_id)];
+	struct nic_pdc **pp = pdc->sender ? &nic->snd_hash[hash_ip_id(nic, 0, pdc->id)]
+					  : &nic->rcv_hash[hash_ip_id(nic, pdc->peer_ip, pdc->remote_id)];
 
 	nic_event(nic, pdc, NIC_EV_PDC_TERMINATED, now);
 	if (!pdc->sender) { /* its late duplicates must not open it again (nic_rx.c); a newer one takes the slot */
@@ -310,6 +313,8 @@ void nic_pdc_close(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
 	while (*pp != pdc)
 		pp = &(*pp)->hnext;
 	*pp = pdc->hnext;
+	if (pdc->sender)
+		nic->n_snd--;
 	/* A finished PDC leaves its group's ring lazily (group_pick); one closed before that must leave now. */
 	if (pdc->in_rr)
 		rr_unlink(pdc->group, pdc);
@@ -345,14 +350,14 @@ void nic_pdc_rr_add(struct nic *nic, struct nic_pdc *pdc)
 		return;
 	pdc->in_rr = true;
 	if (g->rr == NULL) {
-		pdc->rr_next = pdc;
+		pdc->rr_next = pdc->rr_prev = pdc;
 		g->rr = pdc;
 		return;
 	}
 	/* insert just before g->rr, i.e. at the tail of the turn order */
-	struct nic_pdc *last = g->rr;
-	while (last->rr_next != g->rr)
-		last = last->rr_next;
+	struct nic_pdc *last = g->rr->rr_prev;
 	last->rr_next = pdc;
+	pdc->rr_prev = last;
 	pdc->rr_next = g->rr;
+	g->rr->rr_prev = pdc;
 }

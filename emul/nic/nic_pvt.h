@@ -17,7 +17,8 @@
 #define NIC_SYN_PSNS 4096     /* SYN packets carry PSN - Start_PSN in 12 bits: PSNs past that wait for the first ACK */
 #define NIC_START_PSN_LO 0x10000u    /* StartPsn RefProv: Start_PSN in [2^16, 2^31) */
 #define NIC_START_PSN_HI 0x80000000u
-#define NIC_HASH_BUCKETS 256
+#define NIC_HASH_BUCKETS_MIN 256   /* buckets of the PDC and group tables: max_pdcs rounded up to a power of */
+#define NIC_HASH_BUCKETS_MAX 65536 /* two within these, so a lookup walks about one PDC however many are open */
 #define NIC_SND_ID_MIN 1      /* sending PDC ids 1..32767 (uet-nic-records, Identifying a PDC) */
 #define NIC_SND_ID_MAX 32767
 #define NIC_RCV_ID_MIN 32769  /* receiving PDC ids 32769..65535 */
@@ -84,6 +85,7 @@ struct nic_wqe {
 struct nic_pdc {
 	struct nic_pdc *hnext;     /* hash chain */
 	struct nic_pdc *rr_next;   /* group's ring of PDCs with data to send */
+	struct nic_pdc *rr_prev;   /* ... linked both ways: joining and leaving it cost O(1) however many are on it */
 	struct nic_group *group;
 	uint32_t peer_ip;
 	uint16_t id;               /* local PDC id */
@@ -223,9 +225,11 @@ struct nic {
 	uint64_t next_uid;
 	struct nic_trace tr_sending; /* uet-monitor row of the frame being serialized, emitted when it ends */
 	/* the PDC, group and closed-PDC tables last, so that the scalars every packet touches share fewer lines */
-	struct nic_pdc *snd_hash[NIC_HASH_BUCKETS];
-	struct nic_pdc *rcv_hash[NIC_HASH_BUCKETS];
-	struct nic_group *grp_hash[NIC_HASH_BUCKETS];
+	struct nic_pdc **snd_hash;    /* [hash_mask + 1] each */
+	struct nic_pdc **rcv_hash;
+	struct nic_group **grp_hash;
+	uint32_t hash_mask;
+	uint32_t n_snd;               /* sending PDCs open: alloc_snd_id gives up at once when every id is taken */
 	struct nic_closed closed[NIC_CLOSED_SLOTS]; /* closed receive PDCs, one per slot of hash(peer IP, peer id) */
 };
 

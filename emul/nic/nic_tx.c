@@ -497,10 +497,9 @@ static void rr_remove_current(struct nic_group *g)
 		g->rr = NULL;
 		return;
 	}
-	struct nic_pdc *prev = cur;
-	while (prev->rr_next != cur)
-		prev = prev->rr_next;
+	struct nic_pdc *prev = cur->rr_prev;
 	prev->rr_next = cur->rr_next;
+	cur->rr_next->rr_prev = prev;
 	g->rr = cur->rr_next;
 }
 

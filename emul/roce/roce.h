@@ -135,6 +135,12 @@ int roce_qp_open(struct roce *r, uint32_t dst_ip, uint32_t *qpn);
 
 enum roce_verb { ROCE_VERB_WRITE = 0, ROCE_VERB_SEND };
 
+/** The largest message (bytes) a RoCE NIC with MSS @p mss can send: 2^23 packets, half the 24-bit PSN space. */
+static inline uint64_t roce_msg_bytes_max(uint32_t mss)
+{
+	return (1ULL << 23) * mss;
+}
+
 /**
  * The host posts a work request of @p bytes on queue pair @p qpn at @p now (the doorbell's PCIe transfer first). It
  * waits behind the queue pair's earlier ones: one message at a time per queue pair. Returns 0, -ENOENT (no such

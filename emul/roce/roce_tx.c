@@ -118,7 +118,7 @@ int roce_post(struct roce *r, uint32_t qpn, enum roce_verb verb, uint64_t bytes,
 
 	if (qp == NULL)
 		return -ENOENT;
-	if (bytes > (uint64_t)ROCE_MSG_PKTS_MAX * r->p->mss)
+	if (bytes > roce_msg_bytes_max(r->p->mss)) /* ROCE_MSG_PKTS_MAX packets */
 		return -EMSGSIZE;
 	w = emu_pool_get(r->wqe_pool);
 	if (w == NULL) {

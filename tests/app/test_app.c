@@ -363,7 +363,12 @@ Test(app_timeline, start_type_names_and_errors)
 	app_timeline_defaults(&p);
 	p.run_time = EMU_PS_NEVER;
 	cr_assert_eq(app_timeline_compute(&p, &t, err, sizeof(err)), -EOVERFLOW);
-	cr_assert(strstr(err, "2^64") != NULL);
+	cr_assert(strstr(err, "passes the emulated") != NULL, "%s", err);
+	p.run_time = EMU_PS_MAX - 1 - 6 * EMU_PS_PER_MS; /* the defaults' other five add 6 ms: one ps short of 2^63 */
+	cr_assert_eq(app_timeline_compute(&p, &t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(t.stop, EMU_PS_MAX - 1);
+	p.run_time++;
+	cr_assert_eq(app_timeline_compute(&p, &t, err, sizeof(err)), -EOVERFLOW, "2^63 ps is past the range");
 }
 
 /* Worked example: one WQE on the Scala RoCE NIC: 92 B doorbell, 62 packets (61 x 4,096 + 144), 253,596 B on the

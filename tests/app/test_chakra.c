@@ -364,6 +364,41 @@ Test(app_chakra, npu_sharing_recomputed_on_start)
 	app_ck_set_fini(&s);
 }
 
+/* 1,000 compute nodes of 1 .. 1,000 us started together share the NPU: the k-th shortest ends when every node has
+ * had k us of work, at the sum over i <= k of (1000 - i + 1) us, to the picosecond (the jobs are a heap; a list
+ * scanned at every start and end cost the square of their number). */
+Test(app_chakra, npu_sharing_of_1000_nodes_exact)
+{
+	struct app_ck_set s;
+	struct app_ck_prep_cfg cfg;
+	struct app_ck_prep_out out;
+	struct fake f;
+	char err[256];
+	const uint32_t n = 1000;
+	emu_ps_t ts, te, want = 0;
+
+	set_make(&s, 1);
+	for (uint32_t i = 0; i < n; i++) { /* longest first: the heap, not the trace order, decides */
+		struct app_ck_node c = node(i + 1, APP_CK_COMP);
+
+		c.dur_us = n - i;
+		cr_assert_eq(app_ck_trace_add(&s.ranks[0], &c), 0);
+	}
+	app_ck_prep_defaults(&cfg);
+	cr_assert_eq(prep(&s, &cfg, &out, err), 0);
+	replay(&f, &s, 0);
+	for (uint32_t k = 1; k <= n; k++) {
+		want += (emu_ps_t)(n - k + 1) * US;
+		app_ck_run_node_times(f.run, 0, n - k, &ts, &te); /* the node of k us */
+		cr_assert_eq(te, want, "the %u us node ends at %llu ps, not %llu", k, (unsigned long long)te,
+			     (unsigned long long)want);
+	}
+	cr_assert_eq(f.end[0], want);
+	replay_done(&f);
+	app_ck_prep_fini(&out);
+	app_ck_set_fini(&s);
+}
+
 /* A data-parallel step on 8 ranks: compute, AllReduce (ring), compute. Every rank ends; every transfer is
  * acknowledged; each rank ends after its last send's acknowledgment. */
 Test(app_chakra, replay_dp_step_every_rank_ends)

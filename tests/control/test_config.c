@@ -1367,8 +1367,8 @@ Test(ctl_config, rdma_timeline_errors)
 		   "e.g. 0.001 or 1ms");
 	yaml_fails("simulation:\n  RunTime: 10000000\n  WarmUp: 10000000\n" RACK4,
 		   "2:3: simulation: SimulationParameters: StartTime + ClientStartOffset + ClientStartInterval + WarmUp + "
-		   "RunTime + CoolDown passes 2^64 ps (213 days); shorten StartTime, ClientStartOffset, "
-		   "ClientStartInterval, WarmUp, RunTime or CoolDown");
+		   "RunTime + CoolDown passes the emulated time range (2^63 ps, 106 days); shorten StartTime, "
+		   "ClientStartOffset, ClientStartInterval, WarmUp, RunTime or CoolDown");
 }
 
 Test(ctl_config, rdma_set_overrides)

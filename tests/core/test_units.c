@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdint.h>
 
+#include "emu_time.h"
 #include "emu_units.h"
 
 static char err[512];
@@ -255,4 +256,27 @@ Test(emu_units, error_buffer_truncated_and_optional)
 	cr_expect_eq(emu_parse_size("-5", &v, small, sizeof(small)), -EINVAL);
 	cr_expect_str_eq(small, "negativ");
 	cr_expect_eq(emu_parse_size("-5", &v, NULL, 0), -EINVAL);
+}
+
+/* The checked time arithmetic (emu_time.h): sums and products of input times stay below EMU_PS_MAX (2^63 ps) or
+ * are refused with -ERANGE, the output untouched; nothing wraps 2^64. */
+Test(emu_time, checked_add_and_mul_refuse_past_the_range)
+{
+	emu_ps_t v = 7;
+
+	cr_expect_eq(emu_ps_add_checked(1, 2, &v), 0);
+	cr_expect_eq(v, 3);
+	cr_expect_eq(emu_ps_add_checked(EMU_PS_MAX - 1, 0, &v), 0);
+	cr_expect_eq(v, EMU_PS_MAX - 1);
+	v = 7;
+	cr_expect_eq(emu_ps_add_checked(EMU_PS_MAX - 1, 1, &v), -ERANGE);
+	cr_expect_eq(emu_ps_add_checked(UINT64_MAX, 2, &v), -ERANGE, "2^64 + 1 wraps to 1: refused");
+	cr_expect_eq(v, 7);
+	cr_expect_eq(emu_ps_mul_checked(9223372036854ULL, EMU_PS_PER_US, &v), 0, "the largest us count that fits");
+	cr_expect_eq(emu_ps_mul_checked(9223372036855ULL, EMU_PS_PER_US, &v), -ERANGE);
+	cr_expect_eq(emu_ps_mul_checked(UINT64_MAX, EMU_PS_PER_US, &v), -ERANGE, "duration_micros 2^64 - 1");
+	cr_expect_eq(emu_ps_mul_checked(18446745ULL * 1000000000ULL, EMU_PS_PER_NS, &v), -ERANGE,
+		     "frames 18,446,745 s apart, in ns to ps");
+	cr_expect_eq(emu_ps_mul_checked(0, UINT64_MAX, &v), 0);
+	cr_expect_eq(v, 0);
 }

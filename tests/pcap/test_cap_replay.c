@@ -95,6 +95,44 @@ Test(cap_replay, speed_deadlines_are_absolute_from_the_first_frame_across_loops,
 	cap_replay_free(rp);
 }
 
+/* The emulated time range (2^63 ps): a frame stamped past it after the first is counted, not played, and cannot
+ * wrap into an early deadline; a loop count or a speed that takes the last deadline past it is refused, naming it;
+ * the last deadline that still fits is kept. */
+Test(cap_replay, stamps_loops_and_speeds_past_the_time_range, .init = mkdir_tmp)
+{
+	int64_t ts[4] = { 1000000000, 1000000000 + 18446745000000000LL, 1000000001, 4294967295LL * 1000000000 };
+	struct cap_replay_cfg c = { .path = write_pcap("far.pcap", ts, 4, 99), .pace = CAP_PACE_TIMING,
+				    .speed_ppm = 1000000, .loop = 1 };
+	char err[320];
+	struct cap_replay *rp = cap_replay_load(&c, err, sizeof(err));
+
+	cr_assert_not_null(rp, "%s", err);
+	cr_expect_eq(cap_replay_info(rp)->read, 4);
+	cr_expect_eq(cap_replay_info(rp)->time_range, 2, "18,446,745 s and 2^32 - 2 s after the first");
+	cr_expect_eq(cap_replay_info(rp)->total, 2);
+	cr_expect_eq(cap_replay_info(rp)->span, 1000, "1 ns, not the 0.93 s a wrapped sum gave");
+	cap_replay_free(rp);
+
+	int64_t one[2] = { 1000000000, 2000000000 }; /* 1 s apart: period 2 s */
+	c = (struct cap_replay_cfg){ .path = write_pcap("one.pcap", one, 2, 99), .pace = CAP_PACE_TIMING,
+				     .speed_ppm = 1000000, .loop = 4611686 }; /* 4,611,686 x 2 s - 1 s fits 2^63 ps */
+	rp = cap_replay_load(&c, err, sizeof(err));
+	cr_assert_not_null(rp, "%s", err);
+	cr_expect_eq(cap_replay_deadline(rp, 2 * 4611686ULL - 1), (4611686ULL - 1) * 2 * EMU_PS_PER_S + EMU_PS_PER_S);
+	cap_replay_free(rp);
+	c.loop = 4611687;
+	cr_expect_null(cap_replay_load(&c, err, sizeof(err)));
+	cr_expect_eq(errno, ERANGE);
+	cr_expect(strstr(err, "loop 4611687 x 2000000000000 ps") && strstr(err, "past the emulated time range"), "%s",
+		  err);
+	c.loop = 1, c.start = EMU_PS_MAX - EMU_PS_PER_S;
+	cr_expect_null(cap_replay_load(&c, err, sizeof(err)), "start + the span passes the range");
+	c.start = 0, c.speed_ppm = 1;
+	c.loop = 5000;
+	cr_expect_null(cap_replay_load(&c, err, sizeof(err)));
+	cr_expect(strstr(err, "speed 0.000001") != NULL, "%s", err);
+}
+
 Test(cap_replay, a_million_frames_at_a_rate_do_not_drift, .init = mkdir_tmp)
 {
 	int64_t ts[3] = { 0, 1, 2 };
