@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "emu_time.h"
+#include "rec.h"
 #include "wire.h"
 
 /* ---- Capture points (writing) ---- */
@@ -42,6 +43,7 @@ struct cap_cfg {
 	const char *if_desc;   /* pcapng if_description, or NULL */
 	uint64_t if_speed;     /* pcapng if_speed, bit/s; 0: unknown */
 	int out_dir;           /* link taps: the link direction (0, 1) that leaves the capture point; -1: none */
+	struct rec_budget *budget; /* the run's output budget (rec.h), or NULL: a frame past it is cut, not written */
 };
 
 /** What a capture point saw and wrote, kept across its files (the pcapng ISB counters). */
@@ -359,6 +361,12 @@ struct cap_session_w *cap_session_create(const char *path, const struct cap_sess
 /** Append @p rec (buffered; a write error is kept for cap_session_close()). */
 void cap_session_put(struct cap_session_w *w, const struct cap_session_rec *rec);
 
+/** Count the log in the run's output budget @p b (rec.h; NULL none): past it, whole records are cut. */
+void cap_session_budget(struct cap_session_w *w, struct rec_budget *b);
+
+/** Whether the output budget cut the log (a record was not written). */
+bool cap_session_was_cut(const struct cap_session_w *w);
+
 /** Flush and close; 0 or -errno of the first failed write ("PATH: <strerror>" in @p err). Accepts NULL. */
 int cap_session_close(struct cap_session_w *w, char *err, size_t errlen);
 
@@ -372,6 +380,16 @@ int cap_session_open(const char *path, struct cap_session_r **out, struct cap_se
  * in @p err.
  */
 int cap_session_next(struct cap_session_r *r, struct cap_session_rec *rec, char *err, size_t errlen);
+
+/**
+ * Check every record read from now on against the session (cursor-and-length decoding: nothing unchecked reaches
+ * a re-run's models): @p n_ports DPDK ports, TimeScale @p time_scale, no time past @p t_max. A record is corrupt
+ * (cap_session_next() gives -EINVAL, "... a corrupt log") when its reserved bytes are set, its port is not one,
+ * its frame is shorter than an Ethernet header, its time passes @p t_max, a pass or the end goes back in time
+ * (emulated or wall clock) or runs ahead of its wall-clock time over TimeScale, an arrival's time is not its
+ * pass's, a frame's number is out of sequence, a frame sent goes back in time, or anything follows the end.
+ */
+void cap_session_check(struct cap_session_r *r, uint32_t n_ports, uint64_t time_scale, emu_ps_t t_max);
 
 /** Offset of the record the file ended inside, or UINT64_MAX when it ended on a record boundary (so far). */
 uint64_t cap_session_cut(const struct cap_session_r *r);

@@ -9,8 +9,10 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "net.h"
@@ -54,10 +56,31 @@ static void fail(struct cap *c, int e)
 		return;
 	c->err = e != 0 ? e : EIO;
 	cap_file_path(c->cfg.base, c->cfg.format, c->idx, c->err_path, sizeof(c->err_path));
+	rec_budget_fail(c->cfg.budget, c->err, c->err_path);
+}
+
+/* Whether the run's output budget takes a record of @p n bytes; past it the capture stops (a whole record cut). */
+static bool budget_ok(struct cap *c, size_t n, emu_ps_t at)
+{
+	struct rec_budget *b = c->cfg.budget;
+	char path[PATH_MAX];
+
+	if (b == NULL)
+		return true;
+	if (!b->cut && (b->limit == 0 || (n <= b->limit && b->used <= b->limit - n))) {
+		b->used += n;
+		return true;
+	}
+	cap_file_path(c->cfg.base, c->cfg.format, c->idx, path, sizeof(path));
+	rec_budget_take(b, n, path, at);
+	c->stopped = true;
+	return false;
 }
 
 static void out(struct cap *c, const void *b, size_t n)
 {
+	if (c->err != 0) /* after a failed write nothing more: the file is cut to whole records at its close */
+		return;
 	if (n > 0 && fwrite(b, n, 1, c->f) != 1)
 		fail(c, errno);
 	c->file_bytes += n;
@@ -78,15 +101,18 @@ static void write_headers(struct cap *c)
 		h[6] = 4;
 		cap_put32(h + 16, snap);
 		cap_put32(h + 20, CAP_LINKTYPE_ETHERNET);
+		rec_budget_count(c->cfg.budget, sizeof(h));
 		out(c, h, sizeof(h));
 		return;
 	}
 	size_t n = cap_ng_shb(&o);
 
+	rec_budget_count(c->cfg.budget, n);
 	out(c, c->meta, n);
 	n = cap_ng_idb(&o, &c->cfg, snap); /* its strings are bounded (cap_ng_idb()): it fits */
 	if (n == 0)
 		fail(c, EOVERFLOW);
+	rec_budget_count(c->cfg.budget, n);
 	out(c, c->meta, n);
 }
 
@@ -96,6 +122,13 @@ static int file_open(struct cap *c)
 	char path[PATH_MAX];
 
 	cap_file_path(c->cfg.base, c->cfg.format, c->idx, path, sizeof(path));
+	uint32_t ring = c->cfg.rotate >= 2 ? c->cfg.rotate : 1;
+	struct stat old;
+
+	/* a rotation over a file of the ring gives its bytes back to the output budget: it counts the disk */
+	if (c->cfg.budget != NULL && c->st.files_opened >= ring && stat(path, &old) == 0)
+		c->cfg.budget->used -= (uint64_t)old.st_size < c->cfg.budget->used ? (uint64_t)old.st_size
+										   : c->cfg.budget->used;
 	c->f = fopen(path, "wb");
 	if (c->f == NULL) {
 		int e = errno;
@@ -153,16 +186,21 @@ static void file_close(struct cap *c)
 {
 	if (c->f == NULL)
 		return;
-	if (c->cfg.format == CAP_FORMAT_PCAPNG) {
+	/* pcapng's closing statistics block, unless the output budget was reached (the block is optional) */
+	if (c->cfg.format == CAP_FORMAT_PCAPNG && (c->cfg.budget == NULL || !c->cfg.budget->cut)) {
 		struct cap_buf o = { .b = c->meta, .cap = sizeof(c->meta) };
 		uint64_t first = c->any ? c->first_ns : stamp(c, 0), last = c->any ? c->last_ns : first;
+		size_t n = cap_ng_isb(&o, last, first, last, &c->st);
 
-		out(c, c->meta, cap_ng_isb(&o, last, first, last, &c->st));
+		rec_budget_count(c->cfg.budget, n);
+		out(c, c->meta, n);
 	}
 	if (fflush(c->f) != 0 || ferror(c->f))
 		fail(c, errno);
-	if (c->err != 0)
+	if (c->err != 0) { /* what stdio still holds is dropped, or the close would write it after the cut */
+		__fpurge(c->f);
 		cut_whole(fileno(c->f), c->cfg.format);
+	}
 	if (fclose(c->f) != 0)
 		fail(c, errno);
 	c->f = NULL;
@@ -296,11 +334,11 @@ static const char *comment(const struct cap *c, const char *note, emu_ps_t emu, 
 	return buf;
 }
 
-static bool write_pcap(struct cap *c, uint64_t ns, const uint8_t *frame, uint32_t caplen, uint32_t len)
+static bool write_pcap(struct cap *c, uint64_t ns, const uint8_t *frame, uint32_t caplen, uint32_t len, emu_ps_t emu)
 {
 	uint8_t h[CAP_PCAP_REC_LEN];
 
-	if (!room(c, CAP_PCAP_REC_LEN + caplen))
+	if (!room(c, CAP_PCAP_REC_LEN + caplen) || !budget_ok(c, CAP_PCAP_REC_LEN + caplen, emu))
 		return false;
 	cap_put32(h, (uint32_t)(ns / 1000000000u));
 	cap_put32(h + 4, (uint32_t)(ns % 1000000000u));
@@ -312,12 +350,12 @@ static bool write_pcap(struct cap *c, uint64_t ns, const uint8_t *frame, uint32_
 }
 
 static bool write_pcapng(struct cap *c, uint64_t ns, const uint8_t *frame, uint32_t caplen, uint32_t len,
-			 enum cap_dir dir, const char *note)
+			 enum cap_dir dir, const char *note, emu_ps_t emu)
 {
 	struct cap_buf h = { .b = c->head, .cap = sizeof(c->head) }, t = { .b = c->tail, .cap = sizeof(c->tail) };
 	size_t total = cap_ng_epb(&h, &t, ns, caplen, len, dir, note);
 
-	if (total == 0 || !room(c, total))
+	if (total == 0 || !room(c, total) || !budget_ok(c, total, emu))
 		return false;
 	out(c, h.b, h.len);
 	out(c, frame, caplen);
@@ -345,9 +383,9 @@ static bool offer(struct cap *c, const uint8_t *frame, size_t len, emu_ps_t at, 
 	c->any = true;
 	c->last_ns = ns;
 	if (c->cfg.format == CAP_FORMAT_PCAP)
-		ok = write_pcap(c, ns, frame, caplen, (uint32_t)len);
+		ok = write_pcap(c, ns, frame, caplen, (uint32_t)len, emu);
 	else
-		ok = write_pcapng(c, ns, frame, caplen, (uint32_t)len, dir, comment(c, note, emu, buf, sizeof(buf)));
+		ok = write_pcapng(c, ns, frame, caplen, (uint32_t)len, dir, comment(c, note, emu, buf, sizeof(buf)), emu);
 	if (!ok) {
 		c->st.cut++;
 		return false;

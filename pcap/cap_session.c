@@ -17,11 +17,30 @@
 #define SES_VERSION 1u
 #define SES_BUF (1u << 20)
 
+#define SES_ETH_MIN 14u  /* a frame holds an Ethernet header at least */
+/* A pass's emulated time is its wall-clock time over TimeScale, or less (LagPolicy elastic holds it back); the
+ * two are worked out from one TSC read with different roundings: this much slack, in emulated ps. */
+#define SES_WALL_SLACK_PS 1000000u
+
 struct cap_session_w {
 	FILE *f;
 	char *buf;
 	char path[CAP_SESSION_PATH_MAX];
 	int err;                 /* the first write error (errno), or 0 */
+	struct rec_budget *b;    /* the run's output budget, or NULL */
+	bool cut;                /* past the budget: nothing more is written */
+};
+
+/* What the records read so far allow of the next one (cap_session_check()). */
+struct ses_check {
+	bool on;
+	uint32_t n_ports;
+	uint64_t scale;
+	emu_ps_t t_max;
+	bool pass, ended;        /* a pass seen; the END seen */
+	emu_ps_t pass_t, pass_x; /* the last pass's emulated and wall-clock times */
+	emu_ps_t tx_t;           /* the latest frame sent */
+	uint64_t rx, tx;         /* arrivals and frames sent so far: each record's number */
 };
 
 struct cap_session_r {
@@ -30,6 +49,7 @@ struct cap_session_r {
 	uint8_t frame[CAP_READ_CAPLEN_MAX];
 	uint64_t off;            /* offset of the next record */
 	uint64_t cut;            /* offset of a record the file ends inside, or UINT64_MAX */
+	struct ses_check ck;
 };
 
 static void put_le(uint8_t *p, uint64_t v, unsigned n)
@@ -83,18 +103,37 @@ struct cap_session_w *cap_session_create(const char *path, const struct cap_sess
 	return w;
 }
 
+void cap_session_budget(struct cap_session_w *w, struct rec_budget *b)
+{
+	w->b = b;
+	rec_budget_count(b, SES_HDR_LEN);
+}
+
 void cap_session_put(struct cap_session_w *w, const struct cap_session_rec *rec)
 {
 	uint8_t b[SES_REC_LEN] = { 0 };
 
+	if (w->err != 0 || w->cut)
+		return;
+	if (w->b != NULL && !rec_budget_take(w->b, SES_REC_LEN + (uint64_t)rec->len, w->path, rec->t)) {
+		w->cut = true; /* a whole record cut: the log ends with the last one that fitted */
+		return;
+	}
 	b[0] = rec->type;
 	b[1] = rec->port;
 	put_le(b + 4, rec->len, 4);
 	put_le(b + 8, rec->t, 8);
 	put_le(b + 16, rec->x, 8);
-	if (w->err == 0 && (fwrite(b, 1, sizeof(b), w->f) != sizeof(b) ||
-			    (rec->len > 0 && fwrite(rec->data, 1, rec->len, w->f) != rec->len)))
+	if (fwrite(b, 1, sizeof(b), w->f) != sizeof(b) ||
+	    (rec->len > 0 && fwrite(rec->data, 1, rec->len, w->f) != rec->len)) {
 		w->err = errno ? errno : EIO;
+		rec_budget_fail(w->b, w->err, w->path);
+	}
+}
+
+bool cap_session_was_cut(const struct cap_session_w *w)
+{
+	return w != NULL && w->cut;
 }
 
 int cap_session_close(struct cap_session_w *w, char *err, size_t errlen)
@@ -104,8 +143,10 @@ int cap_session_close(struct cap_session_w *w, char *err, size_t errlen)
 	if (w == NULL)
 		return 0;
 	e = w->err;
-	if (fflush(w->f) != 0 && e == 0)
+	if (fflush(w->f) != 0 && e == 0) {
 		e = errno ? errno : EIO;
+		rec_budget_fail(w->b, e, w->path);
+	}
 	if (fclose(w->f) != 0 && e == 0)
 		e = errno ? errno : EIO;
 	if (e != 0 && err != NULL)
@@ -152,6 +193,63 @@ int cap_session_open(const char *path, struct cap_session_r **out, struct cap_se
 	return 0;
 }
 
+void cap_session_check(struct cap_session_r *r, uint32_t n_ports, uint64_t time_scale, emu_ps_t t_max)
+{
+	r->ck.on = true;
+	r->ck.n_ports = n_ports;
+	r->ck.scale = time_scale ? time_scale : 1;
+	r->ck.t_max = t_max;
+}
+
+/* Whether emulated time @p t can go with wall-clock time @p x: t <= x / TimeScale, within the slack. */
+static bool behind_wall(const struct ses_check *c, emu_ps_t t, emu_ps_t x)
+{
+	return t <= SES_WALL_SLACK_PS || (unsigned __int128)(t - SES_WALL_SLACK_PS) * c->scale <= x;
+}
+
+/* What is wrong with @p rec after the records before it (NULL: nothing), for cap_session_next()'s message. */
+static const char *check_rec(struct ses_check *c, const struct cap_session_rec *rec, unsigned rsv)
+{
+	bool frame = rec->type == CAP_SES_RX || rec->type == CAP_SES_TX;
+
+	if (c->ended)
+		return "a record after the end record";
+	if (rsv != 0)
+		return "reserved bytes not zero";
+	if (frame && (rec->port >= c->n_ports || rec->len < SES_ETH_MIN))
+		return rec->port >= c->n_ports ? "a port the session does not have" : "a frame shorter than its Ethernet header";
+	if (rec->t > c->t_max)
+		return "a time past the emulated range (the stop time, or the end record's)";
+	switch (rec->type) {
+	case CAP_SES_PASS:
+	case CAP_SES_END:
+		if (c->pass && (rec->t < c->pass_t || rec->x < c->pass_x))
+			return "time going backwards (a pass before the one it follows)";
+		if (rec->t < c->tx_t)
+			return "time going backwards (a pass before a frame sent ahead of it)";
+		if (!behind_wall(c, rec->t, rec->x))
+			return "an emulated time ahead of the pass's wall-clock time over TimeScale";
+		c->pass = true;
+		c->pass_t = rec->t;
+		c->pass_x = rec->x;
+		c->ended = rec->type == CAP_SES_END;
+		return NULL;
+	case CAP_SES_RX:
+		if (!c->pass || rec->t != c->pass_t)
+			return "an arrival outside its pass (its time is not the pass's)";
+		if (rec->x != c->rx++)
+			return "an arrival out of sequence (its number)";
+		return NULL;
+	default:
+		if (rec->t < c->tx_t)
+			return "time going backwards (a frame sent before the one ahead of it)";
+		if (rec->x != c->tx++)
+			return "a frame sent out of sequence (its number)";
+		c->tx_t = rec->t;
+		return NULL;
+	}
+}
+
 int cap_session_next(struct cap_session_r *r, struct cap_session_rec *rec, char *err, size_t errlen)
 {
 	uint8_t b[SES_REC_LEN];
@@ -172,6 +270,14 @@ int cap_session_next(struct cap_session_r *r, struct cap_session_rec *rec, char 
 	    (rec->len > 0 && rec->type != CAP_SES_RX && rec->type != CAP_SES_TX)) {
 		snprintf(err, errlen, "%s: record at offset %llu: type %u with %u bytes is not one (a corrupt log)",
 			 r->path, (unsigned long long)r->off, rec->type, rec->len);
+		return -EINVAL;
+	}
+	const char *bad = r->ck.on ? check_rec(&r->ck, rec, (unsigned)get_le(b + 2, 2)) : NULL;
+
+	if (bad != NULL) {
+		snprintf(err, errlen, "%s: record at offset %llu (type %u, port %u, %u bytes, t %llu ps): %s: a corrupt "
+			 "log", r->path, (unsigned long long)r->off, rec->type, rec->port, rec->len,
+			 (unsigned long long)rec->t, bad);
 		return -EINVAL;
 	}
 	if (rec->len > 0 && fread(r->frame, 1, rec->len, r->f) != rec->len) {

@@ -319,5 +319,6 @@ void run_out_drain(struct run_engine *e)
 void run_rerun_until(struct run_engine *e, emu_ps_t t)
 {
 	emu_sched_run_until(e->lcs[0].np->sched, t);
-	emu_sched_advance(e->lcs[0].np->sched, t);
+	if (!*e->quit) /* stopped part way (a signal): the time reached is the last event's */
+		emu_sched_advance(e->lcs[0].np->sched, t);
 }

@@ -150,7 +150,8 @@ static void run_window(struct run_lcore *lc, emu_ps_t t)
 static void run_due(struct run_lcore *lc, emu_ps_t t)
 {
 	emu_sched_run_until(lc->np->sched, t);
-	emu_sched_advance(lc->np->sched, t);
+	if (!*lc->eng->quit) /* stopped part way (a signal): the time reached is the last event's */
+		emu_sched_advance(lc->np->sched, t);
 }
 
 /* ---- the loop ---- */
@@ -243,6 +244,9 @@ int run_go(struct run_engine *e, const struct run_hooks *h, enum run_end *why, e
 
 	e->h = h;
 	e->why = RUN_END_DONE;
+	for (uint32_t i = 0; i < e->n; i++) /* a signal ends a step whose events never run out, too */
+		if (e->lcs[i].np != NULL && e->lcs[i].np->sched != NULL)
+			emu_sched_stop_on(e->lcs[i].np->sched, e->quit);
 	if (e->clock == RUN_VIRTUAL && (rc = run_win_start(e)) < 0) {
 		e->h = NULL;
 		return rc;

@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef UETEMU_MPI
 #include <mpi.h>
@@ -56,14 +57,50 @@ void run_mpi_fini(void)
 		MPI_Finalize();
 }
 
-void run_mpi_min(uint64_t *v, uint32_t n)
+static uint64_t mono_ms(void)
 {
-	MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-void run_mpi_max(uint64_t *v, uint32_t n)
+/* Wait for @p rq; once *@p stop is set, at most RUN_MPI_STOP_GRACE_MS more, then end every rank. */
+static void wait_or_stop(MPI_Request *rq, const volatile sig_atomic_t *stop)
 {
-	MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+	uint64_t since = 0;
+	int done = 0;
+
+	if (stop == NULL) {
+		MPI_Wait(rq, MPI_STATUS_IGNORE);
+		return;
+	}
+	while (MPI_Test(rq, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) {
+		if (*stop == 0)
+			continue;
+		if (since == 0)
+			since = mono_ms();
+		else if (mono_ms() - since > RUN_MPI_STOP_GRACE_MS)
+			run_mpi_abort("stopped, and another rank did not answer within a second");
+	}
+}
+
+static void reduce(uint64_t *v, uint32_t n, MPI_Op op, const volatile sig_atomic_t *stop)
+{
+	MPI_Request rq;
+
+	MPI_Iallreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT64_T, op, MPI_COMM_WORLD, &rq);
+	wait_or_stop(&rq, stop);
+}
+
+void run_mpi_min(uint64_t *v, uint32_t n, const volatile sig_atomic_t *stop)
+{
+	reduce(v, n, MPI_MIN, stop);
+}
+
+void run_mpi_max(uint64_t *v, uint32_t n, const volatile sig_atomic_t *stop)
+{
+	reduce(v, n, MPI_MAX, stop);
 }
 
 void run_mpi_sum(uint64_t *v, size_t n)
@@ -82,8 +119,9 @@ void run_mpi_allgather(const void *mine, uint32_t len, void *all)
 }
 
 void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
-			  size_t *in_cap)
+			  size_t *in_cap, const volatile sig_atomic_t *stop)
 {
+	MPI_Request rq;
 	int sc[RUN_LCORES_MAX] = { 0 }, rc[RUN_LCORES_MAX] = { 0 };
 	int sd[RUN_LCORES_MAX] = { 0 }, rd[RUN_LCORES_MAX] = { 0 };
 	uint64_t total = 0, stotal = 0;
@@ -93,7 +131,8 @@ void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, u
 		sd[k] = (int)stotal;
 		stotal += out_len[k];
 	}
-	MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD);
+	MPI_Ialltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD, &rq);
+	wait_or_stop(&rq, stop);
 	for (uint32_t k = 0; k < n; k++) {
 		rd[k] = (int)total;
 		total += (uint64_t)rc[k];
@@ -109,7 +148,8 @@ void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, u
 		*in = b;
 		*in_cap = total;
 	}
-	MPI_Alltoallv(out, sc, sd, MPI_BYTE, *in, rc, rd, MPI_BYTE, MPI_COMM_WORLD);
+	MPI_Ialltoallv(out, sc, sd, MPI_BYTE, *in, rc, rd, MPI_BYTE, MPI_COMM_WORLD, &rq);
+	wait_or_stop(&rq, stop);
 	for (uint32_t k = 0; k < n; k++)
 		in_len[k] = (uint32_t)rc[k];
 }
@@ -140,16 +180,18 @@ void run_mpi_fini(void)
 {
 }
 
-void run_mpi_min(uint64_t *v, uint32_t n)
+void run_mpi_min(uint64_t *v, uint32_t n, const volatile sig_atomic_t *stop)
 {
 	(void)v;
 	(void)n;
+	(void)stop;
 }
 
-void run_mpi_max(uint64_t *v, uint32_t n)
+void run_mpi_max(uint64_t *v, uint32_t n, const volatile sig_atomic_t *stop)
 {
 	(void)v;
 	(void)n;
+	(void)stop;
 }
 
 void run_mpi_sum(uint64_t *v, size_t n)
@@ -164,8 +206,9 @@ void run_mpi_allgather(const void *mine, uint32_t len, void *all)
 }
 
 void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
-			  size_t *in_cap)
+			  size_t *in_cap, const volatile sig_atomic_t *stop)
 {
+	(void)stop;
 	(void)out;
 	(void)out_len;
 	(void)in;

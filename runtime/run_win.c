@@ -308,7 +308,7 @@ static void exchange(struct run_engine *e, struct run_lcore *lc)
 		e->xout_len[k] = k != e->me ? (uint32_t)(lc->vout[k].n * sizeof(*e->xout)) : 0;
 		lc->vout[k].n = 0;
 	}
-	run_mpi_exchange((const uint8_t *)e->xout, e->xout_len, e->n, &e->xin, e->xin_len, &e->xin_cap);
+	run_mpi_exchange((const uint8_t *)e->xout, e->xout_len, e->n, &e->xin, e->xin_len, &e->xin_cap, e->quit);
 	lc->wait_ns += run_mono_ns() - t0;
 	for (size_t off = 0, end = 0, k = 0; k < e->n; k++)
 		for (end += e->xin_len[k]; off + sizeof(struct run_vwire) <= end; off += sizeof(struct run_vwire)) {
@@ -349,7 +349,7 @@ emu_ps_t run_win_next(struct run_engine *e, bool *quit)
 	if (e->sync == RUN_SYNC_MPI) {
 		uint64_t v[2] = { emu_sched_next(e->lcs[e->me].np->sched), *quit ? 0 : 1 };
 
-		run_mpi_min(v, 2);
+		run_mpi_min(v, 2, e->quit);
 		*quit = v[1] == 0;
 		return v[0];
 	}
@@ -380,7 +380,7 @@ emu_ps_t run_last_event_all(const struct run_engine *e)
 	uint64_t ev, t = run_last_event(e, &ev);
 
 	if (e->sync == RUN_SYNC_MPI)
-		run_mpi_max(&t, 1);
+		run_mpi_max(&t, 1, e->quit);
 	return t;
 }
 

@@ -126,10 +126,17 @@ int ctl_chakra_create(const struct ctl_config *cfg, struct ctl_chakra_run **out,
 	k->cfg = cfg;
 	k->ck = cfg->apps[cfg->chakra_app].chakra;
 	rc = ctl_chakra_load(k->ck->traceset, k->ck->num_files, &k->set, err, errlen);
+	if (!rc && rec_budget_halted(cfg->sim.budget)) /* a signal while the traces were read: no run */
+		rc = -EINTR;
 	if (!rc)
 		rc = ctl_chakra_limit_memory(k, err, errlen);
 	if (!rc)
 		rc = app_ck_prepare(&k->set, &k->ck->prep, &k->prep, prep_log, NULL, err, errlen);
+	if (!rc && rec_budget_halted(cfg->sim.budget))
+		rc = -EINTR;
+	if (rc == -EINTR)
+		snprintf(err, errlen, "Chakra traceset %s: stopped by a signal while it was loaded; the run did not start",
+			 k->ck->traceset);
 	if (!rc)
 		rc = place(k, err, errlen);
 	if (!rc)

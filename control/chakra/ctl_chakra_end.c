@@ -156,7 +156,7 @@ static int annotate(struct ctl_chakra_run *k, uint32_t rank)
 	const struct app_ck_trace *t = &k->set.ranks[rank];
 
 	snprintf(path, sizeof(path), "%s/post_annotated/%s.%" PRIu32 ".json", k->dir, k->set.prefix, rank);
-	f = fopen(path, "w");
+	f = rec_file_open(path, false, k->cfg->sim.budget, '\n'); /* within the run's output budget */
 	if (!f)
 		return -errno;
 	fprintf(f, "{\"rank\":%" PRIu32 ",\"nodes\":[", rank);
@@ -191,7 +191,9 @@ int ctl_chakra_rec_close(struct ctl_chakra_run *k, emu_ps_t end, char *err, size
 	snprintf(path, sizeof(path), "%s/post_annotated", k->dir);
 	if (mkdir(path, 0777) && errno != EEXIST)
 		rc = -errno;
-	for (uint32_t r = 0; !rc && r < k->set.n_ranks; r++)
+	/* the annotated traces hold every node of every rank: a run stopped by a signal (or a failed write) leaves
+	 * them out, so it ends at once; the chakra records hold what completed */
+	for (uint32_t r = 0; !rc && r < k->set.n_ranks && !rec_budget_halted(k->cfg->sim.budget); r++)
 		rc = annotate(k, r);
 	if (rc)
 		snprintf(err, errlen, "%s: cannot write the annotated traces: %s", path, strerror(-rc));

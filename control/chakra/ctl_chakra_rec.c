@@ -308,7 +308,7 @@ static FILE *prof_file(const struct ctl_chakra_run *k, uint32_t rank, const char
 
 	snprintf(path, sizeof(path), "%s/%s-chakra-profiling-%" PRIu32 "-0.txt", k->dir, k->cfg->sim.simulation_name,
 		 rank);
-	return fopen(path, mode);
+	return rec_file_open(path, mode[0] == 'a', k->cfg->sim.budget, '\n'); /* within the run's output budget */
 }
 
 static void prof_deps(FILE *f, const struct app_ck_trace *t, const struct app_ck_node *n)

@@ -12,6 +12,7 @@
 #include "ctl_records.h"
 #include "ctl_run.h"
 #include "nic_params.h"
+#include "rec.h"
 #include "run_mpi.h"
 #include "sw_params.h"
 
@@ -86,8 +87,11 @@ static const char run_help[] =
 	"\n"
 	"exit status: 0 the run ended as configured; 1 config or run error; 2 usage error; 3 stopped by SIGINT or\n"
 	"SIGTERM (summary.json \"stop\": \"signal\"); 4 no SimulationDuration and a message never completed\n"
-	"(\"stop\": \"stalled\"), or a Chakra rank never ended (\"stop\": \"incomplete\"); 5 real time with simulation.LagPolicy abort fell more than simulation.LagLimit\n"
-	"behind (\"stop\": \"lag\").\n";
+	"(\"stop\": \"stalled\"), or a Chakra rank never ended (\"stop\": \"incomplete\"); 5 real time with\n"
+	"simulation.LagPolicy abort fell more than simulation.LagLimit behind (\"stop\": \"lag\"); 1 also when an\n"
+	"output could not be written: the run stops there (\"stop\": \"output_error\"); a second SIGINT or SIGTERM\n"
+	"ends it at once with 130. Every file the run writes counts in simulation.OutputSizeLimit (default 4 GiB):\n"
+	"past it every output stops at a whole row or record (summary.json \"output_cut\").\n";
 
 static const char validate_help[] =
 	"usage: uetemu validate CONFIG [OPTIONS] [-- EAL-ARGS...]\n"
@@ -161,8 +165,14 @@ static const char rerun_help[] =
 	"  -q, --quiet            no progress line\n"
 	"  -h, --help             this text\n"
 	"\n"
+	"Every record of the log is checked before the models see it: a time going backwards, past the session's\n"
+	"stop time or ahead of its wall clock, a port or a length it cannot have make it \"corrupt\". The re-run\n"
+	"stops once its models sent more frames than the log holds. Its outputs count in simulation.OutputSizeLimit.\n"
+	"\n"
 	"exit status: 0 identical to the session; 6 it differs (the first difference is said, and in summary.json\n"
-	"\"rerun\"); 1 DIR is not a session, its log is corrupt, or its config no longer loads; 2 usage error.\n";
+	"\"rerun\"); 1 DIR is not a session, its log is corrupt, its config no longer loads, or an output could not\n"
+	"be written; 12 the log holds nothing to re-run (no pass, or cut before its first frame); 3 stopped by\n"
+	"SIGINT or SIGTERM (a second one: 130 at once); 2 usage error.\n";
 
 static const char merge_help[] =
 	"usage: uetemu merge DIR --out MERGED\n"
@@ -483,6 +493,10 @@ static int cmd_run(struct cli *c)
 		return CTL_EXIT_ERROR;
 	}
 	cfg.sim.shard = c->run.rank;
+	struct rec_budget budget; /* every output of this process against simulation.OutputSizeLimit */
+
+	rec_budget_init(&budget, cfg.sim.output_size_limit, c->run.quit);
+	cfg.sim.budget = &budget;
 	if (c->run.rank != 0) /* rank 0 draws the progress line and writes the summary */
 		c->run.progress = 0;
 	rc = ctl_run(&cfg, &c->run, &stop, err, sizeof(err));
@@ -492,6 +506,8 @@ static int cmd_run(struct cli *c)
 		print_errors(err);
 		return stop == CTL_STOP_SIGNAL ? CTL_EXIT_SIGNAL : CTL_EXIT_ERROR;
 	}
+	if (stop == CTL_STOP_OUTPUT)
+		return CTL_EXIT_ERROR;
 	if (stop == CTL_STOP_SIGNAL) {
 		fprintf(stderr, "uetemu: stopped by a signal; outputs written so far are complete\n");
 		return CTL_EXIT_SIGNAL;

@@ -15,6 +15,8 @@ enum ctl_exit {
 				 * ended (stop "incomplete") */
 	CTL_EXIT_LAG = 5,       /* real time, LagPolicy abort: the loop fell more than LagLimit behind */
 	CTL_EXIT_DIVERGED = 6,  /* uetemu rerun: the re-run did not reproduce its recorded session */
+	CTL_EXIT_NO_SESSION = 12, /* uetemu rerun: the session log holds nothing to re-run (no pass; or cut, with no
+	                             end record, before its first port frame) */
 };
 
 /**

@@ -1,6 +1,7 @@
 /* uetemu rerun DIR [--out OUT]: the session a real-time run recorded (--record DIR), re-run in virtual time. */
 #include "ctl_cli_pvt.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 
 #include "ctl_config.h"
 #include "ctl_run.h"
+#include "rec.h"
 
 #define RERUN_SETS_MAX 256
 #define RERUN_SET_LEN 4096
@@ -65,12 +67,23 @@ int ctl_cli_rerun(const char *dir, const char *out, const struct ctl_run_opts *b
 	o.rerun_dir = dir;
 	o.rerun_same = &same;
 	o.eal_argc = 0;
+	struct rec_budget budget; /* every output of the re-run against simulation.OutputSizeLimit */
+
+	rec_budget_init(&budget, cfg.sim.output_size_limit, o.quit);
+	cfg.sim.budget = &budget;
 	int rc = ctl_run(&cfg, &o, &stop, err, sizeof(err));
 
 	ctl_config_free(&cfg);
 	if (rc < 0) {
 		fprintf(stderr, "uetemu: rerun: %s\n", err);
-		return CTL_EXIT_ERROR;
+		return *o.quit == 1 ? CTL_EXIT_SIGNAL : rc == -ENODATA ? CTL_EXIT_NO_SESSION : CTL_EXIT_ERROR;
 	}
+	/* stop is the recorded session's (it may have been stopped by a signal): the re-run's own is the flag */
+	if (*o.quit == 1) {
+		fprintf(stderr, "uetemu: rerun: stopped by a signal; outputs written so far are complete\n");
+		return CTL_EXIT_SIGNAL;
+	}
+	if (*o.quit == REC_HALT_WRITE)
+		return CTL_EXIT_ERROR;
 	return same ? CTL_EXIT_OK : CTL_EXIT_DIVERGED;
 }

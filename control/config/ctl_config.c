@@ -61,6 +61,11 @@ static int sim_record_limit(struct ctl_ctx *c, const struct ctl_ynode *v, void *
 	return ctl_val_u64(c, v, emu_parse_size, "1GiB", &((struct emu_sim_params *)obj)->record_size_limit);
 }
 
+static int sim_output_limit(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	return ctl_val_u64(c, v, emu_parse_size, "4GiB", &((struct emu_sim_params *)obj)->output_size_limit);
+}
+
 static int sim_chakra_mem(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
 	return ctl_val_u64(c, v, emu_parse_size, "2GiB", &((struct emu_sim_params *)obj)->chakra_memory_limit);
@@ -226,6 +231,7 @@ int ctl_sec_simulation(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_
 		{ "EnablePCIeStatsLogging", false, sim_pcie },
 		{ "TimeScale", false, sim_timescale },
 		{ "RecordSizeLimit", false, sim_record_limit },
+		{ "OutputSizeLimit", false, sim_output_limit },
 		{ "ChakraMemoryLimit", false, sim_chakra_mem },
 		{ "LagPolicy", false, sim_lag_policy },
 		{ "LagLimit", false, sim_lag_limit },

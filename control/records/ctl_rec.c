@@ -17,6 +17,7 @@ struct rec_csv *ctl_rec_csv_open(const struct ctl_config *cfg, const char *dir, 
 		snprintf(err, errlen, "%s: cannot create the %s record: %s", dir, record, strerror(e));
 		errno = e;
 	}
+	rec_csv_budget(r, cfg->sim.budget);
 	return r;
 }
 

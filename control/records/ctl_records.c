@@ -139,7 +139,10 @@ static uint64_t records_bytes(const struct ctl_records *rc)
 static void budget(struct ctl_records *rc, emu_ps_t now)
 {
 	uint64_t limit = rc->cfg->sim.record_size_limit, n;
+	struct rec_budget *b = rc->cfg->sim.budget;
 
+	if (b != NULL && !b->warned && now > 0) /* every output's bytes so far, projected (simulation.OutputSizeLimit) */
+		rec_budget_expect(b, b->used, now, rc->horizon);
 	if (limit == 0)
 		return;
 	n = records_bytes(rc);
@@ -172,9 +175,26 @@ emu_ps_t ctl_records_cut_at(const struct ctl_records *rc)
 	return rc != NULL ? rc->cut_at : EMU_PS_NEVER;
 }
 
+/* Whether the rows must stop: the run's outputs reached simulation.OutputSizeLimit or one failed (the rows stop
+ * for good, as at RecordSizeLimit), or the run is asked to stop (a signal: the rows up to now are enough). */
+static bool outputs_stop(struct ctl_records *rc, emu_ps_t due)
+{
+	const struct rec_budget *b = rc->cfg->sim.budget;
+
+	if (b == NULL)
+		return false;
+	if (b->cut || b->err != 0) {
+		rc->cut_at = due;
+		return true;
+	}
+	return b->halt != NULL && *b->halt != 0;
+}
+
 void ctl_records_advance(struct ctl_records *rc, emu_ps_t t)
 {
 	for (emu_ps_t due = ctl_records_due(rc); due <= t && due != EMU_PS_NEVER; due = ctl_records_due(rc)) {
+		if (outputs_stop(rc, due))
+			break;
 		/* schedules can fall due at one time: the buffer sample first (rows cover it), then each its own files */
 		if (period_due(&rc->smp_p, rc->sb != NULL) == due)
 			sample(rc, t);

@@ -239,7 +239,8 @@ static void json_dir(FILE *f, const char *key, const struct ctl_report_dir *d)
 
 const char *ctl_stop_name(enum ctl_stop s)
 {
-	static const char *const names[] = { "completed", "duration", "signal", "stalled", "lag", "incomplete" };
+	static const char *const names[] = { "completed", "duration", "signal", "stalled", "lag", "incomplete",
+						       "output_error" };
 
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
 }
@@ -719,6 +720,14 @@ static void json_write(FILE *f, const struct ctl_report_in *r, const struct host
 		(unsigned long long)r->events);
 	if (r->records_cut_at != EMU_PS_NEVER)
 		fprintf(f, "  \"records_cut_at_ps\": %llu,\n", (unsigned long long)r->records_cut_at);
+	const struct rec_budget *b = r->cfg->sim.budget;
+
+	if (b != NULL && b->cut) { /* simulation.OutputSizeLimit reached: every output stopped there */
+		fputs("  \"output_cut\": {\"output\": ", f);
+		json_str(f, b->cut_what);
+		fprintf(f, ", \"at_ps\": %llu, \"bytes\": %llu, \"limit_bytes\": %llu},\n",
+			(unsigned long long)b->cut_at, (unsigned long long)b->cut_bytes, (unsigned long long)b->limit);
+	}
 	if (r->realtime)
 		json_ext_rx(f, r);
 	if (r->realtime)

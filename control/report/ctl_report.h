@@ -56,6 +56,7 @@ enum ctl_stop {
 	CTL_STOP_STALLED,        /* no event left while messages were still open (no duration configured) */
 	CTL_STOP_LAG,            /* real time, LagPolicy abort: the loop fell more than LagLimit behind */
 	CTL_STOP_INCOMPLETE,     /* the workload's work did not all end: a Chakra rank still running at the end */
+	CTL_STOP_OUTPUT,         /* an output could not be written (a full disk, an I/O error): the run stopped */
 };
 
 /** The name summary.json gives @p s: "completed", "duration", "signal", "stalled", "lag", "incomplete". */

@@ -46,7 +46,9 @@ static int close_outputs(struct ctl_run_state *r, char *err, size_t errlen)
 /* Why the run ended: a signal, its configured duration, or its work done (or no event left with work open). */
 static enum ctl_stop stop_reason(const struct ctl_run_state *r)
 {
-	if (*r->opts->quit)
+	if (*r->opts->quit == REC_HALT_WRITE)
+		return CTL_STOP_OUTPUT;
+	if (*r->opts->quit == 1)
 		return CTL_STOP_SIGNAL;
 	if (r->rt != NULL && r->rt->lagged)
 		return CTL_STOP_LAG;
@@ -179,8 +181,18 @@ int ctl_run_check(const struct ctl_config *cfg, enum ctl_mode mode, char *err, s
 	struct ctl_run_state r = { .cfg = cfg, .opts = &o };
 	int rc = ctl_run_build_models(&r, err, errlen);
 
+	if (cfg->sim.budget != NULL)
+		cfg->sim.budget->now = NULL;
 	ctl_run_teardown(&r);
 	return rc;
+}
+
+/* The emulated time the run has reached (the main partition's), for the output budget. */
+static emu_ps_t run_now(void *arg)
+{
+	const struct ctl_run_state *r = arg;
+
+	return r->np.sched != NULL ? emu_sched_now(r->np.sched) : 0;
 }
 
 int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum ctl_stop *stop, char *err,
@@ -189,6 +201,10 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 	struct ctl_run_state r = { .cfg = cfg, .opts = opts };
 	int rc = 0;
 
+	if (cfg->sim.budget != NULL) { /* the output budget's cut is stamped with the run's emulated time */
+		cfg->sim.budget->now = run_now;
+		cfg->sim.budget->now_ctx = &r;
+	}
 	r.epoch_s = opts->mode == CTL_MODE_VIRTUAL ? CTL_VIRTUAL_EPOCH_S : (int64_t)time(NULL);
 	r.rerun = opts->rerun_dir != NULL;
 	rc = r.rerun ? ctl_run_rerun_open(&r, err, errlen) : /* the session's epochs, checked against cfg */
@@ -201,7 +217,7 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 	if (opts->ranks > 1) { /* MPI: every rank runs, or none (a rank alone would wait for the others for ever) */
 		uint64_t failed = rc < 0;
 
-		run_mpi_max(&failed, 1);
+		run_mpi_max(&failed, 1, NULL);
 		if (failed && rc == 0) {
 			snprintf(err, errlen, "another MPI rank could not start the run (its error is above)");
 			rc = -ECANCELED;
@@ -218,8 +234,10 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 	ctl_run_rt_stop(&r); /* a build that failed after the EAL came up */
 	bool ran = rc == 0;
 
-	/* a re-run stops as its session did; the session log ends with how (ctl_run_record.c) */
-	*stop = r.rerun ? (enum ctl_stop)ctl_run_rerun_stop(&r) : stop_reason(&r);
+	/* a re-run stops as its session did (the session log ends with how, ctl_run_record.c), unless a signal or a
+	 * failed write stopped it */
+	*stop = r.rerun && (!*opts->quit || *opts->quit == CTL_RUN_HALT_AHEAD) ? (enum ctl_stop)ctl_run_rerun_stop(&r)
+									       : stop_reason(&r);
 	if (ran && r.rec != NULL)
 		rc = ctl_run_rec_finish(&r, (uint8_t)*stop, err, errlen);
 	if (rc == 0 && ran && r.rerun) {
@@ -245,6 +263,8 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 
 		rc = rc < 0 ? rc : e;
 	}
+	if (cfg->sim.budget != NULL)
+		cfg->sim.budget->now = NULL;
 	ctl_run_teardown(&r);
 	return rc;
 }

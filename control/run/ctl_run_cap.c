@@ -75,6 +75,7 @@ static struct cap_cfg cap_cfg_of(const struct ctl_run_state *r, const struct ctl
 		.epoch_ns = cc->has_epoch ? cc->epoch_ns : rt ? 0 : CAP_EPOCH_2026_NS,
 		.scale = rt && !cc->has_epoch ? r->cfg->sim.time_scale : 1,
 		.note_emu = rt && !cc->has_epoch,
+		.budget = r->cfg->sim.budget,
 	};
 
 	if (r->opts->ranks > 1) /* an MPI rank's shard: the frames its devices send */

@@ -4,6 +4,10 @@
 
 #include "ctl_run_pvt.h"
 
+/* The run's stop flag (opts->quit: 1 a signal, REC_HALT_WRITE a failed write) set by a re-run whose models sent
+ * more frames than its session log holds: it differs already, and nothing bounds what it would go on to do. */
+#define CTL_RUN_HALT_AHEAD 3
+
 /* ctl_run_record.c: the session log (--record, and the re-run's own) */
 /** --record: refuse what a re-run could not reproduce (virtual time, several lcores), save the config and the
  *  overrides in the record's directory. 0 or -errno with @p err. */
@@ -33,6 +37,10 @@ void ctl_run_rec_counts(const struct ctl_run_state *r, uint64_t *passes, uint64_
 /** FNV-1a 64 of a file's bytes (0 when unreadable). */
 uint64_t ctl_run_rec_config_hash(const char *path);
 void ctl_run_rec_free(struct ctl_run_state *r);
+/** Whether simulation.OutputSizeLimit cut the log (after ctl_run_rec_finish()). */
+bool ctl_run_rec_cut(const struct ctl_run_state *r);
+/** A re-run: stop it (CTL_RUN_HALT_AHEAD) once its models have sent more than @p tx frames, its session's. */
+void ctl_run_rec_tx_limit(struct ctl_run_state *r, uint64_t tx);
 
 /* ctl_run_rerun.c */
 /** Open the recorded session of opts->rerun_dir, check it against the config, take its epochs. 0 or -errno. */

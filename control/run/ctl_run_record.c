@@ -28,6 +28,8 @@ struct ctl_rec_session {
 	bool logged;                 /* its PASS record is written */
 	uint64_t passes, rx, tx;     /* records written, by type */
 	bool rerun;                  /* a re-run's log (ctl_run_rerun.c compares it with the recorded one) */
+	uint64_t tx_limit;           /* a re-run: the frames its session sent (past them it stops), or UINT64_MAX */
+	bool cut;                    /* the output budget cut the log (known once it is closed) */
 };
 
 /* FNV-1a 64 of the file @p path, or 0 when it cannot be read. */
@@ -138,10 +140,14 @@ int ctl_run_rec_create(struct ctl_run_state *r, const char *dir, const struct ca
 	r->rec = s;
 	s->hdr = *h;
 	s->rerun = rerun;
+	if (s->tx_limit == 0)
+		s->tx_limit = UINT64_MAX;
 	if (dir != s->dir)
 		snprintf(s->dir, sizeof(s->dir), "%s", dir);
 	snprintf(s->path, sizeof(s->path), "%s/session.bin", dir);
 	s->w = cap_session_create(s->path, h, err, errlen);
+	if (s->w != NULL)
+		cap_session_budget(s->w, r->cfg->sim.budget);
 	return s->w == NULL ? -errno : 0;
 }
 
@@ -212,6 +218,19 @@ void ctl_run_rec_frame(struct ctl_run_state *r, uint32_t port, const uint8_t *fr
 							 .len = (uint32_t)len, .t = t, .x = rx ? s->rx : s->tx,
 							 .data = frame });
 	*(rx ? &s->rx : &s->tx) += 1;
+	if (!rx && s->tx > s->tx_limit && *r->opts->quit == 0)
+		*r->opts->quit = CTL_RUN_HALT_AHEAD;
+}
+
+bool ctl_run_rec_cut(const struct ctl_run_state *r)
+{
+	return r->rec != NULL && r->rec->cut;
+}
+
+void ctl_run_rec_tx_limit(struct ctl_run_state *r, uint64_t tx)
+{
+	if (r->rec != NULL)
+		r->rec->tx_limit = tx;
 }
 
 int ctl_run_rec_finish(struct ctl_run_state *r, uint8_t stop, char *err, size_t errlen)
@@ -222,6 +241,7 @@ int ctl_run_rec_finish(struct ctl_run_state *r, uint8_t stop, char *err, size_t 
 		return 0;
 	cap_session_put(s->w, &(struct cap_session_rec){ .type = CAP_SES_END, .port = stop, .t = r->end,
 							 .x = ctl_run_lc(r, 0)->wall_now });
+	s->cut = cap_session_was_cut(s->w);
 	int rc = cap_session_close(s->w, err, errlen);
 
 	s->w = NULL;

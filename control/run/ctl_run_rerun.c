@@ -33,7 +33,76 @@ struct ctl_rerun {
 	int same;                    /* 1 the logs are equal, 0 not, -1 not compared */
 	uint64_t compared;           /* records compared */
 	char diff[512];              /* the first difference */
+	bool scan_ended;             /* the log's check met its end record */
+	uint64_t scan_tx;            /* ... and this many frames sent */
+	const volatile sig_atomic_t *quit; /* the run's stop flag */
+	emu_ps_t scan_end;           /* ... at this emulated time */
 };
+
+/* The latest emulated time the session can hold: its stop time, if it has one, and below the range (EMU_PS_MAX). */
+static emu_ps_t t_max(const struct ctl_config *cfg)
+{
+	return cfg->sim.duration != 0 && cfg->sim.duration < EMU_PS_MAX ? cfg->sim.duration : EMU_PS_MAX - 1;
+}
+
+/* Frames a re-run of a log without its end record may send past the log's count before it is stopped. */
+#define RERUN_CUT_TX_SLACK 4096u
+
+/* Records read between two looks at the stop flag while the log is checked. */
+#define RERUN_SCAN_QUIT_EVERY 65536u
+
+/*
+ * Read the whole log once, every record checked (cap_session_check()), before the models see any of it: a corrupt
+ * record is -EINVAL ("corrupt session log"), a log with nothing to re-run -ENODATA (no pass; or cut, no end record,
+ * before its first port frame), a signal meanwhile -EINTR. Notes whether it ends and when.
+ */
+static int scan(struct ctl_run_state *r, struct ctl_rerun *rr, char *err, size_t errlen)
+{
+	struct cap_session_r *rd;
+	struct cap_session_hdr h;
+	struct cap_session_rec rec;
+	uint64_t passes = 0, frames = 0, n = 0;
+	char why[PATH_MAX + 256];
+	int rc = cap_session_open(rr->log, &rd, &h, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	cap_session_check(rd, h.n_ports, h.time_scale, t_max(r->cfg));
+	while ((rc = cap_session_next(rd, &rec, why, sizeof(why))) == 1) {
+		passes += rec.type == CAP_SES_PASS;
+		frames += rec.type == CAP_SES_RX || rec.type == CAP_SES_TX;
+		rr->scan_tx += rec.type == CAP_SES_TX;
+		if (rec.type == CAP_SES_END) {
+			rr->scan_ended = true;
+			rr->scan_end = rec.t;
+			if (rec.port > CTL_STOP_OUTPUT) {
+				snprintf(why, sizeof(why), "%s: the end record names stop %u, not one uetemu writes",
+					 rr->log, rec.port);
+				rc = -EINVAL;
+				break;
+			}
+		}
+		if (++n % RERUN_SCAN_QUIT_EVERY == 0 && *r->opts->quit) {
+			rc = -EINTR;
+			snprintf(why, sizeof(why), "%s: stopped by a signal while the log was checked", rr->log);
+			break;
+		}
+	}
+	bool cut = cap_session_cut(rd) != UINT64_MAX;
+
+	cap_session_close_r(rd);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s%s", rc == -EINVAL ? "corrupt session log: " : "", why);
+		return rc;
+	}
+	if (passes == 0 || (!rr->scan_ended && frames == 0)) {
+		snprintf(err, errlen, "%s: nothing to re-run: the session log %s (%llu records%s)", rr->log,
+			 passes == 0 ? "holds no pass of the real-time loop" : "ends before its first port frame, with "
+			 "no end record (cut)", (unsigned long long)n, cut ? ", the last one cut" : "");
+		return -ENODATA;
+	}
+	return 0;
+}
 
 int ctl_run_rerun_open(struct ctl_run_state *r, char *err, size_t errlen)
 {
@@ -46,6 +115,7 @@ int ctl_run_rerun_open(struct ctl_run_state *r, char *err, size_t errlen)
 		return -ENOMEM;
 	r->rr = rr;
 	rr->same = -1;
+	rr->quit = r->opts->quit;
 	snprintf(rr->log, sizeof(rr->log), "%s/session.bin", r->opts->rerun_dir);
 	if ((rc = cap_session_open(rr->log, &rr->rd, &rr->hdr, err, errlen)) < 0)
 		return rc;
@@ -61,6 +131,10 @@ int ctl_run_rerun_open(struct ctl_run_state *r, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	r->epoch_s = rr->hdr.records_epoch_s; /* the records' time_utc as the session wrote them */
+	if ((rc = scan(r, rr, err, errlen)) < 0)
+		return rc;
+	/* the play checks every record again (the file is read twice), now up to the end record's time */
+	cap_session_check(rr->rd, rr->hdr.n_ports, rr->hdr.time_scale, rr->scan_ended ? rr->scan_end : t_max(cfg));
 	return 0;
 }
 
@@ -231,6 +305,9 @@ int ctl_run_rerun(struct ctl_run_state *r, char *err, size_t errlen)
 	if ((rc = bind_ports(r, err, errlen)) < 0 ||
 	    (rc = ctl_run_rec_create(r, r->opts->out_dir, &rr->hdr, true, err, errlen)) < 0)
 		return rc;
+	/* a frame more than the session sent: it differs, and stops; a log cut by a killed run may lack a few of its
+	 * last frames, which the re-run sends as it plays the log's end */
+	ctl_run_rec_tx_limit(r, rr->scan_tx + (rr->scan_ended ? 0 : RERUN_CUT_TX_SLACK));
 	ctl_run_caps_epoch(r, rr->hdr.epoch_ns);
 	ctl_run_ext_start(r); /* as ctl_run_realtime() starts the ports, before the first pass */
 	for (uint32_t i = 0; i < r->n_exts; i++) /* the loop gives each port its turn in every pass */
@@ -247,7 +324,10 @@ int ctl_run_rerun(struct ctl_run_state *r, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", rr->err);
 		return rr->rc;
 	}
-	if (!rr->ended) { /* the events up to the last frame the log saw sent, so the re-run sends it too */
+	if (*r->opts->quit == CTL_RUN_HALT_AHEAD)
+		fprintf(stderr, "[uetemu] rerun: the models sent more frames than the session log holds (%llu): the "
+				"re-run stops there\n", (unsigned long long)rr->scan_tx);
+	else if (!rr->ended) { /* the events up to the last frame the log saw sent, so the re-run sends it too */
 		struct run_lcore *lc = ctl_run_lc(r, 0);
 
 		run_rerun_until(r->eng, rr->last_t);
@@ -277,8 +357,9 @@ static bool same_rec(struct ctl_rerun *rr, const struct cap_session_rec *a, cons
 	return false;
 }
 
-/* Walk both logs from the start: 1 equal, 0 not (rr->diff), -errno. */
-static int compare_logs(struct ctl_rerun *rr, const char *mine, char *err, size_t errlen)
+/* Walk both logs from the start: 1 equal, 0 not (rr->diff), -errno. @p mine_cut: the re-run's log was cut by the
+ * output budget, and is compared as far as it goes. */
+static int compare_logs(struct ctl_rerun *rr, const char *mine, bool mine_cut, char *err, size_t errlen)
 {
 	struct cap_session_r *a = NULL, *b = NULL;
 	struct cap_session_hdr ha, hb;
@@ -299,7 +380,7 @@ static int compare_logs(struct ctl_rerun *rr, const char *mine, char *err, size_
 		}
 		if (na == 0 || nb == 0) {
 			/* a recorded log without its end (a killed run) is compared as far as it goes */
-			bool prefix = na == 0 && !rr->ended;
+			bool prefix = (na == 0 && !rr->ended) || (nb == 0 && mine_cut);
 			if (na != nb && !prefix)
 				snprintf(rr->diff, sizeof(rr->diff), "record %llu: the %s log ends first",
 					 (unsigned long long)rr->compared, na == 0 ? "recorded" : "re-run's");
@@ -313,7 +394,10 @@ static int compare_logs(struct ctl_rerun *rr, const char *mine, char *err, size_
 			     cap_session_next(a, &ra, err, errlen) == 0;
 			break;
 		}
-		rr->compared++;
+		if (++rr->compared % RERUN_SCAN_QUIT_EVERY == 0 && rr->quit != NULL && *rr->quit == 1) {
+			rc = -EINTR; /* a signal while two long logs are compared: not compared */
+			break;
+		}
 	}
 	cap_session_close_r(a);
 	cap_session_close_r(b);
@@ -328,17 +412,29 @@ int ctl_run_rerun_compare(struct ctl_run_state *r, char *err, size_t errlen)
 	int rc;
 
 	snprintf(mine, sizeof(mine), "%s/session.bin", r->opts->out_dir);
-	rc = compare_logs(rr, mine, err, errlen);
+	if (*r->opts->quit == 1 || *r->opts->quit == REC_HALT_WRITE) { /* stopped part way: nothing to compare */
+		fprintf(stderr, "[uetemu] rerun: stopped by a signal before the end of the log: not compared\n");
+		return 0;
+	}
+	rc = compare_logs(rr, mine, ctl_run_rec_cut(r), err, errlen);
+	if (rc == -EINTR) {
+		fprintf(stderr, "[uetemu] rerun: stopped by a signal while the logs were compared: not compared\n");
+		return 0;
+	}
 	if (rc < 0)
 		return rc;
 	rr->same = rc;
-	if (rc == 1)
-		fprintf(stderr, "[uetemu] rerun: identical to the recorded session: %llu records (%llu passes, %llu "
-				"arrivals, %llu frames sent), bytes and emulated times\n", (unsigned long long)rr->compared,
-			(unsigned long long)rr->passes, (unsigned long long)rr->rx, (unsigned long long)rr->tx);
-	else
+	if (rc != 1) {
 		fprintf(stderr, "[uetemu] rerun: DIFFERS from the recorded session at %s\n", rr->diff);
-	return rc == 1 ? 0 : 1;
+		return 1;
+	}
+	fprintf(stderr, "[uetemu] rerun: identical to the recorded session: %llu records (%llu passes, %llu arrivals, "
+			"%llu frames sent), bytes and emulated times\n", (unsigned long long)rr->compared,
+		(unsigned long long)rr->passes, (unsigned long long)rr->rx, (unsigned long long)rr->tx);
+	if (ctl_run_rec_cut(r))
+		fprintf(stderr, "[uetemu] rerun: compared as far as the re-run's own log goes: simulation.OutputSizeLimit "
+				"cut it (summary.json output_cut)\n");
+	return 0;
 }
 
 void ctl_run_rerun_json(FILE *f, const struct ctl_run_state *r)

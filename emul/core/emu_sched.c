@@ -124,6 +124,7 @@ struct emu_sched {
 	uint32_t emit;           /* tags handed out since it began (emu_sched_tag) */
 	uint64_t ends;           /* end-of-instant callbacks run: their tags' order within their entity */
 	uint64_t ran;
+	const volatile sig_atomic_t *stop; /* the run's stop flag: emu_sched_run_until() returns early once set */
 	emu_ps_t now;
 	/* width adaptation: openings, events the run took, near misses of the horizon, since the last look */
 	uint32_t opens;
@@ -898,12 +899,23 @@ emu_ps_t emu_sched_next(struct emu_sched *s)
 	return t != NULL ? t->when : EMU_PS_NEVER;
 }
 
+void emu_sched_stop_on(struct emu_sched *s, const volatile sig_atomic_t *stop)
+{
+	s->stop = stop;
+}
+
+/* Events run between two looks at the stop flag: a few microseconds of work. */
+#define SCHED_STOP_EVERY 1024u
+
 uint64_t emu_sched_run_until(struct emu_sched *s, emu_ps_t limit)
 {
 	uint64_t n = 0;
 
 	for (;;) {
 		const struct sched_ent *t = sched_top(s);
+
+		if ((n & (SCHED_STOP_EVERY - 1)) == SCHED_STOP_EVERY - 1 && s->stop != NULL && *s->stop)
+			break;
 
 		if (s->end_head != NULL && (t == NULL || t->when > s->now)) {
 			run_end(s);

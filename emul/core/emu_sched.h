@@ -4,6 +4,7 @@
 #ifndef EMU_SCHED_H
 #define EMU_SCHED_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "emu_time.h"
@@ -141,6 +142,12 @@ emu_ps_t emu_sched_next(struct emu_sched *s);
  * the limit. Returns how many ran.
  */
 uint64_t emu_sched_run_until(struct emu_sched *s, emu_ps_t limit);
+
+/**
+ * Make emu_sched_run_until() return early, its limit not reached, once *@p stop is non-zero (looked at every 1,024
+ * events): a signal ends a run whose events never run out. NULL: never.
+ */
+void emu_sched_stop_on(struct emu_sched *s, const volatile sig_atomic_t *stop);
 
 /** Advance the current time to @p t if it is later (real time: the clock moved with no event). */
 void emu_sched_advance(struct emu_sched *s, emu_ps_t t);

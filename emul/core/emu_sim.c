@@ -21,6 +21,7 @@ void emu_sim_defaults(struct emu_sim_params *p)
 	p->enable_pcie_stats_logging = false;
 	p->time_scale = 1;
 	p->record_size_limit = 1ULL << 30;
+	p->output_size_limit = 4ULL << 30;
 	p->chakra_memory_limit = 2ULL << 30;
 	p->lag_policy = EMU_LAG_BESTEFFORT;
 	p->lag_limit = EMU_PS_PER_MS;

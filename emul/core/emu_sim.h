@@ -7,6 +7,8 @@
 
 #include "emu_time.h"
 
+struct rec_budget;
+
 /* What a real-time run does when its loop falls more than LagLimit behind (uetemu; ignored in virtual time). */
 enum emu_lag_policy {
 	EMU_LAG_BESTEFFORT = 0, /* run late events as soon as it can, and measure it */
@@ -34,13 +36,17 @@ struct emu_sim_params {
 	                                        prepared (expanded), checked before it is, default 2 GiB; 0 = none */
 	uint8_t lag_policy;                  /* LagPolicy (uetemu): enum emu_lag_policy, default besteffort */
 	emu_ps_t lag_limit;                  /* LagLimit (uetemu): how late the loop may run, default 1 ms */
+	uint64_t output_size_limit;          /* OutputSizeLimit (uetemu): bytes every output file of the run may take
+	                                        together, default 4 GiB; 0 = no limit */
 	uint32_t shard;                      /* the records' shard: the MPI rank writing them (not a config key) */
+	struct rec_budget *budget;           /* the run's output budget every writer shares (set by the run, not a
+	                                        config key), or NULL */
 };
 
 /**
  * Fill @p p with the defaults: name "uetemu", seed 18760, run number 1, duration 0, the three report intervals
- * 1 ms, nd-stats and ecn-pfc-stats on, net-buff-stats and pcie-stats off, time scale 1, record size limit 1 GiB, Chakra memory limit 2 GiB,
- * lag policy besteffort with a 1 ms limit.
+ * 1 ms, nd-stats and ecn-pfc-stats on, net-buff-stats and pcie-stats off, time scale 1, record size limit 1 GiB,
+ * output size limit 4 GiB, Chakra memory limit 2 GiB, lag policy besteffort with a 1 ms limit.
  */
 void emu_sim_defaults(struct emu_sim_params *p);
 

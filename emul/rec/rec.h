@@ -2,6 +2,8 @@
 #ifndef REC_H
 #define REC_H
 
+#include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +11,65 @@
 #include "emu_time.h"
 
 struct rec_csv;
+
+/* ---- The output budget (simulation.OutputSizeLimit) ---- */
+
+/** The run's stop flag (main's signal flag, volatile sig_atomic_t): 1 a signal, REC_HALT_WRITE a failed write. */
+#define REC_HALT_WRITE 2
+
+/*
+ * The bytes every file of a run takes together (records, captures, session logs, Chakra outputs), against
+ * simulation.OutputSizeLimit: each writer asks before a whole row, record or block, and once one does not fit,
+ * nothing more is written anywhere (the cut). The first write that fails (a full disk) sets the run's stop flag.
+ * The run embeds it (one per process) and hands every writer a pointer; all writes happen on the run's main
+ * thread, so it takes no lock.
+ */
+struct rec_budget {
+	uint64_t limit;                  /* bytes; 0: no limit */
+	uint64_t used;                   /* bytes the outputs took so far */
+	bool cut, warned;                /* the limit was reached; the projection warned */
+	emu_ps_t cut_at;                 /* emulated time of the cut (EMU_PS_NEVER: none) */
+	uint64_t cut_bytes;              /* bytes taken at the cut */
+	char cut_what[512];              /* the file whose write reached the limit */
+	int err;                         /* errno of the first failed write, 0 none */
+	char err_what[512];              /* ... its file */
+	volatile sig_atomic_t *halt;     /* the run's stop flag, set to REC_HALT_WRITE on a failed write; or NULL */
+	emu_ps_t (*now)(void *ctx);      /* the run's emulated time (for cut_at), or NULL */
+	void *now_ctx;
+};
+
+/** Start @p b with @p limit bytes (0 none) and the run's stop flag @p halt (may be NULL). */
+void rec_budget_init(struct rec_budget *b, uint64_t limit, volatile sig_atomic_t *halt);
+
+/** Whether @p n more bytes of the output @p what, of emulated time @p at (EMU_PS_NEVER: the run's time now), may be
+ *  written: true (counted), or false at and after the cut (the first refusal is the cut, said once on stderr).
+ *  NULL @p b: always true. */
+bool rec_budget_take(struct rec_budget *b, uint64_t n, const char *what, emu_ps_t at);
+
+/** Count @p n bytes that are written whatever the budget (a file's headers). Accepts NULL. */
+void rec_budget_count(struct rec_budget *b, uint64_t n);
+
+/** A write of @p what failed with @p e: noted once (stderr), and the run's stop flag set. Accepts NULL. */
+void rec_budget_fail(struct rec_budget *b, int e, const char *what);
+
+/** Warn once when @p bytes_so_far at emulated time @p now, projected to @p end, would pass the limit. */
+void rec_budget_expect(struct rec_budget *b, uint64_t bytes_so_far, emu_ps_t now, emu_ps_t end);
+
+/** Whether the run is asked to stop (its stop flag: a signal, or a failed write). NULL: false. */
+static inline bool rec_budget_halted(const struct rec_budget *b)
+{
+	return b != NULL && b->halt != NULL && *b->halt != 0;
+}
+
+/** Attach the budget @p b (or NULL) to the record @p r: its rows are cut at the last whole one that fits. */
+void rec_csv_budget(struct rec_csv *r, struct rec_budget *b);
+
+/**
+ * Open @p path for writing (@p append: at its end) through the budget @p b: a stream whose writes stop at the last
+ * @p sep (a whole line) that fits, and whose first failed write is noted in @p b and stops every later one. NULL
+ * with errno set.
+ */
+FILE *rec_file_open(const char *path, bool append, struct rec_budget *b, char sep);
 
 /**
  * Create DIR/<sim>-<record>-0.csv and write its header line @p header (comma-separated column names).

@@ -21,6 +21,16 @@ struct rec_sink {
 	int fd;
 	int err;          /* the first write's errno, 0 while none failed */
 	uint64_t written; /* bytes on disk: the end of the file */
+	struct rec_budget *b; /* the run's output budget, or NULL */
+	char sep;         /* what ends a whole row: the budget cuts after the last one that fits */
+	bool cut;         /* past the budget: later writes are dropped */
+	const char *path; /* the file, for the budget's messages */
+};
+
+/* A sink opened by rec_file_open(): its path kept with it. */
+struct rec_file_sink {
+	struct rec_sink k;
+	char path[PATH_MAX];
 };
 
 struct rec_csv {
@@ -32,15 +42,62 @@ struct rec_csv {
 	char utc[32];    /* time_utc of utc_s: formatted once per simulated second, not per row */
 };
 
+/* What of @p n bytes at @p buf the budget lets through: all, or up to the last whole row that fits (the cut). */
+static size_t sink_budget(struct rec_sink *k, const char *buf, size_t n)
+{
+	struct rec_budget *b = k->b;
+
+	if (b == NULL)
+		return n;
+	if (k->cut || b->cut) {
+		k->cut = true;
+		return 0;
+	}
+	if (b->limit == 0 || (n <= b->limit && b->used <= b->limit - n)) {
+		b->used += n;
+		return n;
+	}
+	size_t room = (size_t)(b->limit - b->used), keep = 0;
+
+	for (size_t i = room; i > 0; i--)
+		if (buf[i - 1] == k->sep) {
+			keep = i;
+			break;
+		}
+	rec_budget_count(b, keep);
+	rec_budget_take(b, n - keep, k->path, EMU_PS_NEVER); /* does not fit: the cut, said once */
+	k->cut = true;
+	return keep;
+}
+
+/* The sink's first write past the budget: its file ends at its last whole row (stdio's earlier writes ended where
+ * its buffer did), and the bytes cut go back to the budget. */
+static void sink_cut_whole(struct rec_sink *k)
+{
+	off_t end = lseek(k->fd, 0, SEEK_END);
+
+	if (end < 0 || rec_truncate_after(k->fd, k->sep) < 0)
+		return;
+	off_t now = lseek(k->fd, 0, SEEK_END);
+
+	if (now >= 0 && now <= end) {
+		k->b->used -= (uint64_t)(end - now) < k->b->used ? (uint64_t)(end - now) : k->b->used;
+		k->written = (uint64_t)now;
+	}
+}
+
 static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 {
 	struct rec_sink *k = cookie;
-	size_t done = 0;
+	size_t done = 0, all = n;
 
 	if (k->err != 0) {
 		errno = k->err;
 		return -1;
 	}
+	bool was_cut = k->cut;
+
+	n = sink_budget(k, buf, n); /* past the budget the rest is dropped, not an error */
 	while (done < n) {
 		ssize_t w = write(k->fd, buf + done, n - done);
 
@@ -49,13 +106,16 @@ static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 		if (w <= 0) {
 			k->err = w < 0 ? errno : EIO;
 			k->written += done;
+			rec_budget_fail(k->b, k->err, k->path);
 			errno = k->err;
 			return -1;
 		}
 		done += (size_t)w;
 	}
 	k->written += done;
-	return (ssize_t)n;
+	if (k->cut && !was_cut)
+		sink_cut_whole(k);
+	return (ssize_t)all;
 }
 
 static int sink_close(void *cookie)
@@ -63,6 +123,58 @@ static int sink_close(void *cookie)
 	struct rec_sink *k = cookie;
 
 	return close(k->fd);
+}
+
+/* A file sink's position (ftell, fseek: a caller measuring what it wrote). */
+static int sink_seek(void *cookie, off64_t *off, int whence)
+{
+	struct rec_sink *k = cookie;
+	off64_t at = lseek64(k->fd, *off, whence);
+
+	if (at < 0)
+		return -1;
+	*off = at;
+	return 0;
+}
+
+static int file_sink_close(void *cookie)
+{
+	struct rec_file_sink *s = cookie;
+	int rc = close(s->k.fd);
+
+	free(s);
+	return rc;
+}
+
+FILE *rec_file_open(const char *path, bool append, struct rec_budget *b, char sep)
+{
+	static const cookie_io_functions_t io = { .write = sink_write, .seek = sink_seek, .close = file_sink_close };
+	struct rec_file_sink *s = calloc(1, sizeof(*s));
+	FILE *f;
+
+	if (s == NULL)
+		return NULL;
+	snprintf(s->path, sizeof(s->path), "%s", path);
+	s->k = (struct rec_sink){ .b = b, .sep = sep, .path = s->path };
+	s->k.fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
+	f = s->k.fd >= 0 ? fopencookie(s, "w", io) : NULL;
+	if (f == NULL) {
+		int e = errno;
+
+		if (s->k.fd >= 0)
+			close(s->k.fd);
+		free(s);
+		errno = e;
+	}
+	return f;
+}
+
+void rec_csv_budget(struct rec_csv *r, struct rec_budget *b)
+{
+	if (r == NULL)
+		return;
+	r->sink.b = b;
+	rec_budget_count(b, r->sink.written); /* its header */
 }
 
 struct rec_csv *rec_csv_open(const char *dir, const char *sim, const char *record, const char *header,
@@ -85,7 +197,10 @@ struct rec_csv *rec_csv_open_shard(const char *dir, const char *sim, const char 
 	if (r == NULL)
 		return NULL;
 	memcpy(r->path, path, sizeof(r->path));
-	r->sink.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	r->sink.sep = '\n';
+	r->sink.path = r->path;
+	/* read and write: a cut file is read back for its last whole row (rec_truncate_after()) */
+	r->sink.fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	r->f = r->sink.fd >= 0 ? fopencookie(&r->sink, "w", io) : NULL;
 	if (r->f == NULL) {
 		int e = errno;
@@ -99,6 +214,7 @@ struct rec_csv *rec_csv_open_shard(const char *dir, const char *sim, const char 
 	r->utc_s = -1;
 	rec_put_str(r->f, header);
 	rec_put_ch(r->f, '\n');
+	fflush(r->f); /* the header on disk from the start: a file cut by the output budget keeps it */
 	return r;
 }
 

@@ -383,6 +383,77 @@ Test(cap_session, truncated_at_every_byte_or_corrupted_is_a_clear_error, .init =
 	free(all);
 }
 
+/* Read @p b (@p n bytes) with the session's checks (2 ports, TimeScale 10, nothing past 1 ms): the status of the
+ * first record that is not 1, its message in @p err. */
+static int read_checked(const char *path, const uint8_t *b, uint32_t n, char *err, size_t errlen)
+{
+	struct cap_session_r *r;
+	struct cap_session_hdr h;
+	struct cap_session_rec rec;
+	int rc;
+
+	put_file(path, b, n);
+	cr_assert_eq(cap_session_open(path, &r, &h, err, errlen), 0, "%s", err);
+	cap_session_check(r, 2, 10, 1000000000);
+	while ((rc = cap_session_next(r, &rec, err, errlen)) == 1)
+		;
+	cap_session_close_r(r);
+	return rc;
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+Test(cap_session, checked_records_refuse_what_a_session_cannot_hold, .init = mkdir_tmp)
+{
+	uint32_t size;
+	uint8_t *all = log_bytes("c.bin", &size), *b = malloc(size);
+	char path[160], err[512];
+	/* records at 56 (PASS t 1000, x 10000), 80 (RX port 1), 164 (TX port 0, t 1500), 248 (END t 2000, x 20000) */
+	static const struct { uint32_t off; unsigned width; uint64_t v; const char *says; } bad[] = {
+		{ 56 + 8, 8, UINT64_MAX, "past the emulated range" },
+		{ 56 + 8, 8, 2000000, "ahead of the pass's wall-clock time" }, /* 2 us x 10 > 10 ns, past the slack */
+		{ 56 + 2, 1, 1, "reserved bytes" },
+		{ 80 + 8, 8, 999, "an arrival outside its pass" },
+		{ 80 + 16, 8, 5, "an arrival out of sequence" },
+		{ 164 + 1, 1, 2, "a port the session does not have" },
+		{ 164 + 4, 1, 13, "shorter than its Ethernet header" },
+		{ 164 + 16, 8, 1, "a frame sent out of sequence" },
+		{ 248 + 8, 8, 1400, "a pass before a frame sent ahead of it" },
+		{ 248 + 16, 8, 9999, "time going backwards" },
+	};
+
+	snprintf(path, sizeof(path), "%s/chk.bin", dir);
+	cr_expect_eq(read_checked(path, all, size, err, sizeof(err)), 0, "the log as written: %s", err);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memcpy(b, all, size);
+		if (bad[i].width == 8)
+			put_le64(b + bad[i].off, bad[i].v);
+		else
+			b[bad[i].off] = (uint8_t)bad[i].v;
+		if (bad[i].off == 164 + 4) /* a 13-byte frame: the record and the file shrink with it */
+			memmove(b + 164 + 24 + 13, b + 164 + 24 + 60, size - (164 + 24 + 60));
+		int rc = read_checked(path, b, bad[i].off == 164 + 4 ? size - 47 : size, err, sizeof(err));
+
+		cr_expect(rc == -EINVAL && strstr(err, bad[i].says) != NULL && strstr(err, "a corrupt log") != NULL,
+			  "%zu: %d, %s", i, rc, err);
+	}
+	/* a record after the end */
+	memcpy(b, all, size);
+	uint8_t *more = malloc(size + 24);
+
+	memcpy(more, all, size);
+	memcpy(more + size, all + 56, 24);
+	cr_expect_eq(read_checked(path, more, size + 24, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "a record after the end record") != NULL, "%s", err);
+	free(more);
+	free(b);
+	free(all);
+}
+
 Test(cap_session, three_hundred_mutants_read_without_a_crash, .init = mkdir_tmp)
 {
 	uint32_t size;
