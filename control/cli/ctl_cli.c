@@ -52,6 +52,7 @@ static const char usage_text[] =
 	"  pcap-info FILE    what a pcap or pcapng capture holds: frames, UET packets by type, PDCs\n"
 	"  rerun DIR         re-run a session recorded by 'run --record DIR' in virtual time, and compare\n"
 	"  ctl PREFIX CMD    control a running real-time session: post, pause, resume, stop, stats, list\n"
+	"  merge DIR         join an MPI run's record shards into the files one process writes\n"
 	"  conform           drive a UET endpoint on a DPDK port through UET 1.0 conformance cases\n"
 	"  version           print the version (also: uetemu --version)\n"
 	"  help [COMMAND]    this text, or a command's options (also: uetemu COMMAND --help)\n"
@@ -223,6 +224,22 @@ static const char ctl_help[] =
 	"\n"
 	"exit status: 0 answered; 1 an error (named: no run with that prefix, an unknown host, a bad size, the\n"
 	"command queue full, no answer); 2 usage error.\n";
+static const char merge_help[] =
+	"usage: uetemu merge DIR --out MERGED\n"
+	"\n"
+	"Join the record shards an MPI run wrote into DIR ('mpirun -np N uetemu run CONFIG --out DIR': each rank\n"
+	"writes <SimulationName>-<record>-<rank>.csv) into the files one process writes, MERGED/<SimulationName>-\n"
+	"<record>-0.csv, byte for byte: rows by simulated time, then by device (node_id, or fep_id), each device's rows\n"
+	"in its rank's order (uet-monitor rows of one picosecond on two devices: in device order, where one process\n"
+	"writes its event order). summary.json (rank 0's: the whole run's) is copied. Captures are not merged\n"
+	"(docs/parallel.md).\n"
+	"\n"
+	"options:\n"
+	"  -o, --out MERGED       output directory, created if missing; not DIR itself (required)\n"
+	"  -h, --help             this text\n"
+	"\n"
+	"exit status: 0 merged; 1 DIR holds no shards, a shard is missing or is not a record, or a file cannot be\n"
+	"written; 2 usage error.\n";
 
 static const char conform_help[] =
 	"usage: uetemu conform --dev DEVARGS --dut-ip A.B.C.D --ip A.B.C.D [OPTIONS] [-- EAL-ARGS...]\n"
@@ -282,6 +299,7 @@ static int cmd_keys(struct cli *c);
 static int cmd_columns(struct cli *c);
 static int cmd_pcap_info(struct cli *c);
 static int cmd_rerun(struct cli *c);
+static int cmd_merge(struct cli *c);
 static int cmd_version(struct cli *c);
 static int cmd_conform(struct cli *c);
 static int cmd_help(struct cli *c);
@@ -294,6 +312,7 @@ static const struct cli_cmd cmds[] = {
 	{ "pcap-info", pcap_info_help, ":jp:h", cmd_pcap_info },
 	{ "rerun", rerun_help, ":o:qh", cmd_rerun },
 	{ "ctl", ctl_help, ":h", NULL }, /* its own arguments (ctl_cli_ctl.c) */
+	{ "merge", merge_help, ":o:h", cmd_merge },
 	{ "conform", conform_help, ":d:D:M:i:a:o:c:e:w:h", cmd_conform },
 	{ "version", version_help, ":h", cmd_version },
 	{ "help", help_help, ":h", cmd_help },
@@ -718,6 +737,15 @@ static int cmd_rerun(struct cli *c)
 	if (c->config == NULL)
 		return usage_error(find_cmd("rerun"), "missing DIR%s", "");
 	return ctl_cli_rerun(c->config, c->out_given ? c->run.out_dir : NULL, &c->run);
+}
+
+static int cmd_merge(struct cli *c)
+{
+	if (c->config == NULL)
+		return usage_error(find_cmd("merge"), "missing DIR%s", "");
+	if (!c->out_given)
+		return usage_error(find_cmd("merge"), "missing --out MERGED%s", "");
+	return ctl_cli_merge(c->config, c->run.out_dir);
 }
 
 static int cmd_conform(struct cli *c)

@@ -30,4 +30,11 @@ int ctl_cli_rerun(const char *dir, const char *out, const struct ctl_run_opts *b
  */
 int ctl_cli_ctl(int argc, char **argv, const char *help);
 
+/*
+ * uetemu merge: join the record shards of an MPI run in @p dir (<SimulationName>-<record>-<rank>.csv) into the
+ * files one process writes, @p out/<SimulationName>-<record>-0.csv (rows by time, then device), and copy
+ * summary.json. Returns CTL_EXIT_OK, or CTL_EXIT_ERROR with the error on stderr.
+ */
+int ctl_cli_merge(const char *dir, const char *out);
+
 #endif /* CTL_CLI_PVT_H */

@@ -179,6 +179,19 @@ static int sim_run_time(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 	return timeline_val(c, v, &timeline_of(obj)->run_time);
 }
 
+/* RecordStartTime (uetemu): a timeval or a bare number of seconds, 0 allowed; giving it sets it. */
+static int sim_record_start(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
+{
+	struct ctl_config *cfg = (struct ctl_config *)((char *)obj - offsetof(struct ctl_config, sim));
+	int rc = timeline_val(c, v, &cfg->record_start);
+
+	if (rc == 0 && cfg->record_start > EMU_PS_NEVER / 2)
+		rc = ctl_err(c, v, "RecordStartTime passes 2^63 ps (106 days); give a time within the run, e.g. 0");
+	if (rc == 0)
+		cfg->record_start_set = true;
+	return rc;
+}
+
 static int sim_mtu(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 {
 	uint64_t *mtu = &((struct ctl_config *)((char *)obj - offsetof(struct ctl_config, sim)))->mtu;
@@ -229,6 +242,7 @@ int ctl_sec_simulation(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_
 		{ "RunTime", false, sim_run_time },
 		{ "CoolDown", false, sim_cool_down },
 		{ "Mtu", false, sim_mtu },
+		{ "RecordStartTime", false, sim_record_start },
 		{ "EnableRoceTransportStats", false, sim_roce_stats },
 	};
 	struct app_timeline t;

@@ -270,6 +270,9 @@ struct ctl_config {
 	struct emu_sim_params sim;     /* simulation */
 	struct app_timeline_params timeline; /* simulation: StartTime, ClientStartOffset, ClientStartInterval, WarmUp,
 					      * RunTime, CoolDown (the ScalaRdma run timeline) */
+	emu_ps_t record_start;         /* simulation.RecordStartTime (uetemu): where the NICs' periodic records
+					* start (ctl_config_record_start()); meaningful when record_start_set */
+	bool record_start_set;         /* RecordStartTime given */
 	int32_t rdma_app;              /* index of the ScalaRdma application in apps[], or -1 */
 	int32_t chakra_app;            /* index of the Chakra application in apps[], or -1 */
 	struct ctl_host *hosts;        /* topology.hosts; generated: host0.. with the builder's IPs and MACs */

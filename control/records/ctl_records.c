@@ -269,11 +269,19 @@ static int open_switch_records(struct ctl_records *rc, const char *dir, int64_t 
 	return 0;
 }
 
-/* The NICs' periodic records (and the switch ports' rows that share nd-stats and ecn-pfc-stats with them) write
- * their first rows at StartTime + ClientStartOffset + the interval (uet-nic-records.md). */
+/*
+ * The NICs' periodic records (and the switch ports' rows that share nd-stats and ecn-pfc-stats with them) write
+ * their first rows at their start + the interval: simulation.RecordStartTime when given; else, with a ScalaRdma
+ * application, StartTime + ClientStartOffset, the start the UET NIC Records page gives (the application's own
+ * timeline); else 0, so a message or Chakra workload that ends within a few ms still gets rows every interval.
+ */
 static emu_ps_t nic_origin(const struct ctl_config *cfg)
 {
-	return cfg->timeline.start_time + cfg->timeline.client_start_offset;
+	if (cfg->record_start_set)
+		return cfg->record_start;
+	if (cfg->rdma_app >= 0)
+		return cfg->timeline.start_time + cfg->timeline.client_start_offset;
+	return 0;
 }
 
 void ctl_records_roce_rate(struct ctl_records *rc, uint32_t fep_id, uint32_t qpn, uint64_t bps, emu_ps_t now)

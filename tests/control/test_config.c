@@ -1236,6 +1236,26 @@ Test(ctl_config, rdma_timeline_defaults)
 	ctl_config_free(&cfg);
 }
 
+/* simulation.RecordStartTime: unset by default (the records then start at 0, or at StartTime + ClientStartOffset
+ * with a ScalaRdma application); a value, 0 included, sets it; past 2^63 ps refused. */
+Test(ctl_config, record_start_time)
+{
+	struct ctl_config cfg;
+
+	yaml_ok(&cfg, RACK4);
+	cr_expect(!cfg.record_start_set);
+	ctl_config_free(&cfg);
+	yaml_ok(&cfg, "simulation:\n  RecordStartTime: 0\n" RACK4);
+	cr_expect(cfg.record_start_set && cfg.record_start == 0);
+	ctl_config_free(&cfg);
+	yaml_ok(&cfg, "simulation:\n  RecordStartTime: 0.002\n" RACK4);
+	cr_expect(cfg.record_start_set && cfg.record_start == 2000000000ULL);
+	ctl_config_free(&cfg);
+	yaml_fails("simulation:\n  RecordStartTime: 10000000s\n" RACK4,
+		   "2:20: simulation.RecordStartTime: RecordStartTime passes 2^63 ps (106 days); give a time within the "
+		   "run, e.g. 0");
+}
+
 Test(ctl_config, rdma_timeline_values)
 {
 	struct ctl_config cfg;

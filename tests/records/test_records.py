@@ -25,7 +25,8 @@ from runner import run  # noqa: E402
 SIM = 'records'
 RECORDS = 'tests/records/records.yaml'  # the config, from the source root
 INTERVAL_PS = 10 * 10**6  # NDStatsReportInterval 10us
-ORIGIN_PS = 10 * 10**6    # StartTime 4us + ClientStartOffset 6us: the first rows at 10 + 10 us (uet-nic-records.md)
+ORIGIN_PS = 0            # a message workload's records start at 0 (RecordStartTime unset): first rows at 10 us
+OLD_START = 'simulation.RecordStartTime=10us'  # StartTime 4us + ClientStartOffset 6us: the Scala pages' schedule
 LINK_GBPS = 400           # the default DataRate
 MON = 'nic.TransportProcessingLayers.ScalaUETMonitor.'
 
@@ -91,12 +92,12 @@ def check_time_utc(rows, name):
 
 
 def check_row_times(rows, name, end_ps, n_hosts):
-    """Rows at StartTime + ClientStartOffset + k x interval, each time once per NIC in FEP id order (column 3), the
+    """Rows at the records' start (0) + k x interval, each time once per NIC in FEP id order (column 3), the
     last at the end of the run."""
     times = sorted({ps_of_sec(r[1]) for r in rows})
     periodic = times[:-1] if times and (times[-1] - ORIGIN_PS) % INTERVAL_PS else times
     check(periodic == [ORIGIN_PS + INTERVAL_PS * (k + 1) for k in range(len(periodic))],
-          '%s: rows every NDStatsReportInterval from StartTime + ClientStartOffset + the interval, 20 us (%d times)'
+          '%s: rows every NDStatsReportInterval from 0 + the interval, 10 us (%d times)'
           % (name, len(times)))
     check(times and times[-1] == end_ps, '%s: last rows at the end of the run, %s ps' % (name, end_ps))
     order = [(ps_of_sec(r[1]), int(r[3 if name == 'uet-transport-stats' else 7])) for r in rows]
@@ -325,13 +326,34 @@ def check_stop(uetemu, root, tmp):
     stop_ps = 205 * 10**6
     s = run(uetemu, RECORDS, out, ['simulation.SimulationDuration=205us'], root=root).summary
     check(s['sim_time_ps'] == stop_ps, 'SimulationDuration 205us: the run ends at it')
-    expect = [ORIGIN_PS + INTERVAL_PS * k for k in range(1, 20)] + [stop_ps]
+    expect = [ORIGIN_PS + INTERVAL_PS * k for k in range(1, 21)] + [stop_ps]
     for name in ('uet-transport-stats', 'nd-stats'):
         _, rows = read_csv(os.path.join(out, '%s-%s-0.csv' % (SIM, name)))
         times = sorted({ps_of_sec(r[1]) for r in rows})
-        check(times == expect, '%s: with SimulationDuration 205us past the last event, rows at 20, 30, ..., 200 us '
+        check(times == expect, '%s: with SimulationDuration 205us past the last event, rows at 10, 20, ..., 200 us '
               'and 205 us (%d times, last %s ps)' % (name, len(times), times[-1] if times else None))
         check_row_times(rows, name, stop_ps, 2)
+
+
+def check_old_schedule(uetemu, root, tmp):
+    """simulation.RecordStartTime = StartTime + ClientStartOffset (10 us) restores the Scala pages' schedule: the
+    rows are byte for byte those written before the start moved to 0 (tests/records/golden, by the previous
+    release), first rows at 20 us; a record start past the run's end leaves only the last rows."""
+    out = os.path.join(tmp, 'old')
+    run(uetemu, RECORDS, out, [OLD_START], root=root)
+    for name in ('nd-stats', 'uet-transport-stats', 'ecn-pfc-stats'):
+        f = '%s-%s-0.csv' % (SIM, name)
+        with open(os.path.join(out, f), 'rb') as got, \
+                open(os.path.join(root, 'tests', 'records', 'golden', f), 'rb') as want:
+            check(got.read() == want.read(), '%s: RecordStartTime 10us gives the StartTime + ClientStartOffset '
+                  'rows byte for byte (tests/records/golden/%s)' % (name, f))
+    _, rows = read_csv(os.path.join(out, SIM + '-nd-stats-0.csv'))
+    check(min(ps_of_sec(r[1]) for r in rows) == 20 * 10**6, 'nd-stats: RecordStartTime 10us: first rows at 20 us')
+    out = os.path.join(tmp, 'late')
+    s = run(uetemu, RECORDS, out, ['simulation.RecordStartTime=1ms'], root=root).summary
+    _, rows = read_csv(os.path.join(out, SIM + '-nd-stats-0.csv'))
+    check(sorted({ps_of_sec(r[1]) for r in rows}) == [s['sim_time_ps']],
+          'nd-stats: RecordStartTime 1ms past the end: only the last rows, at the end (%d rows)' % len(rows))
 
 
 def main():
@@ -353,6 +375,7 @@ def main():
     check_filters(root, uetemu, tmp, rows)
     check_triggers(root, uetemu, tmp, rows)
     check_stop(uetemu, root, tmp)
+    check_old_schedule(uetemu, root, tmp)
     # Turned off: no file.
     out = os.path.join(tmp, 'off')
     run(uetemu, RECORDS, out, ['nic.EnableTransportStats=false', 'simulation.EnableNetDeviceStatLogging=false',

@@ -84,8 +84,9 @@ def longest_pause(frames, t0, t1):
     return max([0] + [min(e, t1) - max(s, t0) for s, e in pause_stretches(frames) if s < t1 and e > t0])
 
 
-# StartTime + ClientStartOffset: the NICs' periodic rows start one interval after it (uet-nic-records.md)
-ORIGIN = ['simulation.StartTime=2us', 'simulation.ClientStartOffset=3us']
+# simulation.RecordStartTime: the NICs' periodic rows start one interval after it (0 by default for a message
+# workload; docs/records.md)
+ORIGIN = ['simulation.RecordStartTime=5us']
 ORIGIN_PS = 5 * PS_PER_US
 
 
@@ -306,11 +307,11 @@ def main():
     check(sorted({ps_of_sec(t) for t in nd}) == schedule(ivl, summary['sim_time_ps'], ORIGIN_PS),
           'nd-stats keeps NDStatsReportInterval beside the net-buff-stats interval')
 
-    # 2. The two switches the brief names, at the default intervals (1 ms), from the default StartTime +
-    # ClientStartOffset (2 ms): past the end of the run, so only its last row.
+    # 2. The two switches that turn net-buff-stats on, at the default intervals (1 ms), from a message workload's
+    # default start, 0: rows at 1 ms, 2 ms, ... up to the run's end, and at the end.
     out = os.path.join(tmp, 'nb')
     nb = run(uetemu, config, out, ['nic.EnableBufferStats=true', 'simulation.EnableNetworkBufferStatsReporting=true'])
-    check_net_buff(out, nb.summary, 10**9, 'net-buff-stats (1 ms)', 2 * 10**9)
+    check_net_buff(out, nb.summary, 10**9, 'net-buff-stats (1 ms)', 0)
     check(not os.path.exists(os.path.join(out, SIM + '-pcie-stats-0.csv')), 'pcie-stats is off by default')
 
     # 3. Switches off: no file. net-buff-stats needs both of its switches.
@@ -329,7 +330,7 @@ def main():
     out = os.path.join(tmp, 'lanes')
     s2 = run(uetemu, 'tests/records/records.yaml', out, ['simulation.EnablePCIeStatsLogging=true'], root=ROOT).summary
     check_pcie(out, s2, 10 * PS_PER_US, nic_link='504.320', nic_lanes='16', name='pcie-stats (default lanes)',
-               origin_ps=10 * PS_PER_US)  # records.yaml: StartTime 4us + ClientStartOffset 6us
+               origin_ps=0)  # a message workload: records.yaml's StartTime and ClientStartOffset do not move it
 
     return finish('test_records_pfc')
 

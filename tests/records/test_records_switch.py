@@ -77,9 +77,9 @@ def split_time(rows):
     return out
 
 
-# StartTime + ClientStartOffset: the NICs' periodic rows, and the switch ports' rows that share nd-stats and
-# ecn-pfc-stats (and go with them: trimming-stats), start one interval after it (uet-nic-records.md)
-ORIGIN = ['simulation.StartTime=2us', 'simulation.ClientStartOffset=3us']
+# simulation.RecordStartTime (0 by default for a message workload): the NICs' periodic rows, and the switch ports'
+# rows that share nd-stats and ecn-pfc-stats (and go with them: trimming-stats), start one interval after it
+ORIGIN = ['simulation.RecordStartTime=5us']
 ORIGIN_PS = 5 * 10**6
 
 
