@@ -149,9 +149,7 @@ struct nic *nic_create(const struct nic_env *env)
 	nic->chunk_pool = emu_pool_create(sizeof(struct nic_rcv_chunk), NIC_RCV_CHUNKS);
 	/* a group carries its load balancer's cache behind it when REPSBufferSizeMaskBits asks for a large one */
 	nic->grp_pool = emu_pool_create(sizeof(struct nic_group) + nic_lb_storage_bytes(p), max_pdcs);
-	uint32_t buckets = NIC_HASH_BUCKETS_MIN;
-	while (buckets < max_pdcs && buckets < NIC_HASH_BUCKETS_MAX)
-		buckets *= 2;
+	uint32_t buckets = NIC_HASH_BUCKETS_MIN; /* doubled as PDCs open (nic_pdc.c, hash_grow()) */
 	nic->hash_mask = buckets - 1;
 	nic->snd_hash = calloc(buckets, sizeof(*nic->snd_hash));
 	nic->rcv_hash = calloc(buckets, sizeof(*nic->rcv_hash));

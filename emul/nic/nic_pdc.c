@@ -1,6 +1,7 @@
 /* PDCs and PDC groups: ids, lookup, creation and closing, and the group ready queue of the transmit scheduler. */
 #include "nic_pvt.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static inline uint32_t hash_ip_id(const struct nic *nic, uint32_t ip, uint16_t id)
@@ -8,6 +9,60 @@ static inline uint32_t hash_ip_id(const struct nic *nic, uint32_t ip, uint16_t i
 	uint32_t h = ip * 0x9e3779b1u ^ (uint32_t)id * 0x85ebca6bu;
 
 	return (h ^ (h >> 16)) & nic->hash_mask;
+}
+
+/*
+ * The PDC and group tables start at NIC_HASH_BUCKETS_MIN buckets and double (up to NIC_HASH_BUCKETS_MAX) once the
+ * PDCs open pass twice their buckets, so a lookup walks about two entries however many PDCs are open, and a NIC
+ * pays for buckets only as its PDCs open (sizing them by max_pdcs up front cost fat-tree-1024 170 MiB). A doubling
+ * allocates, at most log2(MAX / MIN) times in a NIC's life, when a PDC opens; if it fails the tables stay as they
+ * are (lookups stay right, only longer). Lookups are by unique key, so the order in a bucket changes no result.
+ */
+static void hash_grow(struct nic *nic)
+{
+	uint32_t n = nic->hash_mask + 1, m = 2 * n;
+
+	if (n >= NIC_HASH_BUCKETS_MAX || emu_pool_in_use(nic->pdc_pool) <= 2 * n)
+		return;
+	struct nic_pdc **snd = calloc(m, sizeof(*snd)), **rcv = calloc(m, sizeof(*rcv));
+	struct nic_group **grp = calloc(m, sizeof(*grp));
+
+	if (snd == NULL || rcv == NULL || grp == NULL) {
+		free(snd);
+		free(rcv);
+		free(grp);
+		return;
+	}
+	nic->hash_mask = m - 1;
+	for (uint32_t i = 0; i < n; i++) {
+		for (struct nic_pdc *p = nic->snd_hash[i], *next; p != NULL; p = next) {
+			uint32_t b = hash_ip_id(nic, 0, p->id);
+
+			next = p->hnext;
+			p->hnext = snd[b];
+			snd[b] = p;
+		}
+		for (struct nic_pdc *p = nic->rcv_hash[i], *next; p != NULL; p = next) {
+			uint32_t b = hash_ip_id(nic, p->peer_ip, p->remote_id);
+
+			next = p->hnext;
+			p->hnext = rcv[b];
+			rcv[b] = p;
+		}
+		for (struct nic_group *g = nic->grp_hash[i], *next; g != NULL; g = next) {
+			uint32_t b = hash_ip_id(nic, g->peer_ip, 0);
+
+			next = g->hnext;
+			g->hnext = grp[b];
+			grp[b] = g;
+		}
+	}
+	free(nic->snd_hash);
+	free(nic->rcv_hash);
+	free(nic->grp_hash);
+	nic->snd_hash = snd;
+	nic->rcv_hash = rcv;
+	nic->grp_hash = grp;
 }
 
 struct nic_pdc *nic_pdc_snd_find(const struct nic *nic, uint16_t id)
@@ -155,6 +210,7 @@ struct nic_pdc *nic_pdc_open_snd(struct nic *nic, uint32_t peer_ip, emu_ps_t now
 	pdc->hnext = nic->snd_hash[b];
 	nic->snd_hash[b] = pdc;
 	nic->n_snd++;
+	hash_grow(nic);
 	nic_event(nic, pdc, NIC_EV_PDC_CREATED, now);
 	return pdc;
 }
@@ -271,6 +327,7 @@ struct nic_pdc *nic_pdc_open_rcv(struct nic *nic, uint32_t peer_ip, uint16_t pee
 	uint32_t b = hash_ip_id(nic, peer_ip, peer_id);
 	pdc->hnext = nic->rcv_hash[b];
 	nic->rcv_hash[b] = pdc;
+	hash_grow(nic);
 	nic_event(nic, pdc, NIC_EV_PDC_CREATED, now);
 	return pdc;
 }

@@ -17,8 +17,8 @@
 #define NIC_SYN_PSNS 4096     /* SYN packets carry PSN - Start_PSN in 12 bits: PSNs past that wait for the first ACK */
 #define NIC_START_PSN_LO 0x10000u    /* StartPsn RefProv: Start_PSN in [2^16, 2^31) */
 #define NIC_START_PSN_HI 0x80000000u
-#define NIC_HASH_BUCKETS_MIN 256   /* buckets of the PDC and group tables: max_pdcs rounded up to a power of */
-#define NIC_HASH_BUCKETS_MAX 65536 /* two within these, so a lookup walks about one PDC however many are open */
+#define NIC_HASH_BUCKETS_MIN 256   /* buckets of the PDC and group tables at first; doubled while the PDCs open */
+#define NIC_HASH_BUCKETS_MAX 65536 /* pass twice the buckets, up to this (nic_pdc.c, hash_grow()) */
 #define NIC_SND_ID_MIN 1      /* sending PDC ids 1..32767 (uet-nic-records, Identifying a PDC) */
 #define NIC_SND_ID_MAX 32767
 #define NIC_RCV_ID_MIN 32769  /* receiving PDC ids 32769..65535 */

@@ -150,7 +150,10 @@ while IFS=';' read -r name cfg sets; do
 	[ -n "${SAME_REUSE:-}" ] && [ -e "$tmp/$name.base.rc" ] || run_one "$base" "$cfg" "$tmp/$name.base" "$sets"
 	run_one "$new" "$cfg" "$tmp/$name.new" "$sets" "${SAME_NEW_ARGS:-}"
 	n=$(ls "$tmp/$name.base" 2>/dev/null | wc -l)
-	if [ "$(cat "$tmp/$name.base.rc")" != 0 ] || [ "$n" = 0 ]; then
+	brc=$(cat "$tmp/$name.base.rc")
+	# 10: the run's verdict says work was left open at its stop time (badport-cm, rdma-scale by design); its
+	# outputs are whole, and they are compared as any other's
+	if { [ "$brc" != 0 ] && [ "$brc" != 10 ]; } || [ "$n" = 0 ]; then
 		echo "BASE FAILED $name: $(head -c 300 "$tmp/$name.base.err")"; fail=1; continue
 	fi
 	if compare "$tmp/$name.base" "$tmp/$name.new"; then
