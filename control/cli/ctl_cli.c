@@ -528,6 +528,29 @@ static void print_errors(const char *err)
 	}
 }
 
+/*
+ * Real RoCEv2 where frames leave on a DPDK port: in real time with ports, the RoCE NIC's RETH and ICRC default to
+ * on (a real RDMA device needs both; Wireshark reads a WRITE without its RETH wrongly), unless the config or a --set
+ * gives them. They are added as --set overrides, so the session log's sets carry them to a rerun. Returns whether
+ * any was added.
+ */
+static bool realtime_roce(struct cli *c, const struct ctl_config *cfg)
+{
+	bool added = false;
+
+	if (c->run.mode != CTL_MODE_REALTIME || cfg->nic_model != CTL_NIC_ROCE || cfg->n_ports == 0)
+		return false;
+	if (!cfg->roce_reth_given && c->n_sets < CLI_MAX_SETS) {
+		c->sets[c->n_sets++] = "roce_nic.RoCEEncapsulation.RETH=true";
+		added = true;
+	}
+	if (!cfg->roce_icrc_given && c->n_sets < CLI_MAX_SETS) {
+		c->sets[c->n_sets++] = "roce_nic.RoCEEncapsulation.ICRC=true";
+		added = true;
+	}
+	return added;
+}
+
 /* Load CONFIG with the --set overrides into @p cfg. Returns -1 when loaded, else the exit status (errors printed). */
 static int load(struct cli *c, struct ctl_config *cfg)
 {
@@ -538,6 +561,13 @@ static int load(struct cli *c, struct ctl_config *cfg)
 	if (ctl_config_load(cfg, c->config, c->sets, c->n_sets, err, sizeof(err)) < 0) {
 		print_errors(err);
 		return CTL_EXIT_ERROR;
+	}
+	if (realtime_roce(c, cfg)) { /* load again with them, so the session's sets (and a rerun) hold them too */
+		ctl_config_free(cfg);
+		if (ctl_config_load(cfg, c->config, c->sets, c->n_sets, err, sizeof(err)) < 0) {
+			print_errors(err);
+			return CTL_EXIT_ERROR;
+		}
 	}
 	for (uint32_t i = 0; i < cfg->n_warnings; i++) /* accepted, as on the platform, but said */
 		fprintf(stderr, "uetemu: warning: %s\n", cfg->warnings[i]);

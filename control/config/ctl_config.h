@@ -289,6 +289,8 @@ struct ctl_config {
 	bool enable_roce_transport_stats; /* simulation.EnableRoceTransportStats: roce-transport-stats, default true */
 	struct nic_params nic;         /* nic: the Scala UET NIC's attributes, for every host's NIC */
 	struct roce_params roce;       /* roce_nic: the Scala RoCE NIC's attributes, for every host's NIC */
+	bool roce_reth_given;          /* roce_nic.RoCEEncapsulation.RETH was given (file or --set) */
+	bool roce_icrc_given;          /* roce_nic.RoCEEncapsulation.ICRC was given */
 	struct sw_params sw;           /* switch: applies to every switch (Scala Switch typedParameters) */
 	struct ctl_app *apps;          /* applications */
 	uint32_t n_apps;

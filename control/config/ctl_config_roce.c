@@ -100,6 +100,25 @@ static int roce_set_list(void *p, unsigned r, const char *const *items, int n, i
 	return port_param_set_list(p, &roce_param_table[r], items, n, bad, err, len);
 }
 
+/* Whether the map @p v holds @p sec, a map holding @p key. */
+static bool given(const struct ctl_ynode *v, const char *sec, const char *key)
+{
+	const char *path[2] = { sec, key };
+
+	for (int d = 0; d < 2; d++) {
+		uint32_t j = 0;
+
+		if (v == NULL || v->type != CTL_Y_MAP)
+			return false;
+		while (j < v->n && strcmp(v->key[j]->text, path[d]) != 0)
+			j++;
+		if (j == v->n)
+			return false;
+		v = v->val[j];
+	}
+	return true;
+}
+
 int ctl_sec_roce_nic(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg)
 {
 	static const struct ctl_ptable t = {
@@ -109,6 +128,8 @@ int ctl_sec_roce_nic(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_co
 	struct ctl_ptable tt = t;
 
 	tt.count = roce_param_count;
+	cfg->roce_reth_given = given(v, "RoCEEncapsulation", "RETH");
+	cfg->roce_icrc_given = given(v, "RoCEEncapsulation", "ICRC");
 	return ctl_walk_params(c, v, &tt, &cfg->roce);
 }
 

@@ -240,7 +240,7 @@ int roce_qp_open(struct roce *r, uint32_t dst_ip, uint32_t *qpn)
 
 	if (neigh_mac(r, dst_ip) == NULL)
 		return -EHOSTUNREACH;
-	q = roce_qp_new(r, dst_ip, r->n_qps + 1, true); /* QPN 0 is reserved (IBA: QP0) */
+	q = roce_qp_new(r, dst_ip, r->n_qps + ROCE_QPN_FIRST, true);
 	if (q == NULL)
 		return -ENOSPC;
 	*qpn = q->qpn;

@@ -15,6 +15,13 @@
 
 struct roce;
 
+/*
+ * The first queue pair number a NIC gives out. IBA reserves QP0 (subnet management) and QP1 (the general services
+ * interface): a RoCE device hands what it receives for QP1 to its management agent, and Wireshark decodes it as a
+ * MAD. Queue pairs are numbered from 2 on, as a real device's are.
+ */
+#define ROCE_QPN_FIRST 2u
+
 /* Counters of one NIC, named as the roce-transport-stats columns (transport page, Records the transport writes),
  * then the port's and the buffers' own. */
 #define ROCE_COUNTERS(X) \

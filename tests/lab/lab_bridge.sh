@@ -165,6 +165,22 @@ print(n, bad)' "$CAP" 2>&1)
 			fail "capture: RoCE ICRC check: $icrc"
 		fi
 	fi
+	if [ "${LAB_PROTO:-uet}" = roce ]; then
+		# real RoCEv2 by default on a DPDK port: the RETH on every WRITE FIRST / ONLY, no payload read as a MAD
+		# (queue pairs are numbered from 2: QP1 is the management QP), no expert warning or error from tshark's
+		# own InfiniBand dissector
+		first=$(ts -Y 'infiniband.bth.opcode == 6 || infiniband.bth.opcode == 10' -T fields -e frame.number | wc -l)
+		reth=$(ts -Y '(infiniband.bth.opcode == 6 || infiniband.bth.opcode == 10) && infiniband.reth' \
+			-T fields -e frame.number | wc -l)
+		mad=$(ts -Y 'infiniband.mad' -T fields -e frame.number | wc -l)
+		warn=$(ts -Y '_ws.expert.severity >= "warning"' -T fields -e frame.number | wc -l)
+		if [ "$first" -gt 0 ] && [ "$reth" = "$first" ] && [ "$mad" = 0 ] && [ "$warn" = 0 ]; then
+			pass "capture: RETH on all $first WRITE FIRST/ONLY frames (real-time default), 0 read as a MAD, 0 tshark warnings"
+		else
+			fail "capture: $reth of $first WRITE FIRST/ONLY frames with a RETH, $mad read as a MAD, $warn with tshark warnings"
+			ts -Y '_ws.expert.severity >= "warning" || infiniband.mad' | head -n 5 | sed 's/^/  /'
+		fi
+	fi
 	if [ "$malformed" -eq 0 ] && [ "$lua_err" -eq 0 ]; then
 		pass "capture: no malformed frame, no dissector error"
 	else
