@@ -16,6 +16,23 @@
 #include "rec.h"
 #include "wire.h"
 
+/** Write the @p n low bytes of @p v at @p p, least significant first (the session log's byte order). */
+static inline void cap_put_le(uint8_t *p, uint64_t v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/** The @p n bytes at @p p as a little-endian number (the session log's byte order). */
+static inline uint64_t cap_get_le(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
 /* ---- Capture points (writing) ---- */
 
 enum cap_format { CAP_FORMAT_PCAP = 0, CAP_FORMAT_PCAPNG };

@@ -54,21 +54,6 @@ struct cap_session_r {
 	struct ses_check ck;
 };
 
-static void put_le(uint8_t *p, uint64_t v, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, unsigned n)
-{
-	uint64_t v = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
-}
-
 struct cap_session_w *cap_session_create(const char *path, const struct cap_session_hdr *h, char *err,
 					 size_t errlen)
 {
@@ -93,13 +78,13 @@ struct cap_session_w *cap_session_create(const char *path, const struct cap_sess
 	}
 	setvbuf(w->f, w->buf, _IOFBF, SES_BUF);
 	memcpy(b, SES_MAGIC, 8);
-	put_le(b + 8, SES_VERSION, 4);
-	put_le(b + 12, h->n_ports, 4);
-	put_le(b + 16, (uint64_t)h->epoch_ns, 8);
-	put_le(b + 24, (uint64_t)h->records_epoch_s, 8);
-	put_le(b + 32, h->seed, 8);
-	put_le(b + 40, h->time_scale, 8);
-	put_le(b + 48, h->config_hash, 8);
+	cap_put_le(b + 8, SES_VERSION, 4);
+	cap_put_le(b + 12, h->n_ports, 4);
+	cap_put_le(b + 16, (uint64_t)h->epoch_ns, 8);
+	cap_put_le(b + 24, (uint64_t)h->records_epoch_s, 8);
+	cap_put_le(b + 32, h->seed, 8);
+	cap_put_le(b + 40, h->time_scale, 8);
+	cap_put_le(b + 48, h->config_hash, 8);
 	if (fwrite(b, 1, sizeof(b), w->f) != sizeof(b))
 		w->err = errno ? errno : EIO;
 	return w;
@@ -123,9 +108,9 @@ void cap_session_put(struct cap_session_w *w, const struct cap_session_rec *rec)
 	}
 	b[0] = rec->type;
 	b[1] = rec->port;
-	put_le(b + 4, rec->len, 4);
-	put_le(b + 8, rec->t, 8);
-	put_le(b + 16, rec->x, 8);
+	cap_put_le(b + 4, rec->len, 4);
+	cap_put_le(b + 8, rec->t, 8);
+	cap_put_le(b + 16, rec->x, 8);
 	if (fwrite(b, 1, sizeof(b), w->f) != sizeof(b) ||
 	    (rec->len > 0 && fwrite(rec->data, 1, rec->len, w->f) != rec->len)) {
 		w->err = errno ? errno : EIO;
@@ -183,19 +168,19 @@ int cap_session_open(const char *path, struct cap_session_r **out, struct cap_se
 		cap_session_close_r(r);
 		return -EINVAL;
 	}
-	r->version = (uint32_t)get_le(b + 8, 4);
+	r->version = (uint32_t)cap_get_le(b + 8, 4);
 	if (r->version < SES_VERSION_MIN || r->version > SES_VERSION) {
 		snprintf(err, errlen, "%s: a session log of format version %u; this uetemu reads versions %u to %u: "
 			 "re-run it with the uetemu that recorded it", path, r->version, SES_VERSION_MIN, SES_VERSION);
 		cap_session_close_r(r);
 		return -EINVAL;
 	}
-	h->n_ports = (uint32_t)get_le(b + 12, 4);
-	h->epoch_ns = (int64_t)get_le(b + 16, 8);
-	h->records_epoch_s = (int64_t)get_le(b + 24, 8);
-	h->seed = get_le(b + 32, 8);
-	h->time_scale = get_le(b + 40, 8);
-	h->config_hash = get_le(b + 48, 8);
+	h->n_ports = (uint32_t)cap_get_le(b + 12, 4);
+	h->epoch_ns = (int64_t)cap_get_le(b + 16, 8);
+	h->records_epoch_s = (int64_t)cap_get_le(b + 24, 8);
+	h->seed = cap_get_le(b + 32, 8);
+	h->time_scale = cap_get_le(b + 40, 8);
+	h->config_hash = cap_get_le(b + 48, 8);
 	r->off = sizeof(b);
 	r->cut = UINT64_MAX;
 	*out = r;
@@ -278,9 +263,9 @@ int cap_session_next(struct cap_session_r *r, struct cap_session_rec *rec, char 
 	}
 	rec->type = b[0];
 	rec->port = b[1];
-	rec->len = (uint32_t)get_le(b + 4, 4);
-	rec->t = get_le(b + 8, 8);
-	rec->x = get_le(b + 16, 8);
+	rec->len = (uint32_t)cap_get_le(b + 4, 4);
+	rec->t = cap_get_le(b + 8, 8);
+	rec->x = cap_get_le(b + 16, 8);
 	const uint8_t last = r->version >= 2 ? CAP_SES_CTL : CAP_SES_END;
 
 	if (rec->type < CAP_SES_PASS || rec->type > last || rec->len > sizeof(r->frame) ||
@@ -289,7 +274,7 @@ int cap_session_next(struct cap_session_r *r, struct cap_session_rec *rec, char 
 			 r->path, (unsigned long long)r->off, rec->type, rec->len);
 		return -EINVAL;
 	}
-	const char *bad = r->ck.on ? check_rec(&r->ck, rec, (unsigned)get_le(b + 2, 2)) : NULL;
+	const char *bad = r->ck.on ? check_rec(&r->ck, rec, (unsigned)cap_get_le(b + 2, 2)) : NULL;
 
 	if (bad != NULL) {
 		snprintf(err, errlen, "%s: record at offset %llu (type %u, port %u, %u bytes, t %llu ps): %s: a corrupt "

@@ -91,30 +91,15 @@ static const char *kind_name(uint8_t k)
 	return k <= CTL_RUN_CTL_STOP ? n[k] : n[0];
 }
 
-static void put_le(uint8_t *p, uint64_t v, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, unsigned n)
-{
-	uint64_t v = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
-}
-
 /* The command's bytes in the log: version 1, kind, 2 reserved, host a, host b, 4 reserved, bytes (little-endian). */
 static void encode(const struct ctl_run_ctl_cmd *c, uint8_t p[CTL_RUN_CTL_REC_LEN])
 {
 	memset(p, 0, CTL_RUN_CTL_REC_LEN);
 	p[0] = CTL_RUN_CTL_REC_VERSION;
 	p[1] = c->kind;
-	put_le(p + 4, c->a, 4);
-	put_le(p + 8, c->b, 4);
-	put_le(p + 16, c->bytes, 8);
+	cap_put_le(p + 4, c->a, 4);
+	cap_put_le(p + 8, c->b, 4);
+	cap_put_le(p + 16, c->bytes, 8);
 }
 
 int ctl_run_ctl_decode(const struct ctl_run_state *r, const uint8_t *p, uint32_t len, uint64_t seq,
@@ -134,9 +119,9 @@ int ctl_run_ctl_decode(const struct ctl_run_state *r, const uint8_t *p, uint32_t
 			 "corrupt log, or a newer uetemu's)", (unsigned long long)seq, c->kind, len);
 		return -EINVAL;
 	}
-	c->a = (uint32_t)get_le(p + 4, 4);
-	c->b = (uint32_t)get_le(p + 8, 4);
-	c->bytes = get_le(p + 16, 8);
+	c->a = (uint32_t)cap_get_le(p + 4, 4);
+	c->b = (uint32_t)cap_get_le(p + 8, 4);
+	c->bytes = cap_get_le(p + 16, 8);
 	/* what the telemetry handlers checked before queueing it, checked again: a log is input too */
 	bool ok = c->kind == CTL_RUN_CTL_STOP || (c->a < n && ctl_run_host_sends(r, c->a));
 

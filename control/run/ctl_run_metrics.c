@@ -223,15 +223,9 @@ static void progress(struct mtext *t, const struct ctl_metrics *m)
 /* The fabric's counters, summed as summary.json's "counters" (the report's own sums). */
 static void fabric(struct mtext *t, const struct ctl_run_state *r)
 {
-	struct ctl_report_in in = ctl_run_tel_view(r);
 	struct ctl_report_counters c;
-	uint64_t pc[NET_C_COUNT] = { 0 };
 
-	for (uint32_t i = 0; i < r->n_lcs; i++)
-		for (int k = 0; k < NET_C_COUNT; k++)
-			pc[k] += DP_LOAD(ctl_run_lc(r, i)->np->counters[k]);
-	in.part_counters = pc;
-	ctl_report_counters(&in, &c);
+	ctl_run_tel_fabric(r, &c);
 	const uint64_t v[] = { c.drops, c.trims, c.nacks, c.retransmits, c.timeouts, c.ecn_marks, c.pfc_pauses };
 	static const char *const n[] = { "drops", "trims", "nacks", "retransmits", "timeouts", "ecn_marks",
 					 "pfc_pauses" };

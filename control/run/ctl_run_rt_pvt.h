@@ -42,6 +42,8 @@ int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen);
 int ctl_run_tel_register(struct ctl_run_state *r, char *err, size_t errlen);
 /** The report's view of the live run: what ctl_report_counters() and ctl_report_link() read (the metrics too). */
 struct ctl_report_in ctl_run_tel_view(const struct ctl_run_state *r);
+/** The fabric's counters as summary.json's "counters", read live (every lcore's partition counters summed). */
+void ctl_run_tel_fabric(const struct ctl_run_state *r, struct ctl_report_counters *c);
 /** The lcores' polls, worst lateness and late passes, summed (the figures /uetemu/summary and /lateness give). */
 void ctl_run_tel_rt_sum(const struct ctl_run_state *r, struct run_rt_stats *out);
 

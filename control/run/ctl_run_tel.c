@@ -30,18 +30,24 @@ static uint64_t wall_ms(const struct ctl_run_state *r)
 	return (uint64_t)((unsigned __int128)(dp_tsc() - r->rt->t0) * 1000 / r->rt->hz);
 }
 
-/* The fabric's counters, as summary.json's "counters" (NICs, switches and the partition summed). */
-static void tel_counters(const struct ctl_run_state *r, struct dp_tel *o)
+void ctl_run_tel_fabric(const struct ctl_run_state *r, struct ctl_report_counters *c)
 {
 	struct ctl_report_in in = ctl_run_tel_view(r);
-	struct ctl_report_counters c;
 	uint64_t pc[NET_C_COUNT] = { 0 };
 
 	for (uint32_t i = 0; i < r->n_lcs; i++) /* every lcore's partition counters */
 		for (int k = 0; k < NET_C_COUNT; k++)
 			pc[k] += DP_LOAD(ctl_run_lc(r, i)->np->counters[k]);
 	in.part_counters = pc;
-	ctl_report_counters(&in, &c);
+	ctl_report_counters(&in, c);
+}
+
+/* The fabric's counters, as summary.json's "counters" (NICs, switches and the partition summed). */
+static void tel_counters(const struct ctl_run_state *r, struct dp_tel *o)
+{
+	struct ctl_report_counters c;
+
+	ctl_run_tel_fabric(r, &c);
 	const uint64_t v[] = { c.drops, c.trims, c.nacks, c.retransmits, c.timeouts, c.ecn_marks, c.pfc_pauses };
 	static const char *const n[] = { "drops", "trims", "nacks", "retransmits", "timeouts", "ecn_marks",
 					 "pfc_pauses" };
