@@ -20,21 +20,9 @@ import sys
 import tempfile
 import time
 
-CFG = """simulation:
-  SimulationName: chakra-scale
-topology:
-  type: leaf-spine
-  hosts_per_rack: 4
-  racks: 2
-  spines: 2
-  DataRate: {leaf: 400Gbps, spine: 400Gbps}
-  Delay: {leaf: 500ns, spine: 500ns}
-applications:
-  - type: Chakra
-    Traceset: %s
-    ChakraConfiguration:
-      NumOfChakraFiles: 8
-"""
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from chakra_cfg import chakra_8host  # noqa: E402
+
 
 
 def one(uetemu, cfg, work):
@@ -70,7 +58,7 @@ def main():
                                 '--compute', '1'], check=True, stdout=subprocess.DEVNULL)
                 cfgs.append(os.path.join(work, '%s%d.yaml' % (what, k)))
                 with open(cfgs[-1], 'w') as f:
-                    f.write(CFG % d)
+                    f.write(chakra_8host('chakra-scale', d))
             for name, b in bins:
                 r = [one(b, c, work) for c in cfgs]
                 for k, (run_s, wall, rss, ended) in zip((n, 2 * n), r):

@@ -32,7 +32,9 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 import uetpcap  # noqa: E402
+from chakra_cfg import chakra_8host  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from checks import check, finish, workdir  # noqa: E402
@@ -81,21 +83,6 @@ replay:
   - {name: r, file: %s, host: host1}
 """
 
-CHAKRA_CFG = """simulation:
-  SimulationName: limits-chakra
-topology:
-  type: leaf-spine
-  hosts_per_rack: 4
-  racks: 2
-  spines: 2
-  DataRate: {leaf: 400Gbps, spine: 400Gbps}
-  Delay: {leaf: 500ns, spine: 500ns}
-applications:
-  - type: Chakra
-    Traceset: %s
-    ChakraConfiguration:
-      NumOfChakraFiles: 8
-"""
 
 
 def uetemu(*args, timeout=120):
@@ -186,7 +173,7 @@ def gen(w, name, *args):
     subprocess.run(['/usr/bin/python3', GEN, args[0], d] + list(args[1:]), check=True, stdout=subprocess.DEVNULL)
     cfg = os.path.join(w, name + '.yaml')
     with open(cfg, 'w') as f:
-        f.write(CHAKRA_CFG % d)
+        f.write(chakra_8host('limits-chakra', d))
     return cfg
 
 
