@@ -134,7 +134,8 @@ int ctl_chakra_create(const struct ctl_config *cfg, struct ctl_chakra_run **out,
 		return -ENOMEM;
 	k->cfg = cfg;
 	k->ck = cfg->apps[cfg->chakra_app].chakra;
-	rc = ctl_chakra_load(k->ck->traceset, k->ck->num_files, &k->set, err, errlen);
+	rc = ctl_chakra_load(k->ck->traceset, k->ck->num_files, &k->set, cfg->sim.budget ? cfg->sim.budget->halt : NULL,
+			     err, errlen);
 	if (!rc && rec_budget_halted(cfg->sim.budget)) /* a signal while the traces were read: no run */
 		rc = -EINTR;
 	if (!rc)

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,16 @@
 #define CTL_CK_VARINT_MAX 10            /* bytes of a 64-bit varint */
 #define CTL_CK_MSG_MAX (256u << 20)     /* one message: far above any node, guards the allocation */
 #define CTL_CK_FILE_MAX (4096ull << 20) /* one trace file */
+/* Read in chunks of this much, the stop flag looked at between them: a 4 GiB file stops within a chunk's time. */
+#define CTL_CK_READ_CHUNK (16u << 20)
+/* Nodes decoded between two looks at the stop flag. */
+#define CTL_CK_HALT_NODES 4096u
+
+static bool halted(const volatile sig_atomic_t *halt)
+{
+	return halt != NULL && *halt != 0;
+}
+
 #define CTL_CK_PG_ATTR "pg:"            /* GlobalMetadata attribute declaring a process group: pg:<name> = its ranks */
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -264,8 +275,8 @@ static int read_node(struct app_ck_set *set, struct app_ck_trace *t, const uint8
 	return rc;
 }
 
-int ctl_chakra_decode(struct app_ck_set *set, uint32_t rank, const char *name, const uint8_t *buf, size_t len,
-		      char *err, size_t errlen)
+static int decode(struct app_ck_set *set, uint32_t rank, const char *name, const uint8_t *buf, size_t len,
+		  const volatile sig_atomic_t *halt, char *err, size_t errlen)
 {
 	struct app_ck_trace *t = &set->ranks[rank];
 	const uint8_t *m;
@@ -284,6 +295,8 @@ int ctl_chakra_decode(struct app_ck_set *set, uint32_t rank, const char *name, c
 	for (uint32_t k = 0; !rc; k++) {
 		char what[48];
 
+		if (k % CTL_CK_HALT_NODES == CTL_CK_HALT_NODES - 1 && halted(halt))
+			return -EINTR;
 		snprintf(what, sizeof(what), "node message %u", k + 1);
 		rc = next_msg(buf, len, &off, &m, &ml, name, what, err, errlen);
 		if (rc == 1)
@@ -292,6 +305,12 @@ int ctl_chakra_decode(struct app_ck_set *set, uint32_t rank, const char *name, c
 			rc = read_node(set, t, m, ml, k, err, errlen);
 	}
 	return rc;
+}
+
+int ctl_chakra_decode(struct app_ck_set *set, uint32_t rank, const char *name, const uint8_t *buf, size_t len,
+		      char *err, size_t errlen)
+{
+	return decode(set, rank, name, buf, len, NULL, err, errlen);
 }
 
 /* "<prefix>.<rank>.et": the rank, or -1 when the name is not a trace file's. @p plen receives the prefix length. */
@@ -312,7 +331,8 @@ static long file_rank(const char *f, size_t *plen)
 	return r;
 }
 
-static int read_file(const char *path, uint8_t **buf, size_t *len, char *err, size_t errlen)
+static int read_file(const char *path, uint8_t **buf, size_t *len, const volatile sig_atomic_t *halt, char *err,
+		     size_t errlen)
 {
 	FILE *f = fopen(path, "rb");
 	struct stat st;
@@ -327,13 +347,26 @@ static int read_file(const char *path, uint8_t **buf, size_t *len, char *err, si
 	}
 	*len = (size_t)st.st_size;
 	*buf = malloc(*len ? *len : 1);
-	if (!*buf || fread(*buf, 1, *len, f) != *len) {
-		fclose(f);
+	size_t got = 0;
+
+	while (*buf && got < *len && !halted(halt)) {
+		size_t n = *len - got < CTL_CK_READ_CHUNK ? *len - got : CTL_CK_READ_CHUNK;
+
+		if (fread(*buf + got, 1, n, f) != n)
+			break;
+		got += n;
+	}
+	fclose(f);
+	if (*buf && got < *len && halted(halt)) {
+		free(*buf);
+		*buf = NULL;
+		return -EINTR;
+	}
+	if (!*buf || got != *len) {
 		free(*buf);
 		*buf = NULL;
 		return fail(err, errlen, "%s: cannot read the whole file", path);
 	}
-	fclose(f);
 	return 0;
 }
 
@@ -392,7 +425,8 @@ static int scan(const char *dir, char ***names, uint32_t *n, char *prefix, size_
 	return rc;
 }
 
-int ctl_chakra_load(const char *dir, uint32_t want_ranks, struct app_ck_set *set, char *err, size_t errlen)
+int ctl_chakra_load(const char *dir, uint32_t want_ranks, struct app_ck_set *set, const volatile sig_atomic_t *halt,
+		    char *err, size_t errlen)
 {
 	char **names = NULL, prefix[128] = "", path[4096];
 	uint32_t n = 0;
@@ -407,13 +441,13 @@ int ctl_chakra_load(const char *dir, uint32_t want_ranks, struct app_ck_set *set
 	if (!rc)
 		snprintf(set->prefix, sizeof(set->prefix), "%s", prefix);
 	for (uint32_t r = 0; !rc && r < n; r++) {
-		uint8_t *buf;
+		uint8_t *buf = NULL;
 		size_t len = 0;
 
 		snprintf(path, sizeof(path), "%s/%s", dir, names[r]);
-		rc = read_file(path, &buf, &len, err, errlen);
+		rc = halted(halt) ? -EINTR : read_file(path, &buf, &len, halt, err, errlen);
 		if (!rc)
-			rc = ctl_chakra_decode(set, r, path, buf, len, err, errlen);
+			rc = decode(set, r, path, buf, len, halt, err, errlen);
 		free(buf);
 	}
 	if (rc == -ENOMEM)

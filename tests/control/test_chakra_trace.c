@@ -17,7 +17,7 @@ static void load_ok(const char *dir, uint32_t ranks, uint32_t want_colls, uint64
 	struct app_ck_prep_out out;
 	char err[512] = "";
 
-	cr_assert_eq(ctl_chakra_load(dir, ranks, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(ctl_chakra_load(dir, ranks, &s, NULL, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(s.n_ranks, ranks);
 	cr_assert_str_eq(s.prefix, "trace");
 	app_ck_prep_defaults(&cfg);
@@ -43,7 +43,7 @@ Test(ctl_chakra_trace, pipeline_sends_match_receives)
 	char err[512] = "";
 	uint32_t sends = 0;
 
-	cr_assert_eq(ctl_chakra_load("tests/chakra/pipeline4", 0, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(ctl_chakra_load("tests/chakra/pipeline4", 0, &s, NULL, err, sizeof(err)), 0, "%s", err);
 	app_ck_prep_defaults(&cfg);
 	cr_assert_eq(app_ck_prepare(&s, &cfg, &out, NULL, NULL, err, sizeof(err)), 0, "%s", err);
 	for (uint32_t r = 0; r < s.n_ranks; r++)
@@ -72,7 +72,7 @@ static void load_bad(const char *dir, uint32_t ranks, const char *want)
 	struct app_ck_prep_cfg cfg;
 	struct app_ck_prep_out out = {0};
 	char err[512] = "";
-	int rc = ctl_chakra_load(dir, ranks, &s, err, sizeof(err));
+	int rc = ctl_chakra_load(dir, ranks, &s, NULL, err, sizeof(err));
 
 	if (rc == 0) {
 		app_ck_prep_defaults(&cfg);
