@@ -92,6 +92,7 @@ CK_BOOL(k_pg_ser, prep.pg_serialization)
 CK_BOOL(k_sync, prep.coll_sync)
 CK_BOOL(k_abort, prep.abort_on_warning)
 CK_BOOL(k_scaling, prep.scaling)
+CK_BOOL(k_strict_deps, prep.strict_deps)
 CK_BOOL(k_compress, in_mem_compression)
 CK_BOOL(k_profiling, profiling)
 CK_BOOL(k_su_stats, su_stats)
@@ -204,6 +205,7 @@ static int k_conf(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 		{"UseMaxAsCommCollectiveStartTime", false, k_use_max}, {"AbortOnChakraWarning", false, k_abort},
 		{"MaxCountWarningsLoggedPerInstance", false, k_max_lines}, {"TraceFamily", false, k_family},
 		{"Scaling", false, k_scaling}, {"ScalingFactor", false, k_factor},
+		{"StrictDependencies", false, k_strict_deps},
 		{"InMemoryTraceCompression", false, k_compress}, {"ProfilingEnabled", false, k_profiling},
 		{"ProfilingInterval", false, k_prof_interval}, {"ScaleUpHeaderSize", false, k_su_header},
 		{"ScaleUpMaxPayloadSize", false, k_su_payload}, {"ScaleUpStatsEnabled", false, k_su_stats},
