@@ -209,6 +209,69 @@ int ctl_chakra_rec_close(struct ctl_chakra_run *k, emu_ps_t end, char *err, size
 	return rc ? rc : e1 ? e1 : e2 ? e2 : e3;
 }
 
+/* @p v as a JSON string (the names come from the trace: quotes, backslashes and control bytes escaped). */
+static void json_str(FILE *f, const char *v)
+{
+	rec_put_ch(f, '"');
+	for (; *v; v++) {
+		unsigned char c = (unsigned char)*v;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			rec_put_ch(f, (char)c);
+	}
+	rec_put_ch(f, '"');
+}
+
+/* 1 when the traceset had anything the trace lines report: files inflated, ctrl_deps dropped, groups taken as every
+ * rank, items read and not replayed (a traceset of uetemu's generator has none: its summary is unchanged). */
+static int trace_notes(const struct ctl_chakra_run *k)
+{
+	return k->set.gz_files || k->set.pg_world || k->set.n_ign || k->set.ign_other || k->prep.ctrl_absent ||
+	       k->prep.ctrl_self || k->prep.ctrl_cycle;
+}
+
+static void print_trace_notes(const struct ctl_chakra_run *k, FILE *f)
+{
+	if (!trace_notes(k))
+		return;
+	fprintf(f, "  traces: schema %s, %u of %u files gzip-compressed; ctrl_deps dropped: %" PRIu64 " naming absent "
+		"nodes, %" PRIu64 " their own node, %" PRIu64 " closing a cycle; %u process group%s taken as every rank\n",
+		k->set.version[0] ? k->set.version : "(none)", k->set.gz_files, k->set.n_ranks, k->prep.ctrl_absent,
+		k->prep.ctrl_self, k->prep.ctrl_cycle, k->set.pg_world, k->set.pg_world == 1 ? "" : "s");
+	if (!k->set.n_ign && !k->set.ign_other)
+		return;
+	fputs("  read, not replayed:", f);
+	for (uint32_t i = 0; i < k->set.n_ign; i++)
+		fprintf(f, "%s %s %" PRIu64, i ? "," : "", k->set.ign[i].name, k->set.ign[i].n);
+	if (k->set.ign_other)
+		fprintf(f, "%s others %" PRIu64, k->set.n_ign ? "," : "", k->set.ign_other);
+	fputc('\n', f);
+}
+
+static void json_trace_notes(const struct ctl_chakra_run *k, FILE *f)
+{
+	if (!trace_notes(k))
+		return;
+	fputs(",\"trace\":{\"schema\":", f);
+	json_str(f, k->set.version);
+	fprintf(f, ",\"gzip_files\":%u,\"ctrl_deps_dropped\":{\"absent\":%" PRIu64 ",\"self\":%" PRIu64
+		",\"cycle\":%" PRIu64 "},\"pg_world\":%u,\"ignored\":{", k->set.gz_files, k->prep.ctrl_absent,
+		k->prep.ctrl_self, k->prep.ctrl_cycle, k->set.pg_world);
+	for (uint32_t i = 0; i < k->set.n_ign; i++) {
+		if (i)
+			rec_put_ch(f, ',');
+		json_str(f, k->set.ign[i].name);
+		fprintf(f, ":%" PRIu64, k->set.ign[i].n);
+	}
+	if (k->set.ign_other)
+		fprintf(f, "%s\"(others)\":%" PRIu64, k->set.n_ign ? "," : "", k->set.ign_other);
+	fputs("}}", f);
+}
+
 void ctl_chakra_print(const struct ctl_chakra_run *k, FILE *f)
 {
 	if (!k || !k->run)
@@ -236,6 +299,7 @@ void ctl_chakra_print(const struct ctl_chakra_run *k, FILE *f)
 			", message-id clashes %" PRIu64 "\n", app_ck_run_post_errors(k->run), unmatched, clashes);
 	if (app_ck_su_errors(k->su))
 		fprintf(f, "  scale-up packets stalled (no event or memory left) %" PRIu64 "\n", app_ck_su_errors(k->su));
+	print_trace_notes(k, f);
 }
 
 void ctl_chakra_json(const struct ctl_chakra_run *k, FILE *f)
@@ -255,5 +319,7 @@ void ctl_chakra_json(const struct ctl_chakra_run *k, FILE *f)
 		else
 			fprintf(f, "%snull", r ? "," : "");
 	}
-	fputs("]},", f);
+	fputc(']', f);
+	json_trace_notes(k, f);
+	fputs("},", f);
 }
