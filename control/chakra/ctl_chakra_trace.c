@@ -154,12 +154,12 @@ static int set_pg(struct app_ck_set *set, const char *name, const char *pg, uint
 	}
 	struct app_ck_pg *g = &set->pgs[ix];
 
-	if (g->src < src) {
+	if (g->src > src) { /* enum app_ck_pg_src: the lower, the stronger */
 		free(g->ranks);
 		g->ranks = ranks, g->n = (uint32_t)n, g->src = src;
 		return 0;
 	}
-	int same = g->src > src || (g->n == (uint32_t)n && memcmp(g->ranks, ranks, (size_t)n * sizeof(*ranks)) == 0);
+	int same = g->src < src || (g->n == (uint32_t)n && memcmp(g->ranks, ranks, (size_t)n * sizeof(*ranks)) == 0);
 
 	free(ranks);
 	if (same)

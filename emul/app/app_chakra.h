@@ -86,12 +86,13 @@ struct app_ck_node {
 	uint64_t *deps;    /* malloc'd, owned by the node's trace */
 };
 
-/* Where a process group's members came from, weakest first: named by a node's pg_name and nothing else yet (the
- * reader makes it the world at the end), a collective's involved_ranks, a communicator record or a pg:<name>. */
+/* Where a process group's members came from, strongest first: a communicator record or a pg:<name> (and any group
+ * made in memory), a collective's involved_ranks, or a node's pg_name and nothing else yet (the reader makes it
+ * every rank once every file is read). */
 enum app_ck_pg_src {
-	APP_CK_PG_NAMED = 0,
+	APP_CK_PG_DECLARED = 0,
 	APP_CK_PG_INVOLVED = 1,
-	APP_CK_PG_DECLARED = 2,
+	APP_CK_PG_NAMED = 2,
 };
 
 /* One declared process group: its name and its ranks in the order the trace lists them. */

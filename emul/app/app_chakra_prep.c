@@ -292,6 +292,8 @@ static int drop_cycles(struct prep *p, uint32_t r, struct dropped *dr)
 	for (uint32_t i = 0; i < n; i++)
 		for (uint32_t d = 0; d < t->nodes[i].n_deps; d++)
 			*(d < t->nodes[i].n_ctrl ? &nctrl : &ndata) += t->nodes[i].deps[d] != DEP_DROPPED;
+	if (p->cfg->strict_deps) /* both lists alike: a cycle is the cycle check's error */
+		nctrl = 0;
 	if (nctrl) {
 		size_t w = n + 1;
 

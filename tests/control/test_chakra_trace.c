@@ -65,8 +65,8 @@ Test(ctl_chakra_trace, pipeline_sends_match_receives)
 	app_ck_set_fini(&s);
 }
 
-/* Load (and prepare) @p dir; the error must contain @p want. */
-static void load_bad(const char *dir, uint32_t ranks, const char *want)
+/* Load (and prepare, with StrictDependencies when @p strict) @p dir; the error must contain @p want. */
+static void load_bad_cfg(const char *dir, uint32_t ranks, int strict, const char *want)
 {
 	struct app_ck_set s;
 	struct app_ck_prep_cfg cfg;
@@ -76,6 +76,7 @@ static void load_bad(const char *dir, uint32_t ranks, const char *want)
 
 	if (rc == 0) {
 		app_ck_prep_defaults(&cfg);
+		cfg.strict_deps = (uint8_t)strict;
 		rc = app_ck_prepare(&s, &cfg, &out, NULL, NULL, err, sizeof(err));
 	}
 	cr_assert_eq(rc, -EINVAL, "%s: expected an error containing \"%s\"", dir, want);
@@ -84,14 +85,17 @@ static void load_bad(const char *dir, uint32_t ranks, const char *want)
 	app_ck_set_fini(&s);
 }
 
+static void load_bad(const char *dir, uint32_t ranks, const char *want)
+{
+	load_bad_cfg(dir, ranks, 0, want);
+}
+
 Test(ctl_chakra_trace, bad_tracesets_name_file_and_node)
 {
 	load_bad("tests/chakra/dp8", 4, "traceset tests/chakra/dp8 has 8 ranks; NumOfChakraFiles and the topology's "
 					"servers are 4");
 	load_bad("tests/chakra/bad-truncate", 0, "tests/chakra/bad-truncate/trace.0.et: truncated: node message 5 at byte");
-	load_bad("tests/chakra/bad-cycle", 0, "tests/chakra/bad-cycle/trace.0.et: node 0 is on a dependency cycle");
-	load_bad("tests/chakra/bad-undeclared-pg", 0,
-		 "tests/chakra/bad-undeclared-pg/trace.0.et: node 3: process group dp is not declared");
+	load_bad_cfg("tests/chakra/bad-cycle", 0, 1, "tests/chakra/bad-cycle/trace.0.et: node 0 is on a dependency cycle");
 	load_bad("tests/chakra/bad-wrong-kind", 0, "tests/chakra/bad-wrong-kind/trace.0.et: not a Chakra trace");
 	load_bad("tests/chakra", 0, "traceset tests/chakra: no trace files");
 	load_bad("tests/chakra/no-such-dir", 0, "traceset tests/chakra/no-such-dir: cannot open the directory");
@@ -151,4 +155,26 @@ Test(ctl_chakra_trace, flipped_bytes)
 			buf[i] ^= (uint8_t)(1u << bit);
 		}
 	free(buf);
+}
+
+/* As Chakra's feeder: bad-cycle's one ctrl_dep closing a cycle is dropped, counted; bad-undeclared-pg's rank 0
+ * names process group dp by pg_name only and takes its ranks from the other files' declaration. */
+Test(ctl_chakra_trace, feeder_drops_ctrl_cycle_and_pg_name_resolves)
+{
+	struct app_ck_set s;
+	struct app_ck_prep_cfg cfg;
+	struct app_ck_prep_out out = {0};
+	char err[512] = "";
+
+	cr_assert_eq(ctl_chakra_load("tests/chakra/bad-cycle", 0, &s, err, sizeof(err)), 0, "%s", err);
+	app_ck_prep_defaults(&cfg);
+	cr_assert_eq(app_ck_prepare(&s, &cfg, &out, NULL, NULL, err, sizeof(err)), 0, "%s", err);
+	cr_assert(out.ctrl_cycle == 1 && out.ctrl_absent == 0 && out.ctrl_self == 0 && out.warnings == 1);
+	app_ck_prep_fini(&out);
+	app_ck_set_fini(&s);
+	cr_assert_eq(ctl_chakra_load("tests/chakra/bad-undeclared-pg", 0, &s, err, sizeof(err)), 0, "%s", err);
+	int g = app_ck_set_find_pg(&s, "dp");
+
+	cr_assert(g >= 0 && s.pgs[g].n == 8 && s.pgs[g].src == APP_CK_PG_DECLARED && s.pg_world == 0);
+	app_ck_set_fini(&s);
 }
