@@ -241,10 +241,9 @@ static int ck_check(struct ctl_ctx *c, const struct ctl_ynode *item, struct ctl_
 	if (cfg->n_apps != 1)
 		return ctl_err(c, item, "the Chakra workload is the only application of its simulation; this config "
 			       "has %u", cfg->n_apps);
-	if (!cfg->apps[idx].chakra->num_files_given) /* what attaching the traceset would set: its rank count, which
-						      * must be the number of servers */
-		cfg->apps[idx].chakra->num_files = servers;
-	if (cfg->apps[idx].chakra->num_files != servers)
+	/* not given: the page's 256 until the run reads the traceset, whose rank count it becomes (what attaching
+	 * the traceset sets), which must then be the number of servers (ctl_chakra.c) */
+	if (cfg->apps[idx].chakra->num_files_given && cfg->apps[idx].chakra->num_files != servers)
 		return ctl_err(c, item, "ChakraConfiguration.NumOfChakraFiles is %u but the topology has %u servers; "
 			       "give it exactly as many servers as the traceset has ranks",
 			       cfg->apps[idx].chakra->num_files, servers);

@@ -72,6 +72,8 @@ struct app_ck_node {
 	uint8_t has_coll;  /* comm_type present */
 	uint8_t has_size;  /* comm_size present */
 	uint8_t sync;      /* a transfer of a collective synchronization barrier */
+	uint8_t trace_kind; /* the kind the trace gave a node preparation turned into another (a collective: its join
+			     * node, or one not expanded); 0 when unchanged */
 	int32_t peer;      /* SEND: comm_dst; RECV: comm_src; APP_CK_NONE when absent */
 	int32_t root;      /* COLL: root rank, APP_CK_NONE when the trace names none */
 	int32_t pg;        /* index into the traceset's process groups, APP_CK_NONE when none */

@@ -433,10 +433,12 @@ static int check_nodes(struct prep *p)
 			if (!n->has_coll || !n->has_size || n->coll >= APP_CK_COLL_COUNT) {
 				warn(p, "warning: %s: node %llu: collective without a type or a size, not expanded",
 				     t->file, (unsigned long long)n->id);
+				n->trace_kind = APP_CK_COLL;
 				n->kind = APP_CK_METADATA;
 			} else if (app_ck_pg_pos(&p->set->pgs[n->pg], r) == APP_CK_NONE) {
 				warn(p, "warning: %s: node %llu: collective of process group %s, which rank %u is not in, "
 					"not expanded", t->file, (unsigned long long)n->id, p->set->pgs[n->pg].name, r);
+				n->trace_kind = APP_CK_COLL;
 				n->kind = APP_CK_METADATA;
 			}
 		}
@@ -693,6 +695,7 @@ static int place_member(struct prep *p, const struct app_ck_pg *g, uint32_t q, u
 		rc = place(p, &pl, xs);
 	free(entry);
 	c = &p->set->ranks[r].nodes[cix];
+	c->trace_kind = APP_CK_COLL; /* the annotated trace keeps the trace's type */
 	c->kind = APP_CK_METADATA; /* the collective node now joins its transfers */
 	c->coll_id = hash;
 	return rc;
