@@ -687,6 +687,24 @@ static int scan(const char *dir, char ***names, uint32_t *n, char *prefix, size_
 	return rc;
 }
 
+int ctl_chakra_resolve_pgs(struct app_ck_set *set)
+{
+	for (uint32_t g = 0; g < set->n_pgs; g++) {
+		struct app_ck_pg *p = &set->pgs[g];
+
+		if (p->src != APP_CK_PG_NAMED || p->n)
+			continue;
+		p->ranks = malloc((set->n_ranks ? set->n_ranks : 1) * sizeof(*p->ranks));
+		if (!p->ranks)
+			return -ENOMEM;
+		for (uint32_t r = 0; r < set->n_ranks; r++)
+			p->ranks[r] = r;
+		p->n = set->n_ranks;
+		set->pg_world++;
+	}
+	return 0;
+}
+
 int ctl_chakra_load(const char *dir, uint32_t want_ranks, struct app_ck_set *set, char *err, size_t errlen)
 {
 	char **names = NULL, prefix[128] = "", path[4096];
@@ -714,22 +732,8 @@ int ctl_chakra_load(const char *dir, uint32_t want_ranks, struct app_ck_set *set
 		set->gz_files += (uint32_t)gz;
 		free(buf);
 	}
-	/* a group named by pg_name only, no communicator record, pg:<name> or involved_ranks: every rank */
-	for (uint32_t g = 0; !rc && g < set->n_pgs; g++) {
-		struct app_ck_pg *p = &set->pgs[g];
-
-		if (p->src != APP_CK_PG_NAMED || p->n)
-			continue;
-		p->ranks = malloc((set->n_ranks ? set->n_ranks : 1) * sizeof(*p->ranks));
-		if (!p->ranks) {
-			rc = -ENOMEM;
-			break;
-		}
-		for (uint32_t r = 0; r < set->n_ranks; r++)
-			p->ranks[r] = r;
-		p->n = set->n_ranks;
-		set->pg_world++;
-	}
+	if (!rc)
+		rc = ctl_chakra_resolve_pgs(set);
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "traceset %s: out of memory", dir);
 	for (uint32_t r = 0; names && r < n; r++)
