@@ -214,11 +214,15 @@ static int check_version(struct app_ck_set *set, const char *name, const char *v
 				: "PyTorch execution-trace schema %s (GlobalMetadata attribute schema)";
 	char say[200];
 
-	if (!v)
+	if (!v || !v[0])
 		return 0;
 	if (version_major(v) >= 0 && version_major(v) <= 1) {
-		if (!set->version[0])
+		if (!set->version[0]) {
 			snprintf(set->version, sizeof(set->version), "%s", version && version[0] ? version : schema);
+			for (char *c = set->version; *c; c++) /* the trace's bytes: printable in the summary */
+				if (*c < 0x20 || *c > 0x7e)
+					*c = '?';
+		}
 		return 0;
 	}
 	snprintf(say, sizeof(say), what, v);
@@ -243,7 +247,8 @@ static int read_meta(struct app_ck_set *set, const char *name, const uint8_t *m,
 		} else if (strcmp(a->name, "schema") == 0) {
 			if (a->value_case != UETCHAKRA__ATTRIBUTE_PROTO__VALUE_STRING_VAL)
 				rc = fail(err, errlen, "%s: GlobalMetadata attribute schema must be a string", name);
-			schema = a->string_val;
+			else
+				schema = a->string_val;
 		} else {
 			snprintf(ign, sizeof(ign), "GlobalMetadata.%s", a->name);
 			app_ck_set_ignore(set, ign);

@@ -109,16 +109,25 @@ int app_ck_pg_pos(const struct app_ck_pg *g, uint32_t r)
 
 void app_ck_set_ignore(struct app_ck_set *set, const char *name)
 {
+	char v[sizeof(set->ign[0].name)];
 	uint32_t i;
 
-	for (i = 0; i < set->n_ign && strcmp(set->ign[i].name, name); i++)
+	if (strlen(name) >= sizeof(v)) {
+		set->ign_other++;
+		return;
+	}
+	snprintf(v, sizeof(v), "%s", name);
+	for (char *c = v; *c; c++) /* the trace's bytes: printable in the summary */
+		if (*c < 0x20 || *c > 0x7e)
+			*c = '?';
+	for (i = 0; i < set->n_ign && strcmp(set->ign[i].name, v); i++)
 		;
 	if (i == set->n_ign) {
-		if (i == APP_CK_IGN_MAX || strlen(name) >= sizeof(set->ign[0].name)) {
+		if (i == APP_CK_IGN_MAX) {
 			set->ign_other++;
 			return;
 		}
-		snprintf(set->ign[i].name, sizeof(set->ign[i].name), "%s", name);
+		memcpy(set->ign[i].name, v, sizeof(v));
 		set->n_ign++;
 	}
 	set->ign[i].n++;
