@@ -1,0 +1,421 @@
+/* The flow generators: Poisson flows from a size CDF, and constant-rate streams (app_flows.h). */
+#include "app_flows.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef unsigned __int128 u128;
+
+/* A probability "0.15", "1", "1.0", "0.000000001" into parts per billion; false when it is not one. */
+static bool parse_prob(const char *s, const char **end, uint32_t *out)
+{
+	uint64_t whole = 0, frac = 0;
+	int nd = 0, nf = 0;
+
+	for (; *s >= '0' && *s <= '9'; s++, nd++)
+		if ((whole = whole * 10 + (uint64_t)(*s - '0')) > 1)
+			return false;
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++, nf++) {
+			if (nf == 9) {
+				if (*s != '0')
+					return false; /* more precision than a part per billion */
+				continue;
+			}
+			frac = frac * 10 + (uint64_t)(*s - '0');
+		}
+	if (nd + nf == 0)
+		return false;
+	for (int i = nf < 9 ? nf : 9; i < 9; i++)
+		frac *= 10;
+	if (whole * APP_PPB_ONE + frac > APP_PPB_ONE)
+		return false;
+	*out = (uint32_t)(whole * APP_PPB_ONE + frac);
+	*end = s;
+	return true;
+}
+
+int app_cdf_parse(const char *text, struct app_cdf *out, char *err, size_t errlen)
+{
+	unsigned line = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (const char *p = text; *p != '\0';) {
+		const char *eol = strchr(p, '\n');
+		const char *next = eol != NULL ? eol + 1 : p + strlen(p);
+
+		line++;
+		while (*p == ' ' || *p == '\t' || *p == '\r')
+			p++;
+		if (p >= next || *p == '\n' || *p == '#' || *p == '\0') {
+			p = next;
+			continue;
+		}
+		char *e;
+		errno = 0;
+		if (*p < '0' || *p > '9') {
+			snprintf(err, errlen, "line %u: expected \"SIZE PROB\" (bytes, then a probability 0 to 1)", line);
+			return -EINVAL;
+		}
+		unsigned long long size = strtoull(p, &e, 10);
+		const char *q = e;
+		uint32_t cum;
+
+		if (errno != 0 || (*q != ' ' && *q != '\t')) {
+			snprintf(err, errlen, "line %u: bad size; a size is a whole number of bytes, then a probability",
+				 line);
+			return -EINVAL;
+		}
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (!parse_prob(q, &q, &cum)) {
+			snprintf(err, errlen, "line %u: bad probability; one from 0 to 1 with at most 9 decimals, e.g. "
+				 "0.15", line);
+			return -EINVAL;
+		}
+		while (*q == ' ' || *q == '\t' || *q == '\r')
+			q++;
+		if (*q != '\n' && *q != '\0' && *q != '#') {
+			snprintf(err, errlen, "line %u: more than two values; a line is \"SIZE PROB\"", line);
+			return -EINVAL;
+		}
+		if (out->n == APP_CDF_MAX) {
+			snprintf(err, errlen, "line %u: more than %u points", line, APP_CDF_MAX);
+			return -EINVAL;
+		}
+		if (size > APP_CDF_SIZE_MAX) {
+			snprintf(err, errlen, "line %u: size %llu B is above 2^40 B", line, size);
+			return -EINVAL;
+		}
+		if (out->n > 0 && (size < out->size[out->n - 1] || cum < out->cum[out->n - 1])) {
+			snprintf(err, errlen, "line %u: %s goes down; sizes and probabilities only grow", line,
+				 size < out->size[out->n - 1] ? "the size" : "the probability");
+			return -EINVAL;
+		}
+		out->size[out->n] = size;
+		out->cum[out->n++] = cum;
+		p = next;
+	}
+	if (out->n == 0) {
+		snprintf(err, errlen, "no point; a CDF is lines of \"SIZE PROB\", the last with probability 1");
+		return -EINVAL;
+	}
+	if (out->cum[out->n - 1] != APP_PPB_ONE || out->size[out->n - 1] == 0) {
+		snprintf(err, errlen, "the last point %s; it is the largest size, with probability 1",
+			 out->size[out->n - 1] == 0 ? "has size 0" : "has a probability below 1");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+uint64_t app_cdf_size(const struct app_cdf *c, uint32_t u)
+{
+	uint32_t i = 0;
+	uint64_t s;
+
+	while (i < c->n && c->cum[i] <= u)
+		i++;
+	if (i == 0)
+		s = c->size[0];
+	else if (i == c->n)
+		s = c->size[c->n - 1];
+	else {
+		uint64_t dp = c->cum[i] - c->cum[i - 1];
+		/* the quantile between the two points, rounded to the nearest byte */
+		s = c->size[i - 1] + (uint64_t)(((u128)(c->size[i] - c->size[i - 1]) * (u - c->cum[i - 1]) * 2 + dp) /
+						(2 * (u128)dp));
+	}
+	return s ? s : 1;
+}
+
+unsigned __int128 app_cdf_mean2e9(const struct app_cdf *c)
+{
+	u128 m = (u128)2 * (c->size[0] ? c->size[0] : 1) * c->cum[0];
+
+	for (uint32_t i = 1; i < c->n; i++)
+		m += (u128)(c->size[i - 1] + c->size[i]) * (c->cum[i] - c->cum[i - 1]);
+	return m;
+}
+
+/* log2(@p v) in Q32, @p v 1 .. 2^31: the integer part from the top bit, the fraction bit by bit by squaring. */
+static uint64_t log2_q32(uint64_t v)
+{
+	int k = 63 - __builtin_clzll(v);
+	uint64_t m = v << (32 - k), frac = 0; /* m in [2^32, 2^33): v / 2^k in Q32 */
+
+	for (int i = 1; i <= 32; i++) {
+		m = (uint64_t)(((u128)m * m) >> 32);
+		if (m >= (1ULL << 33)) {
+			m >>= 1;
+			frac |= 1ULL << (32 - i);
+		}
+	}
+	return ((uint64_t)k << 32) | frac;
+}
+
+#define LN2_Q32 2977044472ULL /* ln 2 x 2^32, rounded */
+
+uint64_t app_flows_neglog_q32(uint32_t u)
+{
+	uint64_t d = log2_q32(APP_PPB_ONE) - log2_q32(APP_PPB_ONE - (uint64_t)u);
+
+	return (uint64_t)(((u128)d * LN2_Q32 + (1ULL << 31)) >> 32);
+}
+
+static const char *const pattern_names[APP_FLOWS_PATTERN_COUNT] = {
+	[APP_FLOWS_UNIFORM] = "uniform", [APP_FLOWS_PERMUTATION] = "permutation",
+	[APP_FLOWS_INCAST] = "incast", [APP_FLOWS_ALL_TO_ALL] = "all-to-all",
+};
+
+int app_flows_pattern_parse(const char *s, enum app_flows_pattern *out)
+{
+	for (int i = 0; i < APP_FLOWS_PATTERN_COUNT; i++)
+		if (strcmp(s, pattern_names[i]) == 0) {
+			*out = (enum app_flows_pattern)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *app_flows_pattern_name(int p)
+{
+	return p >= 0 && p < APP_FLOWS_PATTERN_COUNT ? pattern_names[p] : "unknown";
+}
+
+/* The quantiles of one run of S draws: slot j of the run takes slice perm[j] of S. */
+struct strata {
+	uint32_t s, left;
+	uint32_t *perm;
+};
+
+static uint32_t strata_draw(struct strata *st, struct emu_rng *rng)
+{
+	if (st->s == 1)
+		return (uint32_t)emu_rng_below(rng, APP_PPB_ONE);
+	if (st->left == 0) { /* a new run: the slices in a random order (Fisher-Yates) */
+		for (uint32_t i = 0; i < st->s; i++)
+			st->perm[i] = i;
+		for (uint32_t i = st->s - 1; i > 0; i--) {
+			uint32_t j = (uint32_t)emu_rng_below(rng, i + 1), t = st->perm[i];
+
+			st->perm[i] = st->perm[j];
+			st->perm[j] = t;
+		}
+		st->left = st->s;
+	}
+	uint32_t slice = st->perm[--st->left];
+
+	return (uint32_t)(((uint64_t)slice * APP_PPB_ONE + emu_rng_below(rng, APP_PPB_ONE)) / st->s);
+}
+
+/* Append @p f to @p o (grown by doubling). 0, -EINVAL past APP_FLOWS_MAX, -ENOMEM. */
+static int push(struct app_flows_out *o, uint64_t *cap, const struct app_flow *f, char *err, size_t errlen)
+{
+	if (o->n == APP_FLOWS_MAX) {
+		snprintf(err, errlen, "more than %u flows; shorten the stop, lower the count or the load", APP_FLOWS_MAX);
+		return -EINVAL;
+	}
+	if (o->n == *cap) {
+		uint64_t nc = *cap ? 2 * *cap : 1024;
+		struct app_flow *nf = realloc(o->flows, nc * sizeof(*nf));
+
+		if (nf == NULL)
+			return -ENOMEM;
+		o->flows = nf;
+		*cap = nc;
+	}
+	o->flows[o->n++] = *f;
+	o->bytes += f->bytes;
+	return 0;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct app_flow *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	if (x->dst != y->dst) /* a gap of 0 ps: two flows of one host at once */
+		return x->dst < y->dst ? -1 : 1;
+	return x->bytes < y->bytes ? -1 : x->bytes > y->bytes; /* equal: the same flow twice, either order */
+}
+
+/* A destination for @p src among the hosts other than it: in its rack (share rack_local) or not, at random. */
+static uint32_t uniform_dst(const struct app_flows_in *in, uint32_t src, struct emu_rng *rng, uint32_t n_local)
+{
+	uint32_t n = in->n_hosts;
+
+	if (in->rack == NULL || in->rack_local_ppm == 0) {
+		uint32_t d = (uint32_t)emu_rng_below(rng, n - 1);
+		return d >= src ? d + 1 : d;
+	}
+	bool local = emu_rng_below(rng, 1000000) < in->rack_local_ppm;
+	uint32_t n_remote = n - 1 - n_local;
+
+	if (n_local == 0)
+		local = false;
+	if (n_remote == 0)
+		local = true;
+	uint32_t k = (uint32_t)emu_rng_below(rng, local ? n_local : n_remote);
+
+	for (uint32_t h = 0; h < n; h++) {
+		if (h == src || (in->rack[h] == in->rack[src]) != local)
+			continue;
+		if (k-- == 0)
+			return h;
+	}
+	return src == 0 ? 1 : 0; /* not reached */
+}
+
+int app_flows_gen(const struct app_flows_in *in, struct app_flows_out *out, char *err, size_t errlen)
+{
+	uint32_t n = in->n_hosts;
+	uint64_t cap = 0;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (n < 2 || in->bps == 0 || in->load_ppm == 0 || in->load_ppm > 1000000 || in->cdf == NULL ||
+	    in->strata == 0 || in->strata > APP_FLOWS_STRATA_MAX || (in->stop == 0 && in->count == 0) ||
+	    (in->stop != 0 && in->stop <= in->start) || in->pattern >= APP_FLOWS_PATTERN_COUNT ||
+	    (in->pattern == APP_FLOWS_INCAST && (in->receiver >= n || in->senders == 0 || in->senders > n - 1))) {
+		snprintf(err, errlen, "bad flows parameters: 2 or more hosts, a link rate, a load above 0 and at most 1, "
+			 "a stop after the start or a count, strata 1 to %u, an incast's receiver and 1 to hosts - 1 "
+			 "senders", APP_FLOWS_STRATA_MAX);
+		return -EINVAL;
+	}
+	/* mean gap, ps: E[size] x 8 / (load x bps) = (mean2e9 / 2e9) x 8e12 x 1e6 / (bps x load_ppm) */
+	u128 gap_num = app_cdf_mean2e9(in->cdf) * 4000000000ULL, gap_den = (u128)in->bps * in->load_ppm;
+	uint32_t *dst_of = calloc(n, sizeof(*dst_of));
+	uint8_t *sends = calloc(n, 1);
+	uint32_t *perm_g = calloc(in->strata, sizeof(uint32_t)), *perm_s = calloc(in->strata, sizeof(uint32_t));
+	struct emu_rng rng;
+
+	if (dst_of == NULL || sends == NULL || perm_g == NULL || perm_s == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	emu_rng_init(&rng, in->seed, APP_RNG_STREAM_FLOWS + in->stream + 0xffffffffULL); /* the pattern's stream */
+	for (uint32_t h = 0; h < n; h++)
+		sends[h] = in->pattern != APP_FLOWS_INCAST;
+	if (in->pattern == APP_FLOWS_PERMUTATION) { /* Sattolo: one cycle through every host, so none sends to itself */
+		for (uint32_t h = 0; h < n; h++)
+			dst_of[h] = h;
+		for (uint32_t i = n - 1; i > 0; i--) {
+			uint32_t j = (uint32_t)emu_rng_below(&rng, i), t = dst_of[i];
+
+			dst_of[i] = dst_of[j];
+			dst_of[j] = t;
+		}
+	} else if (in->pattern == APP_FLOWS_INCAST) { /* senders of the other hosts, drawn at random */
+		for (uint32_t k = 0; k < in->senders; k++) {
+			uint32_t pick = (uint32_t)emu_rng_below(&rng, n - 1 - k);
+
+			for (uint32_t h = 0; h < n; h++) {
+				if (h == in->receiver || sends[h])
+					continue;
+				if (pick-- == 0) {
+					sends[h] = 1;
+					break;
+				}
+			}
+		}
+	}
+	for (uint32_t h = 0; rc == 0 && h < n; h++) {
+		if (!sends[h])
+			continue;
+		struct strata sg = { .s = in->strata, .perm = perm_g }, ss = { .s = in->strata, .perm = perm_s };
+		uint32_t n_local = 0;
+		emu_ps_t t = in->start;
+		uint64_t k = 0;
+
+		for (uint32_t x = 0; in->rack != NULL && x < n; x++)
+			n_local += x != h && in->rack[x] == in->rack[h];
+		emu_rng_init(&rng, in->seed, APP_RNG_STREAM_FLOWS + in->stream + h);
+		out->senders++;
+		for (;;) {
+			/* the gap to this arrival (the first too: the process runs from start) */
+			u128 g = gap_num * app_flows_neglog_q32(strata_draw(&sg, &rng)) / gap_den;
+			emu_ps_t next = (g >> 32) >= (u128)(EMU_PS_MAX - t) ? EMU_PS_MAX : t + (emu_ps_t)(g >> 32);
+
+			if ((in->stop != 0 && next >= in->stop) || (in->count != 0 && k == in->count)) {
+				out->window_ps += (in->stop != 0 && next >= in->stop ? in->stop : next) - in->start;
+				break;
+			}
+			t = next;
+			struct app_flow f = { .src = h, .start = t, .bytes = app_cdf_size(in->cdf, strata_draw(&ss, &rng)) };
+
+			if (in->pattern == APP_FLOWS_UNIFORM)
+				f.dst = uniform_dst(in, h, &rng, n_local);
+			else if (in->pattern == APP_FLOWS_PERMUTATION)
+				f.dst = dst_of[h];
+			else if (in->pattern == APP_FLOWS_INCAST)
+				f.dst = in->receiver;
+			else
+				f.dst = (uint32_t)((h + 1 + k % (n - 1)) % n);
+			if ((rc = push(out, &cap, &f, err, errlen)) < 0)
+				break;
+			k++;
+		}
+	}
+	if (rc == 0 && out->n > 1)
+		qsort(out->flows, out->n, sizeof(*out->flows), by_start);
+	if (rc == 0 && out->window_ps > 0)
+		out->offered_ppm = (uint32_t)(((u128)out->bytes * 8 * EMU_PS_PER_S * 1000000 +
+					       (u128)in->bps * out->window_ps / 2) / ((u128)in->bps * out->window_ps));
+out:
+	free(dst_of);
+	free(sends);
+	free(perm_g);
+	free(perm_s);
+	if (rc < 0) {
+		free(out->flows);
+		memset(out, 0, sizeof(*out));
+		if (rc == -ENOMEM)
+			snprintf(err, errlen, "out of memory for the flows");
+	}
+	return rc;
+}
+
+int app_stream_gen(const struct app_stream_in *in, struct app_flows_out *out, char *err, size_t errlen)
+{
+	uint64_t cap = 0;
+	int rc = 0;
+	/* interval x 10^... : message k of a period starts num x k / den ps after the period's start */
+	u128 num = in->bps ? (u128)in->size * 8 * EMU_PS_PER_S : EMU_PS_PER_S, den = in->bps ? in->bps : in->pps;
+	emu_ps_t period = in->on + in->off;
+
+	memset(out, 0, sizeof(*out));
+	if (den == 0 || in->size == 0 || in->stop <= in->start || in->src == in->dst || (in->on == 0) != (in->off == 0)) {
+		snprintf(err, errlen, "bad stream parameters: a rate (bit/s) or pps, a size of 1 B or more, a stop after "
+			 "the start, two different hosts, on and off both or neither");
+		return -EINVAL;
+	}
+	out->senders = 1;
+	out->window_ps = in->stop - in->start;
+	for (emu_ps_t t0 = in->start; rc == 0 && t0 < in->stop; t0 = period ? t0 + period : in->stop) {
+		emu_ps_t end = period && t0 + in->on < in->stop ? t0 + in->on : in->stop;
+
+		for (uint64_t k = 0;; k++) {
+			u128 dt = num * k / den;
+
+			if (dt >= end - t0)
+				break;
+			struct app_flow f = { .src = in->src, .dst = in->dst, .bytes = in->size,
+					      .start = t0 + (emu_ps_t)dt };
+			if ((rc = push(out, &cap, &f, err, errlen)) < 0)
+				break;
+		}
+	}
+	if (rc < 0) {
+		free(out->flows);
+		memset(out, 0, sizeof(*out));
+		if (rc == -ENOMEM)
+			snprintf(err, errlen, "out of memory for the stream");
+	}
+	return rc;
+}
