@@ -96,7 +96,7 @@ struct ctl_flows {
 	uint32_t receiver;         /* flows, incast: receiver (host) */
 	uint32_t senders;          /* flows, incast: senders, default every other host */
 	uint32_t rack_local_ppm;   /* flows, uniform: rack_local, share of flows inside the sender's rack */
-	uint32_t strata;           /* flows: strata, default 64 */
+	uint32_t strata;           /* flows: strata, default 0 (a host's whole run) */
 	uint64_t seed;             /* seed, default simulation.RandomSeed */
 	bool seed_given, senders_given, rack_local_given, stop_given;
 	emu_ps_t start, stop;      /* start (default 0), stop (flows: optional with count; stream: required) */

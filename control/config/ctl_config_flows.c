@@ -15,7 +15,7 @@
 
 #define FLOWS_EXAMPLE "a flows application is {type: flows, cdf: cdf/websearch.txt, load: 0.5, stop: 1ms}"
 #define STREAM_EXAMPLE "a stream is {type: stream, src: host0, dst: host1, rate: 10Gbps, size: 4KiB, stop: 1ms}"
-#define FLOWS_STRATA_DEFAULT 64
+#define FLOWS_STRATA_DEFAULT 0 /* one run of strata per host's whole run (app_flows_gen()) */
 #define FLOWS_CDF_FILE_MAX (1u << 20)
 
 struct fl_obj {
@@ -129,7 +129,7 @@ static int k_strata(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 	int rc = only(c, v, obj, false, "strata");
 
 	if (rc == 0)
-		rc = ctl_val_uint(c, v, 1, APP_FLOWS_STRATA_MAX, &n);
+		rc = ctl_val_uint(c, v, 0, APP_FLOWS_STRATA_MAX, &n);
 	if (rc == 0)
 		fl(obj)->strata = (uint32_t)n;
 	return rc;

@@ -228,7 +228,6 @@ static int push(struct app_flows_out *o, uint64_t *cap, const struct app_flow *f
 		*cap = nc;
 	}
 	o->flows[o->n++] = *f;
-	o->bytes += f->bytes;
 	return 0;
 }
 
@@ -243,6 +242,13 @@ static int by_start(const void *a, const void *b)
 	if (x->dst != y->dst) /* a gap of 0 ps: two flows of one host at once */
 		return x->dst < y->dst ? -1 : 1;
 	return x->bytes < y->bytes ? -1 : x->bytes > y->bytes; /* equal: the same flow twice, either order */
+}
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 /* A destination for @p src among the hosts other than it: in its rack (share rack_local) or not, at random. */
@@ -280,11 +286,11 @@ int app_flows_gen(const struct app_flows_in *in, struct app_flows_out *out, char
 
 	memset(out, 0, sizeof(*out));
 	if (n < 2 || in->bps == 0 || in->load_ppm == 0 || in->load_ppm > 1000000 || in->cdf == NULL ||
-	    in->strata == 0 || in->strata > APP_FLOWS_STRATA_MAX || (in->stop == 0 && in->count == 0) ||
+	    in->strata > APP_FLOWS_STRATA_MAX || (in->stop == 0 && in->count == 0) ||
 	    (in->stop != 0 && in->stop <= in->start) || in->pattern >= APP_FLOWS_PATTERN_COUNT ||
 	    (in->pattern == APP_FLOWS_INCAST && (in->receiver >= n || in->senders == 0 || in->senders > n - 1))) {
 		snprintf(err, errlen, "bad flows parameters: 2 or more hosts, a link rate, a load above 0 and at most 1, "
-			 "a stop after the start or a count, strata 1 to %u, an incast's receiver and 1 to hosts - 1 "
+			 "a stop after the start or a count, strata 0 to %u, an incast's receiver and 1 to hosts - 1 "
 			 "senders", APP_FLOWS_STRATA_MAX);
 		return -EINVAL;
 	}
@@ -292,8 +298,17 @@ int app_flows_gen(const struct app_flows_in *in, struct app_flows_out *out, char
 	u128 gap_num = app_cdf_mean2e9(in->cdf) * 4000000000ULL, gap_den = (u128)in->bps * in->load_ppm;
 	uint32_t *dst_of = calloc(n, sizeof(*dst_of));
 	uint8_t *sends = calloc(n, 1);
-	uint32_t *perm_g = calloc(in->strata, sizeof(uint32_t)), *perm_s = calloc(in->strata, sizeof(uint32_t));
-	struct emu_rng rng;
+	/* strata 0: one run of strata per host's whole run, as many as its flows (expected, for the gaps) */
+	u128 mean_gap = gap_num / gap_den;
+	uint64_t expect = in->count;
+
+	if (in->stop != 0 && mean_gap > 0 && (u128)(in->stop - in->start) / mean_gap < (u128)(expect ? expect : UINT64_MAX))
+		expect = (uint64_t)(((u128)(in->stop - in->start) + mean_gap - 1) / mean_gap);
+	if (in->stop != 0 && mean_gap == 0)
+		expect = APP_FLOWS_MAX;
+	uint64_t s_max = in->strata ? in->strata : expect < APP_FLOWS_MAX ? (expect ? expect : 1) : APP_FLOWS_MAX;
+	uint32_t *perm_g = calloc(s_max, sizeof(uint32_t)), *perm_s = calloc(s_max, sizeof(uint32_t));
+	struct emu_rng rng, rng_s;
 
 	if (dst_of == NULL || sends == NULL || perm_g == NULL || perm_s == NULL) {
 		rc = -ENOMEM;
@@ -328,7 +343,8 @@ int app_flows_gen(const struct app_flows_in *in, struct app_flows_out *out, char
 	for (uint32_t h = 0; rc == 0 && h < n; h++) {
 		if (!sends[h])
 			continue;
-		struct strata sg = { .s = in->strata, .perm = perm_g }, ss = { .s = in->strata, .perm = perm_s };
+		struct strata sg = { .s = (uint32_t)s_max, .perm = perm_g }, ss = { .s = (uint32_t)s_max, .perm = perm_s };
+		uint64_t first = out->n;
 		uint32_t n_local = 0;
 		emu_ps_t t = in->start;
 		uint64_t k = 0;
@@ -336,18 +352,51 @@ int app_flows_gen(const struct app_flows_in *in, struct app_flows_out *out, char
 		for (uint32_t x = 0; in->rack != NULL && x < n; x++)
 			n_local += x != h && in->rack[x] == in->rack[h];
 		emu_rng_init(&rng, in->seed, APP_RNG_STREAM_FLOWS + in->stream + h);
+		emu_rng_init(&rng_s, in->seed, APP_RNG_STREAM_FLOWS + in->stream + h + 0x80000000ULL);
 		out->senders++;
-		for (;;) {
-			/* the gap to this arrival (the first too: the process runs from start) */
-			u128 g = gap_num * app_flows_neglog_q32(strata_draw(&sg, &rng)) / gap_den;
-			emu_ps_t next = (g >> 32) >= (u128)(EMU_PS_MAX - t) ? EMU_PS_MAX : t + (emu_ps_t)(g >> 32);
+		/* strata 0 with a time stop: the Poisson process given its count, the count its mean (rounded up with
+		 * the fraction's probability), the arrivals uniform in the window */
+		uint64_t n_cond = 0;
+		emu_ps_t *at = NULL;
 
+		if (in->strata == 0 && in->stop != 0 && mean_gap > 0) {
+			u128 w = in->stop - in->start;
+
+			n_cond = (uint64_t)(w / mean_gap) + (emu_rng_below(&rng, UINT64_MAX) <
+							    (uint64_t)((w % mean_gap) * UINT64_MAX / mean_gap));
+			if (in->count != 0 && n_cond > in->count)
+				n_cond = 0; /* the count stops it first: arrivals by their gaps */
+			else if (n_cond > APP_FLOWS_MAX) {
+				snprintf(err, errlen, "more than %u flows; shorten the stop or lower the load", APP_FLOWS_MAX);
+				rc = -EINVAL;
+				break;
+			} else if (n_cond == 0 || (at = malloc(n_cond * sizeof(*at))) == NULL) {
+				rc = n_cond == 0 ? 0 : -ENOMEM;
+				if (rc < 0)
+					break;
+				out->window_ps += in->stop - in->start;
+				continue; /* no flow expected in the window */
+			}
+			for (uint64_t i = 0; i < n_cond; i++)
+				at[i] = in->start + emu_rng_below(&rng, in->stop - in->start);
+			qsort(at, n_cond, sizeof(*at), by_u64);
+		}
+		for (;;) {
+			emu_ps_t next;
+
+			if (at != NULL) {
+				next = k < n_cond ? at[k] : in->stop;
+			} else { /* the gap to this arrival (the first too: the process runs from start) */
+				u128 g = gap_num * app_flows_neglog_q32(strata_draw(&sg, &rng)) / gap_den;
+				next = (g >> 32) >= (u128)(EMU_PS_MAX - t) ? EMU_PS_MAX : t + (emu_ps_t)(g >> 32);
+			}
 			if ((in->stop != 0 && next >= in->stop) || (in->count != 0 && k == in->count)) {
-				out->window_ps += (in->stop != 0 && next >= in->stop ? in->stop : next) - in->start;
+				/* a count stop ends the window at the last flow's arrival */
+				out->window_ps += (in->stop != 0 && next >= in->stop ? in->stop : t) - in->start;
 				break;
 			}
 			t = next;
-			struct app_flow f = { .src = h, .start = t, .bytes = app_cdf_size(in->cdf, strata_draw(&ss, &rng)) };
+			struct app_flow f = { .src = h, .start = t };
 
 			if (in->pattern == APP_FLOWS_UNIFORM)
 				f.dst = uniform_dst(in, h, &rng, n_local);
@@ -360,6 +409,23 @@ int app_flows_gen(const struct app_flows_in *in, struct app_flows_out *out, char
 			if ((rc = push(out, &cap, &f, err, errlen)) < 0)
 				break;
 			k++;
+		}
+		free(at);
+		/* the sizes, once the host's flows are known: strata 0 takes one slice of the CDF per flow */
+		if (in->strata == 0 && k > s_max) {
+			uint32_t *np = realloc(perm_s, k * sizeof(*np));
+
+			if (np == NULL) {
+				rc = -ENOMEM;
+				break;
+			}
+			perm_s = ss.perm = np;
+		}
+		if (in->strata == 0)
+			ss.s = k ? (uint32_t)k : 1;
+		for (uint64_t i = first; rc == 0 && i < out->n; i++) {
+			out->flows[i].bytes = app_cdf_size(in->cdf, strata_draw(&ss, &rng_s));
+			out->bytes += out->flows[i].bytes;
 		}
 	}
 	if (rc == 0 && out->n > 1)
@@ -409,6 +475,7 @@ int app_stream_gen(const struct app_stream_in *in, struct app_flows_out *out, ch
 					      .start = t0 + (emu_ps_t)dt };
 			if ((rc = push(out, &cap, &f, err, errlen)) < 0)
 				break;
+			out->bytes += f.bytes;
 		}
 	}
 	if (rc < 0) {

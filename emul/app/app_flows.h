@@ -92,7 +92,7 @@ struct app_flows_in {
 	uint32_t receiver;           /* incast: the receiver */
 	uint32_t senders;            /* incast: how many senders (1 .. n_hosts - 1) */
 	uint32_t rack_local_ppm;     /* uniform: share of flows to a host of the sender's rack (0: plain uniform) */
-	uint32_t strata;             /* 1..APP_FLOWS_STRATA_MAX: see app_flows_gen() */
+	uint32_t strata;             /* 0..APP_FLOWS_STRATA_MAX: see app_flows_gen() */
 	uint64_t seed;
 	uint64_t stream;             /* added to every stream id (the application's index << 32) */
 	emu_ps_t start;              /* first possible arrival */
@@ -116,11 +116,16 @@ struct app_flows_out {
 /**
  * Generate the flows of @p in. Each sending host draws its arrivals as a Poisson process: gaps exponential with
  * mean E[size] x 8 / (load x bps) from the first at start, until stop (or count flows). Sizes come from the CDF,
- * destinations from the pattern. With @p in->strata S above 1, each run of S consecutive flows of a host takes its
- * S gaps and its S sizes one from each of S equal-probability slices of their distributions, in random order
- * (Latin hypercube sampling): each gap is still exponential and each size still follows the CDF, but the offered
- * load of a run of N flows strays far less from the configured one than with independent draws (S 1).
- * A sender's window is [start, stop), or with a count stop only, [start, the arrival after its last flow).
+ * destinations from the pattern. The draws are stratified (Latin hypercube sampling): with @p in->strata S above 1,
+ * each run of S consecutive flows of a host takes its S gaps and its S sizes one from each of S equal-probability
+ * slices of their distributions, in random order. With S 0 (the default) and a time stop, a host's flows are the
+ * Poisson process given its count: the count is its mean, window / mean gap (rounded up with the probability of its
+ * fraction), the arrivals uniform in the window, and its sizes one from each of as many slices as it has flows;
+ * with S 0 and a count stop first, the gaps are one run of count slices.
+ * Each gap is still exponential and each size still follows the CDF, but the offered load strays far less from the
+ * configured one than with independent draws (S 1: a plain Poisson process with independent sizes), whose load
+ * over N flows of a heavy-tailed CDF strays by several percent even for N in the thousands.
+ * A sender's window is [start, stop), or when its count stops it first, [start, its last flow's arrival].
  * Returns 0; -EINVAL with a message (a bad parameter; more than APP_FLOWS_MAX flows), or -ENOMEM.
  */
 int app_flows_gen(const struct app_flows_in *in, struct app_flows_out *out, char *err, size_t errlen);
