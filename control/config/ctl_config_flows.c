@@ -306,10 +306,16 @@ static int load_cdf(struct ctl_ctx *c, const struct ctl_ynode *item, const struc
 		return -ENOMEM;
 	}
 	n = fread(text, 1, FLOWS_CDF_FILE_MAX + 1, fp);
+	int e = ferror(fp) ? errno : 0;
+
 	fclose(fp);
+	if (e != 0) {
+		free(text);
+		return ctl_err(c, ctl_y_get(item, "cdf"), "%s: %s", f->cdf, strerror(e));
+	}
 	text[n <= FLOWS_CDF_FILE_MAX ? n : FLOWS_CDF_FILE_MAX] = '\0';
-	int rc = n > FLOWS_CDF_FILE_MAX ? -EFBIG : memchr(text, '\0', n) != NULL ? -EINVAL :
-		 app_cdf_parse(text, cdf, why, sizeof(why));
+	bool binary = n <= FLOWS_CDF_FILE_MAX && memchr(text, '\0', n) != NULL;
+	int rc = n > FLOWS_CDF_FILE_MAX ? -EFBIG : binary ? -EINVAL : app_cdf_parse(text, cdf, why, sizeof(why));
 
 	free(text);
 	if (rc == -EFBIG)
@@ -318,7 +324,7 @@ static int load_cdf(struct ctl_ctx *c, const struct ctl_ynode *item, const struc
 	if (rc < 0 && rc != -EINVAL)
 		return rc;
 	if (rc == -EINVAL)
-		return ctl_err(c, ctl_y_get(item, "cdf"), "%s: %s", f->cdf, n == strlen(text) ? why : "not a text file");
+		return ctl_err(c, ctl_y_get(item, "cdf"), "%s: %s", f->cdf, binary ? "not a text file" : why);
 	return 0;
 }
 

@@ -110,58 +110,105 @@ static uint32_t path(const struct ctl_report_in *r, uint32_t s, uint32_t d, stru
 	return n;
 }
 
+/* A packet's time at a stage, and its index: ordered by time, then index. */
+struct pt {
+	emu_ps_t t;
+	uint64_t i;
+};
+
+static int by_time(const void *a, const void *b)
+{
+	const struct pt *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Frames of sizes @p len (by packet index) entering link @p h at the times in @p p (in that order): each leaves when
+ * it has crossed (store and forward: serialization then delay); a link between two switches is one of several equal
+ * ones the packets are sprayed over, so no packet waits for another there (@p serial false). */
+static void cross(struct pt *p, uint64_t n, const struct hop *h, const uint32_t *len, bool serial)
+{
+	emu_ps_t free_at = 0;
+
+	for (uint64_t k = 0; k < n; k++) {
+		emu_ps_t t = serial && free_at > p[k].t ? free_at : p[k].t;
+
+		free_at = t + ser(len[p[k].i], h->bps);
+		p[k].t = free_at + h->delay;
+	}
+}
+
 /*
  * The FCT of a message of @p bytes alone on the empty path @p h (@p nh links): from the doorbell to the last ACK's
  * arrival, packet by packet. The transmit process starts 15 ns after the doorbell; each packet's payload is fetched
  * over the host-to-NIC PCIe direction (a 64 B read request, then the payload in transfers of 512 B + 34 B), in turn;
  * a packet leaves when fetched and the link is free, and is stored and forwarded at every switch (serialization at
- * each link's rate, then its delay); the message's one base-RTT probe leaves when the first ACK is back. The
- * receiver writes each packet's datagram to the host over the NIC-to-host direction, in turn, and ACKs it then;
- * ACKs go back, in order, over the same links.
+ * each link's rate, then its delay): in turn on the first and the last link, without waiting on the links between
+ * switches, over which the packets are sprayed (so a short last packet may overtake a full one). The message's one
+ * base-RTT probe leaves when the first ACK is back. The receiver writes each packet's datagram to the host over the
+ * NIC-to-host direction, in arrival order, and ACKs it then; the ACKs go back over the same links the same way; the
+ * message completes with the last ACK's arrival. 0 when out of memory.
  */
 static emu_ps_t ideal_fct(const struct ctl_config *cfg, const struct hop *h, uint32_t nh, uint64_t bytes)
 {
 	uint64_t mss = cfg->nic.rdma_data_mss;
 	uint64_t h2n = cfg->nic.pcie_host.lane_bps * cfg->nic.pcie_host.lane_count;
 	uint64_t n2h = cfg->nic.pcie_nic.lane_bps * cfg->nic.pcie_nic.lane_count;
-	uint64_t n_pkts = bytes ? (bytes + mss - 1) / mss : 1;
-	emu_ps_t free_d[FL_HOPS_MAX] = { 0 }, free_a[FL_HOPS_MAX] = { 0 };
-	emu_ps_t fetch = FL_TX_START_PS + ser(PORT_PCIE_READ_REQ + PORT_PCIE_OVERHEAD, h2n), rx = 0, ack = 0;
-	emu_ps_t first_ack = EMU_PS_NEVER;
-	bool probe = false;
+	uint64_t n = bytes ? (bytes + mss - 1) / mss : 1;
+	struct pt *p = malloc(n * sizeof(*p));
+	uint32_t *len = malloc((n + 1) * sizeof(*len)), *ack_len = malloc((n + 1) * sizeof(*ack_len));
+	emu_ps_t first_ack = EMU_PS_NEVER, done = 0;
 
-	for (uint64_t i = 0; i < n_pkts; i++) {
-		uint64_t pl = i + 1 < n_pkts ? mss : bytes - (n_pkts - 1) * mss;
-
-		fetch += ser(port_pcie_bytes(pl), h2n);
-		emu_ps_t t = fetch;
-
-		if (!probe && first_ack != EMU_PS_NEVER && first_ack <= (t > free_d[0] ? t : free_d[0])) {
-			emu_ps_t p = first_ack > free_d[0] ? first_ack : free_d[0];
-
-			for (uint32_t k = 0; k < nh; k++) { /* the probe ahead of this packet on every link */
-				p = p > free_d[k] ? p : free_d[k];
-				free_d[k] = p + ser(FL_PROBE_FRAME, h[k].bps);
-				p = free_d[k] + h[k].delay;
-			}
-			probe = true;
-		}
-		for (uint32_t k = 0; k < nh; k++) {
-			t = t > free_d[k] ? t : free_d[k];
-			free_d[k] = t + ser(pl + FL_DATA_OVERHEAD, h[k].bps);
-			t = free_d[k] + h[k].delay;
-		}
-		rx = (t > rx ? t : rx) + ser(pl + FL_DATAGRAM_OVERHEAD, n2h);
-		ack = rx;
-		for (uint32_t k = nh; k-- > 0;) {
-			ack = ack > free_a[k] ? ack : free_a[k];
-			free_a[k] = ack + ser(FL_ACK_FRAME, h[k].bps);
-			ack = free_a[k] + h[k].delay;
-		}
-		if (i == 0)
-			first_ack = ack;
+	if (p == NULL || len == NULL || ack_len == NULL) {
+		free(p), free(len), free(ack_len);
+		return 0;
 	}
-	return ack;
+	for (uint64_t i = 0; i < n; i++) {
+		len[i] = (uint32_t)((i + 1 < n ? mss : bytes - (n - 1) * mss) + FL_DATA_OVERHEAD);
+		ack_len[i] = FL_ACK_FRAME;
+	}
+	/* twice: the second time with the probe, once the first ACK's time is known */
+	for (int pass = 0; pass < 2; pass++) {
+		emu_ps_t fetch = FL_TX_START_PS + ser(PORT_PCIE_READ_REQ + PORT_PCIE_OVERHEAD, h2n), free0 = 0, rx = 0;
+		bool probe = pass == 0;
+
+		/* the sender's link, in turn (the probe ahead of the first packet that finds the link free after it) */
+		for (uint64_t i = 0; i < n; i++) {
+			fetch += ser(port_pcie_bytes(len[i] - FL_DATA_OVERHEAD), h2n);
+			emu_ps_t t = fetch > free0 ? fetch : free0;
+
+			if (!probe && first_ack <= t) {
+				free0 = (first_ack > free0 ? first_ack : free0) + ser(FL_PROBE_FRAME, h[0].bps);
+				t = fetch > free0 ? fetch : free0;
+				probe = true;
+			}
+			free0 = t + ser(len[i], h[0].bps);
+			p[i] = (struct pt){ free0 + h[0].delay, i };
+		}
+		for (uint32_t k = 1; k < nh; k++) { /* between switches sprayed, the last link in arrival order */
+			if (k + 1 == nh)
+				qsort(p, n, sizeof(*p), by_time);
+			cross(p, n, &h[k], len, k + 1 == nh);
+		}
+		for (uint64_t k = 0; k < n; k++) { /* the receiver's PCIe writes, in arrival order: each ACK then */
+			rx = (p[k].t > rx ? p[k].t : rx) + ser(len[p[k].i] - FL_DATA_OVERHEAD + FL_DATAGRAM_OVERHEAD, n2h);
+			p[k].t = rx;
+		}
+		for (uint32_t k = nh; k-- > 0;) {
+			if (k == 0 && nh > 1)
+				qsort(p, n, sizeof(*p), by_time);
+			cross(p, n, &h[k], ack_len, k + 1 == nh || k == 0);
+		}
+		first_ack = done = p[0].t;
+		for (uint64_t k = 0; k < n; k++) {
+			first_ack = p[k].t < first_ack ? p[k].t : first_ack;
+			done = p[k].t > done ? p[k].t : done;
+		}
+	}
+	free(p), free(len), free(ack_len);
+	return done;
 }
 
 /* The application message @p m belongs to, or -1. */
