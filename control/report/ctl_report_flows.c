@@ -430,14 +430,18 @@ void ctl_report_flows_print(const struct ctl_report_flows *fl)
 		       "of %.0f Gb/s links; slowdown p50/p99:", a, app_flows_pattern_name(g->pattern), g->cdf,
 		       (unsigned long long)flows, g->n_senders, (unsigned long long)done, (double)g->load_ppm / 1e4,
 		       (double)g->offered_ppm / 1e4, (double)g->host_bps / 1e9);
+		bool any = false;
+
 		for (size_t b = 0; b < FL_BUCKETS; b++) {
 			uint64_t p50, p99;
 			uint32_t bflows, n = bucket_pct(fl, (int32_t)a, buckets[b].lo, buckets[b].hi, v, &p50, &p99, &bflows);
 
 			if (n > 0)
 				printf(" %s %.2f/%.2f", buckets[b].name, (double)p50 / 1e6, (double)p99 / 1e6);
+			any |= n > 0;
 		}
-		putchar('\n');
+		printf("%s\n", any ? "" : cfg->nic_model != CTL_NIC_UET ? " none (the ideal FCT is the Scala UET NIC's)" :
+		       " none (no flow completed)");
 	}
 	free(v);
 }
