@@ -319,6 +319,61 @@ static void app_bytes(const struct ctl_report_flows *fl, int32_t a, uint64_t *fl
 	}
 }
 
+/* A stream's own keys, and the entry's closing brace. */
+static void json_stream(FILE *f, const struct ctl_config *cfg, const struct ctl_flows *g, uint64_t done_bytes)
+{
+	emu_ps_t w = g->window_ps ? g->window_ps : 1;
+
+	fprintf(f, "\"src\": \"%s\", \"dst\": \"%s\", \"size\": %llu, \"offered_bps\": %llu, \"completed_bps\": %llu}",
+		cfg->hosts[g->src].name, cfg->hosts[g->dst].name, (unsigned long long)g->size,
+		(unsigned long long)(((u128)g->bytes * 8 * EMU_PS_PER_S + w / 2) / w),
+		(unsigned long long)(((u128)done_bytes * 8 * EMU_PS_PER_S + w / 2) / w));
+}
+
+/* {"measured": n, "p50": x, "p99": y} without its braces; nulls when none is measured. */
+static void json_pcts(FILE *f, uint32_t n, uint64_t p50, uint64_t p99)
+{
+	fprintf(f, "\"measured\": %u, ", n);
+	if (n == 0) {
+		fputs("\"p50\": null, \"p99\": null", f);
+		return;
+	}
+	json_ppm(f, "p50", p50);
+	fputs(", ", f);
+	json_ppm(f, "p99", p99);
+}
+
+/* A flows application's own keys, its slowdown by bucket, and the entry's closing brace. */
+static void json_flows(FILE *f, const struct ctl_report_flows *fl, int32_t a, const struct ctl_flows *g, uint64_t *v)
+{
+	uint64_t p50, p99;
+	uint32_t flows, n;
+
+	fprintf(f, "\"pattern\": \"%s\", \"cdf\": ", app_flows_pattern_name(g->pattern));
+	ctl_report_json_str(f, g->cdf);
+	fprintf(f, ", \"link_bps\": %llu, ", (unsigned long long)g->host_bps);
+	json_ppm(f, "load", g->load_ppm);
+	fputs(", ", f);
+	json_ppm(f, "offered_load", g->offered_ppm);
+	fputs(", \"slowdown\": [", f);
+	for (size_t b = 0; b < FL_BUCKETS; b++) {
+		n = bucket_pct(fl, a, buckets[b].lo, buckets[b].hi, v, &p50, &p99, &flows);
+		fprintf(f, "%s\n      {\"bucket\": \"%s\", \"min_bytes\": %llu, ", b ? "," : "", buckets[b].name,
+			(unsigned long long)buckets[b].lo);
+		if (buckets[b].hi == UINT64_MAX)
+			fputs("\"max_bytes\": null, ", f);
+		else
+			fprintf(f, "\"max_bytes\": %llu, ", (unsigned long long)buckets[b].hi - 1);
+		fprintf(f, "\"flows\": %u, ", flows);
+		json_pcts(f, n, p50, p99);
+		fputc('}', f);
+	}
+	n = bucket_pct(fl, a, 0, UINT64_MAX, v, &p50, &p99, &flows);
+	fputs("],\n     \"slowdown_all\": {", f);
+	json_pcts(f, n, p50, p99);
+	fputs("}}", f);
+}
+
 void ctl_report_flows_json(FILE *f, const struct ctl_report_flows *fl)
 {
 	const struct ctl_config *cfg;
@@ -345,56 +400,10 @@ void ctl_report_flows_json(FILE *f, const struct ctl_report_flows *fl)
 			(unsigned long long)flows, (unsigned long long)done, (unsigned long long)bytes,
 			(unsigned long long)rtx, app->n_list, (unsigned long long)g->bytes, g->n_senders,
 			(double)g->window_ps / 1e6);
-		if (app->type == CTL_APP_STREAM) {
-			emu_ps_t w = g->window_ps ? g->window_ps : 1;
-
-			fprintf(f, "\"src\": \"%s\", \"dst\": \"%s\", \"size\": %llu, \"offered_bps\": %llu, "
-				"\"completed_bps\": %llu}", cfg->hosts[g->src].name, cfg->hosts[g->dst].name,
-				(unsigned long long)g->size,
-				(unsigned long long)(((u128)g->bytes * 8 * EMU_PS_PER_S + w / 2) / w),
-				(unsigned long long)(((u128)done_bytes * 8 * EMU_PS_PER_S + w / 2) / w));
-			continue;
-		}
-		fprintf(f, "\"pattern\": \"%s\", \"cdf\": ", app_flows_pattern_name(g->pattern));
-		ctl_report_json_str(f, g->cdf);
-		fprintf(f, ", \"link_bps\": %llu, ", (unsigned long long)g->host_bps);
-		json_ppm(f, "load", g->load_ppm);
-		fputs(", ", f);
-		json_ppm(f, "offered_load", g->offered_ppm);
-		fputs(", \"slowdown\": [", f);
-		for (size_t b = 0; b < FL_BUCKETS; b++) {
-			uint64_t p50, p99;
-			uint32_t bflows, n = bucket_pct(fl, (int32_t)a, buckets[b].lo, buckets[b].hi, v, &p50, &p99, &bflows);
-
-			fprintf(f, "%s\n      {\"bucket\": \"%s\", \"min_bytes\": %llu, ", b ? "," : "", buckets[b].name,
-				(unsigned long long)buckets[b].lo);
-			if (buckets[b].hi == UINT64_MAX)
-				fputs("\"max_bytes\": null, ", f);
-			else
-				fprintf(f, "\"max_bytes\": %llu, ", (unsigned long long)buckets[b].hi - 1);
-			fprintf(f, "\"flows\": %u, \"measured\": %u, ", bflows, n);
-			if (n == 0) {
-				fputs("\"p50\": null, \"p99\": null}", f);
-				continue;
-			}
-			json_ppm(f, "p50", p50);
-			fputs(", ", f);
-			json_ppm(f, "p99", p99);
-			fputc('}', f);
-		}
-		uint64_t p50, p99;
-		uint32_t all, n = bucket_pct(fl, (int32_t)a, 0, UINT64_MAX, v, &p50, &p99, &all);
-
-		fputs("],\n     ", f);
-		fprintf(f, "\"slowdown_all\": {\"measured\": %u, ", n);
-		if (n == 0)
-			fputs("\"p50\": null, \"p99\": null}}", f);
-		else {
-			json_ppm(f, "p50", p50);
-			fputs(", ", f);
-			json_ppm(f, "p99", p99);
-			fputs("}}", f);
-		}
+		if (app->type == CTL_APP_STREAM)
+			json_stream(f, cfg, g, done_bytes);
+		else
+			json_flows(f, fl, (int32_t)a, g, v);
 	}
 	fputs("\n  ],\n", f);
 	free(v);

@@ -278,166 +278,226 @@ static uint32_t uniform_dst(const struct app_flows_in *in, uint32_t src, struct 
 	return src == 0 ? 1 : 0; /* not reached */
 }
 
-int app_flows_gen(const struct app_flows_in *in, struct app_flows_out *out, char *err, size_t errlen)
+/* One generation: its parameters, output and scratch. */
+struct gen {
+	const struct app_flows_in *in;
+	struct app_flows_out *out;
+	uint64_t cap;                /* flows out has room for */
+	u128 gap_num, gap_den;       /* a gap is gap_num x -ln(1 - u) / gap_den, Q32 ps */
+	u128 mean_gap;               /* ps */
+	uint64_t s_max;              /* slices of a run of gap draws */
+	uint32_t *dst_of;            /* permutation: each host's destination */
+	uint8_t *sends;              /* each host sends */
+	uint32_t *perm_g, *perm_s;   /* the gaps' and sizes' slice orders */
+	uint64_t perm_s_cap;
+	char *err;
+	size_t errlen;
+};
+
+static bool params_ok(const struct app_flows_in *in)
 {
 	uint32_t n = in->n_hosts;
-	uint64_t cap = 0;
+
+	return n >= 2 && in->bps != 0 && in->load_ppm != 0 && in->load_ppm <= 1000000 && in->cdf != NULL &&
+	       in->strata <= APP_FLOWS_STRATA_MAX && (in->stop != 0 || in->count != 0) &&
+	       (in->stop == 0 || in->stop > in->start) && in->pattern < APP_FLOWS_PATTERN_COUNT &&
+	       (in->pattern != APP_FLOWS_INCAST || (in->receiver < n && in->senders != 0 && in->senders <= n - 1));
+}
+
+/* Who sends, and a permutation's destinations, from the pattern's own stream. */
+static void pattern_setup(struct gen *g)
+{
+	const struct app_flows_in *in = g->in;
+	uint32_t n = in->n_hosts;
+	struct emu_rng rng;
+
+	emu_rng_init(&rng, in->seed, APP_RNG_STREAM_FLOWS + in->stream + 0xffffffffULL);
+	for (uint32_t h = 0; h < n; h++)
+		g->sends[h] = in->pattern != APP_FLOWS_INCAST;
+	if (in->pattern == APP_FLOWS_PERMUTATION) { /* Sattolo: one cycle through every host, so none sends to itself */
+		for (uint32_t h = 0; h < n; h++)
+			g->dst_of[h] = h;
+		for (uint32_t i = n - 1; i > 0; i--) {
+			uint32_t j = (uint32_t)emu_rng_below(&rng, i), t = g->dst_of[i];
+
+			g->dst_of[i] = g->dst_of[j];
+			g->dst_of[j] = t;
+		}
+	} else if (in->pattern == APP_FLOWS_INCAST) { /* senders of the other hosts, drawn at random */
+		for (uint32_t k = 0; k < in->senders; k++) {
+			uint32_t pick = (uint32_t)emu_rng_below(&rng, n - 1 - k);
+
+			for (uint32_t h = 0; h < n; h++)
+				if (h != in->receiver && !g->sends[h] && pick-- == 0) {
+					g->sends[h] = 1;
+					break;
+				}
+		}
+	}
+}
+
+/*
+ * strata 0 with a time stop: the Poisson process given its count, the count its mean (rounded up with the
+ * fraction's probability), the arrivals uniform in the window, into *@p at (sorted, *@p n of them). *@p at stays
+ * NULL when the arrivals come by their gaps instead (another strata, or the count stops first). 0, -EINVAL, -ENOMEM.
+ */
+static int arrivals_given_count(struct gen *g, struct emu_rng *rng, emu_ps_t **at, uint64_t *n)
+{
+	const struct app_flows_in *in = g->in;
+	u128 w = in->stop - in->start;
+
+	*at = NULL;
+	*n = 0;
+	if (in->strata != 0 || in->stop == 0 || g->mean_gap == 0)
+		return 0;
+	uint64_t c = (uint64_t)(w / g->mean_gap) +
+		     (emu_rng_below(rng, UINT64_MAX) < (uint64_t)((w % g->mean_gap) * UINT64_MAX / g->mean_gap));
+
+	if (in->count != 0 && c > in->count)
+		return 0; /* the count stops it first: arrivals by their gaps */
+	if (c > APP_FLOWS_MAX) {
+		snprintf(g->err, g->errlen, "more than %u flows; shorten the stop or lower the load", APP_FLOWS_MAX);
+		return -EINVAL;
+	}
+	*n = c;
+	if (c == 0)
+		return 0;
+	if ((*at = malloc(c * sizeof(**at))) == NULL)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < c; i++)
+		(*at)[i] = in->start + emu_rng_below(rng, in->stop - in->start);
+	qsort(*at, c, sizeof(**at), by_u64);
+	return 0;
+}
+
+/* The destination of host @p h's flow number @p k. */
+static uint32_t next_dst(const struct gen *g, uint32_t h, uint64_t k, struct emu_rng *rng, uint32_t n_local)
+{
+	const struct app_flows_in *in = g->in;
+
+	if (in->pattern == APP_FLOWS_UNIFORM)
+		return uniform_dst(in, h, rng, n_local);
+	if (in->pattern == APP_FLOWS_PERMUTATION)
+		return g->dst_of[h];
+	if (in->pattern == APP_FLOWS_INCAST)
+		return in->receiver;
+	return (uint32_t)((h + 1 + k % (in->n_hosts - 1)) % in->n_hosts);
+}
+
+/* The sizes of out->flows[first ..], host @p h's @p k flows: strata 0 takes one slice of the CDF per flow. */
+static int host_sizes(struct gen *g, uint32_t h, uint64_t first, uint64_t k)
+{
+	struct strata ss = { .s = (uint32_t)g->s_max, .perm = g->perm_s };
+	struct emu_rng rng;
+
+	if (g->in->strata == 0 && k > g->perm_s_cap) {
+		uint32_t *np = realloc(g->perm_s, k * sizeof(*np));
+
+		if (np == NULL)
+			return -ENOMEM;
+		g->perm_s = ss.perm = np;
+		g->perm_s_cap = k;
+	}
+	if (g->in->strata == 0)
+		ss.s = k ? (uint32_t)k : 1;
+	emu_rng_init(&rng, g->in->seed, APP_RNG_STREAM_FLOWS + g->in->stream + h + 0x80000000ULL);
+	for (uint64_t i = first; i < g->out->n; i++) {
+		g->out->flows[i].bytes = app_cdf_size(g->in->cdf, strata_draw(&ss, &rng));
+		g->out->bytes += g->out->flows[i].bytes;
+	}
+	return 0;
+}
+
+/* Host @p h's flows and its window. */
+static int host_flows(struct gen *g, uint32_t h)
+{
+	const struct app_flows_in *in = g->in;
+	struct strata sg = { .s = (uint32_t)g->s_max, .perm = g->perm_g };
+	uint64_t first = g->out->n, k = 0, n_cond;
+	uint32_t n_local = 0;
+	emu_ps_t t = in->start, *at;
+	struct emu_rng rng;
+	int rc;
+
+	for (uint32_t x = 0; in->rack != NULL && x < in->n_hosts; x++)
+		n_local += x != h && in->rack[x] == in->rack[h];
+	emu_rng_init(&rng, in->seed, APP_RNG_STREAM_FLOWS + in->stream + h);
+	g->out->senders++;
+	if ((rc = arrivals_given_count(g, &rng, &at, &n_cond)) < 0)
+		return rc;
+	bool given = in->strata == 0 && in->stop != 0 && g->mean_gap > 0 && (in->count == 0 || n_cond <= in->count);
+
+	for (;;) {
+		emu_ps_t next;
+
+		if (given) {
+			next = k < n_cond ? at[k] : in->stop;
+		} else { /* the gap to this arrival (the first too: the process runs from start) */
+			u128 gp = g->gap_num * app_flows_neglog_q32(strata_draw(&sg, &rng)) / g->gap_den;
+			next = (gp >> 32) >= (u128)(EMU_PS_MAX - t) ? EMU_PS_MAX : t + (emu_ps_t)(gp >> 32);
+		}
+		if ((in->stop != 0 && next >= in->stop) || (in->count != 0 && k == in->count)) {
+			/* a count stop ends the window at the last flow's arrival */
+			g->out->window_ps += (in->stop != 0 && next >= in->stop ? in->stop : t) - in->start;
+			break;
+		}
+		t = next;
+		struct app_flow f = { .src = h, .start = t, .dst = next_dst(g, h, k, &rng, n_local) };
+
+		if ((rc = push(g->out, &g->cap, &f, g->err, g->errlen)) < 0)
+			break;
+		k++;
+	}
+	free(at);
+	return rc < 0 ? rc : host_sizes(g, h, first, k);
+}
+
+int app_flows_gen(const struct app_flows_in *in, struct app_flows_out *out, char *err, size_t errlen)
+{
+	struct gen g = { .in = in, .out = out, .err = err, .errlen = errlen };
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (n < 2 || in->bps == 0 || in->load_ppm == 0 || in->load_ppm > 1000000 || in->cdf == NULL ||
-	    in->strata > APP_FLOWS_STRATA_MAX || (in->stop == 0 && in->count == 0) ||
-	    (in->stop != 0 && in->stop <= in->start) || in->pattern >= APP_FLOWS_PATTERN_COUNT ||
-	    (in->pattern == APP_FLOWS_INCAST && (in->receiver >= n || in->senders == 0 || in->senders > n - 1))) {
+	if (!params_ok(in)) {
 		snprintf(err, errlen, "bad flows parameters: 2 or more hosts, a link rate, a load above 0 and at most 1, "
 			 "a stop after the start or a count, strata 0 to %u, an incast's receiver and 1 to hosts - 1 "
 			 "senders", APP_FLOWS_STRATA_MAX);
 		return -EINVAL;
 	}
 	/* mean gap, ps: E[size] x 8 / (load x bps) = (mean2e9 / 2e9) x 8e12 x 1e6 / (bps x load_ppm) */
-	u128 gap_num = app_cdf_mean2e9(in->cdf) * 4000000000ULL, gap_den = (u128)in->bps * in->load_ppm;
-	uint32_t *dst_of = calloc(n, sizeof(*dst_of));
-	uint8_t *sends = calloc(n, 1);
-	/* strata 0: one run of strata per host's whole run, as many as its flows (expected, for the gaps) */
-	u128 mean_gap = gap_num / gap_den;
+	g.gap_num = app_cdf_mean2e9(in->cdf) * 4000000000ULL;
+	g.gap_den = (u128)in->bps * in->load_ppm;
+	g.mean_gap = g.gap_num / g.gap_den;
+	/* strata 0: the gaps (with a count stop first) are one run of as many slices as the flows expected */
 	uint64_t expect = in->count;
 
-	if (in->stop != 0 && mean_gap > 0 && (u128)(in->stop - in->start) / mean_gap < (u128)(expect ? expect : UINT64_MAX))
-		expect = (uint64_t)(((u128)(in->stop - in->start) + mean_gap - 1) / mean_gap);
-	if (in->stop != 0 && mean_gap == 0)
+	if (in->stop != 0 && g.mean_gap > 0 &&
+	    (u128)(in->stop - in->start) / g.mean_gap < (u128)(expect ? expect : UINT64_MAX))
+		expect = (uint64_t)(((u128)(in->stop - in->start) + g.mean_gap - 1) / g.mean_gap);
+	if (in->stop != 0 && g.mean_gap == 0)
 		expect = APP_FLOWS_MAX;
-	uint64_t s_max = in->strata ? in->strata : expect < APP_FLOWS_MAX ? (expect ? expect : 1) : APP_FLOWS_MAX;
-	uint32_t *perm_g = calloc(s_max, sizeof(uint32_t)), *perm_s = calloc(s_max, sizeof(uint32_t));
-	struct emu_rng rng, rng_s;
-
-	if (dst_of == NULL || sends == NULL || perm_g == NULL || perm_s == NULL) {
+	g.s_max = in->strata ? in->strata : expect < APP_FLOWS_MAX ? (expect ? expect : 1) : APP_FLOWS_MAX;
+	g.perm_s_cap = g.s_max;
+	g.dst_of = calloc(in->n_hosts, sizeof(*g.dst_of));
+	g.sends = calloc(in->n_hosts, 1);
+	g.perm_g = calloc(g.s_max, sizeof(uint32_t));
+	g.perm_s = calloc(g.s_max, sizeof(uint32_t));
+	if (g.dst_of == NULL || g.sends == NULL || g.perm_g == NULL || g.perm_s == NULL)
 		rc = -ENOMEM;
-		goto out;
-	}
-	emu_rng_init(&rng, in->seed, APP_RNG_STREAM_FLOWS + in->stream + 0xffffffffULL); /* the pattern's stream */
-	for (uint32_t h = 0; h < n; h++)
-		sends[h] = in->pattern != APP_FLOWS_INCAST;
-	if (in->pattern == APP_FLOWS_PERMUTATION) { /* Sattolo: one cycle through every host, so none sends to itself */
-		for (uint32_t h = 0; h < n; h++)
-			dst_of[h] = h;
-		for (uint32_t i = n - 1; i > 0; i--) {
-			uint32_t j = (uint32_t)emu_rng_below(&rng, i), t = dst_of[i];
-
-			dst_of[i] = dst_of[j];
-			dst_of[j] = t;
-		}
-	} else if (in->pattern == APP_FLOWS_INCAST) { /* senders of the other hosts, drawn at random */
-		for (uint32_t k = 0; k < in->senders; k++) {
-			uint32_t pick = (uint32_t)emu_rng_below(&rng, n - 1 - k);
-
-			for (uint32_t h = 0; h < n; h++) {
-				if (h == in->receiver || sends[h])
-					continue;
-				if (pick-- == 0) {
-					sends[h] = 1;
-					break;
-				}
-			}
-		}
-	}
-	for (uint32_t h = 0; rc == 0 && h < n; h++) {
-		if (!sends[h])
-			continue;
-		struct strata sg = { .s = (uint32_t)s_max, .perm = perm_g }, ss = { .s = (uint32_t)s_max, .perm = perm_s };
-		uint64_t first = out->n;
-		uint32_t n_local = 0;
-		emu_ps_t t = in->start;
-		uint64_t k = 0;
-
-		for (uint32_t x = 0; in->rack != NULL && x < n; x++)
-			n_local += x != h && in->rack[x] == in->rack[h];
-		emu_rng_init(&rng, in->seed, APP_RNG_STREAM_FLOWS + in->stream + h);
-		emu_rng_init(&rng_s, in->seed, APP_RNG_STREAM_FLOWS + in->stream + h + 0x80000000ULL);
-		out->senders++;
-		/* strata 0 with a time stop: the Poisson process given its count, the count its mean (rounded up with
-		 * the fraction's probability), the arrivals uniform in the window */
-		uint64_t n_cond = 0;
-		emu_ps_t *at = NULL;
-
-		if (in->strata == 0 && in->stop != 0 && mean_gap > 0) {
-			u128 w = in->stop - in->start;
-
-			n_cond = (uint64_t)(w / mean_gap) + (emu_rng_below(&rng, UINT64_MAX) <
-							    (uint64_t)((w % mean_gap) * UINT64_MAX / mean_gap));
-			if (in->count != 0 && n_cond > in->count)
-				n_cond = 0; /* the count stops it first: arrivals by their gaps */
-			else if (n_cond > APP_FLOWS_MAX) {
-				snprintf(err, errlen, "more than %u flows; shorten the stop or lower the load", APP_FLOWS_MAX);
-				rc = -EINVAL;
-				break;
-			} else if (n_cond == 0 || (at = malloc(n_cond * sizeof(*at))) == NULL) {
-				rc = n_cond == 0 ? 0 : -ENOMEM;
-				if (rc < 0)
-					break;
-				out->window_ps += in->stop - in->start;
-				continue; /* no flow expected in the window */
-			}
-			for (uint64_t i = 0; i < n_cond; i++)
-				at[i] = in->start + emu_rng_below(&rng, in->stop - in->start);
-			qsort(at, n_cond, sizeof(*at), by_u64);
-		}
-		for (;;) {
-			emu_ps_t next;
-
-			if (at != NULL) {
-				next = k < n_cond ? at[k] : in->stop;
-			} else { /* the gap to this arrival (the first too: the process runs from start) */
-				u128 g = gap_num * app_flows_neglog_q32(strata_draw(&sg, &rng)) / gap_den;
-				next = (g >> 32) >= (u128)(EMU_PS_MAX - t) ? EMU_PS_MAX : t + (emu_ps_t)(g >> 32);
-			}
-			if ((in->stop != 0 && next >= in->stop) || (in->count != 0 && k == in->count)) {
-				/* a count stop ends the window at the last flow's arrival */
-				out->window_ps += (in->stop != 0 && next >= in->stop ? in->stop : t) - in->start;
-				break;
-			}
-			t = next;
-			struct app_flow f = { .src = h, .start = t };
-
-			if (in->pattern == APP_FLOWS_UNIFORM)
-				f.dst = uniform_dst(in, h, &rng, n_local);
-			else if (in->pattern == APP_FLOWS_PERMUTATION)
-				f.dst = dst_of[h];
-			else if (in->pattern == APP_FLOWS_INCAST)
-				f.dst = in->receiver;
-			else
-				f.dst = (uint32_t)((h + 1 + k % (n - 1)) % n);
-			if ((rc = push(out, &cap, &f, err, errlen)) < 0)
-				break;
-			k++;
-		}
-		free(at);
-		/* the sizes, once the host's flows are known: strata 0 takes one slice of the CDF per flow */
-		if (in->strata == 0 && k > s_max) {
-			uint32_t *np = realloc(perm_s, k * sizeof(*np));
-
-			if (np == NULL) {
-				rc = -ENOMEM;
-				break;
-			}
-			perm_s = ss.perm = np;
-		}
-		if (in->strata == 0)
-			ss.s = k ? (uint32_t)k : 1;
-		for (uint64_t i = first; rc == 0 && i < out->n; i++) {
-			out->flows[i].bytes = app_cdf_size(in->cdf, strata_draw(&ss, &rng_s));
-			out->bytes += out->flows[i].bytes;
-		}
-	}
+	if (rc == 0)
+		pattern_setup(&g);
+	for (uint32_t h = 0; rc == 0 && h < in->n_hosts; h++)
+		if (g.sends[h])
+			rc = host_flows(&g, h);
 	if (rc == 0 && out->n > 1)
 		qsort(out->flows, out->n, sizeof(*out->flows), by_start);
 	if (rc == 0 && out->window_ps > 0)
 		out->offered_ppm = (uint32_t)(((u128)out->bytes * 8 * EMU_PS_PER_S * 1000000 +
 					       (u128)in->bps * out->window_ps / 2) / ((u128)in->bps * out->window_ps));
-out:
-	free(dst_of);
-	free(sends);
-	free(perm_g);
-	free(perm_s);
+	free(g.dst_of);
+	free(g.sends);
+	free(g.perm_g);
+	free(g.perm_s);
 	if (rc < 0) {
 		free(out->flows);
 		memset(out, 0, sizeof(*out));

@@ -18,7 +18,7 @@ static void load_ws(struct app_cdf *c)
 	cr_assert_eq(app_cdf_parse(websearch, c, err, sizeof(err)), 0, "%s", err);
 }
 
-Test(flows, cdf_parse)
+Test(app_flows, cdf_parse_points_and_errors)
 {
 	struct app_cdf c;
 	char err[128];
@@ -57,7 +57,7 @@ Test(flows, cdf_parse)
 	cr_expect_eq(c.n, 2);
 }
 
-Test(flows, neglog)
+Test(app_flows, neglog_to_a_few_ppb)
 {
 	/* -ln(1 - u) in Q32 against the true value, to a few parts per billion */
 	uint32_t us[] = { 0, 1, 500000000, 900000000, 990000000, 999999999, 123456789 };
@@ -76,7 +76,7 @@ static struct app_flows_in ws_in(const struct app_cdf *c)
 				      .stop = 20 * EMU_PS_PER_MS };
 }
 
-Test(flows, offered_load)
+Test(app_flows, offered_load_within_2pct)
 {
 	struct app_cdf c;
 	char err[160];
@@ -131,7 +131,7 @@ Test(flows, offered_load)
 	free(o.flows);
 }
 
-Test(flows, patterns)
+Test(app_flows, patterns_pick_destinations)
 {
 	struct app_cdf c;
 	char err[160];
@@ -217,7 +217,7 @@ Test(flows, patterns)
 	cr_expect_eq(app_flows_gen(&in, &o, err, sizeof(err)), -EINVAL);
 }
 
-Test(flows, stream)
+Test(app_flows, stream_times_exact)
 {
 	char err[160];
 	struct app_flows_out o;
