@@ -340,48 +340,34 @@ static int host_racks(const struct ctl_config *cfg, uint32_t *rack, char *err, s
 	return rc;
 }
 
-/* The generator of application @p idx (@p item its entry) into its list. */
-static int generate_one(struct ctl_ctx *c, const struct ctl_ynode *item, struct ctl_config *cfg, uint32_t idx)
+/*
+ * The flows of application @p idx (@p item its entry) into @p out: its CDF read and checked against the largest
+ * message, its racks when rack_local is given. 0; -EINVAL with the error written (*@p written) or in @p why; -ENOMEM.
+ */
+static int gen_flows(struct ctl_ctx *c, const struct ctl_ynode *item, const struct ctl_config *cfg, uint32_t idx,
+		     struct app_flows_out *out, char *why, size_t whylen, bool *written)
 {
-	struct ctl_app *app = &cfg->apps[idx];
-	struct ctl_flows *f = app->flows;
-	struct app_flows_out out;
-	char why[256];
+	const struct ctl_flows *f = cfg->apps[idx].flows;
+	uint64_t max = nic_msg_bytes_max(cfg->nic.rdma_data_mss);
+	struct app_cdf *cdf = malloc(sizeof(*cdf));
 	uint32_t *rack = NULL;
-	int rc;
+	int rc = cdf == NULL ? -ENOMEM : load_cdf(c, item, f, cdf);
 
-	f->host_bps = ctl_config_host_bps(cfg);
-	if (app->type == CTL_APP_STREAM) {
-		struct app_stream_in in = { .src = f->src, .dst = f->dst, .size = f->size, .bps = f->bps, .pps = f->pps,
-					    .start = f->start, .stop = f->stop, .on = f->on, .off = f->off };
-		rc = app_stream_gen(&in, &out, why, sizeof(why));
-	} else {
-		struct app_cdf *cdf = malloc(sizeof(*cdf));
-
-		if (cdf == NULL)
-			return -ENOMEM;
-		if ((rc = load_cdf(c, item, f, cdf)) != 0) {
-			free(cdf);
-			return rc;
-		}
-		uint64_t max = nic_msg_bytes_max(cfg->nic.rdma_data_mss);
-
-		if (cdf->size[cdf->n - 1] > max) {
-			rc = ctl_err(c, ctl_y_get(item, "cdf"), "%s: its largest flow, %llu B, is more than a message can "
-				     "carry (%llu B)", f->cdf, (unsigned long long)cdf->size[cdf->n - 1],
-				     (unsigned long long)max);
-			free(cdf);
-			return rc;
-		}
-		if (f->rack_local_given && (rack = calloc(cfg->n_hosts, sizeof(*rack))) == NULL) {
-			free(cdf);
-			return -ENOMEM;
-		}
-		if (rack != NULL && (rc = host_racks(cfg, rack, why, sizeof(why))) != 0) {
-			free(cdf);
-			free(rack);
-			return rc == -ENOMEM ? rc : ctl_err(c, item, "%s", why);
-		}
+	*written = rc == -EINVAL;
+	if (rc == 0 && cdf->size[cdf->n - 1] > max) {
+		rc = ctl_err(c, ctl_y_get(item, "cdf"), "%s: its largest flow, %llu B, is more than a message can carry "
+			     "(%llu B)", f->cdf, (unsigned long long)cdf->size[cdf->n - 1], (unsigned long long)max);
+		*written = true;
+	}
+	if (rc == 0 && f->rack_local_given && (rack = calloc(cfg->n_hosts, sizeof(*rack))) == NULL)
+		rc = -ENOMEM;
+	if (rc == 0 && rack != NULL)
+		rc = host_racks(cfg, rack, why, whylen);
+	if (rc == 0 && cfg->n_hosts < 2) {
+		snprintf(why, whylen, "flows need 2 or more hosts");
+		rc = -EINVAL;
+	}
+	if (rc == 0) {
 		struct app_flows_in in = {
 			.n_hosts = cfg->n_hosts, .rack = rack, .bps = f->host_bps, .load_ppm = f->load_ppm, .cdf = cdf,
 			.pattern = f->pattern, .receiver = f->receiver,
@@ -390,13 +376,32 @@ static int generate_one(struct ctl_ctx *c, const struct ctl_ynode *item, struct 
 			.seed = f->seed_given ? f->seed : cfg->sim.random_seed, .stream = (uint64_t)idx << 32,
 			.start = f->start, .stop = f->stop_given ? f->stop : 0, .count = f->count,
 		};
-		if (cfg->n_hosts < 2)
-			snprintf(why, sizeof(why), "flows need 2 or more hosts");
-		rc = cfg->n_hosts < 2 ? -EINVAL : app_flows_gen(&in, &out, why, sizeof(why));
-		free(rack);
-		free(cdf);
+		rc = app_flows_gen(&in, out, why, whylen);
 	}
-	if (rc == -ENOMEM)
+	free(rack);
+	free(cdf);
+	return rc;
+}
+
+/* The generator of application @p idx (@p item its entry) into its list. */
+static int generate_one(struct ctl_ctx *c, const struct ctl_ynode *item, struct ctl_config *cfg, uint32_t idx)
+{
+	struct ctl_app *app = &cfg->apps[idx];
+	struct ctl_flows *f = app->flows;
+	struct app_flows_out out;
+	bool written = false;
+	char why[256];
+	int rc;
+
+	f->host_bps = ctl_config_host_bps(cfg);
+	if (app->type == CTL_APP_STREAM) {
+		struct app_stream_in in = { .src = f->src, .dst = f->dst, .size = f->size, .bps = f->bps, .pps = f->pps,
+					    .start = f->start, .stop = f->stop, .on = f->on, .off = f->off };
+		rc = app_stream_gen(&in, &out, why, sizeof(why));
+	} else {
+		rc = gen_flows(c, item, cfg, idx, &out, why, sizeof(why), &written);
+	}
+	if (rc == -ENOMEM || (rc < 0 && written))
 		return rc;
 	if (rc < 0)
 		return ctl_err(c, item, "%s", why);

@@ -476,6 +476,14 @@ int app_flows_gen(const struct app_flows_in *in, struct app_flows_out *out, char
 		expect = (uint64_t)(((u128)(in->stop - in->start) + g.mean_gap - 1) / g.mean_gap);
 	if (in->stop != 0 && g.mean_gap == 0)
 		expect = APP_FLOWS_MAX;
+	uint32_t n_send = in->pattern == APP_FLOWS_INCAST ? in->senders : in->n_hosts;
+
+	if ((u128)expect * n_send > APP_FLOWS_MAX + (u128)APP_FLOWS_MAX / 8) { /* far more than the cap: say so now */
+		snprintf(err, errlen, "about %llu flows expected, more than %u; shorten the stop, lower the count or the "
+			 "load", (unsigned long long)((u128)expect * n_send > UINT64_MAX ? UINT64_MAX : expect * n_send),
+			 APP_FLOWS_MAX);
+		return -EINVAL;
+	}
 	g.s_max = in->strata ? in->strata : expect < APP_FLOWS_MAX ? (expect ? expect : 1) : APP_FLOWS_MAX;
 	g.perm_s_cap = g.s_max;
 	g.dst_of = calloc(in->n_hosts, sizeof(*g.dst_of));
