@@ -418,6 +418,18 @@ static int generate_one(struct ctl_ctx *c, const struct ctl_ynode *item, struct 
 	f->n_senders = out.senders;
 	f->window_ps = out.window_ps;
 	f->offered_ppm = out.offered_ppm;
+	uint32_t off = f->offered_ppm > f->load_ppm ? f->offered_ppm - f->load_ppm : f->load_ppm - f->offered_ppm;
+
+	/* a heavy tail needs many flows: say when these few offer another load than the one asked for */
+	if (app->type == CTL_APP_FLOWS && (uint64_t)off * 20 > f->load_ppm && cfg->n_warnings < CTL_WARN_MAX) {
+		char w[CTL_WARN_LEN];
+
+		snprintf(w, sizeof(w), "%s: applications.%u: the %u flows generated offer %.3f %% of the links, not the "
+			 "%.3f %% of load (more than 5 %% off): too few flows for the size distribution; lengthen stop or "
+			 "raise count", cfg->path, idx, app->n_list, (double)f->offered_ppm / 1e4,
+			 (double)f->load_ppm / 1e4);
+		memcpy(cfg->warnings[cfg->n_warnings++], w, sizeof(w));
+	}
 	return 0;
 }
 

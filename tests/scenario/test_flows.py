@@ -141,6 +141,10 @@ def errors(uetemu, src, tmp):
         r = subprocess.run([uetemu, 'validate', cfg] + sum((['--set', x] for x in sets), []), capture_output=True,
                            text=True, timeout=60)
         check(r.returncode != 0 and msg in r.stderr, '%s: exit %d, %s' % (sets, r.returncode, r.stderr.strip()))
+    # a few flows of a heavy tail (data mining, 5 ms: about 40 flows) offer another load: warned of, still valid
+    r = subprocess.run([uetemu, 'validate', cfg, '--set', 'applications.0.cdf=cdf/datamining.txt', '--set',
+                        'applications.0.stop=5ms'], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0 and 'too few flows for the size distribution' in r.stderr, 'few flows: %s' % r.stderr)
     bad = os.path.join(tmp, 'bad-cdf.txt')
     with open(bad, 'w') as f:
         f.write('100 0.5\n50 1\n')
