@@ -2,10 +2,13 @@
  * stream between two hosts): their keys, then, once the whole config is read, their messages (app_flows.c) into the
  * application's list, which the messages workload posts (docs/config.md, flows and stream). */
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ctl_yaml_pvt.h"
 #include "app_flows.h"
@@ -294,13 +297,24 @@ int ctl_app_flows(struct ctl_ctx *c, const struct ctl_ynode *item, struct ctl_co
 /* The CDF file of @p f into @p cdf; an error at @p item. */
 static int load_cdf(struct ctl_ctx *c, const struct ctl_ynode *item, const struct ctl_flows *f, struct app_cdf *cdf)
 {
-	FILE *fp = fopen(f->cdf, "r");
+	int fd = open(f->cdf, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
 	char why[160];
 	char *text;
 	size_t n;
 
-	if (fp == NULL)
+	if (fd < 0)
 		return ctl_err(c, ctl_y_get(item, "cdf"), "%s: %s", f->cdf, strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { /* a FIFO or a device would never end */
+		close(fd);
+		return ctl_err(c, ctl_y_get(item, "cdf"), "%s: not a regular file", f->cdf);
+	}
+	FILE *fp = fdopen(fd, "r");
+
+	if (fp == NULL) {
+		close(fd);
+		return -ENOMEM;
+	}
 	if ((text = malloc(FLOWS_CDF_FILE_MAX + 1)) == NULL) {
 		fclose(fp);
 		return -ENOMEM;
