@@ -339,15 +339,17 @@ static void pattern_setup(struct gen *g)
 /*
  * strata 0 with a time stop: the Poisson process given its count, the count its mean (rounded up with the
  * fraction's probability), the arrivals uniform in the window, into *@p at (sorted, *@p n of them). *@p at stays
- * NULL when the arrivals come by their gaps instead (another strata, or the count stops first). 0, -EINVAL, -ENOMEM.
+ * NULL, and *@p given false, when the arrivals come by their gaps instead (another strata, or the count stops
+ * first). 0, -EINVAL, -ENOMEM.
  */
-static int arrivals_given_count(struct gen *g, struct emu_rng *rng, emu_ps_t **at, uint64_t *n)
+static int arrivals_given_count(struct gen *g, struct emu_rng *rng, emu_ps_t **at, uint64_t *n, bool *given)
 {
 	const struct app_flows_in *in = g->in;
 	u128 w = in->stop - in->start;
 
 	*at = NULL;
 	*n = 0;
+	*given = false;
 	if (in->strata != 0 || in->stop == 0 || g->mean_gap == 0)
 		return 0;
 	uint64_t c = (uint64_t)(w / g->mean_gap) +
@@ -360,6 +362,7 @@ static int arrivals_given_count(struct gen *g, struct emu_rng *rng, emu_ps_t **a
 		return -EINVAL;
 	}
 	*n = c;
+	*given = true;
 	if (c == 0)
 		return 0;
 	if ((*at = malloc(c * sizeof(**at))) == NULL)
@@ -423,9 +426,10 @@ static int host_flows(struct gen *g, uint32_t h)
 		n_local += x != h && in->rack[x] == in->rack[h];
 	emu_rng_init(&rng, in->seed, APP_RNG_STREAM_FLOWS + in->stream + h);
 	g->out->senders++;
-	if ((rc = arrivals_given_count(g, &rng, &at, &n_cond)) < 0)
+	bool given;
+
+	if ((rc = arrivals_given_count(g, &rng, &at, &n_cond, &given)) < 0)
 		return rc;
-	bool given = in->strata == 0 && in->stop != 0 && g->mean_gap > 0 && (in->count == 0 || n_cond <= in->count);
 
 	for (;;) {
 		emu_ps_t next;

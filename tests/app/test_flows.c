@@ -129,6 +129,20 @@ Test(app_flows, offered_load_within_2pct)
 	cr_expect_eq(o.n, 16 * 500);
 	cr_expect(o.offered_ppm >= 490000 && o.offered_ppm <= 510000, "count stop: offered %u ppm", o.offered_ppm);
 	free(o.flows);
+	/* a count and a stop, the count first (5 flows, about 73 expected in the window): 5 flows per host */
+	in = ws_in(&c);
+	in.count = 5;
+	cr_assert_eq(app_flows_gen(&in, &o, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(o.n, 16 * 5);
+	cr_expect(o.window_ps < 16 * in.stop, "the windows end at each host's last flow (%llu ps)",
+		  (unsigned long long)o.window_ps);
+	free(o.flows);
+	/* the stop first (about 73 expected, count 1,000): the window is the stop's */
+	in.count = 1000;
+	cr_assert_eq(app_flows_gen(&in, &o, err, sizeof(err)), 0, "%s", err);
+	cr_expect(o.n > 16 * 60 && o.n < 16 * 90 && o.window_ps == 16 * in.stop, "%llu flows",
+		  (unsigned long long)o.n);
+	free(o.flows);
 }
 
 Test(app_flows, patterns_pick_destinations)
