@@ -692,6 +692,8 @@ static int cmd_run(struct cli *c)
 		fprintf(stderr, "uetemu: stopped by a signal; outputs written so far are complete\n");
 		return CTL_EXIT_SIGNAL;
 	}
+	if (stop == CTL_STOP_CTL)
+		fprintf(stderr, "uetemu: stopped by uetemu ctl (stop: ctl); outputs written so far are complete\n");
 	if (stop == CTL_STOP_STALLED) {
 		fprintf(stderr, "uetemu: the run ended with messages not completed: never posted, or no progress "
 				"possible (summary.json messages, stop \"stalled\")\n");
@@ -728,7 +730,7 @@ static int cmd_columns(struct cli *c)
 static int cmd_keys(struct cli *c)
 {
 	static const char *const types[] = { "bool", "uint", "double", "datarate", "timeval", "bytes", "string",
-					     "string", "string", "string", "list", "list", "list", "list" };
+					     "string", "string", "string", "list", "list", "list", "list", "datarate (0: off)" };
 	const struct { const char *root; const struct port_param_def *t; unsigned n; } tabs[] = {
 		{ "nic", nic_param_table, nic_param_count }, { "roce_nic", roce_param_table, roce_param_count },
 	};

@@ -165,7 +165,7 @@ void ctl_run_ctl_apply(struct ctl_run_state *r, const struct ctl_run_ctl_cmd *c,
 		break;
 	case CTL_RUN_CTL_STOP:
 		if (!r->rerun) /* a re-run ends where the session did, at the log's end record */
-			*r->opts->quit = 1;
+			*r->opts->quit = CTL_RUN_HALT_CTL;
 		break;
 	}
 	if (s->applied < CTL_LOG_MAX)
