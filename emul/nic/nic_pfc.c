@@ -99,8 +99,8 @@ int nic_port_pick(struct nic *nic, emu_ps_t now)
 	return port_tx_pick(&nic->tx, &nic->p->egress, 2, ready_tcs);
 }
 
-void nic_rate_limit(struct nic *nic, uint64_t bps, uint64_t burst, emu_ps_t now)
+void nic_rate_limit(struct nic *nic, uint64_t bps, emu_ps_t now)
 {
-	port_shape_set(&nic->shape, bps, burst, now);
+	port_shape_set(&nic->shape, bps, nic->p->rate_limit_burst, now);
 	nic_port_kick(nic, now);
 }

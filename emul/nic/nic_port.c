@@ -71,9 +71,9 @@ static int op_conn_hold(void *dev, uint32_t conn, bool on, emu_ps_t now)
 	return conn > UINT16_MAX ? -ENOENT : nic_pdc_hold(dev, (uint16_t)conn, on, now);
 }
 
-static void op_rate_limit(void *dev, uint64_t bps, uint64_t burst, emu_ps_t now)
+static void op_rate_limit(void *dev, uint64_t bps, emu_ps_t now)
 {
-	nic_rate_limit(dev, bps, burst, now);
+	nic_rate_limit(dev, bps, now);
 }
 
 static int op_cm_send(void *dev, uint32_t dst_ip, const struct wire_cm *cm, emu_ps_t now)

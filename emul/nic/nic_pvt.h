@@ -344,8 +344,8 @@ void nic_pfc_rx(struct nic *nic, const struct wire_pkt *pkt, emu_ps_t now);
 void nic_pfc_init(struct nic *nic);
 /** The egress class to send from now (PORT_TX_FIRST: a PFC frame; PORT_TX_NONE: nothing can go). */
 int nic_port_pick(struct nic *nic, emu_ps_t now);
-/** uetemu's egress shaper set to @p bps (0: none) and a bucket of @p burst bytes at @p now (port_shape.h). */
-void nic_rate_limit(struct nic *nic, uint64_t bps, uint64_t burst, emu_ps_t now);
+/** uetemu's egress shaper set to @p bps (0: none) at @p now, its bucket EgressShaper.BurstSize (port_shape.h). */
+void nic_rate_limit(struct nic *nic, uint64_t bps, emu_ps_t now);
 /** Hold (@p on) or release the sending of PDC @p pdc_id at @p now. 0, or -ENOENT (no such sending PDC). */
 int nic_pdc_hold(struct nic *nic, uint16_t pdc_id, bool on, emu_ps_t now);
 

@@ -123,8 +123,9 @@ struct port_nic_ops {
 	/** Hold (@p on) or release the sending of connection @p conn (post_msg's, conn_open's) at @p now: the
 	 *  run's control (uetemu ctl pause HOST MSG). Returns 0 or -ENOENT. */
 	int (*conn_hold)(void *dev, uint32_t conn, bool on, emu_ps_t now);
-	/** Set uetemu's egress shaper (port_shape.h) to @p bps (0: none), a bucket of @p burst bytes, at @p now. */
-	void (*rate_limit)(void *dev, uint64_t bps, uint64_t burst, emu_ps_t now);
+	/** Set uetemu's egress shaper (port_shape.h) to @p bps (0: none) at @p now, its bucket the configured
+	 *  EgressShaper.BurstSize (the run's control: uetemu ctl rate HOST RATE). */
+	void (*rate_limit)(void *dev, uint64_t bps, emu_ps_t now);
 	/** Send connection-management message @p cm to @p dst_ip. Returns 0, -EHOSTUNREACH or -ENOBUFS. */
 	int (*cm_send)(void *dev, uint32_t dst_ip, const struct wire_cm *cm, emu_ps_t now);
 

@@ -400,9 +400,9 @@ static int port_pick(struct roce *r, emu_ps_t now)
 	return port_tx_pick(&r->tx, &r->p->egress, PORT_TC_COUNT, ready);
 }
 
-void roce_rate_limit(struct roce *r, uint64_t bps, uint64_t burst, emu_ps_t now)
+void roce_rate_limit(struct roce *r, uint64_t bps, emu_ps_t now)
 {
-	port_shape_set(&r->shape, bps, burst, now);
+	port_shape_set(&r->shape, bps, r->p->rate_limit_burst, now);
 	roce_port_kick(r, now);
 }
 

@@ -135,8 +135,8 @@ void roce_data_queue(struct roce *r, struct wire_pkt *pkt, uint32_t tc, emu_ps_t
 /* Queue a CNP or PFC frame ahead of all classes. */
 void roce_pfcq_push(struct roce *r, struct wire_pkt *pkt, emu_ps_t now);
 void roce_port_kick(struct roce *r, emu_ps_t now);
-/** uetemu's egress shaper set to @p bps (0: none) and a bucket of @p burst bytes at @p now (port_shape.h). */
-void roce_rate_limit(struct roce *r, uint64_t bps, uint64_t burst, emu_ps_t now);
+/** uetemu's egress shaper set to @p bps (0: none) at @p now, its bucket EgressShaper.BurstSize (port_shape.h). */
+void roce_rate_limit(struct roce *r, uint64_t bps, emu_ps_t now);
 /** Hold (@p on) or release the sending of local queue pair @p qpn at @p now. 0, or -ENOENT. */
 int roce_qp_hold(struct roce *r, uint32_t qpn, bool on, emu_ps_t now);
 void roce_in_release(struct roce *r, uint32_t tc, uint64_t bytes, emu_ps_t now);
