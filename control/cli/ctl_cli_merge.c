@@ -5,6 +5,8 @@
  * rows in the order its rank wrote them (every device lives on one rank). summary.json (rank 0's) is copied.
  * The event records order by sim_time_ns and FEP_ID the same way; uet-monitor rows of one picosecond on two devices
  * then come in device order, where one process writes its event order (docs/parallel.md, Merging the shards).
+ * Captures (<name>-<rank>.pcap, .pcapng) are joined into <name>.pcap: frames by timestamp, pcapng's statistics
+ * block summed.
  */
 #include "ctl_cli_pvt.h"
 
