@@ -105,7 +105,8 @@ struct ctl_chakra {
 	char mapping[512];             /* MappingFile: rank placement CSV (relative: to the config); "" for none */
 	uint32_t logical_group;        /* LogicalGroupId, must be 0 */
 	uint32_t num_files;            /* NumOfChakraFiles 1..4096: must equal the servers and the traceset's ranks;
-	                                * not given: the servers (attaching a traceset sets it to its rank count) */
+	                                * not given: 256 (the page's default) until the traceset is read, whose
+	                                * rank count it then becomes (as attaching a traceset sets it) */
 	bool num_files_given;
 	bool use_mapping;              /* UseMapping, default true (without a mapping file ranks go in order) */
 	bool use_max_start;            /* UseMaxAsCommCollectiveStartTime, default true: a collective's start is its
