@@ -431,6 +431,7 @@ static int dp_port_configure(struct dp_ctx *dp, struct dp_port *p, const char *d
 	if (rc < 0)
 		goto fail;
 	p->max_frame = conf.rxmode.mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN;
+	p->tx_mtu_refuses = di.driver_name != NULL && strcmp(di.driver_name, "net_tap") == 0;
 	step = "adjust_nb_rx_tx_desc";
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &nrxd, &ntxd);
 	if (rc < 0)

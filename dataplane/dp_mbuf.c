@@ -139,7 +139,10 @@ static struct rte_mbuf *dp_zc_frame(struct dp_ctx *dp, struct dp_port *p, const 
 /*
  * Hand a port's staged burst to its TX queue. A PMD that enforces its MTU (net_tap) stops the burst at an
  * oversized frame: that frame alone is dropped as too big and the rest offered again. Otherwise the ring is full,
- * and what it did not take is dropped as full (l2fwd's rule: no retry, so a pass never spins on a busy port).
+ * and what it did not take is dropped as full (l2fwd's rule: no retry, so a pass never spins on a busy port). Only
+ * such a PMD's refusals are read as too big: net_memif reports an MTU of 1,500 yet carries 9,216 B frames, and
+ * when its ring was full its 4 KiB frames were dropped one by one as too big, the rest of the burst sent after
+ * them (a gap in the middle of a burst, where a full ring drops its tail).
  */
 static void dp_port_send(struct dp_port *p)
 {
@@ -157,7 +160,7 @@ static void dp_port_send(struct dp_port *p)
 		if (likely(done == n))
 			break;
 		/* Only the unsent mbufs are still ours to read: the PMD may already have freed the sent ones. */
-		if (p->tx[done]->pkt_len > p->max_frame) {
+		if (p->tx_mtu_refuses && p->tx[done]->pkt_len > p->max_frame) {
 			dropped_bytes += p->tx[done]->pkt_len;
 			rte_pktmbuf_free(p->tx[done++]);
 			toobig++;

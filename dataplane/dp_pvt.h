@@ -33,6 +33,8 @@ struct dp_port {
 	struct dp_port_stats st;
 	struct rte_device *dev;        /* the bus device behind the port, for rte_dev_remove() */
 	uint32_t max_frame;            /* MTU + Ethernet + VLAN header: longer frames a PMD may refuse (net_tap does) */
+	bool tx_mtu_refuses;           /* its PMD stops a TX burst at a frame over max_frame (net_tap); others take
+	                                * frames above the MTU they report (net_memif reports 1,500, carries 9,216) */
 	uint32_t tx_mtu;               /* the IP MTU frames are held to (dp_port_opts.mtu, the kernel's); 0 none */
 	uint16_t port_id;              /* ethdev port id */
 	bool probed;                   /* we probed it (so we remove it); false when the EAL had already (--vdev, PCI scan) */
