@@ -12,9 +12,12 @@
 # Rounds interleaved (BENCH_FWD_REPS, default 3) of BENCH_FWD_SECONDS (default 3): frames forwarded per wall
 # second, and per second of the forwarding lcore's CPU time (on a shared machine the wall figure also counts the
 # time other processes held the core; the CPU figure is what the lcore does with a core to itself). With the
-# net_pcap feeder the lcore never waits for frames, so its CPU time is all forwarding: uetemu's user + system
-# time less that of a run of 10 ms (its start and end: the EAL, memory, the pcap's load), testpmd's forwarding
-# thread's; with net_memif the DUT's busiest thread's CPU time in the feeder's window. The load average is printed. Figures only, no assertion. Needs root (DPDK EAL).
+# net_pcap feeder the lcore never waits for frames, so its CPU time is all forwarding: uetemu's user + system time
+# less that of a run of 10 ms (its start and end: the EAL, memory, the pcap's load; the median of three), and
+# testpmd's forwarding thread's. With net_memif, the DUT's busiest thread's CPU time in the feeder's window: a
+# busy-polling lcore spends all the CPU it gets, so that figure is its forwarding only while the feeder keeps its
+# ring full (fed_full > 0) and both processes run at once. The load average is printed. Figures only, no
+# assertion. Needs root (DPDK EAL).
 # BASE=an earlier uetemu binary runs each uetemu case with it too, right after, in every round (a paired A/B).
 # Usage: bench_fwd.sh UETEMU REPO_ROOT BENCH_FWD_PEER [CASE...]   (default: switch testpmd nic-memif)
 set -uo pipefail
@@ -93,16 +96,13 @@ sw_pcap() {
 }
 
 # The CPU seconds of a uetemu run that forwards for 10 ms only: its start (EAL, memory, the pcap's load) and end,
-# the least of two, taken off each round's CPU time so that what is left is the forwarding's.
+# the median of three, taken off each round's CPU time so that what is left is the forwarding's.
 declare -A startup
 startup_cpu() {
-	local best=
-	for k in 1 2; do
+	for k in 1 2 3; do
 		sw_pcap 10ms
-		c=$(tail -1 "$tmp/time" | awk '{printf "%.3f", $1 + $2}')
-		[ -n "$best" ] && awk -v a="$best" -v b="$c" 'BEGIN {exit !(a < b)}' || best=$c
-	done
-	echo "$best"
+		tail -1 "$tmp/time" | awk '{printf "%.3f\n", $1 + $2}'
+	done | sort -n | sed -n 2p
 }
 
 # The CPU seconds of the thread named $2 (testpmd's forwarding lcore) of timeout $1's child, sampled until it ends.
@@ -201,7 +201,9 @@ for name, rs in rows.items():
     off = statistics.median(float(r['offered']) / s for r, s in zip(rs, w)) / 1e6
     mpps = statistics.median(f / s for f, s in zip(fwd, w)) / 1e6
     cpu = [float(r['dut_cpu_s']) for r in rs]
-    ns = statistics.median(c * 1e9 / f if f > 0 and c > 0 else float('nan') for c, f in zip(cpu, fwd))
+    # rounds whose lcore CPU time could not be read (-1) are left out of this median
+    good = [c * 1e9 / f for c, f in zip(cpu, fwd) if f > 0 and c > 0]
+    ns = statistics.median(good) if good else float('nan')
     print('bench_fwd: %-8s median offered %6.3f Mpps; %s %6.3f Mpps per wall second (%5.1f Gb/s of frames); '
           'lcore CPU %5.1f ns per frame = %6.3f Mpps per CPU second (%3.0f %% of 11.9 Mpps); CPU in the window %s' %
           (name, off, 'ACKs back' if name.startswith('nic') else 'forwarded', mpps, mpps * 4198 * 8 / 1e3, ns,
