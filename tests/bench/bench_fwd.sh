@@ -107,13 +107,14 @@ startup_cpu() {
 
 # The CPU seconds of the thread named $2 (testpmd's forwarding lcore) of timeout $1's child, sampled until it ends.
 thread_cpu_until_exit() {
-	local last=0 hz f pid=
+	local last=-1 hz f pid= t
 	hz=$(getconf CLK_TCK)
 	while kill -0 "$1" 2>/dev/null; do
 		[ -n "$pid" ] || pid=$(pgrep -P "$1" | head -1) # timeout's child
 		for f in /proc/"${pid:-$1}"/task/*; do
 			[ "$(cat "$f/comm" 2>/dev/null)" = "$2" ] || continue
-			last=$(sed 's/.*) //' "$f/stat" 2>/dev/null | awk -v hz="$hz" '{printf "%.3f", ($12 + $13) / hz}')
+			t=$(sed 's/.*) //' "$f/stat" 2>/dev/null | awk -v hz="$hz" '{printf "%.3f", ($12 + $13) / hz}')
+			[ -z "$t" ] || last=$t
 		done
 		sleep 0.1
 	done
@@ -200,7 +201,7 @@ for name, rs in rows.items():
     w = [float(r['seconds']) for r in rs]
     off = statistics.median(float(r['offered']) / s for r, s in zip(rs, w)) / 1e6
     mpps = statistics.median(f / s for f, s in zip(fwd, w)) / 1e6
-    cpu = [float(r['dut_cpu_s']) for r in rs]
+    cpu = [float(r.get('dut_cpu_s', -1)) for r in rs]
     # rounds whose lcore CPU time could not be read (-1) are left out of this median
     good = [c * 1e9 / f for c, f in zip(cpu, fwd) if f > 0 and c > 0]
     ns = statistics.median(good) if good else float('nan')
