@@ -8,18 +8,20 @@
  *
  * Sends 4,198 B UET data frames (4,096 B MSS, RUD_CC_REQ with a write's standard SES header, PSN and buffer
  * offset counting up) from host2 (10.0.0.3, 02:00:00:00:00:03) to host3 (10.0.0.4, 02:00:00:00:00:04) on FEED_DEV
- * as fast as the port takes them (a frame its ring refuses goes again, with the same PSN), and counts every frame that comes back on SINK_DEV (and on FEED_DEV, where a
- * device under test answers: PFC pauses from the switch, ACKs from a NIC). SINK_DEV may be "-" (no sink port: what
- * comes back on FEED_DEV is all there is: then the frames are to an emulated NIC, host3 at that address, on one PDC
- * that SYN opens, one write message of 1 GiB after another, each frame asking for its ACK (AR), and what comes back
- * is the ACKs). Until the device answers, one frame a millisecond (PSN 0 to a NIC); then, after WARMUP seconds, it
- * measures for SECONDS and prints one line of key=value figures per second of wall time:
+ * as fast as the port takes them (a frame its ring refuses goes again, with the same PSN), and counts every frame
+ * that comes back on SINK_DEV (and on FEED_DEV, where a device under test answers: PFC pauses from a switch, ACKs
+ * from a NIC). SINK_DEV may be "-": then the frames are to an emulated NIC at host3's address, on one PDC that SYN
+ * opens, one write message of 1 GiB after another, each frame asking for its ACK (AR), and what comes back on
+ * FEED_DEV is the ACKs. Until the device answers with an IPv4 frame (the first frame forwarded, or the first ACK;
+ * not the ARP announcements a NIC's port sends as it starts), one frame a millisecond (PSN 0 to a NIC, so the PDC
+ * starts with it); then, after WARMUP seconds, it measures for SECONDS and prints one line of key=value figures
+ * per second of wall time:
  *   offered (frames the feed port took), fed_full (frames its ring refused), sink (frames on SINK_DEV),
- *   back (frames on FEED_DEV), sink_bytes,
+ *   back (frames on FEED_DEV),
  * and a last line "total" over the whole window. The feeder's frames are zero-copy (headers in an mbuf, the
- * payload attached from the pattern), so its own lcore spends on each frame what net_memif's copy into its ring
- * costs. With BENCH_FWD_DUT_PID naming a file that holds the device under test's process id, the total line also
- * gives dut_cpu_s: the CPU time (utime + stime) its busiest thread, the forwarding lcore, took in the window.
+ * payload from the pattern), so its own lcore spends on each frame what net_memif's copy into its ring costs.
+ * With BENCH_FWD_DUT_PID naming a file that holds the device under test's process id, the total line also gives
+ * dut_cpu_s: the CPU time (utime + stime) its busiest thread, the forwarding lcore, took in the window.
  * Figures only; exits 0, or 1 when a port cannot be made, 77 when not root.
  */
 #include <dirent.h>
@@ -134,6 +136,7 @@ static void nic_pkt(struct wire_pkt *p, uint64_t k)
 
 struct counts {
 	uint64_t sink, back, sink_bytes;
+	uint64_t back_ip; /* of back: IPv4 frames (an ACK), not the ARP announcements a NIC's port sends at its start */
 };
 
 static void on_sink(void *arg, int port, const uint8_t *frame, size_t len)
@@ -151,9 +154,8 @@ static void on_back(void *arg, int port, const uint8_t *frame, size_t len)
 	struct counts *c = arg;
 
 	(void)port;
-	(void)frame;
-	(void)len;
 	c->back++;
+	c->back_ip += len >= 14 && frame[12] == 0x08 && frame[13] == 0x00;
 }
 
 /* Write @p n switch-case frames to the pcap file @p fn. 0 or 1. */
@@ -239,7 +241,7 @@ int main(int argc, char **argv)
 	/* Until the device under test answers: its first frame every millisecond (PSN 0 to a NIC: the SYN that opens
 	 * the PDC), for 20 s at most; then the warm-up, then the window. */
 	next = dp_tsc() + 20 * hz;
-	while (c.sink + c.back == 0) {
+	while (c.sink + c.back_ip == 0) {
 		if (sink < 0)
 			nic_pkt(&pkt, 0);
 		int h = wire_encode_hdrs(&pkt, hdr, sizeof(hdr));
