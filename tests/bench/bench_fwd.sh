@@ -26,6 +26,7 @@ shift 3
 cases=("$@")
 [ ${#cases[@]} -gt 0 ] || cases=(switch testpmd nic-memif)
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: bench_fwd needs root (DPDK EAL)"; exit 77; }
+[ -x /usr/bin/time ] || { echo "SKIP: bench_fwd needs /usr/bin/time (Debian's time package)"; exit 77; }
 reps=${BENCH_FWD_REPS:-3} secs=${BENCH_FWD_SECONDS:-3} warm=1
 # The feeder on lcore 1 and the device under test on lcore 0 (BENCH_FWD_PEER_LCORE, BENCH_FWD_DUT_LCORE).
 pl=${BENCH_FWD_PEER_LCORE:-1} dl=${BENCH_FWD_DUT_LCORE:-0}
