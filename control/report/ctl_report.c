@@ -274,7 +274,7 @@ const char *ctl_peer_counter_name(int c)
 const char *ctl_stop_name(enum ctl_stop s)
 {
 	static const char *const names[] = { "completed", "duration", "signal", "stalled", "lag", "incomplete",
-						       "output_error", "peer_lost" };
+						       "output_error", "peer_lost", "ctl" };
 
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
 }

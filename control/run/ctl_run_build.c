@@ -577,19 +577,35 @@ static int schedule_messages(struct ctl_run_state *r, char *err, size_t errlen)
 	return 0;
 }
 
-int ctl_run_msg_post(struct ctl_run_state *r, const struct ctl_message *cm, emu_ps_t now)
+int ctl_run_msg_sched(struct ctl_run_state *r, uint32_t i, emu_ps_t now)
 {
-	struct ctl_msg *m = &r->msgs[r->n_msgs];
-	struct net_part *np = ctl_run_dev_np(r, cm->src);
+	struct ctl_msg *m = &r->msgs[i];
+	struct net_part *np = ctl_run_dev_np(r, m->m->src);
 	int rc;
 
-	*m = (struct ctl_msg){ .m = cm };
-	emu_sched_set_ent(np->sched, cm->src + 1); /* as schedule_messages() does */
-	rc = net_sched(np, now, ev_post, ctl_run_dev_lc(r, cm->src), m, NULL);
+	emu_sched_set_ent(np->sched, m->m->src + 1); /* as schedule_messages() does */
+	rc = net_sched(np, now, ev_post, ctl_run_dev_lc(r, m->m->src), m, NULL);
 	emu_sched_set_ent(np->sched, 0);
-	if (rc < 0)
+	return rc < 0 ? -ENOSPC : 0;
+}
+
+uint32_t ctl_run_msg_add(struct ctl_run_state *r, const struct ctl_message *cm)
+{
+	uint32_t i = r->n_msgs;
+
+	r->msgs[i] = (struct ctl_msg){ .m = cm };
+	__atomic_store_n(&r->n_msgs, i + 1, __ATOMIC_RELEASE); /* telemetry reads the count */
+	return i;
+}
+
+int ctl_run_msg_post(struct ctl_run_state *r, const struct ctl_message *cm, emu_ps_t now)
+{
+	uint32_t i = r->n_msgs;
+
+	r->msgs[i] = (struct ctl_msg){ .m = cm };
+	if (ctl_run_msg_sched(r, i, now) < 0)
 		return -ENOSPC;
-	__atomic_store_n(&r->n_msgs, r->n_msgs + 1, __ATOMIC_RELEASE); /* telemetry reads the count */
+	__atomic_store_n(&r->n_msgs, i + 1, __ATOMIC_RELEASE); /* telemetry reads the count */
 	return 0;
 }
 

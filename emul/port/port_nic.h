@@ -120,6 +120,12 @@ struct port_nic_ops {
 	/** Optional: close the receiving end of a post_msg() connection @p peer_conn from @p peer_ip (NULL: the model
 	 *  keeps its receiving ends). Returns 0 or -ENOENT. */
 	int (*close_rcv)(void *dev, uint32_t peer_ip, uint32_t peer_conn, emu_ps_t now);
+	/** Hold (@p on) or release the sending of connection @p conn (post_msg's, conn_open's) at @p now: the
+	 *  run's control (uetemu ctl pause HOST MSG). Returns 0 or -ENOENT. */
+	int (*conn_hold)(void *dev, uint32_t conn, bool on, emu_ps_t now);
+	/** Set uetemu's egress shaper (port_shape.h) to @p bps (0: none) at @p now, its bucket the configured
+	 *  EgressShaper.BurstSize (the run's control: uetemu ctl rate HOST RATE). */
+	void (*rate_limit)(void *dev, uint64_t bps, emu_ps_t now);
 	/** Send connection-management message @p cm to @p dst_ip. Returns 0, -EHOSTUNREACH or -ENOBUFS. */
 	int (*cm_send)(void *dev, uint32_t dst_ip, const struct wire_cm *cm, emu_ps_t now);
 

@@ -53,6 +53,16 @@ static int op_conn_post(void *dev, uint32_t conn, uint64_t bytes, uint64_t cooki
 	return roce_post(dev, conn, ROCE_VERB_WRITE, bytes, cookie, now);
 }
 
+static int op_conn_hold(void *dev, uint32_t conn, bool on, emu_ps_t now)
+{
+	return roce_qp_hold(dev, conn, on, now);
+}
+
+static void op_rate_limit(void *dev, uint64_t bps, emu_ps_t now)
+{
+	roce_rate_limit(dev, bps, now);
+}
+
 static int op_cm_send(void *dev, uint32_t dst_ip, const struct wire_cm *cm, emu_ps_t now)
 {
 	return roce_cm_send(dev, dst_ip, cm, now);
@@ -155,6 +165,8 @@ const struct port_nic_ops roce_port_ops = {
 	.conn_post = op_conn_post,
 	.conn_close = NULL, /* a queue pair stays open */
 	.close_rcv = NULL,  /* the far end a packet created stays */
+	.conn_hold = op_conn_hold,
+	.rate_limit = op_rate_limit,
 	.cm_send = op_cm_send,
 	.n_counters = ROCE_C_COUNT,
 	.counters = op_counters,

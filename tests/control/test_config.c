@@ -774,8 +774,8 @@ Test(ctl_config, set_bad_paths)
 	set_fails("nic=1", "--set nic=1: nic is a map; set one of its keys, e.g. nic.<key>=value");
 	set_fails("nic.Foo.Bar=1",
 		  "--set nic.Foo.Bar=1: nic.Foo: unknown key; valid keys are NumDownLinks, EnableBufferStats, "
-		  "EnableTransportStats, EnableEventLogging, NetworkInterface, TransportProcessingLayers, HostInterface, "
-		  "UETEncapsulation, PeerProfile, TestFaults");
+		  "EnableTransportStats, EnableEventLogging, NetworkInterface, EgressShaper, TransportProcessingLayers, "
+		  "HostInterface, UETEncapsulation, PeerProfile, TestFaults");
 	set_fails("simulaton.RandomSeed=1",
 		  "--set simulaton.RandomSeed=1: simulaton: unknown key; did you mean 'simulation'?");
 	set_fails("switch.Foo=1",
