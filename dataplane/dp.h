@@ -195,8 +195,8 @@ int dp_tx(struct dp_ctx *dp, int port, const uint8_t *frame, size_t len);
 /**
  * Stage the frame made of the @p hdr_len bytes at @p hdr followed by the first @p payload_len bytes of the
  * pattern (dp_tx_pattern_set()) for port @p port. On a zero-copy port the headers go into a small mbuf and the
- * payload is a second mbuf pinned to the pattern, never copied; on a copy port both are copied, as dp_tx() does. Returns
- * as dp_tx(); a payload longer than the pattern is DP_TX_TOOBIG.
+ * payload is a second mbuf pinned to the pattern, never copied; on a copy port both are copied, as dp_tx() does.
+ * Returns as dp_tx(); a payload longer than the pattern is DP_TX_TOOBIG.
  */
 int dp_tx_hdr(struct dp_ctx *dp, int port, const uint8_t *hdr, size_t hdr_len, size_t payload_len);
 
