@@ -347,22 +347,29 @@ static void prof_say(const struct ctl_run_state *r)
  * on (every CPU when the lcores take them all), so no write lands in a pass. 0, or -errno (then the loop writes
  * them itself, as before).
  */
+/* The online CPUs no lcore runs on (an lcore's id is its CPU's with -l) into @p cpus; how many. */
+static int free_cpus(const struct ctl_run_state *r, cpu_set_t *cpus)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	CPU_ZERO(cpus);
+	for (size_t c = 0; (long)c < n && c < CPU_SETSIZE; c++)
+		CPU_SET(c, cpus);
+	for (uint32_t i = 0; i < r->n_lcs; i++)
+		if (ctl_run_lc(r, i)->lcore_id < CPU_SETSIZE)
+			CPU_CLR((size_t)ctl_run_lc(r, i)->lcore_id, cpus);
+	return CPU_COUNT(cpus);
+}
+
 static int writer_start(struct ctl_run_state *r, struct rec_writer **w)
 {
 	struct rec_budget *b = r->cfg->sim.budget;
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	cpu_set_t cpus;
 
 	*w = NULL;
 	if (b == NULL)
 		return 0;
-	CPU_ZERO(&cpus);
-	for (size_t c = 0; (long)c < n && c < CPU_SETSIZE; c++)
-		CPU_SET(c, &cpus);
-	for (uint32_t i = 0; i < r->n_lcs; i++)
-		if (ctl_run_lc(r, i)->lcore_id < CPU_SETSIZE)
-			CPU_CLR((size_t)ctl_run_lc(r, i)->lcore_id, &cpus);
-	int rc = rec_writer_start(w, RT_WRITER_RING, CPU_COUNT(&cpus) > 0 ? &cpus : NULL);
+	int rc = rec_writer_start(w, RT_WRITER_RING, free_cpus(r, &cpus) > 0 ? &cpus : NULL);
 
 	if (rc == 0)
 		b->writer = *w;
@@ -388,6 +395,50 @@ static void writer_stop(struct ctl_run_state *r, struct rec_writer *w)
 			(unsigned long long)st.waits);
 }
 
+/* Whether port devargs @p dev's PMD sends with a system call (net_af_packet's sendto kick, net_tap's writev). */
+static bool sends_by_syscall(const char *dev)
+{
+	return strncmp(dev, "net_af_packet", 13) == 0 || strncmp(dev, "net_tap", 7) == 0;
+}
+
+/*
+ * --tx-thread: the sends of the ports whose PMD makes a system call to send go to a thread of their own, on the
+ * CPUs no lcore runs on (dp_tx_thread_start). None free (the lcores take every CPU): said, and the loop sends.
+ */
+static void tx_thread_start(struct ctl_run_state *r)
+{
+	bool ports[DP_MAX_PORTS] = { false };
+	cpu_set_t cpus;
+	char err[256];
+	int n = 0;
+
+	if (!r->opts->tx_thread)
+		return;
+	for (uint32_t i = 0; i < r->n_exts; i++)
+		if (!r->exts[i].off && r->exts[i].dp_port >= 0 && r->exts[i].dp_port < DP_MAX_PORTS &&
+		    sends_by_syscall(r->cfg->ports[i].dev))
+			ports[r->exts[i].dp_port] = true, n++;
+	if (n == 0) {
+		fprintf(stderr, "[uetemu] --tx-thread: no net_af_packet or net_tap port: every port sends from its lcore\n");
+		return;
+	}
+	if (free_cpus(r, &cpus) == 0) {
+		fprintf(stderr, "[uetemu] --tx-thread: every CPU runs an lcore: the ports send from their lcores\n");
+		return;
+	}
+	n = dp_tx_thread_start(r->rt->dp, ports, &cpus, err, sizeof(err));
+	if (n < 0)
+		fprintf(stderr, "[uetemu] --tx-thread: %s: the ports send from their lcores\n", err);
+	else if (r->opts->progress)
+		fprintf(stderr, "[uetemu] --tx-thread: %d port%s send from a thread of their own, on CPU%s", n,
+			n == 1 ? "" : "s", CPU_COUNT(&cpus) == 1 ? "" : "s");
+	for (int c = 0, k = 0; n > 0 && r->opts->progress && c < CPU_SETSIZE; c++)
+		if (CPU_ISSET((size_t)c, &cpus))
+			fprintf(stderr, "%s%d", k++ ? "," : " ", c);
+	if (n > 0 && r->opts->progress)
+		fputc('\n', stderr);
+}
+
 /*
  * Every lcore's loop: the workers launched, the main lcore's run here, then the workers waited for. The end of
  * the run is the latest time any lcore reached; the lateness figures are all lcores' merged.
@@ -409,7 +460,9 @@ static void run_lcores(struct ctl_run_state *r)
 	struct rec_writer *w;
 
 	writer_start(r, &w);
+	tx_thread_start(r);
 	run_go(r->eng, &h, &why, &r->end); /* real time starts no thread of its own: it cannot fail */
+	dp_tx_thread_stop(r->rt->dp); /* what the loop's last flush staged is sent */
 	writer_stop(r, w);
 	r->rt->lagged = why == RUN_END_LAG;
 	run_rt_merge(r->eng, &r->rt->stats);
