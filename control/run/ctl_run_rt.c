@@ -386,9 +386,8 @@ static void writer_stop(struct ctl_run_state *r, struct rec_writer *w)
 
 	if (w == NULL)
 		return;
-	rec_writer_sync(w);
-	r->cfg->sim.budget->writer = NULL;
 	rec_writer_stop(w, &st);
+	r->cfg->sim.budget->writer = NULL;
 	if (r->opts->pass_profile)
 		fprintf(stderr, "[uetemu] records' writer thread: %llu flushes, %llu bytes written off the poll loop, "
 				"%llu waited for room\n", (unsigned long long)st.chunks, (unsigned long long)st.bytes,

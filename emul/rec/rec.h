@@ -85,8 +85,8 @@ int rec_writer_start(struct rec_writer **w, uint64_t bytes, const cpu_set_t *cpu
 /** Wait until everything handed to @p w is written. Accepts NULL. */
 void rec_writer_sync(struct rec_writer *w);
 
-/** Write what is left, end the thread, free @p w, and say in @p st (may be NULL) what it was given. Unset it as
- *  the budget's writer first. Accepts NULL. */
+/** Write what is left (the thread then on any CPU), end the thread, free @p w, and say in @p st (may be NULL)
+ *  what it was given; then unset it as the budget's writer (nothing may write meanwhile). Accepts NULL. */
 void rec_writer_stop(struct rec_writer *w, struct rec_writer_stats *st);
 
 /** Attach the budget @p b (or NULL) to the record @p r: its rows are cut at the last whole one that fits. */

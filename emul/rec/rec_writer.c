@@ -184,6 +184,14 @@ void rec_writer_stop(struct rec_writer *w, struct rec_writer_stats *st)
 {
 	if (w == NULL)
 		return;
+	cpu_set_t all;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	/* what is left may go out on any CPU: the caller only waits now, and the thread's own CPU may be busy */
+	CPU_ZERO(&all);
+	for (size_t c = 0; (long)c < n && c < CPU_SETSIZE; c++)
+		CPU_SET(c, &all);
+	pthread_setaffinity_np(w->tid, sizeof(all), &all);
 	__atomic_store_n(&w->stop, 1, __ATOMIC_RELEASE);
 	pthread_join(w->tid, NULL);
 	if (st != NULL)
