@@ -740,10 +740,29 @@ static int cmd_columns(struct cli *c)
 	return CTL_EXIT_ERROR;
 }
 
-static int cmd_keys(struct cli *c)
+/* The type of a NIC attribute as the NIC configuration pages name it: their lists are strings ("Attributes of type
+ * string that hold a list, such as PoolAllocationVector, hold eight comma-separated entries"), the PCIe transaction
+ * layer's buffer sizes are queuesize, the other sizes bytes. */
+static const char *keys_type(const struct port_param_def *d)
 {
 	static const char *const types[] = { "bool", "uint", "double", "datarate", "timeval", "bytes", "string",
-					     "string", "string", "string", "list", "list", "list", "list" };
+					     "string", "string", "string", "string", "string", "string", "string" };
+	static const char *const queuesize[] = { "RXHeaderBufferSize", "TXHeaderBufferSize", "RXDataBufferSize",
+						 "TXDataBufferSize" };
+	const char *attr = d->path[0];
+
+	for (int k = 1; k < PORT_PARAM_DEPTH && d->path[k] != NULL; k++)
+		attr = d->path[k];
+	if (d->type >= sizeof(types) / sizeof(types[0]))
+		return "?";
+	for (size_t i = 0; d->type == PORT_PT_BYTES && i < sizeof(queuesize) / sizeof(queuesize[0]); i++)
+		if (strcmp(attr, queuesize[i]) == 0)
+			return "queuesize";
+	return types[d->type];
+}
+
+static int cmd_keys(struct cli *c)
+{
 	const struct { const char *root; const struct port_param_def *t; unsigned n; } tabs[] = {
 		{ "nic", nic_param_table, nic_param_count }, { "roce_nic", roce_param_table, roce_param_count },
 	};
@@ -757,8 +776,7 @@ static int cmd_keys(struct cli *c)
 			printf("| `%s", tabs[t].root);
 			for (int k = 0; k < PORT_PARAM_DEPTH && d->path[k] != NULL; k++)
 				printf(".%s", d->path[k]);
-			printf("` | %s%s | `%s` |\n", d->type < sizeof(types) / sizeof(types[0]) ? types[d->type] : "?",
-			       d->readonly ? " (read-only)" : "", d->def);
+			printf("` | %s%s | `%s` |\n", keys_type(d), d->readonly ? " (read-only)" : "", d->def);
 		}
 	for (unsigned i = 0; i < sw_param_count; i++) {
 		const struct sw_param_def *d = &sw_param_table[i];

@@ -30,6 +30,8 @@ struct ctl_msg {
 	uint16_t pdc;       /* the sending PDC's id */
 	bool posted;
 	bool completed;
+	bool has_rtx;       /* rtx is known: the NIC model told it at completion */
+	uint32_t rtx;       /* packets retransmitted for it (its PDC's, UET) */
 };
 
 /* A port on a link to another process's switch (--partition): that process's hellos (docs/realtime.md, When a

@@ -57,7 +57,13 @@ static void hook_msg_done(void *arg, uint64_t cookie, emu_ps_t now)
 	if (cookie & APP_PP_COOKIE) /* a ping-pong's message: its round trip ends at the reply's receipt */
 		return;
 	struct ctl_msg *m = &r->msgs[cookie];
+	const struct port_nic *snd = &r->hosts[m->m->src];
+	struct port_nic_flow fl;
 
+	if (snd->ops->flow != NULL && snd->ops->flow(snd->dev, m->pdc, cookie, &fl) == 0) { /* its flow-fct row's */
+		m->rtx = (uint32_t)(fl.retransmits < UINT32_MAX ? fl.retransmits : UINT32_MAX);
+		m->has_rtx = true;
+	}
 	m->done = now;
 	m->completed = true;
 	__atomic_store_n(&lc->completed, lc->completed + 1, __ATOMIC_RELAXED);

@@ -108,7 +108,9 @@ static int op_flow(const void *dev, uint32_t conn, uint64_t cookie, struct port_
 	const struct nic_pdc *pdc = nic_pdc_snd_find(nic, (uint16_t)conn);
 	uint64_t acked;
 
-	if (pdc == NULL || !pdc->sender || !pdc->busy || pdc->cookie != cookie || pdc->group == NULL)
+	/* a message's own PDC also in its completion's hook, before it closes (busy is false then) */
+	if (pdc == NULL || !pdc->sender || pdc->cookie != cookie || pdc->group == NULL ||
+	    (!pdc->busy && (pdc->conn || pdc->pkts_acked != pdc->n_pkts)))
 		return -ENOENT;
 	acked = (uint64_t)pdc->pkts_acked * nic->p->rdma_data_mss;
 	*out = (struct port_nic_flow){ .acked_bytes = acked < pdc->bytes ? acked : pdc->bytes, .retransmits = pdc->rtx,

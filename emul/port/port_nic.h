@@ -135,7 +135,8 @@ struct port_nic_ops {
 	 *  drop_reasons (NULL: the model's drops are counted in stats.drops only). */
 	void (*drops)(const void *dev, uint64_t *by_counter);
 	/** Optional: connection @p conn (post_msg's) sending the message of @p cookie, now: 0, or -ENOENT when it no
-	 *  longer carries it. Plain loads of the sender's state: call it where the NIC's lcore is not running. */
+	 *  longer carries it (a message's own connection still carries it in msg_done, its final figures). Plain loads
+	 *  of the sender's state: call it where the NIC's lcore is not running, or from its own hooks. */
 	int (*flow)(const void *dev, uint32_t conn, uint64_t cookie, struct port_nic_flow *out);
 	/** New payload bytes delivered to the host. */
 	uint64_t (*rx_payload)(const void *dev);

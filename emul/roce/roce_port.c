@@ -111,8 +111,9 @@ static void op_pool_interval_reset(void *dev)
 }
 
 /* The RoCE buffers page's Records: every frame, Ethernet header and FCS included; no transmit drop column of its
- * own (0); rx drops the receive-pool drops, the data discarded for no queue pair and behind a gap; no ECN column
- * in ecn-pfc-stats (0). */
+ * own (0); rx drops the packets dropped because their receive pool was full "and nothing else" (the transport's
+ * discards, for no queue pair or behind a gap, are roce-transport-stats' columns); no ECN column in ecn-pfc-stats
+ * (0). */
 static void op_rec_row(const void *dev, struct port_nic_rec *out)
 {
 	const uint64_t *c = roce_counters(dev);
@@ -120,8 +121,7 @@ static void op_rec_row(const void *dev, struct port_nic_rec *out)
 	*out = (struct port_nic_rec){ .port_tx_frames = c[ROCE_C_PORT_TX_FRAMES],
 				      .port_rx_frames = c[ROCE_C_PORT_RX_FRAMES], .nd_tx_bytes = c[ROCE_C_TX_BYTES],
 				      .nd_rx_bytes = c[ROCE_C_RX_BYTES],
-				      .nd_rx_drops = c[ROCE_C_RX_DROPS] + c[ROCE_C_RX_DROPS_NO_QP_DATA] +
-						     c[ROCE_C_RX_DROPS_AFTER_NAK] };
+				      .nd_rx_drops = c[ROCE_C_RX_DROPS] };
 }
 
 static void op_interval_reset(void *dev)

@@ -380,11 +380,12 @@ Test(ctl_config, bad_duplicate_key)
 		   BAD "duplicate-key.yaml:3:3: simulation.RandomSeed: duplicate key; keep one, the first is at 2:3");
 }
 
+/* A map where a value is expected is the pages' typed form {value, unit, type}; another key in it is refused. */
 Test(ctl_config, bad_map_where_value_expected)
 {
 	load_fails(BAD "wrong-type.yaml", NULL, 0, -EINVAL,
-		   BAD "wrong-type.yaml:7:9: nic.TransportProcessingLayers.SemanticLayer.RdmaDataMSS: expected a value, "
-		   "not a map; e.g. 4096");
+		   BAD "wrong-type.yaml:7:9: nic.TransportProcessingLayers.SemanticLayer.RdmaDataMSS: unknown key in a "
+		   "typed value; it holds value, unit and type, e.g. {value: 16, unit: ms, type: timeval}");
 }
 
 Test(ctl_config, bad_list_string)
