@@ -376,16 +376,16 @@ static int cm_read(struct hs_file *f, const struct ctl_config *cfg, struct ctl_a
 		rc = ntok;
 	if (rc == 0 && h.nodes == 0)
 		rc = hs_err(f, "no Nodes line; a connection matrix starts Nodes N, Connections M");
-	if (rc == 0 && h.conns_line != 0 && h.conns != n) {
-		f->line = h.conns_line;
-		rc = hs_err(f, "Connections %llu, but the file has %u", (unsigned long long)h.conns, n);
-	}
 	if (rc == 0 && n_ids > 1) {
 		qsort(ids, n_ids, sizeof(*ids), cmp_u64);
 		for (uint32_t i = 1; rc == 0 && i < n_ids; i++)
 			if (ids[i] == ids[i - 1])
 				rc = ctl_err(f->c, f->at, "%s: id %llu is given to two connections; flow ids are unique",
 					     f->name, (unsigned long long)ids[i]);
+	}
+	if (rc == 0 && h.conns_line != 0 && h.conns != n) {
+		f->line = h.conns_line;
+		rc = hs_err(f, "Connections %llu, but the file has %u", (unsigned long long)h.conns, n);
 	}
 	free(ids);
 	return rc;
