@@ -24,7 +24,9 @@ scenario also runs in htsim, given the same work: the config's messages as a con
 fabric as a .topo with uetemu's link rates and delays (host links 100 ns, switch tiers 500 ns; no switch latency),
 and -mtu 4160; then the ratios uetemu / htsim of wall time, CPU time and peak RSS, and htsim's FCTs (each flow's
 "finished at" less its start) by the same percentile rule as uetemu's (nearest rank). Runs alternate between the
-two simulators, so both see the same machine load. A table of every scenario closes the output.
+two simulators, so both see the same machine load. On the fat trees uetemu then also runs htsim's two files
+themselves (topology: {type: htsim}, a connection_matrix application) and says whether that run's messages (pairs,
+sizes, starts) and FCTs are the YAML run's. A table of every scenario closes the output.
 """
 import json
 import os
@@ -180,7 +182,29 @@ def bench(uetemu, root, name, reps, htsim, tmp, base=None):
         print('  %-9s wall %8.2fx  cpu %8.2fx  peak RSS %8.2fx  FCT p50 %5.2fx  p99 %5.2fx' % (
             'ratio', w / hw, c / hc, r / hr, pct(fct, 50) / pct(hf, 50), pct(fct, 99) / pct(hf, 99)))
         line += [hc, pct(hf, 50), pct(hf, 99)]
+        if fabric[0] == 'fat-tree':
+            print('  %-9s %s' % ('', same_work(uetemu, config, s, tmp)))
     return line
+
+
+def same_work(uetemu, config, s, tmp):
+    """uetemu on htsim's own files (the .topo and .cm just written) against the YAML run's summary @p s: the same
+    messages (pairs, sizes, starts) and FCTs? One line of text."""
+    name = re.search(r'SimulationName: (\S+)', open(config).read()).group(1)
+    cfg = os.path.join(tmp, 'htsim-files.yaml')
+    with open(cfg, 'w') as f:
+        f.write('simulation: {SimulationName: %s}\ntopology: {type: htsim, file: bench.topo}\n'
+                'applications:\n  - {type: connection_matrix, file: bench.cm}\n' % name)
+    out = os.path.join(tmp, 'out-files')
+    shutil.rmtree(out, ignore_errors=True)
+    if measure([uetemu, 'run', cfg, '--out', out, '--quiet'], tmp)[3] != 0:
+        return 'uetemu on bench.topo + bench.cm: the run failed'
+    t = json.load(open(os.path.join(out, 'summary.json')))
+    key = [('src', 'dst', 'bytes', 'start_us'), ('fct_us',)]
+    same = [[tuple(m[k] for k in ks) for m in x['messages']['list']] for ks in key for x in (s, t)]
+    return 'uetemu on bench.topo + bench.cm: %d messages, pairs, sizes and starts %s, FCTs %s' % (
+        len(t['messages']['list']), 'the same as the YAML run' if same[0] == same[1] else 'DIFFERENT',
+        'the same' if same[2] == same[3] else 'DIFFERENT')
 
 
 def table(lines, htsim):
