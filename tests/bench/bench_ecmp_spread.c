@@ -25,9 +25,9 @@
 static void spread(int k, const int *dst_of)
 {
 	int h = k / 2, hosts = k * k * k / 4, ntor = k * k / 2, nagg = k * k / 2;
-	double *up1 = calloc((size_t)ntor * h, sizeof(double)), *up2 = calloc((size_t)nagg * h, sizeof(double));
+	double *up1 = calloc((size_t)(ntor * h), sizeof(double)), *up2 = calloc((size_t)(nagg * h), sizeof(double));
 	uint32_t *salt = calloc((size_t)(ntor + nagg), sizeof(uint32_t));
-	char *seen = calloc((size_t)h * h, 1);
+	char *seen = calloc((size_t)(h * h), 1);
 	int flows = 0, worst = h * h;
 	double sum = 0, mx1 = 0, mx2 = 0, s1 = 0, s2 = 0;
 
@@ -42,7 +42,7 @@ static void spread(int k, const int *dst_of)
 
 		if (pod == dst / (h * h))
 			continue; /* within a pod the agg has one way down: no second choice */
-		memset(seen, 0, (size_t)h * h);
+		memset(seen, 0, (size_t)(h * h));
 		for (int e = ENT_FIRST; e < ENT_FIRST + ENT_N; e++) {
 			struct wire_pkt p;
 
@@ -105,7 +105,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		hosts = k * k * k / 4;
-		dst_of = malloc((size_t)hosts * sizeof(int));
+		dst_of = malloc((size_t)hosts * sizeof(*dst_of));
 		if (dst_of == NULL)
 			return 1;
 		fixed_perm(k, dst_of);
