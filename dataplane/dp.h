@@ -48,7 +48,7 @@ struct dp_port_stats {
 /** How a port sends frames (dp_port_tx_mode()). */
 enum dp_tx_mode {
 	DP_TXM_COPY = 0, /* headers and payload copied into mbufs from the pool */
-	DP_TXM_ZEROCOPY, /* headers copied into a small mbuf, the payload attached from the shared pattern */
+	DP_TXM_ZEROCOPY, /* headers copied into a small mbuf, the payload an mbuf pinned to the shared pattern */
 };
 
 /** What dp_tx() and dp_tx_hdr() did with a frame: 0 = staged, else the reason it was dropped (and counted). */
@@ -195,8 +195,8 @@ int dp_tx(struct dp_ctx *dp, int port, const uint8_t *frame, size_t len);
 /**
  * Stage the frame made of the @p hdr_len bytes at @p hdr followed by the first @p payload_len bytes of the
  * pattern (dp_tx_pattern_set()) for port @p port. On a zero-copy port the headers go into a small mbuf and the
- * payload is attached from the pattern, never copied; on a copy port both are copied, as dp_tx() does. Returns
- * as dp_tx(); a payload longer than the pattern is DP_TX_TOOBIG.
+ * payload is a second mbuf pinned to the pattern, never copied; on a copy port both are copied, as dp_tx() does.
+ * Returns as dp_tx(); a payload longer than the pattern is DP_TX_TOOBIG.
  */
 int dp_tx_hdr(struct dp_ctx *dp, int port, const uint8_t *hdr, size_t hdr_len, size_t payload_len);
 

@@ -5,6 +5,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_memcpy.h>
+#include <rte_prefetch.h>
 
 #include "dp.h"
 #include "dp_pvt.h"
@@ -85,79 +86,78 @@ nombuf:
 	return NULL;
 }
 
-/*
- * Two mbufs of the header pool from the port's stash, refilled a burst's worth at a time (one mempool call per
- * DP_BURST frames instead of one per frame). False when the pool cannot give even two.
- */
-static inline bool dp_stash_take2(struct dp_ctx *dp, struct dp_port *p, struct rte_mbuf **m)
+/* Refill stash @p st (@p n mbufs in it) from @p pool, a burst's worth at once, or one when the pool is nearly empty
+ * (what a frame needs). False when the pool cannot give even one. */
+static bool dp_stash_fill(struct rte_mempool *pool, struct rte_mbuf **st, uint32_t *n)
 {
-	if (unlikely(p->n_stash < 2)) {
-		unsigned want = RTE_DIM(p->stash) - p->n_stash;
+	unsigned want = DP_BURST - *n;
 
-		if (rte_pktmbuf_alloc_bulk(dp->hdr_pool, p->stash + p->n_stash, want) == 0)
-			p->n_stash += want;
-		else if (rte_pktmbuf_alloc_bulk(dp->hdr_pool, p->stash + p->n_stash, 2) == 0)
-			p->n_stash += 2; /* a nearly empty pool: what a frame needs */
-		else
-			return false;
-	}
-	m[0] = p->stash[--p->n_stash];
-	m[1] = p->stash[--p->n_stash];
+	if (rte_pktmbuf_alloc_bulk(pool, st + *n, want) == 0)
+		*n += want;
+	else if (rte_pktmbuf_alloc_bulk(pool, st + *n, 1) == 0)
+		*n += 1;
+	else
+		return false;
 	return true;
 }
 
 /*
  * The zero-copy path: the @p hdr_len header bytes copied into a header mbuf, then (when there is a payload) a
- * second mbuf attached to the first @p payload_len bytes of the pattern. No payload byte is copied. The reference
- * to the pattern is taken for the whole burst when it is sent (dp_port_send). NULL with tx_drop_nombuf counted
- * when the header pool is empty.
+ * payload mbuf, pinned to the pattern (dp_zc_pools_create()), holding its first @p payload_len bytes. No payload byte
+ * is copied, and nothing is attached or counted: a payload mbuf goes back to its pool as a plain one. Both come
+ * from the port's stashes, refilled a burst's worth at a time (one mempool call per DP_BURST frames instead of one
+ * per frame). NULL with tx_drop_nombuf counted when a pool is empty.
  */
 static struct rte_mbuf *dp_zc_frame(struct dp_ctx *dp, struct dp_port *p, const uint8_t *hdr, size_t hdr_len,
 				    size_t payload_len)
 {
-	struct rte_mbuf *m[2];
+	struct rte_mbuf *h, *pay;
 
-	if (unlikely(!dp_stash_take2(dp, p, m))) {
+	if (unlikely((p->n_stash == 0 && !dp_stash_fill(dp->hdr_pool, p->stash, &p->n_stash)) ||
+		     (payload_len > 0 && p->n_pstash == 0 && !dp_stash_fill(dp->pay_pool, p->pstash, &p->n_pstash)))) {
 		p->st.tx_drop_nombuf++;
 		return NULL;
 	}
-	rte_memcpy(rte_pktmbuf_mtod(m[0], void *), hdr, hdr_len);
-	m[0]->data_len = (uint16_t)hdr_len;
-	m[0]->pkt_len = (uint32_t)(hdr_len + payload_len);
-	if (payload_len == 0) {
-		p->stash[p->n_stash++] = m[1]; /* not needed: back to the stash */
-		return m[0];
+	h = p->stash[--p->n_stash];
+	/* the next frame's mbufs: their first line (buf_addr, data_off, lengths) and the header's second (next),
+	 * which this frame's writes would otherwise wait for */
+	if (likely(p->n_stash > 0)) {
+		rte_prefetch0(p->stash[p->n_stash - 1]);
+		rte_prefetch0(&p->stash[p->n_stash - 1]->next);
 	}
-	rte_pktmbuf_attach_extbuf(m[1], (void *)(uintptr_t)dp->pat, dp->pat_iova, dp->pat_len, &p->pat_shinfo);
-	m[1]->data_len = (uint16_t)payload_len;
-	m[0]->next = m[1];
-	m[0]->nb_segs = 2;
-	p->n_tx_pat++;
-	return m[0];
+	if (likely(p->n_pstash > 1))
+		rte_prefetch0(p->pstash[p->n_pstash - 2]);
+	rte_memcpy(rte_pktmbuf_mtod(h, void *), hdr, hdr_len);
+	h->data_len = (uint16_t)hdr_len;
+	h->pkt_len = (uint32_t)(hdr_len + payload_len);
+	if (payload_len == 0)
+		return h;
+	pay = p->pstash[--p->n_pstash];
+	pay->data_len = (uint16_t)payload_len;
+	h->next = pay;
+	h->nb_segs = 2;
+	return h;
 }
 
 /*
  * Hand a port's staged burst to its TX queue. A PMD that enforces its MTU (net_tap) stops the burst at an
  * oversized frame: that frame alone is dropped as too big and the rest offered again. Otherwise the ring is full,
- * and what it did not take is dropped as full (l2fwd's rule: no retry, so a pass never spins on a busy port).
+ * and what it did not take is dropped as full (l2fwd's rule: no retry, so a pass never spins on a busy port). Only
+ * such a PMD's refusals are read as too big: net_memif reports an MTU of 1,500 yet carries 9,216 B frames, and
+ * when its ring was full its 4 KiB frames were dropped one by one as too big, the rest of the burst sent after
+ * them (a gap in the middle of a burst, where a full ring drops its tail).
  */
 static void dp_port_send(struct dp_port *p)
 {
 	uint16_t n = (uint16_t)p->n_tx, done = 0, toobig = 0, full = 0;
 	uint64_t dropped_bytes = 0;
 
-	/* One atomic add for the burst's payload mbufs, before the PMD (or a drop below) can free any of them. */
-	if (p->n_tx_pat > 0) {
-		rte_mbuf_ext_refcnt_update(&p->pat_shinfo, (int16_t)p->n_tx_pat);
-		p->n_tx_pat = 0;
-	}
-
 	while (done < n) {
 		done += rte_eth_tx_burst(p->port_id, 0, p->tx + done, n - done);
 		if (likely(done == n))
 			break;
 		/* Only the unsent mbufs are still ours to read: the PMD may already have freed the sent ones. */
-		if (p->tx[done]->pkt_len > p->max_frame) {
+		if (p->tx_mtu_refuses && p->tx[done]->pkt_len > p->max_frame) {
 			dropped_bytes += p->tx[done]->pkt_len;
 			rte_pktmbuf_free(p->tx[done++]);
 			toobig++;

@@ -380,11 +380,12 @@ Test(ctl_config, bad_duplicate_key)
 		   BAD "duplicate-key.yaml:3:3: simulation.RandomSeed: duplicate key; keep one, the first is at 2:3");
 }
 
+/* A map where a value is expected is the pages' typed form {value, unit, type}; another key in it is refused. */
 Test(ctl_config, bad_map_where_value_expected)
 {
 	load_fails(BAD "wrong-type.yaml", NULL, 0, -EINVAL,
-		   BAD "wrong-type.yaml:7:9: nic.TransportProcessingLayers.SemanticLayer.RdmaDataMSS: expected a value, "
-		   "not a map; e.g. 4096");
+		   BAD "wrong-type.yaml:7:9: nic.TransportProcessingLayers.SemanticLayer.RdmaDataMSS: unknown key in a "
+		   "typed value; it holds value, unit and type, e.g. {value: 16, unit: ms, type: timeval}");
 }
 
 Test(ctl_config, bad_list_string)
@@ -746,7 +747,7 @@ Test(ctl_config, set_bad_values)
 	set_fails("topology.links.0.DataRate=0Gbps",
 		  "--set topology.links.0.DataRate=0Gbps: zero datarate '0Gbps'; it must be above 0, e.g. 400Gbps");
 	set_fails("applications.0.type=rdma",
-		  "--set applications.0.type=rdma: unknown application type 'rdma'; use messages, ScalaRdma, Chakra, pingpong, responder or connection_matrix");
+		  "--set applications.0.type=rdma: unknown application type 'rdma'; use messages, ScalaRdma, Chakra, pingpong, responder, flows, stream or connection_matrix");
 	set_fails("topology.hosts.1=host1",
 		  "--set topology.hosts.1=host1: topology.hosts.1 is a map; set one of its keys, e.g. "
 		  "topology.hosts.1.<key>=value");
@@ -773,8 +774,8 @@ Test(ctl_config, set_bad_paths)
 	set_fails("nic=1", "--set nic=1: nic is a map; set one of its keys, e.g. nic.<key>=value");
 	set_fails("nic.Foo.Bar=1",
 		  "--set nic.Foo.Bar=1: nic.Foo: unknown key; valid keys are NumDownLinks, EnableBufferStats, "
-		  "EnableTransportStats, EnableEventLogging, NetworkInterface, TransportProcessingLayers, HostInterface, "
-		  "UETEncapsulation, PeerProfile, TestFaults");
+		  "EnableTransportStats, EnableEventLogging, NetworkInterface, EgressShaper, TransportProcessingLayers, "
+		  "HostInterface, UETEncapsulation, PeerProfile, TestFaults");
 	set_fails("simulaton.RandomSeed=1",
 		  "--set simulaton.RandomSeed=1: simulaton: unknown key; did you mean 'simulation'?");
 	set_fails("switch.Foo=1",
@@ -1371,7 +1372,7 @@ Test(ctl_config, rdma_app_errors)
 		   "5:38: applications.0.NumConnections: NumConnections applies to a ScalaRdma application; add type: "
 		   "ScalaRdma");
 	yaml_fails(RACK4 "applications:\n  - {type: rdma}\n",
-		   "5:12: applications.0.type: unknown application type 'rdma'; use messages, ScalaRdma, Chakra, pingpong, responder or connection_matrix");
+		   "5:12: applications.0.type: unknown application type 'rdma'; use messages, ScalaRdma, Chakra, pingpong, responder, flows, stream or connection_matrix");
 	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma}\n  - {type: ScalaRdma}\n",
 		   "6:5: applications.1: a second ScalaRdma application; the first is applications.0, and a config has "
 		   "at most one");
