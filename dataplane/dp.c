@@ -618,11 +618,13 @@ void dp_port_stats(const struct dp_ctx *dp, int port, struct dp_port_stats *out)
 	/* field by field, each one load: a telemetry handler calls this while the poll thread counts */
 	out->rx_frames = DP_LOAD(st->rx_frames);
 	out->rx_bytes = DP_LOAD(st->rx_bytes);
-	out->tx_frames = DP_LOAD(st->tx_frames);
-	out->tx_bytes = DP_LOAD(st->tx_bytes);
-	out->tx_drop_full = DP_LOAD(st->tx_drop_full);
+	const struct dp_port_stats *th = &dp->port[port].th_st; /* the TX thread's (dp_tx_thread_start()) */
+
+	out->tx_frames = DP_LOAD(st->tx_frames) + DP_LOAD(th->tx_frames);
+	out->tx_bytes = DP_LOAD(st->tx_bytes) + DP_LOAD(th->tx_bytes);
+	out->tx_drop_full = DP_LOAD(st->tx_drop_full) + DP_LOAD(th->tx_drop_full);
 	out->tx_drop_nombuf = DP_LOAD(st->tx_drop_nombuf);
-	out->tx_drop_toobig = DP_LOAD(st->tx_drop_toobig);
+	out->tx_drop_toobig = DP_LOAD(st->tx_drop_toobig) + DP_LOAD(th->tx_drop_toobig);
 	out->rx_drop_toobig = DP_LOAD(st->rx_drop_toobig);
 	out->tx_drop_mtu = DP_LOAD(st->tx_drop_mtu);
 }

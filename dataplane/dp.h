@@ -4,6 +4,7 @@
 #ifndef DP_H
 #define DP_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -202,6 +203,18 @@ int dp_tx_hdr(struct dp_ctx *dp, int port, const uint8_t *hdr, size_t hdr_len, s
 
 /** Send every staged frame on every port (call once per poll pass, so batching delay is bounded by one pass). */
 void dp_flush(struct dp_ctx *dp);
+
+/**
+ * A thread of its own, on @p cpus (NULL or empty: the caller's), makes the sends of the ports @p ports marks (an
+ * array of dp's ports, in dp_port_add() order): their staged bursts go into a ring it polls, busy, and it calls
+ * the PMD's TX (net_af_packet's sendto kick, net_tap's writev) there, so the poll lcore makes no system call to
+ * send (docs/realtime.md, Lateness). What a ring has no room for is dropped as tx_drop_full. Returns how many
+ * ports it sends for (0: none marked, no thread), or -errno with a message. Stop it before the ports close.
+ */
+int dp_tx_thread_start(struct dp_ctx *dp, const bool *ports, const cpu_set_t *cpus, char *err, size_t errlen);
+
+/** The TX thread sends what its rings hold and ends; the ports send for themselves again. Accepts none started. */
+void dp_tx_thread_stop(struct dp_ctx *dp);
 
 /** Send the frames staged on @p port (the lcore that polls it, once per pass: dp_flush() for one port). */
 void dp_flush_port(struct dp_ctx *dp, int port);

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <pthread.h>
+
 #include <rte_common.h>
 #include <rte_mbuf.h>
 #include <rte_memzone.h>
@@ -30,6 +32,8 @@ struct dp_port {
 	uint32_t n_stash, n_pstash;
 	uint64_t tx_staged_bytes;      /* sum of their pkt_len, so the sent bytes are known without touching sent mbufs */
 	struct dp_port_stats st;
+	struct rte_ring *txr;          /* dp_tx_thread_start(): its bursts go here, the TX thread sends them; or NULL */
+	struct dp_port_stats th_st;    /* ... and what the TX thread counts (sent, too big, full), in dp_port_stats() */
 	struct rte_device *dev;        /* the bus device behind the port, for rte_dev_remove() */
 	uint32_t max_frame;            /* MTU + Ethernet + VLAN header: longer frames a PMD may refuse (net_tap does) */
 	bool tx_mtu_refuses;           /* its PMD stops a TX burst at a frame over max_frame (net_tap); others take
@@ -72,6 +76,9 @@ struct dp_ctx {
 	struct dp_eal_args eal; /* the EAL command line, as merged */
 	char *eal_argv[DP_EAL_ARGS_MAX + 1]; /* a copy of eal.argv for rte_eal_init(), which permutes it */
 	char prefix[48];        /* "uetemu-<pid>", the default --file-prefix */
+	pthread_t tx_tid;       /* the TX thread (dp_tx_thread_start()), while tx_on */
+	bool tx_on;
+	int tx_stop;            /* the thread is told to send what is left and end (atomic) */
 	struct dp_tel_cmd tel[DP_TEL_CMDS_MAX]; /* the telemetry commands it answers (dp_tel.c) */
 	unsigned n_tel;
 	void *tel_arg;
