@@ -112,7 +112,8 @@ static int app_type(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 	else if (strcmp(s, "ScalaRdma") == 0)
 		a->app->type = CTL_APP_SCALA_RDMA;
 	else
-		rc = ctl_err(c, v, "unknown application type '%s'; use messages, ScalaRdma, Chakra, pingpong or responder", s);
+		rc = ctl_err(c, v, "unknown application type '%s'; use messages, ScalaRdma, Chakra, pingpong, responder, flows, "
+			     "stream or connection_matrix", s);
 	return rc;
 }
 
@@ -289,6 +290,8 @@ static int app_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t id
 
 	if (t != NULL && t->type == CTL_Y_SCALAR && strcmp(t->text, "Chakra") == 0)
 		return ctl_app_chakra(c, item, cfg, idx);
+	if (t != NULL && t->type == CTL_Y_SCALAR && strcmp(t->text, "connection_matrix") == 0)
+		return ctl_app_cm(c, item, cfg, idx);
 	if (t != NULL && t->type == CTL_Y_SCALAR && (strcmp(t->text, "pingpong") == 0 ||
 						     strcmp(t->text, "responder") == 0))
 		return ctl_app_pingpong(c, item, cfg, idx);

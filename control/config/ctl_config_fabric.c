@@ -109,7 +109,8 @@ static int topo_type(struct ctl_ctx *c, const struct ctl_ynode *v, unsigned *typ
 			return 0;
 		}
 	if (rc == 0)
-		rc = ctl_err(c, tv, "unknown topology type '%s'; use explicit, pair, rack, leaf-spine or fat-tree", s);
+		rc = ctl_err(c, tv, "unknown topology type '%s'; use explicit, pair, rack, leaf-spine, fat-tree or "
+			     "htsim", s);
 	ctl_pop(c, old);
 	return rc;
 }
@@ -378,6 +379,17 @@ static int topo_generated(struct ctl_ctx *c, const struct ctl_ynode *v, struct c
 
 		return at != NULL ? err_at_key(c, key, at, "%s", msg) : ctl_err(c, v, "%s", msg);
 	}
+	return ctl_topo_generated_build(c, v, cfg, out);
+}
+
+int ctl_topo_generated_build(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg,
+			     struct net_topo **out)
+{
+	struct net_topo_spec full = full_spec(cfg);
+	char msg[512];
+	int rc;
+
+	cfg->topo_type = CTL_TOPO_GENERATED;
 	if ((rc = net_topo_create(&full, out, msg, sizeof(msg))) != 0)
 		return rc;
 	if ((rc = hosts_from(cfg, *out)) != 0)
@@ -708,6 +720,15 @@ int ctl_sec_topology(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_co
 	unsigned type;
 	int rc;
 
+	const struct ctl_ynode *tv = ctl_y_get(v, "type");
+
+	if (tv != NULL && tv->type == CTL_Y_SCALAR && strcmp(tv->text, "htsim") == 0) {
+		rc = ctl_topo_htsim(c, v, cfg, &t);
+		if (rc == 0)
+			rc = topo_faults(c, v, cfg, t);
+		net_topo_destroy(t);
+		return rc;
+	}
 	for (size_t i = 0; i < N_TOPO_KEYS; i++)
 		keys[i] = (struct ctl_key){ topo_keys[i].name, false, NULL };
 	rc = ctl_walk_map(c, v, keys, N_TOPO_KEYS, NULL, "e.g. " TOPO_EXAMPLE);

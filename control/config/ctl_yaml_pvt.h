@@ -211,6 +211,17 @@ int ctl_sec_replay(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_conf
 /** Fill cfg->warnings from the loaded @p cfg (ctl_config_warn.c). */
 void ctl_config_warnings(struct ctl_config *cfg);
 
+/**
+ * A generated fabric from cfg->topo_spec as it stands (ctl_config_fabric.c): built into *@p out, cfg->hosts filled
+ * from it, then @p v's hosts list (changes to its hosts) applied. Returns 0 or -errno (message written at @p v).
+ */
+struct net_topo;
+int ctl_topo_generated_build(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg,
+			     struct net_topo **out);
+/** topology of type htsim (ctl_config_htsim.c): htsim's fat-tree .topo file as a generated fabric in *@p out. */
+int ctl_topo_htsim(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg, struct net_topo **out);
+/** applications[@p idx] of type connection_matrix (ctl_config_htsim.c): htsim's .cm file as a messages list. */
+int ctl_app_cm(struct ctl_ctx *c, const struct ctl_ynode *item, struct ctl_config *cfg, uint32_t idx);
 /** topology of type explicit: its hosts and links (ctl_config_topo.c; the keys are checked by the caller). */
 int ctl_topo_explicit(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_config *cfg);
 

@@ -138,6 +138,7 @@ struct sw *sw_create(const struct sw_env *env)
 	emu_rng_init(&sw->fl_rng, env->seed, sw_flowlet_stream(env->run, env->node_id));
 	sw->salt = sw_ecmp_salt(env->node_id);
 	sw_flow_crc_consts(sw->salt, sw->crc_z);
+	sw_ecmp_perm(sw->salt, sw->ecmp_perm);
 	sw->arb_ports = calloc(sw->n_ports, sizeof(*sw->arb_ports));
 	sw->arb_end = (struct emu_sched_end){ .fn = sw_arb_run, .a = sw };
 	if (ports_init(sw) != 0 || sw->arb_ports == NULL || tags_init(sw) != 0)

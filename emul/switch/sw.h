@@ -227,6 +227,12 @@ int sw_ecmp_member_stats(const struct sw *sw, uint32_t set, uint32_t m, struct s
  */
 uint64_t sw_flowlet_stream(uint64_t run, uint32_t node_id);
 
+#define SW_ECMP_PERM 128 /* crc32WithSalt permutes the hash's low 7 bits: sets of up to 128 members read them */
+
+/** crc32WithSalt's permutation of 0..127 for @p salt (a switch's, sw_ecmp_salt()): drawn from the salt, the same on
+ *  every run (docs/switch.md, ECMP). */
+void sw_ecmp_perm(uint32_t salt, uint8_t perm[SW_ECMP_PERM]);
+
 /** The per-switch ECMP salt derived from @p node_id (the same on every run). */
 uint32_t sw_ecmp_salt(uint32_t node_id);
 

@@ -224,9 +224,34 @@ static uint16_t salt_lin(uint32_t salt, uint32_t c)
 	return fold16(c);
 }
 
-static uint16_t salt_mix(uint32_t salt, uint32_t c)
+/*
+ * Then the low 7 bits (the ones a set of up to 128 members reads, h mod 2^j) go through the switch's permutation
+ * of 0..127 (sw_ecmp_perm()). Without it the member at a power-of-two set is a GF(2)-linear function of the source
+ * port's bits (the finalizer's low bits are a bijection of the fold's): the entropy values a tor sends to one agg
+ * form an affine subspace, on which the agg's own linear map can lose rank, so a flow's packets through that agg
+ * reached only a half or a quarter of its cores (k = 16: 51 of 64 paths per flow on average, agg-to-core links at
+ * up to 2.15 times the mean load). A permutation keeps a spraying cycle's 128 values on 128 distinct low 7 bits,
+ * so every set of 2^j <= 128 members still gets them exactly evenly, and is not linear, so two tiers no longer
+ * share a subspace.
+ */
+static uint16_t salt_mix(const uint8_t *perm, uint32_t salt, uint32_t c)
 {
-	return (uint16_t)(salt_lin(salt, c) * (uint16_t)((salt >> 12) | 1) + (uint16_t)(salt >> 20));
+	uint16_t f = (uint16_t)(salt_lin(salt, c) * (uint16_t)((salt >> 12) | 1) + (uint16_t)(salt >> 20));
+
+	return (uint16_t)((f & 0xff80u) | perm[f & 0x7fu]);
+}
+
+void sw_ecmp_perm(uint32_t salt, uint8_t perm[SW_ECMP_PERM])
+{
+	for (uint32_t i = 0; i < SW_ECMP_PERM; i++)
+		perm[i] = (uint8_t)i;
+	for (uint32_t i = SW_ECMP_PERM - 1; i > 0; i--) { /* Fisher-Yates, drawn from the salt */
+		uint32_t j = sw_mix32(salt ^ sw_mix32(0x70657237u + i)) % (i + 1);
+		uint8_t t = perm[i];
+
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
 }
 
 /* Rank over GF(2) of the @p n low-@p n-bit vectors @p v (n <= 16); the vectors are reduced in place. */
@@ -309,10 +334,14 @@ uint16_t sw_flow_hash(uint8_t method, uint32_t salt, const struct wire_pkt *p, u
 	if (p->kind == WIRE_KIND_NONE || p->kind == WIRE_KIND_PFC)
 		return 0; /* not UDP: one shared flow identity */
 	switch (method) {
-	case SW_HASH_CRC32_SALT:
-		/* seeded with the salt, then the salt's linear mix and the non-linear finalizer */
+	case SW_HASH_CRC32_SALT: {
+		/* seeded with the salt, then the salt's linear mix, the non-linear finalizer and the permutation */
+		uint8_t perm[SW_ECMP_PERM];
+
+		sw_ecmp_perm(salt, perm);
 		flow_key(p, k);
-		return salt_mix(salt, ~crc32_run(salt, k, sizeof(k)));
+		return salt_mix(perm, salt, ~crc32_run(salt, k, sizeof(k)));
+	}
 	case SW_HASH_CRC32:
 		return hash_crc32(p);
 	case SW_HASH_HASH_SALT:
@@ -364,7 +393,7 @@ uint16_t sw_flow_hash_pkt(const struct sw *sw, struct wire_pkt *p, uint32_t n)
 		return 0;
 	switch (method) {
 	case SW_HASH_CRC32_SALT:
-		return salt_mix(sw->salt, ~(flow_crc0(p) ^ sw->crc_z[0]));
+		return salt_mix(sw->ecmp_perm, sw->salt, ~(flow_crc0(p) ^ sw->crc_z[0]));
 	case SW_HASH_CRC32:
 		return fold16(~(flow_crc0(p) ^ sw->crc_z[1]));
 	case SW_HASH_DPR_FALLBACK:

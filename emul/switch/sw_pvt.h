@@ -133,6 +133,7 @@ struct sw {
 	struct emu_rng fl_rng;      /* (seed, run number, node id): the flowlet tie-breaks */
 	uint32_t salt;
 	uint32_t crc_z[2];          /* sw_flow_crc_consts(salt) */
+	uint8_t ecmp_perm[SW_ECMP_PERM]; /* sw_ecmp_perm(salt): crc32WithSalt's permutation of the low 7 bits */
 	struct sw_port *ports;
 	uint32_t n_ports;
 	/* tags */

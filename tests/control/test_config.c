@@ -747,7 +747,7 @@ Test(ctl_config, set_bad_values)
 	set_fails("topology.links.0.DataRate=0Gbps",
 		  "--set topology.links.0.DataRate=0Gbps: zero datarate '0Gbps'; it must be above 0, e.g. 400Gbps");
 	set_fails("applications.0.type=rdma",
-		  "--set applications.0.type=rdma: unknown application type 'rdma'; use messages, ScalaRdma, Chakra, pingpong or responder");
+		  "--set applications.0.type=rdma: unknown application type 'rdma'; use messages, ScalaRdma, Chakra, pingpong, responder, flows, stream or connection_matrix");
 	set_fails("topology.hosts.1=host1",
 		  "--set topology.hosts.1=host1: topology.hosts.1 is a map; set one of its keys, e.g. "
 		  "topology.hosts.1.<key>=value");
@@ -979,7 +979,7 @@ Test(ctl_config, faults_on_explicit_links)
 Test(ctl_config, bad_topology_type_and_keys)
 {
 	yaml_fails("topology:\n  type: fattree\n",
-		   "2:9: topology.type: unknown topology type 'fattree'; use explicit, pair, rack, leaf-spine or fat-tree");
+		   "2:9: topology.type: unknown topology type 'fattree'; use explicit, pair, rack, leaf-spine, fat-tree or htsim");
 	yaml_fails("topology:\n  type: rack\n  hosts_per_rack: 8\n  racks: 2\n",
 		   "4:3: topology.racks: racks does not apply to a rack topology; a rack takes hosts, hosts_per_rack, "
 		   "ip_base, DataRate, Delay, faults");
@@ -1372,7 +1372,7 @@ Test(ctl_config, rdma_app_errors)
 		   "5:38: applications.0.NumConnections: NumConnections applies to a ScalaRdma application; add type: "
 		   "ScalaRdma");
 	yaml_fails(RACK4 "applications:\n  - {type: rdma}\n",
-		   "5:12: applications.0.type: unknown application type 'rdma'; use messages, ScalaRdma, Chakra, pingpong or responder");
+		   "5:12: applications.0.type: unknown application type 'rdma'; use messages, ScalaRdma, Chakra, pingpong, responder, flows, stream or connection_matrix");
 	yaml_fails(RACK4 "applications:\n  - {type: ScalaRdma}\n  - {type: ScalaRdma}\n",
 		   "6:5: applications.1: a second ScalaRdma application; the first is applications.0, and a config has "
 		   "at most one");
