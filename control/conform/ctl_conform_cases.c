@@ -32,7 +32,7 @@ static int one(struct cf *c, const char *step, const struct wire_pkt **out)
 static int want_ack(struct cf *c, const char *step, uint32_t cack, const struct wire_pkt **out)
 {
 	char d[160];
-	const struct wire_pkt *a;
+	const struct wire_pkt *a = NULL;
 
 	if (one(c, step, &a) < 0)
 		return -1;
@@ -53,7 +53,7 @@ static int want_ack(struct cf *c, const char *step, uint32_t cack, const struct 
 static int want_nack(struct cf *c, const char *step, uint8_t code, uint32_t psn, const struct wire_pkt **out)
 {
 	char d[160];
-	const struct wire_pkt *a;
+	const struct wire_pkt *a = NULL;
 
 	if (one(c, step, &a) < 0)
 		return -1;
@@ -81,7 +81,7 @@ static int send_req(struct cf *c, uint8_t type, uint8_t flags, uint32_t idx, uin
 /* PSN Start_PSN with SYN and AR: the DUT opens a PDC and ACKs it; its id (the ACK's SPDCID) in *dut. */
 static int open_pdc(struct cf *c, uint8_t type, uint16_t *dut)
 {
-	const struct wire_pkt *a;
+	const struct wire_pkt *a = NULL;
 
 	if (send_req(c, type, WIRE_REQ_F_SYN | WIRE_REQ_F_AR, 0, 0, WIRE_ECN_ECT0) < 0 ||
 	    want_ack(c, "SYN request at Start_PSN", 0, &a) < 0)
@@ -94,15 +94,15 @@ static int open_pdc(struct cf *c, uint8_t type, uint16_t *dut)
 
 static int c_pdc_establish(struct cf *c)
 {
-	uint16_t dut;
+	uint16_t dut = 0;
 
 	return open_pdc(c, WIRE_PDS_RUD_REQ, &dut);
 }
 
 static int c_sack(struct cf *c)
 {
-	const struct wire_pkt *a;
-	uint16_t dut;
+	const struct wire_pkt *a = NULL;
+	uint16_t dut = 0;
 
 	if (open_pdc(c, WIRE_PDS_RUD_REQ, &dut) < 0 || send_req(c, WIRE_PDS_RUD_REQ, WIRE_REQ_F_AR, 2, dut, WIRE_ECN_ECT0) < 0 ||
 	    want_ack(c, "PSN +2 before +1", 0, &a) < 0)
@@ -120,7 +120,7 @@ static int c_sack(struct cf *c)
 
 static int c_duplicate(struct cf *c)
 {
-	uint16_t dut;
+	uint16_t dut = 0;
 
 	if (open_pdc(c, WIRE_PDS_RUD_REQ, &dut) < 0 ||
 	    send_req(c, WIRE_PDS_RUD_REQ, WIRE_REQ_F_AR, 0, dut, WIRE_ECN_ECT0) < 0 ||
@@ -131,8 +131,8 @@ static int c_duplicate(struct cf *c)
 
 static int c_rod_gap(struct cf *c)
 {
-	const struct wire_pkt *a;
-	uint16_t dut;
+	const struct wire_pkt *a = NULL;
+	uint16_t dut = 0;
 
 	if (open_pdc(c, WIRE_PDS_ROD_REQ, &dut) < 0 ||
 	    send_req(c, WIRE_PDS_ROD_REQ, WIRE_REQ_F_AR, 2, dut, WIRE_ECN_ECT0) < 0 ||
@@ -147,7 +147,7 @@ static int c_rod_gap(struct cf *c)
 static int c_trimmed(struct cf *c)
 {
 	struct wire_pkt p;
-	uint16_t dut;
+	uint16_t dut = 0;
 
 	if (open_pdc(c, WIRE_PDS_RUD_REQ, &dut) < 0)
 		return -1;
@@ -163,8 +163,8 @@ static int c_trimmed(struct cf *c)
 static int c_retransmit(struct cf *c)
 {
 	char d[160];
-	const struct wire_pkt *a;
-	uint16_t dut;
+	const struct wire_pkt *a = NULL;
+	uint16_t dut = 0;
 
 	if (open_pdc(c, WIRE_PDS_RUD_REQ, &dut) < 0 ||
 	    send_req(c, WIRE_PDS_RUD_REQ, WIRE_REQ_F_AR, 2, dut, WIRE_ECN_ECT0) < 0 ||
@@ -180,8 +180,8 @@ static int c_retransmit(struct cf *c)
 static int c_ecn(struct cf *c)
 {
 	char d[160];
-	const struct wire_pkt *a;
-	uint16_t dut;
+	const struct wire_pkt *a = NULL;
+	uint16_t dut = 0;
 
 	if (open_pdc(c, WIRE_PDS_RUD_REQ, &dut) < 0)
 		return -1;
@@ -209,7 +209,7 @@ static int rudi(struct cf *c, const char *step, const struct wire_pkt **out)
 {
 	char d[160];
 	struct wire_pkt p;
-	const struct wire_pkt *a;
+	const struct wire_pkt *a = NULL;
 
 	cf_req(c, &p, WIRE_PDS_RUDI_REQ, 0, 0, 0);
 	p.ses.flags = WIRE_SES_F_SOM | WIRE_SES_F_EOM;
@@ -225,7 +225,7 @@ static int rudi(struct cf *c, const char *step, const struct wire_pkt **out)
 
 static int c_ses_response(struct cf *c)
 {
-	const struct wire_pkt *a;
+	const struct wire_pkt *a = NULL;
 
 	if (rudi(c, "RUDI WRITE", &a) < 0)
 		return -1;
@@ -242,7 +242,7 @@ static int c_ses_response(struct cf *c)
 static int c_pdc_close(struct cf *c)
 {
 	struct wire_pkt p;
-	uint16_t dut;
+	uint16_t dut = 0;
 
 	if (open_pdc(c, WIRE_PDS_RUD_REQ, &dut) < 0)
 		return -1;
@@ -265,7 +265,7 @@ static int c_bad_frames(struct cf *c)
 					    "cut inside the PDS header", "UDP length one too long" };
 	uint8_t buf[WIRE_MAX_FRAME];
 	struct wire_pkt p;
-	const struct wire_pkt *a;
+	const struct wire_pkt *a = NULL;
 	size_t pds = WIRE_ETH_LEN + WIRE_IPV4_LEN + (c->encap & WIRE_ENCAP_NATIVE ? WIRE_ENTROPY_LEN : WIRE_UDP_LEN);
 	unsigned n_bad = c->encap & WIRE_ENCAP_NATIVE ? 3 : 4; /* native IPv4 has no UDP length */
 

@@ -464,7 +464,7 @@ static int tel_post(void *arg, const char *params, struct dp_tel *o)
 	if ((a = host_arg(r, f[0], true, true, o)) < 0 || (b = host_arg(r, f[1], false, false, o)) < 0)
 		return 0;
 	if (a == b)
-		return refuse(r->ctl, CTL_REF_BAD_PARAMS, o, "post: '%s' is both the sender and the receiver", f[0]);
+		return refuse(r->ctl, CTL_REF_BAD_PARAMS, o, "post: '%.64s' is both the sender and the receiver", f[0]);
 	if (!ctl_run_host_sends(r, (uint32_t)b) && !ctl_run_host_on_port(r, (uint32_t)a))
 		return refuse(r->ctl, CTL_REF_HOST_CANNOT, o, "post: host '%s' cannot be reached in this run", f[1]);
 	if (emu_parse_size(f[2], &bytes, err, sizeof(err)) < 0)
@@ -544,7 +544,7 @@ static int tel_messages(void *arg, const char *params, struct dp_tel *o)
 	long h = -1;
 
 	if (nf > 0 && strcmp(f[0], "all") != 0 && (h = host_of(r, f[0])) < 0)
-		return refuse(r->ctl, CTL_REF_UNKNOWN_HOST, o, "no host '%s' in the config (/uetemu/hosts lists them)",
+		return refuse(r->ctl, CTL_REF_UNKNOWN_HOST, o, "no host '%.64s' in the config (/uetemu/hosts lists them)",
 			      f[0]);
 	if (nf == 2)
 		from = (uint32_t)strtoul(f[1], NULL, 10);
