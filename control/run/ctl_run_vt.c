@@ -296,7 +296,7 @@ static bool vt_window_done(void *ctx, emu_ps_t t)
 
 /* ---- MPI: what rank 0 reports ---- */
 
-#define VT_RSTATS 7
+#define VT_RSTATS 8
 
 /* Sum @p n values each rank gives for what it ran (zeros for the rest) into every rank's @p v. */
 static void sum_local(uint64_t *v, size_t n)
@@ -413,7 +413,7 @@ static int merge_ranks(struct ctl_run_state *r)
 	struct ctl_vt *vt = r->vt;
 	const struct run_lcore *lc = ctl_run_lc(r, vt->me);
 	uint64_t mine[VT_RSTATS] = { emu_sched_events_run(lc->np->sched), lc->wait_ns, lc->x_sent, lc->x_recv,
-				     lc->x_late, run_lcore_lost(lc), (uint64_t)(r->wall_s * 1e9) };
+				     lc->x_late, run_lcore_lost(lc), (uint64_t)(r->wall_s * 1e9), lc->helped };
 
 	if ((vt->rank_stat = calloc((size_t)vt->n * VT_RSTATS, sizeof(*vt->rank_stat))) == NULL)
 		return -ENOMEM;
@@ -493,7 +493,8 @@ static uint64_t part_events(const struct ctl_run_state *r, uint32_t p)
 	return n;
 }
 
-/* Thread (or rank) @p i's events, wait_ns, frames out, in, late, lost, and its run's wall time in ns. */
+/* Thread (or rank) @p i's events, wait_ns, frames out, in, late, lost, its run's wall time in ns, and its phases
+ * another thread ran. */
 static void thread_stats(const struct ctl_run_state *r, uint32_t i, uint64_t st[VT_RSTATS])
 {
 	const struct run_lcore *lc = ctl_run_lc(r, i);
@@ -504,7 +505,7 @@ static void thread_stats(const struct ctl_run_state *r, uint32_t i, uint64_t st[
 	}
 	st[0] = emu_sched_events_run(lc->np->sched), st[1] = lc->wait_ns, st[2] = lc->x_sent, st[3] = lc->x_recv;
 	st[4] = lc->x_late, st[5] = run_lcore_lost(lc);
-	st[6] = (uint64_t)(r->wall_s * 1e9);
+	st[6] = (uint64_t)(r->wall_s * 1e9), st[7] = lc->helped;
 }
 
 void ctl_run_vt_json(FILE *f, const struct ctl_run_state *r)
@@ -524,9 +525,11 @@ void ctl_run_vt_json(FILE *f, const struct ctl_run_state *r)
 
 		thread_stats(r, i, st);
 		fprintf(f, "%s{\"thread\": %u, \"events\": %llu, \"barrier_wait_s\": %.6f, \"frames_out\": %llu, "
-			"\"frames_in\": %llu, \"late\": %llu, \"lost\": %llu, \"partitions\": [", i ? ", " : "", i,
+			"\"frames_in\": %llu, \"late\": %llu, \"lost\": %llu, \"phases_run_by_others\": %llu, "
+			"\"partitions\": [", i ? ", " : "", i,
 			(unsigned long long)st[0], (double)st[1] / 1e9, (unsigned long long)st[2],
-			(unsigned long long)st[3], (unsigned long long)st[4], (unsigned long long)st[5]);
+			(unsigned long long)st[3], (unsigned long long)st[4], (unsigned long long)st[5],
+			(unsigned long long)st[7]);
 		for (uint32_t p = 0, k = 0; p < r->cfg->n_parts; p++)
 			if (r->part_lc[p] == i)
 				fprintf(f, "%s{\"name\": \"%s\", \"events\": %llu}", k++ ? ", " : "",
@@ -552,9 +555,13 @@ void ctl_run_vt_print(const struct ctl_run_state *r)
 		thread_stats(r, i, st);
 		double w = st[6] > 0 ? 100.0 * (double)st[1] / (double)st[6] : 0; /* of its own run: ranks start apart */
 
-		printf("  %s %u: %llu events, %llu frames out, %llu in, barrier wait %.3f s (%.1f%% of the run)\n",
+		printf("  %s %u: %llu events, %llu frames out, %llu in, barrier wait %.3f s (%.1f%% of the run)",
 		       vt->mpi ? "rank" : "thread", i, (unsigned long long)st[0], (unsigned long long)st[2],
 		       (unsigned long long)st[3], (double)st[1] / 1e9, w);
+		if (!vt->mpi) /* a window is two phases (run, take): those another thread did while this one had no CPU */
+			printf(", %llu of %llu phases run by another thread", (unsigned long long)st[7],
+			       2 * (unsigned long long)in.windows);
+		putchar('\n');
 	}
 }
 
