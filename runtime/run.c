@@ -34,6 +34,25 @@ uint32_t run_cpus(void)
 	return c > 0 ? (uint32_t)c : 1;
 }
 
+uint32_t run_cpus_free(uint32_t *cpus)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	double load = 0;
+	unsigned running = 1, total = 0;
+	uint32_t busy = 0;
+
+	*cpus = run_cpus();
+	if (f != NULL) {
+		if (fscanf(f, "%lf %*f %*f %u/%u", &load, &running, &total) == 3 && running >= 1) {
+			uint32_t avg = load > 0 ? (uint32_t)(load + 0.5) : 0;
+
+			busy = avg < running - 1 ? avg : running - 1;
+		}
+		fclose(f);
+	}
+	return busy < *cpus ? *cpus - busy : 1;
+}
+
 /* Off the common path: the arrays keep their size from window to window. */
 bool run_grow(void *p, size_t *cap, size_t need, size_t elem, size_t first)
 {

@@ -110,6 +110,10 @@ uint32_t run_n_lcores(const struct run_engine *e);
 struct run_lcore *run_lcore(struct run_engine *e, uint32_t i);
 const struct run_lcore *run_lcore_c(const struct run_engine *e, uint32_t i);
 enum run_clock_kind run_clock(const struct run_engine *e);
+/** The CPUs this process may run on (sched_getaffinity, at least 1), and how many of them are free: less those
+ *  others keep busy by /proc/loadavg, the fewer of its 1-minute load (rounded) and the tasks running now but the
+ *  caller; at least 1. */
+uint32_t run_cpus_free(uint32_t *cpus);
 /** Whether @p lc writes the outputs itself (the main lcore of real time or a re-run): else run_out() hands them. */
 bool run_lcore_is_writer(const struct run_lcore *lc);
 

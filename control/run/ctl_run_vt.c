@@ -493,6 +493,27 @@ static uint64_t part_events(const struct ctl_run_state *r, uint32_t p)
 	return n;
 }
 
+/*
+ * --threads auto: a thread pays for itself with at least this many hosts of its own. A window is the lookahead
+ * (0.5 us on the generated fabrics) of every host's traffic; below about this many hosts a thread's share of it
+ * (a few hundred events) costs less than the window's two meetings, the threads' start and the copies of the
+ * frames between them (docs/parallel.md gives the figures).
+ */
+#define VT_AUTO_HOSTS 32u
+
+uint32_t ctl_run_vt_auto(struct ctl_run_state *r)
+{
+	uint32_t cpus, free = run_cpus_free(&cpus), parts = r->cfg->n_parts;
+	uint32_t by_size = r->cfg->n_hosts / VT_AUTO_HOSTS, n = parts < free ? parts : free;
+
+	n = n < by_size ? n : by_size;
+	n = n < CTL_PARTS_MAX ? n : CTL_PARTS_MAX;
+	n = n > 0 ? n : 1;
+	snprintf(r->threads_auto, sizeof(r->threads_auto), "auto: %u partitions, %u of %u CPUs free, %u hosts (%u a "
+		 "thread at least)", parts, free, cpus, r->cfg->n_hosts, VT_AUTO_HOSTS);
+	return n;
+}
+
 /* Thread (or rank) @p i's events, wait_ns, frames out, in, late, lost, its run's wall time in ns, and its phases
  * another thread ran. */
 static void thread_stats(const struct ctl_run_state *r, uint32_t i, uint64_t st[VT_RSTATS])
@@ -517,8 +538,9 @@ void ctl_run_vt_json(FILE *f, const struct ctl_run_state *r)
 		return;
 	run_vt_info(r->eng, &in);
 	fprintf(f, "  \"parallel\": {\"mpi_ranks\": %u, \"threads\": %u, \"lookahead_ps\": %llu, \"lookahead_from\": \"%s\", "
-		"\"windows\": %llu, \"close_delay_ps\": %llu, \"threads_detail\": [", vt->mpi ? vt->n : 0, vt->n,
-		(unsigned long long)(vt->n > 1 ? in.lookahead : 0), vt->n > 1 ? in.la_what : "",
+		"\"threads_auto\": \"%s\", \"windows\": %llu, \"close_delay_ps\": %llu, \"threads_detail\": [",
+		vt->mpi ? vt->n : 0, vt->n,
+		(unsigned long long)(vt->n > 1 ? in.lookahead : 0), vt->n > 1 ? in.la_what : "", r->threads_auto,
 		(unsigned long long)in.windows, (unsigned long long)vt->close_delay);
 	for (uint32_t i = 0; i < r->n_lcs; i++) {
 		uint64_t st[VT_RSTATS];
