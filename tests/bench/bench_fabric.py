@@ -19,6 +19,10 @@ scenario also runs in htsim, given the same work: the config's messages as a con
 fabric as a .topo with uetemu's link rates and delays (host links 100 ns, switch tiers 500 ns; no switch latency),
 and -mtu 4160; then the ratios uetemu / htsim of wall time and peak RSS. Runs alternate between the two
 simulators, so both see the same machine load.
+
+With BENCH_THREADS=1,2,auto (--threads values), uetemu runs each scenario on each in turn, the order reversed every
+other repetition (paired, interleaved runs: all see the same load): a row per value and the speedup of the medians
+over the first. BENCH_BUSY=N runs N busy loops beside every run (a loaded machine on purpose).
 """
 import json
 import os
@@ -111,6 +115,32 @@ def row(name, runs, events=None):
     return wall, rss
 
 
+def busy_loops(n):
+    """n processes spinning for ever, to be killed: the load of a busy machine."""
+    return [subprocess.Popen(['sh', '-c', 'while :; do :; done']) for _ in range(n)]
+
+
+def bench_threads(uetemu, root, name, config, reps, threads, out):
+    """Paired runs over --threads values, interleaved (the order reversed every other repetition)."""
+    runs, events, auto = {t: [] for t in threads}, None, ''
+    for i in range(reps):
+        for t in (threads if i % 2 == 0 else threads[::-1]):
+            shutil.rmtree(out, ignore_errors=True)
+            runs[t].append(measure([uetemu, 'run', config, '--out', out, '--quiet', '--threads', t], root))
+            par = json.load(open(os.path.join(out, 'summary.json')))
+            events = par['events']
+            if t == 'auto':
+                auto = ' (auto: %d)' % par['parallel']['threads']
+    load = open('/proc/loadavg').read().split()[0]
+    print('%s (%s, %d paired runs, medians; load %s at the end)' % (name, os.path.relpath(config, root), reps, load))
+    walls = []
+    for t in threads:
+        walls.append(row('threads %s' % t, runs[t], events)[0])
+        print('            runs: %s s%s' % (', '.join('%.3f' % r[0] for r in runs[t]), auto if t == 'auto' else ''))
+    for t, w in zip(threads[1:], walls[1:]):
+        print('  speedup of %s threads over %s: %.2fx' % (t, threads[0], walls[0] / w))
+
+
 def bench(uetemu, root, name, reps, htsim, tmp, base=None):
     config, fabric, gbps = SCENARIOS[name]
     if config is None:
@@ -120,6 +150,9 @@ def bench(uetemu, root, name, reps, htsim, tmp, base=None):
                            check=True)
     config = os.path.join(root, config)
     out = os.path.join(tmp, 'out')
+    threads = [t for t in os.environ.get('BENCH_THREADS', '').split(',') if t]
+    if threads:
+        return bench_threads(uetemu, root, name, config, reps, threads, out)
     hargs = htsim_inputs(config, fabric, gbps, tmp) if htsim else None
     ours, theirs, before, events = [], [], [], None
     for _ in range(reps):
@@ -150,10 +183,14 @@ def main():
     reps = int(os.environ.get('BENCH_REPS', '3'))
     names = os.environ.get('BENCH_SCENARIOS', 'fat-tree-128,fat-tree-1024,incast').split(',')
     tmp = tempfile.mkdtemp(prefix='uetemu-bench-')
+    busy = busy_loops(int(os.environ.get('BENCH_BUSY', '0')))
     try:
         for name in names:
             bench(uetemu, root, name, reps, htsim, tmp, base)
     finally:
+        for p in busy:
+            p.kill()
+            p.wait()
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
