@@ -103,6 +103,7 @@ struct run_engine {
 	uint32_t sleepers;           /* workers asleep on phase (atomic) */
 	uint32_t main_sleeps;        /* the main thread sleeps on done (atomic) */
 	uint32_t claim[RUN_LCORES_MAX]; /* each lcore's last phase, once a thread has claimed it (atomic) */
+	uint32_t asleep[RUN_LCORES_MAX]; /* each worker sleeps on phase (atomic) */
 	bool crowded;                /* more threads than CPUs: no spinning */
 	struct run_vent *all;        /* the merge of the logs */
 	size_t cap_all;

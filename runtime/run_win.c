@@ -163,7 +163,8 @@ void run_vt_flush(struct run_engine *e)
  * A window is two phases: every lcore's events up to W, then every lcore takes what the others sent it. A phase
  * is a ticket (e->phase: even to run, odd to take) the main thread publishes; each lcore of the phase is claimed
  * by one thread (its claim word moves from the ticket before to this one), its own thread's first, and a thread
- * with nothing of its own left claims the others' that no one has started. So a thread that has no CPU (the
+ * with nothing of its own left claims the others' that no one has started (their own thread asleep, or not
+ * started within RUN_STEAL_GRACE_NS). So a thread that has no CPU (the
  * machine is busy, or two threads share a core) holds nobody up: the main thread runs its lcores' work instead,
  * the outputs unchanged (an lcore's events run in one order whichever thread runs them, and the phases keep
  * every lcore's run before any take). The main thread waits until the phase's lcores are all done.
@@ -175,6 +176,7 @@ void run_vt_flush(struct run_engine *e)
  */
 #define RUN_SPIN_MIN_NS 1000u
 #define RUN_SPIN_MAX_NS 50000u
+#define RUN_STEAL_GRACE_NS 5000u
 #define RUN_PHASE_FIRST 1u /* the phase before the first window's: every claim word starts there */
 
 static void futex_wait(uint32_t *w, uint32_t val)
@@ -217,10 +219,12 @@ static uint32_t await_phase(struct run_engine *e, struct run_lcore *me, uint32_t
 		__builtin_ia32_pause();
 		if ((k & 31) != 31 || run_mono_ns() - t0 < budget)
 			continue;
+		__atomic_store_n(&e->asleep[me->idx], 1, __ATOMIC_RELAXED);
 		__atomic_add_fetch(&e->sleepers, 1, __ATOMIC_SEQ_CST);
 		if (__atomic_load_n(&e->phase, __ATOMIC_SEQ_CST) == seen)
 			futex_wait(&e->phase, seen);
 		__atomic_sub_fetch(&e->sleepers, 1, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&e->asleep[me->idx], 0, __ATOMIC_RELAXED);
 	}
 	waited(me, t0);
 	return p;
@@ -246,36 +250,63 @@ static void await_done(struct run_engine *e, struct run_lcore *me)
 	waited(me, t0);
 }
 
-/* Thread @p self's part of phase @p T: its own lcore if no one has it, then any other no one has started. */
-static void work(struct run_engine *e, uint32_t self, uint32_t T)
+/* Thread @p self claims lcore @p i in phase @p T: whether it has it (no one had). */
+static bool claim(struct run_engine *e, uint32_t i, uint32_t T)
 {
-	for (uint32_t k = 0; k < e->n; k++) {
-		uint32_t i = (self + k) % e->n, before = T - 1;
+	uint32_t before = T - 1;
 
-		if (__atomic_load_n(&e->claim[i], __ATOMIC_RELAXED) != before ||
-		    !__atomic_compare_exchange_n(&e->claim[i], &before, T, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-			continue;
-		struct run_lcore *lc = &e->lcs[i];
+	return __atomic_load_n(&e->claim[i], __ATOMIC_RELAXED) == before &&
+	       __atomic_compare_exchange_n(&e->claim[i], &before, T, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
 
-		if (T & 1)
-			take(e, lc);
-		else
-			emu_sched_run_until(lc->np->sched, e->W);
-		lc->helped += i != self;
-		if (__atomic_add_fetch(&e->done, 1, __ATOMIC_SEQ_CST) == e->n &&
-		    __atomic_load_n(&e->main_sleeps, __ATOMIC_SEQ_CST))
-			futex_wake(&e->done, 1);
+/* Thread @p self does lcore @p i's part of phase @p T (claimed). */
+static void part(struct run_engine *e, uint32_t self, uint32_t i, uint32_t T)
+{
+	struct run_lcore *lc = &e->lcs[i];
+
+	if (T & 1)
+		take(e, lc);
+	else
+		emu_sched_run_until(lc->np->sched, e->W);
+	lc->helped += i != self;
+	if (__atomic_add_fetch(&e->done, 1, __ATOMIC_SEQ_CST) == e->n && __atomic_load_n(&e->main_sleeps, __ATOMIC_SEQ_CST))
+		futex_wake(&e->done, 1);
+}
+
+/*
+ * Thread @p self's part of phase @p T, seen at @p t0: its own lcore if it has claimed it (@p mine), then each other
+ * no one has started. An lcore's own thread has RUN_STEAL_GRACE_NS from t0 to start it unless it sleeps: one on a
+ * CPU starts within that, and its partitions' state stays in its caches.
+ */
+static void work(struct run_engine *e, uint32_t self, uint32_t T, bool mine, uint64_t t0)
+{
+	if (mine)
+		part(e, self, self, T);
+	for (uint32_t k = 1; k < e->n; k++) {
+		uint32_t i = (self + k) % e->n;
+
+		for (uint32_t s = 0; __atomic_load_n(&e->claim[i], __ATOMIC_RELAXED) == T - 1 &&
+				     !__atomic_load_n(&e->asleep[i], __ATOMIC_RELAXED); s++) {
+			__builtin_ia32_pause();
+			if ((s & 7) == 7 && run_mono_ns() - t0 >= RUN_STEAL_GRACE_NS)
+				break;
+		}
+		if (claim(e, i, T))
+			part(e, self, i, T);
 	}
 }
 
-/* The main thread: publish phase @p T, do its part, wait for the rest. */
+/* The main thread: publish phase @p T (its own lcore claimed first: a woken worker may take its CPU before it
+ * starts), do its part, wait for the rest. */
 static void phase(struct run_engine *e, uint32_t T)
 {
+	bool mine = claim(e, 0, T);
+
 	__atomic_store_n(&e->done, 0, __ATOMIC_RELAXED); /* no one counts until it has claimed in T */
 	__atomic_store_n(&e->phase, T, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&e->sleepers, __ATOMIC_SEQ_CST) > 0)
 		futex_wake(&e->phase, INT_MAX);
-	work(e, 0, T);
+	work(e, 0, T, mine, run_mono_ns());
 	await_done(e, &e->lcs[0]);
 }
 
@@ -288,7 +319,7 @@ static void *worker(void *arg)
 		seen = await_phase(e, lc, seen);
 		if (__atomic_load_n(&e->exit, __ATOMIC_ACQUIRE))
 			break;
-		work(e, lc->idx, seen);
+		work(e, lc->idx, seen, claim(e, lc->idx, seen), run_mono_ns());
 	}
 	return NULL;
 }
