@@ -173,6 +173,7 @@ struct run_vt_info {
 	emu_ps_t lookahead;     /* the smallest delay between two threads (n > 1) */
 	const char *la_what;    /* what gives it */
 	uint64_t windows;
+	uint64_t windows_alone; /* threads: of them, those the main thread ran alone (too few events for more) */
 };
 void run_vt_info(const struct run_engine *e, struct run_vt_info *out);
 /** The time of the last event run by any lcore, and the events run (this process's). */

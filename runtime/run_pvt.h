@@ -96,6 +96,8 @@ struct run_engine {
 	emu_ps_t lookahead;
 	char la_what[96];
 	uint64_t windows;
+	uint64_t windows_alone;      /* threads: windows the main thread ran alone, too small for the others */
+	uint32_t alone_left;         /* ... and how many more it runs so */
 	emu_ps_t W;                  /* the window's end, written by the main thread before the start barrier */
 	int exit;                    /* the main thread tells the others to end (atomic) */
 	uint32_t phase;              /* the phase under way: even, run to W; odd, take (atomic; a futex) */

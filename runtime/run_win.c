@@ -177,6 +177,8 @@ void run_vt_flush(struct run_engine *e)
 #define RUN_SPIN_MIN_NS 1000u
 #define RUN_SPIN_MAX_NS 50000u
 #define RUN_STEAL_GRACE_NS 5000u
+#define RUN_ALONE_EVENTS 256u
+#define RUN_ALONE_WINDOWS 64u
 #define RUN_PHASE_FIRST 1u /* the phase before the first window's: every claim word starts there */
 
 static void futex_wait(uint32_t *w, uint32_t val)
@@ -440,7 +442,22 @@ static void exchange(struct run_engine *e, struct run_lcore *lc)
 		}
 }
 
-/* The main thread runs a window with the others (MPI: this rank's, then the exchange). */
+/* The events every lcore has run (each idle). */
+static uint64_t events_all(const struct run_engine *e)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < e->n; i++)
+		n += emu_sched_events_run(e->lcs[i].np->sched);
+	return n;
+}
+
+/*
+ * The main thread runs a window with the others (MPI: this rank's, then the exchange). A window of fewer than
+ * RUN_ALONE_EVENTS events costs more in its two meetings than the other threads save: the main thread runs the
+ * next RUN_ALONE_WINDOWS windows alone (every lcore's events, then every lcore's take: the same outputs), unless
+ * one of them grows past RUN_ALONE_EVENTS, then tries the threads again.
+ */
 void run_win_run(struct run_engine *e, emu_ps_t W)
 {
 	if (e->sync == RUN_SYNC_MPI) {
@@ -451,12 +468,26 @@ void run_win_run(struct run_engine *e, emu_ps_t W)
 	}
 	if (e->n == 1) {
 		emu_sched_run_until(e->lcs[0].np->sched, W);
+	} else if (e->alone_left > 0) { /* the workers wait for a phase meanwhile */
+		uint64_t ev = events_all(e);
+
+		for (uint32_t i = 0; i < e->n; i++)
+			emu_sched_run_until(e->lcs[i].np->sched, W);
+		for (uint32_t i = 0; i < e->n; i++) {
+			take(e, &e->lcs[i]);
+			e->lcs[i].helped += i != 0 ? 2 : 0;
+		}
+		e->alone_left = events_all(e) - ev < RUN_ALONE_EVENTS ? e->alone_left - 1 : 0;
+		e->windows_alone++;
 	} else {
 		uint32_t T = e->phase + 1; /* the main thread alone writes it */
+		uint64_t ev = events_all(e);
 
 		e->W = W;
 		phase(e, T);
 		phase(e, T + 1);
+		if (events_all(e) - ev < RUN_ALONE_EVENTS)
+			e->alone_left = RUN_ALONE_WINDOWS;
 	}
 	e->windows++;
 }
@@ -525,5 +556,5 @@ emu_ps_t run_window_end(emu_ps_t next, emu_ps_t lookahead, uint32_t n, emu_ps_t 
 void run_vt_info(const struct run_engine *e, struct run_vt_info *out)
 {
 	*out = (struct run_vt_info){ .n = e->n, .mpi = e->sync == RUN_SYNC_MPI, .me = e->me, .lookahead = e->lookahead,
-				     .la_what = e->la_what, .windows = e->windows };
+				     .la_what = e->la_what, .windows = e->windows, .windows_alone = e->windows_alone };
 }

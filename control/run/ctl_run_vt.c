@@ -538,10 +538,10 @@ void ctl_run_vt_json(FILE *f, const struct ctl_run_state *r)
 		return;
 	run_vt_info(r->eng, &in);
 	fprintf(f, "  \"parallel\": {\"mpi_ranks\": %u, \"threads\": %u, \"lookahead_ps\": %llu, \"lookahead_from\": \"%s\", "
-		"\"threads_auto\": \"%s\", \"windows\": %llu, \"close_delay_ps\": %llu, \"threads_detail\": [",
+		"\"threads_auto\": \"%s\", \"windows\": %llu, \"windows_alone\": %llu, \"close_delay_ps\": %llu, \"threads_detail\": [",
 		vt->mpi ? vt->n : 0, vt->n,
 		(unsigned long long)(vt->n > 1 ? in.lookahead : 0), vt->n > 1 ? in.la_what : "", r->threads_auto,
-		(unsigned long long)in.windows, (unsigned long long)vt->close_delay);
+		(unsigned long long)in.windows, (unsigned long long)in.windows_alone, (unsigned long long)vt->close_delay);
 	for (uint32_t i = 0; i < r->n_lcs; i++) {
 		uint64_t st[VT_RSTATS];
 
@@ -569,8 +569,11 @@ void ctl_run_vt_print(const struct ctl_run_state *r)
 	if (vt == NULL || vt->n < 2)
 		return;
 	run_vt_info(r->eng, &in);
-	printf("parallel: %u %s, lookahead %.3f us (%s), %llu windows\n", vt->n, vt->mpi ? "MPI ranks" : "threads",
+	printf("parallel: %u %s, lookahead %.3f us (%s), %llu windows", vt->n, vt->mpi ? "MPI ranks" : "threads",
 	       (double)in.lookahead / 1e6, in.la_what, (unsigned long long)in.windows);
+	if (!vt->mpi)
+		printf(" (%llu on the main thread alone: too few events for more)", (unsigned long long)in.windows_alone);
+	putchar('\n');
 	for (uint32_t i = 0; i < r->n_lcs; i++) {
 		uint64_t st[VT_RSTATS];
 
