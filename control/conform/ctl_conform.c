@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cap.h"
+#include "ctl_run.h"
 #include "dp.h"
 
 #define CF_WAIT_MS_DEFAULT 200u
@@ -388,6 +389,15 @@ int ctl_conform(const struct ctl_conform_opts *o)
 	int rc = mkdirs(dir);
 	if (rc < 0) {
 		fprintf(stderr, "uetemu: conform: %s: %s\n", dir, strerror(-rc));
+		return 1;
+	}
+	/* what `run` checks before the EAL: the plain reason, not DPDK's ("probe failed: Bad address") */
+	char where[CTL_DEV_MAX + 32];
+	snprintf(where, sizeof(where), "conform: --dev \"%s\"", o->dev);
+	err[0] = '\0';
+	if (ctl_run_preflight_prefix(o->eal_argc, o->eal_argv, err, sizeof(err)) < 0 ||
+	    ctl_run_preflight_dev(where, o->dev, err, sizeof(err)) < 0) {
+		fprintf(stderr, "uetemu: %s\n", err);
 		return 1;
 	}
 	c.rx.uet_port = WIRE_UDP_PORT_UET;

@@ -39,7 +39,9 @@ struct ctl_records {
 	struct ctl_rec_period smp_p; /* BufferStatsReportInterval / 1000: sb's and pb's samples */
 	struct ctl_rec_period lb_p;  /* LoadBalancingStatsReportInterval: lb */
 	emu_ps_t horizon;            /* when the run is expected to end (ctl_records_expect()), 0 unknown */
-	uint64_t first_bytes;        /* bytes when rows first reached the files: the projection is made then, once */
+	uint64_t first_bytes;        /* bytes when rows first reached the files (headers and a round of rows) */
+	emu_ps_t first_at;           /* when */
+	bool projected;              /* the size projection was made (at the second round of rows, once) */
 	emu_ps_t cut_at;             /* periodic rows stopped here at RecordSizeLimit; EMU_PS_NEVER while not */
 	ctl_records_nd_fn nd_extra;  /* another module's nd-stats rows (the Chakra scale-up devices), or NULL */
 	void *nd_extra_ctx;
@@ -133,8 +135,8 @@ static uint64_t records_bytes(const struct ctl_records *rc)
 }
 
 /*
- * The size budget (simulation.RecordSizeLimit), checked after each round of rows: after the first, warn when the
- * rows up to the run's expected end would pass it; once passed, the periodic rows stop, said once on stderr.
+ * The size budget (simulation.RecordSizeLimit), checked after each round of rows: at the second, warn when the
+ * rows up to the run's expected end, at the rate since the first, would pass it; once passed, the periodic rows stop, said once on stderr.
  */
 static void budget(struct ctl_records *rc, emu_ps_t now)
 {
@@ -146,11 +148,17 @@ static void budget(struct ctl_records *rc, emu_ps_t now)
 	if (limit == 0)
 		return;
 	n = records_bytes(rc);
-	if (rc->first_bytes == 0 && n > 0 && now > 0) { /* once the first rows reached the files */
+	if (rc->first_bytes == 0 && n > 0 && now > 0) { /* the first rows (and the files' headers) reached the files */
 		rc->first_bytes = n;
-		/* bytes per ps so far, times the run's expected length */
-		unsigned __int128 want = (unsigned __int128)n * rc->horizon / now;
-		if (rc->horizon > now && want > limit)
+		rc->first_at = now;
+	} else if (!rc->projected && rc->first_bytes > 0 && n > rc->first_bytes && now > rc->first_at) {
+		/* from the second round on: the rows' bytes per ps since the first, to the run's expected end (headers
+		 * counted once, and the records' own start, RecordStartTime, whatever it is) */
+		rc->projected = true;
+		unsigned __int128 want = n;
+		if (rc->horizon > now)
+			want += (unsigned __int128)(n - rc->first_bytes) * (rc->horizon - now) / (now - rc->first_at);
+		if (want > limit)
 			fprintf(stderr, "uetemu: warning: the records would take about %.1f MB by the run's end (%.6f s "
 				"simulated); their periodic rows stop at simulation.RecordSizeLimit (%.1f MB): raise "
 				"NDStatsReportInterval or RecordSizeLimit\n", (double)want / 1e6,

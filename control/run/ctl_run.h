@@ -73,6 +73,12 @@ int ctl_run_preflight_port(const struct ctl_config *cfg, uint32_t i, char *err, 
 
 /** Warn on stderr, each line starting with @p prefix, about every devarg of port @p i that its PMD (one of the
  * common ones: net_tap, net_af_packet, net_af_xdp, net_pcap, net_memif, net_null, net_ring) does not take. */
+/**
+ * ctl_run_preflight_port()'s checks for one DPDK device string @p dev (a port's `dev`, `uetemu conform --dev`),
+ * its messages starting with @p where. 0, or -errno with the reason in @p err.
+ */
+int ctl_run_preflight_dev(const char *where, const char *dev, char *err, size_t errlen);
+
 void ctl_run_preflight_warn(const struct ctl_config *cfg, uint32_t i, const char *prefix);
 
 /**

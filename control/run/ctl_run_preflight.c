@@ -398,12 +398,18 @@ static int pf_check_driver(const char *where, const char *name, const struct pf_
 
 int ctl_run_preflight_port(const struct ctl_config *cfg, uint32_t i, char *err, size_t errlen)
 {
-	const char *dev = cfg->ports[i].dev;
-	char where[PATH_MAX + CTL_DEV_MAX + 32], name[64], path[96];
+	char where[PATH_MAX + CTL_DEV_MAX + 32];
+
+	snprintf(where, sizeof(where), "%s: ports.%u (dev \"%s\")", cfg->path, i, cfg->ports[i].dev);
+	return ctl_run_preflight_dev(where, cfg->ports[i].dev, err, errlen);
+}
+
+int ctl_run_preflight_dev(const char *where, const char *dev, char *err, size_t errlen)
+{
+	char name[64], path[96];
 	const struct pf_pmd *pmd;
 	int rc;
 
-	snprintf(where, sizeof(where), "%s: ports.%u (dev \"%s\")", cfg->path, i, dev);
 	if (!pf_devname(dev, name, sizeof(name))) {
 		pf_line(err, errlen, "%s: no device name (1 to 63 characters) before the first ',' (e.g. "
 			"net_tap0,iface=uet0)", where);

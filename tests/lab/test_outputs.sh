@@ -37,7 +37,7 @@ mount -t tmpfs -o size=512k tmpfs "$mnt"
 out=$("$uetemu" run configs/pair.yaml -q -o "$mnt/o" 2>&1 >"$tmp/stdout"); rc=$?
 check "disk full: exit $rc, the error names a file and says 'No space left on device': $out" \
 	'[ $rc -eq 1 ] && [[ "$out" == *"$mnt/o/"*": No space left on device"* ]]'
-check "disk full: the summary table still reaches stdout" 'grep -q "^messages: 10 posted" "$tmp/stdout"'
+check "disk full: the summary table still reaches stdout" 'grep -qE "^messages: [0-9]+ posted" "$tmp/stdout"'
 python3 - "$mnt/o" <<'PY' >"$tmp/wf"; rc=$?
 import csv, glob, json, os, struct, sys
 d = sys.argv[1]

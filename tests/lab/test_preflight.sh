@@ -8,7 +8,8 @@
 #
 # 1. the config as it is: valid (exit 0);
 # 2. a bogus PMD (net_bogus0): "no PMD driver", from validate and from run (which today said "Bad address");
-# 3. a missing interface (iface=preflight-none): "interface preflight-none does not exist";
+# 3. a missing interface (iface=preflight-none): "interface preflight-none does not exist"; `uetemu conform --dev`
+#    says the same as validate for 2 and 3;
 # 4. not root (uid 65534, a copy of the binary it may read): "net_af_packet needs root or CAP_NET_RAW", from
 #    validate and run;
 # 5. a busy EAL prefix: a uetemu real-time run on a net_tap port holds --file-prefix preflight-<pid>; validate and
@@ -71,6 +72,14 @@ check "run, bogus PMD: DPDK's 'Bad address' no longer the message" '! grep -q "p
 # 3. an interface that is not there
 validate -s 'ports.0.dev=net_af_packet0,iface=preflight-none'
 expect "validate, missing interface" "$WORK/v.log" $? "$MSG_IF"
+# conform --dev goes through the same checks before the EAL
+conform() { ns timeout -k 5 30 "$UETEMU" conform --dev "$1" --dut-ip 10.99.0.2 --ip 10.99.0.1 -o "$WORK/cf" -w 5 \
+	-- --no-huge --no-pci -m 256 --file-prefix "$PREFIX" >"$WORK/c.log" 2>&1; }
+conform net_bogus0,iface=preflight-a
+expect "conform --dev, bogus PMD" "$WORK/c.log" $? "$MSG_DRV"
+conform net_af_packet0,iface=preflight-none
+expect "conform --dev, missing interface" "$WORK/c.log" $? "$MSG_IF"
+check "conform --dev: DPDK's 'probe failed' no longer the message" '! grep -q "probe failed" "$WORK/c.log"'
 
 # 4. not root: a copy of the binary uid 65534 may read and run, in a directory it may write
 mkdir -p "$WORK/nobody" && cp "$UETEMU" "$CFG" "$WORK/nobody/" && chmod 755 "$WORK" && chmod 777 "$WORK/nobody" &&

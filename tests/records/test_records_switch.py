@@ -386,11 +386,13 @@ def main():
 
         print('-- incast, PFC at 100KB')
         out = os.path.join(tmp, 'pfc')
-        s = run(uetemu, incast, out, PFC + ORIGIN + ['simulation.NDStatsReportInterval=50us', PER_PORT]).summary
+        s = run(uetemu, incast, out, PFC + ORIGIN + ['simulation.NDStatsReportInterval=50us', PER_PORT,
+                                                   # the pages' default, which configs/incast.yaml shortens
+                                                   'switch.SharedBufferManager.BufferStatsReportInterval=1ms']).summary
         fab = Fabric(s)
         check_nd(out, 'incast', s, fab, nd_ivl, 'pfc')
         check_ep(out, 'incast', s, fab, nd_ivl, 'pfc', True)
-        agg = check_buf(out, 'incast', s, fab, 10**9, 'pfc', [0, 1])  # defaults: 1 ms, pools 0 and 1
+        agg = check_buf(out, 'incast', s, fab, 10**9, 'pfc', [0, 1])  # 1 ms, pools 0 and 1
         # the defaults' dynamic limit with nothing at egress is LossyAlpha 1.0 x the pool: 0.9 and the rest of
         # 253,696,000 B; pools 0 and 1 carry the lossless TC0 and TC1, so their ingress limit is Xoff (100 KB here)
         # and each port has HeadRoomPerPortLimit (256 KB) of headroom in them

@@ -123,6 +123,12 @@ check "a message at 1 h with RecordSizeLimit 2 MB: warned first, rows stop, $siz
 	'[ $rc -eq 0 ] && [[ "$out" == *"would take about"*"reached simulation.RecordSizeLimit"* ]] &&
 	 [ "$size" -lt 2100000 ] && grep -q "\"records_cut_at_ps\": " "$tmp/late/summary.json" &&
 	 grep -q "\"completed\": 1" "$tmp/late/summary.json"'
+# records that start late (RecordStartTime 3599 s, 1 s of rows, about 0.72 MB): the projection is of the rows'
+# rate since they started, so it warns before the cut at 500 KB (it warned at 3600/3599 of the first round's bytes)
+out=$("$uetemu" run "$tmp/late.yaml" -q -o "$tmp/late-start" -s simulation.RecordSizeLimit=500KB \
+	-s simulation.RecordStartTime=3599s 2>&1 >/dev/null); rc=$?
+check "records from 3599 s, RecordSizeLimit 500 KB: warned before the rows stop, exit $rc" \
+	'[ $rc -eq 0 ] && [[ "$out" == *"would take about"*"reached simulation.RecordSizeLimit"* ]]'
 # the budget counts the rows still in the streams' buffers too, so a small limit is kept to within a round of rows
 "$uetemu" run "$tmp/late.yaml" -q -o "$tmp/late20" -s simulation.RecordSizeLimit=20KB >/dev/null 2>&1
 size=$(cat "$tmp"/late20/*.csv | wc -c)
