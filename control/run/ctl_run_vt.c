@@ -538,7 +538,8 @@ void ctl_run_vt_json(FILE *f, const struct ctl_run_state *r)
 		return;
 	run_vt_info(r->eng, &in);
 	fprintf(f, "  \"parallel\": {\"mpi_ranks\": %u, \"threads\": %u, \"lookahead_ps\": %llu, \"lookahead_from\": \"%s\", "
-		"\"threads_auto\": \"%s\", \"windows\": %llu, \"windows_alone\": %llu, \"close_delay_ps\": %llu, \"threads_detail\": [",
+		"\"threads_auto\": \"%s\", \"windows\": %llu, \"windows_alone\": %llu, \"close_delay_ps\": %llu, "
+		"\"threads_detail\": [",
 		vt->mpi ? vt->n : 0, vt->n,
 		(unsigned long long)(vt->n > 1 ? in.lookahead : 0), vt->n > 1 ? in.la_what : "", r->threads_auto,
 		(unsigned long long)in.windows, (unsigned long long)in.windows_alone, (unsigned long long)vt->close_delay);
