@@ -164,10 +164,10 @@ void run_vt_flush(struct run_engine *e)
  * is a ticket (e->phase: even to run, odd to take) the main thread publishes; each lcore of the phase is claimed
  * by one thread (its claim word moves from the ticket before to this one), its own thread's first, and a thread
  * with nothing of its own left claims the others' that no one has started (their own thread asleep, or not
- * started within RUN_STEAL_GRACE_NS). So a thread that has no CPU (the
- * machine is busy, or two threads share a core) holds nobody up: the main thread runs its lcores' work instead,
- * the outputs unchanged (an lcore's events run in one order whichever thread runs them, and the phases keep
- * every lcore's run before any take). The main thread waits until the phase's lcores are all done.
+ * started within RUN_STEAL_GRACE_NS). So a thread that has no CPU (the machine is busy, or two threads share a
+ * core) holds nobody up: the main thread runs its lcores' work instead, the outputs unchanged (an lcore's events
+ * run in one order whichever thread runs them, and the phases keep every lcore's run before any take). The main
+ * thread waits until the phase's lcores are all done.
  *
  * Waiting spins while that pays, then sleeps on a futex: a thread spins up to twice its typical wait
  * (RUN_SPIN_MIN_NS to RUN_SPIN_MAX_NS); when its waits are longer than that the one awaited is likely off a CPU,
