@@ -251,6 +251,9 @@ struct run_hooks {
 	void (*pass)(void *ctx, emu_ps_t now);
 	/** Main: every port received (DPDK-port replays stage their frames). */
 	void (*after_rx)(void *ctx);
+	/** Every other lcore, at the same point of its own pass: lcore @p lc's ports received (control commands for
+	 *  its hosts are applied there). Optional. */
+	void (*lc_after_rx)(void *ctx, uint32_t lc);
 	/** Main: the step at @p now is over, the outputs written; it may bring the stop time forward. Without a stop
 	 *  time, true ends the run (the work is done). */
 	bool (*pass_end)(void *ctx, emu_ps_t now);

@@ -220,6 +220,8 @@ static void loop(struct run_lcore *lc)
 			run_ports_rx(e, lc);
 		if (main_lc && h->after_rx != NULL)
 			h->after_rx(h->ctx);
+		else if (!main_lc && h->lc_after_rx != NULL)
+			h->lc_after_rx(h->ctx, lc->idx);
 		run_ports_flush(e, lc);
 		if (main_lc) {
 			if (e->clock == RUN_VIRTUAL) {

@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 
 UETEMU_PKGS="gcc clang pkg-config meson ninja-build dpdk-dev libdpdk-dev libpcap-dev libbpf-dev libcriterion-dev \
-libyaml-dev protobuf-c-compiler libprotobuf-c-dev python3-protobuf tshark python3 python3-matplotlib python3-scapy iproute2 iputils-ping procps iperf3 tcpdump ethtool \
+libyaml-dev protobuf-c-compiler libprotobuf-c-dev zlib1g-dev python3-protobuf tshark python3 python3-matplotlib python3-scapy iproute2 iputils-ping procps iperf3 tcpdump ethtool \
 libopenmpi-dev openmpi-bin libmicrohttpd-dev python3-prometheus-client curl"
 
 as_root() {

@@ -125,7 +125,20 @@ int ctl_chakra_create(const struct ctl_config *cfg, struct ctl_chakra_run **out,
 		return -ENOMEM;
 	k->cfg = cfg;
 	k->ck = cfg->apps[cfg->chakra_app].chakra;
-	rc = ctl_chakra_load(k->ck->traceset, k->ck->num_files, &k->set, err, errlen);
+	rc = ctl_chakra_load(k->ck->traceset, k->ck->num_files_given ? k->ck->num_files : 0, &k->set, err, errlen);
+	if (!rc && !k->ck->num_files_given) { /* attaching the traceset sets NumOfChakraFiles to its rank count */
+		uint32_t servers = 0;
+
+		for (uint32_t h = 0; h < cfg->n_hosts; h++)
+			servers += !cfg->hosts[h].external;
+		if (k->set.n_ranks != servers) {
+			snprintf(err, errlen, "traceset %s has %u ranks, which NumOfChakraFiles (not given: 256, "
+				      "the page's default) takes as the traceset is attached, but the topology has %u "
+				      "servers; give it exactly as many servers as the traceset has ranks",
+				      k->ck->traceset, k->set.n_ranks, servers);
+			rc = -EINVAL;
+		}
+	}
 	if (!rc && rec_budget_halted(cfg->sim.budget)) /* a signal while the traces were read: no run */
 		rc = -EINTR;
 	if (!rc)

@@ -15,7 +15,7 @@
 #define PCT_HEADER "comm_type,expansion_algo,comm_size,pg_size,count,mean_run_time_us,p50_run_time_us," \
 	"p99_run_time_us,p99_9_run_time_us,p100_run_time_us,mean_ideal_ratio,p50_ideal_ratio,p99_ideal_ratio," \
 	"p99_9_ideal_ratio,p100_ideal_ratio"
-#define ANNOT_WIDTH 13 /* digits of an annotated time in us, and of its placeholder */
+#define ANNOT_WIDTH 13 /* characters of an annotated time in us, and of its placeholder */
 
 /* Collective @p c's start (over its participants' first transfers, the latest, or the earliest when
  * UseMaxAsCommCollectiveStartTime is false) and end. */
@@ -140,32 +140,61 @@ static int coll_pcts(struct ctl_chakra_run *k, char *err, size_t errlen)
 static void put_time(FILE *f, const char *key, emu_ps_t t, int have)
 {
 	fprintf(f, ",\"%s\":\"", key);
-	if (have)
+	uint64_t ns = (uint64_t)(t / EMU_PS_PER_NS);
+
+	if (have && ns < 1000000000000ull) /* us to the ns, 9 digits, a point and 3: 13 characters */
+		fprintf(f, "%09" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+	else if (have) /* from 10^9 us (1,000 s) on, whole us: 13 digits reach past the emulated range's 2^63 ps */
 		fprintf(f, "%0*" PRIu64, ANNOT_WIDTH, (uint64_t)(t / EMU_PS_PER_US));
 	else
 		fputs("XXXXXXXXXXXXX", f);
 	rec_put_ch(f, '"');
 }
 
-/* post_annotated/<prefix>.<rank>.json: every node with s and e in us (the placeholder for a time not reached);
- * r, the wall clock at the node's start, is the placeholder too: uetemu's models never read the wall clock. */
+/* post_annotated/<prefix>.<rank>.json: every node with s and e in us to the ns (the placeholder for a time not
+ * reached), its type as the trace gave it (a collective stays COMM_COLL_NODE, 7, though preparation made it the
+ * join of its transfers) and, for a collective, s the real start: the earliest start of the rank's transfers of it
+ * (its barrier's included), when its trace dependencies had finished; r, the wall clock at the node's start, is
+ * the placeholder: uetemu's models never read the wall clock. */
 static int annotate(struct ctl_chakra_run *k, uint32_t rank)
 {
 	char path[1024];
 	FILE *f;
 	const struct app_ck_trace *t = &k->set.ranks[rank];
+	emu_ps_t *cs = calloc(k->prep.n_colls + 1, sizeof(*cs)); /* per collective: its earliest transfer start */
+
+	if (!cs)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < t->n; i++) {
+		const struct app_ck_node *n = &t->nodes[i];
+		emu_ps_t s, e;
+
+		if (n->coll_id < 0 || (uint64_t)n->coll_id >= k->prep.n_colls || n->trace_kind == APP_CK_COLL)
+			continue;
+		app_ck_run_node_times(k->run, rank, i, &s, &e);
+		if (s && (!cs[n->coll_id] || s < cs[n->coll_id]))
+			cs[n->coll_id] = s;
+	}
 
 	snprintf(path, sizeof(path), "%s/post_annotated/%s.%" PRIu32 ".json", k->dir, k->set.prefix, rank);
 	f = rec_file_open(path, false, k->cfg->sim.budget, '\n'); /* within the run's output budget */
-	if (!f)
-		return -errno;
+	if (!f) {
+		int e = errno;
+
+		free(cs);
+		return -e;
+	}
 	fprintf(f, "{\"rank\":%" PRIu32 ",\"nodes\":[", rank);
 	for (uint32_t i = 0; i < t->n; i++) {
 		const struct app_ck_node *n = &t->nodes[i];
 		emu_ps_t s, e;
 
 		app_ck_run_node_times(k->run, rank, i, &s, &e);
-		fprintf(f, "%s\n{\"id\":%" PRIu64 ",\"type\":%u", i ? "," : "", n->id, n->kind);
+		if (n->trace_kind == APP_CK_COLL && n->coll_id >= 0 && (uint64_t)n->coll_id < k->prep.n_colls &&
+		    cs[n->coll_id] && (!s || cs[n->coll_id] < s))
+			s = cs[n->coll_id];
+		fprintf(f, "%s\n{\"id\":%" PRIu64 ",\"type\":%u", i ? "," : "", n->id,
+			n->trace_kind ? n->trace_kind : n->kind);
 		if (n->kind == APP_CK_SEND || n->kind == APP_CK_RECV)
 			fprintf(f, ",\"peer\":%" PRId32 ",\"comm_size\":%" PRIu64 ",\"comm_tag\":%" PRId64, n->peer,
 				n->bytes, n->tag);
@@ -175,6 +204,7 @@ static int annotate(struct ctl_chakra_run *k, uint32_t rank)
 		rec_put_ch(f, '}');
 	}
 	fputs("\n]}\n", f);
+	free(cs);
 	return fclose(f) ? -errno : 0;
 }
 
@@ -209,6 +239,69 @@ int ctl_chakra_rec_close(struct ctl_chakra_run *k, emu_ps_t end, char *err, size
 	return rc ? rc : e1 ? e1 : e2 ? e2 : e3;
 }
 
+/* @p v as a JSON string (the names come from the trace: quotes, backslashes and control bytes escaped). */
+static void json_str(FILE *f, const char *v)
+{
+	rec_put_ch(f, '"');
+	for (; *v; v++) {
+		unsigned char c = (unsigned char)*v;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			rec_put_ch(f, (char)c);
+	}
+	rec_put_ch(f, '"');
+}
+
+/* 1 when the traceset had anything the trace lines report: files inflated, ctrl_deps dropped, groups taken as every
+ * rank, items read and not replayed (a traceset of uetemu's generator has none: its summary is unchanged). */
+static int trace_notes(const struct ctl_chakra_run *k)
+{
+	return k->set.gz_files || k->set.pg_world || k->set.n_ign || k->set.ign_other || k->prep.ctrl_absent ||
+	       k->prep.ctrl_self || k->prep.ctrl_cycle;
+}
+
+static void print_trace_notes(const struct ctl_chakra_run *k, FILE *f)
+{
+	if (!trace_notes(k))
+		return;
+	fprintf(f, "  traces: schema %s, %u of %u files gzip-compressed; ctrl_deps dropped: %" PRIu64 " naming absent "
+		"nodes, %" PRIu64 " their own node, %" PRIu64 " closing a cycle; %u process group%s taken as every rank\n",
+		k->set.version[0] ? k->set.version : "(none)", k->set.gz_files, k->set.n_ranks, k->prep.ctrl_absent,
+		k->prep.ctrl_self, k->prep.ctrl_cycle, k->set.pg_world, k->set.pg_world == 1 ? "" : "s");
+	if (!k->set.n_ign && !k->set.ign_other)
+		return;
+	fputs("  read, not replayed:", f);
+	for (uint32_t i = 0; i < k->set.n_ign; i++)
+		fprintf(f, "%s %s %" PRIu64, i ? "," : "", k->set.ign[i].name, k->set.ign[i].n);
+	if (k->set.ign_other)
+		fprintf(f, "%s others %" PRIu64, k->set.n_ign ? "," : "", k->set.ign_other);
+	fputc('\n', f);
+}
+
+static void json_trace_notes(const struct ctl_chakra_run *k, FILE *f)
+{
+	if (!trace_notes(k))
+		return;
+	fputs(",\"trace\":{\"schema\":", f);
+	json_str(f, k->set.version);
+	fprintf(f, ",\"gzip_files\":%u,\"ctrl_deps_dropped\":{\"absent\":%" PRIu64 ",\"self\":%" PRIu64
+		",\"cycle\":%" PRIu64 "},\"pg_world\":%u,\"ignored\":{", k->set.gz_files, k->prep.ctrl_absent,
+		k->prep.ctrl_self, k->prep.ctrl_cycle, k->set.pg_world);
+	for (uint32_t i = 0; i < k->set.n_ign; i++) {
+		if (i)
+			rec_put_ch(f, ',');
+		json_str(f, k->set.ign[i].name);
+		fprintf(f, ":%" PRIu64, k->set.ign[i].n);
+	}
+	if (k->set.ign_other)
+		fprintf(f, "%s\"(others)\":%" PRIu64, k->set.n_ign ? "," : "", k->set.ign_other);
+	fputs("}}", f);
+}
+
 void ctl_chakra_print(const struct ctl_chakra_run *k, FILE *f)
 {
 	if (!k || !k->run)
@@ -236,6 +329,7 @@ void ctl_chakra_print(const struct ctl_chakra_run *k, FILE *f)
 			", message-id clashes %" PRIu64 "\n", app_ck_run_post_errors(k->run), unmatched, clashes);
 	if (app_ck_su_errors(k->su))
 		fprintf(f, "  scale-up packets stalled (no event or memory left) %" PRIu64 "\n", app_ck_su_errors(k->su));
+	print_trace_notes(k, f);
 }
 
 void ctl_chakra_json(const struct ctl_chakra_run *k, FILE *f)
@@ -255,5 +349,7 @@ void ctl_chakra_json(const struct ctl_chakra_run *k, FILE *f)
 		else
 			fprintf(f, "%snull", r ? "," : "");
 	}
-	fputs("]},", f);
+	fputc(']', f);
+	json_trace_notes(k, f);
+	fputs("},", f);
 }

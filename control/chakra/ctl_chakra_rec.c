@@ -186,14 +186,15 @@ struct cdf_row {
 	uint64_t num[5], den[5];
 };
 
-/* Fraction @p arg, 6 decimals; 1 when the run has nothing of the kind (all of it done). */
+/* Fraction @p arg, 6 decimals; 1.000000 when the run has nothing of the kind (all of it done), written as every
+ * other fraction is. */
 static void cdf_frac(const void *row, uint32_t arg, struct ctl_rec_val *v)
 {
 	const struct cdf_row *r = row;
 
 	if (r->den[arg] == 0) {
 		v->fmt = CTL_REC_F_STR;
-		v->s = "1";
+		v->s = "1.000000";
 	} else {
 		v->num = r->num[arg];
 		v->den = r->den[arg];

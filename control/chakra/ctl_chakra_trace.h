@@ -13,10 +13,15 @@
  * an error). @p want_ranks: the rank count the configuration expects (NumOfChakraFiles), 0 for any. Returns 0, or
  * -EINVAL with a message in @p err (size @p errlen) naming the directory or the file and node: no traceset, ranks
  * missing or a rank count other than @p want_ranks, a file that is not a trace, a truncated message, a bad field
- * (unknown node or collective type, an attribute of the wrong type), an undeclared or inconsistent process group;
- * -ENOMEM.
+ * (unknown node or collective type, an attribute of the wrong type), process groups that disagree, an ET schema
+ * version it cannot read, a gzip file that does not inflate (one that does is read inflated); -ENOMEM.
  */
 int ctl_chakra_load(const char *dir, uint32_t want_ranks, struct app_ck_set *set, char *err, size_t errlen);
+
+/** Every process group named by pg_name only (no communicator record, pg:<name> or involved_ranks in any file)
+ *  becomes every rank, in rank order (counted in set->pg_world); ctl_chakra_load() does this once every file is
+ *  read. Returns 0 or -ENOMEM. */
+int ctl_chakra_resolve_pgs(struct app_ck_set *set);
 
 /**
  * Decode one trace file's bytes @p buf (length @p len) as rank @p rank of @p set (whose ranks array is sized).

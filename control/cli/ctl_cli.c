@@ -51,7 +51,7 @@ static const char usage_text[] =
 	"  columns [RECORD]  print a record's columns (its header line), or every record's\n"
 	"  pcap-info FILE    what a pcap or pcapng capture holds: frames, UET packets by type, PDCs\n"
 	"  rerun DIR         re-run a session recorded by 'run --record DIR' in virtual time, and compare\n"
-	"  ctl PREFIX CMD    control a running real-time session: post, pause, resume, stop, stats, list\n"
+	"  ctl PREFIX CMD    control a running real-time session: post, pause, resume, rate, stop, stats, list\n"
 	"  merge DIR         join an MPI run's record shards into the files one process writes\n"
 	"  conform           drive a UET endpoint on a DPDK port through UET 1.0 conformance cases\n"
 	"  version           print the version (also: uetemu --version)\n"
@@ -211,9 +211,13 @@ static const char ctl_help[] =
 	"\n"
 	"commands:\n"
 	"  post SRC DST SIZE      post a message from host SRC to host DST of SIZE bytes (4096, 64KiB)\n"
-	"  pause HOST             hold HOST's sending (every traffic class of its NIC's port)\n"
-	"  resume HOST            release it\n"
-	"  stop                   stop the run as SIGINT does: outputs written, the run exits 3\n"
+	"  pause HOST [MSG]       hold HOST's sending (every traffic class of its NIC's port), or only its\n"
+	"                         message MSG's (its number, as 'messages' lists it) while its others go on\n"
+	"  resume HOST [MSG]      release it\n"
+	"  rate HOST RATE         limit HOST's sending to RATE (10Gbps; 0 or off: no limit): its egress shaper\n"
+	"  messages [HOST [FROM]] the run's messages by number (40 from FROM), their state and connection\n"
+	"  stop                   stop the run: outputs written, summary.json \"stop\": \"ctl\", the run exits as\n"
+	"                         its verdict says (0 when its work was done)\n"
 	"  status                 control commands accepted, applied, refused by reason\n"
 	"  stats                  the run so far (/uetemu/summary)\n"
 	"  hosts [N|NAME], ports, links [N|NAME], lateness   the other read commands\n"
@@ -223,7 +227,7 @@ static const char ctl_help[] =
 	"options:\n"
 	"  -h, --help             this text\n"
 	"\n"
-	"exit status: 0 answered; 1 an error (named: no run with that prefix, an unknown host, a bad size, the\n"
+	"exit status: 0 answered; 1 an error (named: no run with that prefix, an unknown host, a bad size or rate, the\n"
 	"command queue full, no answer); 2 usage error.\n";
 static const char merge_help[] =
 	"usage: uetemu merge DIR --out MERGED\n"
@@ -232,8 +236,9 @@ static const char merge_help[] =
 	"writes <SimulationName>-<record>-<rank>.csv) into the files one process writes, MERGED/<SimulationName>-\n"
 	"<record>-0.csv, byte for byte: rows by simulated time, then by device (node_id, or fep_id), each device's rows\n"
 	"in its rank's order (uet-monitor rows of one picosecond on two devices: in device order, where one process\n"
-	"writes its event order). summary.json (rank 0's: the whole run's) is copied. Captures are not merged\n"
-	"(docs/parallel.md).\n"
+	"writes its event order). summary.json (rank 0's: the whole run's) is copied. Captures <name>-<rank>.pcap\n"
+	"(.pcapng) are joined into <name>.pcap: frames by timestamp, one timestamp's in rank order, pcapng's\n"
+	"statistics summed (docs/parallel.md).\n"
 	"\n"
 	"options:\n"
 	"  -o, --out MERGED       output directory, created if missing; not DIR itself (required)\n"
@@ -698,6 +703,8 @@ static int cmd_run(struct cli *c)
 		fprintf(stderr, "uetemu: stopped by a signal; outputs written so far are complete\n");
 		return CTL_EXIT_SIGNAL;
 	}
+	if (stop == CTL_STOP_CTL)
+		fprintf(stderr, "uetemu: stopped by uetemu ctl (stop: ctl); outputs written so far are complete\n");
 	if (stop == CTL_STOP_STALLED) {
 		fprintf(stderr, "uetemu: the run ended with messages not completed: never posted, or no progress "
 				"possible (summary.json messages, stop \"stalled\")\n");
@@ -731,10 +738,30 @@ static int cmd_columns(struct cli *c)
 	return CTL_EXIT_ERROR;
 }
 
-static int cmd_keys(struct cli *c)
+/* The type of a NIC attribute as the NIC configuration pages name it: their lists are strings ("Attributes of type
+ * string that hold a list, such as PoolAllocationVector, hold eight comma-separated entries"), the PCIe transaction
+ * layer's buffer sizes are queuesize, the other sizes bytes. */
+static const char *keys_type(const struct port_param_def *d)
 {
 	static const char *const types[] = { "bool", "uint", "double", "datarate", "timeval", "bytes", "string",
-					     "string", "string", "string", "list", "list", "list", "list" };
+					     "string", "string", "string", "string", "string", "string", "string",
+					     "datarate (0: off)" };
+	static const char *const queuesize[] = { "RXHeaderBufferSize", "TXHeaderBufferSize", "RXDataBufferSize",
+						 "TXDataBufferSize" };
+	const char *attr = d->path[0];
+
+	for (int k = 1; k < PORT_PARAM_DEPTH && d->path[k] != NULL; k++)
+		attr = d->path[k];
+	if (d->type >= sizeof(types) / sizeof(types[0]))
+		return "?";
+	for (size_t i = 0; d->type == PORT_PT_BYTES && i < sizeof(queuesize) / sizeof(queuesize[0]); i++)
+		if (strcmp(attr, queuesize[i]) == 0)
+			return "queuesize";
+	return types[d->type];
+}
+
+static int cmd_keys(struct cli *c)
+{
 	const struct { const char *root; const struct port_param_def *t; unsigned n; } tabs[] = {
 		{ "nic", nic_param_table, nic_param_count }, { "roce_nic", roce_param_table, roce_param_count },
 	};
@@ -748,8 +775,7 @@ static int cmd_keys(struct cli *c)
 			printf("| `%s", tabs[t].root);
 			for (int k = 0; k < PORT_PARAM_DEPTH && d->path[k] != NULL; k++)
 				printf(".%s", d->path[k]);
-			printf("` | %s%s | `%s` |\n", d->type < sizeof(types) / sizeof(types[0]) ? types[d->type] : "?",
-			       d->readonly ? " (read-only)" : "", d->def);
+			printf("` | %s%s | `%s` |\n", keys_type(d), d->readonly ? " (read-only)" : "", d->def);
 		}
 	for (unsigned i = 0; i < sw_param_count; i++) {
 		const struct sw_param_def *d = &sw_param_table[i];

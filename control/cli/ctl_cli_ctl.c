@@ -24,8 +24,9 @@ static const struct ctl_verb {
 	const char *verb, *cmd;
 	int min, max;
 } verbs[] = {
-	{ "post", "/uetemu/ctl/post", 3, 3 },   { "pause", "/uetemu/ctl/pause", 1, 1 },
-	{ "resume", "/uetemu/ctl/resume", 1, 1 }, { "stop", "/uetemu/ctl/stop", 0, 0 },
+	{ "post", "/uetemu/ctl/post", 3, 3 },   { "pause", "/uetemu/ctl/pause", 1, 2 },
+	{ "resume", "/uetemu/ctl/resume", 1, 2 }, { "rate", "/uetemu/ctl/rate", 2, 2 },
+	{ "messages", "/uetemu/ctl/messages", 0, 2 }, { "stop", "/uetemu/ctl/stop", 0, 0 },
 	{ "status", "/uetemu/ctl/status", 0, 0 }, { "stats", "/uetemu/summary", 0, 0 },
 	{ "summary", "/uetemu/summary", 0, 0 },   { "hosts", "/uetemu/hosts", 0, 1 },
 	{ "ports", "/uetemu/ports", 0, 0 },       { "links", "/uetemu/links", 0, 1 },

@@ -296,6 +296,8 @@ static int validate(struct ctl_ctx *c, const struct ctl_ynode *root, struct ctl_
 	}
 	if (rc == 0 && topo_ok)
 		rc = ctl_nic_model_check(c, ctl_y_get(root, "server"), cfg);
+	if (rc == 0 && topo_ok) /* the flows and streams, once the hosts' NIC (its link rate) is known */
+		rc = ctl_flows_generate(c, ctl_y_get(root, "applications"), cfg);
 	return rc;
 }
 
@@ -347,7 +349,7 @@ void ctl_config_free(struct ctl_config *cfg)
 	if (cfg == NULL)
 		return;
 	for (uint32_t i = 0; cfg->apps != NULL && i < cfg->n_apps; i++)
-		free(cfg->apps[i].list), free(cfg->apps[i].chakra);
+		free(cfg->apps[i].list), free(cfg->apps[i].chakra), free(cfg->apps[i].flows);
 	free(cfg->apps);
 	free(cfg->hosts);
 	for (uint32_t i = 0; cfg->links != NULL && i < cfg->n_links; i++)

@@ -84,7 +84,34 @@ struct ctl_message {
 	emu_ps_t start;            /* start: time the host rings the doorbell (timeval, default 0) */
 };
 
-enum ctl_app_type { CTL_APP_MESSAGES = 0, CTL_APP_SCALA_RDMA, CTL_APP_CHAKRA, CTL_APP_PINGPONG };
+enum ctl_app_type { CTL_APP_MESSAGES = 0, CTL_APP_SCALA_RDMA, CTL_APP_CHAKRA, CTL_APP_PINGPONG, CTL_APP_FLOWS,
+		    CTL_APP_STREAM };
+
+/** applications[i] of type flows or stream (docs/config.md, ctl_config_flows.c): the generator's keys, and what it
+ *  generated into the application's list (its messages). */
+struct ctl_flows {
+	char cdf[512];             /* flows: cdf, the size distribution's file (relative: to the config) */
+	uint32_t load_ppm;         /* flows: load, share of each sender's link, parts per million */
+	uint8_t pattern;           /* flows: pattern, enum app_flows_pattern */
+	uint32_t receiver;         /* flows, incast: receiver (host) */
+	uint32_t senders;          /* flows, incast: senders, default every other host */
+	uint32_t rack_local_ppm;   /* flows, uniform: rack_local, share of flows inside the sender's rack */
+	uint32_t strata;           /* flows: strata, default 0 (a host's whole run) */
+	uint64_t seed;             /* seed, default simulation.RandomSeed */
+	bool seed_given, senders_given, rack_local_given, stop_given;
+	emu_ps_t start, stop;      /* start (default 0), stop (flows: optional with count; stream: required) */
+	uint64_t count;            /* flows: count, flows per sender (0: none) */
+	uint32_t src, dst;         /* stream: src, dst */
+	uint64_t size;             /* stream: size, bytes per message */
+	uint64_t bps, pps;         /* stream: rate (bit/s) or pps */
+	emu_ps_t on, off;          /* stream: on/off periods (0 0: always on) */
+	/* generated */
+	uint64_t host_bps;         /* the senders' link rate the load is a share of */
+	uint64_t bytes;            /* bytes of the generated messages */
+	uint32_t n_senders;        /* hosts that send */
+	emu_ps_t window_ps;        /* sum of the senders' generation windows */
+	uint32_t offered_ppm;      /* bytes x 8 / (host_bps x window_ps), parts per million */
+};
 
 #define CTL_PP_MAX 16 /* applications of type pingpong and responder */
 
@@ -105,7 +132,8 @@ struct ctl_chakra {
 	char mapping[512];             /* MappingFile: rank placement CSV (relative: to the config); "" for none */
 	uint32_t logical_group;        /* LogicalGroupId, must be 0 */
 	uint32_t num_files;            /* NumOfChakraFiles 1..4096: must equal the servers and the traceset's ranks;
-	                                * not given: the servers (attaching a traceset sets it to its rank count) */
+	                                * not given: 256 (the page's default) until the traceset is read, whose
+	                                * rank count it then becomes (as attaching a traceset sets it) */
 	bool num_files_given;
 	bool use_mapping;              /* UseMapping, default true (without a mapping file ranks go in order) */
 	bool use_max_start;            /* UseMaxAsCommCollectiveStartTime, default true: a collective's start is its
@@ -137,6 +165,7 @@ struct ctl_app {
 	uint8_t control_tc;            /* RdmaControlPacketTC 0..7, default 1 (validated; see docs/rdma-app.md) */
 	uint32_t doorbell_payload;     /* DoorbellPayloadSize, bytes, default 64: each WQE's doorbell over PCIe */
 	struct ctl_chakra *chakra;     /* type Chakra: its attributes, owned */
+	struct ctl_flows *flows;       /* type flows or stream: its keys and figures, owned; list holds its messages */
 };
 
 #define CTL_PORT_HOSTS_MAX 64 /* hosts sharing one port (ports[i].attach as a list) */

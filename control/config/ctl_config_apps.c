@@ -292,6 +292,8 @@ static int app_item(struct ctl_ctx *c, const struct ctl_ynode *item, uint32_t id
 	if (t != NULL && t->type == CTL_Y_SCALAR && (strcmp(t->text, "pingpong") == 0 ||
 						     strcmp(t->text, "responder") == 0))
 		return ctl_app_pingpong(c, item, cfg, idx);
+	if (t != NULL && t->type == CTL_Y_SCALAR && (strcmp(t->text, "flows") == 0 || strcmp(t->text, "stream") == 0))
+		return ctl_app_flows(c, item, cfg, idx);
 
 	/* Defaults (spec seeds/003): alone, the application gets 0.5 and 0.5 of the ratio budget. */
 	a.app->pr_initiator = APP_RATIO_ALONE;

@@ -92,6 +92,7 @@ CK_BOOL(k_pg_ser, prep.pg_serialization)
 CK_BOOL(k_sync, prep.coll_sync)
 CK_BOOL(k_abort, prep.abort_on_warning)
 CK_BOOL(k_scaling, prep.scaling)
+CK_BOOL(k_strict_deps, prep.strict_deps)
 CK_BOOL(k_compress, in_mem_compression)
 CK_BOOL(k_profiling, profiling)
 CK_BOOL(k_su_stats, su_stats)
@@ -204,6 +205,7 @@ static int k_conf(struct ctl_ctx *c, const struct ctl_ynode *v, void *obj)
 		{"UseMaxAsCommCollectiveStartTime", false, k_use_max}, {"AbortOnChakraWarning", false, k_abort},
 		{"MaxCountWarningsLoggedPerInstance", false, k_max_lines}, {"TraceFamily", false, k_family},
 		{"Scaling", false, k_scaling}, {"ScalingFactor", false, k_factor},
+		{"StrictDependencies", false, k_strict_deps},
 		{"InMemoryTraceCompression", false, k_compress}, {"ProfilingEnabled", false, k_profiling},
 		{"ProfilingInterval", false, k_prof_interval}, {"ScaleUpHeaderSize", false, k_su_header},
 		{"ScaleUpMaxPayloadSize", false, k_su_payload}, {"ScaleUpStatsEnabled", false, k_su_stats},
@@ -239,10 +241,9 @@ static int ck_check(struct ctl_ctx *c, const struct ctl_ynode *item, struct ctl_
 	if (cfg->n_apps != 1)
 		return ctl_err(c, item, "the Chakra workload is the only application of its simulation; this config "
 			       "has %u", cfg->n_apps);
-	if (!cfg->apps[idx].chakra->num_files_given) /* what attaching the traceset would set: its rank count, which
-						      * must be the number of servers */
-		cfg->apps[idx].chakra->num_files = servers;
-	if (cfg->apps[idx].chakra->num_files != servers)
+	/* not given: the page's 256 until the run reads the traceset, whose rank count it becomes (what attaching
+	 * the traceset sets), which must then be the number of servers (ctl_chakra.c) */
+	if (cfg->apps[idx].chakra->num_files_given && cfg->apps[idx].chakra->num_files != servers)
 		return ctl_err(c, item, "ChakraConfiguration.NumOfChakraFiles is %u but the topology has %u servers; "
 			       "give it exactly as many servers as the traceset has ranks",
 			       cfg->apps[idx].chakra->num_files, servers);

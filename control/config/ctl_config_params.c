@@ -78,9 +78,38 @@ static int leaf_seq(struct ctl_ctx *c, const struct ctl_ynode *v, const struct c
 	return rc;
 }
 
+/* The typed form the configuration pages show in their PATCH bodies, {value: 16, unit: ms, type: timeval}: the
+ * value and its unit (none for a uint, double, bool or string) as one text ("16ms") into @p buf; type, when given,
+ * must be one of the pages' types (the attribute's own parser then checks the value). */
+static int typed(struct ctl_ctx *c, const struct ctl_ynode *v, const char *example, char *buf, size_t len)
+{
+	static const char *const types[] = {"bool", "uint", "double", "datarate", "timeval", "bytes", "queuesize",
+					    "string"};
+	const struct ctl_ynode *val = ctl_y_get(v, "value"), *unit = ctl_y_get(v, "unit"), *type = ctl_y_get(v, "type");
+	size_t k;
+
+	for (uint32_t i = 0; i < v->n; i++)
+		if (strcmp(v->key[i]->text, "value") && strcmp(v->key[i]->text, "unit") && strcmp(v->key[i]->text, "type"))
+			return ctl_err(c, v->key[i], "unknown key in a typed value; it holds value, unit and type, e.g. "
+						     "{value: 16, unit: ms, type: timeval}");
+	if (!val || val->type != CTL_Y_SCALAR || (unit && unit->type != CTL_Y_SCALAR) ||
+	    (type && type->type != CTL_Y_SCALAR))
+		return ctl_err(c, v, "a typed value needs value (and unit, type as values), e.g. {value: 16, unit: ms, "
+				     "type: timeval}; or write it as %s", example);
+	for (k = 0; type && k < sizeof(types) / sizeof(types[0]) && strcmp(type->text, types[k]); k++)
+		;
+	if (type && k == sizeof(types) / sizeof(types[0]))
+		return ctl_err(c, type, "type '%s' is none of bool, uint, double, datarate, timeval, bytes, queuesize, "
+					"string", type->text);
+	if ((size_t)snprintf(buf, len, "%s%s", val->text, unit ? unit->text : "") >= len)
+		return ctl_err(c, v, "the typed value is too long");
+	return 0;
+}
+
 static int leaf(struct ctl_ctx *c, const struct ctl_ynode *k, const struct ctl_ynode *v, const struct ctl_ptable *t,
 		unsigned row, void *params)
 {
+	char tbuf[256];
 	char msg[512];
 	const char *s;
 	int rc;
@@ -91,7 +120,12 @@ static int leaf(struct ctl_ctx *c, const struct ctl_ynode *k, const struct ctl_y
 	}
 	if (v->type == CTL_Y_SEQ && t->is_list(row))
 		return leaf_seq(c, v, t, row, params);
-	rc = ctl_scalar(c, v, t->def(row), &s);
+	if (v->type == CTL_Y_MAP) {
+		rc = typed(c, v, t->def(row), tbuf, sizeof(tbuf));
+		s = tbuf;
+	} else {
+		rc = ctl_scalar(c, v, t->def(row), &s);
+	}
 	if (rc == 0 && t->set(params, row, s, msg, sizeof(msg)) != 0)
 		rc = ctl_err(c, v, "%s", msg);
 	return rc;

@@ -122,6 +122,12 @@ int ctl_app_chakra(struct ctl_ctx *c, const struct ctl_ynode *item, struct ctl_c
 /** applications[idx] of type pingpong or responder (ctl_config_pingpong.c). */
 int ctl_app_pingpong(struct ctl_ctx *c, const struct ctl_ynode *item, struct ctl_config *cfg, uint32_t idx);
 
+/** applications[idx] of type flows or stream (ctl_config_flows.c): its keys; the messages come later. */
+int ctl_app_flows(struct ctl_ctx *c, const struct ctl_ynode *item, struct ctl_config *cfg, uint32_t idx);
+/** Generate the messages of every flows and stream application of @p cfg (@p apps: the applications section) into
+ *  its list, once every section is read. Returns 0 or -errno (message written). */
+int ctl_flows_generate(struct ctl_ctx *c, const struct ctl_ynode *apps, struct ctl_config *cfg);
+
 /** The link being read, for the topology walkers. */
 struct ctl_link_obj {
 	struct ctl_config *cfg;

@@ -241,5 +241,7 @@ extern const struct ctl_rec_schema ctl_rec_nd_schema;
 extern const struct ctl_rec_schema ctl_rec_rdma_perf_schema, ctl_rec_beacon_schema;
 extern const struct ctl_rec_schema ctl_rec_ck_hosts_schema, ctl_rec_ck_map_schema, ctl_rec_ck_apps_schema;
 extern const struct ctl_rec_schema ctl_rec_ck_perf_schema, ctl_rec_ck_completion_schema, ctl_rec_ck_cdf_schema;
+/* The flows and stream applications' flow-fct (control/report/ctl_report_flows.c). */
+extern const struct ctl_rec_schema ctl_rec_flow_fct_schema;
 
 #endif /* CTL_REC_H */

@@ -437,7 +437,7 @@ static const struct ctl_rec_schema *const schemas[] = {
 	&ctl_rec_nb_schema,  &ctl_rec_pcie_schema, &ctl_rec_trim_schema, &ctl_rec_sb_schema, &ctl_rec_pb_schema,
 	&ctl_rec_lb_schema,  &ctl_rec_rt_schema,  &ctl_rec_rate_schema, &ctl_rec_rdma_perf_schema,
 	&ctl_rec_beacon_schema, &ctl_rec_ck_hosts_schema, &ctl_rec_ck_map_schema, &ctl_rec_ck_apps_schema,
-	&ctl_rec_ck_perf_schema, &ctl_rec_ck_completion_schema, &ctl_rec_ck_cdf_schema,
+	&ctl_rec_ck_perf_schema, &ctl_rec_ck_completion_schema, &ctl_rec_ck_cdf_schema, &ctl_rec_flow_fct_schema,
 };
 
 int ctl_records_columns(FILE *out, const char *record)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ctl_report_flows.h"
 #include "rec.h"
 
 /* summary.json's layout version: raised when a key is renamed or removed (docs/summary.md). */
@@ -273,7 +274,7 @@ const char *ctl_peer_counter_name(int c)
 const char *ctl_stop_name(enum ctl_stop s)
 {
 	static const char *const names[] = { "completed", "duration", "signal", "stalled", "lag", "incomplete",
-						       "output_error", "peer_lost" };
+						       "output_error", "peer_lost", "ctl" };
 
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
 }
@@ -784,7 +785,7 @@ static void print_realtime(const struct ctl_report_in *r)
 
 /* The whole of summary.json into @p f (docs/summary.md). */
 static void json_write(FILE *f, const struct ctl_report_in *r, const struct host_sum *hs, const struct totals *t,
-		       const struct ctl_verdict *v)
+		       const struct ctl_verdict *v, const struct ctl_report_flows *fl)
 {
 	fprintf(f, "{\n  \"schema\": %d,\n  \"stop\": \"%s\",\n", CTL_SUMMARY_SCHEMA, ctl_stop_name(r->stop));
 	ctl_report_verdict_json(f, r, v);
@@ -816,6 +817,7 @@ static void json_write(FILE *f, const struct ctl_report_in *r, const struct host
 		r->extra_json(f, r->extra_arg);
 	ctl_rdma_json(r->rdma, f);
 	ctl_chakra_json(r->chakra, f);
+	ctl_report_flows_json(f, fl);
 	json_totals(f, r, t);
 	fprintf(f, "}\n");
 }
@@ -826,9 +828,12 @@ int ctl_report(const struct ctl_report_in *r, char *err, size_t errlen)
 	struct totals t = { 0 };
 	struct ctl_verdict v;
 	char path[PATH_MAX], tmp[PATH_MAX];
+	struct ctl_report_flows *fl = NULL;
 
-	if (hs == NULL)
+	if (hs == NULL || ctl_report_flows_new(r, &fl) < 0) {
+		free(hs);
 		return -ENOMEM;
+	}
 	sum_hosts(r, hs);
 	sum_totals(r, &t);
 	ctl_report_verdict(r, &t.c, &v);
@@ -845,7 +850,7 @@ int ctl_report(const struct ctl_report_in *r, char *err, size_t errlen)
 	if (iobuf != NULL)
 		setvbuf(f, iobuf, _IOFBF, CTL_REPORT_IOBUF);
 	if (f != NULL) {
-		json_write(f, r, hs, &t, &v);
+		json_write(f, r, hs, &t, &v, fl);
 		e = fflush(f) != 0 ? errno : ferror(f) ? EIO : 0;
 		if (fclose(f) != 0 && e == 0)
 			e = errno;
@@ -856,6 +861,7 @@ int ctl_report(const struct ctl_report_in *r, char *err, size_t errlen)
 	}
 	free(iobuf);
 	print_table(r, hs, &t);
+	ctl_report_flows_print(fl);
 	if (r->realtime)
 		print_realtime(r);
 	if (r->extra_print != NULL)
@@ -863,8 +869,11 @@ int ctl_report(const struct ctl_report_in *r, char *err, size_t errlen)
 	ctl_report_verdict_print(r, &v);
 	free(hs);
 	if (e != 0) {
+		ctl_report_flows_free(fl);
 		snprintf(err, errlen, "%s: %s", path, strerror(e));
 		return -e;
 	}
-	return 0;
+	e = ctl_report_flows_csv(fl, err, errlen); /* the flow-fct record: every flow, with its ideal FCT */
+	ctl_report_flows_free(fl);
+	return e;
 }

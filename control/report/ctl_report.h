@@ -30,6 +30,8 @@ struct ctl_msg {
 	uint16_t pdc;       /* the sending PDC's id */
 	bool posted;
 	bool completed;
+	bool has_rtx;       /* rtx is known: the NIC model told it at completion */
+	uint32_t rtx;       /* packets retransmitted for it (its PDC's, UET) */
 };
 
 /* A port on a link to another process's switch (--partition): that process's hellos (docs/realtime.md, When a
@@ -84,10 +86,11 @@ enum ctl_stop {
 	CTL_STOP_INCOMPLETE,     /* the workload's work did not all end: a Chakra rank still running at the end */
 	CTL_STOP_OUTPUT,         /* an output could not be written (a full disk, an I/O error): the run stopped */
 	CTL_STOP_PEER_LOST,      /* real time, --partition: another process of the fabric stopped answering */
+	CTL_STOP_CTL,            /* real time: a control stop (uetemu ctl PREFIX stop, /uetemu/ctl/stop) */
 };
 
 /** The name summary.json gives @p s: "completed", "duration", "signal", "stalled", "lag", "incomplete",
- *  "output_error", "peer_lost". */
+ *  "output_error", "peer_lost", "ctl". */
 const char *ctl_stop_name(enum ctl_stop s);
 
 #define CTL_REPORT_MSG_LIST 1024 /* summary.json lists each message (and its FCT) of a run with at most this many */

@@ -54,6 +54,8 @@ static enum ctl_stop stop_reason(const struct ctl_run_state *r)
 		return CTL_STOP_OUTPUT;
 	if (*r->opts->quit == 1)
 		return CTL_STOP_SIGNAL;
+	if (*r->opts->quit == CTL_RUN_HALT_CTL)
+		return CTL_STOP_CTL;
 	if (r->rt != NULL && r->rt->lagged)
 		return CTL_STOP_LAG;
 	if (__atomic_load_n(&r->peer_lost, __ATOMIC_ACQUIRE) != 0)

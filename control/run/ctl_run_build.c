@@ -57,7 +57,13 @@ static void hook_msg_done(void *arg, uint64_t cookie, emu_ps_t now)
 	if (cookie & APP_PP_COOKIE) /* a ping-pong's message: its round trip ends at the reply's receipt */
 		return;
 	struct ctl_msg *m = &r->msgs[cookie];
+	const struct port_nic *snd = &r->hosts[m->m->src];
+	struct port_nic_flow fl;
 
+	if (snd->ops->flow != NULL && snd->ops->flow(snd->dev, m->pdc, cookie, &fl) == 0) { /* its flow-fct row's */
+		m->rtx = (uint32_t)(fl.retransmits < UINT32_MAX ? fl.retransmits : UINT32_MAX);
+		m->has_rtx = true;
+	}
 	m->done = now;
 	m->completed = true;
 	__atomic_store_n(&lc->completed, lc->completed + 1, __ATOMIC_RELAXED);
@@ -571,19 +577,35 @@ static int schedule_messages(struct ctl_run_state *r, char *err, size_t errlen)
 	return 0;
 }
 
-int ctl_run_msg_post(struct ctl_run_state *r, const struct ctl_message *cm, emu_ps_t now)
+int ctl_run_msg_sched(struct ctl_run_state *r, uint32_t i, emu_ps_t now)
 {
-	struct ctl_msg *m = &r->msgs[r->n_msgs];
-	struct net_part *np = ctl_run_dev_np(r, cm->src);
+	struct ctl_msg *m = &r->msgs[i];
+	struct net_part *np = ctl_run_dev_np(r, m->m->src);
 	int rc;
 
-	*m = (struct ctl_msg){ .m = cm };
-	emu_sched_set_ent(np->sched, cm->src + 1); /* as schedule_messages() does */
-	rc = net_sched(np, now, ev_post, ctl_run_dev_lc(r, cm->src), m, NULL);
+	emu_sched_set_ent(np->sched, m->m->src + 1); /* as schedule_messages() does */
+	rc = net_sched(np, now, ev_post, ctl_run_dev_lc(r, m->m->src), m, NULL);
 	emu_sched_set_ent(np->sched, 0);
-	if (rc < 0)
+	return rc < 0 ? -ENOSPC : 0;
+}
+
+uint32_t ctl_run_msg_add(struct ctl_run_state *r, const struct ctl_message *cm)
+{
+	uint32_t i = r->n_msgs;
+
+	r->msgs[i] = (struct ctl_msg){ .m = cm };
+	__atomic_store_n(&r->n_msgs, i + 1, __ATOMIC_RELEASE); /* telemetry reads the count */
+	return i;
+}
+
+int ctl_run_msg_post(struct ctl_run_state *r, const struct ctl_message *cm, emu_ps_t now)
+{
+	uint32_t i = r->n_msgs;
+
+	r->msgs[i] = (struct ctl_msg){ .m = cm };
+	if (ctl_run_msg_sched(r, i, now) < 0)
 		return -ENOSPC;
-	__atomic_store_n(&r->n_msgs, r->n_msgs + 1, __ATOMIC_RELEASE); /* telemetry reads the count */
+	__atomic_store_n(&r->n_msgs, i + 1, __ATOMIC_RELEASE); /* telemetry reads the count */
 	return 0;
 }
 

@@ -7,6 +7,8 @@
 /* The run's stop flag (opts->quit: 1 a signal, REC_HALT_WRITE a failed write) set by a re-run whose models sent
  * more frames than its session log holds: it differs already, and nothing bounds what it would go on to do. */
 #define CTL_RUN_HALT_AHEAD 3
+/* The stop flag set by a control stop (uetemu ctl PREFIX stop): summary.json "stop": "ctl", the verdict's exit. */
+#define CTL_RUN_HALT_CTL 4
 
 /* ctl_run_record.c: the session log (--record, and the re-run's own) */
 /** --record: refuse what a re-run could not reproduce (virtual time, several lcores), save the config and the

@@ -86,7 +86,7 @@ static int scan(struct ctl_run_state *r, struct ctl_rerun *rr, char *err, size_t
 		if (rec.type == CAP_SES_END) {
 			rr->scan_ended = true;
 			rr->scan_end = rec.t;
-			if (rec.port > CTL_STOP_OUTPUT) {
+			if (rec.port > CTL_STOP_CTL) {
 				snprintf(why, sizeof(why), "%s: the end record names stop %u, not one uetemu writes",
 					 rr->log, rec.port);
 				rc = -EINVAL;

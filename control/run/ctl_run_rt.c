@@ -275,6 +275,12 @@ static void rt_after_rx(void *ctx)
 	ctl_run_ctl_poll(ctx);
 }
 
+/* Another lcore: the control commands the main lcore forwarded for its hosts (ctl_run_ctl.c). */
+static void rt_lc_after_rx(void *ctx, uint32_t lc)
+{
+	ctl_run_ctl_poll_lc(ctx, lc);
+}
+
 /* Every Chakra rank has ended: the run stops there. Without a stop time: every message done and every replay
  * played out. */
 static bool rt_pass_end(void *ctx, emu_ps_t now)
@@ -319,9 +325,11 @@ static void run_lcores(struct ctl_run_state *r)
 	struct run_hooks h = { .ctx = r, .t0 = r->rt->t0, .hz = r->rt->hz, .scale = sim->time_scale,
 			       .lag_limit = sim->lag_limit, .lag_policy = sim->lag_policy, .launch = rt_launch,
 			       .join = rt_join, .launch_ctx = r->rt->dp, .stop = rt_stop, .pass = rt_pass, .due = rt_due,
-			       .sample = rt_sample, .after_rx = rt_after_rx, .pass_end = rt_pass_end, .tick = tick,
-			       .sum = rt_sum };
+			       .sample = rt_sample, .after_rx = rt_after_rx, .lc_after_rx = rt_lc_after_rx,
+			       .pass_end = rt_pass_end, .tick = tick, .sum = rt_sum };
 	enum run_end why;
+
+	ctl_run_ctl_lcores(r); /* the other lcores' mailboxes: without them, their hosts are refused */
 
 	if (r->stats != NULL) {
 		h.due = rt_due_stats;

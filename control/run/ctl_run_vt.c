@@ -354,7 +354,7 @@ static int merge_devices(struct ctl_run_state *r)
 static int merge_run(struct ctl_run_state *r)
 {
 	struct ctl_vt *vt = r->vt;
-	size_t n = (size_t)r->n_links * 2 * 5 + (size_t)r->n_msgs * 4 + 3 + NET_C_COUNT + 1 + r->cfg->n_devs;
+	size_t n = (size_t)r->n_links * 2 * 5 + (size_t)r->n_msgs * 6 + 3 + NET_C_COUNT + 1 + r->cfg->n_devs;
 	uint64_t *v = calloc(n, sizeof(*v)), *p = v;
 
 	if (v == NULL)
@@ -367,11 +367,12 @@ static int merge_run(struct ctl_run_state *r)
 				continue;
 			p[0] = d->frames, p[1] = d->bytes, p[2] = d->drops, p[3] = d->trims, p[4] = d->pauses;
 		}
-	for (uint32_t i = 0; i < r->n_msgs; i++, p += 4)
+	for (uint32_t i = 0; i < r->n_msgs; i++, p += 6)
 		if (dev_here(r, r->msgs[i].m->src)) {
 			const struct ctl_msg *m = &r->msgs[i];
 
 			p[0] = m->done, p[1] = m->completed, p[2] = m->posted, p[3] = m->pdc;
+			p[4] = m->rtx, p[5] = m->has_rtx; /* flow-fct's retransmissions */
 		}
 	p[0] = r->n_completed, p[1] = r->n_posted, p[2] = r->post_fail;
 	p += 3;
@@ -389,10 +390,11 @@ static int merge_run(struct ctl_run_state *r)
 
 			d->frames = p[0], d->bytes = p[1], d->drops = p[2], d->trims = p[3], d->pauses = p[4];
 		}
-	for (uint32_t i = 0; i < r->n_msgs; i++, p += 4) {
+	for (uint32_t i = 0; i < r->n_msgs; i++, p += 6) {
 		struct ctl_msg *m = &r->msgs[i];
 
 		m->done = p[0], m->completed = p[1] != 0, m->posted = p[2] != 0, m->pdc = (uint16_t)p[3];
+		m->rtx = (uint32_t)p[4], m->has_rtx = p[5] != 0;
 	}
 	r->n_completed = (uint32_t)p[0], r->n_posted = (uint32_t)p[1], r->post_fail = p[2];
 	p += 3;

@@ -72,9 +72,12 @@ struct app_ck_node {
 	uint8_t has_coll;  /* comm_type present */
 	uint8_t has_size;  /* comm_size present */
 	uint8_t sync;      /* a transfer of a collective synchronization barrier */
+	uint8_t trace_kind; /* the kind the trace gave a node preparation turned into another (a collective: its join
+			     * node, or one not expanded); 0 when unchanged */
 	int32_t peer;      /* SEND: comm_dst; RECV: comm_src; APP_CK_NONE when absent */
 	int32_t root;      /* COLL: root rank, APP_CK_NONE when the trace names none */
 	int32_t pg;        /* index into the traceset's process groups, APP_CK_NONE when none */
+	uint32_t n_ctrl;   /* read: the first n_ctrl deps are the node's ctrl_deps, the rest its data_deps */
 	uint64_t bytes;    /* comm_size */
 	uint64_t dur_us;   /* durationMicros */
 	int64_t tag;       /* comm_tag */
@@ -85,11 +88,29 @@ struct app_ck_node {
 	uint64_t *deps;    /* malloc'd, owned by the node's trace */
 };
 
+/* Where a process group's members came from, strongest first: a communicator record or a pg:<name> (and any group
+ * made in memory), a collective's involved_ranks, or a node's pg_name and nothing else yet (the reader makes it
+ * every rank once every file is read). */
+enum app_ck_pg_src {
+	APP_CK_PG_DECLARED = 0,
+	APP_CK_PG_INVOLVED = 1,
+	APP_CK_PG_NAMED = 2,
+};
+
 /* One declared process group: its name and its ranks in the order the trace lists them. */
 struct app_ck_pg {
 	char name[64];
 	uint32_t n;
 	uint32_t *ranks; /* malloc'd, owned by the traceset */
+	uint8_t src;     /* enum app_ck_pg_src */
+};
+
+/* What the reader read and the replay does not use, by name (node attributes, Node fields, GlobalMetadata
+ * attributes, node types that take no time): the summary's "ignored" table. */
+#define APP_CK_IGN_MAX 48
+struct app_ck_ign {
+	char name[48];
+	uint64_t n;
 };
 
 /* One rank's trace. */
@@ -106,6 +127,12 @@ struct app_ck_set {
 	uint32_t n_pgs;
 	struct app_ck_pg *pgs;
 	char prefix[128]; /* the prefix the per-rank files share */
+	char version[48];  /* the Chakra ET schema version the files name ("" when none) */
+	uint32_t n_ign;
+	uint64_t ign_other; /* ignored items past the table's APP_CK_IGN_MAX names */
+	struct app_ck_ign ign[APP_CK_IGN_MAX];
+	uint32_t pg_records, pg_world; /* groups from communicator records; groups taken as every rank */
+	uint32_t gz_files;             /* files read through gzip */
 };
 
 /* Trace preparation options: the ChakraConfiguration attributes that act before the run. */
@@ -116,6 +143,7 @@ struct app_ck_prep_cfg {
 	uint8_t abort_on_warning;        /* AbortOnChakraWarning */
 	uint32_t max_log_lines;          /* MaxCountWarningsLoggedPerInstance */
 	uint8_t scaling;                 /* Scaling */
+	uint8_t strict_deps;             /* StrictDependencies: ctrl_deps alike data_deps, every bad one an error */
 	double scaling_factor;           /* ScalingFactor, 0..1 */
 };
 
@@ -138,6 +166,8 @@ struct app_ck_prep_out {
 	struct app_ck_coll_info *colls; /* malloc'd, indexed by coll_id */
 	uint64_t n_transfers;           /* transfers of the whole run, barriers included */
 	uint64_t n_sync_transfers;
+	uint64_t ctrl_absent, ctrl_self, ctrl_cycle; /* ctrl_deps dropped (not strict_deps): absent node, own node,
+							  closing a cycle */
 };
 
 /** Log sink for preparation's information and warning lines (@p ctx given to app_ck_prepare). */
@@ -158,6 +188,8 @@ void app_ck_prep_defaults(struct app_ck_prep_cfg *cfg);
 int app_ck_trace_add(struct app_ck_trace *t, const struct app_ck_node *n);
 /** Add a process group to @p set, taking over @p ranks. Returns its index, -EEXIST or -ENOMEM. */
 int app_ck_set_add_pg(struct app_ck_set *set, const char *name, uint32_t *ranks, uint32_t n);
+/** Count one ignored item @p name (a node attribute, "Node.inputs", ...) in @p set's table. */
+void app_ck_set_ignore(struct app_ck_set *set, const char *name);
 /** Index of the process group @p name, or APP_CK_NONE. */
 int app_ck_set_find_pg(const struct app_ck_set *set, const char *name);
 /** Position of rank @p r in process group @p g, or APP_CK_NONE. */

@@ -101,8 +101,25 @@ static int by_id(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Replace node ids by node indices in every dependency list of rank @p r. */
-static int resolve_rank(struct prep *p, uint32_t r)
+/* What a rank's ctrl_deps lost (not strict_deps): counts, and the first of each kind (node, the id it named). */
+struct dropped {
+	uint64_t n[3];
+	uint64_t node[3], dep[3];
+};
+
+enum { DROP_ABSENT, DROP_SELF, DROP_CYCLE };
+
+#define DEP_DROPPED UINT64_MAX
+
+static void drop(struct dropped *d, int kind, uint64_t node, uint64_t dep)
+{
+	if (!d->n[kind]++)
+		d->node[kind] = node, d->dep[kind] = dep;
+}
+
+/* Replace node ids by node indices in every dependency list of rank @p r. With strict_deps every dependency must
+ * name another node of the file; else a ctrl_dep naming an absent node or its own is marked dropped. */
+static int resolve_rank(struct prep *p, uint32_t r, struct dropped *dr)
 {
 	struct app_ck_trace *t = &p->set->ranks[r];
 	struct id_ix *m = malloc((t->n ? t->n : 1) * sizeof(*m));
@@ -122,15 +139,249 @@ static int resolve_rank(struct prep *p, uint32_t r)
 
 		for (uint32_t d = 0; d < n->n_deps && !rc; d++) {
 			struct id_ix key = {n->deps[d], 0}, *hit = bsearch(&key, m, t->n, sizeof(*m), by_id);
+			int ctrl = d < n->n_ctrl && !p->cfg->strict_deps;
 
-			if (!hit)
+			if (ctrl && (!hit || hit->ix == i)) {
+				drop(dr, hit ? DROP_SELF : DROP_ABSENT, n->id, n->deps[d]);
+				n->deps[d] = DEP_DROPPED;
+			} else if (!hit) {
 				rc = fail(p, "%s: node %llu depends on node %llu, which the trace does not have", t->file,
 					  (unsigned long long)n->id, (unsigned long long)n->deps[d]);
-			else
+			} else if (hit->ix == i && p->cfg->strict_deps) {
+				rc = fail(p, "%s: node %llu depends on itself (%s)", t->file, (unsigned long long)n->id,
+					  d < n->n_ctrl ? "ctrl_deps" : "data_deps");
+			} else {
 				n->deps[d] = hit->ix;
+			}
 		}
 	}
 	free(m);
+	return rc;
+}
+
+/* The graph of one rank while ctrl_deps are added one by one (the dynamic topological order of Pearce and Kelly):
+ * ord[] is a topological order of the edges so far; an edge that agrees with it is added as it is, one that does
+ * not either closes a cycle (a path already leads back) and is dropped, or reorders the nodes between. */
+struct dyn {
+	uint32_t n;
+	uint32_t *ord, *mark, epoch;
+	uint32_t *fo, *fv;          /* data edges forward (to dependents), CSR */
+	uint32_t *hf, *hb, *nf, *nb, *ef, *eb, ne; /* the added ctrl edges, forward and backward lists */
+	uint32_t *stack, *rf, *rb, nrf, nrb;
+	uint32_t *pos;              /* scratch for the reorder */
+};
+
+static int dyn_visit(struct dyn *g, uint32_t w, uint32_t *stack, uint32_t *sp)
+{
+	if (g->mark[w] == g->epoch)
+		return 0;
+	g->mark[w] = g->epoch;
+	stack[(*sp)++] = w;
+	return 1;
+}
+
+/* Forward from @p y over nodes ordered at most @p ub: 1 when it reaches @p x (a cycle); the nodes into rf. */
+static int dyn_fwd(struct dyn *g, const struct app_ck_trace *t, uint32_t y, uint32_t x, uint32_t ub)
+{
+	uint32_t sp = 0;
+
+	(void)t;
+	g->nrf = 0;
+	dyn_visit(g, y, g->stack, &sp);
+	while (sp) {
+		uint32_t w = g->stack[--sp];
+
+		g->rf[g->nrf++] = w;
+		for (uint32_t k = g->fo[w]; k < g->fo[w + 1]; k++) {
+			uint32_t v = g->fv[k];
+
+			if (v == x)
+				return 1;
+			if (g->ord[v] < ub)
+				dyn_visit(g, v, g->stack, &sp);
+		}
+		for (uint32_t e = g->hf[w]; e != UINT32_MAX; e = g->nf[e]) {
+			uint32_t v = g->ef[e];
+
+			if (v == x)
+				return 1;
+			if (g->ord[v] < ub)
+				dyn_visit(g, v, g->stack, &sp);
+		}
+	}
+	return 0;
+}
+
+/* Backward from @p x over nodes ordered above @p lb; the nodes into rb. */
+static void dyn_back(struct dyn *g, const struct app_ck_trace *t, uint32_t x, uint32_t lb)
+{
+	uint32_t sp = 0;
+
+	g->nrb = 0;
+	dyn_visit(g, x, g->stack, &sp);
+	while (sp) {
+		uint32_t w = g->stack[--sp];
+		const struct app_ck_node *n = &t->nodes[w];
+
+		g->rb[g->nrb++] = w;
+		for (uint32_t d = n->n_ctrl; d < n->n_deps; d++)
+			if (g->ord[n->deps[d]] > lb)
+				dyn_visit(g, (uint32_t)n->deps[d], g->stack, &sp);
+		for (uint32_t e = g->hb[w]; e != UINT32_MAX; e = g->nb[e])
+			if (g->ord[g->eb[e]] > lb)
+				dyn_visit(g, g->eb[e], g->stack, &sp);
+	}
+}
+
+static int by_ord(const void *a, const void *b, void *ord)
+{
+	const uint32_t *o = ord;
+	uint32_t x = o[*(const uint32_t *)a], y = o[*(const uint32_t *)b];
+
+	return x < y ? -1 : x > y;
+}
+
+static int by_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Add ctrl edge @p u -> @p v (v depends on u): 0 added, 1 it closes a cycle. */
+static int dyn_add(struct dyn *g, const struct app_ck_trace *t, uint32_t u, uint32_t v)
+{
+	if (g->ord[u] > g->ord[v]) {
+		uint32_t lb = g->ord[v], ub = g->ord[u], k = 0;
+
+		g->epoch++;
+		if (dyn_fwd(g, t, v, u, ub))
+			return 1;
+		dyn_back(g, t, u, lb);
+		/* the backward set, then the forward set, each in its old order, take their ord slots in turn */
+		qsort_r(g->rb, g->nrb, sizeof(*g->rb), by_ord, g->ord);
+		qsort_r(g->rf, g->nrf, sizeof(*g->rf), by_ord, g->ord);
+		for (uint32_t i = 0; i < g->nrb; i++)
+			g->pos[k++] = g->ord[g->rb[i]];
+		for (uint32_t i = 0; i < g->nrf; i++)
+			g->pos[k++] = g->ord[g->rf[i]];
+		qsort(g->pos, k, sizeof(*g->pos), by_u32);
+		k = 0;
+		for (uint32_t i = 0; i < g->nrb; i++)
+			g->ord[g->rb[i]] = g->pos[k++];
+		for (uint32_t i = 0; i < g->nrf; i++)
+			g->ord[g->rf[i]] = g->pos[k++];
+	}
+	g->ef[g->ne] = v, g->nf[g->ne] = g->hf[u], g->hf[u] = g->ne;
+	g->eb[g->ne] = u, g->nb[g->ne] = g->hb[v], g->hb[v] = g->ne;
+	g->ne++;
+	return 0;
+}
+
+/* The ctrl_deps of rank @p r (indices, or DEP_DROPPED) that would close a cycle with the data_deps and the
+ * ctrl_deps before them (in trace order) are dropped; then every node's list is compacted. Data_deps that are
+ * cyclic themselves are left to the cycle check. */
+static int drop_cycles(struct prep *p, uint32_t r, struct dropped *dr)
+{
+	struct app_ck_trace *t = &p->set->ranks[r];
+	uint32_t n = t->n, nctrl = 0, ndata = 0, head = 0, tail = 0;
+	struct dyn g = {.n = n};
+	uint32_t *indeg = NULL;
+	int rc = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t d = 0; d < t->nodes[i].n_deps; d++)
+			*(d < t->nodes[i].n_ctrl ? &nctrl : &ndata) += t->nodes[i].deps[d] != DEP_DROPPED;
+	if (p->cfg->strict_deps) /* both lists alike: a cycle is the cycle check's error */
+		nctrl = 0;
+	if (nctrl) {
+		size_t w = n + 1;
+
+		g.ord = calloc(w, 4), g.mark = calloc(w, 4), g.fo = calloc(w + 1, 4), g.fv = calloc(ndata + 1, 4);
+		g.hf = malloc(w * 4), g.hb = malloc(w * 4), g.nf = malloc((nctrl + 1) * 4);
+		g.nb = malloc((nctrl + 1) * 4), g.ef = malloc((nctrl + 1) * 4), g.eb = malloc((nctrl + 1) * 4);
+		g.stack = malloc(w * 4), g.rf = malloc(w * 4), g.rb = malloc(w * 4), g.pos = malloc(2 * w * 4);
+		indeg = calloc(w, 4);
+		if (!g.ord || !g.mark || !g.fo || !g.fv || !g.hf || !g.hb || !g.nf || !g.nb || !g.ef || !g.eb ||
+		    !g.stack || !g.rf || !g.rb || !g.pos || !indeg)
+			rc = -ENOMEM;
+	}
+	if (nctrl && !rc) {
+		memset(g.hf, 0xff, (n + 1) * 4), memset(g.hb, 0xff, (n + 1) * 4);
+		for (uint32_t i = 0; i < n; i++) /* data edges dep -> i, counted per dep, then placed */
+			for (uint32_t d = t->nodes[i].n_ctrl; d < t->nodes[i].n_deps; d++)
+				g.fo[t->nodes[i].deps[d] + 1]++, indeg[i]++;
+		for (uint32_t i = 0; i < n; i++)
+			g.fo[i + 1] += g.fo[i];
+		memcpy(g.pos, g.fo, n * 4);
+		for (uint32_t i = 0; i < n; i++)
+			for (uint32_t d = t->nodes[i].n_ctrl; d < t->nodes[i].n_deps; d++)
+				g.fv[g.pos[t->nodes[i].deps[d]]++] = i;
+		for (uint32_t i = 0; i < n; i++) /* Kahn's order of the data edges, ties in trace order */
+			if (!indeg[i])
+				g.stack[tail++] = i;
+		while (head < tail) {
+			uint32_t w = g.stack[head];
+
+			g.ord[w] = head++;
+			for (uint32_t k = g.fo[w]; k < g.fo[w + 1]; k++)
+				if (!--indeg[g.fv[k]])
+					g.stack[tail++] = g.fv[k];
+		}
+		if (tail == n) /* else the data_deps hold a cycle: the cycle check names it */
+			for (uint32_t i = 0; i < n; i++) {
+				struct app_ck_node *v = &t->nodes[i];
+
+				for (uint32_t d = 0; d < v->n_ctrl; d++)
+					if (v->deps[d] != DEP_DROPPED && dyn_add(&g, t, (uint32_t)v->deps[d], i)) {
+						drop(dr, DROP_CYCLE, v->id, t->nodes[v->deps[d]].id);
+						v->deps[d] = DEP_DROPPED;
+					}
+			}
+	}
+	free(g.ord), free(g.mark), free(g.fo), free(g.fv), free(g.hf), free(g.hb), free(g.nf), free(g.nb);
+	free(g.ef), free(g.eb), free(g.stack), free(g.rf), free(g.rb), free(g.pos), free(indeg);
+	for (uint32_t i = 0; i < n; i++) {
+		struct app_ck_node *v = &t->nodes[i];
+		uint32_t k = 0;
+
+		for (uint32_t d = 0; d < v->n_deps; d++)
+			if (v->deps[d] != DEP_DROPPED)
+				v->deps[k++] = v->deps[d];
+		v->n_deps = k, v->n_ctrl = 0;
+	}
+	return rc;
+}
+
+/* Resolve every rank's dependencies; the ctrl_deps dropped are one counted warning per kind and rank. */
+static int resolve(struct prep *p)
+{
+	static const char *const what[] = {"name nodes the trace does not have", "name their own node",
+					   "close a dependency cycle"};
+	int rc = 0;
+
+	for (uint32_t r = 0; r < p->set->n_ranks && !rc; r++) {
+		struct dropped dr;
+
+		memset(&dr, 0, sizeof(dr));
+
+		rc = resolve_rank(p, r, &dr) ?: drop_cycles(p, r, &dr);
+		for (int k = 0; k < 3 && !rc; k++) {
+			if (!dr.n[k])
+				continue;
+			if (k == DROP_SELF)
+				warn(p, "warning: %s: %llu ctrl_deps %s, dropped (the first: node %llu)",
+				     p->set->ranks[r].file, (unsigned long long)dr.n[k], what[k],
+				     (unsigned long long)dr.node[k]);
+			else
+				warn(p, "warning: %s: %llu ctrl_deps %s, dropped (the first: node %llu on node %llu)",
+				     p->set->ranks[r].file, (unsigned long long)dr.n[k], what[k],
+				     (unsigned long long)dr.node[k], (unsigned long long)dr.dep[k]);
+		}
+		p->out->ctrl_absent += dr.n[DROP_ABSENT];
+		p->out->ctrl_self += dr.n[DROP_SELF];
+		p->out->ctrl_cycle += dr.n[DROP_CYCLE];
+	}
 	return rc;
 }
 
@@ -182,10 +433,12 @@ static int check_nodes(struct prep *p)
 			if (!n->has_coll || !n->has_size || n->coll >= APP_CK_COLL_COUNT) {
 				warn(p, "warning: %s: node %llu: collective without a type or a size, not expanded",
 				     t->file, (unsigned long long)n->id);
+				n->trace_kind = APP_CK_COLL;
 				n->kind = APP_CK_METADATA;
 			} else if (app_ck_pg_pos(&p->set->pgs[n->pg], r) == APP_CK_NONE) {
 				warn(p, "warning: %s: node %llu: collective of process group %s, which rank %u is not in, "
 					"not expanded", t->file, (unsigned long long)n->id, p->set->pgs[n->pg].name, r);
+				n->trace_kind = APP_CK_COLL;
 				n->kind = APP_CK_METADATA;
 			}
 		}
@@ -442,6 +695,7 @@ static int place_member(struct prep *p, const struct app_ck_pg *g, uint32_t q, u
 		rc = place(p, &pl, xs);
 	free(entry);
 	c = &p->set->ranks[r].nodes[cix];
+	c->trace_kind = APP_CK_COLL; /* the annotated trace keeps the trace's type */
 	c->kind = APP_CK_METADATA; /* the collective node now joins its transfers */
 	c->coll_id = hash;
 	return rc;
@@ -570,8 +824,12 @@ int app_ck_prepare(struct app_ck_set *set, const struct app_ck_prep_cfg *cfg, st
 		return -ENOMEM;
 	if (cfg->scaling)
 		scale(set, cfg->scaling_factor);
-	for (uint32_t r = 0; r < set->n_ranks && !rc; r++)
-		rc = resolve_rank(&p, r);
+	rc = resolve(&p);
+	for (uint32_t g = 0; g < set->n_pgs && !rc; g++)
+		if (set->pgs[g].src == APP_CK_PG_NAMED && set->pgs[g].n)
+			warn(&p, "warning: process group %s: named by pg_name, with no communicator record, pg:%s "
+				 "declaration or involved_ranks: taken as every rank (%u)", set->pgs[g].name,
+			     set->pgs[g].name, set->pgs[g].n);
 	rc = rc ?: check_nodes(&p);
 	rc = rc ?: app_ck_match_p2p(set, err, errlen);
 	if (!rc && cfg->pg_serialization)

@@ -1,6 +1,7 @@
 /* A Chakra traceset in memory: traces, process groups, names of collectives and algorithms, the defaults of the
  * configuration page. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,6 +105,32 @@ int app_ck_pg_pos(const struct app_ck_pg *g, uint32_t r)
 		if (g->ranks[i] == r)
 			return (int)i;
 	return APP_CK_NONE;
+}
+
+void app_ck_set_ignore(struct app_ck_set *set, const char *name)
+{
+	char v[sizeof(set->ign[0].name)];
+	uint32_t i;
+
+	if (strlen(name) >= sizeof(v)) {
+		set->ign_other++;
+		return;
+	}
+	snprintf(v, sizeof(v), "%s", name);
+	for (char *c = v; *c; c++) /* the trace's bytes: printable in the summary */
+		if (*c < 0x20 || *c > 0x7e)
+			*c = '?';
+	for (i = 0; i < set->n_ign && strcmp(set->ign[i].name, v); i++)
+		;
+	if (i == set->n_ign) {
+		if (i == APP_CK_IGN_MAX) {
+			set->ign_other++;
+			return;
+		}
+		memcpy(set->ign[i].name, v, sizeof(v));
+		set->n_ign++;
+	}
+	set->ign[i].n++;
 }
 
 int app_ck_set_find_pg(const struct app_ck_set *set, const char *name)

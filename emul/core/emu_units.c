@@ -191,6 +191,18 @@ int emu_parse_datarate(const char *s, uint64_t *bps, char *err, size_t errlen)
 	return parse_dim(s, &dim_rate, bps, err, errlen);
 }
 
+int emu_parse_rate_limit(const char *s, uint64_t *bps, char *err, size_t errlen)
+{
+	static const char *const off[] = { "0", "off", "none", "unlimited" };
+
+	for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++)
+		if (strcmp(s, off[i]) == 0) {
+			*bps = 0;
+			return 0;
+		}
+	return parse_dim(s, &dim_rate, bps, err, errlen);
+}
+
 int emu_parse_timeval(const char *s, emu_ps_t *ps, char *err, size_t errlen)
 {
 	return parse_dim(s, &dim_time, ps, err, errlen);

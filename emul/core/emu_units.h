@@ -38,6 +38,9 @@ int emu_parse_bool(const char *s, bool *out, char *err, size_t errlen);
  */
 int emu_parse_datarate(const char *s, uint64_t *bps, char *err, size_t errlen);
 
+/** A rate limit: a datarate (emu_parse_datarate()), or "0", "off", "none", "unlimited" for none (*@p bps 0). */
+int emu_parse_rate_limit(const char *s, uint64_t *bps, char *err, size_t errlen);
+
 /**
  * A timeval: number + ps, ns, us, ms or s, in picoseconds; a bare 0 is also accepted. The value must be a whole
  * number of picoseconds ("1.5ps" is refused). Returns 0, -EINVAL, or -ERANGE above UINT64_MAX ps.

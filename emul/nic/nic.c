@@ -132,6 +132,7 @@ struct nic *nic_create(const struct nic_env *env)
 	port_pcie_init(&nic->pcie, p->pcie_nic.lane_bps * p->pcie_nic.lane_count,
 		      p->pcie_host.lane_bps * p->pcie_host.lane_count);
 	nic->link_bps = p->data_rate_bps;
+	port_shape_set(&nic->shape, p->rate_limit_bps, p->rate_limit_burst, 0);
 	for (int tc = 0; tc < PORT_TC_COUNT; tc++)
 		nic->in_pool_size[tc] = ppm_of(p->ingress.total_buffer_size, p->ingress.pool_alloc_ppm[tc]);
 	nic_pfc_init(nic);
@@ -388,6 +389,8 @@ void nic_port_kick(struct nic *nic, emu_ps_t now)
 		uint32_t len = (uint32_t)wire_wire_len(pkt);
 
 		port_tx_start(&nic->tx, pkt, (uint32_t)tc, len); /* a PFC frame's DSCP is 0: class 0, untagged */
+		if (tc < PORT_TC_COUNT)
+			port_shape_charge(&nic->shape, len, now);
 		nic->sending_kind = pkt->kind;
 		nic->sending_uid = pkt->uid;
 		nic->sending_rec = pkt->kind == WIRE_KIND_DATA ? pkt->ctx : NULL;

@@ -54,6 +54,8 @@ const struct port_param_def nic_param_table[] = {
 
 	NP_ROW(PORT_PT_DATARATE, "400Gbps", data_rate_bps, NI, "UplinkNetworkInterface", "DataRate"),
 	NP_ROW(PORT_PT_TIMEVAL, "100ns", delay_ps, NI, "TransmissionMedium", "Delay"),
+	NP_ROW(PORT_PT_RATE_LIMIT, "0", rate_limit_bps, "EgressShaper", "RateLimit"),
+	NP_ROW(PORT_PT_BYTES, "0B", rate_limit_burst, "EgressShaper", "BurstSize"),
 	NP_ROW(PORT_PT_BYTES, "4MB", ingress.total_buffer_size, IBM, "TotalBufferSize"),
 	NP_ENUM("StrictPriority", qsched_names, "ProbabilisticWeightedRoundRobin", ingress.queue_scheduling, IBM,
 		"QueueSchedulingType"),

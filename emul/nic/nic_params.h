@@ -28,6 +28,8 @@ struct nic_params {
 	/* NetworkInterface */
 	uint64_t data_rate_bps;       /* UplinkNetworkInterface.DataRate */
 	emu_ps_t delay_ps;            /* TransmissionMedium.Delay */
+	uint64_t rate_limit_bps;      /* uetemu's own EgressShaper.RateLimit: the host's send rate limit, 0 none */
+	uint64_t rate_limit_burst;    /* EgressShaper.BurstSize: the shaper's bucket, bytes */
 	struct port_buf_params ingress;  /* IngressBufferManager */
 	struct port_buf_params egress;   /* EgressBufferManager */
 

@@ -74,10 +74,33 @@ static bool ready(const struct nic *nic, uint32_t tc)
 	return q->head != NULL && !port_pfcs_paused(&nic->pfcs, tc);
 }
 
+static void ev_shape(void *a, void *b, emu_ps_t now)
+{
+	struct nic *nic = a;
+
+	(void)b;
+	nic->shape_armed = false;
+	nic_port_kick(nic, now);
+}
+
 /* The class to send from (uet-nic-configuration.md, EgressBufferManager QueueSchedulingType): PFC frames first, then
- * the shared scheduler (port_sched.c) over the two classes with an egress queue, 0 data and 1 control. */
+ * the shared scheduler (port_sched.c) over the two classes with an egress queue, 0 data and 1 control; none while
+ * uetemu's egress shaper (port_shape.h) holds the classes, the port kicked when it lets the next frame go. */
 int nic_port_pick(struct nic *nic, emu_ps_t now)
 {
-	(void)now;
-	return port_tx_pick(&nic->tx, &nic->p->egress, 2, (ready(nic, 0) ? 1u : 0u) | (ready(nic, 1) ? 2u : 0u));
+	uint32_t ready_tcs = (ready(nic, 0) ? 1u : 0u) | (ready(nic, 1) ? 2u : 0u);
+
+	if (ready_tcs != 0 && nic->tx.first_head == nic->tx.first_tail && port_shape_holds(&nic->shape, now)) {
+		if (!nic->shape_armed &&
+		    net_sched(nic->env.np, port_shape_ready(&nic->shape), ev_shape, nic, NULL, NULL) == 0)
+			nic->shape_armed = true;
+		return PORT_TX_NONE;
+	}
+	return port_tx_pick(&nic->tx, &nic->p->egress, 2, ready_tcs);
+}
+
+void nic_rate_limit(struct nic *nic, uint64_t bps, emu_ps_t now)
+{
+	port_shape_set(&nic->shape, bps, nic->p->rate_limit_burst, now);
+	nic_port_kick(nic, now);
 }

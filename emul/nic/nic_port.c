@@ -66,6 +66,16 @@ static int op_close_rcv(void *dev, uint32_t peer_ip, uint32_t peer_conn, emu_ps_
 	return peer_conn > UINT16_MAX ? -ENOENT : nic_close_rcv(dev, peer_ip, (uint16_t)peer_conn, now);
 }
 
+static int op_conn_hold(void *dev, uint32_t conn, bool on, emu_ps_t now)
+{
+	return conn > UINT16_MAX ? -ENOENT : nic_pdc_hold(dev, (uint16_t)conn, on, now);
+}
+
+static void op_rate_limit(void *dev, uint64_t bps, emu_ps_t now)
+{
+	nic_rate_limit(dev, bps, now);
+}
+
 static int op_cm_send(void *dev, uint32_t dst_ip, const struct wire_cm *cm, emu_ps_t now)
 {
 	return nic_cm_send(dev, dst_ip, cm, now);
@@ -108,7 +118,9 @@ static int op_flow(const void *dev, uint32_t conn, uint64_t cookie, struct port_
 	const struct nic_pdc *pdc = nic_pdc_snd_find(nic, (uint16_t)conn);
 	uint64_t acked;
 
-	if (pdc == NULL || !pdc->sender || !pdc->busy || pdc->cookie != cookie || pdc->group == NULL)
+	/* a message's own PDC also in its completion's hook, before it closes (busy is false then) */
+	if (pdc == NULL || !pdc->sender || pdc->cookie != cookie || pdc->group == NULL ||
+	    (!pdc->busy && (pdc->conn || pdc->pkts_acked != pdc->n_pkts)))
 		return -ENOENT;
 	acked = (uint64_t)pdc->pkts_acked * nic->p->rdma_data_mss;
 	*out = (struct port_nic_flow){ .acked_bytes = acked < pdc->bytes ? acked : pdc->bytes, .retransmits = pdc->rtx,
@@ -194,6 +206,8 @@ const struct port_nic_ops nic_port_ops = {
 	.conn_post = op_conn_post,
 	.conn_close = op_conn_close,
 	.close_rcv = op_close_rcv,
+	.conn_hold = op_conn_hold,
+	.rate_limit = op_rate_limit,
 	.cm_send = op_cm_send,
 	.n_counters = NIC_C_COUNT,
 	.counters = op_counters,

@@ -7,6 +7,7 @@
 #include "emu_rng.h"
 #include "nic_cc.h"
 #include "nic_lb.h"
+#include "port_shape.h"
 #include "port_tx.h"
 #include "nic.h"
 
@@ -94,6 +95,7 @@ struct nic_pdc {
 	bool in_rr;
 	bool conn;                 /* a connection's long-lived PDC: messages queue on it, it stays open */
 	bool busy;                 /* conn: a message is being sent */
+	bool held;                 /* its sending held by the run's control (uetemu ctl pause HOST MSG) */
 	struct nic_wqe *wq_head, *wq_tail; /* conn: messages waiting, in posting order */
 	/* sender */
 	uint64_t wqe_id;
@@ -196,6 +198,8 @@ struct nic {
 	uint64_t sending_uid;      /* the data packet being serialized, to start its record's timer */
 	struct nic_rec *sending_rec;  /* its record; may have been retired meanwhile: check sending_uid */
 	bool pump_armed;           /* a transmit pass is scheduled */
+	struct port_shape shape;   /* uetemu's egress shaper (port_shape.h): rate 0, the default, is none */
+	bool shape_armed;          /* the port is kicked when the shaper lets the next frame go */
 	bool pump_blocked;         /* stopped on a full egress pool */
 	bool pkt_blocked;          /* stopped on an empty packet or record pool, or a full scheduler */
 	struct nic_group *ready_head, *ready_tail;
@@ -340,6 +344,10 @@ void nic_pfc_rx(struct nic *nic, const struct wire_pkt *pkt, emu_ps_t now);
 void nic_pfc_init(struct nic *nic);
 /** The egress class to send from now (PORT_TX_FIRST: a PFC frame; PORT_TX_NONE: nothing can go). */
 int nic_port_pick(struct nic *nic, emu_ps_t now);
+/** uetemu's egress shaper set to @p bps (0: none) at @p now, its bucket EgressShaper.BurstSize (port_shape.h). */
+void nic_rate_limit(struct nic *nic, uint64_t bps, emu_ps_t now);
+/** Hold (@p on) or release the sending of PDC @p pdc_id at @p now. 0, or -ENOENT (no such sending PDC). */
+int nic_pdc_hold(struct nic *nic, uint16_t pdc_id, bool on, emu_ps_t now);
 
 /* nic_trace.c: uet-monitor rows (only with nic_env.trace; the test is inline, the rows out of line) */
 void nic_trace_tx_start_do(struct nic *nic, const struct wire_pkt *p);

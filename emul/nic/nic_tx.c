@@ -170,6 +170,10 @@ static bool fetch_window_room(const struct nic *nic, const struct nic_group *g, 
  * pass)? A fetch into the prefetch buffer needs room for the bytes fetched in the window and room in the buffer. */
 static bool can_send(struct nic *nic, const struct nic_pdc *pdc, enum next_kind *kind, uint32_t *payload)
 {
+	if (pdc->held) { /* the run's control holds it: it keeps its place in the ring */
+		*kind = NEXT_NONE;
+		return false;
+	}
 	*kind = next_kind(nic, pdc, payload);
 	switch (*kind) {
 	case NEXT_RTX:
@@ -586,6 +590,20 @@ void nic_tx_pass(struct nic *nic, emu_ps_t now)
 		nic_group_unready(nic, g);
 		nic_group_ready(nic, g, false);
 	}
+}
+
+int nic_pdc_hold(struct nic *nic, uint16_t pdc_id, bool on, emu_ps_t now)
+{
+	struct nic_pdc *pdc = nic_pdc_snd_find(nic, pdc_id);
+
+	if (pdc == NULL || !pdc->sender)
+		return -ENOENT;
+	bool was = pdc->held;
+
+	pdc->held = on;
+	if (was && !on && pdc_has_work(pdc))
+		nic_pdc_wake(nic, pdc, now);
+	return 0;
 }
 
 /* Retransmission timeout of a packet's @p tx_count-th transmission (seed 000, Retransmission timer). */

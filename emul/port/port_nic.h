@@ -120,6 +120,12 @@ struct port_nic_ops {
 	/** Optional: close the receiving end of a post_msg() connection @p peer_conn from @p peer_ip (NULL: the model
 	 *  keeps its receiving ends). Returns 0 or -ENOENT. */
 	int (*close_rcv)(void *dev, uint32_t peer_ip, uint32_t peer_conn, emu_ps_t now);
+	/** Hold (@p on) or release the sending of connection @p conn (post_msg's, conn_open's) at @p now: the
+	 *  run's control (uetemu ctl pause HOST MSG). Returns 0 or -ENOENT. */
+	int (*conn_hold)(void *dev, uint32_t conn, bool on, emu_ps_t now);
+	/** Set uetemu's egress shaper (port_shape.h) to @p bps (0: none) at @p now, its bucket the configured
+	 *  EgressShaper.BurstSize (the run's control: uetemu ctl rate HOST RATE). */
+	void (*rate_limit)(void *dev, uint64_t bps, emu_ps_t now);
 	/** Send connection-management message @p cm to @p dst_ip. Returns 0, -EHOSTUNREACH or -ENOBUFS. */
 	int (*cm_send)(void *dev, uint32_t dst_ip, const struct wire_cm *cm, emu_ps_t now);
 
@@ -135,7 +141,8 @@ struct port_nic_ops {
 	 *  drop_reasons (NULL: the model's drops are counted in stats.drops only). */
 	void (*drops)(const void *dev, uint64_t *by_counter);
 	/** Optional: connection @p conn (post_msg's) sending the message of @p cookie, now: 0, or -ENOENT when it no
-	 *  longer carries it. Plain loads of the sender's state: call it where the NIC's lcore is not running. */
+	 *  longer carries it (a message's own connection still carries it in msg_done, its final figures). Plain loads
+	 *  of the sender's state: call it where the NIC's lcore is not running, or from its own hooks. */
 	int (*flow)(const void *dev, uint32_t conn, uint64_t cookie, struct port_nic_flow *out);
 	/** New payload bytes delivered to the host. */
 	uint64_t (*rx_payload)(const void *dev);

@@ -49,6 +49,7 @@ static int np_set_int(void *p, const struct port_param_def *d, const char *text,
 	switch (d->type) {
 	case PORT_PT_UINT: rc = emu_parse_uint(text, &v, err, errlen); break;
 	case PORT_PT_DATARATE: rc = emu_parse_datarate(text, &v, err, errlen); break;
+	case PORT_PT_RATE_LIMIT: rc = emu_parse_rate_limit(text, &v, err, errlen); break;
 	case PORT_PT_TIMEVAL: rc = emu_parse_timeval(text, &v, err, errlen); break;
 	default: rc = emu_parse_size(text, &v, err, errlen); break;
 	}

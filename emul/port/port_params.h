@@ -52,6 +52,7 @@ enum port_ptype {
 	PORT_PT_LIST_UINT,  /* list string of 8 uints in [min, max], stored as uint32_t */
 	PORT_PT_LIST_FLAG,  /* list string of 8 entries, stored as uint8_t: 1 for an entry equal to 1, else 0 */
 	PORT_PT_LIST_NUMFLAG, /* as LIST_FLAG, but every entry must be a number (the RoCE NIC's PFCEnableVector) */
+	PORT_PT_RATE_LIMIT, /* a datarate, or 0 / "off" for none (emu_parse_rate_limit()), stored as uint64_t bit/s */
 };
 
 /** One attribute. */

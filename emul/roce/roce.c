@@ -59,6 +59,7 @@ struct roce *roce_create(const struct roce_env *env)
 	r->data_tc = env->data_tc;
 	r->ctrl_tc = env->ctrl_tc;
 	r->line_bps = r->p->data_rate_bps;
+	port_shape_set(&r->shape, r->p->rate_limit_bps, r->p->rate_limit_burst, 0);
 	r->cc_weight_ppm = (uint32_t)(r->p->cong_prob_weight * 1e6 + 0.5);
 	r->cc_keep_ppm = 1000000u - (uint32_t)(r->p->initial_target_rate_frac * 1e6 + 0.5);
 	port_pcie_init(&r->pcie, r->p->pcie_nic.lane_bps * r->p->pcie_nic.lane_count,
@@ -365,15 +366,44 @@ static bool tc_ready(const struct roce *r, uint32_t tc)
 	return q->pool > 0 && q->head != q->tail && !port_pfcs_paused(&r->pfcs, tc);
 }
 
-/* The class to send from now (buffers page, Transmit scheduling): the PFC/CNP queue first, else the scheduler
- * the UET NIC uses too (port_sched.h) over the eight classes, skipping empty, pool-less and paused ones. */
-static int port_pick(struct roce *r)
+/* The classes that could send now: a frame waits, the class has a pool and no pause holds it. */
+static uint32_t ready_tcs(const struct roce *r)
 {
 	uint32_t ready = 0;
 
 	for (uint32_t tc = 0; tc < PORT_TC_COUNT; tc++)
 		ready |= tc_ready(r, tc) ? 1u << tc : 0;
+	return ready;
+}
+
+static void ev_shape(void *a, void *b, emu_ps_t now)
+{
+	struct roce *r = a;
+
+	(void)b;
+	r->shape_armed = false;
+	roce_port_kick(r, now);
+}
+
+/* The class to send from now (buffers page, Transmit scheduling): the PFC/CNP queue first, else the scheduler
+ * the UET NIC uses too (port_sched.h) over the eight classes, skipping empty, pool-less and paused ones; none while
+ * uetemu's egress shaper (port_shape.h) holds the classes, the port kicked when it lets the next frame go. */
+static int port_pick(struct roce *r, emu_ps_t now)
+{
+	uint32_t ready = ready_tcs(r);
+
+	if (ready != 0 && r->tx.first_head == r->tx.first_tail && port_shape_holds(&r->shape, now)) {
+		if (!r->shape_armed && net_sched(r->env.np, port_shape_ready(&r->shape), ev_shape, r, NULL, NULL) == 0)
+			r->shape_armed = true;
+		return PORT_TX_NONE;
+	}
 	return port_tx_pick(&r->tx, &r->p->egress, PORT_TC_COUNT, ready);
+}
+
+void roce_rate_limit(struct roce *r, uint64_t bps, emu_ps_t now)
+{
+	port_shape_set(&r->shape, bps, r->p->rate_limit_burst, now);
+	roce_port_kick(r, now);
 }
 
 static void ev_port(void *a, void *b, emu_ps_t now)
@@ -392,6 +422,8 @@ static void port_send(struct roce *r, struct wire_pkt *pkt, uint32_t tc, emu_ps_
 	emu_ps_t end;
 
 	port_tx_start(&r->tx, pkt, tc, len); /* a CNP from the queue ahead leaves in its DSCP's class */
+	if (tc < PORT_TC_COUNT)
+		port_shape_charge(&r->shape, len, now);
 	r->sending_data = pkt->kind == WIRE_KIND_ROCE && wire_roce_is_data(pkt->roce.opcode);
 	r->c[ROCE_C_TX_BYTES] += len;
 	r->c[ROCE_C_PORT_TX_FRAMES]++;
@@ -418,7 +450,7 @@ void roce_port_kick(struct roce *r, emu_ps_t now)
 			r->port_timer_armed = true;
 		return;
 	}
-	int tc = port_pick(r);
+	int tc = port_pick(r, now);
 
 	if (tc == PORT_TX_NONE)
 		return;

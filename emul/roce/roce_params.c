@@ -29,6 +29,8 @@ const struct port_param_def roce_param_table[] = {
 
 	RP_ROW(PORT_PT_DATARATE, "400Gbps", data_rate_bps, NI, "UplinkNetworkInterface", "DataRate"),
 	RP_ROW(PORT_PT_TIMEVAL, "100ns", delay_ps, NI, "TransmissionMedium", "Delay"),
+	RP_ROW(PORT_PT_RATE_LIMIT, "0", rate_limit_bps, "EgressShaper", "RateLimit"),
+	RP_ROW(PORT_PT_BYTES, "0B", rate_limit_burst, "EgressShaper", "BurstSize"),
 	RP_ROW(PORT_PT_BYTES, "4MB", ingress.total_buffer_size, IBM, "TotalBufferSize"),
 	RP_ENUM("StrictPriority", qsched_names, ingress.queue_scheduling, IBM, "QueueSchedulingType"),
 	RP_LIST(PORT_PT_LIST_FRAC, "[0.9, 0.1, 0, 0, 0, 0, 0, 0]", 0, ingress.pool_alloc_ppm, IBM,

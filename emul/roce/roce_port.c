@@ -53,6 +53,16 @@ static int op_conn_post(void *dev, uint32_t conn, uint64_t bytes, uint64_t cooki
 	return roce_post(dev, conn, ROCE_VERB_WRITE, bytes, cookie, now);
 }
 
+static int op_conn_hold(void *dev, uint32_t conn, bool on, emu_ps_t now)
+{
+	return roce_qp_hold(dev, conn, on, now);
+}
+
+static void op_rate_limit(void *dev, uint64_t bps, emu_ps_t now)
+{
+	roce_rate_limit(dev, bps, now);
+}
+
 static int op_cm_send(void *dev, uint32_t dst_ip, const struct wire_cm *cm, emu_ps_t now)
 {
 	return roce_cm_send(dev, dst_ip, cm, now);
@@ -111,8 +121,9 @@ static void op_pool_interval_reset(void *dev)
 }
 
 /* The RoCE buffers page's Records: every frame, Ethernet header and FCS included; no transmit drop column of its
- * own (0); rx drops the receive-pool drops, the data discarded for no queue pair and behind a gap; no ECN column
- * in ecn-pfc-stats (0). */
+ * own (0); rx drops the packets dropped because their receive pool was full "and nothing else" (the transport's
+ * discards, for no queue pair or behind a gap, are roce-transport-stats' columns); no ECN column in ecn-pfc-stats
+ * (0). */
 static void op_rec_row(const void *dev, struct port_nic_rec *out)
 {
 	const uint64_t *c = roce_counters(dev);
@@ -120,8 +131,7 @@ static void op_rec_row(const void *dev, struct port_nic_rec *out)
 	*out = (struct port_nic_rec){ .port_tx_frames = c[ROCE_C_PORT_TX_FRAMES],
 				      .port_rx_frames = c[ROCE_C_PORT_RX_FRAMES], .nd_tx_bytes = c[ROCE_C_TX_BYTES],
 				      .nd_rx_bytes = c[ROCE_C_RX_BYTES],
-				      .nd_rx_drops = c[ROCE_C_RX_DROPS] + c[ROCE_C_RX_DROPS_NO_QP_DATA] +
-						     c[ROCE_C_RX_DROPS_AFTER_NAK] };
+				      .nd_rx_drops = c[ROCE_C_RX_DROPS] };
 }
 
 static void op_interval_reset(void *dev)
@@ -155,6 +165,8 @@ const struct port_nic_ops roce_port_ops = {
 	.conn_post = op_conn_post,
 	.conn_close = NULL, /* a queue pair stays open */
 	.close_rcv = NULL,  /* the far end a packet created stays */
+	.conn_hold = op_conn_hold,
+	.rate_limit = op_rate_limit,
 	.cm_send = op_cm_send,
 	.n_counters = ROCE_C_COUNT,
 	.counters = op_counters,

@@ -4,6 +4,7 @@
 
 #include "emu_pool.h"
 #include "emu_sched.h"
+#include "port_shape.h"
 #include "port_tx.h"
 #include "roce.h"
 
@@ -47,6 +48,7 @@ struct roce_qp {
 	/* sender */
 	struct roce_wqe *wq_head, *wq_tail;
 	bool busy;                 /* a message is being sent */
+	bool ctl_held;             /* its sending held by the run's control (uetemu ctl pause HOST MSG) */
 	bool sent_told;            /* its last packet was serialized: hooks.msg_sent given */
 	uint8_t verb;
 	uint64_t bytes, cookie;
@@ -97,6 +99,8 @@ struct roce {
 	emu_ps_t port_free_at;     /* a paced data frame holds the port until then */
 	emu_timer_t port_timer;
 	bool port_timer_armed;
+	struct port_shape shape;   /* uetemu's egress shaper (port_shape.h): rate 0, the default, is none */
+	bool shape_armed;          /* the port is kicked when the shaper lets the next frame go */
 	uint32_t sending_qp, sending_psn;
 	bool sending_data;
 	/* generation */
@@ -131,6 +135,10 @@ void roce_data_queue(struct roce *r, struct wire_pkt *pkt, uint32_t tc, emu_ps_t
 /* Queue a CNP or PFC frame ahead of all classes. */
 void roce_pfcq_push(struct roce *r, struct wire_pkt *pkt, emu_ps_t now);
 void roce_port_kick(struct roce *r, emu_ps_t now);
+/** uetemu's egress shaper set to @p bps (0: none) at @p now, its bucket EgressShaper.BurstSize (port_shape.h). */
+void roce_rate_limit(struct roce *r, uint64_t bps, emu_ps_t now);
+/** Hold (@p on) or release the sending of local queue pair @p qpn at @p now. 0, or -ENOENT. */
+int roce_qp_hold(struct roce *r, uint32_t qpn, bool on, emu_ps_t now);
 void roce_in_release(struct roce *r, uint32_t tc, uint64_t bytes, emu_ps_t now);
 struct roce_qp *roce_qp_find(const struct roce *r, uint32_t peer_ip, uint32_t qpn, bool local);
 struct roce_qp *roce_qp_new(struct roce *r, uint32_t peer_ip, uint32_t qpn, bool local);

@@ -205,7 +205,8 @@ static void ev_gen(void *a, void *b, emu_ps_t now)
 	while (r->ready_head != NULL) {
 		struct roce_qp *qp = r->ready_head;
 
-		if (!qp->busy || qp->next_seg >= qp->n_pkts) { /* rewound past, or completed meanwhile */
+		if (!qp->busy || qp->next_seg >= qp->n_pkts || qp->ctl_held) { /* rewound past, completed meanwhile, or
+									       * held by the run's control */
 			ready_pop(r);
 			continue;
 		}
@@ -230,6 +231,20 @@ static void ev_gen(void *a, void *b, emu_ps_t now)
 		if (qp->next_seg < qp->n_pkts)
 			roce_ready(r, qp, now);
 	}
+}
+
+int roce_qp_hold(struct roce *r, uint32_t qpn, bool on, emu_ps_t now)
+{
+	struct roce_qp *qp = roce_qp_find(r, 0, qpn, true);
+
+	if (qp == NULL)
+		return -ENOENT;
+	bool was = qp->ctl_held;
+
+	qp->ctl_held = on;
+	if (was && !on && qp->busy && qp->next_seg < qp->n_pkts)
+		roce_ready(r, qp, now);
+	return 0;
 }
 
 static void ev_fetched(void *a, void *b, emu_ps_t now)

@@ -32,8 +32,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (rc && strncmp(err, "fuzz.0.et: ", 11) != 0)
 		abort(); /* an error that does not name the file */
+	if (rc == 0)
+		rc = ctl_chakra_resolve_pgs(&s);
 	if (rc == 0) {
 		app_ck_prep_defaults(&cfg);
+		cfg.strict_deps = size & 1; /* both dependency rules */
 		(void)app_ck_prepare(&s, &cfg, &out, NULL, NULL, err, sizeof(err));
 	}
 	app_ck_prep_fini(&out);

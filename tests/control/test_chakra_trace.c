@@ -1,11 +1,13 @@
 /* The Chakra traceset reader (control/chakra/ctl_chakra_trace.c) on the tracesets checked into tests/chakra
  * (written by scripts/chakra-gen): good ones load and prepare; bad ones give an error naming the file and node;
- * every truncation of a good file is an error, never a crash. Run from the source root. */
+ * every truncation of a good file is an error, never a crash; gzip-compressed files read as they are. Run from the
+ * source root. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "app_chakra.h"
 #include "ctl_chakra_trace.h"
@@ -65,8 +67,8 @@ Test(ctl_chakra_trace, pipeline_sends_match_receives)
 	app_ck_set_fini(&s);
 }
 
-/* Load (and prepare) @p dir; the error must contain @p want. */
-static void load_bad(const char *dir, uint32_t ranks, const char *want)
+/* Load (and prepare, with StrictDependencies when @p strict) @p dir; the error must contain @p want. */
+static void load_bad_cfg(const char *dir, uint32_t ranks, int strict, const char *want)
 {
 	struct app_ck_set s;
 	struct app_ck_prep_cfg cfg;
@@ -76,6 +78,7 @@ static void load_bad(const char *dir, uint32_t ranks, const char *want)
 
 	if (rc == 0) {
 		app_ck_prep_defaults(&cfg);
+		cfg.strict_deps = (uint8_t)strict;
 		rc = app_ck_prepare(&s, &cfg, &out, NULL, NULL, err, sizeof(err));
 	}
 	cr_assert_eq(rc, -EINVAL, "%s: expected an error containing \"%s\"", dir, want);
@@ -84,14 +87,17 @@ static void load_bad(const char *dir, uint32_t ranks, const char *want)
 	app_ck_set_fini(&s);
 }
 
+static void load_bad(const char *dir, uint32_t ranks, const char *want)
+{
+	load_bad_cfg(dir, ranks, 0, want);
+}
+
 Test(ctl_chakra_trace, bad_tracesets_name_file_and_node)
 {
 	load_bad("tests/chakra/dp8", 4, "traceset tests/chakra/dp8 has 8 ranks; NumOfChakraFiles and the topology's "
 					"servers are 4");
 	load_bad("tests/chakra/bad-truncate", 0, "tests/chakra/bad-truncate/trace.0.et: truncated: node message 5 at byte");
-	load_bad("tests/chakra/bad-cycle", 0, "tests/chakra/bad-cycle/trace.0.et: node 0 is on a dependency cycle");
-	load_bad("tests/chakra/bad-undeclared-pg", 0,
-		 "tests/chakra/bad-undeclared-pg/trace.0.et: node 3: process group dp is not declared");
+	load_bad_cfg("tests/chakra/bad-cycle", 0, 1, "tests/chakra/bad-cycle/trace.0.et: node 0 is on a dependency cycle");
 	load_bad("tests/chakra/bad-wrong-kind", 0, "tests/chakra/bad-wrong-kind/trace.0.et: not a Chakra trace");
 	load_bad("tests/chakra", 0, "traceset tests/chakra: no trace files");
 	load_bad("tests/chakra/no-such-dir", 0, "traceset tests/chakra/no-such-dir: cannot open the directory");
@@ -150,5 +156,95 @@ Test(ctl_chakra_trace, flipped_bytes)
 			app_ck_set_fini(&s);
 			buf[i] ^= (uint8_t)(1u << bit);
 		}
+	free(buf);
+}
+
+/* As Chakra's feeder: bad-cycle's one ctrl_dep closing a cycle is dropped, counted; bad-undeclared-pg's rank 0
+ * names process group dp by pg_name only and takes its ranks from the other files' declaration. */
+Test(ctl_chakra_trace, feeder_drops_ctrl_cycle_and_pg_name_resolves)
+{
+	struct app_ck_set s;
+	struct app_ck_prep_cfg cfg;
+	struct app_ck_prep_out out = {0};
+	char err[512] = "";
+
+	cr_assert_eq(ctl_chakra_load("tests/chakra/bad-cycle", 0, &s, err, sizeof(err)), 0, "%s", err);
+	app_ck_prep_defaults(&cfg);
+	cr_assert_eq(app_ck_prepare(&s, &cfg, &out, NULL, NULL, err, sizeof(err)), 0, "%s", err);
+	cr_assert(out.ctrl_cycle == 1 && out.ctrl_absent == 0 && out.ctrl_self == 0 && out.warnings == 1);
+	app_ck_prep_fini(&out);
+	app_ck_set_fini(&s);
+	cr_assert_eq(ctl_chakra_load("tests/chakra/bad-undeclared-pg", 0, &s, err, sizeof(err)), 0, "%s", err);
+	int g = app_ck_set_find_pg(&s, "dp");
+
+	cr_assert(g >= 0 && s.pgs[g].n == 8 && s.pgs[g].src == APP_CK_PG_DECLARED && s.pg_world == 0);
+	app_ck_set_fini(&s);
+}
+
+/* gzip @p in (@p n bytes) into @p path, as gzip(1) would; @p cut bytes of the result left off. */
+static void write_gz(const char *path, const uint8_t *in, size_t n, size_t cut)
+{
+	z_stream z;
+	uint8_t *out = malloc(n + 1024);
+	FILE *f = fopen(path, "wb");
+
+	memset(&z, 0, sizeof(z));
+	cr_assert(out && f && deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+	z.next_in = (uint8_t *)(uintptr_t)in, z.avail_in = (uInt)n;
+	z.next_out = out, z.avail_out = (uInt)(n + 1024);
+	cr_assert_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
+	cr_assert(z.total_out > cut);
+	cr_assert_eq(fwrite(out, 1, z.total_out - cut, f), z.total_out - cut);
+	deflateEnd(&z);
+	fclose(f);
+	free(out);
+}
+
+/* dp8 gzipped file by file (Chakra's reader inflates a file whose first bytes are gzip's): the same traceset; a
+ * gzip stream cut short is refused naming the file. */
+Test(ctl_chakra_trace, gzip_read_transparently)
+{
+	char dir[] = "/tmp/uetemu-ck-gz-XXXXXX", path[256], err[512] = "";
+	struct app_ck_set plain, gz;
+	uint8_t *buf = malloc(1 << 20);
+
+	cr_assert(buf && mkdtemp(dir));
+	for (int cut = 0; cut < 2; cut++) {
+		for (int r = 0; r < 8; r++) {
+			snprintf(path, sizeof(path), "tests/chakra/dp8/trace.%d.et", r);
+			FILE *f = fopen(path, "rb");
+			size_t n = f ? fread(buf, 1, 1 << 20, f) : 0;
+
+			cr_assert(f && n > 0);
+			fclose(f);
+			snprintf(path, sizeof(path), "%s/trace.%d.et", dir, r);
+			write_gz(path, buf, n, cut && r == 5 ? 9 : 0);
+		}
+		int rc = ctl_chakra_load(dir, 8, &gz, err, sizeof(err));
+
+		if (cut) {
+			cr_assert(rc == -EINVAL && strstr(err, "/trace.5.et: a gzip file that does not inflate"), "%s", err);
+			app_ck_set_fini(&gz); /* frees what was read before the error */
+			continue;
+		}
+		cr_assert_eq(rc, 0, "%s", err);
+		cr_assert_eq(ctl_chakra_load("tests/chakra/dp8", 8, &plain, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(gz.gz_files, 8);
+		cr_assert_eq(plain.gz_files, 0);
+		for (int r = 0; r < 8; r++) {
+			cr_assert_eq(gz.ranks[r].n, plain.ranks[r].n);
+			for (uint32_t i = 0; i < gz.ranks[r].n; i++)
+				cr_assert(gz.ranks[r].nodes[i].id == plain.ranks[r].nodes[i].id &&
+					  gz.ranks[r].nodes[i].kind == plain.ranks[r].nodes[i].kind &&
+					  gz.ranks[r].nodes[i].n_deps == plain.ranks[r].nodes[i].n_deps);
+		}
+		app_ck_set_fini(&plain);
+		app_ck_set_fini(&gz);
+	}
+	for (int r = 0; r < 8; r++) {
+		snprintf(path, sizeof(path), "%s/trace.%d.et", dir, r);
+		remove(path);
+	}
+	remove(dir);
 	free(buf);
 }

@@ -380,11 +380,12 @@ Test(ctl_config, bad_duplicate_key)
 		   BAD "duplicate-key.yaml:3:3: simulation.RandomSeed: duplicate key; keep one, the first is at 2:3");
 }
 
+/* A map where a value is expected is the pages' typed form {value, unit, type}; another key in it is refused. */
 Test(ctl_config, bad_map_where_value_expected)
 {
 	load_fails(BAD "wrong-type.yaml", NULL, 0, -EINVAL,
-		   BAD "wrong-type.yaml:7:9: nic.TransportProcessingLayers.SemanticLayer.RdmaDataMSS: expected a value, "
-		   "not a map; e.g. 4096");
+		   BAD "wrong-type.yaml:7:9: nic.TransportProcessingLayers.SemanticLayer.RdmaDataMSS: unknown key in a "
+		   "typed value; it holds value, unit and type, e.g. {value: 16, unit: ms, type: timeval}");
 }
 
 Test(ctl_config, bad_list_string)
@@ -773,8 +774,8 @@ Test(ctl_config, set_bad_paths)
 	set_fails("nic=1", "--set nic=1: nic is a map; set one of its keys, e.g. nic.<key>=value");
 	set_fails("nic.Foo.Bar=1",
 		  "--set nic.Foo.Bar=1: nic.Foo: unknown key; valid keys are NumDownLinks, EnableBufferStats, "
-		  "EnableTransportStats, EnableEventLogging, NetworkInterface, TransportProcessingLayers, HostInterface, "
-		  "UETEncapsulation, PeerProfile, TestFaults");
+		  "EnableTransportStats, EnableEventLogging, NetworkInterface, EgressShaper, TransportProcessingLayers, "
+		  "HostInterface, UETEncapsulation, PeerProfile, TestFaults");
 	set_fails("simulaton.RandomSeed=1",
 		  "--set simulaton.RandomSeed=1: simulaton: unknown key; did you mean 'simulation'?");
 	set_fails("switch.Foo=1",

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # uetemu merge (docs/parallel.md): the record shards of `mpirun -np 2 uetemu run configs/fat-tree-128.yaml` (every
 # periodic record on, every 10 us, and uet-events) joined by `uetemu merge DIR --out MERGED` are the one-process
-# run's CSVs byte for byte, under the one-process names; summary.json is rank 0's; bad input is refused with a
-# message. Skipped (77) without mpirun or in a build without MPI. Usage: test_merge.sh UETEMU REPO_ROOT
+# run's CSVs byte for byte, under the one-process names; summary.json is rank 0's; the capture shards of
+# tests/parallel/parallel.yaml (pcap and pcapng) are its one-process captures byte for byte; bad input is refused
+# with a message. Skipped (77) without mpirun or in a build without MPI. Usage: test_merge.sh UETEMU REPO_ROOT
 set -uo pipefail
 uetemu=$(realpath "$1") root=$(realpath "$2")
 cd "$root"
@@ -35,6 +36,26 @@ for f in "$tmp"/one/*.csv; do
 	check "$b: merged = one process, byte for byte ($(wc -l <"$f") lines)" 'cmp -s "$f" "$tmp/merged/$b"'
 done
 check "summary.json: rank 0's, copied" 'cmp -s "$tmp/ranks/summary.json" "$tmp/merged/summary.json"'
+# Captures: tests/parallel/parallel.yaml's two (a link between the ranks, whose directions two ranks write, and a
+# host link one rank writes, the other's shard empty), as pcap and as pcapng (its statistics block summed): the
+# merged files are the one-process run's, byte for byte, under its names.
+for fmt in pcap pcapng; do
+	cs=(--set "captures.0.format=$fmt" --set "captures.1.format=$fmt")
+	timeout 300 mpirun --oversubscribe -np 2 "$uetemu" run tests/parallel/parallel.yaml -q --out "$tmp/c2-$fmt" \
+		"${cs[@]}" >/dev/null 2>&1
+	"$uetemu" run tests/parallel/parallel.yaml -q --out "$tmp/c1-$fmt" "${cs[@]}" >/dev/null
+	m=$("$uetemu" merge "$tmp/c2-$fmt" --out "$tmp/cm-$fmt"); rc=$?
+	check "merge of parallel.yaml's shards ($fmt): exit $rc, '$m'" '[ $rc -eq 0 ] && [[ "$m" == *" and 2 captures from 2 ranks "* ]]'
+	for f in "$tmp/c1-$fmt"/*."$fmt" "$tmp/c1-$fmt"/*.csv; do
+		b=$(basename "$f")
+		case $b in *-uet-monitor-*) continue ;; esac
+		check "$b: merged = one process, byte for byte ($(ls "$tmp/c2-$fmt/${b%.*}"-[0-9]*."$fmt" 2>/dev/null | wc -l) shards)" \
+			'cmp -s "$f" "$tmp/cm-$fmt/$b"'
+	done
+done
+cp "$tmp/c2-pcap/spine-link-0.pcap" "$tmp/c2-pcap/x-0.pcap" && head -c 100 "$tmp/c2-pcap/spine-link-1.pcap" >"$tmp/c2-pcap/x-1.pcap"
+"$uetemu" merge "$tmp/c2-pcap" --out "$tmp/cm-bad" >/dev/null 2>"$tmp/e"; rc=$?
+check "a capture shard cut short: refused ($(cat "$tmp/e"))" '[ $rc -eq 1 ] && grep -q "x-1.pcap: a record cut short" "$tmp/e"'
 
 # Refused: no DIR, no --out, --out DIR itself, a folder without shards, a missing shard, a foreign shard.
 "$uetemu" merge "$tmp/ranks" >/dev/null 2>"$tmp/e"; rc=$?

@@ -10,7 +10,7 @@ records: one AllReduce of 1,000 B over 8 ranks gives 112 transfers of 125 B (rin
 (tree, one each way per edge), 48 totalling 14,000 B (halving-doubling, 16 each of 500, 250 and 125 B, 6 per rank);
 a mapping file places the ranks; the
 profiling file lists running sends, receives and computations; bad
-tracesets (wrong rank count, undeclared process group, a dependency cycle, a truncated file, not a trace) and bad
+tracesets (wrong rank count, a dependency cycle under StrictDependencies, a truncated file, not a trace) and bad
 attributes stop uetemu with a clear error before the simulation (no summary.json), never a crash or a hang.
 """
 import collections
@@ -124,8 +124,8 @@ check(prof.startswith('CHAKRA PROFILING\n') and prof.count('sim_time_sec: ') >= 
 # 5. Bad tracesets and attributes: a clear error before the simulation, no crash, no hang.
 for sets, want in (
         (('applications.0.Traceset=' + os.path.join(TS, 'pipeline4'),), 'has 4 ranks; NumOfChakraFiles'),
-        (('applications.0.Traceset=' + os.path.join(TS, 'bad-undeclared-pg'),), 'process group dp is not declared'),
-        (('applications.0.Traceset=' + os.path.join(TS, 'bad-cycle'),), 'is on a dependency cycle'),
+        (('applications.0.Traceset=' + os.path.join(TS, 'bad-cycle'),
+          'applications.0.ChakraConfiguration.StrictDependencies=true'), 'is on a dependency cycle'),
         (('applications.0.Traceset=' + os.path.join(TS, 'bad-truncate'),), 'trace.0.et: truncated: node message'),
         (('applications.0.Traceset=' + os.path.join(TS, 'bad-wrong-kind'),), 'trace.0.et: not a Chakra trace'),
         (('applications.0.ChakraConfiguration.AllGatherAlgorithm=tree',), "AllGatherAlgorithm 'tree' is not "

@@ -85,7 +85,8 @@ for nic, cfg, name in NICS:
     check(r.summary['chakra']['ranks_ended'] == 4, '%s pipeline4: every rank ended' % nic)
     n = annotated(r.out, 0)
     # rank 0: compute 0, send 1, compute 2 (after send 1), send 3, compute 4 (after send 3), send 5
-    ok = all(n[s]['type'] == 5 and n[c]['type'] == 4 and int(n[c]['s']) < int(n[s]['e']) for s, c in ((1, 2), (3, 4)))
+    ok = all(n[s]['type'] == 5 and n[c]['type'] == 4 and float(n[c]['s']) < float(n[s]['e'])
+             for s, c in ((1, 2), (3, 4)))
     check(ok, '%s: the compute after a send starts before the send\'s acknowledgment: %s' %
           (nic, [(n[i]['s'], n[i]['e']) for i in range(5)]))
     perf = rows(r.out, name, 'chakra-perf')

@@ -4,8 +4,8 @@
 Runs configs/pair.yaml (explicit hosts and links), configs/incast.yaml (a generated rack: switches, topology) and
 configs/rdma-rack.yaml (the rdma member) in virtual time, walks every key path of each summary.json (the items of
 a list merged) and checks that each key name appears in docs/summary.md as `key` (in backticks). The keys no
-virtual run writes are taken from the sources: every "key": the JSON writers print (control/report/ctl_report.c and
-ctl_report_verdict.c,
+virtual run writes are taken from the sources: every "key": the JSON writers print (control/report/ctl_report.c,
+ctl_report_verdict.c and ctl_report_flows.c,
 ctl_rdma_json() in control/app/ctl_rdma.c: the real-time members too), the "stop" values (ctl_stop_name()), and
 the X-macros: each NIC counter (emul/nic/nic.h, hosts[].counters and drop_reasons), switch counter
 (emul/switch/sw.h; its drop_ ones also as switch_<key>), network counter (emul/net/net.h) and wire reason
@@ -19,7 +19,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 from checks import check, finish  # noqa: E402
 from runner import run  # noqa: E402
 
-CONFIGS = ['configs/pair.yaml', 'configs/incast.yaml', 'configs/rdma-rack.yaml', 'configs/chakra-dp8.yaml']
+CONFIGS = ['configs/pair.yaml', 'configs/incast.yaml', 'configs/rdma-rack.yaml', 'configs/chakra-dp8.yaml',
+           'configs/stream.yaml']
 
 
 def key_paths(obj, path=''):
@@ -48,6 +49,8 @@ def source_keys(root):
     with open(os.path.join(root, 'control/report/ctl_report.c')) as f:
         report = f.read()
     with open(os.path.join(root, 'control/report/ctl_report_verdict.c')) as f:  # summary.json "verdict"
+        report += f.read()
+    with open(os.path.join(root, 'control/report/ctl_report_flows.c')) as f:  # summary.json "flows"
         report += f.read()
     with open(os.path.join(root, 'control/app/ctl_rdma.c')) as f:
         rdma = f.read()
