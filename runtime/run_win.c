@@ -177,6 +177,7 @@ void run_vt_flush(struct run_engine *e)
 #define RUN_SPIN_MIN_NS 1000u
 #define RUN_SPIN_MAX_NS 50000u
 #define RUN_STEAL_GRACE_NS 5000u
+#define RUN_STEAL_GRACE_TAKE_NS 50000u
 #define RUN_ALONE_EVENTS 256u
 #define RUN_ALONE_WINDOWS 64u
 #define RUN_PHASE_FIRST 1u /* the phase before the first window's: every claim word starts there */
@@ -277,20 +278,23 @@ static void part(struct run_engine *e, uint32_t self, uint32_t i, uint32_t T)
 
 /*
  * Thread @p self's part of phase @p T, seen at @p t0: its own lcore if it has claimed it (@p mine), then each other
- * no one has started. An lcore's own thread has RUN_STEAL_GRACE_NS from t0 to start it unless it sleeps: one on a
- * CPU starts within that, and its partitions' state stays in its caches.
+ * no one has started. An lcore's own thread has RUN_STEAL_GRACE_NS from t0 to start its run unless it sleeps (one
+ * on a CPU starts within that, and its partitions' state stays in its caches), and RUN_STEAL_GRACE_TAKE_NS to start
+ * its take, asleep or not: a take is short, and one woken from a futex takes about that long to be on a CPU.
  */
 static void work(struct run_engine *e, uint32_t self, uint32_t T, bool mine, uint64_t t0)
 {
+	const uint64_t grace = T & 1 ? RUN_STEAL_GRACE_TAKE_NS : RUN_STEAL_GRACE_NS;
+
 	if (mine)
 		part(e, self, self, T);
 	for (uint32_t k = 1; k < e->n; k++) {
 		uint32_t i = (self + k) % e->n;
 
 		for (uint32_t s = 0; __atomic_load_n(&e->claim[i], __ATOMIC_RELAXED) == T - 1 &&
-				     !__atomic_load_n(&e->asleep[i], __ATOMIC_RELAXED); s++) {
+				     ((T & 1) || !__atomic_load_n(&e->asleep[i], __ATOMIC_RELAXED)); s++) {
 			__builtin_ia32_pause();
-			if ((s & 7) == 7 && run_mono_ns() - t0 >= RUN_STEAL_GRACE_NS)
+			if ((s & 7) == 7 && run_mono_ns() - t0 >= grace)
 				break;
 		}
 		if (claim(e, i, T))
