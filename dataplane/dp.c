@@ -1,4 +1,7 @@
 /* The dataplane's control side: EAL bring-up and teardown, the mbuf pool, probing and starting ports. */
+/* rte_pktmbuf_pool_create_extbuf() (the zero-copy payload pool) is experimental in DPDK 22.11, as it has been
+ * since 20.02: in this file only. */
+#define ALLOW_EXPERIMENTAL_API
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -111,34 +114,50 @@ static void dp_eal_fini(struct dp_ctx *dp)
 }
 
 /*
- * Called if a port's count of references to the pattern reaches 0, which never happens while the port is up (it
- * holds one of its own). The pattern is freed with the dataplane, not here.
+ * The pools of zero-copy TX. Size formula: every port can hold a full TX ring and one staged burst of two-mbuf
+ * frames (headers, payload) at once, and its stash of a burst's worth of mbufs, plus what the per-lcore caches can
+ * hide:
+ *     n = DP_MAX_PORTS x (DP_TX_DESC + 2 x DP_BURST) + lcores x 1.5 x DP_POOL_CACHE
+ * mbufs in each of the two pools (headers, payloads), rounded up to 2^k - 1 and capped at DP_HDR_POOL_MAX. With 16
+ * ports and 2 lcores: 16 x 576 + 768 = 9,984 -> 16,383 header mbufs of DP_HDR_ROOM + headroom + header = 384 B
+ * (about 6 MB) and as many payload mbufs of a header and its shared info (about 3 MB): those have no buffer of
+ * their own. Each is pinned to the pattern (rte_pktmbuf_pool_create_extbuf(), one memory descriptor per mbuf, all
+ * naming the pattern's memzone), so a payload mbuf is taken and given back as a plain one: no attach, no
+ * reference count on the pattern to update with an atomic at every free, no buffer fields rewritten at detach.
  */
-static void dp_pattern_free(void *addr, void *opaque)
+static int dp_zc_pools_create(struct dp_ctx *dp, const struct rte_memzone *mz, size_t len, char *err,
+			      size_t errlen)
 {
-	(void)addr;
-	(void)opaque;
-}
-
-/*
- * The header pool of zero-copy TX. Size formula: every port can hold a full TX ring and one staged burst of
- * two-mbuf frames (headers, payload) at once, and its stash of a burst's worth of mbufs, plus what the per-lcore
- * caches can hide:
- *     n = DP_MAX_PORTS x 2 x (DP_TX_DESC + 2 x DP_BURST) + lcores x 1.5 x DP_POOL_CACHE
- * rounded up to 2^k - 1 and capped at DP_HDR_POOL_MAX (the 16-bit pattern refcnt). With 16 ports and 2 lcores:
- * 16 x 2 x 576 + 768 = 19,200 -> 32,767 mbufs of DP_HDR_ROOM + headroom + header = 384 B: about 13 MB.
- */
-static int dp_hdr_pool_create(struct dp_ctx *dp, char *err, size_t errlen)
-{
-	uint32_t n = DP_MAX_PORTS * 2 * (DP_TX_DESC + 2 * DP_BURST) + rte_lcore_count() * DP_POOL_CACHE * 3 / 2;
+	uint32_t n = DP_MAX_PORTS * (DP_TX_DESC + 2 * DP_BURST) + rte_lcore_count() * DP_POOL_CACHE * 3 / 2;
+	const uint16_t room = (uint16_t)(RTE_PKTMBUF_HEADROOM + len);
+	struct rte_pktmbuf_extmem *ext;
+	int e;
 
 	n = RTE_MIN(rte_align32pow2(n + 1) - 1, DP_HDR_POOL_MAX);
 	dp->hdr_pool = rte_pktmbuf_pool_create("dp_hdr", n, DP_POOL_CACHE, 0, RTE_PKTMBUF_HEADROOM + DP_HDR_ROOM,
 					       SOCKET_ID_ANY);
 	if (dp->hdr_pool == NULL) {
-		int e = rte_errno;
+		e = rte_errno;
 		dp_err(err, errlen, "header mbuf pool of %u x %u B: %s (give the EAL more memory with -m)", n,
 		       RTE_PKTMBUF_HEADROOM + DP_HDR_ROOM, rte_strerror(e));
+		return e > 0 ? -e : -ENOMEM;
+	}
+	/* one descriptor per mbuf, each the pattern's buffer: its headroom, then the pattern (dp->pat) */
+	ext = calloc(n, sizeof(*ext));
+	if (ext == NULL) {
+		dp_err(err, errlen, "payload mbuf pool of %u: out of memory", n);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		ext[i] = (struct rte_pktmbuf_extmem){ .buf_ptr = mz->addr, .buf_iova = mz->iova, .buf_len = room,
+						      .elt_size = room };
+	dp->pay_pool = rte_pktmbuf_pool_create_extbuf("dp_pay", n, DP_POOL_CACHE, 0, room, SOCKET_ID_ANY, ext, n);
+	e = rte_errno;
+	free(ext);
+	if (dp->pay_pool == NULL) {
+		dp_err(err, errlen, "payload mbuf pool of %u: %s (give the EAL more memory with -m)", n, rte_strerror(e));
+		rte_mempool_free(dp->hdr_pool);
+		dp->hdr_pool = NULL;
 		return e > 0 ? -e : -ENOMEM;
 	}
 	return 0;
@@ -158,25 +177,26 @@ int dp_tx_pattern_set(struct dp_ctx *dp, const uint8_t *pattern, size_t len, cha
 		return -EINVAL;
 	}
 	/* IOVA-contiguous so a NIC can DMA any slice of it; --no-huge memory may not offer that, and the software
-	 * PMDs read it by virtual address anyway. */
-	mz = rte_memzone_reserve_aligned("dp_pattern", len, SOCKET_ID_ANY, RTE_MEMZONE_IOVA_CONTIG,
-					 RTE_CACHE_LINE_SIZE);
+	 * PMDs read it by virtual address anyway. The headroom in front is the payload mbufs' (each starts its data
+	 * RTE_PKTMBUF_HEADROOM into its buffer, as every mbuf does): there the pattern starts. */
+	mz = rte_memzone_reserve_aligned("dp_pattern", RTE_PKTMBUF_HEADROOM + len, SOCKET_ID_ANY,
+					 RTE_MEMZONE_IOVA_CONTIG, RTE_CACHE_LINE_SIZE);
 	if (mz == NULL)
-		mz = rte_memzone_reserve_aligned("dp_pattern", len, SOCKET_ID_ANY, 0, RTE_CACHE_LINE_SIZE);
+		mz = rte_memzone_reserve_aligned("dp_pattern", RTE_PKTMBUF_HEADROOM + len, SOCKET_ID_ANY, 0,
+						 RTE_CACHE_LINE_SIZE);
 	if (mz == NULL) {
 		rc = rte_errno > 0 ? rte_errno : ENOMEM;
 		dp_err(err, errlen, "payload pattern of %zu B: %s", len, rte_strerror(rc));
 		return -rc;
 	}
-	rc = dp_hdr_pool_create(dp, err, errlen);
+	rc = dp_zc_pools_create(dp, mz, len, err, errlen);
 	if (rc < 0) {
 		rte_memzone_free(mz);
 		return rc;
 	}
-	memcpy(mz->addr, pattern, len);
+	memcpy((uint8_t *)mz->addr + RTE_PKTMBUF_HEADROOM, pattern, len);
 	dp->pat_mz = mz;
-	dp->pat = mz->addr;
-	dp->pat_iova = mz->iova;
+	dp->pat = (const uint8_t *)mz->addr + RTE_PKTMBUF_HEADROOM;
 	dp->pat_len = (uint16_t)len;
 	return 0;
 }
@@ -228,7 +248,9 @@ static void dp_port_release(struct dp_port *p)
 {
 	if (p->n_stash > 0)
 		rte_pktmbuf_free_bulk(p->stash, p->n_stash);
-	p->n_stash = 0;
+	if (p->n_pstash > 0)
+		rte_pktmbuf_free_bulk(p->pstash, p->n_pstash);
+	p->n_stash = p->n_pstash = 0;
 	if (p->n_rx_held > 0)
 		rte_pktmbuf_free_bulk(p->rx_held, p->n_rx_held);
 	p->n_rx_held = 0;
@@ -258,6 +280,7 @@ void dp_destroy(struct dp_ctx *dp)
 		dp_port_release(&dp->port[i]);
 	rte_mempool_free(dp->pool);
 	rte_mempool_free(dp->hdr_pool);
+	rte_mempool_free(dp->pay_pool);
 	rte_memzone_free(dp->pat_mz); /* after the ports: a stopped port has given back every payload mbuf */
 	if (dp->eal_up)
 		dp_eal_fini(dp);
@@ -358,10 +381,6 @@ static void dp_port_tx_choose(const struct dp_ctx *dp, struct dp_port *p, const 
 	else if (p->multi_seg && dp->pat == NULL)
 		why = "no payload pattern set (dp_tx_pattern_set)";
 	p->tx_why = why;
-	/* The port's own reference to the pattern: the count starts at 1 and this one is never dropped. */
-	p->pat_shinfo.free_cb = dp_pattern_free;
-	p->pat_shinfo.fcb_opaque = NULL;
-	rte_mbuf_ext_refcnt_set(&p->pat_shinfo, 1);
 }
 
 /*
@@ -431,6 +450,7 @@ static int dp_port_configure(struct dp_ctx *dp, struct dp_port *p, const char *d
 	if (rc < 0)
 		goto fail;
 	p->max_frame = conf.rxmode.mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN;
+	p->tx_mtu_refuses = di.driver_name != NULL && strcmp(di.driver_name, "net_tap") == 0;
 	step = "adjust_nb_rx_tx_desc";
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &nrxd, &ntxd);
 	if (rc < 0)
@@ -598,11 +618,13 @@ void dp_port_stats(const struct dp_ctx *dp, int port, struct dp_port_stats *out)
 	/* field by field, each one load: a telemetry handler calls this while the poll thread counts */
 	out->rx_frames = DP_LOAD(st->rx_frames);
 	out->rx_bytes = DP_LOAD(st->rx_bytes);
-	out->tx_frames = DP_LOAD(st->tx_frames);
-	out->tx_bytes = DP_LOAD(st->tx_bytes);
-	out->tx_drop_full = DP_LOAD(st->tx_drop_full);
+	const struct dp_port_stats *th = &dp->port[port].th_st; /* the TX thread's (dp_tx_thread_start()) */
+
+	out->tx_frames = DP_LOAD(st->tx_frames) + DP_LOAD(th->tx_frames);
+	out->tx_bytes = DP_LOAD(st->tx_bytes) + DP_LOAD(th->tx_bytes);
+	out->tx_drop_full = DP_LOAD(st->tx_drop_full) + DP_LOAD(th->tx_drop_full);
 	out->tx_drop_nombuf = DP_LOAD(st->tx_drop_nombuf);
-	out->tx_drop_toobig = DP_LOAD(st->tx_drop_toobig);
+	out->tx_drop_toobig = DP_LOAD(st->tx_drop_toobig) + DP_LOAD(th->tx_drop_toobig);
 	out->rx_drop_toobig = DP_LOAD(st->rx_drop_toobig);
 	out->tx_drop_mtu = DP_LOAD(st->tx_drop_mtu);
 }

@@ -4,6 +4,7 @@
 #ifndef DP_H
 #define DP_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,7 +49,7 @@ struct dp_port_stats {
 /** How a port sends frames (dp_port_tx_mode()). */
 enum dp_tx_mode {
 	DP_TXM_COPY = 0, /* headers and payload copied into mbufs from the pool */
-	DP_TXM_ZEROCOPY, /* headers copied into a small mbuf, the payload attached from the shared pattern */
+	DP_TXM_ZEROCOPY, /* headers copied into a small mbuf, the payload an mbuf pinned to the shared pattern */
 };
 
 /** What dp_tx() and dp_tx_hdr() did with a frame: 0 = staged, else the reason it was dropped (and counted). */
@@ -195,13 +196,25 @@ int dp_tx(struct dp_ctx *dp, int port, const uint8_t *frame, size_t len);
 /**
  * Stage the frame made of the @p hdr_len bytes at @p hdr followed by the first @p payload_len bytes of the
  * pattern (dp_tx_pattern_set()) for port @p port. On a zero-copy port the headers go into a small mbuf and the
- * payload is attached from the pattern, never copied; on a copy port both are copied, as dp_tx() does. Returns
- * as dp_tx(); a payload longer than the pattern is DP_TX_TOOBIG.
+ * payload is a second mbuf pinned to the pattern, never copied; on a copy port both are copied, as dp_tx() does.
+ * Returns as dp_tx(); a payload longer than the pattern is DP_TX_TOOBIG.
  */
 int dp_tx_hdr(struct dp_ctx *dp, int port, const uint8_t *hdr, size_t hdr_len, size_t payload_len);
 
 /** Send every staged frame on every port (call once per poll pass, so batching delay is bounded by one pass). */
 void dp_flush(struct dp_ctx *dp);
+
+/**
+ * A thread of its own, on @p cpus (NULL or empty: the caller's), makes the sends of the ports @p ports marks (an
+ * array of dp's ports, in dp_port_add() order): their staged bursts go into a ring it polls, busy, and it calls
+ * the PMD's TX (net_af_packet's sendto kick, net_tap's writev) there, so the poll lcore makes no system call to
+ * send (docs/realtime.md, Lateness). What a ring has no room for is dropped as tx_drop_full. Returns how many
+ * ports it sends for (0: none marked, no thread), or -errno with a message. Stop it before the ports close.
+ */
+int dp_tx_thread_start(struct dp_ctx *dp, const bool *ports, const cpu_set_t *cpus, char *err, size_t errlen);
+
+/** The TX thread sends what its rings hold and ends; the ports send for themselves again. Accepts none started. */
+void dp_tx_thread_stop(struct dp_ctx *dp);
 
 /** Send the frames staged on @p port (the lcore that polls it, once per pass: dp_flush() for one port). */
 void dp_flush_port(struct dp_ctx *dp, int port);

@@ -1,10 +1,15 @@
 /* Frames <-> mbufs: the per-packet half of the dataplane (stage and copy out, burst send, receive and hand up). */
 #include <assert.h>
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_memcpy.h>
+#include <rte_pause.h>
+#include <rte_prefetch.h>
+#include <rte_ring.h>
 
 #include "dp.h"
 #include "dp_pvt.h"
@@ -85,96 +90,201 @@ nombuf:
 	return NULL;
 }
 
-/*
- * Two mbufs of the header pool from the port's stash, refilled a burst's worth at a time (one mempool call per
- * DP_BURST frames instead of one per frame). False when the pool cannot give even two.
- */
-static inline bool dp_stash_take2(struct dp_ctx *dp, struct dp_port *p, struct rte_mbuf **m)
+/* Refill stash @p st (@p n mbufs in it) from @p pool, a burst's worth at once, or one when the pool is nearly empty
+ * (what a frame needs). False when the pool cannot give even one. */
+static bool dp_stash_fill(struct rte_mempool *pool, struct rte_mbuf **st, uint32_t *n)
 {
-	if (unlikely(p->n_stash < 2)) {
-		unsigned want = RTE_DIM(p->stash) - p->n_stash;
+	unsigned want = DP_BURST - *n;
 
-		if (rte_pktmbuf_alloc_bulk(dp->hdr_pool, p->stash + p->n_stash, want) == 0)
-			p->n_stash += want;
-		else if (rte_pktmbuf_alloc_bulk(dp->hdr_pool, p->stash + p->n_stash, 2) == 0)
-			p->n_stash += 2; /* a nearly empty pool: what a frame needs */
-		else
-			return false;
-	}
-	m[0] = p->stash[--p->n_stash];
-	m[1] = p->stash[--p->n_stash];
+	if (rte_pktmbuf_alloc_bulk(pool, st + *n, want) == 0)
+		*n += want;
+	else if (rte_pktmbuf_alloc_bulk(pool, st + *n, 1) == 0)
+		*n += 1;
+	else
+		return false;
 	return true;
 }
 
 /*
  * The zero-copy path: the @p hdr_len header bytes copied into a header mbuf, then (when there is a payload) a
- * second mbuf attached to the first @p payload_len bytes of the pattern. No payload byte is copied. The reference
- * to the pattern is taken for the whole burst when it is sent (dp_port_send). NULL with tx_drop_nombuf counted
- * when the header pool is empty.
+ * payload mbuf, pinned to the pattern (dp_zc_pools_create()), holding its first @p payload_len bytes. No payload byte
+ * is copied, and nothing is attached or counted: a payload mbuf goes back to its pool as a plain one. Both come
+ * from the port's stashes, refilled a burst's worth at a time (one mempool call per DP_BURST frames instead of one
+ * per frame). NULL with tx_drop_nombuf counted when a pool is empty.
  */
 static struct rte_mbuf *dp_zc_frame(struct dp_ctx *dp, struct dp_port *p, const uint8_t *hdr, size_t hdr_len,
 				    size_t payload_len)
 {
-	struct rte_mbuf *m[2];
+	struct rte_mbuf *h, *pay;
 
-	if (unlikely(!dp_stash_take2(dp, p, m))) {
+	if (unlikely((p->n_stash == 0 && !dp_stash_fill(dp->hdr_pool, p->stash, &p->n_stash)) ||
+		     (payload_len > 0 && p->n_pstash == 0 && !dp_stash_fill(dp->pay_pool, p->pstash, &p->n_pstash)))) {
 		p->st.tx_drop_nombuf++;
 		return NULL;
 	}
-	rte_memcpy(rte_pktmbuf_mtod(m[0], void *), hdr, hdr_len);
-	m[0]->data_len = (uint16_t)hdr_len;
-	m[0]->pkt_len = (uint32_t)(hdr_len + payload_len);
-	if (payload_len == 0) {
-		p->stash[p->n_stash++] = m[1]; /* not needed: back to the stash */
-		return m[0];
+	h = p->stash[--p->n_stash];
+	/* the next frame's mbufs: their first line (buf_addr, data_off, lengths) and the header's second (next),
+	 * which this frame's writes would otherwise wait for */
+	if (likely(p->n_stash > 0)) {
+		rte_prefetch0(p->stash[p->n_stash - 1]);
+		rte_prefetch0(&p->stash[p->n_stash - 1]->next);
 	}
-	rte_pktmbuf_attach_extbuf(m[1], (void *)(uintptr_t)dp->pat, dp->pat_iova, dp->pat_len, &p->pat_shinfo);
-	m[1]->data_len = (uint16_t)payload_len;
-	m[0]->next = m[1];
-	m[0]->nb_segs = 2;
-	p->n_tx_pat++;
-	return m[0];
+	if (likely(p->n_pstash > 1))
+		rte_prefetch0(p->pstash[p->n_pstash - 2]);
+	rte_memcpy(rte_pktmbuf_mtod(h, void *), hdr, hdr_len);
+	h->data_len = (uint16_t)hdr_len;
+	h->pkt_len = (uint32_t)(hdr_len + payload_len);
+	if (payload_len == 0)
+		return h;
+	pay = p->pstash[--p->n_pstash];
+	pay->data_len = (uint16_t)payload_len;
+	h->next = pay;
+	h->nb_segs = 2;
+	return h;
 }
 
 /*
  * Hand a port's staged burst to its TX queue. A PMD that enforces its MTU (net_tap) stops the burst at an
  * oversized frame: that frame alone is dropped as too big and the rest offered again. Otherwise the ring is full,
- * and what it did not take is dropped as full (l2fwd's rule: no retry, so a pass never spins on a busy port).
+ * and what it did not take is dropped as full (l2fwd's rule: no retry, so a pass never spins on a busy port). Only
+ * such a PMD's refusals are read as too big: net_memif reports an MTU of 1,500 yet carries 9,216 B frames, and
+ * when its ring was full its 4 KiB frames were dropped one by one as too big, the rest of the burst sent after
+ * them (a gap in the middle of a burst, where a full ring drops its tail).
  */
-static void dp_port_send(struct dp_port *p)
+static void dp_burst_send(struct dp_port *p, struct rte_mbuf **tx, uint16_t n, uint64_t bytes,
+			  struct dp_port_stats *st)
 {
-	uint16_t n = (uint16_t)p->n_tx, done = 0, toobig = 0, full = 0;
+	uint16_t done = 0, toobig = 0, full = 0;
 	uint64_t dropped_bytes = 0;
 
-	/* One atomic add for the burst's payload mbufs, before the PMD (or a drop below) can free any of them. */
-	if (p->n_tx_pat > 0) {
-		rte_mbuf_ext_refcnt_update(&p->pat_shinfo, (int16_t)p->n_tx_pat);
-		p->n_tx_pat = 0;
-	}
-
 	while (done < n) {
-		done += rte_eth_tx_burst(p->port_id, 0, p->tx + done, n - done);
+		done += rte_eth_tx_burst(p->port_id, 0, tx + done, n - done);
 		if (likely(done == n))
 			break;
 		/* Only the unsent mbufs are still ours to read: the PMD may already have freed the sent ones. */
-		if (p->tx[done]->pkt_len > p->max_frame) {
-			dropped_bytes += p->tx[done]->pkt_len;
-			rte_pktmbuf_free(p->tx[done++]);
+		if (p->tx_mtu_refuses && tx[done]->pkt_len > p->max_frame) {
+			dropped_bytes += tx[done]->pkt_len;
+			rte_pktmbuf_free(tx[done++]);
 			toobig++;
 			continue;
 		}
 		full = n - done;
 		for (uint16_t i = done; i < n; i++)
-			dropped_bytes += p->tx[i]->pkt_len;
-		rte_pktmbuf_free_bulk(p->tx + done, full);
+			dropped_bytes += tx[i]->pkt_len;
+		rte_pktmbuf_free_bulk(tx + done, full);
 		break;
 	}
-	p->st.tx_frames += (uint64_t)(n - toobig - full);
-	p->st.tx_bytes += p->tx_staged_bytes - dropped_bytes;
-	p->st.tx_drop_toobig += toobig;
-	p->st.tx_drop_full += full;
+	/* one writer per counter set (the lcore's, or the TX thread's): a relaxed store each */
+	__atomic_store_n(&st->tx_frames, st->tx_frames + (uint64_t)(n - toobig - full), __ATOMIC_RELAXED);
+	__atomic_store_n(&st->tx_bytes, st->tx_bytes + bytes - dropped_bytes, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->tx_drop_toobig, st->tx_drop_toobig + toobig, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->tx_drop_full, st->tx_drop_full + full, __ATOMIC_RELAXED);
+}
+
+/* The staged burst of @p p to its TX queue, or (a TX thread) into its ring for the thread: what the ring has no
+ * room for is dropped as full, as the PMD's own full ring would. */
+static void dp_port_send(struct dp_port *p)
+{
+	uint16_t n = (uint16_t)p->n_tx;
+
+	if (p->txr != NULL) {
+		unsigned q = rte_ring_sp_enqueue_burst(p->txr, (void **)p->tx, n, NULL);
+
+		if (unlikely(q < n)) {
+			rte_pktmbuf_free_bulk(p->tx + q, n - q);
+			p->st.tx_drop_full += n - q;
+		}
+	} else {
+		dp_burst_send(p, p->tx, n, p->tx_staged_bytes, &p->st);
+	}
 	p->n_tx = 0;
 	p->tx_staged_bytes = 0;
+}
+
+/* ---- the TX thread (dp_tx_thread_start) ---- */
+
+/* One burst from port @p p's ring sent: 0 when the ring was empty. */
+static unsigned tx_thread_burst(struct dp_port *p)
+{
+	struct rte_mbuf *b[DP_BURST];
+	unsigned n = rte_ring_sc_dequeue_burst(p->txr, (void **)b, DP_BURST, NULL);
+	uint64_t bytes = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		bytes += b[i]->pkt_len;
+	if (n > 0)
+		dp_burst_send(p, b, (uint16_t)n, bytes, &p->th_st);
+	return n;
+}
+
+/* Poll every port's ring, busy (a sleep would add its length to every frame), until told to stop, then send
+ * what is left. */
+static void *tx_thread_main(void *arg)
+{
+	struct dp_ctx *dp = arg;
+
+	for (;;) {
+		bool stop = __atomic_load_n(&dp->tx_stop, __ATOMIC_ACQUIRE);
+		unsigned sent = 0;
+
+		for (int i = 0; i < dp->n_ports; i++)
+			if (dp->port[i].txr != NULL)
+				sent += tx_thread_burst(&dp->port[i]);
+		if (sent == 0) {
+			if (stop)
+				break;
+			rte_pause();
+		}
+	}
+	return NULL;
+}
+
+int dp_tx_thread_start(struct dp_ctx *dp, const bool *ports, const cpu_set_t *cpus, char *err, size_t errlen)
+{
+	char name[RTE_RING_NAMESIZE];
+	pthread_attr_t a;
+	int rc, n = 0;
+
+	for (int i = 0; i < dp->n_ports; i++) {
+		if (!ports[i])
+			continue;
+		snprintf(name, sizeof(name), "dp_txr%d", i);
+		dp->port[i].txr = rte_ring_create(name, 1024, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (dp->port[i].txr == NULL) {
+			dp_err(err, errlen, "TX thread: no ring for port %d: %s", i, rte_strerror(rte_errno));
+			dp_tx_thread_stop(dp);
+			return -ENOMEM;
+		}
+		n++;
+	}
+	if (n == 0)
+		return 0;
+	__atomic_store_n(&dp->tx_stop, 0, __ATOMIC_RELAXED);
+	pthread_attr_init(&a);
+	if (cpus != NULL && CPU_COUNT(cpus) > 0)
+		pthread_attr_setaffinity_np(&a, sizeof(*cpus), cpus);
+	rc = pthread_create(&dp->tx_tid, &a, tx_thread_main, dp);
+	pthread_attr_destroy(&a);
+	if (rc != 0) {
+		dp_err(err, errlen, "TX thread: %s", strerror(rc));
+		dp_tx_thread_stop(dp);
+		return -rc;
+	}
+	dp->tx_on = true;
+	return n;
+}
+
+void dp_tx_thread_stop(struct dp_ctx *dp)
+{
+	if (dp->tx_on) {
+		__atomic_store_n(&dp->tx_stop, 1, __ATOMIC_RELEASE);
+		pthread_join(dp->tx_tid, NULL);
+		dp->tx_on = false;
+	}
+	for (int i = 0; i < dp->n_ports; i++) {
+		rte_ring_free(dp->port[i].txr); /* empty: the thread sent what was left */
+		dp->port[i].txr = NULL;
+	}
 }
 
 /* Stage @p m (@p len bytes) on port @p p, sending the burst when it is full. */

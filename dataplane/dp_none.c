@@ -118,6 +118,17 @@ void dp_flush_port(struct dp_ctx *dp, int port)
 	(void)dp, (void)port;
 }
 
+int dp_tx_thread_start(struct dp_ctx *dp, const bool *ports, const cpu_set_t *cpus, char *err, size_t errlen)
+{
+	(void)dp, (void)ports, (void)cpus, (void)err, (void)errlen;
+	return 0;
+}
+
+void dp_tx_thread_stop(struct dp_ctx *dp)
+{
+	(void)dp;
+}
+
 unsigned dp_lcores(const struct dp_ctx *dp, unsigned *ids, unsigned max)
 {
 	(void)dp;

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <pthread.h>
+
 #include <rte_common.h>
 #include <rte_mbuf.h>
 #include <rte_memzone.h>
@@ -18,21 +20,24 @@
 #define DP_MBUF_ROOM 4352 /* data bytes per mbuf after the headroom: a 4198 B frame (4096 B MSS) fits in one */
 #define DP_TX_SEGS_MAX ((DP_FRAME_MAX + DP_MBUF_ROOM - 1) / DP_MBUF_ROOM) /* mbufs in the longest chain */
 #define DP_HDR_ROOM 128   /* header bytes a zero-copy frame's first mbuf holds: a data frame's are 102 */
-/* Mbufs of the header pool at most: a port's references to the pattern are counted in the 16-bit refcnt of its
- * rte_mbuf_ext_shared_info, so no port may ever hold more payload mbufs than that counts (one is the port's own). */
+/* Mbufs of the header pool at most, and of the payload pool. */
 #define DP_HDR_POOL_MAX 32767u
 
 /** One port: its staged TX burst and its counters, written only by the lcore that polls it. */
 struct dp_port {
 	struct rte_mbuf *tx[DP_BURST]; /* staged frames, sent at DP_BURST or at dp_flush() */
 	uint32_t n_tx;                 /* how many are staged */
-	uint32_t n_tx_pat;             /* how many of them are attached to the pattern: references taken at send */
-	struct rte_mbuf *stash[2 * DP_BURST]; /* zero-copy: header-pool mbufs taken a burst's worth at a time */
-	uint32_t n_stash;
+	struct rte_mbuf *stash[DP_BURST]; /* zero-copy: header mbufs taken a burst's worth at a time */
+	struct rte_mbuf *pstash[DP_BURST]; /* and payload mbufs (pinned to the pattern) */
+	uint32_t n_stash, n_pstash;
 	uint64_t tx_staged_bytes;      /* sum of their pkt_len, so the sent bytes are known without touching sent mbufs */
 	struct dp_port_stats st;
+	struct rte_ring *txr;          /* dp_tx_thread_start(): its bursts go here, the TX thread sends them; or NULL */
+	struct dp_port_stats th_st;    /* ... and what the TX thread counts (sent, too big, full), in dp_port_stats() */
 	struct rte_device *dev;        /* the bus device behind the port, for rte_dev_remove() */
 	uint32_t max_frame;            /* MTU + Ethernet + VLAN header: longer frames a PMD may refuse (net_tap does) */
+	bool tx_mtu_refuses;           /* its PMD stops a TX burst at a frame over max_frame (net_tap); others take
+	                                * frames above the MTU they report (net_memif reports 1,500, carries 9,216) */
 	uint32_t tx_mtu;               /* the IP MTU frames are held to (dp_port_opts.mtu, the kernel's); 0 none */
 	uint16_t port_id;              /* ethdev port id */
 	bool probed;                   /* we probed it (so we remove it); false when the EAL had already (--vdev, PCI scan) */
@@ -44,10 +49,6 @@ struct dp_port {
 	struct rte_mempool *own_pool;  /* its own pool, freed with the port; NULL when it uses the shared one */
 	uint32_t room;                 /* data bytes one of its mbufs holds (DP_MBUF_ROOM in the shared pool) */
 	int xdp_stats_fd;              /* the steering program's counters map, or -1 (dp_xdp.c) */
-	/* This port's references to the pattern: one per payload mbuf it has staged or the PMD still holds, plus
-	 * its own, taken at setup and never dropped, so the count never reaches 0 and free_cb never runs while the
-	 * port is up. One per port, so lcores polling different ports never share the counter's cache line. */
-	struct rte_mbuf_ext_shared_info pat_shinfo __rte_cache_aligned;
 	struct dp_ctx *dp;              /* the context it belongs to, and its index there (dp_port_bind()) */
 	int idx;
 	struct rte_mbuf *rx_held[DP_BURST]; /* the last received burst, held while the models read its bytes */
@@ -64,16 +65,20 @@ struct dp_port {
 struct dp_ctx {
 	struct dp_port port[DP_MAX_PORTS];
 	struct rte_mempool *pool;     /* RX, and TX on the copy path: DP_MBUF_ROOM data bytes each */
-	struct rte_mempool *hdr_pool; /* zero-copy TX: header mbufs and payload mbufs attached to the pattern */
-	const struct rte_memzone *pat_mz; /* the payload pattern, read-only once set, IOVA-contiguous if possible */
-	const uint8_t *pat;
-	rte_iova_t pat_iova;
+	struct rte_mempool *hdr_pool; /* zero-copy TX: header mbufs */
+	struct rte_mempool *pay_pool; /* zero-copy TX: payload mbufs, each pinned to the pattern (dp_zc_pools_create) */
+	const struct rte_memzone *pat_mz; /* RTE_PKTMBUF_HEADROOM, then the payload pattern (read-only once set),
+	                                   * IOVA-contiguous if possible */
+	const uint8_t *pat;           /* the pattern: pat_mz's address + RTE_PKTMBUF_HEADROOM */
 	uint16_t pat_len;
 	int n_ports;
 	bool eal_up;
 	struct dp_eal_args eal; /* the EAL command line, as merged */
 	char *eal_argv[DP_EAL_ARGS_MAX + 1]; /* a copy of eal.argv for rte_eal_init(), which permutes it */
 	char prefix[48];        /* "uetemu-<pid>", the default --file-prefix */
+	pthread_t tx_tid;       /* the TX thread (dp_tx_thread_start()), while tx_on */
+	bool tx_on;
+	int tx_stop;            /* the thread is told to send what is left and end (atomic) */
 	struct dp_tel_cmd tel[DP_TEL_CMDS_MAX]; /* the telemetry commands it answers (dp_tel.c) */
 	unsigned n_tel;
 	void *tel_arg;

@@ -8,6 +8,7 @@
 #ifndef CAP_H
 #define CAP_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -212,6 +213,10 @@ int cap_read_open(const char *path, struct cap_reader **out, char *err, size_t e
  */
 int cap_read_next(struct cap_reader *r, struct cap_rec *rec, char *err, size_t errlen);
 
+/** Make @p r look at the stop flag @p halt (NULL: none) before every read of the file: once it is set,
+ *  cap_read_next() returns -EINTR (its message gives the offset reached), whatever the file holds. */
+void cap_read_set_halt(struct cap_reader *r, const volatile sig_atomic_t *halt);
+
 /** What @p r has read so far. */
 const struct cap_read_info *cap_read_info(const struct cap_reader *r);
 
@@ -294,6 +299,7 @@ struct cap_replay_cfg {
 	uint32_t n_mac;
 	const uint32_t *ip_from, *ip_to;            /* rewrite.ip: n_ip pairs, host byte order */
 	uint32_t n_ip;
+	const volatile sig_atomic_t *halt; /* the run's stop flag, or NULL: once set the load ends, -EINTR */
 };
 
 /** What loading a replay found. */

@@ -34,7 +34,13 @@ struct cap_reader {
 	uint64_t records;
 	uint8_t *buf;
 	size_t buf_cap;
+	const volatile sig_atomic_t *halt; /* the run's stop flag, or NULL (cap_read_set_halt()) */
 };
+
+static bool halted(const struct cap_reader *r)
+{
+	return r->halt != NULL && *r->halt != 0;
+}
 
 /* A cursor over bytes of one record or block: every read checks what is left first. */
 struct cur {
@@ -97,6 +103,8 @@ static size_t pad4(size_t n)
 /* Read exactly @p n bytes at the reader's offset into its buffer. Returns n, or fewer at the end of the file. */
 static size_t rd(struct cap_reader *r, size_t at, size_t n)
 {
+	if (halted(r)) /* reads as the end: cap_read_next() then says -EINTR */
+		return 0;
 	size_t got = fread(r->buf + at, 1, n, r->f);
 
 	r->off += got;
@@ -592,7 +600,17 @@ static int open_ng(struct cap_reader *r, char *err, size_t errlen)
 int cap_read_next(struct cap_reader *r, struct cap_rec *rec, char *err, size_t errlen)
 {
 	memset(rec, 0, sizeof(*rec));
-	if (r->info.format == CAP_FORMAT_PCAP)
-		return next_pcap(r, rec, err, errlen);
-	return next_ng(r, rec, err, errlen);
+	int rc = halted(r) ? 0 : r->info.format == CAP_FORMAT_PCAP ? next_pcap(r, rec, err, errlen)
+								    : next_ng(r, rec, err, errlen);
+
+	if (halted(r)) {
+		snprintf(err, errlen, "stopped by a signal while it was read, at offset %llu", (unsigned long long)r->off);
+		return -EINTR;
+	}
+	return rc;
+}
+
+void cap_read_set_halt(struct cap_reader *r, const volatile sig_atomic_t *halt)
+{
+	r->halt = halt;
 }

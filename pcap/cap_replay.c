@@ -307,8 +307,10 @@ struct cap_replay *cap_replay_load(const struct cap_replay_cfg *cfg, char *err, 
 	rc = cfg->filter != NULL && cfg->filter[0] ? cap_bpf_compile(cfg->filter, &f, err, errlen) : 0;
 	if (rc == 0)
 		rc = cap_read_open(cfg->path, &rd, err, errlen);
-	if (rc == 0)
+	if (rc == 0) {
+		cap_read_set_halt(rd, cfg->halt);
 		rc = load(rp, rd, f, err, errlen);
+	}
 	if (rc == 0 && rp->n == 0) {
 		snprintf(err, errlen, "%s: no frame to replay (%llu read: %llu filtered out, %llu cut by the snap length, "
 			 "%llu too long or short)", cfg->path, (unsigned long long)rp->info.read,

@@ -131,6 +131,7 @@ void run_destroy(struct run_engine *e)
 		for (uint32_t k = 0; lc->in != NULL && k < e->n; k++)
 			run_spsc_destroy(lc->in[k]);
 		free(lc->in);
+		free(lc->prof);
 		free(lc->out);
 		run_spsc_destroy(lc->wr);
 		for (uint32_t k = 0; lc->vout != NULL && k < e->n; k++)

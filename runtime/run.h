@@ -61,6 +61,7 @@ struct run_lcore {
 	emu_ps_t wall_now;           /* real time, a re-run: the wall-clock time of that pass */
 	emu_ps_t late_win, late_last_s; /* real time: the most an event ran late in the current second, and the last */
 	struct run_rt_stats rt;      /* real time: its passes' lateness, what the LagPolicy did */
+	struct run_prof *prof;       /* real time, run_hooks.profile: where its passes' time went; else NULL */
 	bool lagged;                 /* real time: LagPolicy abort stopped it */
 	uint64_t x_sent, x_recv;     /* frames it sent to, and took from, other lcores */
 	uint64_t x_late;             /* frames taken after their arrival time: delivered at once */
@@ -241,6 +242,7 @@ struct run_hooks {
 	void *launch_ctx;
 	/** The stop time now (EMU_PS_NEVER: none). */
 	emu_ps_t (*stop)(void *ctx);
+	bool profile;                /* time the parts of every lcore's passes (run_lcore.prof, --pass-profile) */
 	/** Main, once a second: @p dt TSC ticks since the last. */
 	void (*tick)(void *ctx, uint64_t tsc, uint64_t dt);
 	/* a re-run */

@@ -75,3 +75,10 @@ void run_rt_stats_merge(struct run_rt_stats *into, const struct run_rt_stats *s)
 		into->lag_at = s->lag_at;
 	}
 }
+
+const char *run_prof_name(enum run_prof_part k)
+{
+	static const char *const names[RUN_PROF_N] = { "rx", "events", "sample", "flush", "writer", "end", "pass" };
+
+	return (unsigned)k < RUN_PROF_N ? names[k] : "?";
+}

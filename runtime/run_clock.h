@@ -28,6 +28,32 @@ struct run_rt_stats {
 	uint64_t timers_late;    /* ... more than RUN_TIMER_LATE_MARGIN after their time: the loop made them late */
 };
 
+/* The parts of a real-time pass that --pass-profile times (docs/realtime.md, Lateness), in the loop's order. */
+enum run_prof_part {
+	RUN_PROF_RX = 0,  /* the ports' receive, before the pass reads its clock */
+	RUN_PROF_EVENTS,  /* the events due (and what other lcores sent) */
+	RUN_PROF_SAMPLE,  /* the periodic records due */
+	RUN_PROF_FLUSH,   /* the ports' flush: what the pass staged goes out */
+	RUN_PROF_WRITER,  /* the main lcore's writer: the other lcores' outputs, the sums */
+	RUN_PROF_END,     /* the pass's end: the caller's end of the step, the once-a-second tick */
+	RUN_PROF_PARTS,
+	RUN_PROF_PASS = RUN_PROF_PARTS, /* the whole pass */
+	RUN_PROF_N,
+};
+
+/* --pass-profile: where a busy pass's time went (one with an event due, or that took 1 us or more), and which of
+ * the previous pass's parts (or this pass's receive) was the longest before each pass late by more than 10 us. */
+struct run_prof {
+	uint64_t busy;                    /* busy passes */
+	struct emu_hist ns[RUN_PROF_N];   /* each part's wall-clock time in busy passes, in ns */
+	uint64_t over10[RUN_PROF_N];      /* busy passes in which that part took more than 10 us */
+	uint64_t late_after[RUN_PROF_PARTS]; /* passes late > 10 us, by the longest part before them */
+	uint64_t last[RUN_PROF_PARTS];    /* the previous pass's parts, in TSC ticks */
+};
+
+/** The name of part @p k ("rx", "events", "sample", "flush", "writer", "end", "pass"). */
+const char *run_prof_name(enum run_prof_part k);
+
 /* A timer that runs more than this after its time (emulated) is counted late (run_rt_stats.timers_late). */
 #define RUN_TIMER_LATE_MARGIN (10 * EMU_PS_PER_US)
 

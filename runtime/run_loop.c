@@ -10,6 +10,7 @@
 #include "run_pvt.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "dp.h"
 
@@ -176,6 +177,56 @@ static void run_due_rt(struct run_lcore *lc, emu_ps_t t)
 	lc->rt.timers_late += n.late;
 }
 
+/* ---- --pass-profile (real time): where a pass's time goes ---- */
+
+/* The end of part @p k of the pass: its TSC ticks since *@p at into @p cur, and *@p at moved on. */
+static inline void prof_mark(uint64_t *cur, uint64_t *at, enum run_prof_part k)
+{
+	uint64_t now = dp_tsc();
+
+	cur[k] = now - *at;
+	*at = now;
+}
+
+static uint64_t ticks_ns(uint64_t ticks, uint64_t hz)
+{
+	return (uint64_t)((unsigned __int128)ticks * 1000000000u / hz);
+}
+
+/*
+ * A pass is over, its parts' ticks in @p cur: counted if it was busy (@p due: it had an event due; or it took
+ * 1 us or more); if it was late by more than 10 us, the longest of the previous pass's parts after its receive,
+ * or this pass's own receive, is counted as what came before it. Then @p cur becomes the previous pass's.
+ */
+static void prof_pass(struct run_prof *p, const uint64_t *cur, uint64_t hz, bool due, bool late)
+{
+	uint64_t all = 0;
+
+	for (int k = 0; k < RUN_PROF_PARTS; k++)
+		all += cur[k];
+	if (late) {
+		enum run_prof_part worst = RUN_PROF_RX;
+
+		for (int k = RUN_PROF_EVENTS; k < RUN_PROF_PARTS; k++)
+			if (p->last[k] > (worst == RUN_PROF_RX ? cur[RUN_PROF_RX] : p->last[worst]))
+				worst = (enum run_prof_part)k;
+		p->late_after[worst]++;
+	}
+	for (int k = 0; k < RUN_PROF_PARTS; k++)
+		p->last[k] = cur[k];
+	uint64_t all_ns = ticks_ns(all, hz);
+
+	if (!due && all_ns < 1000)
+		return;
+	p->busy++;
+	for (int k = 0; k < RUN_PROF_N; k++) {
+		uint64_t ns = k == RUN_PROF_PASS ? all_ns : ticks_ns(cur[k], hz);
+
+		emu_hist_add(&p->ns[k], ns);
+		p->over10[k] += ns > 10000;
+	}
+}
+
 /* ---- the loop ---- */
 
 /* One lcore's loop: steps until its clock ends it, or (real time) the stop time or the caller's end. */
@@ -193,6 +244,8 @@ static void loop(struct run_lcore *lc)
 	/* real time takes what waits on the ports in its clock (clock_tsc), before the pass's events run */
 	const bool rx_in_clock = e->clock == RUN_REALTIME;
 	struct run_step_state st = { .last_tick = h->t0, .check = h->check_period };
+	struct run_prof *const prof = e->clock == RUN_REALTIME ? lc->prof : NULL;
+	uint64_t cur[RUN_PROF_PARTS] = { 0 }, at = 0, due0 = 0, late0 = 0;
 
 	if (e->clock == RUN_REALTIME) {
 		run_clock_init(&st.c, h->t0, h->hz, h->scale, h->lag_limit, h->lag_policy);
@@ -200,8 +253,18 @@ static void loop(struct run_lcore *lc)
 	}
 	for (;;) {
 		emu_ps_t t;
+
+		if (prof != NULL) {
+			at = dp_tsc();
+			due0 = lc->rt.late_ns.count;
+			late0 = lc->rt.late_over[1];
+		}
 		enum run_step s = clock(e, lc, &st, &t);
 
+		if (prof != NULL) { /* the clock took the ports' frames, then read the TSC into st.tsc */
+			cur[RUN_PROF_RX] = st.tsc - at;
+			at = st.tsc;
+		}
 		if (s == RUN_STEP_END) {
 			if (rx_in_clock) /* the clock gave the ports their turn: what it staged goes out */
 				run_ports_flush(e, lc);
@@ -211,8 +274,12 @@ static void loop(struct run_lcore *lc)
 		if (main_lc && s == RUN_STEP_RUN && h->pass != NULL)
 			h->pass(h->ctx, t);
 		run(lc, t);
+		if (prof != NULL)
+			prof_mark(cur, &at, RUN_PROF_EVENTS);
 		if (main_lc && h->sample != NULL && e->clock != RUN_VIRTUAL)
 			run_sample(e, h, t);
+		if (prof != NULL)
+			prof_mark(cur, &at, RUN_PROF_SAMPLE);
 		__atomic_store_n(&lc->rt_now, t, __ATOMIC_RELAXED);
 		if (s == RUN_STEP_LAST)
 			break;
@@ -223,6 +290,8 @@ static void loop(struct run_lcore *lc)
 		else if (!main_lc && h->lc_after_rx != NULL)
 			h->lc_after_rx(h->ctx, lc->idx);
 		run_ports_flush(e, lc);
+		if (prof != NULL)
+			prof_mark(cur, &at, RUN_PROF_FLUSH);
 		if (main_lc) {
 			if (e->clock == RUN_VIRTUAL) {
 				if (run_win_logged(e) >= RUN_LOG_FLUSH)
@@ -233,6 +302,8 @@ static void loop(struct run_lcore *lc)
 			if (e->n > 1 && h->sum != NULL)
 				h->sum(h->ctx);
 		}
+		if (prof != NULL)
+			prof_mark(cur, &at, RUN_PROF_WRITER);
 		/* the caller's end of the step: it may bring the stop time forward */
 		bool done = main_lc && h->pass_end != NULL && h->pass_end(h->ctx, t);
 		emu_ps_t stop = stop_of(h);
@@ -258,6 +329,10 @@ static void loop(struct run_lcore *lc)
 				h->tick(h->ctx, tsc, tsc - st.last_tick);
 				st.last_tick = tsc;
 			}
+		}
+		if (prof != NULL) {
+			prof_mark(cur, &at, RUN_PROF_END);
+			prof_pass(prof, cur, h->hz, lc->rt.late_ns.count != due0, lc->rt.late_over[1] != late0);
 		}
 	}
 	if (e->clock == RUN_REALTIME) {
@@ -287,6 +362,10 @@ int run_go(struct run_engine *e, const struct run_hooks *h, enum run_end *why, e
 		e->h = NULL;
 		return rc;
 	}
+	for (uint32_t i = 0; h->profile && e->clock == RUN_REALTIME && i < e->n; i++)
+		if (e->lcs[i].prof == NULL && (e->lcs[i].prof = calloc(1, sizeof(*e->lcs[i].prof))) == NULL)
+			fprintf(stderr, "[uetemu] lcore %u: no memory for --pass-profile; its passes are not timed\n",
+				e->lcs[i].lcore_id);
 	for (uint32_t i = 1; e->clock == RUN_REALTIME && i < e->n; i++, launched++)
 		if (h->launch(h->launch_ctx, e->lcs[i].lcore_id, lcore_main, &e->lcs[i]) < 0) {
 			fprintf(stderr, "[uetemu] lcore %u would not start; the run stops\n", e->lcs[i].lcore_id);

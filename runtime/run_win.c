@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -505,10 +506,21 @@ emu_ps_t run_win_next(struct run_engine *e, bool *quit)
 
 	*quit = *e->quit;
 	if (e->sync == RUN_SYNC_MPI) {
-		uint64_t v[2] = { emu_sched_next(e->lcs[e->me].np->sched), *quit ? 0 : 1 };
+		/* a stopped rank gives its stop flag and rank, (flag << 32 | rank), the others all ones: the smallest
+		 * is the stop every rank takes (a signal, 1, before a failed write, 2) */
+		uint64_t v[2] = { emu_sched_next(e->lcs[e->me].np->sched),
+				  *quit ? (uint64_t)(uint32_t)*e->quit << 32 | e->me : UINT64_MAX };
 
 		run_mpi_min(v, 2, e->quit);
-		*quit = v[1] == 0;
+		if (v[1] != UINT64_MAX && (uint32_t)v[1] != e->me && *e->quit == 0) {
+			/* another rank stopped: this one stops for the same reason, and says so (not "stalled") */
+			sig_atomic_t why = (sig_atomic_t)(v[1] >> 32);
+
+			fprintf(stderr, "uetemu: MPI rank %u %s: rank %u stops with it\n", (unsigned)(uint32_t)v[1],
+				why == 1 ? "was stopped by a signal" : "stopped (an output it could not write)", e->me);
+			*e->quit = why;
+		}
+		*quit = v[1] != UINT64_MAX;
 		return v[0];
 	}
 	for (uint32_t i = 0; i < e->n; i++) {

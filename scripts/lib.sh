@@ -3,7 +3,7 @@
 
 UETEMU_PKGS="gcc clang pkg-config meson ninja-build dpdk-dev libdpdk-dev libpcap-dev libbpf-dev libcriterion-dev \
 libyaml-dev protobuf-c-compiler libprotobuf-c-dev zlib1g-dev python3-protobuf tshark python3 python3-matplotlib python3-scapy iproute2 iputils-ping procps iperf3 tcpdump ethtool \
-libopenmpi-dev openmpi-bin libmicrohttpd-dev python3-prometheus-client curl"
+libopenmpi-dev openmpi-bin libmicrohttpd-dev python3-prometheus-client curl time"
 
 as_root() {
 	if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else

@@ -52,46 +52,55 @@ static int host_arrays(struct ctl_chakra_run *k)
 	return 0;
 }
 
-/* The collective records' per-collective state, and the busiest rank's bytes of each collective. */
+/* The collective records' per-collective state (its per-position array comes when its first transfer is
+ * acknowledged, ctl_chakra_rec.c), and the busiest rank's bytes of each collective: each rank's sums are cleared
+ * where that rank's sends put them, not over every collective per rank. */
 static int colls_init(struct ctl_chakra_run *k)
 {
 	uint64_t *sum = calloc(k->prep.n_colls + 1, sizeof(*sum));
+	uint32_t *touched = NULL;
+	uint32_t cap = 0;
 
 	k->colls = calloc(k->prep.n_colls + 1, sizeof(*k->colls));
 	if (!sum || !k->colls) {
 		free(sum);
 		return -ENOMEM;
 	}
-	for (uint32_t c = 0; c < k->prep.n_colls; c++) {
-		uint32_t n = k->set.pgs[k->prep.colls[c].pg].n;
-
-		k->colls[c].first = malloc(n * sizeof(emu_ps_t));
-		if (!k->colls[c].first) {
-			free(sum);
-			return -ENOMEM;
-		}
-		for (uint32_t q = 0; q < n; q++)
-			k->colls[c].first[q] = UINT64_MAX;
-	}
 	for (uint32_t r = 0; r < k->set.n_ranks; r++) {
 		const struct app_ck_trace *t = &k->set.ranks[r];
+		uint32_t n_touched = 0;
 
-		memset(sum, 0, k->prep.n_colls * sizeof(*sum));
 		for (uint32_t i = 0; i < t->n; i++) {
 			const struct app_ck_node *n = &t->nodes[i];
 
-			if (n->kind == APP_CK_SEND && n->coll_id >= 0 && !n->sync)
-				sum[n->coll_id] += n->bytes;
+			if (n->kind == APP_CK_SEND && n->coll_id >= 0 && !n->sync) {
+				if (sum[n->coll_id] == 0) {
+					if (n_touched == cap) {
+						uint32_t *v = realloc(touched, (cap ? 2 * cap : 64) * sizeof(*v));
+						if (!v) {
+							free(sum), free(touched);
+							return -ENOMEM;
+						}
+						touched = v, cap = cap ? 2 * cap : 64;
+					}
+					touched[n_touched++] = (uint32_t)n->coll_id;
+				}
+				sum[n->coll_id] += n->bytes; /* 0 B sends may list a collective twice: harmless */
+			}
 			k->tot_bytes += n->kind == APP_CK_SEND && !n->sync ? n->bytes : 0;
 			k->tot_sends += n->kind == APP_CK_SEND && !n->sync;
 			k->tot_recvs += n->kind == APP_CK_RECV && !n->sync;
 			k->tot_comps += n->kind == APP_CK_COMP;
 		}
-		for (uint32_t c = 0; c < k->prep.n_colls; c++)
+		for (uint32_t j = 0; j < n_touched; j++) {
+			uint32_t c = touched[j];
+
 			if (sum[c] > k->colls[c].busiest_bytes)
 				k->colls[c].busiest_bytes = sum[c];
+			sum[c] = 0;
+		}
 	}
-	free(sum);
+	free(sum), free(touched);
 	return 0;
 }
 
@@ -125,7 +134,8 @@ int ctl_chakra_create(const struct ctl_config *cfg, struct ctl_chakra_run **out,
 		return -ENOMEM;
 	k->cfg = cfg;
 	k->ck = cfg->apps[cfg->chakra_app].chakra;
-	rc = ctl_chakra_load(k->ck->traceset, k->ck->num_files_given ? k->ck->num_files : 0, &k->set, err, errlen);
+	rc = ctl_chakra_load(k->ck->traceset, k->ck->num_files_given ? k->ck->num_files : 0, &k->set,
+			     cfg->sim.budget ? cfg->sim.budget->halt : NULL, err, errlen);
 	if (!rc && !k->ck->num_files_given) { /* attaching the traceset sets NumOfChakraFiles to its rank count */
 		uint32_t servers = 0;
 

@@ -17,24 +17,6 @@
 	"p99_9_ideal_ratio,p100_ideal_ratio"
 #define ANNOT_WIDTH 13 /* characters of an annotated time in us, and of its placeholder */
 
-/* Collective @p c's start (over its participants' first transfers, the latest, or the earliest when
- * UseMaxAsCommCollectiveStartTime is false) and end. */
-static int coll_times(const struct ctl_chakra_run *k, uint32_t c, emu_ps_t *s, emu_ps_t *e)
-{
-	const struct ctl_chakra_coll *st = &k->colls[c];
-	uint32_t n = k->set.pgs[k->prep.colls[c].pg].n;
-	emu_ps_t lo = UINT64_MAX, hi = 0;
-
-	*e = st->end;
-	for (uint32_t q = 0; q < n; q++)
-		if (st->first[q] != UINT64_MAX) {
-			lo = st->first[q] < lo ? st->first[q] : lo;
-			hi = st->first[q] > hi ? st->first[q] : hi;
-		}
-	*s = k->ck->use_max_start || lo == UINT64_MAX ? hi : lo;
-	return st->acked == k->prep.colls[c].n_transfers;
-}
-
 static int coll_stats(struct ctl_chakra_run *k, char *err, size_t errlen)
 {
 	struct rec_csv *csv = ctl_rec_csv_open(k->cfg, k->dir, "chakra-comm-collective-stats", COLL_HEADER,
@@ -45,7 +27,7 @@ static int coll_stats(struct ctl_chakra_run *k, char *err, size_t errlen)
 	for (uint32_t c = 0; c < k->prep.n_colls; c++) {
 		const struct app_ck_coll_info *ci = &k->prep.colls[c];
 		emu_ps_t s, e;
-		int valid = coll_times(k, c, &s, &e);
+		int valid = ctl_chakra_coll_times(k, c, &s, &e);
 		FILE *f = rec_csv_file(csv);
 
 		fprintf(f, "%" PRIu32 ",%s,%" PRIu64 ",%s,%" PRIu32 ",", c, app_ck_coll_name(ci->type), ci->bytes,
@@ -128,7 +110,7 @@ static int coll_pcts(struct ctl_chakra_run *k, char *err, size_t errlen)
 			if (done[d] || !same_kind(k, c, d))
 				continue;
 			done[d] = 1;
-			if (coll_times(k, d, &s, &e))
+			if (ctl_chakra_coll_times(k, d, &s, &e))
 				rt[n++] = e > s ? e - s : 0;
 		}
 		pct_row(k, rec_csv_file(csv), c, rt, n);

@@ -9,13 +9,19 @@
 #include "ctl_chakra.h"
 #include "rec.h"
 
-/* What the collective records gather per collective (coll_id). */
+/* What the collective records gather per collective (coll_id): 40 B each, whatever its group. The per-position
+ * first starts exist only while the collective is in flight: taken at its first acknowledged transfer, folded into
+ * lo and hi and freed at its last (an incomplete one keeps them to the end). */
 struct ctl_chakra_coll {
 	emu_ps_t end;         /* latest acknowledgment of its transfers */
 	uint64_t acked;       /* its transfers acknowledged */
-	emu_ps_t *first;      /* per group position: the rank's first transfer start; UINT64_MAX none yet */
+	emu_ps_t lo, hi;      /* once complete: the earliest and the latest of its positions' first starts */
+	emu_ps_t *first;      /* in flight: per group position, the rank's first transfer start; UINT64_MAX none yet */
 	uint64_t busiest_bytes; /* bytes the busiest rank sends: the ideal time's work */
 };
+
+/* ctl_chakra_rec.c: collective @p c's start and end as the collective records give them; 1 when it completed. */
+int ctl_chakra_coll_times(const struct ctl_chakra_run *k, uint32_t c, emu_ps_t *s, emu_ps_t *e);
 
 struct ctl_chakra_run {
 	const struct ctl_config *cfg;

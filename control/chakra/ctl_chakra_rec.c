@@ -226,6 +226,52 @@ int ctl_chakra_rec_open(struct ctl_chakra_run *k, const char *dir, char *err, si
 	return k->cdf ? 0 : -errno;
 }
 
+/* Fold collective @p c's per-position first starts into lo and hi (the positions with none left out). */
+static void coll_fold(const struct ctl_chakra_run *k, uint32_t c, emu_ps_t *lo, emu_ps_t *hi)
+{
+	const struct ctl_chakra_coll *st = &k->colls[c];
+	uint32_t n = k->set.pgs[k->prep.colls[c].pg].n;
+
+	*lo = UINT64_MAX, *hi = 0;
+	for (uint32_t q = 0; st->first != NULL && q < n; q++)
+		if (st->first[q] != UINT64_MAX) {
+			*lo = st->first[q] < *lo ? st->first[q] : *lo;
+			*hi = st->first[q] > *hi ? st->first[q] : *hi;
+		}
+}
+
+/* A transfer of collective @p c from group position @p q (-1: none) started at @p start was acknowledged: the
+ * collective's per-position array comes now if it has none (without memory its start is reported as 0: the
+ * run goes on), and goes once its last transfer is in, its extremes kept. */
+static void coll_first(struct ctl_chakra_run *k, int64_t c, int q, emu_ps_t start)
+{
+	struct ctl_chakra_coll *s = &k->colls[c];
+	uint32_t n = k->set.pgs[k->prep.colls[c].pg].n;
+
+	if (s->first == NULL && s->acked == 1 && (s->first = malloc((n + 1) * sizeof(emu_ps_t))) != NULL)
+		for (uint32_t i = 0; i < n; i++)
+			s->first[i] = UINT64_MAX;
+	if (s->first != NULL && q >= 0 && start < s->first[q])
+		s->first[q] = start;
+	if (s->acked == k->prep.colls[c].n_transfers) {
+		coll_fold(k, (uint32_t)c, &s->lo, &s->hi);
+		free(s->first);
+		s->first = NULL;
+	}
+}
+
+int ctl_chakra_coll_times(const struct ctl_chakra_run *k, uint32_t c, emu_ps_t *s, emu_ps_t *e)
+{
+	const struct ctl_chakra_coll *st = &k->colls[c];
+	emu_ps_t lo = st->lo, hi = st->hi;
+
+	if (st->acked != k->prep.colls[c].n_transfers)
+		coll_fold(k, c, &lo, &hi);
+	*e = st->end;
+	*s = k->ck->use_max_start || lo == UINT64_MAX ? hi : lo;
+	return st->acked == k->prep.colls[c].n_transfers;
+}
+
 void ctl_chakra_rec_perf(struct ctl_chakra_run *k, const struct app_ck_xfer_done *x)
 {
 	const struct app_ck_coll_info *c = x->coll_id >= 0 ? &k->prep.colls[x->coll_id] : NULL;
@@ -238,8 +284,7 @@ void ctl_chakra_rec_perf(struct ctl_chakra_run *k, const struct app_ck_xfer_done
 
 		s->acked++;
 		s->end = x->acked > s->end ? x->acked : s->end;
-		if (q >= 0 && x->start < s->first[q])
-			s->first[q] = x->start;
+		coll_first(k, x->coll_id, q, x->start);
 	}
 	if (!x->sync)
 		k->acked_bytes += x->bytes;

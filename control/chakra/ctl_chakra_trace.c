@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,16 @@
 #define CTL_CK_VARINT_MAX 10            /* bytes of a 64-bit varint */
 #define CTL_CK_MSG_MAX (256u << 20)     /* one message: far above any node, guards the allocation */
 #define CTL_CK_FILE_MAX (4096ull << 20) /* one trace file */
+/* Read (and inflate) in chunks of this much, the stop flag looked at between them: a 4 GiB file stops within a
+ * chunk's time. */
+#define CTL_CK_READ_CHUNK (16u << 20)
+/* Nodes decoded between two looks at the stop flag. */
+#define CTL_CK_HALT_NODES 4096u
+
+static bool halted(const volatile sig_atomic_t *halt)
+{
+	return halt != NULL && *halt != 0;
+}
 #define CTL_CK_PG_ATTR "pg:"            /* GlobalMetadata attribute declaring a process group: pg:<name> = its ranks */
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -486,8 +497,8 @@ static int read_node(struct app_ck_set *set, struct app_ck_trace *t, const uint8
 	return rc;
 }
 
-int ctl_chakra_decode(struct app_ck_set *set, uint32_t rank, const char *name, const uint8_t *buf, size_t len,
-		      char *err, size_t errlen)
+static int decode(struct app_ck_set *set, uint32_t rank, const char *name, const uint8_t *buf, size_t len,
+		  const volatile sig_atomic_t *halt, char *err, size_t errlen)
 {
 	struct app_ck_trace *t = &set->ranks[rank];
 	const uint8_t *m;
@@ -506,6 +517,8 @@ int ctl_chakra_decode(struct app_ck_set *set, uint32_t rank, const char *name, c
 	for (uint32_t k = 0; !rc; k++) {
 		char what[48];
 
+		if (k % CTL_CK_HALT_NODES == CTL_CK_HALT_NODES - 1 && halted(halt))
+			return -EINTR;
 		snprintf(what, sizeof(what), "node message %u", k + 1);
 		rc = next_msg(buf, len, &off, &m, &ml, name, what, err, errlen);
 		if (rc == 1)
@@ -514,6 +527,12 @@ int ctl_chakra_decode(struct app_ck_set *set, uint32_t rank, const char *name, c
 			rc = read_node(set, t, m, ml, k, err, errlen);
 	}
 	return rc;
+}
+
+int ctl_chakra_decode(struct app_ck_set *set, uint32_t rank, const char *name, const uint8_t *buf, size_t len,
+		      char *err, size_t errlen)
+{
+	return decode(set, rank, name, buf, len, NULL, err, errlen);
 }
 
 /* "<prefix>.<rank>.et": the rank, or -1 when the name is not a trace file's. @p plen receives the prefix length. */
@@ -536,7 +555,8 @@ static long file_rank(const char *f, size_t *plen)
 
 /* A gzip-compressed file (its first bytes 1f 8b, as Chakra's reader tells): *buf and *len replaced by what it
  * inflates to, at most CTL_CK_FILE_MAX bytes; members one after another are read as one file. */
-static int gunzip(const char *path, uint8_t **buf, size_t *len, char *err, size_t errlen)
+static int gunzip(const char *path, uint8_t **buf, size_t *len, const volatile sig_atomic_t *halt, char *err,
+		  size_t errlen)
 {
 	z_stream z;
 	size_t cap = *len * 4 + 4096, out = 0;
@@ -569,8 +589,13 @@ static int gunzip(const char *path, uint8_t **buf, size_t *len, char *err, size_
 			}
 			o = v, cap = nc;
 		}
+		if (halted(halt)) {
+			inflateEnd(&z);
+			free(o);
+			return -EINTR;
+		}
 		z.next_out = o + out;
-		z.avail_out = cap - out > (1u << 30) ? 1u << 30 : (uInt)(cap - out);
+		z.avail_out = cap - out > CTL_CK_READ_CHUNK ? CTL_CK_READ_CHUNK : (uInt)(cap - out);
 		size_t before = z.avail_out;
 
 		zr = inflate(&z, Z_NO_FLUSH);
@@ -601,7 +626,8 @@ static int gunzip(const char *path, uint8_t **buf, size_t *len, char *err, size_
 	return 0;
 }
 
-static int read_file(const char *path, uint8_t **buf, size_t *len, int *gz, char *err, size_t errlen)
+static int read_file(const char *path, uint8_t **buf, size_t *len, int *gz, const volatile sig_atomic_t *halt,
+		     char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "rb");
 	struct stat st;
@@ -617,15 +643,28 @@ static int read_file(const char *path, uint8_t **buf, size_t *len, int *gz, char
 	}
 	*len = (size_t)st.st_size;
 	*buf = malloc(*len ? *len : 1);
-	if (!*buf || fread(*buf, 1, *len, f) != *len) {
-		fclose(f);
+	size_t got = 0;
+
+	while (*buf && got < *len && !halted(halt)) {
+		size_t n = *len - got < CTL_CK_READ_CHUNK ? *len - got : CTL_CK_READ_CHUNK;
+
+		if (fread(*buf + got, 1, n, f) != n)
+			break;
+		got += n;
+	}
+	fclose(f);
+	if (*buf && got < *len && halted(halt)) {
+		free(*buf);
+		*buf = NULL;
+		return -EINTR;
+	}
+	if (!*buf || got != *len) {
 		free(*buf);
 		*buf = NULL;
 		return fail(err, errlen, "%s: cannot read the whole file", path);
 	}
-	fclose(f);
 	if (*len >= 2 && (*buf)[0] == 0x1f && (*buf)[1] == 0x8b) {
-		int rc = gunzip(path, buf, len, err, errlen);
+		int rc = gunzip(path, buf, len, halt, err, errlen);
 
 		if (rc) {
 			free(*buf);
@@ -710,7 +749,8 @@ int ctl_chakra_resolve_pgs(struct app_ck_set *set)
 	return 0;
 }
 
-int ctl_chakra_load(const char *dir, uint32_t want_ranks, struct app_ck_set *set, char *err, size_t errlen)
+int ctl_chakra_load(const char *dir, uint32_t want_ranks, struct app_ck_set *set, const volatile sig_atomic_t *halt,
+		    char *err, size_t errlen)
 {
 	char **names = NULL, prefix[128] = "", path[4096];
 	uint32_t n = 0;
@@ -725,15 +765,15 @@ int ctl_chakra_load(const char *dir, uint32_t want_ranks, struct app_ck_set *set
 	if (!rc)
 		snprintf(set->prefix, sizeof(set->prefix), "%s", prefix);
 	for (uint32_t r = 0; !rc && r < n; r++) {
-		uint8_t *buf;
+		uint8_t *buf = NULL;
 		size_t len = 0;
 
 		int gz = 0;
 
 		snprintf(path, sizeof(path), "%s/%s", dir, names[r]);
-		rc = read_file(path, &buf, &len, &gz, err, errlen);
+		rc = halted(halt) ? -EINTR : read_file(path, &buf, &len, &gz, halt, err, errlen);
 		if (!rc)
-			rc = ctl_chakra_decode(set, r, path, buf, len, err, errlen);
+			rc = decode(set, r, path, buf, len, halt, err, errlen);
 		set->gz_files += (uint32_t)gz;
 		free(buf);
 	}

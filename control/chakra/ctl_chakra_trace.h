@@ -3,6 +3,7 @@
 #ifndef CTL_CHAKRA_TRACE_H
 #define CTL_CHAKRA_TRACE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,9 +15,12 @@
  * -EINVAL with a message in @p err (size @p errlen) naming the directory or the file and node: no traceset, ranks
  * missing or a rank count other than @p want_ranks, a file that is not a trace, a truncated message, a bad field
  * (unknown node or collective type, an attribute of the wrong type), process groups that disagree, an ET schema
- * version it cannot read, a gzip file that does not inflate (one that does is read inflated); -ENOMEM.
+ * version it cannot read, a gzip file that does not inflate (one that does is read inflated); -ENOMEM; -EINTR (no
+ * message) once the stop flag @p halt (NULL: none) is set, looked at between 16 MiB chunks of a file read or
+ * inflated and every 4,096 nodes decoded, so a signal stops the load of any traceset within a fraction of a second.
  */
-int ctl_chakra_load(const char *dir, uint32_t want_ranks, struct app_ck_set *set, char *err, size_t errlen);
+int ctl_chakra_load(const char *dir, uint32_t want_ranks, struct app_ck_set *set, const volatile sig_atomic_t *halt,
+		    char *err, size_t errlen);
 
 /** Every process group named by pg_name only (no communicator record, pg:<name> or involved_ranks in any file)
  *  becomes every rank, in rank order (counted in set->pg_world); ctl_chakra_load() does this once every file is

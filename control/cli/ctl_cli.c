@@ -23,7 +23,7 @@
 
 #define CLI_MAX_SETS 256
 /* long options without a short letter (run only): values past every char */
-enum { CLI_OPT_METRICS = 256, CLI_OPT_STATS_INTERVAL, CLI_OPT_STATS_OUT };
+enum { CLI_OPT_METRICS = 256, CLI_OPT_STATS_INTERVAL, CLI_OPT_STATS_OUT, CLI_OPT_PASS_PROFILE, CLI_OPT_TX_THREAD };
 
 /* What one command line asks for. */
 struct cli {
@@ -97,6 +97,13 @@ static const char run_help[] =
 	"                         wall time in real time\n"
 	"      --stats-out FILE   where the stream goes: FILE, or - for stdout (default DIR/stats.jsonl); cut at\n"
 	"                         simulation.RecordSizeLimit bytes (docs/metrics.md)\n"
+	"      --pass-profile     real time: time each part of the loop's busy passes (the ports' receive, the\n"
+	"                         events, the periodic records, the ports' flush, the writer) and say on stderr\n"
+	"                         at the end which part came before each pass late by more than 10 us\n"
+	"                         (docs/realtime.md, Lateness)\n"
+	"      --tx-thread        real time: the net_af_packet and net_tap ports send from a thread of their own\n"
+	"                         on a CPU no lcore runs on (it polls, busy), so the poll loop makes no system\n"
+	"                         call to send; scripts/lab gives it (docs/realtime.md, Lateness)\n"
 	"  -I, --allow-incomplete exit 0 when work is left open at the stop time (messages not completed, Chakra\n"
 	"                         ranks not ended, ScalaRdma pairs or ping-pongs not done, a port that received no\n"
 	"                         frame for hosts with work): summary.json \"verdict\" still says so\n"
@@ -340,6 +347,8 @@ static const struct option long_opts[] = {
 	{ "metrics", required_argument, NULL, CLI_OPT_METRICS },
 	{ "stats-interval", required_argument, NULL, CLI_OPT_STATS_INTERVAL },
 	{ "stats-out", required_argument, NULL, CLI_OPT_STATS_OUT },
+	{ "pass-profile", no_argument, NULL, CLI_OPT_PASS_PROFILE },
+	{ "tx-thread", no_argument, NULL, CLI_OPT_TX_THREAD },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -505,6 +514,12 @@ static int parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli *c
 		}
 		case CLI_OPT_STATS_OUT:
 			c->run.stats_out = optarg;
+			break;
+		case CLI_OPT_PASS_PROFILE:
+			c->run.pass_profile = true;
+			break;
+		case CLI_OPT_TX_THREAD:
+			c->run.tx_thread = true;
 			break;
 		case 'p':
 			if (parse_port(optarg, &c->udp_port) < 0)

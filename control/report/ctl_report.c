@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ctl_report_flows.h"
@@ -876,4 +877,33 @@ int ctl_report(const struct ctl_report_in *r, char *err, size_t errlen)
 	e = ctl_report_flows_csv(fl, err, errlen); /* the flow-fct record: every flow, with its ideal FCT */
 	ctl_report_flows_free(fl);
 	return e;
+}
+
+int ctl_report_unstarted(const struct ctl_config *cfg, const char *out_dir, enum ctl_stop stop, const char *why)
+{
+	char path[PATH_MAX], tmp[PATH_MAX];
+
+	if (mkdir(out_dir, 0755) != 0 && errno != EEXIST)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/summary.json", out_dir);
+	snprintf(tmp, sizeof(tmp), "%s/.summary.json.tmp", out_dir);
+	FILE *f = fopen(tmp, "w");
+
+	if (f == NULL)
+		return -errno;
+	fprintf(f, "{\n  \"schema\": %d,\n  \"stop\": \"%s\",\n  \"started\": false,\n  \"simulation\": ",
+		CTL_SUMMARY_SCHEMA, ctl_stop_name(stop));
+	ctl_report_json_str(f, cfg->sim.simulation_name);
+	fputs(",\n  \"sim_time_ps\": 0,\n  \"error\": ", f);
+	ctl_report_json_str(f, why);
+	fputs("\n}\n", f);
+	int e = fflush(f) != 0 ? errno : ferror(f) ? EIO : 0;
+
+	if (fclose(f) != 0 && e == 0)
+		e = errno;
+	if (e == 0 && rename(tmp, path) != 0)
+		e = errno;
+	if (e != 0)
+		unlink(tmp);
+	return -e;
 }

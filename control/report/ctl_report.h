@@ -238,4 +238,11 @@ const char *ctl_report_link(const struct ctl_report_in *in, uint32_t i, emu_ps_t
  */
 int ctl_report(const struct ctl_report_in *in, char *err, size_t errlen);
 
+/**
+ * A run that a signal stopped before it started (while a capture to replay or a Chakra traceset was read): write
+ * the short DIR/summary.json of docs/summary.md (schema, stop, "started": false, simulation, sim_time_ps 0 and
+ * @p why), creating DIR if it is missing, as ctl_report() writes its own. 0 or -errno.
+ */
+int ctl_report_unstarted(const struct ctl_config *cfg, const char *out_dir, enum ctl_stop stop, const char *why);
+
 #endif /* CTL_REPORT_H */

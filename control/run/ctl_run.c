@@ -288,6 +288,9 @@ int ctl_run(const struct ctl_config *cfg, const struct ctl_run_opts *opts, enum 
 									       : stop_reason(&r);
 	if (ran && r.rec != NULL)
 		rc = ctl_run_rec_finish(&r, (uint8_t)*stop, err, errlen);
+	/* a signal while a capture or a traceset was read: the run never started, its summary says so */
+	if (rc == -EINTR && *stop == CTL_STOP_SIGNAL && opts->rank == 0 && opts->out_dir != NULL && opts->out_dir[0])
+		(void)ctl_report_unstarted(cfg, opts->out_dir, *stop, err);
 	if (rc == 0 && ran && r.rerun) {
 		int same = ctl_run_rerun_compare(&r, err, errlen);
 

@@ -36,6 +36,8 @@ struct ctl_run_opts {
 	const char *metrics_addr;       /* --metrics ADDR:PORT: the live metrics endpoint (docs/metrics.md), or NULL */
 	uint64_t stats_interval;        /* --stats-interval, ps: the per-interval stats stream; 0 off */
 	const char *stats_out;          /* --stats-out FILE, "-" stdout (default DIR/stats.jsonl) */
+	bool pass_profile;              /* real time, --pass-profile: time the parts of the loop's passes */
+	bool tx_thread;                 /* real time, --tx-thread: syscall-sending ports send from a thread */
 };
 
 /**

@@ -72,15 +72,20 @@ static void ext_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
 static void sw_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
 {
 	struct ctl_ext *x = arg;
-	/* a CRC or ICRC trailer follows the payload, or a real device's frame (RAW): the whole frame */
+	/* a CRC or ICRC trailer follows the payload, or a real device's frame (RAW): the whole frame. A RAW frame is
+	 * re-emitted in its own buffer (what the switch changed rewritten in place: the packet ends here), not copied
+	 * into x->whole first. */
+	const bool raw = pkt->kind == WIRE_KIND_RAW && pkt->raw.buf != NULL;
 	bool hdrs = !wire_has_trailer(pkt) && pkt->kind != WIRE_KIND_RAW;
-	int n = hdrs ? wire_encode_hdrs(pkt, x->hdr, sizeof(x->hdr)) : wire_encode(pkt, x->whole, sizeof(x->whole));
+	uint8_t *out = hdrs ? x->hdr : raw ? pkt->raw.buf : x->whole;
+	int n = hdrs ? wire_encode_hdrs(pkt, x->hdr, sizeof(x->hdr)) :
+		raw  ? wire_raw_encode(pkt, out, WIRE_MAX_FRAME) : wire_encode(pkt, x->whole, sizeof(x->whole));
 
 	if (n <= 0)
 		return;
 	if (wire_fabric_class(pkt) >= 0)
 		x->sw_tx_class[wire_fabric_class(pkt)]++;
-	const struct net_tx_frame f = { .hdr = hdrs ? x->hdr : x->whole, .len = (uint32_t)n,
+	const struct net_tx_frame f = { .hdr = out, .len = (uint32_t)n,
 					.payload = hdrs ? (uint32_t)(wire_frame_len(pkt) - (size_t)n) : 0 };
 
 	if (__builtin_expect(x->tap, 0))
@@ -216,6 +221,15 @@ static bool ext_host_ip(const struct ctl_config *cfg, uint32_t ip)
 	return false;
 }
 
+/* Whether @p ip is one of the external hosts' addresses port @p x keeps (ctl_run_ext_bind_switch()). */
+static inline bool ext_ip_has(const struct ctl_ext *x, uint32_t ip)
+{
+	for (uint32_t k = 0; k < x->n_ext_ip; k++)
+		if (x->ext_ip[k] == ip)
+			return true;
+	return false;
+}
+
 /*
  * Real devices across the fabric (docs/realtime.md): a frame to another real device, or one the decoder refuses
  * that is still IPv4 or ARP, enters as WIRE_KIND_RAW with its own bytes (net_pkt_raw()); the models' own frames to
@@ -230,6 +244,17 @@ static struct wire_pkt *sw_rx_take(struct ctl_ext *x, const struct wire_rx_cfg *
 	struct wire_rx_info info;
 	int rc;
 
+	/* An untagged IPv4 frame to a real device goes across as it is (RAW) whatever it holds: described from its
+	 * bytes at once, without the full decode and the descriptor it would fill only to be given back. Should its
+	 * bytes not describe (refused), the decode below names the reason, as it did before. */
+	if (len >= WIRE_ETH_LEN + WIRE_IPV4_LEN && frame[12] == (WIRE_ETHERTYPE_IPV4 >> 8) &&
+	    frame[13] == (WIRE_ETHERTYPE_IPV4 & 0xff) && x->n_ext_ip > 0 &&
+	    ext_ip_has(x, (uint32_t)frame[30] << 24 | (uint32_t)frame[31] << 16 | (uint32_t)frame[32] << 8 | frame[33])) {
+		int why;
+
+		if ((pkt = net_pkt_raw(np, frame, len, r->cfg->nic.udp_port, &why)) != NULL || why == WIRE_R_OK)
+			return pkt; /* NULL: a pool was empty (counted) */
+	}
 	if ((pkt = net_pkt_alloc(np)) == NULL)
 		return NULL;
 	rc = wire_decode_rx(frame, len, rx, pkt, &info); /* the frame's one decode (a second only to describe it raw) */
@@ -338,6 +363,14 @@ void ctl_run_ext_bind_switch(struct ctl_run_state *r, uint32_t i)
 	x->peer_ivl = CTL_PEER_HELLO_PS;
 	/* real devices' frames (sw_rx_take()): bounded; should the pool not be made, each is a counted drop */
 	(void)net_part_raw_init(x->lc->np, NET_RAW_BUFS);
+	/* the external hosts' addresses, for sw_rx_take()'s look at a frame's destination (ext_host_ip()'s, kept) */
+	x->n_ext_ip = 0;
+	for (uint32_t k = 0; k < r->cfg->n_ports && x->n_ext_ip < CTL_EXT_IP_MAX; k++)
+		if (r->cfg->ports[k].sw && r->cfg->ports[k].sw_host != UINT32_MAX)
+			x->ext_ip[x->n_ext_ip++] = r->cfg->hosts[r->cfg->ports[k].sw_host].ip;
+	if (x->n_ext_ip < CTL_EXT_IP_MAX)
+		return;
+	x->n_ext_ip = 0; /* more than it keeps: every frame takes the decode, which asks ext_host_ip() */
 }
 
 /*

@@ -5,6 +5,8 @@
 
 #include "ctl_run_pvt.h"
 
+#define CTL_EXT_IP_MAX 16 /* external hosts' addresses a switch port keeps for sw_rx_take() */
+
 /* A host bound to a DPDK port in real time: its NIC's link, whose far end is the port. */
 struct ctl_ext_host {
 	struct ctl_ext *port;
@@ -39,6 +41,10 @@ struct ctl_ext {
 	uint64_t sw_rx_csum[2];      /* frames taken with a partial ([0]) or an unchecked ([1]) UDP checksum */
 	uint64_t sw_rx_class[WIRE_FC_COUNT]; /* frames from the port taken into the switch, by fabric class */
 	uint64_t sw_tx_class[WIRE_FC_COUNT]; /* frames the switch sent out of the port, by fabric class */
+	/* the external hosts' addresses (the real devices behind switch ports, of this process or another), for a
+	 * look at a received frame's destination without a decode; n_ext_ip 0: more than CTL_EXT_IP_MAX, none kept */
+	uint32_t ext_ip[CTL_EXT_IP_MAX];
+	uint32_t n_ext_ip;
 	/* A switch port facing a switch of another process (--partition; docs/realtime.md, When a peer fails): a
 	 * hello goes out every CTL_PEER_HELLO_PS of wall clock; the other process is gone when no hello has come for
 	 * peer_timeout past the next one's due time. Written by the port's lcore only. */

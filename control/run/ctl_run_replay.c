@@ -131,7 +131,7 @@ static int open_one(struct ctl_run_state *r, uint32_t i, char *err, size_t errle
 				    .speed_ppm = cr->speed_ppm, .rate = cr->rate, .loop = cr->loop,
 				    .start = cr->start, .max_len = WIRE_MAX_FRAME, .mac_from = cr->mac_from,
 				    .mac_to = cr->mac_to, .n_mac = cr->n_mac, .ip_from = cr->ip_from,
-				    .ip_to = cr->ip_to, .n_ip = cr->n_ip };
+				    .ip_to = cr->ip_to, .n_ip = cr->n_ip, .halt = r->opts->quit };
 
 	*s = (struct ctl_replay_src){ .run = r, .cfg = cr, .dp_port = -1 };
 	if (cr->point == CTL_REPLAY_DEV && r->opts->mode != CTL_MODE_REALTIME && !r->rerun) {

@@ -16,9 +16,11 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dp.h"
 #include "emu_hist.h"
+#include "rec.h"
 
 /*
  * Port @p arg's turn at the top of its lcore's pass, before the pass reads the clock (ctl_run_ext_poll(): its
@@ -315,6 +317,133 @@ static void rt_join(void *ctx, unsigned lcore_id)
 	dp_wait(ctx, lcore_id);
 }
 
+/* --pass-profile: each lcore's busy passes, part by part, on stderr (docs/realtime.md, Lateness). */
+static void prof_say(const struct ctl_run_state *r)
+{
+	for (uint32_t i = 0; i < r->n_lcs; i++) {
+		const struct run_lcore *lc = ctl_run_lc(r, i);
+		const struct run_prof *p = lc->prof;
+
+		if (p == NULL)
+			continue;
+		fprintf(stderr, "[uetemu] pass profile, lcore %u: %llu busy passes of %llu (an event due, or 1 us or "
+				"more); us p50/p99/max (passes over 10 us):", lc->lcore_id, (unsigned long long)p->busy,
+			(unsigned long long)lc->rt.polls);
+		for (int k = 0; k < RUN_PROF_N; k++)
+			fprintf(stderr, "%s %s %.3f/%.3f/%.3f (%llu)", k ? "," : "", run_prof_name(k),
+				(double)emu_hist_pct(&p->ns[k], 50) / 1e3, (double)emu_hist_pct(&p->ns[k], 99) / 1e3,
+				(double)p->ns[k].max / 1e3, (unsigned long long)p->over10[k]);
+		uint64_t late = 0;
+
+		for (int k = 0; k < RUN_PROF_PARTS; k++)
+			late += p->late_after[k];
+		fprintf(stderr, "; %llu passes late > 10 us, the longest part before them:", (unsigned long long)late);
+		for (int k = 0; k < RUN_PROF_PARTS; k++)
+			fprintf(stderr, "%s %s %llu", k ? "," : "", run_prof_name(k),
+				(unsigned long long)p->late_after[k]);
+		fputc('\n', stderr);
+	}
+}
+
+/* The records' writer thread's ring: a second of the lab's periodic records (750 KB/s) and then some. */
+#define RT_WRITER_RING (4u << 20)
+
+/*
+ * Real time: a thread of its own makes the records' write(2) calls (rec_writer_start), on the CPUs no lcore runs
+ * on (every CPU when the lcores take them all), so no write lands in a pass. 0, or -errno (then the loop writes
+ * them itself, as before).
+ */
+/* The online CPUs no lcore runs on (an lcore's id is its CPU's with -l) into @p cpus; how many. */
+static int free_cpus(const struct ctl_run_state *r, cpu_set_t *cpus)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	CPU_ZERO(cpus);
+	for (size_t c = 0; (long)c < n && c < CPU_SETSIZE; c++)
+		CPU_SET(c, cpus);
+	for (uint32_t i = 0; i < r->n_lcs; i++)
+		if (ctl_run_lc(r, i)->lcore_id < CPU_SETSIZE)
+			CPU_CLR((size_t)ctl_run_lc(r, i)->lcore_id, cpus);
+	return CPU_COUNT(cpus);
+}
+
+static int writer_start(struct ctl_run_state *r, struct rec_writer **w)
+{
+	struct rec_budget *b = r->cfg->sim.budget;
+	cpu_set_t cpus;
+
+	*w = NULL;
+	if (b == NULL)
+		return 0;
+	int rc = rec_writer_start(w, RT_WRITER_RING, free_cpus(r, &cpus) > 0 ? &cpus : NULL);
+
+	if (rc == 0)
+		b->writer = *w;
+	else
+		fprintf(stderr, "[uetemu] no writer thread for the records (%s): the poll loop writes them\n",
+			strerror(-rc));
+	return rc;
+}
+
+/* Everything handed to the writer thread written; the streams write for themselves from now on. */
+static void writer_stop(struct ctl_run_state *r, struct rec_writer *w)
+{
+	struct rec_writer_stats st;
+
+	if (w == NULL)
+		return;
+	rec_writer_stop(w, &st);
+	r->cfg->sim.budget->writer = NULL;
+	if (r->opts->pass_profile)
+		fprintf(stderr, "[uetemu] records' writer thread: %llu flushes, %llu bytes written off the poll loop, "
+				"%llu waited for room\n", (unsigned long long)st.chunks, (unsigned long long)st.bytes,
+			(unsigned long long)st.waits);
+}
+
+/* Whether port devargs @p dev's PMD sends with a system call (net_af_packet's sendto kick, net_tap's writev). */
+static bool sends_by_syscall(const char *dev)
+{
+	return strncmp(dev, "net_af_packet", 13) == 0 || strncmp(dev, "net_tap", 7) == 0;
+}
+
+/*
+ * --tx-thread: the sends of the ports whose PMD makes a system call to send go to a thread of their own, on the
+ * CPUs no lcore runs on (dp_tx_thread_start). None free (the lcores take every CPU): said, and the loop sends.
+ */
+static void tx_thread_start(struct ctl_run_state *r)
+{
+	bool ports[DP_MAX_PORTS] = { false };
+	cpu_set_t cpus;
+	char err[256];
+	int n = 0;
+
+	if (!r->opts->tx_thread)
+		return;
+	for (uint32_t i = 0; i < r->n_exts; i++)
+		if (!r->exts[i].off && r->exts[i].dp_port >= 0 && r->exts[i].dp_port < DP_MAX_PORTS &&
+		    sends_by_syscall(r->cfg->ports[i].dev))
+			ports[r->exts[i].dp_port] = true, n++;
+	if (n == 0) {
+		fprintf(stderr, "[uetemu] --tx-thread: no net_af_packet or net_tap port: every port sends from its lcore\n");
+		return;
+	}
+	if (free_cpus(r, &cpus) == 0) {
+		fprintf(stderr, "[uetemu] --tx-thread: every CPU runs an lcore: the ports send from their lcores\n");
+		return;
+	}
+	n = dp_tx_thread_start(r->rt->dp, ports, &cpus, err, sizeof(err));
+	if (n < 0)
+		fprintf(stderr, "[uetemu] --tx-thread: %s: the ports send from their lcores\n", err);
+	else if (r->opts->progress)
+		fprintf(stderr, "[uetemu] --tx-thread: %d port%s send from a thread of their own, on CPU%s", n,
+			n == 1 ? "" : "s", CPU_COUNT(&cpus) == 1 ? "" : "s");
+	for (int c = 0, k = 0; n > 0 && r->opts->progress && c < CPU_SETSIZE; c++)
+		if (CPU_ISSET((size_t)c, &cpus))
+			fprintf(stderr, "%s%d", k++ ? "," : " ", c);
+	if (n > 0 && r->opts->progress)
+		fputc('\n', stderr);
+}
+
 /*
  * Every lcore's loop: the workers launched, the main lcore's run here, then the workers waited for. The end of
  * the run is the latest time any lcore reached; the lateness figures are all lcores' merged.
@@ -326,7 +455,7 @@ static void run_lcores(struct ctl_run_state *r)
 			       .lag_limit = sim->lag_limit, .lag_policy = sim->lag_policy, .launch = rt_launch,
 			       .join = rt_join, .launch_ctx = r->rt->dp, .stop = rt_stop, .pass = rt_pass, .due = rt_due,
 			       .sample = rt_sample, .after_rx = rt_after_rx, .lc_after_rx = rt_lc_after_rx,
-			       .pass_end = rt_pass_end, .tick = tick, .sum = rt_sum };
+			       .pass_end = rt_pass_end, .tick = tick, .sum = rt_sum, .profile = r->opts->pass_profile };
 	enum run_end why;
 
 	ctl_run_ctl_lcores(r); /* the other lcores' mailboxes: without them, their hosts are refused */
@@ -335,9 +464,16 @@ static void run_lcores(struct ctl_run_state *r)
 		h.due = rt_due_stats;
 		h.sample = rt_sample_stats;
 	}
+	struct rec_writer *w;
+
+	writer_start(r, &w);
+	tx_thread_start(r);
 	run_go(r->eng, &h, &why, &r->end); /* real time starts no thread of its own: it cannot fail */
+	dp_tx_thread_stop(r->rt->dp); /* what the loop's last flush staged is sent */
+	writer_stop(r, w);
 	r->rt->lagged = why == RUN_END_LAG;
 	run_rt_merge(r->eng, &r->rt->stats);
+	prof_say(r);
 	r->wall_s = (double)(dp_tsc() - r->rt->t0) / (double)r->rt->hz;
 }
 

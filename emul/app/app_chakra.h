@@ -162,7 +162,7 @@ struct app_ck_prep_out {
 	uint32_t warnings;    /* warnings counted (abort_on_warning acts on them) */
 	uint32_t lines;       /* log lines written */
 	uint32_t dropped;     /* log lines held back by max_log_lines */
-	uint32_t n_colls;
+	uint32_t n_colls, colls_cap;
 	struct app_ck_coll_info *colls; /* malloc'd, indexed by coll_id */
 	uint64_t n_transfers;           /* transfers of the whole run, barriers included */
 	uint64_t n_sync_transfers;

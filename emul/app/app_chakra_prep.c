@@ -622,11 +622,16 @@ static void link_xfs(struct prep *p, const struct app_ck_pg *g, const struct app
 
 static int add_coll(struct prep *p, const struct app_ck_node *c, unsigned algo, const struct app_ck_xfs *xs)
 {
-	struct app_ck_coll_info *v = realloc(p->out->colls, (p->out->n_colls + 1) * sizeof(*v));
+	struct app_ck_coll_info *v = p->out->colls;
 
-	if (!v)
-		return -ENOMEM;
-	p->out->colls = v;
+	if (p->out->n_colls == p->out->colls_cap) { /* doubling: one realloc per collective copied them all */
+		uint32_t cap = p->out->colls_cap ? 2 * p->out->colls_cap : 64;
+
+		if (!(v = realloc(v, cap * sizeof(*v))))
+			return -ENOMEM;
+		p->out->colls = v;
+		p->out->colls_cap = cap;
+	}
 	v[p->out->n_colls] = (struct app_ck_coll_info){.type = c->coll, .algo = (uint8_t)algo, .pg = c->pg,
 						       .bytes = c->bytes, .n_transfers = xs->n};
 	for (uint32_t k = 0; k < xs->n; k++)

@@ -24,6 +24,8 @@ static void rtx_unlink(struct nic_pdc *pdc, struct nic_rec *r)
 	if (pdc->rtx_tail == r)
 		pdc->rtx_tail = prev;
 	r->rtx_next = NULL;
+	if (pdc->rtx_head == NULL)
+		nic_pdc_idle_note(pdc);
 }
 
 /* An acknowledged packet leaves flight, the retransmission queue and the outstanding list. */

@@ -332,9 +332,37 @@ struct nic_pdc *nic_pdc_open_rcv(struct nic *nic, uint32_t peer_ip, uint16_t pee
 	return pdc;
 }
 
-/* Remove @p pdc from its group's ring of PDCs with data to send. */
-static void rr_unlink(struct nic_group *g, struct nic_pdc *pdc)
+static void idle_unlink(struct nic_group *g, struct nic_pdc *pdc)
 {
+	if (!pdc->in_idle)
+		return;
+	if (pdc->idle_prev != NULL)
+		pdc->idle_prev->idle_next = pdc->idle_next;
+	else
+		g->idle = pdc->idle_next;
+	if (pdc->idle_next != NULL)
+		pdc->idle_next->idle_prev = pdc->idle_prev;
+	pdc->idle_next = pdc->idle_prev = NULL;
+	pdc->in_idle = false;
+}
+
+void nic_pdc_idle_note(struct nic_pdc *pdc)
+{
+	struct nic_group *g = pdc->group;
+
+	if (!pdc->in_rr || pdc->in_idle)
+		return;
+	pdc->in_idle = true;
+	pdc->idle_prev = NULL;
+	pdc->idle_next = g->idle;
+	if (g->idle != NULL)
+		g->idle->idle_prev = pdc;
+	g->idle = pdc;
+}
+
+void nic_pdc_rr_unlink(struct nic_pdc *pdc)
+{
+	struct nic_group *g = pdc->group;
 	struct nic_pdc *prev = pdc->rr_prev;
 
 	if (prev == pdc) {
@@ -345,9 +373,23 @@ static void rr_unlink(struct nic_group *g, struct nic_pdc *pdc)
 		if (g->rr == pdc)
 			g->rr = pdc->rr_next;
 	}
+	if (pdc->rr_lp == g->rr_lp_min && g->rr_lp_n > 0)
+		g->rr_lp_n--;
+	idle_unlink(g, pdc);
 	pdc->in_rr = false;
 	pdc->rr_prev = NULL;
 	pdc->rr_next = NULL;
+}
+
+void nic_group_idle_sweep(struct nic_group *g)
+{
+	while (g->idle != NULL) {
+		struct nic_pdc *pdc = g->idle;
+
+		idle_unlink(g, pdc);
+		if (!nic_pdc_has_work(pdc))
+			nic_pdc_rr_unlink(pdc);
+	}
 }
 
 void nic_pdc_close(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
@@ -374,7 +416,7 @@ void nic_pdc_close(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now)
 		nic->n_snd--;
 	/* A finished PDC leaves its group's ring lazily (group_pick); one closed before that must leave now. */
 	if (pdc->in_rr)
-		rr_unlink(pdc->group, pdc);
+		nic_pdc_rr_unlink(pdc);
 	group_put(nic, pdc->group);
 	emu_pool_put(nic->pdc_pool, pdc);
 }
@@ -397,24 +439,61 @@ void nic_group_ready(struct nic *nic, struct nic_group *g, bool at_head)
 	}
 }
 
-/* Put @p pdc in its group's ring of PDCs with data to send, behind the PDC whose turn it is. */
+/* The smallest payload of the message on @p pdc: its last segment's (every other one is a full MSS). */
+static uint32_t pdc_lp(const struct nic *nic, const struct nic_pdc *pdc)
+{
+	uint32_t mss = nic->p->rdma_data_mss;
+
+	if (pdc->n_pkts == 0)
+		return 0;
+	uint64_t left = pdc->bytes - (uint64_t)(pdc->n_pkts - 1) * mss;
+	return (uint32_t)(left < mss ? left : mss);
+}
+
+static void lp_count(struct nic_group *g, uint32_t lp)
+{
+	if (lp < g->rr_lp_min) {
+		g->rr_lp_min = lp;
+		g->rr_lp_n = 1;
+	} else if (lp == g->rr_lp_min) {
+		g->rr_lp_n++;
+	}
+}
+
+/* Put @p pdc in its group's ring of PDCs with data to send, behind the PDC whose turn it is (a PDC already on it
+ * keeps its place; its smallest payload is counted again, a connection's next message may have another). */
 void nic_pdc_rr_add(struct nic *nic, struct nic_pdc *pdc)
 {
 	struct nic_group *g = pdc->group;
+	uint32_t lp = pdc_lp(nic, pdc);
 
-	(void)nic;
-	if (pdc->in_rr)
+	if (pdc->in_rr) {
+		if (lp != pdc->rr_lp) {
+			if (pdc->rr_lp == g->rr_lp_min && g->rr_lp_n > 0)
+				g->rr_lp_n--;
+			pdc->rr_lp = lp;
+			lp_count(g, lp);
+		}
+		if (!nic_pdc_has_work(pdc))
+			nic_pdc_idle_note(pdc);
 		return;
+	}
 	pdc->in_rr = true;
+	pdc->rr_lp = lp;
 	if (g->rr == NULL) {
 		pdc->rr_next = pdc->rr_prev = pdc;
 		g->rr = pdc;
-		return;
+		g->rr_lp_min = lp;
+		g->rr_lp_n = 1;
+	} else {
+		/* insert just before g->rr, i.e. at the tail of the turn order */
+		struct nic_pdc *last = g->rr->rr_prev;
+		last->rr_next = pdc;
+		pdc->rr_prev = last;
+		pdc->rr_next = g->rr;
+		g->rr->rr_prev = pdc;
+		lp_count(g, lp);
 	}
-	/* insert just before g->rr, i.e. at the tail of the turn order */
-	struct nic_pdc *last = g->rr->rr_prev;
-	last->rr_next = pdc;
-	pdc->rr_prev = last;
-	pdc->rr_next = g->rr;
-	g->rr->rr_prev = pdc;
+	if (!nic_pdc_has_work(pdc))
+		nic_pdc_idle_note(pdc);
 }

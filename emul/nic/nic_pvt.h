@@ -91,8 +91,12 @@ struct nic_pdc {
 	uint32_t peer_ip;
 	uint16_t id;               /* local PDC id */
 	uint16_t remote_id;        /* 0 until known */
+	struct nic_pdc *idle_next; /* group's list of ring PDCs that may have nothing left to send (nic_pdc.c) */
+	struct nic_pdc *idle_prev;
+	uint32_t rr_lp;            /* on the ring: its message's smallest segment payload, counted in the group */
 	bool sender;
 	bool in_rr;
+	bool in_idle;              /* on the group's idle list */
 	bool conn;                 /* a connection's long-lived PDC: messages queue on it, it stays open */
 	bool busy;                 /* conn: a message is being sent */
 	bool held;                 /* its sending held by the run's control (uetemu ctl pause HOST MSG) */
@@ -149,6 +153,12 @@ struct nic_group {
 	struct nic_group *hnext;
 	struct nic_group *ready_next;
 	struct nic_pdc *rr;        /* ring of PDCs with data to send; rr points at the one whose turn it is */
+	/* The transmit scheduler's shortcut (nic_tx.c, group_pick()): no payload a PDC on the ring can send next is
+	 * smaller than rr_lp_min, so a window without room for it holds back every one of them, unwalked. rr_lp_n of
+	 * them have that smallest payload (0: the bound may be below them all, until a walk recounts it). The idle list
+	 * holds every PDC on the ring with nothing left to send (and maybe some that have), for the walk's removals. */
+	uint32_t rr_lp_min, rr_lp_n;
+	struct nic_pdc *idle;
 	uint32_t peer_ip;
 	uint8_t peer_mac[6];       /* looked up once, when the group is created */
 	uint32_t n_pdcs;
@@ -318,6 +328,17 @@ void nic_pdc_rcv_touch(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now);
 void nic_pdc_close(struct nic *nic, struct nic_pdc *pdc, emu_ps_t now);
 void nic_group_ready(struct nic *nic, struct nic_group *g, bool at_head);
 void nic_pdc_rr_add(struct nic *nic, struct nic_pdc *pdc);
+/** Take @p pdc off its group's ring (the turn passes to the next PDC if it was its turn). */
+void nic_pdc_rr_unlink(struct nic_pdc *pdc);
+/** @p pdc may have nothing left to send: if it is on its ring, it goes on the group's idle list. */
+void nic_pdc_idle_note(struct nic_pdc *pdc);
+/** Take off the ring every PDC of @p g's idle list with nothing left to send; the idle list ends empty. */
+void nic_group_idle_sweep(struct nic_group *g);
+/** Does @p pdc have anything left to send (a retransmission, a prefetched or prefetching payload, a segment)? */
+static inline bool nic_pdc_has_work(const struct nic_pdc *pdc)
+{
+	return pdc->rtx_head != NULL || pdc->pkts_issued < pdc->n_pkts || pdc->pf_next != NULL;
+}
 void nic_group_unready(struct nic *nic, struct nic_group *g);
 
 /* nic_tx.c: the transmit process (segmentation, PCIe fetch, retransmissions) */

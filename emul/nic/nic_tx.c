@@ -193,11 +193,6 @@ static bool can_send(struct nic *nic, const struct nic_pdc *pdc, enum next_kind 
 	}
 }
 
-static bool pdc_has_work(const struct nic_pdc *pdc)
-{
-	return pdc->rtx_head != NULL || pdc->pkts_issued < pdc->n_pkts || pdc->pf_next != NULL;
-}
-
 /* AckRequestEveryNthPacket / AckRequestFirstPacket / AckRequestLastPacket (seed 000, Acknowledgements). Every
  * transmission, retransmissions included, counts. */
 static bool wants_ack(struct nic *nic, struct nic_pdc *pdc, bool last)
@@ -362,8 +357,10 @@ static void rec_init(struct nic *nic, struct nic_pdc *pdc, struct nic_rec *r, em
 	r->pdc = pdc;
 	out_append(pdc, r);
 	pdc->group->fetched += r->payload;
-	if (pdc->pkts_issued == pdc->n_pkts)
+	if (pdc->pkts_issued == pdc->n_pkts) {
 		nic_event(nic, pdc, NIC_EV_SEND_COMPLETE, now);
+		nic_pdc_idle_note(pdc);
+	}
 }
 
 /* @p p, the packet of @p r, is committed to go out now: counted in flight, built, and its uid remembered. */
@@ -458,6 +455,8 @@ static bool issue_commit(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_
 		return false;
 	commit(nic, pdc, r, p, now);
 	pdc->pf_next = r->next; /* uncommitted records are the tail of the PSN-ordered list */
+	if (pdc->pf_next == NULL)
+		nic_pdc_idle_note(pdc);
 	r->state = NIC_REC_FETCHING;
 	pdc->pf_bytes -= wl;
 	pdc->group->pf_nominal -= nic_nominal(r->payload);
@@ -479,8 +478,10 @@ static bool issue_rtx(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_
 	r->tx_count++;
 	commit(nic, pdc, r, p, now);
 	pdc->rtx_head = r->rtx_next;
-	if (pdc->rtx_head == NULL)
+	if (pdc->rtx_head == NULL) {
 		pdc->rtx_tail = NULL;
+		nic_pdc_idle_note(pdc);
+	}
 	r->rtx_next = NULL;
 	nic_gauge_max(&nic->g.max_tx_count, &nic->g.ivl_max_tx_count, r->tx_count);
 	r->state = NIC_REC_RESENDING;
@@ -492,39 +493,45 @@ static bool issue_rtx(struct nic *nic, struct nic_pdc *pdc, uint32_t wl, emu_ps_
 	return true;
 }
 
-/* Remove the PDC whose turn it is from its group's ring. */
-static void rr_remove_current(struct nic_group *g)
-{
-	struct nic_pdc *cur = g->rr;
-
-	cur->in_rr = false;
-	if (cur->rr_next == cur) {
-		g->rr = NULL;
-		return;
-	}
-	struct nic_pdc *prev = cur->rr_prev;
-	prev->rr_next = cur->rr_next;
-	cur->rr_next->rr_prev = prev;
-	g->rr = cur->rr_next;
-}
-
-/* The PDC of @p g that sends next, dropping PDCs with nothing left from the ring; NULL if none can send now. */
+/*
+ * The PDC of @p g that sends next, dropping PDCs with nothing left from the ring; NULL if none can send now. The walk
+ * goes round the ring from the PDC whose turn it is to the first that can send, or once round when none can. A
+ * window without room for the smallest payload any PDC on the ring could send next (rr_lp_min) holds every one of
+ * them back: then the walk would only drop the PDCs with nothing left, which the idle list names, and end at the
+ * first PDC left from the one whose turn it was, so that is what is done, without the walk, whose cost grew with the
+ * PDCs the window held back on every pass. A walk once round recounts rr_lp_min over the PDCs it leaves.
+ */
 static struct nic_pdc *group_pick(struct nic *nic, struct nic_group *g, enum next_kind *kind, uint32_t *payload)
 {
 	struct nic_pdc *start = NULL;
+	uint32_t lp_min = UINT32_MAX, lp_n = 0;
 
+	if (g->rr != NULL && !nic->p->cc_pass_through &&
+	    g->in_flight + nic_nominal(g->rr_lp_min) > nic_cc_cwnd(&g->cc)) {
+		nic_group_idle_sweep(g);
+		return NULL;
+	}
 	while (g->rr != NULL) {
 		struct nic_pdc *pdc = g->rr;
-		if (!pdc_has_work(pdc)) {
-			rr_remove_current(g);
+		if (!nic_pdc_has_work(pdc)) {
+			nic_pdc_rr_unlink(pdc);
 			continue;
 		}
 		if (can_send(nic, pdc, kind, payload))
 			return pdc;
-		if (pdc == start)
+		if (pdc == start) {
+			g->rr_lp_min = lp_min;
+			g->rr_lp_n = lp_n;
 			return NULL;
+		}
 		if (start == NULL)
 			start = pdc;
+		if (pdc->rr_lp < lp_min) {
+			lp_min = pdc->rr_lp;
+			lp_n = 1;
+		} else if (pdc->rr_lp == lp_min) {
+			lp_n++;
+		}
 		g->rr = pdc->rr_next;
 	}
 	return NULL;
@@ -601,7 +608,7 @@ int nic_pdc_hold(struct nic *nic, uint16_t pdc_id, bool on, emu_ps_t now)
 	bool was = pdc->held;
 
 	pdc->held = on;
-	if (was && !on && pdc_has_work(pdc))
+	if (was && !on && nic_pdc_has_work(pdc))
 		nic_pdc_wake(nic, pdc, now);
 	return 0;
 }

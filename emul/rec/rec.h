@@ -2,6 +2,8 @@
 #ifndef REC_H
 #define REC_H
 
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,6 +38,7 @@ struct rec_budget {
 	volatile sig_atomic_t *halt;     /* the run's stop flag, set to REC_HALT_WRITE on a failed write; or NULL */
 	emu_ps_t (*now)(void *ctx);      /* the run's emulated time (for cut_at), or NULL */
 	void *now_ctx;
+	struct rec_writer *writer;       /* real time: the thread that makes the records' writes, or NULL */
 };
 
 /** Start @p b with @p limit bytes (0 none) and the run's stop flag @p halt (may be NULL). */
@@ -60,6 +63,31 @@ static inline bool rec_budget_halted(const struct rec_budget *b)
 {
 	return b != NULL && b->halt != NULL && *b->halt != 0;
 }
+
+/* ---- The writer thread (real time: no write(2) in the poll loop) ---- */
+
+struct rec_writer;
+
+/* What the writer thread was given. */
+struct rec_writer_stats {
+	uint64_t chunks, bytes; /* the streams' flushes handed to it, and their bytes */
+	uint64_t waits;         /* flushes that waited for room in its ring (it was behind) */
+};
+
+/**
+ * Start a writer thread with a ring of @p bytes (rounded up to a power of two), on the CPUs @p cpus (NULL or
+ * empty: the caller's). Set it as a budget's writer, and the streams of every record and file opened with that
+ * budget (rec_csv_budget(), rec_file_open()) hand it their flushes instead of writing: their write(2) calls move
+ * to the thread, their failures are noted at their next flush or close. 0, or -errno.
+ */
+int rec_writer_start(struct rec_writer **w, uint64_t bytes, const cpu_set_t *cpus);
+
+/** Wait until everything handed to @p w is written. Accepts NULL. */
+void rec_writer_sync(struct rec_writer *w);
+
+/** Write what is left (the thread then on any CPU), end the thread, free @p w, and say in @p st (may be NULL)
+ *  what it was given; then unset it as the budget's writer (nothing may write meanwhile). Accepts NULL. */
+void rec_writer_stop(struct rec_writer *w, struct rec_writer_stats *st);
 
 /** Attach the budget @p b (or NULL) to the record @p r: its rows are cut at the last whole one that fits. */
 void rec_csv_budget(struct rec_csv *r, struct rec_budget *b);

@@ -1,5 +1,5 @@
 /* CSV records with Scala file names and column formats. */
-#include "rec.h"
+#include "rec_pvt.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -11,21 +11,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-/*
- * The file under a record's stream: writes go straight to the descriptor, and the first that fails (a full disk)
- * stops every later one, so the file is exactly what was written before the failure, never a later row spliced
- * after a cut one (which stdio's retries on the next flush would give once space frees up).
- */
-struct rec_sink {
-	int fd;
-	int err;          /* the first write's errno, 0 while none failed */
-	uint64_t written; /* bytes on disk: the end of the file */
-	struct rec_budget *b; /* the run's output budget, or NULL */
-	char sep;         /* what ends a whole row: the budget cuts after the last one that fits */
-	bool cut;         /* past the budget: later writes are dropped */
-	const char *path; /* the file, for the budget's messages */
-};
 
 /* A sink opened by rec_file_open(): its path kept with it. */
 struct rec_file_sink {
@@ -86,11 +71,31 @@ static void sink_cut_whole(struct rec_sink *k)
 	}
 }
 
+/* A failure the writer thread saw, taken as the sink's own: noted (stderr, the run's stop flag) on this thread. */
+static void sink_take_async(struct rec_sink *k)
+{
+	int e = __atomic_load_n(&k->async_err, __ATOMIC_ACQUIRE);
+
+	if (e != 0 && k->err == 0) {
+		k->err = e;
+		rec_budget_fail(k->b, e, k->path);
+	}
+}
+
+/* The sink's bytes handed to the writer thread all written, and a failure among them taken. */
+static void sink_sync(struct rec_sink *k)
+{
+	if (k->b != NULL && k->b->writer != NULL)
+		rec_writer_sync(k->b->writer);
+	sink_take_async(k);
+}
+
 static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 {
 	struct rec_sink *k = cookie;
 	size_t done = 0, all = n;
 
+	sink_take_async(k);
 	if (k->err != 0) {
 		errno = k->err;
 		return -1;
@@ -98,6 +103,15 @@ static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 	bool was_cut = k->cut;
 
 	n = sink_budget(k, buf, n); /* past the budget the rest is dropped, not an error */
+	if (k->b != NULL && k->b->writer != NULL) { /* real time: the writer thread writes it */
+		rec_writer_put(k->b->writer, k, buf, n);
+		k->written += n;
+		if (k->cut && !was_cut) { /* the cut reads the file back: everything handed over written first */
+			sink_sync(k);
+			sink_cut_whole(k);
+		}
+		return (ssize_t)all;
+	}
 	while (done < n) {
 		ssize_t w = write(k->fd, buf + done, n - done);
 
@@ -122,6 +136,7 @@ static int sink_close(void *cookie)
 {
 	struct rec_sink *k = cookie;
 
+	sink_sync(k); /* the writer thread done with it before its descriptor goes */
 	return close(k->fd);
 }
 
@@ -140,6 +155,8 @@ static int sink_seek(void *cookie, off64_t *off, int whence)
 static int file_sink_close(void *cookie)
 {
 	struct rec_file_sink *s = cookie;
+
+	sink_sync(&s->k);
 	int rc = close(s->k.fd);
 
 	free(s);
@@ -406,6 +423,9 @@ int rec_csv_close(struct rec_csv *r, char *err, size_t errlen)
 		return 0;
 	int e = fflush(r->f) != 0 || ferror(r->f) ? (r->sink.err ? r->sink.err : EIO) : 0;
 
+	sink_sync(&r->sink); /* a write the writer thread made may have failed */
+	if (e == 0 && r->sink.err != 0)
+		e = r->sink.err;
 	if (e != 0) {
 		/* the file holds what was written before the failure: cut the row it ended in */
 		rec_truncate_after(r->sink.fd, '\n');

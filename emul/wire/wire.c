@@ -87,13 +87,31 @@ uint16_t wire_csum(const uint8_t *buf, size_t len)
 	size_t i = 0;
 
 	/* RFC 1071: one's complement sum of big-endian 16-bit words. The carries are deferred (RFC 1071 2(B)) and
-	 * folded once at the end: a 64-bit sum of 16-bit words cannot overflow, and the words add independently. */
-	for (; i + 1 < len; i += 2)
-		sum += get_be16(buf + i);
-	if (i < len)
-		sum += (uint32_t)buf[i] << 8;
+	 * folded once at the end: a 64-bit sum of 32-bit words cannot overflow below 2^32 words. The words are added
+	 * as the machine reads them, four bytes at a time, and the sum is swapped once at the end: the one's
+	 * complement sum does not depend on the byte order (RFC 1071 2(A)). An IPv4 header is five loads, not ten
+	 * pairs of byte loads (the encoder's largest cost after the header writes themselves). */
+	for (; i + 4 <= len; i += 4) {
+		uint32_t w;
+		memcpy(&w, buf + i, 4);
+		sum += w;
+	}
+	for (; i + 2 <= len; i += 2) {
+		uint16_t w;
+		memcpy(&w, buf + i, 2);
+		sum += w;
+	}
+	if (i < len) { /* the odd last byte: the high byte of a big-endian word, the first of the pair in memory */
+		const uint8_t last[2] = { buf[i], 0 };
+		uint16_t w;
+		memcpy(&w, last, 2);
+		sum += w;
+	}
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	sum = (uint16_t)(sum << 8 | sum >> 8);
+#endif
 	return (uint16_t)~sum;
 }
 
@@ -529,10 +547,18 @@ static void enc_eth_ip(const struct wire_pkt *p, uint8_t *b, size_t ip_len, uint
 	put_be16(ip + IP_FRAG, IP_F_DF);
 	ip[IP_TTL] = p->ttl;
 	ip[IP_PROTO] = proto;
-	put_be16(ip + IP_CSUM, 0);
 	put_be32(ip + IP_SRC, p->src_ip);
 	put_be32(ip + IP_DST, p->dst_ip);
-	put_be16(ip + IP_CSUM, wire_csum(ip, WIRE_IPV4_LEN));
+	/* The header checksum from the values just written, not read back from the bytes: a read of bytes stored a
+	 * moment ago one or two at a time waits for the stores (no store-to-load forwarding across them), which was
+	 * a tenth of a zero-copy frame's cost. The same sum of the same ten 16-bit words (wire_csum()). */
+	uint64_t sum = (uint32_t)(IP_VER_IHL_V4_5 << 8 | ip[IP_TOS]) + (uint16_t)ip_len + p->ip_id + IP_F_DF +
+		       (uint32_t)(p->ttl << 8 | proto) + (p->src_ip >> 16) + (p->src_ip & 0xffff) + (p->dst_ip >> 16) +
+		       (p->dst_ip & 0xffff);
+
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	put_be16(ip + IP_CSUM, (uint16_t)~sum);
 }
 
 /* Ethernet, IPv4 and the UDP header, or the entropy header of a native frame; @p frame is the frame length. */

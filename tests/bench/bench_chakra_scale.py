@@ -7,9 +7,9 @@ sends (rank pairs 0-1, 2-3, 4-5, 6-7 in turn, each with its receive), on the 8-h
 
 For each case: the run's wall time as summary.json gives it (the simulation, without reading and preparing the
 traceset), the whole process's wall time and peak RSS, and the ratio 2n / n of the run's wall time. With a cost per
-step that does not grow with the number of nodes in flight (the NPU's jobs in a heap, the NIC's PDC tables sized by
-its PDC pool and its PDC ring linked both ways) the compute ratio is about 2; the sends' is higher: the NIC's
-transmit scheduler still walks its group's PDCs that the window holds back (docs/performance.md).
+step that does not grow with the number of nodes in flight (the NPU's jobs in a heap, the NIC's PDC tables growing
+with its PDCs, its PDC ring linked both ways, its transmit scheduler skipping the PDCs a full window holds back)
+both ratios are about 2 (docs/performance.md).
 BASE=/path/to/an/earlier/uetemu runs it too, for a before/after row.
 """
 import json

@@ -19,7 +19,7 @@ static void load_ok(const char *dir, uint32_t ranks, uint32_t want_colls, uint64
 	struct app_ck_prep_out out;
 	char err[512] = "";
 
-	cr_assert_eq(ctl_chakra_load(dir, ranks, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(ctl_chakra_load(dir, ranks, &s, NULL, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(s.n_ranks, ranks);
 	cr_assert_str_eq(s.prefix, "trace");
 	app_ck_prep_defaults(&cfg);
@@ -45,7 +45,7 @@ Test(ctl_chakra_trace, pipeline_sends_match_receives)
 	char err[512] = "";
 	uint32_t sends = 0;
 
-	cr_assert_eq(ctl_chakra_load("tests/chakra/pipeline4", 0, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(ctl_chakra_load("tests/chakra/pipeline4", 0, &s, NULL, err, sizeof(err)), 0, "%s", err);
 	app_ck_prep_defaults(&cfg);
 	cr_assert_eq(app_ck_prepare(&s, &cfg, &out, NULL, NULL, err, sizeof(err)), 0, "%s", err);
 	for (uint32_t r = 0; r < s.n_ranks; r++)
@@ -74,7 +74,7 @@ static void load_bad_cfg(const char *dir, uint32_t ranks, int strict, const char
 	struct app_ck_prep_cfg cfg;
 	struct app_ck_prep_out out = {0};
 	char err[512] = "";
-	int rc = ctl_chakra_load(dir, ranks, &s, err, sizeof(err));
+	int rc = ctl_chakra_load(dir, ranks, &s, NULL, err, sizeof(err));
 
 	if (rc == 0) {
 		app_ck_prep_defaults(&cfg);
@@ -168,13 +168,13 @@ Test(ctl_chakra_trace, feeder_drops_ctrl_cycle_and_pg_name_resolves)
 	struct app_ck_prep_out out = {0};
 	char err[512] = "";
 
-	cr_assert_eq(ctl_chakra_load("tests/chakra/bad-cycle", 0, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(ctl_chakra_load("tests/chakra/bad-cycle", 0, &s, NULL, err, sizeof(err)), 0, "%s", err);
 	app_ck_prep_defaults(&cfg);
 	cr_assert_eq(app_ck_prepare(&s, &cfg, &out, NULL, NULL, err, sizeof(err)), 0, "%s", err);
 	cr_assert(out.ctrl_cycle == 1 && out.ctrl_absent == 0 && out.ctrl_self == 0 && out.warnings == 1);
 	app_ck_prep_fini(&out);
 	app_ck_set_fini(&s);
-	cr_assert_eq(ctl_chakra_load("tests/chakra/bad-undeclared-pg", 0, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(ctl_chakra_load("tests/chakra/bad-undeclared-pg", 0, &s, NULL, err, sizeof(err)), 0, "%s", err);
 	int g = app_ck_set_find_pg(&s, "dp");
 
 	cr_assert(g >= 0 && s.pgs[g].n == 8 && s.pgs[g].src == APP_CK_PG_DECLARED && s.pg_world == 0);
@@ -220,7 +220,7 @@ Test(ctl_chakra_trace, gzip_read_transparently)
 			snprintf(path, sizeof(path), "%s/trace.%d.et", dir, r);
 			write_gz(path, buf, n, cut && r == 5 ? 9 : 0);
 		}
-		int rc = ctl_chakra_load(dir, 8, &gz, err, sizeof(err));
+		int rc = ctl_chakra_load(dir, 8, &gz, NULL, err, sizeof(err));
 
 		if (cut) {
 			cr_assert(rc == -EINVAL && strstr(err, "/trace.5.et: a gzip file that does not inflate"), "%s", err);
@@ -228,7 +228,7 @@ Test(ctl_chakra_trace, gzip_read_transparently)
 			continue;
 		}
 		cr_assert_eq(rc, 0, "%s", err);
-		cr_assert_eq(ctl_chakra_load("tests/chakra/dp8", 8, &plain, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(ctl_chakra_load("tests/chakra/dp8", 8, &plain, NULL, err, sizeof(err)), 0, "%s", err);
 		cr_assert_eq(gz.gz_files, 8);
 		cr_assert_eq(plain.gz_files, 0);
 		for (int r = 0; r < 8; r++) {

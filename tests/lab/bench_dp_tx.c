@@ -10,7 +10,8 @@
  * net_null frees what it is given, so this measures the frame's way into mbufs and tx_burst, not a wire. 400 Gb/s
  * of 4,202 B frames on the wire (FCS included) is 11.9 Mpps. Then, when the EAL has a second lcore, the zero-copy
  * way on two lcores at once, each sending on a net_null port of its own as the real-time loop's lcores do (each
- * polls its own ports): their frames per second added up. Prints figures only, no assertions.
+ * polls its own ports): their frames per second added up. Prints figures only, no assertions. A second argument
+ * "zero-copy" runs that way alone (a profile of it).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -204,12 +205,17 @@ int main(int argc, char **argv)
 	       MSS + WIRE_DATA_OVERHEAD - WIRE_FCS_LEN, MSS, ROUNDS, secs, LINE_RATE_MPPS);
 	if (dp_port_tx_mode(dp, zc, NULL) != DP_TXM_ZEROCOPY)
 		printf("  (net_null0 fell back to copying)\n");
+	/* argv[2] "zero-copy": that way alone, on one lcore (for a profile of it: perf record) */
+	const int ways = argc > 2 && strcmp(argv[2], "zero-copy") == 0 ? 1 : WAYS;
+
 	for (int r = 0; r < ROUNDS; r++)
-		for (int w = 0; w < WAYS; w++)
+		for (int w = 0; w < ways; w++)
 			pps[w][r] = run(dp, w == WAY_ZEROCOPY ? zc : cp, (enum bench_way)w, secs, &cpu[w][r], &drops[w]);
-	for (int w = 0; w < WAYS; w++)
+	for (int w = 0; w < ways; w++)
 		report((enum bench_way)w, pps[w], cpu[w], drops[w]);
-	if (dp_lcores(dp, lcores, 2) >= 2)
+	if (ways == 1)
+		;
+	else if (dp_lcores(dp, lcores, 2) >= 2)
 		two_lcores(dp, lcores[1], zc, zc2, secs);
 	else
 		printf("  two lcores: the EAL has one lcore (give it two, e.g. -l 0-1)\n");

@@ -7,7 +7,13 @@
   (its frames renumbered, one end record at the end), so the re-run runs for seconds;
 - a replay looped 4,000,000,000 times (configs/replay-pair.yaml);
 - a long Chakra run: two data-parallel steps of 2 GB AllReduces over 8 ranks (scripts/chakra-gen; skipped without
-  python3-protobuf and protoc-c).
+  python3-protobuf and protoc-c);
+- a capture read for replay: a 2 GiB sparse pcap (a header, then zeros: 134 million empty records, each read and
+  refused), so the signal comes while it is read (a short summary.json: "started": false);
+- a rank file's trace decode: rank 0 of a Chakra traceset with 10 million copies of one compute node (90 MB), so the
+  signal comes while it is decoded (also "started": false; were it let finish, the duplicate node ids refuse it).
+
+The two inputs are made in /dev/shm (a tmpfs) when there is one.
 
 Every run has simulation.OutputSizeLimit 30 MB. Then two SIGINTs 20 ms apart: the second ends the process at once,
 exit 130 (or 3 when the first had already ended it).
@@ -21,6 +27,7 @@ import signal
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
@@ -75,6 +82,44 @@ def chakra_traces(root):
     return d if p.returncode == 0 else None
 
 
+def scratch():
+    """A folder in a tmpfs for the large inputs (/dev/shm), else the test's own."""
+    base = '/dev/shm' if os.path.isdir('/dev/shm') and os.access('/dev/shm', os.W_OK) else workdir()
+    d = tempfile.mkdtemp(prefix='uetemu-signals-', dir=base)
+    _scratch.append(d)
+    return d
+
+
+_scratch = []
+
+
+def sparse_pcap(d):
+    """A 2 GiB pcap: its file header, then a hole (zeros: empty records, refused one by one)."""
+    path = os.path.join(d, 'sparse.pcap')
+    with open(path, 'wb') as f:
+        f.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        f.truncate(2 << 30)
+    return path
+
+
+def huge_rank(root, d):
+    """A traceset whose rank 0 holds 10 million copies of its one compute node, or None without chakra-gen."""
+    ck = os.path.join(d, 'huge')
+    try:
+        p = subprocess.run(['/usr/bin/python3', os.path.join(root, 'scripts', 'chakra-gen'), 'wide', ck, '--ranks',
+                            '8', '--nodes', '1', '--what', 'comp', '--compute', '1'], capture_output=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if p.returncode != 0:
+        return None
+    f0 = [f for f in os.listdir(ck) if f.endswith('.0.et')][0]
+    b = open(os.path.join(ck, f0), 'rb').read()
+    meta = b[0] + 1  # its GlobalMetadata: a one-byte length, then the message
+    with open(os.path.join(ck, f0), 'wb') as f:
+        f.write(b + b[meta:] * 10000000)
+    return ck
+
+
 def attempt(cmd, out, delay, sig):
     """Start @p cmd, send @p sig after @p delay s: (exit status or None, seconds from the signal to the exit)."""
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -105,8 +150,18 @@ def main():
         runs.append(('long Chakra run', lambda out: [uetemu, 'run', os.path.join(root, 'configs', 'chakra-dp8.yaml'),
                                                      '-q', '-o', out, '--set', 'applications.0.Traceset=' + ck,
                                                      '--set', LIMIT]))
-    else:
-        print('note: no Chakra traces (scripts/chakra-gen needs python3-protobuf and protoc-c): two runs only')
+    big = scratch()
+    pcap = sparse_pcap(big)
+    runs.append(('2 GiB capture read for replay', lambda out: [
+        uetemu, 'run', os.path.join(root, 'configs', 'replay-pair.yaml'), '-q', '-o', out, '--set',
+        'replay.0.file=' + pcap, '--set', LIMIT]))
+    huge = huge_rank(root, big) if ck is not None else None
+    if huge is not None:
+        runs.append(('a 10-million-node rank file decoded', lambda out: [
+            uetemu, 'run', os.path.join(root, 'configs', 'chakra-dp8.yaml'), '-q', '-o', out, '--set',
+            'applications.0.Traceset=' + huge, '--set', LIMIT]))
+    if ck is None:
+        print('note: no Chakra traces (scripts/chakra-gen needs python3-protobuf and protoc-c): three runs only')
     # the re-run ends by itself once its log is played (about 0.4 s here): time it once, so that its signals come
     # while it runs on a machine of any speed
     t0 = time.monotonic()
@@ -125,11 +180,16 @@ def main():
             s = json.load(open(os.path.join(out, 'summary.json')))
         except (OSError, ValueError) as e:
             s = {'stop': 'no summary: %s' % e}
-        ok = rc == 3 and took < 1.0 and s.get('stop') == 'signal'
+        # the two loads: the signal came while the file was read or decoded, before the run started
+        ok = rc == 3 and took < 1.0 and s.get('stop') == 'signal' and (
+            s.get('started') is False or what not in ('2 GiB capture read for replay',
+                                                      'a 10-million-node rank file decoded'))
         good += ok
         check(ok, '%s, %s after %.3f s: exit %s %.3f s later, summary stop %s'
               % (what, signal.Signals(sig).name, delay, rc, took, s.get('stop')))
     check(good == 20, '%d of 20 tries ended within 1 s, exit 3, summary.json well formed' % good)
+    for d in _scratch:
+        shutil.rmtree(d, ignore_errors=True)
 
     # a second signal: at once
     out = os.path.join(workdir(), 'twice')
