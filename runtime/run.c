@@ -5,10 +5,12 @@
 #include "run_pvt.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 _Static_assert(sizeof(void *) == sizeof(uint64_t), "a cross-partition event's argument rides in a pointer");
 
@@ -18,6 +20,37 @@ uint64_t run_mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint32_t run_cpus(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && (n = CPU_COUNT(&set)) > 0)
+		return (uint32_t)n;
+	long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return c > 0 ? (uint32_t)c : 1;
+}
+
+uint32_t run_cpus_free(uint32_t *cpus)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	double load = 0;
+	unsigned running = 1, total = 0;
+	uint32_t busy = 0;
+
+	*cpus = run_cpus();
+	if (f != NULL) {
+		if (fscanf(f, "%lf %*f %*f %u/%u", &load, &running, &total) == 3 && running >= 1) {
+			uint32_t avg = load > 0 ? (uint32_t)(load + 0.5) : 0;
+
+			busy = avg < running - 1 ? avg : running - 1;
+		}
+		fclose(f);
+	}
+	return busy < *cpus ? *cpus - busy : 1;
 }
 
 /* Off the common path: the arrays keep their size from window to window. */

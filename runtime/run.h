@@ -69,6 +69,8 @@ struct run_lcore {
 	uint64_t x_full;             /* frames and events lost: the ring to another lcore was full */
 	uint64_t wr_full;            /* outputs lost: the ring to the writer was full */
 	uint64_t wait_ns;            /* virtual time: what its thread waited at the windows' barriers */
+	uint64_t helped;             /* virtual time: phases of its windows another thread ran (its own had no CPU) */
+	uint64_t wait_avg_ns;        /* virtual time: its thread's typical wait (the engine's spin budget) */
 	uint64_t samples_ack;        /* real time: the last sampling pause it stopped for (atomic) */
 	int exited;                  /* real time: its loop has ended (atomic) */
 	/* the engine's own */
@@ -109,6 +111,10 @@ uint32_t run_n_lcores(const struct run_engine *e);
 struct run_lcore *run_lcore(struct run_engine *e, uint32_t i);
 const struct run_lcore *run_lcore_c(const struct run_engine *e, uint32_t i);
 enum run_clock_kind run_clock(const struct run_engine *e);
+/** The CPUs this process may run on (sched_getaffinity, at least 1), and how many of them are free: less those
+ *  others keep busy by /proc/loadavg, the fewer of its 1-minute load (rounded) and the tasks running now but the
+ *  caller; at least 1. */
+uint32_t run_cpus_free(uint32_t *cpus);
 /** Whether @p lc writes the outputs itself (the main lcore of real time or a re-run): else run_out() hands them. */
 bool run_lcore_is_writer(const struct run_lcore *lc);
 
@@ -168,6 +174,7 @@ struct run_vt_info {
 	emu_ps_t lookahead;     /* the smallest delay between two threads (n > 1) */
 	const char *la_what;    /* what gives it */
 	uint64_t windows;
+	uint64_t windows_alone; /* threads: of them, those the main thread ran alone (too few events for more) */
 };
 void run_vt_info(const struct run_engine *e, struct run_vt_info *out);
 /** The time of the last event run by any lcore, and the events run (this process's). */

@@ -96,14 +96,17 @@ struct run_engine {
 	emu_ps_t lookahead;
 	char la_what[96];
 	uint64_t windows;
+	uint64_t windows_alone;      /* threads: windows the main thread ran alone, too small for the others */
+	uint32_t alone_left;         /* ... and how many more it runs so */
 	emu_ps_t W;                  /* the window's end, written by the main thread before the start barrier */
-	int exit;                    /* the main thread tells the others to end */
-	int go;                      /* every thread is started (or failed is set) */
-	int failed;                  /* a thread could not start: those started leave at once */
-	uint32_t bar_count;          /* the barrier (atomic) */
-	uint32_t bar_sense;
-	uint32_t sense[RUN_LCORES_MAX];
-	uint32_t spins;
+	int exit;                    /* the main thread tells the others to end (atomic) */
+	uint32_t phase;              /* the phase under way: even, run to W; odd, take (atomic; a futex) */
+	uint32_t done;               /* lcores done in the phase (atomic; a futex the main thread sleeps on) */
+	uint32_t sleepers;           /* workers asleep on phase (atomic) */
+	uint32_t main_sleeps;        /* the main thread sleeps on done (atomic) */
+	uint32_t claim[RUN_LCORES_MAX]; /* each lcore's last phase, once a thread has claimed it (atomic) */
+	uint32_t asleep[RUN_LCORES_MAX]; /* each worker sleeps on phase (atomic) */
+	bool crowded;                /* more threads than CPUs: no spinning */
 	struct run_vent *all;        /* the merge of the logs */
 	size_t cap_all;
 	pthread_t *tids;
@@ -128,6 +131,8 @@ struct run_engine {
  *  memory, *@p p untouched. */
 bool run_grow(void *p, size_t *cap, size_t need, size_t elem, size_t first);
 uint64_t run_mono_ns(void);
+/** The CPUs this process may run on (sched_getaffinity), at least 1. */
+uint32_t run_cpus(void);
 /** Schedule on @p lc an event of kind @p ev (virtual time: at @p at in the order @p k). */
 void run_xev_deliver(struct run_lcore *lc, uint32_t ev, uint64_t arg, emu_ps_t at, const struct emu_sched_key *k);
 /** Virtual time: the net_cross_fn of a link between two threads. */

@@ -13,18 +13,16 @@
 #include "run_pvt.h"
 
 #include <errno.h>
-#include <sched.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* One thread: between progress checks, run this much simulated time. */
 #define RUN_SLICE_PS (10 * EMU_PS_PER_US)
-/* Spins at a barrier before yielding the CPU; with more threads than cores, a few only: the one awaited needs the
- * core. */
-#define RUN_SPINS 4096u
-#define RUN_SPINS_CROWDED 16u
 
 /* ---- crossing between threads ---- */
 
@@ -162,34 +160,161 @@ void run_vt_flush(struct run_engine *e)
 
 /* ---- the threads ---- */
 
-/* A sense-reversing spin barrier over the engine's threads. */
-static void bar_wait(struct run_engine *e, struct run_lcore *lc)
-{
-	if (e->n == 1)
-		return;
-	uint32_t sense = e->sense[lc->idx] ^= 1;
-	uint64_t t0 = run_mono_ns();
+/*
+ * A window is two phases: every lcore's events up to W, then every lcore takes what the others sent it. A phase
+ * is a ticket (e->phase: even to run, odd to take) the main thread publishes; each lcore of the phase is claimed
+ * by one thread (its claim word moves from the ticket before to this one), its own thread's first, and a thread
+ * with nothing of its own left claims the others' that no one has started (their own thread asleep, or not
+ * started within RUN_STEAL_GRACE_NS). So a thread that has no CPU (the machine is busy, or two threads share a
+ * core) holds nobody up: the main thread runs its lcores' work instead, the outputs unchanged (an lcore's events
+ * run in one order whichever thread runs them, and the phases keep every lcore's run before any take). The main
+ * thread waits until the phase's lcores are all done.
+ *
+ * Waiting spins while that pays, then sleeps on a futex: a thread spins up to twice its typical wait
+ * (RUN_SPIN_MIN_NS to RUN_SPIN_MAX_NS); when its waits are longer than that the one awaited is likely off a CPU,
+ * so it spins RUN_SPIN_MIN_NS only and sleeps, leaving the CPU to it. A futex is woken only when someone sleeps
+ * on it (e->sleepers, e->main_sleeps).
+ */
+#define RUN_SPIN_MIN_NS 1000u
+#define RUN_SPIN_MAX_NS 50000u
+#define RUN_STEAL_GRACE_NS 5000u
+#define RUN_STEAL_GRACE_TAKE_NS 50000u
+#define RUN_ALONE_EVENTS 256u
+#define RUN_ALONE_WINDOWS 64u
+#define RUN_PHASE_FIRST 1u /* the phase before the first window's: every claim word starts there */
 
-	if (__atomic_add_fetch(&e->bar_count, 1, __ATOMIC_ACQ_REL) == e->n) {
-		__atomic_store_n(&e->bar_count, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&e->bar_sense, sense, __ATOMIC_RELEASE);
-	} else {
-		for (uint32_t spins = 0; __atomic_load_n(&e->bar_sense, __ATOMIC_ACQUIRE) != sense;) {
-			if (++spins < e->spins)
-				__builtin_ia32_pause();
-			else
-				sched_yield();
-		}
-	}
-	lc->wait_ns += run_mono_ns() - t0;
+static void futex_wait(uint32_t *w, uint32_t val)
+{
+	syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
 }
 
-/* One window on @p lc: its events up to W, then (every thread done) what was sent to it. */
-static void window(struct run_engine *e, struct run_lcore *lc, emu_ps_t W)
+static void futex_wake(uint32_t *w, int n)
 {
-	emu_sched_run_until(lc->np->sched, W);
-	bar_wait(e, lc);
-	take(e, lc);
+	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+/* How long @p me spins before sleeping. */
+static uint64_t spin_budget(const struct run_engine *e, const struct run_lcore *me)
+{
+	uint64_t a = me->wait_avg_ns * 2;
+
+	if (e->crowded || me->wait_avg_ns > RUN_SPIN_MAX_NS)
+		return RUN_SPIN_MIN_NS;
+	return a < RUN_SPIN_MIN_NS ? RUN_SPIN_MIN_NS : a > RUN_SPIN_MAX_NS ? RUN_SPIN_MAX_NS : a;
+}
+
+/* @p me waited from @p t0: counted, and its typical wait follows (a long one weighs at most 4 RUN_SPIN_MAX_NS). */
+static void waited(struct run_lcore *me, uint64_t t0)
+{
+	uint64_t w = run_mono_ns() - t0;
+	int64_t c = (int64_t)(w < 4 * RUN_SPIN_MAX_NS ? w : 4 * RUN_SPIN_MAX_NS);
+
+	me->wait_ns += w;
+	me->wait_avg_ns = (uint64_t)((int64_t)me->wait_avg_ns + (c - (int64_t)me->wait_avg_ns) / 8);
+}
+
+/* A worker: wait for a phase other than @p seen (a window's, or the end). */
+static uint32_t await_phase(struct run_engine *e, struct run_lcore *me, uint32_t seen)
+{
+	uint64_t t0 = run_mono_ns(), budget = spin_budget(e, me);
+	uint32_t p;
+
+	for (uint32_t k = 0; (p = __atomic_load_n(&e->phase, __ATOMIC_ACQUIRE)) == seen; k++) {
+		__builtin_ia32_pause();
+		if ((k & 31) != 31 || run_mono_ns() - t0 < budget)
+			continue;
+		__atomic_store_n(&e->asleep[me->idx], 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&e->sleepers, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&e->phase, __ATOMIC_SEQ_CST) == seen)
+			futex_wait(&e->phase, seen);
+		__atomic_sub_fetch(&e->sleepers, 1, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&e->asleep[me->idx], 0, __ATOMIC_RELAXED);
+	}
+	waited(me, t0);
+	return p;
+}
+
+/* The main thread: wait until every lcore of the phase is done. */
+static void await_done(struct run_engine *e, struct run_lcore *me)
+{
+	uint64_t t0 = run_mono_ns(), budget = spin_budget(e, me);
+	uint32_t d;
+
+	if (__atomic_load_n(&e->done, __ATOMIC_ACQUIRE) == e->n)
+		return;
+	for (uint32_t k = 0; (d = __atomic_load_n(&e->done, __ATOMIC_ACQUIRE)) != e->n; k++) {
+		__builtin_ia32_pause();
+		if ((k & 31) != 31 || run_mono_ns() - t0 < budget)
+			continue;
+		__atomic_store_n(&e->main_sleeps, 1, __ATOMIC_SEQ_CST);
+		if ((d = __atomic_load_n(&e->done, __ATOMIC_SEQ_CST)) != e->n)
+			futex_wait(&e->done, d);
+		__atomic_store_n(&e->main_sleeps, 0, __ATOMIC_SEQ_CST);
+	}
+	waited(me, t0);
+}
+
+/* Thread @p self claims lcore @p i in phase @p T: whether it has it (no one had). */
+static bool claim(struct run_engine *e, uint32_t i, uint32_t T)
+{
+	uint32_t before = T - 1;
+
+	return __atomic_load_n(&e->claim[i], __ATOMIC_RELAXED) == before &&
+	       __atomic_compare_exchange_n(&e->claim[i], &before, T, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
+
+/* Thread @p self does lcore @p i's part of phase @p T (claimed). */
+static void part(struct run_engine *e, uint32_t self, uint32_t i, uint32_t T)
+{
+	struct run_lcore *lc = &e->lcs[i];
+
+	if (T & 1)
+		take(e, lc);
+	else
+		emu_sched_run_until(lc->np->sched, e->W);
+	lc->helped += i != self;
+	if (__atomic_add_fetch(&e->done, 1, __ATOMIC_SEQ_CST) == e->n && __atomic_load_n(&e->main_sleeps, __ATOMIC_SEQ_CST))
+		futex_wake(&e->done, 1);
+}
+
+/*
+ * Thread @p self's part of phase @p T, seen at @p t0: its own lcore if it has claimed it (@p mine), then each other
+ * no one has started. An lcore's own thread has RUN_STEAL_GRACE_NS from t0 to start its run unless it sleeps (one
+ * on a CPU starts within that, and its partitions' state stays in its caches), and RUN_STEAL_GRACE_TAKE_NS to start
+ * its take, asleep or not: a take is short, and one woken from a futex takes about that long to be on a CPU.
+ */
+static void work(struct run_engine *e, uint32_t self, uint32_t T, bool mine, uint64_t t0)
+{
+	const uint64_t grace = T & 1 ? RUN_STEAL_GRACE_TAKE_NS : RUN_STEAL_GRACE_NS;
+
+	if (mine)
+		part(e, self, self, T);
+	for (uint32_t k = 1; k < e->n; k++) {
+		uint32_t i = (self + k) % e->n;
+
+		for (uint32_t s = 0; __atomic_load_n(&e->claim[i], __ATOMIC_RELAXED) == T - 1 &&
+				     ((T & 1) || !__atomic_load_n(&e->asleep[i], __ATOMIC_RELAXED)); s++) {
+			__builtin_ia32_pause();
+			if ((s & 7) == 7 && run_mono_ns() - t0 >= grace)
+				break;
+		}
+		if (claim(e, i, T))
+			part(e, self, i, T);
+	}
+}
+
+/* The main thread: publish phase @p T (its own lcore claimed first: a woken worker may take its CPU before it
+ * starts), do its part, wait for the rest. */
+static void phase(struct run_engine *e, uint32_t T)
+{
+	bool mine = claim(e, 0, T);
+
+	__atomic_store_n(&e->done, 0, __ATOMIC_RELAXED); /* no one counts until it has claimed in T */
+	__atomic_store_n(&e->phase, T, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&e->sleepers, __ATOMIC_SEQ_CST) > 0)
+		futex_wake(&e->phase, INT_MAX);
+	work(e, 0, T, mine, run_mono_ns());
+	await_done(e, &e->lcs[0]);
 }
 
 static void *worker(void *arg)
@@ -197,27 +322,36 @@ static void *worker(void *arg)
 	struct run_lcore *lc = arg;
 	struct run_engine *e = lc->eng;
 
-	while (!__atomic_load_n(&e->go, __ATOMIC_ACQUIRE)) /* until every thread is there, or the start failed */
-		sched_yield();
-	if (__atomic_load_n(&e->failed, __ATOMIC_ACQUIRE))
-		return NULL;
-	for (;;) {
-		bar_wait(e, lc); /* start: the main thread has set W, or exit */
+	for (uint32_t seen = RUN_PHASE_FIRST;;) {
+		seen = await_phase(e, lc, seen);
 		if (__atomic_load_n(&e->exit, __ATOMIC_ACQUIRE))
 			break;
-		window(e, lc, e->W);
-		bar_wait(e, lc); /* end: everything taken */
+		work(e, lc->idx, seen, claim(e, lc->idx, seen), run_mono_ns());
 	}
 	return NULL;
+}
+
+/* The main thread tells the workers to end, and waits for them. */
+static void end_workers(struct run_engine *e)
+{
+	__atomic_store_n(&e->exit, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&e->phase, e->phase + 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&e->sleepers, __ATOMIC_SEQ_CST) > 0)
+		futex_wake(&e->phase, INT_MAX);
+	for (uint32_t i = 1; i <= e->n_tids; i++)
+		pthread_join(e->tids[i], NULL);
+	e->n_tids = 0;
 }
 
 /* Start the threads other than the main one. 0, or -errno with none left running. */
 int run_win_start(struct run_engine *e)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int rc = 0;
 
-	e->spins = cpus > 0 && e->n > (uint32_t)cpus ? RUN_SPINS_CROWDED : RUN_SPINS;
+	e->crowded = e->n > run_cpus();
+	e->phase = RUN_PHASE_FIRST;
+	for (uint32_t i = 0; i < e->n; i++)
+		e->claim[i] = RUN_PHASE_FIRST;
 	if (e->n == 1 || e->sync == RUN_SYNC_MPI) /* MPI: the other slots are the other ranks */
 		return 0;
 	if ((e->tids = calloc(e->n, sizeof(*e->tids))) == NULL)
@@ -227,14 +361,8 @@ int run_win_start(struct run_engine *e)
 		if (rc == 0)
 			e->n_tids = i;
 	}
-	if (rc < 0) /* those started leave without meeting */
-		__atomic_store_n(&e->failed, 1, __ATOMIC_RELEASE);
-	__atomic_store_n(&e->go, 1, __ATOMIC_RELEASE);
-	if (rc < 0) {
-		for (uint32_t i = 1; i <= e->n_tids; i++)
-			pthread_join(e->tids[i], NULL);
-		e->n_tids = 0;
-	}
+	if (rc < 0) /* those started leave without a window */
+		end_workers(e);
 	return rc;
 }
 
@@ -242,13 +370,9 @@ void run_win_stop(struct run_engine *e)
 {
 	if (e->n_tids == 0)
 		return;
-	__atomic_store_n(&e->exit, 1, __ATOMIC_RELEASE);
-	bar_wait(e, &e->lcs[0]);
-	for (uint32_t i = 1; i <= e->n_tids; i++)
-		pthread_join(e->tids[i], NULL);
+	end_workers(e);
 	free(e->tids);
 	e->tids = NULL;
-	e->n_tids = 0;
 }
 
 /* ---- MPI ---- */
@@ -323,7 +447,22 @@ static void exchange(struct run_engine *e, struct run_lcore *lc)
 		}
 }
 
-/* The main thread runs a window with the others (MPI: this rank's, then the exchange). */
+/* The events every lcore has run (each idle). */
+static uint64_t events_all(const struct run_engine *e)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < e->n; i++)
+		n += emu_sched_events_run(e->lcs[i].np->sched);
+	return n;
+}
+
+/*
+ * The main thread runs a window with the others (MPI: this rank's, then the exchange). A window of fewer than
+ * RUN_ALONE_EVENTS events costs more in its two meetings than the other threads save: the main thread runs the
+ * next RUN_ALONE_WINDOWS windows alone (every lcore's events, then every lcore's take: the same outputs), unless
+ * one of them grows past RUN_ALONE_EVENTS, then tries the threads again.
+ */
 void run_win_run(struct run_engine *e, emu_ps_t W)
 {
 	if (e->sync == RUN_SYNC_MPI) {
@@ -332,10 +471,29 @@ void run_win_run(struct run_engine *e, emu_ps_t W)
 		e->windows++;
 		return;
 	}
-	e->W = W;
-	bar_wait(e, &e->lcs[0]);
-	window(e, &e->lcs[0], W);
-	bar_wait(e, &e->lcs[0]);
+	if (e->n == 1) {
+		emu_sched_run_until(e->lcs[0].np->sched, W);
+	} else if (e->alone_left > 0) { /* the workers wait for a phase meanwhile */
+		uint64_t ev = events_all(e);
+
+		for (uint32_t i = 0; i < e->n; i++)
+			emu_sched_run_until(e->lcs[i].np->sched, W);
+		for (uint32_t i = 0; i < e->n; i++) {
+			take(e, &e->lcs[i]);
+			e->lcs[i].helped += i != 0 ? 2 : 0;
+		}
+		e->alone_left = events_all(e) - ev < RUN_ALONE_EVENTS ? e->alone_left - 1 : 0;
+		e->windows_alone++;
+	} else {
+		uint32_t T = e->phase + 1; /* the main thread alone writes it */
+		uint64_t ev = events_all(e);
+
+		e->W = W;
+		phase(e, T);
+		phase(e, T + 1);
+		if (events_all(e) - ev < RUN_ALONE_EVENTS)
+			e->alone_left = RUN_ALONE_WINDOWS;
+	}
 	e->windows++;
 }
 
@@ -414,5 +572,5 @@ emu_ps_t run_window_end(emu_ps_t next, emu_ps_t lookahead, uint32_t n, emu_ps_t 
 void run_vt_info(const struct run_engine *e, struct run_vt_info *out)
 {
 	*out = (struct run_vt_info){ .n = e->n, .mpi = e->sync == RUN_SYNC_MPI, .me = e->me, .lookahead = e->lookahead,
-				     .la_what = e->la_what, .windows = e->windows };
+				     .la_what = e->la_what, .windows = e->windows, .windows_alone = e->windows_alone };
 }

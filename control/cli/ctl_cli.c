@@ -78,9 +78,10 @@ static const char run_help[] =
 	"  -s, --set PATH=VALUE   override one config key, lists indexed by number, e.g.\n"
 	"                         -s applications.0.list.0.bytes=4096; may be given up to 256 times\n"
 	"  -q, --quiet            no progress line\n"
-	"  -t, --threads N        virtual time: run the config's partitions on N threads (default 1), windows of\n"
+	"  -t, --threads N|auto   virtual time: run the config's partitions on N threads (default 1), windows of\n"
 	"                         the smallest delay of a link between two of them; every output is the same\n"
-	"                         whatever N (docs/parallel.md)\n"
+	"                         whatever N; auto: as many as the partitions, the free CPUs and the fabric's\n"
+	"                         size make worth it (docs/parallel.md)\n"
 	"  -P, --partition NAME   real time: run only the devices of partition NAME (the config's partitions);\n"
 	"                         the links to the others go through ports bound on both sides (one fabric\n"
 	"                         across processes, docs/realtime.md)\n"
@@ -475,8 +476,13 @@ static int parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli *c
 			char *end;
 			unsigned long v = strtoul(optarg, &end, 10);
 
+			if (strcmp(optarg, "auto") == 0) {
+				c->run.threads = CTL_THREADS_AUTO;
+				break;
+			}
 			if (*optarg < '0' || *optarg > '9' || *end != '\0' || v < 1 || v > 64)
-				return usage_error(cmd, "--threads '%s': expected a number of threads, 1 to 64", optarg);
+				return usage_error(cmd, "--threads '%s': expected a number of threads, 1 to 64, or auto",
+						   optarg);
 			c->run.threads = (uint32_t)v;
 			break;
 		}

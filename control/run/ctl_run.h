@@ -11,6 +11,9 @@
 
 enum ctl_mode { CTL_MODE_VIRTUAL = 0, CTL_MODE_REALTIME };
 
+/* --threads auto (struct ctl_run_opts threads) */
+#define CTL_THREADS_AUTO UINT32_MAX
+
 /** How to run. */
 struct ctl_run_opts {
 	enum ctl_mode mode;
@@ -26,7 +29,8 @@ struct ctl_run_opts {
 	const char *rerun_dir;          /* re-run the session recorded in this directory (uetemu rerun), or NULL */
 	int *rerun_same;                /* a re-run sets it: 1 identical to the session, 0 not (may be NULL) */
 	struct ctl_verdict *verdict;    /* filled with the run's verdict when it reports (may be NULL) */
-	uint32_t threads;               /* virtual time: threads running the partitions (--threads); 0 or 1: one */
+	uint32_t threads;               /* virtual time: threads running the partitions (--threads); 0 or 1: one;
+	                                   CTL_THREADS_AUTO: as many as pay (ctl_run_vt.c, docs/parallel.md) */
 	uint32_t rank, ranks;           /* virtual time under mpirun: this process's MPI rank, and their number
 	                                   (run_mpi_init(); 0 or 1: no MPI) */
 	const char *metrics_addr;       /* --metrics ADDR:PORT: the live metrics endpoint (docs/metrics.md), or NULL */

@@ -676,7 +676,7 @@ static int mpi_checks(const struct ctl_run_state *r, const char *one, char *err,
 
 	if (r->opts->mode != CTL_MODE_VIRTUAL || r->rerun)
 		snprintf(err, errlen, "MPI ranks run virtual time only: run without mpirun");
-	else if (r->opts->threads > 1)
+	else if (r->opts->threads > 1 && r->opts->threads != CTL_THREADS_AUTO) /* auto: one per rank */
 		snprintf(err, errlen, "--threads with MPI ranks: each rank runs one thread; give mpirun -np instead");
 	else if (one != NULL)
 		snprintf(err, errlen, "%s runs in one process: run without mpirun (or --threads 1)", one);
@@ -733,6 +733,9 @@ int ctl_run_build_models(struct ctl_run_state *r, char *err, size_t errlen)
 
 	if (r->opts->mode == CTL_MODE_VIRTUAL && threads == 0) /* -- -l 0-1: the lcores' count, as in real time */
 		threads = ctl_run_eal_lcores(r->opts, &which);
+	if (threads == CTL_THREADS_AUTO) /* one where something runs on one thread only, or over MPI ranks */
+		threads = one != NULL || r->opts->ranks > 1 || r->opts->mode != CTL_MODE_VIRTUAL || r->rerun
+				  ? 1 : ctl_run_vt_auto(r);
 	if (r->opts->mode == CTL_MODE_VIRTUAL && !r->rerun && threads > 1) {
 		n_lcores = threads;
 		if (one != NULL) {

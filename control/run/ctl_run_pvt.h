@@ -108,6 +108,7 @@ struct ctl_run_state {
 	struct ctl_rec_session *rec; /* real time with --record, or a re-run: the session log (ctl_run_record.c) */
 	struct ctl_rerun *rr;   /* a re-run: the recorded log and the verdict (ctl_run_rerun.c) */
 	struct ctl_vt *vt;      /* virtual time (not a re-run): the close delay, MPI's merges (ctl_run_vt.c) */
+	char threads_auto[128]; /* --threads auto: what chose the threads (summary.json parallel), else "" */
 	struct ctl_run_ctl *ctl; /* real time, a re-run: the control commands (ctl_run_ctl.c), else NULL */
 	int xev_close;          /* the cross-partition event that closes a message's receive side */
 	uint64_t events_other;  /* MPI: the events the other ranks ran (rank 0 reports them all) */

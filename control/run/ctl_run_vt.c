@@ -296,7 +296,7 @@ static bool vt_window_done(void *ctx, emu_ps_t t)
 
 /* ---- MPI: what rank 0 reports ---- */
 
-#define VT_RSTATS 7
+#define VT_RSTATS 8
 
 /* Sum @p n values each rank gives for what it ran (zeros for the rest) into every rank's @p v. */
 static void sum_local(uint64_t *v, size_t n)
@@ -415,7 +415,7 @@ static int merge_ranks(struct ctl_run_state *r)
 	struct ctl_vt *vt = r->vt;
 	const struct run_lcore *lc = ctl_run_lc(r, vt->me);
 	uint64_t mine[VT_RSTATS] = { emu_sched_events_run(lc->np->sched), lc->wait_ns, lc->x_sent, lc->x_recv,
-				     lc->x_late, run_lcore_lost(lc), (uint64_t)(r->wall_s * 1e9) };
+				     lc->x_late, run_lcore_lost(lc), (uint64_t)(r->wall_s * 1e9), lc->helped };
 
 	if ((vt->rank_stat = calloc((size_t)vt->n * VT_RSTATS, sizeof(*vt->rank_stat))) == NULL)
 		return -ENOMEM;
@@ -495,7 +495,29 @@ static uint64_t part_events(const struct ctl_run_state *r, uint32_t p)
 	return n;
 }
 
-/* Thread (or rank) @p i's events, wait_ns, frames out, in, late, lost, and its run's wall time in ns. */
+/*
+ * --threads auto: a thread pays for itself with at least this many hosts of its own. A window is the lookahead
+ * (0.5 us on the generated fabrics) of every host's traffic; below about this many hosts a thread's share of it
+ * (a few hundred events) costs less than the window's two meetings, the threads' start and the copies of the
+ * frames between them (docs/parallel.md gives the figures).
+ */
+#define VT_AUTO_HOSTS 32u
+
+uint32_t ctl_run_vt_auto(struct ctl_run_state *r)
+{
+	uint32_t cpus, free = run_cpus_free(&cpus), parts = r->cfg->n_parts;
+	uint32_t by_size = r->cfg->n_hosts / VT_AUTO_HOSTS, n = parts < free ? parts : free;
+
+	n = n < by_size ? n : by_size;
+	n = n < CTL_PARTS_MAX ? n : CTL_PARTS_MAX;
+	n = n > 0 ? n : 1;
+	snprintf(r->threads_auto, sizeof(r->threads_auto), "auto: %u partitions, %u of %u CPUs free, %u hosts (%u a "
+		 "thread at least)", parts, free, cpus, r->cfg->n_hosts, VT_AUTO_HOSTS);
+	return n;
+}
+
+/* Thread (or rank) @p i's events, wait_ns, frames out, in, late, lost, its run's wall time in ns, and its phases
+ * another thread ran. */
 static void thread_stats(const struct ctl_run_state *r, uint32_t i, uint64_t st[VT_RSTATS])
 {
 	const struct run_lcore *lc = ctl_run_lc(r, i);
@@ -506,7 +528,7 @@ static void thread_stats(const struct ctl_run_state *r, uint32_t i, uint64_t st[
 	}
 	st[0] = emu_sched_events_run(lc->np->sched), st[1] = lc->wait_ns, st[2] = lc->x_sent, st[3] = lc->x_recv;
 	st[4] = lc->x_late, st[5] = run_lcore_lost(lc);
-	st[6] = (uint64_t)(r->wall_s * 1e9);
+	st[6] = (uint64_t)(r->wall_s * 1e9), st[7] = lc->helped;
 }
 
 void ctl_run_vt_json(FILE *f, const struct ctl_run_state *r)
@@ -518,17 +540,21 @@ void ctl_run_vt_json(FILE *f, const struct ctl_run_state *r)
 		return;
 	run_vt_info(r->eng, &in);
 	fprintf(f, "  \"parallel\": {\"mpi_ranks\": %u, \"threads\": %u, \"lookahead_ps\": %llu, \"lookahead_from\": \"%s\", "
-		"\"windows\": %llu, \"close_delay_ps\": %llu, \"threads_detail\": [", vt->mpi ? vt->n : 0, vt->n,
-		(unsigned long long)(vt->n > 1 ? in.lookahead : 0), vt->n > 1 ? in.la_what : "",
-		(unsigned long long)in.windows, (unsigned long long)vt->close_delay);
+		"\"threads_auto\": \"%s\", \"windows\": %llu, \"windows_alone\": %llu, \"close_delay_ps\": %llu, "
+		"\"threads_detail\": [",
+		vt->mpi ? vt->n : 0, vt->n,
+		(unsigned long long)(vt->n > 1 ? in.lookahead : 0), vt->n > 1 ? in.la_what : "", r->threads_auto,
+		(unsigned long long)in.windows, (unsigned long long)in.windows_alone, (unsigned long long)vt->close_delay);
 	for (uint32_t i = 0; i < r->n_lcs; i++) {
 		uint64_t st[VT_RSTATS];
 
 		thread_stats(r, i, st);
 		fprintf(f, "%s{\"thread\": %u, \"events\": %llu, \"barrier_wait_s\": %.6f, \"frames_out\": %llu, "
-			"\"frames_in\": %llu, \"late\": %llu, \"lost\": %llu, \"partitions\": [", i ? ", " : "", i,
+			"\"frames_in\": %llu, \"late\": %llu, \"lost\": %llu, \"phases_run_by_others\": %llu, "
+			"\"partitions\": [", i ? ", " : "", i,
 			(unsigned long long)st[0], (double)st[1] / 1e9, (unsigned long long)st[2],
-			(unsigned long long)st[3], (unsigned long long)st[4], (unsigned long long)st[5]);
+			(unsigned long long)st[3], (unsigned long long)st[4], (unsigned long long)st[5],
+			(unsigned long long)st[7]);
 		for (uint32_t p = 0, k = 0; p < r->cfg->n_parts; p++)
 			if (r->part_lc[p] == i)
 				fprintf(f, "%s{\"name\": \"%s\", \"events\": %llu}", k++ ? ", " : "",
@@ -546,17 +572,24 @@ void ctl_run_vt_print(const struct ctl_run_state *r)
 	if (vt == NULL || vt->n < 2)
 		return;
 	run_vt_info(r->eng, &in);
-	printf("parallel: %u %s, lookahead %.3f us (%s), %llu windows\n", vt->n, vt->mpi ? "MPI ranks" : "threads",
+	printf("parallel: %u %s, lookahead %.3f us (%s), %llu windows", vt->n, vt->mpi ? "MPI ranks" : "threads",
 	       (double)in.lookahead / 1e6, in.la_what, (unsigned long long)in.windows);
+	if (!vt->mpi)
+		printf(" (%llu on the main thread alone: too few events for more)", (unsigned long long)in.windows_alone);
+	putchar('\n');
 	for (uint32_t i = 0; i < r->n_lcs; i++) {
 		uint64_t st[VT_RSTATS];
 
 		thread_stats(r, i, st);
 		double w = st[6] > 0 ? 100.0 * (double)st[1] / (double)st[6] : 0; /* of its own run: ranks start apart */
 
-		printf("  %s %u: %llu events, %llu frames out, %llu in, barrier wait %.3f s (%.1f%% of the run)\n",
+		printf("  %s %u: %llu events, %llu frames out, %llu in, barrier wait %.3f s (%.1f%% of the run)",
 		       vt->mpi ? "rank" : "thread", i, (unsigned long long)st[0], (unsigned long long)st[2],
 		       (unsigned long long)st[3], (double)st[1] / 1e9, w);
+		if (!vt->mpi) /* a window is two phases (run, take): those another thread did while this one had no CPU */
+			printf(", %llu of %llu phases run by another thread", (unsigned long long)st[7],
+			       2 * (unsigned long long)in.windows);
+		putchar('\n');
 	}
 }
 

@@ -12,6 +12,9 @@
  */
 int ctl_run_vt_plan(struct ctl_run_state *r, char *err, size_t errlen);
 void ctl_run_vt_fini(struct ctl_run_state *r);
+/** --threads auto: the threads that pay for @p r's fabric on this machine now (docs/parallel.md), at least 1; why
+ *  in r->threads_auto. */
+uint32_t ctl_run_vt_auto(struct ctl_run_state *r);
 /** Whether the run is in virtual time with its threads' logs (ctl_run_vt_plan() made them). */
 bool ctl_run_vt_on(const struct ctl_run_state *r);
 /** How long after its sender's completion a message's receive side closes (virtual time; 0 otherwise). */

@@ -27,6 +27,10 @@ and -mtu 4160; then the ratios uetemu / htsim of wall time, CPU time and peak RS
 two simulators, so both see the same machine load. On the fat trees uetemu then also runs htsim's two files
 themselves (topology: {type: htsim}, a connection_matrix application) and says whether that run's messages (pairs,
 sizes, starts) and FCTs are the YAML run's. A table of every scenario closes the output.
+
+With BENCH_THREADS=1,2,auto (--threads values), uetemu runs each scenario on each in turn, the order reversed every
+other repetition (paired, interleaved runs: all see the same load): a row per value and the speedup of the medians
+over the first. BENCH_BUSY=N runs N busy loops beside every run (a loaded machine on purpose).
 """
 import json
 import os
@@ -143,6 +147,32 @@ def row(name, runs, events=None):
     return wall, cpu, rss
 
 
+def busy_loops(n):
+    """n processes spinning for ever, to be killed: the load of a busy machine."""
+    return [subprocess.Popen(['sh', '-c', 'while :; do :; done']) for _ in range(n)]
+
+
+def bench_threads(uetemu, root, name, config, reps, threads, out):
+    """Paired runs over --threads values, interleaved (the order reversed every other repetition)."""
+    runs, events, auto = {t: [] for t in threads}, None, ''
+    for i in range(reps):
+        for t in (threads if i % 2 == 0 else threads[::-1]):
+            shutil.rmtree(out, ignore_errors=True)
+            runs[t].append(measure([uetemu, 'run', config, '--out', out, '--quiet', '--threads', t], root))
+            par = json.load(open(os.path.join(out, 'summary.json')))
+            events = par['events']
+            if t == 'auto':
+                auto = ' (auto: %d)' % par['parallel']['threads']
+    load = open('/proc/loadavg').read().split()[0]
+    print('%s (%s, %d paired runs, medians; load %s at the end)' % (name, os.path.relpath(config, root), reps, load))
+    walls = []
+    for t in threads:
+        walls.append(row('threads %s' % t, runs[t], events)[0])
+        print('            runs: %s s%s' % (', '.join('%.3f' % r[0] for r in runs[t]), auto if t == 'auto' else ''))
+    for t, w in zip(threads[1:], walls[1:]):
+        print('  speedup of %s threads over %s: %.2fx' % (t, threads[0], walls[0] / w))
+
+
 def bench(uetemu, root, name, reps, htsim, tmp, base=None):
     """One scenario: its rows, and a line of the closing table (name, CPU, FCTs of each simulator)."""
     config, fabric, gbps = SCENARIOS[name]
@@ -153,6 +183,9 @@ def bench(uetemu, root, name, reps, htsim, tmp, base=None):
                            check=True)
     config = os.path.join(root, config)
     out = os.path.join(tmp, 'out')
+    threads = [t for t in os.environ.get('BENCH_THREADS', '').split(',') if t]
+    if threads:
+        return bench_threads(uetemu, root, name, config, reps, threads, out)
     hargs = htsim_inputs(config, fabric, gbps, tmp) if htsim else None
     hout = os.path.join(tmp, 'htsim.out')
     ours, theirs, before, events, fct, n = [], [], [], None, [], 0
@@ -236,10 +269,14 @@ def main():
     every = 'fat-tree-128,fat-tree-432,fat-tree-1024,fat-tree-2000,fat-tree-3456,fat-tree-8192,incast'
     names = os.environ.get('BENCH_SCENARIOS', every if htsim else 'fat-tree-128,fat-tree-1024,incast').split(',')
     tmp = tempfile.mkdtemp(prefix='uetemu-bench-')
+    busy = busy_loops(int(os.environ.get('BENCH_BUSY', '0')))
     try:
         lines = [bench(uetemu, root, name, reps, htsim, tmp, base) for name in names]
-        table(lines, htsim)
+        table([ln for ln in lines if ln], htsim)  # BENCH_THREADS runs print their own rows
     finally:
+        for p in busy:
+            p.kill()
+            p.wait()
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
 

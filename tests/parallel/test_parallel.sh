@@ -2,8 +2,9 @@
 # Virtual time over threads (docs/parallel.md): every output (records, captures, the uet-events record, the summary
 # less its "parallel" member and wall_s, the table less its parallel lines) is byte-identical with 1, 2, 3 and 4
 # threads, on fat-tree-128, leaf-spine and tests/parallel/parallel.yaml (captures of a link between threads, a
-# fault on one, losses, timeouts); a link of delay 0 between two partitions is refused, naming it; what runs on one
-# thread says so and runs.
+# fault on one, losses, timeouts), and on 2 threads sharing one CPU; --threads auto picks from the partitions, the
+# CPUs and the hosts; a link of delay 0 between two partitions is refused, naming it; what runs on one thread says
+# so and runs.
 # Usage: test_parallel.sh UETEMU REPO_ROOT
 set -uo pipefail
 uetemu=$(realpath "$1") root=$(realpath "$2")
@@ -64,6 +65,28 @@ check "parallel.yaml: the faults on links between threads drop frames (down, los
 "$uetemu" run configs/leaf-spine.yaml -q -s nic.EnableEventLogging=true --out "$tmp/ls-l" -- -l 0-2 >"$tmp/ls-l.out" 2>&1
 th=$(python3 -c "import json; print(json.load(open('$tmp/ls-l/summary.json'))['parallel']['threads'])")
 check "leaf-spine, -- -l 0-2: $th threads, outputs identical to 1 thread's" '[ "$th" = 3 ] && same "$tmp/leaf-spine-1" "$tmp/ls-l"'
+# two threads on one CPU: each waits asleep (a futex) and runs the other's phases when that one has no CPU; the
+# outputs stay the same
+taskset -c 0 "$uetemu" run configs/fat-tree-128.yaml -q --threads 2 -s nic.EnableEventLogging=true \
+	--out "$tmp/ft-cpu0" >"$tmp/ft-cpu0.out" 2>&1
+th=$(python3 -c "import json; print(json.load(open('$tmp/ft-cpu0/summary.json'))['parallel']['threads'])")
+check "fat-tree-128, 2 threads on one CPU (taskset -c 0): $th threads, outputs identical to 1 thread's" \
+	'[ "$th" = 2 ] && same "$tmp/fat-tree-128-1" "$tmp/ft-cpu0"'
+# --threads auto: the partitions, the free CPUs, 32 hosts a thread at least
+auto() { python3 -c "import json; p=json.load(open('$1/summary.json'))['parallel']; print(p['threads'], p['threads_auto'])"; }
+"$uetemu" run configs/fat-tree-128.yaml -q --threads auto -s nic.EnableEventLogging=true --out "$tmp/ft-auto" \
+	>"$tmp/ft-auto.out" 2>&1
+a=$(auto "$tmp/ft-auto")
+check "fat-tree-128, --threads auto: $a; outputs identical to 1 thread's" \
+	'[[ "$a" == [12]" auto: 32 partitions, "[12]" of $(nproc) CPUs free, 128 hosts"* ]] && same "$tmp/fat-tree-128-1" "$tmp/ft-auto"'
+taskset -c 0 "$uetemu" run configs/fat-tree-128.yaml -q --threads auto --out "$tmp/ft-auto1" >/dev/null 2>&1
+a=$(auto "$tmp/ft-auto1")
+check "fat-tree-128, --threads auto on one CPU: $a" '[[ "$a" == "1 auto: 32 partitions, 1 of 1 CPUs free"* ]]'
+"$uetemu" run configs/leaf-spine.yaml -q --threads auto --out "$tmp/ls-auto" >/dev/null 2>&1
+a=$(auto "$tmp/ls-auto")
+check "leaf-spine (16 hosts), --threads auto: $a" '[[ "$a" == "1 auto: 4 partitions, "*", 16 hosts"* ]]'
+out=$("$uetemu" run configs/leaf-spine.yaml -q --threads autox 2>&1); rc=$?
+check "--threads autox is a usage error (exit $rc)" '[ $rc -eq 2 ] && [[ "$out" == *"1 to 64, or auto"* ]]'
 # 8 threads for 4 partitions: 4 run
 "$uetemu" run configs/leaf-spine.yaml -q --threads 8 --out "$tmp/ls8" >/dev/null 2>&1
 th=$(python3 -c "import json; print(json.load(open('$tmp/ls8/summary.json'))['parallel']['threads'])")
