@@ -739,6 +739,8 @@ static void json_realtime(FILE *f, const struct ctl_report_in *r)
 		(double)rt->held / 1e3, (unsigned long long)rt->holds, (double)rt->lag_late / 1e3,
 		(unsigned long long)rt->lag_at, (unsigned long long)rt->timers, (unsigned long long)rt->timers_late,
 		(unsigned long long)(RUN_TIMER_LATE_MARGIN / EMU_PS_PER_NS));
+	if (r->cpu_steal_ns >= 0)
+		fprintf(f, ", \"cpu_steal_ns\": %lld", (long long)r->cpu_steal_ns);
 	if (r->partition != NULL)
 		fprintf(f, ", \"partition\": \"%s\"", r->partition);
 	if (r->n_lcores > 0)

@@ -188,6 +188,8 @@ struct ctl_report_in {
 	emu_ps_t records_cut_at;             /* periodic rows stopped at RecordSizeLimit here; EMU_PS_NEVER if not */
 	emu_ps_t wall_end;                   /* real time: wall-clock time the run ended at (neighbour states) */
 	const struct run_rt_stats *rt;       /* real time only: pacing and lateness (every lcore's, merged) */
+	int64_t cpu_steal_ns;                /* real time: CPU time a hypervisor took from the machine during the loop
+						(/proc/stat steal, every CPU's), -1 unknown */
 	const struct ctl_report_lcore *lcores; /* real time over several lcores or with --partition, else NULL */
 	uint32_t n_lcores;
 	const char *partition;               /* --partition: the one this process ran, else NULL */

@@ -170,6 +170,17 @@ static void __attribute__((format(printf, 2, 3))) why(struct ctl_verdict *v, con
  * timer or one largest data frame's serialization on the fastest link, or when the worst pass ran later than the
  * smallest timer; else trusted (docs/realtime.md, Timing verdict).
  */
+/*
+ * A virtual machine's hypervisor that ran something else on its CPUs during the run (steal time, 1 ms or more): said
+ * with a degraded or invalid timing, as the likeliest cause of the lateness (nothing this process can change).
+ */
+static void steal(const struct ctl_report_in *r, struct ctl_verdict *v)
+{
+	if (v->timing != CTL_TIMING_TRUSTED && r->cpu_steal_ns >= 1000000)
+		why(v, "the hypervisor took %.1f ms of CPU from this machine during the run (steal time, /proc/stat)",
+		    (double)r->cpu_steal_ns / 1e6);
+}
+
 static void timing(const struct ctl_report_in *r, struct ctl_verdict *v)
 {
 	const struct ctl_timing_in *t = &r->timing;
@@ -185,6 +196,7 @@ static void timing(const struct ctl_report_in *r, struct ctl_verdict *v)
 	if (t->timer != 0 && p99 > t->timer) {
 		v->timing = CTL_TIMING_INVALID;
 		why(v, "lateness p99 %.3f us > %s %.3f us", (double)p99 / 1e6, t->timer_key, (double)t->timer / 1e6);
+		steal(r, v);
 		return;
 	}
 	if (t->timer != 0 && p99 > t->timer / 4)
@@ -197,6 +209,7 @@ static void timing(const struct ctl_report_in *r, struct ctl_verdict *v)
 		why(v, "lateness max %.3f us > %s %.3f us", (double)max / 1e6, t->timer_key, (double)t->timer / 1e6);
 	if (v->timing_why[0] != '\0')
 		v->timing = CTL_TIMING_DEGRADED;
+	steal(r, v);
 }
 
 void ctl_report_verdict(const struct ctl_report_in *r, const struct ctl_report_counters *c, struct ctl_verdict *v)

@@ -13,6 +13,9 @@
 #include "ctl_run_rt_pvt.h"
 
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -445,6 +448,27 @@ static void tx_thread_start(struct ctl_run_state *r)
 }
 
 /*
+ * The machine's steal time so far, in ns (the 8th value of /proc/stat's "cpu" line: time a hypervisor ran something
+ * else on this virtual machine's CPUs), or -1 when it cannot be read. Read at the loop's start and end, never in it.
+ */
+static int64_t steal_now(void)
+{
+	FILE *f = fopen("/proc/stat", "re");
+	unsigned long long v[8];
+	long hz = sysconf(_SC_CLK_TCK);
+	int n;
+
+	if (f == NULL)
+		return -1;
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+		   &v[7]);
+	fclose(f);
+	if (n != 8 || hz <= 0 || v[7] > (unsigned long long)INT64_MAX / 1000000000ull)
+		return -1;
+	return (int64_t)(v[7] * 1000000000ull / (unsigned long long)hz);
+}
+
+/*
  * Every lcore's loop: the workers launched, the main lcore's run here, then the workers waited for. The end of
  * the run is the latest time any lcore reached; the lateness figures are all lcores' merged.
  */
@@ -468,7 +492,10 @@ static void run_lcores(struct ctl_run_state *r)
 
 	writer_start(r, &w);
 	tx_thread_start(r);
+	int64_t steal0 = steal_now();
 	run_go(r->eng, &h, &why, &r->end); /* real time starts no thread of its own: it cannot fail */
+	int64_t steal1 = steal_now();
+	r->rt->steal_ns = steal0 >= 0 && steal1 >= steal0 ? steal1 - steal0 : -1;
 	dp_tx_thread_stop(r->rt->dp); /* what the loop's last flush staged is sent */
 	writer_stop(r, w);
 	r->rt->lagged = why == RUN_END_LAG;
@@ -558,7 +585,9 @@ static void port_close(struct ctl_ext *x)
 
 int ctl_run_rt_open(struct ctl_run_state *r, char *err, size_t errlen)
 {
-	if ((r->rt = calloc(1, sizeof(*r->rt))) == NULL)
+	if ((r->rt = calloc(1, sizeof(*r->rt))) != NULL)
+		r->rt->steal_ns = -1;
+	if (r->rt == NULL)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < r->cfg->n_ports; i++) /* a mistyped devarg the PMD would ignore or refuse */
 		ctl_run_preflight_warn(r->cfg, i, "[uetemu] ");

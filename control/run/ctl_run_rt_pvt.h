@@ -16,6 +16,7 @@ struct ctl_run_rt {
 	int64_t epoch_ns;        /* the wall clock at the run's time 0 (the captures' epoch) */
 	struct run_rt_stats stats; /* pacing, lateness, what the LagPolicy did (every lcore's, merged) */
 	bool lagged;             /* LagPolicy abort stopped the run */
+	int64_t steal_ns;        /* CPU time the hypervisor took from this machine's CPUs during the loop; -1 unknown */
 };
 
 /** Real time: the EAL (its lcores tell the build where partitions run). 0, or -errno with @p err. */
