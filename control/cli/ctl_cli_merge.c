@@ -157,6 +157,16 @@ static int index_rows(struct shard *s)
 	return 0;
 }
 
+/* Close the merged file @p f at @p path: 0, or -1 (said on stderr) when a write or the close failed. */
+static int close_out(FILE *f, const char *path)
+{
+	if (ferror(f) | (fclose(f) != 0)) {
+		fprintf(stderr, "uetemu: merge: %s: cannot write it\n", path);
+		return -1;
+	}
+	return 0;
+}
+
 /* Join the @p n shards of @p rec in @p dir into @p out/<prefix>-0.csv. 0 or -1 (said on stderr). */
 static int merge_record(const char *dir, const char *out, const struct record *rec)
 {
@@ -227,13 +237,8 @@ static int merge_record(const char *dir, const char *out, const struct record *r
 
 		fwrite(row, 1, strcspn(row, "\n") + 1, f);
 	}
-	if (ferror(f) | (fclose(f) != 0)) {
-		f = NULL;
-		fprintf(stderr, "uetemu: merge: %s: cannot write it\n", path);
-		goto fail;
-	}
+	rc = close_out(f, path);
 	f = NULL;
-	rc = 0;
 fail:
 	if (f != NULL)
 		fclose(f);
@@ -513,13 +518,8 @@ static int merge_capture(const char *dir, const char *out, const struct record *
 	}
 	if (ng && isb)
 		fwrite(sh[0].d + sh[0].isb, 1, sh[0].isb_len, f);
-	if (ferror(f) | (fclose(f) != 0)) {
-		f = NULL;
-		fprintf(stderr, "uetemu: merge: %s: cannot write it\n", path);
-		goto fail;
-	}
+	rc = close_out(f, path);
 	f = NULL;
-	rc = 0;
 fail:
 	if (f != NULL)
 		fclose(f);
