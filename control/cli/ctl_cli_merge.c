@@ -532,6 +532,28 @@ fail:
 	return rc;
 }
 
+/* Count a shard of rank @p rank of @p prefix into @p t (@p *n of at most @p max, a new entry for a new prefix); -1
+ * when it would be one more than @p max. */
+static int tally(struct record *t, unsigned *n, unsigned max, const char *prefix, unsigned rank)
+{
+	unsigned i;
+
+	for (i = 0; i < *n && strcmp(t[i].prefix, prefix) != 0; i++)
+		;
+	if (i == *n) {
+		if (*n == max)
+			return -1;
+		snprintf(t[i].prefix, sizeof(t[i].prefix), "%s", prefix);
+		t[i].n = 0;
+		t[i].max_rank = 0;
+		(*n)++;
+	}
+	t[i].n++;
+	if (rank > t[i].max_rank)
+		t[i].max_rank = rank;
+	return 0;
+}
+
 /* The captures' shards in @p dir (names ending @p ext) into @p caps (at most @p max), their count; -1 (said) when
  * there are more. */
 static int find_captures(const char *dir, const char *ext, struct record *caps, unsigned max)
@@ -543,25 +565,15 @@ static int find_captures(const char *dir, const char *ext, struct record *caps, 
 	if (d == NULL)
 		return 0;
 	for (struct dirent *e; (e = readdir(d)) != NULL;) {
-		unsigned rank, i;
+		unsigned rank;
 
 		if (!shard_name_ext(e->d_name, ext, prefix, &rank))
 			continue;
-		for (i = 0; i < n && strcmp(caps[i].prefix, prefix) != 0; i++)
-			;
-		if (i == n) {
-			if (n == max) {
-				fprintf(stderr, "uetemu: merge: %s: more than %u captures\n", dir, max);
-				closedir(d);
-				return -1;
-			}
-			snprintf(caps[n].prefix, sizeof(caps[n].prefix), "%s", prefix);
-			caps[n].n = 0;
-			caps[n++].max_rank = 0;
+		if (tally(caps, &n, max, prefix, rank) < 0) {
+			fprintf(stderr, "uetemu: merge: %s: more than %u captures\n", dir, max);
+			closedir(d);
+			return -1;
 		}
-		caps[i].n++;
-		if (rank > caps[i].max_rank)
-			caps[i].max_rank = rank;
 	}
 	closedir(d);
 	return (int)n;
@@ -580,25 +592,15 @@ int ctl_cli_merge(const char *dir, const char *out)
 		return CTL_EXIT_ERROR;
 	}
 	for (struct dirent *e; (e = readdir(d)) != NULL;) {
-		unsigned rank, i;
+		unsigned rank;
 
 		if (!shard_name(e->d_name, prefix, &rank))
 			continue;
-		for (i = 0; i < n_recs && strcmp(recs[i].prefix, prefix) != 0; i++)
-			;
-		if (i == n_recs) {
-			if (n_recs == MERGE_RECORDS_MAX) {
-				fprintf(stderr, "uetemu: merge: %s: more than %d records\n", dir, MERGE_RECORDS_MAX);
-				closedir(d);
-				return CTL_EXIT_ERROR;
-			}
-			snprintf(recs[n_recs].prefix, sizeof(recs[n_recs].prefix), "%s", prefix);
-			recs[n_recs].n = 0;
-			recs[n_recs++].max_rank = 0;
+		if (tally(recs, &n_recs, MERGE_RECORDS_MAX, prefix, rank) < 0) {
+			fprintf(stderr, "uetemu: merge: %s: more than %d records\n", dir, MERGE_RECORDS_MAX);
+			closedir(d);
+			return CTL_EXIT_ERROR;
 		}
-		recs[i].n++;
-		if (rank > recs[i].max_rank)
-			recs[i].max_rank = rank;
 	}
 	closedir(d);
 	if (n_recs == 0) {
