@@ -9,7 +9,7 @@
 # paused, host0's NIC sends nothing (its tx_bytes stays 0 over a second) and the message stays open; `resume host0`:
 # the message completes; bad commands (an unknown host, a bad size, a missing argument, a bad rate, a message the
 # host has not) exit 1 or 2 with the reason named and are counted by `status`; `rate host0 200Mbps`: host0's frames
-# leave paced at 200 Mb/s (the link is 1 Gb/s), as the session log's TX records show in emulated time; `pause host0 2` holds message 2 (4 MiB) while message 3 (64 KiB)
+# leave paced at 200 Mb/s (the link is 1 Gb/s), as the session log's TX records show in emulated time; `pause host0 2` holds message 2 (32 MiB) while message 3 (64 KiB)
 # completes, `resume host0 2` lets it complete; `rate host0 off`; `stop`: uetemu exits 0 (the work done) with
 # "stop": "ctl" and its outputs written, the messages in summary.json, and its "control" lists the 11 commands
 # applied and the 4 refused; then `uetemu rerun` of the session says identical, with the 11 control commands
@@ -111,7 +111,7 @@ wait_state 1 done 150
 check "the 1 MiB message at 200 Mb/s completed ($(state 1))" '[ "$(state 1)" = done ]'
 
 # one message held while the host's others go on
-ctl post host0 host1 4MiB >/dev/null
+ctl post host0 host1 32MiB >/dev/null
 wait_state 2 sending
 ctl pause host0 2 >"$WORK/fpause.json"
 rc=$?
@@ -120,7 +120,7 @@ ctl post host0 host1 64KiB >/dev/null
 wait_state 3 done 100
 sleep 0.5
 s2=$(state 2) s3=$(state 3)
-check "message 2 held: message 3 completed (${s3:-?}) while message 2 is still ${s2:-?} (4 MiB at 200 Mb/s is 0.17 s)" \
+check "message 2 held: message 3 completed (${s3:-?}) while message 2 is still ${s2:-?} (32 MiB at 200 Mb/s is 1.3 s, so the pause lands while it sends even on a loaded machine)" \
 	'[ "${s3:-}" = done ] && [ "${s2:-}" = sending ]'
 ctl resume host0 2 >/dev/null
 wait_state 2 done 150
