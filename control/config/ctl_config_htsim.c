@@ -67,12 +67,17 @@ static int hs_path(struct ctl_ctx *c, const struct ctl_ynode *v, const char *exa
 	return 0;
 }
 
-/* Read the whole file into f->text. */
-static int hs_open(struct hs_file *f, const char *path)
+/* Read the file f->at names (@p example: how one is written) into f->text. */
+static int hs_load(struct hs_file *f, const char *example)
 {
-	FILE *fp = fopen(path, "rb");
+	char path[1024];
+	FILE *fp;
 	long n;
+	int rc = hs_path(f->c, f->at, example, path, sizeof(path), &f->name);
 
+	if (rc != 0)
+		return rc;
+	fp = fopen(path, "rb");
 	if (fp == NULL)
 		return ctl_err(f->c, f->at, "%s: %s", f->name, strerror(errno));
 	if (fseek(fp, 0, SEEK_END) != 0 || (n = ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET) != 0) {
@@ -395,7 +400,6 @@ int ctl_app_cm(struct ctl_ctx *c, const struct ctl_ynode *item, struct ctl_confi
 {
 	static const struct ctl_key keys[] = { { "type", true, NULL }, { "file", true, NULL } };
 	struct ctl_app *app = &cfg->apps[idx];
-	char path[1024];
 	struct hs_file f = { .c = c };
 	int rc = ctl_walk_map(c, item, keys, sizeof(keys) / sizeof(keys[0]), NULL,
 			      "e.g. {type: connection_matrix, file: perm.cm}");
@@ -406,9 +410,7 @@ int ctl_app_cm(struct ctl_ctx *c, const struct ctl_ynode *item, struct ctl_confi
 	size_t old = ctl_push(c, "file");
 
 	f.at = ctl_y_get(item, "file");
-	rc = hs_path(c, f.at, "perm.cm", path, sizeof(path), &f.name);
-	if (rc == 0)
-		rc = hs_open(&f, path);
+	rc = hs_load(&f, "perm.cm");
 	if (rc == 0)
 		rc = cm_read(&f, cfg, app);
 	free(f.text);
@@ -656,7 +658,6 @@ int ctl_topo_htsim(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_conf
 	struct topo_file tf = { 0 };
 	struct hs_file f = { .c = c };
 	uint32_t ip_base = 0;
-	char path[1024];
 	int rc = ctl_walk_map(c, v, keys, sizeof(keys) / sizeof(keys[0]), NULL,
 			      "e.g. {type: htsim, file: fat_tree_128.topo}");
 
@@ -672,9 +673,7 @@ int ctl_topo_htsim(struct ctl_ctx *c, const struct ctl_ynode *v, struct ctl_conf
 	size_t old = ctl_push(c, "file");
 
 	f.at = ctl_y_get(v, "file");
-	rc = hs_path(c, f.at, "fat_tree_128.topo", path, sizeof(path), &f.name);
-	if (rc == 0)
-		rc = hs_open(&f, path);
+	rc = hs_load(&f, "fat_tree_128.topo");
 	if (rc == 0)
 		rc = topo_read(&f, &tf);
 	if (rc == 0)
