@@ -2,7 +2,7 @@
 """Send 802.1Qbb PFC frames on an interface (scapy): COUNT pauses of PRIORITY at full quanta (65,535), INTERVAL
 seconds apart, from the wall-clock time AT (seconds since the epoch; at once if past), then one resume (quanta 0) of
 it. Untagged, to 01:80:C2:00:00:01, as 802.1Qbb sends them. Usage: send_pfc.py IFACE PRIORITY COUNT INTERVAL AT.
-Prints the wall-clock time of the first and last pause."""
+Prints the wall-clock time of every pause, first to last, and then of the resume, on one line."""
 import struct
 import sys
 import time
@@ -20,14 +20,14 @@ def pfc(src, prio, quanta):
 def main(iface, prio, count, interval, at):
     src = open(f'/sys/class/net/{iface}/address').read().strip()
     time.sleep(max(0.0, at - time.time()))
-    first = last = 0.0
+    sent = []
     for i in range(count):
-        last = time.time()
-        first = first or last
+        sent.append(time.time())
         sendp(pfc(src, prio, 0xffff), iface=iface, verbose=False)
         time.sleep(interval)
+    sent.append(time.time())
     sendp(pfc(src, prio, 0), iface=iface, verbose=False)
-    print(f'{first:.6f} {last:.6f}')
+    print(' '.join(f'{t:.6f}' for t in sent))
 
 
 if __name__ == '__main__':
