@@ -13,7 +13,7 @@ NSS=()
 
 pass() { echo "PASS: $*"; PASSED=$((PASSED + 1)); }
 fail() { echo "FAIL: $*"; FAILED=$((FAILED + 1)); }
-check() { if eval "$2"; then pass "$1"; else fail "$1"; fi; }
+check() { if eval "$2"; then pass "$1"; else fail "$1"; return 1; fi; } # 1 on a failure: `check ... || tail LOG`
 finish() {
 	echo "$LAB_NAME: $PASSED passed, $FAILED failed"
 	[ "$FAILED" -eq 0 ] && [ "$PASSED" -gt 0 ] && exit 0
