@@ -137,7 +137,7 @@ phase_garbage() {
 	m=$(js "$s" "'%d %d' % (s['messages']['posted'], s['messages']['completed'])")
 	check "A: every message completed ($m)" "[ '$m' = '3 3' ]"
 	m=$(js "$WORK/garb-b/summary.json" "'%d %d' % (s['messages']['posted'], s['messages']['completed'])")
-	check "B: every message completed ($m)" "[ '$m' = '3 3' ]"
+	check "B: every message completed ($m)" "[ '$m' = '3 3' ]" || tail -n 12 "$WORK/garb-b.log" | sed 's/^/  B: /'
 	local p0
 	p0=$(js "$s" "[(sorted(p['rx_drops'].items()), p['peer']['bad_hellos'], p['peer']['hellos_received']) for p in s['ports'] if p['dev'].endswith('pa0')][0]")
 	echo "  A's pa0: rx_drops, bad hellos, hellos: $p0"
