@@ -491,7 +491,7 @@ static void stall_hooks(struct ctl_run_state *r, struct run_hooks *h)
 	r->rt->stall_hold = h->stall_hold;
 	r->rt->stall_budget_pct = h->stall_budget_pct;
 	if (o->progress)
-		fprintf(stderr, "[uetemu] real time: a gap of %.3f us between passes is a stall (%s); %s\n",
+		fprintf(stderr, "[uetemu] stalls: a gap of %.3f us between passes is one (%s); %s\n",
 			(double)h->stall_ns / 1e3, o->stall_threshold != 0 ? "--stall-threshold" :
 			rto != 0 ? "a quarter of the smallest RTO" : "no RTO in the config: 1 ms",
 			h->stall_hold ? "held back while within the --stall-budget" : "--stall-threshold off: charged");
