@@ -61,6 +61,7 @@ struct run_lcore {
 	emu_ps_t wall_now;           /* real time, a re-run: the wall-clock time of that pass */
 	emu_ps_t late_win, late_last_s; /* real time: the most an event ran late in the current second, and the last */
 	emu_ps_t stall_until;        /* real time: late timers up to this time count as after a charged stall */
+	emu_ps_t next_due;           /* real time: its earliest pending event at its last pass (run_stall.next) */
 	struct run_rt_stats rt;      /* real time: its passes' lateness, what the LagPolicy did */
 	struct run_prof *prof;       /* real time, run_hooks.profile: where its passes' time went; else NULL */
 	bool lagged;                 /* real time: LagPolicy abort stopped it */

@@ -39,11 +39,25 @@ static void atomic_max(uint64_t *at, uint64_t v)
 /*
  * One lcore's gap from its pass at TSC @p prev to this one at @p tsc, longer than the threshold: counted in @p st,
  * and its part past the threshold not yet accounted for by another lcore taken (covered moved to @p tsc), then
- * held back if the held time stays within the budget, else charged. Returns whether the lcore's clock jumped over
- * a charged stall (its own part charged, or another lcore's charge within its gap).
+ * held back if the held time stays within the budget, else charged; unless no lcore's event fell due by the time
+ * the clock would jump to (@p next this lcore's earliest): idle, jumped over. Returns whether the lcore's clock
+ * jumped over a charged stall (its own part charged, or another lcore's charge within its gap).
  */
-static bool stall_seen(struct run_stall *s, struct run_rt_stats *st, uint64_t prev, uint64_t tsc)
+/* Whether an event of any lcore fell due by @p at: its own @p next, or one another lcore published. */
+static bool any_due(const struct run_stall *s, emu_ps_t next, emu_ps_t at)
 {
+	if (next <= at)
+		return true;
+	for (int i = 0; i < RUN_STALL_LCORES && s->next[i] != NULL; i++)
+		if (__atomic_load_n(s->next[i], __ATOMIC_RELAXED) <= at)
+			return true;
+	return false;
+}
+
+static bool stall_seen(struct run_clock *c, struct run_rt_stats *st, emu_ps_t next, uint64_t tsc)
+{
+	struct run_stall *s = c->stall;
+	uint64_t prev = c->prev;
 	uint64_t gap = tsc - prev, from = add_sat(prev, s->thresh), gap_ns = muldiv_sat(gap, 1000000000u, s->hz);
 	uint64_t cov = __atomic_load_n(&s->covered, __ATOMIC_RELAXED), start;
 
@@ -62,8 +76,12 @@ static bool stall_seen(struct run_stall *s, struct run_rt_stats *st, uint64_t pr
 		bool fresh = start == from; /* not the tail of a stall another lcore counted */
 		/* held in all (this one with it) within budget_pct % of the wall time run so far; 128 bits: no wrap */
 		bool hold = s->hold && ((unsigned __int128)held + more) * 100 <= (unsigned __int128)wall * s->budget_pct;
+		uint64_t d = tsc > c->t0 ? tsc - c->t0 : 0;
+		emu_ps_t jump = run_clock_ps(c, d > held ? d - held : 0);
 
-		if (hold) {
+		if (!any_due(s, next, jump > c->held ? jump - c->held : 0)) {
+			__atomic_fetch_add(&s->idle, fresh, __ATOMIC_RELAXED);
+		} else if (hold) {
 			__atomic_fetch_add(&s->held, more, __ATOMIC_RELEASE);
 		} else {
 			atomic_max(&s->charged_at, tsc);
@@ -84,6 +102,7 @@ void run_stall_stats(const struct run_stall *s, struct run_rt_stats *out)
 		return;
 	out->stalls = __atomic_load_n(&s->stalls, __ATOMIC_RELAXED);
 	out->stalls_charged = __atomic_load_n(&s->charged, __ATOMIC_RELAXED);
+	out->stalls_idle = __atomic_load_n(&s->idle, __ATOMIC_RELAXED);
 	out->stall_ns = muldiv_sat(__atomic_load_n(&s->past_ticks, __ATOMIC_RELAXED), 1000000000u, s->hz);
 	out->stall_max_ns = muldiv_sat(__atomic_load_n(&s->max_ticks, __ATOMIC_RELAXED), 1000000000u, s->hz);
 	out->stall_held_ns = muldiv_sat(__atomic_load_n(&s->held, __ATOMIC_RELAXED), 1000000000u, s->hz);
@@ -126,7 +145,7 @@ bool run_clock_pass(struct run_clock *c, struct run_rt_stats *st, emu_ps_t *late
 		struct run_stall *s = c->stall;
 
 		if (s->thresh != 0 && c->prev != 0 && tsc > c->prev && tsc - c->prev > s->thresh)
-			charged = stall_seen(s, st, c->prev, tsc);
+			charged = stall_seen(c, st, next, tsc);
 		c->prev = tsc;
 		uint64_t h = __atomic_load_n(&s->held, __ATOMIC_ACQUIRE);
 
@@ -178,6 +197,7 @@ void run_rt_stats_merge(struct run_rt_stats *into, const struct run_rt_stats *s)
 	into->timers_late += s->timers_late;
 	into->stalls += s->stalls;
 	into->stalls_charged += s->stalls_charged;
+	into->stalls_idle += s->stalls_idle;
 	into->stall_ns = add_sat(into->stall_ns, s->stall_ns);
 	into->stall_max_ns = s->stall_max_ns > into->stall_max_ns ? s->stall_max_ns : into->stall_max_ns;
 	into->stall_held_ns = add_sat(into->stall_held_ns, s->stall_held_ns);

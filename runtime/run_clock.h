@@ -30,11 +30,14 @@ struct run_rt_stats {
 	 * merged over a run's lcores (run_rt_merge), the run's own, each stall counted once (struct run_stall) */
 	uint64_t stalls;         /* stalls */
 	uint64_t stalls_charged; /* ... whose time the clock was not held back for (past the budget, or off) */
+	uint64_t stalls_idle;    /* ... in which no event of any lcore fell due: jumped over, neither held nor charged */
 	uint64_t stall_ns;       /* per lcore: its gaps' wall time; merged: the stalls' time past the threshold */
 	uint64_t stall_max_ns;   /* the longest gap, wall ns */
 	uint64_t stall_held_ns;  /* merged: the wall time the clock was held back for stalls */
 	uint64_t timeouts_after_stall; /* late timers run within one RTO after a charged stall */
 };
+
+#define RUN_STALL_LCORES 64 /* RUN_LCORES_MAX */
 
 /*
  * Stalls (docs/realtime.md, Stalls): the one record of a run's stalls that every lcore's clock shares. A gap between
@@ -42,7 +45,9 @@ struct run_rt_stats {
  * out of every lcore's emulated time) while the time held back in all stays within the budget's share of the wall
  * time run so far, else charged (the clock jumps). The lcores that lost the CPU together each see the gap: the part
  * of it not yet accounted for (covered) is taken with a compare-and-swap, so each wall tick is held or charged once
- * and the stall counted once. Written only when a stall is seen (atomics, no lock); read at every pass (held).
+ * and the stall counted once. A stall in which no lcore's earliest event fell due (each lcore publishes it at every
+ * pass, in its own cache line) is idle: jumping over it fires nothing, so it is neither held nor charged and costs
+ * no budget. Written only when a stall is seen (atomics, no lock); read at every pass (held).
  */
 struct run_stall {
 	uint64_t thresh;      /* TSC ticks: a gap longer than this is a stall (0: no stall detection) */
@@ -54,7 +59,10 @@ struct run_stall {
 	/* atomic */
 	uint64_t held;        /* TSC ticks held back in all: every lcore's emulated time is that of TSC - held */
 	uint64_t covered;     /* the TSC up to which stalls are accounted for */
-	uint64_t stalls, charged, past_ticks, max_ticks, charged_at;
+	uint64_t stalls, charged, idle, past_ticks, max_ticks, charged_at;
+	/* each lcore's earliest pending event once its last pass's events ran, as it published it (its own cache
+	 * line, run_lcore.next_due; the slots set before the run, NULL ends them) */
+	const emu_ps_t *next[RUN_STALL_LCORES];
 };
 
 /** @p s for a run from TSC @p t0 at @p hz; a stall is a gap over @p thresh_ns (0: none detected), held (when

@@ -178,6 +178,8 @@ static void run_due_rt(struct run_lcore *lc, emu_ps_t t)
 	lc->rt.timers_late += n.late;
 	if (t <= lc->stall_until) /* the timers a charged stall's jump made late */
 		lc->rt.timeouts_after_stall += n.late;
+	/* for another lcore that sees a stall: whether one of this lcore's events falls due in it (run_stall) */
+	__atomic_store_n(&lc->next_due, emu_sched_next(lc->np->sched), __ATOMIC_RELAXED);
 }
 
 /* ---- --pass-profile (real time): where a pass's time goes ---- */
@@ -366,8 +368,13 @@ int run_go(struct run_engine *e, const struct run_hooks *h, enum run_end *why, e
 		e->h = NULL;
 		return rc;
 	}
-	if (e->clock == RUN_REALTIME)
+	if (e->clock == RUN_REALTIME) {
 		run_stall_init(&e->stall, h->t0, h->hz, h->stall_ns, h->stall_hold, h->stall_budget_pct, h->stall_rto);
+		for (uint32_t i = 0; i < e->n && i < RUN_STALL_LCORES; i++) { /* before any lcore's loop starts */
+			e->lcs[i].next_due = EMU_PS_NEVER;
+			e->stall.next[i] = &e->lcs[i].next_due;
+		}
+	}
 	for (uint32_t i = 0; h->profile && e->clock == RUN_REALTIME && i < e->n; i++)
 		if (e->lcs[i].prof == NULL && (e->lcs[i].prof = calloc(1, sizeof(*e->lcs[i].prof))) == NULL)
 			fprintf(stderr, "[uetemu] lcore %u: no memory for --pass-profile; its passes are not timed\n",

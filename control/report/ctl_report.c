@@ -744,11 +744,11 @@ static void json_realtime(FILE *f, const struct ctl_report_in *r)
 		(unsigned long long)(RUN_TIMER_LATE_MARGIN / EMU_PS_PER_NS));
 	fprintf(f, ",\n    \"stall_threshold_ns\": %llu, \"stall_hold\": %s, \"stall_budget_pct\": %u, \"stalls\": %llu, "
 		   "\"stall_ns\": %llu, \"stall_max_ns\": %llu, \"stall_held_ns\": %llu, \"stalls_charged\": %llu, "
-		   "\"timeouts_after_stall\": %llu",
+		   "\"stalls_idle\": %llu, \"timeouts_after_stall\": %llu",
 		(unsigned long long)r->stall_threshold_ns, r->stall_hold ? "true" : "false", r->stall_budget_pct,
 		(unsigned long long)rt->stalls, (unsigned long long)rt->stall_ns, (unsigned long long)rt->stall_max_ns,
 		(unsigned long long)rt->stall_held_ns, (unsigned long long)rt->stalls_charged,
-		(unsigned long long)rt->timeouts_after_stall);
+		(unsigned long long)rt->stalls_idle, (unsigned long long)rt->timeouts_after_stall);
 	if (r->cpu_steal_ns >= 0)
 		fprintf(f, ", \"cpu_steal_ns\": %lld", (long long)r->cpu_steal_ns);
 	if (r->partition != NULL)
@@ -781,10 +781,11 @@ static void print_realtime(const struct ctl_report_in *r)
 	printf("; timers late > %llu us: %llu of %llu", (unsigned long long)(RUN_TIMER_LATE_MARGIN / EMU_PS_PER_US),
 	       (unsigned long long)rt->timers_late, (unsigned long long)rt->timers);
 	if (rt->stalls > 0)
-		printf("; stalls over %.3f us: %llu (max %.3f us), %.3f us held back, %llu charged, %llu late timers "
-		       "after them", (double)r->stall_threshold_ns / 1e3, (unsigned long long)rt->stalls,
+		printf("; stalls over %.3f us: %llu (max %.3f us), %.3f us held back, %llu charged, %llu idle, %llu late "
+		       "timers after them", (double)r->stall_threshold_ns / 1e3, (unsigned long long)rt->stalls,
 		       (double)rt->stall_max_ns / 1e3, (double)rt->stall_held_ns / 1e3,
-		       (unsigned long long)rt->stalls_charged, (unsigned long long)rt->timeouts_after_stall);
+		       (unsigned long long)rt->stalls_charged, (unsigned long long)rt->stalls_idle,
+		       (unsigned long long)rt->timeouts_after_stall);
 	putchar('\n');
 	for (uint32_t i = 0; i < r->n_lcores; i++) {
 		const struct ctl_report_lcore *l = &r->lcores[i];

@@ -191,9 +191,10 @@ static void stalls(const struct ctl_report_in *r, struct ctl_verdict *v)
 
 	if (v->timing != CTL_TIMING_TRUSTED && rt->stalls > 0)
 		why(v, "%llu stalls (the process lost the CPU over %.3f us, at most %.3f ms), %llu charged (the clock "
-		    "jumped; %llu timers late after them), the others held back",
+		    "jumped; %llu timers late after them), %llu idle (no event due in them), the others held back",
 		    (unsigned long long)rt->stalls, (double)r->stall_threshold_ns / 1e3, (double)rt->stall_max_ns / 1e6,
-		    (unsigned long long)rt->stalls_charged, (unsigned long long)rt->timeouts_after_stall);
+		    (unsigned long long)rt->stalls_charged, (unsigned long long)rt->timeouts_after_stall,
+		    (unsigned long long)rt->stalls_idle);
 }
 
 static void timing(const struct ctl_report_in *r, struct ctl_verdict *v)

@@ -526,6 +526,8 @@ static void stalls(struct mtext *t, const struct ctl_run_state *r)
 	family(t, "uetemu_stalls_charged", "counter",
 	       "Stalls the clock jumped over (past --stall-budget, or --stall-threshold off).");
 	sample(t, "", st.stalls_charged);
+	family(t, "uetemu_stalls_idle", "counter", "Stalls in which no event fell due: jumped over at no cost.");
+	sample(t, "", st.stalls_idle);
 	family(t, "uetemu_stall_seconds", "counter", "Wall time of the stalls past the threshold.");
 	sample_f(t, "", (double)st.stall_ns / 1e9);
 	family(t, "uetemu_stall_held_seconds", "counter", "Wall time the emulated clock was held back for stalls.");

@@ -16,13 +16,19 @@ static void clock_at(struct run_clock *c, uint64_t t0, struct run_stall *s)
 	run_clock_stall(c, s);
 }
 
-/* One pass at @p tsc with no event due: its emulated time. */
-static emu_ps_t pass(struct run_clock *c, struct run_rt_stats *st, uint64_t tsc)
+/* One pass at @p tsc with the earliest event at @p next: its emulated time. */
+static emu_ps_t pass_next(struct run_clock *c, struct run_rt_stats *st, uint64_t tsc, emu_ps_t next)
 {
 	emu_ps_t late_win = 0, now = 0;
 
-	cr_assert(run_clock_pass(c, st, &late_win, tsc, EMU_PS_NEVER, EMU_PS_NEVER, &now));
+	cr_assert(run_clock_pass(c, st, &late_win, tsc, next, EMU_PS_NEVER, &now));
 	return now;
+}
+
+/* One pass at @p tsc with an event due all along (a busy model): a stall is never idle. */
+static emu_ps_t pass(struct run_clock *c, struct run_rt_stats *st, uint64_t tsc)
+{
+	return pass_next(c, st, tsc, 0);
 }
 
 Test(run_clock, no_gap_no_stall)
@@ -221,6 +227,40 @@ Test(run_clock, huge_gaps_no_wrap)
 	pass(&c, &st, 1);
 	pass(&c, &st, UINT64_MAX);
 	cr_assert_eq(stall.stalls, 0);
+}
+
+/* No event falls due in the stall (the next 5 ms on): idle, jumped over at no cost; one due within it (its own, or
+ * another lcore's published one) is held. */
+Test(run_clock, idle_stall_jumped)
+{
+	struct run_stall stall;
+	struct run_clock c;
+	struct run_rt_stats st = { 0 }, sum = { 0 };
+	emu_ps_t other = EMU_PS_NEVER;
+
+	run_stall_init(&stall, 0, HZ, 100 * US, true, 50, EMU_PS_PER_MS);
+	stall.next[0] = &other;
+	clock_at(&c, 0, &stall);
+	pass_next(&c, &st, 1000 * US, 6000 * US * 1000);
+	cr_assert_eq(pass_next(&c, &st, 1300 * US, 6000 * US * 1000), 1300 * US * 1000);
+	cr_assert_eq(stall.held, 0);
+	cr_assert_eq(st.stalls_charged, 0);
+	run_stall_stats(&stall, &sum);
+	cr_assert_eq(sum.stalls, 1);
+	cr_assert_eq(sum.stalls_idle, 1);
+	cr_assert_eq(sum.stalls_charged, 0);
+	/* its own event at 1.35 ms falls due in the next one (1.4 to 1.7 ms): held */
+	pass_next(&c, &st, 1400 * US, 1350 * US * 1000);
+	pass_next(&c, &st, 1700 * US, 1350 * US * 1000);
+	cr_assert_eq(stall.held, 200 * US);
+	/* another lcore's event at 1.8 ms (emulated 1.6 ms on): the stall from 1.8 to 2.2 ms wall is held */
+	other = 1650 * US * 1000;
+	pass_next(&c, &st, 1800 * US, EMU_PS_NEVER);
+	pass_next(&c, &st, 2200 * US, EMU_PS_NEVER);
+	cr_assert_eq(stall.held, 500 * US);
+	run_stall_stats(&stall, &sum);
+	cr_assert_eq(sum.stalls, 3);
+	cr_assert_eq(sum.stalls_idle, 1);
 }
 
 /* No stall record (another clock's use): the clock is the TSC's, as before stalls. */
