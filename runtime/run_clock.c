@@ -36,13 +36,6 @@ static void atomic_max(uint64_t *at, uint64_t v)
 		;
 }
 
-/*
- * One lcore's gap from its pass at TSC @p prev to this one at @p tsc, longer than the threshold: counted in @p st,
- * and its part past the threshold not yet accounted for by another lcore taken (covered moved to @p tsc), then
- * held back if the held time stays within the budget, else charged; unless no lcore's event fell due by the time
- * the clock would jump to (@p next this lcore's earliest): idle, jumped over. Returns whether the lcore's clock
- * jumped over a charged stall (its own part charged, or another lcore's charge within its gap).
- */
 /* Whether an event of any lcore fell due by @p at: its own @p next, or one another lcore published. */
 static bool any_due(const struct run_stall *s, emu_ps_t next, emu_ps_t at)
 {
@@ -54,6 +47,13 @@ static bool any_due(const struct run_stall *s, emu_ps_t next, emu_ps_t at)
 	return false;
 }
 
+/*
+ * One lcore's gap from its pass at TSC @p prev to this one at @p tsc, longer than the threshold: counted in @p st,
+ * and its part past the threshold not yet accounted for by another lcore taken (covered moved to @p tsc), then
+ * held back if the held time stays within the budget, else charged; unless no lcore's event fell due by the time
+ * the clock would jump to (@p next this lcore's earliest): idle, jumped over. Returns whether the lcore's clock
+ * jumped over a charged stall (its own part charged, or another lcore's charge within its gap).
+ */
 static bool stall_seen(struct run_clock *c, struct run_rt_stats *st, emu_ps_t next, uint64_t tsc)
 {
 	struct run_stall *s = c->stall;
