@@ -370,8 +370,9 @@ int run_go(struct run_engine *e, const struct run_hooks *h, enum run_end *why, e
 	}
 	if (e->clock == RUN_REALTIME) {
 		run_stall_init(&e->stall, h->t0, h->hz, h->stall_ns, h->stall_hold, h->stall_budget_pct, h->stall_rto);
-		for (uint32_t i = 0; i < e->n && i < RUN_STALL_LCORES; i++) { /* before any lcore's loop starts */
-			e->lcs[i].next_due = EMU_PS_NEVER;
+		/* before any lcore's loop starts; 0 until its first pass: a stall then is never taken for idle */
+		for (uint32_t i = 0; i < e->n && i < RUN_STALL_LCORES; i++) {
+			e->lcs[i].next_due = 0;
 			e->stall.next[i] = &e->lcs[i].next_due;
 		}
 	}
