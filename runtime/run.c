@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 _Static_assert(sizeof(void *) == sizeof(uint64_t), "a cross-partition event's argument rides in a pointer");
+_Static_assert(RUN_STALL_LCORES == RUN_LCORES_MAX, "every lcore publishes its next event to the stall record");
 
 uint64_t run_mono_ns(void)
 {

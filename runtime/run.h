@@ -60,6 +60,8 @@ struct run_lcore {
 	emu_ps_t rt_now;             /* real time, a re-run: the emulated time of its current pass */
 	emu_ps_t wall_now;           /* real time, a re-run: the wall-clock time of that pass */
 	emu_ps_t late_win, late_last_s; /* real time: the most an event ran late in the current second, and the last */
+	emu_ps_t stall_until;        /* real time: late timers up to this time count as after a charged stall */
+	emu_ps_t next_due;           /* real time: its earliest pending event at its last pass (run_stall.next) */
 	struct run_rt_stats rt;      /* real time: its passes' lateness, what the LagPolicy did */
 	struct run_prof *prof;       /* real time, run_hooks.profile: where its passes' time went; else NULL */
 	bool lagged;                 /* real time: LagPolicy abort stopped it */
@@ -198,6 +200,10 @@ struct run_port {
 /** Poll @p p from its lcore's loop. 0 or -ENOMEM. */
 int run_port_add(struct run_engine *e, const struct run_port *p);
 
+/** Real time: the run's stall figures so far (run_stall_stats(): stalls, stalls_charged, stall_ns, stall_max_ns,
+ *  stall_held_ns) into @p out, its other fields untouched; relaxed loads, callable from any thread. */
+void run_stalls(const struct run_engine *e, struct run_rt_stats *out);
+
 /** The lcores' lateness and LagPolicy figures merged into @p out. */
 void run_rt_merge(const struct run_engine *e, struct run_rt_stats *out);
 
@@ -237,6 +243,10 @@ struct run_hooks {
 	uint64_t scale;              /* TimeScale */
 	emu_ps_t lag_limit;
 	uint8_t lag_policy;          /* enum emu_lag_policy */
+	uint64_t stall_ns;           /* a gap between two passes of an lcore over this (wall ns) is a stall; 0 none */
+	bool stall_hold;             /* stalls are held back (the clock keeps time), within stall_budget_pct % */
+	uint32_t stall_budget_pct;   /* ... of the wall time run so far; past it they are charged (docs/realtime.md) */
+	emu_ps_t stall_rto;          /* the smallest RTO: late timers this long after a charged stall are counted */
 	run_launch_fn launch;        /* the worker lcores' start and end */
 	run_join_fn join;
 	void *launch_ctx;

@@ -1,7 +1,112 @@
 /* The TSC-paced clock of real time: pacing, lateness, LagPolicy (run_clock.h). */
 #include "run_clock.h"
 
+#include <stddef.h>
+
 #include "emu_sim.h"
+
+/* @p a x @p b / @p c in 128 bits, at most UINT64_MAX: the units' conversions never wrap. */
+static uint64_t muldiv_sat(uint64_t a, uint64_t b, uint64_t c)
+{
+	unsigned __int128 v = (unsigned __int128)a * b / (c ? c : 1);
+
+	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+void run_stall_init(struct run_stall *s, uint64_t t0, uint64_t hz, uint64_t thresh_ns, bool hold, uint32_t budget_pct,
+		    emu_ps_t rto)
+{
+	uint64_t thresh = thresh_ns != 0 ? muldiv_sat(thresh_ns, hz, 1000000000u) : 0;
+
+	*s = (struct run_stall){ .thresh = thresh_ns != 0 && thresh == 0 ? 1 : thresh, .t0 = t0, .hz = hz,
+				 .budget_pct = budget_pct > 100 ? 100 : budget_pct, .hold = hold, .rto = rto };
+}
+
+/* *@p at becomes @p v if that is more (a compare-and-swap loop: several lcores may write it). */
+static void atomic_max(uint64_t *at, uint64_t v)
+{
+	uint64_t cur = __atomic_load_n(at, __ATOMIC_RELAXED);
+
+	while (v > cur && !__atomic_compare_exchange_n(at, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/* Whether an event of any lcore fell due by @p at: its own @p next, or one another lcore published. */
+static bool any_due(const struct run_stall *s, emu_ps_t next, emu_ps_t at)
+{
+	if (next <= at)
+		return true;
+	for (int i = 0; i < RUN_STALL_LCORES && s->next[i] != NULL; i++)
+		if (__atomic_load_n(s->next[i], __ATOMIC_RELAXED) <= at)
+			return true;
+	return false;
+}
+
+/*
+ * One lcore's gap from its pass at TSC @p prev to this one at @p tsc, longer than the threshold: counted in @p st,
+ * and its part past the threshold not yet accounted for by another lcore taken (covered moved to @p tsc), then
+ * held back if the held time stays within the budget, else charged; unless no lcore's event fell due by the time
+ * the clock would jump to (@p next this lcore's earliest): idle, jumped over. Returns whether the lcore's clock
+ * jumped over a charged stall (its own part charged, or another lcore's charge within its gap).
+ */
+static bool stall_seen(struct run_clock *c, struct run_rt_stats *st, emu_ps_t next, uint64_t tsc)
+{
+	struct run_stall *s = c->stall;
+	uint64_t prev = c->prev;
+	uint64_t gap = tsc - prev, from = add_sat(prev, s->thresh), gap_ns = muldiv_sat(gap, 1000000000u, s->hz);
+	uint64_t cov = __atomic_load_n(&s->covered, __ATOMIC_RELAXED), start;
+
+	st->stalls++;
+	st->stall_ns = add_sat(st->stall_ns, gap_ns);
+	st->stall_max_ns = gap_ns > st->stall_max_ns ? gap_ns : st->stall_max_ns;
+	do {
+		start = from > cov ? from : cov;
+		if (start >= tsc)
+			break;
+	} while (!__atomic_compare_exchange_n(&s->covered, &cov, tsc, true, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+	atomic_max(&s->max_ticks, gap);
+	if (start < tsc) {
+		uint64_t more = tsc - start, wall = tsc > s->t0 ? tsc - s->t0 : 0;
+		uint64_t held = __atomic_load_n(&s->held, __ATOMIC_RELAXED);
+		bool fresh = start == from; /* not the tail of a stall another lcore counted */
+		/* held in all (this one with it) within budget_pct % of the wall time run so far; 128 bits: no wrap */
+		bool hold = s->hold && ((unsigned __int128)held + more) * 100 <= (unsigned __int128)wall * s->budget_pct;
+		uint64_t d = tsc > c->t0 ? tsc - c->t0 : 0;
+		emu_ps_t jump = run_clock_ps(c, d > held ? d - held : 0);
+
+		if (!any_due(s, next, jump > c->held ? jump - c->held : 0)) {
+			__atomic_fetch_add(&s->idle, fresh, __ATOMIC_RELAXED);
+		} else if (hold) {
+			__atomic_fetch_add(&s->held, more, __ATOMIC_RELEASE);
+		} else {
+			atomic_max(&s->charged_at, tsc);
+			__atomic_fetch_add(&s->charged, fresh, __ATOMIC_RELAXED);
+		}
+		__atomic_fetch_add(&s->stalls, fresh, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&s->past_ticks, more, __ATOMIC_RELAXED);
+	}
+	bool charged = __atomic_load_n(&s->charged_at, __ATOMIC_ACQUIRE) > prev;
+
+	st->stalls_charged += charged;
+	return charged;
+}
+
+void run_stall_stats(const struct run_stall *s, struct run_rt_stats *out)
+{
+	if (s == NULL)
+		return;
+	out->stalls = __atomic_load_n(&s->stalls, __ATOMIC_RELAXED);
+	out->stalls_charged = __atomic_load_n(&s->charged, __ATOMIC_RELAXED);
+	out->stalls_idle = __atomic_load_n(&s->idle, __ATOMIC_RELAXED);
+	out->stall_ns = muldiv_sat(__atomic_load_n(&s->past_ticks, __ATOMIC_RELAXED), 1000000000u, s->hz);
+	out->stall_max_ns = muldiv_sat(__atomic_load_n(&s->max_ticks, __ATOMIC_RELAXED), 1000000000u, s->hz);
+	out->stall_held_ns = muldiv_sat(__atomic_load_n(&s->held, __ATOMIC_RELAXED), 1000000000u, s->hz);
+}
 
 /*
  * ps = ticks x 10^12 / (hz x scale) with a multiply and a shift instead of a 128-bit division each pass: mul is
@@ -33,7 +138,24 @@ void run_clock_late(struct run_rt_stats *st, emu_ps_t late)
 bool run_clock_pass(struct run_clock *c, struct run_rt_stats *st, emu_ps_t *late_win, uint64_t tsc, emu_ps_t next,
 		    emu_ps_t stop, emu_ps_t *out)
 {
-	emu_ps_t now = run_clock_ps(c, tsc - c->t0) - c->held;
+	uint64_t d = tsc > c->t0 ? tsc - c->t0 : 0;
+	bool charged = false;
+
+	if (c->stall != NULL) { /* a stall since the last pass; then what every lcore's clock holds back */
+		struct run_stall *s = c->stall;
+
+		if (s->thresh != 0 && c->prev != 0 && tsc > c->prev && tsc - c->prev > s->thresh)
+			charged = stall_seen(c, st, next, tsc);
+		c->prev = tsc;
+		uint64_t h = __atomic_load_n(&s->held, __ATOMIC_ACQUIRE);
+
+		d = d > h ? d - h : 0;
+	}
+	emu_ps_t now = run_clock_ps(c, d);
+
+	now = now > c->held ? now - c->held : 0;
+	/* another lcore's hold can land between this lcore's passes with more than the TSC moved: never go back */
+	now = now < c->last ? c->last : now;
 
 	if (next <= now) {
 		emu_ps_t late = now - next;
@@ -55,6 +177,9 @@ bool run_clock_pass(struct run_clock *c, struct run_rt_stats *st, emu_ps_t *late
 		if (late > __atomic_load_n(late_win, __ATOMIC_RELAXED))
 			__atomic_store_n(late_win, late, __ATOMIC_RELAXED);
 	}
+	c->last = now;
+	if (charged)
+		c->charged_until = add_sat(now, c->stall->rto);
 	*out = now > stop ? stop : now;
 	return true;
 }
@@ -70,6 +195,13 @@ void run_rt_stats_merge(struct run_rt_stats *into, const struct run_rt_stats *s)
 	into->holds += s->holds;
 	into->timers += s->timers;
 	into->timers_late += s->timers_late;
+	into->stalls += s->stalls;
+	into->stalls_charged += s->stalls_charged;
+	into->stalls_idle += s->stalls_idle;
+	into->stall_ns = add_sat(into->stall_ns, s->stall_ns);
+	into->stall_max_ns = s->stall_max_ns > into->stall_max_ns ? s->stall_max_ns : into->stall_max_ns;
+	into->stall_held_ns = add_sat(into->stall_held_ns, s->stall_held_ns);
+	into->timeouts_after_stall += s->timeouts_after_stall;
 	if (s->lag_late > into->lag_late) {
 		into->lag_late = s->lag_late;
 		into->lag_at = s->lag_at;

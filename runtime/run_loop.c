@@ -109,6 +109,7 @@ static enum run_step clock_tsc(struct run_engine *e, struct run_lcore *lc, struc
 		lc->lagged = true;
 		return RUN_STEP_END;
 	}
+	lc->stall_until = st->c.charged_until;
 	return RUN_STEP_RUN;
 }
 
@@ -175,6 +176,10 @@ static void run_due_rt(struct run_lcore *lc, emu_ps_t t)
 	emu_sched_advance(lc->np->sched, t);
 	lc->rt.timers += n.timers;
 	lc->rt.timers_late += n.late;
+	if (t <= lc->stall_until) /* the timers a charged stall's jump made late */
+		lc->rt.timeouts_after_stall += n.late;
+	/* for another lcore that sees a stall: whether one of this lcore's events falls due in it (run_stall) */
+	__atomic_store_n(&lc->next_due, emu_sched_next(lc->np->sched), __ATOMIC_RELAXED);
 }
 
 /* ---- --pass-profile (real time): where a pass's time goes ---- */
@@ -250,6 +255,7 @@ static void loop(struct run_lcore *lc)
 	if (e->clock == RUN_REALTIME) {
 		run_clock_init(&st.c, h->t0, h->hz, h->scale, h->lag_limit, h->lag_policy);
 		run_clock_init(&st.wall, h->t0, h->hz, 1, 0, 0);
+		run_clock_stall(&st.c, &e->stall);
 	}
 	for (;;) {
 		emu_ps_t t;
@@ -361,6 +367,14 @@ int run_go(struct run_engine *e, const struct run_hooks *h, enum run_end *why, e
 	if (e->clock == RUN_VIRTUAL && (rc = run_win_start(e)) < 0) {
 		e->h = NULL;
 		return rc;
+	}
+	if (e->clock == RUN_REALTIME) {
+		run_stall_init(&e->stall, h->t0, h->hz, h->stall_ns, h->stall_hold, h->stall_budget_pct, h->stall_rto);
+		/* before any lcore's loop starts; 0 until its first pass: a stall then is never taken for idle */
+		for (uint32_t i = 0; i < e->n && i < RUN_STALL_LCORES; i++) {
+			e->lcs[i].next_due = 0;
+			e->stall.next[i] = &e->lcs[i].next_due;
+		}
 	}
 	for (uint32_t i = 0; h->profile && e->clock == RUN_REALTIME && i < e->n; i++)
 		if (e->lcs[i].prof == NULL && (e->lcs[i].prof = calloc(1, sizeof(*e->lcs[i].prof))) == NULL)

@@ -125,6 +125,7 @@ struct run_engine {
 	int lc_stop;                 /* the main lcore tells the others to stop (atomic) */
 	uint64_t samples_req;        /* the sampling pause the main lcore asks for (atomic) */
 	uint64_t samples_go;         /* ... and the one it has finished (atomic) */
+	struct run_stall stall;      /* the stalls, shared by every lcore's clock (run_clock.h) */
 };
 
 /** Room for @p need elements of @p elem bytes in *@p p (holding *@p cap), doubled from @p first. False without

@@ -23,7 +23,8 @@
 
 #define CLI_MAX_SETS 256
 /* long options without a short letter (run only): values past every char */
-enum { CLI_OPT_METRICS = 256, CLI_OPT_STATS_INTERVAL, CLI_OPT_STATS_OUT, CLI_OPT_PASS_PROFILE, CLI_OPT_TX_THREAD };
+enum { CLI_OPT_METRICS = 256, CLI_OPT_STATS_INTERVAL, CLI_OPT_STATS_OUT, CLI_OPT_PASS_PROFILE, CLI_OPT_TX_THREAD,
+       CLI_OPT_STALL_THRESHOLD, CLI_OPT_STALL_BUDGET };
 
 /* What one command line asks for. */
 struct cli {
@@ -104,6 +105,15 @@ static const char run_help[] =
 	"      --tx-thread        real time: the net_af_packet and net_tap ports send from a thread of their own\n"
 	"                         on a CPU no lcore runs on (it polls, busy), so the poll loop makes no system\n"
 	"                         call to send; scripts/lab gives it (docs/realtime.md, Lateness)\n"
+	"      --stall-threshold DUR|off\n"
+	"                         real time: a gap between two passes of an lcore's loop longer than DUR (wall\n"
+	"                         time) is a stall (the OS took the CPU): the emulated clock is held back by it,\n"
+	"                         so the timers due in it do not all fire at once (default: a quarter of the\n"
+	"                         smallest retransmit timeout of the config's NICs, times TimeScale); off: stalls\n"
+	"                         are counted, the clock jumps over them; one in which no event fell due is\n"
+	"                         jumped over either way (docs/realtime.md, Stalls)\n"
+	"      --stall-budget P%  real time: hold stalls back while the time held in all stays within P% of the\n"
+	"                         wall time run so far (default 50%); past it a stall is charged: the clock jumps\n"
 	"  -I, --allow-incomplete exit 0 when work is left open at the stop time (messages not completed, Chakra\n"
 	"                         ranks not ended, ScalaRdma pairs or ping-pongs not done, a port that received no\n"
 	"                         frame for hosts with work): summary.json \"verdict\" still says so\n"
@@ -349,6 +359,8 @@ static const struct option long_opts[] = {
 	{ "stats-out", required_argument, NULL, CLI_OPT_STATS_OUT },
 	{ "pass-profile", no_argument, NULL, CLI_OPT_PASS_PROFILE },
 	{ "tx-thread", no_argument, NULL, CLI_OPT_TX_THREAD },
+	{ "stall-threshold", required_argument, NULL, CLI_OPT_STALL_THRESHOLD },
+	{ "stall-budget", required_argument, NULL, CLI_OPT_STALL_BUDGET },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -521,6 +533,32 @@ static int parse(const struct cli_cmd *cmd, int argc, char **argv, struct cli *c
 		case CLI_OPT_TX_THREAD:
 			c->run.tx_thread = true;
 			break;
+		case CLI_OPT_STALL_THRESHOLD: {
+			char e[256];
+			emu_ps_t t;
+
+			if (strcmp(optarg, "off") == 0) {
+				c->run.stall_off = true;
+				break;
+			}
+			if (emu_parse_timeval(optarg, &t, e, sizeof(e)) < 0 || t < EMU_PS_PER_NS)
+				return usage_error(cmd, "--stall-threshold '%s': expected a time of 1 ns or more (e.g. 250us) "
+						   "or off", optarg);
+			c->run.stall_threshold = t;
+			c->run.stall_off = false;
+			break;
+		}
+		case CLI_OPT_STALL_BUDGET: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*optarg < '0' || *optarg > '9' || (*end != '\0' && strcmp(end, "%") != 0) || v > 100)
+				return usage_error(cmd, "--stall-budget '%s': expected a share of the wall time, 0%% to "
+						   "100%%, e.g. 50%%", optarg);
+			c->run.stall_budget_pct = (uint32_t)v;
+			c->run.stall_budget_set = true;
+			break;
+		}
 		case 'p':
 			if (parse_port(optarg, &c->udp_port) < 0)
 				return usage_error(cmd, "--udp-port '%s': expected a port number, 1 to 65535", optarg);

@@ -710,11 +710,14 @@ static void json_lcores(FILE *f, const struct ctl_report_in *r)
 		fprintf(f, "\"passes_late_over_1us\": %llu, \"passes_late_over_10us\": %llu, "
 			   "\"passes_late_over_100us\": %llu, \"held_ns\": %.3f, \"cross_sent\": %llu, "
 			   "\"cross_received\": %llu, \"cross_late\": %llu, \"cross_late_max_ns\": %.3f, "
-			   "\"cross_ring_full\": %llu, \"writer_ring_full\": %llu}",
+			   "\"cross_ring_full\": %llu, \"writer_ring_full\": %llu, \"stalls\": %llu, \"stall_ns\": %llu, "
+			   "\"stall_max_ns\": %llu, \"stalls_charged\": %llu}",
 			(unsigned long long)rt->late_over[0], (unsigned long long)rt->late_over[1],
 			(unsigned long long)rt->late_over[2], (double)rt->held / 1e3, (unsigned long long)l->x_sent,
 			(unsigned long long)l->x_recv, (unsigned long long)l->x_late, (double)l->x_late_max / 1e3,
-			(unsigned long long)l->x_full, (unsigned long long)l->wr_full);
+			(unsigned long long)l->x_full, (unsigned long long)l->wr_full, (unsigned long long)rt->stalls,
+			(unsigned long long)rt->stall_ns, (unsigned long long)rt->stall_max_ns,
+			(unsigned long long)rt->stalls_charged);
 	}
 	fputs("]", f);
 }
@@ -739,6 +742,13 @@ static void json_realtime(FILE *f, const struct ctl_report_in *r)
 		(double)rt->held / 1e3, (unsigned long long)rt->holds, (double)rt->lag_late / 1e3,
 		(unsigned long long)rt->lag_at, (unsigned long long)rt->timers, (unsigned long long)rt->timers_late,
 		(unsigned long long)(RUN_TIMER_LATE_MARGIN / EMU_PS_PER_NS));
+	fprintf(f, ",\n    \"stall_threshold_ns\": %llu, \"stall_hold\": %s, \"stall_budget_pct\": %u, \"stalls\": %llu, "
+		   "\"stall_ns\": %llu, \"stall_max_ns\": %llu, \"stall_held_ns\": %llu, \"stalls_charged\": %llu, "
+		   "\"stalls_idle\": %llu, \"timeouts_after_stall\": %llu",
+		(unsigned long long)r->stall_threshold_ns, r->stall_hold ? "true" : "false", r->stall_budget_pct,
+		(unsigned long long)rt->stalls, (unsigned long long)rt->stall_ns, (unsigned long long)rt->stall_max_ns,
+		(unsigned long long)rt->stall_held_ns, (unsigned long long)rt->stalls_charged,
+		(unsigned long long)rt->stalls_idle, (unsigned long long)rt->timeouts_after_stall);
 	if (r->cpu_steal_ns >= 0)
 		fprintf(f, ", \"cpu_steal_ns\": %lld", (long long)r->cpu_steal_ns);
 	if (r->partition != NULL)
@@ -770,19 +780,26 @@ static void print_realtime(const struct ctl_report_in *r)
 		printf(", stopped %.3f us late at %.3f us", (double)rt->lag_late / 1e6, (double)rt->lag_at / 1e6);
 	printf("; timers late > %llu us: %llu of %llu", (unsigned long long)(RUN_TIMER_LATE_MARGIN / EMU_PS_PER_US),
 	       (unsigned long long)rt->timers_late, (unsigned long long)rt->timers);
+	if (rt->stalls > 0)
+		printf("; stalls over %.3f us: %llu (max %.3f us), %.3f us held back, %llu charged, %llu idle, %llu late "
+		       "timers after them", (double)r->stall_threshold_ns / 1e3, (unsigned long long)rt->stalls,
+		       (double)rt->stall_max_ns / 1e3, (double)rt->stall_held_ns / 1e3,
+		       (unsigned long long)rt->stalls_charged, (unsigned long long)rt->stalls_idle,
+		       (unsigned long long)rt->timeouts_after_stall);
 	putchar('\n');
 	for (uint32_t i = 0; i < r->n_lcores; i++) {
 		const struct ctl_report_lcore *l = &r->lcores[i];
 
 		printf("  lcore %u (%s): %llu passes, lateness p50 %.3f us, p99 %.3f us, max %.3f us; "
 		       "late > 1/10/100 us: %llu/%llu/%llu; frames to/from other lcores %llu/%llu, %llu late "
-		       "(max %.3f us), %llu lost\n",
+		       "(max %.3f us), %llu lost; stalls %llu (max %.3f us)\n",
 		       l->lcore, l->partitions, (unsigned long long)l->rt->polls,
 		       (double)emu_hist_pct(&l->rt->late_ns, 50) / 1e3, (double)emu_hist_pct(&l->rt->late_ns, 99) / 1e3,
 		       (double)l->rt->late_max / 1e6, (unsigned long long)l->rt->late_over[0],
 		       (unsigned long long)l->rt->late_over[1], (unsigned long long)l->rt->late_over[2],
 		       (unsigned long long)l->x_sent, (unsigned long long)l->x_recv, (unsigned long long)l->x_late,
-		       (double)l->x_late_max / 1e6, (unsigned long long)(l->x_full + l->wr_full));
+		       (double)l->x_late_max / 1e6, (unsigned long long)(l->x_full + l->wr_full),
+		       (unsigned long long)l->rt->stalls, (double)l->rt->stall_max_ns / 1e3);
 	}
 }
 

@@ -154,7 +154,7 @@ struct ctl_verdict {
 	bool incomplete;                 /* some work open at the stop time (any part's open > 0) */
 	struct ctl_work_part part[CTL_WORK_COUNT];
 	enum ctl_timing timing;
-	char timing_why[256];            /* which figure passed which threshold ("" when trusted or n/a) */
+	char timing_why[512];            /* which figure passed which threshold ("" when trusted or n/a) */
 	uint64_t timeouts, timeouts_while_late; /* real time: every timer expiry, and those the loop's lateness
 	                                         * explains (UINT64_MAX: not measured by this build's loop) */
 };
@@ -190,6 +190,9 @@ struct ctl_report_in {
 	const struct run_rt_stats *rt;       /* real time only: pacing and lateness (every lcore's, merged) */
 	int64_t cpu_steal_ns;                /* real time: CPU time a hypervisor took from the machine during the loop
 						(/proc/stat steal, every CPU's), -1 unknown */
+	uint64_t stall_threshold_ns;         /* real time: a gap between passes over this is a stall (wall ns) */
+	bool stall_hold;                     /* ... held back (false: --stall-threshold off) */
+	uint32_t stall_budget_pct;           /* ... within this % of the wall time */
 	const struct ctl_report_lcore *lcores; /* real time over several lcores or with --partition, else NULL */
 	uint32_t n_lcores;
 	const char *partition;               /* --partition: the one this process ran, else NULL */

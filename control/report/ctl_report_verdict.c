@@ -181,6 +181,22 @@ static void steal(const struct ctl_report_in *r, struct ctl_verdict *v)
 		    (double)r->cpu_steal_ns / 1e6);
 }
 
+/*
+ * The process lost the CPU (docs/realtime.md, Stalls): said with a degraded or invalid timing, as the likeliest
+ * cause of the lateness when a stall was charged (the clock jumped over it, the timers due in it fired late).
+ */
+static void stalls(const struct ctl_report_in *r, struct ctl_verdict *v)
+{
+	const struct run_rt_stats *rt = r->rt;
+
+	if (v->timing != CTL_TIMING_TRUSTED && rt->stalls > 0)
+		why(v, "%llu stalls (the process lost the CPU over %.3f us, at most %.3f ms), %llu charged (the clock "
+		    "jumped; %llu timers late after them), %llu idle (no event due in them), the others held back",
+		    (unsigned long long)rt->stalls, (double)r->stall_threshold_ns / 1e3, (double)rt->stall_max_ns / 1e6,
+		    (unsigned long long)rt->stalls_charged, (unsigned long long)rt->timeouts_after_stall,
+		    (unsigned long long)rt->stalls_idle);
+}
+
 static void timing(const struct ctl_report_in *r, struct ctl_verdict *v)
 {
 	const struct ctl_timing_in *t = &r->timing;
@@ -196,6 +212,7 @@ static void timing(const struct ctl_report_in *r, struct ctl_verdict *v)
 	if (t->timer != 0 && p99 > t->timer) {
 		v->timing = CTL_TIMING_INVALID;
 		why(v, "lateness p99 %.3f us > %s %.3f us", (double)p99 / 1e6, t->timer_key, (double)t->timer / 1e6);
+		stalls(r, v);
 		steal(r, v);
 		return;
 	}
@@ -209,6 +226,7 @@ static void timing(const struct ctl_report_in *r, struct ctl_verdict *v)
 		why(v, "lateness max %.3f us > %s %.3f us", (double)max / 1e6, t->timer_key, (double)t->timer / 1e6);
 	if (v->timing_why[0] != '\0')
 		v->timing = CTL_TIMING_DEGRADED;
+	stalls(r, v);
 	steal(r, v);
 }
 

@@ -119,6 +119,23 @@ static void extra_print(const void *arg)
 	ctl_run_stats_print(arg);
 }
 
+emu_ps_t ctl_run_rto_min(const struct ctl_run_state *r, const char **key)
+{
+	emu_ps_t min = 0;
+
+	*key = NULL;
+	for (uint32_t h = 0; r->hosts != NULL && h < r->cfg->n_hosts; h++) { /* peer profiles may differ by host */
+		const char *k;
+		emu_ps_t v = r->hosts[h].ops->rto_min(r->hosts[h].dev, &k);
+
+		if (min == 0 || v < min) {
+			min = v;
+			*key = k;
+		}
+	}
+	return min;
+}
+
 /*
  * What the timing verdict holds the loop's lateness against (docs/realtime.md, Timing verdict): the smallest
  * retransmission timer any host's NIC arms, and the serialization of the largest data frame on the fastest link.
@@ -128,15 +145,7 @@ static struct ctl_timing_in timing_in(const struct ctl_run_state *r)
 	const struct ctl_config *cfg = r->cfg;
 	struct ctl_timing_in t = { .ser_bps = ctl_config_host_bps(cfg), .ser_frame = ctl_run_mtu_frame(cfg) };
 
-	for (uint32_t h = 0; r->hosts != NULL && h < cfg->n_hosts; h++) { /* peer profiles may differ by host */
-		const char *key;
-		emu_ps_t v = r->hosts[h].ops->rto_min(r->hosts[h].dev, &key);
-
-		if (t.timer == 0 || v < t.timer) {
-			t.timer = v;
-			t.timer_key = key;
-		}
-	}
+	t.timer = ctl_run_rto_min(r, &t.timer_key);
 	for (uint32_t i = 0; i < r->n_links; i++)
 		if (r->links[i].bps > t.ser_bps)
 			t.ser_bps = r->links[i].bps;
@@ -204,7 +213,9 @@ static int report(struct ctl_run_state *r, enum ctl_stop stop, char *err, size_t
 		.n_sws = r->n_sws, .ports = ports, .n_ports = n_ports, .rdma = r->rdma, .chakra = r->chakra,
 		.cap_stats = r->cap_stats,
 		.end = r->end, .wall_s = r->wall_s, .rt = r->rt != NULL ? &r->rt->stats : NULL,
-		.cpu_steal_ns = r->rt != NULL ? r->rt->steal_ns : -1, .records_cut_at = r->records_cut_at,
+		.cpu_steal_ns = r->rt != NULL ? r->rt->steal_ns : -1,
+		.stall_threshold_ns = r->rt != NULL ? r->rt->stall_ns : 0, .stall_hold = r->rt != NULL && r->rt->stall_hold,
+		.stall_budget_pct = r->rt != NULL ? r->rt->stall_budget_pct : 0, .records_cut_at = r->records_cut_at,
 		.wall_end = r->eng != NULL ? ctl_run_lc(r, 0)->wall_now : 0, .lcores = lcores,
 		.n_lcores = lcores != NULL ? r->n_lcs : 0,
 		.partition = r->part >= 0 ? cfg->parts[r->part].name : NULL, .extra_json = extra_json,

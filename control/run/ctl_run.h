@@ -38,7 +38,16 @@ struct ctl_run_opts {
 	const char *stats_out;          /* --stats-out FILE, "-" stdout (default DIR/stats.jsonl) */
 	bool pass_profile;              /* real time, --pass-profile: time the parts of the loop's passes */
 	bool tx_thread;                 /* real time, --tx-thread: syscall-sending ports send from a thread */
+	uint64_t stall_threshold;       /* real time, --stall-threshold, wall ps: a longer gap between two passes of
+	                                   an lcore is a stall; 0: a quarter of the smallest RTO (docs/realtime.md) */
+	bool stall_off;                 /* --stall-threshold off: stalls counted, never held back (all charged) */
+	bool stall_budget_set;          /* --stall-budget given: */
+	uint32_t stall_budget_pct;      /* ... stalls held back while the held time is within this % of the wall
+	                                   time run so far (default CTL_STALL_BUDGET_PCT) */
 };
+
+/* --stall-budget's default, % of the wall time run so far */
+#define CTL_STALL_BUDGET_PCT 50u
 
 /**
  * Whether @p addr ("ADDR:PORT", an IPv4 address or a name of one) can be served by --metrics: 0; -EINVAL (bad

@@ -154,9 +154,11 @@ static void sample(struct mtext *t, const char *labels, uint64_t v)
 	    labels[0] ? "}" : "", (unsigned long long)v);
 }
 
+/* A counter's sample is named NAME_total, whatever its value's type (OpenMetrics requires it) */
 static void sample_f(struct mtext *t, const char *labels, double v)
 {
-	put(t, "%s%s%s%s %.9g\n", t->name, labels[0] ? "{" : "", labels, labels[0] ? "}" : "", v);
+	put(t, "%s%s%s%s%s %.9g\n", t->name, t->counter ? "_total" : "", labels[0] ? "{" : "", labels,
+	    labels[0] ? "}" : "", v);
 }
 
 /* @p v as a label value (backslash, double quote and newline escaped) into @p out of @p n bytes. */
@@ -507,6 +509,38 @@ static void lcores(struct mtext *t, const struct ctl_run_state *r)
 	}
 }
 
+/* Real time: the stalls so far (docs/realtime.md, Stalls): the run's, each counted once, and each lcore's gaps. */
+static void stalls(struct mtext *t, const struct ctl_run_state *r)
+{
+	struct run_rt_stats st = { 0 };
+	uint64_t after = 0;
+	char l[32];
+
+	if (r->rt == NULL)
+		return;
+	run_stalls(r->eng, &st);
+	for (uint32_t i = 0; i < r->n_lcs; i++)
+		after += DP_LOAD(ctl_run_lc(r, i)->rt.timeouts_after_stall);
+	family(t, "uetemu_stalls", "counter", "Stalls: gaps between two passes of an lcore over the stall threshold.");
+	sample(t, "", st.stalls);
+	family(t, "uetemu_stalls_charged", "counter",
+	       "Stalls the clock jumped over (past --stall-budget, or --stall-threshold off).");
+	sample(t, "", st.stalls_charged);
+	family(t, "uetemu_stalls_idle", "counter", "Stalls in which no event fell due: jumped over at no cost.");
+	sample(t, "", st.stalls_idle);
+	family(t, "uetemu_stall_seconds", "counter", "Wall time of the stalls past the threshold.");
+	sample_f(t, "", (double)st.stall_ns / 1e9);
+	family(t, "uetemu_stall_held_seconds", "counter", "Wall time the emulated clock was held back for stalls.");
+	sample_f(t, "", (double)st.stall_held_ns / 1e9);
+	family(t, "uetemu_timeouts_after_stall", "counter", "Late timers run within one RTO after a charged stall.");
+	sample(t, "", after);
+	family(t, "uetemu_lcore_stalls", "counter", "The stalls the lcore saw (a stall of the process: every lcore's).");
+	for (uint32_t i = 0; i < r->n_lcs; i++) {
+		snprintf(l, sizeof(l), "lcore=\"%u\"", i);
+		sample(t, l, DP_LOAD(ctl_run_lc(r, i)->rt.stalls));
+	}
+}
+
 /* The whole answer. */
 static void render(struct mtext *t, struct ctl_metrics *m)
 {
@@ -521,6 +555,7 @@ static void render(struct mtext *t, struct ctl_metrics *m)
 	switches(t, r, now);
 	links(t, r, now);
 	lcores(t, r);
+	stalls(t, r);
 	family(t, "uetemu_scrapes", "counter", "Answers this endpoint has given, this one included.");
 	sample(t, "", __atomic_add_fetch(&m->scrapes, 1, __ATOMIC_RELAXED));
 	if (t->om)

@@ -144,6 +144,9 @@ int ctl_run_lcore_plan(struct ctl_run_state *r, const unsigned *lcore_ids, uint3
  * The lcores the user's EAL args ask for (-l LIST, --lcores LIST, -c MASK: a lower bound for a list), *@p which
  * the option; 0 when they give none (the EAL then takes every core).
  */
+/** The smallest retransmit timeout any host's NIC arms (ps; 0: none), its config key into *@p key (NULL: none). */
+emu_ps_t ctl_run_rto_min(const struct ctl_run_state *r, const char **key);
+
 unsigned ctl_run_eal_lcores(const struct ctl_run_opts *o, const char **which);
 /** The partition state of device @p dev's lcore (lcore 0 for a device another process runs). */
 struct net_part *ctl_run_dev_np(const struct ctl_run_state *r, uint32_t dev);

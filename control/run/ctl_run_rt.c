@@ -469,6 +469,35 @@ static int64_t steal_now(void)
 }
 
 /*
+ * Stalls (docs/realtime.md, Stalls): the threshold (--stall-threshold, wall time; default a quarter of the smallest
+ * RTO, in wall time at TimeScale, 1 ms with none), held back or not (off), and the budget (--stall-budget); said
+ * once on stderr with the progress line.
+ */
+static void stall_hooks(struct ctl_run_state *r, struct run_hooks *h)
+{
+	const struct ctl_run_opts *o = r->opts;
+	const char *key;
+	emu_ps_t rto = ctl_run_rto_min(r, &key);
+	uint64_t scale = r->cfg->sim.time_scale ? r->cfg->sim.time_scale : 1;
+	/* rto x scale / 4 in 128 bits: a TimeScale of 10^6 and a 1 s RTO do not wrap */
+	unsigned __int128 dflt = rto != 0 ? (unsigned __int128)rto * scale / 4 : (unsigned __int128)EMU_PS_PER_MS;
+	uint64_t ps = o->stall_threshold != 0 ? o->stall_threshold : dflt > UINT64_MAX ? UINT64_MAX : (uint64_t)dflt;
+
+	h->stall_ns = ps / EMU_PS_PER_NS ? ps / EMU_PS_PER_NS : 1;
+	h->stall_hold = !o->stall_off;
+	h->stall_budget_pct = o->stall_budget_set ? o->stall_budget_pct : CTL_STALL_BUDGET_PCT;
+	h->stall_rto = rto;
+	r->rt->stall_ns = h->stall_ns;
+	r->rt->stall_hold = h->stall_hold;
+	r->rt->stall_budget_pct = h->stall_budget_pct;
+	if (o->progress)
+		fprintf(stderr, "[uetemu] stalls: a gap of %.3f us between passes is one (%s); %s\n",
+			(double)h->stall_ns / 1e3, o->stall_threshold != 0 ? "--stall-threshold" :
+			rto != 0 ? "a quarter of the smallest RTO" : "no RTO in the config: 1 ms",
+			h->stall_hold ? "held back while within the --stall-budget" : "--stall-threshold off: charged");
+}
+
+/*
  * Every lcore's loop: the workers launched, the main lcore's run here, then the workers waited for. The end of
  * the run is the latest time any lcore reached; the lateness figures are all lcores' merged.
  */
@@ -482,6 +511,7 @@ static void run_lcores(struct ctl_run_state *r)
 			       .pass_end = rt_pass_end, .tick = tick, .sum = rt_sum, .profile = r->opts->pass_profile };
 	enum run_end why;
 
+	stall_hooks(r, &h);
 	ctl_run_ctl_lcores(r); /* the other lcores' mailboxes: without them, their hosts are refused */
 
 	if (r->stats != NULL) {

@@ -17,6 +17,9 @@ struct ctl_run_rt {
 	struct run_rt_stats stats; /* pacing, lateness, what the LagPolicy did (every lcore's, merged) */
 	bool lagged;             /* LagPolicy abort stopped the run */
 	int64_t steal_ns;        /* CPU time the hypervisor took from this machine's CPUs during the loop; -1 unknown */
+	uint64_t stall_ns;       /* the stall threshold, wall ns (docs/realtime.md, Stalls) */
+	bool stall_hold;         /* stalls held back (not --stall-threshold off) */
+	uint32_t stall_budget_pct; /* ... within this % of the wall time run so far */
 };
 
 /** Real time: the EAL (its lcores tell the build where partitions run). 0, or -errno with @p err. */

@@ -335,6 +335,11 @@ static int tel_lateness(void *arg, const char *params, struct dp_tel *o)
 	dp_tel_u64(o, "passes_late_over_100us", rt.late_over[2]);
 	dp_tel_u64(o, "timers_fired", rt.timers);
 	dp_tel_u64(o, "timers_fired_late", rt.timers_late);
+	run_stalls(r->eng, &rt); /* the run's stalls so far (docs/realtime.md, Stalls) */
+	dp_tel_u64(o, "stalls", rt.stalls);
+	dp_tel_u64(o, "stalls_charged", rt.stalls_charged);
+	dp_tel_u64(o, "stalls_idle", rt.stalls_idle);
+	dp_tel_u64(o, "stall_held_ns", rt.stall_held_ns);
 	/* each lcore's own figures, keyed by its index ("0" the main lcore) */
 	if ((l = dp_tel_obj(o, "lcores")) == NULL)
 		return 0;

@@ -17,6 +17,7 @@ Exit status: 0 passed, 1 failed, 77 skipped (rt: not root; curl missing).
 """
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -257,7 +258,17 @@ def metrics_checks(mode):
         s.close()
         check(p.returncode == 1 and 'cannot listen there' in p.stderr,
               'a port already taken: exit %d (%s)' % (p.returncode, p.stderr.strip()))
+    # OpenMetrics: a counter family NAME's samples are all NAME_total
+    counters = re.findall(r'^# TYPE (\S+) counter$', text3, re.M)
+    bad = [ln.split()[0] for ln in text3.splitlines() if not ln.startswith('#') and
+           any(re.match(re.escape(c) + r'(\{| )', ln) for c in counters)]
+    check(counters and not bad, 'OpenMetrics: every sample of the %d counter families ends in _total%s'
+          % (len(counters), (': not ' + ', '.join(bad[:5])) if bad else ''))
     if mode == 'rt':
+        st = [n for n in ('uetemu_stalls_total', 'uetemu_stalls_charged_total', 'uetemu_stalls_idle_total',
+                          'uetemu_stall_seconds_total', 'uetemu_stall_held_seconds_total',
+                          'uetemu_timeouts_after_stall_total', 'uetemu_lcore_stalls_total') if n not in m2]
+        check(not st, 'the stall counters (docs/realtime.md, Stalls)%s' % (': missing ' + ', '.join(st) if st else ''))
         lat = m2.get('uetemu_lcore_lateness_p99_seconds', {})
         check(len(lat) == 1 and 'uetemu_port_drops_total' in m2 and len(m2.get('uetemu_lcore_info', {})) == 1,
               'per lcore lateness and EAL lcore, per port drops present')
