@@ -191,7 +191,8 @@ PY
 		local upid=$!
 		PIDS+=("$upid")
 		sleep 1
-		# forged ARP: replies to host0 and announcements, "10.89.0.2 is at 02:66:66:66:66:66", every 20 ms for 8 s
+		# forged ARP: replies to host0 and announcements, "10.89.0.2 is at 02:66:66:66:66:66", every 20 ms for 8 s or
+		# until uetemu exits
 		# (the messages run from 3 s to 5 s of wall clock)
 		ip netns exec "$K" "$py" -c "
 from scapy.all import Ether, ARP, sendp
@@ -202,9 +203,14 @@ g = Ether(src=f, dst='ff:ff:ff:ff:ff:ff') / ARP(op=1, hwsrc=f, psrc='10.89.0.2',
 for _ in range(400):
     sendp([r, g], iface='br0', verbose=False)
     time.sleep(0.02)
-" >"$WORK/spoof-$mode.log" 2>&1
+" >"$WORK/spoof-$mode.log" 2>&1 &
+		local fpid=$!
+		PIDS+=("$fpid")
 		wait "$upid"
 		local rc=$?
+		# the forger has done its work once uetemu has exited: stopped now, not when its 8 s are up
+		kill "$fpid" 2>/dev/null
+		wait "$fpid" 2>/dev/null
 		rm -rf "/var/run/dpdk/${PREFIX}st$mode"
 		sleep 0.5
 		kill -INT "$tpid" 2>/dev/null

@@ -16,8 +16,9 @@ pass=0 fail=0
 check() { if eval "$2"; then echo "ok   $1"; pass=$((pass+1)); else echo "FAIL $1"; fail=$((fail+1)); fi; }
 mpi() { local n=$1; shift; timeout 300 mpirun --oversubscribe -np "$n" "$uetemu" "$@"; }
 
-out=$(mpi 2 run configs/pair.yaml -q --out "$tmp/probe" 2>&1); rc=$?
-if [[ "$out" == *"built without MPI"* ]]; then echo "SKIP: $uetemu was built without MPI"; exit 77; fi
+# the probe for MPI in the build is also the first refusal check below (2 ranks for configs/pair.yaml's 1 partition)
+probe=$(mpi 2 run configs/pair.yaml -q --out "$tmp/p" 2>&1); probe_rc=$?
+if [[ "$probe" == *"built without MPI"* ]]; then echo "SKIP: $uetemu was built without MPI"; exit 77; fi
 
 # same ONE SHARDED: the sharded run's outputs are the one-process run's
 same() {
@@ -86,7 +87,7 @@ ranks=$(python3 -c "import json; print(json.load(open('$tmp/leaf-spine-2/summary
 check "summary.json parallel.mpi_ranks is 2 ($ranks)" '[ "$ranks" = 2 ]'
 
 # refused by every rank, none left waiting
-out=$(mpi 2 run configs/pair.yaml -q --out "$tmp/p" 2>&1); rc=$?
+out=$probe rc=$probe_rc
 check "2 ranks for 1 partition: exit $rc, '$(echo "$out" | grep -m1 uetemu:)'" \
 	'[ $rc -ne 0 ] && [[ "$out" == *"2 MPI ranks for 1 partitions"* ]]'
 out=$(mpi 2 run configs/leaf-spine.yaml -q --threads 2 --out "$tmp/t" 2>&1); rc=$?
