@@ -22,11 +22,19 @@ With BASE set to another uetemu binary (an earlier build), it runs too, on the s
 With HTSIM set to an htsim_uec binary (HLC-Lab/uet-htsim, `cmake --build build --target htsim_uec`), each
 scenario also runs in htsim, given the same work: the config's messages as a connection matrix (.cm), the
 fabric as a .topo with uetemu's link rates and delays (host links 100 ns, switch tiers 500 ns; no switch latency),
-and -mtu 4160; then the ratios uetemu / htsim of wall time, CPU time and peak RSS, and htsim's FCTs (each flow's
+and -mtu 4160, run matched to uetemu's transport by default (HTSIM_MATCHED: `-sack_threshold 1`, an ACK per
+packet as uetemu's AckRequestEveryNthPacket 1; `-load_balancing_algo oblivious -paths 128`, oblivious spraying over
+128 entropies as uetemu's Default Packet Spraying with EntropyMaskBits 7). HTSIM_ARGS='...' replaces those matching
+flags (split as a shell would; HTSIM_ARGS= empty runs htsim on its own defaults: -sack_threshold 16384, an ACK per 4
+packets at MTU 4160, mixed load balancing over 64 paths); the args used are printed. Then the ratios uetemu / htsim of wall time, CPU time and peak RSS, and htsim's FCTs (each flow's
 "finished at" less its start) by the same percentile rule as uetemu's (nearest rank). Runs alternate between the
 two simulators, so both see the same machine load. On the fat trees uetemu then also runs htsim's two files
 themselves (topology: {type: htsim}, a connection_matrix application) and says whether that run's messages (pairs,
 sizes, starts) and FCTs are the YAML run's. A table of every scenario closes the output.
+
+BENCH_SET='PATH=VALUE;PATH=VALUE' passes each as `--set PATH=VALUE` to every uetemu run (e.g.
+BENCH_SET='nic.TransportProcessingLayers.ScalaUETPdsManager.PacketSprayingType=Recycled Entropy Packet Spraying'
+for REPS); printed when given.
 
 With BENCH_THREADS=1,2,auto (--threads values), uetemu runs each scenario on each in turn, the order reversed every
 other repetition (paired, interleaved runs: all see the same load): a row per value and the speedup of the medians
@@ -35,6 +43,7 @@ over the first. BENCH_BUSY=N runs N busy loops beside every run (a loaded machin
 import json
 import os
 import re
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -57,6 +66,26 @@ SCENARIOS = {
     'fat-tree-8192': (None, ('fat-tree', 32), 100),
     'incast': ('configs/incast.yaml', ('rack', 9), 400),
 }
+
+
+# htsim_uec flags that match uetemu's transport (main_uec.cpp's names): an ACK per packet, oblivious spraying over
+# 128 entropies. HTSIM_ARGS replaces them.
+HTSIM_MATCHED = ['-sack_threshold', '1', '-load_balancing_algo', 'oblivious', '-paths', '128']
+
+
+def htsim_extra():
+    """The htsim flags beyond the work itself: HTSIM_ARGS when set (even empty), else HTSIM_MATCHED."""
+    a = os.environ.get('HTSIM_ARGS')
+    return HTSIM_MATCHED if a is None else shlex.split(a)
+
+
+def uetemu_sets():
+    """BENCH_SET's PATH=VALUE items as uetemu --set arguments."""
+    out = []
+    for item in os.environ.get('BENCH_SET', '').split(';'):
+        if item.strip():
+            out += ['--set', item.strip()]
+    return out
 
 
 GNU_TIME = shutil.which('time', path='/usr/bin:/bin')
@@ -123,7 +152,7 @@ def htsim_inputs(config, fabric, gbps, tmp):
             f.write('%d->%d id %d start 0 size %d\n' % (s, d, i + 1, n))
     with open(os.path.join(tmp, 'bench.topo'), 'w') as f:
         f.write(fat_tree_topo(fabric[1], gbps) if fabric[0] == 'fat-tree' else rack_topo(fabric[1], gbps))
-    return ['-tm', 'bench.cm', '-topo', 'bench.topo', '-mtu', '4160', '-linkspeed', str(gbps * 1000)]
+    return ['-tm', 'bench.cm', '-topo', 'bench.topo', '-mtu', '4160', '-linkspeed', str(gbps * 1000)] + htsim_extra()
 
 
 def htsim_fcts(path):
@@ -192,9 +221,9 @@ def bench(uetemu, root, name, reps, htsim, tmp, base=None):
     for _ in range(reps):
         if base:
             shutil.rmtree(out, ignore_errors=True)
-            before.append(measure([base, 'run', config, '--out', out, '--quiet'], root))
+            before.append(measure([base, 'run', config, '--out', out, '--quiet'] + uetemu_sets(), root))
         shutil.rmtree(out, ignore_errors=True)
-        ours.append(measure([uetemu, 'run', config, '--out', out, '--quiet'], root))
+        ours.append(measure([uetemu, 'run', config, '--out', out, '--quiet'] + uetemu_sets(), root))
         s = json.load(open(os.path.join(out, 'summary.json')))
         events = s['events']
         m = s.get('messages', {})
@@ -233,7 +262,7 @@ def same_work(uetemu, config, out_yaml, tmp):
                 'applications:\n  - {type: connection_matrix, file: bench.cm}\n' % name)
     out = os.path.join(tmp, 'out-files')
     shutil.rmtree(out, ignore_errors=True)
-    if measure([uetemu, 'run', cfg, '--out', out, '--quiet'], tmp)[3] != 0:
+    if measure([uetemu, 'run', cfg, '--out', out, '--quiet'] + uetemu_sets(), tmp)[3] != 0:
         return 'uetemu on bench.topo + bench.cm: the run failed'
     a, b = (json.load(open(os.path.join(d, 'summary.json'))) for d in (out_yaml, out))
     for x in (a, b):
@@ -269,6 +298,12 @@ def main():
     every = 'fat-tree-128,fat-tree-432,fat-tree-1024,fat-tree-2000,fat-tree-3456,fat-tree-8192,incast'
     names = os.environ.get('BENCH_SCENARIOS', every if htsim else 'fat-tree-128,fat-tree-1024,incast').split(',')
     tmp = tempfile.mkdtemp(prefix='uetemu-bench-')
+    if htsim:
+        print('htsim: %s, args beyond the work: %s (%s)' % (htsim, shlex.join(htsim_extra()) or '(none: its defaults)',
+                                                           'HTSIM_ARGS' if 'HTSIM_ARGS' in os.environ else
+                                                           'matched, the default'))
+    if uetemu_sets():
+        print('uetemu: %s' % shlex.join(uetemu_sets()))
     busy = busy_loops(int(os.environ.get('BENCH_BUSY', '0')))
     try:
         lines = [bench(uetemu, root, name, reps, htsim, tmp, base) for name in names]
