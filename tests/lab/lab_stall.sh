@@ -42,6 +42,12 @@ stall_run() {
 	done
 	[ -n "$upid" ] && [ "$(cat "/proc/$upid/comm" 2>/dev/null)" = uetemu ] ||
 		{ fail "$name: no uetemu process under $UPID"; return 1; }
+	# the message starts at 1 s of the run: the first progress line ("real time 1.0 s, ...", once a second), then
+	# 0.15 s more, so the three stops land in the transfer (1.1 s long on an idle machine) and not, as when they
+	# followed the start line at once, in the idle second before it (all idle: nothing held)
+	wait_log "$WORK/uetemu.log" '^\[uetemu\] real time [0-9]' "$UPID" 100 ||
+		{ fail "$name: no progress line from uetemu"; tail -n 20 "$WORK/uetemu.log"; return 1; }
+	sleep 0.15
 	echo "  $name: stopping uetemu, pid $upid, 3 times"
 	for i in 1 2 3; do
 		kill -STOP "$upid" && sleep 0.02 && kill -CONT "$upid"
