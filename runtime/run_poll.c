@@ -185,8 +185,7 @@ void run_rt_merge(const struct run_engine *e, struct run_rt_stats *out)
 	memset(out, 0, sizeof(*out));
 	for (uint32_t i = 0; i < e->n; i++)
 		run_rt_stats_merge(out, &e->lcs[i].rt);
-	if (e->clock == RUN_REALTIME)
-		run_stall_stats(&e->stall, out);
+	run_stalls(e, out); /* the run's stalls, each counted once, over the lcores' sums */
 }
 
 /* ---- the ports ---- */
