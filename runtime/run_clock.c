@@ -36,6 +36,21 @@ static void atomic_max(uint64_t *at, uint64_t v)
 		;
 }
 
+/*
+ * Take @p more ticks into the time held back if the whole stays within the budget, budget_pct % of @p wall: a
+ * compare-and-swap on the sum, so lcores that see stalls at once never take more than the budget between them.
+ */
+static bool hold_reserve(struct run_stall *s, uint64_t more, uint64_t wall)
+{
+	uint64_t held = __atomic_load_n(&s->held, __ATOMIC_RELAXED);
+
+	do { /* 128 bits: no wrap */
+		if (!s->hold || ((unsigned __int128)held + more) * 100 > (unsigned __int128)wall * s->budget_pct)
+			return false;
+	} while (!__atomic_compare_exchange_n(&s->held, &held, held + more, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+	return true;
+}
+
 /* Whether an event of any lcore fell due by @p at: its own @p next, or one another lcore published. */
 static bool any_due(const struct run_stall *s, emu_ps_t next, emu_ps_t at)
 {
@@ -74,15 +89,12 @@ static bool stall_seen(struct run_clock *c, struct run_rt_stats *st, emu_ps_t ne
 		uint64_t more = tsc - start, wall = tsc > s->t0 ? tsc - s->t0 : 0;
 		uint64_t held = __atomic_load_n(&s->held, __ATOMIC_RELAXED);
 		bool fresh = start == from; /* not the tail of a stall another lcore counted */
-		/* held in all (this one with it) within budget_pct % of the wall time run so far; 128 bits: no wrap */
-		bool hold = s->hold && ((unsigned __int128)held + more) * 100 <= (unsigned __int128)wall * s->budget_pct;
 		uint64_t d = tsc > c->t0 ? tsc - c->t0 : 0;
 		emu_ps_t jump = run_clock_ps(c, d > held ? d - held : 0);
 
 		if (!any_due(s, next, jump > c->held ? jump - c->held : 0)) {
 			__atomic_fetch_add(&s->idle, fresh, __ATOMIC_RELAXED);
-		} else if (hold) {
-			__atomic_fetch_add(&s->held, more, __ATOMIC_RELEASE);
+		} else if (hold_reserve(s, more, wall)) { /* held in all, this one with it, within the budget */
 		} else {
 			atomic_max(&s->charged_at, tsc);
 			__atomic_fetch_add(&s->charged, fresh, __ATOMIC_RELAXED);

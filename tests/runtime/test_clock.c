@@ -1,6 +1,7 @@
 /* Tests of the real-time clock's stalls (run_clock.h, docs/realtime.md, Stalls): pass times fed by hand, with gaps
  * held back or charged against the budget, shared by two lcores' clocks, monotonic, and no wrap near UINT64_MAX. */
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include "emu_sim.h"
@@ -273,4 +274,65 @@ Test(run_clock, no_record_no_detection)
 	pass(&c, &st, 1);
 	cr_assert_eq(pass(&c, &st, 10000 * US), 10000 * US * 1000);
 	cr_assert_eq(st.stalls, 0);
+}
+
+/*
+ * Two lcores on two threads losing the CPU at once, over and over, with stalls past the budget: the time held back
+ * never passes the budget of the latest wall time either lcore has reached (each publishes its TSC before its
+ * pass). Taking the held time with one load and a later add let two lcores both take the last of the budget.
+ */
+#define RACE_PASSES 3000000
+
+struct race {
+	struct run_stall *stall;
+	uint64_t *wall_hi; /* the latest TSC any lcore has passed, before its pass */
+	uint64_t offset;   /* this lcore's first pass */
+	uint64_t over;     /* passes after which the held time was past the budget */
+	pthread_barrier_t *go;
+};
+
+static void *race_lcore(void *arg)
+{
+	struct race *r = arg;
+	struct run_clock c;
+	struct run_rt_stats st = { 0 };
+
+	clock_at(&c, 0, r->stall);
+	pthread_barrier_wait(r->go);
+	for (uint64_t j = 1; j <= RACE_PASSES; j++) {
+		uint64_t tsc = r->offset + j * 300; /* every gap 300 ticks, 200 past the threshold: above the budget */
+		uint64_t hi = __atomic_load_n(r->wall_hi, __ATOMIC_RELAXED);
+
+		while (tsc > hi && !__atomic_compare_exchange_n(r->wall_hi, &hi, tsc, true, __ATOMIC_SEQ_CST,
+								 __ATOMIC_RELAXED))
+			;
+		pass(&c, &st, tsc);
+		uint64_t held = __atomic_load_n(&r->stall->held, __ATOMIC_SEQ_CST);
+		hi = __atomic_load_n(r->wall_hi, __ATOMIC_SEQ_CST);
+		r->over += held * 100 > hi * 50;
+	}
+	return NULL;
+}
+
+Test(run_clock, budget_never_overshot_by_racing_lcores)
+{
+	struct run_stall stall;
+	uint64_t wall_hi = 0;
+	pthread_barrier_t go;
+	pthread_t t[2];
+	struct race r[2];
+
+	run_stall_init(&stall, 0, HZ, 100, true, 50, EMU_PS_PER_MS);
+	pthread_barrier_init(&go, NULL, 2);
+	for (int i = 0; i < 2; i++) {
+		r[i] = (struct race){ .stall = &stall, .wall_hi = &wall_hi, .offset = 1000 + (uint64_t)i * 150, .go = &go };
+		cr_assert_eq(pthread_create(&t[i], NULL, race_lcore, &r[i]), 0);
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&go);
+	cr_assert_eq(r[0].over + r[1].over, 0, "held past the budget after %llu and %llu passes",
+		     (unsigned long long)r[0].over, (unsigned long long)r[1].over);
+	cr_assert_gt(stall.held, 0);
+	cr_assert_gt(stall.charged, 0, "the stalls pass the budget: some are charged");
 }
