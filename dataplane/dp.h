@@ -41,6 +41,8 @@ struct dp_port_stats {
 	uint64_t tx_drop_toobig; /* frame larger than an mbuf's data room (DP_FRAME_MAX if the port takes chains),
 	                          * or refused by a PMD that enforces its MTU (net_tap: MTU 1504, so 1522 B) */
 	uint64_t rx_drop_toobig; /* received chained frame longer than DP_FRAME_MAX, so not linearized */
+	uint64_t rx_kept;        /* received mbufs kept by the models: a real device's frame forwarded in its own
+	                          * mbuf (zero-copy forwarding, net_bind.h keep) */
 	uint64_t tx_drop_mtu;    /* frame longer than the port's MTU allows (its kernel interface's MTU, or the
 	                          * config's mtu:, + 14 B of Ethernet header, + 4 B when 802.1Q-tagged): dropped here
 	                          * and counted rather than left to vanish in the kernel (net_af_packet) */

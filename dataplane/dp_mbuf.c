@@ -403,7 +403,7 @@ static inline unsigned dp_rx_take(struct dp_port *p, struct net_rx_frame *f, uns
 			continue;
 		}
 		bytes += m->pkt_len;
-		f[out++] = (struct net_rx_frame){ .data = data, .len = m->pkt_len, .t = now };
+		f[out++] = (struct net_rx_frame){ .data = data, .len = m->pkt_len, .held = i, .t = now };
 	}
 	p->n_rx_held = got;
 	if (got > 0) {
@@ -477,8 +477,53 @@ static void dp_bind_flush(void *port)
 	dp_rx_release(p);
 }
 
+/* Zero-copy forwarding: frame @p f's mbuf leaves the held burst (its slot NULL, which rte_pktmbuf_free_bulk()
+ * skips) when it is one segment the frame's bytes are in and no one else refers to. */
+static void *dp_bind_keep(void *port, const struct net_rx_frame *f, uint8_t **bytes)
+{
+	struct dp_port *p = port;
+	struct rte_mbuf *m = f->held < p->n_rx_held ? p->rx_held[f->held] : NULL;
+
+	if (unlikely(m == NULL || m->nb_segs != 1 || !RTE_MBUF_DIRECT(m) || rte_mbuf_refcnt_read(m) != 1 ||
+		     rte_pktmbuf_mtod(m, const uint8_t *) != f->data))
+		return NULL;
+	p->rx_held[f->held] = NULL;
+	p->st.rx_kept++;
+	*bytes = rte_pktmbuf_mtod(m, uint8_t *);
+	return m;
+}
+
+/* A kept mbuf staged as it is, cut to the frame (a trim shortens it), after the checks dp_tx() makes. */
+static unsigned dp_bind_tx_buf(void *port, void *buf, uint32_t len)
+{
+	struct dp_port *p = port;
+	struct rte_mbuf *m = buf;
+
+	if (unlikely(len > m->data_len || len > DP_FRAME_MAX)) {
+		p->st.tx_drop_toobig++;
+		rte_pktmbuf_free(m);
+		return 0;
+	}
+	if (unlikely(len >= RTE_ETHER_HDR_LEN && dp_over_mtu(p, rte_pktmbuf_mtod(m, const uint8_t *), len))) {
+		rte_pktmbuf_free(m);
+		return 0;
+	}
+	m->data_len = (uint16_t)len;
+	m->pkt_len = len;
+	m->ol_flags = 0; /* the receive offload flags (a stripped tag, checksums seen) mean nothing on the way out */
+	dp_stage(p, m, len);
+	return 1;
+}
+
+static void dp_bind_buf_free(void *port, void *buf)
+{
+	(void)port;
+	rte_pktmbuf_free(buf);
+}
+
 static const struct net_bind_ops dp_bind_ops = { .rx_burst = dp_bind_rx, .tx_burst = dp_bind_tx,
-						 .flush = dp_bind_flush };
+						 .flush = dp_bind_flush, .keep = dp_bind_keep,
+						 .tx_buf = dp_bind_tx_buf, .buf_free = dp_bind_buf_free };
 
 void dp_port_bind(struct dp_ctx *dp, int port, struct net_bind *out)
 {
