@@ -203,6 +203,24 @@ int dp_tx(struct dp_ctx *dp, int port, const uint8_t *frame, size_t len);
  */
 int dp_tx_hdr(struct dp_ctx *dp, int port, const uint8_t *hdr, size_t hdr_len, size_t payload_len);
 
+/** Header bytes dp_tx_hdr_reserve() hands out at least (a data frame's headers are 102). */
+#define DP_TX_HDR_ROOM 128
+
+/**
+ * dp_tx_hdr() without the copy of the headers: the data room of the header mbuf the next zero-copy frame of port
+ * @p port goes out in, DP_TX_HDR_ROOM bytes, for the caller to encode the headers straight into, then send with
+ * dp_tx_hdr_commit(). The room stays the port's until committed (a frame not committed costs nothing; the next
+ * reserve gives the same room). Returns NULL on a copy port (encode elsewhere and call dp_tx_hdr()) or when the
+ * header pool is empty (nothing counted: dp_tx_hdr() then counts its drop).
+ */
+uint8_t *dp_tx_hdr_reserve(struct dp_ctx *dp, int port);
+
+/**
+ * Stage the frame whose @p hdr_len header bytes were written into the room dp_tx_hdr_reserve() gave (just before,
+ * on this port), followed by the first @p payload_len bytes of the pattern. Returns as dp_tx_hdr().
+ */
+int dp_tx_hdr_commit(struct dp_ctx *dp, int port, size_t hdr_len, size_t payload_len);
+
 /** Send every staged frame on every port (call once per poll pass, so batching delay is bounded by one pass). */
 void dp_flush(struct dp_ctx *dp);
 

@@ -123,6 +123,8 @@ static struct rte_mbuf *dp_zc_frame(struct dp_ctx *dp, struct dp_port *p, const 
 		return NULL;
 	}
 	h = p->stash[--p->n_stash];
+	if (hdr != NULL) /* NULL: dp_tx_hdr_commit(), the headers are in the mbuf already */
+		rte_memcpy(rte_pktmbuf_mtod(h, void *), hdr, hdr_len);
 	/* the next frame's mbufs: their first line (buf_addr, data_off, lengths) and the header's second (next),
 	 * which this frame's writes would otherwise wait for */
 	if (likely(p->n_stash > 0)) {
@@ -131,7 +133,6 @@ static struct rte_mbuf *dp_zc_frame(struct dp_ctx *dp, struct dp_port *p, const 
 	}
 	if (likely(p->n_pstash > 1))
 		rte_prefetch0(p->pstash[p->n_pstash - 2]);
-	rte_memcpy(rte_pktmbuf_mtod(h, void *), hdr, hdr_len);
 	h->data_len = (uint16_t)hdr_len;
 	h->pkt_len = (uint32_t)(hdr_len + payload_len);
 	if (payload_len == 0)
@@ -345,6 +346,37 @@ int dp_tx_hdr(struct dp_ctx *dp, int port, const uint8_t *hdr, size_t hdr_len, s
 		m = dp_copy_frame(dp, p, hdr, hdr_len, dp->pat, payload_len, &rc);
 	if (unlikely(m == NULL))
 		return rc;
+	dp_stage(p, m, hdr_len + payload_len);
+	return DP_TX_OK;
+}
+
+uint8_t *dp_tx_hdr_reserve(struct dp_ctx *dp, int port)
+{
+	struct dp_port *p = &dp->port[port];
+
+	assert(port >= 0 && port < dp->n_ports);
+	if (unlikely(!p->zerocopy || (p->n_stash == 0 && !dp_stash_fill(dp->hdr_pool, p->stash, &p->n_stash))))
+		return NULL;
+	/* the top of the stash, taken only by the commit: a frame never committed costs nothing */
+	return rte_pktmbuf_mtod(p->stash[p->n_stash - 1], uint8_t *);
+}
+
+int dp_tx_hdr_commit(struct dp_ctx *dp, int port, size_t hdr_len, size_t payload_len)
+{
+	struct dp_port *p = &dp->port[port];
+	struct rte_mbuf *m;
+
+	assert(port >= 0 && port < dp->n_ports && p->zerocopy && p->n_stash > 0);
+	if (unlikely(payload_len > dp->pat_len || hdr_len > DP_HDR_ROOM || hdr_len + payload_len > DP_FRAME_MAX)) {
+		p->st.tx_drop_toobig++;
+		return DP_TX_TOOBIG;
+	}
+	if (unlikely(hdr_len >= RTE_ETHER_HDR_LEN &&
+		     dp_over_mtu(p, rte_pktmbuf_mtod(p->stash[p->n_stash - 1], const uint8_t *), hdr_len + payload_len)))
+		return DP_TX_MTU;
+	m = dp_zc_frame(dp, p, NULL, hdr_len, payload_len);
+	if (unlikely(m == NULL))
+		return DP_TX_NOMBUF;
 	dp_stage(p, m, hdr_len + payload_len);
 	return DP_TX_OK;
 }
