@@ -128,8 +128,17 @@ static struct rte_mbuf *dp_zc_frame(struct dp_ctx *dp, struct dp_port *p, const 
 	/* the next frame's mbufs: their first line (buf_addr, data_off, lengths) and the header's second (next),
 	 * which this frame's writes would otherwise wait for */
 	if (likely(p->n_stash > 0)) {
-		rte_prefetch0(p->stash[p->n_stash - 1]);
-		rte_prefetch0(&p->stash[p->n_stash - 1]->next);
+		struct rte_mbuf *n = p->stash[p->n_stash - 1];
+
+		rte_prefetch0(n);
+		rte_prefetch0(&n->next);
+		/* and its data room, which dp_tx_hdr_reserve() hands out for the next headers to be encoded into: where
+		 * a header pool's mbuf keeps it (no private area, the default headroom: dp_zc_pools_create()), so the
+		 * address needs no load of buf_addr from the line just asked for */
+		uint8_t *room = (uint8_t *)n + sizeof(struct rte_mbuf) + RTE_PKTMBUF_HEADROOM;
+
+		rte_prefetch0(room);
+		rte_prefetch0(room + RTE_CACHE_LINE_SIZE);
 	}
 	if (likely(p->n_pstash > 1))
 		rte_prefetch0(p->pstash[p->n_pstash - 2]);

@@ -123,19 +123,24 @@ struct wire_pkt *net_pkt_raw_copy(struct net_part *np, const struct wire_pkt *d,
  * Zero-copy forwarding (docs/realtime.md, "Real devices across the fabric"): a real port's frame bound for another
  * real device crosses the fabric in the buffer the port received it in (net_bind.h keep), rewritten there, and
  * that buffer is what the port it leaves by sends (tx_buf). The partition keeps a table of the buffers its RAW
- * descriptors hold, at most NET_RAW_BUFS (the raw pool's bound: past it a frame is copied, as before), so every one
+ * descriptors hold, at most NET_REFS_MAX (past it a frame is copied into the raw pool, as before), so every one
  * goes back exactly once: sent on, freed with its descriptor (a drop), or at the run's end
  * (net_part_refs_release()). Written by the partition's lcore only.
+ *
+ * NET_REFS_MAX: a switch buffer of 8 MB (the forwarding benchmark's) holds ~2,000 frames of 4 KiB; the DPDK mbuf
+ * pool has room for them beside its rings (dataplane/dp.c: 32,767 mbufs where the rings of 16 ports and the caches
+ * need 17,664, so two lcores' tables of 2,048 still leave every ring its fill).
  */
+#define NET_REFS_MAX 2048
 struct net_refs {
 	uint64_t kept;     /* buffers taken from the ports */
 	uint64_t sent;     /* handed to a port to send (net_pkt_ref_take()) */
 	uint64_t freed;    /* given back with their descriptors (drops) */
 	uint64_t released; /* given back at the run's end, their descriptors still in the fabric */
 	uint32_t n_free;
-	uint16_t free[NET_RAW_BUFS];      /* slots not in use */
-	void *ref[NET_RAW_BUFS];          /* a slot's buffer, NULL when free */
-	const struct net_bind *from[NET_RAW_BUFS]; /* and the port it came from (its buf_free) */
+	uint16_t free[NET_REFS_MAX];      /* slots not in use */
+	void *ref[NET_REFS_MAX];          /* a slot's buffer, NULL when free */
+	const struct net_bind *from[NET_REFS_MAX]; /* and the port it came from (its buf_free) */
 };
 
 /**

@@ -68,9 +68,9 @@ struct wire_pkt *net_pkt_raw_copy(struct net_part *np, const struct wire_pkt *d,
 static struct net_refs *refs_get(struct net_part *np)
 {
 	if (np->refs == NULL && (np->refs = calloc(1, sizeof(*np->refs))) != NULL) {
-		np->refs->n_free = NET_RAW_BUFS;
-		for (uint32_t i = 0; i < NET_RAW_BUFS; i++)
-			np->refs->free[i] = (uint16_t)(NET_RAW_BUFS - 1 - i);
+		np->refs->n_free = NET_REFS_MAX;
+		for (uint32_t i = 0; i < NET_REFS_MAX; i++)
+			np->refs->free[i] = (uint16_t)(NET_REFS_MAX - 1 - i);
 	}
 	return np->refs;
 }
@@ -112,7 +112,7 @@ static int ref_slot(const struct net_part *np, const struct wire_pkt *p)
 	const struct net_refs *t = np->refs;
 	uint16_t s = p->raw.ref_slot;
 
-	return t != NULL && s < NET_RAW_BUFS && t->ref[s] == p->raw.buf_ref ? s : -1;
+	return t != NULL && s < NET_REFS_MAX && t->ref[s] == p->raw.buf_ref ? s : -1;
 }
 
 static void ref_put(struct net_refs *t, int slot)
@@ -148,7 +148,7 @@ void net_part_refs_release(struct net_part *np)
 {
 	struct net_refs *t = np->refs;
 
-	for (uint32_t s = 0; t != NULL && s < NET_RAW_BUFS; s++) {
+	for (uint32_t s = 0; t != NULL && s < NET_REFS_MAX; s++) {
 		if (t->ref[s] == NULL)
 			continue;
 		t->from[s]->ops->buf_free(t->from[s]->port, t->ref[s]);
@@ -159,7 +159,7 @@ void net_part_refs_release(struct net_part *np)
 
 uint32_t net_part_refs_out(const struct net_part *np)
 {
-	return np->refs != NULL ? NET_RAW_BUFS - np->refs->n_free : 0;
+	return np->refs != NULL ? NET_REFS_MAX - np->refs->n_free : 0;
 }
 
 void net_part_fini(struct net_part *np)

@@ -5,7 +5,7 @@
 
 #include "net.h"
 
-#define FAKE_BUFS (NET_RAW_BUFS + 8)
+#define FAKE_BUFS (NET_REFS_MAX + 8)
 
 /* A port whose received buffers are its own array: counts what was kept, sent and freed, and refuses a keep of
  * frames whose held index is odd when told to. */
@@ -80,7 +80,7 @@ static struct net_bind bind = { .ops = &fake_ops, .port = &port };
 static void setup(void)
 {
 	memset(&port, 0, sizeof(port));
-	cr_assert_eq(net_part_init(&np, 64, 2048), 0);
+	cr_assert_eq(net_part_init(&np, 64, 4096), 0);
 }
 
 static void teardown(void)
@@ -162,17 +162,17 @@ Test(net_link, full_table_or_refused_keep_copies_the_frame)
 	port.refuse_odd = false;
 	for (uint32_t i = 0; i < FAKE_BUFS; i++)
 		p[i] = take(i);
-	cr_assert_eq(net_part_refs_out(&np), NET_RAW_BUFS);
-	for (uint32_t i = NET_RAW_BUFS; i < FAKE_BUFS; i++)
-		cr_assert_null(p[i]->raw.buf_ref, "past the table's %u slots a frame is copied", NET_RAW_BUFS);
+	cr_assert_eq(net_part_refs_out(&np), NET_REFS_MAX);
+	for (uint32_t i = NET_REFS_MAX; i < FAKE_BUFS; i++)
+		cr_assert_null(p[i]->raw.buf_ref, "past the table's %u slots a frame is copied", NET_REFS_MAX);
 	struct wire_pkt *c = net_pkt_raw_copy(&np, p[0], p[0]->raw.buf); /* crossing to another lcore: a copy */
 
 	cr_assert_null(c->raw.buf_ref);
 	net_pkt_free(&np, c);
 	for (uint32_t i = 0; i < FAKE_BUFS; i++)
 		net_pkt_free(&np, p[i]);
-	cr_assert_eq(port.freed, NET_RAW_BUFS);
-	cr_assert_eq(port.kept, NET_RAW_BUFS);
+	cr_assert_eq(port.freed, NET_REFS_MAX);
+	cr_assert_eq(port.kept, NET_REFS_MAX);
 	cr_assert_eq(net_part_refs_out(&np), 0);
 	cr_assert_eq(emu_pool_in_use(np.raw), 0);
 }
