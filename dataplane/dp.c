@@ -627,6 +627,7 @@ void dp_port_stats(const struct dp_ctx *dp, int port, struct dp_port_stats *out)
 	out->tx_drop_toobig = DP_LOAD(st->tx_drop_toobig) + DP_LOAD(th->tx_drop_toobig);
 	out->rx_drop_toobig = DP_LOAD(st->rx_drop_toobig);
 	out->tx_drop_mtu = DP_LOAD(st->tx_drop_mtu);
+	out->rx_kept = DP_LOAD(st->rx_kept);
 }
 
 uint64_t dp_tsc(void)

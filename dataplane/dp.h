@@ -41,6 +41,8 @@ struct dp_port_stats {
 	uint64_t tx_drop_toobig; /* frame larger than an mbuf's data room (DP_FRAME_MAX if the port takes chains),
 	                          * or refused by a PMD that enforces its MTU (net_tap: MTU 1504, so 1522 B) */
 	uint64_t rx_drop_toobig; /* received chained frame longer than DP_FRAME_MAX, so not linearized */
+	uint64_t rx_kept;        /* received mbufs kept by the models: a real device's frame forwarded in its own
+	                          * mbuf (zero-copy forwarding, net_bind.h keep) */
 	uint64_t tx_drop_mtu;    /* frame longer than the port's MTU allows (its kernel interface's MTU, or the
 	                          * config's mtu:, + 14 B of Ethernet header, + 4 B when 802.1Q-tagged): dropped here
 	                          * and counted rather than left to vanish in the kernel (net_af_packet) */
@@ -200,6 +202,24 @@ int dp_tx(struct dp_ctx *dp, int port, const uint8_t *frame, size_t len);
  * Returns as dp_tx(); a payload longer than the pattern is DP_TX_TOOBIG.
  */
 int dp_tx_hdr(struct dp_ctx *dp, int port, const uint8_t *hdr, size_t hdr_len, size_t payload_len);
+
+/** Header bytes dp_tx_hdr_reserve() hands out at least (a data frame's headers are 102). */
+#define DP_TX_HDR_ROOM 128
+
+/**
+ * dp_tx_hdr() without the copy of the headers: the data room of the header mbuf the next zero-copy frame of port
+ * @p port goes out in, DP_TX_HDR_ROOM bytes, for the caller to encode the headers straight into, then send with
+ * dp_tx_hdr_commit(). The room stays the port's until committed (a frame not committed costs nothing; the next
+ * reserve gives the same room). Returns NULL on a copy port (encode elsewhere and call dp_tx_hdr()) or when the
+ * header pool is empty (nothing counted: dp_tx_hdr() then counts its drop).
+ */
+uint8_t *dp_tx_hdr_reserve(struct dp_ctx *dp, int port);
+
+/**
+ * Stage the frame whose @p hdr_len header bytes were written into the room dp_tx_hdr_reserve() gave (just before,
+ * on this port), followed by the first @p payload_len bytes of the pattern. Returns as dp_tx_hdr().
+ */
+int dp_tx_hdr_commit(struct dp_ctx *dp, int port, size_t hdr_len, size_t payload_len);
 
 /** Send every staged frame on every port (call once per poll pass, so batching delay is bounded by one pass). */
 void dp_flush(struct dp_ctx *dp);

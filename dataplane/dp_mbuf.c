@@ -123,15 +123,25 @@ static struct rte_mbuf *dp_zc_frame(struct dp_ctx *dp, struct dp_port *p, const 
 		return NULL;
 	}
 	h = p->stash[--p->n_stash];
+	if (hdr != NULL) /* NULL: dp_tx_hdr_commit(), the headers are in the mbuf already */
+		rte_memcpy(rte_pktmbuf_mtod(h, void *), hdr, hdr_len);
 	/* the next frame's mbufs: their first line (buf_addr, data_off, lengths) and the header's second (next),
 	 * which this frame's writes would otherwise wait for */
 	if (likely(p->n_stash > 0)) {
-		rte_prefetch0(p->stash[p->n_stash - 1]);
-		rte_prefetch0(&p->stash[p->n_stash - 1]->next);
+		struct rte_mbuf *n = p->stash[p->n_stash - 1];
+
+		rte_prefetch0(n);
+		rte_prefetch0(&n->next);
+		/* and its data room, which dp_tx_hdr_reserve() hands out for the next headers to be encoded into: where
+		 * a header pool's mbuf keeps it (no private area, the default headroom: dp_zc_pools_create()), so the
+		 * address needs no load of buf_addr from the line just asked for */
+		uint8_t *room = (uint8_t *)n + sizeof(struct rte_mbuf) + RTE_PKTMBUF_HEADROOM;
+
+		rte_prefetch0(room);
+		rte_prefetch0(room + RTE_CACHE_LINE_SIZE);
 	}
 	if (likely(p->n_pstash > 1))
 		rte_prefetch0(p->pstash[p->n_pstash - 2]);
-	rte_memcpy(rte_pktmbuf_mtod(h, void *), hdr, hdr_len);
 	h->data_len = (uint16_t)hdr_len;
 	h->pkt_len = (uint32_t)(hdr_len + payload_len);
 	if (payload_len == 0)
@@ -349,6 +359,37 @@ int dp_tx_hdr(struct dp_ctx *dp, int port, const uint8_t *hdr, size_t hdr_len, s
 	return DP_TX_OK;
 }
 
+uint8_t *dp_tx_hdr_reserve(struct dp_ctx *dp, int port)
+{
+	struct dp_port *p = &dp->port[port];
+
+	assert(port >= 0 && port < dp->n_ports);
+	if (unlikely(!p->zerocopy || (p->n_stash == 0 && !dp_stash_fill(dp->hdr_pool, p->stash, &p->n_stash))))
+		return NULL;
+	/* the top of the stash, taken only by the commit: a frame never committed costs nothing */
+	return rte_pktmbuf_mtod(p->stash[p->n_stash - 1], uint8_t *);
+}
+
+int dp_tx_hdr_commit(struct dp_ctx *dp, int port, size_t hdr_len, size_t payload_len)
+{
+	struct dp_port *p = &dp->port[port];
+	struct rte_mbuf *m;
+
+	assert(port >= 0 && port < dp->n_ports && p->zerocopy && p->n_stash > 0);
+	if (unlikely(payload_len > dp->pat_len || hdr_len > DP_HDR_ROOM || hdr_len + payload_len > DP_FRAME_MAX)) {
+		p->st.tx_drop_toobig++;
+		return DP_TX_TOOBIG;
+	}
+	if (unlikely(hdr_len >= RTE_ETHER_HDR_LEN &&
+		     dp_over_mtu(p, rte_pktmbuf_mtod(p->stash[p->n_stash - 1], const uint8_t *), hdr_len + payload_len)))
+		return DP_TX_MTU;
+	m = dp_zc_frame(dp, p, NULL, hdr_len, payload_len);
+	if (unlikely(m == NULL))
+		return DP_TX_NOMBUF;
+	dp_stage(p, m, hdr_len + payload_len);
+	return DP_TX_OK;
+}
+
 void dp_flush_port(struct dp_ctx *dp, int port)
 {
 	if (dp->port[port].n_tx > 0)
@@ -403,7 +444,7 @@ static inline unsigned dp_rx_take(struct dp_port *p, struct net_rx_frame *f, uns
 			continue;
 		}
 		bytes += m->pkt_len;
-		f[out++] = (struct net_rx_frame){ .data = data, .len = m->pkt_len, .t = now };
+		f[out++] = (struct net_rx_frame){ .data = data, .len = m->pkt_len, .held = i, .t = now };
 	}
 	p->n_rx_held = got;
 	if (got > 0) {
@@ -477,8 +518,53 @@ static void dp_bind_flush(void *port)
 	dp_rx_release(p);
 }
 
+/* Zero-copy forwarding: frame @p f's mbuf leaves the held burst (its slot NULL, which rte_pktmbuf_free_bulk()
+ * skips) when it is one segment the frame's bytes are in and no one else refers to. */
+static void *dp_bind_keep(void *port, const struct net_rx_frame *f, uint8_t **bytes)
+{
+	struct dp_port *p = port;
+	struct rte_mbuf *m = f->held < p->n_rx_held ? p->rx_held[f->held] : NULL;
+
+	if (unlikely(m == NULL || m->nb_segs != 1 || !RTE_MBUF_DIRECT(m) || rte_mbuf_refcnt_read(m) != 1 ||
+		     rte_pktmbuf_mtod(m, const uint8_t *) != f->data))
+		return NULL;
+	p->rx_held[f->held] = NULL;
+	p->st.rx_kept++;
+	*bytes = rte_pktmbuf_mtod(m, uint8_t *);
+	return m;
+}
+
+/* A kept mbuf staged as it is, cut to the frame (a trim shortens it), after the checks dp_tx() makes. */
+static unsigned dp_bind_tx_buf(void *port, void *buf, uint32_t len)
+{
+	struct dp_port *p = port;
+	struct rte_mbuf *m = buf;
+
+	if (unlikely(len > m->data_len || len > DP_FRAME_MAX)) {
+		p->st.tx_drop_toobig++;
+		rte_pktmbuf_free(m);
+		return 0;
+	}
+	if (unlikely(len >= RTE_ETHER_HDR_LEN && dp_over_mtu(p, rte_pktmbuf_mtod(m, const uint8_t *), len))) {
+		rte_pktmbuf_free(m);
+		return 0;
+	}
+	m->data_len = (uint16_t)len;
+	m->pkt_len = len;
+	m->ol_flags = 0; /* the receive offload flags (a stripped tag, checksums seen) mean nothing on the way out */
+	dp_stage(p, m, len);
+	return 1;
+}
+
+static void dp_bind_buf_free(void *port, void *buf)
+{
+	(void)port;
+	rte_pktmbuf_free(buf);
+}
+
 static const struct net_bind_ops dp_bind_ops = { .rx_burst = dp_bind_rx, .tx_burst = dp_bind_tx,
-						 .flush = dp_bind_flush };
+						 .flush = dp_bind_flush, .keep = dp_bind_keep,
+						 .tx_buf = dp_bind_tx_buf, .buf_free = dp_bind_buf_free };
 
 void dp_port_bind(struct dp_ctx *dp, int port, struct net_bind *out)
 {

@@ -108,6 +108,18 @@ int dp_tx_hdr(struct dp_ctx *dp, int port, const uint8_t *hdr, size_t hdr_len, s
 	return DP_TX_NOMBUF;
 }
 
+uint8_t *dp_tx_hdr_reserve(struct dp_ctx *dp, int port)
+{
+	(void)dp, (void)port;
+	return NULL;
+}
+
+int dp_tx_hdr_commit(struct dp_ctx *dp, int port, size_t hdr_len, size_t payload_len)
+{
+	(void)dp, (void)port, (void)hdr_len, (void)payload_len;
+	return DP_TX_NOMBUF;
+}
+
 void dp_flush(struct dp_ctx *dp)
 {
 	(void)dp;

@@ -20,6 +20,7 @@
 #define DP_MBUF_ROOM 4352 /* data bytes per mbuf after the headroom: a 4198 B frame (4096 B MSS) fits in one */
 #define DP_TX_SEGS_MAX ((DP_FRAME_MAX + DP_MBUF_ROOM - 1) / DP_MBUF_ROOM) /* mbufs in the longest chain */
 #define DP_HDR_ROOM 128   /* header bytes a zero-copy frame's first mbuf holds: a data frame's are 102 */
+_Static_assert(DP_HDR_ROOM == DP_TX_HDR_ROOM, "dp_tx_hdr_reserve() hands out a header mbuf's whole room");
 /* Mbufs of the header pool at most, and of the payload pool. */
 #define DP_HDR_POOL_MAX 32767u
 

@@ -90,7 +90,15 @@ static void sw_tx(void *arg, const struct wire_pkt *pkt, emu_ps_t now)
 
 	if (__builtin_expect(x->tap, 0))
 		tap_tx(x, f.hdr, f.len, f.payload, now);
-	x->bind.ops->tx_burst(x->bind.port, &f, 1);
+	/* zero-copy forwarding: the frame was rewritten in the buffer it came in (a port's, net_pkt_raw_keep()),
+	 * which this port sends as it is; the descriptor, freed after this call, no longer holds it */
+	void *ref = raw && pkt->raw.buf_ref != NULL && x->bind.ops->tx_buf != NULL ?
+			    net_pkt_ref_take(x->lc->np, pkt, x->bind.ops) : NULL;
+
+	if (ref != NULL)
+		x->bind.ops->tx_buf(x->bind.port, ref, f.len);
+	else
+		x->bind.ops->tx_burst(x->bind.port, &f, 1);
 }
 
 /* ---- hellos on a link to another process (docs/realtime.md, When a peer fails) ---- */
@@ -232,12 +240,14 @@ static inline bool ext_ip_has(const struct ctl_ext *x, uint32_t ip)
 
 /*
  * Real devices across the fabric (docs/realtime.md): a frame to another real device, or one the decoder refuses
- * that is still IPv4 or ARP, enters as WIRE_KIND_RAW with its own bytes (net_pkt_raw()); the models' own frames to
+ * that is still IPv4 or ARP, enters as WIRE_KIND_RAW with its own bytes, in the port's buffer when the port hands
+ * it over (net_pkt_raw_keep(): zero-copy forwarding), else copied; the models' own frames to
  * emulated hosts are decoded as before. Returns the descriptor, or NULL with the frame counted.
  */
-static struct wire_pkt *sw_rx_take(struct ctl_ext *x, const struct wire_rx_cfg *rx, const uint8_t *frame,
-				   size_t len)
+static struct wire_pkt *sw_rx_take(struct ctl_ext *x, const struct wire_rx_cfg *rx, const struct net_rx_frame *f)
 {
+	const uint8_t *frame = f->data;
+	const size_t len = f->len;
 	struct ctl_run_state *r = x->run;
 	struct net_part *np = x->lc->np;
 	struct wire_pkt *pkt;
@@ -252,7 +262,7 @@ static struct wire_pkt *sw_rx_take(struct ctl_ext *x, const struct wire_rx_cfg *
 	    ext_ip_has(x, (uint32_t)frame[30] << 24 | (uint32_t)frame[31] << 16 | (uint32_t)frame[32] << 8 | frame[33])) {
 		int why;
 
-		if ((pkt = net_pkt_raw(np, frame, len, r->cfg->nic.udp_port, &why)) != NULL || why == WIRE_R_OK)
+		if ((pkt = net_pkt_raw_keep(np, &x->bind, f, r->cfg->nic.udp_port, &why)) != NULL || why == WIRE_R_OK)
 			return pkt; /* NULL: a pool was empty (counted) */
 	}
 	if ((pkt = net_pkt_alloc(np)) == NULL)
@@ -266,7 +276,7 @@ static struct wire_pkt *sw_rx_take(struct ctl_ext *x, const struct wire_rx_cfg *
 	net_pkt_free(np, pkt);
 	int why = rc;
 
-	if ((pkt = net_pkt_raw(np, frame, len, r->cfg->nic.udp_port, &why)) != NULL || why == WIRE_R_OK)
+	if ((pkt = net_pkt_raw_keep(np, &x->bind, f, r->cfg->nic.udp_port, &why)) != NULL || why == WIRE_R_OK)
 		return pkt; /* NULL: a pool was empty (counted) */
 	rc = rc == WIRE_R_OK ? why : rc;
 	x->sw_rx_refused[rc < WIRE_R_COUNT ? rc : 0]++;
@@ -297,7 +307,7 @@ static void sw_rx(struct ctl_ext *x, const struct net_rx_frame *f, unsigned n)
 		}
 		if (__builtin_expect(x->tap, 0))
 			tap_rx(x, &f[i]);
-		if ((pkt = sw_rx_take(x, &rx, f[i].data, f[i].len)) == NULL)
+		if ((pkt = sw_rx_take(x, &rx, &f[i])) == NULL)
 			continue;
 		if (wire_fabric_class(pkt) >= 0)
 			x->sw_rx_class[wire_fabric_class(pkt)]++;

@@ -571,6 +571,41 @@ static void telemetry_start(struct ctl_run_state *r)
 			eal->file_prefix, eal->file_prefix);
 }
 
+/*
+ * Zero-copy forwarding (net_pkt_raw_keep()): the ports' mbufs the frames still in the fabric hold go back to their
+ * pool while it is there, and a line says where every kept one went; "0 outstanding" is what lab-fabric checks.
+ */
+static void refs_release(struct ctl_run_state *r)
+{
+	uint64_t kept = 0, sent = 0, freed = 0, released = 0, out = 0, port_kept = 0;
+
+	for (uint32_t i = 0; i < r->n_lcs; i++) {
+		struct net_part *np = ctl_run_lc(r, i)->np;
+
+		if (np->refs == NULL)
+			continue;
+		net_part_refs_release(np);
+		kept += np->refs->kept;
+		sent += np->refs->sent;
+		freed += np->refs->freed;
+		released += np->refs->released;
+		out += net_part_refs_out(np);
+	}
+	for (uint32_t i = 0; i < r->n_exts; i++) { /* what the ports counted as kept: the other side of the books */
+		struct dp_port_stats st;
+
+		if (r->exts[i].off)
+			continue;
+		dp_port_stats(r->rt->dp, r->exts[i].dp_port, &st);
+		port_kept += st.rx_kept;
+	}
+	if (kept > 0 || port_kept > 0)
+		fprintf(stderr, "[uetemu] zero-copy forwarding: %llu frames in their received mbufs: %llu sent on, %llu "
+			"freed with their drops, %llu freed at the end; %llu outstanding\n", (unsigned long long)kept,
+			(unsigned long long)sent, (unsigned long long)freed, (unsigned long long)released,
+			(unsigned long long)(port_kept + out - sent - freed - released));
+}
+
 /* Read port @p x's counters before it closes, and say in a line what crossed it. */
 static void port_close(struct ctl_ext *x)
 {
@@ -682,6 +717,7 @@ int ctl_run_realtime(struct ctl_run_state *r, char *err, size_t errlen)
 	ctl_run_metrics_stop(r); /* a start that failed after the ports opened */
 	if (r->rt->lagged)
 		report_lag(r);
+	refs_release(r);
 	for (uint32_t i = 0; i < r->n_exts; i++)
 		if (!r->exts[i].off)
 			port_close(&r->exts[i]);

@@ -9,6 +9,7 @@
 #include "emu_rng.h"
 #include "emu_sched.h"
 #include "emu_time.h"
+#include "net_bind.h"
 #include "wire.h"
 
 /*
@@ -53,6 +54,7 @@ struct net_part {
 	struct emu_sched *sched;
 	struct emu_pool *pkts;
 	struct emu_pool *raw;     /* WIRE_MAX_FRAME buffers of RAW descriptors (net_part_raw_init()); NULL if none */
+	struct net_refs *refs;    /* real ports' buffers its RAW descriptors hold (net_pkt_raw_keep()); NULL if none */
 	uint64_t counters[NET_C_COUNT];
 };
 
@@ -78,11 +80,18 @@ static inline struct wire_pkt *net_pkt_alloc(struct net_part *np)
 	return p;
 }
 
-/** Return @p p to the pool, a RAW one's bytes to the raw pool. Accepts NULL. */
+/** Give the port's buffer RAW descriptor @p p holds back to its port (net_pkt_free(); net_part_refs). */
+void net_pkt_ref_free(struct net_part *np, const struct wire_pkt *p);
+
+/** Return @p p to the pool, a RAW one's bytes to the raw pool or its port's buffer to the port. Accepts NULL. */
 static inline void net_pkt_free(struct net_part *np, struct wire_pkt *p)
 {
-	if (p != NULL && p->kind == WIRE_KIND_RAW && p->raw.buf != NULL)
-		emu_pool_put(np->raw, p->raw.buf);
+	if (p != NULL && p->kind == WIRE_KIND_RAW) {
+		if (p->raw.buf_ref != NULL)
+			net_pkt_ref_free(np, p);
+		else if (p->raw.buf != NULL)
+			emu_pool_put(np->raw, p->raw.buf);
+	}
 	emu_pool_put(np->pkts, p);
 }
 
@@ -109,6 +118,53 @@ struct wire_pkt *net_pkt_raw(struct net_part *np, const uint8_t *frame, size_t l
  * (counted as for net_pkt_raw()).
  */
 struct wire_pkt *net_pkt_raw_copy(struct net_part *np, const struct wire_pkt *d, const uint8_t *bytes);
+
+/*
+ * Zero-copy forwarding (docs/realtime.md, "Real devices across the fabric"): a real port's frame bound for another
+ * real device crosses the fabric in the buffer the port received it in (net_bind.h keep), rewritten there, and
+ * that buffer is what the port it leaves by sends (tx_buf). The partition keeps a table of the buffers its RAW
+ * descriptors hold, at most NET_REFS_MAX (past it a frame is copied into the raw pool, as before), so every one
+ * goes back exactly once: sent on, freed with its descriptor (a drop), or at the run's end
+ * (net_part_refs_release()). Written by the partition's lcore only.
+ *
+ * NET_REFS_MAX: a switch buffer of 8 MB (the forwarding benchmark's) holds ~2,000 frames of 4 KiB; the DPDK mbuf
+ * pool has room for them beside its rings (dataplane/dp.c: 32,767 mbufs where the rings of 16 ports and the caches
+ * need 17,664, so two lcores' tables of 2,048 still leave every ring its fill).
+ */
+#define NET_REFS_MAX 2048
+struct net_refs {
+	uint64_t kept;     /* buffers taken from the ports */
+	uint64_t sent;     /* handed to a port to send (net_pkt_ref_take()) */
+	uint64_t freed;    /* given back with their descriptors (drops) */
+	uint64_t released; /* given back at the run's end, their descriptors still in the fabric */
+	uint32_t n_free;
+	uint16_t free[NET_REFS_MAX];      /* slots not in use */
+	void *ref[NET_REFS_MAX];          /* a slot's buffer, NULL when free */
+	const struct net_bind *from[NET_REFS_MAX]; /* and the port it came from (its buf_free) */
+};
+
+/**
+ * A RAW descriptor (wire_raw_take()) of frame @p f of port @p b's last burst, holding the port's own buffer when
+ * the port can hand it over (keep) and the table has a slot; else its bytes copied, as net_pkt_raw(). NULL when
+ * the frame does not describe (*@p reason set) or a pool is empty (*@p reason 0, counted); the port keeps the
+ * buffer then.
+ */
+struct wire_pkt *net_pkt_raw_keep(struct net_part *np, const struct net_bind *b, const struct net_rx_frame *f,
+				  uint16_t uet_port, int *reason);
+
+/**
+ * The port buffer RAW descriptor @p p holds, taken from it to be sent by a port whose ops are @p ops (tx_buf):
+ * the descriptor no longer owns it (its net_pkt_free() leaves it alone). NULL when @p p holds none, or one of
+ * ports of other ops (copy it then).
+ */
+void *net_pkt_ref_take(struct net_part *np, const struct wire_pkt *p, const struct net_bind_ops *ops);
+
+/** Give back every port buffer @p np's descriptors still hold (the run's end, before the ports close). Their
+ *  descriptors must not be sent after. Accepts a partition without a table. */
+void net_part_refs_release(struct net_part *np);
+
+/** Port buffers @p np's descriptors hold now: 0 once net_part_refs_release() ran. */
+uint32_t net_part_refs_out(const struct net_part *np);
 
 /** Schedule an event, counting NET_C_SCHED_FULL on failure. Returns 0 or -ENOSPC. */
 static inline int net_sched(struct net_part *np, emu_ps_t when, emu_event_fn fn, void *a, void *b, emu_timer_t *h)

@@ -17,10 +17,12 @@
 #define NET_BIND_BURST 32
 #define NET_BIND_DRAIN_BURSTS 16
 
-/** A frame received from a port: its bytes (no FCS) and the emulated time it arrives at. */
+/** A frame received from a port: its bytes (no FCS), the emulated time it arrives at, and which buffer of the
+ *  port's last burst holds it (for keep; the port's own index, 0 for a port without keep). */
 struct net_rx_frame {
 	const uint8_t *data;
 	uint32_t len;
+	uint32_t held;
 	emu_ps_t t;
 };
 
@@ -45,11 +47,26 @@ struct net_tx_frame {
  *
  * flush: send what is staged, and give back the last received burst. Once per poll pass, so the batching delay of
  * a frame is bounded by one pass.
+ *
+ * Zero-copy forwarding (docs/realtime.md, "Real devices across the fabric"); NULL in a port that copies:
+ *
+ * keep: take frame @p f of the last rx_burst over from the port: its buffer is no longer given back at the next
+ * rx_burst or flush. Returns the buffer's handle, and in *@p bytes the frame's bytes, writable, valid until the
+ * handle goes back (tx_buf or buf_free of a port of the same ops); NULL when the port cannot hand it over (a
+ * frame it made whole from pieces, a shared buffer): then copy it, as a port without keep.
+ *
+ * tx_buf: stage kept buffer @p buf, its first @p len bytes a frame, as tx_burst would (no copy); the port owns
+ * the buffer from here, whether it sends it or drops it (counted). Returns 1 when staged, 0 when dropped.
+ *
+ * buf_free: give kept buffer @p buf back (its packet was dropped, or the run ended). Any lcore that owns it.
  */
 struct net_bind_ops {
 	unsigned (*rx_burst)(void *port, struct net_rx_frame *frames, unsigned n, emu_ps_t now);
 	unsigned (*tx_burst)(void *port, const struct net_tx_frame *frames, unsigned n);
 	void (*flush)(void *port);
+	void *(*keep)(void *port, const struct net_rx_frame *f, uint8_t **bytes);
+	unsigned (*tx_buf)(void *port, void *buf, uint32_t len);
+	void (*buf_free)(void *port, void *buf);
 };
 
 /** A bound port: its ops and its handle. Embedded by its owner (struct ctl_ext), filled by the implementation. */

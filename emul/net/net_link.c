@@ -4,6 +4,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 EMU_COUNTER_NAMES(net_counter, NET_COUNTERS, NET_C_COUNT)
@@ -58,11 +59,113 @@ struct wire_pkt *net_pkt_raw_copy(struct net_part *np, const struct wire_pkt *d,
 	*p = *d;
 	memcpy(buf, bytes, len);
 	p->raw.buf = buf;
+	p->raw.buf_ref = NULL; /* a copy: its bytes are the raw pool's, whoever held @p d's */
+	p->raw.ref_slot = 0;
 	return p;
+}
+
+/* The partition's table of port buffers, made at its first kept frame (as the raw pool is at its first frame). */
+static struct net_refs *refs_get(struct net_part *np)
+{
+	if (np->refs == NULL && (np->refs = calloc(1, sizeof(*np->refs))) != NULL) {
+		np->refs->n_free = NET_REFS_MAX;
+		for (uint32_t i = 0; i < NET_REFS_MAX; i++)
+			np->refs->free[i] = (uint16_t)(NET_REFS_MAX - 1 - i);
+	}
+	return np->refs;
+}
+
+struct wire_pkt *net_pkt_raw_keep(struct net_part *np, const struct net_bind *b, const struct net_rx_frame *f,
+				  uint16_t uet_port, int *reason)
+{
+	struct wire_pkt d = { 0 }, *p;
+	struct net_refs *t;
+	uint8_t *bytes;
+	void *ref;
+
+	*reason = wire_raw_take(f->data, f->len, uet_port, &d);
+	if (*reason != WIRE_R_OK)
+		return NULL;
+	if (b->ops->keep == NULL || (t = refs_get(np)) == NULL || t->n_free == 0)
+		return net_pkt_raw_copy(np, &d, f->data);
+	if ((p = net_pkt_alloc(np)) == NULL)
+		return NULL;
+	if ((ref = b->ops->keep(b->port, f, &bytes)) == NULL) {
+		net_pkt_free(np, p);
+		return net_pkt_raw_copy(np, &d, f->data);
+	}
+	uint16_t slot = t->free[--t->n_free];
+
+	t->ref[slot] = ref;
+	t->from[slot] = b;
+	t->kept++;
+	*p = d;
+	p->raw.buf = bytes;
+	p->raw.buf_ref = ref;
+	p->raw.ref_slot = slot;
+	return p;
+}
+
+/* The slot of the buffer @p p holds, when @p np's table has it there; -1 when not (taken already, released). */
+static int ref_slot(const struct net_part *np, const struct wire_pkt *p)
+{
+	const struct net_refs *t = np->refs;
+	uint16_t s = p->raw.ref_slot;
+
+	return t != NULL && s < NET_REFS_MAX && t->ref[s] == p->raw.buf_ref ? s : -1;
+}
+
+static void ref_put(struct net_refs *t, int slot)
+{
+	t->ref[slot] = NULL;
+	t->from[slot] = NULL;
+	t->free[t->n_free++] = (uint16_t)slot;
+}
+
+void net_pkt_ref_free(struct net_part *np, const struct wire_pkt *p)
+{
+	int s = ref_slot(np, p);
+
+	if (s < 0)
+		return; /* sent on by a port, or given back at the run's end */
+	np->refs->from[s]->ops->buf_free(np->refs->from[s]->port, p->raw.buf_ref);
+	np->refs->freed++;
+	ref_put(np->refs, s);
+}
+
+void *net_pkt_ref_take(struct net_part *np, const struct wire_pkt *p, const struct net_bind_ops *ops)
+{
+	int s = p->kind == WIRE_KIND_RAW && p->raw.buf_ref != NULL ? ref_slot(np, p) : -1;
+
+	if (s < 0 || np->refs->from[s]->ops != ops)
+		return NULL;
+	np->refs->sent++;
+	ref_put(np->refs, s);
+	return p->raw.buf_ref;
+}
+
+void net_part_refs_release(struct net_part *np)
+{
+	struct net_refs *t = np->refs;
+
+	for (uint32_t s = 0; t != NULL && s < NET_REFS_MAX; s++) {
+		if (t->ref[s] == NULL)
+			continue;
+		t->from[s]->ops->buf_free(t->from[s]->port, t->ref[s]);
+		t->released++;
+		ref_put(t, (int)s);
+	}
+}
+
+uint32_t net_part_refs_out(const struct net_part *np)
+{
+	return np->refs != NULL ? NET_REFS_MAX - np->refs->n_free : 0;
 }
 
 void net_part_fini(struct net_part *np)
 {
+	free(np->refs); /* released before the ports closed (net_part_refs_release()): their pools are gone now */
+	np->refs = NULL;
 	emu_pool_destroy(np->raw);
 	np->raw = NULL;
 	emu_pool_destroy(np->pkts);

@@ -493,11 +493,15 @@ struct wire_pkt {
 		struct wire_rsp rsp;     /* ACK with next_hdr RESPONSE; UET with a response header */
 		struct wire_tss tss;     /* UET of type TSS (what follows its header is not decoded) */
 		struct wire_roce roce;   /* ROCE */
-		struct {                 /* RAW: the frame's bytes (a buffer of the partition's raw pool) */
+		struct {                 /* RAW: the frame's bytes (a buffer of the partition's raw pool, or the
+					  * received buffer of the port it came from: buf_ref) */
 			uint8_t *buf;
 			uint8_t cls;     /* enum wire_fabric_class */
 			uint8_t uet;     /* enum wire_raw_uet: a UET frame a switch may trim (wire_raw_trim()), and how */
 			uint8_t trimmed; /* 1 once wire_raw_trim() cut it (a trimmed packet, not trimmable again) */
+			uint16_t ref_slot; /* with buf_ref: its slot in the partition's table (net_part_refs) */
+			void *buf_ref;   /* model only: the port's handle of the buffer buf points into (a DPDK mbuf,
+					  * net_bind.h keep), which the packet owns; NULL when buf is the raw pool's */
 		} raw;
 	};
 	uint16_t pfc_quanta[8];  /* PFC only: pause time per class, in quanta of 512 bit times; 0 = resume (XON) */
@@ -506,6 +510,8 @@ struct wire_pkt {
 	void *ctx;               /* model only, never encoded: the sender's own context (its packet record) */
 	struct wire_pkt *next;   /* model only, never encoded: the next packet of the queue it waits in */
 };
+_Static_assert(sizeof(((struct wire_pkt *)0)->raw) <= sizeof(((struct wire_pkt *)0)->ses),
+	       "a RAW descriptor's fields do not grow the union (the SES header is its largest member)");
 
 /*
  * Frame length (no FCS) of each kind before its payload, per encapsulation (WIRE_ENCAP_* & 3): Ethernet + IPv4 + UDP
@@ -1015,6 +1021,13 @@ int wire_raw_trim(struct wire_pkt *p);
  * with the header checksum recomputed. Returns p->payload_len, -EINVAL for a descriptor without bytes, -ENOSPC.
  */
 int wire_raw_encode(const struct wire_pkt *p, uint8_t *buf, size_t cap);
+
+/**
+ * Set byte @p at of the IPv4 header at @p ip to @p v, its header checksum patched for the change of the 16-bit word
+ * at offset @p word (the even offset holding @p at) as RFC 1624 (eqn. 3) says, the other words not read. The
+ * checksum is what summing the header again gives, when it was right before.
+ */
+void wire_csum_patch(uint8_t *ip, unsigned word, unsigned at, uint8_t v);
 
 /* ---- 802.1Q VLAN tags on a real port's frames (wire_vlan.c) ---- */
 

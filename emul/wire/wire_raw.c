@@ -111,6 +111,19 @@ int wire_raw_take(const uint8_t *buf, size_t len, uint16_t uet_port, struct wire
 	return WIRE_R_OK;
 }
 
+void wire_csum_patch(uint8_t *ip, unsigned word, unsigned at, uint8_t v)
+{
+	uint16_t m = get_be16(ip + word);
+	uint32_t sum;
+
+	ip[at] = v;
+	/* HC' = ~(~HC + ~m + m'), one's complement sums with the carries folded back in */
+	sum = (uint32_t)(uint16_t)~get_be16(ip + IP_CSUM) + (uint16_t)~m + get_be16(ip + word);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	put_be16(ip + IP_CSUM, (uint16_t)~sum);
+}
+
 int wire_raw_trim(struct wire_pkt *p)
 {
 	size_t l4, keep;
@@ -153,11 +166,12 @@ int wire_raw_encode(const struct wire_pkt *p, uint8_t *buf, size_t cap)
 		uint8_t *ip = buf + WIRE_ETH_LEN;
 		uint8_t tos = (uint8_t)((p->dscp & 0x3f) << 2 | (p->ecn & 3));
 
-		if (ip[IP_TOS] != tos) {
-			ip[IP_TOS] = tos;
-			put_be16(ip + IP_CSUM, 0);
-			put_be16(ip + IP_CSUM, wire_csum(ip, WIRE_IPV4_LEN));
-		}
+		/* the checksum patched for the two words that change (RFC 1624, eqn. 3), not summed again: the frame
+		 * may sit in a port's receive buffer, whose header lines need not be read twice */
+		if (ip[IP_TOS] != tos)
+			wire_csum_patch(ip, IP_TOS & ~1u, IP_TOS, tos);
+		if (ip[IP_TTL] != p->ttl)
+			wire_csum_patch(ip, IP_TTL & ~1u, IP_TTL, p->ttl);
 	}
 	return (int)len;
 }

@@ -188,4 +188,9 @@ check "the switches' ports counted the trims $NB saw (links[] trims: $trims, $UE
 marks=$(summary_py "print(s['counters']['ecn_marks'])")
 check "the switches marked at least the CE frames $NB saw ($marks marks, $CE_ecn seen)" \
 	'[ "${marks:-0}" -ge "$CE_ecn" ] && [ "$CE_ecn" -gt 0 ]'
+# Zero-copy forwarding: the frames from one namespace to the other crossed in their received mbufs, and each went
+# back once (sent on, freed with a drop, or at the end): the ports' count of kept mbufs is what the fabric gave back.
+zc=$(grep -o 'zero-copy forwarding: [0-9]* frames.*outstanding' "$WORK/uetemu.log")
+check "frames forwarded in their received mbufs, none outstanding at the end ($zc)" \
+	'[ -n "$zc" ] && [ "$(echo "$zc" | awk "{print \$3}")" -gt 0 ] && echo "$zc" | grep -q "; 0 outstanding"'
 finish

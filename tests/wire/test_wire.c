@@ -2236,3 +2236,38 @@ Test(wire_raw, take_mark_encode)
 	cr_assert_str_eq(wire_fabric_class_key(WIRE_FC_OTHER_IPV4), "other_ipv4");
 	cr_assert_str_eq(wire_fabric_class_key(WIRE_FC_COUNT), "unknown");
 }
+
+/* The in-place rewrite of a real device's frame patches the IPv4 checksum (RFC 1624, eqn. 3) for the TOS and TTL
+ * words it changes: over random valid headers and every TOS and TTL change, the patched checksum is the one the
+ * header summed again gives (wire_csum() over it is 0), and nothing else in the header moves. */
+Test(wire_raw, csum_patch_equals_the_sum_done_again_for_tos_and_ttl)
+{
+	uint32_t x = 12345;
+
+	for (int k = 0; k < 20000; k++) {
+		uint8_t ip[WIRE_IPV4_LEN], want[WIRE_IPV4_LEN];
+
+		for (int i = 0; i < WIRE_IPV4_LEN; i++) {
+			x = x * 1103515245u + 12345u;
+			ip[i] = (uint8_t)(x >> 16);
+		}
+		ip[0] = 0x45;
+		ip[10] = ip[11] = 0;
+		uint16_t c = wire_csum(ip, WIRE_IPV4_LEN);
+		ip[10] = (uint8_t)(c >> 8);
+		ip[11] = (uint8_t)c;
+		memcpy(want, ip, sizeof(ip));
+		const uint8_t tos = (uint8_t)(x >> 8), ttl = (uint8_t)x;
+
+		wire_csum_patch(ip, 0, 1, tos);
+		wire_csum_patch(ip, 8, 8, ttl);
+		want[1] = tos;
+		want[8] = ttl;
+		cr_assert_eq(wire_csum(ip, WIRE_IPV4_LEN), 0, "header %d: checksum valid", k);
+		want[10] = want[11] = 0;
+		c = wire_csum(want, WIRE_IPV4_LEN);
+		want[10] = (uint8_t)(c >> 8);
+		want[11] = (uint8_t)c;
+		cr_assert_arr_eq(ip, want, sizeof(ip), "header %d: as summed again", k);
+	}
+}
