@@ -511,7 +511,10 @@ emu_ps_t run_win_next(struct run_engine *e, bool *quit)
 		uint64_t v[2] = { emu_sched_next(e->lcs[e->me].np->sched),
 				  *quit ? (uint64_t)(uint32_t)*e->quit << 32 | e->me : UINT64_MAX };
 
+		uint64_t t0 = run_mono_ns();
+
 		run_mpi_min(v, 2, e->quit);
+		e->lcs[e->me].wait_ns += run_mono_ns() - t0; /* the window's other meeting, counted as the exchange */
 		if (v[1] != UINT64_MAX && (uint32_t)v[1] != e->me && *e->quit == 0) {
 			/* another rank stopped: this one stops for the same reason, and says so (not "stalled") */
 			sig_atomic_t why = (sig_atomic_t)(v[1] >> 32);
