@@ -290,7 +290,8 @@ void run_mpi_allgather(const void *mine, uint32_t len, void *all)
 /* A window's exchange under way: this rank's sends, and the message each other rank sent it. */
 struct mpi_xchg {
 	uint32_t n, me, unmatched; /* ranks, this one, those whose message has not been matched yet */
-	int len[RUN_LCORES_MAX];   /* bytes of each rank's message, once matched */
+	int len[RUN_LCORES_MAX];   /* bytes of each rank's frames (its message less the minimum's), once matched */
+	uint64_t min[RUN_LCORES_MAX][RUN_MPI_XMIN]; /* the values each rank's message opens with */
 	MPI_Message msg[RUN_LCORES_MAX];
 	MPI_Request rq[2 * RUN_LCORES_MAX]; /* sends, then receives (MPI_REQUEST_NULL: none) */
 };
@@ -310,6 +311,7 @@ static bool xchg_matched(void *ctx)
 		if (!flag)
 			continue;
 		MPI_Get_count(&st, MPI_BYTE, &x->len[k]);
+		x->len[k] -= (int)sizeof(x->min[k]); /* every message opens with them (run_mpi_exchange) */
 		x->unmatched--;
 	}
 	return x->unmatched == 0;
@@ -324,15 +326,32 @@ static bool xchg_done(void *ctx)
 	return done != 0;
 }
 
+/* @p a (@p alen bytes) then @p b (@p blen) as one datatype from MPI_BOTTOM, the caller to free it: a message of
+ * both without copying them into one buffer. */
+static MPI_Datatype two_blocks(const void *a, int alen, const void *b, int blen)
+{
+	MPI_Aint at[2];
+	int lens[2] = { alen, blen };
+	MPI_Datatype t;
+
+	MPI_Get_address(a, &at[0]);
+	MPI_Get_address(b, &at[1]);
+	MPI_Type_create_hindexed(blen > 0 ? 2 : 1, lens, at, MPI_BYTE, &t);
+	MPI_Type_commit(&t);
+	return t;
+}
+
 /*
- * One message to each other rank, its frames and their length in one (the receiver learns the length from the
- * message's envelope): a window costs one message per pair of ranks, where a count all-to-all and then an
- * all-to-allv of the frames cost two collectives.
+ * One message to each other rank: the @p min values, then its frames (their length the message's, from its
+ * envelope). A window costs one message per pair of ranks, where a reduction of the next event, a count
+ * all-to-all and an all-to-allv of the frames cost three collectives, three times every rank waiting for the
+ * slowest.
  */
 void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
-		      size_t *in_cap, const volatile sig_atomic_t *stop)
+		      size_t *in_cap, uint64_t min[RUN_MPI_XMIN], const volatile sig_atomic_t *stop)
 {
 	struct mpi_xchg x = { .n = n, .me = world.rank, .unmatched = n - 1 };
+	MPI_Datatype st[RUN_LCORES_MAX], rt[RUN_LCORES_MAX];
 	uint64_t stotal = 0, total = 0;
 
 	for (uint32_t k = 0; k < n; k++)
@@ -344,9 +363,10 @@ void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, u
 		x.rq[k] = MPI_REQUEST_NULL;
 	for (uint32_t k = 0, off = 0; k < n; off += out_len[k], k++) {
 		x.len[k] = k == x.me ? (int)out_len[k] : -1;
-		if (k != x.me)
-			MPI_Isend(out_len[k] ? out + off : out, (int)out_len[k], MPI_BYTE, (int)k, RUN_MPI_TAG_WINDOW, MPI_COMM_WORLD,
-				  &x.rq[k]);
+		if (k == x.me)
+			continue;
+		st[k] = two_blocks(min, (int)sizeof(x.min[k]), out + off, (int)out_len[k]);
+		MPI_Isend(MPI_BOTTOM, 1, st[k], (int)k, RUN_MPI_TAG_WINDOW, MPI_COMM_WORLD, &x.rq[k]);
 	}
 	wait_until(xchg_matched, &x, "a window's frames", stop);
 	for (uint32_t k = 0; k < n; k++)
@@ -362,15 +382,26 @@ void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, u
 		*in_cap = total;
 	}
 	for (uint32_t k = 0, off = 0, soff = 0; k < n; off += (uint32_t)x.len[k], soff += out_len[k], k++) {
-		in_len[k] = (uint32_t)x.len[k];
 		uint8_t *to = x.len[k] > 0 ? *in + off : *in; /* *in: NULL before the first frames */
 
-		if (k == x.me && out_len[k] > 0)
-			memcpy(to, out + soff, out_len[k]);
-		else if (k != x.me)
-			MPI_Imrecv(to, x.len[k], MPI_BYTE, &x.msg[k], &x.rq[n + k]);
+		in_len[k] = (uint32_t)x.len[k];
+		if (k == x.me) {
+			if (out_len[k] > 0)
+				memcpy(to, out + soff, out_len[k]);
+			continue;
+		}
+		rt[k] = two_blocks(x.min[k], (int)sizeof(x.min[k]), to, x.len[k]);
+		MPI_Imrecv(MPI_BOTTOM, 1, rt[k], &x.msg[k], &x.rq[n + k]);
 	}
 	wait_until(xchg_done, &x, "a window's frames", stop);
+	for (uint32_t k = 0; k < n; k++) {
+		if (k == x.me)
+			continue;
+		MPI_Type_free(&st[k]);
+		MPI_Type_free(&rt[k]);
+		for (int i = 0; i < RUN_MPI_XMIN; i++)
+			min[i] = x.min[k][i] < min[i] ? x.min[k][i] : min[i];
+	}
 }
 
 void run_mpi_abort(const char *why)
@@ -426,9 +457,10 @@ void run_mpi_allgather(const void *mine, uint32_t len, void *all)
 }
 
 void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
-			  size_t *in_cap, const volatile sig_atomic_t *stop)
+		      size_t *in_cap, uint64_t min[RUN_MPI_XMIN], const volatile sig_atomic_t *stop)
 {
 	(void)stop;
+	(void)min;
 	(void)out;
 	(void)out_len;
 	(void)in;
