@@ -70,7 +70,8 @@ struct run_lcore {
 	emu_ps_t x_late_max;         /* the latest of them */
 	uint64_t x_full;             /* frames and events lost: the ring to another lcore was full */
 	uint64_t wr_full;            /* outputs lost: the ring to the writer was full */
-	uint64_t wait_ns;            /* virtual time: what its thread waited at the windows' barriers */
+	uint64_t wait_ns;            /* virtual time: what its thread waited at the windows' barriers (MPI: the rank
+	                                at the window's minimum and exchange) */
 	uint64_t helped;             /* virtual time: phases of its windows another thread ran (its own had no CPU) */
 	uint64_t wait_avg_ns;        /* virtual time: its thread's typical wait (the engine's spin budget) */
 	uint64_t samples_ack;        /* real time: the last sampling pause it stopped for (atomic) */

@@ -18,6 +18,7 @@
 #ifdef UETEMU_MPI
 #include <mpi.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
@@ -120,47 +121,93 @@ static int rank_gone(void)
 }
 
 /*
- * Wait for @p rq (a collective of every rank, @p what in words) to complete, looking at the other ranks meanwhile;
- * once *@p stop (NULL: none) is set, at most RUN_MPI_STOP_GRACE_MS more, then end every rank.
+ * How a rank waits (docs/parallel.md, Waiting): it tests at full speed for RUN_MPI_SPIN_NS (the other ranks are
+ * usually that close), then naps between tests, RUN_MPI_NAP_MIN_NS first, twice as long each time up to
+ * RUN_MPI_NAP_MAX_NS. On a machine with fewer free CPUs than ranks, a rank that spun would hold the CPU the rank it
+ * waits for needs; a nap gives it up, and its bound keeps what a nap adds to a window small. The naps' timer slack
+ * is set to RUN_MPI_SLACK_NS (run_mpi_init): Linux's default, 50 us, would make every nap one of 50 us or more.
  */
-static void wait_req(MPI_Request *rq, const char *what, const volatile sig_atomic_t *stop)
+#define RUN_MPI_SPIN_NS 50000ull
+#define RUN_MPI_NAP_MIN_NS 2000ull
+#define RUN_MPI_NAP_MAX_NS 50000ull
+#define RUN_MPI_SLACK_NS 1000ul
+/* The tag of a window's message to another rank (MPI keeps one sender's messages of a tag in order). */
+#define RUN_MPI_TAG_WINDOW 1
+
+/* What a wait tests: true once it is over. */
+typedef bool (*mpi_test_fn)(void *ctx);
+
+/* The nap after @p nap (0: the first). */
+static uint64_t nap_next(uint64_t nap)
 {
-	const uint64_t t0 = mono_ns();
-	uint64_t next = t0 + RUN_MPI_CHECK_NS, since = 0;
+	return nap == 0 ? RUN_MPI_NAP_MIN_NS : nap * 2 < RUN_MPI_NAP_MAX_NS ? nap * 2 : RUN_MPI_NAP_MAX_NS;
+}
+
+/* A waiting rank's checks: the stop flag's grace, the others' processes, the deadline (run_mpi_abort if failed). */
+static void wait_checks(uint64_t now, uint64_t t0, uint64_t *next, uint64_t *since, const char *what,
+			const volatile sig_atomic_t *stop)
+{
 	char why[160];
 
-	for (uint32_t spin = 1;; spin++) {
-		int done = 0;
+	if (stop != NULL && *stop != 0) { /* a signal reaches every rank under mpirun: the others stop too */
+		if (*since == 0)
+			*since = now;
+		else if (now - *since > (uint64_t)RUN_MPI_STOP_GRACE_MS * 1000000ull)
+			run_mpi_abort("stopped, and another rank did not answer within a second");
+	}
+	if (now < *next)
+		return;
+	*next = now + RUN_MPI_CHECK_NS;
+	int k = rank_gone();
 
-		MPI_Test(rq, &done, MPI_STATUS_IGNORE);
-		if (done)
+	if (k >= 0) {
+		snprintf(why, sizeof(why), "MPI rank %d (pid %d) has gone while this rank waited for %s", k,
+			 (int)world.peers[k].pid, what);
+		run_mpi_abort(why);
+	}
+	if (now - t0 > (uint64_t)RUN_MPI_WAIT_MAX_S * 1000000000ull) {
+		snprintf(why, sizeof(why), "no answer from the other MPI ranks for %d s while this rank waited for %s",
+			 RUN_MPI_WAIT_MAX_S, what);
+		run_mpi_abort(why);
+	}
+}
+
+/*
+ * Wait until @p test (on @p ctx; @p what in words) says done, looking at the other ranks meanwhile; once *@p stop
+ * (NULL: none) is set, at most RUN_MPI_STOP_GRACE_MS more, then end every rank. Spins, then naps (above).
+ */
+static void wait_until(mpi_test_fn test, void *ctx, const char *what, const volatile sig_atomic_t *stop)
+{
+	const uint64_t t0 = mono_ns();
+	uint64_t next = t0 + RUN_MPI_CHECK_NS, since = 0, nap = 0;
+
+	for (uint32_t spin = 1;; spin++) {
+		if (test(ctx))
 			return;
-		if (spin % 256 != 0)
+		if (nap == 0 && spin % 64 != 0)
 			continue;
 		uint64_t now = mono_ns();
 
-		if (stop != NULL && *stop != 0) { /* a signal reaches every rank under mpirun: the others stop too */
-			if (since == 0)
-				since = now;
-			else if (now - since > (uint64_t)RUN_MPI_STOP_GRACE_MS * 1000000ull)
-				run_mpi_abort("stopped, and another rank did not answer within a second");
+		if (now - t0 >= RUN_MPI_SPIN_NS) {
+			nap = nap_next(nap);
+			nanosleep(&(struct timespec){ .tv_nsec = (long)nap }, NULL);
 		}
-		if (now < next)
-			continue;
-		next = now + RUN_MPI_CHECK_NS;
-		int k = rank_gone();
-
-		if (k >= 0) {
-			snprintf(why, sizeof(why), "MPI rank %d (pid %d) has gone while this rank waited for %s", k,
-				 (int)world.peers[k].pid, what);
-			run_mpi_abort(why);
-		}
-		if (now - t0 > (uint64_t)RUN_MPI_WAIT_MAX_S * 1000000000ull) {
-			snprintf(why, sizeof(why), "no answer from the other MPI ranks for %d s while this rank waited "
-				 "for %s", RUN_MPI_WAIT_MAX_S, what);
-			run_mpi_abort(why);
-		}
+		wait_checks(now, t0, &next, &since, what, stop);
 	}
+}
+
+static bool req_done(void *ctx)
+{
+	int done = 0;
+
+	MPI_Test(ctx, &done, MPI_STATUS_IGNORE);
+	return done != 0;
+}
+
+/* Wait for @p rq (a collective of every rank, @p what in words), as wait_until. */
+static void wait_req(MPI_Request *rq, const char *what, const volatile sig_atomic_t *stop)
+{
+	wait_until(req_done, rq, what, stop);
 }
 
 int run_mpi_init(int *argc, char ***argv, uint32_t *rank, uint32_t *size, char *err, size_t errlen)
@@ -179,6 +226,7 @@ int run_mpi_init(int *argc, char ***argv, uint32_t *rank, uint32_t *size, char *
 	MPI_Comm_size(MPI_COMM_WORLD, &n);
 	*rank = (uint32_t)r;
 	*size = (uint32_t)n;
+	prctl(PR_SET_TIMERSLACK, RUN_MPI_SLACK_NS, 0, 0, 0); /* the waits' naps as long as asked (wait_until) */
 	/* who the others are, for the bounded waits (a rank without the table waits only for the deadline) */
 	world.rank = (uint32_t)r;
 	world.size = (uint32_t)n;
@@ -239,28 +287,91 @@ void run_mpi_allgather(const void *mine, uint32_t len, void *all)
 	wait_req(&rq, "an all-gather", NULL);
 }
 
-void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
-			  size_t *in_cap, const volatile sig_atomic_t *stop)
+/* A window's exchange under way: this rank's sends, and the message each other rank sent it. */
+struct mpi_xchg {
+	uint32_t n, me, unmatched; /* ranks, this one, those whose message has not been matched yet */
+	int len[RUN_LCORES_MAX];   /* bytes of each rank's frames (its message less the minimum's), once matched */
+	uint64_t min[RUN_LCORES_MAX][RUN_MPI_XMIN]; /* the values each rank's message opens with */
+	MPI_Message msg[RUN_LCORES_MAX];
+	MPI_Request rq[2 * RUN_LCORES_MAX]; /* sends, then receives (MPI_REQUEST_NULL: none) */
+};
+
+/* Whether every other rank's message has come (its envelope: an eager message's bytes come with it). */
+static bool xchg_matched(void *ctx)
 {
-	int sc[RUN_LCORES_MAX] = { 0 }, rc[RUN_LCORES_MAX] = { 0 };
-	int sd[RUN_LCORES_MAX] = { 0 }, rd[RUN_LCORES_MAX] = { 0 };
-	uint64_t total = 0, stotal = 0;
+	struct mpi_xchg *x = ctx;
 
-	for (uint32_t k = 0; k < n; k++) {
-		sc[k] = (int)out_len[k];
-		sd[k] = (int)stotal;
+	for (uint32_t k = 0; k < x->n && x->unmatched > 0; k++) {
+		MPI_Status st;
+		int flag = 0;
+
+		if (k == x->me || x->len[k] >= 0)
+			continue;
+		MPI_Improbe((int)k, RUN_MPI_TAG_WINDOW, MPI_COMM_WORLD, &flag, &x->msg[k], &st);
+		if (!flag)
+			continue;
+		MPI_Get_count(&st, MPI_BYTE, &x->len[k]);
+		x->len[k] -= (int)sizeof(x->min[k]); /* every message opens with them (run_mpi_exchange) */
+		x->unmatched--;
+	}
+	return x->unmatched == 0;
+}
+
+static bool xchg_done(void *ctx)
+{
+	struct mpi_xchg *x = ctx;
+	int done = 0;
+
+	MPI_Testall((int)(2 * x->n), x->rq, &done, MPI_STATUSES_IGNORE);
+	return done != 0;
+}
+
+/* @p a (@p alen bytes) then @p b (@p blen) as one datatype from MPI_BOTTOM, the caller to free it: a message of
+ * both without copying them into one buffer. */
+static MPI_Datatype two_blocks(const void *a, int alen, const void *b, int blen)
+{
+	MPI_Aint at[2];
+	int lens[2] = { alen, blen };
+	MPI_Datatype t;
+
+	MPI_Get_address(a, &at[0]);
+	MPI_Get_address(b, &at[1]);
+	MPI_Type_create_hindexed(blen > 0 ? 2 : 1, lens, at, MPI_BYTE, &t);
+	MPI_Type_commit(&t);
+	return t;
+}
+
+/*
+ * One message to each other rank: the @p min values, then its frames (their length the message's, from its
+ * envelope). A window costs one message per pair of ranks, where a reduction of the next event, a count
+ * all-to-all and an all-to-allv of the frames cost three collectives, three times every rank waiting for the
+ * slowest.
+ */
+void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
+		      size_t *in_cap, uint64_t min[RUN_MPI_XMIN], const volatile sig_atomic_t *stop)
+{
+	struct mpi_xchg x = { .n = n, .me = world.rank, .unmatched = n - 1 };
+	MPI_Datatype st[RUN_LCORES_MAX], rt[RUN_LCORES_MAX];
+	uint64_t stotal = 0, total = 0;
+
+	for (uint32_t k = 0; k < n; k++)
 		stotal += out_len[k];
-	}
-	MPI_Request rq;
-
-	MPI_Ialltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD, &rq);
-	wait_req(&rq, "a window's frame counts", stop);
-	for (uint32_t k = 0; k < n; k++) {
-		rd[k] = (int)total;
-		total += (uint64_t)rc[k];
-	}
 	/* every rank is in the exchange: one that cannot go on ends them all rather than leave them waiting */
-	if (total > INT_MAX || stotal > INT_MAX)
+	if (stotal > INT_MAX)
+		run_mpi_abort("a window's frames between ranks are over 2 GiB");
+	for (uint32_t k = 0; k < 2 * n; k++)
+		x.rq[k] = MPI_REQUEST_NULL;
+	for (uint32_t k = 0, off = 0; k < n; off += out_len[k], k++) {
+		x.len[k] = k == x.me ? (int)out_len[k] : -1;
+		if (k == x.me)
+			continue;
+		st[k] = two_blocks(min, (int)sizeof(x.min[k]), out + off, (int)out_len[k]);
+		MPI_Isend(MPI_BOTTOM, 1, st[k], (int)k, RUN_MPI_TAG_WINDOW, MPI_COMM_WORLD, &x.rq[k]);
+	}
+	wait_until(xchg_matched, &x, "a window's frames", stop);
+	for (uint32_t k = 0; k < n; k++)
+		total += (uint64_t)x.len[k];
+	if (total > INT_MAX)
 		run_mpi_abort("a window's frames between ranks are over 2 GiB");
 	if (total > *in_cap) {
 		uint8_t *b = realloc(*in, total);
@@ -270,10 +381,27 @@ void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, u
 		*in = b;
 		*in_cap = total;
 	}
-	MPI_Ialltoallv(out, sc, sd, MPI_BYTE, *in, rc, rd, MPI_BYTE, MPI_COMM_WORLD, &rq);
-	wait_req(&rq, "a window's frames", stop);
-	for (uint32_t k = 0; k < n; k++)
-		in_len[k] = (uint32_t)rc[k];
+	for (uint32_t k = 0, off = 0, soff = 0; k < n; off += (uint32_t)x.len[k], soff += out_len[k], k++) {
+		uint8_t *to = x.len[k] > 0 ? *in + off : *in; /* *in: NULL before the first frames */
+
+		in_len[k] = (uint32_t)x.len[k];
+		if (k == x.me) {
+			if (out_len[k] > 0)
+				memcpy(to, out + soff, out_len[k]);
+			continue;
+		}
+		rt[k] = two_blocks(x.min[k], (int)sizeof(x.min[k]), to, x.len[k]);
+		MPI_Imrecv(MPI_BOTTOM, 1, rt[k], &x.msg[k], &x.rq[n + k]);
+	}
+	wait_until(xchg_done, &x, "a window's frames", stop);
+	for (uint32_t k = 0; k < n; k++) {
+		if (k == x.me)
+			continue;
+		MPI_Type_free(&st[k]);
+		MPI_Type_free(&rt[k]);
+		for (int i = 0; i < RUN_MPI_XMIN; i++)
+			min[i] = x.min[k][i] < min[i] ? x.min[k][i] : min[i];
+	}
 }
 
 void run_mpi_abort(const char *why)
@@ -329,9 +457,10 @@ void run_mpi_allgather(const void *mine, uint32_t len, void *all)
 }
 
 void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
-			  size_t *in_cap, const volatile sig_atomic_t *stop)
+		      size_t *in_cap, uint64_t min[RUN_MPI_XMIN], const volatile sig_atomic_t *stop)
 {
 	(void)stop;
+	(void)min;
 	(void)out;
 	(void)out_len;
 	(void)in;

@@ -31,9 +31,12 @@ void run_mpi_sum(uint64_t *v, size_t n);
 /** Every rank's @p len bytes of @p mine into @p all, rank by rank. */
 void run_mpi_allgather(const void *mine, uint32_t len, void *all);
 /** Send rank k its out_len[k] bytes of @p out (rank by rank), receive every rank's into *@p in (grown to
- *  *@p in_cap), rank k's in_len[k] bytes in rank order. Without memory, or over 2 GiB, it aborts every rank. */
+ *  *@p in_cap), rank k's in_len[k] bytes in rank order; and, riding in the same messages, every rank's
+ *  RUN_MPI_XMIN values @p min reduced in place to their minimum. Without memory, or over 2 GiB, it aborts every
+ *  rank. */
+#define RUN_MPI_XMIN 2
 void run_mpi_exchange(const uint8_t *out, const uint32_t *out_len, uint32_t n, uint8_t **in, uint32_t *in_len,
-		      size_t *in_cap, const volatile sig_atomic_t *stop);
+		      size_t *in_cap, uint64_t min[RUN_MPI_XMIN], const volatile sig_atomic_t *stop);
 
 /* How long a rank waits for the others once the stop flag is set (a signal reaches every rank under mpirun). */
 #define RUN_MPI_STOP_GRACE_MS 1000u

@@ -117,6 +117,8 @@ struct run_engine {
 	uint8_t *xin;
 	size_t xin_cap;
 	uint32_t xin_len[RUN_LCORES_MAX];
+	uint64_t xmin[RUN_MPI_XMIN]; /* MPI: the next event and the stop, as the last exchange left them */
+	bool xmin_fresh;             /* MPI: xmin is the next window's (no run_win_next since the exchange) */
 	/* real time */
 	struct run_port *ports;
 	size_t n_ports, cap_ports;

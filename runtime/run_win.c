@@ -415,6 +415,13 @@ static struct run_vwire wire_of(struct run_engine *e, const struct run_vmsg *m)
 	return w;
 }
 
+/* A rank's stop as the ranks reduce it: (flag << 32 | rank) when stopped, else all ones; the smallest is the stop
+ * every rank takes (a signal, 1, before a failed write, 2). */
+static uint64_t stop_word(const struct run_engine *e)
+{
+	return *e->quit ? (uint64_t)(uint32_t)*e->quit << 32 | e->me : UINT64_MAX;
+}
+
 /* Send this rank's window of messages to the others (rank by rank, in one buffer), and schedule what they sent
  * it. Out of memory, MPI aborts every rank (run_mpi_exchange): one rank alone cannot leave an exchange. */
 static void exchange(struct run_engine *e, struct run_lcore *lc)
@@ -433,7 +440,18 @@ static void exchange(struct run_engine *e, struct run_lcore *lc)
 		e->xout_len[k] = k != e->me ? (uint32_t)(lc->vout[k].n * sizeof(*e->xout)) : 0;
 		lc->vout[k].n = 0;
 	}
-	run_mpi_exchange((const uint8_t *)e->xout, e->xout_len, e->n, &e->xin, e->xin_len, &e->xin_cap, e->quit);
+	/*
+	 * The next window's start rides in the exchange: after it, a rank's earliest event is its own earliest or a
+	 * frame or event it took, each at its time (never earlier), so the minimum over the ranks of their earliest
+	 * and of the times they sent is the one the reduction after the exchange would give (run_win_next).
+	 */
+	e->xmin[0] = emu_sched_next(lc->np->sched);
+	for (size_t i = 0; i < n; i++)
+		e->xmin[0] = e->xout[i].at < e->xmin[0] ? e->xout[i].at : e->xmin[0];
+	e->xmin[1] = stop_word(e);
+	run_mpi_exchange((const uint8_t *)e->xout, e->xout_len, e->n, &e->xin, e->xin_len, &e->xin_cap, e->xmin,
+			 e->quit);
+	e->xmin_fresh = true;
 	lc->wait_ns += run_mono_ns() - t0;
 	for (size_t off = 0, end = 0, k = 0; k < e->n; k++)
 		for (end += e->xin_len[k]; off + sizeof(struct run_vwire) <= end; off += sizeof(struct run_vwire)) {
@@ -506,12 +524,19 @@ emu_ps_t run_win_next(struct run_engine *e, bool *quit)
 
 	*quit = *e->quit;
 	if (e->sync == RUN_SYNC_MPI) {
-		/* a stopped rank gives its stop flag and rank, (flag << 32 | rank), the others all ones: the smallest
-		 * is the stop every rank takes (a signal, 1, before a failed write, 2) */
-		uint64_t v[2] = { emu_sched_next(e->lcs[e->me].np->sched),
-				  *quit ? (uint64_t)(uint32_t)*e->quit << 32 | e->me : UINT64_MAX };
+		/* every rank's earliest event and stop (stop_word): from the window's exchange when one came just
+		 * before (every rank takes the same path here), else a reduction */
+		uint64_t v[2] = { e->xmin[0], e->xmin[1] };
 
-		run_mpi_min(v, 2, e->quit);
+		if (!e->xmin_fresh) {
+			uint64_t t0 = run_mono_ns();
+
+			v[0] = emu_sched_next(e->lcs[e->me].np->sched);
+			v[1] = stop_word(e);
+			run_mpi_min(v, 2, e->quit);
+			e->lcs[e->me].wait_ns += run_mono_ns() - t0; /* a meeting, counted as the exchange */
+		}
+		e->xmin_fresh = false;
 		if (v[1] != UINT64_MAX && (uint32_t)v[1] != e->me && *e->quit == 0) {
 			/* another rank stopped: this one stops for the same reason, and says so (not "stalled") */
 			sig_atomic_t why = (sig_atomic_t)(v[1] >> 32);

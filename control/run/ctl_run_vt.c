@@ -549,10 +549,15 @@ void ctl_run_vt_json(FILE *f, const struct ctl_run_state *r)
 		uint64_t st[VT_RSTATS];
 
 		thread_stats(r, i, st);
-		fprintf(f, "%s{\"thread\": %u, \"events\": %llu, \"barrier_wait_s\": %.6f, \"frames_out\": %llu, "
+		/* busy: the rest of its run (events, taking, the writer's work), the thread's or rank's own wall time */
+		uint64_t busy = st[6] > st[1] ? st[6] - st[1] : 0;
+
+		fprintf(f, "%s{\"thread\": %u, \"events\": %llu, \"barrier_wait_s\": %.6f, \"busy_s\": %.6f, "
+			"\"wait_s\": %.6f, \"frames_out\": %llu, "
 			"\"frames_in\": %llu, \"late\": %llu, \"lost\": %llu, \"phases_run_by_others\": %llu, "
 			"\"partitions\": [", i ? ", " : "", i,
-			(unsigned long long)st[0], (double)st[1] / 1e9, (unsigned long long)st[2],
+			(unsigned long long)st[0], (double)st[1] / 1e9, (double)busy / 1e9, (double)st[1] / 1e9,
+			(unsigned long long)st[2],
 			(unsigned long long)st[3], (unsigned long long)st[4], (unsigned long long)st[5],
 			(unsigned long long)st[7]);
 		for (uint32_t p = 0, k = 0; p < r->cfg->n_parts; p++)
