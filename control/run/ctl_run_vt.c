@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -296,7 +297,7 @@ static bool vt_window_done(void *ctx, emu_ps_t t)
 
 /* ---- MPI: what rank 0 reports ---- */
 
-#define VT_RSTATS 8
+#define VT_RSTATS 10 /* events, barrier wait, frames out and in, late, lost, wall, helped, full devices, max RSS */
 
 /* Sum @p n values each rank gives for what it ran (zeros for the rest) into every rank's @p v. */
 static void sum_local(uint64_t *v, size_t n)
@@ -415,8 +416,12 @@ static int merge_ranks(struct ctl_run_state *r)
 	struct ctl_vt *vt = r->vt;
 	const struct run_lcore *lc = ctl_run_lc(r, vt->me);
 	uint64_t mine[VT_RSTATS] = { emu_sched_events_run(lc->np->sched), lc->wait_ns, lc->x_sent, lc->x_recv,
-				     lc->x_late, run_lcore_lost(lc), (uint64_t)(r->wall_s * 1e9), lc->helped };
+				     lc->x_late, run_lcore_lost(lc), (uint64_t)(r->wall_s * 1e9), lc->helped, r->n_full };
 
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) == 0) /* the rank's peak so far: the run's, less the summary's writing */
+		mine[9] = (uint64_t)ru.ru_maxrss; /* KiB on Linux */
 	if ((vt->rank_stat = calloc((size_t)vt->n * VT_RSTATS, sizeof(*vt->rank_stat))) == NULL)
 		return -ENOMEM;
 	run_mpi_allgather(mine, sizeof(mine), vt->rank_stat);
@@ -528,7 +533,7 @@ static void thread_stats(const struct ctl_run_state *r, uint32_t i, uint64_t st[
 	}
 	st[0] = emu_sched_events_run(lc->np->sched), st[1] = lc->wait_ns, st[2] = lc->x_sent, st[3] = lc->x_recv;
 	st[4] = lc->x_late, st[5] = run_lcore_lost(lc);
-	st[6] = (uint64_t)(r->wall_s * 1e9), st[7] = lc->helped;
+	st[6] = (uint64_t)(r->wall_s * 1e9), st[7] = lc->helped, st[8] = r->n_full, st[9] = 0;
 }
 
 void ctl_run_vt_json(FILE *f, const struct ctl_run_state *r)
@@ -550,11 +555,15 @@ void ctl_run_vt_json(FILE *f, const struct ctl_run_state *r)
 
 		thread_stats(r, i, st);
 		fprintf(f, "%s{\"thread\": %u, \"events\": %llu, \"barrier_wait_s\": %.6f, \"frames_out\": %llu, "
-			"\"frames_in\": %llu, \"late\": %llu, \"lost\": %llu, \"phases_run_by_others\": %llu, "
-			"\"partitions\": [", i ? ", " : "", i,
+			"\"frames_in\": %llu, \"late\": %llu, \"lost\": %llu, \"phases_run_by_others\": %llu, ",
+			i ? ", " : "", i,
 			(unsigned long long)st[0], (double)st[1] / 1e9, (unsigned long long)st[2],
 			(unsigned long long)st[3], (unsigned long long)st[4], (unsigned long long)st[5],
 			(unsigned long long)st[7]);
+		if (vt->mpi) /* the devices the rank built in full; the others are shells (docs/parallel.md) */
+			fprintf(f, "\"full_devices\": %llu, \"max_rss_kib\": %llu, ", (unsigned long long)st[8],
+				(unsigned long long)st[9]);
+		fputs("\"partitions\": [", f);
 		for (uint32_t p = 0, k = 0; p < r->cfg->n_parts; p++)
 			if (r->part_lc[p] == i)
 				fprintf(f, "%s{\"name\": \"%s\", \"events\": %llu}", k++ ? ", " : "",

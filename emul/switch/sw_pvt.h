@@ -134,7 +134,8 @@ struct sw {
 	uint32_t salt;
 	uint32_t crc_z[2];          /* sw_flow_crc_consts(salt) */
 	uint8_t ecmp_perm[SW_ECMP_PERM]; /* sw_ecmp_perm(salt): crc32WithSalt's permutation of the low 7 bits */
-	struct sw_port *ports;
+	struct sw_port *ports;       /* [n_ports]; NULL in a shell (sw_env.shell), which keeps shell_st instead */
+	struct sw_port_stats *shell_st; /* a shell's ports' figures, loaded from the rank that ran it, or NULL */
 	uint32_t n_ports;
 	/* tags */
 	struct sw_tag *tags;
