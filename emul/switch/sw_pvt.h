@@ -154,6 +154,7 @@ struct sw {
 	uint32_t n_routes;
 	struct sw_set *sets;
 	uint32_t n_sets, cap_sets;
+	uint32_t set_last;           /* the set sw_route_add() found or made last: tried first (sw_route.c) */
 	uint32_t n_flow_sets;    /* sets given a flow table so far */
 	struct sw_flow_slot *flow_mem; /* SW_FLOW_SETS x SW_FLOW_SLOTS, flowlet only */
 	/* the arbiter of frames received in one picosecond (sw_rx.c): one round-robin pointer for the switch */
