@@ -363,8 +363,29 @@ void ctl_config_free(struct ctl_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 }
 
+/* The index @p name's digits give (host<i>, as a generated fabric names its hosts), or UINT32_MAX. */
+static uint32_t host_index_guess(const char *name)
+{
+	size_t n = strlen(name), d = n;
+	uint64_t v = 0;
+
+	while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9')
+		d--;
+	if (d == n || n - d > 9 || (name[d] == '0' && n - d > 1))
+		return UINT32_MAX;
+	for (size_t i = d; i < n; i++)
+		v = v * 10 + (uint64_t)(name[i] - '0');
+	return (uint32_t)v;
+}
+
 int ctl_config_host(const struct ctl_config *cfg, const char *name)
 {
+	uint32_t g = host_index_guess(name);
+
+	/* host names are unique (ctl_config_topo.c), so the one the digits point at is the one: O(1) where a fabric
+	 * of 65,536 hosts names each message's ends; any other name is looked for in turn */
+	if (g < cfg->n_hosts && strcmp(cfg->hosts[g].name, name) == 0)
+		return (int)g;
 	for (uint32_t i = 0; i < cfg->n_hosts; i++)
 		if (strcmp(cfg->hosts[i].name, name) == 0)
 			return (int)i;

@@ -158,7 +158,7 @@ static void sw_ep_rows(void *ctx, const struct ctl_swport *sp, uint32_t i, const
 
 	(void)i;
 	for (uint32_t tc = 0; tc < SW_TC_COUNT; tc++) {
-		emu_ps_t ivl = s->paused_ps[tc] - sp->prev.paused_ps[tc];
+		emu_ps_t ivl = s->paused_ps[tc] - sp->prev->paused_ps[tc];
 		struct ep_row r = {
 			.node_id = sw_node_id(sp->sw), .name = sw_name(sp->sw), .type = CTL_REC_SW_COMPONENT_TYPE,
 			.ifid = sp->port, .uldl = sp->ul ? "ul" : "dl", .tier = sp->tier, .dt = c->dt,

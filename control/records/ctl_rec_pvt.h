@@ -128,7 +128,9 @@ struct ctl_swport {
 	uint8_t tier;                 /* Scala tier (0 spine, 1 fabric, 2 rack: ctl_swrec_tier()) */
 	bool ul;                      /* faces up (uldl "ul"); ports 0 .. n_down - 1 face down ("dl") */
 	uint64_t bps;                 /* its link's rate */
-	struct sw_port_stats prev;    /* at the previous NDStatsReportInterval rows (zeros before the first) */
+	/* at the previous NDStatsReportInterval rows (zeros before the first): its entry of ctl_swrec.prev, an array
+	 * apart whose pages an MPI rank touches only for its own switches' ports (the others' stay unmapped zeros) */
+	struct sw_port_stats *prev;
 	uint64_t prev_eg_pkts;        /* packets admitted to its egress queues, at the previous rows */
 };
 
@@ -138,6 +140,7 @@ struct ctl_swrec {
 	uint32_t n_sws;
 	const struct net_topo *topo;
 	struct ctl_swport *ports;     /* every switch's ports */
+	struct sw_port_stats *prev;   /* [n_ports], each port's ctl_swport.prev */
 	uint32_t n_ports;
 	uint32_t *port0;              /* per switch: its first entry in ports */
 	uint64_t *eg_pkts;            /* scratch: per port, packets admitted to its egress queues now */

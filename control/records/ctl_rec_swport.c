@@ -57,8 +57,9 @@ static int ports_init(struct ctl_swrec *sr)
 		n += sw_n_ports(sr->sws[s]);
 	sr->ports = calloc(n ? n : 1, sizeof(*sr->ports));
 	sr->eg_pkts = calloc(n ? n : 1, sizeof(*sr->eg_pkts));
+	sr->prev = calloc(n ? n : 1, sizeof(*sr->prev));
 	sr->port0 = calloc(sr->n_sws, sizeof(*sr->port0));
-	if (sr->ports == NULL || sr->eg_pkts == NULL || sr->port0 == NULL)
+	if (sr->ports == NULL || sr->eg_pkts == NULL || sr->prev == NULL || sr->port0 == NULL)
 		return -ENOMEM;
 	sr->n_ports = n;
 	n = 0;
@@ -69,7 +70,8 @@ static int ports_init(struct ctl_swrec *sr)
 		sr->port0[s] = n;
 		for (uint32_t p = 0; p < sw_n_ports(sr->sws[s]); p++, n++)
 			sr->ports[n] = (struct ctl_swport){ .sw = sr->sws[s], .sw_idx = s, .port = p, .tier = ctl_swrec_tier(t, dev),
-							    .ul = p >= d->n_down, .bps = port_bps(t, dev, p) };
+							    .ul = p >= d->n_down, .bps = port_bps(t, dev, p),
+							    .prev = &sr->prev[n] };
 	}
 	return 0;
 }
@@ -139,7 +141,7 @@ static void nd_port_row(void *ctx, const struct ctl_swport *sp, uint32_t i, cons
 		.uldl = sp->ul ? "ul" : "dl", .ifid = sp->port, .node_id = sw_node_id(sp->sw), .tier = sp->tier,
 		.subtier = CTL_REC_SUBTIER_NONE, .tx_frames = s->tx_frames, .rx_frames = s->rx_frames,
 		.tx_bytes = s->tx_frame_bytes, .rx_bytes = s->rx_frame_bytes,
-		.dtx = s->tx_frame_bytes - sp->prev.tx_frame_bytes, .drx = s->rx_frame_bytes - sp->prev.rx_frame_bytes,
+		.dtx = s->tx_frame_bytes - sp->prev->tx_frame_bytes, .drx = s->rx_frame_bytes - sp->prev->rx_frame_bytes,
 		.tx_drops = s->tx_drops, .rx_drops = s->rx_drops, .dt = now - c->last, .bps = sp->bps, .exact = true,
 	};
 
@@ -180,9 +182,9 @@ static void trim_port_row(void *ctx, const struct ctl_swport *sp, uint32_t i, co
 	struct ctl_swrec *sr = ctx;
 	/* trimmed drops of the port: headed out of it, or refused where they arrived on it */
 	uint64_t td = s->trimmed_tx_drops + s->trimmed_rx_drops;
-	uint64_t prev_td = sp->prev.trimmed_tx_drops + sp->prev.trimmed_rx_drops;
+	uint64_t prev_td = sp->prev->trimmed_tx_drops + sp->prev->trimmed_rx_drops;
 	struct trim_row r = {
-		.c = { s, &sp->prev }, .name = sw_name(sp->sw), .uldl = sp->ul ? "ul" : "dl",
+		.c = { s, sp->prev }, .name = sw_name(sp->sw), .uldl = sp->ul ? "ul" : "dl",
 		.node_id = sw_node_id(sp->sw), .tier = sp->tier, .ifid = sp->port, .eg = sr->eg_pkts[i],
 		.ivl_eg = sr->eg_pkts[i] - sp->prev_eg_pkts, .td = td, .ivl_td = td - prev_td,
 	};
@@ -207,7 +209,7 @@ void ctl_swrec_rows_done(struct ctl_swrec *sr, emu_ps_t now)
 	for (uint32_t i = 0; i < sr->n_ports; i++) {
 		struct ctl_swport *sp = &sr->ports[i];
 
-		sw_port_stats(sp->sw, sp->port, &sp->prev, now);
+		sw_port_stats(sp->sw, sp->port, sp->prev, now);
 		sp->prev_eg_pkts = sr->eg_pkts[i];
 		/* the ecn-pfc-stats rows of now are written: the longest pause of the next interval starts afresh */
 		sw_port_pfc_interval_reset(sr->sws[sp->sw_idx], sp->port, now);
@@ -222,6 +224,7 @@ int ctl_swrec_close(struct ctl_swrec *sr, char *err, size_t errlen)
 
 	free(sr->ports);
 	free(sr->eg_pkts);
+	free(sr->prev);
 	free(sr->port0);
 	free(sr);
 	return rc;

@@ -178,6 +178,7 @@ static int make_roces(struct ctl_run_state *r, char *err, size_t errlen)
 		if (rn == NULL)
 			goto nomem;
 		r->hosts[i] = (struct port_nic){ .dev = rn, .ops = &roce_port_ops };
+		r->n_full++; /* the RoCE NIC runs in one process only (single_lcore): never a shell */
 	}
 	return 0;
 nomem:
@@ -247,6 +248,7 @@ static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 			.max_wqes = (uint32_t)(wqes < UINT32_MAX ? wqes : UINT32_MAX),
 			.doorbell_bytes = ctl_rdma_doorbell_bytes(r->rdma),
 			.trace = ctl_records_want_trace(cfg),
+			.shell = ctl_run_dev_shell(r, i),
 			.hooks = { .arg = ctl_run_dev_lc(r, i), .event = hook_event, .msg_done = hook_msg_done, .trace = hook_trace },
 		};
 		memcpy(env.mac, cfg->hosts[i].mac, 6);
@@ -266,6 +268,7 @@ static int make_nics(struct ctl_run_state *r, char *err, size_t errlen)
 		if (n == NULL)
 			goto nomem;
 		r->hosts[i] = (struct port_nic){ .dev = n, .ops = &nic_port_ops };
+		r->n_full += !env.shell;
 	}
 	return 0;
 nomem:

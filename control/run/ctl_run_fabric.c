@@ -29,8 +29,10 @@ static int make_switches(struct ctl_run_state *r, char *err, size_t errlen)
 		const struct net_topo_dev *d = &t->devs[t->size.hosts + i];
 		struct sw_env env = { .np = ctl_run_dev_np(r, t->size.hosts + i), .params = &r->cfg->sw, .node_id = t->size.hosts + i,
 				      .name = d->name, .n_ports = d->n_ports, .seed = r->cfg->sim.random_seed,
-				      .run = r->cfg->sim.run_number, .dscp = &r->cfg->nic.dscp };
+				      .run = r->cfg->sim.run_number, .dscp = &r->cfg->nic.dscp,
+				      .shell = ctl_run_dev_shell(r, t->size.hosts + i) };
 		r->sws[i] = sw_create(&env);
+		r->n_full += !env.shell;
 		if (r->sws[i] == NULL) {
 			struct sw_buffer b;
 			char why[256] = "out of memory";
@@ -91,7 +93,7 @@ static int make_routes(struct ctl_run_state *r)
 	if (ports == NULL)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < r->n_sws; s++)
-		for (uint32_t h = 0; h < t->size.hosts; h++) {
+		for (uint32_t h = 0; h < t->size.hosts && !ctl_run_dev_shell(r, t->size.hosts + s); h++) {
 			struct net_topo_group g;
 			if (net_topo_route(t, t->size.hosts + s, h, &g) != 0)
 				continue;

@@ -58,6 +58,12 @@ struct ctl_lcore *ctl_run_dev_lc(const struct ctl_run_state *r, uint32_t dev)
 	return &r->lcs[lc == CTL_LC_REMOTE ? 0 : lc];
 }
 
+bool ctl_run_dev_shell(const struct ctl_run_state *r, uint32_t dev)
+{
+	/* MPI: lcore i is rank i (ctl_run_vt.c); --partition builds every device (the real time binds them) */
+	return r->opts->ranks > 1 && r->dev_lc != NULL && dev < r->cfg->n_devs && r->dev_lc[dev] != r->opts->rank;
+}
+
 /* Which partitions run here and on which lcore: in turn over the lcores, or only --partition's. */
 static int plan_parts(struct ctl_run_state *r, uint32_t n_lcores, char *err, size_t errlen)
 {

@@ -112,6 +112,7 @@ struct ctl_run_state {
 	struct ctl_run_ctl *ctl; /* real time, a re-run: the control commands (ctl_run_ctl.c), else NULL */
 	int xev_close;          /* the cross-partition event that closes a message's receive side */
 	uint64_t events_other;  /* MPI: the events the other ranks ran (rank 0 reports them all) */
+	uint32_t n_full;        /* the devices this process built in full, not as shells (ctl_run_dev_shell) */
 	/* --partition: 1 + the port whose peer process stopped answering (the first), 0 none. Set by that port's
 	 * lcore, read by the main lcore's end of pass, which stops the run (atomics). */
 	uint32_t peer_lost;
@@ -152,6 +153,12 @@ unsigned ctl_run_eal_lcores(const struct ctl_run_opts *o, const char **which);
 struct net_part *ctl_run_dev_np(const struct ctl_run_state *r, uint32_t dev);
 /** The run's lcore of device @p dev (lcore 0 for a device another process runs). */
 struct ctl_lcore *ctl_run_dev_lc(const struct ctl_run_state *r, uint32_t dev);
+/**
+ * Whether this process builds device @p dev (hosts, then switches) as a shell: under MPI, a device another rank
+ * runs. A shell holds what the ranks' figures are loaded into for the summary (counters, ports' stats) and what
+ * the links need to address it, and no pools, tables or queues (nic_env.shell, sw_env.shell).
+ */
+bool ctl_run_dev_shell(const struct ctl_run_state *r, uint32_t dev);
 /** The engine's lcore of device @p dev. */
 struct run_lcore *ctl_run_dev_rl(const struct ctl_run_state *r, uint32_t dev);
 /**

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -296,7 +297,7 @@ static bool vt_window_done(void *ctx, emu_ps_t t)
 
 /* ---- MPI: what rank 0 reports ---- */
 
-#define VT_RSTATS 8
+#define VT_RSTATS 10 /* events, barrier wait, frames out and in, late, lost, wall, helped, full devices, max RSS */
 
 /* Sum @p n values each rank gives for what it ran (zeros for the rest) into every rank's @p v. */
 static void sum_local(uint64_t *v, size_t n)
@@ -309,42 +310,75 @@ static bool dev_here(const struct ctl_run_state *r, uint32_t dev)
 	return r->dev_lc[dev] == r->vt->me;
 }
 
-/* The hosts' NIC counters and the switches' counters and ports, from the ranks that ran them. */
+/* Values a device gives the merge: its NIC's saved counters, or a switch's counters and ports' stats. */
+static size_t dev_values(const struct ctl_run_state *r, uint32_t d, size_t per_nic)
+{
+	if (d < r->cfg->n_hosts)
+		return per_nic;
+	return SW_C_COUNT + (size_t)sw_n_ports(r->sws[d - r->cfg->n_hosts]) * (sizeof(struct sw_port_stats) / 8);
+}
+
+/* Device @p d's values into @p p when this rank ran it (zeros stay for the others' devices). */
+static void dev_save(const struct ctl_run_state *r, uint32_t d, const struct port_nic_ops *ops, uint64_t *p)
+{
+	if (!dev_here(r, d))
+		return;
+	if (d < r->cfg->n_hosts) {
+		if (ops->n_saved > 0)
+			ops->save(r->hosts[d].dev, p);
+		return;
+	}
+	const struct sw *sw = r->sws[d - r->cfg->n_hosts];
+	size_t per_port = sizeof(struct sw_port_stats) / 8;
+
+	memcpy(p, sw_counters(sw), SW_C_COUNT * 8);
+	for (uint32_t k = 0; k < sw_n_ports(sw); k++)
+		sw_port_stats(sw, k, (struct sw_port_stats *)(p + SW_C_COUNT + k * per_port), r->end);
+}
+
+static void dev_load(struct ctl_run_state *r, uint32_t d, const struct port_nic_ops *ops, const uint64_t *p)
+{
+	if (d < r->cfg->n_hosts) {
+		if (ops->n_saved > 0)
+			ops->load(r->hosts[d].dev, p);
+	} else
+		sw_stats_load(r->sws[d - r->cfg->n_hosts], p, (const struct sw_port_stats *)(p + SW_C_COUNT));
+}
+
+/* Values summed at once: a bound on the merge's buffers (this one and MPI's), which for the whole of a k = 64 fat
+ * tree would be hundreds of MB on every rank (a device's values always fit: a switch of 64 ports has 4,400). */
+#define VT_MERGE_CHUNK (1u << 16)
+
+/*
+ * The hosts' NIC counters and the switches' counters and ports, from the ranks that ran them: every rank walks the
+ * devices in the same order, in runs of whole devices of at most VT_MERGE_CHUNK values (each rank computes the
+ * same runs), and sums each run.
+ */
 static int merge_devices(struct ctl_run_state *r)
 {
 	const struct ctl_config *cfg = r->cfg;
 	const struct port_nic_ops *ops = cfg->n_hosts > 0 ? r->hosts[0].ops : NULL;
 	size_t per_nic = ops != NULL ? ops->n_saved : 0; /* every host has the same model */
-	size_t per_port = sizeof(struct sw_port_stats) / 8, n = (size_t)cfg->n_hosts * per_nic;
+	uint32_t n_devs = cfg->n_hosts + r->n_sws;
+	size_t cap = VT_MERGE_CHUNK;
 
-	for (uint32_t s = 0; s < r->n_sws; s++)
-		n += SW_C_COUNT + (size_t)sw_n_ports(r->sws[s]) * per_port;
-	uint64_t *v = calloc(n ? n : 1, sizeof(*v)), *p = v;
+	for (uint32_t d = 0; d < n_devs; d++)
+		cap = dev_values(r, d, per_nic) > cap ? dev_values(r, d, per_nic) : cap;
+	uint64_t *v = malloc(cap * sizeof(*v));
 
 	if (v == NULL)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < cfg->n_hosts; i++, p += per_nic)
-		if (per_nic > 0 && dev_here(r, i))
-			ops->save(r->hosts[i].dev, p);
-	for (uint32_t s = 0; s < r->n_sws; s++) {
-		uint32_t np = sw_n_ports(r->sws[s]);
+	for (uint32_t first = 0, end; first < n_devs; first = end) {
+		size_t n = 0;
 
-		if (dev_here(r, cfg->n_hosts + s)) {
-			memcpy(p, sw_counters(r->sws[s]), SW_C_COUNT * 8);
-			for (uint32_t k = 0; k < np; k++)
-				sw_port_stats(r->sws[s], k, (struct sw_port_stats *)(p + SW_C_COUNT + k * per_port), r->end);
-		}
-		p += SW_C_COUNT + (size_t)np * per_port;
-	}
-	sum_local(v, n);
-	p = v;
-	for (uint32_t i = 0; per_nic > 0 && i < cfg->n_hosts; i++, p += per_nic)
-		ops->load(r->hosts[i].dev, p);
-	for (uint32_t s = 0; s < r->n_sws; s++) {
-		uint32_t np = sw_n_ports(r->sws[s]);
-
-		sw_stats_load(r->sws[s], p, (const struct sw_port_stats *)(p + SW_C_COUNT));
-		p += SW_C_COUNT + (size_t)np * per_port;
+		for (end = first; end < n_devs && n + dev_values(r, end, per_nic) <= cap; end++)
+			n += dev_values(r, end, per_nic);
+		memset(v, 0, n * sizeof(*v));
+		for (uint32_t d = first, off = 0; d < end; off += (uint32_t)dev_values(r, d, per_nic), d++)
+			dev_save(r, d, ops, v + off);
+		sum_local(v, n);
+		for (uint32_t d = first, off = 0; d < end; off += (uint32_t)dev_values(r, d, per_nic), d++)
+			dev_load(r, d, ops, v + off);
 	}
 	free(v);
 	return 0;
@@ -415,8 +449,12 @@ static int merge_ranks(struct ctl_run_state *r)
 	struct ctl_vt *vt = r->vt;
 	const struct run_lcore *lc = ctl_run_lc(r, vt->me);
 	uint64_t mine[VT_RSTATS] = { emu_sched_events_run(lc->np->sched), lc->wait_ns, lc->x_sent, lc->x_recv,
-				     lc->x_late, run_lcore_lost(lc), (uint64_t)(r->wall_s * 1e9), lc->helped };
+				     lc->x_late, run_lcore_lost(lc), (uint64_t)(r->wall_s * 1e9), lc->helped, r->n_full };
 
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) == 0) /* the rank's peak so far: the run's, less the summary's writing */
+		mine[9] = (uint64_t)ru.ru_maxrss; /* KiB on Linux */
 	if ((vt->rank_stat = calloc((size_t)vt->n * VT_RSTATS, sizeof(*vt->rank_stat))) == NULL)
 		return -ENOMEM;
 	run_mpi_allgather(mine, sizeof(mine), vt->rank_stat);
@@ -528,7 +566,7 @@ static void thread_stats(const struct ctl_run_state *r, uint32_t i, uint64_t st[
 	}
 	st[0] = emu_sched_events_run(lc->np->sched), st[1] = lc->wait_ns, st[2] = lc->x_sent, st[3] = lc->x_recv;
 	st[4] = lc->x_late, st[5] = run_lcore_lost(lc);
-	st[6] = (uint64_t)(r->wall_s * 1e9), st[7] = lc->helped;
+	st[6] = (uint64_t)(r->wall_s * 1e9), st[7] = lc->helped, st[8] = r->n_full, st[9] = 0;
 }
 
 void ctl_run_vt_json(FILE *f, const struct ctl_run_state *r)
@@ -554,12 +592,16 @@ void ctl_run_vt_json(FILE *f, const struct ctl_run_state *r)
 
 		fprintf(f, "%s{\"thread\": %u, \"events\": %llu, \"barrier_wait_s\": %.6f, \"busy_s\": %.6f, "
 			"\"wait_s\": %.6f, \"frames_out\": %llu, "
-			"\"frames_in\": %llu, \"late\": %llu, \"lost\": %llu, \"phases_run_by_others\": %llu, "
-			"\"partitions\": [", i ? ", " : "", i,
+			"\"frames_in\": %llu, \"late\": %llu, \"lost\": %llu, \"phases_run_by_others\": %llu, ",
+			i ? ", " : "", i,
 			(unsigned long long)st[0], (double)st[1] / 1e9, (double)busy / 1e9, (double)st[1] / 1e9,
 			(unsigned long long)st[2],
 			(unsigned long long)st[3], (unsigned long long)st[4], (unsigned long long)st[5],
 			(unsigned long long)st[7]);
+		if (vt->mpi) /* the devices the rank built in full; the others are shells (docs/parallel.md) */
+			fprintf(f, "\"full_devices\": %llu, \"max_rss_kib\": %llu, ", (unsigned long long)st[8],
+				(unsigned long long)st[9]);
+		fputs("\"partitions\": [", f);
 		for (uint32_t p = 0, k = 0; p < r->cfg->n_parts; p++)
 			if (r->part_lc[p] == i)
 				fprintf(f, "%s{\"name\": \"%s\", \"events\": %llu}", k++ ? ", " : "",

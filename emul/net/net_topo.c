@@ -10,7 +10,7 @@
 #include <string.h>
 
 /* A fat tree of k = 62 has 59,582 hosts; k = 64 would have 65,536, one more than a host MAC can number. */
-#define NET_TOPO_K_MAX 62u
+#define NET_TOPO_K_MAX 64u /* k^3 / 4 = 65,536 hosts: NET_TOPO_GEN_HOSTS_MAX */
 
 static const char *const type_names[NET_TOPO_TYPE_COUNT] = { "pair", "rack", "leaf-spine", "fat-tree" };
 
@@ -114,7 +114,7 @@ static int size_fat_tree(const struct net_topo_spec *sp, struct net_topo_size *s
 			   k);
 	if (k > NET_TOPO_K_MAX)
 		return bad(param, NET_TOPO_P_K, err, errlen, "k %u gives more than %u hosts (k^3 / 4); k is at most %u",
-			   k, NET_TOPO_HOSTS_MAX, NET_TOPO_K_MAX);
+			   k, NET_TOPO_K_MAX * NET_TOPO_K_MAX * NET_TOPO_K_MAX / 4, NET_TOPO_K_MAX);
 	s->n_tiers = 4;
 	s->devs[0] = k * h * h;     /* k^3 / 4 */
 	s->devs[1] = k * h;         /* k^2 / 2 tors */
@@ -201,12 +201,15 @@ int net_topo_check(const struct net_topo_spec *spec, struct net_topo_size *size,
 	return 0;
 }
 
-/* Hosts: 02:00:00:00 + index + 1 in 16 bits, as the explicit default. Switches: 02, tier, node (16), port (16). */
+/*
+ * Hosts: 02:00 + index + 1 in 32 bits, which below 65,536 is the explicit default's 02:00:00:00 + 16 bits (and the
+ * 65,536th host of a k = 64 fat tree 02:00:00:01:00:00). Switches: 02, tier, node (16), port (16).
+ */
 static void make_mac(uint8_t mac[6], uint32_t tier, uint32_t node, uint32_t port)
 {
-	uint32_t hi = tier == 0 ? 0 : node, lo = tier == 0 ? node + 1 : port;
+	uint32_t hi = tier == 0 ? (node + 1) >> 16 : node, lo = tier == 0 ? (node + 1) & 0xffff : port;
 
-	assert(node <= 0xffff && port <= 0xffff);
+	assert(hi <= 0xffff && port <= 0xffff);
 	mac[0] = 0x02; /* locally administered, unicast */
 	mac[1] = (uint8_t)tier;
 	mac[2] = (uint8_t)(hi >> 8);

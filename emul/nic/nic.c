@@ -139,9 +139,17 @@ struct nic *nic_create(const struct nic_env *env)
 	for (int tc = 0; tc < 2; tc++)
 		txq_init(&nic->txq[tc], ppm_of(p->egress.total_buffer_size, p->egress.pool_alloc_ppm[tc]));
 	uint32_t max_pdcs = env->max_pdcs ? env->max_pdcs : 4096;
-	nic->pdc_pool = emu_pool_create(sizeof(struct nic_pdc), max_pdcs);
 	nic->rcv_per_peer_max = env->rcv_per_peer_max ? env->rcv_per_peer_max : (max_pdcs / 4 ? max_pdcs / 4 : 1);
 	nic->rcv_idle = 4 * (p->initial_rto << (p->max_rto_backoff < 16 ? p->max_rto_backoff : 15));
+	nic->next_snd_id = NIC_SND_ID_MIN;
+	nic->next_rcv_id = NIC_RCV_ID_MIN;
+	nic->next_wqe_id = 1;
+	nic->next_uid = (uint64_t)env->fep_id << 40; /* unique across NICs, stable across runs */
+	samples_clear(nic->s_cum);
+	samples_clear(nic->s_ivl);
+	if (env->shell) /* another rank's: its counters only (nic_env.shell) */
+		return nic;
+	nic->pdc_pool = emu_pool_create(sizeof(struct nic_pdc), max_pdcs);
 	/* Outstanding packets NIC-wide: 64 full windows' worth at the defaults; an empty pool holds back sending. */
 	nic->rec_pool = emu_pool_create(sizeof(struct nic_rec), 1u << 16);
 	/* WQEs waiting on connections: as many as the workload says it keeps outstanding on this NIC */
@@ -155,15 +163,11 @@ struct nic *nic_create(const struct nic_env *env)
 	nic->snd_hash = calloc(buckets, sizeof(*nic->snd_hash));
 	nic->rcv_hash = calloc(buckets, sizeof(*nic->rcv_hash));
 	nic->grp_hash = calloc(buckets, sizeof(*nic->grp_hash));
+	nic->closed = calloc(NIC_CLOSED_SLOTS, sizeof(*nic->closed));
 	if (nic->pdc_pool == NULL || nic->grp_pool == NULL || nic->rec_pool == NULL || nic->wqe_pool == NULL ||
-	    nic->chunk_pool == NULL || nic->snd_hash == NULL || nic->rcv_hash == NULL || nic->grp_hash == NULL)
+	    nic->chunk_pool == NULL || nic->snd_hash == NULL || nic->rcv_hash == NULL || nic->grp_hash == NULL ||
+	    nic->closed == NULL)
 		goto fail_nic;
-	nic->next_snd_id = NIC_SND_ID_MIN;
-	nic->next_rcv_id = NIC_RCV_ID_MIN;
-	nic->next_wqe_id = 1;
-	nic->next_uid = (uint64_t)env->fep_id << 40; /* unique across NICs, stable across runs */
-	samples_clear(nic->s_cum);
-	samples_clear(nic->s_ivl);
 	return nic;
 
 fail_nic:
@@ -196,6 +200,7 @@ void nic_destroy(struct nic *nic)
 	free(nic->snd_hash);
 	free(nic->rcv_hash);
 	free(nic->grp_hash);
+	free(nic->closed);
 	free(nic);
 }
 

@@ -217,6 +217,12 @@ struct nic_env {
 	uint64_t doorbell_bytes; /* a doorbell of the application posting on connections, DoorbellPayloadSize + 28 B
 				  * of UDP and IPv4 headers, on PCIe (0: the default 64 + 28 = 92 B) */
 	bool trace;             /* call hooks.trace for every packet (the UET monitor or one of its triggers is on) */
+	/*
+	 * shell: another MPI rank runs this NIC (docs/parallel.md). A shell has its counters, name and link, so that
+	 * the ranks' figures can be loaded into it for the summary, but no pools, PDC tables or closed-PDC table: it
+	 * must never be posted to nor handed a packet.
+	 */
+	bool shell;
 	struct nic_hooks hooks;
 };
 

@@ -139,11 +139,17 @@ struct sw *sw_create(const struct sw_env *env)
 	sw->salt = sw_ecmp_salt(env->node_id);
 	sw_flow_crc_consts(sw->salt, sw->crc_z);
 	sw_ecmp_perm(sw->salt, sw->ecmp_perm);
+	if (env->shell) { /* another rank runs it: only what the summary reads (sw_env.shell) */
+		sw->shell_st = calloc(sw->n_ports, sizeof(*sw->shell_st));
+		if (sw->shell_st == NULL)
+			goto fail;
+		return sw;
+	}
 	sw->arb_ports = calloc(sw->n_ports, sizeof(*sw->arb_ports));
 	sw->arb_end = (struct emu_sched_end){ .fn = sw_arb_run, .a = sw };
 	if (ports_init(sw) != 0 || sw->arb_ports == NULL || tags_init(sw) != 0)
 		goto fail;
-	if (sw->p->lb_method == SW_LB_FLOWLET) {
+	if (sw->p->lb_method == SW_LB_FLOWLET && !env->shell) {
 		sw->flow_mem = calloc((size_t)SW_FLOW_SETS * SW_FLOW_SLOTS, sizeof(*sw->flow_mem));
 		if (sw->flow_mem == NULL)
 			goto fail;
@@ -174,12 +180,15 @@ void sw_destroy(struct sw *sw)
 	free(sw->tags);
 	free(sw->arb_ports);
 	free(sw->ports);
+	free(sw->shell_st);
 	free(sw);
 }
 
 void sw_attach(struct sw *sw, uint32_t port, struct net_dir *out, bool faces_nic)
 {
 	assert(port < sw->n_ports);
+	if (sw->ports == NULL) /* a shell sends nothing */
+		return;
 	struct sw_port *e = &sw->ports[port];
 
 	e->out = out;
@@ -191,6 +200,8 @@ void sw_attach(struct sw *sw, uint32_t port, struct net_dir *out, bool faces_nic
 void sw_port_mac(struct sw *sw, uint32_t port, const uint8_t mac[6], const uint8_t peer_mac[6])
 {
 	assert(port < sw->n_ports);
+	if (sw->ports == NULL)
+		return;
 	struct sw_port *e = &sw->ports[port];
 
 	memcpy(e->mac, mac, sizeof(e->mac));
@@ -226,7 +237,7 @@ bool sw_oversubscribed(const struct sw *sw, uint64_t *sum_bps)
 {
 	uint64_t sum = 0;
 
-	for (uint32_t i = 0; i < sw->n_ports; i++)
+	for (uint32_t i = 0; sw->ports != NULL && i < sw->n_ports; i++)
 		sum += sw->ports[i].out != NULL ? sw->ports[i].bps : 0;
 	if (sum_bps != NULL)
 		*sum_bps = sum;
@@ -238,6 +249,10 @@ void sw_port_stats(const struct sw *sw, uint32_t port, struct sw_port_stats *out
 	memset(out, 0, sizeof(*out));
 	if (port >= sw->n_ports)
 		return;
+	if (sw->ports == NULL) { /* a shell never paused: its figures are the loaded ones */
+		*out = sw->shell_st[port];
+		return;
+	}
 	const struct sw_port *e = &sw->ports[port];
 
 	*out = e->st;
@@ -254,6 +269,10 @@ void sw_port_stats(const struct sw *sw, uint32_t port, struct sw_port_stats *out
 void sw_stats_load(struct sw *sw, const uint64_t *c, const struct sw_port_stats *ports)
 {
 	memcpy(sw->c, c, sizeof(sw->c));
+	if (sw->ports == NULL) {
+		memcpy(sw->shell_st, ports, sw->n_ports * sizeof(*ports));
+		return;
+	}
 	for (uint32_t p = 0; p < sw->n_ports; p++) {
 		sw->ports[p].st = ports[p];
 		for (int tc = 0; tc < SW_TC_COUNT; tc++)
@@ -265,6 +284,11 @@ void sw_port_pfc_interval_reset(struct sw *sw, uint32_t port, emu_ps_t now)
 {
 	if (port >= sw->n_ports)
 		return;
+	if (sw->ports == NULL) {
+		for (int tc = 0; tc < SW_TC_COUNT; tc++)
+			sw->shell_st[port].ivl_max_pause_ps[tc] = 0;
+		return;
+	}
 	struct sw_port *e = &sw->ports[port];
 
 	e->pfc_ivl_start = now;
@@ -305,7 +329,7 @@ void sw_link_stats(const struct sw *sw, struct sw_port_stats *sum, emu_ps_t now)
 void sw_port_occ(const struct sw *sw, uint32_t port, struct sw_port_occ *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (port >= sw->n_ports)
+	if (port >= sw->n_ports || sw->ports == NULL) /* a shell holds nothing */
 		return;
 	const struct sw_port *e = &sw->ports[port];
 
@@ -326,7 +350,7 @@ void sw_pool_group_occ(const struct sw *sw, uint32_t pool, const uint8_t *group,
 	in[0] = in[1] = eg[0] = eg[1] = *shared = 0;
 	if (pool >= SW_POOL_COUNT)
 		return;
-	for (uint32_t p = 0; p < sw->n_ports; p++) {
+	for (uint32_t p = 0; sw->ports != NULL && p < sw->n_ports; p++) {
 		in[group[p] & 1] += sw->ports[p].pl[pool].in_occ;
 		eg[group[p] & 1] += sw->ports[p].pl[pool].eg_occ;
 	}

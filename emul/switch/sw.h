@@ -67,6 +67,8 @@ struct sw_env {
 	uint64_t run;                     /* the run number (simulation.RunNumber, 0..65535): with seed and node id,
 					     seeds the flowlet tie-break draws */
 	const struct wire_dscp_map *dscp; /* the codepoints the NICs send (UET policy, trimming); NULL = defaults */
+	bool shell;                       /* another MPI rank runs it (docs/parallel.md): its ports, counters and
+					     stats only, no flowlet slots; give it no routes, hand it no packet */
 };
 
 /**

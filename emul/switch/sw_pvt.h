@@ -134,7 +134,8 @@ struct sw {
 	uint32_t salt;
 	uint32_t crc_z[2];          /* sw_flow_crc_consts(salt) */
 	uint8_t ecmp_perm[SW_ECMP_PERM]; /* sw_ecmp_perm(salt): crc32WithSalt's permutation of the low 7 bits */
-	struct sw_port *ports;
+	struct sw_port *ports;       /* [n_ports]; NULL in a shell (sw_env.shell), which keeps shell_st instead */
+	struct sw_port_stats *shell_st; /* a shell's ports' figures, loaded from the rank that ran it, or NULL */
 	uint32_t n_ports;
 	/* tags */
 	struct sw_tag *tags;
@@ -153,6 +154,7 @@ struct sw {
 	uint32_t n_routes;
 	struct sw_set *sets;
 	uint32_t n_sets, cap_sets;
+	uint32_t set_last;           /* the set sw_route_add() found or made last: tried first (sw_route.c) */
 	uint32_t n_flow_sets;    /* sets given a flow table so far */
 	struct sw_flow_slot *flow_mem; /* SW_FLOW_SETS x SW_FLOW_SLOTS, flowlet only */
 	/* the arbiter of frames received in one picosecond (sw_rx.c): one round-robin pointer for the switch */

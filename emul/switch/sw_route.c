@@ -136,12 +136,23 @@ static int dense_cover(struct sw *sw, uint32_t ip)
 	return dense_move(sw, (uint32_t)lo, (uint32_t)width);
 }
 
-/* The set with exactly these ports, in this order, created if new. Returns its index, or SW_NIL (no memory). */
+static bool set_is(const struct sw_set *set, const uint32_t *ports, uint32_t n)
+{
+	return set->n == n && memcmp(set->ports, ports, n * sizeof(*ports)) == 0;
+}
+
+/*
+ * The set with exactly these ports, in this order, created if new. Returns its index, or SW_NIL (no memory). The
+ * last set found is tried first: routes come in host order, and hosts in a run share their set (a fat tree's core
+ * routes a pod's hosts down one port), so a switch routing 65,536 hosts over 65 sets seldom looks further.
+ */
 static uint32_t set_find_or_add(struct sw *sw, const uint32_t *ports, uint32_t n)
 {
+	if (sw->set_last < sw->n_sets && set_is(&sw->sets[sw->set_last], ports, n))
+		return sw->set_last;
 	for (uint32_t s = 0; s < sw->n_sets; s++)
-		if (sw->sets[s].n == n && memcmp(sw->sets[s].ports, ports, n * sizeof(*ports)) == 0)
-			return s;
+		if (set_is(&sw->sets[s], ports, n))
+			return sw->set_last = s;
 	if (sw->n_sets == sw->cap_sets) {
 		uint32_t cap = sw->cap_sets ? sw->cap_sets * 2 : 16;
 		struct sw_set *ns = realloc(sw->sets, cap * sizeof(*ns));
@@ -168,6 +179,7 @@ static uint32_t set_find_or_add(struct sw *sw, const uint32_t *ports, uint32_t n
 	for (uint32_t i = 1; i < n && set->first != SW_NIL; i++)
 		if (ports[i] != ports[0] + i)
 			set->first = SW_NIL;
+	sw->set_last = sw->n_sets;
 	return sw->n_sets++;
 }
 

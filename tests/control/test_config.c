@@ -1007,8 +1007,8 @@ Test(ctl_config, bad_topology_values)
 	yaml_fails("topology:\n  type: fat-tree\n  k: 7\n",
 		   "3:6: topology.k: k 7 is not an even number of 2 or more; a fat tree's k is its switches' port count, "
 		   "e.g. 8");
-	yaml_fails("topology:\n  type: fat-tree\n  k: 64\n",
-		   "3:6: topology.k: k 64 gives more than 65535 hosts (k^3 / 4); k is at most 62");
+	yaml_fails("topology:\n  type: fat-tree\n  k: 66\n",
+		   "3:6: topology.k: k 66 gives more than 65536 hosts (k^3 / 4); k is at most 64");
 	yaml_fails("topology:\n  type: rack\n  hosts_per_rack: 0\n",
 		   "3:19: topology.hosts_per_rack: hosts_per_rack is 0; a rack has at least 1 host, e.g. 8");
 	yaml_fails("topology:\n  type: rack\n  hosts_per_rack: -1\n",

@@ -92,6 +92,23 @@ print(' '.join('%.3f/%.3f' % (t['busy_s'], t['wait_s']) for t in p) + (' ok' if 
 res=$(bw "$tmp/leaf-spine-2" 2)
 check "leaf-spine on 2 MPI ranks: busy_s/wait_s of each rank within its wall time ($res)" '[[ "$res" == *" ok" ]]'
 check "summary.json parallel.mpi_ranks is 2 ($ranks)" '[ "$ranks" = 2 ]'
+# each rank builds only its own partitions' devices in full, the others as shells: every device is full on exactly
+# one rank (the counts add up to the fabric's devices), so no rank holds the whole fabric
+for n in 2 3; do
+	full=$(python3 - "$tmp/fat-tree-128-$n/summary.json" "$n" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+t = s['parallel']['threads_detail']
+full = [d.get('full_devices', -1) for d in t]
+devs = len(s['topology']['devices'])
+ok = len(full) == int(sys.argv[2]) and sum(full) == devs and max(full) < devs and \
+    all(d.get('max_rss_kib', 0) > 0 for d in t)
+print(('ok ' if ok else 'bad ') + '+'.join(map(str, full)) + ' of ' + str(devs))
+PY
+	)
+	check "fat-tree-128 on $n MPI ranks: each device built in full on one rank only, the rest shells ($full)" \
+		'[[ "$full" == ok* ]]'
+done
 
 # refused by every rank, none left waiting
 out=$probe rc=$probe_rc

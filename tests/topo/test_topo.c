@@ -486,6 +486,28 @@ Test(net_topo, unique_ips_and_macs)
 	net_topo_destroy(t);
 }
 
+/* k = 64: 65,536 hosts, the last one's MAC past 16 bits of index (02:00:00:01:00:00), every MAC still distinct */
+Test(net_topo, k64_host_macs)
+{
+	struct net_topo *t = fat_tree(64);
+	const uint8_t last[6] = { 2, 0, 0, 1, 0, 0 }, before[6] = { 2, 0, 0, 0, 0xff, 0xff };
+	uint8_t(*macs)[6];
+
+	cr_assert_not_null(t);
+	cr_expect_eq(t->size.hosts, 65536u);
+	cr_expect_arr_eq(t->ports[t->devs[65535].port0].mac, last, 6);
+	cr_expect_arr_eq(t->ports[t->devs[65534].port0].mac, before, 6);
+	macs = calloc(t->size.ports, 6);
+	cr_assert_not_null(macs);
+	for (uint32_t p = 0; p < t->size.ports; p++)
+		memcpy(macs[p], t->ports[p].mac, 6);
+	qsort(macs, t->size.ports, 6, cmp_mac);
+	for (uint32_t p = 1; p < t->size.ports; p++)
+		cr_expect_neq(memcmp(macs[p - 1], macs[p], 6), 0, "duplicate MAC at %u", p);
+	free(macs);
+	net_topo_destroy(t);
+}
+
 Test(net_topo, ip_base)
 {
 	struct net_topo_spec s;
@@ -579,8 +601,8 @@ Test(net_topo, bad_descriptions)
 	s.k = 7;
 	check_fails(&s, NET_TOPO_P_K, "k 7 is not an even number of 2 or more; a fat tree's k is its switches' port "
 		    "count, e.g. 8");
-	s.k = 64;
-	check_fails(&s, NET_TOPO_P_K, "k 64 gives more than 65535 hosts (k^3 / 4); k is at most 62");
+	s.k = 66;
+	check_fails(&s, NET_TOPO_P_K, "k 66 gives more than 65536 hosts (k^3 / 4); k is at most 64");
 	s.k = 8;
 	s.bps[3] = 0;
 	check_fails(&s, NET_TOPO_P_DATARATE, "DataRate of the core tier is 0; a DataRate is above 0, e.g. 400Gbps");
