@@ -399,19 +399,21 @@ static uint32_t split_index(struct run_engine *e, const struct net_link *l)
 	return f != NULL ? f->idx : UINT32_MAX;
 }
 
-/* @p m as it crosses to another rank. */
-static struct run_vwire wire_of(struct run_engine *e, const struct run_vmsg *m)
+/* @p m as it crosses to another rank, written into @p w: of a frame, the bytes its kind reads (net_pkt_copy()), not
+ * the whole descriptor; the rest of @p w is not read on the other side. */
+static void wire_of(struct run_engine *e, const struct run_vmsg *m, struct run_vwire *w)
 {
-	struct run_vwire w = { .kind = m->kind, .at = m->at, .k = m->k };
-
+	w->kind = m->kind;
+	w->at = m->at;
+	w->k = m->k;
 	if (m->kind == RUN_X_FRAME) {
-		w.idx = split_index(e, m->dir->link) * 2 + m->dir->index;
-		w.pkt = m->pkt;
+		w->idx = split_index(e, m->dir->link) * 2 + m->dir->index;
+		w->arg = 0;
+		memcpy(&w->pkt, &m->pkt, wire_pkt_len(m->pkt.kind));
 	} else {
-		w.idx = m->ev;
-		w.arg = m->arg;
+		w->idx = m->ev;
+		w->arg = m->arg;
 	}
-	return w;
 }
 
 /* Send this rank's window of messages to the others (rank by rank, in one buffer), and schedule what they sent
@@ -428,7 +430,7 @@ static void exchange(struct run_engine *e, struct run_lcore *lc)
 	n = 0;
 	for (uint32_t k = 0; k < e->n; k++) {
 		for (size_t i = 0; k != e->me && i < lc->vout[k].n; i++)
-			e->xout[n++] = wire_of(e, &lc->vout[k].v[i]);
+			wire_of(e, &lc->vout[k].v[i], &e->xout[n++]);
 		e->xout_len[k] = k != e->me ? (uint32_t)(lc->vout[k].n * sizeof(*e->xout)) : 0;
 		lc->vout[k].n = 0;
 	}
