@@ -700,8 +700,8 @@ static void enc_pds(const struct wire_pkt *p, const struct layout *l, uint8_t *b
 	case WIRE_PDS_ACK_CC:
 	case WIRE_PDS_ACK_CCX:
 		/* the model's ACK always carries NSCC state; a UET one as its CC type says */
-		enc_ack(d, &p->ack, l, l->type == WIRE_PDS_ACK_CC && (p->kind == WIRE_KIND_ACK || d->cc_type == ACK_CC_NSCC),
-			b);
+		enc_ack(d, &p->ack, l,
+			l->type == WIRE_PDS_ACK_CC && (p->kind == WIRE_KIND_ACK || d->cc_type == ACK_CC_NSCC), b);
 		break;
 	case WIRE_PDS_NACK:
 	case WIRE_PDS_NACK_CCX:

@@ -508,7 +508,7 @@ struct wire_pkt {
 	void *ctx;               /* model only, never encoded: the sender's own context (its packet record) */
 	struct wire_pds pds;     /* UET kinds; zero in the others */
 	union { /* what follows the PDS header, or a non-UET kind's own header: one of them, as the kind says */
-		struct wire_ses ses;     /* DATA, TRIMMED (the header the switch cut, kept); UET with a request header */
+		struct wire_ses ses;     /* DATA, TRIMMED (the header the switch cut, kept); UET with a request hdr */
 		struct {
 			struct wire_rsp rsp; /* ACK with next_hdr RESPONSE; UET with a response header */
 			struct wire_ack ack; /* ACK (SACK and CC state); UET of an ACK_CC, ACK_CCX, NACK_CCX type */
@@ -518,7 +518,7 @@ struct wire_pkt {
 		struct wire_cm cm;       /* CM */
 		struct {                 /* PFC */
 			uint16_t pfc_enable;     /* class-enable vector, bit c for class c */
-			uint16_t pfc_quanta[8];  /* pause time per class, in quanta of 512 bit times; 0 = resume (XON) */
+			uint16_t pfc_quanta[8];  /* pause time per class, quanta of 512 bit times; 0 = resume (XON) */
 		};
 		struct {                 /* RAW: the frame's bytes (a buffer of the partition's raw pool) */
 			uint8_t *buf;
@@ -528,7 +528,7 @@ struct wire_pkt {
 		} raw;
 	};
 };
-_Static_assert(sizeof(struct wire_pkt) == 192, "the descriptor is three cache lines: a field added goes where it has room");
+_Static_assert(sizeof(struct wire_pkt) == 192, "three cache lines: a new field goes where it has room");
 _Static_assert(offsetof(struct wire_pkt, uid) + sizeof(uint64_t) <= 64, "what every hop reads is in the first line");
 
 /* Bytes of the descriptor up to the end of union member @p m: what a packet of a kind that reads m uses. */
