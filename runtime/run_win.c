@@ -45,7 +45,7 @@ void run_vt_cross(void *arg, struct net_dir *d, const struct wire_pkt *pkt, emu_
 	m->at = at;
 	m->k = *k;
 	m->dir = d;
-	m->pkt = *pkt;
+	memcpy(&m->pkt, pkt, wire_pkt_len(pkt->kind)); /* the bytes its kind reads (net_pkt_copy()) */
 	x->from->x_sent++;
 }
 
@@ -53,12 +53,11 @@ void run_vt_cross(void *arg, struct net_dir *d, const struct wire_pkt *pkt, emu_
 static void deliver_frame(struct run_lcore *lc, emu_ps_t at, const struct emu_sched_key *k, struct net_dir *dir,
 			  const struct wire_pkt *pkt)
 {
-	struct wire_pkt *p = net_pkt_alloc(lc->np);
+	struct wire_pkt *p = net_pkt_copy(lc->np, pkt); /* the bytes its kind reads, not the whole descriptor */
 
 	lc->x_recv++;
 	if (p == NULL)
 		return;
-	*p = *pkt;
 	if (at <= emu_sched_now(lc->np->sched)) /* a window too wide: never, but counted */
 		lc->x_late++;
 	net_dir_arrive_key(dir, p, at, k);
@@ -400,19 +399,21 @@ static uint32_t split_index(struct run_engine *e, const struct net_link *l)
 	return f != NULL ? f->idx : UINT32_MAX;
 }
 
-/* @p m as it crosses to another rank. */
-static struct run_vwire wire_of(struct run_engine *e, const struct run_vmsg *m)
+/* @p m as it crosses to another rank, written into @p w: of a frame, the bytes its kind reads (net_pkt_copy()), not
+ * the whole descriptor; the rest of @p w is not read on the other side. */
+static void wire_of(struct run_engine *e, const struct run_vmsg *m, struct run_vwire *w)
 {
-	struct run_vwire w = { .kind = m->kind, .at = m->at, .k = m->k };
-
+	w->kind = m->kind;
+	w->at = m->at;
+	w->k = m->k;
 	if (m->kind == RUN_X_FRAME) {
-		w.idx = split_index(e, m->dir->link) * 2 + m->dir->index;
-		w.pkt = m->pkt;
+		w->idx = split_index(e, m->dir->link) * 2 + m->dir->index;
+		w->arg = 0;
+		memcpy(&w->pkt, &m->pkt, wire_pkt_len(m->pkt.kind));
 	} else {
-		w.idx = m->ev;
-		w.arg = m->arg;
+		w->idx = m->ev;
+		w->arg = m->arg;
 	}
-	return w;
 }
 
 /* A rank's stop as the ranks reduce it: (flag << 32 | rank) when stopped, else all ones; the smallest is the stop
@@ -436,7 +437,7 @@ static void exchange(struct run_engine *e, struct run_lcore *lc)
 	n = 0;
 	for (uint32_t k = 0; k < e->n; k++) {
 		for (size_t i = 0; k != e->me && i < lc->vout[k].n; i++)
-			e->xout[n++] = wire_of(e, &lc->vout[k].v[i]);
+			wire_of(e, &lc->vout[k].v[i], &e->xout[n++]);
 		e->xout_len[k] = k != e->me ? (uint32_t)(lc->vout[k].n * sizeof(*e->xout)) : 0;
 		lc->vout[k].n = 0;
 	}

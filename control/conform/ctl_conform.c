@@ -50,7 +50,7 @@ const char *cf_desc(const struct wire_pkt *p, char *buf, size_t len)
 			 p->pds.psn, p->pds.payload, p->pds.flags);
 	else if (t == WIRE_PDS_ACK || t == WIRE_PDS_ACK_CC || t == WIRE_PDS_ACK_CCX)
 		snprintf(buf, len, "%s CACK_PSN %u flags 0x%02x SACK base +%d bitmap 0x%llx next_hdr %u", pds_name(t),
-			 p->pds.psn, p->pds.flags, p->pds.sack_psn_off, (unsigned long long)p->pds.sack_bitmap,
+			 p->pds.psn, p->pds.flags, p->pds.sack_psn_off, (unsigned long long)p->ack.sack_bitmap,
 			 p->pds.next_hdr);
 	else
 		snprintf(buf, len, "%s psn %u flags 0x%02x next_hdr %u", pds_name(t), p->pds.psn, p->pds.flags,

@@ -109,9 +109,9 @@ static int c_sack(struct cf *c)
 		return -1;
 	/* SACK_base = CACK_PSN + sack_psn_offset; PSN +2 is bit (+2 - base) */
 	int32_t bit = 2 - a->pds.sack_psn_off;
-	if (bit < 0 || bit > 63 || !((a->pds.sack_bitmap >> bit) & 1))
+	if (bit < 0 || bit > 63 || !((a->ack.sack_bitmap >> bit) & 1))
 		return cf_fail(c, "PSN +2 before +1: the ACK's SACK bitmap does not hold PSN +2 (base +%d, bitmap "
-				  "0x%016llx)", a->pds.sack_psn_off, (unsigned long long)a->pds.sack_bitmap);
+				  "0x%016llx)", a->pds.sack_psn_off, (unsigned long long)a->ack.sack_bitmap);
 	if (send_req(c, WIRE_PDS_RUD_REQ, WIRE_REQ_F_AR, 1, dut, WIRE_ECN_ECT0) < 0 ||
 	    want_ack(c, "PSN +1 filling the gap", 2, NULL) < 0)
 		return -1;

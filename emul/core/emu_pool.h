@@ -28,9 +28,9 @@ struct emu_pool {
 
 /**
  * Create a pool of up to @p count objects of @p size bytes each (count rounded up to a power of two, objects
- * aligned to 16 bytes). No object memory is taken yet: the pool takes chunks as objects are asked for, each
- * doubling it (the first about a page), until it holds @p count. Returns NULL with errno ENOMEM or EINVAL (size or
- * count 0).
+ * aligned to 16 bytes, to 64 when @p size is a multiple of 64). No object memory is taken yet: the pool takes
+ * chunks as objects are asked for, each doubling it (the first about a page), until it holds @p count. Returns
+ * NULL with errno ENOMEM or EINVAL (size or count 0).
  */
 struct emu_pool *emu_pool_create(size_t size, uint32_t count);
 

@@ -67,6 +67,12 @@ int net_part_init(struct net_part *np, uint32_t max_events, uint32_t max_pkts);
 /** Free what net_part_init() took. Accepts a zeroed partition. */
 void net_part_fini(struct net_part *np);
 
+/* The packet pool's stride: the descriptor rounded up to the cache line (192 B, three lines), so every descriptor
+ * starts a line (emu_pool aligns objects of a multiple of 64 to 64) and a kind's bytes span no more lines than
+ * they must: two for a NACK or CP (wire_pkt_len()), three for the rest. */
+#define NET_PKT_STRIDE ((sizeof(struct wire_pkt) + 63) & ~(size_t)63)
+_Static_assert(sizeof(struct wire_pkt) <= NET_PKT_STRIDE, "a descriptor fits the pool's stride");
+
 /** A zeroed descriptor from the pool, or NULL (counted as NET_C_PKT_POOL_EMPTY). */
 static inline struct wire_pkt *net_pkt_alloc(struct net_part *np)
 {
@@ -77,6 +83,49 @@ static inline struct wire_pkt *net_pkt_alloc(struct net_part *np)
 		return NULL;
 	}
 	memset(p, 0, sizeof(*p));
+	return p;
+}
+
+/*
+ * A descriptor of kind @p kind from the pool with the bytes its kind reads zeroed (wire_pkt_len(): the common part,
+ * the PDS header and the kind's member of the union; an ACK 160 of the 192 B), kind set; or NULL (counted as
+ * NET_C_PKT_POOL_EMPTY). The rest is left as the pool had it: a kind never reads it. Built with NET_PKT_POISON, the
+ * rest is filled with 0xa5 instead, so a test that reads it sees garbage (docs/performance.md, "Lean packets").
+ */
+static inline struct wire_pkt *net_pkt_alloc_kind(struct net_part *np, uint8_t kind)
+{
+	struct wire_pkt *p = emu_pool_get(np->pkts);
+	size_t len = wire_pkt_len(kind);
+
+	if (p == NULL) {
+		np->counters[NET_C_PKT_POOL_EMPTY]++;
+		return NULL;
+	}
+	memset(p, 0, len);
+#ifdef NET_PKT_POISON
+	memset((uint8_t *)p + len, 0xa5, sizeof(*p) - len);
+#endif
+	p->kind = kind;
+	return p;
+}
+
+/*
+ * A copy of @p src from the pool: the bytes its kind reads (wire_pkt_len()), not the whole descriptor; or NULL
+ * (counted as NET_C_PKT_POOL_EMPTY). The copy's next, uid and ctx are @p src's: the caller resets what it must.
+ */
+static inline struct wire_pkt *net_pkt_copy(struct net_part *np, const struct wire_pkt *src)
+{
+	struct wire_pkt *p = emu_pool_get(np->pkts);
+	size_t len = wire_pkt_len(src->kind);
+
+	if (p == NULL) {
+		np->counters[NET_C_PKT_POOL_EMPTY]++;
+		return NULL;
+	}
+	memcpy(p, src, len);
+#ifdef NET_PKT_POISON
+	memset((uint8_t *)p + len, 0xa5, sizeof(*p) - len);
+#endif
 	return p;
 }
 

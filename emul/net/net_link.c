@@ -15,7 +15,7 @@ int net_part_init(struct net_part *np, uint32_t max_events, uint32_t max_pkts)
 	np->sched = emu_sched_create(max_events);
 	if (np->sched == NULL)
 		return -ENOMEM;
-	np->pkts = emu_pool_create(sizeof(struct wire_pkt), max_pkts);
+	np->pkts = emu_pool_create(NET_PKT_STRIDE, max_pkts);
 	if (np->pkts == NULL) {
 		emu_sched_destroy(np->sched);
 		np->sched = NULL;
@@ -52,11 +52,10 @@ struct wire_pkt *net_pkt_raw_copy(struct net_part *np, const struct wire_pkt *d,
 		np->counters[NET_C_RAW_POOL_FULL]++;
 		return NULL;
 	}
-	if ((p = net_pkt_alloc(np)) == NULL) {
+	if ((p = net_pkt_copy(np, d)) == NULL) {
 		emu_pool_put(np->raw, buf);
 		return NULL;
 	}
-	*p = *d;
 	memcpy(buf, bytes, len);
 	p->raw.buf = buf;
 	p->raw.buf_ref = NULL; /* a copy: its bytes are the raw pool's, whoever held @p d's */

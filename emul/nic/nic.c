@@ -294,13 +294,12 @@ const uint8_t *nic_neigh_mac(const struct nic *nic, uint32_t ip)
 /* A descriptor to @p pdc's peer with this NIC's Ethernet, IPv4 and UDP fields filled in. */
 struct wire_pkt *nic_pkt_new(struct nic *nic, uint8_t kind, const struct nic_pdc *pdc)
 {
-	struct wire_pkt *p = net_pkt_alloc(nic->env.np);
+	struct wire_pkt *p = net_pkt_alloc_kind(nic->env.np, kind);
 
 	if (p == NULL) {
 		nic->c[NIC_C_DROP_NO_PKT]++;
 		return NULL;
 	}
-	p->kind = kind;
 	p->uid = nic->next_uid++;
 	memcpy(p->src_mac, nic->env.mac, 6);
 	if (pdc->group != NULL) {

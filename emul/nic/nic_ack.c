@@ -258,12 +258,12 @@ static emu_ps_t rtt_of(const struct nic_rec *r, bool retx, emu_ps_t hold, emu_ps
 static emu_ps_t rtt_sample(struct nic *nic, const struct nic_rec *r, const struct wire_pkt *ack, emu_ps_t now)
 {
 	emu_ps_t rtt = rtt_of(r, (ack->pds.flags & WIRE_ACK_F_RETX) != 0,
-			      (emu_ps_t)ack->pds.service_time * 128 * EMU_PS_PER_NS, now);
+			      (emu_ps_t)ack->ack.service_time * 128 * EMU_PS_PER_NS, now);
 
 	if (rtt == EMU_PS_NEVER)
 		return rtt;
 	nic_sample_add(nic, NIC_S_RTT_PS, rtt);
-	nic_sample_add(nic, NIC_S_RCVR_CWND_PEN, ack->pds.rcv_cwnd_pend);
+	nic_sample_add(nic, NIC_S_RCVR_CWND_PEN, ack->ack.rcv_cwnd_pend);
 	if (ack->pds.flags & WIRE_ACK_F_M)
 		nic->c[NIC_C_M_MARKED_PKTS_RCVD]++;
 	return rtt;
@@ -281,7 +281,7 @@ static emu_ps_t apply_ack(struct nic *nic, struct nic_pdc *pdc, const struct wir
 	uint32_t ack_psn = cack + (uint32_t)off;
 	uint32_t base = cack + (uint32_t)sack_off;
 	/* past the cumulative ACK, only the bitmap's last set PSN matters: stop there (no walk when it is empty) */
-	uint32_t last = pkt->pds.sack_bitmap ? base + 63u - (uint32_t)__builtin_clzll(pkt->pds.sack_bitmap) : cack;
+	uint32_t last = pkt->ack.sack_bitmap ? base + 63u - (uint32_t)__builtin_clzll(pkt->ack.sack_bitmap) : cack;
 	struct nic_rec *r = pdc->out_head;
 
 	if ((int32_t)(ack_psn - last) > 0)
@@ -289,7 +289,7 @@ static emu_ps_t apply_ack(struct nic *nic, struct nic_pdc *pdc, const struct wir
 	while (r != NULL) {
 		struct nic_rec *next = r->next;
 		uint32_t d = r->psn - base;
-		bool acked = (int32_t)(cack - r->psn) >= 0 || (d < 64 && (pkt->pds.sack_bitmap >> d) & 1) ||
+		bool acked = (int32_t)(cack - r->psn) >= 0 || (d < 64 && (pkt->ack.sack_bitmap >> d) & 1) ||
 			     r->psn == ack_psn;
 		if (acked) {
 			if (r->psn == ack_psn)
@@ -323,8 +323,8 @@ static bool ack_within_sent(const struct nic_pdc *pdc, const struct wire_pkt *pk
 
 	if (!psn_sent(pdc, cack) || !psn_sent(pdc, cack + (uint32_t)off))
 		return false;
-	return pkt->pds.sack_bitmap == 0 ||
-	       psn_sent(pdc, base + 63u - (uint32_t)__builtin_clzll(pkt->pds.sack_bitmap));
+	return pkt->ack.sack_bitmap == 0 ||
+	       psn_sent(pdc, base + 63u - (uint32_t)__builtin_clzll(pkt->ack.sack_bitmap));
 }
 
 /*
@@ -365,8 +365,8 @@ void nic_rx_ack(struct nic *nic, struct wire_pkt *pkt, emu_ps_t now)
 	nic_lb_on_ack(&g->lb, nic->p, pkt->sport, (pkt->pds.flags & WIRE_ACK_F_M) != 0, now);
 	emu_ps_t rtt = apply_ack(nic, pdc, pkt, now, &acked);
 	struct nic_cc_ack ca = { .acked = acked, .in_flight = g->in_flight, .rtt = rtt, .has_rtt = rtt != EMU_PS_NEVER,
-				 .ecn = (pkt->pds.flags & WIRE_ACK_F_M) != 0, .restore = pkt->pds.rc != 0,
-				 .penalty = pkt->pds.rcv_cwnd_pend };
+				 .ecn = (pkt->pds.flags & WIRE_ACK_F_M) != 0, .restore = pkt->ack.rc != 0,
+				 .penalty = pkt->ack.rcv_cwnd_pend };
 	nic_cc_on_ack(&g->cc, &nic->cc_k, &ca, now);
 	nic->c[NIC_C_NUM_QUICK_ADAPT] += nic_cc_quick_adapts(&g->cc) - qa;
 	if (ca.has_rtt)

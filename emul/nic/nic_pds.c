@@ -90,8 +90,8 @@ void nic_pds_ack_form(struct nic *nic, struct wire_pkt *ack, const struct wire_p
 		ack->pds.cc_type = 0;
 		ack->pds.mpr = 0;
 		ack->pds.sack_psn_off = 0;
-		ack->pds.sack_bitmap = 0;
-		ack->pds.cc_raw[0] = ack->pds.cc_raw[1] = 0;
+		ack->ack.sack_bitmap = 0;
+		ack->ack.cc_raw[0] = ack->ack.cc_raw[1] = 0;
 	}
 }
 
@@ -321,7 +321,7 @@ static void rx_ack_form(struct nic *nic, const struct wire_pkt *pkt, emu_ps_t no
 	struct wire_pkt a = *pkt;
 
 	a.kind = WIRE_KIND_ACK;
-	a.pds.cc_raw[0] = a.pds.cc_raw[1] = 0;
+	a.ack.cc_raw[0] = a.ack.cc_raw[1] = 0;
 	ev(nic, NIC_UE_ACK_FORM_RCVD);
 	ses_rsp_check(nic, pkt);
 	nic_rx_ack(nic, &a, now);
@@ -333,7 +333,7 @@ static void rx_nack_form(struct nic *nic, const struct wire_pkt *pkt, emu_ps_t n
 	struct wire_pkt a = *pkt;
 
 	a.kind = WIRE_KIND_NACK;
-	a.pds.cc_raw[0] = a.pds.cc_raw[1] = 0;
+	a.ack.cc_raw[0] = a.ack.cc_raw[1] = 0;
 	ev(nic, NIC_UE_NACK_FORM_RCVD);
 	ses_rsp_check(nic, pkt);
 	nic_rx_nack(nic, &a, now);

@@ -11,7 +11,7 @@ static void test_faults(const struct nic_params *np, struct wire_pkt *p)
 	bool nack = type == WIRE_PDS_NACK || type == WIRE_PDS_NACK_CCX;
 
 	if (np->fault_no_sack && ack)
-		p->pds.sack_bitmap = 0;
+		p->ack.sack_bitmap = 0;
 	if (np->fault_wrong_nack_code && nack)
 		p->pds.nack_code = WIRE_NACK_NO_RESOURCE;
 	if (np->fault_no_ses_response && (ack || type == WIRE_PDS_RUDI_RESP) && p->pds.next_hdr == WIRE_NH_RESPONSE)
@@ -62,12 +62,12 @@ struct wire_pkt *nic_build_ack(struct nic *nic, struct nic_pdc *pdc, const struc
 	uint64_t bm;
 	uint32_t blk = nic_rcv_sack(pdc, &bm);
 	p->pds.sack_psn_off = (int16_t)(1 + 64 * blk); /* SACK base = CACK_PSN + 1 + 64 x block */
-	p->pds.sack_bitmap = bm;
-	p->pds.rcvd_bytes = (uint32_t)(((pdc->rcvd_bytes_cc + 255) >> 8) & 0xffffff);
+	p->ack.sack_bitmap = bm;
+	p->ack.rcvd_bytes = (uint32_t)(((pdc->rcvd_bytes_cc + 255) >> 8) & 0xffffff);
 	/* NSCC receiver: the penalty from the data pool's occupancy, and RestoreCWindEnable's RC bit */
-	p->pds.rcv_cwnd_pend = nic_cc_penalty(&nic->cc_k, nic->in_pool_used[NIC_TC_DATA]);
-	p->pds.rc = nic_cc_rc_bit(&nic->cc_k);
-	p->pds.ooo_count = pdc->ooo_count;
+	p->ack.rcv_cwnd_pend = nic_cc_penalty(&nic->cc_k, nic->in_pool_used[NIC_TC_DATA]);
+	p->ack.rc = nic_cc_rc_bit(&nic->cc_k);
+	p->ack.ooo_count = pdc->ooo_count;
 	nic_pds_ack_form(nic, p, req);
 	return p;
 }
@@ -284,7 +284,7 @@ bool nic_ack_held(struct nic *nic, struct nic_pdc *pdc, const struct wire_pkt *p
 	if (ack == NULL)
 		return false;
 	uint64_t st = hold / (128 * EMU_PS_PER_NS);
-	ack->pds.service_time = (uint16_t)(st > 0xffff ? 0xffff : st);
+	ack->ack.service_time = (uint16_t)(st > 0xffff ? 0xffff : st);
 	emu_ps_t when = now + hold > nic->ack_last ? now + hold : nic->ack_last;
 	nic->ack_last = when;
 	if (net_sched(nic->env.np, when, ev_ack_send, nic, ack, NULL) < 0) {

@@ -57,10 +57,10 @@ static void fill(struct nic *nic, struct nic_trace *t, const struct wire_pkt *p,
 		t->cack_psn = p->pds.psn;
 		t->psn = p->pds.flags & WIRE_ACK_F_P ? p->pds.probe_opaque : p->pds.psn + (uint32_t)off;
 		t->sack_base = p->pds.psn + (uint32_t)sack_off;
-		t->sack_bitmap = p->pds.sack_bitmap;
+		t->sack_bitmap = p->ack.sack_bitmap;
 		t->m_flag = (p->pds.flags & WIRE_ACK_F_M) != 0;
 		t->has_penalty = 1;
-		t->penalty = p->pds.rcv_cwnd_pend;
+		t->penalty = p->ack.rcv_cwnd_pend;
 		if (rx)
 			sender_state(nic, t, pdc);
 		break;

@@ -135,11 +135,10 @@ void port_pfcs_interval_reset(struct port_pfcs *s, emu_ps_t now)
 
 struct wire_pkt *port_pfc_frame(struct net_part *np, const uint8_t mac[6], uint32_t tc, uint16_t quanta)
 {
-	struct wire_pkt *p = net_pkt_alloc(np);
+	struct wire_pkt *p = net_pkt_alloc_kind(np, WIRE_KIND_PFC);
 
 	if (p == NULL)
 		return NULL;
-	p->kind = WIRE_KIND_PFC;
 	memcpy(p->src_mac, mac, 6);
 	p->pfc_enable = (uint16_t)(1u << tc);
 	p->pfc_quanta[tc] = quanta;

@@ -259,13 +259,12 @@ uint64_t roce_qp_rate(const struct roce *r, uint32_t qpn)
 
 struct wire_pkt *roce_pkt_new(struct roce *r, const struct roce_qp *qp, uint8_t op, uint8_t tc)
 {
-	struct wire_pkt *p = net_pkt_alloc(r->env.np);
+	struct wire_pkt *p = net_pkt_alloc_kind(r->env.np, WIRE_KIND_ROCE);
 
 	if (p == NULL) {
 		r->c[ROCE_C_DROP_NO_PKT]++;
 		return NULL;
 	}
-	p->kind = WIRE_KIND_ROCE;
 	memcpy(p->src_mac, r->env.mac, 6);
 	memcpy(p->dst_mac, qp->peer_mac, 6);
 	p->src_ip = r->env.ip;

@@ -10,11 +10,10 @@ static void pfc_send(struct sw *sw, struct sw_port *in, uint32_t tc, uint16_t qu
 {
 	struct wire_pkt *p;
 
-	if (in->pfcq_tail - in->pfcq_head == SW_PFCQ || (p = net_pkt_alloc(sw->env.np)) == NULL) {
+	if (in->pfcq_tail - in->pfcq_head == SW_PFCQ || (p = net_pkt_alloc_kind(sw->env.np, WIRE_KIND_PFC)) == NULL) {
 		sw->c[SW_C_PFC_NOT_SENT]++;
 		return;
 	}
-	p->kind = WIRE_KIND_PFC;
 	memcpy(p->src_mac, in->mac, sizeof(in->mac)); /* the port's own MAC (sw_port_mac()); the dst is 802.1Qbb's */
 	p->pfc_enable = (uint16_t)(1u << tc);
 	p->pfc_quanta[tc] = quanta;

@@ -608,7 +608,8 @@ static void enc_req(const struct wire_pds *d, const struct layout *l, uint8_t *b
 }
 
 /* The ACK header (12 B), and the SACK part of ACK_CC / ACK_CCX: with P set the offset slot carries probe_opaque. */
-static void enc_ack(const struct wire_pds *d, const struct layout *l, bool nscc, uint8_t *b)
+static void enc_ack(const struct wire_pds *d, const struct wire_ack *a, const struct layout *l, bool nscc,
+		    uint8_t *b)
 {
 	enc_prologue(b, l->type, l->nh, d->flags);
 	if (d->flags & WIRE_ACK_F_P)
@@ -621,20 +622,20 @@ static void enc_ack(const struct wire_pds *d, const struct layout *l, bool nscc,
 	b[ACK_CC_TYPE_FLAGS] = (uint8_t)((d->cc_type & 0xf) << 4 | (d->cc_flags & 0xf));
 	b[ACK_MPR] = d->mpr;
 	put_be16(b + ACK_SACK_PSN_OFF, (uint16_t)d->sack_psn_off);
-	put_be64(b + ACK_SACK_BITMAP, d->sack_bitmap);
+	put_be64(b + ACK_SACK_BITMAP, a->sack_bitmap);
 	if (!nscc) { /* ACK_CCX, or ACK_CC with a CC type other than NSCC: the state as it came */
-		put_be64(b + ACK_CC_STATE, d->cc_raw[0]);
+		put_be64(b + ACK_CC_STATE, a->cc_raw[0]);
 		if (l->type == WIRE_PDS_ACK_CCX)
-			put_be64(b + ACK_CCX_STATE, d->cc_raw[1]);
+			put_be64(b + ACK_CCX_STATE, a->cc_raw[1]);
 		return;
 	}
-	put_be16(b + ACK_SERVICE_TIME, d->service_time);
-	b[ACK_RC_PEND] = (uint8_t)((d->rc & 1) << ACK_RC_SHIFT | (d->rcv_cwnd_pend & ACK_PEND_MASK));
-	put_be24(b + ACK_RCVD_BYTES, d->rcvd_bytes & U24_MASK);
-	put_be16(b + ACK_OOO_COUNT, d->ooo_count);
+	put_be16(b + ACK_SERVICE_TIME, a->service_time);
+	b[ACK_RC_PEND] = (uint8_t)((a->rc & 1) << ACK_RC_SHIFT | (a->rcv_cwnd_pend & ACK_PEND_MASK));
+	put_be24(b + ACK_RCVD_BYTES, a->rcvd_bytes & U24_MASK);
+	put_be16(b + ACK_OOO_COUNT, a->ooo_count);
 }
 
-static void enc_nack(const struct wire_pds *d, const struct layout *l, uint8_t *b)
+static void enc_nack(const struct wire_pds *d, const struct wire_ack *a, const struct layout *l, uint8_t *b)
 {
 	enc_prologue(b, l->type, l->nh, d->flags);
 	b[NACK_CODE] = d->nack_code;
@@ -642,8 +643,8 @@ static void enc_nack(const struct wire_pds *d, const struct layout *l, uint8_t *
 	enc_pds_common(d, b);
 	put_be32(b + NACK_PAYLOAD, d->payload);
 	if (l->type == WIRE_PDS_NACK_CCX) {
-		put_be64(b + NACK_CCX_STATE, d->cc_raw[0]);
-		put_be64(b + NACK_CCX_STATE + 8, d->cc_raw[1]);
+		put_be64(b + NACK_CCX_STATE, a->cc_raw[0]);
+		put_be64(b + NACK_CCX_STATE + 8, a->cc_raw[1]);
 	}
 }
 
@@ -699,11 +700,12 @@ static void enc_pds(const struct wire_pkt *p, const struct layout *l, uint8_t *b
 	case WIRE_PDS_ACK_CC:
 	case WIRE_PDS_ACK_CCX:
 		/* the model's ACK always carries NSCC state; a UET one as its CC type says */
-		enc_ack(d, l, l->type == WIRE_PDS_ACK_CC && (p->kind == WIRE_KIND_ACK || d->cc_type == ACK_CC_NSCC), b);
+		enc_ack(d, &p->ack, l,
+			l->type == WIRE_PDS_ACK_CC && (p->kind == WIRE_KIND_ACK || d->cc_type == ACK_CC_NSCC), b);
 		break;
 	case WIRE_PDS_NACK:
 	case WIRE_PDS_NACK_CCX:
-		enc_nack(d, l, b);
+		enc_nack(d, &p->ack, l, b);
 		break;
 	default: /* WIRE_PDS_CP; layout_of() refused every other type */
 		enc_cp(d, l, b);

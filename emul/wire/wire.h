@@ -358,22 +358,34 @@ int wire_dscp_role(const struct wire_dscp_map *m, uint8_t dscp);
 
 /* The PDS header fields of every kind, in one struct; each kind uses its own subset (see the comments). */
 struct wire_pds {
+	/* Laid out by size, so the struct has no holes (32 B); the ACK's 8-byte fields are in struct wire_ack. */
 	uint8_t type;      /* enum wire_pds_type */
 	uint8_t next_hdr;  /* requests: enum wire_next_hdr; CP: enum wire_ctl_type */
 	uint8_t flags;     /* 7 bits, meaning per type */
+	uint8_t ccc_id;    /* RUD_CC request */
 	int16_t psn_off;   /* request: clear_psn_offset; ACK: ack_psn_offset */
 	uint16_t probe_opaque; /* CP probe, and ACK with P=1 (then it replaces ack_psn_offset on the wire) */
 	uint32_t psn;      /* request/CP: PSN; ACK: CACK_PSN; NACK: NACK_PSN; RUDI: pkt_id */
 	uint16_t spdcid;
 	uint16_t dpdcid;   /* with SYN: pdc_info(4) + psn_offset(12) instead; encode what is here */
-	/* RUD_CC request */
-	uint8_t ccc_id;
-	uint32_t credit_target; /* 24 bits */
-	/* ACK_CC */
+	uint32_t credit_target; /* RUD_CC request: 24 bits */
+	/* ACK_CC (the rest of its state: struct wire_ack) */
 	uint8_t cc_type;   /* 4 bits: 0 NSCC, 1 CREDIT */
 	uint8_t cc_flags;  /* 4 bits */
 	uint8_t mpr;
+	uint8_t nack_code;   /* NACK */
 	int16_t sack_psn_off;
+	uint8_t vendor_code; /* NACK */
+	uint32_t payload;  /* NACK payload, CP payload */
+};
+_Static_assert(sizeof(struct wire_pds) == 32, "wire_pds packs without holes");
+
+/*
+ * The 8-byte fields of an ACK_CC / ACK_CCX (and the CC state of a NACK_CCX): out of struct wire_pds, into the
+ * descriptor's union beside the SES response header, since no frame carries them and a request header at once
+ * (an ACK or NACK has at most a response header, wire_pds_nh_ok()).
+ */
+struct wire_ack {
 	uint64_t sack_bitmap;
 	union { /* the CC state: NSCC's fields (the model's ACK_CC), or as on the wire */
 		struct {
@@ -388,10 +400,6 @@ struct wire_pds {
 		 * NACK, [0] first. */
 		uint64_t cc_raw[2];
 	};
-	/* NACK */
-	uint8_t nack_code;
-	uint8_t vendor_code;
-	uint32_t payload;  /* NACK payload, CP payload */
 };
 
 /*
@@ -400,28 +408,29 @@ struct wire_pds {
  * HD is set, else buffer_offset.
  */
 struct wire_ses {
+	/* Laid out by size, so the struct has no holes (88 B): the small fields first, the 8-byte ones after. */
 	uint8_t opcode;    /* 6 bits */
 	uint8_t ver;       /* 2 bits */
 	uint8_t flags;     /* 6 bits: DC IE REL HD EOM SOM */
-	uint16_t message_id;
 	uint8_t ri_generation;
+	uint16_t message_id;
+	uint16_t payload_length; /* 14 bits, without SOM */
 	uint32_t job_id;   /* 24 bits */
 	uint16_t pid_on_fep;     /* 12 bits */
 	uint16_t resource_index; /* 12 bits */
-	uint64_t buffer_offset;
 	uint32_t initiator;
-	uint64_t memory_key;
-	uint64_t header_data;    /* with SOM */
-	uint16_t payload_length; /* 14 bits, without SOM */
 	uint32_t message_offset; /* without SOM */
 	uint32_t request_length;
+	/* Atomic extension (opcodes ATOMIC, FETCHING_ATOMIC, TSEND_ATOMIC, TSEND_FETCH_ATOMIC); with an amo_opcode of
+	 * the compare-and-swap family (CSWAP .. CSWAP_GT) compare and swap values too (in the union below). */
+	uint8_t amo_opcode;
+	uint8_t amo_datatype;
+	uint8_t amo_sem_ctl;
+	uint64_t buffer_offset;
+	uint64_t memory_key;
+	uint64_t header_data;    /* with SOM */
 	union { /* the extension header its opcode calls for (wire_ses_ext()): one or the other */
 		struct {
-			/* Atomic extension (opcodes ATOMIC, FETCHING_ATOMIC, TSEND_ATOMIC, TSEND_FETCH_ATOMIC); with
-			 * an amo_opcode of the compare-and-swap family (CSWAP .. CSWAP_GT) compare and swap values too. */
-			uint8_t amo_opcode;
-			uint8_t amo_datatype;
-			uint8_t amo_sem_ctl;
 			uint64_t amo_compare[2]; /* 16 B as on the wire: [0] first */
 			uint64_t amo_swap[2];
 		};
@@ -435,6 +444,8 @@ struct wire_ses {
 		};
 	};
 };
+_Static_assert(sizeof(struct wire_ses) == 88, "wire_ses packs without holes");
+
 
 /* SES response headers: RESPONSE 12 B, RESPONSE_DATA 20 B, RESPONSE_DATA_SMALL 12 B (spec 1.4). */
 struct wire_rsp {
@@ -464,6 +475,12 @@ struct wire_tss {
 /**
  * The packet descriptor the models pass around: headers as fields plus a payload length. Bytes exist only where
  * a frame crosses a boundary (wire_encode / wire_decode). Embedded in pools by its users, hence public.
+ *
+ * Laid out for the event loop (docs/performance.md, "Where the time went"): what every hop reads (kind, length,
+ * addresses, DSCP/ECN, ports, the ECMP hash's register, the queue link, the id) in the first 64 bytes; then the PDS
+ * header; then one union of what follows it, so a packet touches the lines of its own form only. 192 B (three cache
+ * lines), in pools of that stride aligned to the line (NET_PKT_STRIDE). The union's members are what a kind reads, and
+ * WIRE_PKT_LEN() how much of the descriptor that is (what the allocator zeroes and a crossing copies).
  */
 struct wire_pkt {
 	uint8_t kind;       /* enum wire_kind */
@@ -484,15 +501,25 @@ struct wire_pkt {
 	uint16_t ip_id;
 	uint16_t sport;     /* entropy value: the UDP source port, or the entropy header's value when native */
 	uint16_t dport;     /* UDP destination port; 0 in a decoded native frame */
-	uint16_t pfc_enable;     /* PFC only: class-enable vector, bit c for class c */
 	uint32_t flow_crc;       /* model only: a switch's ECMP hash's CRC-32 register of the 5-tuple from 0, kept by the
 				    first switch (nothing changes a packet's 5-tuple in flight; the allocator zeroes it) */
-	struct wire_pds pds;
-	union { /* what follows the PDS header: one of them (the descriptor stays small: pools hold many) */
-		struct wire_ses ses;     /* DATA; UET with a request header */
-		struct wire_rsp rsp;     /* ACK with next_hdr RESPONSE; UET with a response header */
+	struct wire_pkt *next;   /* model only, never encoded: the next packet of the queue it waits in */
+	uint64_t uid;            /* model only, never encoded: the packet's id in the run (uet-monitor packet_UID) */
+	void *ctx;               /* model only, never encoded: the sender's own context (its packet record) */
+	struct wire_pds pds;     /* UET kinds; zero in the others */
+	union { /* what follows the PDS header, or a non-UET kind's own header: one of them, as the kind says */
+		struct wire_ses ses;     /* DATA, TRIMMED (the header the switch cut, kept); UET with a request hdr */
+		struct {
+			struct wire_rsp rsp; /* ACK with next_hdr RESPONSE; UET with a response header */
+			struct wire_ack ack; /* ACK (SACK and CC state); UET of an ACK_CC, ACK_CCX, NACK_CCX type */
+		};
 		struct wire_tss tss;     /* UET of type TSS (what follows its header is not decoded) */
 		struct wire_roce roce;   /* ROCE */
+		struct wire_cm cm;       /* CM */
+		struct {                 /* PFC */
+			uint16_t pfc_enable;     /* class-enable vector, bit c for class c */
+			uint16_t pfc_quanta[8];  /* pause time per class, quanta of 512 bit times; 0 = resume (XON) */
+		};
 		struct {                 /* RAW: the frame's bytes (a buffer of the partition's raw pool, or the
 					  * received buffer of the port it came from: buf_ref) */
 			uint8_t *buf;
@@ -504,14 +531,41 @@ struct wire_pkt {
 					  * net_bind.h keep), which the packet owns; NULL when buf is the raw pool's */
 		} raw;
 	};
-	uint16_t pfc_quanta[8];  /* PFC only: pause time per class, in quanta of 512 bit times; 0 = resume (XON) */
-	struct wire_cm cm;       /* CM only */
-	uint64_t uid;            /* model only, never encoded: the packet's id in the run (uet-monitor packet_UID) */
-	void *ctx;               /* model only, never encoded: the sender's own context (its packet record) */
-	struct wire_pkt *next;   /* model only, never encoded: the next packet of the queue it waits in */
 };
 _Static_assert(sizeof(((struct wire_pkt *)0)->raw) <= sizeof(((struct wire_pkt *)0)->ses),
 	       "a RAW descriptor's fields do not grow the union (the SES header is its largest member)");
+_Static_assert(sizeof(struct wire_pkt) == 192, "three cache lines: a new field goes where it has room");
+_Static_assert(offsetof(struct wire_pkt, uid) + sizeof(uint64_t) <= 64, "what every hop reads is in the first line");
+
+/* Bytes of the descriptor up to the end of union member @p m: what a packet of a kind that reads m uses. */
+#define WIRE_PKT_UPTO(m) (offsetof(struct wire_pkt, m) + sizeof(((struct wire_pkt *)0)->m))
+
+/**
+ * Bytes of the descriptor a packet of kind @p kind reads, from its start: the common part, the PDS header and the
+ * kind's member of the union (DATA, TRIMMED and UET the SES header, the largest: the whole descriptor). An
+ * unknown kind gets the whole descriptor.
+ */
+static inline size_t wire_pkt_len(uint8_t kind)
+{
+	switch (kind) {
+	case WIRE_KIND_ACK:
+	case WIRE_KIND_NACK:
+		return WIRE_PKT_UPTO(ack);
+	case WIRE_KIND_CP:
+		return offsetof(struct wire_pkt, ses);
+	case WIRE_KIND_PFC:
+		return WIRE_PKT_UPTO(pfc_quanta);
+	case WIRE_KIND_CM:
+		return WIRE_PKT_UPTO(cm);
+	case WIRE_KIND_ROCE:
+		return WIRE_PKT_UPTO(roce);
+	case WIRE_KIND_RAW:
+		return WIRE_PKT_UPTO(raw);
+	default:
+		return sizeof(struct wire_pkt);
+	}
+}
+
 
 /*
  * Frame length (no FCS) of each kind before its payload, per encapsulation (WIRE_ENCAP_* & 3): Ethernet + IPv4 + UDP

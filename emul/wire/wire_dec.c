@@ -89,7 +89,7 @@ static void dec_req(const uint8_t *b, size_t hl, struct wire_pds *d)
 	}
 }
 
-static void dec_ack(const uint8_t *b, struct wire_pds *d)
+static void dec_ack(const uint8_t *b, struct wire_pds *d, struct wire_ack *a)
 {
 	if (d->flags & WIRE_ACK_F_P)
 		d->probe_opaque = get_be16(b + PDS_OFF2);
@@ -102,34 +102,34 @@ static void dec_ack(const uint8_t *b, struct wire_pds *d)
 	d->cc_flags = b[ACK_CC_TYPE_FLAGS] & 0xf;
 	d->mpr = b[ACK_MPR];
 	d->sack_psn_off = get_s16(b + ACK_SACK_PSN_OFF);
-	d->sack_bitmap = get_be64(b + ACK_SACK_BITMAP);
+	a->sack_bitmap = get_be64(b + ACK_SACK_BITMAP);
 	if (d->type == WIRE_PDS_ACK_CCX || d->cc_type != ACK_CC_NSCC) { /* a state no model reads: kept as it came */
-		d->cc_raw[0] = get_be64(b + ACK_CC_STATE);
+		a->cc_raw[0] = get_be64(b + ACK_CC_STATE);
 		if (d->type == WIRE_PDS_ACK_CCX)
-			d->cc_raw[1] = get_be64(b + ACK_CCX_STATE);
+			a->cc_raw[1] = get_be64(b + ACK_CCX_STATE);
 		return;
 	}
-	d->service_time = get_be16(b + ACK_SERVICE_TIME);
-	d->rc = b[ACK_RC_PEND] >> ACK_RC_SHIFT;
-	d->rcv_cwnd_pend = b[ACK_RC_PEND] & ACK_PEND_MASK;
-	d->rcvd_bytes = get_be24(b + ACK_RCVD_BYTES);
-	d->ooo_count = get_be16(b + ACK_OOO_COUNT);
+	a->service_time = get_be16(b + ACK_SERVICE_TIME);
+	a->rc = b[ACK_RC_PEND] >> ACK_RC_SHIFT;
+	a->rcv_cwnd_pend = b[ACK_RC_PEND] & ACK_PEND_MASK;
+	a->rcvd_bytes = get_be24(b + ACK_RCVD_BYTES);
+	a->ooo_count = get_be16(b + ACK_OOO_COUNT);
 }
 
-static void dec_nack(const uint8_t *b, struct wire_pds *d)
+static void dec_nack(const uint8_t *b, struct wire_pds *d, struct wire_ack *a)
 {
 	d->nack_code = b[NACK_CODE];
 	d->vendor_code = b[NACK_VENDOR];
 	dec_pds_common(b, d);
 	d->payload = get_be32(b + NACK_PAYLOAD);
 	if (d->type == WIRE_PDS_NACK_CCX) {
-		d->cc_raw[0] = get_be64(b + NACK_CCX_STATE);
-		d->cc_raw[1] = get_be64(b + NACK_CCX_STATE + 8);
+		a->cc_raw[0] = get_be64(b + NACK_CCX_STATE);
+		a->cc_raw[1] = get_be64(b + NACK_CCX_STATE + 8);
 	}
 }
 
-/* The PDS header of d->type (prologue already read), @p hl bytes. */
-static void dec_pds_hdr(const uint8_t *b, size_t hl, struct wire_pds *d)
+/* The PDS header of d->type (prologue already read), @p hl bytes; an ACK's or NACK_CCX's 8-byte fields into @p a. */
+static void dec_pds_hdr(const uint8_t *b, size_t hl, struct wire_pds *d, struct wire_ack *a)
 {
 	switch (d->type) {
 	case WIRE_PDS_RUD_REQ:
@@ -147,11 +147,11 @@ static void dec_pds_hdr(const uint8_t *b, size_t hl, struct wire_pds *d)
 	case WIRE_PDS_ACK:
 	case WIRE_PDS_ACK_CC:
 	case WIRE_PDS_ACK_CCX:
-		dec_ack(b, d);
+		dec_ack(b, d, a);
 		break;
 	case WIRE_PDS_NACK:
 	case WIRE_PDS_NACK_CCX:
-		dec_nack(b, d);
+		dec_nack(b, d, a);
 		break;
 	default: /* WIRE_PDS_CP */
 		d->probe_opaque = get_be16(b + PDS_OFF2);
@@ -412,7 +412,7 @@ static int dec_uet(const uint8_t *b, size_t n, bool crc, const uint8_t *crc_from
 		return d->type == WIRE_PDS_CP ? -WIRE_R_BAD_CTL_TYPE : -WIRE_R_BAD_NEXT_HDR;
 	if (n < hl)
 		return -WIRE_R_SHORT_PDS;
-	dec_pds_hdr(b, hl, d);
+	dec_pds_hdr(b, hl, d, &out->ack);
 	if (is_trimmed(d, hl, n)) { /* a switch cut the SES header, the payload and any trailer */
 		bool cc = d->type == WIRE_PDS_RUD_CC_REQ || d->type == WIRE_PDS_ROD_CC_REQ;
 		out->kind = cc ? WIRE_KIND_TRIMMED : WIRE_KIND_UET;

@@ -12,7 +12,7 @@ static void tap(void *arg, uint32_t dir, const struct wire_pkt *pkt, emu_ps_t no
 	if (b->n_seen == TFX_MAX_SEEN)
 		return;
 	b->seen[b->n_seen++] = (struct tfx_seen){ dir, now, pkt->kind, pkt->pds.psn, pkt->pds.flags,
-						  pkt->pds.service_time, pkt->payload_len, wire_wire_len(pkt), *pkt };
+						  pkt->ack.service_time, pkt->payload_len, wire_wire_len(pkt), *pkt };
 }
 
 static void on_done(void *arg, uint64_t cookie, emu_ps_t now)

@@ -85,7 +85,7 @@ static emu_ps_t open_state(struct tfx_pair *b, struct wire_pkt *p)
 		if (p->pds.type != WIRE_PDS_CP) {
 			p->pds.psn_off = 0;
 			p->pds.sack_psn_off = 0;
-			p->pds.sack_bitmap = 0;
+			p->ack.sack_bitmap = 0;
 		}
 	} else if (p->pds.type == WIRE_PDS_CP && (ctl == WIRE_CTL_ACK_REQ || ctl == WIRE_CTL_CLEAR ||
 						  ctl == WIRE_CTL_CLOSE)) {

@@ -90,7 +90,7 @@ Test(nic_ack, ack_retires_its_own_psn_when_its_sack_block_leaves_it_out)
 			continue;
 		uint32_t d = (uint32_t)(int32_t)a->pds.psn_off - (uint32_t)(int32_t)a->pds.sack_psn_off;
 		acks++;
-		left_out += a->pds.psn_off > 0 && (d >= 64 || !((a->pds.sack_bitmap >> d) & 1));
+		left_out += a->pds.psn_off > 0 && (d >= 64 || !((a->ack.sack_bitmap >> d) & 1));
 	}
 	nic_samples(b->nic[0], cum, ivl);
 	cr_assert_eq(acks, 100, "one ACK per packet");
@@ -159,7 +159,7 @@ Test(nic_rx, out_of_order_psns_tracked_past_256_and_every_sack_block_reported)
 	tfx_pair_run(b, 2000 * 4096);
 	for (int i = 0; i < b->n_seen; i++) {
 		const struct wire_pkt *a = &b->seen[i].p;
-		if (a->kind != WIRE_KIND_ACK || (a->pds.flags & WIRE_ACK_F_P) || a->pds.sack_bitmap == 0)
+		if (a->kind != WIRE_KIND_ACK || (a->pds.flags & WIRE_ACK_F_P) || a->ack.sack_bitmap == 0)
 			continue;
 		cr_assert_eq((a->pds.sack_psn_off - 1) % 64, 0, "SACK base CACK_PSN + 1 + 64 k");
 		cr_assert_lt(a->pds.sack_psn_off, 1 + 64 * 19, "no block past the last out-of-order PSN");

@@ -99,7 +99,7 @@ Test(nic_pds, rud_req_syn_opens_pdc_at_initiators_start_psn_and_ack_names_target
 	cr_assert_eq(a[0]->pds.psn, START - 1, "CACK_PSN = Start_PSN - 1: nothing in order yet (%#x)", a[0]->pds.psn);
 	cr_assert_eq(a[0]->pds.psn_off, 2, "ack_psn_offset to the PSN that asked");
 	cr_assert_eq(a[0]->pds.sack_psn_off, 1);
-	cr_assert_eq(a[0]->pds.sack_bitmap, 2, "SACK bit 1: START + 1");
+	cr_assert_eq(a[0]->ack.sack_bitmap, 2, "SACK bit 1: START + 1");
 	cr_assert_eq(a[0]->pds.spdcid, RCV_ID, "the target's PDC id in SPDCID");
 	cr_assert_eq(a[0]->pds.dpdcid, 7);
 	/* the first packet, SYN and psn_offset 0: in order, the message whole */

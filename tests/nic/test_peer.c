@@ -81,7 +81,7 @@ Test(nic_peer, sack_beyond_sent_refused_and_counted)
 	f.pds.type = WIRE_PDS_ACK_CC;
 	f.pds.psn = first_data(b)->pds.psn + 1;
 	f.pds.sack_psn_off = 1;
-	f.pds.sack_bitmap = ~0ull;
+	f.ack.sack_bitmap = ~0ull;
 	f.pds.dpdcid = first_data(b)->pds.spdcid;
 	inject(b, 0, 1, &f, 5 * US);
 	cr_assert_eq(nic_counters(b->nic[0])[NIC_C_DROP_ACK_BEYOND_SENT], 1);

@@ -26,11 +26,11 @@ static void mutate(struct wire_pkt *p, struct emu_rng *r)
 	case 2: p->pds.spdcid = (uint16_t)(v >> 8); break;
 	case 3: p->pds.dpdcid = (uint16_t)(v >> 8); break;
 	case 4: p->pds.flags = (uint8_t)((v >> 8) & 0x7f); break;
-	case 5: p->pds.sack_psn_off = (int16_t)(v >> 8); p->pds.sack_bitmap = emu_rng_next(r); break;
+	case 5: p->pds.sack_psn_off = (int16_t)(v >> 8); p->ack.sack_bitmap = emu_rng_next(r); break;
 	case 6: p->pds.psn_off = (int16_t)(v >> 8); break;
-	case 7: p->pds.rcvd_bytes = (uint32_t)(v >> 8) & 0xffffff; p->pds.service_time = (uint16_t)(v >> 32);
-		p->pds.ooo_count = (uint16_t)(v >> 48); break;
-	default: p->ecn = (uint8_t)((v >> 8) & 3); p->pds.rcv_cwnd_pend = (uint8_t)((v >> 16) & 0x7f); break;
+	case 7: p->ack.rcvd_bytes = (uint32_t)(v >> 8) & 0xffffff; p->ack.service_time = (uint16_t)(v >> 32);
+		p->ack.ooo_count = (uint16_t)(v >> 48); break;
+	default: p->ecn = (uint8_t)((v >> 8) & 3); p->ack.rcv_cwnd_pend = (uint8_t)((v >> 16) & 0x7f); break;
 	}
 }
 

@@ -126,7 +126,7 @@ static int sack_psns(const struct wire_pkt *a, uint32_t *out)
 	int n = 0;
 
 	for (int i = 0; i < 64; i++)
-		if ((a->pds.sack_bitmap >> i) & 1)
+		if ((a->ack.sack_bitmap >> i) & 1)
 			out[n++] = base + (uint32_t)i;
 	return n;
 }
@@ -180,7 +180,7 @@ Test(nic_transport, sack_reports_successive_64_psn_blocks)
 	tfx_pair_run(b, 100 * 4096);
 	for (int i = 0; i < b->n_seen; i++) {
 		const struct wire_pkt *a = &b->seen[i].p;
-		if (a->kind != WIRE_KIND_ACK || (a->pds.flags & WIRE_ACK_F_P) || a->pds.sack_bitmap == 0)
+		if (a->kind != WIRE_KIND_ACK || (a->pds.flags & WIRE_ACK_F_P) || a->ack.sack_bitmap == 0)
 			continue;
 		if (a->pds.sack_psn_off == 1)
 			blk0++;

@@ -35,9 +35,10 @@ static int pkt_equal(const struct wire_pkt *a, const struct wire_pkt *b)
 	const struct wire_ses *s = &a->ses, *t = &b->ses;
 	const struct wire_cm *c = &a->cm, *d = &b->cm;
 	const struct wire_rsp *r = &a->rsp, *q = &b->rsp;
+	const struct wire_ack *g = &a->ack, *h = &b->ack;
 
-	if (a->encap != b->encap || a->trim_len != b->trim_len || x->cc_raw[0] != y->cc_raw[0] ||
-	    x->cc_raw[1] != y->cc_raw[1] || s->amo_opcode != t->amo_opcode || s->amo_datatype != t->amo_datatype ||
+	if (a->encap != b->encap || a->trim_len != b->trim_len || g->cc_raw[0] != h->cc_raw[0] ||
+	    g->cc_raw[1] != h->cc_raw[1] || s->amo_opcode != t->amo_opcode || s->amo_datatype != t->amo_datatype ||
 	    s->amo_sem_ctl != t->amo_sem_ctl || memcmp(s->amo_compare, t->amo_compare, sizeof(s->amo_compare)) != 0 ||
 	    memcmp(s->amo_swap, t->amo_swap, sizeof(s->amo_swap)) != 0 || s->rdv_eager_len != t->rdv_eager_len ||
 	    s->rdv_pid_on_fep != t->rdv_pid_on_fep || s->rdv_resource_index != t->rdv_resource_index ||
@@ -57,9 +58,9 @@ static int pkt_equal(const struct wire_pkt *a, const struct wire_pkt *b)
 	       x->probe_opaque == y->probe_opaque && x->psn == y->psn && x->spdcid == y->spdcid &&
 	       x->dpdcid == y->dpdcid && x->ccc_id == y->ccc_id && x->credit_target == y->credit_target &&
 	       x->cc_type == y->cc_type && x->cc_flags == y->cc_flags && x->mpr == y->mpr &&
-	       x->sack_psn_off == y->sack_psn_off && x->sack_bitmap == y->sack_bitmap &&
-	       x->service_time == y->service_time && x->rc == y->rc && x->rcv_cwnd_pend == y->rcv_cwnd_pend &&
-	       x->rcvd_bytes == y->rcvd_bytes && x->ooo_count == y->ooo_count && x->nack_code == y->nack_code &&
+	       x->sack_psn_off == y->sack_psn_off && g->sack_bitmap == h->sack_bitmap &&
+	       g->service_time == h->service_time && g->rc == h->rc && g->rcv_cwnd_pend == h->rcv_cwnd_pend &&
+	       g->rcvd_bytes == h->rcvd_bytes && g->ooo_count == h->ooo_count && x->nack_code == y->nack_code &&
 	       x->vendor_code == y->vendor_code && x->payload == y->payload && s->opcode == t->opcode &&
 	       s->ver == t->ver && s->flags == t->flags && s->message_id == t->message_id &&
 	       s->ri_generation == t->ri_generation && s->job_id == t->job_id && s->pid_on_fep == t->pid_on_fep &&

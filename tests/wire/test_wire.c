@@ -109,12 +109,12 @@ static struct wire_pkt mk_ack(bool probe)
 	p.pds.cc_flags = 0x5;
 	p.pds.mpr = 128;
 	p.pds.sack_psn_off = 7;
-	p.pds.sack_bitmap = 0x8000000000000001ULL;
-	p.pds.service_time = 0xfffe;
-	p.pds.rc = 1;
-	p.pds.rcv_cwnd_pend = 0x55;
-	p.pds.rcvd_bytes = 0xfedcba;
-	p.pds.ooo_count = 0x0102;
+	p.ack.sack_bitmap = 0x8000000000000001ULL;
+	p.ack.service_time = 0xfffe;
+	p.ack.rc = 1;
+	p.ack.rcv_cwnd_pend = 0x55;
+	p.ack.rcvd_bytes = 0xfedcba;
+	p.ack.ooo_count = 0x0102;
 	return p;
 }
 
@@ -172,9 +172,9 @@ static void assert_pkt_eq(const struct wire_pkt *a, const struct wire_pkt *b)
 	EQ(src_ip); EQ(dst_ip); EQ(dscp); EQ(ecn); EQ(ttl); EQ(ip_id); EQ(sport); EQ(dport); EQ(encap); EQ(trim_len);
 	EQ(pds.type); EQ(pds.next_hdr); EQ(pds.flags); EQ(pds.psn_off); EQ(pds.probe_opaque); EQ(pds.psn);
 	EQ(pds.spdcid); EQ(pds.dpdcid); EQ(pds.ccc_id); EQ(pds.credit_target);
-	EQ(pds.cc_type); EQ(pds.cc_flags); EQ(pds.mpr); EQ(pds.sack_psn_off); EQ(pds.sack_bitmap);
-	EQ(pds.service_time); EQ(pds.rc); EQ(pds.rcv_cwnd_pend); EQ(pds.rcvd_bytes); EQ(pds.ooo_count);
-	EQ(pds.nack_code); EQ(pds.vendor_code); EQ(pds.payload); EQ(pds.cc_raw[0]); EQ(pds.cc_raw[1]);
+	EQ(pds.cc_type); EQ(pds.cc_flags); EQ(pds.mpr); EQ(pds.sack_psn_off); EQ(ack.sack_bitmap);
+	EQ(ack.service_time); EQ(ack.rc); EQ(ack.rcv_cwnd_pend); EQ(ack.rcvd_bytes); EQ(ack.ooo_count);
+	EQ(pds.nack_code); EQ(pds.vendor_code); EQ(pds.payload); EQ(ack.cc_raw[0]); EQ(ack.cc_raw[1]);
 	EQ(ses.opcode); EQ(ses.ver); EQ(ses.flags); EQ(ses.message_id); EQ(ses.ri_generation); EQ(ses.job_id);
 	EQ(ses.pid_on_fep); EQ(ses.resource_index); EQ(ses.buffer_offset); EQ(ses.initiator);
 	EQ(ses.memory_key); EQ(ses.header_data); EQ(ses.payload_length); EQ(ses.message_offset);
@@ -711,9 +711,9 @@ Test(wire_wire, bytes_fields_masked_to_width)
 
 	a.pds.cc_type = 0xff;
 	a.pds.cc_flags = 0xff;
-	a.pds.rc = 0xff;
-	a.pds.rcv_cwnd_pend = 0xff;
-	a.pds.rcvd_bytes = 0xffffffff;
+	a.ack.rc = 0xff;
+	a.ack.rcv_cwnd_pend = 0xff;
+	a.ack.rcvd_bytes = 0xffffffff;
 	enc(&a, f, sizeof(f));
 	cr_assert_eq(f[OFF_PDS + 12], 0xff);
 	cr_assert_eq(f[OFF_PDS + 26], 0xff);
@@ -1439,18 +1439,18 @@ static void fill_ack(struct wire_pkt *p, uint8_t cc_type)
 	d->cc_flags = 0xf;
 	d->mpr = 0x87;
 	d->sack_psn_off = -0x6678;
-	d->sack_bitmap = 0x123456789abcdef0ULL;
+	p->ack.sack_bitmap = 0x123456789abcdef0ULL;
 	if (d->type == WIRE_PDS_ACK_CC && cc_type == 0) {
-		d->service_time = 0x99aa;
-		d->rc = 1;
-		d->rcv_cwnd_pend = 0x7f;
-		d->rcvd_bytes = 0x887766;
-		d->ooo_count = 0x8765;
+		p->ack.service_time = 0x99aa;
+		p->ack.rc = 1;
+		p->ack.rcv_cwnd_pend = 0x7f;
+		p->ack.rcvd_bytes = 0x887766;
+		p->ack.ooo_count = 0x8765;
 		return;
 	}
-	d->cc_raw[0] = 0x1234560000008765ULL;
+	p->ack.cc_raw[0] = 0x1234560000008765ULL;
 	if (d->type == WIRE_PDS_ACK_CCX)
-		d->cc_raw[1] = 0x99aabbccddeeff00ULL;
+		p->ack.cc_raw[1] = 0x99aabbccddeeff00ULL;
 }
 
 enum { SH_RUD_STD, SH_RUD_SYN_STD_MID, SH_ROD_STD, SH_RUD_CC_READ, SH_ROD_CC_SYN_SEND, SH_RUDI_REQ_STD,
@@ -1560,8 +1560,8 @@ static struct wire_pkt mk_shape(int i)
 		if (i == SH_NACK_RSP)
 			fill_rsp(&p, WIRE_NH_RESPONSE, 0);
 		if (i == SH_NACK_CCX) {
-			p.pds.cc_raw[0] = 3ULL << 60 | 0xf;
-			p.pds.cc_raw[1] = 0x0edcba9876543210ULL;
+			p.ack.cc_raw[0] = 3ULL << 60 | 0xf;
+			p.ack.cc_raw[1] = 0x0edcba9876543210ULL;
 		}
 		break;
 	case SH_CP_NOOP:
@@ -1905,7 +1905,7 @@ Test(wire_uet, kinds_the_models_act_on)
 	cr_assert_eq(q.kind, WIRE_KIND_UET);
 	a.pds.cc_type = 1; /* CREDIT */
 	a.kind = WIRE_KIND_UET;
-	a.pds.cc_raw[0] = 7;
+	a.ack.cc_raw[0] = 7;
 	cr_assert_eq(decode_copy(f, enc(&a, f, sizeof(f)), &q), WIRE_R_OK);
 	cr_assert_eq(q.kind, WIRE_KIND_UET, "ACK_CC with credit state");
 	for (uint8_t t = WIRE_CTL_NOOP; t <= WIRE_CTL_NEGOTIATION; t++) {
