@@ -590,14 +590,14 @@ void ctl_run_vt_json(FILE *f, const struct ctl_run_state *r)
 		/* busy: the rest of its run (events, taking, the writer's work), the thread's or rank's own wall time */
 		uint64_t busy = st[6] > st[1] ? st[6] - st[1] : 0;
 
-		fprintf(f, "%s{\"thread\": %u, \"events\": %llu, \"barrier_wait_s\": %.6f, \"busy_s\": %.6f, "
-			"\"wait_s\": %.6f, \"frames_out\": %llu, "
-			"\"frames_in\": %llu, \"late\": %llu, \"lost\": %llu, \"phases_run_by_others\": %llu, ",
-			i ? ", " : "", i,
-			(unsigned long long)st[0], (double)st[1] / 1e9, (double)busy / 1e9, (double)st[1] / 1e9,
-			(unsigned long long)st[2],
-			(unsigned long long)st[3], (unsigned long long)st[4], (unsigned long long)st[5],
-			(unsigned long long)st[7]);
+		fprintf(f, "%s{\"thread\": %u, \"events\": %llu, \"barrier_wait_s\": %.6f, ", i ? ", " : "", i,
+			(unsigned long long)st[0], (double)st[1] / 1e9);
+		if (vt->n > 1) /* wall times: one thread's would make every run's summary differ (docs/summary.md) */
+			fprintf(f, "\"busy_s\": %.6f, \"wait_s\": %.6f, ", (double)busy / 1e9, (double)st[1] / 1e9);
+		fprintf(f, "\"frames_out\": %llu, \"frames_in\": %llu, \"late\": %llu, \"lost\": %llu, "
+			"\"phases_run_by_others\": %llu, ",
+			(unsigned long long)st[2], (unsigned long long)st[3], (unsigned long long)st[4],
+			(unsigned long long)st[5], (unsigned long long)st[7]);
 		if (vt->mpi) /* the devices the rank built in full; the others are shells (docs/parallel.md) */
 			fprintf(f, "\"full_devices\": %llu, \"max_rss_kib\": %llu, ", (unsigned long long)st[8],
 				(unsigned long long)st[9]);
