@@ -224,6 +224,13 @@ static void timing(const struct ctl_report_in *r, struct ctl_verdict *v)
 		    (double)t->ser_bps / 1e9, (double)t->ser / 1e6);
 	if (t->timer != 0 && max > t->timer)
 		why(v, "lateness max %.3f us > %s %.3f us", (double)max / 1e6, t->timer_key, (double)t->timer / 1e6);
+	/* stalls held back (docs/realtime.md, Stalls) hide their lateness from the figures above: the emulated clock
+	 * paused while wall time, and the wire, went on; past 1 % of the wall time the run is not on time */
+	uint64_t wall_ns = r->wall_s > 0 ? (uint64_t)(r->wall_s * 1e9) : 0;
+
+	if (wall_ns != 0 && r->rt->stall_held_ns > wall_ns / 100)
+		why(v, "lateness held back %.3f ms (%.1f %% of the wall time: the clock paused while the process had lost "
+		    "the CPU)", (double)r->rt->stall_held_ns / 1e6, (double)r->rt->stall_held_ns * 100 / (double)wall_ns);
 	if (v->timing_why[0] != '\0')
 		v->timing = CTL_TIMING_DEGRADED;
 	stalls(r, v);
